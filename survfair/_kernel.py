@@ -1,0 +1,239 @@
+"""Pair-count kernel: every cell of the G x G xCI matrix in O(G n log n) time and O(n) memory.
+
+No pair is ever materialised. Individuals are visited in decreasing order of time; for each
+column group b a Fenwick (binary indexed) tree over the risk ranks *within group b* holds the
+members of b already visited (the "later" members). For an event i, two prefix queries give how
+many of them have a risk below r_i - tol (concordant) and up to r_i + tol (so the difference is
+the tied risks). The trees of all groups together have n slots, so memory is O(n) whatever G.
+
+The kernel returns counts, never ratios (counts first, ratios last): for every ordered group
+pair (a, b) the comparable, concordant and tied-risk pair counts, the pairs tied in time, and the
+weighted numerator and denominator of eq. 7 of Wang et al. (2026).
+
+Conventions (DESIGN.md):
+
+* ``strict=False`` (default, scikit-survival's): (i, j) is comparable when event_i and
+  (time_i < time_j, or time_i == time_j and j is censored); a tied risk counts 1/2.
+* ``strict=True`` (the paper's literal eq. 3-4): only time_i < time_j; a tied risk counts 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+__all__ = ["PairCounts", "count_pairs"]
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Per-cell pair counts; every array has shape (G, G), rows a = earlier member's group.
+
+    ``numerator`` and ``denominator`` are the weighted sums of eq. 7 (unit weights for the
+    naive estimator). ``discordant`` is derived: comparable - concordant - tied_risk.
+    """
+
+    comparable: np.ndarray
+    concordant: np.ndarray
+    tied_risk: np.ndarray
+    tied_time: np.ndarray
+    numerator: np.ndarray
+    denominator: np.ndarray
+
+    @property
+    def discordant(self) -> np.ndarray:
+        return self.comparable - self.concordant - self.tied_risk
+
+
+@njit(cache=True, nogil=True)
+def _risk_bounds(sorted_risk, tol):
+    """For each sorted position k: #{r < r_k - tol} and #{r <= r_k + tol} (two pointers, O(n))."""
+    n = sorted_risk.shape[0]
+    below = np.empty(n, np.int64)
+    upto = np.empty(n, np.int64)
+    lo = 0
+    hi = 0
+    for k in range(n):
+        value = sorted_risk[k]
+        while lo < n and sorted_risk[lo] < value - tol:
+            lo += 1
+        while hi < n and sorted_risk[hi] <= value + tol:
+            hi += 1
+        below[k] = lo
+        upto[k] = hi
+    return below, upto
+
+
+@njit(cache=True, nogil=True)
+def _column_pass(
+    column, codes, time, event, order_time, order_risk, position, below, upto,
+    inv_k_own, inv_k_column, weighted, tau, strict, n_groups,
+):
+    """Counts for every row group a against column group ``column``.
+
+    Returns the six per-row arrays (length G) and the index of the first event whose IPCW
+    weight is not finite (-1 when all are), so the caller can name the group and time.
+    """
+    n = time.shape[0]
+    # prefix[k] = members of the column group among the k smallest risks
+    prefix = np.zeros(n + 1, np.int64)
+    for k in range(n):
+        prefix[k + 1] = prefix[k] + (codes[order_risk[k]] == column)
+    n_column = prefix[n]
+    tree = np.zeros(n_column + 1, np.int64)
+
+    comparable = np.zeros(n_groups, np.int64)
+    concordant = np.zeros(n_groups, np.int64)
+    tied_risk = np.zeros(n_groups, np.int64)
+    tied_time = np.zeros(n_groups, np.int64)
+    numerator = np.zeros(n_groups, np.float64)
+    denominator = np.zeros(n_groups, np.float64)
+    inserted = 0
+    bad = -1
+
+    end = n  # walk blocks of equal time from the largest time down
+    while end > 0:
+        start = end - 1
+        t = time[order_time[start]]
+        while start > 0 and time[order_time[start - 1]] == t:
+            start -= 1
+        # censored members at this time are "later" than events at this time (not if strict)
+        censored_here = 0
+        for m in range(start, end):
+            j = order_time[m]
+            if codes[j] == column and not event[j]:
+                censored_here += 1
+                if not strict:
+                    slot = prefix[position[j]] + 1
+                    while slot <= n_column:
+                        tree[slot] += 1
+                        slot += slot & (-slot)
+                    inserted += 1
+        if inserted > 0:
+            for m in range(start, end):
+                i = order_time[m]
+                if not event[i]:
+                    continue
+                row = codes[i]
+                lower = 0
+                slot = prefix[below[position[i]]]
+                while slot > 0:
+                    lower += tree[slot]
+                    slot -= slot & (-slot)
+                not_higher = 0
+                slot = prefix[upto[position[i]]]
+                while slot > 0:
+                    not_higher += tree[slot]
+                    slot -= slot & (-slot)
+                ties = not_higher - lower
+                comparable[row] += inserted
+                concordant[row] += lower
+                tied_risk[row] += ties
+                if not strict:
+                    tied_time[row] += censored_here
+                if weighted:
+                    if t >= tau:
+                        w = 0.0
+                    else:
+                        w = inv_k_own[i] * inv_k_column[i]
+                        if not np.isfinite(w) and bad < 0:
+                            bad = i
+                else:
+                    w = 1.0
+                if strict:
+                    numerator[row] += w * lower
+                else:
+                    numerator[row] += w * lower + 0.5 * w * ties
+                denominator[row] += w * inserted
+        for m in range(start, end):
+            j = order_time[m]
+            if codes[j] == column and (event[j] or strict):
+                slot = prefix[position[j]] + 1
+                while slot <= n_column:
+                    tree[slot] += 1
+                    slot += slot & (-slot)
+                inserted += 1
+        end = start
+    return comparable, concordant, tied_risk, tied_time, numerator, denominator, bad
+
+
+@dataclass(frozen=True)
+class _Orders:
+    """Sort orders shared by every column pass (computed once per call)."""
+
+    order_time: np.ndarray
+    order_risk: np.ndarray
+    position: np.ndarray
+    below: np.ndarray
+    upto: np.ndarray
+
+
+def _orders(time: np.ndarray, risk: np.ndarray, tied_tol: float) -> _Orders:
+    order_time = np.argsort(time, kind="stable")
+    order_risk = np.argsort(risk, kind="stable")
+    position = np.empty_like(order_risk)
+    position[order_risk] = np.arange(order_risk.shape[0])
+    below, upto = _risk_bounds(risk[order_risk], tied_tol)
+    return _Orders(order_time, order_risk, position, below, upto)
+
+
+def count_pairs(
+    time: np.ndarray,
+    event: np.ndarray,
+    codes: np.ndarray,
+    risk: np.ndarray,
+    n_groups: int,
+    *,
+    inverse_k=None,
+    tau: float | None = None,
+    tied_tol: float = 1e-8,
+    strict: bool = False,
+) -> tuple[PairCounts, tuple[int, int] | None]:
+    """Count comparable, concordant and tied pairs for every ordered group pair.
+
+    Parameters
+    ----------
+    time, event, codes, risk : ndarray of shape (n_samples,)
+        Validated inputs (float64 times, bool events, group codes in [0, n_groups), float64 risks).
+    n_groups : int
+        Number of groups G.
+    inverse_k : callable or None
+        ``inverse_k(g, times)`` returns 1 / K_g(times) (inf where K is 0, NaN where undefined).
+        None for the naive (unweighted) estimator.
+    tau : float or None
+        Truncation: events at time >= tau get weight 0 (they stay in the pair counts).
+    tied_tol : float
+        Risks within ``tied_tol`` of each other are tied.
+    strict : bool
+        The paper's literal eq. 3-4 instead of scikit-survival's convention.
+
+    Returns
+    -------
+    counts : PairCounts
+    bad : (row, column group) or None
+        The first event whose weight against that column group is not finite.
+    """
+    orders = _orders(time, risk, tied_tol)
+    weighted = inverse_k is not None
+    own = np.ones(1)
+    if weighted:  # 1 / K_{g_i}(time_i), each row against its own group's curve
+        own = np.empty(time.shape[0])
+        for g in range(n_groups):
+            rows = codes == g
+            own[rows] = inverse_k(g, time[rows])
+    cutoff = np.inf if tau is None else float(tau)
+    cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
+    bad = None
+    for column in range(n_groups):
+        inv_column = inverse_k(column, time) if weighted else np.ones(1)
+        result = _column_pass(
+            column, codes, time, event, orders.order_time, orders.order_risk, orders.position,
+            orders.below, orders.upto, own, inv_column, weighted, cutoff, strict, n_groups,
+        )
+        for cell, values in zip(cells, result[:6]):
+            cell[:, column] = values
+        if result[6] >= 0 and bad is None:
+            bad = (int(result[6]), column)
+    return PairCounts(*cells), bad

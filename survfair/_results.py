@@ -1,0 +1,307 @@
+"""Immutable result objects of the xCI estimator."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._censoring import CensoringCurves
+from ._kernel import PairCounts
+
+__all__ = ["XCIResult", "ConfidenceInterval"]
+
+ROW_NAME = "a (earlier event)"
+COLUMN_NAME = "b (later)"
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A two-sided confidence interval."""
+
+    low: float
+    high: float
+
+    def __iter__(self):
+        return iter((self.low, self.high))
+
+
+def check_confidence_level(confidence_level: float) -> float:
+    """Validate a confidence level in (0, 1)."""
+    if isinstance(confidence_level, bool) or not isinstance(confidence_level, (int, float, np.floating)):
+        raise TypeError(f"confidence_level must be a number in (0, 1), got {type(confidence_level).__name__}.")
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level}.")
+    return float(confidence_level)
+
+
+def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level: float):
+    """Interval limits of linear contrasts ``weights @ vec(matrix)`` (one row of weights each).
+
+    Wald limits from the cell covariance, or percentile limits of the bootstrap replicates;
+    NaN when the result carries neither. Cells with zero weight never propagate NaN.
+    """
+    level = check_confidence_level(confidence_level)
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    values = _combine(weights, result.values.ravel())
+    if result.replicates is not None:
+        reps = result.replicates.reshape(result.replicates.shape[0], -1)
+        draws = np.stack([_combine(weights, rep) for rep in reps])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns stay NaN
+            low = np.nanquantile(draws, (1 - level) / 2, axis=0)
+            high = np.nanquantile(draws, (1 + level) / 2, axis=0)
+        return low, high
+    se = contrast_se(result, weights)
+    z = stats.norm.ppf((1 + level) / 2)
+    return values - z * se, values + z * se
+
+
+def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
+    """Standard errors of linear contrasts of the cells (NaN without inference)."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    if result.covariance is not None:
+        used = weights != 0
+        cov = np.where(np.isnan(result.covariance), 0.0, result.covariance)
+        variance = np.einsum("ki,ij,kj->k", weights, cov, weights)
+        missing = np.array([np.isnan(result.covariance[np.ix_(u, u)]).any() for u in used])
+        se = np.sqrt(np.clip(variance, 0, None))
+        se[missing] = np.nan
+        return se
+    if result.replicates is not None:
+        reps = result.replicates.reshape(result.replicates.shape[0], -1)
+        draws = np.stack([_combine(weights, rep) for rep in reps])
+        return np.nanstd(draws, axis=0, ddof=1)
+    return np.full(weights.shape[0], np.nan)
+
+
+def _combine(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``weights @ cells`` where a NaN cell only matters if its weight is non-zero."""
+    used = weights != 0
+    filled = np.where(np.isnan(cells), 0.0, cells)
+    out = weights @ filled
+    out[(used & np.isnan(cells)[None, :]).any(axis=1)] = np.nan
+    return out
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, copy=True)
+    array.flags.writeable = False
+    return array
+
+
+def _json_safe(value: Any) -> Any:
+    """Plain Python types, NaN/inf as None, so ``json.dumps`` always works."""
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_json_safe(v) for v in value.tolist()]
+    return value
+
+
+@dataclass(frozen=True)
+class XCIResult:
+    """Result of :func:`survfair.xci`: the G x G xCI matrix, its pair counts and settings.
+
+    Rows ``a`` are the group of the member with the EARLIER event, columns ``b`` the group of the
+    member who outlived it: ``matrix.loc[a, b]`` estimates P(R_i > R_j | T_i < T_j, G_i = a, G_j = b)
+    (eq. 2 of Wang et al. 2026). Every pandas accessor returns a fresh copy; the stored arrays
+    are read-only, so a result cannot change after it is made.
+
+    Attributes
+    ----------
+    groups : tuple
+        Group labels in matrix order.
+    method : {"naive", "ipcw"}
+        Estimator: eq. 4 (Harrell-style) or eq. 7 (truncated IPCW).
+    tau : float or None
+        Truncation time of the IPCW estimator (None: no truncation).
+    censoring : {"group", "pooled"} or None
+        How the censoring survival was estimated (None for the naive estimator).
+    tied_tol : float
+        Risks closer than this are tied.
+    strict : bool
+        True for the paper's literal eq. 3-4 (strict time order, tied risk counts 0).
+    n_samples : int
+        Rows analysed.
+    n_excluded : int
+        Rows not analysed because their group was not in ``groups=``.
+    pair_counts : PairCounts
+        Raw per-cell counts (read-only arrays of shape (G, G)).
+    censoring_curves : CensoringCurves or None
+        The fitted K_g (IPCW only).
+    min_censoring_survival : dict
+        Smallest K_g used as a weight, per group (IPCW only; empty for naive).
+    group_sizes : dict
+        Per group: ``{"n": ..., "events": ...}``.
+    covariance : ndarray of shape (G*G, G*G) or None
+        Covariance of the cells in row-major order (a, b), when inference was requested.
+    confidence_level : float
+        Level of the intervals reported by the result and its summaries.
+    ci_method : str or None
+        How ``covariance`` / ``replicates`` were obtained ("analytic", "bootstrap"), or None.
+    replicates : ndarray of shape (n_resamples, G, G) or None
+        Bootstrap replicates of the matrix, when ``ci="bootstrap"``.
+    """
+
+    groups: tuple
+    method: str
+    tau: float | None
+    censoring: str | None
+    tied_tol: float
+    strict: bool
+    n_samples: int
+    n_excluded: int
+    pair_counts: PairCounts = field(repr=False)
+    censoring_curves: CensoringCurves | None = field(repr=False, default=None)
+    min_censoring_survival: dict = field(repr=False, default_factory=dict)
+    group_sizes: dict = field(repr=False, default_factory=dict)
+    covariance: np.ndarray | None = field(repr=False, default=None)
+    confidence_level: float = 0.95
+    ci_method: str | None = None
+    replicates: np.ndarray | None = field(repr=False, default=None)
+    extras: dict = field(repr=False, default_factory=dict)
+
+    def __post_init__(self):
+        counts = PairCounts(*(_readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
+        object.__setattr__(self, "pair_counts", counts)
+        for name in ("covariance", "replicates"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _readonly(value))
+
+    # -- values -------------------------------------------------------------------------------
+    @property
+    def values(self) -> np.ndarray:
+        """The xCI matrix as a (G, G) float array; NaN where a cell has no (weighted) comparable pair."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = self.pair_counts.numerator / self.pair_counts.denominator
+        values[self.pair_counts.denominator == 0] = np.nan
+        return values
+
+    @property
+    def matrix(self) -> pd.DataFrame:
+        """xCI matrix: rows a = group of the earlier event, columns b = group of the later member."""
+        return self._frame(self.values)
+
+    @property
+    def overall(self) -> float:
+        """Pooled concordance over all comparable pairs (Harrell's C, or Uno's C for IPCW)."""
+        denominator = self.pair_counts.denominator.sum()
+        return float(self.pair_counts.numerator.sum() / denominator) if denominator > 0 else math.nan
+
+    @property
+    def counts(self) -> pd.DataFrame:
+        """Tidy pair counts, one row per ordered group pair (a, b).
+
+        Columns: a, b, comparable, concordant, discordant, tied_risk, tied_time, numerator,
+        denominator, xci. Counts are over all comparable pairs; with IPCW and ``tau``, pairs whose
+        earlier member has time >= tau are counted but weigh 0 (as in scikit-survival).
+        """
+        c = self.pair_counts
+        a, b = np.meshgrid(np.arange(len(self.groups)), np.arange(len(self.groups)), indexing="ij")
+        labels = np.array(self.groups, dtype=object)
+        return pd.DataFrame(
+            {
+                "a": labels[a.ravel()],
+                "b": labels[b.ravel()],
+                "comparable": c.comparable.ravel(),
+                "concordant": c.concordant.ravel(),
+                "discordant": c.discordant.ravel(),
+                "tied_risk": c.tied_risk.ravel(),
+                "tied_time": c.tied_time.ravel(),
+                "numerator": c.numerator.ravel(),
+                "denominator": c.denominator.ravel(),
+                "xci": self.values.ravel(),
+            }
+        )
+
+    # -- uncertainty --------------------------------------------------------------------------
+    @property
+    def se(self) -> pd.DataFrame:
+        """Standard errors aligned with :attr:`matrix` (NaN when no inference was requested)."""
+        se = contrast_se(self, np.eye(len(self.groups) ** 2))
+        return self._frame(se.reshape(self.values.shape))
+
+    def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference).
+
+        Wald intervals from :attr:`covariance` (``ci_method="analytic"``) or percentile intervals
+        of :attr:`replicates` (``ci_method="bootstrap"``).
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        n_cells = len(self.groups) ** 2
+        low, high = contrast_interval(self, np.eye(n_cells), level)
+        shape = self.values.shape
+        return self._frame(low.reshape(shape)), self._frame(high.reshape(shape))
+
+    @property
+    def ci_low(self) -> pd.DataFrame:
+        return self.confidence_interval()[0]
+
+    @property
+    def ci_high(self) -> pd.DataFrame:
+        return self.confidence_interval()[1]
+
+    # -- export -------------------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Long format: one row per cell with value, counts, and interval columns."""
+        frame = self.counts
+        low, high = self.confidence_interval()
+        frame["se"] = self.se.to_numpy().ravel()
+        frame["ci_low"] = low.to_numpy().ravel()
+        frame["ci_high"] = high.to_numpy().ravel()
+        return frame
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary of the settings, the cells and the pooled C."""
+        return _json_safe(
+            {
+                "method": self.method,
+                "tau": self.tau,
+                "censoring": self.censoring,
+                "tied_tol": self.tied_tol,
+                "strict": self.strict,
+                "n_samples": self.n_samples,
+                "n_excluded": self.n_excluded,
+                "groups": [str(g) for g in self.groups],
+                "overall": self.overall,
+                "confidence_level": self.confidence_level,
+                "ci_method": self.ci_method,
+                "cells": [
+                    {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                    for row in self.to_frame().to_dict(orient="records")
+                ],
+                "min_censoring_survival": {str(k): v for k, v in self.min_censoring_survival.items()},
+            }
+        )
+
+    def _frame(self, values: np.ndarray) -> pd.DataFrame:
+        index = pd.Index(list(self.groups), name=ROW_NAME, tupleize_cols=False)
+        columns = pd.Index(list(self.groups), name=COLUMN_NAME, tupleize_cols=False)
+        return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
+
+    def __repr__(self) -> str:
+        settings = f"method={self.method!r}"
+        if self.method == "ipcw":
+            settings += f", tau={self.tau!r}, censoring={self.censoring!r}"
+        with pd.option_context("display.precision", 4, "display.width", 120):
+            body = str(self.matrix)
+        return (
+            f"XCIResult({settings}, n_samples={self.n_samples}, groups={list(self.groups)})\n"
+            f"{body}\noverall C = {self.overall:.4f}"
+        )

@@ -1,0 +1,256 @@
+"""Fairness summaries of an xCI matrix (Wang et al. 2026, Sections 4.1-4.3).
+
+Every summary is a linear contrast of the cells (or, for min-xCI, a selection), so its standard
+error and interval follow from the cell covariance or the bootstrap replicates carried by the
+result; without inference those fields are NaN. Return types never depend on the input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._results import ConfidenceInterval, XCIResult, contrast_interval, contrast_se
+
+__all__ = [
+    "Estimate",
+    "MinXCI",
+    "delta_within",
+    "delta_between",
+    "min_xci",
+    "utility",
+    "concordance_imparity",
+    "decompose",
+    "contrast",
+]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A scalar summary with its uncertainty.
+
+    Attributes
+    ----------
+    value : float
+        Point estimate.
+    se : float
+        Standard error (NaN when the result carries no inference).
+    confidence_interval : ConfidenceInterval
+        Interval at ``confidence_level`` (NaN limits without inference).
+    p_value : float
+        Two-sided p-value of H0: value == ``null`` (Wald; NaN without a standard error).
+    null : float
+        The null value tested (0 for differences, 0.5 for a single cell).
+    confidence_level : float
+    """
+
+    value: float
+    se: float = math.nan
+    confidence_interval: ConfidenceInterval = ConfidenceInterval(math.nan, math.nan)
+    p_value: float = math.nan
+    null: float = 0.0
+    confidence_level: float = 0.95
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+@dataclass(frozen=True)
+class MinXCI:
+    """Smallest xCI cell (Section 4.2.2) and where it is.
+
+    ``estimate`` holds the value and, when the result carries bootstrap replicates, an interval
+    for the minimum itself (the minimum over cells in each replicate, so the selection of the
+    minimum is accounted for); an analytic interval of a minimum is not available and is NaN.
+    """
+
+    estimate: Estimate
+    a: object
+    b: object
+
+    @property
+    def value(self) -> float:
+        return self.estimate.value
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def _cell(result: XCIResult, label: object) -> int:
+    try:
+        return result.groups.index(label)
+    except ValueError:
+        raise ValueError(f"group {label!r} is not in the result (groups: {list(result.groups)}).") from None
+
+
+def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: float = 0.0) -> Estimate:
+    """Any linear contrast sum_ab w_ab xCI_ab, with standard error, interval and Wald p-value.
+
+    Parameters
+    ----------
+    result : XCIResult
+    weights : DataFrame or ndarray of shape (G, G)
+        Weights aligned with ``result.matrix`` (rows a, columns b).
+    null : float, default=0.0
+        Value under H0 for the p-value.
+
+    Returns
+    -------
+    Estimate
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` does not have shape (G, G).
+    """
+    if isinstance(weights, pd.DataFrame):
+        weights = weights.reindex(index=list(result.groups), columns=list(result.groups)).fillna(0).to_numpy()
+    weights = np.asarray(weights, dtype=float)
+    g = len(result.groups)
+    if weights.shape != (g, g):
+        raise ValueError(f"weights must have shape ({g}, {g}) like result.matrix, got {weights.shape}.")
+    return _estimate(result, weights.reshape(1, -1), null)
+
+
+def _estimate(result: XCIResult, flat_weights: np.ndarray, null: float) -> Estimate:
+    values = result.values.ravel()
+    used = flat_weights[0] != 0
+    value = math.nan if np.isnan(values[used]).any() else float(flat_weights[0][used] @ values[used])
+    se = float(contrast_se(result, flat_weights)[0])
+    low, high = contrast_interval(result, flat_weights, result.confidence_level)
+    p_value = math.nan
+    if np.isfinite(se) and se > 0 and np.isfinite(value):
+        p_value = float(2 * stats.norm.sf(abs(value - null) / se))
+    return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), p_value, null, result.confidence_level)
+
+
+def _pair_weights(result: XCIResult, cells: list[tuple[object, object, float]]) -> np.ndarray:
+    g = len(result.groups)
+    weights = np.zeros((1, g * g))
+    for a, b, w in cells:
+        weights[0, _cell(result, a) * g + _cell(result, b)] += w
+    return weights
+
+
+def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
+    """Within-group disparity xCI_{a,a} - xCI_{b,b} (Section 4.2.1).
+
+    Raises
+    ------
+    ValueError
+        If ``a`` or ``b`` is not a group of the result.
+    """
+    return _estimate(result, _pair_weights(result, [(a, a, 1.0), (b, b, -1.0)]), 0.0)
+
+
+def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
+    """Between-group disparity xCI_{a,b} - xCI_{b,a} (Section 4.2.1).
+
+    A positive value means the model ranks an earlier-failing member of ``a`` above a later member
+    of ``b`` more often than the reverse.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` or ``b`` is not a group of the result.
+    """
+    return _estimate(result, _pair_weights(result, [(a, b, 1.0), (b, a, -1.0)]), 0.0)
+
+
+def min_xci(result: XCIResult) -> MinXCI:
+    """Smallest defined cell of the xCI matrix, min_{a,b} xCI_{a,b} (Section 4.2.2).
+
+    With bootstrap replicates the interval is that of the minimum over cells in each replicate
+    (not the minimum of the cells' intervals), so it accounts for which cell is the minimum.
+
+    Raises
+    ------
+    ValueError
+        If every cell is NaN.
+    """
+    values = result.values
+    if np.isnan(values).all():
+        raise ValueError("min_xci: every cell of the matrix is NaN.")
+    flat = int(np.nanargmin(values))
+    g = len(result.groups)
+    value = float(values.flat[flat])
+    interval, se = ConfidenceInterval(math.nan, math.nan), math.nan
+    if result.replicates is not None:
+        defined = ~np.isnan(values)
+        minima = np.nanmin(np.where(defined[None], result.replicates, np.nan), axis=(1, 2))
+        level = result.confidence_level
+        interval = ConfidenceInterval(
+            float(np.nanquantile(minima, (1 - level) / 2)), float(np.nanquantile(minima, (1 + level) / 2))
+        )
+        se = float(np.nanstd(minima, ddof=1))
+    estimate = Estimate(value, se, interval, math.nan, 0.5, result.confidence_level)
+    return MinXCI(estimate, result.groups[flat // g], result.groups[flat % g])
+
+
+def _check_weight(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a finite number, got {type(value).__name__}.")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}.")
+    return float(value)
+
+
+def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
+    """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a} (Section 4.3).
+
+    Parameters
+    ----------
+    result : XCIResult
+    alpha, beta : float, default=1.0
+        Weights of being correctly ranked ahead (alpha) and behind (beta).
+
+    Returns
+    -------
+    DataFrame indexed by group with columns value, se, ci_low, ci_high.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``alpha`` or ``beta`` is not a finite number.
+    """
+    alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
+    rows = []
+    for a in result.groups:
+        cells = [(a, b, alpha) for b in result.groups if b != a] + [(b, a, beta) for b in result.groups if b != a]
+        estimate = _estimate(result, _pair_weights(result, cells), 0.0)
+        rows.append((estimate.value, estimate.se, *estimate.confidence_interval))
+    index = pd.Index(list(result.groups), name="group", tupleize_cols=False)
+    return pd.DataFrame(rows, index=index, columns=["value", "se", "ci_low", "ci_high"])
+
+
+def concordance_imparity(result: XCIResult) -> float:
+    """Concordance imparity (Zhang & Weiss 2021): max - min of the within-group cells xCI_{a,a}."""
+    diagonal = np.diag(result.values)
+    if np.isnan(diagonal).all():
+        return math.nan
+    return float(np.nanmax(diagonal) - np.nanmin(diagonal))
+
+
+def decompose(result: XCIResult) -> pd.DataFrame:
+    """Proposition 4.1: the pooled C as a weighted average of the xCI cells.
+
+    The weight of cell (a, b) is its share of the (weighted) comparable pairs,
+    w_ab = |S_ab| / |S| for the naive estimator and the analogous share of the IPCW denominator
+    of eq. 7 otherwise, so that sum_ab w_ab xCI_ab equals ``result.overall``.
+
+    Returns
+    -------
+    DataFrame with columns a, b, weight, xci, contribution (weight * xci, 0 for empty cells);
+    the ``contribution`` column sums to ``result.overall`` and ``weight`` to 1.
+    """
+    counts = result.counts
+    total = counts["denominator"].sum()
+    weight = counts["denominator"] / total
+    contribution = np.where(counts["denominator"] > 0, counts["numerator"] / total, 0.0)
+    return pd.DataFrame(
+        {"a": counts["a"], "b": counts["b"], "weight": weight, "xci": counts["xci"], "contribution": contribution}
+    )

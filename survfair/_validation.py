@@ -1,0 +1,342 @@
+"""Input validation: the one place where user input becomes clean arrays.
+
+Every public function of survfair passes its inputs through :func:`check_survival_inputs`
+(or the smaller helpers below), so error messages are the same everywhere and always name
+the argument and the offending rows. Nothing is dropped or coerced silently.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._exceptions import NoComparablePairError
+
+__all__ = ["SurvivalSample", "check_survival_inputs", "check_tau", "check_option"]
+
+_MAX_ROWS_SHOWN = 10
+GROUP_SEPARATOR = "|"
+
+
+@dataclass(frozen=True)
+class SurvivalSample:
+    """Validated, aligned inputs of one analysis.
+
+    Attributes
+    ----------
+    time : ndarray of shape (n_samples,), float64
+        Observed times, finite and >= 0.
+    event : ndarray of shape (n_samples,), bool
+        True where the event was observed.
+    group_codes : ndarray of shape (n_samples,), intp
+        Index into ``groups`` of each individual's group.
+    groups : tuple
+        Group labels, in the order used for every matrix.
+    risk : ndarray of shape (n_samples,), float64 or None
+        Risk scores (higher = earlier event), None when not given.
+    index : pandas.Index
+        Row labels of the input (a RangeIndex for plain arrays), for aligning per-row output.
+    """
+
+    time: np.ndarray = field(repr=False)
+    event: np.ndarray = field(repr=False)
+    group_codes: np.ndarray = field(repr=False)
+    groups: tuple
+    risk: np.ndarray | None = field(repr=False, default=None)
+    index: pd.Index = field(repr=False, default=None)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.time.shape[0])
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.groups)
+
+
+def _rows(mask: np.ndarray, index: pd.Index | None = None) -> str:
+    """Describe the rows where ``mask`` is True: "rows [3, 8] (2 rows)"."""
+    positions = np.flatnonzero(mask)
+    labels = positions if index is None else np.asarray(index)[positions]
+    shown = ", ".join(str(v) for v in labels[:_MAX_ROWS_SHOWN])
+    more = ", ..." if positions.size > _MAX_ROWS_SHOWN else ""
+    return f"rows [{shown}{more}] ({positions.size} row{'s' if positions.size != 1 else ''})"
+
+
+def _is_structured_y(y: Any) -> bool:
+    return isinstance(y, np.ndarray) and y.dtype.names is not None
+
+
+def _split_structured_y(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split scikit-survival's structured ``y`` (first field event, second field time)."""
+    if len(y.dtype.names) != 2:
+        raise ValueError(
+            "time: a structured array must have exactly two fields (event, time) as in "
+            f"scikit-survival, got fields {y.dtype.names}."
+        )
+    event_field, time_field = y.dtype.names
+    return y[event_field], y[time_field]
+
+
+def _column(value: Any, data: pd.DataFrame | None, name: str) -> Any:
+    """Resolve a column name against ``data``; leave array-likes alone."""
+    if data is None or not isinstance(value, (str, int, np.integer)) or isinstance(value, bool):
+        return value
+    if value not in data.columns:
+        raise ValueError(f"{name}: column {value!r} is not in data (columns: {list(data.columns)}).")
+    return data[value]
+
+
+def _as_1d(value: Any, name: str) -> np.ndarray:
+    if value is None:
+        raise TypeError(f"{name} is required, got None.")
+    if isinstance(value, (pd.Series, pd.Index)):
+        array = value.to_numpy()
+    elif isinstance(value, pd.DataFrame):
+        if value.shape[1] != 1:
+            raise ValueError(f"{name} must be 1-D, got a DataFrame with {value.shape[1]} columns.")
+        array = value.iloc[:, 0].to_numpy()
+    else:
+        array = np.asarray(value)
+    if array.ndim == 2 and array.shape[1] == 1 and name != "risk":
+        array = array[:, 0]
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {array.shape}.")
+    if array.shape[0] == 0:
+        raise ValueError(f"{name} is empty: at least one row is needed.")
+    return array
+
+
+def _as_numeric(array: np.ndarray, name: str, index: pd.Index | None) -> np.ndarray:
+    if array.dtype.kind == "b":
+        array = array.astype(np.float64)
+    elif array.dtype.kind in "iuf":
+        array = array.astype(np.float64, copy=False)
+    elif array.dtype.kind == "O":
+        try:
+            converted = pd.to_numeric(pd.Series(array), errors="coerce").to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric, got values of type object.") from None
+        bad = np.isnan(converted) & ~pd.isna(pd.Series(array)).to_numpy()
+        if bad.any():
+            raise TypeError(f"{name} must be numeric; non-numeric values at {_rows(bad, index)}.")
+        array = converted
+    else:
+        raise TypeError(f"{name} must be numeric, got dtype {array.dtype}.")
+    nonfinite = ~np.isfinite(array)
+    if nonfinite.any():
+        raise ValueError(f"{name} contains NaN or infinite values at {_rows(nonfinite, index)}.")
+    return array
+
+
+def _as_event(array: np.ndarray, index: pd.Index | None) -> np.ndarray:
+    if array.dtype.kind == "b":
+        return array.astype(bool, copy=False)
+    if array.dtype.kind == "O":
+        missing = pd.isna(pd.Series(array)).to_numpy()
+        if missing.any():
+            raise ValueError(f"event contains missing values at {_rows(missing, index)}.")
+        if all(isinstance(v, (bool, np.bool_)) for v in array):
+            return array.astype(bool)
+        array = _as_numeric(array, "event", index)
+    elif array.dtype.kind in "iuf":
+        array = _as_numeric(array, "event", index)
+    else:
+        raise TypeError(f"event must be boolean or 0/1, got dtype {array.dtype}.")
+    bad = (array != 0) & (array != 1)
+    if bad.any():
+        raise ValueError(f"event must be boolean or 0/1; other values at {_rows(bad, index)}.")
+    return array == 1
+
+
+def _combine_group_columns(frame: pd.DataFrame) -> np.ndarray:
+    """Intersectional labels "F|Black" from several group columns."""
+    missing = frame.isna().any(axis=1).to_numpy()
+    if missing.any():
+        raise ValueError(f"group contains missing labels at {_rows(missing, frame.index)}.")
+    parts = [frame[c].astype(str) for c in frame.columns]
+    combined = parts[0]
+    for part in parts[1:]:
+        combined = combined + GROUP_SEPARATOR + part
+    return combined.to_numpy(dtype=object)
+
+
+def _resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
+    if isinstance(group, pd.DataFrame):
+        return _combine_group_columns(group) if group.shape[1] > 1 else group.iloc[:, 0]
+    if data is not None and isinstance(group, (list, tuple)) and all(isinstance(g, str) for g in group):
+        if len(group) == 0:
+            raise ValueError("group: an empty list of columns was given.")
+        missing = [g for g in group if g not in data.columns]
+        if missing:
+            raise ValueError(f"group: columns {missing} are not in data (columns: {list(data.columns)}).")
+        return _combine_group_columns(data[list(group)]) if len(group) > 1 else data[group[0]]
+    return _column(group, data, "group")
+
+
+def _encode_groups(
+    labels: np.ndarray, groups: Sequence | None, index: pd.Index | None
+) -> tuple[np.ndarray, tuple, np.ndarray]:
+    """Return (codes, group labels, keep mask); codes are -1 where the row is not analysed."""
+    missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    if missing.any():
+        raise ValueError(f"group contains missing labels at {_rows(missing, index)}.")
+    codes, uniques = pd.factorize(pd.Series(labels, dtype=object), sort=False)
+    uniques = list(uniques)
+    try:
+        order = sorted(range(len(uniques)), key=lambda k: uniques[k])
+    except TypeError:  # labels of mixed, unorderable types keep first-appearance order
+        order = list(range(len(uniques)))
+    present = [uniques[k] for k in order]
+    if groups is None:
+        chosen = present
+    else:
+        chosen = list(groups)
+        if len(chosen) == 0:
+            raise ValueError("groups must name at least one group.")
+        if len(set(chosen)) != len(chosen):
+            raise ValueError(f"groups contains duplicate labels: {chosen}.")
+        absent = [g for g in chosen if g not in present]
+        if absent:
+            raise ValueError(f"groups: labels {absent} do not occur in group (labels present: {present}).")
+    position = {label: k for k, label in enumerate(chosen)}
+    remap = np.array([position.get(label, -1) for label in uniques], dtype=np.intp)
+    new_codes = remap[codes]
+    return new_codes, tuple(chosen), new_codes >= 0
+
+
+def check_tau(tau: Any) -> float | None:
+    """Validate the truncation time: None or a finite number > 0."""
+    if tau is None:
+        return None
+    if isinstance(tau, bool) or not isinstance(tau, numbers.Real):
+        raise TypeError(f"tau must be a positive number or None, got {type(tau).__name__}.")
+    tau = float(tau)
+    if not np.isfinite(tau) or tau <= 0:
+        raise ValueError(f"tau must be a finite number > 0, got {tau}.")
+    return tau
+
+
+def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
+    """Validate a string option against its allowed values."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}.")
+    return value
+
+
+def check_survival_inputs(
+    time: Any,
+    event: Any,
+    group: Any,
+    risk: Any = None,
+    *,
+    data: pd.DataFrame | None = None,
+    groups: Sequence | None = None,
+    require_risk: bool = True,
+    risk_name: str = "risk",
+) -> tuple[SurvivalSample, int]:
+    """Validate and align the inputs of an analysis.
+
+    Parameters
+    ----------
+    time : array-like of shape (n_samples,), column name, or structured array
+        Observed times, or scikit-survival's structured ``y`` (event, time) with ``event=None``.
+    event : array-like of shape (n_samples,), column name, or None
+        Event indicators, boolean or 0/1.
+    group : array-like of shape (n_samples,), column name, or list of column names
+        Group labels; several columns are combined into intersectional labels "a|b".
+    risk : array-like of shape (n_samples,) or column name, optional
+        Risk scores, numeric; higher means an earlier expected event.
+    data : pandas.DataFrame, optional
+        Table in which string arguments are looked up as column names.
+    groups : sequence, optional
+        Labels to analyse, in matrix order; rows of other groups are excluded (and counted).
+    require_risk : bool, default=True
+        Whether ``risk`` must be given.
+    risk_name : str, default="risk"
+        Name used for the score in error messages ("score" for xAUC).
+
+    Returns
+    -------
+    sample : SurvivalSample
+        The validated rows that are analysed.
+    n_excluded : int
+        Rows whose group is not in ``groups`` (0 when ``groups`` is None).
+
+    Raises
+    ------
+    TypeError
+        If an argument is missing or of a non-numeric type where numbers are needed.
+    ValueError
+        On mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input,
+        2-D risk, missing group labels, or labels in ``groups`` that do not occur.
+    """
+    if data is not None and not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.")
+    if _is_structured_y(time):
+        if event is not None:
+            raise ValueError("event must be None when time is scikit-survival's structured y (event, time).")
+        event, time = _split_structured_y(time)
+
+    raw = {
+        "time": _as_1d(_column(time, data, "time"), "time"),
+        "event": _as_1d(_column(event, data, "event"), "event"),
+        "group": _as_1d(_resolve_group(group, data), "group"),
+    }
+    if risk is not None or require_risk:
+        raw[risk_name] = _as_1d(_column(risk, data, risk_name), risk_name)
+    lengths = {name: values.shape[0] for name, values in raw.items()}
+    if len(set(lengths.values())) != 1:
+        described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
+        raise ValueError(f"inputs have mismatched lengths: {described} rows.")
+
+    index = data.index if data is not None else _common_index(time, event, group, risk)
+    time_values = _as_numeric(raw["time"], "time", index)
+    negative = time_values < 0
+    if negative.any():
+        raise ValueError(f"time must be >= 0; negative values at {_rows(negative, index)}.")
+    event_values = _as_event(raw["event"], index)
+    risk_values = _as_numeric(raw[risk_name], risk_name, index) if risk_name in raw else None
+
+    codes, labels, keep = _encode_groups(raw["group"], groups, index)
+    n_excluded = int((~keep).sum())
+    if n_excluded:
+        time_values, event_values, codes = time_values[keep], event_values[keep], codes[keep]
+        risk_values = None if risk_values is None else risk_values[keep]
+        index = index[keep]
+    sample = SurvivalSample(
+        time=np.ascontiguousarray(time_values),
+        event=np.ascontiguousarray(event_values),
+        group_codes=np.ascontiguousarray(codes),
+        groups=labels,
+        risk=None if risk_values is None else np.ascontiguousarray(risk_values),
+        index=index,
+    )
+    return sample, n_excluded
+
+
+def _common_index(*values: Any) -> pd.Index:
+    """Row labels from the first pandas input, else positions."""
+    for value in values:
+        if isinstance(value, (pd.Series, pd.DataFrame)):
+            return value.index
+    for value in values:
+        if value is not None and not isinstance(value, str):
+            try:
+                return pd.RangeIndex(len(value))
+            except TypeError:
+                continue
+    return pd.RangeIndex(0)
+
+
+def raise_no_comparable_pair(detail: str = "") -> None:
+    """Raise the one error for data in which no pair is comparable."""
+    raise NoComparablePairError(
+        "no comparable pair: no event is followed by a later time"
+        + (f" ({detail})" if detail else "")
+        + "; the concordance is undefined."
+    )

@@ -1,0 +1,259 @@
+"""The public estimator :func:`xci`: validation -> censoring -> pair counts -> result."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
+from ._exceptions import UndefinedXCIWarning
+from ._kernel import PairCounts, count_pairs
+from ._results import XCIResult
+from ._validation import SurvivalSample, check_option, check_survival_inputs, check_tau, raise_no_comparable_pair
+
+__all__ = ["xci", "estimate_xci"]
+
+METHODS = ("naive", "ipcw")
+CENSORING = ("group", "pooled")
+
+
+def _check_tied_tol(tied_tol: Any) -> float:
+    if isinstance(tied_tol, bool) or not isinstance(tied_tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"tied_tol must be a number >= 0, got {type(tied_tol).__name__}.")
+    if not np.isfinite(tied_tol) or tied_tol < 0:
+        raise ValueError(f"tied_tol must be a finite number >= 0, got {tied_tol}.")
+    return float(tied_tol)
+
+
+def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> SurvivalSample:
+    """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group)."""
+    if isinstance(reference, pd.DataFrame):
+        if not all(isinstance(v, (str, list)) for v in data_columns.values()):
+            raise TypeError(
+                "censoring_reference is a DataFrame, so time, event and group must be column names of data."
+            )
+        args = (data_columns["time"], data_columns["event"], data_columns["group"])
+        sample, _ = check_survival_inputs(*args, data=reference, groups=groups, require_risk=False)
+        return sample
+    if isinstance(reference, (tuple, list)) and len(reference) == 3:
+        time, event, group = reference
+        sample, _ = check_survival_inputs(time, event, group, data=None, groups=groups, require_risk=False)
+        return sample
+    raise TypeError(
+        "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
+        f"(time, event, group); got {type(reference).__name__}."
+    )
+
+
+def _inverse_k(curves: CensoringCurves):
+    def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return 1.0 / curves.evaluate(group_index, times)
+
+    return inverse
+
+
+def estimate_xci(
+    sample: SurvivalSample,
+    *,
+    method: str,
+    tau: float | None,
+    curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+) -> PairCounts:
+    """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
+
+    Raises
+    ------
+    PositivityError
+        If a censoring survival used as a weight is 0 or undefined.
+    NoComparablePairError
+        If no pair is comparable (or, for IPCW, every comparable pair has weight 0).
+    """
+    inverse_k = _inverse_k(curves) if method == "ipcw" else None
+    counts, bad = count_pairs(
+        sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
+        inverse_k=inverse_k, tau=tau, tied_tol=tied_tol, strict=strict,
+    )
+    if bad is not None:
+        row, column = bad
+        own = sample.group_codes[row]
+        t = sample.time[row]
+        k_own = curves.evaluate(own, np.array([t]))[0]
+        culprit = own if not (k_own > 0) else column
+        raise_positivity(curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]))
+    if counts.comparable.sum() == 0:
+        raise_no_comparable_pair()
+    if counts.denominator.sum() == 0:
+        raise_no_comparable_pair(f"every comparable pair has its earlier event at or after tau={tau}")
+    return counts
+
+
+def _warn_empty_cells(counts: PairCounts, groups: tuple) -> None:
+    empty = np.argwhere(counts.denominator == 0)
+    if empty.size:
+        cells = ", ".join(f"({groups[a]!r}, {groups[b]!r})" for a, b in empty)
+        warnings.warn(
+            f"xCI is undefined (NaN) for cells without a comparable pair: {cells}.",
+            UndefinedXCIWarning,
+            stacklevel=3,
+        )
+
+
+def xci(
+    time: Any,
+    event: Any,
+    group: Any,
+    risk: Any,
+    *,
+    data: pd.DataFrame | None = None,
+    method: str = "ipcw",
+    tau: float | None = None,
+    censoring: str = "group",
+    tied_tol: float = 1e-8,
+    censoring_reference: Any = None,
+    groups: Sequence | None = None,
+    strict: bool = False,
+) -> XCIResult:
+    """Group-conditional concordance index: the full G x G xCI matrix in one O(G n log n) pass.
+
+    ``xCI_{a,b} = P(R_i > R_j | T_i < T_j, G_i = a, G_j = b)`` (eq. 2 of Wang et al. 2026),
+    estimated naively (eq. 4, Harrell-style) or with truncated inverse probability of censoring
+    weights (eq. 5-7). A higher ``risk`` means an earlier expected event; survival probabilities or
+    predicted times must be negated first (nothing flips a sign silently).
+
+    Parameters
+    ----------
+    time : array-like of shape (n_samples,), column name, or structured array
+        Observed times min(T, U), float >= 0, in any unit. May also be scikit-survival's
+        structured ``y`` (event, time), with ``event=None``.
+    event : array-like of shape (n_samples,), column name, or None
+        True / 1 if the event was observed, False / 0 if censored.
+    group : array-like of shape (n_samples,), column name, or list of column names
+        Sensitive-attribute labels (any hashable). Several columns are combined into
+        intersectional labels such as ``"F|Black"``.
+    risk : array-like of shape (n_samples,) or column name
+        Risk score, float; higher = earlier event.
+    data : pandas.DataFrame, optional
+        Table in which string arguments are column names.
+    method : {"ipcw", "naive"}, default="ipcw"
+        ``"naive"``: eq. 4 (ratio of concordant to comparable pairs). ``"ipcw"``: eq. 7, each
+        comparable pair weighted by 1 / (K_a(O_i) K_b(O_i)).
+    tau : float, optional
+        Truncation time (same unit as ``time``): only pairs whose earlier member has time < tau
+        get weight (IPCW, eq. 5). None: no truncation. Ignored by the naive estimator except that
+        it must be valid.
+    censoring : {"group", "pooled"}, default="group"
+        ``"group"``: Kaplan-Meier of the censoring distribution within each group (eq. 6);
+        ``"pooled"``: one curve for everyone (scikit-survival's ``concordance_index_ipcw``).
+    tied_tol : float, default=1e-8
+        Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
+    censoring_reference : DataFrame or tuple (time, event, group), optional
+        Sample on which K_g is fitted (like scikit-survival's ``survival_train``); by default the
+        evaluated data. A DataFrame must have the same column names as ``data``.
+    groups : sequence, optional
+        Group labels to analyse, in matrix order. Rows of other groups are excluded (with a
+        warning giving their number; ``result.n_excluded``). Default: all labels, sorted.
+    strict : bool, default=False
+        Use the paper's literal eq. 3-4: comparable only if O_i < O_j strictly, tied risk counts 0.
+        The default follows scikit-survival (a censored time equal to an event time is later;
+        tied risk counts 1/2).
+
+    Returns
+    -------
+    XCIResult
+        ``.matrix`` (rows a = earlier event, columns b = later member), ``.counts``, ``.overall``,
+        the fitted ``.censoring_curves``, and the settings.
+
+    Raises
+    ------
+    TypeError
+        For arguments of the wrong type (e.g. non-numeric risk, ``data`` not a DataFrame).
+    ValueError
+        For mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input, 2-D
+        risk, labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
+        ``censoring``, or negative ``tied_tol``.
+    NoComparablePairError
+        (a ValueError) if no pair in the data is comparable.
+    PositivityError
+        (a ValueError) if a censoring survival K_g used as a weight is 0.
+
+    Warns
+    -----
+    UndefinedXCIWarning
+        For cells without a comparable pair (those cells are NaN).
+    PositivityWarning
+        When a K_g falls below 0.1 before tau.
+
+    Notes
+    -----
+    With one group, ``method="naive"`` equals ``sksurv.metrics.concordance_index_censored`` and
+    ``method="ipcw"`` equals ``sksurv.metrics.concordance_index_ipcw(y, y, risk, tau)``, values and
+    counts. The pooled C (``.overall``) is the weighted average of the cells (Proposition 4.1;
+    see :func:`survfair.decompose`).
+
+    References
+    ----------
+    Wang, H. et al. (2026). Towards Fair Predictions: Group Conditional Concordance Index to
+    Quantify Fairness in Time-to-Event Prognostication. arXiv:2606.16872, eq. 2-7.
+
+    Uno, H. et al. (2011). On the C-statistics for evaluating overall adequacy of risk prediction
+    procedures with censored survival data. Statistics in Medicine 30(10), 1105-1117.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4, 3, 2, 1], method="naive")
+    >>> res.matrix.loc["a", "b"]
+    1.0
+    """
+    method = check_option(method, "method", METHODS)
+    censoring = check_option(censoring, "censoring", CENSORING)
+    tau = check_tau(tau)
+    tied_tol = _check_tied_tol(tied_tol)
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False, got {type(strict).__name__}.")
+    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)
+    if n_excluded:
+        warnings.warn(
+            f"{n_excluded} rows belong to groups not listed in groups= and are excluded from the analysis.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    curves, minima = None, {}
+    if method == "ipcw":
+        columns = {"time": time, "event": event, "group": group}
+        reference = sample if censoring_reference is None else _reference_sample(
+            censoring_reference, columns, sample.groups
+        )
+        curves = fit_censoring(reference, censoring)
+    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=bool(strict))
+    if curves is not None:
+        weighted_events = sample.event & (sample.time < (np.inf if tau is None else tau))
+        if weighted_events.any():
+            minima = check_positivity(curves, float(sample.time[weighted_events].max()))
+    _warn_empty_cells(counts, sample.groups)
+
+    sizes = {
+        label: {"n": int((sample.group_codes == k).sum()), "events": int(sample.event[sample.group_codes == k].sum())}
+        for k, label in enumerate(sample.groups)
+    }
+    return XCIResult(
+        groups=sample.groups,
+        method=method,
+        tau=tau,
+        censoring=censoring if method == "ipcw" else None,
+        tied_tol=tied_tol,
+        strict=bool(strict),
+        n_samples=sample.n_samples,
+        n_excluded=n_excluded,
+        pair_counts=counts,
+        censoring_curves=curves,
+        min_censoring_survival=minima,
+        group_sizes=sizes,
+    )
