@@ -1,0 +1,5 @@
+"""``python -m survfair`` runs the command-line interface."""
+
+from ._cli import main
+
+raise SystemExit(main())
