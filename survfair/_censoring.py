@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sksurv.nonparametric import CensoringDistributionEstimator
+from sksurv.nonparametric import CensoringDistributionEstimator, kaplan_meier_estimator
 from sksurv.util import Surv
 
 from ._exceptions import PositivityError, PositivityWarning
@@ -77,7 +77,16 @@ class CensoringCurves:
 
 
 def _fit_one(time: np.ndarray, event: np.ndarray) -> CensoringDistributionEstimator:
-    return CensoringDistributionEstimator().fit(Surv.from_arrays(event=event, time=time))
+    if event.any():
+        return CensoringDistributionEstimator().fit(Surv.from_arrays(event=event, time=time))
+    # A group with no event at all: the censoring KM is well defined (every time is a censoring),
+    # but CensoringDistributionEstimator.fit refuses "all samples are censored"; build the same
+    # fitted state from the library's Kaplan-Meier, which allows it.
+    estimator = CensoringDistributionEstimator()
+    unique_time, prob = kaplan_meier_estimator(event, time, reverse=True)
+    estimator.unique_time_ = np.r_[-np.inf, unique_time]
+    estimator.prob_ = np.r_[1.0, prob]
+    return estimator
 
 
 def fit_censoring(reference: SurvivalSample, kind: str) -> CensoringCurves:

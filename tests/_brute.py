@@ -1,0 +1,70 @@
+"""O(n^2) reference implementations (the slow twins of the kernel). Tests only."""
+
+from __future__ import annotations
+
+import numpy as np
+from sksurv.nonparametric import CensoringDistributionEstimator
+from sksurv.util import Surv
+
+
+def censoring_survival(time, event):
+    """Right-continuous censoring KM evaluated by brute force, events leaving the risk set first."""
+    cache = {}
+
+    def k(t):
+        if t in cache:
+            return cache[t]
+        value = 1.0
+        for s in np.unique(time[time <= t]):
+            at_risk = np.sum(time >= s)
+            deaths = np.sum((time == s) & event)
+            censored = np.sum((time == s) & ~event)
+            if censored:
+                value *= 1.0 - censored / (at_risk - deaths)
+        cache[t] = value
+        return value
+    return k
+
+
+def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, censoring="group",
+              tied_tol=1e-8, strict=False):
+    """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over pairs."""
+    n = len(time)
+    if method == "ipcw":
+        if censoring == "pooled":
+            curves = [censoring_survival(time, event)] * n_groups
+        else:
+            curves = [censoring_survival(time[codes == g], event[codes == g]) for g in range(n_groups)]
+    shape = (n_groups, n_groups)
+    num, den = np.zeros(shape), np.zeros(shape)
+    comparable, concordant, tied, tied_time = (np.zeros(shape, int) for _ in range(4))
+    for i in range(n):
+        if not event[i]:
+            continue
+        for j in range(n):
+            if i == j:
+                continue
+            if strict:
+                ok = time[i] < time[j]
+            else:
+                ok = time[i] < time[j] or (time[i] == time[j] and not event[j])
+            if not ok:
+                continue
+            a, b = codes[i], codes[j]
+            w = 1.0
+            if method == "ipcw":
+                w = 0.0 if (tau is not None and time[i] >= tau) else 1.0 / (curves[a](time[i]) * curves[b](time[i]))
+            is_tie = abs(risk[i] - risk[j]) <= tied_tol
+            is_conc = risk[i] > risk[j] and not is_tie
+            comparable[a, b] += 1
+            concordant[a, b] += is_conc
+            tied[a, b] += is_tie
+            tied_time[a, b] += (time[i] == time[j])
+            num[a, b] += w * (is_conc + (0 if strict else 0.5 * is_tie))
+            den[a, b] += w
+    return dict(numerator=num, denominator=den, comparable=comparable, concordant=concordant,
+                tied_risk=tied, tied_time=tied_time)
+
+
+def sksurv_censoring(time, event):
+    return CensoringDistributionEstimator().fit(Surv.from_arrays(event=event, time=time))

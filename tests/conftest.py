@@ -1,0 +1,23 @@
+import numpy as np
+import pytest
+
+
+def make_data(n, n_groups, seed, *, n_times=25, n_risks=12, censor_rate=0.4, continuous=False):
+    """Random survival data with ties in time and risk (unless continuous)."""
+    rng = np.random.default_rng(seed)
+    if continuous:
+        time = rng.exponential(10, n)
+        risk = rng.normal(size=n)
+    else:
+        time = rng.integers(1, n_times, n).astype(float)
+        risk = rng.integers(0, n_risks, n).astype(float)
+    event = rng.random(n) > censor_rate
+    codes = rng.integers(0, n_groups, n)
+    # make sure every group occurs
+    codes[:n_groups] = np.arange(n_groups)
+    return time, event, codes, risk
+
+
+@pytest.fixture
+def data_factory():
+    return make_data

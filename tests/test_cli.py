@@ -1,0 +1,91 @@
+"""The command line: the flchain demo, a CSV written here, and one-line errors with exit code 2."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from survfair._cli import main
+from conftest import make_data
+
+
+@pytest.fixture(scope="module")
+def flchain_output():
+    import io
+    from contextlib import redirect_stdout
+
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        code = main(["audit"])
+    return code, buffer.getvalue()
+
+
+def test_flchain_demo(flchain_output):
+    code, text = flchain_output
+    assert code == 0
+    assert "7874 people; 1350 rows dropped (creatinine missing for 1350 rows), 6524 analysed" in text
+    assert "Cox PH with sex" in text and "Cox PH without sex" in text
+    assert text.count("(converged)") == 2
+    for word in ("xCI matrix", "pair counts", "delta_within", "delta_between", "min_xci", "utility"):
+        assert word in text
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    time, event, codes, risk = make_data(300, 3, 0)
+    frame = pd.DataFrame({"t": time, "e": event.astype(int), "sex": np.array(["F", "M", "M"])[codes],
+                          "race": np.where(np.arange(300) % 2, "A", "B"), "score": risk, "score2": -risk})
+    path = tmp_path / "cohort.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_csv_audit_table(csv_file, capsys):
+    path, _ = csv_file
+    code = main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex",
+                 "--risk", "score", "--tau", "20"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "risk = score" in out and "delta_between F M" in out
+
+
+def test_csv_audit_json_intersection(csv_file, tmp_path):
+    path, frame = csv_file
+    out = tmp_path / "audit.json"
+    code = main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--group", "race",
+                 "--risk", "score", "--risk", "score2", "--method", "naive", "--format", "json", "--output", str(out)])
+    assert code == 0
+    payload = json.loads(out.read_text())
+    assert [p["name"] for p in payload] == ["risk = score", "risk = score2"]
+    assert payload[0]["groups"] == ["F|A", "F|B", "M|A", "M|B"]
+    assert len(payload[0]["cells"]) == 16
+
+
+def test_parquet_and_csv_format(csv_file, tmp_path, capsys):
+    _, frame = csv_file
+    path = tmp_path / "cohort.parquet"
+    frame.to_parquet(path)
+    assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex",
+                 "--risk", "score", "--format", "csv", "--tau", "20"]) == 0
+    table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert len(table) == 4 and {"name", "a", "b", "xci", "comparable"} <= set(table.columns)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["audit", "--data", "missing.csv", "--time", "t", "--event", "e", "--group", "g", "--risk", "r"], "does not exist"),
+        (["audit", "--data", "{csv}", "--time", "t"], "also give --event, --group, --risk"),
+        (["audit", "--data", "{csv}", "--time", "t", "--event", "e", "--group", "sex", "--risk", "nope"], "column 'nope' is not in data"),
+        (["audit", "--data", "{csv}", "--time", "t", "--event", "e", "--group", "sex", "--risk", "score", "--tau", "-1"], "tau must be"),
+        (["audit", "--method", "cox"], "invalid choice"),
+        (["audit", "--tau", "abc"], "invalid float value"),
+    ],
+)
+def test_bad_input_one_line_exit_2(argv, message, csv_file, capsys):
+    path, _ = csv_file
+    code = main([a.replace("{csv}", str(path)) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("survfair: error:") and message in err

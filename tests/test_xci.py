@@ -1,0 +1,215 @@
+"""The xCI estimator against its O(n^2) twin, scikit-survival, and Proposition 4.1."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sksurv.metrics import concordance_index_censored, concordance_index_ipcw
+from sksurv.util import Surv
+
+import survfair
+from _brute import brute_xci
+from conftest import make_data
+
+CASES = [
+    pytest.param(1, "naive", None, "group", False, id="1g-naive"),
+    pytest.param(2, "naive", None, "group", False, id="2g-naive"),
+    pytest.param(8, "naive", None, "group", False, id="8g-naive"),
+    pytest.param(2, "naive", None, "group", True, id="2g-naive-strict"),
+    pytest.param(1, "ipcw", 18.0, "group", False, id="1g-ipcw-tau"),
+    pytest.param(2, "ipcw", 18.0, "group", False, id="2g-ipcw-tau"),
+    pytest.param(2, "ipcw", 18.0, "pooled", False, id="2g-ipcw-tau-pooled"),
+    pytest.param(8, "ipcw", 18.0, "group", False, id="8g-ipcw-tau"),
+    pytest.param(3, "ipcw", 18.0, "group", True, id="3g-ipcw-strict"),
+    pytest.param(2, "ipcw", None, "group", False, id="2g-ipcw-notau-continuous"),
+    pytest.param(8, "ipcw", None, "pooled", False, id="8g-ipcw-notau-pooled-continuous"),
+]
+
+
+@pytest.mark.parametrize("n_groups, method, tau, censoring, strict", CASES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_matches_brute_force(n_groups, method, tau, censoring, strict, seed):
+    continuous = tau is None and method == "ipcw"  # tied last times would break positivity
+    time, event, codes, risk = make_data(160, n_groups, seed, continuous=continuous)
+    if continuous:  # no censoring at the very last time, so every K stays > 0
+        event[np.argsort(time)[-4:]] = True
+        for g in range(n_groups):
+            event[np.flatnonzero(codes == g)[np.argmax(time[codes == g])]] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = survfair.xci(time, event, codes, risk, method=method, tau=tau, censoring=censoring, strict=strict)
+    ref = brute_xci(time, event, codes, risk, n_groups, method=method, tau=tau, censoring=censoring, strict=strict)
+    pc = res.pair_counts
+    for name in ("comparable", "concordant", "tied_risk", "tied_time"):
+        np.testing.assert_array_equal(getattr(pc, name), ref[name], err_msg=name)
+    np.testing.assert_allclose(pc.numerator, ref["numerator"], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(pc.denominator, ref["denominator"], rtol=1e-12, atol=1e-9)
+    with np.errstate(invalid="ignore"):
+        expected = np.where(ref["denominator"] > 0, ref["numerator"] / np.where(ref["denominator"] > 0, ref["denominator"], 1), np.nan)
+    np.testing.assert_allclose(res.values, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("tied_tol", [1e-8, 0.6])
+def test_one_group_naive_equals_sksurv(seed, tied_tol):
+    time, event, codes, risk = make_data(300, 1, seed)
+    res = survfair.xci(time, event, codes, risk, method="naive", tied_tol=tied_tol)
+    cindex, concordant, discordant, tied_risk, tied_time = concordance_index_censored(event, time, risk, tied_tol=tied_tol)
+    row = res.counts.iloc[0]
+    assert res.values[0, 0] == cindex
+    assert res.overall == cindex
+    assert (row.concordant, row.discordant, row.tied_risk, row.tied_time) == (concordant, discordant, tied_risk, tied_time)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("tau", [10.0, 18.0, 23.5])
+def test_one_group_ipcw_equals_sksurv(seed, tau):
+    time, event, codes, risk = make_data(300, 1, seed)
+    y = Surv.from_arrays(event=event, time=time)
+    expected = concordance_index_ipcw(y, y, risk, tau=tau)
+    for censoring in ("group", "pooled"):
+        res = survfair.xci(y, None, codes, risk, method="ipcw", tau=tau, censoring=censoring)
+        row = res.counts.iloc[0]
+        assert abs(res.values[0, 0] - expected[0]) <= 1e-12
+        assert (row.concordant, row.discordant, row.tied_risk, row.tied_time) == tuple(expected[1:])
+
+
+def test_one_group_ipcw_without_tau_equals_sksurv():
+    time, event, codes, risk = make_data(400, 1, 7, continuous=True)
+    event[np.argmax(time)] = True
+    y = Surv.from_arrays(event=event, time=time)
+    expected = concordance_index_ipcw(y, y, risk)
+    with pytest.warns(survfair.PositivityWarning, match="falls to"):
+        res = survfair.xci(time, event, codes, risk)
+    assert abs(res.values[0, 0] - expected[0]) <= 1e-12
+
+
+def test_censoring_reference_equals_sksurv_survival_train():
+    train = make_data(500, 1, 11)
+    test = make_data(200, 1, 12)
+    y_train = Surv.from_arrays(event=train[1], time=train[0])
+    y_test = Surv.from_arrays(event=test[1], time=test[0])
+    expected = concordance_index_ipcw(y_train, y_test, test[3], tau=20.0)
+    res = survfair.xci(test[0], test[1], test[2], test[3], tau=20.0, censoring_reference=(train[0], train[1], train[2]))
+    assert abs(res.values[0, 0] - expected[0]) <= 1e-12
+
+
+def test_censoring_reference_as_dataframe():
+    time, event, codes, risk = make_data(300, 2, 3)
+    frame = pd.DataFrame({"t": time, "e": event, "g": codes, "r": risk})
+    ref = frame.sample(frac=1.0, random_state=0)
+    a = survfair.xci("t", "e", "g", "r", data=frame, tau=20.0, censoring_reference=ref)
+    b = survfair.xci("t", "e", "g", "r", data=frame, tau=20.0)
+    np.testing.assert_allclose(a.values, b.values, rtol=1e-14)
+
+
+@pytest.mark.parametrize("method", ["naive", "ipcw"])
+@pytest.mark.parametrize("n_groups", [1, 2, 8])
+def test_proposition_4_1_decomposition(method, n_groups):
+    time, event, codes, risk = make_data(400, n_groups, 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = survfair.xci(time, event, codes, risk, method=method, tau=20.0)
+    parts = survfair.decompose(res)
+    assert parts["weight"].sum() == pytest.approx(1.0, abs=1e-12)
+    assert parts["contribution"].sum() == pytest.approx(res.overall, abs=1e-12)
+    defined = parts["xci"].notna()
+    assert (parts.loc[defined, "weight"] * parts.loc[defined, "xci"]).sum() == pytest.approx(res.overall, abs=1e-12)
+    if method == "naive":
+        comparable = res.counts["comparable"]
+        np.testing.assert_allclose(parts["weight"], comparable / comparable.sum(), rtol=1e-14)
+    assert np.nanmin(res.values) <= res.overall <= np.nanmax(res.values)
+
+
+def test_pooled_c_equals_single_group_c():
+    time, event, codes, risk = make_data(300, 3, 9)
+    res = survfair.xci(time, event, codes, risk, method="naive")
+    single = survfair.xci(time, event, np.zeros_like(codes), risk, method="naive")
+    assert res.overall == pytest.approx(single.overall, abs=1e-15)
+
+
+def test_summaries():
+    time, event, codes, risk = make_data(400, 3, 2)
+    res = survfair.xci(time, event, np.array(["x", "y", "z"])[codes], risk, tau=20.0)
+    m = res.matrix
+    assert survfair.delta_within(res, "x", "y").value == pytest.approx(m.loc["x", "x"] - m.loc["y", "y"])
+    assert survfair.delta_between(res, "x", "z").value == pytest.approx(m.loc["x", "z"] - m.loc["z", "x"])
+    minimum = survfair.min_xci(res)
+    assert minimum.value == m.to_numpy().min() and m.loc[minimum.a, minimum.b] == minimum.value
+    u = survfair.utility(res, alpha=2.0, beta=0.5)
+    expected = 2.0 * (m.loc["y", "x"] + m.loc["y", "z"]) + 0.5 * (m.loc["x", "y"] + m.loc["z", "y"])
+    assert u.loc["y", "value"] == pytest.approx(expected)
+    diag = np.diag(m.to_numpy())
+    assert survfair.concordance_imparity(res) == pytest.approx(diag.max() - diag.min())
+    assert np.isnan(survfair.delta_between(res, "x", "y").se)
+    with pytest.raises(ValueError, match="group 'w' is not in the result"):
+        survfair.delta_between(res, "x", "w")
+    with pytest.raises(ValueError, match="alpha must be finite"):
+        survfair.utility(res, alpha=np.inf)
+    contrast = survfair.contrast(res, np.eye(3))
+    assert contrast.value == pytest.approx(np.trace(m.to_numpy()))
+
+
+def test_intersectional_groups_and_columns():
+    time, event, codes, risk = make_data(200, 2, 4)
+    frame = pd.DataFrame({"t": time, "e": event.astype(int), "sex": np.where(codes == 0, "F", "M"),
+                          "race": np.where(np.arange(200) % 3 == 0, "Black", "White"), "r": risk})
+    res = survfair.xci("t", "e", ["sex", "race"], "r", data=frame, method="naive")
+    assert res.groups == ("F|Black", "F|White", "M|Black", "M|White")
+    combined = frame["sex"] + "|" + frame["race"]
+    again = survfair.xci(frame["t"], frame["e"], combined, frame["r"], method="naive")
+    np.testing.assert_array_equal(res.values, again.values)
+
+
+def test_groups_order_and_subset():
+    time, event, codes, risk = make_data(300, 3, 6)
+    labels = np.array(["a", "b", "c"])[codes]
+    full = survfair.xci(time, event, labels, risk, method="naive")
+    ordered = survfair.xci(time, event, labels, risk, method="naive", groups=["c", "a", "b"])
+    assert ordered.groups == ("c", "a", "b")
+    pd.testing.assert_frame_equal(ordered.matrix.loc[["a", "b", "c"], ["a", "b", "c"]], full.matrix)
+    with pytest.warns(UserWarning, match="excluded"):
+        subset = survfair.xci(time, event, labels, risk, method="naive", groups=["a", "b"])
+    assert subset.n_excluded == int((labels == "c").sum())
+    pd.testing.assert_frame_equal(subset.matrix, full.matrix.loc[["a", "b"], ["a", "b"]])
+
+
+def test_empty_cell_is_nan_with_warning():
+    time = np.array([1.0, 2.0, 3.0, 4.0])
+    event = np.array([1, 1, 0, 0])
+    group = np.array(["a", "a", "b", "b"])
+    with pytest.warns(survfair.UndefinedXCIWarning, match=r"\('b', 'a'\)"):
+        res = survfair.xci(time, event, group, [4, 3, 2, 1], method="naive")
+    assert np.isnan(res.matrix.loc["b", "a"]) and np.isnan(res.matrix.loc["b", "b"])
+    assert res.matrix.loc["a", "b"] == 1.0
+
+
+def test_result_is_immutable_and_exports():
+    time, event, codes, risk = make_data(100, 2, 1)
+    res = survfair.xci(time, event, codes, risk, method="naive")
+    with pytest.raises(Exception):
+        res.method = "ipcw"
+    with pytest.raises(ValueError):
+        res.pair_counts.numerator[0, 0] = 1.0
+    matrix = res.matrix
+    matrix.iloc[0, 0] = -1.0
+    assert res.matrix.iloc[0, 0] != -1.0
+    import json
+
+    payload = json.loads(json.dumps(res.to_dict()))
+    assert len(payload["cells"]) == 4 and payload["method"] == "naive"
+    frame = res.to_frame()
+    assert list(frame.columns[:4]) == ["a", "b", "comparable", "concordant"] and len(frame) == 4
+    assert "XCIResult(method='naive'" in repr(res)
+
+
+def test_censoring_curves_exposed():
+    time, event, codes, risk = make_data(300, 2, 8)
+    res = survfair.xci(time, event, codes, risk, tau=20.0)
+    curves = res.censoring_curves.to_frame()
+    assert set(curves["group"]) == {0, 1}
+    assert curves["censoring_survival"].between(0, 1).all()
+    assert set(res.min_censoring_survival) == {0, 1}
+    pooled = survfair.xci(time, event, codes, risk, tau=20.0, censoring="pooled")
+    assert pooled.censoring_curves.kind == "pooled"
