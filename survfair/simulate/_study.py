@@ -168,7 +168,9 @@ def study(
                     "approx": float(approx[k][r, c]),
                 }
             )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["model"] = {"beta0": beta0, **model, "beta2_hat": beta2_hat}
+    return table
 
 
 def _truncate(time: np.ndarray, event: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
@@ -373,7 +375,9 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
     Parameters
     ----------
     table : pandas.DataFrame
-        Output of :func:`study`.
+        Output of :func:`study`. When ``table.attrs["model"]`` (set by :func:`study`) is present,
+        the closed forms are drawn on a fine grid of beta1_hat; otherwise (e.g. a table read back
+        from CSV) as lines through the grid points.
     axes : array-like of 4 matplotlib Axes, optional
         Where to draw (in the panel order above). Default: a new 2 x 2 figure from
         ``matplotlib.pyplot.subplots``.
@@ -406,16 +410,37 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
     if axes.size != 4:
         raise ValueError(f"axes must hold 4 Axes, got {axes.size}.")
     axes = axes.reshape(2, 2)
+    fine, curves = _fine_curves(table)
     style = {"fmt": "o", "color": "black", "capsize": 3, "markersize": 4, "label": "Monte Carlo (mean ± SD)"}
     style.update(kwargs)
     for ax, (a, b) in zip(axes.ravel(), _CELL_ORDER):
         cell = table[(table["a"] == a) & (table["b"] == b)].sort_values("beta1_hat")
         x = cell["beta1_hat"].to_numpy()
-        ax.plot(x, cell["exact"], "-", color="C0", label="exact")
-        ax.plot(x, cell["approx"], "--", color="C1", label="approximation")
+        if curves is not None:
+            r, c = GROUPS.index(a), GROUPS.index(b)
+            ax.plot(fine, curves["exact"][:, r, c], "-", color="C0", label="exact")
+            ax.plot(fine, curves["approx"][:, r, c], "--", color="C1", label="approximation")
+        else:
+            ax.plot(x, cell["exact"], "-", color="C0", label="exact")
+            ax.plot(x, cell["approx"], "--", color="C1", label="approximation")
         ax.errorbar(x, cell["mc_mean"], yerr=cell["mc_sd"], **style)
         ax.set_title(_TITLES[(a, b)])
         ax.set_xlabel(r"$\hat\beta_1$")
         ax.set_ylabel("xCI")
-    axes[0, 0].legend(loc="best", fontsize="small")
+    axes[1, 0].legend(loc="upper right", fontsize="small")
     return axes
+
+
+def _fine_curves(table: pd.DataFrame):
+    """Exact and approximate curves on a fine grid when ``table.attrs`` carries the model."""
+    model = table.attrs.get("model")
+    if not isinstance(model, dict) or table.empty:
+        return None, None
+    fine = np.linspace(table["beta1_hat"].min(), table["beta1_hat"].max(), 101)
+    model = dict(model)
+    beta0, beta2_hat = model.pop("beta0"), model.pop("beta2_hat")
+    curves = {
+        m: np.array([lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method=m).cells for h in fine])
+        for m in ("exact", "approx")
+    }
+    return fine, curves
