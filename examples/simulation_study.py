@@ -24,7 +24,9 @@ from survfair.simulate import PAPER_GRID, ipcw_bias_study, lognormal_xci, plot_s
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("output_dir", nargs="?", default="out", type=Path, help="where to save figure1.png (default ./out)")
+    parser.add_argument(
+        "output_dir", nargs="?", default="out", type=Path, help="where to save figure1.png (default ./out)"
+    )
     parser.add_argument("--quick", action="store_true", help="small grid and few replications")
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
@@ -53,7 +55,8 @@ def main(argv=None) -> int:
         n=(300,) if args.quick else (250, 1000), n_reps=20 if args.quick else 200, random_state=args.seed
     )
     print("Naive vs IPCW xCI under group-specific censoring (truth: exact truncated xCI, tau = 4)")
-    print(bias[["n", "censoring", "a", "b", "estimator", "truth", "bias", "sd", "rmse", "mc_se"]].to_string(index=False))
+    shown = ["n", "censoring", "a", "b", "estimator", "truth", "bias", "sd", "rmse", "mc_se"]
+    print(bias[shown].to_string(index=False))
     return 0
 
 

@@ -351,8 +351,8 @@ def test_cohort_group_specific_exponential_censoring():
 
 def test_cohort_lognormal_and_administrative_censoring():
     df = lognormal_cohort(
-        10_000, 0.0, **PAPER, censoring={"lognormal": {1: (0.5, 0.4), 0: (1.5, 0.8)}, "administrative": {1: 3.0, 0: 5.0}},
-        random_state=3,
+        10_000, 0.0, **PAPER, random_state=3,
+        censoring={"lognormal": {1: (0.5, 0.4), 0: (1.5, 0.8)}, "administrative": {1: 3.0, 0: 5.0}},
     )
     for g, (mu, sd), end in ((1, (0.5, 0.4), 3.0), (0, (1.5, 0.8), 5.0)):
         sub = df[df["group"] == g]
@@ -591,7 +591,8 @@ def test_gaussian_xauc_matches_simulation():
 
 
 def test_gaussian_xauc_ties_and_validation():
-    point = gaussian_xauc({(0, 0): 1.0, (0, 1): 1.0, (1, 0): 0.0, (1, 1): 2.0}, {(g, y): 0.0 for g in (0, 1) for y in (0, 1)})
+    zero = {(g, y): 0.0 for g in (0, 1) for y in (0, 1)}
+    point = gaussian_xauc({(0, 0): 1.0, (0, 1): 1.0, (1, 0): 0.0, (1, 1): 2.0}, zero)
     np.testing.assert_array_equal(point.to_numpy(), [[0.5, 1.0], [1.0, 1.0]])
     with pytest.raises(TypeError, match="mu must be a dict"):
         gaussian_xauc([0.1, 0.2], SD)

@@ -440,7 +440,9 @@ def _fine_curves(table: pd.DataFrame):
     model = dict(model)
     beta0, beta2_hat = model.pop("beta0"), model.pop("beta2_hat")
     curves = {
-        m: np.array([lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method=m).cells for h in fine])
+        m: np.array(
+            [lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method=m).cells for h in fine]
+        )
         for m in ("exact", "approx")
     }
     return fine, curves
