@@ -436,7 +436,7 @@ def _fine_curves(table: pd.DataFrame):
     model = table.attrs.get("model")
     if not isinstance(model, dict) or table.empty:
         return None, None
-    fine = np.linspace(table["beta1_hat"].min(), table["beta1_hat"].max(), 101)
+    fine = np.linspace(table["beta1_hat"].min(), table["beta1_hat"].max(), 41)
     model = dict(model)
     beta0, beta2_hat = model.pop("beta0"), model.pop("beta2_hat")
     curves = {
