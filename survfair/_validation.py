@@ -22,6 +22,7 @@ __all__ = [
     "check_binary_inputs",
     "check_binary_outcome",
     "check_tau",
+    "check_horizons",
     "check_option",
 ]
 
@@ -226,6 +227,36 @@ def check_tau(tau: Any) -> float | None:
     if not np.isfinite(tau) or tau <= 0:
         raise ValueError(f"tau must be a finite number > 0, got {tau}.")
     return tau
+
+
+def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
+    """Validate evaluation horizons as scikit-survival's ``cumulative_dynamic_auc`` does.
+
+    Returns the sorted unique horizons. Each must lie in [min(observed), max(observed)):
+    at a horizon at or after the last observed time nobody is event-free afterwards.
+
+    Raises
+    ------
+    TypeError
+        If ``times`` is not numeric.
+    ValueError
+        If ``times`` is empty, not 1-D, has NaN/inf, or a value outside the follow-up range.
+    """
+    values = np.atleast_1d(np.asarray(times))
+    if values.ndim != 1:
+        raise ValueError(f"times must be a number or 1-D, got an array of shape {values.shape}.")
+    if values.size == 0:
+        raise ValueError("times is empty: give at least one horizon.")
+    values = _as_numeric(values, "times", None)
+    values = np.unique(values)
+    low, high = float(observed.min()), float(observed.max())
+    outside = (values < low) | (values >= high)
+    if outside.any():
+        raise ValueError(
+            f"times must lie within the follow-up of the data, [{low:g}; {high:g}); "
+            f"got {[float(v) for v in values[outside]]}."
+        )
+    return values
 
 
 def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:

@@ -389,11 +389,12 @@ def xauc(
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xauc([1, 0, 1, 0], ["a", "a", "b", "b"], [0.9, 0.2, 0.6, 0.7])
-    >>> res.matrix.loc["a", "b"], res.matrix.loc["b", "a"]
-    (1.0, 1.0)
-    >>> res.matrix.loc["b", "b"]
-    0.0
+    >>> y = [1, 1, 0, 0, 1, 1, 0, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> score = [0.9, 0.8, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1]
+    >>> res = survfair.xauc(y, group, score)
+    >>> float(res.matrix.loc["a", "b"]), float(res.matrix.loc["b", "a"]), float(res.matrix.loc["b", "b"])
+    (1.0, 1.0, 0.5)
     """
     tied_tol = _check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
