@@ -398,3 +398,49 @@ def test_validation_of_summary_arguments():
         delta_balanced_xauc(res, "a", "b", outcome=-1)
     with pytest.raises(ValueError, match="column 'nope' is not in data"):
         xauc("nope", "g", "s", data=pd.DataFrame({"g": g, "s": s}))
+
+
+# -- command-line rendering ---------------------------------------------------------------------
+def _parser():
+    import argparse
+
+    from survfair._cli_binary import add_binary_arguments
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--group", action="append")
+    for name in ("--risk", "--time", "--event"):
+        parser.add_argument(name)
+    parser.add_argument("--format", default="table")
+    add_binary_arguments(parser)
+    return parser
+
+
+def test_cli_binary_report_and_horizon_table():
+    from survfair._cli_binary import horizon_table, run_binary_audit
+
+    y, g, s, _ = make_data(16, n=300, n_groups=3)
+    rng = np.random.default_rng(16)
+    frame = pd.DataFrame({"dead": np.where(y == 1, "yes", "no"), "grp": g, "score": s,
+                          "t": rng.exponential(size=300) + 0.01, "e": rng.integers(0, 2, 300)})
+    args = _parser().parse_args(["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp",
+                                 "--risk", "score"])
+    text = run_binary_audit(args, frame)
+    res = xauc(frame.dead, g, s, positive="yes")
+    assert f"{res.matrix.loc['a', 'b']:.3f}" in text and "Balanced xAUC" in text
+    estimate = delta_xauc(res, "b", "c")
+    assert f"{estimate.value:.4f}" in text  # every pair's ΔxAUC is printed
+    assert json.loads(run_binary_audit(_parser().parse_args(
+        ["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp", "--risk", "score",
+         "--format", "json"]), frame))["auc"] == pytest.approx(res.overall)
+    with pytest.raises(ValueError, match="--positive 'maybe' does not occur"):
+        run_binary_audit(_parser().parse_args(["--binary", "--outcome", "dead", "--positive", "maybe",
+                                               "--group", "grp", "--risk", "score"]), frame)
+    with pytest.raises(ValueError, match="needs --outcome"):
+        run_binary_audit(_parser().parse_args(["--binary", "--group", "grp", "--risk", "score"]), frame)
+    args = _parser().parse_args(["--time", "t", "--event", "e", "--group", "grp", "--risk", "score",
+                                 "--horizon", "0.5", "--horizon", "1.0"])
+    table = horizon_table(args, frame)
+    expected = survfair.xauc_t("t", "e", "grp", "score", [0.5, 1.0], data=frame)
+    assert "t = 0.5" in table and "t = 1" in table
+    assert f"{expected['xauc'].iloc[1]:.4f}" in table
+    assert horizon_table(_parser().parse_args(["--group", "grp"]), frame) == ""
