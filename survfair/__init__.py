@@ -26,6 +26,27 @@ from ._summaries import (
 )
 from ._xci import xci
 from . import simulate
+from ._xauc import (
+    UndefinedXAUCWarning,
+    XAUCResult,
+    XROCCurve,
+    auc_decomposition,
+    balanced_xauc,
+    balanced_xroc,
+    conditional_xauc,
+    delta_balanced_xauc,
+    delta_xauc,
+    group_metrics,
+    xauc,
+    xroc,
+)
+from ._xauc_t import xauc_t
+from ._binary_adjust import (
+    EqualOpportunityAdjustment,
+    LogisticAdjustment,
+    equal_opportunity_adjustment,
+    logistic_adjustment,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -50,4 +71,21 @@ __all__ = [
     "UndefinedXCIWarning",
     "ConvergenceError",
     "simulate",
+    "xauc",
+    "XAUCResult",
+    "XROCCurve",
+    "UndefinedXAUCWarning",
+    "delta_xauc",
+    "balanced_xauc",
+    "delta_balanced_xauc",
+    "auc_decomposition",
+    "xroc",
+    "balanced_xroc",
+    "conditional_xauc",
+    "group_metrics",
+    "xauc_t",
+    "logistic_adjustment",
+    "LogisticAdjustment",
+    "equal_opportunity_adjustment",
+    "EqualOpportunityAdjustment",
 ]

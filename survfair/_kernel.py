@@ -179,6 +179,28 @@ def _orders(time: np.ndarray, risk: np.ndarray, tied_tol: float) -> _Orders:
     return _Orders(order_time, order_risk, position, below, upto)
 
 
+def _own_weights(time, codes, n_groups, inverse_k, row_weight):
+    """Per-row factor of the earlier member's weight, and whether the pass is weighted."""
+    weighted = inverse_k is not None or row_weight is not None
+    if not weighted:
+        return np.ones(1), False
+    own = np.ones(time.shape[0])
+    if inverse_k is not None:  # 1 / K_{g_i}(time_i), each row against its own group's curve
+        for g in range(n_groups):
+            rows = codes == g
+            own[rows] = inverse_k(g, time[rows])
+    if row_weight is not None:
+        own = own * np.asarray(row_weight, dtype=np.float64)
+    return np.ascontiguousarray(own), True
+
+
+def _column_weights(column, time, inverse_k, weighted):
+    """1 / K_b(time_i) of every row against column group b (ones without ``inverse_k``)."""
+    if inverse_k is not None:
+        return inverse_k(column, time)
+    return np.ones(time.shape[0] if weighted else 1)
+
+
 def count_pairs(
     time: np.ndarray,
     event: np.ndarray,
@@ -190,6 +212,7 @@ def count_pairs(
     tau: float | None = None,
     tied_tol: float = 1e-8,
     strict: bool = False,
+    row_weight: np.ndarray | None = None,
 ) -> tuple[PairCounts, tuple[int, int] | None]:
     """Count comparable, concordant and tied pairs for every ordered group pair.
 
@@ -208,6 +231,11 @@ def count_pairs(
         Risks within ``tied_tol`` of each other are tied.
     strict : bool
         The paper's literal eq. 3-4 instead of scikit-survival's convention.
+    row_weight : ndarray of shape (n_samples,) or None
+        Extra per-row factor multiplying the weight of every pair whose EARLIER member is that
+        row (e.g. the case weights 1 / K_a(time_i) of a cumulative/dynamic AUC(t)). Alone it turns
+        on weighting with pair weight ``row_weight[i]``; with ``inverse_k`` the pair weight is
+        ``row_weight[i] / (K_{g_i}(t_i) K_{g_j}(t_i))``. None (default): no extra factor.
 
     Returns
     -------
@@ -216,18 +244,12 @@ def count_pairs(
         The first event whose weight against that column group is not finite.
     """
     orders = _orders(time, risk, tied_tol)
-    weighted = inverse_k is not None
-    own = np.ones(1)
-    if weighted:  # 1 / K_{g_i}(time_i), each row against its own group's curve
-        own = np.empty(time.shape[0])
-        for g in range(n_groups):
-            rows = codes == g
-            own[rows] = inverse_k(g, time[rows])
+    own, weighted = _own_weights(time, codes, n_groups, inverse_k, row_weight)
     cutoff = np.inf if tau is None else float(tau)
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
     bad = None
     for column in range(n_groups):
-        inv_column = inverse_k(column, time) if weighted else np.ones(1)
+        inv_column = _column_weights(column, time, inverse_k, weighted)
         result = _column_pass(
             column, codes, time, event, orders.order_time, orders.order_risk, orders.position,
             orders.below, orders.upto, own, inv_column, weighted, cutoff, strict, n_groups,
@@ -412,25 +434,21 @@ def individual_contributions(
     tau: float | None = None,
     tied_tol: float = 1e-8,
     strict: bool = False,
+    row_weight: np.ndarray | None = None,
 ) -> IndividualContributions:
     """Per-individual contributions to every cell (same conventions and weights as :func:`count_pairs`).
 
     O(G^2 n log n) time and O(G n) memory. Weights that are not finite propagate as inf/NaN; call
-    :func:`count_pairs` first, which reports positivity failures.
+    :func:`count_pairs` first, which reports positivity failures. ``row_weight`` is as in
+    :func:`count_pairs`.
     """
     orders = _orders(time, risk, tied_tol)
-    weighted = inverse_k is not None
-    own = np.ones(1)
-    if weighted:
-        own = np.empty(time.shape[0])
-        for g in range(n_groups):
-            rows = codes == g
-            own[rows] = inverse_k(g, time[rows])
+    own, weighted = _own_weights(time, codes, n_groups, inverse_k, row_weight)
     cutoff = np.inf if tau is None else float(tau)
     n = time.shape[0]
     arrays = [np.zeros((n, n_groups)) for _ in range(4)]
     for column in range(n_groups):
-        inv_column = inverse_k(column, time) if weighted else np.ones(1)
+        inv_column = _column_weights(column, time, inverse_k, weighted)
         common = (column, codes, time, event, orders.order_time, orders.order_risk, orders.position,
                   orders.below, orders.upto, own, inv_column, weighted, cutoff, strict)
         _earlier_pass(*common, arrays[0], arrays[1])

@@ -16,7 +16,15 @@ import pandas as pd
 
 from ._exceptions import NoComparablePairError
 
-__all__ = ["SurvivalSample", "check_survival_inputs", "check_tau", "check_option"]
+__all__ = [
+    "SurvivalSample",
+    "check_survival_inputs",
+    "check_binary_inputs",
+    "check_binary_outcome",
+    "check_tau",
+    "check_horizons",
+    "check_option",
+]
 
 _MAX_ROWS_SHOWN = 10
 GROUP_SEPARATOR = "|"
@@ -221,6 +229,36 @@ def check_tau(tau: Any) -> float | None:
     return tau
 
 
+def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
+    """Validate evaluation horizons as scikit-survival's ``cumulative_dynamic_auc`` does.
+
+    Returns the sorted unique horizons. Each must lie in [min(observed), max(observed)):
+    at a horizon at or after the last observed time nobody is event-free afterwards.
+
+    Raises
+    ------
+    TypeError
+        If ``times`` is not numeric.
+    ValueError
+        If ``times`` is empty, not 1-D, has NaN/inf, or a value outside the follow-up range.
+    """
+    values = np.atleast_1d(np.asarray(times))
+    if values.ndim != 1:
+        raise ValueError(f"times must be a number or 1-D, got an array of shape {values.shape}.")
+    if values.size == 0:
+        raise ValueError("times is empty: give at least one horizon.")
+    values = _as_numeric(values, "times", None)
+    values = np.unique(values)
+    low, high = float(observed.min()), float(observed.max())
+    outside = (values < low) | (values >= high)
+    if outside.any():
+        raise ValueError(
+            f"times must lie within the follow-up of the data, [{low:g}; {high:g}); "
+            f"got {[float(v) for v in values[outside]]}."
+        )
+    return values
+
+
 def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
     """Validate a string option against its allowed values."""
     if value not in allowed:
@@ -317,6 +355,132 @@ def check_survival_inputs(
         index=index,
     )
     return sample, n_excluded
+
+
+def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = None) -> np.ndarray:
+    """Validate a binary outcome and return the boolean mask of the positive class.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Outcome labels (any hashable values: 0/1, booleans, strings...).
+    positive : hashable
+        The label of the class that should rank higher (Y = 1 in Kallus & Zhou 2019).
+    index : pandas.Index, optional
+        Row labels used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), bool
+        True where ``y == positive``.
+
+    Raises
+    ------
+    TypeError
+        If ``positive`` is not a hashable scalar.
+    ValueError
+        If ``y`` has missing values, does not have exactly two classes (the rows of the
+        unexpected labels are named), or ``positive`` does not occur in ``y``.
+    """
+    if isinstance(positive, (list, tuple, set, dict, np.ndarray, pd.Series)) or positive is None:
+        raise TypeError(f"positive must be a single label such as 1 or 'yes', got {positive!r}.")
+    series = pd.Series(y)
+    missing = series.isna().to_numpy()
+    if missing.any():
+        raise ValueError(f"y contains missing values at {_rows(missing, index)}.")
+    counts = series.value_counts(sort=False)
+    try:
+        counts = counts.sort_index()
+    except TypeError:  # labels of unorderable mixed types keep first-appearance order
+        pass
+    present = [_plain(v) for v in counts.index]
+    is_positive = (series == positive).to_numpy(dtype=bool)
+    if not is_positive.any():
+        raise ValueError(f"positive={positive!r} does not occur in y (labels present: {present}).")
+    others = counts[[not bool(pd.Series([v], dtype=object).eq(positive).iloc[0]) for v in counts.index]]
+    if len(others) == 0:
+        raise ValueError(
+            f"y must contain exactly two classes (positive={positive!r} and one negative label); "
+            f"every row is {present[0]!r}, so there are no negatives."
+        )
+    if len(others) > 1:
+        negative = others.idxmax()  # the most frequent other label is taken as the negative class
+        wrong = ~is_positive & (series != negative).to_numpy(dtype=bool)
+        unexpected = [_plain(v) for v in others.index if v != negative]
+        raise ValueError(
+            f"y must contain exactly two classes (positive={positive!r} and one negative label); found "
+            f"{len(counts)}: {present}. Taking {_plain(negative)!r} as the negative label, the values "
+            f"{unexpected} at {_rows(wrong, index)} are unexpected."
+        )
+    return is_positive
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python scalars, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_binary_inputs(
+    y: Any,
+    group: Any,
+    score: Any,
+    *,
+    data: pd.DataFrame | None = None,
+    positive: Any = 1,
+    groups: Sequence | None = None,
+) -> tuple[SurvivalSample, int]:
+    """Validate binary-outcome inputs and encode them as an uncensored survival sample.
+
+    Positives become events at time 0 and negatives censored at time 1, so the comparable pairs
+    of the pair-count kernel are exactly the (positive, negative) pairs and xCI_{a,b} is
+    xAUC(a, b) = P[R_1^a > R_0^b] (Kallus & Zhou 2019, Definition 2).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,) or column name
+        Binary outcome with exactly two labels.
+    group : array-like of shape (n_samples,), column name, or list of column names
+        Group labels (several columns are combined into intersectional labels "a|b").
+    score : array-like of shape (n_samples,) or column name
+        Risk score, numeric; higher = more likely positive.
+    data : pandas.DataFrame, optional
+        Table in which string arguments are column names.
+    positive : hashable, default=1
+        Label of the positive class.
+    groups : sequence, optional
+        Labels to analyse, in matrix order.
+
+    Returns
+    -------
+    sample : SurvivalSample
+        ``event`` is the positive mask, ``time`` is 0 for positives and 1 for negatives,
+        ``risk`` the score.
+    n_excluded : int
+        Rows whose group is not in ``groups``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`check_survival_inputs` (naming ``y``, ``group`` and ``score``) and
+        :func:`check_binary_outcome`.
+    """
+    if data is not None and not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.")
+    raw = {
+        "y": _as_1d(_column(y, data, "y"), "y"),
+        "group": _as_1d(_resolve_group(group, data), "group"),
+        "score": _as_1d(_column(score, data, "score"), "score"),
+    }
+    lengths = {name: values.shape[0] for name, values in raw.items()}
+    if len(set(lengths.values())) != 1:
+        described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
+        raise ValueError(f"inputs have mismatched lengths: {described} rows.")
+    index = data.index if data is not None else _common_index(y, group, score)
+    is_positive = check_binary_outcome(raw["y"], positive, index)
+    time = pd.Series(np.where(is_positive, 0.0, 1.0), index=index)
+    return check_survival_inputs(
+        time, is_positive, group, score, data=data, groups=groups, risk_name="score"
+    )
 
 
 def _common_index(*values: Any) -> pd.Index:

@@ -1,0 +1,873 @@
+"""The binary xAUC family (Kallus & Zhou 2019) as the uncensored special case of xCI.
+
+A positive (the label that should rank higher) is encoded as an event at time 0 and a negative
+as censored at time 1. Under the pair-count kernel's conventions the comparable pairs are then
+exactly the (positive, negative) pairs, so the kernel's cell (a, b) is
+xAUC(a, b) = P[R_1^a > R_0^b] (Definition 2), ties counting 1/2, and the kernel's per-individual
+contributions are the DeLong structural components (placement values):
+
+* ``earlier_numerator[i, b] / n_0^b`` of a positive i of group a is the fraction of negatives of
+  group b it outranks, V10_{ab}(i);
+* ``later_numerator[j, a] / n_1^a`` of a negative j of group b is the fraction of positives of
+  group a that outrank it, V01_{ab}(j) -- the conditional xAUC of Section 6.
+
+Everything here reuses :func:`survfair._kernel.count_pairs` and
+:func:`survfair._kernel.individual_contributions`; nothing counts pairs a second time.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._exceptions import UndefinedXCIWarning
+from ._kernel import IndividualContributions, PairCounts, count_pairs, individual_contributions
+from ._results import (
+    ConfidenceInterval,
+    _json_safe,
+    _readonly,
+    check_confidence_level,
+    contrast_interval,
+    contrast_se,
+)
+from ._summaries import Estimate, contrast
+from ._validation import SurvivalSample, check_binary_inputs, check_option
+from ._xci import _check_tied_tol
+
+__all__ = [
+    "XAUCResult",
+    "XROCCurve",
+    "UndefinedXAUCWarning",
+    "xauc",
+    "delta_xauc",
+    "balanced_xauc",
+    "delta_balanced_xauc",
+    "auc_decomposition",
+    "xroc",
+    "balanced_xroc",
+    "conditional_xauc",
+    "group_metrics",
+]
+
+ROW_NAME = "a (positive)"
+COLUMN_NAME = "b (negative)"
+
+
+class UndefinedXAUCWarning(UndefinedXCIWarning):
+    """Warned when an xAUC cell has no (positive, negative) pair, or a DeLong variance is undefined."""
+
+
+@dataclass(frozen=True)
+class _BinaryRows:
+    """Per-row data kept by an :class:`XAUCResult` for curves, diagnostics and metrics."""
+
+    index: pd.Index
+    codes: np.ndarray
+    is_positive: np.ndarray
+    score: np.ndarray
+    earlier_numerator: np.ndarray  # (n, G): positives' concordance sums against each negative group
+    later_numerator: np.ndarray  # (n, G): negatives' sums of positives of each group ranked above
+
+
+def _frame(groups: tuple, values: np.ndarray) -> pd.DataFrame:
+    index = pd.Index(list(groups), name=ROW_NAME, tupleize_cols=False)
+    columns = pd.Index(list(groups), name=COLUMN_NAME, tupleize_cols=False)
+    return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
+
+
+def _group_index(groups: tuple) -> pd.Index:
+    return pd.Index(list(groups), name="group", tupleize_cols=False)
+
+
+@dataclass(frozen=True)
+class XAUCResult:
+    """Result of :func:`survfair.xauc`: the G x G xAUC matrix with DeLong inference.
+
+    Rows ``a`` are the group of the POSITIVE, columns ``b`` the group of the NEGATIVE:
+    ``matrix.loc[a, b]`` estimates xAUC(a, b) = P[R_1^a > R_0^b] (Kallus & Zhou 2019,
+    Definition 2); the diagonal holds the within-group AUCs AUC^a. The object is duck-type
+    compatible with :class:`survfair.XCIResult` for the linear summaries
+    (:func:`survfair.contrast`, :func:`survfair.delta_between`, :func:`survfair.delta_within`,
+    :func:`survfair.min_xci`, :func:`survfair.utility`), which then read the DeLong covariance.
+
+    Attributes
+    ----------
+    groups : tuple
+        Group labels in matrix order.
+    positive : hashable
+        Label of the positive class in ``y``.
+    tied_tol : float
+        Scores with |r_i - r_j| <= tied_tol are tied and count 1/2.
+    n_samples : int
+        Rows analysed.
+    pair_counts : PairCounts
+        Kernel counts per cell (read-only (G, G) arrays): ``comparable`` = n_1^a n_0^b pairs,
+        ``concordant``, ``tied_risk`` (tied scores), ``numerator`` = concordant + ties / 2.
+    covariance : ndarray of shape (G*G, G*G)
+        DeLong covariance of the cells in row-major order (a, b); NaN where undefined.
+    group_sizes : dict
+        Per group: ``{"n": ..., "positives": ..., "negatives": ...}``.
+    confidence_level : float
+        Level of the reported intervals.
+    ci_method : str
+        ``"delong"``.
+    """
+
+    groups: tuple
+    positive: Any
+    tied_tol: float
+    n_samples: int
+    pair_counts: PairCounts = field(repr=False)
+    covariance: np.ndarray = field(repr=False)
+    group_sizes: dict = field(repr=False, default_factory=dict)
+    confidence_level: float = 0.95
+    ci_method: str = "delong"
+    replicates: None = field(repr=False, default=None)
+    rows: _BinaryRows | None = field(repr=False, default=None)
+
+    def __post_init__(self):
+        counts = PairCounts(*(_readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
+        object.__setattr__(self, "pair_counts", counts)
+        object.__setattr__(self, "covariance", _readonly(self.covariance))
+
+    # -- values -------------------------------------------------------------------------------
+    @property
+    def values(self) -> np.ndarray:
+        """xAUC matrix as a (G, G) float array; NaN where a cell has no (positive, negative) pair."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = self.pair_counts.numerator / self.pair_counts.denominator
+        values[self.pair_counts.denominator == 0] = np.nan
+        return values
+
+    @property
+    def matrix(self) -> pd.DataFrame:
+        """xAUC matrix: rows a = group of the positive, columns b = group of the negative."""
+        return _frame(self.groups, self.values)
+
+    @property
+    def within(self) -> pd.Series:
+        """Within-group AUCs AUC^a = xAUC(a, a) (the diagonal), indexed by group."""
+        return pd.Series(np.diag(self.values), index=_group_index(self.groups), name="auc")
+
+    @property
+    def overall(self) -> float:
+        """Population AUC P[R_1 > R_0] over all (positive, negative) pairs."""
+        return float(self.pair_counts.numerator.sum() / self.pair_counts.denominator.sum())
+
+    @property
+    def auc(self) -> float:
+        """Alias of :attr:`overall`: the population AUC."""
+        return self.overall
+
+    @property
+    def counts(self) -> pd.DataFrame:
+        """Tidy counts, one row per ordered group pair (a, b).
+
+        Columns: a, b, positives (n_1^a), negatives (n_0^b), pairs, concordant, discordant,
+        tied_score, xauc.
+        """
+        c = self.pair_counts
+        g = len(self.groups)
+        a, b = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
+        labels = np.array(self.groups, dtype=object)
+        positives = np.array([self.group_sizes[k]["positives"] for k in self.groups])
+        negatives = np.array([self.group_sizes[k]["negatives"] for k in self.groups])
+        return pd.DataFrame(
+            {
+                "a": labels[a.ravel()],
+                "b": labels[b.ravel()],
+                "positives": positives[a.ravel()],
+                "negatives": negatives[b.ravel()],
+                "pairs": c.comparable.ravel(),
+                "concordant": c.concordant.ravel(),
+                "discordant": c.discordant.ravel(),
+                "tied_score": c.tied_risk.ravel(),
+                "xauc": self.values.ravel(),
+            }
+        )
+
+    # -- uncertainty --------------------------------------------------------------------------
+    @property
+    def se(self) -> pd.DataFrame:
+        """DeLong standard errors aligned with :attr:`matrix`."""
+        se = contrast_se(self, np.eye(len(self.groups) ** 2))
+        return _frame(self.groups, se.reshape(self.values.shape))
+
+    def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Lower and upper Wald limits (DeLong variance) aligned with :attr:`matrix`."""
+        level = self.confidence_level if confidence_level is None else confidence_level
+        low, high = contrast_interval(self, np.eye(len(self.groups) ** 2), level)
+        shape = self.values.shape
+        return _frame(self.groups, low.reshape(shape)), _frame(self.groups, high.reshape(shape))
+
+    @property
+    def ci_low(self) -> pd.DataFrame:
+        return self.confidence_interval()[0]
+
+    @property
+    def ci_high(self) -> pd.DataFrame:
+        return self.confidence_interval()[1]
+
+    # -- export -------------------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Long format: :attr:`counts` plus se, ci_low, ci_high per cell."""
+        frame = self.counts
+        low, high = self.confidence_interval()
+        frame["se"] = self.se.to_numpy().ravel()
+        frame["ci_low"] = low.to_numpy().ravel()
+        frame["ci_high"] = high.to_numpy().ravel()
+        return frame
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the AUC."""
+        balanced = balanced_xauc(self).reset_index()
+        return _json_safe(
+            {
+                "metric": "xauc",
+                "positive": str(self.positive),
+                "tied_tol": self.tied_tol,
+                "n_samples": self.n_samples,
+                "groups": [str(g) for g in self.groups],
+                "auc": self.overall,
+                "confidence_level": self.confidence_level,
+                "ci_method": self.ci_method,
+                "cells": [
+                    {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                    for row in self.to_frame().to_dict(orient="records")
+                ],
+                "balanced": [
+                    {k: (str(v) if k == "group" else v) for k, v in row.items()}
+                    for row in balanced.to_dict(orient="records")
+                ],
+            }
+        )
+
+    def __repr__(self) -> str:
+        cells = ", ".join(
+            f"({a!r}, {b!r}): {v:.4f}" for (a, b), v in zip(
+                [(a, b) for a in self.groups for b in self.groups], self.values.ravel()
+            )
+        )
+        return (
+            f"XAUCResult(groups={self.groups!r}, positive={self.positive!r}, n_samples={self.n_samples}, "
+            f"auc={self.overall:.4f}, xauc={{{cells}}})"
+        )
+
+
+# -- estimation ---------------------------------------------------------------------------------
+def _placements(rows: _BinaryRows, sizes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """V10[i, b] (positives) and V01[j, a] (negatives); NaN outside the role or for empty groups."""
+    n_pos, n_neg = sizes
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v10 = rows.earlier_numerator / n_neg[None, :]
+        v01 = rows.later_numerator / n_pos[None, :]
+    v10[:, n_neg == 0] = np.nan
+    v01[:, n_pos == 0] = np.nan
+    v10[~rows.is_positive] = np.nan
+    v01[rows.is_positive] = np.nan
+    return v10, v01
+
+
+def _cov(x: np.ndarray) -> np.ndarray:
+    """Sample covariance (ddof=1) of the columns of x, shape (k, k); NaN with fewer than 2 rows."""
+    k = x.shape[1]
+    if x.shape[0] < 2:
+        return np.full((k, k), np.nan)
+    centred = x - x.mean(axis=0)
+    return centred.T @ centred / (x.shape[0] - 1)
+
+
+def _delong_covariance(rows: _BinaryRows, n_groups: int, sizes) -> np.ndarray:
+    """DeLong covariance of all G*G cells (DeLong, DeLong & Clarke-Pearson 1988; Sun & Xu 2014).
+
+    Cell (a, b) is a two-sample U-statistic over the positives of a and the negatives of b. Cells
+    sharing the positives of a covary through V10 (cov_{P_a}(V10_ab, V10_ad) / n_1^a); cells
+    sharing the negatives of b through V01 (cov_{N_b}(V01_ab, V01_cb) / n_0^b). Cells with
+    disjoint samples, such as xAUC(a, b) and xAUC(b, a) for a != b, have covariance 0.
+    """
+    g = n_groups
+    v10, v01 = _placements(rows, sizes)
+    cov = np.zeros((g, g, g, g))  # [a, b, c, d] = Cov(theta_ab, theta_cd)
+    for a in range(g):
+        members = rows.is_positive & (rows.codes == a)
+        if members.any():
+            cov[a, :, a, :] += _cov(v10[members]) / members.sum()
+        else:
+            cov[a, :, a, :] = np.nan
+    for b in range(g):
+        members = ~rows.is_positive & (rows.codes == b)
+        if members.any():
+            cov[:, b, :, b] += _cov(v01[members]) / members.sum()
+        else:
+            cov[:, b, :, b] = np.nan
+    return cov.reshape(g * g, g * g)
+
+
+def xauc(
+    y: Any,
+    group: Any,
+    score: Any,
+    *,
+    data: pd.DataFrame | None = None,
+    positive: Any = 1,
+    tied_tol: float = 1e-8,
+    confidence_level: float = 0.95,
+) -> XAUCResult:
+    """Cross-group AUC: the full G x G xAUC matrix with DeLong standard errors.
+
+    xAUC(a, b) = P[R_1^a > R_0^b], the probability that a positive of group ``a`` is ranked above
+    a negative of group ``b`` (Kallus & Zhou 2019, Definition 2), estimated by the two-sample
+    U-statistic (1 / (n_1^a n_0^b)) sum_i sum_j (1[r_i > r_j] + 1/2 1[tied]). The diagonal holds
+    the within-group AUCs. Computed by the xCI pair-count kernel on the encoding positive = event
+    at time 0, negative = censored at time 1 (so xAUC is the naive xCI of that encoding), in
+    O(G^2 n log n) time and O(G n) memory.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,) or column name
+        Binary outcome with exactly two labels.
+    group : array-like of shape (n_samples,), column name, or list of column names
+        Sensitive-attribute labels; several columns are combined into labels "a|b".
+    score : array-like of shape (n_samples,) or column name
+        Risk score, float; a higher score should mean the positive class.
+    data : pandas.DataFrame, optional
+        Table in which string arguments are column names.
+    positive : hashable, default=1
+        Label of the positive class (Y = 1 in the paper).
+    tied_tol : float, default=1e-8
+        Scores with |r_i - r_j| <= tied_tol are tied and count 1/2 (as in sklearn's ROC AUC).
+    confidence_level : float, default=0.95
+        Level of the Wald intervals from the DeLong variance.
+
+    Returns
+    -------
+    XAUCResult
+        ``.matrix`` (rows a = positive's group, columns b = negative's group), ``.se``,
+        ``.confidence_interval()``, ``.covariance`` (all cells jointly), ``.counts``, ``.overall``.
+
+    Raises
+    ------
+    TypeError
+        For arguments of the wrong type (non-numeric score, ``data`` not a DataFrame, ...).
+    ValueError
+        For mismatched lengths, NaN/inf scores, missing labels, ``y`` without exactly two
+        classes, ``positive`` not in ``y``, negative ``tied_tol``, ``confidence_level``
+        outside (0, 1).
+
+    Warns
+    -----
+    UndefinedXAUCWarning
+        For cells without a pair (NaN) and for DeLong variances that need at least two
+        positives and two negatives in the groups involved.
+
+    Notes
+    -----
+    The DeLong covariance of cells (a, b) and (c, d) is
+    1[a = c] cov_{P_a}(V10_ab, V10_cd) / n_1^a + 1[b = d] cov_{N_b}(V01_ab, V01_cd) / n_0^b with
+    the placement values V10, V01 from the kernel (sample covariances with ddof=1), so intervals
+    of any contrast of cells (e.g. :func:`delta_xauc`) use the right covariance.
+
+    References
+    ----------
+    Kallus, N. & Zhou, A. (2019). The Fairness of Risk Scores Beyond Classification: Bipartite
+    Ranking and the xAUC Metric. NeurIPS 32. Definitions 1-2, Section 4.
+
+    DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated receiver operating characteristic curves: a nonparametric approach.
+    Biometrics 44(3), 837-845.
+
+    Sun, X. & Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the areas
+    under correlated receiver operating characteristic curves. IEEE Signal Processing Letters
+    21(11), 1389-1393.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> y = [1, 1, 0, 0, 1, 1, 0, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> score = [0.9, 0.8, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1]
+    >>> res = survfair.xauc(y, group, score)
+    >>> float(res.matrix.loc["a", "b"]), float(res.matrix.loc["b", "a"]), float(res.matrix.loc["b", "b"])
+    (1.0, 1.0, 0.5)
+    """
+    tied_tol = _check_tied_tol(tied_tol)
+    level = check_confidence_level(confidence_level)
+    sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
+    return _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+
+
+def _xauc_from_sample(
+    sample: SurvivalSample, *, positive: Any, tied_tol: float, confidence_level: float, stacklevel: int = 2
+) -> XAUCResult:
+    """xAUC of a validated binary sample (``event`` = positive, time 0 / 1)."""
+    g = sample.n_groups
+    counts, _ = count_pairs(sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol=tied_tol)
+    parts: IndividualContributions = individual_contributions(
+        sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol=tied_tol
+    )
+    n_pos = np.bincount(sample.group_codes[sample.event], minlength=g).astype(float)
+    n_neg = np.bincount(sample.group_codes[~sample.event], minlength=g).astype(float)
+    rows = _BinaryRows(
+        index=sample.index,
+        codes=_readonly(sample.group_codes),
+        is_positive=_readonly(sample.event),
+        score=_readonly(sample.risk),
+        earlier_numerator=_readonly(parts.earlier_numerator),
+        later_numerator=_readonly(parts.later_numerator),
+    )
+    empty = np.argwhere(counts.denominator == 0)
+    if empty.size:
+        cells = ", ".join(f"({sample.groups[a]!r}, {sample.groups[b]!r})" for a, b in empty)
+        warnings.warn(
+            f"xAUC is undefined (NaN) for cells without a (positive, negative) pair: {cells}.",
+            UndefinedXAUCWarning,
+            stacklevel=stacklevel,
+        )
+    few = [sample.groups[k] for k in range(g) if n_pos[k] == 1 or n_neg[k] == 1]
+    if few:
+        warnings.warn(
+            f"groups {few} have a single positive or a single negative, so the DeLong variance of "
+            "their cells is undefined (NaN).",
+            UndefinedXAUCWarning,
+            stacklevel=stacklevel,
+        )
+    sizes = {
+        label: {"n": int(n_pos[k] + n_neg[k]), "positives": int(n_pos[k]), "negatives": int(n_neg[k])}
+        for k, label in enumerate(sample.groups)
+    }
+    return XAUCResult(
+        groups=sample.groups,
+        positive=positive,
+        tied_tol=tied_tol,
+        n_samples=sample.n_samples,
+        pair_counts=counts,
+        covariance=_delong_covariance(rows, g, (n_pos, n_neg)),
+        group_sizes=sizes,
+        confidence_level=confidence_level,
+        rows=rows,
+    )
+
+
+# -- summaries ----------------------------------------------------------------------------------
+def _code(result: XAUCResult, label: Any) -> int:
+    try:
+        return result.groups.index(label)
+    except ValueError:
+        raise ValueError(f"group {label!r} is not in the result (groups: {list(result.groups)}).") from None
+
+
+def _wald(value: float, se: float, null: float, level: float) -> Estimate:
+    z = stats.norm.ppf((1 + level) / 2)
+    p_value = math.nan
+    if np.isfinite(se) and se > 0 and np.isfinite(value):
+        p_value = float(2 * stats.norm.sf(abs(value - null) / se))
+    interval = ConfidenceInterval(float(value - z * se), float(value + z * se))
+    return Estimate(float(value), float(se), interval, p_value, null, level)
+
+
+def delta_xauc(result: XAUCResult, a: Any, b: Any) -> Estimate:
+    """xAUC disparity ΔxAUC = xAUC(a, b) - xAUC(b, a) (Kallus & Zhou 2019, Section 4).
+
+    Positive: a positive of ``a`` is ranked above a negative of ``b`` more often than a positive
+    of ``b`` above a negative of ``a`` -- group ``b`` is disadvantaged when the positive label is
+    the beneficial one.
+
+    Parameters
+    ----------
+    result : XAUCResult
+    a, b : hashable
+        Group labels of the result.
+
+    Returns
+    -------
+    Estimate
+        Value, DeLong standard error (the full cell covariance; the two cells use disjoint samples,
+        so their covariance is 0 for a != b), Wald interval and p-value of H0: ΔxAUC = 0.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` or ``b`` is not a group of the result.
+    """
+    g = len(result.groups)
+    weights = np.zeros((g, g))
+    weights[_code(result, a), _code(result, b)] += 1.0
+    weights[_code(result, b), _code(result, a)] -= 1.0
+    return contrast(result, weights)
+
+
+def _balanced_parts(result: XAUCResult):
+    """Balanced xAUC values, DeLong variances and same-type covariances (each G or G x G)."""
+    rows = result.rows
+    g = len(result.groups)
+    pos, codes = rows.is_positive, rows.codes
+    n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
+    n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)
+    m, n = n_pos.sum(), n_neg.sum()
+    num = result.pair_counts.numerator
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value1 = num.sum(axis=1) / (n_pos * n)  # xAUC^1(a) = P[R_1^a > R_0]
+        value0 = num.sum(axis=0) / (m * n_neg)  # xAUC^0(b) = P[R_1 > R_0^b]
+        # xAUC^1(a): positives of a vs all negatives
+        v10_all = rows.earlier_numerator.sum(axis=1) / n  # each positive vs all negatives
+        w_a = rows.later_numerator[~pos] / n_pos[None, :]  # each negative vs positives of a
+        # xAUC^0(b): all positives vs negatives of b
+        v10_b = rows.earlier_numerator[pos] / n_neg[None, :]
+        w_all = rows.later_numerator.sum(axis=1) / m  # each negative vs all positives
+    var1 = np.full(g, np.nan)
+    var0 = np.full(g, np.nan)
+    cov_neg = _cov(w_a) / n  # shared negatives between xAUC^1(a), xAUC^1(c)
+    cov_pos = _cov(v10_b) / m  # shared positives between xAUC^0(b), xAUC^0(d)
+    for k in range(g):
+        own_pos = pos & (codes == k)
+        own_neg = ~pos & (codes == k)
+        if n_pos[k] >= 2:
+            var1[k] = _cov(v10_all[own_pos][:, None])[0, 0] / n_pos[k] + cov_neg[k, k]
+        if n_neg[k] >= 2:
+            var0[k] = _cov(w_all[own_neg][:, None])[0, 0] / n_neg[k] + cov_pos[k, k]
+    cov1 = cov_neg.copy()
+    cov0 = cov_pos.copy()
+    np.fill_diagonal(cov1, var1)
+    np.fill_diagonal(cov0, var0)
+    cov1[np.isnan(value1), :] = np.nan
+    cov1[:, np.isnan(value1)] = np.nan
+    cov0[np.isnan(value0), :] = np.nan
+    cov0[:, np.isnan(value0)] = np.nan
+    return {1: (value1, cov1), 0: (value0, cov0)}
+
+
+def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> pd.DataFrame:
+    """Balanced xAUCs per group (Kallus & Zhou 2019, Definition 3) with DeLong intervals.
+
+    xAUC^1(a) = P[R_1^a > R_0]: positives of group a against all negatives;
+    xAUC^0(a) = P[R_1 > R_0^a]: all positives against negatives of group a.
+    Each is a two-sample U-statistic; its DeLong variance treats the pooled sample (all negatives,
+    respectively all positives) as one sample.
+
+    Parameters
+    ----------
+    result : XAUCResult
+    confidence_level : float, optional
+        Defaults to ``result.confidence_level``.
+
+    Returns
+    -------
+    DataFrame indexed by group with columns positives, negatives, xauc1, xauc1_se, xauc1_low,
+    xauc1_high, xauc0, xauc0_se, xauc0_low, xauc0_high (NaN where a group has no positive /
+    negative or fewer than two for the variance).
+
+    Raises
+    ------
+    ValueError
+        If ``confidence_level`` is not in (0, 1).
+    """
+    level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
+    z = stats.norm.ppf((1 + level) / 2)
+    parts = _balanced_parts(result)
+    frame = pd.DataFrame(index=_group_index(result.groups))
+    frame["positives"] = [result.group_sizes[k]["positives"] for k in result.groups]
+    frame["negatives"] = [result.group_sizes[k]["negatives"] for k in result.groups]
+    for outcome in (1, 0):
+        value, cov = parts[outcome]
+        se = np.sqrt(np.clip(np.diag(cov), 0, None))
+        frame[f"xauc{outcome}"] = value
+        frame[f"xauc{outcome}_se"] = se
+        frame[f"xauc{outcome}_low"] = value - z * se
+        frame[f"xauc{outcome}_high"] = value + z * se
+    return frame
+
+
+def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1) -> Estimate:
+    """Balanced xAUC disparity xAUC^y(a) - xAUC^y(b) (Kallus & Zhou 2019, Section 4, Definition 3).
+
+    ``outcome=1`` compares the positives of the two groups (against all negatives), ``outcome=0``
+    the negatives (against all positives). The DeLong covariance of the two terms comes from the
+    shared pooled sample.
+
+    Parameters
+    ----------
+    result : XAUCResult
+    a, b : hashable
+        Group labels of the result.
+    outcome : {1, 0}, default=1
+
+    Returns
+    -------
+    Estimate
+
+    Raises
+    ------
+    ValueError
+        If ``outcome`` is not 0 or 1, or ``a``/``b`` is not a group of the result.
+    """
+    if outcome not in (0, 1) or isinstance(outcome, bool):
+        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
+    i, j = _code(result, a), _code(result, b)
+    value, cov = _balanced_parts(result)[outcome]
+    variance = cov[i, i] + cov[j, j] - 2 * cov[i, j] if i != j else 0.0
+    return _wald(value[i] - value[j], math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan,
+                 0.0, result.confidence_level)
+
+
+def auc_decomposition(result: XAUCResult) -> pd.DataFrame:
+    """Proposition 1 of Kallus & Zhou (2019): the population AUC as weighted xAUCs.
+
+    AUC = sum_b P[A=b|Y=0] sum_a P[A=a|Y=1] xAUC(a, b)
+        = sum_a P[A=a|Y=1] xAUC^1(a)
+        = sum_b P[A=b|Y=0] xAUC^0(b),
+    with the empirical class-conditional group shares as weights (the identity then holds exactly
+    for the estimates).
+
+    Parameters
+    ----------
+    result : XAUCResult
+
+    Returns
+    -------
+    DataFrame with columns decomposition ("cells", "positives", "negatives"), a (positive's group,
+    None when pooled), b (negative's group, None when pooled), weight, xauc, contribution
+    (weight * xauc, 0 for an empty cell). Within each decomposition ``weight`` sums to 1 and
+    ``contribution`` to ``result.overall``.
+    """
+    groups = list(result.groups)
+    n_pos = np.array([result.group_sizes[k]["positives"] for k in groups], dtype=float)
+    n_neg = np.array([result.group_sizes[k]["negatives"] for k in groups], dtype=float)
+    share1, share0 = n_pos / n_pos.sum(), n_neg / n_neg.sum()
+    parts = _balanced_parts(result)
+    values = result.values
+    records = []
+    for i, a in enumerate(groups):
+        for j, b in enumerate(groups):
+            records.append(("cells", a, b, share1[i] * share0[j], values[i, j]))
+    records += [("positives", a, None, share1[i], parts[1][0][i]) for i, a in enumerate(groups)]
+    records += [("negatives", None, b, share0[j], parts[0][0][j]) for j, b in enumerate(groups)]
+    frame = pd.DataFrame(records, columns=["decomposition", "a", "b", "weight", "xauc"])
+    frame["contribution"] = np.where(frame["weight"] > 0, frame["weight"] * frame["xauc"], 0.0)
+    return frame
+
+
+# -- curves and diagnostics -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class XROCCurve:
+    """A cross-ROC curve (Kallus & Zhou 2019, Definition 1) or a balanced xROC curve.
+
+    Attributes
+    ----------
+    kind : {"xroc", "balanced1", "balanced0"}
+        ``"xroc"``: TPR of group ``a``'s positives against FPR of group ``b``'s negatives.
+        ``"balanced1"``: positives of ``a`` against all negatives (``b`` is None).
+        ``"balanced0"``: all positives (``a`` is None) against negatives of ``b``.
+    a, b : hashable or None
+    thresholds : ndarray of shape (n_thresholds,)
+        Decreasing; the first is +inf (nothing classified positive), as in sklearn's roc_curve.
+    fpr : ndarray of shape (n_thresholds,)
+        P[R >= threshold | negative of the curve's negative set].
+    tpr : ndarray of shape (n_thresholds,)
+        P[R >= threshold | positive of the curve's positive set].
+    """
+
+    kind: str
+    a: Any
+    b: Any
+    thresholds: np.ndarray = field(repr=False)
+    fpr: np.ndarray = field(repr=False)
+    tpr: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        for name in ("thresholds", "fpr", "tpr"):
+            object.__setattr__(self, name, _readonly(np.asarray(getattr(self, name), dtype=float)))
+
+    @property
+    def area(self) -> float:
+        """Trapezoidal area under the curve; equals the corresponding (balanced) xAUC."""
+        return float(np.trapezoid(self.tpr, self.fpr))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Columns threshold, fpr, tpr."""
+        return pd.DataFrame({"threshold": self.thresholds, "fpr": self.fpr, "tpr": self.tpr})
+
+
+def _roc(positive_scores: np.ndarray, negative_scores: np.ndarray):
+    from sklearn.metrics import roc_curve
+
+    labels = np.r_[np.ones(positive_scores.size), np.zeros(negative_scores.size)]
+    fpr, tpr, thresholds = roc_curve(labels, np.r_[positive_scores, negative_scores], drop_intermediate=False)
+    return thresholds, fpr, tpr
+
+
+def _scores(result: XAUCResult, label: Any, positive: bool, what: str) -> np.ndarray:
+    rows = result.rows
+    mask = rows.is_positive if positive else ~rows.is_positive
+    if label is not None:
+        mask = mask & (rows.codes == _code(result, label))
+    if not mask.any():
+        role = "positive" if positive else "negative"
+        raise ValueError(f"{what}: group {label!r} has no {role}, so the curve is undefined.")
+    return rows.score[mask]
+
+
+def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
+    """Cross-ROC curve xROC^{a,b} (Kallus & Zhou 2019, Definition 1).
+
+    Plots, over thresholds theta, the TPR of group ``a``, P[R >= theta | A=a, Y=1], against the
+    FPR of group ``b``, P[R >= theta | A=b, Y=0]. Its trapezoidal area equals xAUC(a, b),
+    tied scores included (the curve has one point per distinct score value, so ties give a
+    diagonal segment worth 1/2).
+
+    Parameters
+    ----------
+    result : XAUCResult
+    a : hashable
+        Group of the positives (y-axis).
+    b : hashable
+        Group of the negatives (x-axis).
+
+    Returns
+    -------
+    XROCCurve
+
+    Raises
+    ------
+    ValueError
+        If a label is not a group of the result, ``a`` has no positive or ``b`` no negative.
+
+    Notes
+    -----
+    Thresholds are the distinct score values (sklearn's ``roc_curve(drop_intermediate=False)``),
+    so the area equals ``result.matrix.loc[a, b]`` exactly when no two different scores are
+    within ``tied_tol`` of each other (always the case with the default 1e-8 unless scores are
+    that close).
+    """
+    thresholds, fpr, tpr = _roc(_scores(result, a, True, "xroc"), _scores(result, b, False, "xroc"))
+    return XROCCurve("xroc", a, b, thresholds, fpr, tpr)
+
+
+def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCurve:
+    """Balanced xROC curve of one group (Kallus & Zhou 2019, Definition 3, Fig. 2).
+
+    ``outcome=1``: TPR of the positives of ``group`` against the FPR of all negatives (area
+    xAUC^1(group)); ``outcome=0``: TPR of all positives against the FPR of the negatives of
+    ``group`` (area xAUC^0(group)).
+
+    Parameters
+    ----------
+    result : XAUCResult
+    group : hashable
+    outcome : {1, 0}, default=1
+
+    Returns
+    -------
+    XROCCurve
+
+    Raises
+    ------
+    ValueError
+        If ``outcome`` is not 0 or 1, ``group`` is not in the result or lacks the needed class.
+    """
+    if outcome not in (0, 1) or isinstance(outcome, bool):
+        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
+    if outcome == 1:
+        curve = _roc(_scores(result, group, True, "balanced_xroc"), _scores(result, None, False, "balanced_xroc"))
+        return XROCCurve("balanced1", group, None, *curve)
+    curve = _roc(_scores(result, None, True, "balanced_xroc"), _scores(result, group, False, "balanced_xroc"))
+    return XROCCurve("balanced0", None, group, *curve)
+
+
+def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negative") -> pd.Series:
+    """Conditional xAUC per individual (Kallus & Zhou 2019, Section 6, "Diagnostics").
+
+    ``role="negative"``: for every negative of group ``b``, the fraction of positives of group
+    ``a`` ranked above it, P[R_1^a > r_j] (ties 1/2). ``role="positive"``: for every positive of
+    group ``a``, the fraction of negatives of group ``b`` ranked below it, P[r_i > R_0^b]. Either
+    way the mean over the individuals in the role equals xAUC(a, b). These are the DeLong
+    placement values.
+
+    Parameters
+    ----------
+    result : XAUCResult
+    a : hashable
+        Group of the positives.
+    b : hashable
+        Group of the negatives.
+    role : {"negative", "positive"}, default="negative"
+
+    Returns
+    -------
+    pandas.Series of float, aligned to the analysed input rows (their index), NaN for rows not
+    in the role (other groups or the other class), named ``"conditional_xauc"``.
+
+    Raises
+    ------
+    ValueError
+        If ``role`` is unknown or ``a``/``b`` is not a group of the result.
+    """
+    role = check_option(role, "role", ("negative", "positive"))
+    i, j = _code(result, a), _code(result, b)
+    rows = result.rows
+    n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
+    n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)
+    v10, v01 = _placements(rows, (n_pos, n_neg))
+    if role == "negative":
+        values = np.where(~rows.is_positive & (rows.codes == j), v01[:, i], np.nan)
+    else:
+        values = np.where(rows.is_positive & (rows.codes == i), v10[:, j], np.nan)
+    return pd.Series(values, index=rows.index.copy(), name="conditional_xauc")
+
+
+def group_metrics(result: XAUCResult) -> pd.DataFrame:
+    """Per-group metrics of the paper's Table 1: AUC, Brier score and balanced xAUCs.
+
+    Parameters
+    ----------
+    result : XAUCResult
+
+    Returns
+    -------
+    DataFrame indexed by group with columns n, positives, negatives, auc, auc_se (DeLong),
+    brier, brier_se, xauc1, xauc1_se, xauc0, xauc0_se. The Brier score
+    (1/n_a) sum_i (r_i - y_i)^2 with y_i = 1 for positives (Brier 1950) is only defined when the
+    scores are probabilities in [0, 1]; otherwise ``brier`` and ``brier_se`` are NaN (with a
+    warning). ``brier_se`` is the standard deviation of the squared errors over sqrt(n_a).
+
+    Warns
+    -----
+    UserWarning
+        When scores lie outside [0, 1], so the Brier score is NaN.
+    """
+    rows = result.rows
+    balanced = balanced_xauc(result)
+    frame = pd.DataFrame(index=_group_index(result.groups))
+    frame["n"] = [result.group_sizes[k]["n"] for k in result.groups]
+    frame["positives"] = balanced["positives"]
+    frame["negatives"] = balanced["negatives"]
+    frame["auc"] = np.diag(result.values)
+    frame["auc_se"] = np.diag(result.se.to_numpy())
+    probabilities = bool(np.all((rows.score >= 0) & (rows.score <= 1)))
+    if not probabilities:
+        warnings.warn(
+            "scores are not probabilities in [0, 1]; the Brier score is undefined and reported as NaN.",
+            UserWarning,
+            stacklevel=2,
+        )
+    brier, brier_se = [], []
+    squared = (rows.score - rows.is_positive.astype(float)) ** 2
+    for k in range(len(result.groups)):
+        errors = squared[rows.codes == k]
+        if not probabilities or errors.size == 0:
+            brier.append(math.nan)
+            brier_se.append(math.nan)
+            continue
+        brier.append(float(errors.mean()))
+        brier_se.append(float(errors.std(ddof=1) / math.sqrt(errors.size)) if errors.size > 1 else math.nan)
+    frame["brier"] = brier
+    frame["brier_se"] = brier_se
+    for outcome in (1, 0):
+        frame[f"xauc{outcome}"] = balanced[f"xauc{outcome}"]
+        frame[f"xauc{outcome}_se"] = balanced[f"xauc{outcome}_se"]
+    return frame

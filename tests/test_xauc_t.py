@@ -1,0 +1,172 @@
+"""Tests of the cross-group cumulative/dynamic AUC(t): brute force and scikit-survival."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sksurv.datasets import load_veterans_lung_cancer, load_whas500
+from sksurv.metrics import cumulative_dynamic_auc
+from sksurv.nonparametric import CensoringDistributionEstimator
+from sksurv.util import Surv
+
+import survfair
+from survfair import PositivityError, UndefinedXAUCWarning, xauc_t
+
+TOL = 1e-8
+
+
+def make_survival(seed, n=300, n_groups=3):
+    rng = np.random.default_rng(seed)
+    labels = np.array(list("abcdefgh")[:n_groups])
+    g = rng.choice(labels, n)
+    x = rng.normal(size=n)
+    t_event = rng.exponential(np.exp(-0.7 * x))
+    t_cens = rng.exponential(1.5, size=n) * np.where(g == labels[0], 0.7, 1.3)
+    time = np.round(np.minimum(t_event, t_cens), 1) + 0.05  # ties in time
+    event = t_event <= t_cens
+    risk = np.round(x + 0.3 * rng.normal(size=n), 1)  # ties in risk
+    return time, event, g, risk, list(labels)
+
+
+def brute_xauc_t(time, event, g, risk, t, groups, censoring):
+    """O(n^2) cross-group AUC(t) with IPCW weights 1 / K(time_i) from scikit-survival's estimator."""
+    weights = np.zeros(len(time))
+    for a in groups:
+        rows = np.ones(len(time), bool) if censoring == "pooled" else g == a
+        est = CensoringDistributionEstimator().fit(Surv.from_arrays(event[rows], time[rows]))
+        cases = (g == a) & event & (time <= t)
+        weights[cases] = 1.0 / est.predict_proba(time[cases])
+    out = np.full((len(groups), len(groups)), np.nan)
+    for i, a in enumerate(groups):
+        for j, b in enumerate(groups):
+            cases = np.flatnonzero((g == a) & event & (time <= t))
+            controls = np.flatnonzero((g == b) & (time > t))
+            if cases.size == 0 or controls.size == 0:
+                continue
+            num = den = 0.0
+            for c in cases:
+                for d in controls:
+                    diff = risk[c] - risk[d]
+                    score = 0.5 if abs(diff) <= TOL else float(diff > 0)
+                    num += weights[c] * score
+                    den += weights[c]
+            out[i, j] = num / den
+    return out
+
+
+@pytest.mark.parametrize("censoring", ["group", "pooled"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_one_group_equals_sksurv(seed, censoring):
+    time, event, _, risk, _ = make_survival(seed, n=400, n_groups=1)
+    event[time == time.max()] = True  # scikit-survival refuses data whose censoring survival reaches 0
+    y = Surv.from_arrays(event, time)
+    times = np.quantile(time, [0.1, 0.3, 0.5, 0.7, 0.9])
+    expected, _ = cumulative_dynamic_auc(y, y, risk, times)
+    frame = xauc_t(time, event, np.zeros(len(time)), risk, times, censoring=censoring)
+    np.testing.assert_allclose(frame["xauc"].to_numpy(), expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(frame["time"].to_numpy(), np.unique(times))
+
+
+@pytest.mark.parametrize("loader, column", [(load_whas500, "age"), (load_veterans_lung_cancer, "Karnofsky_score")])
+def test_one_group_equals_sksurv_on_real_data(loader, column):
+    x, y = loader()
+    risk = x[column].to_numpy(dtype=float)
+    if column == "Karnofsky_score":
+        risk = -risk  # a higher Karnofsky score means a lower risk
+    event, time = y[y.dtype.names[0]], y[y.dtype.names[1]]
+    times = np.percentile(time, [20, 40, 60, 80])
+    expected, _ = cumulative_dynamic_auc(y, y, risk, times)
+    frame = xauc_t(y, None, np.zeros(len(time)), risk, times, censoring="pooled")
+    np.testing.assert_allclose(frame["xauc"].to_numpy(), expected, rtol=0, atol=1e-12)
+    assert frame["cases"].tolist() == [int(np.sum(event & (time <= t))) for t in np.unique(times)]
+
+
+@pytest.mark.parametrize("censoring", ["group", "pooled"])
+def test_three_groups_equal_brute_force(censoring):
+    time, event, g, risk, groups = make_survival(3, n=250, n_groups=3)
+    times = [0.3, 0.8]
+    frame = xauc_t(time, event, g, risk, times, censoring=censoring)
+    assert list(frame.columns) == [
+        "time", "a", "b", "cases", "controls", "weighted_cases", "pairs", "concordant", "tied_risk",
+        "numerator", "denominator", "xauc",
+    ]
+    for t in times:
+        part = frame[frame.time == t]
+        matrix = part.pivot(index="a", columns="b", values="xauc").loc[groups, groups].to_numpy()
+        np.testing.assert_allclose(matrix, brute_xauc_t(time, event, g, risk, t, groups, censoring), atol=1e-12)
+        for row in part.itertuples():
+            assert row.cases == np.sum((g == row.a) & event & (time <= t))
+            assert row.controls == np.sum((g == row.b) & (time > t))
+            assert row.pairs == row.cases * row.controls
+
+
+def test_group_censoring_differs_from_pooled_and_diagonal_is_within_group_sksurv():
+    time, event, g, risk, groups = make_survival(4, n=400, n_groups=2)
+    times = [0.4]
+    by_group = xauc_t(time, event, g, risk, times)
+    pooled = xauc_t(time, event, g, risk, times, censoring="pooled")
+    assert not np.allclose(by_group["xauc"], pooled["xauc"])
+    for a in groups:
+        m = g == a
+        y = Surv.from_arrays(event[m], time[m])
+        expected, _ = cumulative_dynamic_auc(y, y, risk[m], times)
+        row = by_group[(by_group.a == a) & (by_group.b == a)]
+        assert row["xauc"].iloc[0] == pytest.approx(expected[0], abs=1e-12)
+
+
+def test_dataframe_columns_and_empty_cell_warning():
+    frame = pd.DataFrame(
+        {
+            "t": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+            "e": [1, 1, 0, 1, 1, 0, 1, 0],
+            "grp": ["a", "a", "a", "a", "b", "b", "b", "b"],
+            "r": [8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0],
+        }
+    )
+    with pytest.warns(UndefinedXAUCWarning, match=r"t=1.5 \('b', 'a'\)"):
+        out = xauc_t("t", "e", "grp", "r", [1.5, 4.5], data=frame)
+    first = out[out.time == 1.5].set_index(["a", "b"])["xauc"]
+    assert np.isnan(first["b", "a"]) and first["a", "b"] == 1.0
+
+
+def test_validation_errors():
+    time, event, g, risk, _ = make_survival(5, n=50, n_groups=2)
+    with pytest.raises(ValueError, match=r"times must lie within the follow-up"):
+        xauc_t(time, event, g, risk, [time.max()])
+    with pytest.raises(ValueError, match=r"times must lie within the follow-up"):
+        xauc_t(time, event, g, risk, [time.min() - 1])
+    with pytest.raises(ValueError, match="times is empty"):
+        xauc_t(time, event, g, risk, [])
+    with pytest.raises(ValueError, match="times contains NaN"):
+        xauc_t(time, event, g, risk, [np.nan])
+    with pytest.raises(ValueError, match="censoring must be one of"):
+        xauc_t(time, event, g, risk, [0.5], censoring="km")
+    with pytest.raises(ValueError, match="risk contains NaN"):
+        xauc_t(time, event, g, np.r_[np.nan, risk[1:]], [0.5])
+
+
+def test_positivity_error_names_group_and_time():
+    # group a: at time 2 one event and one censoring remain -> K_a(2) = 0 for the case at time 2
+    time = np.array([1.0, 2.0, 2.0, 1.0, 3.0, 4.0, 5.0])
+    event = np.array([1, 1, 0, 1, 1, 0, 1])
+    g = np.array(["a", "a", "a", "b", "b", "b", "b"])
+    with pytest.raises(PositivityError, match=r"group 'a' is 0 at time 2"):
+        xauc_t(time, event, g, np.arange(7.0), [2.5])
+    with pytest.warns(UndefinedXAUCWarning, match=r"t=2.5 \('a', 'a'\)"):  # group a has no control after 2.5
+        pooled = xauc_t(time, event, g, np.arange(7.0), [2.5], censoring="pooled")
+    assert pooled["xauc"].notna().sum() == 2
+
+
+def test_agrees_with_binary_xauc_without_censoring_before_t():
+    # no censoring before t: cases/controls are a binary outcome and weights are constant
+    rng = np.random.default_rng(6)
+    n = 300
+    time = rng.exponential(size=n) + 0.01
+    event = np.ones(n, bool)
+    event[time > 2.5] = False
+    g = rng.choice(["a", "b"], n)
+    risk = np.round(rng.normal(size=n) - time, 1)
+    t = 0.7
+    frame = xauc_t(time, event, g, risk, [t])
+    binary = survfair.xauc((time <= t).astype(int), g, risk)
+    matrix = frame.pivot(index="a", columns="b", values="xauc").loc[["a", "b"], ["a", "b"]].to_numpy()
+    np.testing.assert_allclose(matrix, binary.values, atol=1e-12)
