@@ -25,6 +25,7 @@ from ._summaries import (
     utility,
 )
 from ._xci import xci
+from . import mitigate
 
 __version__ = "0.1.0.dev0"
 
@@ -48,4 +49,5 @@ __all__ = [
     "PositivityWarning",
     "UndefinedXCIWarning",
     "ConvergenceError",
+    "mitigate",
 ]
