@@ -71,6 +71,11 @@ OBJECTIVES = ("delta_between", "min_xci", "maxmin_utility", "nash_welfare")
 #: Default budget of objective evaluations of one exact line search.
 MAX_EVALUATIONS = 3000
 
+#: Intervals of offsets narrower than RESOLUTION_RELATIVE * (search range) + RESOLUTION_ULPS * max|risk|
+#: are not split: plateaus that narrow are rounding artefacts of fl(r + d) (see exact_line_search).
+RESOLUTION_RELATIVE = 1e-10
+RESOLUTION_ULPS = 1e-12
+
 
 # -- option checks -----------------------------------------------------------------------------
 
@@ -362,9 +367,13 @@ def exact_line_search(
 ) -> LineSearch:
     """Best offset of group k (others fixed): best-first branch and bound over plateaus.
 
-    Exact over every offset in the search range (beyond it nothing changes); see the module
-    docstring for why the bounds are valid. Returns the midpoint of the plateau (maximal interval
-    of offsets with the same pair counts) that contains the best offset found.
+    Exact over every plateau of the search range (beyond it nothing changes) at least
+    ``resolution`` wide; see the module docstring for why the bounds are valid. Narrower plateaus
+    are not examined: in exact arithmetic they are single offsets at which several breakpoints
+    r_i - r_j +- tied_tol coincide, and in floating point (where fl(r + d) rounds differently for
+    different r) spurious plateaus a few ulps wide, which would make the "optimum" a rounding
+    artefact for discrete scores. Returns the midpoint of the plateau (maximal interval of offsets
+    with the same pair counts) that contains the best offset found.
     """
     start = problem.n_evaluations
     cache: dict[float, _State] = {}
@@ -376,56 +385,69 @@ def exact_line_search(
             cache[d] = problem.evaluate(trial)
         return cache[d]
 
-    def has_interior(a: float, b: float) -> bool:
-        mid = a + (b - a) / 2
-        return a < mid < b
-
     lo, hi = problem.coordinate_range(offsets, k)
-    lo, hi = min(lo, float(offsets[k])), max(hi, float(offsets[k]))
-    best_d, best_value = None, -math.inf
-    for d in (float(offsets[k]), lo, hi):
-        value = objective.value(state(d).values)
-        if value > best_value:
-            best_d, best_value = d, value
-    heap: list[tuple[float, float, float]] = []
-
-    def push(a: float, b: float) -> None:
-        sa, sb = state(a), state(b)
-        if sa.key != sb.key and has_interior(a, b):
-            heapq.heappush(heap, (-objective.bound(sa.values, sb.values), a, b))
-
     current = float(offsets[k])
-    if lo < current < hi:
-        push(lo, current)
-        push(current, hi)
-    else:
-        push(lo, hi)
-    gap = 0.0
-    while heap:
-        negative_bound, a, b = heap[0]
-        if -negative_bound <= best_value:
-            break
-        if problem.n_evaluations - start >= max_evaluations:
-            gap = -negative_bound - best_value
-            break
-        heapq.heappop(heap)
-        mid = a + (b - a) / 2
-        value = objective.value(state(mid).values)
-        if value > best_value:
-            best_d, best_value = mid, value
-        push(a, mid)
-        push(mid, b)
+    lo, hi = min(lo, current), max(hi, current)
+    magnitude = max(float(np.max(np.abs(problem.sample.risk))), abs(lo), abs(hi))
+    resolution = RESOLUTION_RELATIVE * (hi - lo) + RESOLUTION_ULPS * magnitude
+    banned: set[bytes] = set()  # counts seen only on plateaus narrower than the resolution
 
-    plateau = _plateau(state, best_d, lo, hi, cache)
+    def value_at(d: float) -> float:
+        st = state(d)
+        return -math.inf if st.key in banned else objective.value(st.values)
+
+    while True:
+        best_d, best_value = current, value_at(current)
+        for d in (lo, hi):
+            value = value_at(d)
+            if value > best_value:
+                best_d, best_value = d, value
+        heap: list[tuple[float, float, float]] = []
+
+        def push(a: float, b: float) -> None:
+            sa, sb = state(a), state(b)
+            if sa.key != sb.key and b - a > resolution:
+                heapq.heappush(heap, (-objective.bound(sa.values, sb.values), a, b))
+
+        if lo < current < hi:
+            push(lo, current)
+            push(current, hi)
+        else:
+            push(lo, hi)
+        gap = 0.0
+        while heap:
+            negative_bound, a, b = heap[0]
+            if -negative_bound <= best_value:
+                break
+            if problem.n_evaluations - start >= max_evaluations:
+                gap = -negative_bound - best_value
+                break
+            heapq.heappop(heap)
+            mid = a + (b - a) / 2
+            value = value_at(mid)
+            if value > best_value:
+                best_d, best_value = mid, value
+            push(a, mid)
+            push(mid, b)
+        plateau = _plateau(state, best_d, lo, hi, cache, resolution)
+        if plateau[1] - plateau[0] >= resolution or problem.n_evaluations - start >= max_evaluations:
+            break
+        # a rounding artefact: fl(r + d) splits breakpoints that coincide in exact arithmetic
+        # (discrete scores) into plateaus a few ulps wide; exclude it and search again (cache reused)
+        banned.add(state(best_d).key)
+
     offset = plateau[0] + (plateau[1] - plateau[0]) / 2
     return LineSearch(offset, best_value, float(gap), plateau, problem.n_evaluations - start)
 
 
-def _plateau(state: Callable[[float], _State], d: float, lo: float, hi: float, cache: dict) -> tuple[float, float]:
-    """Maximal interval of offsets (within [lo, hi]) with the same pair counts as ``d``.
+def _plateau(
+    state: Callable[[float], _State], d: float, lo: float, hi: float, cache: dict, resolution: float
+) -> tuple[float, float]:
+    """Interval of offsets (within [lo, hi]) with the same pair counts as ``d``, to ``resolution``.
 
     The counts are monotone in the offset, so their level sets are intervals; each end is found by
-    bisection between ``d`` and the nearest evaluated offset with different counts.
+    bisection between ``d`` and the nearest evaluated offset with different counts, until the two
+    are within ``resolution`` (the returned ends are inside the plateau).
     """
     key = state(d).key
     ends = []
@@ -438,7 +460,7 @@ def _plateau(state: Callable[[float], _State], d: float, lo: float, hi: float, c
         # evaluated offsets between d and ``outside`` with the same counts lie on the plateau
         same = [x for x in cache if cache[x].key == key and (x - d) * side >= 0 and (outside - x) * side > 0]
         inside = max(same) if side > 0 else min(same)
-        while True:
+        while abs(outside - inside) > resolution:
             mid = inside + (outside - inside) / 2
             if mid == inside or mid == outside:
                 break
