@@ -23,7 +23,9 @@ A best-first branch and bound over offsets (split intervals at their midpoint; a
 two ends have the same counts is a single plateau and is closed; an interval whose bound does not
 exceed the best value found is pruned) therefore returns the global optimum over *all* offsets,
 i.e. over all O(n_a n_b) breakpoints r_i - r_j +- tied_tol, while evaluating the objective only at
-the offsets it needs. The search stops with a certified optimality gap of 0 unless the evaluation
+the offsets it needs. Precisely: exact over every plateau at least ``resolution`` wide
+(1e-10 x search range + 1e-12 x max|risk|); narrower plateaus are single offsets where breakpoints
+coincide (discrete scores) or floating-point artefacts of fl(r + d), and are not examined. The search stops with a certified optimality gap of 0 unless the evaluation
 budget runs out first, in which case the remaining gap (largest open bound minus best value) is
 reported in ``optimality_gap``.
 
@@ -569,6 +571,14 @@ def _summary_rows(result: XCIResult, alpha: float, beta: float) -> list[tuple]:
     return rows
 
 
+def _rows_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
+    """DataFrame of summary rows; group labels stay as given (object dtype, None where not applicable)."""
+    frame = pd.DataFrame([row[3:] for row in rows], columns=columns[3:], dtype=float)
+    for position, name in enumerate(columns[:3]):
+        frame.insert(position, name, pd.Series([row[position] for row in rows], dtype=object))
+    return frame
+
+
 def before_after_table(
     samples: Sequence[tuple[str, SurvivalSample, np.ndarray]],
     settings: dict,
@@ -586,8 +596,7 @@ def before_after_table(
             warnings.simplefilter("ignore", PositivityWarning)
             after = _result(sample, adjusted, settings, xci_kwargs)
         results[name] = (before, after)
-        b = pd.DataFrame(_summary_rows(before, alpha, beta), columns=columns).astype({"a": object, "b": object})
-        a = pd.DataFrame(_summary_rows(after, alpha, beta), columns=columns)
+        b, a = (_rows_frame(_summary_rows(r, alpha, beta), columns) for r in (before, after))
         frame = b[["metric", "a", "b"]].copy()
         frame.insert(0, "sample", name)
         frame["before"] = b["value"]
