@@ -25,9 +25,10 @@ exceed the best value found is pruned) therefore returns the global optimum over
 i.e. over all O(n_a n_b) breakpoints r_i - r_j +- tied_tol, while evaluating the objective only at
 the offsets it needs. Precisely: exact over every plateau at least ``resolution`` wide
 (1e-10 x search range + 1e-12 x max|risk|); narrower plateaus are single offsets where breakpoints
-coincide (discrete scores) or floating-point artefacts of fl(r + d), and are not examined. The search stops with a certified optimality gap of 0 unless the evaluation
-budget runs out first, in which case the remaining gap (largest open bound minus best value) is
-reported in ``optimality_gap``.
+coincide (discrete scores) or floating-point artefacts of fl(r + d), and are not examined. The
+search stops with a certified optimality gap of 0 unless the evaluation budget runs out first, in
+which case the remaining gap (largest open bound minus best value) is reported in
+``optimality_gap``.
 
 With more than two groups the objective is a piecewise-constant function of G - 1 offsets. A
 global search by :func:`scipy.optimize.differential_evolution` (fixed seed, no gradient polish)
