@@ -47,6 +47,7 @@ from ._binary_adjust import (
     equal_opportunity_adjustment,
     logistic_adjustment,
 )
+from . import mitigate
 
 __version__ = "0.1.0.dev0"
 
@@ -88,4 +89,5 @@ __all__ = [
     "LogisticAdjustment",
     "equal_opportunity_adjustment",
     "EqualOpportunityAdjustment",
+    "mitigate",
 ]

@@ -1,0 +1,18 @@
+"""Mitigation: post-processing risk scores to close cross-group concordance gaps.
+
+* :func:`group_shift` -- per-group additive offsets (Proposition 5.1 of Wang et al. 2026),
+  fitted exactly for two groups;
+* :func:`group_monotone` -- per-group monotone (quantile) maps matching each group's score
+  distribution among events to a reference group's (survival analogue of Kallus & Zhou's
+  equal-opportunity adjustment);
+* :func:`frontier` and :func:`plot_frontier` -- the accuracy / fairness trade-off curve.
+
+A higher ``risk`` always means an earlier expected event. Fitted adjusters are immutable; judge
+them on data not used for fitting (``fit_on=``), since in-sample gains are optimistic.
+"""
+
+from ._frontier import frontier, plot_frontier
+from ._monotone import GroupMonotone, group_monotone
+from ._shift import OBJECTIVES, GroupShift, group_shift
+
+__all__ = ["group_shift", "GroupShift", "group_monotone", "GroupMonotone", "frontier", "plot_frontier", "OBJECTIVES"]

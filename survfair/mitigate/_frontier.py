@@ -1,0 +1,229 @@
+"""The accuracy / fairness trade-off frontier of group shifts, as a tidy table and a plot."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._shift import (
+    MAX_EVALUATIONS,
+    ShiftProblem,
+    check_reference,
+    check_settings,
+    fit_offsets,
+    make_objective,
+)
+from .._validation import check_survival_inputs
+
+__all__ = ["frontier", "plot_frontier"]
+
+FAIRNESS_COLUMNS = ("abs_delta_between", "min_xci")
+
+
+def _row(problem: ShiftProblem, offsets: np.ndarray) -> dict:
+    values = problem.evaluate(offsets).values
+    g = values.shape[0]
+    upper = np.triu(np.ones((g, g), bool), 1)
+    row = {f"offset[{label}]": float(v) for label, v in zip(problem.sample.groups, offsets)}
+    row["pooled_c"] = float(np.nansum(problem.weights * values))
+    if g == 2:
+        row["delta_between"] = float(values[0, 1] - values[1, 0])
+    row["abs_delta_between"] = float(np.max(np.abs(values - values.T)[upper]))
+    row["min_xci"] = float(np.nanmin(values))
+    row["unadjusted"] = bool(np.all(offsets == 0))
+    return row
+
+
+def _default_grid(sample, reference: int, n_points: int) -> np.ndarray:
+    other = 1 - reference
+    ref = sample.risk[sample.group_codes == reference]
+    oth = sample.risk[sample.group_codes == other]
+    lo = np.quantile(ref, 0.02) - np.quantile(oth, 0.98)
+    hi = np.quantile(ref, 0.98) - np.quantile(oth, 0.02)
+    return np.union1d(np.linspace(lo, hi, n_points), [0.0])
+
+
+def frontier(
+    time: Any,
+    event: Any,
+    group: Any,
+    risk: Any,
+    *,
+    data: pd.DataFrame | None = None,
+    offsets: Sequence[float] | None = None,
+    n_points: int = 101,
+    lambdas: Sequence[float] | None = None,
+    method: str = "ipcw",
+    tau: float | None = None,
+    censoring: str = "group",
+    tied_tol: float = 1e-8,
+    strict: bool = False,
+    reference: Any = None,
+    max_evaluations: int = MAX_EVALUATIONS,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """Accuracy (pooled C) against cross-group fairness over a family of group shifts.
+
+    Two groups (and ``lambdas`` None): one row per offset d of the non-reference group on a grid;
+    the row with d = 0 is the unadjusted model. Otherwise: one row per fairness weight λ, with the
+    offsets maximising pooled C - λ max_{a<b} |Δbetween_{a,b}| (found as in :func:`group_shift`),
+    so λ = 0 keeps the most accurate shift and large λ the fairest.
+
+    Parameters
+    ----------
+    time, event, group, risk, data
+        As in :func:`survfair.xci` (higher risk = earlier event).
+    offsets : sequence of float, optional
+        Grid of offsets (two groups). Default: ``n_points`` equally spaced offsets from
+        q02(reference) - q98(other) to q98(reference) - q02(other) (risk quantiles), the range over
+        which the cross cells sweep from about 1 to about 0, plus the offset 0.
+    n_points : int, default=101
+        Size of the default grid.
+    lambdas : sequence of float >= 0, optional
+        Fairness weights; given, or with three or more groups (default ``[0, 0.25, 0.5, 1, 2, 4, 8]``).
+    method, tau, censoring, tied_tol, strict
+        xCI estimator settings (as in :func:`survfair.xci`).
+    reference : group label, optional
+        Group kept at offset 0 (default: the first group).
+    max_evaluations, random_state
+        Search settings for the λ path (see :func:`group_shift`).
+
+    Returns
+    -------
+    DataFrame
+        One row per grid point: ``offset[g]`` for every group g (and ``offset``, the shifted group's
+        offset, with two groups, or ``lambda``), ``pooled_c`` (Proposition 4.1 weights, which do
+        not depend on the shift), ``delta_between`` (two groups: xCI_{g0,g1} - xCI_{g1,g0} in matrix
+        order), ``abs_delta_between`` (max over pairs of |Δbetween|), ``min_xci`` (over all cells),
+        ``unadjusted`` (True where every offset is 0). Everything is computed on the data given
+        (in-sample); pass held-out data to see the out-of-sample trade-off of fixed offsets.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid data or options; negative or non-finite ``lambdas`` or ``offsets``; ``offsets``
+        with more than two groups; fewer than two groups.
+    """
+    settings = check_settings(method, tau, censoring, tied_tol, strict)
+    sample, _ = check_survival_inputs(time, event, group, risk, data=data)
+    if sample.n_groups < 2:
+        raise ValueError("group: only one group; a frontier needs at least two groups.")
+    ref = check_reference(reference, sample.groups)
+    if isinstance(n_points, (bool, np.bool_)) or not isinstance(n_points, (int, np.integer)) or n_points < 2:
+        raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}.")
+    problem = ShiftProblem(sample, settings)
+    g = sample.n_groups
+
+    if lambdas is None and g == 2:
+        if offsets is None:
+            grid = _default_grid(sample, ref, int(n_points))
+        else:
+            grid = np.asarray(offsets, dtype=float)
+            if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)):
+                raise ValueError("offsets must be a non-empty 1-D sequence of finite numbers.")
+        shifted = 1 - ref
+        rows = []
+        for d in grid:
+            vector = np.zeros(2)
+            vector[shifted] = d
+            rows.append({"offset": float(d), **_row(problem, vector)})
+        return pd.DataFrame(rows)
+
+    if offsets is not None:
+        raise ValueError("offsets: an offset grid is only available for two groups (without lambdas).")
+    lambdas = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0] if lambdas is None else lambdas
+    values = np.asarray(lambdas, dtype=float)
+    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError(f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}.")
+    rows = [{"lambda": np.nan, **_row(problem, np.zeros(g))}]
+    for lam in values:
+        goal = make_objective("penalized", 1.0, 1.0, problem.weights, lam=float(lam))
+        fitted = fit_offsets(problem, goal, ref, max_evaluations=max_evaluations, random_state=random_state)
+        rows.append({"lambda": float(lam), **_row(problem, fitted["offsets"])})
+    return pd.DataFrame(rows)
+
+
+def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float]:
+    if isinstance(chosen, tuple) and len(chosen) == 2:
+        return float(chosen[0]), float(chosen[1])
+    table = getattr(chosen, "before_after", None)
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError("chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple.")
+    rows = table[table["sample"] == sample]
+    if rows.empty:
+        raise ValueError(f"chosen has no {sample!r} rows in its before_after table.")
+    pooled = float(rows.loc[rows["metric"] == "pooled_c", "after"].iloc[0])
+    if fairness == "min_xci":
+        x = float(rows.loc[rows["metric"] == "min_xci", "after"].iloc[0])
+    else:
+        x = float(rows.loc[rows["metric"] == "delta_between", "after"].abs().max())
+    return x, pooled
+
+
+def plot_frontier(
+    frontier_df: pd.DataFrame,
+    *,
+    ax: Any = None,
+    fairness: str = "abs_delta_between",
+    chosen: Any = None,
+    unadjusted: Any = True,
+    sample: str = "fit",
+    **kwargs: Any,
+):
+    """Plot pooled C (accuracy) against a fairness measure along a frontier.
+
+    Parameters
+    ----------
+    frontier_df : DataFrame
+        Output of :func:`frontier`.
+    ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
+    fairness : {"abs_delta_between", "min_xci"}, default="abs_delta_between"
+        The x axis.
+    chosen : GroupShift, GroupMonotone or (x, y) tuple, optional
+        Point to mark as the chosen adjustment (an adjuster's ``after`` values of ``sample``).
+    unadjusted : bool or (x, y) tuple, default=True
+        Mark the unadjusted model (True: the frontier's row with every offset 0).
+    sample : {"fit", "evaluation"}, default="fit"
+        Which rows of ``chosen.before_after`` to use.
+    **kwargs
+        Passed to ``ax.plot`` for the curve.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        If ``fairness`` is unknown or ``frontier_df`` lacks the needed columns.
+    TypeError
+        If ``chosen`` is neither an adjuster nor an (x, y) tuple.
+    """
+    if fairness not in FAIRNESS_COLUMNS:
+        raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")
+    needed = {fairness, "pooled_c", "unadjusted"}
+    if not isinstance(frontier_df, pd.DataFrame) or not needed <= set(frontier_df.columns):
+        raise ValueError(f"frontier_df must be the DataFrame returned by frontier() (columns {sorted(needed)}).")
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 4))
+    path = frontier_df[frontier_df["lambda"].notna()] if "lambda" in frontier_df else frontier_df
+    style = {"marker": ".", "color": "0.3", "label": "group shifts"} | kwargs
+    ax.plot(path[fairness], path["pooled_c"], **style)
+    if unadjusted is True:
+        rows = frontier_df[frontier_df["unadjusted"]]
+        if not rows.empty:
+            ax.plot(rows[fairness].iloc[0], rows["pooled_c"].iloc[0], "o", ms=9, color="tab:red", label="unadjusted")
+    elif isinstance(unadjusted, tuple):
+        ax.plot(*unadjusted, "o", ms=9, color="tab:red", label="unadjusted")
+    if chosen is not None:
+        x, y = _chosen_point(chosen, fairness, sample)
+        ax.plot(x, y, "*", ms=14, color="tab:blue", label="chosen")
+    ax.set_xlabel("max |Δbetween xCI|" if fairness == "abs_delta_between" else "min xCI")
+    ax.set_ylabel("pooled C (accuracy)")
+    ax.legend(loc="best", fontsize="small")
+    return ax
