@@ -25,6 +25,10 @@ from ._summaries import (
     utility,
 )
 from ._xci import xci
+from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
+from ._comparison import ModelComparison, compare
+from ._scorer import make_xci_scorer, xci_score
+from ._report import write_report
 
 __version__ = "0.1.0.dev0"
 
@@ -48,4 +52,12 @@ __all__ = [
     "PositivityWarning",
     "UndefinedXCIWarning",
     "ConvergenceError",
+    "risk_scores",
+    "fit_checked",
+    "SUPPORTED_MODELS",
+    "compare",
+    "ModelComparison",
+    "make_xci_scorer",
+    "xci_score",
+    "write_report",
 ]
