@@ -33,9 +33,9 @@ SUPPORTED_MODELS = (
 )
 
 #: A linear-model coefficient whose effect per standard deviation of its covariate exceeds this
-#: (a hazard ratio of e^15 ~ 3.3 million per SD) is taken as the sign of a diverged fit
+#: (a hazard ratio of e^10 ~ 22,000 per SD) is taken as the sign of a diverged fit
 #: (e.g. complete separation), not a finding.
-MAX_STANDARDISED_LOG_HAZARD = 15.0
+MAX_STANDARDISED_LOG_HAZARD = 10.0
 
 
 def _lifelines_classes() -> dict[str, type]:
