@@ -270,7 +270,7 @@ def write_report(
         if np.isfinite(low.to_numpy()).any():
             for col in main.groups:
                 matrix[f"{col} low"], matrix[f"{col} high"] = low[col], high[col]
-        matrix.index.name = "a (earlier) \\ b (later)"
+        matrix.index.name = "a (earlier event) / b (later)"
         matrix.columns = [str(c) for c in matrix.columns]
         tables.append(("xCI matrix", matrix, ""))
         tables.append(("Fairness summaries", _drop_empty(_summary_table(main)), ""))
