@@ -48,6 +48,10 @@ from ._binary_adjust import (
     logistic_adjustment,
 )
 from . import mitigate
+from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
+from ._comparison import ModelComparison, compare
+from ._scorer import make_xci_scorer, xci_score
+from ._report import write_report
 
 __version__ = "0.1.0.dev0"
 
@@ -90,4 +94,12 @@ __all__ = [
     "equal_opportunity_adjustment",
     "EqualOpportunityAdjustment",
     "mitigate",
+    "risk_scores",
+    "fit_checked",
+    "SUPPORTED_MODELS",
+    "compare",
+    "ModelComparison",
+    "make_xci_scorer",
+    "xci_score",
+    "write_report",
 ]

@@ -1,0 +1,194 @@
+"""Side-by-side fairness audit of several models or published risk equations (Wang et al. Tables 1-3)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._models import as_risk
+from ._results import XCIResult
+from ._summaries import delta_between, delta_within, min_xci
+from ._xci import xci
+
+__all__ = ["ModelComparison", "compare"]
+
+
+def _label(value: Any) -> str:
+    return str(value)
+
+
+@dataclass(frozen=True)
+class ModelComparison:
+    """Result of :func:`survfair.compare`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per model (index ``model``, in the order given). Columns, in this order:
+        ``n``, ``events``; every cell ``xci[a,b]`` (a = group of the earlier event, b = later
+        member); for every pair of groups (a, b) with a before b in the matrix order
+        ``delta_within[a,b]`` = xCI_{a,a} - xCI_{b,b} and ``delta_between[a,b]`` =
+        xCI_{a,b} - xCI_{b,a}; ``min_xci`` and ``min_xci_cell`` ("a,b"); ``overall`` (pooled
+        C). When the results carry inference (``ci=...`` passed to :func:`survfair.xci`), each
+        number is followed by ``..._low`` / ``..._high`` columns and the deltas by ``..._p``
+        (two-sided Wald p-value of H0: delta = 0).
+    results : dict of str -> XCIResult
+        The full result of each model.
+    scores : dict of str -> ndarray of shape (n_samples,)
+        The risk scores audited (higher = earlier event).
+    """
+
+    table: pd.DataFrame
+    results: dict = field(repr=False)
+    scores: dict = field(repr=False)
+
+    @property
+    def groups(self) -> tuple:
+        return next(iter(self.results.values())).groups
+
+    def long(self) -> pd.DataFrame:
+        """Long format: one row per (model, statistic) with value, ci_low, ci_high, p_value."""
+        rows = []
+        for model, row in self.table.iterrows():
+            for column in self.table.columns:
+                if column in ("n", "events", "min_xci_cell") or column.endswith(("_low", "_high", "_p")):
+                    continue
+                rows.append(
+                    {
+                        "model": model,
+                        "statistic": column,
+                        "value": row[column],
+                        "ci_low": row.get(f"{column}_low", math.nan),
+                        "ci_high": row.get(f"{column}_high", math.nan),
+                        "p_value": row.get(f"{column}_p", math.nan),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
+        with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 50):
+            return f"ModelComparison(groups={list(self.groups)})\n{self.table[shown]}"
+
+
+def _row(result: XCIResult, with_ci: bool) -> dict:
+    labels = [_label(g) for g in result.groups]
+    sizes = result.group_sizes
+    row: dict[str, Any] = {
+        "n": int(result.n_samples),
+        "events": int(sum(v.get("events", 0) for v in sizes.values())) if sizes else np.nan,
+    }
+    values = result.values
+    low, high = result.confidence_interval() if with_ci else (None, None)
+    for i, a in enumerate(labels):
+        for j, b in enumerate(labels):
+            key = f"xci[{a},{b}]"
+            row[key] = float(values[i, j])
+            if with_ci:
+                row[f"{key}_low"] = float(low.iloc[i, j])
+                row[f"{key}_high"] = float(high.iloc[i, j])
+    for name, function in (("delta_within", delta_within), ("delta_between", delta_between)):
+        for (ga, la), (gb, lb) in combinations(zip(result.groups, labels), 2):
+            estimate = function(result, ga, gb)
+            key = f"{name}[{la},{lb}]"
+            row[key] = estimate.value
+            if with_ci:
+                row[f"{key}_low"], row[f"{key}_high"] = estimate.confidence_interval
+                row[f"{key}_p"] = estimate.p_value
+    smallest = min_xci(result)
+    row["min_xci"] = smallest.value
+    if with_ci:
+        row["min_xci_low"], row["min_xci_high"] = smallest.estimate.confidence_interval
+    row["min_xci_cell"] = f"{_label(smallest.a)},{_label(smallest.b)}"
+    row["overall"] = result.overall
+    return row
+
+
+def compare(
+    models: Mapping[str, Any],
+    time: Any,
+    event: Any,
+    group: Any,
+    *,
+    X: Any = None,
+    data: pd.DataFrame | None = None,
+    **xci_kwargs: Any,
+) -> ModelComparison:
+    """Audit several models, score vectors or published equations on one cohort, side by side.
+
+    Each entry of ``models`` becomes one row of the table of the xCI paper's Tables 1-3 (Wang et
+    al. 2026, Sections 6-7): every xCI cell (eq. 7 by default), the within-group and
+    between-group disparities (Section 4.2.1), min-xCI (Section 4.2.2) and the pooled C.
+
+    Parameters
+    ----------
+    models : dict of str -> model, callable, array-like or str
+        Per name, one of: a fitted model supported by :func:`survfair.risk_scores` (scored on
+        ``X``); a callable ``f(X) -> risk``; an array-like of shape (n_samples,) of risk scores;
+        or a column name of ``data`` holding a risk (e.g. a published equation's linear
+        predictor computed beforehand: no model fitting at all). Higher = earlier event.
+    time, event, group : array-like of shape (n_samples,) or column names of ``data``
+        As in :func:`survfair.xci`.
+    X : DataFrame or array-like of shape (n_samples, n_features), optional
+        Covariates for the model entries (rows aligned with ``time``). Required only if an
+        entry is a model or a callable.
+    data : pandas.DataFrame, optional
+        Table in which string arguments are column names.
+    **xci_kwargs
+        Passed to :func:`survfair.xci` for every model (``method``, ``tau``, ``censoring``,
+        ``groups`` (also the order of the deltas), ``tied_tol``, ``strict``, and the inference
+        options such as ``ci``/``confidence_level`` when available). Intervals and p-values
+        appear in the table when the results carry them.
+
+    Returns
+    -------
+    ModelComparison
+        ``.table`` (one row per model), ``.results`` and ``.scores`` per model.
+
+    Raises
+    ------
+    TypeError
+        If ``models`` is not a non-empty mapping, or an entry is of an unsupported type.
+    ValueError
+        If an entry is a model but ``X`` is missing, a column name is given without ``data`` or
+        is not in it, or from :func:`survfair.xci` (lengths, NaN, ...), naming the model.
+    survfair.ConvergenceError
+        If a linear model's coefficients show a diverged fit.
+
+    Notes
+    -----
+    The same censoring curves are fitted for each model (they depend only on time, event and
+    group), so the rows differ only through the scores. With ``groups=["M", "F"]`` the deltas
+    follow the paper's orientation Δwithin = xCI_{M,M} − xCI_{F,F} and
+    Δbetween = xCI_{M,F} − xCI_{F,M}.
+    """
+    if not isinstance(models, Mapping) or isinstance(models, pd.DataFrame):
+        raise TypeError(f"models must be a dict of name -> model/scores/column, got {type(models).__name__}.")
+    if len(models) == 0:
+        raise TypeError("models must contain at least one entry.")
+    results: dict[str, XCIResult] = {}
+    scores: dict[str, np.ndarray] = {}
+    for name, entry in models.items():
+        if isinstance(entry, str):
+            if data is None:
+                raise ValueError(f"models[{name!r}] is a column name ({entry!r}), so data must be given.")
+            if entry not in data.columns:
+                raise ValueError(f"models[{name!r}]: column {entry!r} is not in data.")
+            risk = data[entry]
+        else:
+            risk = as_risk(entry, X, str(name))
+        try:
+            result = xci(time, event, group, risk, data=data, **xci_kwargs)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"models[{name!r}]: {error}") from error
+        results[str(name)] = result
+        scores[str(name)] = np.asarray(risk, dtype=float)
+    with_ci = any(r.covariance is not None or r.replicates is not None for r in results.values())
+    table = pd.DataFrame([_row(r, with_ci) for r in results.values()], index=pd.Index(list(results), name="model"))
+    return ModelComparison(table=table, results=results, scores=scores)

@@ -1,0 +1,341 @@
+"""Self-contained HTML / Markdown audit reports: a thin consumer of the public result objects."""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import math
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._comparison import ModelComparison
+from ._results import XCIResult
+from ._summaries import concordance_imparity, delta_between, delta_within, min_xci, utility
+
+__all__ = ["write_report", "data_summary_table"]
+
+_CSS = """
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
+padding:0 1.5em;color:#222;line-height:1.45}
+h1{border-bottom:2px solid #345;padding-bottom:.3em}h2{margin-top:1.8em;color:#234;border-bottom:1px solid #ccd}
+table{border-collapse:collapse;margin:.8em 0;font-size:.92em}
+th,td{border:1px solid #ccd;padding:.3em .7em;text-align:right}th{background:#eef1f6}
+td.label,th.label{text-align:left}tr:nth-child(even) td{background:#f8f9fb}
+figure{margin:1em 0;display:inline-block;vertical-align:top}figcaption{font-size:.9em;color:#555}
+img{max-width:100%;border:1px solid #dde}p.note{font-size:.9em;color:#444}
+.meta{color:#666;font-size:.85em}
+"""
+
+_NOTE = (
+    "xCI<sub>a,b</sub> estimates P(R<sub>i</sub> &gt; R<sub>j</sub> | T<sub>i</sub> &lt; T<sub>j</sub>, "
+    "G<sub>i</sub> = a, G<sub>j</sub> = b): row a is the group of the member with the EARLIER event, "
+    "column b the group of the member who outlived it (Wang et al. 2026, eq. 2). A higher risk score "
+    "means an earlier expected event. &Delta;within(a,b) = xCI<sub>a,a</sub> &minus; xCI<sub>b,b</sub>; "
+    "&Delta;between(a,b) = xCI<sub>a,b</sub> &minus; xCI<sub>b,a</sub>."
+)
+
+
+def data_summary_table(result: XCIResult) -> pd.DataFrame:
+    """Per-group data summary of a result: n, events, censored, censoring share, min K_g used.
+
+    Returns
+    -------
+    DataFrame indexed by group (plus a row "all") with columns n, events, censored,
+    censored_pct and, for IPCW, min_censoring_survival (smallest K_g used as a weight).
+    """
+    rows = {}
+    for g in result.groups:
+        sizes = result.group_sizes.get(g, {})
+        n, events = int(sizes.get("n", 0)), int(sizes.get("events", 0))
+        rows[g] = {"n": n, "events": events, "censored": n - events}
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.loc["all"] = frame.sum()
+    frame["censored_pct"] = (100.0 * frame["censored"] / frame["n"].where(frame["n"] > 0)).round(1)
+    if result.min_censoring_survival:
+        frame["min_censoring_survival"] = [result.min_censoring_survival.get(g, math.nan) for g in result.groups] + [
+            math.nan
+        ]
+    frame.index.name = "group"
+    return frame
+
+
+def _summary_table(result: XCIResult) -> pd.DataFrame:
+    """Δwithin, Δbetween per pair, min-xCI, imparity, pooled C, utilities: value, se, interval, p."""
+    rows = []
+    for a, b in combinations(result.groups, 2):
+        for name, function in (("delta_within", delta_within), ("delta_between", delta_between)):
+            e = function(result, a, b)
+            rows.append((f"{name}({a}, {b})", e.value, e.se, *e.confidence_interval, e.p_value))
+    smallest = min_xci(result)
+    e = smallest.estimate
+    rows.append((f"min_xci (cell {smallest.a}, {smallest.b})", e.value, e.se, *e.confidence_interval, math.nan))
+    rows.append(("concordance_imparity", concordance_imparity(result), math.nan, math.nan, math.nan, math.nan))
+    for g, u in utility(result).iterrows():
+        rows.append((f"utility({g}), alpha=beta=1", u["value"], u["se"], u["ci_low"], u["ci_high"], math.nan))
+    rows.append(("overall C (pooled)", result.overall, math.nan, math.nan, math.nan, math.nan))
+    frame = pd.DataFrame(rows, columns=["statistic", "value", "se", "ci_low", "ci_high", "p_value"])
+    return frame.set_index("statistic")
+
+
+def _settings_table(result: XCIResult | None, settings: Mapping[str, Any] | None) -> pd.DataFrame:
+    items: dict[str, Any] = {}
+    if result is not None:
+        items.update(
+            {
+                "method": result.method,
+                "tau": result.tau,
+                "censoring": result.censoring,
+                "tied_tol": result.tied_tol,
+                "strict": result.strict,
+                "n_samples": result.n_samples,
+                "n_excluded (group not analysed)": result.n_excluded,
+                "confidence_level": result.confidence_level,
+                "ci_method": result.ci_method,
+            }
+        )
+    for key, value in (settings or {}).items():
+        items[str(key)] = value
+    frame = pd.DataFrame({"value": [("None" if v is None else str(v)) for v in items.values()]}, index=list(items))
+    frame.index.name = "setting"
+    return frame
+
+
+def _drop_empty(frame: pd.DataFrame) -> pd.DataFrame:
+    """Drop all-NaN numeric columns (e.g. intervals when no inference was requested)."""
+    keep = [c for c in frame.columns if not (frame[c].dtype.kind == "f" and frame[c].isna().all())]
+    return frame[keep]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):d}"
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "–"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if float(value).is_integer() and abs(value) < 1e15:
+            return f"{int(value):d}"
+        if abs(value) >= 1e3:
+            return f"{value:.1f}"
+        if abs(value) < 1e-3:
+            return f"{value:.3g}"
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    index_name = html.escape(str(frame.index.name or ""))
+    body = []
+    for index, row in frame.iterrows():
+        cells = "".join(
+            f'<td{" class=label" if isinstance(v, str) else ""}>{html.escape(_fmt(v))}</td>' for v in row
+        )
+        body.append(f"<tr><th class=label>{html.escape(str(index))}</th>{cells}</tr>")
+    return f"<table><thead><tr><th class=label>{index_name}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    header = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+    for index, row in frame.iterrows():
+        lines.append("| " + " | ".join(esc(x) for x in [str(index)] + [_fmt(v) for v in row]) + " |")
+    return "\n".join(lines)
+
+
+def _png(figure: Any) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _default_figures(result: XCIResult | None, comparison: ModelComparison | None) -> dict[str, Any]:
+    import matplotlib.pyplot as plt
+
+    from .plotting import plot_censoring_curves, plot_forest, plot_xci_heatmap
+
+    figures: dict[str, Any] = {}
+    if comparison is not None:
+        n = len(comparison.results)
+        fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.8), layout="constrained", squeeze=False)
+        for ax, (name, res) in zip(axes[0], comparison.results.items()):
+            plot_xci_heatmap(res, ax=ax, title=name)
+        figures["xCI matrix per model"] = fig
+        fig, ax = plt.subplots(figsize=(6.5, 1.0 + 0.5 * n), layout="constrained")
+        plot_forest(comparison, ax=ax)
+        figures["Δbetween and Δwithin per model"] = fig
+    if result is not None:
+        if comparison is None:
+            fig, ax = plt.subplots(figsize=(4.8, 4.0), layout="constrained")
+            plot_xci_heatmap(result, ax=ax)
+            figures["xCI matrix"] = fig
+        if result.censoring_curves is not None:
+            fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
+            plot_censoring_curves(result, ax=ax)
+            figures["Censoring survival K_g(t) per group"] = fig
+    return figures
+
+
+def write_report(
+    path: str | Path,
+    result: XCIResult | ModelComparison,
+    *,
+    settings: Mapping[str, Any] | None = None,
+    data_summary: pd.DataFrame | None = None,
+    extra_tables: Mapping[str, pd.DataFrame] | None = None,
+    figures: Mapping[str, Any] | None = None,
+    title: str = "survfair audit report",
+    default_figures: bool = True,
+) -> Path:
+    """Write an audit report: one self-contained HTML file, or Markdown (by the file extension).
+
+    The report holds the settings, a data summary (n, events, censoring per group, positivity:
+    the smallest K_g used), the xCI matrix (with intervals when the result carries them), the
+    pair counts, the fairness summaries (Δwithin, Δbetween, min-xCI, imparity, utilities, pooled
+    C; Wang et al. 2026 Sections 4.1-4.3), any extra tables, and figures (heatmap, censoring
+    curves, and for a comparison a heatmap per model and a forest plot).
+
+    Parameters
+    ----------
+    path : str or Path
+        ``*.html`` / ``*.htm``: one file, figures embedded as base64 PNG, inline CSS, no script and
+        no external resource. ``*.md``: Markdown; figures are written as PNG files to the folder
+        ``<stem>_files/`` next to it and linked relatively.
+    result : XCIResult or ModelComparison
+        What to report. For a ModelComparison the comparison table is shown and the per-result
+        sections use the first model (the data summary and censoring are the same for all models).
+    settings : mapping, optional
+        Extra settings to show (e.g. the command line, input file, column names, dropped rows);
+        shown after the result's own settings.
+    data_summary : DataFrame, optional
+        Replaces the default per-group summary (:func:`data_summary_table`).
+    extra_tables : mapping of str -> DataFrame, optional
+        Additional titled tables, shown after the summaries.
+    figures : mapping of str -> matplotlib Figure, optional
+        Additional titled figures, shown after the default ones.
+    title : str, default="survfair audit report"
+    default_figures : bool, default=True
+        Whether to draw the default figures (needs matplotlib).
+
+    Returns
+    -------
+    Path
+        The written file.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is neither an XCIResult nor a ModelComparison, or a table is not a DataFrame.
+    ValueError
+        If the extension of ``path`` is not .html, .htm or .md.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".html", ".htm", ".md"):
+        raise ValueError(f"path must end in .html, .htm or .md, got {path.name!r}.")
+    if isinstance(result, ModelComparison):
+        comparison, main = result, next(iter(result.results.values()))
+    elif isinstance(result, XCIResult):
+        comparison, main = None, result
+    else:
+        raise TypeError(f"result must be an XCIResult or a ModelComparison, got {type(result).__name__}.")
+    for name, table in (extra_tables or {}).items():
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.")
+
+    tables: list[tuple[str, pd.DataFrame, str]] = [
+        ("Settings", _settings_table(main, settings), ""),
+        ("Data summary", data_summary if data_summary is not None else data_summary_table(main),
+         "Per group: rows analysed, events, censored rows; min_censoring_survival is the smallest "
+         "censoring survival K_g used as an IPCW weight (positivity: weights up to 1/K^2)."),
+    ]
+    if comparison is not None:
+        table = comparison.table.copy()
+        tables.append(("Model comparison", _drop_empty(table), "One row per model; _low/_high are interval limits."))
+    else:
+        matrix = main.matrix.copy()
+        low, high = main.confidence_interval()
+        if np.isfinite(low.to_numpy()).any():
+            for col in main.groups:
+                matrix[f"{col} low"], matrix[f"{col} high"] = low[col], high[col]
+        matrix.index.name = "a (earlier event) / b (later)"
+        matrix.columns = [str(c) for c in matrix.columns]
+        tables.append(("xCI matrix", matrix, ""))
+        tables.append(("Fairness summaries", _drop_empty(_summary_table(main)), ""))
+        counts = main.counts.set_index(["a", "b"])
+        counts.index = [f"{a} → {b}" for a, b in counts.index]
+        counts.index.name = "a → b"
+        tables.append(("Pair counts", counts, "Counts first, ratios last: xci = numerator / denominator."))
+    for name, table in (extra_tables or {}).items():
+        tables.append((str(name), table, ""))
+
+    drawn = dict(_default_figures(main, comparison)) if default_figures else {}
+    drawn.update(figures or {})
+    images = {name: _png(fig) for name, fig in drawn.items()}
+    if default_figures:
+        import matplotlib.pyplot as plt
+
+        for name, fig in drawn.items():
+            if name not in (figures or {}):
+                plt.close(fig)
+
+    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".md":
+        folder = path.parent / f"{path.stem}_files"
+        parts = [f"# {title}", "", f"_Generated by survfair on {stamp}._", "", _NOTE_MD, ""]
+        for name, table, note in tables:
+            parts += [f"## {name}", ""] + ([note, ""] if note else []) + [_md_table(table), ""]
+        if images:
+            folder.mkdir(exist_ok=True)
+            parts += ["## Figures", ""]
+            for k, (name, png) in enumerate(images.items()):
+                file = folder / f"figure_{k + 1}.png"
+                file.write_bytes(png)
+                parts += [f"![{name}]({folder.name}/{file.name})", "", f"*{name}*", ""]
+        path.write_text("\n".join(parts), encoding="utf-8")
+        return path
+
+    body = [f"<h1>{html.escape(title)}</h1>", f'<p class="meta">Generated by survfair on {stamp}.</p>',
+            f'<p class="note">{_NOTE}</p>']
+    for name, table, note in tables:
+        body.append(f"<h2>{html.escape(name)}</h2>")
+        if note:
+            body.append(f'<p class="note">{html.escape(note)}</p>')
+        body.append(_html_table(table))
+    if images:
+        body.append("<h2>Figures</h2>")
+        for name, png in images.items():
+            data = base64.b64encode(png).decode("ascii")
+            body.append(
+                f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{html.escape(name)}</figcaption></figure>"
+            )
+    document = (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+    path.write_text(document, encoding="utf-8")
+    return path
+
+
+_NOTE_MD = (
+    "xCI[a,b] estimates P(R_i > R_j | T_i < T_j, G_i = a, G_j = b): row a is the group of the member "
+    "with the EARLIER event, column b the group of the member who outlived it (Wang et al. 2026, eq. 2). "
+    "A higher risk score means an earlier expected event. Δwithin(a,b) = xCI[a,a] − xCI[b,b]; "
+    "Δbetween(a,b) = xCI[a,b] − xCI[b,a]."
+)

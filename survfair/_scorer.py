@@ -1,0 +1,156 @@
+"""scikit-learn scorers that make cross-group ranking fairness a model-selection criterion."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._summaries import delta_between, min_xci, utility
+from ._validation import check_option
+from ._xci import xci
+
+__all__ = ["make_xci_scorer", "xci_score"]
+
+STATISTICS = ("min_xci", "neg_abs_delta_between", "min_utility", "overall")
+
+
+def xci_score(
+    y_true: Any,
+    risk: Any,
+    *,
+    group: Any,
+    statistic: str = "min_xci",
+    a: Any = None,
+    b: Any = None,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    **xci_kwargs: Any,
+) -> float:
+    """One fairness number of a risk score, larger = better, for model selection.
+
+    Parameters
+    ----------
+    y_true : structured array of shape (n_samples,)
+        scikit-survival's ``y`` (event, time).
+    risk : array-like of shape (n_samples,)
+        Risk scores, higher = earlier event (scikit-survival's ``predict``).
+    group : array-like of shape (n_samples,)
+        Sensitive-attribute labels, aligned with ``y_true``.
+    statistic : {"min_xci", "neg_abs_delta_between", "min_utility", "overall"}, default="min_xci"
+        ``"min_xci"``: smallest xCI cell (Wang et al. 2026, Section 4.2.2).
+        ``"neg_abs_delta_between"``: −|xCI_{a,b} − xCI_{b,a}| (Section 4.2.1) for the groups
+        ``a``, ``b``; without them, minus the largest |Δbetween| over all pairs of groups.
+        ``"min_utility"``: min over groups of U(g) = alpha Σ_{h≠g} xCI_{g,h} + beta Σ_{h≠g} xCI_{h,g}
+        (Section 4.3; maximin, the Rawlsian choice the paper suggests).
+        ``"overall"``: the pooled C, for reference.
+    a, b : group labels, optional
+        The pair for ``"neg_abs_delta_between"``.
+    alpha, beta : float, default=1.0
+        Utility weights.
+    **xci_kwargs
+        Passed to :func:`survfair.xci` (``method``, ``tau``, ``censoring``, ...).
+
+    Returns
+    -------
+    float
+        NaN when the statistic is undefined in this sample (e.g. an empty cell).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``statistic``, only one of ``a``/``b``, or from :func:`survfair.xci`.
+    """
+    statistic = check_option(statistic, "statistic", STATISTICS)
+    if (a is None) != (b is None):
+        raise ValueError("a and b must be given together (the pair of groups for Δbetween).")
+    result = xci(y_true, None, group, np.asarray(risk, dtype=float).ravel(), **xci_kwargs)
+    if statistic == "min_xci":
+        return float(min_xci(result).value) if not np.isnan(result.values).all() else float("nan")
+    if statistic == "overall":
+        return float(result.overall)
+    if statistic == "min_utility":
+        return float(utility(result, alpha, beta)["value"].min(skipna=False))
+    pairs = [(a, b)] if a is not None else list(combinations(result.groups, 2))
+    values = [abs(delta_between(result, ga, gb).value) for ga, gb in pairs]
+    return -float(max(values))
+
+
+class _ColumnGroupScorer:
+    """Scorer ``(estimator, X, y) -> float`` that reads the group from a column of X."""
+
+    def __init__(self, group_column: str, drop: bool, kwargs: dict):
+        self.group_column = group_column
+        self.drop = drop
+        self.kwargs = kwargs
+
+    def __call__(self, estimator: Any, X: Any, y_true: Any, **_: Any) -> float:
+        if not isinstance(X, pd.DataFrame) or self.group_column not in X.columns:
+            raise ValueError(f"group_column: {self.group_column!r} is not a column of X.")
+        group = X[self.group_column].to_numpy()
+        features = X.drop(columns=[self.group_column]) if self.drop else X
+        return xci_score(y_true, estimator.predict(features), group=group, **self.kwargs)
+
+    def __repr__(self) -> str:
+        return f"make_xci_scorer(group_column={self.group_column!r}, {self.kwargs})"
+
+
+def make_xci_scorer(
+    statistic: str = "min_xci",
+    *,
+    group_column: str | None = None,
+    a: Any = None,
+    b: Any = None,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    **xci_kwargs: Any,
+):
+    """A scorer for ``GridSearchCV`` / ``cross_validate`` that scores a fairness statistic.
+
+    The estimator's ``predict`` must return risk scores (higher = earlier event), as every
+    scikit-survival estimator does; ``y`` is scikit-survival's structured array.
+
+    Two ways to give the sensitive attribute:
+
+    * **Metadata routing** (default, ``group_column=None``): enable routing and request it::
+
+          sklearn.set_config(enable_metadata_routing=True)
+          scorer = make_xci_scorer("min_xci").set_score_request(group=True)
+          GridSearchCV(est, grid, scoring=scorer).fit(X, y, group=g)
+
+      sklearn splits ``group`` with the folds.
+    * **A column of X** (``group_column="sex"``, no routing needed): the scorer reads the group
+      from that column of the DataFrame X. With ``drop_group=True`` in ``xci_kwargs`` the column
+      is removed before ``predict`` (the estimator must then be a pipeline that ignores it at
+      fit time as well, e.g. a ``ColumnTransformer``); by default it is kept.
+
+    Parameters
+    ----------
+    statistic : {"min_xci", "neg_abs_delta_between", "min_utility", "overall"}, default="min_xci"
+        See :func:`xci_score`; every choice is "greater is better".
+    group_column : str, optional
+        Read the group from this column of X instead of from routed metadata.
+    a, b, alpha, beta, **xci_kwargs
+        As in :func:`xci_score` (``drop_group`` is consumed here).
+
+    Returns
+    -------
+    scorer
+        With ``group_column=None`` a scikit-learn scorer made by ``sklearn.metrics.make_scorer``
+        (supports ``set_score_request``); otherwise a callable ``(estimator, X, y) -> float``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``statistic``.
+    """
+    from sklearn.metrics import make_scorer
+
+    statistic = check_option(statistic, "statistic", STATISTICS)
+    drop = bool(xci_kwargs.pop("drop_group", False))
+    kwargs = dict(statistic=statistic, a=a, b=b, alpha=alpha, beta=beta, **xci_kwargs)
+    if group_column is not None:
+        return _ColumnGroupScorer(group_column, drop, kwargs)
+    return make_scorer(xci_score, greater_is_better=True, **kwargs)

@@ -1,0 +1,426 @@
+"""Plots of xCI / xAUC audits (matplotlib, imported lazily).
+
+Every function takes its data first, then keyword-only options with ``ax=None`` (a new figure
+is made when None), returns the matplotlib Axes, and never calls ``show()``. Extra keyword
+arguments go to the main matplotlib call of the function.
+
+A higher ``risk`` always means an earlier expected event.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._comparison import ModelComparison
+from ._results import XCIResult
+from ._validation import check_survival_inputs
+
+__all__ = [
+    "plot_xci_heatmap",
+    "plot_risk_densities",
+    "plot_censoring_curves",
+    "plot_forest",
+    "plot_xroc",
+    "plot_conditional_xauc",
+]
+
+
+def _axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def _check_result(result: Any, name: str = "result") -> XCIResult:
+    if not isinstance(result, XCIResult):
+        raise TypeError(f"{name} must be an XCIResult (from survfair.xci), got {type(result).__name__}.")
+    return result
+
+
+def plot_xci_heatmap(
+    result: XCIResult,
+    *,
+    ax: Any = None,
+    cmap: str = "viridis",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    digits: int = 3,
+    title: str | None = None,
+    **kwargs: Any,
+):
+    """Heatmap of the xCI matrix with each cell's value (and interval, when available).
+
+    Rows a are the group of the member with the EARLIER event, columns b the group of the member
+    who outlived it (eq. 2 of Wang et al. 2026). By default the colours span the range of the
+    cells, so that differences between cells (the fairness question) are visible even when all
+    cells are close; read the printed values, not the colours, for sizes.
+
+    Parameters
+    ----------
+    result : XCIResult
+    ax : matplotlib Axes, optional
+    cmap : str, default="RdBu"
+    vmin, vmax : float, optional
+        Colour limits; default the smallest and largest defined cell.
+    digits : int, default=3
+        Decimals shown in the cells.
+    title : str, optional
+        Default: "xCI (method)".
+    **kwargs
+        Passed to ``ax.imshow``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        With one ``AxesImage`` and one text per cell; a colour bar is added to the figure.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is not an XCIResult.
+    """
+    result = _check_result(result)
+    ax = _axes(ax)
+    values = result.values
+    low, high = result.confidence_interval()
+    masked = np.ma.masked_invalid(values)
+    if vmin is None:
+        vmin = float(masked.min()) if masked.count() else 0.0
+    if vmax is None:
+        vmax = float(masked.max()) if masked.count() else 1.0
+    if vmax <= vmin:
+        vmin, vmax = vmin - 0.01, vmax + 0.01
+    image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, **kwargs)
+    labels = [str(g) for g in result.groups]
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("b: group of the later member")
+    ax.set_ylabel("a: group of the earlier event")
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            value = values[i, j]
+            text = "NaN" if math.isnan(value) else f"{value:.{digits}f}"
+            lo, hi = low.iloc[i, j], high.iloc[i, j]
+            if np.isfinite(lo) and np.isfinite(hi):
+                text += f"\n[{lo:.{digits}f}, {hi:.{digits}f}]"
+            colour = "black"
+            if not math.isnan(value):
+                r, g, b, _ = image.cmap(image.norm(value))
+                colour = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+            ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour)
+    ax.figure.colorbar(image, ax=ax, label="xCI", shrink=0.8)
+    ax.set_title(title if title is not None else f"xCI ({result.method})")
+    return ax
+
+
+def plot_risk_densities(
+    risk: Any,
+    event: Any,
+    group: Any,
+    *,
+    data: pd.DataFrame | None = None,
+    ax: Any = None,
+    grid_size: int = 200,
+    title: str | None = None,
+    **kwargs: Any,
+):
+    """Kernel densities of the risk score by group x event status (Wang et al. 2026, Figs. 2-3).
+
+    One curve per (group, event status): colour = group, solid = event observed, dashed =
+    censored. Under separation a fair score has the same distribution in every group given the
+    outcome, so diverging curves of the same line style signal cross-group disparity.
+
+    Parameters
+    ----------
+    risk : array-like of shape (n_samples,) or column name
+        Risk scores, higher = earlier event.
+    event : array-like of shape (n_samples,) or column name
+        1/True = event observed.
+    group : array-like of shape (n_samples,) or column name
+    data : DataFrame, optional
+        Table in which string arguments are column names.
+    ax : matplotlib Axes, optional
+    grid_size : int, default=200
+        Points at which each density is evaluated.
+    title : str, optional
+    **kwargs
+        Passed to every ``ax.plot`` call.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        With one Line2D per (group, event status) having at least 2 distinct scores (a
+        Gaussian KDE, ``scipy.stats.gaussian_kde``, Scott's bandwidth), and a legend.
+
+    Raises
+    ------
+    ValueError, TypeError
+        From input validation (lengths, NaN, ...), naming the argument.
+    """
+    from scipy.stats import gaussian_kde
+
+    zeros = np.zeros(len(data) if data is not None else np.asarray(risk).shape[0])
+    time = zeros if data is None else pd.Series(zeros, index=data.index)
+    sample, _ = check_survival_inputs(time, event, group, risk, data=data)
+    ax = _axes(ax, (6.0, 4.0))
+    grid = np.linspace(sample.risk.min(), sample.risk.max(), grid_size)
+    pad = 0.05 * (grid[-1] - grid[0] or 1.0)
+    grid = np.linspace(grid[0] - pad, grid[-1] + pad, grid_size)
+    colours = [f"C{i % 10}" for i in range(sample.n_groups)]
+    for code, label in enumerate(sample.groups):
+        for observed, style, word in ((True, "-", "event"), (False, "--", "censored")):
+            values = sample.risk[(sample.group_codes == code) & (sample.event == observed)]
+            if np.unique(values).size < 2:
+                continue
+            density = gaussian_kde(values)(grid)
+            ax.plot(grid, density, linestyle=style, color=colours[code],
+                    label=f"{label}, {word} (n={values.size})", **kwargs)
+    ax.set_xlabel("risk score (higher = earlier event)")
+    ax.set_ylabel("density")
+    ax.legend(fontsize=8)
+    if title is not None:
+        ax.set_title(title)
+    return ax
+
+
+def plot_censoring_curves(result: XCIResult, *, ax: Any = None, tau: float | None = None, **kwargs: Any):
+    """Per-group censoring survival K_g(t) = P(U > t | G = g) with tau marked (eq. 6).
+
+    Parameters
+    ----------
+    result : XCIResult
+        An IPCW result (it carries ``censoring_curves``).
+    ax : matplotlib Axes, optional
+    tau : float, optional
+        Vertical line position; default ``result.tau`` (no line when None).
+    **kwargs
+        Passed to every ``ax.step`` call.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One step line per group (one for pooled censoring), a dotted line at K = 0.1 (the
+        positivity warning level) and a vertical line at tau when known.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is not an XCIResult.
+    ValueError
+        If the result has no censoring curves (naive estimator).
+    """
+    result = _check_result(result)
+    curves = result.censoring_curves
+    if curves is None:
+        raise ValueError("result: has no censoring curves (method='naive'); use an IPCW result.")
+    ax = _axes(ax, (6.0, 4.0))
+    frame = curves.to_frame()
+    labels = ["pooled"] if curves.kind == "pooled" else list(curves.groups)
+    for code, label in enumerate(labels):
+        rows = frame[frame["group"] == curves.groups[code]]
+        times = np.concatenate([[0.0], rows["time"].to_numpy()])
+        probs = np.concatenate([[1.0], rows["censoring_survival"].to_numpy()])
+        ax.step(times, probs, where="post", label=f"K_{label}(t)", **kwargs)
+    ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label="K = 0.1")
+    tau = result.tau if tau is None else tau
+    if tau is not None:
+        ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=f"tau = {tau:g}")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("time")
+    ax.set_ylabel("censoring survival K_g(t)")
+    ax.set_title(f"Censoring survival ({curves.kind})")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def _forest_rows(table: pd.DataFrame, statistics: tuple[str, ...]) -> list[tuple[str, str, float, float, float]]:
+    rows = []
+    for statistic in statistics:
+        columns = [c for c in table.columns if c.startswith(f"{statistic}[") and c.endswith("]")]
+        if not columns:
+            raise ValueError(f"statistics: no column {statistic}[a,b] in the comparison table.")
+        for column in columns:
+            for model, row in table.iterrows():
+                low = row.get(f"{column}_low", math.nan)
+                high = row.get(f"{column}_high", math.nan)
+                rows.append((str(model), column, float(row[column]), float(low), float(high)))
+    return rows
+
+
+def plot_forest(
+    comparison: ModelComparison | pd.DataFrame,
+    *,
+    statistics: tuple[str, ...] = ("delta_between", "delta_within"),
+    ax: Any = None,
+    **kwargs: Any,
+):
+    """Forest plot of Δbetween / Δwithin (with intervals when present) across models.
+
+    Parameters
+    ----------
+    comparison : ModelComparison or DataFrame
+        The result of :func:`survfair.compare` or its ``.table``.
+    statistics : tuple of str, default=("delta_between", "delta_within")
+        Column families to show (each ``name[a,b]`` column becomes one block).
+    ax : matplotlib Axes, optional
+    **kwargs
+        Passed to every ``ax.errorbar`` call.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One errorbar container per statistic column, a vertical line at 0, one y tick per model.
+
+    Raises
+    ------
+    TypeError
+        If ``comparison`` is neither a ModelComparison nor a DataFrame.
+    ValueError
+        If a requested statistic is not in the table.
+    """
+    if isinstance(comparison, ModelComparison):
+        table = comparison.table
+    elif isinstance(comparison, pd.DataFrame):
+        table = comparison
+    else:
+        raise TypeError(f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}.")
+    rows = _forest_rows(table, tuple(statistics))
+    ax = _axes(ax, (6.0, 0.9 + 0.35 * len(rows)))
+    columns = list(dict.fromkeys(r[1] for r in rows))
+    models = list(dict.fromkeys(r[0] for r in rows))
+    offsets = np.linspace(-0.2, 0.2, len(columns)) if len(columns) > 1 else np.zeros(1)
+    for k, column in enumerate(columns):
+        block = [r for r in rows if r[1] == column]
+        y = np.array([models.index(r[0]) for r in block]) + offsets[k]
+        x = np.array([r[2] for r in block])
+        low = np.array([r[3] for r in block])
+        high = np.array([r[4] for r in block])
+        err = np.vstack([x - low, high - x])
+        err = np.where(np.isfinite(err), err, 0.0)
+        ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color=f"C{k % 10}", label=column, **kwargs)
+    ax.axvline(0.0, color="grey", linewidth=1)
+    ax.set_yticks(range(len(models)), models)
+    ax.invert_yaxis()
+    ax.set_xlabel("difference in xCI")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def _curve(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(value, pd.DataFrame):
+        if not {"fpr", "tpr"} <= set(value.columns):
+            raise ValueError(f"curves[{name!r}]: a DataFrame needs columns 'fpr' and 'tpr'.")
+        fpr, tpr = value["fpr"].to_numpy(float), value["tpr"].to_numpy(float)
+    elif isinstance(value, (tuple, list)) and len(value) in (2, 3):
+        fpr, tpr = np.asarray(value[0], float), np.asarray(value[1], float)
+    else:
+        raise TypeError(f"curves[{name!r}] must be a DataFrame (fpr, tpr) or a tuple (fpr, tpr[, thresholds]).")
+    if fpr.shape != tpr.shape or fpr.ndim != 1:
+        raise ValueError(f"curves[{name!r}]: fpr and tpr must be 1-D of the same length.")
+    return fpr, tpr
+
+
+def plot_xroc(curves: Mapping[str, Any] | pd.DataFrame, *, ax: Any = None, **kwargs: Any):
+    """Cross-group ROC curves (xROC, Kallus & Zhou 2019, Def. 3) and balanced xROC.
+
+    The xROC curve of (a, b) plots the rate at which negatives of group b exceed a threshold
+    (x) against the rate at which positives of group a do (y); its area is xAUC(a, b).
+
+    Parameters
+    ----------
+    curves : dict of label -> DataFrame or tuple, or a DataFrame
+        Each curve as a DataFrame with columns ``fpr``, ``tpr`` (``thresholds`` optional) or a
+        tuple ``(fpr, tpr[, thresholds])`` as returned by ``sklearn.metrics.roc_curve``. A single
+        DataFrame is one unlabelled curve.
+    ax : matplotlib Axes, optional
+    **kwargs
+        Passed to every ``ax.plot`` call of a curve.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One Line2D per curve plus the dotted chance diagonal.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For curves in another form.
+    """
+    if isinstance(curves, pd.DataFrame):
+        curves = {"": curves}
+    if not isinstance(curves, Mapping) or not curves:
+        raise TypeError("curves must be a non-empty dict of label -> (fpr, tpr) or a DataFrame.")
+    ax = _axes(ax, (4.5, 4.5))
+    for label, value in curves.items():
+        fpr, tpr = _curve(value, str(label))
+        ax.plot(fpr, tpr, label=str(label) or None, drawstyle="steps-post", **kwargs)
+    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("negatives of b above threshold (FPR)")
+    ax.set_ylabel("positives of a above threshold (TPR)")
+    if any(str(k) for k in curves):
+        ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def plot_conditional_xauc(
+    values: Mapping[str, Any] | pd.Series,
+    *,
+    ax: Any = None,
+    bins: int = 20,
+    **kwargs: Any,
+):
+    """Histograms of conditional xAUC values (Kallus & Zhou 2019, Section 4).
+
+    The conditional xAUC of one positive of group a is the share of negatives of group b
+    ranked below it; its mean over the positives of a is xAUC(a, b), drawn as a vertical line.
+
+    Parameters
+    ----------
+    values : pandas Series or dict of label -> array-like
+        Conditional xAUC values in [0, 1]; a dict draws one translucent histogram per label.
+    ax : matplotlib Axes, optional
+    bins : int, default=20
+        Bins over [0, 1].
+    **kwargs
+        Passed to every ``ax.hist`` call.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One histogram (bar container) and one mean line per label.
+
+    Raises
+    ------
+    TypeError
+        If ``values`` is neither a Series nor a dict.
+    ValueError
+        If a value is NaN or outside [0, 1].
+    """
+    if isinstance(values, pd.Series):
+        values = {str(values.name) if values.name is not None else "": values}
+    if not isinstance(values, Mapping) or not values:
+        raise TypeError("values must be a pandas Series or a non-empty dict of label -> array-like.")
+    ax = _axes(ax, (6.0, 4.0))
+    edges = np.linspace(0, 1, bins + 1)
+    for k, (label, series) in enumerate(values.items()):
+        array = np.asarray(series, dtype=float)
+        if np.isnan(array).any() or (array < 0).any() or (array > 1).any():
+            raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1] and not NaN.")
+        colour = f"C{k % 10}"
+        ax.hist(array, bins=edges, alpha=0.5, color=colour, label=f"{label} (mean {array.mean():.3f})", **kwargs)
+        ax.axvline(array.mean(), color=colour, linestyle="--", linewidth=1.5)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("conditional xAUC of a positive")
+    ax.set_ylabel("positives")
+    if any(str(k) for k in values):
+        ax.legend(fontsize=8)
+    return ax

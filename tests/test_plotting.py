@@ -1,0 +1,143 @@
+"""Plots render headless (Agg), return their Axes, and contain the expected artists."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.container import BarContainer, ErrorbarContainer  # noqa: E402
+from matplotlib.image import AxesImage  # noqa: E402
+
+import survfair as sf  # noqa: E402
+from survfair import plotting  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def sample():
+    rng = np.random.default_rng(11)
+    n = 400
+    group = np.where(rng.random(n) < 0.4, "F", "M")
+    risk = rng.normal(size=n) + 0.3 * (group == "M")
+    t = rng.exponential(np.exp(-risk))
+    c = rng.exponential(2.0, size=n)
+    return pd.DataFrame({"time": np.minimum(t, c), "event": t <= c, "group": group, "risk": risk})
+
+
+@pytest.fixture(scope="module")
+def result(sample):
+    return sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def _png_ok(ax, tmp_path):
+    out = tmp_path / "figure.png"
+    ax.figure.savefig(out)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_heatmap(result, tmp_path):
+    ax = plotting.plot_xci_heatmap(result)
+    assert isinstance(ax, matplotlib.axes.Axes)
+    assert len([a for a in ax.get_children() if isinstance(a, AxesImage)]) == 1
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == 4 and f"{result.matrix.loc['F', 'M']:.3f}" in texts[1]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["F", "M"]
+    _png_ok(ax, tmp_path)
+
+
+def test_heatmap_shows_intervals_and_uses_given_axes(result):
+    with_ci = dataclasses.replace(result, covariance=np.eye(4) * 1e-4, ci_method="analytic")
+    fig, ax = plt.subplots()
+    assert plotting.plot_xci_heatmap(with_ci, ax=ax, digits=2) is ax
+    low = with_ci.ci_low.loc["F", "F"]
+    assert f"[{low:.2f}," in ax.texts[0].get_text()
+
+
+def test_risk_densities(sample, tmp_path):
+    ax = plotting.plot_risk_densities("risk", "event", "group", data=sample)
+    assert len(ax.lines) == 4  # 2 groups x {event, censored}
+    assert {line.get_linestyle() for line in ax.lines} == {"-", "--"}
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(label.startswith("F, event (n=") for label in labels)
+    # each curve is a density: integrates to ~1 over the grid
+    for line in ax.lines:
+        x, y = line.get_data()
+        assert 0.9 < np.trapezoid(y, x) <= 1.0001
+    _png_ok(ax, tmp_path)
+
+
+def test_censoring_curves(result, tmp_path):
+    ax = plotting.plot_censoring_curves(result)
+    steps = [line for line in ax.lines if line.get_label().startswith("K_")]
+    assert [s.get_label() for s in steps] == ["K_F(t)", "K_M(t)"]
+    tau_lines = [line for line in ax.lines if line.get_label() == "tau = 1.5"]
+    assert len(tau_lines) == 1 and tau_lines[0].get_xdata()[0] == 1.5
+    _png_ok(ax, tmp_path)
+
+
+def test_censoring_curves_needs_ipcw(sample):
+    naive = sf.xci("time", "event", "group", "risk", data=sample, method="naive")
+    with pytest.raises(ValueError, match="no censoring curves"):
+        plotting.plot_censoring_curves(naive)
+    with pytest.raises(TypeError, match="result must be an XCIResult"):
+        plotting.plot_xci_heatmap(naive.matrix)
+
+
+def test_forest(sample, tmp_path):
+    comparison = sf.compare({"risk": "risk", "noise": "time"}, "time", "event", "group", data=sample, tau=1.5)
+    ax = plotting.plot_forest(comparison)
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert [b.get_label() for b in bars] == ["delta_between[F,M]", "delta_within[F,M]"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["risk", "noise"]
+    x = bars[0].lines[0].get_xdata()
+    np.testing.assert_allclose(x, comparison.table["delta_between[F,M]"].to_numpy())
+    _png_ok(ax, tmp_path)
+    with pytest.raises(ValueError, match="no column foo"):
+        plotting.plot_forest(comparison.table, statistics=("foo",))
+
+
+def test_xroc(tmp_path):
+    from sklearn.metrics import roc_curve
+
+    rng = np.random.default_rng(0)
+    y, s = rng.random(100) < 0.4, rng.normal(size=100)
+    fpr, tpr, thr = roc_curve(y, s)
+    curves = {"xROC(a,b)": (fpr, tpr, thr), "xROC(b,a)": pd.DataFrame({"fpr": fpr, "tpr": tpr ** 2})}
+    ax = plotting.plot_xroc(curves)
+    assert len(ax.lines) == 3  # two curves + chance diagonal
+    np.testing.assert_array_equal(ax.lines[0].get_xdata(), fpr)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["xROC(a,b)", "xROC(b,a)"]
+    _png_ok(ax, tmp_path)
+    with pytest.raises(ValueError, match="columns 'fpr' and 'tpr'"):
+        plotting.plot_xroc({"bad": pd.DataFrame({"x": [0.0]})})
+
+
+def test_conditional_xauc(tmp_path):
+    rng = np.random.default_rng(0)
+    values = {"a vs b": rng.random(50), "b vs a": pd.Series(rng.random(30) ** 2)}
+    ax = plotting.plot_conditional_xauc(values, bins=10)
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert len(bars) == 2 and len(bars[0]) == 10
+    assert sum(p.get_height() for p in bars[1]) == 30
+    means = [line.get_xdata()[0] for line in ax.lines]
+    np.testing.assert_allclose(means, [values["a vs b"].mean(), values["b vs a"].mean()])
+    _png_ok(ax, tmp_path)
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        plotting.plot_conditional_xauc(pd.Series([0.5, 1.5]))
+
+
+def test_plotting_never_shows(monkeypatch, result):
+    monkeypatch.setattr(plt, "show", lambda *a, **k: pytest.fail("show() was called"))
+    plotting.plot_xci_heatmap(result)
+    plotting.plot_censoring_curves(result)
