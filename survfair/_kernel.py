@@ -67,20 +67,57 @@ def _risk_bounds(sorted_risk, tol):
 
 
 @njit(cache=True, nogil=True)
+def _within_group_ranks(code_by_risk, order_risk, n_groups):
+    """Rank of every row among its own group's risks (0-based), from the risk order."""
+    n = code_by_risk.shape[0]
+    counters = np.zeros(n_groups, np.int64)
+    rank = np.empty(n, np.int64)
+    for k in range(n):
+        c = code_by_risk[k]
+        rank[order_risk[k]] = counters[c]
+        counters[c] += 1
+    return rank
+
+
+@njit(cache=True, nogil=True)
+def _group_prefix(code_by_risk, column):
+    """prefix[k] = members of group ``column`` among the k smallest risks."""
+    n = code_by_risk.shape[0]
+    prefix = np.zeros(n + 1, np.int64)
+    for k in range(n):
+        prefix[k + 1] = prefix[k] + (code_by_risk[k] == column)
+    return prefix
+
+
+@njit(cache=True, nogil=True)
+def _fenwick_add(tree, offset, slot, size, value):
+    while slot <= size:
+        tree[offset + slot] += value
+        slot += slot & (-slot)
+
+
+@njit(cache=True, nogil=True)
+def _fenwick_sum(tree, offset, slot):
+    total = tree[offset] * 0  # zero of the tree's dtype
+    while slot > 0:
+        total += tree[offset + slot]
+        slot -= slot & (-slot)
+    return total
+
+
+@njit(cache=True, nogil=True)
 def _column_pass(
-    column, codes, time, event, order_time, order_risk, position, below, upto,
-    inv_k_own, inv_k_column, weighted, tau, strict, n_groups,
+    column, time, event, codes, rank, below, upto, code_by_risk,
+    own, inv_k_column, weighted, tau, strict, n_groups,
 ):
     """Counts for every row group a against column group ``column``.
 
-    Returns the six per-row arrays (length G) and the index of the first event whose IPCW
-    weight is not finite (-1 when all are), so the caller can name the group and time.
+    All per-row arrays are in ascending time order. Returns the six per-row-group arrays
+    (length G) and the time-order position of the first event whose weight is not finite (-1
+    when all are), so the caller can name the group and time.
     """
     n = time.shape[0]
-    # prefix[k] = members of the column group among the k smallest risks
-    prefix = np.zeros(n + 1, np.int64)
-    for k in range(n):
-        prefix[k + 1] = prefix[k] + (codes[order_risk[k]] == column)
+    prefix = _group_prefix(code_by_risk, column)
     n_column = prefix[n]
     tree = np.zeros(n_column + 1, np.int64)
 
@@ -96,109 +133,112 @@ def _column_pass(
     end = n  # walk blocks of equal time from the largest time down
     while end > 0:
         start = end - 1
-        t = time[order_time[start]]
-        while start > 0 and time[order_time[start - 1]] == t:
+        t = time[start]
+        while start > 0 and time[start - 1] == t:
             start -= 1
         # censored members at this time are "later" than events at this time (not if strict)
         censored_here = 0
         for m in range(start, end):
-            j = order_time[m]
-            if codes[j] == column and not event[j]:
+            if codes[m] == column and not event[m]:
                 censored_here += 1
                 if not strict:
-                    slot = prefix[position[j]] + 1
-                    while slot <= n_column:
-                        tree[slot] += 1
-                        slot += slot & (-slot)
+                    _fenwick_add(tree, 0, rank[m] + 1, n_column, 1)
                     inserted += 1
         if inserted > 0:
             for m in range(start, end):
-                i = order_time[m]
-                if not event[i]:
+                if not event[m]:
                     continue
-                row = codes[i]
-                lower = 0
-                slot = prefix[below[position[i]]]
-                while slot > 0:
-                    lower += tree[slot]
-                    slot -= slot & (-slot)
-                not_higher = 0
-                slot = prefix[upto[position[i]]]
-                while slot > 0:
-                    not_higher += tree[slot]
-                    slot -= slot & (-slot)
+                row = codes[m]
+                lower = _fenwick_sum(tree, 0, prefix[below[m]])
+                not_higher = lower
+                if upto[m] - below[m] > 1:  # someone else's risk is within tied_tol
+                    not_higher = _fenwick_sum(tree, 0, prefix[upto[m]])
                 ties = not_higher - lower
                 comparable[row] += inserted
                 concordant[row] += lower
                 tied_risk[row] += ties
                 if not strict:
                     tied_time[row] += censored_here
+                w = 1.0
                 if weighted:
                     if t >= tau:
                         w = 0.0
                     else:
-                        w = inv_k_own[i] * inv_k_column[i]
+                        w = own[m] * inv_k_column[m]
                         if not np.isfinite(w) and bad < 0:
-                            bad = i
-                else:
-                    w = 1.0
+                            bad = m
                 if strict:
                     numerator[row] += w * lower
                 else:
                     numerator[row] += w * lower + 0.5 * w * ties
                 denominator[row] += w * inserted
         for m in range(start, end):
-            j = order_time[m]
-            if codes[j] == column and (event[j] or strict):
-                slot = prefix[position[j]] + 1
-                while slot <= n_column:
-                    tree[slot] += 1
-                    slot += slot & (-slot)
+            if codes[m] == column and (event[m] or strict):
+                _fenwick_add(tree, 0, rank[m] + 1, n_column, 1)
                 inserted += 1
         end = start
     return comparable, concordant, tied_risk, tied_time, numerator, denominator, bad
 
 
 @dataclass(frozen=True)
-class _Orders:
-    """Sort orders shared by every column pass (computed once per call)."""
+class _Prepared:
+    """Inputs permuted into ascending time order, with risk ranks (computed once per call).
 
-    order_time: np.ndarray
-    order_risk: np.ndarray
-    position: np.ndarray
-    below: np.ndarray
-    upto: np.ndarray
+    Visiting rows in time order makes every pass read its arrays sequentially; only the
+    Fenwick trees and the group prefix counts are accessed at random.
+    """
+
+    order: np.ndarray  # row of each time-order position
+    time: np.ndarray
+    event: np.ndarray
+    codes: np.ndarray
+    rank: np.ndarray  # risk rank within the row's own group
+    below: np.ndarray  # #{risks < r - tol}
+    upto: np.ndarray  # #{risks <= r + tol}
+    code_by_risk: np.ndarray  # group code of each risk-order position
 
 
-def _orders(time: np.ndarray, risk: np.ndarray, tied_tol: float) -> _Orders:
-    order_time = np.argsort(time, kind="stable")
+def _prepare(time, event, codes, risk, n_groups, tied_tol) -> _Prepared:
+    order = np.argsort(time, kind="stable")
     order_risk = np.argsort(risk, kind="stable")
-    position = np.empty_like(order_risk)
-    position[order_risk] = np.arange(order_risk.shape[0])
-    below, upto = _risk_bounds(risk[order_risk], tied_tol)
-    return _Orders(order_time, order_risk, position, below, upto)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    code_by_risk = codes[order_risk]
+    below_sorted, upto_sorted = _risk_bounds(risk[order_risk], tied_tol)
+    below = np.empty_like(below_sorted)
+    upto = np.empty_like(upto_sorted)
+    below[order_risk] = below_sorted
+    upto[order_risk] = upto_sorted
+    rank = _within_group_ranks(code_by_risk, order_risk, n_groups)
+    return _Prepared(
+        order=order, time=np.ascontiguousarray(time[order]), event=np.ascontiguousarray(event[order]),
+        codes=codes[order], rank=rank[order], below=below[order], upto=upto[order], code_by_risk=code_by_risk,
+    )
 
 
-def _own_weights(time, codes, n_groups, inverse_k, row_weight):
-    """Per-row factor of the earlier member's weight, and whether the pass is weighted."""
+def _weights(prep: _Prepared, n_groups, inverse_k, row_weight, tau):
+    """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and a per-column maker.
+
+    Only events before tau carry weight, so the curves are evaluated there only.
+    """
     weighted = inverse_k is not None or row_weight is not None
     if not weighted:
-        return np.ones(1), False
-    own = np.ones(time.shape[0])
-    if inverse_k is not None:  # 1 / K_{g_i}(time_i), each row against its own group's curve
-        for g in range(n_groups):
-            rows = codes == g
-            own[rows] = inverse_k(g, time[rows])
-    if row_weight is not None:
-        own = own * np.asarray(row_weight, dtype=np.float64)
-    return np.ascontiguousarray(own), True
-
-
-def _column_weights(column, time, inverse_k, weighted):
-    """1 / K_b(time_i) of every row against column group b (ones without ``inverse_k``)."""
+        return np.ones(1), (lambda column: np.ones(1)), False
+    used = prep.event & (prep.time < (np.inf if tau is None else tau))
+    own = np.ones(prep.time.shape[0])
     if inverse_k is not None:
-        return inverse_k(column, time)
-    return np.ones(time.shape[0] if weighted else 1)
+        for g in range(n_groups):
+            rows = used & (prep.codes == g)
+            own[rows] = inverse_k(g, prep.time[rows])
+    if row_weight is not None:
+        own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
+
+    def column_weights(column):
+        values = np.ones(prep.time.shape[0])
+        if inverse_k is not None:
+            values[used] = inverse_k(column, prep.time[used])
+        return values
+
+    return np.ascontiguousarray(own), column_weights, True
 
 
 def count_pairs(
@@ -243,21 +283,20 @@ def count_pairs(
     bad : (row, column group) or None
         The first event whose weight against that column group is not finite.
     """
-    orders = _orders(time, risk, tied_tol)
-    own, weighted = _own_weights(time, codes, n_groups, inverse_k, row_weight)
+    prep = _prepare(time, event, codes, risk, n_groups, tied_tol)
+    own, column_weights, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau)
     cutoff = np.inf if tau is None else float(tau)
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
     bad = None
     for column in range(n_groups):
-        inv_column = _column_weights(column, time, inverse_k, weighted)
         result = _column_pass(
-            column, codes, time, event, orders.order_time, orders.order_risk, orders.position,
-            orders.below, orders.upto, own, inv_column, weighted, cutoff, strict, n_groups,
+            column, prep.time, prep.event, prep.codes, prep.rank, prep.below, prep.upto, prep.code_by_risk,
+            own, column_weights(column) if weighted else np.ones(1), weighted, cutoff, strict, n_groups,
         )
         for cell, values in zip(cells, result[:6]):
             cell[:, column] = values
         if result[6] >= 0 and bad is None:
-            bad = (int(result[6]), column)
+            bad = (int(prep.order[result[6]]), column)
     return PairCounts(*cells), bad
 
 
@@ -289,77 +328,60 @@ class IndividualContributions:
 
 @njit(cache=True, nogil=True)
 def _earlier_pass(
-    column, codes, time, event, order_time, order_risk, position, below, upto,
-    inv_k_own, inv_k_column, weighted, tau, strict, out_num, out_den,
+    column, time, event, codes, rank, below, upto, code_by_risk,
+    own, inv_k_column, weighted, tau, strict, out_num, out_den,
 ):
-    """Row contributions of every event against later members of group ``column``."""
+    """Row contributions of every event against later members of group ``column`` (time order)."""
     n = time.shape[0]
-    prefix = np.zeros(n + 1, np.int64)
-    for k in range(n):
-        prefix[k + 1] = prefix[k] + (codes[order_risk[k]] == column)
+    prefix = _group_prefix(code_by_risk, column)
     n_column = prefix[n]
     tree = np.zeros(n_column + 1, np.int64)
     inserted = 0
     end = n
     while end > 0:
         start = end - 1
-        t = time[order_time[start]]
-        while start > 0 and time[order_time[start - 1]] == t:
+        t = time[start]
+        while start > 0 and time[start - 1] == t:
             start -= 1
         if not strict:
             for m in range(start, end):
-                j = order_time[m]
-                if codes[j] == column and not event[j]:
-                    slot = prefix[position[j]] + 1
-                    while slot <= n_column:
-                        tree[slot] += 1
-                        slot += slot & (-slot)
+                if codes[m] == column and not event[m]:
+                    _fenwick_add(tree, 0, rank[m] + 1, n_column, 1)
                     inserted += 1
         if inserted > 0:
             for m in range(start, end):
-                i = order_time[m]
-                if not event[i]:
+                if not event[m]:
                     continue
-                lower = 0
-                slot = prefix[below[position[i]]]
-                while slot > 0:
-                    lower += tree[slot]
-                    slot -= slot & (-slot)
-                not_higher = 0
-                slot = prefix[upto[position[i]]]
-                while slot > 0:
-                    not_higher += tree[slot]
-                    slot -= slot & (-slot)
+                lower = _fenwick_sum(tree, 0, prefix[below[m]])
+                not_higher = lower
+                if upto[m] - below[m] > 1:
+                    not_higher = _fenwick_sum(tree, 0, prefix[upto[m]])
                 w = 1.0
                 if weighted:
-                    w = 0.0 if t >= tau else inv_k_own[i] * inv_k_column[i]
+                    w = 0.0 if t >= tau else own[m] * inv_k_column[m]
                 score = lower if strict else lower + 0.5 * (not_higher - lower)
-                out_num[i, column] = w * score
-                out_den[i, column] = w * inserted
+                out_num[m, column] = w * score
+                out_den[m, column] = w * inserted
         for m in range(start, end):
-            j = order_time[m]
-            if codes[j] == column and (event[j] or strict):
-                slot = prefix[position[j]] + 1
-                while slot <= n_column:
-                    tree[slot] += 1
-                    slot += slot & (-slot)
+            if codes[m] == column and (event[m] or strict):
+                _fenwick_add(tree, 0, rank[m] + 1, n_column, 1)
                 inserted += 1
         end = start
 
 
 @njit(cache=True, nogil=True)
 def _later_pass(
-    column, codes, time, event, order_time, order_risk, position, below, upto,
-    inv_k_own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
+    column, time, event, codes, rank, below, upto, code_by_risk,
+    own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group."""
     n = time.shape[0]
-    # prefix[a, k] = members of group a among the k smallest risks; trees per row group, weighted
+    # prefix[a, k] = members of group a among the k smallest risks; one weighted tree per row group
     prefix = np.zeros((n_groups, n + 1), np.int64)
     for k in range(n):
         for a in range(n_groups):
             prefix[a, k + 1] = prefix[a, k]
-        prefix[codes[order_risk[k]], k + 1] += 1
+        prefix[code_by_risk[k], k + 1] += 1
     offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
         offsets[a + 1] = offsets[a] + prefix[a, n] + 1
@@ -369,56 +391,43 @@ def _later_pass(
     start = 0
     while start < n:
         end = start + 1
-        t = time[order_time[start]]
-        while end < n and time[order_time[end]] == t:
+        t = time[start]
+        while end < n and time[end] == t:
             end += 1
         for phase in range(2):
             # phase 0: query members that see only strictly earlier events; then insert this
             # block's events; phase 1: censored members also see events at their own time
             for m in range(start, end):
-                j = order_time[m]
-                if codes[j] != column:
+                if codes[m] != column:
                     continue
-                if phase == 0 and not (event[j] or strict):
+                if phase == 0 and not (event[m] or strict):
                     continue
-                if phase == 1 and (event[j] or strict):
+                if phase == 1 and (event[m] or strict):
                     continue
                 for a in range(n_groups):
                     if total[a] == 0.0:
                         continue
-                    size = prefix[a, n]
-                    lower = 0.0
-                    slot = prefix[a, below[position[j]]]
-                    while slot > 0:
-                        lower += tree[offsets[a] + slot]
-                        slot -= slot & (-slot)
-                    not_higher = 0.0
-                    slot = prefix[a, upto[position[j]]]
-                    while slot > 0:
-                        not_higher += tree[offsets[a] + slot]
-                        slot -= slot & (-slot)
+                    lower = _fenwick_sum(tree, offsets[a], prefix[a, below[m]])
+                    not_higher = lower
+                    if upto[m] - below[m] > 1:
+                        not_higher = _fenwick_sum(tree, offsets[a], prefix[a, upto[m]])
                     higher = total[a] - not_higher
                     if strict:
-                        out_num[j, a] = higher
+                        out_num[m, a] = higher
                     else:
-                        out_num[j, a] = higher + 0.5 * (not_higher - lower)
-                    out_den[j, a] = total[a]
+                        out_num[m, a] = higher + 0.5 * (not_higher - lower)
+                    out_den[m, a] = total[a]
             if phase == 0:
                 for m in range(start, end):
-                    i = order_time[m]
-                    if not event[i]:
+                    if not event[m]:
                         continue
                     w = 1.0
                     if weighted:
-                        w = 0.0 if t >= tau else inv_k_own[i] * inv_k_column[i]
+                        w = 0.0 if t >= tau else own[m] * inv_k_column[m]
                     if w == 0.0:
                         continue
-                    a = codes[i]
-                    size = prefix[a, n]
-                    slot = prefix[a, position[i]] + 1
-                    while slot <= size:
-                        tree[offsets[a] + slot] += w
-                        slot += slot & (-slot)
+                    a = codes[m]
+                    _fenwick_add(tree, offsets[a], rank[m] + 1, prefix[a, n], w)
                     total[a] += w
         start = end
 
@@ -440,17 +449,21 @@ def individual_contributions(
 
     O(G^2 n log n) time and O(G n) memory. Weights that are not finite propagate as inf/NaN; call
     :func:`count_pairs` first, which reports positivity failures. ``row_weight`` is as in
-    :func:`count_pairs`.
+    :func:`count_pairs`. Rows of the returned arrays are in input order.
     """
-    orders = _orders(time, risk, tied_tol)
-    own, weighted = _own_weights(time, codes, n_groups, inverse_k, row_weight)
+    prep = _prepare(time, event, codes, risk, n_groups, tied_tol)
+    own, column_weights, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau)
     cutoff = np.inf if tau is None else float(tau)
-    n = time.shape[0]
+    n = prep.time.shape[0]
     arrays = [np.zeros((n, n_groups)) for _ in range(4)]
     for column in range(n_groups):
-        inv_column = _column_weights(column, time, inverse_k, weighted)
-        common = (column, codes, time, event, orders.order_time, orders.order_risk, orders.position,
-                  orders.below, orders.upto, own, inv_column, weighted, cutoff, strict)
+        common = (column, prep.time, prep.event, prep.codes, prep.rank, prep.below, prep.upto, prep.code_by_risk,
+                  own, column_weights(column) if weighted else np.ones(1), weighted, cutoff, strict)
         _earlier_pass(*common, arrays[0], arrays[1])
         _later_pass(*common, n_groups, arrays[2], arrays[3])
-    return IndividualContributions(*arrays)
+    in_input_order = []
+    for values in arrays:
+        unpermuted = np.empty_like(values)
+        unpermuted[prep.order] = values
+        in_input_order.append(unpermuted)
+    return IndividualContributions(*in_input_order)
