@@ -22,9 +22,11 @@ from ._summaries import (
     delta_between,
     delta_within,
     min_xci,
+    overall_c,
     utility,
 )
 from ._xci import xci
+from ._compare import ComparisonResult, compare_xci
 
 __version__ = "0.1.0.dev0"
 
@@ -43,6 +45,9 @@ __all__ = [
     "concordance_imparity",
     "decompose",
     "contrast",
+    "overall_c",
+    "compare_xci",
+    "ComparisonResult",
     "NoComparablePairError",
     "PositivityError",
     "PositivityWarning",
