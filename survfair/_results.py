@@ -43,7 +43,8 @@ def check_confidence_level(confidence_level: float) -> float:
 def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level: float):
     """Interval limits of linear contrasts ``weights @ vec(matrix)`` (one row of weights each).
 
-    Wald limits from the cell covariance (``ci_method="analytic"``); with bootstrap replicates,
+    Wald limits from the cell covariance (``ci_method="analytic"``; on the logit scale for a
+    single cell, raw scale for contrasts); with bootstrap replicates,
     BCa limits (``result.bootstrap_method == "bca"`` and the delete-one jackknife is stored) or
     percentile limits; NaN when the result carries neither. Cells with zero weight never
     propagate NaN.
@@ -58,7 +59,29 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
         return bootstrap_interval(values, draws, jackknife, level)
     se = contrast_se(result, weights)
     z = stats.norm.ppf((1 + level) / 2)
-    return values - z * se, values + z * se
+    low, high = values - z * se, values + z * se
+    logit = _single_cell(weights) & (values > 0) & (values < 1) & (se > 0)
+    if logit.any():
+        low[logit], high[logit] = logit_wald_interval(values[logit], se[logit], level)
+    return low, high
+
+
+def _single_cell(weights: np.ndarray) -> np.ndarray:
+    """Rows of ``weights`` that pick one cell with weight 1 (an xCI value, bounded in [0, 1])."""
+    return ((weights != 0).sum(axis=1) == 1) & np.isclose(weights.sum(axis=1), 1.0)
+
+
+def logit_wald_interval(values, se, level):
+    """Wald interval on the logit scale (delta method), mapped back: stays inside (0, 1).
+
+    Used for single cells and the pooled C: near 0 or 1 the raw-scale Wald interval undercovers
+    (coverage study, benchmarks/coverage_study.py), the logit interval does not.
+    """
+    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
+    z = stats.norm.ppf((1 + level) / 2)
+    center = np.log(values / (1 - values))
+    half = z * se / (values * (1 - values))
+    return 1 / (1 + np.exp(-(center - half))), 1 / (1 + np.exp(-(center + half)))
 
 
 def contrast_p_value(result: "XCIResult", weights: np.ndarray, null: float) -> np.ndarray:
@@ -373,7 +396,8 @@ class XCIResult:
     def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference).
 
-        Wald intervals from :attr:`covariance` (``ci_method="analytic"``) or BCa / percentile
+        Wald intervals on the logit scale from :attr:`covariance` (``ci_method="analytic"``;
+        they stay inside (0, 1)) or BCa / percentile
         intervals of :attr:`replicates` (``ci_method="bootstrap"``, see :attr:`bootstrap_method`).
         """
         level = self.confidence_level if confidence_level is None else confidence_level

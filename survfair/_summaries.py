@@ -23,6 +23,7 @@ from ._results import (
     contrast_interval,
     contrast_p_value,
     contrast_se,
+    logit_wald_interval,
 )
 
 __all__ = [
@@ -279,7 +280,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     by their share of the (weighted) comparable pairs, ``C = sum_ab N_ab / sum_ab D_ab``. Its
     variance is NOT a contrast of the cell covariance (the weights D_ab / D are random too), so it
     is computed from its own influence function (the same per-individual contributions summed over
-    cells; ``ci="analytic"``) or from the bootstrap replicates of C (``ci="bootstrap"``).
+    cells; ``ci="analytic"``, Wald interval on the logit scale) or from the bootstrap replicates of C (``ci="bootstrap"``).
 
     Parameters
     ----------
@@ -299,8 +300,8 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     se, interval, p_value = math.nan, ConfidenceInterval(math.nan, math.nan), math.nan
     if result.ci_method == "analytic" and influence is not None:
         se = float(np.sqrt(influence.overall @ influence.overall))
-        z = stats.norm.ppf((1 + level) / 2)
-        interval = ConfidenceInterval(float(value - z * se), float(value + z * se))
+        low, high = logit_wald_interval(np.array([value]), np.array([se]), level)
+        interval = ConfidenceInterval(float(low[0]), float(high[0]))
         if np.isfinite(se) and se > 0 and np.isfinite(value):
             p_value = float(2 * stats.norm.sf(abs(value - null) / se))
     elif result.ci_method == "bootstrap" and draws is not None:

@@ -175,7 +175,7 @@ def test_summaries_use_the_covariance_and_wald_p_values():
         se = math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
         assert est.se == pytest.approx(se, rel=1e-12)
         assert est.p_value == pytest.approx(2 * stats.norm.sf(abs(est.value) / se), rel=1e-10)
-        low, high = est.confidence_interval
+        low, high = est.confidence_interval  # contrasts: Wald on the raw scale
         assert (high - low) / 2 == pytest.approx(stats.norm.ppf(0.975) * se, rel=1e-10)
         within = survfair.delta_within(res, a, b)
         i, j = a * 4, b * 4
@@ -183,6 +183,12 @@ def test_summaries_use_the_covariance_and_wald_p_values():
     assert np.all(np.linalg.eigvalsh(cov) > -1e-12)  # a Gram matrix: positive semi-definite
     table = survfair.utility(res)
     assert table["se"].notna().all()
+    # single cells: Wald on the logit scale, inside (0, 1)
+    low, high = (frame.to_numpy() for frame in res.confidence_interval())
+    theta, se = res.values, res.se.to_numpy()
+    z = stats.norm.ppf(0.975)
+    np.testing.assert_allclose(np.log(low / (1 - low)), np.log(theta / (1 - theta)) - z * se / (theta * (1 - theta)))
+    np.testing.assert_allclose(np.log(high / (1 - high)), np.log(theta / (1 - theta)) + z * se / (theta * (1 - theta)))
 
 
 def test_jackknife_is_exact_for_the_naive_estimator():
