@@ -64,6 +64,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ._censoring import CensoringCurves
+from ._exceptions import UndefinedXCIWarning
 from ._kernel import PairCounts, count_pairs, individual_contributions
 from ._results import XCIResult, check_confidence_level
 from ._validation import SurvivalSample
@@ -572,7 +573,7 @@ def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: in
         warnings.warn(
             f"{draws.n_failed} of {n} bootstrap replicates could not be estimated (no comparable pair, "
             "or a censoring survival of 0 used as a weight); they are NaN and left out of the intervals.",
-            RuntimeWarning,
+            UndefinedXCIWarning,
             stacklevel=stacklevel,
         )
     partial = np.argwhere((draws.n_undefined > draws.n_failed) & (draws.n_undefined < n))
@@ -582,7 +583,7 @@ def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: in
         )
         warnings.warn(
             f"bootstrap replicates in which a cell had no comparable pair (NaN, left out): {cells}.",
-            RuntimeWarning,
+            UndefinedXCIWarning,
             stacklevel=stacklevel,
         )
 

@@ -230,7 +230,7 @@ def test_analytic_cost_is_a_few_point_estimates():
         return min(out)
 
     base, analytic = best(), best(ci="analytic")
-    assert analytic < 4 * base, (base, analytic)  # issue target: extra cost <= 3 point estimates
+    assert analytic < 3 * base, (base, analytic)  # issue target: inference at most 3x the point estimate
 
 
 # ------------------------------------------------------------------------------------------
@@ -321,7 +321,7 @@ def test_undefined_cells_in_replicates_are_nan_counted_and_warned():
     event = rng.random(n) < 0.7
     event[n - 4:] = [True, False, False, False]  # group 1 has a single event
     risk = rng.normal(size=n)
-    with pytest.warns(RuntimeWarning, match="no comparable pair"):
+    with pytest.warns(survfair.UndefinedXCIWarning, match="no comparable pair"):
         res = survfair.xci(
             time, event, group, risk, method="naive", ci="bootstrap", n_resamples=200, random_state=0,
             progress=False,
