@@ -22,6 +22,7 @@ from ._summaries import (
     delta_between,
     delta_within,
     min_xci,
+    overall_c,
     utility,
 )
 from ._xci import xci
@@ -52,6 +53,7 @@ from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
 from ._comparison import ModelComparison, compare
 from ._scorer import make_xci_scorer, xci_score
 from ._report import write_report
+from ._compare import ComparisonResult, compare_xci
 
 __version__ = "0.1.0.dev0"
 
@@ -70,6 +72,9 @@ __all__ = [
     "concordance_imparity",
     "decompose",
     "contrast",
+    "overall_c",
+    "compare_xci",
+    "ComparisonResult",
     "NoComparablePairError",
     "PositivityError",
     "PositivityWarning",

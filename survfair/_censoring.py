@@ -20,9 +20,29 @@ import pandas as pd
 from ._exceptions import PositivityError, PositivityWarning
 from ._validation import SurvivalSample
 
-__all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier"]
+__all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_from_counts", "inverse_censoring"]
 
 POSITIVITY_WARN_LEVEL = 0.1
+
+
+def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarray:
+    """Censoring survival just after each grid time, from per-time row counts.
+
+    Parameters
+    ----------
+    total, events : ndarray of shape (n_times,)
+        Rows (or bootstrap multiplicities) and events at each sorted grid time.
+
+    Returns
+    -------
+    ndarray of shape (n_times,)
+        K(t) = prod_{s <= t} (1 - c_s / (n_s - d_s)): events leave the risk set before the
+        censorings at a tied time (scikit-survival's ``reverse=True`` convention).
+    """
+    censored = total - events
+    at_risk_after_events = np.cumsum(total[::-1])[::-1] - events
+    ratio = np.divide(censored, at_risk_after_events, out=np.zeros(total.shape[0]), where=censored != 0)
+    return np.cumprod(1.0 - ratio)
 
 
 def censoring_kaplan_meier(time: np.ndarray, event: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -37,19 +57,12 @@ def censoring_kaplan_meier(time: np.ndarray, event: np.ndarray) -> tuple[np.ndar
     -------
     unique_time : ndarray of shape (n_times,)
     survival : ndarray of shape (n_times,)
-        K just after each unique time; events at a time leave the risk set before the
-        censorings at that time (scikit-survival's ``reverse=True`` convention).
+        K just after each unique time (see :func:`kaplan_meier_from_counts`).
     """
     unique_time, inverse = np.unique(time, return_inverse=True)
-    n_total = np.bincount(inverse, minlength=unique_time.shape[0])
-    n_events = np.bincount(inverse, weights=event, minlength=unique_time.shape[0]).astype(np.int64)
-    n_censored = n_total - n_events
-    at_risk = time.shape[0] - np.concatenate(([0], np.cumsum(n_total)[:-1]))
-    at_risk_after_events = at_risk - n_events
-    ratio = np.divide(
-        n_censored, at_risk_after_events, out=np.zeros(unique_time.shape[0]), where=n_censored != 0
-    )
-    return unique_time, np.cumprod(1.0 - ratio)
+    total = np.bincount(inverse, minlength=unique_time.shape[0])
+    events = np.bincount(inverse, weights=event, minlength=unique_time.shape[0])
+    return unique_time, kaplan_meier_from_counts(total, events)
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,21 @@ class CensoringCurves:
             for label, t, k in zip(self.groups, self.times, self.survival)
         ]
         return pd.concat(frames, ignore_index=True)
+
+
+def inverse_censoring(curves: CensoringCurves | None):
+    """``inverse_k(g, times) = 1 / K_g(times)`` as the kernel wants it (None for the naive estimator).
+
+    Inf where K is 0, NaN where it is undefined; the kernel reports either as a positivity failure.
+    """
+    if curves is None:
+        return None
+
+    def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return 1.0 / curves.evaluate(group_index, times)
+
+    return inverse
 
 
 def fit_censoring(reference: SurvivalSample, kind: str) -> CensoringCurves:

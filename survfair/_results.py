@@ -43,23 +43,65 @@ def check_confidence_level(confidence_level: float) -> float:
 def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level: float):
     """Interval limits of linear contrasts ``weights @ vec(matrix)`` (one row of weights each).
 
-    Wald limits from the cell covariance, or percentile limits of the bootstrap replicates;
-    NaN when the result carries neither. Cells with zero weight never propagate NaN.
+    Wald limits from the cell covariance (``ci_method="analytic"``; on the logit scale for a
+    single cell, raw scale for contrasts); with bootstrap replicates,
+    BCa limits (``result.bootstrap_method == "bca"`` and the delete-one jackknife is stored) or
+    percentile limits; NaN when the result carries neither. Cells with zero weight never
+    propagate NaN.
     """
     level = check_confidence_level(confidence_level)
     weights = np.atleast_2d(np.asarray(weights, dtype=float))
     values = _combine(weights, result.values.ravel())
     if result.replicates is not None:
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
-        draws = np.stack([_combine(weights, rep) for rep in reps])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns stay NaN
-            low = np.nanquantile(draws, (1 - level) / 2, axis=0)
-            high = np.nanquantile(draws, (1 + level) / 2, axis=0)
-        return low, high
+        draws = _combine_rows(weights, reps)
+        jackknife = _contrast_jackknife(result, weights)
+        return bootstrap_interval(values, draws, jackknife, level)
     se = contrast_se(result, weights)
     z = stats.norm.ppf((1 + level) / 2)
-    return values - z * se, values + z * se
+    low, high = values - z * se, values + z * se
+    logit = _single_cell(weights) & (values > 0) & (values < 1) & (se > 0)
+    if logit.any():
+        low[logit], high[logit] = logit_wald_interval(values[logit], se[logit], level)
+    return low, high
+
+
+def _single_cell(weights: np.ndarray) -> np.ndarray:
+    """Rows of ``weights`` that pick one cell with weight 1 (an xCI value, bounded in [0, 1])."""
+    return ((weights != 0).sum(axis=1) == 1) & np.isclose(weights.sum(axis=1), 1.0)
+
+
+def logit_wald_interval(values, se, level):
+    """Wald interval on the logit scale (delta method), mapped back: stays inside (0, 1).
+
+    Used for single cells and the pooled C: near 0 or 1 the raw-scale Wald interval undercovers
+    (coverage study, benchmarks/coverage_study.py), the logit interval does not.
+    """
+    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
+    z = stats.norm.ppf((1 + level) / 2)
+    center = np.log(values / (1 - values))
+    half = z * se / (values * (1 - values))
+    return 1 / (1 + np.exp(-(center - half))), 1 / (1 + np.exp(-(center + half)))
+
+
+def contrast_p_value(result: "XCIResult", weights: np.ndarray, null: float) -> np.ndarray:
+    """Two-sided p-values of H0: ``weights @ vec(matrix) == null``.
+
+    Wald (normal) p-values from the covariance; with bootstrap replicates, the p-value obtained by
+    inverting the bootstrap interval (BCa or percentile): the largest 1 - level whose interval
+    still contains ``null``. NaN without inference.
+    """
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    values = _combine(weights, result.values.ravel())
+    if result.replicates is not None:
+        reps = result.replicates.reshape(result.replicates.shape[0], -1)
+        draws = _combine_rows(weights, reps)
+        return bootstrap_p_value(values, draws, _contrast_jackknife(result, weights), null)
+    se = contrast_se(result, weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = 2 * stats.norm.sf(np.abs(values - null) / se)
+    p[~(np.isfinite(se) & (se > 0) & np.isfinite(values))] = np.nan
+    return p
 
 
 def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
@@ -75,17 +117,124 @@ def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
         return se
     if result.replicates is not None:
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
-        draws = np.stack([_combine(weights, rep) for rep in reps])
-        return np.nanstd(draws, axis=0, ddof=1)
+        draws = _combine_rows(weights, reps)
+        return _nanstd(draws)
     return np.full(weights.shape[0], np.nan)
+
+
+def _nanstd(draws: np.ndarray) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # fewer than two defined draws -> NaN
+        return np.nanstd(draws, axis=0, ddof=1)
 
 
 def _combine(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
     """``weights @ cells`` where a NaN cell only matters if its weight is non-zero."""
-    used = weights != 0
-    filled = np.where(np.isnan(cells), 0.0, cells)
-    out = weights @ filled
-    out[(used & np.isnan(cells)[None, :]).any(axis=1)] = np.nan
+    return _combine_rows(weights, cells[None, :])[0]
+
+
+def _combine_rows(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``cells @ weights.T`` for a stack of cell vectors (m, G*G) -> (m, K), NaN-aware like :func:`_combine`."""
+    used = (weights != 0).astype(float)
+    missing = np.isnan(cells)
+    filled = np.where(missing, 0.0, cells)
+    out = filled @ weights.T
+    out[(missing.astype(float) @ used.T) > 0] = np.nan
+    return out
+
+
+def _contrast_jackknife(result: "XCIResult", weights: np.ndarray) -> np.ndarray | None:
+    """Delete-one jackknife values of the contrasts (n, K), when BCa intervals are requested."""
+    if result.bootstrap_method != "bca" or "jackknife" not in result.extras:
+        return None
+    return _combine_rows(weights, result.extras["jackknife"])
+
+
+def _acceleration(jackknife: np.ndarray) -> float:
+    """BCa acceleration from delete-one jackknife values (Efron & Tibshirani 1993, eq. 14.15)."""
+    jackknife = jackknife[np.isfinite(jackknife)]
+    n = jackknife.shape[0]
+    if n < 3:
+        return math.nan
+    u = (n - 1) * (jackknife.mean() - jackknife)
+    denominator = np.sum(u**2) ** 1.5
+    return float(np.sum(u**3) / (6 * denominator)) if denominator > 0 else math.nan
+
+
+def _bias_correction(value: float, draws: np.ndarray) -> float:
+    """z0 = Phi^-1(share of replicates below the estimate, ties counted half; scipy's convention)."""
+    share = (np.count_nonzero(draws < value) + np.count_nonzero(draws <= value)) / (2 * draws.shape[0])
+    return float(stats.norm.ppf(share))
+
+
+def bootstrap_interval(values, draws, jackknife, level):
+    """Percentile (``jackknife is None``) or BCa limits for every column of ``draws``.
+
+    Parameters
+    ----------
+    values : ndarray of shape (K,)
+        Point estimates.
+    draws : ndarray of shape (B, K)
+        Bootstrap replicates; NaN replicates are left out.
+    jackknife : ndarray of shape (n, K) or None
+        Delete-one jackknife values for the BCa acceleration; None gives percentile limits.
+    level : float
+        Confidence level.
+
+    Notes
+    -----
+    BCa (Efron 1987; Efron & Tibshirani 1993, eq. 14.10 and 14.15), with scipy's conventions
+    (``scipy.stats.bootstrap(method="BCa")``: z0 from the share of replicates below the estimate
+    with ties counted half, linear quantiles). Where z0 or the acceleration is not finite (a
+    degenerate bootstrap or jackknife distribution) the percentile limits are returned.
+    """
+    values = np.asarray(values, dtype=float)
+    k = values.shape[0]
+    low, high = np.full(k, np.nan), np.full(k, np.nan)
+    alpha = (1 - level) / 2
+    z_alpha = stats.norm.ppf(alpha)
+    for c in range(k):
+        column = draws[:, c]
+        column = column[np.isfinite(column)]
+        if column.shape[0] == 0 or not np.isfinite(values[c]):
+            continue
+        levels = (alpha, 1 - alpha)
+        if jackknife is not None:
+            z0 = _bias_correction(values[c], column)
+            a = _acceleration(jackknife[:, c])
+            if np.isfinite(z0) and np.isfinite(a):
+                levels = tuple(
+                    float(stats.norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))) for z in (z_alpha, -z_alpha)
+                )
+        low[c], high[c] = np.quantile(column, levels)
+    return low, high
+
+
+def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
+    """Two-sided p-values by inverting the percentile / BCa interval at ``null``.
+
+    The p-value is 1 - the level of the interval whose limit falls on ``null``; the share of
+    replicates on either side of ``null`` is kept within [1/(B+1), B/(B+1)], so the smallest
+    p-value reported is about 2/(B+1).
+    """
+    values = np.asarray(values, dtype=float)
+    out = np.full(values.shape[0], np.nan)
+    for c in range(values.shape[0]):
+        column = draws[:, c]
+        column = column[np.isfinite(column)]
+        b = column.shape[0]
+        if b == 0 or not np.isfinite(values[c]):
+            continue
+        share = (np.count_nonzero(column < null) + np.count_nonzero(column <= null)) / (2 * b)
+        share = min(max(share, 1 / (b + 1)), b / (b + 1))
+        tail = share
+        if jackknife is not None:
+            z0 = _bias_correction(values[c], column)
+            a = _acceleration(jackknife[:, c])
+            if np.isfinite(z0) and np.isfinite(a):
+                w = stats.norm.ppf(share) - z0
+                tail = float(stats.norm.cdf(w / (1 + a * w) - z0))
+        out[c] = min(1.0, 2 * min(tail, 1 - tail))
     return out
 
 
@@ -156,6 +305,12 @@ class XCIResult:
         How ``covariance`` / ``replicates`` were obtained ("analytic", "bootstrap"), or None.
     replicates : ndarray of shape (n_resamples, G, G) or None
         Bootstrap replicates of the matrix, when ``ci="bootstrap"``.
+    extras : dict
+        Private inference data: the validated sample (``"sample"``), the influence functions
+        (``"influence"``, analytic), the delete-one jackknife (``"jackknife"``, BCa), the
+        bootstrap draws of the pooled C (``"bootstrap"``).
+    bootstrap_method : {"bca", "percentile"} or None
+        Interval of the bootstrap replicates (None without bootstrap).
     """
 
     groups: tuple
@@ -175,6 +330,7 @@ class XCIResult:
     ci_method: str | None = None
     replicates: np.ndarray | None = field(repr=False, default=None)
     extras: dict = field(repr=False, default_factory=dict)
+    bootstrap_method: str | None = None
 
     def __post_init__(self):
         counts = PairCounts(*(_readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
@@ -240,8 +396,9 @@ class XCIResult:
     def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference).
 
-        Wald intervals from :attr:`covariance` (``ci_method="analytic"``) or percentile intervals
-        of :attr:`replicates` (``ci_method="bootstrap"``).
+        Wald intervals on the logit scale from :attr:`covariance` (``ci_method="analytic"``;
+        they stay inside (0, 1)) or BCa / percentile
+        intervals of :attr:`replicates` (``ci_method="bootstrap"``, see :attr:`bootstrap_method`).
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         n_cells = len(self.groups) ** 2

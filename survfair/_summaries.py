@@ -8,13 +8,23 @@ result; without inference those fields are NaN. Return types never depend on the
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._results import ConfidenceInterval, XCIResult, contrast_interval, contrast_se
+from ._results import (
+    ConfidenceInterval,
+    XCIResult,
+    bootstrap_interval,
+    bootstrap_p_value,
+    contrast_interval,
+    contrast_p_value,
+    contrast_se,
+    logit_wald_interval,
+)
 
 __all__ = [
     "Estimate",
@@ -26,6 +36,7 @@ __all__ = [
     "concordance_imparity",
     "decompose",
     "contrast",
+    "overall_c",
 ]
 
 
@@ -122,9 +133,7 @@ def _estimate(result: XCIResult, flat_weights: np.ndarray, null: float) -> Estim
     value = math.nan if np.isnan(values[used]).any() else float(flat_weights[0][used] @ values[used])
     se = float(contrast_se(result, flat_weights)[0])
     low, high = contrast_interval(result, flat_weights, result.confidence_level)
-    p_value = math.nan
-    if np.isfinite(se) and se > 0 and np.isfinite(value):
-        p_value = float(2 * stats.norm.sf(abs(value - null) / se))
+    p_value = float(contrast_p_value(result, flat_weights, null)[0])
     return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), p_value, null, result.confidence_level)
 
 
@@ -165,7 +174,11 @@ def min_xci(result: XCIResult) -> MinXCI:
     """Smallest defined cell of the xCI matrix, min_{a,b} xCI_{a,b} (Section 4.2.2).
 
     With bootstrap replicates the interval is that of the minimum over cells in each replicate
-    (not the minimum of the cells' intervals), so it accounts for which cell is the minimum.
+    (not the minimum of the cells' intervals), so it accounts for which cell is the minimum
+    (BCa when the result's ``bootstrap_method`` is ``"bca"``, the acceleration from the
+    delete-one jackknife of the minimum; otherwise percentile). Only cells defined in the full
+    data enter each replicate's minimum. The analytic (``ci="analytic"``) result has no interval
+    for the minimum: a Wald interval of the selected cell ignores the selection (use the bootstrap).
 
     Raises
     ------
@@ -181,11 +194,15 @@ def min_xci(result: XCIResult) -> MinXCI:
     interval, se = ConfidenceInterval(math.nan, math.nan), math.nan
     if result.replicates is not None:
         defined = ~np.isnan(values)
-        minima = np.nanmin(np.where(defined[None], result.replicates, np.nan), axis=(1, 2))
-        level = result.confidence_level
-        interval = ConfidenceInterval(
-            float(np.nanquantile(minima, (1 - level) / 2)), float(np.nanquantile(minima, (1 + level) / 2))
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN replicates stay NaN
+            minima = np.nanmin(np.where(defined[None], result.replicates, np.nan), axis=(1, 2))
+            jackknife = None
+            if result.bootstrap_method == "bca" and "jackknife" in result.extras:
+                jack = result.extras["jackknife"][:, defined.ravel()]
+                jackknife = np.nanmin(jack, axis=1)[:, None]
+        low, high = bootstrap_interval(np.array([value]), minima[:, None], jackknife, result.confidence_level)
+        interval = ConfidenceInterval(float(low[0]), float(high[0]))
         se = float(np.nanstd(minima, ddof=1))
     estimate = Estimate(value, se, interval, math.nan, 0.5, result.confidence_level)
     return MinXCI(estimate, result.groups[flat // g], result.groups[flat % g])
@@ -254,3 +271,47 @@ def decompose(result: XCIResult) -> pd.DataFrame:
     return pd.DataFrame(
         {"a": counts["a"], "b": counts["b"], "weight": weight, "xci": counts["xci"], "contribution": contribution}
     )
+
+
+def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
+    """The pooled concordance (Harrell's C, or Uno's C for IPCW) with its uncertainty.
+
+    Proposition 4.1 of Wang et al. (2026): the pooled C is the average of the xCI cells weighted
+    by their share of the (weighted) comparable pairs, ``C = sum_ab N_ab / sum_ab D_ab``. Its
+    variance is NOT a contrast of the cell covariance (the weights D_ab / D are random too), so it
+    is computed from its own influence function (the same per-individual contributions summed over
+    cells; ``ci="analytic"``, Wald interval on the logit scale) or from the bootstrap replicates of C (``ci="bootstrap"``).
+
+    Parameters
+    ----------
+    result : XCIResult
+    null : float, default=0.5
+        Value under H0 for the p-value (0.5: a score no better than chance).
+
+    Returns
+    -------
+    Estimate
+        Value ``result.overall``; se, interval and p-value NaN without inference.
+    """
+    value = result.overall
+    level = result.confidence_level
+    influence = result.extras.get("influence")
+    draws = result.extras.get("bootstrap")
+    se, interval, p_value = math.nan, ConfidenceInterval(math.nan, math.nan), math.nan
+    if result.ci_method == "analytic" and influence is not None:
+        se = float(np.sqrt(influence.overall @ influence.overall))
+        low, high = logit_wald_interval(np.array([value]), np.array([se]), level)
+        interval = ConfidenceInterval(float(low[0]), float(high[0]))
+        if np.isfinite(se) and se > 0 and np.isfinite(value):
+            p_value = float(2 * stats.norm.sf(abs(value - null) / se))
+    elif result.ci_method == "bootstrap" and draws is not None:
+        jackknife = None
+        if result.bootstrap_method == "bca" and "jackknife_overall" in result.extras:
+            jackknife = result.extras["jackknife_overall"][:, None]
+        values, column = np.array([value]), draws.overall[:, None]
+        low, high = bootstrap_interval(values, column, jackknife, level)
+        interval = ConfidenceInterval(float(low[0]), float(high[0]))
+        finite = column[np.isfinite(column)]
+        se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
+        p_value = float(bootstrap_p_value(values, column, jackknife, null)[0])
+    return Estimate(float(value), se, interval, p_value, null, level)

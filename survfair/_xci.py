@@ -8,10 +8,11 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
+from ._censoring import CensoringCurves, check_positivity, fit_censoring, inverse_censoring, raise_positivity
 from ._exceptions import UndefinedXCIWarning
+from ._inference import check_inference_options, with_inference
 from ._kernel import PairCounts, count_pairs
-from ._results import XCIResult
+from ._results import XCIResult, check_confidence_level
 from ._validation import SurvivalSample, check_option, check_survival_inputs, check_tau, raise_no_comparable_pair
 
 __all__ = ["xci", "estimate_xci"]
@@ -48,14 +49,6 @@ def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> Surv
     )
 
 
-def _inverse_k(curves: CensoringCurves):
-    def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return 1.0 / curves.evaluate(group_index, times)
-
-    return inverse
-
-
 def estimate_xci(
     sample: SurvivalSample,
     *,
@@ -74,7 +67,7 @@ def estimate_xci(
     NoComparablePairError
         If no pair is comparable (or, for IPCW, every comparable pair has weight 0).
     """
-    inverse_k = _inverse_k(curves) if method == "ipcw" else None
+    inverse_k = inverse_censoring(curves) if method == "ipcw" else None
     counts, bad = count_pairs(
         sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
         inverse_k=inverse_k, tau=tau, tied_tol=tied_tol, strict=strict,
@@ -118,6 +111,14 @@ def xci(
     censoring_reference: Any = None,
     groups: Sequence | None = None,
     strict: bool = False,
+    ci: str | None = None,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    random_state: Any = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    stratify: str | None = "group",
+    bootstrap_method: str = "bca",
 ) -> XCIResult:
     """Group-conditional concordance index: the full G x G xCI matrix in one O(G n log n) pass.
 
@@ -162,6 +163,31 @@ def xci(
         Use the paper's literal eq. 3-4: comparable only if O_i < O_j strictly, tied risk counts 0.
         The default follows scikit-survival (a censored time equal to an event time is later;
         tied risk counts 1/2).
+    ci : {None, "analytic", "bootstrap"}, default=None
+        Uncertainty to attach. ``"analytic"``: covariance of all G^2 cells from the influence
+        functions (U-statistic / DeLong structural components; IPCW weights treated as fixed),
+        Wald intervals; costs one more kernel pass. ``"bootstrap"``: ``n_resamples`` replicates
+        resampling individuals within strata and refitting the censoring weights in each
+        (complete IPCW uncertainty), BCa or percentile intervals. None: point estimates only.
+    confidence_level : float, default=0.95
+        Level of every interval reported by the result and its summaries.
+    n_resamples : int, default=1000
+        Bootstrap replicates (``ci="bootstrap"``).
+    random_state : None, int, numpy Generator / RandomState / SeedSequence, default=None
+        Seed of the bootstrap. Per-replicate seeds are spawned from one ``SeedSequence`` up front,
+        so the same seed gives identical numbers for any ``n_jobs`` and joblib backend.
+    n_jobs : int, optional
+        Parallel bootstrap jobs (joblib; threads by default, since the numba kernel releases
+        the GIL). Inside ``with joblib.parallel_backend("dask"):`` the replicates run on a Dask
+        cluster.
+    progress : bool, default=True
+        tqdm progress bar of the bootstrap (shown only when stderr is a terminal).
+    stratify : {"group", "group_event", None}, default="group"
+        Bootstrap strata: resample within groups (group sizes fixed, no group can vanish), within
+        group x event, or from the whole sample.
+    bootstrap_method : {"bca", "percentile"}, default="bca"
+        Bootstrap interval. BCa's acceleration comes from the exact delete-one jackknife computed
+        from the per-individual contributions (censoring weights fixed), O(n G^2).
 
     Returns
     -------
@@ -176,7 +202,8 @@ def xci(
     ValueError
         For mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input, 2-D
         risk, labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
-        ``censoring``, or negative ``tied_tol``.
+        ``censoring``, or negative ``tied_tol``; invalid inference options (``ci``,
+        ``confidence_level`` outside (0, 1), ``n_resamples`` < 2, ``stratify``, ``bootstrap_method``).
     NoComparablePairError
         (a ValueError) if no pair in the data is comparable.
     PositivityError
@@ -194,12 +221,27 @@ def xci(
     With one group, ``method="naive"`` equals ``sksurv.metrics.concordance_index_censored`` and
     ``method="ipcw"`` equals ``sksurv.metrics.concordance_index_ipcw(y, y, risk, tau)``, values and
     counts. The pooled C (``.overall``) is the weighted average of the cells (Proposition 4.1;
-    see :func:`survfair.decompose`).
+    see :func:`survfair.decompose`); its interval is :func:`survfair.overall_c`.
+
+    Inference. The analytic covariance linearises each cell N_ab / D_ab and projects the pair sums
+    on the individuals (Hajek projection of a one- or two-sample U-statistic): individual k's
+    influence on cell (a, b) is its weighted numerator minus xCI_ab times its weighted denominator,
+    as the earlier member (k in a) plus as the later member (k in b), divided by D_ab, with DeLong's
+    m / (m - 1) factor per role. With one group and a binary outcome it is exactly the DeLong
+    variance of the AUC. For IPCW the weights are treated as fixed; the bootstrap, which refits
+    K_g per replicate, accounts for their estimation too. With ``censoring_reference`` the
+    bootstrap keeps the reference curves fixed (that sample is not resampled). A replicate in which
+    a cell has no comparable pair gives NaN for that cell (counted and warned, left out).
 
     References
     ----------
     Wang, H. et al. (2026). Towards Fair Predictions: Group Conditional Concordance Index to
     Quantify Fairness in Time-to-Event Prognostication. arXiv:2606.16872, eq. 2-7.
+
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated ROC curves: a nonparametric approach. Biometrics 44(3), 837-845.
+
+    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
 
     Uno, H. et al. (2011). On the C-statistics for evaluating overall adequacy of risk prediction
     procedures with censored survival data. Statistics in Medicine 30(10), 1105-1117.
@@ -217,6 +259,8 @@ def xci(
     tied_tol = _check_tied_tol(tied_tol)
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"strict must be True or False, got {type(strict).__name__}.")
+    check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
+    confidence_level = check_confidence_level(confidence_level)
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)
     if n_excluded:
         warnings.warn(
@@ -243,7 +287,7 @@ def xci(
         label: {"n": int((sample.group_codes == k).sum()), "events": int(sample.event[sample.group_codes == k].sum())}
         for k, label in enumerate(sample.groups)
     }
-    return XCIResult(
+    result = XCIResult(
         groups=sample.groups,
         method=method,
         tau=tau,
@@ -256,4 +300,17 @@ def xci(
         censoring_curves=curves,
         min_censoring_survival=minima,
         group_sizes=sizes,
+    )
+    return with_inference(
+        result,
+        sample,
+        ci=ci,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        progress=progress,
+        stratify=stratify,
+        bootstrap_method=bootstrap_method,
+        refit_censoring=censoring_reference is None,
     )

@@ -219,7 +219,10 @@ def test_compare_intervals_appear_when_results_carry_them(obvious, monkeypatch):
     monkeypatch.setattr(comparison, "xci", xci_with_covariance)
     out = compare({"x": frame["x"].to_numpy()}, time, event, group, tau=2.0)
     row = out.table.loc["x"]
-    assert row["xci[a,a]_low"] == pytest.approx(row["xci[a,a]"] - 1.959963984540054 * 0.01)
+    # single cells: Wald on the logit scale (delta method), mapped back
+    value, z = row["xci[a,a]"], 1.959963984540054
+    logit = np.log(value / (1 - value)) - z * 0.01 / (value * (1 - value))
+    assert row["xci[a,a]_low"] == pytest.approx(1 / (1 + np.exp(-logit)))
     assert row["delta_between[a,b]_high"] == pytest.approx(row["delta_between[a,b]"] + 1.959963984540054 * np.sqrt(2e-4))
     assert 0 <= row["delta_between[a,b]_p"] <= 1
 

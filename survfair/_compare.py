@@ -1,0 +1,365 @@
+"""Paired comparison of two risk scores' xCI on the same people: "is model 2 fairer than model 1?"
+
+Both results are computed on the same individuals, so their estimates are correlated; the
+difference of any cell, of Delta-between / Delta-within for every pair of groups, of min-xCI and of
+the pooled C gets its standard error from the JOINT influence functions (the difference of the two
+models' per-individual influences, as in DeLong et al. 1988 for correlated AUCs and R's
+compareC for correlated C-indices) or from a paired bootstrap that resamples the same individuals
+for both scores.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._inference import bootstrap, check_inference_options, influence, warn_bootstrap_failures
+from ._results import (
+    ConfidenceInterval,
+    XCIResult,
+    _combine,
+    _combine_rows,
+    bootstrap_interval,
+    bootstrap_p_value,
+    check_confidence_level,
+)
+from ._summaries import Estimate
+
+__all__ = ["ComparisonResult", "compare_xci"]
+
+_COLUMNS = ["quantity", "a", "b", "value_1", "value_2", "difference", "se", "ci_low", "ci_high", "p_value"]
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """Differences (model 1 - model 2) of every fairness number, with paired uncertainty.
+
+    Attributes
+    ----------
+    groups : tuple
+        Group labels.
+    ci_method : {"analytic", "bootstrap"}
+    confidence_level : float
+    n_samples : int
+        Individuals (the same for both models).
+    n_resamples : int or None
+        Paired bootstrap replicates (None for analytic).
+    min_cells : tuple
+        ((a, b) of model 1's smallest cell, (a, b) of model 2's).
+    table : DataFrame
+        One row per quantity; see :meth:`to_frame`.
+    """
+
+    groups: tuple
+    ci_method: str
+    confidence_level: float
+    n_samples: int
+    n_resamples: int | None
+    min_cells: tuple
+    table: pd.DataFrame = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table (a copy): one row per quantity.
+
+        Columns: quantity ("xci", "delta_between", "delta_within", "min_xci", "overall"), a, b
+        (groups; empty for min_xci and overall), value_1, value_2, difference (= value_1 -
+        value_2), se, ci_low, ci_high, p_value (two-sided, H0: difference = 0).
+        """
+        return self.table.copy()
+
+    def _row(self, quantity: str, a=None, b=None) -> Estimate:
+        t = self.table
+        mask = t["quantity"] == quantity
+        if a is not None:
+            for label in (a, b):
+                if label not in self.groups:
+                    raise ValueError(f"group {label!r} is not in the results (groups: {list(self.groups)}).")
+            mask &= (t["a"] == a) & (t["b"] == b)
+            if not mask.any() and quantity != "xci":  # pairs are stored once, a before b
+                row = self._row(quantity, b, a)
+                low, high = row.confidence_interval
+                return Estimate(-row.value, row.se, ConfidenceInterval(-high, -low), row.p_value, 0.0,
+                                self.confidence_level)
+        if not mask.any():
+            raise ValueError(f"no {quantity} row for groups ({a!r}, {b!r}).")
+        row = t[mask].iloc[0]
+        return Estimate(
+            float(row["difference"]), float(row["se"]),
+            ConfidenceInterval(float(row["ci_low"]), float(row["ci_high"])),
+            float(row["p_value"]), 0.0, self.confidence_level,
+        )
+
+    def cell(self, a, b) -> Estimate:
+        """Difference of xCI_{a,b} between the models."""
+        return self._row("xci", a, b)
+
+    def delta_between(self, a, b) -> Estimate:
+        """Difference of Delta-between xCI_{a,b} = xCI_{a,b} - xCI_{b,a} between the models."""
+        return self._row("delta_between", a, b)
+
+    def delta_within(self, a, b) -> Estimate:
+        """Difference of Delta-within xCI_{a,b} = xCI_{a,a} - xCI_{b,b} between the models."""
+        return self._row("delta_within", a, b)
+
+    @property
+    def min_xci(self) -> Estimate:
+        """Difference of the smallest cells (each model's own minimum)."""
+        return self._row("min_xci")
+
+    @property
+    def overall(self) -> Estimate:
+        """Difference of the pooled C."""
+        return self._row("overall")
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.precision", 4, "display.width", 140):
+            body = str(self.table)
+        return (
+            f"ComparisonResult(ci_method={self.ci_method!r}, n_samples={self.n_samples}, "
+            f"groups={list(self.groups)}, difference = model 1 - model 2)\n{body}"
+        )
+
+
+def _check_same_rows(first: XCIResult, second: XCIResult):
+    for name, res in (("result_1", first), ("result_2", second)):
+        if not isinstance(res, XCIResult):
+            raise TypeError(f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}.")
+        if "sample" not in res.extras:
+            raise ValueError(f"{name} does not carry its data; compute it with survfair.xci.")
+    s1, s2 = first.extras["sample"], second.extras["sample"]
+    if first.groups != second.groups:
+        raise ValueError(f"the results have different groups: {list(first.groups)} vs {list(second.groups)}.")
+    if s1.n_samples != s2.n_samples:
+        raise ValueError(
+            f"the results are not on the same rows: {s1.n_samples} vs {s2.n_samples} rows "
+            "(a paired comparison needs the same people)."
+        )
+    for name in ("time", "event", "group_codes"):
+        differ = getattr(s1, name) != getattr(s2, name)
+        if differ.any():
+            rows = np.flatnonzero(differ)[:10].tolist()
+            label = "group" if name == "group_codes" else name
+            raise ValueError(
+                f"the results are not on the same rows: {label} differs at rows {rows} "
+                f"({int(differ.sum())} rows); a paired comparison needs the same people in the same order."
+            )
+    for name in ("method", "tau", "censoring", "tied_tol", "strict"):
+        if getattr(first, name) != getattr(second, name):
+            raise ValueError(
+                f"the results use different settings: {name}={getattr(first, name)!r} vs "
+                f"{getattr(second, name)!r}; compare models with the same estimator."
+            )
+    if first.extras.get("refit_censoring", True) != second.extras.get("refit_censoring", True):
+        raise ValueError("one result used censoring_reference and the other did not; use the same for both.")
+    return s1
+
+
+def _linear_weights(groups: tuple):
+    """Weights (Q, G*G) and labels of every cell, Delta-between and Delta-within."""
+    g = len(groups)
+    rows, labels = [], []
+    for a in range(g):
+        for b in range(g):
+            w = np.zeros(g * g)
+            w[a * g + b] = 1.0
+            rows.append(w)
+            labels.append(("xci", groups[a], groups[b]))
+    for quantity in ("delta_between", "delta_within"):
+        for a in range(g):
+            for b in range(a + 1, g):
+                w = np.zeros(g * g)
+                if quantity == "delta_between":
+                    w[a * g + b], w[b * g + a] = 1.0, -1.0
+                else:
+                    w[a * g + a], w[b * g + b] = 1.0, -1.0
+                rows.append(w)
+                labels.append((quantity, groups[a], groups[b]))
+    return np.array(rows).reshape(-1, g * g), labels
+
+
+def _argmin(result: XCIResult) -> int:
+    values = result.values.ravel()
+    return int(np.nanargmin(values)) if not np.isnan(values).all() else -1
+
+
+def compare_xci(
+    result_1: XCIResult,
+    result_2: XCIResult,
+    *,
+    ci: str = "analytic",
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
+    random_state=None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    stratify: str | None = "group",
+    bootstrap_method: str = "bca",
+) -> ComparisonResult:
+    """Paired comparison of two risk scores' xCI matrices on the same individuals.
+
+    Differences are model 1 minus model 2 for every cell xCI_{a,b}, every Delta-between and
+    Delta-within (each unordered pair of groups, in group order), min-xCI (each model's own
+    smallest cell) and the pooled C, with standard error, interval and two-sided p-value of
+    H0: no difference.
+
+    Parameters
+    ----------
+    result_1, result_2 : XCIResult
+        Results of :func:`survfair.xci` on the SAME rows (time, event and group identical, in the
+        same order) with the same estimator settings (method, tau, censoring, tied_tol, strict),
+        for two risk scores.
+    ci : {"analytic", "bootstrap"}, default="analytic"
+        ``"analytic"``: Wald intervals from the paired influence functions (for each individual,
+        model 1's influence minus model 2's; IPCW weights fixed). ``"bootstrap"``: paired
+        bootstrap -- every replicate resamples the same individuals for both scores (censoring
+        refitted once per replicate) -- with BCa or percentile intervals of the differences.
+    confidence_level : float, optional
+        Default: ``result_1.confidence_level``.
+    n_resamples, random_state, n_jobs, progress, stratify, bootstrap_method
+        As in :func:`survfair.xci` (bootstrap only).
+
+    Returns
+    -------
+    ComparisonResult
+        ``.to_frame()`` gives the tidy table; ``.cell(a, b)``, ``.delta_between(a, b)``,
+        ``.delta_within(a, b)``, ``.min_xci`` and ``.overall`` give :class:`Estimate` objects.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not an XCIResult, or an option has the wrong type.
+    ValueError
+        If the results are not on the same rows (number of rows, time, event or group differ),
+        have different groups or settings, or an option is invalid.
+
+    Notes
+    -----
+    The analytic min-xCI difference is a delta-method interval for the two selected cells
+    (conditional on which cell is the minimum in each model); the paired bootstrap takes the
+    minimum in every replicate and so accounts for the selection -- prefer it for min-xCI.
+    The pooled C difference corresponds to the comparison of correlated C-indices (compareC).
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated ROC curves: a nonparametric approach. Biometrics 44(3), 837-845.
+
+    Kang, L., Chen, W., Petrick, N. A. and Gallas, B. D. (2015). Comparing two correlated C
+    indices with right-censored survival outcome: a one-shot nonparametric approach.
+    Statistics in Medicine 34(4), 685-703.
+    """
+    if ci not in ("analytic", "bootstrap"):
+        raise ValueError(f"ci must be one of ['analytic', 'bootstrap'], got {ci!r}.")
+    check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
+    sample = _check_same_rows(result_1, result_2)
+    level = check_confidence_level(result_1.confidence_level if confidence_level is None else confidence_level)
+    groups = result_1.groups
+    weights, labels = _linear_weights(groups)
+    v1, v2 = result_1.values.ravel(), result_2.values.ravel()
+    lin_1, lin_2 = _combine(weights, v1), _combine(weights, v2)
+    c1, c2 = _argmin(result_1), _argmin(result_2)
+    min_1 = v1[c1] if c1 >= 0 else math.nan
+    min_2 = v2[c2] if c2 >= 0 else math.nan
+    values_1 = np.concatenate([lin_1, [min_1, result_1.overall]])
+    values_2 = np.concatenate([lin_2, [min_2, result_2.overall]])
+    difference = values_1 - values_2
+
+    settings = dict(method=result_1.method, tau=result_1.tau, tied_tol=result_1.tied_tol, strict=result_1.strict)
+
+    def _influence(res):
+        stored = res.extras.get("influence")
+        if stored is not None:
+            return stored
+        curves = res.censoring_curves if res.method == "ipcw" else None
+        risk_sample = res.extras["sample"]
+        return influence(risk_sample, res.pair_counts, curves=curves, **settings)
+
+    need_influence = ci == "analytic" or bootstrap_method == "bca"
+    inf_1 = _influence(result_1) if need_influence else None
+    inf_2 = _influence(result_2) if need_influence else None
+
+    def _pick(matrix, column):
+        return matrix[:, column] if column >= 0 else np.full(matrix.shape[0], np.nan)
+
+    n_resamples_used = None
+    if ci == "analytic":
+        paired = _combine_rows(weights, inf_1.cells) - _combine_rows(weights, inf_2.cells)
+        paired = np.column_stack([paired, _pick(inf_1.cells, c1) - _pick(inf_2.cells, c2), inf_1.overall - inf_2.overall])
+        se = np.sqrt(np.sum(paired**2, axis=0))
+        z = stats.norm.ppf((1 + level) / 2)
+        low, high = difference - z * se, difference + z * se
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = 2 * stats.norm.sf(np.abs(difference) / se)
+        p[~(np.isfinite(se) & (se > 0) & np.isfinite(difference))] = np.nan
+    else:
+        draws_1, draws_2 = bootstrap(
+            sample,
+            [result_1.extras["sample"].risk, result_2.extras["sample"].risk],
+            censoring=result_1.censoring if result_1.extras.get("refit_censoring", True) else None,
+            fixed_curves=result_1.censoring_curves,
+            n_resamples=n_resamples,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            progress=progress,
+            stratify=stratify,
+            **settings,
+        )
+        warn_bootstrap_failures(draws_1, groups)
+        warn_bootstrap_failures(draws_2, groups)
+        n_resamples_used = int(n_resamples)
+
+        def _minima(draws, values):
+            defined = ~np.isnan(values)
+            reps = draws.cells.reshape(draws.cells.shape[0], -1)[:, defined]
+            out = np.full(reps.shape[0], np.nan)
+            ok = ~np.isnan(reps).all(axis=1)
+            out[ok] = np.nanmin(reps[ok], axis=1)
+            return out
+
+        def _stack(draws, values):
+            reps = draws.cells.reshape(draws.cells.shape[0], -1)
+            return np.column_stack([_combine_rows(weights, reps), _minima(draws, values), draws.overall])
+
+        diff_draws = _stack(draws_1, v1) - _stack(draws_2, v2)
+        jackknife = None
+        if bootstrap_method == "bca":
+
+            def _jack(inf, values):
+                defined = ~np.isnan(values)
+                jack = inf.jackknife[:, defined]
+                minima = np.full(jack.shape[0], np.nan)
+                ok = ~np.isnan(jack).all(axis=1)
+                minima[ok] = np.nanmin(jack[ok], axis=1)
+                return np.column_stack([_combine_rows(weights, inf.jackknife), minima, inf.jackknife_overall])
+
+            jackknife = _jack(inf_1, v1) - _jack(inf_2, v2)
+        low, high = bootstrap_interval(difference, diff_draws, jackknife, level)
+        p = bootstrap_p_value(difference, diff_draws, jackknife, 0.0)
+        finite = np.where(np.isfinite(diff_draws), diff_draws, np.nan)
+        with np.errstate(invalid="ignore"):
+            counts = np.isfinite(finite).sum(axis=0)
+            se = np.where(counts > 1, np.nanstd(np.where(counts > 1, finite, 0.0), axis=0, ddof=1), np.nan)
+
+    quantities = labels + [("min_xci", "", ""), ("overall", "", "")]
+    table = pd.DataFrame(
+        {
+            "quantity": [q for q, _, _ in quantities],
+            "a": [a for _, a, _ in quantities],
+            "b": [b for _, _, b in quantities],
+            "value_1": values_1,
+            "value_2": values_2,
+            "difference": difference,
+            "se": se,
+            "ci_low": low,
+            "ci_high": high,
+            "p_value": p,
+        },
+        columns=_COLUMNS,
+    )
+    g = len(groups)
+    cells = tuple(None if c < 0 else (groups[c // g], groups[c % g]) for c in (c1, c2))
+    return ComparisonResult(groups, ci, level, sample.n_samples, n_resamples_used, cells, table)

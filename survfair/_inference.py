@@ -1,0 +1,615 @@
+"""Inference for the xCI matrix: influence-function (U-statistic) covariance and the bootstrap.
+
+Analytic variance
+-----------------
+Every cell is a ratio of two pair sums, ``xCI_ab = N_ab / D_ab``, with
+``N_ab = sum_{i in a, j in b} w_ij h_ij`` and ``D_ab = sum w_ij`` over comparable pairs
+(eq. 4 / eq. 7 of Wang et al. 2026). Linearising the ratio, ``xCI_ab - theta ~ (N_ab - theta D_ab) / D_ab``,
+and the numerator is a (one- or two-sample) U-statistic of the individuals. Its Hajek projection
+is a sum over individuals of each one's share of the pairs it belongs to: for individual k,
+
+    psi_k(ab) = [num_k(ab) - xCI_ab den_k(ab)]
+
+where ``num_k`` / ``den_k`` are k's weighted numerator / denominator as the EARLIER member of the
+pairs of cell (a, b) (when k is in a) plus as the LATER member (when k is in b); these are the
+DeLong structural components (placement values) generalised to censored, weighted pairs and are
+computed for all cells in one O(G^2 n log n) kernel pass
+(:func:`survfair._kernel.individual_contributions`). A pair contributes to both of its members,
+and that is exactly what the projection needs: ``sum_k psi_k = 2 (N - theta D) = 0`` and
+``Var(N - theta D) ~ sum_k psi_k^2``. The covariance of two cells is
+
+    Cov(xCI_ab, xCI_cd) = sum_k phi_k(ab) phi_k(cd),
+    phi_k(ab) = [s^E_ab psi^E_k(ab) + s^L_ab psi^L_k(ab)] / D_ab,
+
+with psi^E / psi^L the earlier / later parts of psi and ``s = sqrt(m / (m - 1))`` the small-sample
+factor of DeLong et al. (1988) for the ``m`` individuals that take that role in the cell (``m`` =
+individuals with a positive earlier / later weight in the cell). With one group and no censoring,
+when every event precedes every censoring-free "control" (a binary outcome), this is exactly the
+DeLong variance of the AUC (tested). The factor changes the variance by O(1/n); without it the
+estimator is the plain Hajek / infinitesimal-jackknife variance.
+
+For the IPCW estimator the censoring weights ``1 / (K_a(t_i) K_b(t_i))`` are treated as FIXED
+(known): the variability of the Kaplan-Meier fit of K is not propagated. The bootstrap, which
+refits K in each replicate, is complete; the analytic interval is usually close to it (see the
+coverage study in ``benchmarks/coverage_study.py``).
+
+The pooled C (Proposition 4.1; Harrell's / Uno's C) is the ratio of the sums over all cells, so its
+influence is built from the same contributions summed over cells.
+
+Jackknife (for the BCa acceleration)
+------------------------------------
+Deleting individual k removes exactly the pairs k belongs to, so the delete-one estimate of every
+cell is ``(N_ab - num_k(ab)) / (D_ab - den_k(ab))`` -- exact for the naive estimator and exact
+with the censoring weights held fixed for IPCW -- computed in O(n G^2) from the same
+contributions, where re-running the estimator n times would cost O(n^2 log n).
+
+Bootstrap
+---------
+Individuals are resampled with replacement within strata (group, or group x event), the censoring
+survival is refitted on every replicate (Kaplan-Meier per group or pooled, numerically identical to
+:func:`survfair._censoring.fit_censoring`, computed from the multiplicities in O(n) instead of
+scikit-survival's per-row Python loop), and the replicate is counted by the same kernel
+(:func:`survfair._kernel.count_pairs`). Per-replicate seeds are spawned from one
+:class:`numpy.random.SeedSequence` up front, so the numbers are identical for any ``n_jobs`` and
+any joblib backend, including ``with joblib.parallel_backend("dask"):``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
+from ._exceptions import UndefinedXCIWarning
+from ._kernel import PairCounts, count_pairs, individual_contributions
+from ._results import XCIResult, check_confidence_level
+from ._validation import SurvivalSample
+
+__all__ = [
+    "Influence",
+    "influence",
+    "BootstrapDraws",
+    "bootstrap",
+    "check_inference_options",
+    "with_inference",
+    "warn_bootstrap_failures",
+    "CI_METHODS",
+    "STRATIFY",
+    "BOOTSTRAP_METHODS",
+]
+
+CI_METHODS = (None, "analytic", "bootstrap")
+STRATIFY = ("group", "group_event", None)
+BOOTSTRAP_METHODS = ("bca", "percentile")
+
+
+# --------------------------------------------------------------------------------------------
+# option checks (messages name the argument)
+# --------------------------------------------------------------------------------------------
+def check_inference_options(
+    ci, n_resamples, n_jobs, stratify, bootstrap_method, progress
+) -> None:
+    """Validate the inference keywords of :func:`survfair.xci` / :func:`survfair.compare_xci`.
+
+    Raises
+    ------
+    ValueError
+        If ``ci``, ``stratify`` or ``bootstrap_method`` is not an allowed value, ``n_resamples``
+        is below 2 or ``n_jobs`` is 0.
+    TypeError
+        If ``n_resamples`` / ``n_jobs`` is not an integer or ``progress`` not a bool.
+    """
+    if ci not in CI_METHODS:
+        raise ValueError(f"ci must be one of {list(CI_METHODS)}, got {ci!r}.")
+    if stratify not in STRATIFY:
+        raise ValueError(f"stratify must be one of {list(STRATIFY)}, got {stratify!r}.")
+    if bootstrap_method not in BOOTSTRAP_METHODS:
+        raise ValueError(f"bootstrap_method must be one of {list(BOOTSTRAP_METHODS)}, got {bootstrap_method!r}.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
+        raise TypeError(f"n_resamples must be an integer, got {type(n_resamples).__name__}.")
+    if n_resamples < 2:
+        raise ValueError(f"n_resamples must be >= 2, got {n_resamples}.")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer))):
+        raise TypeError(f"n_jobs must be an integer or None, got {type(n_jobs).__name__}.")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must not be 0 (use None or 1 for one job, -1 for all cores).")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True or False, got {type(progress).__name__}.")
+
+
+# --------------------------------------------------------------------------------------------
+# influence functions
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Influence:
+    """Per-individual influence of every cell and of the pooled C.
+
+    Attributes
+    ----------
+    cells : ndarray of shape (n_samples, G*G)
+        ``phi_k(ab)`` (row-major cells), scaled so that ``cells.T @ cells`` is the covariance of
+        the cells. Columns of undefined cells (no weighted comparable pair) are NaN.
+    overall : ndarray of shape (n_samples,)
+        The same for the pooled C; ``overall @ overall`` is its variance.
+    jackknife : ndarray of shape (n_samples, G*G)
+        Delete-one estimates of every cell (censoring weights held fixed).
+    jackknife_overall : ndarray of shape (n_samples,)
+        Delete-one estimates of the pooled C.
+    """
+
+    cells: np.ndarray = field(repr=False)
+    overall: np.ndarray = field(repr=False)
+    jackknife: np.ndarray = field(repr=False)
+    jackknife_overall: np.ndarray = field(repr=False)
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """Covariance of the cells, shape (G*G, G*G)."""
+        return self.cells.T @ self.cells
+
+
+def _role_factor(count: np.ndarray) -> np.ndarray:
+    """DeLong's sqrt(m / (m - 1)); 1 where m <= 1 (a lone member's component is exactly 0)."""
+    count = np.asarray(count, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.sqrt(count / (count - 1))
+    return np.where(count > 1, factor, 1.0)
+
+
+def influence(
+    sample: SurvivalSample,
+    counts: PairCounts,
+    *,
+    method: str,
+    tau: float | None,
+    curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+) -> Influence:
+    """Influence functions and delete-one jackknife of every cell and of the pooled C.
+
+    Parameters
+    ----------
+    sample : SurvivalSample
+        Validated data (n_samples rows, G groups).
+    counts : PairCounts
+        The point estimate's pair counts on ``sample`` (from :func:`survfair._xci.estimate_xci`).
+    method, tau, curves, tied_tol, strict
+        The settings of the point estimate; ``curves`` are the fitted censoring curves (IPCW),
+        whose weights are treated as fixed.
+
+    Returns
+    -------
+    Influence
+
+    Notes
+    -----
+    See the module docstring for the formulas (Hajek projection of the ratio of U-statistics,
+    DeLong et al. 1988 small-sample factor). Cost: one call of
+    :func:`survfair._kernel.individual_contributions` (O(G^2 n log n)) plus O(n G^2) arithmetic.
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two or
+    more correlated receiver operating characteristic curves: a nonparametric approach.
+    Biometrics 44(3), 837-845.
+    """
+    g = sample.n_groups
+    n = sample.n_samples
+    contrib = individual_contributions(
+        sample.time, sample.event, sample.group_codes, sample.risk, g,
+        inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
+        tau=tau, tied_tol=tied_tol, strict=strict,
+    )
+    codes = sample.group_codes
+    rows = np.arange(n)
+    numerator = counts.numerator.ravel()
+    denominator = counts.denominator.ravel()
+    defined = denominator > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0).reshape(g, g)
+
+    # per-individual numerator / denominator as earlier (E) and later (L) member, per cell
+    e_num = np.zeros((n, g * g))
+    e_den = np.zeros((n, g * g))
+    l_num = np.zeros((n, g * g))
+    l_den = np.zeros((n, g * g))
+    for b in range(g):
+        column = codes * g + b  # cell (g_k, b)
+        e_num[rows, column] = contrib.earlier_numerator[:, b]
+        e_den[rows, column] = contrib.earlier_denominator[:, b]
+    for a in range(g):
+        column = a * g + codes  # cell (a, g_k)
+        l_num[rows, column] = contrib.later_numerator[:, a]
+        l_den[rows, column] = contrib.later_denominator[:, a]
+    flat_theta = theta.ravel()
+    psi_e = e_num - flat_theta * e_den
+    psi_l = l_num - flat_theta * l_den
+    m_e = (e_den > 0).sum(axis=0)
+    m_l = (l_den > 0).sum(axis=0)
+    safe_den = np.where(defined, denominator, 1.0)
+    cells = (_role_factor(m_e) * psi_e + _role_factor(m_l) * psi_l) / safe_den
+    cells[:, ~defined] = np.nan
+
+    # pooled C: ratio of the sums over all cells
+    total_num, total_den = numerator.sum(), denominator.sum()
+    pooled = total_num / total_den if total_den > 0 else math.nan
+    oe_num, oe_den = e_num.sum(axis=1), e_den.sum(axis=1)
+    ol_num, ol_den = l_num.sum(axis=1), l_den.sum(axis=1)
+    overall_psi = (
+        _role_factor((oe_den > 0).sum()) * (oe_num - pooled * oe_den)
+        + _role_factor((ol_den > 0).sum()) * (ol_num - pooled * ol_den)
+    )
+    overall = overall_psi / total_den if total_den > 0 else np.full(n, np.nan)
+
+    # delete-one jackknife: removing k removes exactly the pairs k belongs to
+    k_num = e_num + l_num
+    k_den = e_den + l_den
+    with np.errstate(invalid="ignore", divide="ignore"):
+        left_den = denominator - k_den
+        jackknife = np.where(left_den > 0, (numerator - k_num) / np.where(left_den > 0, left_den, 1.0), np.nan)
+        o_left = total_den - k_den.sum(axis=1)
+        jack_overall = np.where(
+            o_left > 0, (total_num - k_num.sum(axis=1)) / np.where(o_left > 0, o_left, 1.0), np.nan
+        )
+    return Influence(cells, overall, jackknife, jack_overall)
+
+
+# --------------------------------------------------------------------------------------------
+# bootstrap
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BootstrapDraws:
+    """Bootstrap replicates of the matrix and of the pooled C.
+
+    Attributes
+    ----------
+    cells : ndarray of shape (n_resamples, G, G)
+        Replicates of the matrix; NaN for a cell without a weighted comparable pair in that
+        replicate, and for every cell of a failed replicate.
+    overall : ndarray of shape (n_resamples,)
+        Replicates of the pooled C.
+    n_failed : int
+        Replicates in which no estimate could be formed (no comparable pair, or a censoring
+        survival of 0 used as a weight); all their cells are NaN.
+    n_undefined : ndarray of shape (G, G)
+        Per cell, the replicates in which that cell is NaN (failed replicates included).
+    stratify : str or None
+    seed_entropy : int
+        Entropy of the root SeedSequence (reproduces the replicates).
+    """
+
+    cells: np.ndarray = field(repr=False)
+    overall: np.ndarray = field(repr=False)
+    n_failed: int
+    n_undefined: np.ndarray = field(repr=False)
+    stratify: str | None
+    seed_entropy: int
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """Everything a worker needs, sorted by time once (pickled once per task for process backends)."""
+
+    time: np.ndarray
+    event: np.ndarray
+    codes: np.ndarray
+    risks: tuple  # one risk vector per model (paired bootstrap shares the resamples)
+    n_groups: int
+    method: str
+    tau: float | None
+    tied_tol: float
+    strict: bool
+    censoring: str | None  # "group" / "pooled": refit per replicate; None: naive or fixed curves
+    fixed_curves: CensoringCurves | None
+    grids: tuple  # per censoring curve: (member rows, grid index of each member, grid times)
+    strata_members: tuple  # rows of each stratum
+
+
+def _root_seed(random_state) -> np.random.SeedSequence:
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(0, 2**63 - 1)))
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}.")
+        return np.random.SeedSequence(int(random_state))
+    raise TypeError(
+        "random_state must be None, an int, a numpy Generator, RandomState or SeedSequence; "
+        f"got {type(random_state).__name__}."
+    )
+
+
+def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
+    """Per curve: rows it is fitted on, their index into the curve's sorted unique times, the times."""
+    out = []
+    subsets = [np.arange(time.shape[0])] if kind == "pooled" else [np.flatnonzero(codes == g) for g in range(n_groups)]
+    for rows in subsets:
+        grid, index = np.unique(time[rows], return_inverse=True)
+        out.append((rows, index.astype(np.intp), grid))
+    return tuple(out)
+
+
+def _km_censoring(index: np.ndarray, event: np.ndarray, weight: np.ndarray, size: int):
+    """Censoring survival from bootstrap multiplicities on a fixed grid of times.
+
+    Returns (K at every grid time, index of the last grid time with a resampled row, or -1).
+    """
+    total = np.bincount(index, weights=weight, minlength=size)
+    events = np.bincount(index, weights=weight * event, minlength=size)
+    present = np.flatnonzero(total > 0)
+    last = int(present[-1]) if present.size else -1
+    return kaplan_meier_from_counts(total, events), last
+
+
+def _refit_inverse(problem: _Problem, multiplicity: np.ndarray):
+    """``inverse_k(g, times)`` of the censoring curves refitted on the replicate's multiplicities."""
+    curves = []
+    for members, index, grid in problem.grids:
+        weight = multiplicity[members].astype(float)
+        prob, last = _km_censoring(index, problem.event[members].astype(float), weight, grid.shape[0])
+        with np.errstate(divide="ignore"):
+            inverse_grid = 1.0 / prob
+        if last < 0:
+            inverse_grid[:] = np.nan
+        else:  # beyond the curve's last resampled time K is 0 (curve reached 0) or undefined
+            inverse_grid[last + 1:] = np.inf if prob[last] == 0 else np.nan
+        # position -1 (before the first grid time) maps to the appended K = 1
+        curves.append((grid, np.append(inverse_grid, 1.0)))
+
+    def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
+        grid, inverse_grid = curves[0] if problem.censoring == "pooled" else curves[group_index]
+        return inverse_grid[np.searchsorted(grid, times, side="right") - 1]
+
+    return inverse
+
+
+def _multiplicity(strata_members: tuple, n: int, seed: np.random.SeedSequence) -> np.ndarray:
+    """How often each row is drawn: n_s draws with replacement within every stratum s."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros(n, dtype=np.int64)
+    for members in strata_members:
+        draws = rng.integers(0, members.shape[0], size=members.shape[0])
+        out[members] = np.bincount(draws, minlength=members.shape[0])
+    return out
+
+
+def _replicate(problem: _Problem, seed: np.random.SeedSequence):
+    """One bootstrap replicate for every model: (cells (M, G, G), overall (M,), failed (M,))."""
+    multiplicity = _multiplicity(problem.strata_members, problem.time.shape[0], seed)
+    rows = np.repeat(np.arange(problem.time.shape[0]), multiplicity)  # stays sorted by time
+    time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
+    inverse_k = None
+    if problem.method == "ipcw":
+        if problem.censoring is None:
+            inverse_k = inverse_censoring(problem.fixed_curves)
+        else:
+            inverse_k = _refit_inverse(problem, multiplicity)
+    g = problem.n_groups
+    n_models = len(problem.risks)
+    cells = np.full((n_models, g, g), np.nan)
+    overall = np.full(n_models, np.nan)
+    failed = np.zeros(n_models, dtype=bool)
+    for m, risk in enumerate(problem.risks):
+        counts, bad = count_pairs(
+            time, event, codes, risk[rows], g,
+            inverse_k=inverse_k, tau=problem.tau, tied_tol=problem.tied_tol, strict=problem.strict,
+        )
+        den = counts.denominator
+        if bad is not None or not np.isfinite(den).all() or den.sum() <= 0:
+            failed[m] = True
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cells[m] = np.where(den > 0, counts.numerator / np.where(den > 0, den, 1.0), np.nan)
+        overall[m] = counts.numerator.sum() / den.sum()
+    return cells, overall, failed
+
+
+def _run_batch(problem: _Problem, seeds: list):
+    results = [_replicate(problem, seed) for seed in seeds]
+    return (
+        np.stack([r[0] for r in results]),
+        np.stack([r[1] for r in results]),
+        np.stack([r[2] for r in results]),
+    )
+
+
+def _show_progress(progress: bool) -> bool:
+    try:
+        return bool(progress) and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def bootstrap(
+    sample: SurvivalSample,
+    risks: list[np.ndarray] | None = None,
+    *,
+    method: str,
+    tau: float | None,
+    censoring: str | None,
+    fixed_curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+    n_resamples: int,
+    random_state=None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    stratify: str | None = "group",
+) -> list[BootstrapDraws]:
+    """Bootstrap replicates of the xCI matrix and pooled C, for one or several risk scores.
+
+    Parameters
+    ----------
+    sample : SurvivalSample
+        Validated data (its ``risk`` is used when ``risks`` is None).
+    risks : list of ndarray of shape (n_samples,), optional
+        Several risk scores on the same people: every replicate resamples the same individuals
+        for all of them (paired bootstrap).
+    method, tau, tied_tol, strict
+        Settings of the estimator.
+    censoring : {"group", "pooled"} or None
+        For IPCW, how K is refitted in each replicate; None keeps ``fixed_curves`` (used when a
+        separate ``censoring_reference`` sample was given: that sample is not resampled).
+    fixed_curves : CensoringCurves or None
+    n_resamples : int
+        Number of replicates B.
+    random_state : None, int, Generator, RandomState or SeedSequence
+        Root of the per-replicate seeds (spawned up front, so results do not depend on ``n_jobs``).
+    n_jobs : int or None
+        Parallel jobs (joblib; threads by default -- the kernel releases the GIL -- or whatever
+        backend is active, e.g. ``with joblib.parallel_backend("dask"):``).
+    progress : bool, default=True
+        Show a tqdm progress bar (only when stderr is a terminal).
+    stratify : {"group", "group_event", None}, default="group"
+        Resample within groups (every replicate keeps each group's size), within group x event
+        strata, or from the whole sample.
+
+    Returns
+    -------
+    list of BootstrapDraws
+        One per risk score.
+    """
+    import joblib
+    from tqdm.auto import tqdm
+
+    risks = [sample.risk] if risks is None else list(risks)
+    order = np.argsort(sample.time, kind="stable")
+    time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
+    if stratify == "group":
+        strata = codes
+    elif stratify == "group_event":
+        strata = codes * 2 + event.astype(np.intp)
+    else:
+        strata = np.zeros_like(codes)
+    refit = method == "ipcw" and censoring is not None
+    grids = _grids(time, codes, censoring, sample.n_groups) if refit else ()
+    problem = _Problem(
+        time=time,
+        event=event,
+        codes=codes,
+        risks=tuple(np.ascontiguousarray(r[order]) for r in risks),
+        n_groups=sample.n_groups,
+        strata_members=tuple(np.flatnonzero(strata == s) for s in np.unique(strata)),
+        method=method,
+        tau=tau,
+        tied_tol=tied_tol,
+        strict=strict,
+        censoring=censoring if refit else None,
+        fixed_curves=None if refit else fixed_curves,
+        grids=grids,
+    )
+    root = _root_seed(random_state)
+    seeds = root.spawn(int(n_resamples))
+    n_workers = joblib.effective_n_jobs(n_jobs)
+    n_batches = min(len(seeds), max(1, 8 * n_workers))
+    bounds = np.linspace(0, len(seeds), n_batches + 1).astype(int)
+    batches = [seeds[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+    parallel = joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
+    outputs = []
+    with tqdm(total=len(seeds), desc="bootstrap", unit="rep", disable=not _show_progress(progress)) as bar:
+        for out in parallel(joblib.delayed(_run_batch)(problem, batch) for batch in batches):
+            outputs.append(out)
+            bar.update(out[0].shape[0])
+    cells = np.concatenate([o[0] for o in outputs])  # (B, M, G, G)
+    overall = np.concatenate([o[1] for o in outputs])  # (B, M)
+    failed = np.concatenate([o[2] for o in outputs])  # (B, M)
+    entropy = int(root.entropy) if isinstance(root.entropy, (int, np.integer)) else 0
+    draws = []
+    for m in range(len(risks)):
+        undefined = np.isnan(cells[:, m]).sum(axis=0)
+        draws.append(
+            BootstrapDraws(cells[:, m], overall[:, m], int(failed[:, m].sum()), undefined, stratify, entropy)
+        )
+    return draws
+
+
+def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: int = 3) -> None:
+    """Warn how many replicates failed or left a cell undefined (those are NaN and skipped)."""
+    n = draws.cells.shape[0]
+    if draws.n_failed:
+        warnings.warn(
+            f"{draws.n_failed} of {n} bootstrap replicates could not be estimated (no comparable pair, "
+            "or a censoring survival of 0 used as a weight); they are NaN and left out of the intervals.",
+            UndefinedXCIWarning,
+            stacklevel=stacklevel,
+        )
+    partial = np.argwhere((draws.n_undefined > draws.n_failed) & (draws.n_undefined < n))
+    if partial.size:
+        cells = ", ".join(
+            f"({groups[a]!r}, {groups[b]!r}): {int(draws.n_undefined[a, b] - draws.n_failed)}" for a, b in partial
+        )
+        warnings.warn(
+            f"bootstrap replicates in which a cell had no comparable pair (NaN, left out): {cells}.",
+            UndefinedXCIWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def with_inference(
+    result: XCIResult,
+    sample: SurvivalSample,
+    *,
+    ci: str | None,
+    confidence_level: float,
+    n_resamples: int,
+    random_state,
+    n_jobs: int | None,
+    progress: bool,
+    stratify: str | None,
+    bootstrap_method: str,
+    refit_censoring: bool,
+) -> XCIResult:
+    """Return ``result`` with the requested inference attached (a new frozen result).
+
+    ``ci="analytic"``: covariance of the cells from the influence functions (weights fixed).
+    ``ci="bootstrap"``: replicates (censoring refitted when ``refit_censoring``), plus the
+    delete-one jackknife for BCa. The validated sample is always kept (``extras["sample"]``) so
+    that :func:`survfair.compare_xci` can check and re-use it.
+    """
+    level = check_confidence_level(confidence_level)
+    extras = dict(result.extras)
+    extras["sample"] = sample
+    extras["refit_censoring"] = bool(refit_censoring)
+    settings = dict(method=result.method, tau=result.tau, tied_tol=result.tied_tol, strict=result.strict)
+    if ci is None:
+        return replace(result, extras=extras, confidence_level=level)
+    curves = result.censoring_curves if result.method == "ipcw" else None
+    if ci == "analytic":
+        inf = influence(sample, result.pair_counts, curves=curves, **settings)
+        extras["influence"] = inf
+        return replace(result, covariance=inf.covariance, ci_method="analytic", confidence_level=level, extras=extras)
+    draws = bootstrap(
+        sample,
+        censoring=result.censoring if refit_censoring else None,
+        fixed_curves=curves,
+        n_resamples=n_resamples,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        progress=progress,
+        stratify=stratify,
+        **settings,
+    )[0]
+    warn_bootstrap_failures(draws, result.groups, stacklevel=4)
+    extras["bootstrap"] = draws
+    if bootstrap_method == "bca":
+        inf = influence(sample, result.pair_counts, curves=curves, **settings)
+        extras["jackknife"] = inf.jackknife
+        extras["jackknife_overall"] = inf.jackknife_overall
+    return replace(
+        result,
+        replicates=draws.cells,
+        ci_method="bootstrap",
+        confidence_level=level,
+        extras=extras,
+        bootstrap_method=bootstrap_method,
+    )

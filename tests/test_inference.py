@@ -1,0 +1,525 @@
+"""Inference: analytic (influence-function) covariance, bootstrap, paired comparison.
+
+Every fast path is checked against an O(n^2) twin or a closed form: the analytic covariance
+against a direct pair loop, the one-group binary case against DeLong et al. (1988), the
+jackknife against re-running the estimator, a bootstrap replicate against the public estimator
+on the resampled rows, BCa against scipy.stats.bootstrap.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import survfair
+from survfair import _inference
+from survfair._censoring import fit_censoring
+from survfair._results import bootstrap_interval
+from survfair._validation import check_survival_inputs
+from survfair._xci import estimate_xci
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+
+# ------------------------------------------------------------------------------------------
+# data and O(n^2) twins
+# ------------------------------------------------------------------------------------------
+def _cohort(n, seed, n_groups=2, ties=False):
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, n_groups, n)
+    t = rng.lognormal(mean=0.2 * group, sigma=0.8)
+    c = rng.exponential(2.5 + group, n)
+    time = np.minimum(t, c)
+    event = t <= c
+    risk = -np.log(t) + rng.normal(0, 1, n)
+    if ties:
+        time = np.round(time, 1)
+        risk = np.round(risk, 0)
+    return time, event, group, risk
+
+
+def _brute_influence(time, event, codes, risk, n_groups, weight, tied_tol=1e-8, tau=None):
+    """Direct pair loop: per-individual earlier/later numerator and denominator, then the formula."""
+    n = time.shape[0]
+    g2 = n_groups * n_groups
+    e_num, e_den = np.zeros((n, g2)), np.zeros((n, g2))
+    l_num, l_den = np.zeros((n, g2)), np.zeros((n, g2))
+    for i in range(n):
+        if not event[i]:
+            continue
+        for j in range(n):
+            if i == j:
+                continue
+            if not (time[i] < time[j] or (time[i] == time[j] and not event[j])):
+                continue
+            w = weight(i, j)
+            if tau is not None and time[i] >= tau:
+                w = 0.0
+            d = risk[i] - risk[j]
+            h = 1.0 if d > tied_tol else (0.5 if abs(d) <= tied_tol else 0.0)
+            cell = codes[i] * n_groups + codes[j]
+            e_num[i, cell] += w * h
+            e_den[i, cell] += w
+            l_num[j, cell] += w * h
+            l_den[j, cell] += w
+    numerator, denominator = e_num.sum(0), e_den.sum(0)
+    theta = numerator / denominator
+    psi_e = e_num - theta * e_den
+    psi_l = l_num - theta * l_den
+    m_e, m_l = (e_den > 0).sum(0), (l_den > 0).sum(0)
+    fe = np.where(m_e > 1, np.sqrt(m_e / np.maximum(m_e - 1, 1)), 1.0)
+    fl = np.where(m_l > 1, np.sqrt(m_l / np.maximum(m_l - 1, 1)), 1.0)
+    phi = (fe * psi_e + fl * psi_l) / denominator
+    pooled = numerator.sum() / denominator.sum()
+    oe = e_num.sum(1) - pooled * e_den.sum(1)
+    ol = l_num.sum(1) - pooled * l_den.sum(1)
+    me, ml = (e_den.sum(1) > 0).sum(), (l_den.sum(1) > 0).sum()
+    phi_overall = (math.sqrt(me / (me - 1)) * oe + math.sqrt(ml / (ml - 1)) * ol) / denominator.sum()
+    return phi.T @ phi, phi_overall @ phi_overall
+
+
+def _delong(cases, controls):
+    """DeLong et al. (1988): AUC and its variance from the placement values (ties count 1/2)."""
+    psi = (cases[:, None] > controls[None, :]) + 0.5 * (cases[:, None] == controls[None, :])
+    v10, v01 = psi.mean(1), psi.mean(0)
+    return psi.mean(), v10, v01
+
+
+# ------------------------------------------------------------------------------------------
+# analytic covariance
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "tied"])
+@pytest.mark.parametrize("n_groups", [1, 3])
+def test_naive_covariance_equals_direct_pair_loop(n_groups, ties):
+    time, event, group, risk = _cohort(70, seed=n_groups + 10 * ties, n_groups=n_groups, ties=ties)
+    res = survfair.xci(time, event, group, risk, method="naive", ci="analytic")
+    cov, var_overall = _brute_influence(time, event, group, risk, n_groups, lambda i, j: 1.0)
+    np.testing.assert_allclose(res.covariance, cov, rtol=1e-12, atol=1e-15)
+    assert survfair.overall_c(res).se == pytest.approx(math.sqrt(var_overall), rel=1e-12)
+    np.testing.assert_allclose(res.se.to_numpy().ravel(), np.sqrt(np.diag(cov)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("censoring", ["group", "pooled"])
+def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
+    time, event, group, risk = _cohort(80, seed=3, n_groups=2, ties=True)
+    tau = float(np.quantile(time, 0.8))
+    res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, ci="analytic")
+    curves = res.censoring_curves
+    k = np.array([[curves.evaluate(g, np.array([t]))[0] for g in range(2)] for t in time])
+
+    def weight(i, j):
+        return 1.0 / (k[i, group[i]] * k[i, group[j]])
+
+    cov, var_overall = _brute_influence(time, event, group, risk, 2, weight, tau=tau)
+    np.testing.assert_allclose(res.covariance, cov, rtol=1e-11)
+    assert survfair.overall_c(res).se == pytest.approx(math.sqrt(var_overall), rel=1e-11)
+
+
+def test_one_group_binary_outcome_equals_delong_variance():
+    rng = np.random.default_rng(7)
+    m, n = 40, 55
+    cases = np.round(rng.normal(1.0, 1.0, m), 1)  # rounded: tied risks count 1/2
+    controls = np.round(rng.normal(0.0, 1.0, n), 1)
+    time = np.r_[np.ones(m), np.full(n, 2.0)]  # every case fails before every control; no censoring
+    event = np.ones(m + n, bool)
+    risk = np.r_[cases, controls]
+    res = survfair.xci(time, event, np.zeros(m + n), risk, method="naive", ci="analytic")
+    auc, v10, v01 = _delong(cases, controls)
+    delong_var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
+    assert res.values[0, 0] == pytest.approx(auc, rel=1e-14)
+    assert res.covariance[0, 0] == pytest.approx(delong_var, rel=1e-12)
+    assert survfair.overall_c(res).se == pytest.approx(math.sqrt(delong_var), rel=1e-12)
+    # Same data through the IPCW estimator: no censoring, so every weight is 1.
+    ipcw = survfair.xci(time, event, np.zeros(m + n), risk, ci="analytic")
+    assert ipcw.covariance[0, 0] == pytest.approx(delong_var, rel=1e-12)
+
+
+def test_paired_comparison_equals_delong_test_of_two_correlated_aucs():
+    rng = np.random.default_rng(11)
+    m, n = 35, 45
+    x = np.r_[rng.normal(1, 1, m), rng.normal(0, 1, n)]
+    r1 = x + rng.normal(0, 0.5, m + n)
+    r2 = x + rng.normal(0, 1.5, m + n)
+    time = np.r_[np.ones(m), np.full(n, 2.0)]
+    event = np.ones(m + n, bool)
+    group = np.zeros(m + n)
+    res1 = survfair.xci(time, event, group, r1, method="naive", ci="analytic")
+    res2 = survfair.xci(time, event, group, r2, method="naive")
+    cmp = survfair.compare_xci(res1, res2)
+    a1, v10_1, v01_1 = _delong(r1[:m], r1[m:])
+    a2, v10_2, v01_2 = _delong(r2[:m], r2[m:])
+    s10 = np.cov(np.vstack([v10_1, v10_2]))
+    s01 = np.cov(np.vstack([v01_1, v01_2]))
+    var = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / m + (s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]) / n
+    est = cmp.cell(0, 0)
+    assert est.value == pytest.approx(a1 - a2, rel=1e-12)
+    assert est.se == pytest.approx(math.sqrt(var), rel=1e-12)
+    assert est.p_value == pytest.approx(2 * stats.norm.sf(abs(a1 - a2) / math.sqrt(var)), rel=1e-10)
+    assert cmp.overall.se == pytest.approx(math.sqrt(var), rel=1e-12)
+
+
+def test_summaries_use_the_covariance_and_wald_p_values():
+    time, event, group, risk = _cohort(300, seed=5, n_groups=3)
+    res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
+    cov = res.covariance
+    for a, b in [(0, 1), (1, 2), (2, 0)]:
+        est = survfair.delta_between(res, a, b)
+        i, j = a * 3 + b, b * 3 + a
+        se = math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
+        assert est.se == pytest.approx(se, rel=1e-12)
+        assert est.p_value == pytest.approx(2 * stats.norm.sf(abs(est.value) / se), rel=1e-10)
+        low, high = est.confidence_interval  # contrasts: Wald on the raw scale
+        assert (high - low) / 2 == pytest.approx(stats.norm.ppf(0.975) * se, rel=1e-10)
+        within = survfair.delta_within(res, a, b)
+        i, j = a * 4, b * 4
+        assert within.se == pytest.approx(math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j]), rel=1e-12)
+    assert np.all(np.linalg.eigvalsh(cov) > -1e-12)  # a Gram matrix: positive semi-definite
+    table = survfair.utility(res)
+    assert table["se"].notna().all()
+    # single cells: Wald on the logit scale, inside (0, 1)
+    low, high = (frame.to_numpy() for frame in res.confidence_interval())
+    theta, se = res.values, res.se.to_numpy()
+    z = stats.norm.ppf(0.975)
+    np.testing.assert_allclose(np.log(low / (1 - low)), np.log(theta / (1 - theta)) - z * se / (theta * (1 - theta)))
+    np.testing.assert_allclose(np.log(high / (1 - high)), np.log(theta / (1 - theta)) + z * se / (theta * (1 - theta)))
+
+
+def test_jackknife_is_exact_for_the_naive_estimator():
+    time, event, group, risk = _cohort(60, seed=2, n_groups=2, ties=True)
+    sample, _ = check_survival_inputs(time, event, group, risk)
+    res = survfair.xci(time, event, group, risk, method="naive")
+    inf = _inference.influence(
+        sample, res.pair_counts, method="naive", tau=None, curves=None, tied_tol=1e-8, strict=False
+    )
+    for k in [0, 5, 17, 33, 59]:
+        keep = np.arange(60) != k
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loo = survfair.xci(time[keep], event[keep], group[keep], risk[keep], method="naive")
+        np.testing.assert_allclose(inf.jackknife[k], loo.values.ravel(), rtol=1e-13)
+        assert inf.jackknife_overall[k] == pytest.approx(loo.overall, rel=1e-13)
+
+
+def test_analytic_se_close_to_bootstrap_se():
+    time, event, group, risk = _cohort(1500, seed=4)
+    analytic = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
+    boot = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=300, random_state=1)
+    ratio = analytic.se.to_numpy() / boot.se.to_numpy()
+    assert np.all((ratio > 0.75) & (ratio < 1.33)), ratio
+
+
+def test_analytic_cost_is_a_few_point_estimates():
+    import time as clock
+
+    time, event, group, risk = _cohort(50_000, seed=1)
+    survfair.xci(time[:100], event[:100], group[:100], risk[:100], ci="analytic")  # compile
+
+    def best(**kw):
+        out = []
+        for _ in range(3):
+            t0 = clock.perf_counter()
+            survfair.xci(time, event, group, risk, tau=3.0, **kw)
+            out.append(clock.perf_counter() - t0)
+        return min(out)
+
+    base, analytic = best(), best(ci="analytic")
+    assert analytic < 3 * base, (base, analytic)  # issue target: inference at most 3x the point estimate
+
+
+# ------------------------------------------------------------------------------------------
+# bootstrap
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("censoring", ["group", "pooled"])
+def test_bootstrap_replicate_equals_estimator_refitted_on_the_resample(censoring):
+    time, event, group, risk = _cohort(300, seed=8, ties=True)
+    sample, _ = check_survival_inputs(time, event, group, risk)
+    tau = 3.0
+    seed = np.random.SeedSequence(123)
+    draws = _inference.bootstrap(
+        sample, method="ipcw", tau=tau, censoring=censoring, fixed_curves=None, tied_tol=1e-8,
+        strict=False, n_resamples=3, random_state=seed, progress=False,
+    )[0]
+    # rebuild replicate 0 by hand: same strata, same per-replicate seed, rows in time order
+    order = np.argsort(sample.time, kind="stable")
+    codes = sample.group_codes[order]
+    members = tuple(np.flatnonzero(codes == s) for s in np.unique(codes))
+    mult = _inference._multiplicity(members, sample.n_samples, np.random.SeedSequence(123).spawn(3)[0])
+    rows = order[np.repeat(np.arange(sample.n_samples), mult)]
+    resample, _ = check_survival_inputs(time[rows], event[rows], group[rows], risk[rows])
+    curves = fit_censoring(resample, censoring)
+    counts = estimate_xci(resample, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8, strict=False)
+    np.testing.assert_allclose(draws.cells[0], counts.numerator / counts.denominator, rtol=1e-12)
+    assert draws.overall[0] == pytest.approx(counts.numerator.sum() / counts.denominator.sum(), rel=1e-12)
+    # stratified by group: every replicate keeps the group sizes
+    assert np.array_equal(np.bincount(group[rows]), np.bincount(group))
+
+
+def test_fast_censoring_refit_equals_scikit_survival():
+    time, event, group, risk = _cohort(400, seed=9, ties=True)
+    order = np.argsort(time, kind="stable")
+    t, e, g = time[order], event[order], group[order]
+    grids = _inference._grids(t, g, "group", 2)
+    rng = np.random.default_rng(0)
+    mult = rng.multinomial(400, np.full(400, 1 / 400))
+    rows = np.repeat(np.arange(400), mult)
+    problem = _inference._Problem(
+        time=t, event=e, codes=g, risks=(risk,), n_groups=2, method="ipcw", tau=None, tied_tol=1e-8,
+        strict=False, censoring="group", fixed_curves=None, grids=grids,
+        strata_members=(np.arange(400),),
+    )
+    inverse = _inference._refit_inverse(problem, mult)
+    resample, _ = check_survival_inputs(t[rows], e[rows], g[rows], risk[rows])
+    curves = fit_censoring(resample, "group")
+    probe = np.r_[t[rows], np.linspace(0, t.max() * 1.1, 57)]
+    for group_index in range(2):
+        with np.errstate(divide="ignore"):
+            expected = 1 / curves.evaluate(group_index, probe)
+        np.testing.assert_allclose(inverse(group_index, probe), expected, rtol=1e-13)
+        np.testing.assert_allclose(inverse(group_index, t[rows]), expected[: rows.shape[0]], rtol=1e-13)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def test_same_seed_identical_for_any_n_jobs_and_dask(dask_client):
+    import joblib
+
+    time, event, group, risk = _cohort(400, seed=10)
+    kw = dict(tau=3.0, ci="bootstrap", n_resamples=40, random_state=2024, progress=False)
+    one = survfair.xci(time, event, group, risk, n_jobs=1, **kw)
+    two = survfair.xci(time, event, group, risk, n_jobs=2, **kw)
+    with joblib.parallel_backend("dask"):
+        on_dask = survfair.xci(time, event, group, risk, n_jobs=2, **kw)
+    again = survfair.xci(time, event, group, risk, **kw)
+    for other in (two, on_dask, again):
+        np.testing.assert_array_equal(one.replicates, other.replicates)
+        np.testing.assert_array_equal(one.extras["bootstrap"].overall, other.extras["bootstrap"].overall)
+        pd.testing.assert_frame_equal(one.ci_low, other.ci_low)
+    other_seed = survfair.xci(time, event, group, risk, **{**kw, "random_state": 2025})
+    assert not np.array_equal(one.replicates, other_seed.replicates)
+
+
+def test_undefined_cells_in_replicates_are_nan_counted_and_warned():
+    rng = np.random.default_rng(3)
+    n = 200
+    group = np.r_[np.zeros(n - 4, int), np.ones(4, int)]
+    time = rng.exponential(1.0, n)
+    event = rng.random(n) < 0.7
+    event[n - 4:] = [True, False, False, False]  # group 1 has a single event
+    risk = rng.normal(size=n)
+    with pytest.warns(survfair.UndefinedXCIWarning, match="no comparable pair"):
+        res = survfair.xci(
+            time, event, group, risk, method="naive", ci="bootstrap", n_resamples=200, random_state=0,
+            progress=False,
+        )
+    draws = res.extras["bootstrap"]
+    assert 0 < draws.n_undefined[1, 0] < 200  # the lone event is drawn in only some replicates
+    assert np.isnan(res.replicates[:, 1, 0]).sum() == draws.n_undefined[1, 0]
+    low, high = res.confidence_interval()
+    assert np.isfinite(low.to_numpy()).all() and np.isfinite(high.to_numpy()).all()
+
+
+def test_min_xci_percentile_interval_is_the_bootstrap_of_the_minimum():
+    time, event, group, risk = _cohort(500, seed=12, n_groups=3)
+    res = survfair.xci(
+        time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=150, random_state=5,
+        bootstrap_method="percentile", progress=False,
+    )
+    minima = res.replicates.reshape(150, -1).min(axis=1)
+    est = survfair.min_xci(res).estimate
+    assert est.confidence_interval.low == pytest.approx(np.quantile(minima, 0.025))
+    assert est.confidence_interval.high == pytest.approx(np.quantile(minima, 0.975))
+    # the interval of the minimum is not the smallest cell's own interval
+    low = res.confidence_interval()[0].to_numpy()
+    assert est.confidence_interval.low <= low.min() + 1e-12
+    bca = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=150, random_state=5,
+                       progress=False)
+    assert np.isfinite(survfair.min_xci(bca).estimate.confidence_interval.low)
+
+
+def test_bca_matches_scipy_bootstrap():
+    rng = np.random.default_rng(0)
+    data = rng.exponential(size=60)
+    result = stats.bootstrap((data,), np.mean, n_resamples=999, method="BCa", random_state=rng)
+    jackknife = (data.sum() - data) / (data.size - 1)
+    low, high = bootstrap_interval(
+        np.array([data.mean()]), result.bootstrap_distribution[:, None], jackknife[:, None], 0.95
+    )
+    assert low[0] == pytest.approx(result.confidence_interval.low, rel=1e-12)
+    assert high[0] == pytest.approx(result.confidence_interval.high, rel=1e-12)
+
+
+def test_bootstrap_p_value_inverts_the_interval():
+    time, event, group, risk = _cohort(400, seed=13)
+    res = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=200, random_state=3,
+                       progress=False)
+    est = survfair.delta_between(res, 0, 1)
+    # the null on an interval limit gives p = 1 - level
+    for level in (0.8, 0.9):
+        lvl = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=200, random_state=3,
+                           progress=False, confidence_level=level)
+        limit = survfair.delta_between(lvl, 0, 1).confidence_interval.low
+        p = survfair.contrast(res, np.array([[0, 1], [-1, 0]]), null=limit).p_value
+        assert p == pytest.approx(1 - level, abs=0.02)
+    assert 0 < est.p_value <= 1
+
+
+def test_progress_bar_silent_when_not_a_tty(capsys):
+    time, event, group, risk = _cohort(150, seed=1)
+    survfair.xci(time, event, group, risk, ci="bootstrap", n_resamples=5, random_state=0, progress=True)
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
+
+
+# ------------------------------------------------------------------------------------------
+# paired comparison
+# ------------------------------------------------------------------------------------------
+def test_compare_identical_models_gives_zero_difference():
+    time, event, group, risk = _cohort(300, seed=14)
+    res = survfair.xci(time, event, group, risk, tau=3.0)
+    cmp = survfair.compare_xci(res, res)
+    frame = cmp.to_frame()
+    assert list(frame.columns) == [
+        "quantity", "a", "b", "value_1", "value_2", "difference", "se", "ci_low", "ci_high", "p_value"
+    ]
+    assert np.all(frame["difference"] == 0) and np.allclose(frame["se"], 0)
+    assert set(frame["quantity"]) == {"xci", "delta_between", "delta_within", "min_xci", "overall"}
+
+
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+def test_compare_detects_a_fairer_model(ci):
+    rng = np.random.default_rng(15)
+    n = 1200
+    group = rng.integers(0, 2, n)
+    t = rng.lognormal(0, 0.8, n)
+    time, event = t, np.ones(n, bool)
+    fair = -np.log(t) + rng.normal(0, 0.7, n)
+    unfair = fair + 1.0 * group  # pushes group 1 up: xCI_{1,0} rises, xCI_{0,1} falls
+    res_fair = survfair.xci(time, event, group, fair, method="naive")
+    res_unfair = survfair.xci(time, event, group, unfair, method="naive")
+    cmp = survfair.compare_xci(res_unfair, res_fair, ci=ci, n_resamples=200, random_state=0, progress=False)
+    est = cmp.delta_between(1, 0)
+    # the bootstrap p-value cannot go below about 2 / (B + 1)
+    assert est.value > 0 and est.p_value < (1e-3 if ci == "analytic" else 0.02)
+    assert est.confidence_interval.low > 0
+    flipped = cmp.delta_between(0, 1)
+    assert flipped.value == pytest.approx(-est.value)
+
+
+def test_compare_paired_bootstrap_agrees_with_analytic():
+    time, event, group, risk = _cohort(800, seed=16)
+    rng = np.random.default_rng(1)
+    other = risk + rng.normal(0, 1, risk.size)
+    r1 = survfair.xci(time, event, group, risk, tau=3.0)
+    r2 = survfair.xci(time, event, group, other, tau=3.0)
+    analytic = survfair.compare_xci(r1, r2).to_frame()
+    boot = survfair.compare_xci(r1, r2, ci="bootstrap", n_resamples=300, random_state=4, progress=False).to_frame()
+    np.testing.assert_allclose(analytic["difference"], boot["difference"])
+    ratio = analytic["se"] / boot["se"]
+    assert ratio.between(0.7, 1.4).all(), ratio
+
+
+def test_compare_rejects_different_rows_and_settings():
+    time, event, group, risk = _cohort(100, seed=17)
+    res = survfair.xci(time, event, group, risk, method="naive")
+    shorter = survfair.xci(time[:-1], event[:-1], group[:-1], risk[:-1], method="naive")
+    with pytest.raises(ValueError, match="not on the same rows: 100 vs 99 rows"):
+        survfair.compare_xci(res, shorter)
+    moved = time.copy()
+    moved[3] += 1.0
+    with pytest.raises(ValueError, match=r"time differs at rows \[3\]"):
+        survfair.compare_xci(res, survfair.xci(moved, event, group, risk, method="naive"))
+    flipped = event.copy()
+    flipped[5] = not flipped[5]
+    with pytest.raises(ValueError, match=r"event differs at rows \[5\]"):
+        survfair.compare_xci(res, survfair.xci(time, flipped, group, risk, method="naive"))
+    swapped = group.copy()
+    swapped[[0, 1]] = 1 - swapped[[0, 1]]
+    with pytest.raises(ValueError, match="group differs"):
+        survfair.compare_xci(res, survfair.xci(time, event, swapped, risk, method="naive"))
+    with pytest.raises(ValueError, match="different settings: method"):
+        survfair.compare_xci(res, survfair.xci(time, event, group, risk))
+    with pytest.raises(TypeError, match="result_2 must be an XCIResult"):
+        survfair.compare_xci(res, res.values)
+    with pytest.raises(ValueError, match="ci must be one of"):
+        survfair.compare_xci(res, res, ci=None)
+
+
+# ------------------------------------------------------------------------------------------
+# option validation
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"ci": "wald"}, ValueError, "ci must be one of"),
+        ({"ci": "bootstrap", "n_resamples": 1}, ValueError, "n_resamples must be >= 2"),
+        ({"ci": "bootstrap", "n_resamples": 10.0}, TypeError, "n_resamples must be an integer"),
+        ({"stratify": "event"}, ValueError, "stratify must be one of"),
+        ({"bootstrap_method": "basic"}, ValueError, "bootstrap_method must be one of"),
+        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be in \(0, 1\)"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must not be 0"),
+        ({"progress": "yes"}, TypeError, "progress must be True or False"),
+        ({"ci": "bootstrap", "random_state": "seed"}, TypeError, "random_state must be"),
+    ],
+    ids=lambda v: str(v)[:30],
+)
+def test_invalid_inference_options(kwargs, error, match):
+    time, event, group, risk = _cohort(50, seed=0)
+    with pytest.raises(error, match=match):
+        survfair.xci(time, event, group, risk, **kwargs)
+
+
+def test_no_inference_keeps_nan_fields():
+    time, event, group, risk = _cohort(80, seed=0)
+    res = survfair.xci(time, event, group, risk)
+    assert res.covariance is None and res.replicates is None
+    assert np.isnan(survfair.overall_c(res).se)
+    assert np.isnan(survfair.delta_between(res, 0, 1).p_value)
+
+
+# ------------------------------------------------------------------------------------------
+# slow statistical studies (pytest -m slow)
+# ------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_p_values_calibrated_under_h0():
+    """Exchangeable groups: Delta-between = Delta-within = 0, so p-values are ~uniform."""
+    rejections = {"between": 0, "within": 0}
+    reps = 300
+    for seed in range(reps):
+        rng = np.random.default_rng(seed)
+        n = 400
+        group = rng.integers(0, 2, n)
+        t = rng.lognormal(0, 0.8, n)
+        c = rng.exponential(3.0, n)
+        risk = -np.log(t) + rng.normal(0, 1, n)
+        res = survfair.xci(np.minimum(t, c), t <= c, group, risk, tau=2.5, ci="analytic")
+        rejections["between"] += survfair.delta_between(res, 0, 1).p_value < 0.05
+        rejections["within"] += survfair.delta_within(res, 0, 1).p_value < 0.05
+    for key, count in rejections.items():
+        assert 0.02 <= count / reps <= 0.09, (key, count / reps)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+@pytest.mark.parametrize("n", [500, 2000])
+def test_coverage_lognormal_group_censoring(n, ci):
+    from coverage_study import coverage_study, lognormal_cohort, lognormal_truth
+
+    truth = lognormal_truth(tau=3.0)
+    table = coverage_study(
+        lognormal_cohort, truth, n=n, n_replications=400, ci=ci, tau=3.0, n_resamples=300, seed=n
+    )
+    assert table["coverage"].between(0.93, 0.97).all(), table
