@@ -17,11 +17,14 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from . import _cli_mitigate, _cli_simulate
+from ._cli_binary import add_binary_arguments, horizon_table, run_binary_audit
+from ._comparison import compare
 from ._datasets import load_flchain
 from ._exceptions import ConvergenceError
+from ._report import data_summary_table, write_report
 from ._results import XCIResult
-from ._summaries import delta_between, delta_within, min_xci, utility
-from ._xci import xci
+from ._summaries import delta_between, delta_within, min_xci, overall_c, utility
 
 __all__ = ["main"]
 
@@ -63,6 +66,18 @@ def _add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--censoring", choices=["group", "pooled"], default="group")
     parser.add_argument("--format", choices=["table", "json", "csv"], default="table")
     parser.add_argument("--output", help="write the output to this file instead of stdout")
+    parser.add_argument("--report", help="also write a report: .html (self-contained) or .md")
+    inference = parser.add_argument_group("intervals")
+    inference.add_argument("--ci", choices=["analytic", "bootstrap", "none"], default="analytic",
+                           help="interval method (default: analytic influence-function intervals)")
+    inference.add_argument("--confidence-level", type=float, default=0.95)
+    inference.add_argument("--n-resamples", type=int, default=1000, help="bootstrap replicates")
+    inference.add_argument("--seed", type=int, help="bootstrap random seed")
+    inference.add_argument("--n-jobs", type=int, default=1, help="bootstrap parallel jobs (joblib)")
+    inference.add_argument("--bootstrap-method", choices=["bca", "percentile"], default="bca")
+    inference.add_argument("--stratify", choices=["group", "group_event", "none"], default="group",
+                           help="bootstrap strata (default: group)")
+    add_binary_arguments(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit = subparsers.add_parser("audit", help="xCI audit of risk scores (flchain demo without --data)")
     _add_audit_arguments(audit)
     audit.set_defaults(handler=_run_audit)
+    _cli_simulate.register(subparsers)
+    _cli_mitigate.register(subparsers)
     return parser
 
 
@@ -94,7 +111,10 @@ def _summary_tables(result: XCIResult) -> dict[str, pd.DataFrame]:
         {"summary": "min_xci", "a": minimum.a, "b": minimum.b, "value": minimum.value, "se": minimum.estimate.se,
          "ci_low": low, "ci_high": high, "p_value": np.nan}
     )
-    rows.append({"summary": "overall_c", "a": "", "b": "", "value": result.overall})
+    pooled = overall_c(result)
+    low, high = pooled.confidence_interval
+    rows.append({"summary": "overall_c", "a": "", "b": "", "value": pooled.value, "se": pooled.se,
+                 "ci_low": low, "ci_high": high, "p_value": np.nan})
     return {"summaries": pd.DataFrame(rows), "utility": utility(result).reset_index()}
 
 
@@ -121,6 +141,8 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str]) -> str:
         if not _has_intervals(result):
             summaries = summaries[["summary", "a", "b", "value"]]
         lines += ["", "summaries:", summaries.to_string(index=False, float_format="{:.4f}".format, na_rep="")]
+        if result.ci_method == "analytic":
+            lines.append("(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)")
         utilities = tables["utility"]
         if not _has_intervals(result):
             utilities = utilities[["group", "value"]]
@@ -160,52 +182,103 @@ def _fit_cox(design: pd.DataFrame, time: np.ndarray, event: np.ndarray) -> np.nd
     return model.predict(design)
 
 
-def _flchain_demo(args: argparse.Namespace) -> list[tuple[str, XCIResult, list[str]]]:
+def _xci_options(args: argparse.Namespace) -> dict:
+    """Keyword arguments of :func:`survfair.xci` from the audit options."""
+    options = {"method": args.method, "tau": args.tau, "censoring": args.censoring,
+               "confidence_level": args.confidence_level}
+    if args.ci != "none":
+        options["ci"] = args.ci
+    if args.ci == "bootstrap":
+        options.update(n_resamples=args.n_resamples, random_state=args.seed, n_jobs=args.n_jobs,
+                       bootstrap_method=args.bootstrap_method,
+                       stratify=None if args.stratify == "none" else args.stratify)
+    return options
+
+
+def _flchain_demo(args: argparse.Namespace):
+    if args.horizon:
+        raise UsageError("--horizon needs --data (the flchain demo audits the concordance only).")
     cohort = load_flchain()
     frame = cohort.frame
-    tau = FLCHAIN_DEMO_TAU if args.tau is None else args.tau
     notes = [
         f"data: flchain (scikit-survival), {cohort.n_loaded} people; {cohort.n_dropped} rows dropped "
         f"({cohort.dropped_reason}), {len(frame)} analysed; outcome death, time in days; group = sex.",
     ]
+    options = _xci_options(args)
     if args.tau is None and args.method == "ipcw":
-        notes.append(f"tau = {tau:g} days (demo default; censoring survival is >= 0.79 in both sexes there).")
-    results = []
-    for label, covariates in (
-        ("Cox PH with sex", list(cohort.covariates)),
-        ("Cox PH without sex", [c for c in cohort.covariates if c != "female"]),
-    ):
-        risk = _fit_cox(cohort.design[covariates], frame["time"].to_numpy(), frame["event"].to_numpy())
-        result = xci(frame["time"], frame["event"], frame["sex"], risk, method=args.method,
-                     tau=tau if args.method == "ipcw" else None, censoring=args.censoring)
-        model_notes = notes + [f"model: scikit-survival CoxPHSurvivalAnalysis on {covariates} (converged)."]
-        results.append((f"flchain: {label}", result, model_notes))
-    return results
+        options["tau"] = FLCHAIN_DEMO_TAU
+        notes.append(f"tau = {FLCHAIN_DEMO_TAU:g} days (demo default; censoring survival is >= 0.79 in both sexes there).")
+    models = {
+        "Cox PH with sex": list(cohort.covariates),
+        "Cox PH without sex": [c for c in cohort.covariates if c != "female"],
+    }
+    scores = {
+        name: _fit_cox(cohort.design[covariates], frame["time"].to_numpy(), frame["event"].to_numpy())
+        for name, covariates in models.items()
+    }
+    comparison = compare(scores, frame["time"], frame["event"], frame["sex"], **options)
+    named = [
+        (f"flchain: {name}", comparison.results[name],
+         notes + [f"model: scikit-survival CoxPHSurvivalAnalysis on {models[name]} (converged)."])
+        for name in models
+    ]
+    settings = {"data": "flchain (scikit-survival)", "rows dropped": f"{cohort.n_dropped} ({cohort.dropped_reason})",
+                "group": "sex", **{f"model {k}": ", ".join(v) for k, v in models.items()}}
+    return named, comparison, settings
 
 
-def _file_audit(args: argparse.Namespace) -> list[tuple[str, XCIResult, list[str]]]:
+def _file_audit(args: argparse.Namespace):
     missing = [flag for flag, value in (("--time", args.time), ("--event", args.event),
                                         ("--group", args.group), ("--risk", args.risk)) if not value]
     if missing:
         raise UsageError(f"with --data, also give {', '.join(missing)}.")
     frame = read_table(args.data)
-    notes = [f"data: {args.data}, {len(frame)} rows."]
-    results = []
-    for risk in args.risk:
-        result = xci(args.time, args.event, args.group, risk, data=frame, method=args.method,
-                     tau=args.tau, censoring=args.censoring)
-        results.append((f"risk = {risk}", result, notes))
-    return results
+    notes = [f"data: {args.data}, {len(frame)} rows (rows are never dropped; invalid values are errors)."]
+    comparison = compare({risk: risk for risk in args.risk}, args.time, args.event, args.group, data=frame,
+                         **_xci_options(args))
+    named = [(f"risk = {risk}", comparison.results[risk], notes) for risk in args.risk]
+    settings = {"data": args.data, "time": args.time, "event": args.event, "group": " x ".join(args.group),
+                "risk": ", ".join(args.risk), "rows": len(frame), "rows dropped": 0}
+    return named, comparison, settings, frame
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    named_results = _file_audit(args) if args.data else _flchain_demo(args)
+    if args.binary or (args.data and args.time is None and args.outcome):
+        if not args.data:
+            raise UsageError("--binary needs --data.")
+        if not args.risk:
+            raise UsageError("the binary audit needs --risk COL (the score).")
+        frame = read_table(args.data)
+        text = "\n".join(run_binary_audit(_one_risk(args, risk), frame) for risk in args.risk)
+        _emit(text, args.output)
+        return 0
+    if args.data:
+        named_results, comparison, settings, frame = _file_audit(args)
+    else:
+        (named_results, comparison, settings), frame = _flchain_demo(args), None
     text = _render(named_results, args.format)
-    if args.output:
-        Path(args.output).write_text(text)
+    if args.horizon:
+        text += "".join("\n" + horizon_table(_one_risk(args, risk), frame) for risk in args.risk)
+    _emit(text, args.output)
+    if args.report:
+        first = next(iter(comparison.results.values()))
+        settings = {**settings, "method": args.method, "censoring": first.censoring or "-", "tau": first.tau,
+                    "intervals": first.ci_method or "none", "confidence level": first.confidence_level}
+        write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
+                     data_summary=data_summary_table(first))
+    return 0
+
+
+def _one_risk(args: argparse.Namespace, risk: str) -> argparse.Namespace:
+    """The options with a single ``--risk`` column, for the per-score binary and horizon tables."""
+    return argparse.Namespace(**{**vars(args), "risk": risk})
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text)
     else:
         sys.stdout.write(text)
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

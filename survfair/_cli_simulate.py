@@ -46,7 +46,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--quick", action="store_true", help="small grid, n and reps: a smoke run in seconds")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=run)
+    parser.set_defaults(handler=run)
     return parser
 
 

@@ -89,3 +89,66 @@ def test_bad_input_one_line_exit_2(argv, message, csv_file, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("survfair: error:") and message in err
+
+
+def _audit_args(path, *extra):
+    return ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+            "--tau", "20", *extra]
+
+
+def test_report_html_and_markdown(csv_file, tmp_path):
+    path, _ = csv_file
+    html = tmp_path / "report.html"
+    assert main(_audit_args(path, "--risk", "score2", "--report", str(html), "--output", str(tmp_path / "o.txt"))) == 0
+    text = html.read_text()
+    assert text.startswith("<!DOCTYPE html>") or "<html" in text[:200]
+    assert "data:image/png;base64," in text and "score2" in text
+    assert "http://" not in text and "https://" not in text and "<script" not in text
+    md = tmp_path / "report.md"
+    assert main(_audit_args(path, "--report", str(md), "--output", str(tmp_path / "o.txt"))) == 0
+    assert "|" in md.read_text()
+
+
+def test_bootstrap_intervals_are_seeded(csv_file, tmp_path):
+    path, _ = csv_file
+    outs = []
+    for name in ("a.json", "b.json"):
+        out = tmp_path / name
+        assert main(_audit_args(path, "--ci", "bootstrap", "--n-resamples", "60", "--seed", "3",
+                                "--format", "json", "--output", str(out))) == 0
+        outs.append(json.loads(out.read_text()))
+    assert outs[0] == outs[1]
+    cells = outs[0][0]["cells"]
+    assert all(c["ci_low"] <= c["xci"] <= c["ci_high"] for c in cells)
+    assert outs[0][0]["ci_method"] == "bootstrap"
+
+
+def test_no_intervals_option(csv_file, capsys):
+    path, _ = csv_file
+    assert main(_audit_args(path, "--ci", "none")) == 0
+    assert "% interval, low" not in capsys.readouterr().out
+
+
+def test_binary_audit_and_horizon(csv_file, tmp_path, capsys):
+    path, frame = csv_file
+    frame = frame.assign(dead=(frame["t"] < 10).astype(int))
+    binary = tmp_path / "binary.csv"
+    frame.to_csv(binary, index=False)
+    assert main(["audit", "--data", str(binary), "--outcome", "dead", "--group", "sex", "--risk", "score"]) == 0
+    assert "xAUC" in capsys.readouterr().out
+    assert main(_audit_args(path, "--horizon", "10")) == 0
+    out = capsys.readouterr().out
+    assert "cumulative/dynamic AUC(t)" in out and "t = 10:" in out
+
+
+def test_simulate_and_mitigate_subcommands(csv_file, tmp_path, capsys):
+    path, _ = csv_file
+    out = tmp_path / "adjusted.csv"
+    code = main(["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex",
+                 "--risk", "score", "--tau", "20", "--output", str(out)])
+    assert code == 0
+    adjusted = pd.read_csv(out)
+    assert len(adjusted) == 300 and "risk_adjusted" in adjusted.columns
+    assert main(["simulate", "--quick", "--study", "fig1", "--output-dir", str(tmp_path / "sim"), "--no-progress"]) == 0
+    assert main(["mitigate", "--data", str(tmp_path / "nope.csv"), "--time", "t", "--event", "e",
+                 "--group", "sex", "--risk", "score", "--output", str(out)]) == 2

@@ -502,7 +502,7 @@ def _parser():
 
 def test_cli_quick(tmp_path, capsys):
     args = _parser().parse_args(["simulate", "--quick", "--reps", "2", "--output-dir", str(tmp_path / "o")])
-    assert args.func is _cli_simulate.run
+    assert args.handler is _cli_simulate.run
     assert _cli_simulate.run(args) == 0
     out = capsys.readouterr().out
     assert "Figure 1" in out and "IPCW" in out
