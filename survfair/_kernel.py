@@ -67,19 +67,6 @@ def _risk_bounds(sorted_risk, tol):
 
 
 @njit(cache=True, nogil=True)
-def _within_group_ranks(code_by_risk, order_risk, n_groups):
-    """Rank of every row among its own group's risks (0-based), from the risk order."""
-    n = code_by_risk.shape[0]
-    counters = np.zeros(n_groups, np.int64)
-    rank = np.empty(n, np.int64)
-    for k in range(n):
-        c = code_by_risk[k]
-        rank[order_risk[k]] = counters[c]
-        counters[c] += 1
-    return rank
-
-
-@njit(cache=True, nogil=True)
 def _group_prefix(code_by_risk, column):
     """prefix[k] = members of group ``column`` among the k smallest risks."""
     n = code_by_risk.shape[0]
@@ -198,21 +185,51 @@ class _Prepared:
     code_by_risk: np.ndarray  # group code of each risk-order position
 
 
+@njit(cache=True, nogil=True)
+def _permute(order, order_risk, time, event, codes, risk, tol, n_groups):
+    """Everything a pass needs, gathered into time order in one sweep (one scatter, one gather)."""
+    n = order.shape[0]
+    sorted_risk = np.empty(n, np.float64)
+    code_by_risk = np.empty(n, np.int64)
+    position = np.empty(n, np.int64)
+    for k in range(n):
+        j = order_risk[k]
+        sorted_risk[k] = risk[j]
+        code_by_risk[k] = codes[j]
+        position[j] = k
+    below_sorted, upto_sorted = _risk_bounds(sorted_risk, tol)
+    rank_sorted = np.empty(n, np.int64)
+    counters = np.zeros(n_groups, np.int64)
+    for k in range(n):
+        c = code_by_risk[k]
+        rank_sorted[k] = counters[c]
+        counters[c] += 1
+    time_s = np.empty(n, np.float64)
+    event_s = np.empty(n, np.bool_)
+    codes_s = np.empty(n, np.int64)
+    rank_s = np.empty(n, np.int64)
+    below_s = np.empty(n, np.int64)
+    upto_s = np.empty(n, np.int64)
+    for m in range(n):
+        j = order[m]
+        k = position[j]
+        time_s[m] = time[j]
+        event_s[m] = event[j]
+        codes_s[m] = codes[j]
+        rank_s[m] = rank_sorted[k]
+        below_s[m] = below_sorted[k]
+        upto_s[m] = upto_sorted[k]
+    return time_s, event_s, codes_s, rank_s, below_s, upto_s, code_by_risk
+
+
 def _prepare(time, event, codes, risk, n_groups, tied_tol) -> _Prepared:
-    order = np.argsort(time, kind="stable")
-    order_risk = np.argsort(risk, kind="stable")
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    code_by_risk = codes[order_risk]
-    below_sorted, upto_sorted = _risk_bounds(risk[order_risk], tied_tol)
-    below = np.empty_like(below_sorted)
-    upto = np.empty_like(upto_sorted)
-    below[order_risk] = below_sorted
-    upto[order_risk] = upto_sorted
-    rank = _within_group_ranks(code_by_risk, order_risk, n_groups)
-    return _Prepared(
-        order=order, time=np.ascontiguousarray(time[order]), event=np.ascontiguousarray(event[order]),
-        codes=codes[order], rank=rank[order], below=below[order], upto=upto[order], code_by_risk=code_by_risk,
-    )
+    # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
+    # risks is the same set whatever the order of equal risks.
+    order = np.argsort(time)
+    order_risk = np.argsort(risk)
+    arrays = _permute(order, order_risk, time, event, np.asarray(codes, dtype=np.int64), risk,
+                      float(tied_tol), n_groups)
+    return _Prepared(order, *arrays)
 
 
 def _weights(prep: _Prepared, n_groups, inverse_k, row_weight, tau):

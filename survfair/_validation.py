@@ -190,16 +190,15 @@ def _encode_groups(
     labels: np.ndarray, groups: Sequence | None, index: pd.Index | None
 ) -> tuple[np.ndarray, tuple, np.ndarray]:
     """Return (codes, group labels, keep mask); codes are -1 where the row is not analysed."""
-    missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    try:  # factorize the array as it is: converting numbers to objects first is slow at 10^7 rows
+        codes, uniques = pd.factorize(labels, sort=True)
+    except TypeError:  # labels of mixed, unorderable types keep first-appearance order
+        codes, uniques = pd.factorize(labels, sort=False)
+    missing = codes < 0
     if missing.any():
         raise ValueError(f"group contains missing labels at {_rows(missing, index)}.")
-    codes, uniques = pd.factorize(pd.Series(labels, dtype=object), sort=False)
-    uniques = list(uniques)
-    try:
-        order = sorted(range(len(uniques)), key=lambda k: uniques[k])
-    except TypeError:  # labels of mixed, unorderable types keep first-appearance order
-        order = list(range(len(uniques)))
-    present = [uniques[k] for k in order]
+    uniques = [label.item() if isinstance(label, np.generic) else label for label in uniques]
+    present = uniques
     if groups is None:
         chosen = present
     else:
