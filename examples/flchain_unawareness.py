@@ -62,7 +62,7 @@ def models() -> dict:
 
 def audit(frame: pd.DataFrame, covariates: list[str]) -> sf.ModelComparison:
     y = Surv.from_arrays(frame["event"], frame["time"])
-    fitted, designs = {}, {}
+    fitted = {}
     for name, (model, with_sex) in models().items():
         X = frame[[c for c in covariates if with_sex or c != "female"]].astype(float)
         fitted[name] = sf.risk_scores(sf.fit_checked(model, X, y), X)

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .mitigate import OBJECTIVES, group_monotone, group_shift

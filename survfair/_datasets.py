@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import ast
 import inspect
 import os
 import re
@@ -25,21 +24,10 @@ from pathlib import Path
 
 import pytest
 
-import survfair
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
-
-#: Pages that need an API which has not landed yet: page -> (reason, predicate). Until the
-#: predicate holds, the page's blocks are only compiled (syntax-checked), not executed.
-#: TODO(merge of inference, issue 5): drop the entry once ``survfair.xci`` takes ``ci=``.
-PENDING = {
-    "how-to/intervals.md": (
-        "survfair.xci has no ci= parameter yet (inference, issue 5)",
-        lambda: "ci" in inspect.signature(survfair.xci).parameters,
-    ),
-}
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
                    re.MULTILINE | re.DOTALL)
@@ -79,11 +67,6 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     blocks = python_blocks(page)
-    pending = PENDING.get(page)
-    if pending is not None and not pending[1]():
-        for line, source in blocks:  # compile only, until the API lands
-            ast.parse(source, filename=f"docs/{page}:{line}")
-        return
     namespace = {"__name__": f"docs:{page}"}
     try:
         with warnings.catch_warnings():
@@ -93,12 +76,6 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
                 exec(code, namespace)  # noqa: S102 - executing our own documentation
     finally:
         plt.close("all")
-
-
-def test_pending_pages_exist():
-    """A PENDING entry must name a real page with code (so removing the page cannot hide it)."""
-    for page in PENDING:
-        assert python_blocks(page), page
 
 
 def test_mkdocs_build_strict(tmp_path):
