@@ -26,6 +26,7 @@ from ._summaries import (
     utility,
 )
 from ._xci import xci
+from ._datasets import FlchainCohort, load_flchain
 from . import simulate
 from ._xauc import (
     UndefinedXAUCWarning,
@@ -59,6 +60,8 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "xci",
+    "load_flchain",
+    "FlchainCohort",
     "XCIResult",
     "PairCounts",
     "CensoringCurves",

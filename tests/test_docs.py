@@ -27,7 +27,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+README = "README.md"  # the repository's front page is executed like a docs page
+PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")) + [README]
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
                    re.MULTILINE | re.DOTALL)
@@ -35,7 +36,7 @@ FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?
 
 def python_blocks(page: str) -> list[tuple[int, str]]:
     """(line number, dedented source) of every ```python block of a page, in order."""
-    text = (DOCS / page).read_text(encoding="utf-8")
+    text = (DOCS / page if page != README else ROOT / page).read_text(encoding="utf-8")
     blocks = []
     for match in FENCE.finditer(text):
         if match.group("lang") == "python":

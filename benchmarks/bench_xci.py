@@ -1,0 +1,182 @@
+"""Benchmark of the xCI pair-count engine against scikit-survival, lifelines and numpy.argsort.
+
+Prints a Markdown table of median wall-clock seconds (all measured in the same run, so ratios are
+meaningful on a shared, noisy machine), the ratios behind the project's targets, the cost of the
+analytic intervals relative to the point estimate, and the peak memory of one call at the
+largest n with 8 groups (measured in a fresh subprocess).
+
+    python benchmarks/bench_xci.py            # n = 10^3 ... 10^7 (about 15 minutes)
+    python benchmarks/bench_xci.py --max-n 1e5 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import survfair
+
+TAU = 2.0
+
+
+def cohort(n: int, n_groups: int, seed: int = 0):
+    """Exponential event and censoring times, risk = -time + noise (no ties), random groups."""
+    rng = np.random.default_rng(seed)
+    event_time = rng.exponential(1.0, n)
+    censor_time = rng.exponential(2.0, n)
+    time_ = np.minimum(event_time, censor_time)
+    event = event_time <= censor_time
+    risk = -event_time + rng.normal(0.0, 1.0, n)
+    group = rng.integers(0, n_groups, n)
+    return time_, event, group, risk
+
+
+def median_seconds(function, repeats: int) -> float:
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs)
+
+
+def _survfair(method: str, n_groups: int, **options):
+    def run(data):
+        time_, event, _, risk = data
+        group = data[2] % n_groups
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **options)
+    return run
+
+
+def _sksurv_censored(data):
+    from sksurv.metrics import concordance_index_censored
+
+    time_, event, _, risk = data
+    concordance_index_censored(event, time_, risk)
+
+
+def _sksurv_ipcw(data):
+    from sksurv.metrics import concordance_index_ipcw
+    from sksurv.util import Surv
+
+    time_, event, _, risk = data
+    y = Surv.from_arrays(event=event, time=time_)
+    concordance_index_ipcw(y, y, risk, tau=TAU)
+
+
+def _lifelines(data):
+    from lifelines.utils import concordance_index
+
+    time_, event, _, risk = data
+    concordance_index(time_, -risk, event)  # lifelines wants higher = longer survival
+
+
+def _argsort(data):
+    np.argsort(data[3])
+
+
+#: name -> (function, largest n it is run at)
+CANDIDATES = {
+    "survfair naive, G=2": (_survfair("naive", 2), 10**7),
+    "survfair IPCW, G=2": (_survfair("ipcw", 2), 10**7),
+    "survfair naive, G=8": (_survfair("naive", 8), 10**7),
+    "survfair IPCW, G=8": (_survfair("ipcw", 8), 10**7),
+    "survfair IPCW + analytic CI, G=2": (_survfair("ipcw", 2, ci="analytic"), 10**6),
+    "sksurv concordance_index_censored (one C)": (_sksurv_censored, 10**5),
+    "sksurv concordance_index_ipcw (one C)": (_sksurv_ipcw, 10**5),
+    "lifelines concordance_index (one C)": (_lifelines, 10**6),
+    "numpy.argsort (floor)": (_argsort, 10**7),
+}
+
+MEMORY_PROBE = """
+import resource, warnings, numpy as np, survfair, sys
+sys.path.insert(0, {here!r})
+from bench_xci import cohort
+n, g = {n}, {g}
+data = cohort(n, g)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    survfair.xci(data[0], data[1], data[2], data[3], method="ipcw", tau={tau})
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(base, peak)
+"""
+
+
+def peak_memory_mb(n: int, n_groups: int) -> tuple[float, float]:
+    """(RSS after generating the data, peak RSS after one IPCW call), in MB, in a fresh process."""
+    code = MEMORY_PROBE.format(here=os.path.dirname(os.path.abspath(__file__)), n=n, g=n_groups, tau=TAU)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    base, peak = (int(v) / 1024 for v in out.split())
+    return base, peak
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-n", type=float, default=1e7)
+    parser.add_argument("--repeats", type=int, default=3, help="repeats per cell (median reported)")
+    args = parser.parse_args(argv)
+    sizes = [10**k for k in range(3, 8) if 10**k <= args.max_n]
+
+    # compile the numba kernels once, outside the timings
+    warm = cohort(200, 8)
+    for function, _ in CANDIDATES.values():
+        if function.__name__ == "run":
+            function(warm)
+
+    table = {name: {} for name in CANDIDATES}
+    for n in sizes:
+        data = cohort(n, 8)
+        for name, (function, limit) in CANDIDATES.items():
+            if n > limit:
+                continue
+            repeats = 1 if (n >= 10**5 and name.startswith("sksurv")) else args.repeats
+            table[name][n] = median_seconds(lambda: function(data), repeats)
+            print(f"  {name:45s} n={n:>9,d}  {table[name][n]:9.4f} s", file=sys.stderr, flush=True)
+
+    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, numpy {np.__version__}; median of {args.repeats} runs "
+          "(1 run for scikit-survival at n >= 10^5). Seconds; '-' = not run at that size.\n")
+    header = "| method | " + " | ".join(f"n = 10^{int(np.log10(n))}" for n in sizes) + " |"
+    print(header)
+    print("|" + "---|" * (len(sizes) + 1))
+    for name, row in table.items():
+        cells = [f"{row[n]:.4g}" if n in row else "-" for n in sizes]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+    print()
+    ipcw2 = table["survfair IPCW, G=2"]
+    if 10**6 in ipcw2 and 10**6 in table["lifelines concordance_index (one C)"]:
+        ratio = table["lifelines concordance_index (one C)"][10**6] / ipcw2[10**6]
+        print(f"- n = 10^6, G = 2, IPCW matrix vs lifelines' single C: {ratio:.1f}x faster (target >= 30x)")
+    if 10**5 in ipcw2 and 10**5 in table["sksurv concordance_index_ipcw (one C)"]:
+        ratio = table["sksurv concordance_index_ipcw (one C)"][10**5] / ipcw2[10**5]
+        print(f"- n = 10^5, G = 2, IPCW matrix vs scikit-survival's IPCW C: {ratio:.0f}x faster (target >= 500x)")
+    if 10**7 in ipcw2:
+        ratio = ipcw2[10**7] / table["numpy.argsort (floor)"][10**7]
+        print(f"- n = 10^7, G = 2, IPCW: {ratio:.1f}x numpy.argsort of n floats (target <= 10x)")
+    analytic = table["survfair IPCW + analytic CI, G=2"]
+    for n in (10**5, 10**6):
+        if n in analytic and n in ipcw2:
+            print(f"- n = 10^{int(np.log10(n))}, G = 2: analytic intervals cost {analytic[n] / ipcw2[n]:.2f}x "
+                  "the point estimate (target <= 3x)")
+    if sizes[-1] >= 10**7:
+        base, peak = peak_memory_mb(10**7, 8)
+        print(f"- n = 10^7, G = 8, IPCW: peak RSS {peak:,.0f} MB ({base:,.0f} MB of it the data and "
+              "interpreter before the call; target < 1,500 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
