@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from ._exceptions import PositivityError, PositivityWarning
 from ._validation import SurvivalSample
@@ -45,13 +46,54 @@ def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarra
     return np.cumprod(1.0 - ratio)
 
 
-def censoring_kaplan_meier(time: np.ndarray, event: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@njit(cache=True, nogil=True)
+def _kaplan_meier_sorted(time, event, rows):
+    """Censoring KM of the rows ``rows`` (indices into time/event, in ascending time order).
+
+    One sweep, the same arithmetic as :func:`kaplan_meier_from_counts` (ratio c / (n - d), then a
+    running product), so the values are bit-identical to it.
+    """
+    n = rows.shape[0]
+    n_unique = 0
+    for i in range(n):
+        if i == 0 or time[rows[i]] != time[rows[i - 1]]:
+            n_unique += 1
+    unique_time = np.empty(n_unique, np.float64)
+    survival = np.empty(n_unique, np.float64)
+    at_risk = n
+    value = 1.0
+    i = 0
+    j = 0
+    while i < n:
+        t = time[rows[i]]
+        deaths = 0
+        censored = 0
+        while i < n and time[rows[i]] == t:
+            if event[rows[i]]:
+                deaths += 1
+            else:
+                censored += 1
+            i += 1
+        ratio = censored / (at_risk - deaths) if censored != 0 else 0.0
+        value = value * (1.0 - ratio)
+        unique_time[j] = t
+        survival[j] = value
+        j += 1
+        at_risk -= deaths + censored
+    return unique_time, survival
+
+
+def censoring_kaplan_meier(
+    time: np.ndarray, event: np.ndarray, order: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Kaplan-Meier of the censoring distribution at each unique time.
 
     Parameters
     ----------
     time : ndarray of shape (n_samples,), float
     event : ndarray of shape (n_samples,), bool
+    order : ndarray of shape (n_samples,), optional
+        Row indices in ascending time order, when the caller has them already.
 
     Returns
     -------
@@ -59,10 +101,35 @@ def censoring_kaplan_meier(time: np.ndarray, event: np.ndarray) -> tuple[np.ndar
     survival : ndarray of shape (n_times,)
         K just after each unique time (see :func:`kaplan_meier_from_counts`).
     """
-    unique_time, inverse = np.unique(time, return_inverse=True)
-    total = np.bincount(inverse, minlength=unique_time.shape[0])
-    events = np.bincount(inverse, weights=event, minlength=unique_time.shape[0])
-    return unique_time, kaplan_meier_from_counts(total, events)
+    if order is None:
+        order = np.argsort(time)
+    return _kaplan_meier_sorted(time, event, order)
+
+
+@njit(cache=True, nogil=True)
+def _step_lookup(curve_times, curve, times, undefined_beyond):
+    """Right-continuous step function at ``times``: a merge when ``times`` ascend, else binary search."""
+    n = times.shape[0]
+    out = np.empty(n, np.float64)
+    last = curve_times[curve_times.shape[0] - 1]
+    ascending = True
+    for i in range(1, n):
+        if times[i] < times[i - 1]:
+            ascending = False
+            break
+    position = -1
+    for i in range(n):
+        t = times[i]
+        if ascending:
+            while position + 1 < curve_times.shape[0] and curve_times[position + 1] <= t:
+                position += 1
+        else:
+            position = np.searchsorted(curve_times, t, side="right") - 1
+        if undefined_beyond and t > last:
+            out[i] = np.nan
+        else:
+            out[i] = 1.0 if position < 0 else curve[position]
+    return out
 
 
 @dataclass(frozen=True)
@@ -94,13 +161,8 @@ class CensoringCurves:
         reached zero is undefined, so NaN is returned there (scikit-survival raises).
         """
         curve_times, curve = self.times[group_index], self.survival[group_index]
-        times = np.asarray(times, dtype=np.float64)
-        position = np.searchsorted(curve_times, times, side="right") - 1
-        values = np.where(position >= 0, curve[np.clip(position, 0, None)], 1.0)
-        beyond = times > curve_times[-1]
-        if curve[-1] > 0:
-            values = np.where(beyond, np.nan, values)
-        return values
+        times = np.ascontiguousarray(times, dtype=np.float64)
+        return _step_lookup(curve_times, curve, times, bool(curve[-1] > 0))
 
     def last_time(self, group_index: int) -> float:
         """Largest time of the group's reference sample."""
@@ -130,23 +192,29 @@ def inverse_censoring(curves: CensoringCurves | None):
     return inverse
 
 
-def fit_censoring(reference: SurvivalSample, kind: str) -> CensoringCurves:
+def fit_censoring(reference: SurvivalSample, kind: str, order: np.ndarray | None = None) -> CensoringCurves:
     """Fit the censoring survival on ``reference`` per group (``kind="group"``) or pooled.
+
+    ``order`` (row indices of ``reference`` in ascending time order) may be passed when the caller
+    has sorted already; each group's rows are then that order's subsequence.
 
     Raises
     ------
     ValueError
         If a group of the analysis has no row in the reference sample.
     """
+    if order is None:
+        order = np.argsort(reference.time)
     if kind == "pooled":
-        t, k = censoring_kaplan_meier(reference.time, reference.event)
+        t, k = _kaplan_meier_sorted(reference.time, reference.event, order)
         return CensoringCurves("pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups)
+    codes_in_order = reference.group_codes[order]
     times, survival = [], []
     for code, label in enumerate(reference.groups):
-        rows = reference.group_codes == code
-        if not rows.any():
+        rows = order[codes_in_order == code]
+        if rows.shape[0] == 0:
             raise ValueError(f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted.")
-        t, k = censoring_kaplan_meier(reference.time[rows], reference.event[rows])
+        t, k = _kaplan_meier_sorted(reference.time, reference.event, rows)
         times.append(t)
         survival.append(k)
     return CensoringCurves("group", reference.groups, tuple(times), tuple(survival))

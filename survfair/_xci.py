@@ -57,6 +57,7 @@ def estimate_xci(
     curves: CensoringCurves | None,
     tied_tol: float,
     strict: bool,
+    order: np.ndarray | None = None,
 ) -> PairCounts:
     """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
 
@@ -70,7 +71,7 @@ def estimate_xci(
     inverse_k = inverse_censoring(curves) if method == "ipcw" else None
     counts, bad = count_pairs(
         sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
-        inverse_k=inverse_k, tau=tau, tied_tol=tied_tol, strict=strict,
+        inverse_k=inverse_k, tau=tau, tied_tol=tied_tol, strict=strict, order=order,
     )
     if bad is not None:
         row, column = bad
@@ -270,13 +271,15 @@ def xci(
         )
 
     curves, minima = None, {}
+    order = np.argsort(sample.time)  # one sort by time serves the censoring fit and the pair counts
     if method == "ipcw":
-        columns = {"time": time, "event": event, "group": group}
-        reference = sample if censoring_reference is None else _reference_sample(
-            censoring_reference, columns, sample.groups
-        )
-        curves = fit_censoring(reference, censoring)
-    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=bool(strict))
+        if censoring_reference is None:
+            curves = fit_censoring(sample, censoring, order=order)
+        else:
+            columns = {"time": time, "event": event, "group": group}
+            curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups), censoring)
+    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=bool(strict),
+                          order=order)
     if curves is not None:
         weighted_events = sample.event & (sample.time < (np.inf if tau is None else tau))
         if weighted_events.any():
