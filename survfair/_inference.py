@@ -56,6 +56,7 @@ any joblib backend, including ``with joblib.parallel_backend("dask"):``.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import warnings
@@ -136,15 +137,48 @@ class Influence:
     overall : ndarray of shape (n_samples,)
         The same for the pooled C; ``overall @ overall`` is its variance.
     jackknife : ndarray of shape (n_samples, G*G)
-        Delete-one estimates of every cell (censoring weights held fixed).
+        Delete-one estimates of every cell (censoring weights held fixed); computed on first
+        access (only BCa intervals need it).
     jackknife_overall : ndarray of shape (n_samples,)
         Delete-one estimates of the pooled C.
     """
 
     cells: np.ndarray = field(repr=False)
     overall: np.ndarray = field(repr=False)
-    jackknife: np.ndarray = field(repr=False)
-    jackknife_overall: np.ndarray = field(repr=False)
+    # what the delete-one estimates are made of: k's summed numerator / denominator per cell
+    # (n_samples, G*G), and the totals of the point estimate (G*G,)
+    _leave_out: tuple = field(repr=False)
+
+    @functools.cached_property
+    def jackknife(self) -> np.ndarray:
+        numerator, denominator, k_num, k_den = self._leave_out_sums
+        with np.errstate(invalid="ignore", divide="ignore"):
+            left_den = denominator - k_den
+            return np.where(left_den > 0, (numerator - k_num) / np.where(left_den > 0, left_den, 1.0), np.nan)
+
+    @functools.cached_property
+    def jackknife_overall(self) -> np.ndarray:
+        numerator, denominator, k_num, k_den = self._leave_out_sums
+        total_num, total_den = numerator.sum(), denominator.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            left = total_den - k_den.sum(axis=1)
+            return np.where(left > 0, (total_num - k_num.sum(axis=1)) / np.where(left > 0, left, 1.0), np.nan)
+
+    @functools.cached_property
+    def _leave_out_sums(self):
+        """Removing k removes exactly the pairs k belongs to: k's sums per cell, both roles."""
+        numerator, denominator, codes, contrib, g = self._leave_out
+        n = codes.shape[0]
+        rows = np.arange(n)[:, None]
+        e_cell = codes[:, None] * g + np.arange(g)[None, :]
+        l_cell = np.arange(g)[None, :] * g + codes[:, None]
+        k_num = np.zeros((n, g * g))
+        k_den = np.zeros((n, g * g))
+        k_num[rows, e_cell] += contrib.earlier_numerator
+        k_num[rows, l_cell] += contrib.later_numerator
+        k_den[rows, e_cell] += contrib.earlier_denominator
+        k_den[rows, l_cell] += contrib.later_denominator
+        return numerator, denominator, k_num, k_den
 
     @property
     def covariance(self) -> np.ndarray:
@@ -206,35 +240,29 @@ def influence(
         tau=tau, tied_tol=tied_tol, strict=strict,
     )
     codes = sample.group_codes
-    rows = np.arange(n)
+    rows = np.arange(n)[:, None]
     numerator = counts.numerator.ravel()
     denominator = counts.denominator.ravel()
     defined = denominator > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0).reshape(g, g)
-
-    # per-individual numerator / denominator as earlier (E) and later (L) member, per cell
-    e_num = np.zeros((n, g * g))
-    e_den = np.zeros((n, g * g))
-    l_num = np.zeros((n, g * g))
-    l_den = np.zeros((n, g * g))
-    for b in range(g):
-        column = codes * g + b  # cell (g_k, b)
-        e_num[rows, column] = contrib.earlier_numerator[:, b]
-        e_den[rows, column] = contrib.earlier_denominator[:, b]
-    for a in range(g):
-        column = a * g + codes  # cell (a, g_k)
-        l_num[rows, column] = contrib.later_numerator[:, a]
-        l_den[rows, column] = contrib.later_denominator[:, a]
-    flat_theta = theta.ravel()
-    psi_e = e_num - flat_theta * e_den
-    psi_l = l_num - flat_theta * l_den
-    m_e = (e_den > 0).sum(axis=0)
-    m_l = (l_den > 0).sum(axis=0)
+    # k's contributions, (n, G) each: as the earlier member to cells (g_k, b), as the later member
+    # to cells (a, g_k); their flat cell indices:
+    e_cell = codes[:, None] * g + np.arange(g)[None, :]
+    l_cell = np.arange(g)[None, :] * g + codes[:, None]
+    e_num, e_den = contrib.earlier_numerator, contrib.earlier_denominator
+    l_num, l_den = contrib.later_numerator, contrib.later_denominator
+    psi_e = e_num - theta[codes, :] * e_den
+    psi_l = l_num - theta[:, codes].T * l_den
+    # members in each role per cell (DeLong's m / (m - 1) factor)
+    m_e = np.bincount(e_cell.ravel(), weights=(e_den > 0).ravel(), minlength=g * g)
+    m_l = np.bincount(l_cell.ravel(), weights=(l_den > 0).ravel(), minlength=g * g)
+    factor_e, factor_l = _role_factor(m_e), _role_factor(m_l)
     safe_den = np.where(defined, denominator, 1.0)
-    cells = (_role_factor(m_e) * psi_e + _role_factor(m_l) * psi_l) / safe_den
+    cells = np.zeros((n, g * g))
+    cells[rows, e_cell] += factor_e[e_cell] * psi_e / safe_den[e_cell]
+    cells[rows, l_cell] += factor_l[l_cell] * psi_l / safe_den[l_cell]
     cells[:, ~defined] = np.nan
-
     # pooled C: ratio of the sums over all cells
     total_num, total_den = numerator.sum(), denominator.sum()
     pooled = total_num / total_den if total_den > 0 else math.nan
@@ -245,18 +273,7 @@ def influence(
         + _role_factor((ol_den > 0).sum()) * (ol_num - pooled * ol_den)
     )
     overall = overall_psi / total_den if total_den > 0 else np.full(n, np.nan)
-
-    # delete-one jackknife: removing k removes exactly the pairs k belongs to
-    k_num = e_num + l_num
-    k_den = e_den + l_den
-    with np.errstate(invalid="ignore", divide="ignore"):
-        left_den = denominator - k_den
-        jackknife = np.where(left_den > 0, (numerator - k_num) / np.where(left_den > 0, left_den, 1.0), np.nan)
-        o_left = total_den - k_den.sum(axis=1)
-        jack_overall = np.where(
-            o_left > 0, (total_num - k_num.sum(axis=1)) / np.where(o_left > 0, o_left, 1.0), np.nan
-        )
-    return Influence(cells, overall, jackknife, jack_overall)
+    return Influence(cells, overall, (numerator, denominator, codes, contrib, g))
 
 
 # --------------------------------------------------------------------------------------------
