@@ -66,7 +66,7 @@ import numpy as np
 
 from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
 from ._exceptions import UndefinedXCIWarning
-from ._kernel import PairCounts, count_pairs, individual_contributions
+from ._kernel import PairCounts, PreparedPairs, count_pairs, individual_contributions
 from ._results import XCIResult, check_confidence_level
 from ._validation import SurvivalSample
 
@@ -203,6 +203,7 @@ def influence(
     curves: CensoringCurves | None,
     tied_tol: float,
     strict: bool,
+    prepared: PreparedPairs | None = None,
 ) -> Influence:
     """Influence functions and delete-one jackknife of every cell and of the pooled C.
 
@@ -215,6 +216,8 @@ def influence(
     method, tau, curves, tied_tol, strict
         The settings of the point estimate; ``curves`` are the fitted censoring curves (IPCW),
         whose weights are treated as fixed.
+    prepared : PreparedPairs, optional
+        The point estimate's sorted and ranked data (saves preparing them again).
 
     Returns
     -------
@@ -237,7 +240,7 @@ def influence(
     contrib = individual_contributions(
         sample.time, sample.event, sample.group_codes, sample.risk, g,
         inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
-        tau=tau, tied_tol=tied_tol, strict=strict,
+        tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
     )
     codes = sample.group_codes
     rows = np.arange(n)[:, None]
@@ -585,6 +588,7 @@ def with_inference(
     stratify: str | None,
     bootstrap_method: str,
     refit_censoring: bool,
+    prepared: PreparedPairs | None = None,
 ) -> XCIResult:
     """Return ``result`` with the requested inference attached (a new frozen result).
 
@@ -602,7 +606,7 @@ def with_inference(
         return replace(result, extras=extras, confidence_level=level)
     curves = result.censoring_curves if result.method == "ipcw" else None
     if ci == "analytic":
-        inf = influence(sample, result.pair_counts, curves=curves, **settings)
+        inf = influence(sample, result.pair_counts, curves=curves, prepared=prepared, **settings)
         extras["influence"] = inf
         return replace(result, covariance=inf.covariance, ci_method="analytic", confidence_level=level, extras=extras)
     draws = bootstrap(
@@ -619,7 +623,7 @@ def with_inference(
     warn_bootstrap_failures(draws, result.groups, stacklevel=4)
     extras["bootstrap"] = draws
     if bootstrap_method == "bca":
-        inf = influence(sample, result.pair_counts, curves=curves, **settings)
+        inf = influence(sample, result.pair_counts, curves=curves, prepared=prepared, **settings)
         extras["jackknife"] = inf.jackknife
         extras["jackknife_overall"] = inf.jackknife_overall
     return replace(

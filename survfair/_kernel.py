@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["PairCounts", "count_pairs"]
+__all__ = ["PairCounts", "PreparedPairs", "prepare_pairs", "count_pairs", "individual_contributions"]
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,7 @@ def _column_pass(
 
 
 @dataclass(frozen=True)
-class _Prepared:
+class PreparedPairs:
     """Inputs permuted into ascending time order, with risk ranks (computed once per call).
 
     Visiting rows in time order makes every pass read its arrays sequentially; only the
@@ -266,7 +266,9 @@ def _permute(order, order_risk, time, event, codes, risk, tol, n_groups):
     return time_s, event_s, codes_s, rank_s, below_s, upto_s, code_by_risk
 
 
-def _prepare(time, event, codes, risk, n_groups, tied_tol, order=None) -> _Prepared:
+def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> PreparedPairs:
+    """Sort and rank once; the result can be passed to :func:`count_pairs` and
+    :func:`individual_contributions` on the same data and ``tied_tol`` to skip their own preparation."""
     # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
     # risks is the same set whatever the order of equal risks.
     if order is None:
@@ -274,10 +276,10 @@ def _prepare(time, event, codes, risk, n_groups, tied_tol, order=None) -> _Prepa
     order_risk = np.argsort(risk)
     arrays = _permute(order, order_risk, time, event, np.asarray(codes, dtype=np.int64), risk,
                       float(tied_tol), n_groups)
-    return _Prepared(order, *arrays)
+    return PreparedPairs(order, *arrays)
 
 
-def _weights(prep: _Prepared, n_groups, inverse_k, row_weight):
+def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
     """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and a per-column maker.
 
     The curves are evaluated at every row's time (ascending, so each lookup is a merge); the passes
@@ -317,6 +319,7 @@ def count_pairs(
     strict: bool = False,
     row_weight: np.ndarray | None = None,
     order: np.ndarray | None = None,
+    prepared: PreparedPairs | None = None,
 ) -> tuple[PairCounts, tuple[int, int] | None]:
     """Count comparable, concordant and tied pairs for every ordered group pair.
 
@@ -342,6 +345,9 @@ def count_pairs(
         ``row_weight[i] / (K_{g_i}(t_i) K_{g_j}(t_i))``. None (default): no extra factor.
     order : ndarray of shape (n_samples,) or None
         Row indices in ascending time order, when the caller has sorted already.
+    prepared : PreparedPairs or None
+        The output of :func:`prepare_pairs` on the same data and ``tied_tol`` (then ``order`` is
+        not used).
 
     Returns
     -------
@@ -349,7 +355,7 @@ def count_pairs(
     bad : (row, column group) or None
         The first event whose weight against that column group is not finite.
     """
-    prep = _prepare(time, event, codes, risk, n_groups, tied_tol, order)
+    prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order)
     own, column_weights, weighted = _weights(prep, n_groups, inverse_k, row_weight)
     cutoff = np.inf if tau is None else float(tau)
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
@@ -435,22 +441,39 @@ def _earlier_pass(
 
 
 @njit(cache=True, nogil=True)
-def _later_pass(
-    column, time, event, codes, rank, below, upto, code_by_risk,
-    own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
-):
-    """Column contributions of every member of group ``column`` against earlier events of each group."""
-    n = time.shape[0]
-    # prefix[a, k] = members of group a among the k smallest risks; one weighted tree per row group
+def _all_group_prefix(code_by_risk, n_groups):
+    """prefix[a, k] = members of group a among the k smallest risks (for every group at once)."""
+    n = code_by_risk.shape[0]
     prefix = np.zeros((n_groups, n + 1), np.int64)
     for k in range(n):
         for a in range(n_groups):
             prefix[a, k + 1] = prefix[a, k]
         prefix[code_by_risk[k], k + 1] += 1
-    offsets = np.zeros(n_groups + 1, np.int64)
+    return prefix
+
+
+_WEIGHT_BLOCK_SHIFT = 6  # 64 weights (8 cache lines) per block of the weighted rank sets
+
+
+@njit(cache=True, nogil=True)
+def _later_pass(
+    column, time, event, codes, rank, below, upto, prefix,
+    own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
+):
+    """Column contributions of every member of group ``column`` against earlier events of each group.
+
+    Per row group a, a weighted set of risk ranks: each inserted weight stored at its rank, plus a
+    Fenwick tree of the sums per block of 64 ranks; the weight below a rank is one short tree path
+    plus a contiguous run of at most 63 stored weights.
+    """
+    n = time.shape[0]
+    value_offsets = np.zeros(n_groups + 1, np.int64)
+    block_offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
-        offsets[a + 1] = offsets[a] + prefix[a, n] + 1
-    tree = np.zeros(offsets[n_groups], np.float64)
+        value_offsets[a + 1] = value_offsets[a] + prefix[a, n]
+        block_offsets[a + 1] = block_offsets[a] + (prefix[a, n] >> _WEIGHT_BLOCK_SHIFT) + 2
+    values = np.zeros(value_offsets[n_groups], np.float64)
+    blocks = np.zeros(block_offsets[n_groups], np.float64)
     total = np.zeros(n_groups, np.float64)
 
     start = 0
@@ -472,10 +495,12 @@ def _later_pass(
                 for a in range(n_groups):
                     if total[a] == 0.0:
                         continue
-                    lower = _fenwick_sum(tree, offsets[a], prefix[a, below[m]])
+                    lower = _weight_below(values, value_offsets[a], blocks, block_offsets[a], prefix[a, below[m]])
                     not_higher = lower
                     if upto[m] - below[m] > 1:
-                        not_higher = _fenwick_sum(tree, offsets[a], prefix[a, upto[m]])
+                        not_higher = _weight_below(
+                            values, value_offsets[a], blocks, block_offsets[a], prefix[a, upto[m]]
+                        )
                     higher = total[a] - not_higher
                     if strict:
                         out_num[m, a] = higher
@@ -492,9 +517,21 @@ def _later_pass(
                     if w == 0.0:
                         continue
                     a = codes[m]
-                    _fenwick_add(tree, offsets[a], rank[m] + 1, prefix[a, n], w)
+                    values[value_offsets[a] + rank[m]] = w
+                    size = block_offsets[a + 1] - block_offsets[a] - 1
+                    _fenwick_add(blocks, block_offsets[a], (rank[m] >> _WEIGHT_BLOCK_SHIFT) + 1, size, w)
                     total[a] += w
         start = end
+
+
+@njit(cache=True, nogil=True)
+def _weight_below(values, value_offset, blocks, block_offset, limit):
+    """Sum of the weights stored at ranks < ``limit`` in one weighted rank set."""
+    block = limit >> _WEIGHT_BLOCK_SHIFT
+    total = _fenwick_sum(blocks, block_offset, block)
+    for r in range(block << _WEIGHT_BLOCK_SHIFT, limit):
+        total += values[value_offset + r]
+    return total
 
 
 def individual_contributions(
@@ -509,23 +546,27 @@ def individual_contributions(
     tied_tol: float = 1e-8,
     strict: bool = False,
     row_weight: np.ndarray | None = None,
+    prepared: PreparedPairs | None = None,
 ) -> IndividualContributions:
     """Per-individual contributions to every cell (same conventions and weights as :func:`count_pairs`).
 
     O(G^2 n log n) time and O(G n) memory. Weights that are not finite propagate as inf/NaN; call
     :func:`count_pairs` first, which reports positivity failures. ``row_weight`` is as in
-    :func:`count_pairs`. Rows of the returned arrays are in input order.
+    :func:`count_pairs`, and so is ``prepared``. Rows of the returned arrays are in input order.
     """
-    prep = _prepare(time, event, codes, risk, n_groups, tied_tol)
+    prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol)
     own, column_weights, weighted = _weights(prep, n_groups, inverse_k, row_weight)
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     arrays = [np.zeros((n, n_groups)) for _ in range(4)]
+    prefix = _all_group_prefix(prep.code_by_risk, n_groups)
     for column in range(n_groups):
-        common = (column, prep.time, prep.event, prep.codes, prep.rank, prep.below, prep.upto, prep.code_by_risk,
-                  own, column_weights(column) if weighted else np.ones(1), weighted, cutoff, strict)
-        _earlier_pass(*common, arrays[0], arrays[1])
-        _later_pass(*common, n_groups, arrays[2], arrays[3])
+        inv_column = column_weights(column) if weighted else np.ones(1)
+        data = (prep.time, prep.event, prep.codes, prep.rank, prep.below, prep.upto)
+        _earlier_pass(column, *data, prep.code_by_risk, own, inv_column, weighted, cutoff, strict,
+                      arrays[0], arrays[1])
+        _later_pass(column, *data, prefix, own, inv_column, weighted, cutoff, strict, n_groups,
+                    arrays[2], arrays[3])
     in_input_order = []
     for values in arrays:
         unpermuted = np.empty_like(values)

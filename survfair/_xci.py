@@ -11,7 +11,7 @@ import pandas as pd
 from ._censoring import CensoringCurves, check_positivity, fit_censoring, inverse_censoring, raise_positivity
 from ._exceptions import UndefinedXCIWarning
 from ._inference import check_inference_options, with_inference
-from ._kernel import PairCounts, count_pairs
+from ._kernel import PairCounts, PreparedPairs, count_pairs, prepare_pairs
 from ._results import XCIResult, check_confidence_level
 from ._validation import SurvivalSample, check_option, check_survival_inputs, check_tau, raise_no_comparable_pair
 
@@ -57,7 +57,7 @@ def estimate_xci(
     curves: CensoringCurves | None,
     tied_tol: float,
     strict: bool,
-    order: np.ndarray | None = None,
+    prepared: PreparedPairs | None = None,
 ) -> PairCounts:
     """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
 
@@ -71,7 +71,7 @@ def estimate_xci(
     inverse_k = inverse_censoring(curves) if method == "ipcw" else None
     counts, bad = count_pairs(
         sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
-        inverse_k=inverse_k, tau=tau, tied_tol=tied_tol, strict=strict, order=order,
+        inverse_k=inverse_k, tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
     )
     if bad is not None:
         row, column = bad
@@ -278,8 +278,10 @@ def xci(
         else:
             columns = {"time": time, "event": event, "group": group}
             curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups), censoring)
+    prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
+                             tied_tol, order)
     counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=bool(strict),
-                          order=order)
+                          prepared=prepared)
     if curves is not None:
         weighted_events = sample.event & (sample.time < (np.inf if tau is None else tau))
         if weighted_events.any():
@@ -316,4 +318,5 @@ def xci(
         stratify=stratify,
         bootstrap_method=bootstrap_method,
         refit_censoring=censoring_reference is None,
+        prepared=prepared,
     )
