@@ -14,7 +14,7 @@ from scipy import stats
 from ._censoring import CensoringCurves
 from ._kernel import PairCounts
 
-__all__ = ["XCIResult", "ConfidenceInterval"]
+__all__ = ["XCIResult", "ConfidenceInterval", "CellMatrixAccessors"]
 
 ROW_NAME = "a (earlier event)"
 COLUMN_NAME = "b (later)"
@@ -262,8 +262,63 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+class CellMatrixAccessors:
+    """Standard errors, intervals and the long format of a G x G matrix result.
+
+    Shared by :class:`XCIResult` and :class:`survfair.XAUCResult`; a subclass provides ``groups``,
+    ``values``, ``counts`` and the inference fields read by :func:`contrast_se` and
+    :func:`contrast_interval`, and names its axes with ``_row_name`` / ``_column_name``.
+    """
+
+    _row_name = ROW_NAME
+    _column_name = COLUMN_NAME
+
+    # -- uncertainty --------------------------------------------------------------------------
+    @property
+    def se(self) -> pd.DataFrame:
+        """Standard errors aligned with :attr:`matrix` (NaN when no inference was requested)."""
+        se = contrast_se(self, np.eye(len(self.groups) ** 2))
+        return self._frame(se.reshape(self.values.shape))
+
+    def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference).
+
+        Wald intervals on the logit scale from :attr:`covariance` (``ci_method="analytic"``;
+        they stay inside (0, 1)) or BCa / percentile
+        intervals of :attr:`replicates` (``ci_method="bootstrap"``, see :attr:`bootstrap_method`).
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        n_cells = len(self.groups) ** 2
+        low, high = contrast_interval(self, np.eye(n_cells), level)
+        shape = self.values.shape
+        return self._frame(low.reshape(shape)), self._frame(high.reshape(shape))
+
+    @property
+    def ci_low(self) -> pd.DataFrame:
+        return self.confidence_interval()[0]
+
+    @property
+    def ci_high(self) -> pd.DataFrame:
+        return self.confidence_interval()[1]
+
+    # -- export -------------------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Long format: :attr:`counts` plus se, ci_low, ci_high per cell."""
+        frame = self.counts
+        low, high = self.confidence_interval()
+        frame["se"] = self.se.to_numpy().ravel()
+        frame["ci_low"] = low.to_numpy().ravel()
+        frame["ci_high"] = high.to_numpy().ravel()
+        return frame
+
+    def _frame(self, values: np.ndarray) -> pd.DataFrame:
+        index = pd.Index(list(self.groups), name=self._row_name, tupleize_cols=False)
+        columns = pd.Index(list(self.groups), name=self._column_name, tupleize_cols=False)
+        return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
+
+
 @dataclass(frozen=True)
-class XCIResult:
+class XCIResult(CellMatrixAccessors):
     """Result of :func:`survfair.xci`: the G x G xCI matrix, its pair counts and settings.
 
     Rows ``a`` are the group of the member with the EARLIER event, columns ``b`` the group of the
@@ -386,44 +441,6 @@ class XCIResult:
             }
         )
 
-    # -- uncertainty --------------------------------------------------------------------------
-    @property
-    def se(self) -> pd.DataFrame:
-        """Standard errors aligned with :attr:`matrix` (NaN when no inference was requested)."""
-        se = contrast_se(self, np.eye(len(self.groups) ** 2))
-        return self._frame(se.reshape(self.values.shape))
-
-    def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference).
-
-        Wald intervals on the logit scale from :attr:`covariance` (``ci_method="analytic"``;
-        they stay inside (0, 1)) or BCa / percentile
-        intervals of :attr:`replicates` (``ci_method="bootstrap"``, see :attr:`bootstrap_method`).
-        """
-        level = self.confidence_level if confidence_level is None else confidence_level
-        n_cells = len(self.groups) ** 2
-        low, high = contrast_interval(self, np.eye(n_cells), level)
-        shape = self.values.shape
-        return self._frame(low.reshape(shape)), self._frame(high.reshape(shape))
-
-    @property
-    def ci_low(self) -> pd.DataFrame:
-        return self.confidence_interval()[0]
-
-    @property
-    def ci_high(self) -> pd.DataFrame:
-        return self.confidence_interval()[1]
-
-    # -- export -------------------------------------------------------------------------------
-    def to_frame(self) -> pd.DataFrame:
-        """Long format: one row per cell with value, counts, and interval columns."""
-        frame = self.counts
-        low, high = self.confidence_interval()
-        frame["se"] = self.se.to_numpy().ravel()
-        frame["ci_low"] = low.to_numpy().ravel()
-        frame["ci_high"] = high.to_numpy().ravel()
-        return frame
-
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the settings, the cells and the pooled C."""
         return _json_safe(
@@ -446,11 +463,6 @@ class XCIResult:
                 "min_censoring_survival": {str(k): v for k, v in self.min_censoring_survival.items()},
             }
         )
-
-    def _frame(self, values: np.ndarray) -> pd.DataFrame:
-        index = pd.Index(list(self.groups), name=ROW_NAME, tupleize_cols=False)
-        columns = pd.Index(list(self.groups), name=COLUMN_NAME, tupleize_cols=False)
-        return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
 
     def __repr__(self) -> str:
         settings = f"method={self.method!r}"

@@ -29,12 +29,11 @@ from scipy import stats
 from ._exceptions import UndefinedXCIWarning
 from ._kernel import IndividualContributions, PairCounts, count_pairs, individual_contributions
 from ._results import (
+    CellMatrixAccessors,
     ConfidenceInterval,
     _json_safe,
     _readonly,
     check_confidence_level,
-    contrast_interval,
-    contrast_se,
 )
 from ._summaries import Estimate, contrast
 from ._validation import SurvivalSample, check_binary_inputs, check_option
@@ -75,18 +74,12 @@ class _BinaryRows:
     later_numerator: np.ndarray  # (n, G): negatives' sums of positives of each group ranked above
 
 
-def _frame(groups: tuple, values: np.ndarray) -> pd.DataFrame:
-    index = pd.Index(list(groups), name=ROW_NAME, tupleize_cols=False)
-    columns = pd.Index(list(groups), name=COLUMN_NAME, tupleize_cols=False)
-    return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
-
-
 def _group_index(groups: tuple) -> pd.Index:
     return pd.Index(list(groups), name="group", tupleize_cols=False)
 
 
 @dataclass(frozen=True)
-class XAUCResult:
+class XAUCResult(CellMatrixAccessors):
     """Result of :func:`survfair.xauc`: the G x G xAUC matrix with DeLong inference.
 
     Rows ``a`` are the group of the POSITIVE, columns ``b`` the group of the NEGATIVE:
@@ -95,6 +88,9 @@ class XAUCResult:
     compatible with :class:`survfair.XCIResult` for the linear summaries
     (:func:`survfair.contrast`, :func:`survfair.delta_between`, :func:`survfair.delta_within`,
     :func:`survfair.min_xci`, :func:`survfair.utility`), which then read the DeLong covariance.
+
+    Standard errors (``se``), Wald intervals from the DeLong covariance (``confidence_interval``,
+    ``ci_low``, ``ci_high``) and ``to_frame`` come from :class:`CellMatrixAccessors`.
 
     Attributes
     ----------
@@ -118,6 +114,9 @@ class XAUCResult:
     ci_method : str
         ``"delong"``.
     """
+
+    _row_name = ROW_NAME
+    _column_name = COLUMN_NAME
 
     groups: tuple
     positive: Any
@@ -148,7 +147,7 @@ class XAUCResult:
     @property
     def matrix(self) -> pd.DataFrame:
         """xAUC matrix: rows a = group of the positive, columns b = group of the negative."""
-        return _frame(self.groups, self.values)
+        return self._frame(self.values)
 
     @property
     def within(self) -> pd.Series:
@@ -191,38 +190,6 @@ class XAUCResult:
                 "xauc": self.values.ravel(),
             }
         )
-
-    # -- uncertainty --------------------------------------------------------------------------
-    @property
-    def se(self) -> pd.DataFrame:
-        """DeLong standard errors aligned with :attr:`matrix`."""
-        se = contrast_se(self, np.eye(len(self.groups) ** 2))
-        return _frame(self.groups, se.reshape(self.values.shape))
-
-    def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Lower and upper Wald limits (DeLong variance) aligned with :attr:`matrix`."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        low, high = contrast_interval(self, np.eye(len(self.groups) ** 2), level)
-        shape = self.values.shape
-        return _frame(self.groups, low.reshape(shape)), _frame(self.groups, high.reshape(shape))
-
-    @property
-    def ci_low(self) -> pd.DataFrame:
-        return self.confidence_interval()[0]
-
-    @property
-    def ci_high(self) -> pd.DataFrame:
-        return self.confidence_interval()[1]
-
-    # -- export -------------------------------------------------------------------------------
-    def to_frame(self) -> pd.DataFrame:
-        """Long format: :attr:`counts` plus se, ci_low, ci_high per cell."""
-        frame = self.counts
-        low, high = self.confidence_interval()
-        frame["se"] = self.se.to_numpy().ravel()
-        frame["ci_low"] = low.to_numpy().ravel()
-        frame["ci_high"] = high.to_numpy().ravel()
-        return frame
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the AUC."""
