@@ -192,29 +192,37 @@ def inverse_censoring(curves: CensoringCurves | None):
     return inverse
 
 
-def fit_censoring(reference: SurvivalSample, kind: str, order: np.ndarray | None = None) -> CensoringCurves:
+def fit_censoring(
+    reference: SurvivalSample, kind: str, order: np.ndarray | None = None, presorted: tuple | None = None
+) -> CensoringCurves:
     """Fit the censoring survival on ``reference`` per group (``kind="group"``) or pooled.
 
     ``order`` (row indices of ``reference`` in ascending time order) may be passed when the caller
-    has sorted already; each group's rows are then that order's subsequence.
+    has sorted already; each group's rows are then that order's subsequence. ``presorted`` =
+    (time, event, group codes) already permuted into that order does the same with sequential reads.
 
     Raises
     ------
     ValueError
         If a group of the analysis has no row in the reference sample.
     """
-    if order is None:
-        order = np.argsort(reference.time)
+    if presorted is not None:
+        time, event, codes_in_order = presorted
+        order = np.arange(time.shape[0])
+    else:
+        time, event = reference.time, reference.event
+        if order is None:
+            order = np.argsort(time)
+        codes_in_order = reference.group_codes[order]
     if kind == "pooled":
-        t, k = _kaplan_meier_sorted(reference.time, reference.event, order)
+        t, k = _kaplan_meier_sorted(time, event, order)
         return CensoringCurves("pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups)
-    codes_in_order = reference.group_codes[order]
     times, survival = [], []
     for code, label in enumerate(reference.groups):
         rows = order[codes_in_order == code]
         if rows.shape[0] == 0:
             raise ValueError(f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted.")
-        t, k = _kaplan_meier_sorted(reference.time, reference.event, rows)
+        t, k = _kaplan_meier_sorted(time, event, rows)
         times.append(t)
         survival.append(k)
     return CensoringCurves("group", reference.groups, tuple(times), tuple(survival))

@@ -49,35 +49,6 @@ class PairCounts:
         return self.comparable - self.concordant - self.tied_risk
 
 
-@njit(cache=True, nogil=True)
-def _risk_bounds(sorted_risk, tol):
-    """For each sorted position k: #{r < r_k - tol} and #{r <= r_k + tol} (two pointers, O(n))."""
-    n = sorted_risk.shape[0]
-    below = np.empty(n, np.int64)
-    upto = np.empty(n, np.int64)
-    lo = 0
-    hi = 0
-    for k in range(n):
-        value = sorted_risk[k]
-        while lo < n and sorted_risk[lo] < value - tol:
-            lo += 1
-        while hi < n and sorted_risk[hi] <= value + tol:
-            hi += 1
-        below[k] = lo
-        upto[k] = hi
-    return below, upto
-
-
-@njit(cache=True, nogil=True)
-def _group_prefix(code_by_risk, column):
-    """prefix[k] = members of group ``column`` among the k smallest risks."""
-    n = code_by_risk.shape[0]
-    prefix = np.zeros(n + 1, np.int64)
-    for k in range(n):
-        prefix[k + 1] = prefix[k] + (code_by_risk[k] == column)
-    return prefix
-
-
 #: A set of ranks is a bitset plus a Fenwick tree of counts per block of 512 ranks (8 words, one
 #: cache line): at n = 10^7 the bitset is 1.25 MB and stays in cache, where a Fenwick tree over all
 #: ranks (40 MB) would miss on most of its levels. Counting the members below a rank reads one
@@ -139,7 +110,7 @@ def _fenwick_sum(tree, offset, slot):
 
 @njit(cache=True, nogil=True)
 def _column_pass(
-    column, time, event, codes, rank, below, upto, code_by_risk,
+    column, time, event, codes, rank, lower_bound, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, n_groups,
 ):
     """Counts for every row group a against column group ``column``.
@@ -149,8 +120,8 @@ def _column_pass(
     when all are), so the caller can name the group and time.
     """
     n = time.shape[0]
-    prefix = _group_prefix(code_by_risk, column)
-    words, blocks = _rankset_new(prefix[n])
+    has_ties = upper_bound.shape[0] > 0
+    words, blocks = _rankset_new(sizes[column])
 
     comparable = np.zeros(n_groups, np.int64)
     concordant = np.zeros(n_groups, np.int64)
@@ -180,10 +151,11 @@ def _column_pass(
                 if not event[m]:
                     continue
                 row = codes[m]
-                lower = _rankset_count_below(words, blocks, prefix[below[m]])
+                lower = _rankset_count_below(words, blocks, lower_bound[m, column])
                 not_higher = lower
-                if upto[m] - below[m] > 1:  # someone else's risk is within tied_tol
-                    not_higher = _rankset_count_below(words, blocks, prefix[upto[m]])
+                if has_ties and upper_bound[m, column] - lower_bound[m, column] > (row == column):
+                    # someone else's risk is within tied_tol
+                    not_higher = _rankset_count_below(words, blocks, upper_bound[m, column])
                 ties = not_higher - lower
                 comparable[row] += inserted
                 concordant[row] += lower
@@ -215,8 +187,11 @@ def _column_pass(
 class PreparedPairs:
     """Inputs permuted into ascending time order, with risk ranks (computed once per call).
 
-    Visiting rows in time order makes every pass read its arrays sequentially; only the
-    Fenwick trees and the group prefix counts are accessed at random.
+    Visiting rows in time order makes every pass read these arrays sequentially; only the rank
+    sets are accessed at random. ``lower[m, b]`` / ``upper[m, b]`` are how many members of group b
+    have a risk below r_m - tol / at most r_m + tol, i.e. the rank bounds of row m's tie window
+    within group b (``upper`` is empty when no two risks are within tol: it would equal ``lower``
+    plus m itself).
     """
 
     order: np.ndarray  # row of each time-order position
@@ -224,46 +199,66 @@ class PreparedPairs:
     event: np.ndarray
     codes: np.ndarray
     rank: np.ndarray  # risk rank within the row's own group
-    below: np.ndarray  # #{risks < r - tol}
-    upto: np.ndarray  # #{risks <= r + tol}
-    code_by_risk: np.ndarray  # group code of each risk-order position
+    lower: np.ndarray  # (n, G)
+    upper: np.ndarray  # (n, G), or (0, G) without ties
+    group_sizes: np.ndarray  # (G,)
 
 
 @njit(cache=True, nogil=True)
-def _permute(order, order_risk, time, event, codes, risk, tol, n_groups):
-    """Everything a pass needs, gathered into time order in one sweep (one scatter, one gather)."""
+def _has_ties(sorted_risk, tol):
+    for k in range(1, sorted_risk.shape[0]):
+        if sorted_risk[k] - sorted_risk[k - 1] <= tol:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, out_event, out_codes,
+             out_rank, out_lower, out_upper):
+    """Fill the time-ordered arrays: one gather by time order, one sweep in risk order."""
     n = order.shape[0]
+    n_groups = sizes.shape[0]
+    ties = out_upper.shape[0] > 0
+    slot = np.empty(n, np.int64)  # time-order position of every row
+    for m in range(n):
+        j = order[m]
+        slot[j] = m
+        out_time[m] = time[j]
+        out_event[m] = event[j]
+        out_codes[m] = codes[j]
+    # risk order: the risk, group and time-order slot of every position, read once at random
     sorted_risk = np.empty(n, np.float64)
     code_by_risk = np.empty(n, np.int64)
-    position = np.empty(n, np.int64)
+    slot_by_risk = np.empty(n, np.int64)
     for k in range(n):
         j = order_risk[k]
         sorted_risk[k] = risk[j]
         code_by_risk[k] = codes[j]
-        position[j] = k
-    below_sorted, upto_sorted = _risk_bounds(sorted_risk, tol)
-    rank_sorted = np.empty(n, np.int64)
-    counters = np.zeros(n_groups, np.int64)
+        slot_by_risk[k] = slot[j]
+    below = np.zeros(n_groups, np.int64)  # members of each group among risks < r - tol
+    upto = np.zeros(n_groups, np.int64)  # ... among risks <= r + tol
+    seen = np.zeros(n_groups, np.int64)  # ... among the risk positions before k
+    lo = 0
+    hi = 0
     for k in range(n):
+        value = sorted_risk[k]
+        while lo < n and sorted_risk[lo] < value - tol:
+            below[code_by_risk[lo]] += 1
+            lo += 1
+        m = slot_by_risk[k]
         c = code_by_risk[k]
-        rank_sorted[k] = counters[c]
-        counters[c] += 1
-    time_s = np.empty(n, np.float64)
-    event_s = np.empty(n, np.bool_)
-    codes_s = np.empty(n, np.int64)
-    rank_s = np.empty(n, np.int64)
-    below_s = np.empty(n, np.int64)
-    upto_s = np.empty(n, np.int64)
-    for m in range(n):
-        j = order[m]
-        k = position[j]
-        time_s[m] = time[j]
-        event_s[m] = event[j]
-        codes_s[m] = codes[j]
-        rank_s[m] = rank_sorted[k]
-        below_s[m] = below_sorted[k]
-        upto_s[m] = upto_sorted[k]
-    return time_s, event_s, codes_s, rank_s, below_s, upto_s, code_by_risk
+        out_rank[m] = seen[c]
+        seen[c] += 1
+        for g in range(n_groups):
+            out_lower[m, g] = below[g]
+        if ties:
+            while hi < n and sorted_risk[hi] <= value + tol:
+                upto[code_by_risk[hi]] += 1
+                hi += 1
+            for g in range(n_groups):
+                out_upper[m, g] = upto[g]
+    for g in range(n_groups):
+        sizes[g] = seen[g]
 
 
 def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> PreparedPairs:
@@ -274,9 +269,16 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> P
     if order is None:
         order = np.argsort(time)
     order_risk = np.argsort(risk)
-    arrays = _permute(order, order_risk, time, event, np.asarray(codes, dtype=np.int64), risk,
-                      float(tied_tol), n_groups)
-    return PreparedPairs(order, *arrays)
+    n = time.shape[0]
+    index = np.int32 if n < 2**31 - 1 else np.int64  # halves the memory traffic of the passes
+    ties = _has_ties(risk[order_risk], float(tied_tol))
+    arrays = (
+        np.empty(n, np.float64), np.empty(n, np.bool_), np.empty(n, index), np.empty(n, index),
+        np.empty((n, n_groups), index), np.empty((n if ties else 0, n_groups), index),
+    )
+    sizes = np.zeros(n_groups, np.int64)
+    _permute(order, order_risk, time, event, np.asarray(codes), risk, float(tied_tol), sizes, *arrays)
+    return PreparedPairs(order, *arrays, sizes)
 
 
 def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
@@ -362,7 +364,7 @@ def count_pairs(
     bad = None
     for column in range(n_groups):
         result = _column_pass(
-            column, prep.time, prep.event, prep.codes, prep.rank, prep.below, prep.upto, prep.code_by_risk,
+            column, prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.upper, prep.group_sizes,
             own, column_weights(column) if weighted else np.ones(1), weighted, cutoff, strict, n_groups,
         )
         for cell, values in zip(cells, result[:6]):
@@ -400,13 +402,13 @@ class IndividualContributions:
 
 @njit(cache=True, nogil=True)
 def _earlier_pass(
-    column, time, event, codes, rank, below, upto, code_by_risk,
+    column, time, event, codes, rank, lower_bound, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, out_num, out_den,
 ):
     """Row contributions of every event against later members of group ``column`` (time order)."""
     n = time.shape[0]
-    prefix = _group_prefix(code_by_risk, column)
-    words, blocks = _rankset_new(prefix[n])
+    has_ties = upper_bound.shape[0] > 0
+    words, blocks = _rankset_new(sizes[column])
     inserted = 0
     end = n
     while end > 0:
@@ -423,10 +425,10 @@ def _earlier_pass(
             for m in range(start, end):
                 if not event[m]:
                     continue
-                lower = _rankset_count_below(words, blocks, prefix[below[m]])
+                lower = _rankset_count_below(words, blocks, lower_bound[m, column])
                 not_higher = lower
-                if upto[m] - below[m] > 1:
-                    not_higher = _rankset_count_below(words, blocks, prefix[upto[m]])
+                if has_ties and upper_bound[m, column] - lower_bound[m, column] > (codes[m] == column):
+                    not_higher = _rankset_count_below(words, blocks, upper_bound[m, column])
                 w = 1.0
                 if weighted:
                     w = 0.0 if t >= tau else own[m] * inv_k_column[m]
@@ -440,24 +442,12 @@ def _earlier_pass(
         end = start
 
 
-@njit(cache=True, nogil=True)
-def _all_group_prefix(code_by_risk, n_groups):
-    """prefix[a, k] = members of group a among the k smallest risks (for every group at once)."""
-    n = code_by_risk.shape[0]
-    prefix = np.zeros((n_groups, n + 1), np.int64)
-    for k in range(n):
-        for a in range(n_groups):
-            prefix[a, k + 1] = prefix[a, k]
-        prefix[code_by_risk[k], k + 1] += 1
-    return prefix
-
-
 _WEIGHT_BLOCK_SHIFT = 6  # 64 weights (8 cache lines) per block of the weighted rank sets
 
 
 @njit(cache=True, nogil=True)
 def _later_pass(
-    column, time, event, codes, rank, below, upto, prefix,
+    column, time, event, codes, rank, lower_bound, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
@@ -467,11 +457,12 @@ def _later_pass(
     plus a contiguous run of at most 63 stored weights.
     """
     n = time.shape[0]
+    has_ties = upper_bound.shape[0] > 0
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
-        value_offsets[a + 1] = value_offsets[a] + prefix[a, n]
-        block_offsets[a + 1] = block_offsets[a] + (prefix[a, n] >> _WEIGHT_BLOCK_SHIFT) + 2
+        value_offsets[a + 1] = value_offsets[a] + sizes[a]
+        block_offsets[a + 1] = block_offsets[a] + (sizes[a] >> _WEIGHT_BLOCK_SHIFT) + 2
     values = np.zeros(value_offsets[n_groups], np.float64)
     blocks = np.zeros(block_offsets[n_groups], np.float64)
     total = np.zeros(n_groups, np.float64)
@@ -495,11 +486,11 @@ def _later_pass(
                 for a in range(n_groups):
                     if total[a] == 0.0:
                         continue
-                    lower = _weight_below(values, value_offsets[a], blocks, block_offsets[a], prefix[a, below[m]])
+                    lower = _weight_below(values, value_offsets[a], blocks, block_offsets[a], lower_bound[m, a])
                     not_higher = lower
-                    if upto[m] - below[m] > 1:
+                    if has_ties and upper_bound[m, a] - lower_bound[m, a] > (codes[m] == a):
                         not_higher = _weight_below(
-                            values, value_offsets[a], blocks, block_offsets[a], prefix[a, upto[m]]
+                            values, value_offsets[a], blocks, block_offsets[a], upper_bound[m, a]
                         )
                     higher = total[a] - not_higher
                     if strict:
@@ -559,14 +550,11 @@ def individual_contributions(
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     arrays = [np.zeros((n, n_groups)) for _ in range(4)]
-    prefix = _all_group_prefix(prep.code_by_risk, n_groups)
+    data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.upper, prep.group_sizes)
     for column in range(n_groups):
         inv_column = column_weights(column) if weighted else np.ones(1)
-        data = (prep.time, prep.event, prep.codes, prep.rank, prep.below, prep.upto)
-        _earlier_pass(column, *data, prep.code_by_risk, own, inv_column, weighted, cutoff, strict,
-                      arrays[0], arrays[1])
-        _later_pass(column, *data, prefix, own, inv_column, weighted, cutoff, strict, n_groups,
-                    arrays[2], arrays[3])
+        _earlier_pass(column, *data, own, inv_column, weighted, cutoff, strict, arrays[0], arrays[1])
+        _later_pass(column, *data, own, inv_column, weighted, cutoff, strict, n_groups, arrays[2], arrays[3])
     in_input_order = []
     for values in arrays:
         unpermuted = np.empty_like(values)

@@ -271,15 +271,14 @@ def xci(
         )
 
     curves, minima = None, {}
-    order = np.argsort(sample.time)  # one sort by time serves the censoring fit and the pair counts
+    # one sort by time and one by risk serve the censoring fit and the pair counts
+    prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol)
     if method == "ipcw":
         if censoring_reference is None:
-            curves = fit_censoring(sample, censoring, order=order)
+            curves = fit_censoring(sample, censoring, presorted=(prepared.time, prepared.event, prepared.codes))
         else:
             columns = {"time": time, "event": event, "group": group}
             curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups), censoring)
-    prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
-                             tied_tol, order)
     counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=bool(strict),
                           prepared=prepared)
     if curves is not None:
