@@ -186,8 +186,9 @@ def inverse_censoring(curves: CensoringCurves | None):
         return None
 
     def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
+        values = curves.evaluate(group_index, times)
         with np.errstate(divide="ignore"):
-            return 1.0 / curves.evaluate(group_index, times)
+            return np.divide(1.0, values, out=values)  # in place: one array of n, not two
 
     return inverse
 

@@ -1,12 +1,15 @@
-"""Pair-count kernel: every cell of the G x G xCI matrix in O(G n log n) time and O(n) memory.
+"""Pair-count kernel: every cell of the G x G xCI matrix in O(G n log n) time, memory linear in n.
 
-No pair is ever materialised. Individuals are visited in decreasing order of time; for each
-column group b a set of the risk ranks *within group b* holds the members of b already visited
-(the "later" members): a bitset of ranks with a Fenwick (binary indexed) tree of counts per block
-of 512 ranks. For an event i, two rank queries give how many of them have a risk below
-r_i - tol (concordant) and up to r_i + tol (so the difference is the tied risks); the second is
-skipped when no other risk lies within tol. The sets of all groups together cover n ranks, so
-memory is O(n) whatever G.
+No pair is ever materialised. One sort by time and one by risk; a sweep in risk order gives every
+row its rank within its own group and the bounds of its tie window [r - tol, r + tol] as ranks
+within every group (``PreparedPairs.lower`` / ``upper``: G 4-byte integers per row, the upper
+bounds only for rows whose window holds another risk). Then, for each column group b, individuals are visited in
+decreasing order of time while a set of the risk ranks *within group b* holds the members of b
+already visited (the "later" members): a bitset of ranks with a Fenwick (binary indexed) tree of
+counts per block of 512 ranks, which stays in cache. For an event i, two rank queries give how
+many of them have a risk below r_i - tol (concordant) and up to r_i + tol (so the difference is
+the tied risks); the second is skipped when no other member of b lies within tol. Memory: the
+rank bounds (4 G n bytes, plus 4 G bytes per row with a tied risk) plus O(n) for the rest.
 
 The kernel returns counts, never ratios (counts first, ratios last): for every ordered group
 pair (a, b) the comparable, concordant and tied-risk pair counts, the pairs tied in time, and the
@@ -110,7 +113,7 @@ def _fenwick_sum(tree, offset, slot):
 
 @njit(cache=True, nogil=True)
 def _column_pass(
-    column, time, event, codes, rank, lower_bound, upper_bound, sizes,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, n_groups,
 ):
     """Counts for every row group a against column group ``column``.
@@ -120,7 +123,6 @@ def _column_pass(
     when all are), so the caller can name the group and time.
     """
     n = time.shape[0]
-    has_ties = upper_bound.shape[0] > 0
     words, blocks = _rankset_new(sizes[column])
 
     comparable = np.zeros(n_groups, np.int64)
@@ -153,9 +155,10 @@ def _column_pass(
                 row = codes[m]
                 lower = _rankset_count_below(words, blocks, lower_bound[m, column])
                 not_higher = lower
-                if has_ties and upper_bound[m, column] - lower_bound[m, column] > (row == column):
-                    # someone else's risk is within tied_tol
-                    not_higher = _rankset_count_below(words, blocks, upper_bound[m, column])
+                t_row = tie_row[m]
+                if t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (row == column):
+                    # another member of the column group has a risk within tied_tol
+                    not_higher = _rankset_count_below(words, blocks, upper_bound[t_row, column])
                 ties = not_higher - lower
                 comparable[row] += inserted
                 concordant[row] += lower
@@ -190,8 +193,8 @@ class PreparedPairs:
     Visiting rows in time order makes every pass read these arrays sequentially; only the rank
     sets are accessed at random. ``lower[m, b]`` / ``upper[m, b]`` are how many members of group b
     have a risk below r_m - tol / at most r_m + tol, i.e. the rank bounds of row m's tie window
-    within group b (``upper`` is empty when no two risks are within tol: it would equal ``lower``
-    plus m itself).
+    within group b. ``upper`` is kept only for the rows whose window holds another risk
+    (``upper[tie_row[m]]``); for the others it would equal ``lower`` plus m itself.
     """
 
     order: np.ndarray  # row of each time-order position
@@ -200,26 +203,18 @@ class PreparedPairs:
     codes: np.ndarray
     rank: np.ndarray  # risk rank within the row's own group
     lower: np.ndarray  # (n, G)
-    upper: np.ndarray  # (n, G), or (0, G) without ties
+    tie_row: np.ndarray  # (n,): row of ``upper`` for rows with another risk within tol, else -1
+    upper: np.ndarray  # (rows with ties, G)
     group_sizes: np.ndarray  # (G,)
 
 
 @njit(cache=True, nogil=True)
-def _has_ties(sorted_risk, tol):
-    for k in range(1, sorted_risk.shape[0]):
-        if sorted_risk[k] - sorted_risk[k - 1] <= tol:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
 def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, out_event, out_codes,
-             out_rank, out_lower, out_upper):
-    """Fill the time-ordered arrays: one gather by time order, one sweep in risk order."""
+             out_rank, out_lower, out_tie_row):
+    """Fill the time-ordered arrays (one gather by time order, sweeps in risk order); return ``upper``."""
     n = order.shape[0]
     n_groups = sizes.shape[0]
-    ties = out_upper.shape[0] > 0
-    slot = np.empty(n, np.int64)  # time-order position of every row
+    slot = np.empty(n, out_rank.dtype)  # time-order position of every row
     for m in range(n):
         j = order[m]
         slot[j] = m
@@ -228,37 +223,57 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
         out_codes[m] = codes[j]
     # risk order: the risk, group and time-order slot of every position, read once at random
     sorted_risk = np.empty(n, np.float64)
-    code_by_risk = np.empty(n, np.int64)
-    slot_by_risk = np.empty(n, np.int64)
+    code_by_risk = np.empty(n, out_codes.dtype)
+    slot_by_risk = np.empty(n, out_rank.dtype)
     for k in range(n):
         j = order_risk[k]
         sorted_risk[k] = risk[j]
         code_by_risk[k] = codes[j]
         slot_by_risk[k] = slot[j]
-    below = np.zeros(n_groups, np.int64)  # members of each group among risks < r - tol
-    upto = np.zeros(n_groups, np.int64)  # ... among risks <= r + tol
-    seen = np.zeros(n_groups, np.int64)  # ... among the risk positions before k
+    slot = np.empty(0, out_rank.dtype)  # release it: peak memory at 10^7 rows matters
+    # rows whose tie window [r - tol, r + tol] holds another risk (their upper bounds are kept)
+    n_tied = 0
     lo = 0
     hi = 0
     for k in range(n):
         value = sorted_risk[k]
         while lo < n and sorted_risk[lo] < value - tol:
+            lo += 1
+        while hi < n and sorted_risk[hi] <= value + tol:
+            hi += 1
+        if hi - lo > 1:
+            n_tied += 1
+    upper = np.empty((n_tied, n_groups), out_lower.dtype)
+    below = np.zeros(n_groups, np.int64)  # members of each group among risks < r - tol
+    upto = np.zeros(n_groups, np.int64)  # ... among risks <= r + tol
+    seen = np.zeros(n_groups, np.int64)  # ... among the risk positions before k
+    lo = 0
+    hi = 0
+    tied = 0
+    for k in range(n):
+        value = sorted_risk[k]
+        while lo < n and sorted_risk[lo] < value - tol:
             below[code_by_risk[lo]] += 1
             lo += 1
+        while hi < n and sorted_risk[hi] <= value + tol:
+            upto[code_by_risk[hi]] += 1
+            hi += 1
         m = slot_by_risk[k]
         c = code_by_risk[k]
         out_rank[m] = seen[c]
         seen[c] += 1
         for g in range(n_groups):
             out_lower[m, g] = below[g]
-        if ties:
-            while hi < n and sorted_risk[hi] <= value + tol:
-                upto[code_by_risk[hi]] += 1
-                hi += 1
+        if hi - lo > 1:
+            out_tie_row[m] = tied
             for g in range(n_groups):
-                out_upper[m, g] = upto[g]
+                upper[tied, g] = upto[g]
+            tied += 1
+        else:
+            out_tie_row[m] = -1
     for g in range(n_groups):
         sizes[g] = seen[g]
+    return upper
 
 
 def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> PreparedPairs:
@@ -266,19 +281,19 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> P
     :func:`individual_contributions` on the same data and ``tied_tol`` to skip their own preparation."""
     # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
     # risks is the same set whatever the order of equal risks.
-    if order is None:
-        order = np.argsort(time)
-    order_risk = np.argsort(risk)
     n = time.shape[0]
     index = np.int32 if n < 2**31 - 1 else np.int64  # halves the memory traffic of the passes
-    ties = _has_ties(risk[order_risk], float(tied_tol))
+    if order is None:
+        order = np.argsort(time)
+    order = order.astype(index, copy=False)  # kept for the whole call: 4 bytes a row, not 8
+    order_risk = np.argsort(risk)
     arrays = (
         np.empty(n, np.float64), np.empty(n, np.bool_), np.empty(n, index), np.empty(n, index),
-        np.empty((n, n_groups), index), np.empty((n if ties else 0, n_groups), index),
+        np.empty((n, n_groups), index), np.empty(n, index),
     )
     sizes = np.zeros(n_groups, np.int64)
-    _permute(order, order_risk, time, event, np.asarray(codes), risk, float(tied_tol), sizes, *arrays)
-    return PreparedPairs(order, *arrays, sizes)
+    upper = _permute(order, order_risk, time, event, np.asarray(codes), risk, float(tied_tol), sizes, *arrays)
+    return PreparedPairs(order, *arrays, upper, sizes)
 
 
 def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
@@ -364,7 +379,7 @@ def count_pairs(
     bad = None
     for column in range(n_groups):
         result = _column_pass(
-            column, prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.upper, prep.group_sizes,
+            column, prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes,
             own, column_weights(column) if weighted else np.ones(1), weighted, cutoff, strict, n_groups,
         )
         for cell, values in zip(cells, result[:6]):
@@ -402,12 +417,11 @@ class IndividualContributions:
 
 @njit(cache=True, nogil=True)
 def _earlier_pass(
-    column, time, event, codes, rank, lower_bound, upper_bound, sizes,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, out_num, out_den,
 ):
     """Row contributions of every event against later members of group ``column`` (time order)."""
     n = time.shape[0]
-    has_ties = upper_bound.shape[0] > 0
     words, blocks = _rankset_new(sizes[column])
     inserted = 0
     end = n
@@ -427,8 +441,9 @@ def _earlier_pass(
                     continue
                 lower = _rankset_count_below(words, blocks, lower_bound[m, column])
                 not_higher = lower
-                if has_ties and upper_bound[m, column] - lower_bound[m, column] > (codes[m] == column):
-                    not_higher = _rankset_count_below(words, blocks, upper_bound[m, column])
+                t_row = tie_row[m]
+                if t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (codes[m] == column):
+                    not_higher = _rankset_count_below(words, blocks, upper_bound[t_row, column])
                 w = 1.0
                 if weighted:
                     w = 0.0 if t >= tau else own[m] * inv_k_column[m]
@@ -447,7 +462,7 @@ _WEIGHT_BLOCK_SHIFT = 6  # 64 weights (8 cache lines) per block of the weighted 
 
 @njit(cache=True, nogil=True)
 def _later_pass(
-    column, time, event, codes, rank, lower_bound, upper_bound, sizes,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
@@ -457,7 +472,6 @@ def _later_pass(
     plus a contiguous run of at most 63 stored weights.
     """
     n = time.shape[0]
-    has_ties = upper_bound.shape[0] > 0
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
@@ -488,9 +502,10 @@ def _later_pass(
                         continue
                     lower = _weight_below(values, value_offsets[a], blocks, block_offsets[a], lower_bound[m, a])
                     not_higher = lower
-                    if has_ties and upper_bound[m, a] - lower_bound[m, a] > (codes[m] == a):
+                    t_row = tie_row[m]
+                    if t_row >= 0 and upper_bound[t_row, a] - lower_bound[m, a] > (codes[m] == a):
                         not_higher = _weight_below(
-                            values, value_offsets[a], blocks, block_offsets[a], upper_bound[m, a]
+                            values, value_offsets[a], blocks, block_offsets[a], upper_bound[t_row, a]
                         )
                     higher = total[a] - not_higher
                     if strict:
@@ -550,7 +565,7 @@ def individual_contributions(
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     arrays = [np.zeros((n, n_groups)) for _ in range(4)]
-    data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.upper, prep.group_sizes)
+    data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes)
     for column in range(n_groups):
         inv_column = column_weights(column) if weighted else np.ones(1)
         _earlier_pass(column, *data, own, inv_column, weighted, cutoff, strict, arrays[0], arrays[1])

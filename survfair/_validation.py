@@ -40,7 +40,7 @@ class SurvivalSample:
         Observed times, finite and >= 0.
     event : ndarray of shape (n_samples,), bool
         True where the event was observed.
-    group_codes : ndarray of shape (n_samples,), intp
+    group_codes : ndarray of shape (n_samples,), int32
         Index into ``groups`` of each individual's group.
     groups : tuple
         Group labels, in the order used for every matrix.
@@ -211,7 +211,8 @@ def _encode_groups(
         if absent:
             raise ValueError(f"groups: labels {absent} do not occur in group (labels present: {present}).")
     position = {label: k for k, label in enumerate(chosen)}
-    remap = np.array([position.get(label, -1) for label in uniques], dtype=np.intp)
+    # int32 codes: they index G groups, and at 10^7 rows 4 bytes a row matter
+    remap = np.array([position.get(label, -1) for label in uniques], dtype=np.int32)
     new_codes = remap[codes]
     return new_codes, tuple(chosen), new_codes >= 0
 
