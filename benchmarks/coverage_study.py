@@ -2,13 +2,13 @@
 
 Reusable: :func:`coverage_study` takes any cohort generator ``generator(n, rng) -> (time, event,
 group, risk)`` and the true tau-truncated matrix ``truth`` (G x G array, rows a = earlier event).
-The log-normal generator below is self-contained (group-specific censoring); when
-``survfair.simulate`` lands, pass ``survfair.simulate.lognormal_cohort`` and its exact
-``lognormal_xci`` instead.
+By default (``--setting simulator``) the cohorts come from ``survfair.simulate.lognormal_cohort``
+with group-specific censoring and the truth is the exact tau-truncated ``lognormal_xci``; the
+self-contained generator with a Monte-Carlo truth (``--setting own``) is kept as a second setting.
 
 Usage::
 
-    python benchmarks/coverage_study.py --n 500 2000 --replications 400 --ci analytic bootstrap
+    python benchmarks/coverage_study.py --n 500 2000 --replications 400 --ci analytic bootstrap [--setting own]
 """
 
 from __future__ import annotations
@@ -52,6 +52,30 @@ def lognormal_truth(tau: float, n_mc: int = 200_000, seed: int = 0) -> np.ndarra
     t, group, risk = _latent(n_mc, np.random.default_rng(seed))
     res = survfair.xci(t, np.ones(n_mc, bool), group, risk, tau=tau)
     return res.values
+
+
+#: The simulator setting (survfair.simulate): the paper's Section 5 model (beta1 = 0.8, beta2 = 1,
+#: sigma_z = sigma = 0.5) scored by its true linear predictor, with group-specific exponential
+#: censoring (group 1: rate 0.5, group 0: rate 0.15) and truncation at tau = 2.
+SIMULATOR = dict(beta0=0.0, beta1=0.8, beta2=1.0, sigma_z=0.5, sigma=0.5)
+SIMULATOR_CENSORING = {"exponential": {1: 0.5, 0: 0.15}}
+SIMULATOR_TAU = 2.0
+
+
+def simulator_setting(tau: float = SIMULATOR_TAU):
+    """(generator, exact truth) from ``survfair.simulate``: cohorts and the exact tau-truncated xCI."""
+    from survfair.simulate import lognormal_cohort as simulate_cohort
+    from survfair.simulate import lognormal_xci
+
+    def generator(n: int, rng: np.random.Generator):
+        frame = simulate_cohort(n, **SIMULATOR, censoring=SIMULATOR_CENSORING, random_state=rng)
+        return frame["time"].to_numpy(), frame["event"].to_numpy(), frame["group"].to_numpy(), frame["risk"].to_numpy()
+
+    p = SIMULATOR
+    exact = lognormal_xci(p["beta1"], p["beta2"], p["sigma_z"], p["sigma"], p["beta1"], p["beta2"],
+                          beta0=p["beta0"], tau=tau).matrix
+    truth = exact.loc[[0, 1], [0, 1]].to_numpy()  # survfair.xci orders the groups 0, 1
+    return generator, truth
 
 
 def coverage_study(
@@ -122,15 +146,23 @@ def main() -> None:
     parser.add_argument("--replications", type=int, default=400)
     parser.add_argument("--ci", nargs="+", default=["analytic", "bootstrap"])
     parser.add_argument("--n-resamples", type=int, default=500)
-    parser.add_argument("--tau", type=float, default=3.0)
+    parser.add_argument("--tau", type=float, default=None, help="default: 2 (simulator) or 3 (own)")
+    parser.add_argument("--setting", choices=["simulator", "own"], default="simulator",
+                        help="survfair.simulate with its exact truth (default), or the self-contained generator")
     args = parser.parse_args()
-    truth = lognormal_truth(args.tau)
-    print("truth (tau-truncated xCI):\n", np.round(truth, 4))
+    if args.setting == "simulator":
+        tau = SIMULATOR_TAU if args.tau is None else args.tau
+        generator, truth = simulator_setting(tau)
+    else:
+        tau = 3.0 if args.tau is None else args.tau
+        generator, truth = lognormal_cohort, lognormal_truth(tau)
+    print(f"setting: {args.setting}, tau = {tau}; truth (tau-truncated xCI, rows a = earlier event):\n",
+          np.round(truth, 4))
     tables = []
     for n in args.n:
         for ci in args.ci:
             table = coverage_study(
-                lognormal_cohort, truth, n=n, n_replications=args.replications, ci=ci, tau=args.tau,
+                generator, truth, n=n, n_replications=args.replications, ci=ci, tau=tau,
                 n_resamples=args.n_resamples, seed=n,
             )
             print(table.to_string(index=False), flush=True)

@@ -498,10 +498,11 @@ def test_p_values_calibrated_under_h0():
 @pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
 @pytest.mark.parametrize("n", [500, 2000])
 def test_coverage_lognormal_group_censoring(n, ci):
-    from coverage_study import coverage_study, lognormal_cohort, lognormal_truth
+    """Issue 5: survfair.simulate cohorts with group-specific censoring, exact truncated truth."""
+    from coverage_study import SIMULATOR_TAU, coverage_study, simulator_setting
 
-    truth = lognormal_truth(tau=3.0)
+    generator, truth = simulator_setting(SIMULATOR_TAU)
     table = coverage_study(
-        lognormal_cohort, truth, n=n, n_replications=400, ci=ci, tau=3.0, n_resamples=300, seed=n
+        generator, truth, n=n, n_replications=400, ci=ci, tau=SIMULATOR_TAU, n_resamples=300, seed=n
     )
     assert table["coverage"].between(0.93, 0.97).all(), table
