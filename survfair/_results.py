@@ -266,12 +266,27 @@ class CellMatrixAccessors:
     """Standard errors, intervals and the long format of a G x G matrix result.
 
     Shared by :class:`XCIResult` and :class:`survfair.XAUCResult`; a subclass provides ``groups``,
-    ``values``, ``counts`` and the inference fields read by :func:`contrast_se` and
+    ``pair_counts``, ``counts`` and the inference fields read by :func:`contrast_se` and
     :func:`contrast_interval`, and names its axes with ``_row_name`` / ``_column_name``.
     """
 
     _row_name = ROW_NAME
     _column_name = COLUMN_NAME
+
+    @property
+    def values(self) -> np.ndarray:
+        """The matrix as a (G, G) float array: each cell's weighted numerator over its denominator
+        (counts first, ratios last); NaN where a cell has no (weighted) pair."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = self.pair_counts.numerator / self.pair_counts.denominator
+        values[self.pair_counts.denominator == 0] = np.nan
+        return values
+
+    @property
+    def matrix(self) -> pd.DataFrame:
+        """The matrix as a DataFrame, rows and columns labelled by group (see the class docstring
+        for what rows and columns mean)."""
+        return self._frame(self.values)
 
     # -- uncertainty --------------------------------------------------------------------------
     @property
@@ -395,20 +410,7 @@ class XCIResult(CellMatrixAccessors):
             if value is not None:
                 object.__setattr__(self, name, _readonly(value))
 
-    # -- values -------------------------------------------------------------------------------
-    @property
-    def values(self) -> np.ndarray:
-        """The xCI matrix as a (G, G) float array; NaN where a cell has no (weighted) comparable pair."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = self.pair_counts.numerator / self.pair_counts.denominator
-        values[self.pair_counts.denominator == 0] = np.nan
-        return values
-
-    @property
-    def matrix(self) -> pd.DataFrame:
-        """xCI matrix: rows a = group of the earlier event, columns b = group of the later member."""
-        return self._frame(self.values)
-
+    # -- values (``values`` and ``matrix`` come from CellMatrixAccessors) ----------------------
     @property
     def overall(self) -> float:
         """Pooled concordance over all comparable pairs (Harrell's C, or Uno's C for IPCW)."""

@@ -135,20 +135,7 @@ class XAUCResult(CellMatrixAccessors):
         object.__setattr__(self, "pair_counts", counts)
         object.__setattr__(self, "covariance", _readonly(self.covariance))
 
-    # -- values -------------------------------------------------------------------------------
-    @property
-    def values(self) -> np.ndarray:
-        """xAUC matrix as a (G, G) float array; NaN where a cell has no (positive, negative) pair."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = self.pair_counts.numerator / self.pair_counts.denominator
-        values[self.pair_counts.denominator == 0] = np.nan
-        return values
-
-    @property
-    def matrix(self) -> pd.DataFrame:
-        """xAUC matrix: rows a = group of the positive, columns b = group of the negative."""
-        return self._frame(self.values)
-
+    # -- values (``values`` and ``matrix`` come from CellMatrixAccessors) ----------------------
     @property
     def within(self) -> pd.Series:
         """Within-group AUCs AUC^a = xAUC(a, a) (the diagonal), indexed by group."""
