@@ -269,7 +269,7 @@ def test_fast_censoring_refit_equals_scikit_survival():
 
 @pytest.fixture(scope="module")
 def dask_client():
-    distributed = pytest.importorskip("distributed")
+    import distributed  # a test extra: missing it is a failure, not a skip
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:
