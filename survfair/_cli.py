@@ -10,7 +10,6 @@ import argparse
 import itertools
 import json
 import sys
-import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -22,6 +21,7 @@ from ._cli_binary import add_binary_arguments, horizon_table, run_binary_audit
 from ._comparison import compare
 from ._datasets import load_flchain
 from ._exceptions import ConvergenceError
+from ._models import fit_checked, risk_scores
 from ._report import data_summary_table, write_report
 from ._results import XCIResult
 from ._summaries import delta_between, delta_within, min_xci, overall_c, utility
@@ -168,18 +168,13 @@ def _render(named_results: list[tuple[str, XCIResult, list[str]]], output_format
 
 
 def _fit_cox(design: pd.DataFrame, time: np.ndarray, event: np.ndarray) -> np.ndarray:
-    """Fit scikit-survival's Cox PH model; a fit that did not converge is an error, never a result."""
-    from sklearn.exceptions import ConvergenceWarning
+    """Risk scores of scikit-survival's Cox PH model; a fit that did not converge is an error
+    (:func:`survfair.fit_checked`), never a result."""
     from sksurv.linear_model import CoxPHSurvivalAnalysis
     from sksurv.util import Surv
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        model = CoxPHSurvivalAnalysis().fit(design, Surv.from_arrays(event=event, time=time))
-    problems = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
-    if problems or not np.all(np.isfinite(model.coef_)):
-        raise ConvergenceError(f"Cox model on {list(design.columns)} did not converge: {'; '.join(problems)}")
-    return model.predict(design)
+    model = fit_checked(CoxPHSurvivalAnalysis(), design, Surv.from_arrays(event=event, time=time))
+    return risk_scores(model, design)
 
 
 def _xci_options(args: argparse.Namespace) -> dict:
