@@ -238,8 +238,9 @@ def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
     return out
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, copy=True)
+def _readonly(array: np.ndarray, dtype=None) -> np.ndarray:
+    """A read-only copy (optionally converted to ``dtype``), for the arrays held by frozen results."""
+    array = np.array(array, dtype=dtype, copy=True)
     array.flags.writeable = False
     return array
 

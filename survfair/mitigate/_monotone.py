@@ -19,12 +19,13 @@ import pandas as pd
 
 from .._censoring import fit_censoring
 from .._exceptions import PositivityError
+from .._results import _readonly
 from .._validation import SurvivalSample
+from .._xci import check_settings
 from ._shift import (
     _format_table,
     before_after_table,
     check_reference,
-    check_settings,
     check_transform_inputs,
     check_weights,
     split_samples,
@@ -280,7 +281,7 @@ def group_monotone(
         raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")
     maps_by_code = fit_maps(fit_sample, settings, ref)
     maps = {
-        fit_sample.groups[code]: tuple(_readonly(a) for a in knots) for code, knots in maps_by_code.items()
+        fit_sample.groups[code]: tuple(_readonly(a, float) for a in knots) for code, knots in maps_by_code.items()
     }
     samples = [("fit", fit_sample, _apply(maps, fit_sample.groups, fit_sample.risk, fit_sample.group_codes))]
     if eval_sample is not None:
@@ -300,9 +301,3 @@ def group_monotone(
         table=table,
         results=results,
     )
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, dtype=float, copy=True)
-    array.flags.writeable = False
-    return array

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._results import _readonly
 from .._validation import check_option, check_tau
 
 __all__ = ["LognormalXCI", "lognormal_xci"]
@@ -219,9 +220,7 @@ class LognormalXCI:
 
     def __post_init__(self):
         for name in ("cells", "comparable"):
-            array = np.array(getattr(self, name), dtype=float, copy=True)
-            array.flags.writeable = False
-            object.__setattr__(self, name, array)
+            object.__setattr__(self, name, _readonly(getattr(self, name), float))
 
     @property
     def values(self) -> np.ndarray:
