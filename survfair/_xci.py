@@ -29,6 +29,20 @@ def _check_tied_tol(tied_tol: Any) -> float:
     return float(tied_tol)
 
 
+def check_settings(method: Any, tau: Any, censoring: Any, tied_tol: Any, strict: Any) -> dict:
+    """Validate the estimator settings (shared by :func:`xci` and :mod:`survfair.mitigate`)."""
+    settings = {
+        "method": check_option(method, "method", METHODS),
+        "censoring": check_option(censoring, "censoring", CENSORING),
+        "tau": check_tau(tau),
+        "tied_tol": _check_tied_tol(tied_tol),
+    }
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False, got {type(strict).__name__}.")
+    settings["strict"] = bool(strict)
+    return settings
+
+
 def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> SurvivalSample:
     """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group)."""
     if isinstance(reference, pd.DataFrame):
@@ -254,12 +268,9 @@ def xci(
     >>> res.matrix.loc["a", "b"]
     1.0
     """
-    method = check_option(method, "method", METHODS)
-    censoring = check_option(censoring, "censoring", CENSORING)
-    tau = check_tau(tau)
-    tied_tol = _check_tied_tol(tied_tol)
-    if not isinstance(strict, (bool, np.bool_)):
-        raise TypeError(f"strict must be True or False, got {type(strict).__name__}.")
+    settings = check_settings(method, tau, censoring, tied_tol, strict)
+    method, tau, censoring = settings["method"], settings["tau"], settings["censoring"]
+    tied_tol, strict = settings["tied_tol"], settings["strict"]
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     confidence_level = check_confidence_level(confidence_level)
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)
@@ -279,7 +290,7 @@ def xci(
         else:
             columns = {"time": time, "event": event, "group": group}
             curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups), censoring)
-    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=bool(strict),
+    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict,
                           prepared=prepared)
     if curves is not None:
         weighted_events = sample.event & (sample.time < (np.inf if tau is None else tau))
@@ -297,7 +308,7 @@ def xci(
         tau=tau,
         censoring=censoring if method == "ipcw" else None,
         tied_tol=tied_tol,
-        strict=bool(strict),
+        strict=strict,
         n_samples=sample.n_samples,
         n_excluded=n_excluded,
         pair_counts=counts,

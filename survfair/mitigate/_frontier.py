@@ -11,11 +11,11 @@ from ._shift import (
     MAX_EVALUATIONS,
     ShiftProblem,
     check_reference,
-    check_settings,
     fit_offsets,
     make_objective,
 )
 from .._validation import check_survival_inputs
+from .._xci import check_settings
 
 __all__ = ["frontier", "plot_frontier"]
 

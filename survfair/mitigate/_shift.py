@@ -63,9 +63,8 @@ from .._validation import (
     _rows,
     check_option,
     check_survival_inputs,
-    check_tau,
 )
-from .._xci import CENSORING, METHODS, _check_tied_tol, estimate_xci, xci
+from .._xci import check_settings, estimate_xci, xci
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
@@ -96,20 +95,6 @@ def check_weights(alpha: Any, beta: Any) -> tuple[float, float]:
     if values[0] == 0 and values[1] == 0:
         raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
     return values[0], values[1]
-
-
-def check_settings(method: Any, tau: Any, censoring: Any, tied_tol: Any, strict: Any) -> dict:
-    """Validate the xCI estimator settings shared by fitting and reporting."""
-    settings = {
-        "method": check_option(method, "method", METHODS),
-        "tau": check_tau(tau),
-        "censoring": check_option(censoring, "censoring", CENSORING),
-        "tied_tol": _check_tied_tol(tied_tol),
-    }
-    if not isinstance(strict, (bool, np.bool_)):
-        raise TypeError(f"strict must be True or False, got {type(strict).__name__}.")
-    settings["strict"] = bool(strict)
-    return settings
 
 
 def check_reference(reference: Any, groups: tuple) -> int:
