@@ -419,10 +419,12 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
     cells = np.full((n_models, g, g), np.nan)
     overall = np.full(n_models, np.nan)
     failed = np.zeros(n_models, dtype=bool)
+    in_time_order = np.arange(rows.shape[0])  # the resample is already sorted by time
     for m, risk in enumerate(problem.risks):
         counts, bad = count_pairs(
             time, event, codes, risk[rows], g,
             inverse_k=inverse_k, tau=problem.tau, tied_tol=problem.tied_tol, strict=problem.strict,
+            order=in_time_order,
         )
         den = counts.denominator
         if bad is not None or not np.isfinite(den).all() or den.sum() <= 0:
