@@ -276,7 +276,8 @@ def compare_xci(
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None
         risk_sample = res.extras["sample"]
-        return influence(risk_sample, res.pair_counts, curves=curves, **settings)
+        estimated = bool(res.extras.get("refit_censoring", False))
+        return influence(risk_sample, res.pair_counts, curves=curves, censoring_estimated=estimated, **settings)
 
     need_influence = ci == "analytic" or bootstrap_method == "bca"
     inf_1 = _influence(result_1) if need_influence else None

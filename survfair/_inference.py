@@ -63,10 +63,17 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from numba import njit
 
 from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
 from ._exceptions import UndefinedXCIWarning
-from ._kernel import PairCounts, PreparedPairs, count_pairs, individual_contributions
+from ._kernel import (
+    IndividualContributions,
+    PairCounts,
+    PreparedPairs,
+    count_pairs,
+    count_pairs_and_contributions,
+)
 from ._results import XCIResult, check_confidence_level
 from ._validation import SurvivalSample
 
@@ -168,6 +175,7 @@ class Influence:
     def _leave_out_sums(self):
         """Removing k removes exactly the pairs k belongs to: k's sums per cell, both roles."""
         numerator, denominator, codes, contrib, g = self._leave_out
+        contrib = contrib.in_input_order()
         n = codes.shape[0]
         rows = np.arange(n)[:, None]
         e_cell = codes[:, None] * g + np.arange(g)[None, :]
@@ -186,12 +194,144 @@ class Influence:
         return self.cells.T @ self.cells
 
 
-def _role_factor(count: np.ndarray) -> np.ndarray:
+@njit(cache=True, nogil=True)
+def _role_factor(count):
     """DeLong's sqrt(m / (m - 1)); 1 where m <= 1 (a lone member's component is exactly 0)."""
-    count = np.asarray(count, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        factor = np.sqrt(count / (count - 1))
-    return np.where(count > 1, factor, 1.0)
+    return math.sqrt(count / (count - 1)) if count > 1 else 1.0
+
+
+@njit(cache=True, nogil=True)
+def _fixed_weight_rows(codes, order, e_num, e_den, l_num, l_den, theta, inv_den, pooled, inv_total, cells, overall):
+    """phi_k of every cell and of the pooled C with the weights held fixed (module docstring).
+
+    Reads the contributions in time order (row m is input row ``order[m]``) and writes ``cells``
+    (n, G*G) and ``overall`` (n,) in input order, so the four n x G arrays are never permuted.
+    """
+    n, g = e_num.shape
+    m_e = np.zeros(g * g)
+    m_l = np.zeros(g * g)
+    overall_e = 0
+    overall_l = 0
+    for m in range(n):
+        a = codes[m]
+        earlier = False
+        later = False
+        for b in range(g):
+            if e_den[m, b] > 0:
+                m_e[a * g + b] += 1
+                earlier = True
+            if l_den[m, b] > 0:
+                m_l[b * g + a] += 1
+                later = True
+        overall_e += earlier
+        overall_l += later
+    factor_e = np.array([_role_factor(x) for x in m_e])
+    factor_l = np.array([_role_factor(x) for x in m_l])
+    overall_factor_e = _role_factor(overall_e)
+    overall_factor_l = _role_factor(overall_l)
+    for m in range(n):
+        k = order[m]
+        a = codes[m]
+        psi_e = 0.0
+        psi_l = 0.0
+        for b in range(g):
+            e = a * g + b  # k as the earlier member: cell (a, b)
+            el = b * g + a  # k as the later member: cell (b, a)
+            cells[k, e] += factor_e[e] * (e_num[m, b] - theta[e] * e_den[m, b]) * inv_den[e]
+            cells[k, el] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b]) * inv_den[el]
+            psi_e += e_num[m, b] - pooled * e_den[m, b]
+            psi_l += l_num[m, b] - pooled * l_den[m, b]
+        overall[k] = (overall_factor_e * psi_e + overall_factor_l * psi_l) * inv_total
+
+
+@njit(cache=True, nogil=True)
+def _censoring_rows(time, event, codes, order, e_num, e_den, theta, inv_den, pooled, inv_total, curve_of, n_curves,
+                    cells, overall):
+    """Add the Kaplan-Meier term to ``cells`` / ``overall`` (module docstring, "estimated weights").
+
+    One sweep up the time order. ``curve_of[g]`` is the censoring curve of group g (all 0 when
+    pooled). For a cell (a, b), F_ab(s) = sum over earlier members i in a with t_i >= s of
+    psi^E_i(ab) is the cell's sensitivity to the censoring hazard at s; k in curve c adds
+    mult_c(ab) * [1{k censored at s_k} F(s_k) / (Y_c - c_c)(s_k) - sum_{s at risk} F(s) c_c(s) / (Y_c (Y_c - c_c))(s)],
+    the derivative of the weights 1 / (K_a(t_i) K_b(t_i)) through the Kaplan-Meier fit.
+    """
+    n, g = e_num.shape
+    g2 = g * g
+    mult = np.zeros((n_curves, g2))  # how many of the pair's two K factors are curve c's
+    for a in range(g):
+        for b in range(g):
+            mult[curve_of[a], a * g + b] += 1
+            mult[curve_of[b], a * g + b] += 1
+    total = np.zeros(g2)  # sum of psi^E over the whole cell (0 up to rounding at theta-hat)
+    total_overall = np.zeros(g2)
+    size = np.zeros(n_curves)
+    for m in range(n):
+        a = codes[m]
+        size[curve_of[a]] += 1
+        for b in range(g):
+            total[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
+            total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
+    below = np.zeros(g2)  # the same sums over the rows with time < s
+    below_overall = np.zeros(g2)
+    compensator = np.zeros((n_curves, g2))
+    compensator_overall = np.zeros(n_curves)
+    passed = np.zeros(n_curves)
+    deaths = np.zeros(n_curves)
+    censored = np.zeros(n_curves)
+    jump = np.zeros(n_curves)
+    rate = np.zeros(n_curves)
+    sensitivity = np.zeros(g2)
+    sensitivity_overall = np.zeros(n_curves)
+    start = 0
+    while start < n:
+        end = start + 1
+        while end < n and time[end] == time[start]:
+            end += 1
+        deaths[:] = 0.0
+        censored[:] = 0.0
+        for m in range(start, end):
+            if event[m]:
+                deaths[curve_of[codes[m]]] += 1
+            else:
+                censored[curve_of[codes[m]]] += 1
+        for c in range(n_curves):
+            jump[c] = 0.0
+            rate[c] = 0.0
+            # events leave the risk set before the censorings at a tied time (the KM convention)
+            at_risk = size[c] - passed[c] - deaths[c]
+            left = at_risk - censored[c]
+            if censored[c] > 0 and left > 0:  # left == 0: K drops to 0, no finite weight beyond
+                jump[c] = 1.0 / left
+                rate[c] = censored[c] / (at_risk * left)
+        for cell in range(g2):
+            sensitivity[cell] = total[cell] - below[cell]
+        for c in range(n_curves):
+            sensitivity_overall[c] = 0.0
+            for cell in range(g2):
+                sensitivity_overall[c] += mult[c, cell] * (total_overall[cell] - below_overall[cell])
+        for m in range(start, end):
+            k = order[m]
+            c = curve_of[codes[m]]
+            # an event at s is not at risk of censoring at s; a censoring at s is, and jumps
+            own_jump = 0.0 if event[m] else jump[c] - rate[c]
+            for cell in range(g2):
+                if mult[c, cell] > 0:
+                    term = sensitivity[cell] * own_jump - compensator[c, cell]
+                    cells[k, cell] += mult[c, cell] * term * inv_den[cell]
+            overall[k] += (sensitivity_overall[c] * own_jump - compensator_overall[c]) * inv_total
+        for c in range(n_curves):
+            if rate[c] > 0:
+                for cell in range(g2):
+                    if mult[c, cell] > 0:
+                        compensator[c, cell] += sensitivity[cell] * rate[c]
+                compensator_overall[c] += sensitivity_overall[c] * rate[c]
+        for m in range(start, end):
+            a = codes[m]
+            passed[curve_of[a]] += 1
+            for b in range(g):
+                below[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
+                below_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
+        start = end
 
 
 def influence(
@@ -203,7 +343,9 @@ def influence(
     curves: CensoringCurves | None,
     tied_tol: float,
     strict: bool,
+    censoring_estimated: bool = False,
     prepared: PreparedPairs | None = None,
+    contributions: IndividualContributions | None = None,
 ) -> Influence:
     """Influence functions and delete-one jackknife of every cell and of the pooled C.
 
@@ -214,10 +356,16 @@ def influence(
     counts : PairCounts
         The point estimate's pair counts on ``sample`` (from :func:`survfair._xci.estimate_xci`).
     method, tau, curves, tied_tol, strict
-        The settings of the point estimate; ``curves`` are the fitted censoring curves (IPCW),
-        whose weights are treated as fixed.
+        The settings of the point estimate; ``curves`` are the fitted censoring curves (IPCW).
+    censoring_estimated : bool, default False
+        True when ``curves`` are the Kaplan-Meier fits on ``sample`` itself (``xci`` without a
+        ``censoring_reference``): the influence then includes the estimation of the weights.
+        False treats the weights as fixed (curves from another sample).
     prepared : PreparedPairs, optional
         The point estimate's sorted and ranked data (saves preparing them again).
+    contributions : IndividualContributions, optional
+        The contributions on ``sample`` with these settings, when the caller computed them with
+        the counts (:func:`survfair._kernel.count_pairs_and_contributions`); computed otherwise.
 
     Returns
     -------
@@ -226,8 +374,8 @@ def influence(
     Notes
     -----
     See the module docstring for the formulas (Hajek projection of the ratio of U-statistics,
-    DeLong et al. 1988 small-sample factor). Cost: one call of
-    :func:`survfair._kernel.individual_contributions` (O(G^2 n log n)) plus O(n G^2) arithmetic.
+    DeLong et al. 1988 small-sample factor, Kaplan-Meier term). Cost: the kernel's passes
+    (O(G^2 n log n)) plus two O(n G^2) sweeps.
 
     References
     ----------
@@ -237,46 +385,40 @@ def influence(
     """
     g = sample.n_groups
     n = sample.n_samples
-    contrib = individual_contributions(
-        sample.time, sample.event, sample.group_codes, sample.risk, g,
-        inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
-        tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
-    )
-    codes = sample.group_codes
-    rows = np.arange(n)[:, None]
+    if contributions is None:
+        _, _, contributions = count_pairs_and_contributions(
+            sample.time, sample.event, sample.group_codes, sample.risk, g,
+            inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
+            tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
+        )
+    if contributions.order is None:  # input order: the identity permutation
+        order = np.arange(n)
+        time, event, codes = sample.time, sample.event, sample.group_codes
+    else:
+        order = contributions.order
+        time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
     numerator = counts.numerator.ravel()
     denominator = counts.denominator.ravel()
     defined = denominator > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0).reshape(g, g)
-    # k's contributions, (n, G) each: as the earlier member to cells (g_k, b), as the later member
-    # to cells (a, g_k); their flat cell indices:
-    e_cell = codes[:, None] * g + np.arange(g)[None, :]
-    l_cell = np.arange(g)[None, :] * g + codes[:, None]
-    e_num, e_den = contrib.earlier_numerator, contrib.earlier_denominator
-    l_num, l_den = contrib.later_numerator, contrib.later_denominator
-    psi_e = e_num - theta[codes, :] * e_den
-    psi_l = l_num - theta[:, codes].T * l_den
-    # members in each role per cell (DeLong's m / (m - 1) factor)
-    m_e = np.bincount(e_cell.ravel(), weights=(e_den > 0).ravel(), minlength=g * g)
-    m_l = np.bincount(l_cell.ravel(), weights=(l_den > 0).ravel(), minlength=g * g)
-    factor_e, factor_l = _role_factor(m_e), _role_factor(m_l)
-    safe_den = np.where(defined, denominator, 1.0)
-    cells = np.zeros((n, g * g))
-    cells[rows, e_cell] += factor_e[e_cell] * psi_e / safe_den[e_cell]
-    cells[rows, l_cell] += factor_l[l_cell] * psi_l / safe_den[l_cell]
-    cells[:, ~defined] = np.nan
-    # pooled C: ratio of the sums over all cells
+        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
+        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
     total_num, total_den = numerator.sum(), denominator.sum()
-    pooled = total_num / total_den if total_den > 0 else math.nan
-    oe_num, oe_den = e_num.sum(axis=1), e_den.sum(axis=1)
-    ol_num, ol_den = l_num.sum(axis=1), l_den.sum(axis=1)
-    overall_psi = (
-        _role_factor((oe_den > 0).sum()) * (oe_num - pooled * oe_den)
-        + _role_factor((ol_den > 0).sum()) * (ol_num - pooled * ol_den)
-    )
-    overall = overall_psi / total_den if total_den > 0 else np.full(n, np.nan)
-    return Influence(cells, overall, (numerator, denominator, codes, contrib, g))
+    pooled = total_num / total_den if total_den > 0 else 0.0
+    inv_total = 1.0 / total_den if total_den > 0 else 0.0
+    parts = (contributions.earlier_numerator, contributions.earlier_denominator)
+    cells = np.zeros((n, g * g))
+    overall = np.zeros(n)
+    _fixed_weight_rows(codes, order, *parts, contributions.later_numerator, contributions.later_denominator,
+                       theta, inv_den, pooled, inv_total, cells, overall)
+    if method == "ipcw" and censoring_estimated:
+        curve_of = np.zeros(g, np.int64) if curves.kind == "pooled" else np.arange(g, dtype=np.int64)
+        _censoring_rows(time, event, codes, order, *parts, theta, inv_den, pooled, inv_total,
+                        curve_of, int(curve_of.max()) + 1, cells, overall)
+    cells[:, ~defined] = np.nan
+    if total_den <= 0:
+        overall[:] = np.nan
+    return Influence(cells, overall, (numerator, denominator, sample.group_codes, contributions, g))
 
 
 # --------------------------------------------------------------------------------------------
@@ -591,10 +733,13 @@ def with_inference(
     bootstrap_method: str,
     refit_censoring: bool,
     prepared: PreparedPairs | None = None,
+    contributions: IndividualContributions | None = None,
 ) -> XCIResult:
     """Return ``result`` with the requested inference attached (a new frozen result).
 
-    ``ci="analytic"``: covariance of the cells from the influence functions (weights fixed).
+    ``ci="analytic"``: covariance of the cells from the influence functions (including the
+    Kaplan-Meier estimation of the weights when ``refit_censoring``, i.e. they were fitted on
+    ``sample``; ``contributions`` from the point estimate's passes are used when given).
     ``ci="bootstrap"``: replicates (censoring refitted when ``refit_censoring``), plus the
     delete-one jackknife for BCa. The validated sample is always kept (``extras["sample"]``) so
     that :func:`survfair.compare_xci` can check and re-use it.
@@ -608,7 +753,8 @@ def with_inference(
         return replace(result, extras=extras, confidence_level=level)
     curves = result.censoring_curves if result.method == "ipcw" else None
     if ci == "analytic":
-        inf = influence(sample, result.pair_counts, curves=curves, prepared=prepared, **settings)
+        inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
+                        prepared=prepared, contributions=contributions, **settings)
         extras["influence"] = inf
         return replace(result, covariance=inf.covariance, ci_method="analytic", confidence_level=level, extras=extras)
     draws = bootstrap(
@@ -625,7 +771,8 @@ def with_inference(
     warn_bootstrap_failures(draws, result.groups, stacklevel=4)
     extras["bootstrap"] = draws
     if bootstrap_method == "bca":
-        inf = influence(sample, result.pair_counts, curves=curves, prepared=prepared, **settings)
+        inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
+                        prepared=prepared, **settings)
         extras["jackknife"] = inf.jackknife
         extras["jackknife_overall"] = inf.jackknife_overall
     return replace(

@@ -29,7 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["PairCounts", "PreparedPairs", "prepare_pairs", "count_pairs", "individual_contributions"]
+__all__ = [
+    "PairCounts", "PreparedPairs", "IndividualContributions", "prepare_pairs", "count_pairs",
+    "individual_contributions", "count_pairs_and_contributions",
+]
 
 
 @dataclass(frozen=True)
@@ -114,13 +117,15 @@ def _fenwick_sum(tree, offset, slot):
 @njit(cache=True, nogil=True)
 def _column_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
-    own, inv_k_column, weighted, tau, strict, n_groups,
+    own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """Counts for every row group a against column group ``column``.
 
     All per-row arrays are in ascending time order. Returns the six per-row-group arrays
     (length G) and the time-order position of the first event whose weight is not finite (-1
-    when all are), so the caller can name the group and time.
+    when all are), so the caller can name the group and time. With ``per_row``, every event's
+    own weighted numerator and denominator against the column group (its contributions as the
+    earlier member of a pair) go to ``out_num[m, column]`` / ``out_den[m, column]`` on the way.
     """
     n = time.shape[0]
     words, blocks = _rankset_new(sizes[column])
@@ -173,11 +178,12 @@ def _column_pass(
                         w = own[m] * inv_k_column[m]
                         if not np.isfinite(w) and bad < 0:
                             bad = m
-                if strict:
-                    numerator[row] += w * lower
-                else:
-                    numerator[row] += w * lower + 0.5 * w * ties
+                score = lower if strict else lower + 0.5 * ties
+                numerator[row] += w * score
                 denominator[row] += w * inserted
+                if per_row:
+                    out_num[m, column] = w * score
+                    out_den[m, column] = w * inserted
         for m in range(start, end):
             if codes[m] == column and (event[m] or strict):
                 _rankset_add(words, blocks, rank[m])
@@ -373,20 +379,57 @@ def count_pairs(
         The first event whose weight against that column group is not finite.
     """
     prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order)
+    counts, bad, _ = _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=False)
+    return counts, bad
+
+
+def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, with_contributions):
+    """One column pass per group (counts, and the earlier-member contributions when asked), then
+    the later-member passes when asked. Contributions stay in time order."""
     own, column_weights, weighted = _weights(prep, n_groups, inverse_k, row_weight)
     cutoff = np.inf if tau is None else float(tau)
+    n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
+    shape = (n, n_groups) if with_contributions else (1, 1)
+    rows = [np.zeros(shape) for _ in range(4)]
+    data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes)
     bad = None
     for column in range(n_groups):
+        inv_column = column_weights(column) if weighted else np.ones(1)
         result = _column_pass(
-            column, prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes,
-            own, column_weights(column) if weighted else np.ones(1), weighted, cutoff, strict, n_groups,
+            column, *data, own, inv_column, weighted, cutoff, strict, n_groups, with_contributions, rows[0], rows[1],
         )
         for cell, values in zip(cells, result[:6]):
             cell[:, column] = values
         if result[6] >= 0 and bad is None:
             bad = (int(prep.order[result[6]]), column)
-    return PairCounts(*cells), bad
+        if with_contributions:
+            _later_pass(column, *data, own, inv_column, weighted, cutoff, strict, n_groups, rows[2], rows[3])
+    contributions = IndividualContributions(*rows, order=prep.order) if with_contributions else None
+    return PairCounts(*cells), bad, contributions
+
+
+def count_pairs_and_contributions(
+    time: np.ndarray,
+    event: np.ndarray,
+    codes: np.ndarray,
+    risk: np.ndarray,
+    n_groups: int,
+    *,
+    inverse_k=None,
+    tau: float | None = None,
+    tied_tol: float = 1e-8,
+    strict: bool = False,
+    prepared: PreparedPairs | None = None,
+) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
+    """:func:`count_pairs` and :func:`individual_contributions` at once (what the analytic
+    variance needs): the counts come out of the same passes as the earlier-member contributions.
+
+    Returns ``(counts, bad, contributions)``; the contributions are in time order
+    (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
+    """
+    prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol)
+    return _passes(prep, n_groups, inverse_k, tau, strict, None, with_contributions=True)
 
 
 @dataclass(frozen=True)
@@ -407,54 +450,28 @@ class IndividualContributions:
     Summing ``earlier_*[:, b]`` over rows of group a gives cell (a, b), as does summing
     ``later_*[:, a]`` over rows of group b. These are the DeLong structural components (placement
     values) generalised to censored, weighted pairs. Memory is O(n G).
+
+    ``order`` is None when row k of the arrays is input row k; otherwise the arrays are in time
+    order and row m belongs to input row ``order[m]`` (the kernel's own order, which saves
+    permuting four n x G arrays when the consumer can work in any order).
     """
 
     earlier_numerator: np.ndarray
     earlier_denominator: np.ndarray
     later_numerator: np.ndarray
     later_denominator: np.ndarray
+    order: np.ndarray | None = None
 
-
-@njit(cache=True, nogil=True)
-def _earlier_pass(
-    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
-    own, inv_k_column, weighted, tau, strict, out_num, out_den,
-):
-    """Row contributions of every event against later members of group ``column`` (time order)."""
-    n = time.shape[0]
-    words, blocks = _rankset_new(sizes[column])
-    inserted = 0
-    end = n
-    while end > 0:
-        start = end - 1
-        t = time[start]
-        while start > 0 and time[start - 1] == t:
-            start -= 1
-        if not strict:
-            for m in range(start, end):
-                if codes[m] == column and not event[m]:
-                    _rankset_add(words, blocks, rank[m])
-                    inserted += 1
-        if inserted > 0:
-            for m in range(start, end):
-                if not event[m]:
-                    continue
-                lower = _rankset_count_below(words, blocks, lower_bound[m, column])
-                not_higher = lower
-                t_row = tie_row[m]
-                if t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (codes[m] == column):
-                    not_higher = _rankset_count_below(words, blocks, upper_bound[t_row, column])
-                w = 1.0
-                if weighted:
-                    w = 0.0 if t >= tau else own[m] * inv_k_column[m]
-                score = lower if strict else lower + 0.5 * (not_higher - lower)
-                out_num[m, column] = w * score
-                out_den[m, column] = w * inserted
-        for m in range(start, end):
-            if codes[m] == column and (event[m] or strict):
-                _rankset_add(words, blocks, rank[m])
-                inserted += 1
-        end = start
+    def in_input_order(self) -> "IndividualContributions":
+        """The same contributions with row k belonging to input row k."""
+        if self.order is None:
+            return self
+        arrays = []
+        for values in (self.earlier_numerator, self.earlier_denominator, self.later_numerator, self.later_denominator):
+            unpermuted = np.empty_like(values)
+            unpermuted[self.order] = values
+            arrays.append(unpermuted)
+        return IndividualContributions(*arrays)
 
 
 _WEIGHT_BLOCK_SHIFT = 6  # 64 weights (8 cache lines) per block of the weighted rank sets
@@ -561,18 +578,5 @@ def individual_contributions(
     :func:`count_pairs`, and so is ``prepared``. Rows of the returned arrays are in input order.
     """
     prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol)
-    own, column_weights, weighted = _weights(prep, n_groups, inverse_k, row_weight)
-    cutoff = np.inf if tau is None else float(tau)
-    n = prep.time.shape[0]
-    arrays = [np.zeros((n, n_groups)) for _ in range(4)]
-    data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes)
-    for column in range(n_groups):
-        inv_column = column_weights(column) if weighted else np.ones(1)
-        _earlier_pass(column, *data, own, inv_column, weighted, cutoff, strict, arrays[0], arrays[1])
-        _later_pass(column, *data, own, inv_column, weighted, cutoff, strict, n_groups, arrays[2], arrays[3])
-    in_input_order = []
-    for values in arrays:
-        unpermuted = np.empty_like(values)
-        unpermuted[prep.order] = values
-        in_input_order.append(unpermuted)
-    return IndividualContributions(*in_input_order)
+    _, _, contributions = _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True)
+    return contributions.in_input_order()

@@ -11,8 +11,8 @@ contributions are the DeLong structural components (placement values):
 * ``later_numerator[j, a] / n_1^a`` of a negative j of group b is the fraction of positives of
   group a that outrank it, V01_{ab}(j) -- the conditional xAUC of Section 6.
 
-Everything here reuses :func:`survfair._kernel.count_pairs` and
-:func:`survfair._kernel.individual_contributions`; nothing counts pairs a second time.
+Everything here comes from one call of :func:`survfair._kernel.count_pairs_and_contributions`:
+the pair counts and the per-individual contributions out of the same passes.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from ._exceptions import UndefinedXCIWarning
-from ._kernel import IndividualContributions, PairCounts, count_pairs, individual_contributions
+from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
 from ._results import (
     CellMatrixAccessors,
     ConfidenceInterval,
@@ -361,10 +361,10 @@ def _xauc_from_sample(
 ) -> XAUCResult:
     """xAUC of a validated binary sample (``event`` = positive, time 0 / 1)."""
     g = sample.n_groups
-    counts, _ = count_pairs(sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol=tied_tol)
-    parts: IndividualContributions = individual_contributions(
+    counts, _, in_time_order = count_pairs_and_contributions(
         sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol=tied_tol
     )
+    parts: IndividualContributions = in_time_order.in_input_order()
     n_pos = np.bincount(sample.group_codes[sample.event], minlength=g).astype(float)
     n_neg = np.bincount(sample.group_codes[~sample.event], minlength=g).astype(float)
     rows = _BinaryRows(

@@ -11,7 +11,14 @@ import pandas as pd
 from ._censoring import CensoringCurves, check_positivity, fit_censoring, inverse_censoring, raise_positivity
 from ._exceptions import UndefinedXCIWarning
 from ._inference import check_inference_options, with_inference
-from ._kernel import PairCounts, PreparedPairs, count_pairs, prepare_pairs
+from ._kernel import (
+    IndividualContributions,
+    PairCounts,
+    PreparedPairs,
+    count_pairs,
+    count_pairs_and_contributions,
+    prepare_pairs,
+)
 from ._results import XCIResult, check_confidence_level
 from ._validation import SurvivalSample, check_option, check_survival_inputs, check_tau, raise_no_comparable_pair
 
@@ -82,11 +89,36 @@ def estimate_xci(
     NoComparablePairError
         If no pair is comparable (or, for IPCW, every comparable pair has weight 0).
     """
-    inverse_k = inverse_censoring(curves) if method == "ipcw" else None
     counts, bad = count_pairs(
         sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
-        inverse_k=inverse_k, tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
+        inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
+        tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
     )
+    return _checked(counts, bad, sample, curves, tau)
+
+
+def estimate_xci_with_contributions(
+    sample: SurvivalSample,
+    *,
+    method: str,
+    tau: float | None,
+    curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+    prepared: PreparedPairs | None = None,
+) -> tuple[PairCounts, IndividualContributions]:
+    """:func:`estimate_xci` plus every individual's contributions (for the analytic variance),
+    from the same kernel passes. Raises as :func:`estimate_xci`."""
+    counts, bad, contributions = count_pairs_and_contributions(
+        sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
+        inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
+        tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
+    )
+    return _checked(counts, bad, sample, curves, tau), contributions
+
+
+def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> PairCounts:
+    """Raise for a weight that cannot be formed or for no usable pair; else return ``counts``."""
     if bad is not None:
         row, column = bad
         own = sample.group_codes[row]
@@ -290,8 +322,12 @@ def xci(
         else:
             columns = {"time": time, "event": event, "group": group}
             curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups), censoring)
-    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict,
-                          prepared=prepared)
+    estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared)
+    contributions = None
+    if ci == "analytic":  # the variance needs every individual's contributions: same passes
+        counts, contributions = estimate_xci_with_contributions(sample, **estimator)
+    else:
+        counts = estimate_xci(sample, **estimator)
     if curves is not None:
         weighted_events = sample.event & (sample.time < (np.inf if tau is None else tau))
         if weighted_events.any():
@@ -329,4 +365,5 @@ def xci(
         bootstrap_method=bootstrap_method,
         refit_censoring=censoring_reference is None,
         prepared=prepared,
+        contributions=contributions,
     )

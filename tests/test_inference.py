@@ -110,16 +110,107 @@ def test_naive_covariance_equals_direct_pair_loop(n_groups, ties):
 def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
     time, event, group, risk = _cohort(80, seed=3, n_groups=2, ties=True)
     tau = float(np.quantile(time, 0.8))
-    res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, ci="analytic")
+    res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring)
     curves = res.censoring_curves
+    sample, _ = check_survival_inputs(time, event, group, risk)
+    inf = _inference.influence(sample, res.pair_counts, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8,
+                               strict=False, censoring_estimated=False)
     k = np.array([[curves.evaluate(g, np.array([t]))[0] for g in range(2)] for t in time])
 
     def weight(i, j):
         return 1.0 / (k[i, group[i]] * k[i, group[j]])
 
     cov, var_overall = _brute_influence(time, event, group, risk, 2, weight, tau=tau)
-    np.testing.assert_allclose(res.covariance, cov, rtol=1e-11)
-    assert survfair.overall_c(res).se == pytest.approx(math.sqrt(var_overall), rel=1e-11)
+    np.testing.assert_allclose(inf.covariance, cov, rtol=1e-11)
+    assert inf.overall @ inf.overall == pytest.approx(var_overall, rel=1e-11)
+
+
+def _case_weighted_ipcw(time, event, codes, risk, v, n_groups, tau, censoring):
+    """O(n^2) IPCW matrix and pooled C with case weights ``v``: each pair weighs v_i v_j, and the
+    censoring Kaplan-Meier (events before censorings at a tied time) counts row l as v_l rows."""
+    members = [np.arange(len(time))] * n_groups if censoring == "pooled" else [codes == a for a in range(n_groups)]
+    members = [np.flatnonzero(np.broadcast_to(m, time.shape)) if m.dtype == bool else m for m in members]
+
+    def km(rows, t):
+        value = 1.0
+        for s in np.unique(time[rows][time[rows] <= t]):
+            at = rows[time[rows] >= s]
+            here = at[time[at] == s]
+            deaths, censored = v[here][event[here]].sum(), v[here][~event[here]].sum()
+            if censored > 0:
+                value *= 1 - censored / (v[at].sum() - deaths)
+        return value
+
+    numerator = np.zeros((n_groups, n_groups))
+    denominator = np.zeros((n_groups, n_groups))
+    for i in np.flatnonzero(event & (time < tau)):
+        k_i = [km(members[b], time[i]) for b in range(n_groups)]
+        for j in range(len(time)):
+            if j != i and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
+                w = v[i] * v[j] / (k_i[codes[i]] * k_i[codes[j]])
+                d = risk[i] - risk[j]
+                h = 1.0 if d > 1e-8 else (0.5 if abs(d) <= 1e-8 else 0.0)
+                numerator[codes[i], codes[j]] += w * h
+                denominator[codes[i], codes[j]] += w
+    return numerator / denominator, numerator.sum() / denominator.sum(), denominator
+
+
+@pytest.mark.parametrize("censoring", ["group", "pooled"])
+def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier(censoring):
+    """With the censoring fitted on the same rows, phi_k is the derivative of the estimate (KM
+    refitted) in the case weight of row k: the infinitesimal jackknife, checked by finite
+    differences of an O(n^2) case-weighted estimator on tied data."""
+    time, event, group, risk = _cohort(36, seed=11, n_groups=2, ties=True)
+    tau = float(np.quantile(time, 0.85))
+    res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, ci="analytic")
+    inf = res.extras["influence"]
+    n = len(time)
+    ones = np.ones(n)
+    theta, pooled, denominator = _case_weighted_ipcw(time, event, group, risk, ones, 2, tau, censoring)
+    np.testing.assert_allclose(theta, res.values, rtol=1e-12)
+    step = 1e-6
+    derivative = np.empty((n, 4))
+    derivative_overall = np.empty(n)
+    for k in range(n):
+        v = ones.copy()
+        v[k] += step
+        theta_k, pooled_k, _ = _case_weighted_ipcw(time, event, group, risk, v, 2, tau, censoring)
+        derivative[k] = ((theta_k - theta) / step).ravel()
+        derivative_overall[k] = (pooled_k - pooled) / step
+    # phi carries DeLong's sqrt(m / (m - 1)) on the pair terms; undo it through a fixed-weight twin
+    sample = res.extras["sample"]
+    settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=False)
+    fixed = _inference.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
+    plain = _brute_plain_phi(time, event, group, risk, res)
+    km_term = inf.cells - fixed.cells
+    np.testing.assert_allclose(plain + km_term, derivative, rtol=1e-4, atol=1e-6)
+    km_overall = inf.overall - fixed.overall
+    plain_overall = _brute_plain_phi(time, event, group, risk, res, overall=True)
+    np.testing.assert_allclose(plain_overall + km_overall, derivative_overall, rtol=1e-4, atol=1e-6)
+    assert np.abs(km_term).max() > 1e-3  # the Kaplan-Meier term matters on this data
+
+
+def _brute_plain_phi(time, event, codes, risk, res, overall=False):
+    """phi_k without DeLong's factor, weights fixed at the fitted curves (direct pair loop)."""
+    curves, tau, g = res.censoring_curves, res.tau, len(res.groups)
+    k = np.array([[curves.evaluate(a, np.array([t]))[0] for a in range(g)] for t in time])
+    n = len(time)
+    num, den = np.zeros((n, g * g)), np.zeros((n, g * g))
+    for i in np.flatnonzero(event & (time < tau)):
+        for j in range(n):
+            if j != i and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
+                w = 1.0 / (k[i, codes[i]] * k[i, codes[j]])
+                d = risk[i] - risk[j]
+                h = 1.0 if d > 1e-8 else (0.5 if abs(d) <= 1e-8 else 0.0)
+                cell = codes[i] * g + codes[j]
+                for row in (i, j):
+                    num[row, cell] += w * h
+                    den[row, cell] += w
+    totals_num, totals_den = num.sum(0) / 2, den.sum(0) / 2
+    if overall:
+        pooled = totals_num.sum() / totals_den.sum()
+        return (num.sum(1) - pooled * den.sum(1)) / totals_den.sum()
+    return (num - totals_num / totals_den * den) / totals_den
 
 
 def test_one_group_binary_outcome_equals_delong_variance():
