@@ -139,22 +139,47 @@ class Influence:
     Attributes
     ----------
     cells : ndarray of shape (n_samples, G*G)
-        ``phi_k(ab)`` (row-major cells), scaled so that ``cells.T @ cells`` is the covariance of
-        the cells. Columns of undefined cells (no weighted comparable pair) are NaN.
+        ``phi_k(ab)`` (row-major cells) of input row k, scaled so that ``cells.T @ cells`` is the
+        covariance of the cells. Columns of undefined cells (no weighted comparable pair) are NaN.
     overall : ndarray of shape (n_samples,)
         The same for the pooled C; ``overall @ overall`` is its variance.
+    covariance : ndarray of shape (G*G, G*G)
+        Covariance of the cells.
+    overall_variance : float
+        Variance of the pooled C.
     jackknife : ndarray of shape (n_samples, G*G)
         Delete-one estimates of every cell (censoring weights held fixed); computed on first
         access (only BCa intervals need it).
     jackknife_overall : ndarray of shape (n_samples,)
         Delete-one estimates of the pooled C.
+
+    The rows are computed in the kernel's time order (``order[m]`` is the input row of row m) and
+    put in input order only when ``cells`` / ``overall`` are read (paired comparisons); the
+    variances do not depend on the order of the rows.
     """
 
-    cells: np.ndarray = field(repr=False)
-    overall: np.ndarray = field(repr=False)
+    cells_in_time_order: np.ndarray = field(repr=False)
+    overall_in_time_order: np.ndarray = field(repr=False)
+    order: np.ndarray = field(repr=False)
     # what the delete-one estimates are made of: k's summed numerator / denominator per cell
     # (n_samples, G*G), and the totals of the point estimate (G*G,)
     _leave_out: tuple = field(repr=False)
+
+    @functools.cached_property
+    def cells(self) -> np.ndarray:
+        return _in_input_order(self.cells_in_time_order, self.order)
+
+    @functools.cached_property
+    def overall(self) -> np.ndarray:
+        return _in_input_order(self.overall_in_time_order, self.order)
+
+    @property
+    def covariance(self) -> np.ndarray:
+        return self.cells_in_time_order.T @ self.cells_in_time_order
+
+    @property
+    def overall_variance(self) -> float:
+        return float(self.overall_in_time_order @ self.overall_in_time_order)
 
     @functools.cached_property
     def jackknife(self) -> np.ndarray:
@@ -188,10 +213,11 @@ class Influence:
         k_den[rows, l_cell] += contrib.later_denominator
         return numerator, denominator, k_num, k_den
 
-    @property
-    def covariance(self) -> np.ndarray:
-        """Covariance of the cells, shape (G*G, G*G)."""
-        return self.cells.T @ self.cells
+
+def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    out = np.empty_like(values)
+    out[order] = values
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -201,17 +227,28 @@ def _role_factor(count):
 
 
 @njit(cache=True, nogil=True)
-def _fixed_weight_rows(codes, order, e_num, e_den, l_num, l_den, theta, inv_den, pooled, inv_total, cells, overall):
-    """phi_k of every cell and of the pooled C with the weights held fixed (module docstring).
+def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_den, pooled, inv_total,
+                    curve_of, n_curves, cells, overall):
+    """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
 
-    Reads the contributions in time order (row m is input row ``order[m]``) and writes ``cells``
-    (n, G*G) and ``overall`` (n,) in input order, so the four n x G arrays are never permuted.
+    Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
+    (sequential writes; the covariance does not depend on the order of the rows). ``n_curves`` > 0 adds the Kaplan-Meier term of estimated weights; ``curve_of[g]`` is
+    the censoring curve of group g (all 0 when pooled). For a cell (a, b),
+    F_ab(s) = sum_{i in a, t_i >= s} psi^E_i(ab) is the cell's sensitivity to the censoring hazard at
+    s, and k in curve c adds mult_c(ab) [1{k censored} F(t_k) / (Y_c - C_c)(t_k)
+    - sum_{s at which k is at risk of censoring} F(s) C_c(s) / (Y_c (Y_c - C_c))(s)] (Y: at risk of
+    censoring, C: censored at s), the derivative of 1 / (K_a(t_i) K_b(t_i)) through the KM fit.
     """
     n, g = e_num.shape
-    m_e = np.zeros(g * g)
-    m_l = np.zeros(g * g)
+    g2 = g * g
+    # first sweep: members per role and cell (DeLong's factor), curve sizes, the cells' psi^E sums
+    m_e = np.zeros(g2)
+    m_l = np.zeros(g2)
     overall_e = 0
     overall_l = 0
+    size = np.zeros(max(n_curves, 1))
+    total = np.zeros(g2)  # 0 up to rounding at theta-hat; kept exact so F ends at 0
+    total_overall = np.zeros(g2)
     for m in range(n):
         a = codes[m]
         earlier = False
@@ -223,114 +260,106 @@ def _fixed_weight_rows(codes, order, e_num, e_den, l_num, l_den, theta, inv_den,
             if l_den[m, b] > 0:
                 m_l[b * g + a] += 1
                 later = True
+            total[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
+            total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
         overall_e += earlier
         overall_l += later
+        if n_curves > 0:
+            size[curve_of[a]] += 1
     factor_e = np.array([_role_factor(x) for x in m_e])
     factor_l = np.array([_role_factor(x) for x in m_l])
     overall_factor_e = _role_factor(overall_e)
     overall_factor_l = _role_factor(overall_l)
-    for m in range(n):
-        k = order[m]
-        a = codes[m]
-        psi_e = 0.0
-        psi_l = 0.0
-        for b in range(g):
-            e = a * g + b  # k as the earlier member: cell (a, b)
-            el = b * g + a  # k as the later member: cell (b, a)
-            cells[k, e] += factor_e[e] * (e_num[m, b] - theta[e] * e_den[m, b]) * inv_den[e]
-            cells[k, el] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b]) * inv_den[el]
-            psi_e += e_num[m, b] - pooled * e_den[m, b]
-            psi_l += l_num[m, b] - pooled * l_den[m, b]
-        overall[k] = (overall_factor_e * psi_e + overall_factor_l * psi_l) * inv_total
 
-
-@njit(cache=True, nogil=True)
-def _censoring_rows(time, event, codes, order, e_num, e_den, theta, inv_den, pooled, inv_total, curve_of, n_curves,
-                    cells, overall):
-    """Add the Kaplan-Meier term to ``cells`` / ``overall`` (module docstring, "estimated weights").
-
-    One sweep up the time order. ``curve_of[g]`` is the censoring curve of group g (all 0 when
-    pooled). For a cell (a, b), F_ab(s) = sum over earlier members i in a with t_i >= s of
-    psi^E_i(ab) is the cell's sensitivity to the censoring hazard at s; k in curve c adds
-    mult_c(ab) * [1{k censored at s_k} F(s_k) / (Y_c - c_c)(s_k) - sum_{s at risk} F(s) c_c(s) / (Y_c (Y_c - c_c))(s)],
-    the derivative of the weights 1 / (K_a(t_i) K_b(t_i)) through the Kaplan-Meier fit.
-    """
-    n, g = e_num.shape
-    g2 = g * g
-    mult = np.zeros((n_curves, g2))  # how many of the pair's two K factors are curve c's
-    for a in range(g):
-        for b in range(g):
-            mult[curve_of[a], a * g + b] += 1
-            mult[curve_of[b], a * g + b] += 1
-    total = np.zeros(g2)  # sum of psi^E over the whole cell (0 up to rounding at theta-hat)
-    total_overall = np.zeros(g2)
-    size = np.zeros(n_curves)
-    for m in range(n):
-        a = codes[m]
-        size[curve_of[a]] += 1
-        for b in range(g):
-            total[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
-            total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
-    below = np.zeros(g2)  # the same sums over the rows with time < s
+    curves = max(n_curves, 1)
+    mult = np.zeros((curves, g2))  # how many of a pair's two K factors are curve c's
+    if n_curves > 0:
+        for a in range(g):
+            for b in range(g):
+                mult[curve_of[a], a * g + b] += 1
+                mult[curve_of[b], a * g + b] += 1
+    below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
     below_overall = np.zeros(g2)
-    compensator = np.zeros((n_curves, g2))
-    compensator_overall = np.zeros(n_curves)
-    passed = np.zeros(n_curves)
-    deaths = np.zeros(n_curves)
-    censored = np.zeros(n_curves)
-    jump = np.zeros(n_curves)
-    rate = np.zeros(n_curves)
+    compensator = np.zeros((curves, g2))
+    compensator_overall = np.zeros(curves)
+    passed = np.zeros(curves)
+    deaths = np.zeros(curves)
+    censored = np.zeros(curves)
+    jump = np.zeros(curves)
+    rate = np.zeros(curves)
     sensitivity = np.zeros(g2)
-    sensitivity_overall = np.zeros(n_curves)
+    sensitivity_overall = np.zeros(curves)
+    row = np.empty(g2)
     start = 0
     while start < n:
         end = start + 1
         while end < n and time[end] == time[start]:
             end += 1
-        deaths[:] = 0.0
-        censored[:] = 0.0
-        for m in range(start, end):
-            if event[m]:
-                deaths[curve_of[codes[m]]] += 1
-            else:
-                censored[curve_of[codes[m]]] += 1
-        for c in range(n_curves):
-            jump[c] = 0.0
-            rate[c] = 0.0
-            # events leave the risk set before the censorings at a tied time (the KM convention)
-            at_risk = size[c] - passed[c] - deaths[c]
-            left = at_risk - censored[c]
-            if censored[c] > 0 and left > 0:  # left == 0: K drops to 0, no finite weight beyond
-                jump[c] = 1.0 / left
-                rate[c] = censored[c] / (at_risk * left)
-        for cell in range(g2):
-            sensitivity[cell] = total[cell] - below[cell]
-        for c in range(n_curves):
-            sensitivity_overall[c] = 0.0
+        any_censored = False
+        if n_curves > 0:
+            deaths[:] = 0.0
+            censored[:] = 0.0
+            for m in range(start, end):
+                if event[m]:
+                    deaths[curve_of[codes[m]]] += 1
+                else:
+                    censored[curve_of[codes[m]]] += 1
+                    any_censored = True
+        if any_censored:  # else no row jumps and no compensator grows: F is not needed
+            for c in range(n_curves):
+                jump[c] = 0.0
+                rate[c] = 0.0
+                # events leave the risk set before the censorings at a tied time (the KM convention)
+                at_risk = size[c] - passed[c] - deaths[c]
+                left = at_risk - censored[c]
+                if censored[c] > 0 and left > 0:  # left == 0: K drops to 0, no finite weight beyond
+                    jump[c] = 1.0 / left
+                    rate[c] = censored[c] / (at_risk * left)
             for cell in range(g2):
-                sensitivity_overall[c] += mult[c, cell] * (total_overall[cell] - below_overall[cell])
-        for m in range(start, end):
-            k = order[m]
-            c = curve_of[codes[m]]
-            # an event at s is not at risk of censoring at s; a censoring at s is, and jumps
-            own_jump = 0.0 if event[m] else jump[c] - rate[c]
-            for cell in range(g2):
-                if mult[c, cell] > 0:
-                    term = sensitivity[cell] * own_jump - compensator[c, cell]
-                    cells[k, cell] += mult[c, cell] * term * inv_den[cell]
-            overall[k] += (sensitivity_overall[c] * own_jump - compensator_overall[c]) * inv_total
-        for c in range(n_curves):
-            if rate[c] > 0:
+                sensitivity[cell] = total[cell] - below[cell]
+            for c in range(n_curves):
+                sensitivity_overall[c] = 0.0
                 for cell in range(g2):
-                    if mult[c, cell] > 0:
-                        compensator[c, cell] += sensitivity[cell] * rate[c]
-                compensator_overall[c] += sensitivity_overall[c] * rate[c]
+                    sensitivity_overall[c] += mult[c, cell] * (total_overall[cell] - below_overall[cell])
         for m in range(start, end):
             a = codes[m]
-            passed[curve_of[a]] += 1
+            row[:] = 0.0
+            psi_e = 0.0
+            psi_l = 0.0
             for b in range(g):
-                below[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
-                below_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
+                e = a * g + b  # k as the earlier member: cell (a, b)
+                el = b * g + a  # k as the later member: cell (b, a)
+                earlier = e_num[m, b] - theta[e] * e_den[m, b]
+                earlier_overall = e_num[m, b] - pooled * e_den[m, b]
+                row[e] += factor_e[e] * earlier
+                row[el] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b])
+                psi_e += earlier_overall
+                psi_l += l_num[m, b] - pooled * l_den[m, b]
+                # F of the later blocks counts k (F of this block was taken before the loop)
+                below[e] += earlier
+                below_overall[e] += earlier_overall
+            value_overall = overall_factor_e * psi_e + overall_factor_l * psi_l
+            if n_curves > 0:
+                c = curve_of[a]
+                # an event at s is not at risk of censoring at s; a censoring at s is, and jumps
+                own_jump = 0.0 if event[m] else jump[c] - rate[c]  # (set in this block: it has a censoring)
+                for cell in range(g2):
+                    if mult[c, cell] > 0:
+                        row[cell] += mult[c, cell] * (sensitivity[cell] * own_jump - compensator[c, cell])
+                value_overall += sensitivity_overall[c] * own_jump - compensator_overall[c]
+            for cell in range(g2):
+                cells[m, cell] = row[cell] * inv_den[cell]
+            overall[m] = value_overall * inv_total
+        if any_censored:
+            for c in range(n_curves):
+                if rate[c] > 0:
+                    for cell in range(g2):
+                        if mult[c, cell] > 0:
+                            compensator[c, cell] += sensitivity[cell] * rate[c]
+                    compensator_overall[c] += sensitivity_overall[c] * rate[c]
+        if n_curves > 0:
+            for m in range(start, end):
+                passed[curve_of[codes[m]]] += 1
         start = end
 
 
@@ -394,6 +423,8 @@ def influence(
     if contributions.order is None:  # input order: the identity permutation
         order = np.arange(n)
         time, event, codes = sample.time, sample.event, sample.group_codes
+    elif prepared is not None and prepared.order is contributions.order:  # already permuted
+        order, time, event, codes = prepared.order, prepared.time, prepared.event, prepared.codes
     else:
         order = contributions.order
         time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
@@ -406,19 +437,19 @@ def influence(
     total_num, total_den = numerator.sum(), denominator.sum()
     pooled = total_num / total_den if total_den > 0 else 0.0
     inv_total = 1.0 / total_den if total_den > 0 else 0.0
-    parts = (contributions.earlier_numerator, contributions.earlier_denominator)
-    cells = np.zeros((n, g * g))
-    overall = np.zeros(n)
-    _fixed_weight_rows(codes, order, *parts, contributions.later_numerator, contributions.later_denominator,
-                       theta, inv_den, pooled, inv_total, cells, overall)
     if method == "ipcw" and censoring_estimated:
         curve_of = np.zeros(g, np.int64) if curves.kind == "pooled" else np.arange(g, dtype=np.int64)
-        _censoring_rows(time, event, codes, order, *parts, theta, inv_den, pooled, inv_total,
-                        curve_of, int(curve_of.max()) + 1, cells, overall)
+    else:
+        curve_of = np.zeros(0, np.int64)  # weights fixed: no Kaplan-Meier term
+    cells = np.empty((n, g * g))
+    overall = np.empty(n)
+    _influence_rows(time, event, codes, contributions.earlier_numerator, contributions.earlier_denominator,
+                    contributions.later_numerator, contributions.later_denominator, theta, inv_den, pooled,
+                    inv_total, curve_of, int(curve_of.max(initial=-1)) + 1, cells, overall)
     cells[:, ~defined] = np.nan
     if total_den <= 0:
         overall[:] = np.nan
-    return Influence(cells, overall, (numerator, denominator, sample.group_codes, contributions, g))
+    return Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g))
 
 
 # --------------------------------------------------------------------------------------------

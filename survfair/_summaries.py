@@ -299,7 +299,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     draws = result.extras.get("bootstrap")
     se, interval, p_value = math.nan, ConfidenceInterval(math.nan, math.nan), math.nan
     if result.ci_method == "analytic" and influence is not None:
-        se = float(np.sqrt(influence.overall @ influence.overall))
+        se = math.sqrt(influence.overall_variance)
         low, high = logit_wald_interval(np.array([value]), np.array([se]), level)
         interval = ConfidenceInterval(float(low[0]), float(high[0]))
         if np.isfinite(se) and se > 0 and np.isfinite(value):
