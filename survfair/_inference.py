@@ -13,8 +13,8 @@ is a sum over individuals of each one's share of the pairs it belongs to: for in
 where ``num_k`` / ``den_k`` are k's weighted numerator / denominator as the EARLIER member of the
 pairs of cell (a, b) (when k is in a) plus as the LATER member (when k is in b); these are the
 DeLong structural components (placement values) generalised to censored, weighted pairs and are
-computed for all cells in one O(G^2 n log n) kernel pass
-(:func:`survfair._kernel.individual_contributions`). A pair contributes to both of its members,
+computed for all cells by the same kernel passes that count the pairs
+(:func:`survfair._kernel.count_pairs_and_contributions`, O(G^2 n log n)). A pair contributes to both of its members,
 and that is exactly what the projection needs: ``sum_k psi_k = 2 (N - theta D) = 0`` and
 ``Var(N - theta D) ~ sum_k psi_k^2``. The covariance of two cells is
 
@@ -28,10 +28,26 @@ when every event precedes every censoring-free "control" (a binary outcome), thi
 DeLong variance of the AUC (tested). The factor changes the variance by O(1/n); without it the
 estimator is the plain Hajek / infinitesimal-jackknife variance.
 
-For the IPCW estimator the censoring weights ``1 / (K_a(t_i) K_b(t_i))`` are treated as FIXED
-(known): the variability of the Kaplan-Meier fit of K is not propagated. The bootstrap, which
-refits K in each replicate, is complete; the analytic interval is usually close to it (see the
-coverage study in ``benchmarks/coverage_study.py``).
+Estimated censoring weights (IPCW)
+----------------------------------
+When the censoring survival is fitted on the evaluated rows (``xci`` without a
+``censoring_reference``), the weights ``1 / (K_a(t_i) K_b(t_i))`` are themselves estimates, and
+each individual also moves the estimate through the Kaplan-Meier fits. Linearising the KM,
+``log K_c(t) - log K_c^0(t) ~ -sum_{k in c} int_0^t dM_k(s) / (Y_c(s) - C_c(s))`` with M_k the
+censoring martingale of k (Y_c at risk of censoring at s after the events at s leave, C_c censored
+at s), and the pair's weight changes by ``w_ij (dlog K_a + dlog K_b)(t_i)``. Summed over the pairs,
+k in curve c adds to psi_k(ab)
+
+    mult_c(ab) [ 1{k censored} F_ab(t_k) / (Y_c - C_c)(t_k)
+                 - sum_{s <= t_k, k at risk of censoring at s} F_ab(s) C_c(s) / (Y_c (Y_c - C_c))(s) ],
+
+with ``F_ab(s) = sum_{i in a, t_i >= s} psi^E_i(ab)`` and ``mult_c(ab)`` the number of the pair's
+two K factors that are curve c's (curve = group with ``censoring="group"``, one curve when
+pooled). This is exactly the derivative of the estimate, KM refitted, in row k's case weight (the
+infinitesimal jackknife; tested against finite differences of an O(n^2) case-weighted
+estimator), computed in one O(n G^2) sweep up the time order. It sums to zero over k and usually
+shrinks the variance slightly: estimating the weights is at least as efficient as knowing them.
+With a ``censoring_reference`` the curves come from other rows and are treated as fixed (known).
 
 The pooled C (Proposition 4.1; Harrell's / Uno's C) is the ratio of the sums over all cells, so its
 influence is built from the same contributions summed over cells.
@@ -40,7 +56,7 @@ Jackknife (for the BCa acceleration)
 ------------------------------------
 Deleting individual k removes exactly the pairs k belongs to, so the delete-one estimate of every
 cell is ``(N_ab - num_k(ab)) / (D_ab - den_k(ab))`` -- exact for the naive estimator and exact
-with the censoring weights held fixed for IPCW -- computed in O(n G^2) from the same
+with the censoring weights held fixed for IPCW (BCa only needs its skewness) -- computed in O(n G^2) from the same
 contributions, where re-running the estimator n times would cost O(n^2 log n).
 
 Bootstrap

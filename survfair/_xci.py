@@ -212,8 +212,8 @@ def xci(
         tied risk counts 1/2).
     ci : {None, "analytic", "bootstrap"}, default=None
         Uncertainty to attach. ``"analytic"``: covariance of all G^2 cells from the influence
-        functions (U-statistic / DeLong structural components; IPCW weights treated as fixed),
-        Wald intervals; costs one more kernel pass. ``"bootstrap"``: ``n_resamples`` replicates
+        functions (U-statistic / DeLong structural components, plus the Kaplan-Meier term of the
+        estimated IPCW weights), Wald intervals; costs about twice the point estimate. ``"bootstrap"``: ``n_resamples`` replicates
         resampling individuals within strata and refitting the censoring weights in each
         (complete IPCW uncertainty), BCa or percentile intervals. None: point estimates only.
     confidence_level : float, default=0.95
@@ -275,9 +275,11 @@ def xci(
     influence on cell (a, b) is its weighted numerator minus xCI_ab times its weighted denominator,
     as the earlier member (k in a) plus as the later member (k in b), divided by D_ab, with DeLong's
     m / (m - 1) factor per role. With one group and a binary outcome it is exactly the DeLong
-    variance of the AUC. For IPCW the weights are treated as fixed; the bootstrap, which refits
-    K_g per replicate, accounts for their estimation too. With ``censoring_reference`` the
-    bootstrap keeps the reference curves fixed (that sample is not resampled). A replicate in which
+    variance of the AUC. For IPCW, each individual's influence also includes its effect on the
+    Kaplan-Meier fits of K_g (the derivative of the estimate, KM refitted, in that individual's
+    case weight), so the analytic variance accounts for the estimation of the weights, as the
+    bootstrap does by refitting K_g per replicate. With ``censoring_reference`` both keep the
+    reference curves fixed (that sample is not resampled). A replicate in which
     a cell has no comparable pair gives NaN for that cell (counted and warned, left out).
 
     References
