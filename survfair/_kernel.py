@@ -405,6 +405,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
             bad = (int(prep.order[result[6]]), column)
         if with_contributions:
             _later_pass(column, *data, own, inv_column, weighted, cutoff, strict, n_groups, rows[2], rows[3])
+        del inv_column  # n floats: free them before the next column's are made (peak memory at 10^7)
     contributions = IndividualContributions(*rows, order=prep.order) if with_contributions else None
     return PairCounts(*cells), bad, contributions
 
