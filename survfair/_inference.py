@@ -436,13 +436,16 @@ def influence(
             inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
             tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
         )
-    if contributions.order is None:  # input order: the identity permutation
-        order = np.arange(n)
-        time, event, codes = sample.time, sample.event, sample.group_codes
-    elif prepared is not None and prepared.order is contributions.order:  # already permuted
-        order, time, event, codes = prepared.order, prepared.time, prepared.event, prepared.codes
+    if contributions.order is None:  # in input order: the sweep below needs time order
+        order = np.argsort(sample.time)
+        contributions = IndividualContributions(
+            contributions.earlier_numerator[order], contributions.earlier_denominator[order],
+            contributions.later_numerator[order], contributions.later_denominator[order], order=order,
+        )
+    order = contributions.order
+    if prepared is not None and prepared.order is order:  # already permuted by the kernel
+        time, event, codes = prepared.time, prepared.event, prepared.codes
     else:
-        order = contributions.order
         time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
     numerator = counts.numerator.ravel()
     denominator = counts.denominator.ravel()
