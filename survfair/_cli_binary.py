@@ -195,14 +195,16 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
     ----------
     args : argparse.Namespace
         Needs ``time``, ``event``, ``group``, ``risk`` and ``horizon`` (list of floats); optional
-        ``censoring`` ("group" or "pooled") and ``format``.
+        ``censoring`` ("group" or "pooled"), ``format``, ``confidence_level`` and ``ci`` ("none"
+        leaves the intervals out of the text table).
     frame : pandas.DataFrame
 
     Returns
     -------
     str
-        One matrix per horizon (rows a = group of the case, columns b = group of the control),
-        or the tidy frame as JSON / CSV; empty when no horizon was given.
+        One matrix per horizon (rows a = group of the case, columns b = group of the control)
+        with the low and high limits of its analytic intervals, or the tidy frame (se, ci_low,
+        ci_high included) as JSON / CSV; empty when no horizon was given.
 
     Raises
     ------
@@ -216,7 +218,8 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = xauc_t(args.time, args.event, _group_argument(args), args.risk, horizons, data=frame,
-                       censoring=censoring)
+                       censoring=censoring, confidence_level=getattr(args, "confidence_level", None) or 0.95)
+    intervals = getattr(args, "ci", "analytic") != "none"
     fmt = getattr(args, "format", "table") or "table"
     if fmt == "json":
         return table.to_json(orient="records", indent=2)
@@ -226,16 +229,23 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
     lines = [
         f"Cross-group cumulative/dynamic AUC(t) (IPCW, censoring={censoring!r}): P[risk of a case of a "
         "(event by t) > risk of a control of b (event-free after t)]; rows a = cases, columns b = controls"
+        + (f"; {table.attrs['confidence_level']:.0%} analytic intervals" if intervals else "")
     ]
+
+    def matrix(part, column):
+        return part.pivot(index="a", columns="b", values=column).reindex(index=groups, columns=groups)
+
     for t, part in table.groupby("time", sort=True):
-        matrix = part.pivot(index="a", columns="b", values="xauc").reindex(index=groups, columns=groups)
         cases = part.drop_duplicates("a").set_index("a")["cases"].reindex(groups)
         controls = part.drop_duplicates("b").set_index("b")["controls"].reindex(groups)
         lines += [
             "",
             f"t = {t:g}: cases {_counts(cases)}, controls {_counts(controls)}",
-            _text(matrix.round(4)),
+            _text(matrix(part, "xauc").round(4)),
         ]
+        if intervals:
+            lines += ["interval, low:", _text(matrix(part, "ci_low").round(4)),
+                      "interval, high:", _text(matrix(part, "ci_high").round(4))]
     notes = sorted({str(w.message) for w in caught})
     if notes:
         lines += ["", "Notes:"] + [f"- {note}" for note in notes]

@@ -101,6 +101,8 @@ __all__ = [
     "check_inference_options",
     "with_inference",
     "warn_bootstrap_failures",
+    "censoring_multiplicity",
+    "influence_rows",
     "CI_METHODS",
     "STRATIFY",
     "BOOTSTRAP_METHODS",
@@ -244,12 +246,14 @@ def _role_factor(count):
 
 @njit(cache=True, nogil=True)
 def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_den, pooled, inv_total,
-                    curve_of, n_curves, cells, overall):
+                    curve_of, mult, cells, overall):
     """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
 
     Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
-    (sequential writes; the covariance does not depend on the order of the rows). ``n_curves`` > 0 adds the Kaplan-Meier term of estimated weights; ``curve_of[g]`` is
-    the censoring curve of group g (all 0 when pooled). For a cell (a, b),
+    (sequential writes; the covariance does not depend on the order of the rows). A non-empty
+    ``mult`` adds the Kaplan-Meier term of estimated weights: ``curve_of[g]`` is the censoring curve
+    of group g's rows (all 0 when pooled) and ``mult[c, a*G + b]`` how many of the inverse-K factors
+    of a pair of cell (a, b) are curve c's (see :func:`censoring_multiplicity`). For a cell (a, b),
     F_ab(s) = sum_{i in a, t_i >= s} psi^E_i(ab) is the cell's sensitivity to the censoring hazard at
     s, and k in curve c adds mult_c(ab) [1{k censored} F(t_k) / (Y_c - C_c)(t_k)
     - sum_{s at which k is at risk of censoring} F(s) C_c(s) / (Y_c (Y_c - C_c))(s)] (Y: at risk of
@@ -257,6 +261,7 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
     """
     n, g = e_num.shape
     g2 = g * g
+    n_curves = mult.shape[0]
     # first sweep: members per role and cell (DeLong's factor), curve sizes, the cells' psi^E sums
     m_e = np.zeros(g2)
     m_l = np.zeros(g2)
@@ -288,12 +293,6 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
     overall_factor_l = _role_factor(overall_l)
 
     curves = max(n_curves, 1)
-    mult = np.zeros((curves, g2))  # how many of a pair's two K factors are curve c's
-    if n_curves > 0:
-        for a in range(g):
-            for b in range(g):
-                mult[curve_of[a], a * g + b] += 1
-                mult[curve_of[b], a * g + b] += 1
     below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
     below_overall = np.zeros(g2)
     compensator = np.zeros((curves, g2))
@@ -379,6 +378,57 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
         start = end
 
 
+def censoring_multiplicity(curve_of: np.ndarray, n_groups: int, *, later_factor: bool) -> np.ndarray:
+    """``mult[c, a*G + b]``: how many of the inverse-K factors of a pair of cell (a, b) are curve c's.
+
+    The xCI weight 1 / (K_a(t_i) K_b(t_i)) has two (``later_factor=True``); a case weight
+    1 / K_a(t_i) alone (xAUC(t)) has one. ``curve_of[g]`` is group g's censoring curve.
+    """
+    mult = np.zeros((int(curve_of.max()) + 1, n_groups * n_groups))
+    for a in range(n_groups):
+        for b in range(n_groups):
+            mult[curve_of[a], a * n_groups + b] += 1
+            if later_factor:
+                mult[curve_of[b], a * n_groups + b] += 1
+    return mult
+
+
+def influence_rows(
+    time: np.ndarray,
+    event: np.ndarray,
+    codes: np.ndarray,
+    contributions: IndividualContributions,
+    numerator: np.ndarray,
+    denominator: np.ndarray,
+    curve_of: np.ndarray,
+    mult: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """phi_k of every cell, shape (n, G*G), and of the pooled ratio, shape (n,), in time order.
+
+    ``time``, ``event``, ``codes`` and the contributions' rows in ascending time order (the
+    order of the censoring fit's risk sets); ``numerator`` / ``denominator`` the cells' pair sums
+    (G*G,); ``curve_of`` / ``mult`` as in :func:`censoring_multiplicity` (``mult`` with 0 rows:
+    weights fixed). Columns of cells without a weighted pair are NaN.
+    """
+    n, g = contributions.earlier_numerator.shape
+    defined = denominator > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
+        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
+    total_num, total_den = numerator.sum(), denominator.sum()
+    pooled = total_num / total_den if total_den > 0 else 0.0
+    inv_total = 1.0 / total_den if total_den > 0 else 0.0
+    cells = np.empty((n, g * g))
+    overall = np.empty(n)
+    _influence_rows(time, event, codes, contributions.earlier_numerator, contributions.earlier_denominator,
+                    contributions.later_numerator, contributions.later_denominator, theta, inv_den, pooled,
+                    inv_total, curve_of, mult, cells, overall)
+    cells[:, ~defined] = np.nan
+    if total_den <= 0:
+        overall[:] = np.nan
+    return cells, overall
+
+
 def influence(
     sample: SurvivalSample,
     counts: PairCounts,
@@ -429,7 +479,6 @@ def influence(
     Biometrics 44(3), 837-845.
     """
     g = sample.n_groups
-    n = sample.n_samples
     if contributions is None:
         _, _, contributions = count_pairs_and_contributions(
             sample.time, sample.event, sample.group_codes, sample.risk, g,
@@ -447,27 +496,13 @@ def influence(
         time, event, codes = prepared.time, prepared.event, prepared.codes
     else:
         time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
-    numerator = counts.numerator.ravel()
-    denominator = counts.denominator.ravel()
-    defined = denominator > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
-        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
-    total_num, total_den = numerator.sum(), denominator.sum()
-    pooled = total_num / total_den if total_den > 0 else 0.0
-    inv_total = 1.0 / total_den if total_den > 0 else 0.0
     if method == "ipcw" and censoring_estimated:
         curve_of = np.zeros(g, np.int64) if curves.kind == "pooled" else np.arange(g, dtype=np.int64)
-    else:
-        curve_of = np.zeros(0, np.int64)  # weights fixed: no Kaplan-Meier term
-    cells = np.empty((n, g * g))
-    overall = np.empty(n)
-    _influence_rows(time, event, codes, contributions.earlier_numerator, contributions.earlier_denominator,
-                    contributions.later_numerator, contributions.later_denominator, theta, inv_den, pooled,
-                    inv_total, curve_of, int(curve_of.max(initial=-1)) + 1, cells, overall)
-    cells[:, ~defined] = np.nan
-    if total_den <= 0:
-        overall[:] = np.nan
+        mult = censoring_multiplicity(curve_of, g, later_factor=True)
+    else:  # weights fixed: no Kaplan-Meier term
+        curve_of, mult = np.zeros(g, np.int64), np.zeros((0, g * g))
+    numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
+    cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult)
     return Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g))
 
 

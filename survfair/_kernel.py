@@ -421,6 +421,7 @@ def count_pairs_and_contributions(
     tau: float | None = None,
     tied_tol: float = 1e-8,
     strict: bool = False,
+    row_weight: np.ndarray | None = None,
     prepared: PreparedPairs | None = None,
 ) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
     """:func:`count_pairs` and :func:`individual_contributions` at once (what the analytic
@@ -430,7 +431,7 @@ def count_pairs_and_contributions(
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
     """
     prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol)
-    return _passes(prep, n_groups, inverse_k, tau, strict, None, with_contributions=True)
+    return _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True)
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,19 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
     se = contrast_se(result, weights)
     z = stats.norm.ppf((1 + level) / 2)
     low, high = values - z * se, values + z * se
-    logit = _single_cell(weights) & (values > 0) & (values < 1) & (se > 0)
+    single = _single_cell(weights)
+    if single.any():
+        low[single], high[single] = cell_wald_interval(values[single], se[single], level)
+    return low, high
+
+
+def cell_wald_interval(values, se, level):
+    """Wald limits of single cells (values in [0, 1]): on the logit scale where 0 < value < 1 and
+    se > 0, on the raw scale otherwise (a cell at 0 or 1 with se 0 gets the point interval)."""
+    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
+    z = stats.norm.ppf((1 + level) / 2)
+    low, high = values - z * se, values + z * se
+    logit = (values > 0) & (values < 1) & (se > 0)
     if logit.any():
         low[logit], high[logit] = logit_wald_interval(values[logit], se[logit], level)
     return low, high

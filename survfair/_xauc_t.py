@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ._censoring import fit_censoring, raise_positivity
-from ._kernel import count_pairs
+from ._inference import censoring_multiplicity, influence_rows
+from ._kernel import IndividualContributions, count_pairs_and_contributions
+from ._results import cell_wald_interval, check_confidence_level
 from ._validation import check_horizons, check_option, check_survival_inputs
 from ._xauc import UndefinedXAUCWarning
 from ._xci import CENSORING, _check_tied_tol
@@ -40,6 +42,7 @@ def xauc_t(
     data: pd.DataFrame | None = None,
     censoring: str = "group",
     tied_tol: float = 1e-8,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Cross-group cumulative/dynamic AUC(t): one G x G matrix per horizon, as a tidy frame.
 
@@ -70,13 +73,19 @@ def xauc_t(
         scikit-survival does).
     tied_tol : float, default=1e-8
         Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
+    confidence_level : float, default=0.95
+        Level of the ``ci_low`` / ``ci_high`` columns.
 
     Returns
     -------
     DataFrame
         One row per (time, a, b), columns: time, a (cases' group), b (controls' group), cases,
-        controls, weighted_cases, pairs, concordant, tied_risk, numerator, denominator, xauc.
-        ``frame[frame.time == t].pivot(index="a", columns="b", values="xauc")`` is the matrix.
+        controls, weighted_cases, pairs, concordant, tied_risk, numerator, denominator, xauc, se,
+        ci_low, ci_high. ``frame[frame.time == t].pivot(index="a", columns="b", values="xauc")``
+        is the matrix. ``se`` is the analytic standard error (influence functions, as for
+        ``xci(..., ci="analytic")``: each case's and control's share of the cell's pairs, plus the
+        Kaplan-Meier term of the case weights 1 / K_a, which are fitted on the same rows); the
+        interval is Wald on the logit scale (raw scale for a cell at 0 or 1).
 
     Raises
     ------
@@ -118,6 +127,7 @@ def xauc_t(
     """
     censoring = check_option(censoring, "censoring", CENSORING)
     tied_tol = _check_tied_tol(tied_tol)
+    level = check_confidence_level(confidence_level)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     horizons = check_horizons(times, sample.time)
     curves = fit_censoring(sample, censoring)
@@ -136,6 +146,8 @@ def xauc_t(
             raise_positivity(curves, code, float(sample.time[first]), float(k[np.flatnonzero(bad)[0]]))
         inverse[members] = 1.0 / k
 
+    by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
+    curve_of = np.zeros(g, np.int64) if censoring == "pooled" else np.arange(g, dtype=np.int64)
     labels = np.array(sample.groups, dtype=object)
     a_idx, b_idx = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
     frames, empty = [], []
@@ -144,16 +156,19 @@ def xauc_t(
         control = sample.time > t
         rows = case | control
         codes = sample.group_codes[rows]
-        counts, _ = count_pairs(
+        counts, _, parts = count_pairs_and_contributions(
             np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g,
             tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0),
         )
+        cells = _influence_cells(sample, rows, parts, counts, by_time, curve_of)
+        se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
         n_cases = np.bincount(sample.group_codes[case], minlength=g)
         n_controls = np.bincount(sample.group_codes[control], minlength=g)
         weighted = np.bincount(sample.group_codes[case], weights=inverse[case], minlength=g)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = counts.numerator / counts.denominator
         values[counts.denominator == 0] = np.nan
+        low, high = cell_wald_interval(values.ravel(), se, level)
         empty += [(float(t), sample.groups[a], sample.groups[b]) for a, b in np.argwhere(counts.denominator == 0)]
         frames.append(
             pd.DataFrame(
@@ -170,6 +185,9 @@ def xauc_t(
                     "numerator": counts.numerator.ravel(),
                     "denominator": counts.denominator.ravel(),
                     "xauc": values.ravel(),
+                    "se": se,
+                    "ci_low": low,
+                    "ci_high": high,
                 }
             )
         )
@@ -181,4 +199,30 @@ def xauc_t(
             UndefinedXAUCWarning,
             stacklevel=2,
         )
-    return pd.concat(frames, ignore_index=True)
+    table = pd.concat(frames, ignore_index=True)
+    table.attrs["confidence_level"] = level
+    return table
+
+
+def _influence_cells(sample, rows, parts, counts, by_time, curve_of, weights_estimated=True) -> np.ndarray:
+    """Influence rows (n, G*G), in time order, of the cells at one horizon (see :func:`xauc_t`).
+
+    The kernel saw only the cases and controls (``rows``); everyone else has no pair but is part
+    of the censoring fit, so the contributions are placed among all rows, in time order, before
+    the influence rows are formed (one inverse-K factor per pair: the case's own group's curve).
+    ``weights_estimated=False`` leaves out the Kaplan-Meier term (weights treated as known).
+    """
+    n, g = sample.n_samples, sample.n_groups
+    local = parts.in_input_order()
+    placed = []
+    for values in (local.earlier_numerator, local.earlier_denominator, local.later_numerator, local.later_denominator):
+        everyone = np.zeros((n, g))
+        everyone[rows] = values
+        placed.append(everyone[by_time])
+    contributions = IndividualContributions(*placed, order=by_time)
+    mult = censoring_multiplicity(curve_of, g, later_factor=False) if weights_estimated else np.zeros((0, g * g))
+    cells, _ = influence_rows(
+        sample.time[by_time], sample.event[by_time], sample.group_codes[by_time], contributions,
+        counts.numerator.ravel(), counts.denominator.ravel(), curve_of, mult,
+    )
+    return cells

@@ -139,6 +139,10 @@ def test_binary_audit_and_horizon(csv_file, tmp_path, capsys):
     assert main(_audit_args(path, "--horizon", "10")) == 0
     out = capsys.readouterr().out
     assert "cumulative/dynamic AUC(t)" in out and "t = 10:" in out
+    assert "95% analytic intervals" in out and "interval, low:" in out and "interval, high:" in out
+    assert main(_audit_args(path, "--horizon", "10", "--ci", "none")) == 0
+    out = capsys.readouterr().out
+    assert "t = 10:" in out and "interval, low:" not in out
 
 
 def test_simulate_and_mitigate_subcommands(csv_file, tmp_path, capsys):
