@@ -217,9 +217,10 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
     censoring = getattr(args, "censoring", None) or "group"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        intervals = getattr(args, "ci", "analytic") != "none"
         table = xauc_t(args.time, args.event, _group_argument(args), args.risk, horizons, data=frame,
-                       censoring=censoring, confidence_level=getattr(args, "confidence_level", None) or 0.95)
-    intervals = getattr(args, "ci", "analytic") != "none"
+                       censoring=censoring, ci="analytic" if intervals else None,
+                       confidence_level=getattr(args, "confidence_level", None) or 0.95)
     fmt = getattr(args, "format", "table") or "table"
     if fmt == "json":
         return table.to_json(orient="records", indent=2)

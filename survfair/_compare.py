@@ -276,7 +276,7 @@ def compare_xci(
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None
         risk_sample = res.extras["sample"]
-        estimated = bool(res.extras.get("refit_censoring", False))
+        estimated = bool(res.extras.get("refit_censoring", True))
         return influence(risk_sample, res.pair_counts, curves=curves, censoring_estimated=estimated, **settings)
 
     need_influence = ci == "analytic" or bootstrap_method == "bca"

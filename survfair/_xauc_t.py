@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._censoring import fit_censoring, raise_positivity
 from ._inference import censoring_multiplicity, influence_rows
-from ._kernel import IndividualContributions, count_pairs_and_contributions
+from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
 from ._results import cell_wald_interval, check_confidence_level
 from ._validation import check_horizons, check_option, check_survival_inputs
 from ._xauc import UndefinedXAUCWarning
@@ -42,6 +42,7 @@ def xauc_t(
     data: pd.DataFrame | None = None,
     censoring: str = "group",
     tied_tol: float = 1e-8,
+    ci: str | None = "analytic",
     confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Cross-group cumulative/dynamic AUC(t): one G x G matrix per horizon, as a tidy frame.
@@ -73,6 +74,10 @@ def xauc_t(
         scikit-survival does).
     tied_tol : float, default=1e-8
         Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
+    ci : {"analytic", None}, default="analytic"
+        ``"analytic"``: standard errors and intervals (below). None: point estimates only (the
+        se / ci columns are NaN), which saves the per-individual contributions (about 3x the
+        time and 2x the memory of the point estimates at large n and G).
     confidence_level : float, default=0.95
         Level of the ``ci_low`` / ``ci_high`` columns.
 
@@ -128,6 +133,7 @@ def xauc_t(
     censoring = check_option(censoring, "censoring", CENSORING)
     tied_tol = _check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
+    ci = check_option(ci, "ci", ("analytic", None))
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     horizons = check_horizons(times, sample.time)
     curves = fit_censoring(sample, censoring)
@@ -147,6 +153,8 @@ def xauc_t(
         inverse[members] = 1.0 / k
 
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
+    time_position = np.empty_like(by_time)
+    time_position[by_time] = np.arange(by_time.shape[0])
     curve_of = np.zeros(g, np.int64) if censoring == "pooled" else np.arange(g, dtype=np.int64)
     labels = np.array(sample.groups, dtype=object)
     a_idx, b_idx = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
@@ -156,12 +164,15 @@ def xauc_t(
         control = sample.time > t
         rows = case | control
         codes = sample.group_codes[rows]
-        counts, _, parts = count_pairs_and_contributions(
-            np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g,
-            tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0),
-        )
-        cells = _influence_cells(sample, rows, parts, counts, by_time, curve_of)
-        se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
+        kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
+        options = dict(tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0))
+        if ci is None:
+            counts, _ = count_pairs(*kernel_input, **options)
+            se = np.full(g * g, np.nan)
+        else:
+            counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
+            cells = _influence_cells(sample, rows, parts, counts, time_position, curve_of)
+            se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
         n_cases = np.bincount(sample.group_codes[case], minlength=g)
         n_controls = np.bincount(sample.group_codes[control], minlength=g)
         weighted = np.bincount(sample.group_codes[case], weights=inverse[case], minlength=g)
@@ -204,21 +215,24 @@ def xauc_t(
     return table
 
 
-def _influence_cells(sample, rows, parts, counts, by_time, curve_of, weights_estimated=True) -> np.ndarray:
+def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weights_estimated=True) -> np.ndarray:
     """Influence rows (n, G*G), in time order, of the cells at one horizon (see :func:`xauc_t`).
 
-    The kernel saw only the cases and controls (``rows``); everyone else has no pair but is part
-    of the censoring fit, so the contributions are placed among all rows, in time order, before
-    the influence rows are formed (one inverse-K factor per pair: the case's own group's curve).
+    The kernel saw only the cases and controls (``rows``, a mask), in its own time order; everyone
+    else has no pair but is part of the censoring fit, so the contributions are placed among all
+    rows, at their positions in the time order of everyone (``time_position``), before the
+    influence rows are formed (one inverse-K factor per pair: the case's own group's curve).
     ``weights_estimated=False`` leaves out the Kaplan-Meier term (weights treated as known).
     """
     n, g = sample.n_samples, sample.n_groups
-    local = parts.in_input_order()
+    by_time = np.empty_like(time_position)
+    by_time[time_position] = np.arange(n)
+    position = time_position[np.flatnonzero(rows)[parts.order]]
     placed = []
-    for values in (local.earlier_numerator, local.earlier_denominator, local.later_numerator, local.later_denominator):
+    for values in (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator, parts.later_denominator):
         everyone = np.zeros((n, g))
-        everyone[rows] = values
-        placed.append(everyone[by_time])
+        everyone[position] = values
+        placed.append(everyone)
     contributions = IndividualContributions(*placed, order=by_time)
     mult = censoring_multiplicity(curve_of, g, later_factor=False) if weights_estimated else np.zeros((0, g * g))
     cells, _ = influence_rows(

@@ -213,7 +213,8 @@ def xci(
     ci : {None, "analytic", "bootstrap"}, default=None
         Uncertainty to attach. ``"analytic"``: covariance of all G^2 cells from the influence
         functions (U-statistic / DeLong structural components, plus the Kaplan-Meier term of the
-        estimated IPCW weights), Wald intervals; costs about twice the point estimate. ``"bootstrap"``: ``n_resamples`` replicates
+        estimated IPCW weights), Wald intervals; costs about twice the point estimate with 2
+        groups, more with many (the later-member pass queries every group's ranks). ``"bootstrap"``: ``n_resamples`` replicates
         resampling individuals within strata and refitting the censoring weights in each
         (complete IPCW uncertainty), BCa or percentile intervals. None: point estimates only.
     confidence_level : float, default=0.95

@@ -125,20 +125,23 @@ def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
     assert inf.overall @ inf.overall == pytest.approx(var_overall, rel=1e-11)
 
 
-def _case_weighted_ipcw(time, event, codes, risk, v, n_groups, tau, censoring):
+def _case_weighted_ipcw(time, event, codes, risk, v, n_groups, tau, censoring, refit=True, strict=False):
     """O(n^2) IPCW matrix and pooled C with case weights ``v``: each pair weighs v_i v_j, and the
-    censoring Kaplan-Meier (events before censorings at a tied time) counts row l as v_l rows."""
+    censoring Kaplan-Meier (events before censorings at a tied time) counts row l as v_l rows
+    (``refit``) or is fitted with unit weights (weights held fixed)."""
     members = [np.arange(len(time))] * n_groups if censoring == "pooled" else [codes == a for a in range(n_groups)]
     members = [np.flatnonzero(np.broadcast_to(m, time.shape)) if m.dtype == bool else m for m in members]
+    w_km = v if refit else np.ones(len(time))
+    tau = np.inf if tau is None else tau
 
     def km(rows, t):
         value = 1.0
         for s in np.unique(time[rows][time[rows] <= t]):
             at = rows[time[rows] >= s]
             here = at[time[at] == s]
-            deaths, censored = v[here][event[here]].sum(), v[here][~event[here]].sum()
+            deaths, censored = w_km[here][event[here]].sum(), w_km[here][~event[here]].sum()
             if censored > 0:
-                value *= 1 - censored / (v[at].sum() - deaths)
+                value *= 1 - censored / (w_km[at].sum() - deaths)
         return value
 
     numerator = np.zeros((n_groups, n_groups))
@@ -146,10 +149,11 @@ def _case_weighted_ipcw(time, event, codes, risk, v, n_groups, tau, censoring):
     for i in np.flatnonzero(event & (time < tau)):
         k_i = [km(members[b], time[i]) for b in range(n_groups)]
         for j in range(len(time)):
-            if j != i and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
+            later = time[i] < time[j] or (not strict and time[i] == time[j] and not event[j])
+            if j != i and later:
                 w = v[i] * v[j] / (k_i[codes[i]] * k_i[codes[j]])
                 d = risk[i] - risk[j]
-                h = 1.0 if d > 1e-8 else (0.5 if abs(d) <= 1e-8 else 0.0)
+                h = 1.0 if d > 1e-8 else (0.0 if strict else 0.5 if abs(d) <= 1e-8 else 0.0)
                 numerator[codes[i], codes[j]] += w * h
                 denominator[codes[i], codes[j]] += w
     return numerator / denominator, numerator.sum() / denominator.sum(), denominator
@@ -188,6 +192,54 @@ def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier
     plain_overall = _brute_plain_phi(time, event, group, risk, res, overall=True)
     np.testing.assert_allclose(plain_overall + km_overall, derivative_overall, rtol=1e-4, atol=1e-6)
     assert np.abs(km_term).max() > 1e-3  # the Kaplan-Meier term matters on this data
+
+
+@pytest.mark.parametrize(
+    ("n_groups", "censoring", "tau", "strict"),
+    [(3, "group", None, False), (3, "pooled", "quantile", True), (2, "group", "tied_event", False)],
+)
+def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring, tau, strict):
+    """More settings for the Kaplan-Meier part alone: (influence with it) - (influence with the
+    weights fixed) equals the finite-difference derivative with the censoring refitted minus the
+    one with it held fixed (3 groups, no tau, strict pairs, tau on a tied event time)."""
+    time, event, group, risk = _cohort(30, seed=20 + n_groups, n_groups=n_groups, ties=True)
+    if tau == "quantile":
+        tau = float(np.quantile(time, 0.8))
+    elif tau == "tied_event":
+        tied = [t for t in np.unique(time[event]) if (time == t).sum() > 1]
+        tau = float(tied[len(tied) // 2])
+    res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, strict=strict, ci="analytic")
+    sample = res.extras["sample"]
+    settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=strict)
+    fixed = _inference.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
+    km_term = res.extras["influence"].cells - fixed.cells
+    args = (time, event, group, risk)
+    ones = np.ones(len(time))
+    theta, _, _ = _case_weighted_ipcw(*args, ones, n_groups, tau, censoring, strict=strict)
+    np.testing.assert_allclose(theta, res.values, rtol=1e-12)
+    step = 1e-6
+    expected = np.empty_like(km_term)
+    for k in range(len(time)):
+        v = ones.copy()
+        v[k] += step
+        refitted, _, _ = _case_weighted_ipcw(*args, v, n_groups, tau, censoring, refit=True, strict=strict)
+        held, _, _ = _case_weighted_ipcw(*args, v, n_groups, tau, censoring, refit=False, strict=strict)
+        expected[k] = ((refitted - held) / step).ravel()
+    np.testing.assert_allclose(km_term, expected, rtol=1e-4, atol=1e-7)
+    assert np.abs(km_term).max() > 1e-3
+
+
+def test_censoring_reference_keeps_the_weights_fixed():
+    """Curves fitted on other rows carry no Kaplan-Meier term for the audited rows."""
+    time, event, group, risk = _cohort(120, seed=5, n_groups=2, ties=True)
+    res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic",
+                       censoring_reference=(time, event, group))
+    sample = res.extras["sample"]
+    fixed = _inference.influence(sample, res.pair_counts, method="ipcw", tau=3.0, curves=res.censoring_curves,
+                                 tied_tol=1e-8, strict=False, censoring_estimated=False)
+    np.testing.assert_array_equal(res.covariance, fixed.covariance)
+    refit = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
+    assert not np.allclose(refit.covariance, res.covariance, rtol=1e-6, atol=0)
 
 
 def _brute_plain_phi(time, event, codes, risk, res, overall=False):

@@ -226,9 +226,11 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
         row_weight=np.where(case[rows], inverse[rows], 1.0),
     )
     by_time = np.argsort(sample.time)
+    time_position = np.empty_like(by_time)
+    time_position[by_time] = np.arange(len(time))
     curve_of = np.zeros(2, np.int64) if censoring == "pooled" else np.arange(2, dtype=np.int64)
-    full = _influence_cells(sample, rows, parts, counts, by_time, curve_of)
-    fixed = _influence_cells(sample, rows, parts, counts, by_time, curve_of, weights_estimated=False)
+    full = _influence_cells(sample, rows, parts, counts, time_position, curve_of)
+    fixed = _influence_cells(sample, rows, parts, counts, time_position, curve_of, weights_estimated=False)
     km_term = np.empty_like(full)
     km_term[by_time] = full - fixed
     np.testing.assert_allclose(np.sqrt((full ** 2).sum(0)), frame["se"].to_numpy(), rtol=1e-12)
@@ -264,3 +266,23 @@ def test_standard_errors_agree_with_the_bootstrap():
     assert np.all((ratio > 0.8) & (ratio < 1.2)), ratio
     low, high = frame["ci_low"].to_numpy(), frame["ci_high"].to_numpy()
     assert np.all((low < frame["xauc"]) & (frame["xauc"] < high) & (low > 0) & (high < 1))
+
+
+def test_interval_options_and_cells_at_one():
+    """``confidence_level`` widens the interval; a cell at 1 with no variation gets the point
+    interval [1, 1]; ``ci=None`` gives point estimates only."""
+    time, event, g, risk, groups = make_survival(9, n=600, n_groups=2)
+    narrow = xauc_t(time, event, g, risk, [0.6], confidence_level=0.8)
+    wide = xauc_t(time, event, g, risk, [0.6], confidence_level=0.99)
+    np.testing.assert_array_equal(narrow["se"], wide["se"])
+    assert np.all((wide["ci_low"] < narrow["ci_low"]) & (narrow["ci_high"] < wide["ci_high"]))
+    bare = xauc_t(time, event, g, risk, [0.6], ci=None)
+    np.testing.assert_array_equal(bare["xauc"], wide["xauc"])
+    assert bare[["se", "ci_low", "ci_high"]].isna().all().all()
+    perfect = xauc_t(time, event, g, -time, [0.6])  # every case outranks every control
+    assert np.all(perfect["xauc"] == 1.0) and np.all(perfect["se"] == 0.0)
+    assert np.all(perfect["ci_low"] == 1.0) and np.all(perfect["ci_high"] == 1.0)
+    with pytest.raises(ValueError, match="ci"):
+        xauc_t(time, event, g, risk, [0.6], ci="bootstrap")
+    with pytest.raises(ValueError, match="confidence_level"):
+        xauc_t(time, event, g, risk, [0.6], confidence_level=1.5)
