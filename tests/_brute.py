@@ -26,6 +26,20 @@ def censoring_survival(time, event):
     return k
 
 
+def weighted_censoring_survival(time, event, weights, members, t):
+    """Censoring KM of the rows ``members`` at time t, row l counting as ``weights[l]`` rows (case
+    weights; the derivative in one of them is what an influence function is), events leaving the
+    risk set before censorings at a tied time, right-continuous."""
+    value = 1.0
+    for s in np.unique(time[members][time[members] <= t]):
+        at = members[time[members] >= s]
+        here = at[time[at] == s]
+        deaths, censored = weights[here][event[here]].sum(), weights[here][~event[here]].sum()
+        if censored > 0:
+            value *= 1 - censored / (weights[at].sum() - deaths)
+    return value
+
+
 def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, censoring="group",
               tied_tol=1e-8, strict=False):
     """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over pairs."""

@@ -24,6 +24,7 @@ from survfair._censoring import fit_censoring
 from survfair._results import bootstrap_interval
 from survfair._validation import check_survival_inputs
 from survfair._xci import estimate_xci
+from _brute import weighted_censoring_survival
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -135,14 +136,7 @@ def _case_weighted_ipcw(time, event, codes, risk, v, n_groups, tau, censoring, r
     tau = np.inf if tau is None else tau
 
     def km(rows, t):
-        value = 1.0
-        for s in np.unique(time[rows][time[rows] <= t]):
-            at = rows[time[rows] >= s]
-            here = at[time[at] == s]
-            deaths, censored = w_km[here][event[here]].sum(), w_km[here][~event[here]].sum()
-            if censored > 0:
-                value *= 1 - censored / (w_km[at].sum() - deaths)
-        return value
+        return weighted_censoring_survival(time, event, w_km, rows, t)
 
     numerator = np.zeros((n_groups, n_groups))
     denominator = np.zeros((n_groups, n_groups))

@@ -10,6 +10,7 @@ from sksurv.util import Surv
 
 import survfair
 from survfair import PositivityError, UndefinedXAUCWarning, xauc_t
+from _brute import weighted_censoring_survival
 
 TOL = 1e-8
 
@@ -178,14 +179,7 @@ def _case_weighted_xauc_t(time, event, g, risk, t, groups, censoring, v, refit):
     w_km = v if refit else np.ones(len(time))
 
     def km(members, s):
-        value = 1.0
-        for u in np.unique(time[members][time[members] <= s]):
-            at = members[time[members] >= u]
-            here = at[time[at] == u]
-            deaths, censored = w_km[here][event[here]].sum(), w_km[here][~event[here]].sum()
-            if censored > 0:
-                value *= 1 - censored / (w_km[at].sum() - deaths)
-        return value
+        return weighted_censoring_survival(time, event, w_km, members, s)
 
     out = np.zeros((len(groups), len(groups)))
     for i, a in enumerate(groups):
