@@ -76,8 +76,8 @@ def xauc_t(
         Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
     ci : {"analytic", None}, default="analytic"
         ``"analytic"``: standard errors and intervals (below). None: point estimates only (the
-        se / ci columns are NaN), which saves the per-individual contributions (about 3x the
-        time and 2x the memory of the point estimates at large n and G).
+        se / ci columns are NaN), which saves the per-individual contributions (the intervals
+        cost about 3.5x the time of the point estimates at 10^6 rows, 4 groups).
     confidence_level : float, default=0.95
         Level of the ``ci_low`` / ``ci_high`` columns.
 

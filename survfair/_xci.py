@@ -214,9 +214,10 @@ def xci(
         Uncertainty to attach. ``"analytic"``: covariance of all G^2 cells from the influence
         functions (U-statistic / DeLong structural components, plus the Kaplan-Meier term of the
         estimated IPCW weights), Wald intervals; costs about twice the point estimate with 2
-        groups, more with many (the later-member pass queries every group's ranks). ``"bootstrap"``: ``n_resamples`` replicates
-        resampling individuals within strata and refitting the censoring weights in each
-        (complete IPCW uncertainty), BCa or percentile intervals. None: point estimates only.
+        groups, more with many (the later-member pass queries every group's ranks).
+        ``"bootstrap"``: ``n_resamples`` replicates resampling individuals within strata and
+        refitting the censoring weights in each (complete IPCW uncertainty), BCa or percentile
+        intervals. None: point estimates only.
     confidence_level : float, default=0.95
         Level of every interval reported by the result and its summaries.
     n_resamples : int, default=1000
@@ -280,8 +281,8 @@ def xci(
     Kaplan-Meier fits of K_g (the derivative of the estimate, KM refitted, in that individual's
     case weight), so the analytic variance accounts for the estimation of the weights, as the
     bootstrap does by refitting K_g per replicate. With ``censoring_reference`` both keep the
-    reference curves fixed (that sample is not resampled). A replicate in which
-    a cell has no comparable pair gives NaN for that cell (counted and warned, left out).
+    reference curves fixed (that sample is not resampled). A replicate in which a cell has no
+    comparable pair gives NaN for that cell (counted and warned, left out).
 
     References
     ----------
