@@ -215,8 +215,9 @@ def compare_xci(
     ci : {"analytic", "bootstrap"}, default="analytic"
         ``"analytic"``: Wald intervals from the paired influence functions (for each individual,
         model 1's influence minus model 2's, Kaplan-Meier term of the IPCW weights included).
-        ``"bootstrap"``: paired bootstrap -- every replicate resamples the same individuals for both scores (censoring
-        refitted once per replicate) -- with BCa or percentile intervals of the differences.
+        ``"bootstrap"``: paired bootstrap -- every replicate resamples the same individuals for
+        both scores (censoring refitted once per replicate) -- with BCa or percentile intervals
+        of the differences.
     confidence_level : float, optional
         Default: ``result_1.confidence_level``.
     n_resamples, random_state, n_jobs, progress, stratify, bootstrap_method
