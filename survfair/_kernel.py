@@ -31,7 +31,7 @@ from numba import njit
 
 __all__ = [
     "PairCounts", "PreparedPairs", "IndividualContributions", "prepare_pairs", "count_pairs",
-    "individual_contributions", "count_pairs_and_contributions",
+    "count_pairs_and_contributions",
 ]
 
 
@@ -284,7 +284,7 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
 
 def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> PreparedPairs:
     """Sort and rank once; the result can be passed to :func:`count_pairs` and
-    :func:`individual_contributions` on the same data and ``tied_tol`` to skip their own preparation."""
+    :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own preparation."""
     # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
     # risks is the same set whatever the order of equal risks.
     n = time.shape[0]
@@ -424,8 +424,9 @@ def count_pairs_and_contributions(
     row_weight: np.ndarray | None = None,
     prepared: PreparedPairs | None = None,
 ) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
-    """:func:`count_pairs` and :func:`individual_contributions` at once (what the analytic
-    variance needs): the counts come out of the same passes as the earlier-member contributions.
+    """:func:`count_pairs` plus every individual's contributions (what the analytic variance
+    needs): the counts come out of the same passes as the earlier-member contributions; the
+    later-member contributions take one more pass per group. O(G^2 n log n) time, O(G n) memory.
 
     Returns ``(counts, bad, contributions)``; the contributions are in time order
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
@@ -558,27 +559,3 @@ def _weight_below(values, value_offset, blocks, block_offset, limit):
         total += values[value_offset + r]
     return total
 
-
-def individual_contributions(
-    time: np.ndarray,
-    event: np.ndarray,
-    codes: np.ndarray,
-    risk: np.ndarray,
-    n_groups: int,
-    *,
-    inverse_k=None,
-    tau: float | None = None,
-    tied_tol: float = 1e-8,
-    strict: bool = False,
-    row_weight: np.ndarray | None = None,
-    prepared: PreparedPairs | None = None,
-) -> IndividualContributions:
-    """Per-individual contributions to every cell (same conventions and weights as :func:`count_pairs`).
-
-    O(G^2 n log n) time and O(G n) memory. Weights that are not finite propagate as inf/NaN; call
-    :func:`count_pairs` first, which reports positivity failures. ``row_weight`` is as in
-    :func:`count_pairs`, and so is ``prepared``. Rows of the returned arrays are in input order.
-    """
-    prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol)
-    _, _, contributions = _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True)
-    return contributions.in_input_order()

@@ -659,17 +659,20 @@ def test_analytic_coverage_with_2000_replications(n):
 
 
 def test_influence_does_not_depend_on_the_order_of_the_contributions():
-    """Contributions in input order (as individual_contributions returns them) or in the kernel's
+    """Contributions in input order (``in_input_order()``) or in the kernel's
     time order give the same influence rows, the Kaplan-Meier term included."""
-    from survfair._kernel import individual_contributions
+    from survfair._kernel import count_pairs_and_contributions
 
     time, event, group, risk = _cohort(200, seed=12, n_groups=3, ties=True)
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
     sample = res.extras["sample"]
     settings = dict(method="ipcw", tau=3.0, curves=res.censoring_curves, tied_tol=1e-8, strict=False,
                     censoring_estimated=True)
-    parts = individual_contributions(sample.time, sample.event, sample.group_codes, sample.risk, 3,
-                                     inverse_k=_inference.inverse_censoring(res.censoring_curves), tau=3.0)
+    _, _, in_time_order = count_pairs_and_contributions(
+        sample.time, sample.event, sample.group_codes, sample.risk, 3,
+        inverse_k=_inference.inverse_censoring(res.censoring_curves), tau=3.0,
+    )
+    parts = in_time_order.in_input_order()
     assert parts.order is None
     from_input_order = _inference.influence(sample, res.pair_counts, contributions=parts, **settings)
     np.testing.assert_allclose(from_input_order.cells, res.extras["influence"].cells, rtol=1e-12, atol=1e-15)
