@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from numba import njit
+from ._jit import cached_njit
 
 from ._exceptions import PositivityError, PositivityWarning
 from ._validation import SurvivalSample
@@ -46,7 +46,7 @@ def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarra
     return np.cumprod(1.0 - ratio)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _kaplan_meier_sorted(time, event, rows):
     """Censoring KM of the rows ``rows`` (indices into time/event, in ascending time order).
 
@@ -106,7 +106,7 @@ def censoring_kaplan_meier(
     return _kaplan_meier_sorted(time, event, order)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _step_lookup(curve_times, curve, times, undefined_beyond):
     """Right-continuous step function at ``times``: a merge when ``times`` ascend, else binary search."""
     n = times.shape[0]

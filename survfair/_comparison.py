@@ -14,6 +14,7 @@ import pandas as pd
 from ._models import as_risk
 from ._results import XCIResult
 from ._summaries import delta_between, delta_within, min_xci
+from ._validation import check_survival_inputs
 from ._xci import xci
 
 __all__ = ["ModelComparison", "compare"]
@@ -172,6 +173,8 @@ def compare(
         raise TypeError(f"models must be a dict of name -> model/scores/column, got {type(models).__name__}.")
     if len(models) == 0:
         raise TypeError("models must contain at least one entry.")
+    # time, event and group are checked once, before any model: their errors name no model
+    check_survival_inputs(time, event, group, data=data, groups=xci_kwargs.get("groups"), require_risk=False)
     results: dict[str, XCIResult] = {}
     scores: dict[str, np.ndarray] = {}
     for name, entry in models.items():
@@ -188,7 +191,7 @@ def compare(
         except (TypeError, ValueError) as error:
             raise type(error)(f"models[{name!r}]: {error}") from error
         results[str(name)] = result
-        scores[str(name)] = np.asarray(risk, dtype=float)
-    with_ci = any(r.covariance is not None or r.replicates is not None for r in results.values())
+        scores[str(name)] = np.asarray(risk.to_numpy() if isinstance(risk, pd.Series) else risk, dtype=float)
+    with_ci = any(r.ci_method is not None for r in results.values())
     table = pd.DataFrame([_row(r, with_ci) for r in results.values()], index=pd.Index(list(results), name="model"))
     return ModelComparison(table=table, results=results, scores=scores)

@@ -80,7 +80,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from numba import njit
+from ._jit import cached_njit
 
 from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
 from ._exceptions import UndefinedXCIWarning
@@ -239,13 +239,13 @@ def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _role_factor(count):
     """DeLong's sqrt(m / (m - 1)); 1 where m <= 1 (a lone member's component is exactly 0)."""
     return math.sqrt(count / (count - 1)) if count > 1 else 1.0
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_den, pooled, inv_total,
                     curve_of, mult, cells, overall):
     """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from ._jit import cached_njit
 
 __all__ = [
     "PairCounts", "PreparedPairs", "IndividualContributions", "prepare_pairs", "count_pairs",
@@ -62,7 +62,7 @@ class PairCounts:
 _BLOCK_SHIFT = 9  # 512 ranks per block
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _popcount(word):
     word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
     word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -70,21 +70,21 @@ def _popcount(word):
     return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _rankset_new(size):
     words = np.zeros((size >> 6) + 1, np.uint64)
     blocks = np.zeros((size >> _BLOCK_SHIFT) + 2, np.int64)
     return words, blocks
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _rankset_add(words, blocks, rank):
     """Insert ``rank`` (each rank at most once)."""
     words[rank >> 6] |= np.uint64(1) << np.uint64(rank & 63)
     _fenwick_add(blocks, 0, (rank >> _BLOCK_SHIFT) + 1, blocks.shape[0] - 1, 1)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _rankset_count_below(words, blocks, limit):
     """Members with rank < ``limit``."""
     block = limit >> _BLOCK_SHIFT
@@ -98,14 +98,14 @@ def _rankset_count_below(words, blocks, limit):
     return total
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _fenwick_add(tree, offset, slot, size, value):
     while slot <= size:
         tree[offset + slot] += value
         slot += slot & (-slot)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _fenwick_sum(tree, offset, slot):
     total = tree[offset] * 0  # zero of the tree's dtype
     while slot > 0:
@@ -114,7 +114,7 @@ def _fenwick_sum(tree, offset, slot):
     return total
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _column_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
@@ -214,7 +214,7 @@ class PreparedPairs:
     group_sizes: np.ndarray  # (G,)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, out_event, out_codes,
              out_rank, out_lower, out_tie_row):
     """Fill the time-ordered arrays (one gather by time order, sweeps in risk order); return ``upper``."""
@@ -480,7 +480,7 @@ class IndividualContributions:
 _WEIGHT_BLOCK_SHIFT = 6  # 64 weights (8 cache lines) per block of the weighted rank sets
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _later_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
     own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
@@ -550,7 +550,7 @@ def _later_pass(
         start = end
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _weight_below(values, value_offset, blocks, block_offset, limit):
     """Sum of the weights stored at ranks < ``limit`` in one weighted rank set."""
     block = limit >> _WEIGHT_BLOCK_SHIFT

@@ -321,15 +321,17 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
     return scores
 
 
-def as_risk(model_or_scores: Any, X: Any, name: str) -> np.ndarray:
+def as_risk(model_or_scores: Any, X: Any, name: str) -> Any:
     """Scores of one entry of :func:`survfair.compare`: a model/callable (needs ``X``) or scores."""
     if isinstance(model_or_scores, (np.ndarray, pd.Series, list, tuple)):
-        return np.asarray(model_or_scores, dtype=float)
+        return model_or_scores  # validated by the one gate, which also checks a Series' index
     try:
         _kind(model_or_scores)
     except TypeError as error:
         raise TypeError(f"models[{name!r}]: {error}") from None
     if X is None:
         raise ValueError(f"models[{name!r}] is a model, so X (its covariates) must be given.")
-    return risk_scores(model_or_scores, X)
+    scores = risk_scores(model_or_scores, X)
+    # scores are in X's row order: carry X's index so the gate can check it against time/event/group
+    return pd.Series(scores, index=X.index) if isinstance(X, pd.DataFrame) else scores
 

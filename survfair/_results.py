@@ -67,12 +67,18 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
 
 
 def cell_wald_interval(values, se, level):
-    """Wald limits of single cells (values in [0, 1]): on the logit scale where 0 < value < 1 and
-    se > 0, on the raw scale otherwise (a cell at 0 or 1 with se 0 gets the point interval)."""
+    """Wald limits of probability-scale estimates (cells, the pooled C), always within [0, 1].
+
+    On the logit scale where 0 < value < 1 and se > 0 (it stays inside (0, 1)); an estimate on
+    the boundary (0 or 1) or with se 0 gets the raw-scale Wald interval clipped to [0, 1], so a
+    cell at 1 with se 0 gets the point interval [1, 1]; NaN value or se gives NaN limits. No
+    numpy warning is raised for any of these.
+    """
     values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
     z = stats.norm.ppf((1 + level) / 2)
-    low, high = values - z * se, values + z * se
-    logit = (values > 0) & (values < 1) & (se > 0)
+    with np.errstate(invalid="ignore"):  # NaN se or value: NaN limits, on purpose
+        low, high = np.clip(values - z * se, 0.0, 1.0), np.clip(values + z * se, 0.0, 1.0)
+        logit = (values > 0) & (values < 1) & (se > 0)
     if logit.any():
         low[logit], high[logit] = logit_wald_interval(values[logit], se[logit], level)
     return low, high

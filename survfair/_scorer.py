@@ -66,7 +66,9 @@ def xci_score(
     statistic = check_option(statistic, "statistic", STATISTICS)
     if (a is None) != (b is None):
         raise ValueError("a and b must be given together (the pair of groups for Δbetween).")
-    result = xci(y_true, None, group, np.asarray(risk, dtype=float).ravel(), **xci_kwargs)
+    if isinstance(risk, np.ndarray) and risk.ndim == 2 and risk.shape[1] == 1:
+        risk = risk[:, 0]  # predict() of some estimators returns a column; a Series keeps its index
+    result = xci(y_true, None, group, risk, **xci_kwargs)
     if statistic == "min_xci":
         return float(min_xci(result).value) if not np.isnan(result.values).all() else float("nan")
     if statistic == "overall":

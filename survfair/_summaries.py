@@ -23,7 +23,7 @@ from ._results import (
     contrast_interval,
     contrast_p_value,
     contrast_se,
-    logit_wald_interval,
+    cell_wald_interval,
 )
 
 __all__ = [
@@ -300,7 +300,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     se, interval, p_value = math.nan, ConfidenceInterval(math.nan, math.nan), math.nan
     if result.ci_method == "analytic" and influence is not None:
         se = math.sqrt(influence.overall_variance)
-        low, high = logit_wald_interval(np.array([value]), np.array([se]), level)
+        low, high = cell_wald_interval(np.array([value]), np.array([se]), level)
         interval = ConfidenceInterval(float(low[0]), float(high[0]))
         if np.isfinite(se) and se > 0 and np.isfinite(value):
             p_value = float(2 * stats.norm.sf(abs(value - null) / se))

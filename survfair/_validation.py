@@ -102,6 +102,8 @@ def _column(value: Any, data: pd.DataFrame | None, name: str) -> Any:
 def _as_1d(value: Any, name: str) -> np.ndarray:
     if value is None:
         raise TypeError(f"{name} is required, got None.")
+    if isinstance(value, np.ma.MaskedArray):
+        value = _unmasked(value, name)
     if isinstance(value, (pd.Series, pd.Index)):
         array = value.to_numpy()
     elif isinstance(value, pd.DataFrame):
@@ -117,6 +119,19 @@ def _as_1d(value: Any, name: str) -> np.ndarray:
     if array.shape[0] == 0:
         raise ValueError(f"{name} is empty: at least one row is needed.")
     return array
+
+
+def _unmasked(value: np.ma.MaskedArray, name: str) -> np.ndarray:
+    """The data of a masked array without masked entries; masked entries are missing values.
+
+    ``np.asarray`` would silently expose the hidden raw values under the mask, so a mask with any
+    True entry is refused like NaN, naming the rows.
+    """
+    mask = np.ma.getmaskarray(value)
+    if mask.any():
+        flat = mask.reshape(mask.shape[0], -1).any(axis=1) if mask.ndim > 1 else mask
+        raise ValueError(f"{name} contains masked (missing) values at {_rows(flat)}.")
+    return np.ma.getdata(value)
 
 
 def _as_numeric(array: np.ndarray, name: str, index: pd.Index | None) -> np.ndarray:
@@ -161,16 +176,48 @@ def _as_event(array: np.ndarray, index: pd.Index | None) -> np.ndarray:
     return array == 1
 
 
-def _combine_group_columns(frame: pd.DataFrame) -> np.ndarray:
-    """Intersectional labels "F|Black" from several group columns."""
+def _escape_label(text: str) -> str:
+    """One part of an intersectional name: backslash and the separator escaped, so that the
+    joined name of two distinct tuples can only coincide if two parts print the same."""
+    return text.replace("\\", "\\\\").replace(GROUP_SEPARATOR, "\\" + GROUP_SEPARATOR)
+
+
+def _refuse_text_collisions(labels: Sequence, texts: Sequence[str], what: str) -> None:
+    """Refuse distinct labels (or label tuples) that would print as the same text."""
+    seen: dict[str, Any] = {}
+    for label, text in zip(labels, texts):
+        if text in seen:
+            raise ValueError(
+                f"group: the distinct {what} {seen[text]!r} and {label!r} both print as {text!r}, so "
+                "tables, reports and the command line could not tell them apart; make the labels of "
+                "each group column one type (e.g. all strings) or rename them."
+            )
+        seen[text] = label
+
+
+def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
+    """Intersectional labels "F|Black" from several group columns, keyed by the tuple of labels.
+
+    Each column is factorised on its own values (so 1 and "1" stay distinct), the rows are keyed
+    by the tuple of their codes, and only then is each distinct tuple given its display name: the
+    parts joined by "|" with "|" and backslash escaped inside a part. Two distinct tuples never
+    merge; if two would still print the same (a part 1 and a part "1"), a ValueError says so.
+    """
     missing = frame.isna().any(axis=1).to_numpy()
     if missing.any():
         raise ValueError(f"group contains missing labels at {_rows(missing, frame.index)}.")
-    parts = [frame[c].astype(str) for c in frame.columns]
-    combined = parts[0]
-    for part in parts[1:]:
-        combined = combined + GROUP_SEPARATOR + part
-    return combined.to_numpy(dtype=object)
+    key = np.zeros(len(frame), dtype=np.int64)
+    columns_uniques = []
+    for column in frame.columns:
+        codes, uniques = pd.factorize(frame[column].to_numpy(), sort=False)
+        columns_uniques.append(list(uniques))
+        # mixed radix kept below n by re-factorising after every column (no overflow)
+        key, _ = pd.factorize(key * len(uniques) + codes, sort=False)
+    first_rows = pd.Series(np.arange(len(frame))).groupby(key).first().to_numpy()
+    tuples = [tuple(_plain(frame.iloc[row, k]) for k in range(frame.shape[1])) for row in first_rows]
+    names = [GROUP_SEPARATOR.join(_escape_label(str(part)) for part in combo) for combo in tuples]
+    _refuse_text_collisions(tuples, names, "label combinations")
+    return pd.Series(np.asarray(names, dtype=object)[key], index=frame.index, name=GROUP_SEPARATOR.join(map(str, frame.columns)))
 
 
 def _resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
@@ -198,6 +245,7 @@ def _encode_groups(
     if missing.any():
         raise ValueError(f"group contains missing labels at {_rows(missing, index)}.")
     uniques = [label.item() if isinstance(label, np.generic) else label for label in uniques]
+    _refuse_text_collisions(uniques, [str(label) for label in uniques], "labels")
     present = uniques
     if groups is None:
         chosen = present
@@ -215,6 +263,85 @@ def _encode_groups(
     remap = np.array([position.get(label, -1) for label in uniques], dtype=np.int32)
     new_codes = remap[codes]
     return new_codes, tuple(chosen), new_codes >= 0
+
+
+def _pandas_index(value: Any) -> pd.Index | None:
+    """The row index of a pandas Series or DataFrame (a ``pd.Index`` is values, not rows)."""
+    return value.index if isinstance(value, (pd.Series, pd.DataFrame)) else None
+
+
+def _index_difference(first: pd.Index, other: pd.Index) -> str:
+    if len(first) != len(other):
+        return f"{len(first)} vs {len(other)} labels"
+    if first.sort_values().equals(other.sort_values()) if first.is_unique and other.is_unique else False:
+        return "the same labels in a different order"
+    return "different labels"
+
+
+def check_same_index(values: dict[str, Any], data: pd.DataFrame | None = None) -> pd.Index | None:
+    """Refuse inputs whose pandas indexes differ; return the shared index (None if no input has one).
+
+    Rows are matched by position, as in scikit-learn. When two or more inputs carry a pandas
+    index, the indexes must be identical (same labels in the same order): survfair neither aligns
+    them (a shuffled frame wrapped in a fresh Series would be scrambled) nor matches them by
+    position silently (a reordered Series would be). Columns named with ``data=`` carry its index.
+
+    Raises
+    ------
+    ValueError
+        If two indexed inputs have indexes that are not identical; names both arguments.
+    """
+    indexed = [(name, _pandas_index(value)) for name, value in values.items()]
+    indexed = [(name, index) for name, index in indexed if index is not None]
+    if data is not None:
+        indexed.insert(0, ("data", data.index))
+    if not indexed:
+        return None
+    first_name, first = indexed[0]
+    for name, index in indexed[1:]:
+        if not first.equals(index):
+            raise ValueError(
+                f"{first_name} and {name} carry pandas indexes that are not identical "
+                f"({_index_difference(first, index)}); survfair matches rows by position and "
+                "will not guess how to align them. Pass `.to_numpy()` if they are in the same row "
+                "order, or align them first with `.reindex` (or reset both indexes)."
+            )
+    return first
+
+
+def gather_inputs(values: dict[str, Any], data: pd.DataFrame | None) -> tuple[dict[str, np.ndarray], pd.Index]:
+    """Resolve column names, check pandas indexes, make 1-D arrays of equal length.
+
+    ``values`` maps each argument's name to what the user passed (array-like or column name of
+    ``data``; the name ``"group"`` may also be a list of columns or a DataFrame). Returns the raw
+    1-D arrays (not yet type-checked) and the row labels used in error messages: the shared
+    pandas index, else positions.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a DataFrame, or a required argument is None.
+    ValueError
+        On unknown columns, masked entries, non-1-D or empty input, mismatched lengths, or
+        pandas indexes that are not identical (:func:`check_same_index`).
+    """
+    if data is not None and not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.")
+    resolved = {
+        name: _resolve_group(value, data) if name == "group" else _column(value, data, name)
+        for name, value in values.items()
+    }
+    raw = {name: _as_1d(value, name) for name, value in resolved.items()}
+    lengths = {name: array.shape[0] for name, array in raw.items()}
+    if len(set(lengths.values())) != 1:
+        described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
+        raise ValueError(f"inputs have mismatched lengths: {described} rows.")
+    from_data = {name for name, value in values.items() if data is not None and resolved[name] is not value}
+    own = {name: value for name, value in resolved.items() if name not in from_data}
+    index = check_same_index(own, data if from_data else None)
+    if index is None:
+        index = pd.RangeIndex(next(iter(lengths.values())))
+    return raw, index
 
 
 def check_tau(tau: Any) -> float | None:
@@ -313,26 +440,14 @@ def check_survival_inputs(
         On mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input,
         2-D risk, missing group labels, or labels in ``groups`` that do not occur.
     """
-    if data is not None and not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.")
     if _is_structured_y(time):
         if event is not None:
             raise ValueError("event must be None when time is scikit-survival's structured y (event, time).")
         event, time = _split_structured_y(time)
-
-    raw = {
-        "time": _as_1d(_column(time, data, "time"), "time"),
-        "event": _as_1d(_column(event, data, "event"), "event"),
-        "group": _as_1d(_resolve_group(group, data), "group"),
-    }
+    values = {"time": time, "event": event, "group": group}
     if risk is not None or require_risk:
-        raw[risk_name] = _as_1d(_column(risk, data, risk_name), risk_name)
-    lengths = {name: values.shape[0] for name, values in raw.items()}
-    if len(set(lengths.values())) != 1:
-        described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
-        raise ValueError(f"inputs have mismatched lengths: {described} rows.")
-
-    index = data.index if data is not None else _common_index(time, event, group, risk)
+        values[risk_name] = risk
+    raw, index = gather_inputs(values, data)
     time_values = _as_numeric(raw["time"], "time", index)
     negative = time_values < 0
     if negative.any():
@@ -464,37 +579,13 @@ def check_binary_inputs(
         As :func:`check_survival_inputs` (naming ``y``, ``group`` and ``score``) and
         :func:`check_binary_outcome`.
     """
-    if data is not None and not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.")
-    raw = {
-        "y": _as_1d(_column(y, data, "y"), "y"),
-        "group": _as_1d(_resolve_group(group, data), "group"),
-        "score": _as_1d(_column(score, data, "score"), "score"),
-    }
-    lengths = {name: values.shape[0] for name, values in raw.items()}
-    if len(set(lengths.values())) != 1:
-        described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
-        raise ValueError(f"inputs have mismatched lengths: {described} rows.")
-    index = data.index if data is not None else _common_index(y, group, score)
+    raw, index = gather_inputs({"y": y, "group": group, "score": score}, data)
     is_positive = check_binary_outcome(raw["y"], positive, index)
     time = pd.Series(np.where(is_positive, 0.0, 1.0), index=index)
     return check_survival_inputs(
-        time, is_positive, group, score, data=data, groups=groups, risk_name="score"
+        time, pd.Series(is_positive, index=index), pd.Series(raw["group"], index=index),
+        pd.Series(raw["score"], index=index), groups=groups, risk_name="score",
     )
-
-
-def _common_index(*values: Any) -> pd.Index:
-    """Row labels from the first pandas input, else positions."""
-    for value in values:
-        if isinstance(value, (pd.Series, pd.DataFrame)):
-            return value.index
-    for value in values:
-        if value is not None and not isinstance(value, str):
-            try:
-                return pd.RangeIndex(len(value))
-            except TypeError:
-                continue
-    return pd.RangeIndex(0)
 
 
 def raise_no_comparable_pair(detail: str = "") -> None:

@@ -56,13 +56,11 @@ from .._results import XCIResult
 from .._summaries import contrast, delta_between, delta_within, min_xci, utility
 from .._validation import (
     SurvivalSample,
-    _as_1d,
     _as_numeric,
-    _column,
-    _resolve_group,
     _rows,
     check_option,
     check_survival_inputs,
+    gather_inputs,
 )
 from .._xci import check_settings, estimate_xci, xci
 
@@ -600,15 +598,8 @@ def before_after_table(
 
 def check_transform_inputs(risk: Any, group: Any, data: pd.DataFrame | None, groups: tuple) -> tuple[np.ndarray, np.ndarray]:
     """Validate (risk, group) for ``transform``; returns float risks and group codes (same rows)."""
-    if data is not None and not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.")
-    risk_raw = _as_1d(_column(risk, data, "risk"), "risk")
-    group_raw = _as_1d(_resolve_group(group, data), "group")
-    if risk_raw.shape[0] != group_raw.shape[0]:
-        raise ValueError(
-            f"inputs have mismatched lengths: risk has {risk_raw.shape[0]}, group has {group_raw.shape[0]} rows."
-        )
-    index = data.index if data is not None else None
+    raw, index = gather_inputs({"risk": risk, "group": group}, data)
+    risk_raw, group_raw = raw["risk"], raw["group"]
     values = _as_numeric(risk_raw, "risk", index)
     lookup = {label: k for k, label in enumerate(groups)}
     codes = np.array([lookup.get(label, -1) for label in pd.Series(group_raw, dtype=object)], dtype=np.intp)

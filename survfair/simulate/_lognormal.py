@@ -78,6 +78,10 @@ class _PairLaw:
     cov: np.ndarray
 
 
+#: Below this P(D < 0), a cell is computed by conditioning on D (:func:`_given_earlier`).
+_SMALL_DENOMINATOR = 1e-4
+
+
 def _pair_law(a: int, b: int, p: dict, sign: float) -> _PairLaw:
     s2z, s2 = p["sigma_z"] ** 2, p["sigma"] ** 2
     b1, b2, h1, h2 = p["beta1"], p["beta2"], p["beta1_hat"], p["beta2_hat"]
@@ -122,6 +126,8 @@ def _exact_cell(law: _PairLaw, log_tau: float | None) -> tuple[float, float]:
         return math.nan, denominator
     if cov[0, 0] == 0:  # degenerate score difference: a step function of its constant mean
         return _step(mu[0]), denominator
+    if log_tau is None and denominator < _SMALL_DENOMINATOR:
+        return _given_earlier(mu, cov), denominator
     if log_tau is None:
         numerator = float(_conditional_orthant(mu[None, :2], cov[:2, :2])[0])
         return min(max(numerator / denominator, 0.0), 1.0), denominator
@@ -138,6 +144,26 @@ def _exact_cell(law: _PairLaw, log_tau: float | None) -> tuple[float, float]:
     probs = _conditional_orthant(cond_mean, cond_cov)
     numerator = float(np.sum(w * probs))
     return min(max(numerator / denominator, 0.0), 1.0), denominator
+
+
+def _given_earlier(mu: np.ndarray, cov: np.ndarray) -> float:
+    """P(U > 0 | D < 0) as E[P(U > 0 | D) | D < 0], integrated over D's truncated normal law.
+
+    Used when P(D < 0) is tiny: the bivariate normal CDF is accurate to about 1e-5 absolutely, so
+    the ratio of two such CDFs near 1e-30 had no significant digit left (it gave 0 or 1 for a
+    cell whose value is 0.72).
+    """
+    sd_d = math.sqrt(cov[1, 1])
+    gain = cov[0, 1] / cov[1, 1]
+    cond_sd = math.sqrt(max(cov[0, 0] - cov[0, 1] ** 2 / cov[1, 1], 0.0))
+
+    def concordant(z: float) -> float:  # z: standardised D
+        mean_u = mu[0] + gain * sd_d * z
+        return float(stats.norm.cdf(mean_u / cond_sd)) if cond_sd > 0 else _step(mean_u)
+
+    upper = -mu[1] / sd_d
+    value = stats.truncnorm(-np.inf, upper).expect(concordant)
+    return min(max(float(value), 0.0), 1.0)
 
 
 def _conditional_orthant(cond_mean: np.ndarray, cond_cov: np.ndarray) -> np.ndarray:
