@@ -7,6 +7,8 @@ import datetime as _dt
 import html
 import io
 import math
+import re
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Mapping
@@ -17,6 +19,7 @@ import pandas as pd
 from ._comparison import ModelComparison
 from ._results import XCIResult
 from ._summaries import concordance_imparity, delta_between, delta_within, min_xci, utility
+from ._xauc import XAUCResult, balanced_xauc
 
 __all__ = ["write_report", "data_summary_table"]
 
@@ -40,15 +43,81 @@ _NOTE = (
     "&Delta;between(a,b) = xCI<sub>a,b</sub> &minus; xCI<sub>b,a</sub>."
 )
 
+_NOTE_MD = (
+    "xCI[a,b] estimates P(R_i > R_j | T_i < T_j, G_i = a, G_j = b): row a is the group of the member "
+    "with the EARLIER event, column b the group of the member who outlived it (Wang et al. 2026, eq. 2). "
+    "A higher risk score means an earlier expected event. Δwithin(a,b) = xCI[a,a] − xCI[b,b]; "
+    "Δbetween(a,b) = xCI[a,b] − xCI[b,a]."
+)
 
-def data_summary_table(result: XCIResult) -> pd.DataFrame:
+_NOTE_XAUC = (
+    "xAUC(a, b) estimates P(R<sub>1</sub><sup>a</sup> &gt; R<sub>0</sub><sup>b</sup>), the probability that "
+    "a positive of group a is scored above a negative of group b: row a is the group of the POSITIVE, "
+    "column b the group of the NEGATIVE (Kallus &amp; Zhou 2019, Definition 2); the diagonal holds the "
+    "within-group AUCs. A higher score should mean the positive class. "
+    "delta_xauc(a,b) = xAUC(a,b) &minus; xAUC(b,a) (&Delta;xAUC, Section 4; the &Delta;between of xCI); "
+    "delta_auc(a,b) = AUC<sup>a</sup> &minus; AUC<sup>b</sup> (the &Delta;within of xCI). A binary outcome "
+    "has no censoring: xAUC is the xCI of a sample in which every positive has its event before every "
+    "negative. Standard errors, intervals and p-values come from the DeLong covariance of all cells."
+)
+
+_NOTE_XAUC_MD = (
+    "xAUC(a, b) estimates P(R_1^a > R_0^b), the probability that a positive of group a is scored above "
+    "a negative of group b: row a is the group of the POSITIVE, column b the group of the NEGATIVE "
+    "(Kallus & Zhou 2019, Definition 2); the diagonal holds the within-group AUCs. A higher score should "
+    "mean the positive class. delta_xauc(a,b) = xAUC(a,b) − xAUC(b,a) (ΔxAUC, Section 4; the Δbetween "
+    "of xCI); delta_auc(a,b) = AUC^a − AUC^b (the Δwithin of xCI). A binary outcome has no censoring: "
+    "xAUC is the xCI of a sample in which every positive has its event before every negative. Standard "
+    "errors, intervals and p-values come from the DeLong covariance of all cells."
+)
+
+
+@dataclass(frozen=True)
+class _Words:
+    """How the report names one kind of cell matrix; the tables and figures are built the same way."""
+
+    metric: str  # "xCI" / "xAUC"
+    axes: str  # index name of the matrix table: what rows and columns are
+    note_html: str
+    note_md: str
+    between: str  # summary rows: delta_between, delta_within, min_xci, concordance_imparity
+    within: str
+    smallest: str
+    imparity: str
+
+
+_XCI_WORDS = _Words("xCI", "a (earlier event) / b (later)", _NOTE, _NOTE_MD,
+                    "delta_between", "delta_within", "min_xci", "concordance_imparity")
+_XAUC_WORDS = _Words("xAUC", "a (positive) / b (negative)", _NOTE_XAUC, _NOTE_XAUC_MD,
+                     "delta_xauc", "delta_auc", "min_xauc", "auc_imparity")
+
+
+def _words(result: XCIResult | XAUCResult) -> _Words:
+    return _XAUC_WORDS if isinstance(result, XAUCResult) else _XCI_WORDS
+
+
+def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
     """Per-group data summary of a result: n, events, censored, censoring share, min K_g used.
+
+    Parameters
+    ----------
+    result : XCIResult or XAUCResult
 
     Returns
     -------
-    DataFrame indexed by group (plus a row "all") with columns n, events, censored,
-    censored_pct and, for IPCW, min_censoring_survival (smallest K_g used as a weight).
+    DataFrame indexed by group (plus a row "all"). For an XCIResult the columns are n, events,
+    censored, censored_pct and, for IPCW, min_censoring_survival (smallest K_g used as a
+    weight); for an XAUCResult n, positives, negatives, positive_pct.
     """
+    if isinstance(result, XAUCResult):
+        frame = pd.DataFrame.from_dict(
+            {g: {k: int(result.group_sizes[g][k]) for k in ("n", "positives", "negatives")} for g in result.groups},
+            orient="index",
+        )
+        frame.loc["all"] = frame.sum()
+        frame["positive_pct"] = (100.0 * frame["positives"] / frame["n"].where(frame["n"] > 0)).round(1)
+        frame.index.name = "group"
+        return frame
     rows = {}
     for g in result.groups:
         sizes = result.group_sizes.get(g, {})
@@ -65,17 +134,27 @@ def data_summary_table(result: XCIResult) -> pd.DataFrame:
     return frame
 
 
-def _summary_table(result: XCIResult) -> pd.DataFrame:
-    """Δwithin, Δbetween per pair, min-xCI, imparity, pooled C, utilities: value, se, interval, p."""
+def _summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
+    """Δwithin, Δbetween per pair, min cell, imparity, utilities (xCI), pooled C or AUC: value, se, interval, p.
+
+    The same public summaries serve both results (they read the cell covariance); only the row
+    names differ (see :class:`_Words`).
+    """
+    words = _words(result)
     rows = []
     for a, b in combinations(result.groups, 2):
-        for name, function in (("delta_within", delta_within), ("delta_between", delta_between)):
+        for name, function in ((words.within, delta_within), (words.between, delta_between)):
             e = function(result, a, b)
             rows.append((f"{name}({a}, {b})", e.value, e.se, *e.confidence_interval, e.p_value))
     smallest = min_xci(result)
     e = smallest.estimate
-    rows.append((f"min_xci (cell {smallest.a}, {smallest.b})", e.value, e.se, *e.confidence_interval, math.nan))
-    rows.append(("concordance_imparity", concordance_imparity(result), math.nan, math.nan, math.nan, math.nan))
+    rows.append((f"{words.smallest} (cell {smallest.a}, {smallest.b})", e.value, e.se, *e.confidence_interval,
+                 math.nan))
+    rows.append((words.imparity, concordance_imparity(result), math.nan, math.nan, math.nan, math.nan))
+    if isinstance(result, XAUCResult):
+        rows.append(("AUC (pooled)", result.overall, math.nan, math.nan, math.nan, math.nan))
+        frame = pd.DataFrame(rows, columns=["statistic", "value", "se", "ci_low", "ci_high", "p_value"])
+        return frame.set_index("statistic")
     for g, u in utility(result).iterrows():
         rows.append((f"utility({g}), alpha=beta=1", u["value"], u["se"], u["ci_low"], u["ci_high"], math.nan))
     rows.append(("overall C (pooled)", result.overall, math.nan, math.nan, math.nan, math.nan))
@@ -83,9 +162,20 @@ def _summary_table(result: XCIResult) -> pd.DataFrame:
     return frame.set_index("statistic")
 
 
-def _settings_table(result: XCIResult | None, settings: Mapping[str, Any] | None) -> pd.DataFrame:
+def _settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str, Any] | None) -> pd.DataFrame:
     items: dict[str, Any] = {}
-    if result is not None:
+    if isinstance(result, XAUCResult):
+        items.update(
+            {
+                "metric": "xAUC (binary outcome)",
+                "positive": result.positive,
+                "tied_tol": result.tied_tol,
+                "n_samples": result.n_samples,
+                "confidence_level": result.confidence_level,
+                "ci_method": result.ci_method,
+            }
+        )
+    elif result is not None:
         items.update(
             {
                 "method": result.method,
@@ -144,14 +234,38 @@ def _html_table(frame: pd.DataFrame) -> str:
     return f"<table><thead><tr><th class=label>{index_name}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _md_table(frame: pd.DataFrame) -> str:
-    def esc(text: str) -> str:
-        return text.replace("|", "\\|")
+# Markdown output: every string that can come from the user (title, table and figure names, the
+# header, index and cells of every table -- group labels, model names, settings values) goes
+# through _md_text; only our own fixed notes are written as Markdown on purpose.
+# * "&", "<", ">" (and quotes) become HTML entities (html.escape, as in the HTML report): a group
+#   named "<script>..." or "<img onerror=...>" is shown as text, never passed through as raw HTML
+#   by a renderer that allows it (CommonMark, GitHub, MkDocs); "&" cannot start an entity either.
+# * The inline Markdown punctuation \ ` * _ [ ] | # is backslash-escaped (CommonMark, GFM and
+#   Python-Markdown all accept these escapes), so "*a*" is not emphasis, "[x](y)" not a link, "`"
+#   not code and "|" cannot split a table cell. "$" and "~" become the numeric references &#36;
+#   and &#126; instead: Python-Markdown keeps the backslash of "\$" / "\~" visible, and a
+#   reference is never a delimiter, so "$0-$50k" is not maths where $...$ is LaTeX (GitHub, MkDocs
+#   with arithmatex) and "~a~" not strikethrough (GFM). Characters that only matter at the start
+#   of a line (-, +, 1.) are left alone: no user string starts a line ("| " or "## " does).
+# * Line breaks become "<br>" in a table cell and a space in a heading or caption, so a label
+#   cannot end a table row or a heading.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#])")
+_MD_REFERENCES = str.maketrans({"$": "&#36;", "~": "&#126;"})
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
+
+def _md_text(text: Any, *, cell: bool = False) -> str:
+    """``text`` escaped for Markdown (see the comment above): shown literally, never as markup."""
+    escaped = html.escape(_MD_SPECIAL.sub(r"\\\1", str(text))).translate(_MD_REFERENCES)
+    return _LINE_BREAK.sub("<br>" if cell else " ", escaped)
+
+
+def _md_table(frame: pd.DataFrame) -> str:
     header = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(_md_text(h, cell=True) for h in header) + " |", "|" + "---|" * len(header)]
     for index, row in frame.iterrows():
-        lines.append("| " + " | ".join(esc(x) for x in [str(index)] + [_fmt(v) for v in row]) + " |")
+        cells = [str(index)] + [_fmt(v) for v in row]
+        lines.append("| " + " | ".join(_md_text(x, cell=True) for x in cells) + " |")
     return "\n".join(lines)
 
 
@@ -161,7 +275,32 @@ def _png(figure: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _default_figures(result: XCIResult | None, comparison: ModelComparison | None) -> dict[str, Any]:
+def _xroc_figure(result: XAUCResult) -> Any:
+    """xROC curves of the off-diagonal cells (their areas are the cells), or None when not drawable."""
+    import matplotlib.pyplot as plt
+
+    from ._xauc import xroc
+    from .plotting import plot_xroc
+
+    sizes = result.group_sizes
+    pairs = [
+        (a, b) for a in result.groups for b in result.groups
+        if a != b and sizes[a]["positives"] > 0 and sizes[b]["negatives"] > 0
+    ]
+    # Kallus & Zhou (2019), Fig. 2: one curve per ordered pair; beyond 12 curves (G > 4) unreadable.
+    if result.rows is None or not pairs or len(pairs) > 12:
+        return None
+    curves = {}
+    for a, b in pairs:
+        curve = xroc(result, a, b)
+        curves[f"xROC({a}, {b}), area {result.matrix.loc[a, b]:.3f}"] = (curve.fpr, curve.tpr)
+    fig, ax = plt.subplots(figsize=(4.8, 4.8), layout="constrained")
+    plot_xroc(curves, ax=ax)
+    ax.set_title("xROC: positives of a vs negatives of b")
+    return fig
+
+
+def _default_figures(result: XCIResult | XAUCResult | None, comparison: ModelComparison | None) -> dict[str, Any]:
     import matplotlib.pyplot as plt
 
     from .plotting import plot_censoring_curves, plot_forest, plot_xci_heatmap
@@ -180,17 +319,48 @@ def _default_figures(result: XCIResult | None, comparison: ModelComparison | Non
         if comparison is None:
             fig, ax = plt.subplots(figsize=(4.8, 4.0), layout="constrained")
             plot_xci_heatmap(result, ax=ax)
-            figures["xCI matrix"] = fig
-        if result.censoring_curves is not None:
+            figures[f"{_words(result).metric} matrix"] = fig
+        if isinstance(result, XAUCResult):
+            fig = _xroc_figure(result)
+            if fig is not None:
+                figures["xROC curves per pair of groups"] = fig
+        elif result.censoring_curves is not None:
             fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
             plot_censoring_curves(result, ax=ax)
             figures["Censoring survival K_g(t) per group"] = fig
     return figures
 
 
+def _result_tables(result: XCIResult | XAUCResult) -> list[tuple[str, pd.DataFrame, str]]:
+    """The matrix (with intervals when the result has them), the summaries and the pair counts."""
+    words = _words(result)
+    matrix = result.matrix.copy()
+    low, high = result.confidence_interval()
+    if np.isfinite(low.to_numpy()).any():
+        for col in result.groups:
+            matrix[f"{col} low"], matrix[f"{col} high"] = low[col], high[col]
+    matrix.index.name = words.axes
+    matrix.columns = [str(c) for c in matrix.columns]
+    tables = [(f"{words.metric} matrix", matrix, ""), ("Fairness summaries", _drop_empty(_summary_table(result)), "")]
+    if isinstance(result, XAUCResult) and result.rows is not None:
+        tables.append((
+            "Balanced xAUC",
+            _drop_empty(balanced_xauc(result)),
+            "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a against "
+            "all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of group a.",
+        ))
+    counts = result.counts.set_index(["a", "b"])
+    counts.index = [f"{a} → {b}" for a, b in counts.index]
+    counts.index.name = "a → b"
+    ratio = "xauc = (concordant + tied_score / 2) / pairs" if isinstance(result, XAUCResult) else (
+        "xci = numerator / denominator")
+    tables.append(("Pair counts", counts, f"Counts first, ratios last: {ratio}."))
+    return tables
+
+
 def write_report(
     path: str | Path,
-    result: XCIResult | ModelComparison,
+    result: XCIResult | XAUCResult | ModelComparison,
     *,
     settings: Mapping[str, Any] | None = None,
     data_summary: pd.DataFrame | None = None,
@@ -207,13 +377,23 @@ def write_report(
     C; Wang et al. 2026 Sections 4.1-4.3), any extra tables, and figures (heatmap, censoring
     curves, and for a comparison a heatmap per model and a forest plot).
 
+    For a binary audit (an :class:`~survfair.XAUCResult`) the same sections hold the xAUC matrix
+    (rows a = group of the positive, columns b = group of the negative; Kallus & Zhou 2019) with
+    its DeLong intervals, positives and negatives per group, ΔxAUC (delta_xauc = Δbetween) and
+    the difference of within-group AUCs (delta_auc = Δwithin), the smallest cell, the balanced
+    xAUCs, the pooled AUC, and as figures the heatmap and the xROC curves.
+
+    Every user string (group labels, model names, settings, table cells, titles) is shown as
+    text: HTML-escaped in both formats and Markdown-escaped in ``.md``, and drawn literally in
+    the figures (a ``$`` in a label is a dollar sign, not mathtext).
+
     Parameters
     ----------
     path : str or Path
         ``*.html`` / ``*.htm``: one file, figures embedded as base64 PNG, inline CSS, no script and
         no external resource. ``*.md``: Markdown; figures are written as PNG files to the folder
         ``<stem>_files/`` next to it and linked relatively.
-    result : XCIResult or ModelComparison
+    result : XCIResult, XAUCResult or ModelComparison
         What to report. For a ModelComparison the comparison table is shown and the per-result
         sections use the first model (the data summary and censoring are the same for all models).
     settings : mapping, optional
@@ -237,7 +417,8 @@ def write_report(
     Raises
     ------
     TypeError
-        If ``result`` is neither an XCIResult nor a ModelComparison, or a table is not a DataFrame.
+        If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, or a table is not
+        a DataFrame.
     ValueError
         If the extension of ``path`` is not .html, .htm or .md.
     """
@@ -247,37 +428,32 @@ def write_report(
         raise ValueError(f"path must end in .html, .htm or .md, got {path.name!r}.")
     if isinstance(result, ModelComparison):
         comparison, main = result, next(iter(result.results.values()))
-    elif isinstance(result, XCIResult):
+    elif isinstance(result, (XCIResult, XAUCResult)):
         comparison, main = None, result
     else:
-        raise TypeError(f"result must be an XCIResult or a ModelComparison, got {type(result).__name__}.")
+        raise TypeError(
+            f"result must be an XCIResult, an XAUCResult or a ModelComparison, got {type(result).__name__}."
+        )
     for name, table in (extra_tables or {}).items():
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.")
 
+    words = _words(main)
+    summary_note = (
+        "Per group: rows analysed, positives, negatives and the share of positives."
+        if isinstance(main, XAUCResult)
+        else "Per group: rows analysed, events, censored rows; min_censoring_survival is the smallest "
+        "censoring survival K_g used as an IPCW weight (positivity: weights up to 1/K^2)."
+    )
     tables: list[tuple[str, pd.DataFrame, str]] = [
         ("Settings", _settings_table(main, settings), ""),
-        ("Data summary", data_summary if data_summary is not None else data_summary_table(main),
-         "Per group: rows analysed, events, censored rows; min_censoring_survival is the smallest "
-         "censoring survival K_g used as an IPCW weight (positivity: weights up to 1/K^2)."),
+        ("Data summary", data_summary if data_summary is not None else data_summary_table(main), summary_note),
     ]
     if comparison is not None:
         table = comparison.table.copy()
         tables.append(("Model comparison", _drop_empty(table), "One row per model; _low/_high are interval limits."))
     else:
-        matrix = main.matrix.copy()
-        low, high = main.confidence_interval()
-        if np.isfinite(low.to_numpy()).any():
-            for col in main.groups:
-                matrix[f"{col} low"], matrix[f"{col} high"] = low[col], high[col]
-        matrix.index.name = "a (earlier event) / b (later)"
-        matrix.columns = [str(c) for c in matrix.columns]
-        tables.append(("xCI matrix", matrix, ""))
-        tables.append(("Fairness summaries", _drop_empty(_summary_table(main)), ""))
-        counts = main.counts.set_index(["a", "b"])
-        counts.index = [f"{a} → {b}" for a, b in counts.index]
-        counts.index.name = "a → b"
-        tables.append(("Pair counts", counts, "Counts first, ratios last: xci = numerator / denominator."))
+        tables += _result_tables(main)
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, ""))
 
@@ -295,21 +471,21 @@ def write_report(
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".md":
         folder = path.parent / f"{path.stem}_files"
-        parts = [f"# {title}", "", f"_Generated by survfair on {stamp}._", "", _NOTE_MD, ""]
+        parts = [f"# {_md_text(title)}", "", f"_Generated by survfair on {stamp}._", "", words.note_md, ""]
         for name, table, note in tables:
-            parts += [f"## {name}", ""] + ([note, ""] if note else []) + [_md_table(table), ""]
+            parts += [f"## {_md_text(name)}", ""] + ([_md_text(note), ""] if note else []) + [_md_table(table), ""]
         if images:
             folder.mkdir(exist_ok=True)
             parts += ["## Figures", ""]
             for k, (name, png) in enumerate(images.items()):
                 file = folder / f"figure_{k + 1}.png"
                 file.write_bytes(png)
-                parts += [f"![{name}]({folder.name}/{file.name})", "", f"*{name}*", ""]
+                parts += [f"![{_md_text(name)}]({folder.name}/{file.name})", "", f"*{_md_text(name)}*", ""]
         path.write_text("\n".join(parts), encoding="utf-8")
         return path
 
     body = [f"<h1>{html.escape(title)}</h1>", f'<p class="meta">Generated by survfair on {stamp}.</p>',
-            f'<p class="note">{_NOTE}</p>']
+            f'<p class="note">{words.note_html}</p>']
     for name, table, note in tables:
         body.append(f"<h2>{html.escape(name)}</h2>")
         if note:
@@ -331,11 +507,3 @@ def write_report(
     )
     path.write_text(document, encoding="utf-8")
     return path
-
-
-_NOTE_MD = (
-    "xCI[a,b] estimates P(R_i > R_j | T_i < T_j, G_i = a, G_j = b): row a is the group of the member "
-    "with the EARLIER event, column b the group of the member who outlived it (Wang et al. 2026, eq. 2). "
-    "A higher risk score means an earlier expected event. Δwithin(a,b) = xCI[a,a] − xCI[b,b]; "
-    "Δbetween(a,b) = xCI[a,b] − xCI[b,a]."
-)

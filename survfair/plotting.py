@@ -5,6 +5,10 @@ is made when None), returns the matplotlib Axes, and never calls ``show()``. Ext
 arguments go to the main matplotlib call of the function.
 
 A higher ``risk`` always means an earlier expected event.
+
+Group labels, model names and titles are data, not markup: every text drawn from them goes
+through :func:`_literal`, so a ``$`` is a dollar sign and never starts matplotlib mathtext, and
+legends are built by :func:`_legend`, which keeps labels that start with ``_``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import pandas as pd
 from ._comparison import ModelComparison
 from ._results import XCIResult
 from ._validation import check_survival_inputs
+from ._xauc import XAUCResult
 
 __all__ = [
     "plot_xci_heatmap",
@@ -37,14 +42,55 @@ def _axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)):
     return ax
 
 
+def _literal(text: Any) -> str:
+    r"""``text`` as a string that matplotlib draws literally: every ``$`` escaped as ``\$``.
+
+    Unescaped, a group named "$0-$50k" is set as italic mathtext and "a$_$b" makes drawing fail
+    with a mathtext parse error. An escaped dollar is drawn as a plain ``$`` in any Text
+    (tick label, title, legend entry, annotation), also in a legend the caller rebuilds later from
+    the artists' labels and in tick labels matplotlib re-creates -- which ``parse_math=False`` on
+    our own Text objects would not cover. ``get_text()`` / ``get_label()`` therefore return the
+    escaped form; what is drawn is the label itself. (Under ``text.usetex`` TeX reads ``\$`` as a
+    dollar too, but other TeX specials such as ``_`` or ``%`` are not escaped.)
+    """
+    return str(text).replace("$", r"\$")
+
+
+def _legend(ax: Any, entries: list[tuple[Any, str]], **kwargs: Any):
+    """Legend of ``(artist, label)`` pairs, each label drawn literally (see :func:`_literal`).
+
+    The pairs are passed explicitly, so a label that starts with ``_`` (which ``ax.legend()``
+    takes for a hidden artist) still gets its entry; the texts are set after the legend is built
+    because matplotlib < 3.10 drops such labels even when they are passed explicitly.
+    """
+    if not entries:
+        return None
+    legend = ax.legend([artist for artist, _ in entries], ["label"] * len(entries), **kwargs)
+    for text, (_, label) in zip(legend.get_texts(), entries):
+        text.set_text(_literal(label))
+    return legend
+
+
 def _check_result(result: Any, name: str = "result") -> XCIResult:
     if not isinstance(result, XCIResult):
         raise TypeError(f"{name} must be an XCIResult (from survfair.xci), got {type(result).__name__}.")
     return result
 
 
+# What the axes of a cell-matrix heatmap mean: (metric, row a, column b, default title).
+def _heatmap_words(result: Any) -> tuple[str, str, str, str]:
+    if isinstance(result, XAUCResult):
+        return "xAUC", "a: group of the positive", "b: group of the negative", "xAUC (DeLong)"
+    if isinstance(result, XCIResult):
+        return "xCI", "a: group of the earlier event", "b: group of the later member", f"xCI ({result.method})"
+    raise TypeError(
+        "result must be an XCIResult (from survfair.xci) or an XAUCResult (from survfair.xauc), "
+        f"got {type(result).__name__}."
+    )
+
+
 def plot_xci_heatmap(
-    result: XCIResult,
+    result: XCIResult | XAUCResult,
     *,
     ax: Any = None,
     cmap: str = "viridis",
@@ -54,16 +100,19 @@ def plot_xci_heatmap(
     title: str | None = None,
     **kwargs: Any,
 ):
-    """Heatmap of the xCI matrix with each cell's value (and interval, when available).
+    """Heatmap of the xCI (or xAUC) matrix with each cell's value (and interval, when available).
 
     Rows a are the group of the member with the EARLIER event, columns b the group of the member
-    who outlived it (eq. 2 of Wang et al. 2026). By default the colours span the range of the
-    cells, so that differences between cells (the fairness question) are visible even when all
-    cells are close; read the printed values, not the colours, for sizes.
+    who outlived it (eq. 2 of Wang et al. 2026). For an :class:`~survfair.XAUCResult` rows a are
+    the group of the POSITIVE and columns b the group of the NEGATIVE (xAUC(a, b) =
+    P[R_1^a > R_0^b], Kallus & Zhou 2019, Definition 2); the axis labels say which. By default
+    the colours span the range of the cells, so that differences between cells (the fairness
+    question) are visible even when all cells are close; read the printed values, not the
+    colours, for sizes. Group labels and the title are drawn literally (a ``$`` is a dollar sign).
 
     Parameters
     ----------
-    result : XCIResult
+    result : XCIResult or XAUCResult
     ax : matplotlib Axes, optional
     cmap : str, default="RdBu"
     vmin, vmax : float, optional
@@ -71,7 +120,7 @@ def plot_xci_heatmap(
     digits : int, default=3
         Decimals shown in the cells.
     title : str, optional
-        Default: "xCI (method)".
+        Default: "xCI (method)", or "xAUC (DeLong)" for an XAUCResult.
     **kwargs
         Passed to ``ax.imshow``.
 
@@ -83,9 +132,9 @@ def plot_xci_heatmap(
     Raises
     ------
     TypeError
-        If ``result`` is not an XCIResult.
+        If ``result`` is neither an XCIResult nor an XAUCResult.
     """
-    result = _check_result(result)
+    metric, row_words, column_words, default_title = _heatmap_words(result)
     ax = _axes(ax)
     values = result.values
     low, high = result.confidence_interval()
@@ -97,11 +146,11 @@ def plot_xci_heatmap(
     if vmax <= vmin:
         vmin, vmax = vmin - 0.01, vmax + 0.01
     image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, **kwargs)
-    labels = [str(g) for g in result.groups]
+    labels = [_literal(g) for g in result.groups]
     ax.set_xticks(range(len(labels)), labels)
     ax.set_yticks(range(len(labels)), labels)
-    ax.set_xlabel("b: group of the later member")
-    ax.set_ylabel("a: group of the earlier event")
+    ax.set_xlabel(column_words)
+    ax.set_ylabel(row_words)
     for i in range(len(labels)):
         for j in range(len(labels)):
             value = values[i, j]
@@ -114,8 +163,8 @@ def plot_xci_heatmap(
                 r, g, b, _ = image.cmap(image.norm(value))
                 colour = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour)
-    ax.figure.colorbar(image, ax=ax, label="xCI", shrink=0.8)
-    ax.set_title(title if title is not None else f"xCI ({result.method})")
+    ax.figure.colorbar(image, ax=ax, label=metric, shrink=0.8)
+    ax.set_title(_literal(title) if title is not None else default_title)
     return ax
 
 
@@ -173,19 +222,21 @@ def plot_risk_densities(
     pad = 0.05 * (grid[-1] - grid[0] or 1.0)
     grid = np.linspace(grid[0] - pad, grid[-1] + pad, grid_size)
     colours = [f"C{i % 10}" for i in range(sample.n_groups)]
+    entries = []
     for code, label in enumerate(sample.groups):
         for observed, style, word in ((True, "-", "event"), (False, "--", "censored")):
             values = sample.risk[(sample.group_codes == code) & (sample.event == observed)]
             if np.unique(values).size < 2:
                 continue
             density = gaussian_kde(values)(grid)
-            ax.plot(grid, density, linestyle=style, color=colours[code],
-                    label=f"{label}, {word} (n={values.size})", **kwargs)
+            text = f"{label}, {word} (n={values.size})"
+            (line,) = ax.plot(grid, density, linestyle=style, color=colours[code], label=_literal(text), **kwargs)
+            entries.append((line, text))
     ax.set_xlabel("risk score (higher = earlier event)")
     ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+    _legend(ax, entries, fontsize=8)
     if title is not None:
-        ax.set_title(title)
+        ax.set_title(_literal(title))
     return ax
 
 
@@ -222,20 +273,24 @@ def plot_censoring_curves(result: XCIResult, *, ax: Any = None, tau: float | Non
     ax = _axes(ax, (6.0, 4.0))
     frame = curves.to_frame()
     labels = ["pooled"] if curves.kind == "pooled" else list(curves.groups)
+    entries = []
     for code, label in enumerate(labels):
         rows = frame[frame["group"] == curves.groups[code]]
         times = np.concatenate([[0.0], rows["time"].to_numpy()])
         probs = np.concatenate([[1.0], rows["censoring_survival"].to_numpy()])
-        ax.step(times, probs, where="post", label=f"K_{label}(t)", **kwargs)
-    ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label="K = 0.1")
+        text = f"K_{label}(t)"
+        (line,) = ax.step(times, probs, where="post", label=_literal(text), **kwargs)
+        entries.append((line, text))
+    entries.append((ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label="K = 0.1"), "K = 0.1"))
     tau = result.tau if tau is None else tau
     if tau is not None:
-        ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=f"tau = {tau:g}")
+        text = f"tau = {tau:g}"
+        entries.append((ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=text), text))
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("time")
     ax.set_ylabel("censoring survival K_g(t)")
     ax.set_title(f"Censoring survival ({curves.kind})")
-    ax.legend(fontsize=8)
+    _legend(ax, entries, fontsize=8)
     return ax
 
 
@@ -295,6 +350,7 @@ def plot_forest(
     columns = list(dict.fromkeys(r[1] for r in rows))
     models = list(dict.fromkeys(r[0] for r in rows))
     offsets = np.linspace(-0.2, 0.2, len(columns)) if len(columns) > 1 else np.zeros(1)
+    entries = []
     for k, column in enumerate(columns):
         block = [r for r in rows if r[1] == column]
         y = np.array([models.index(r[0]) for r in block]) + offsets[k]
@@ -303,12 +359,13 @@ def plot_forest(
         high = np.array([r[4] for r in block])
         err = np.vstack([x - low, high - x])
         err = np.where(np.isfinite(err), err, 0.0)
-        ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color=f"C{k % 10}", label=column, **kwargs)
+        bars = ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color=f"C{k % 10}", label=_literal(column), **kwargs)
+        entries.append((bars, column))
     ax.axvline(0.0, color="grey", linewidth=1)
-    ax.set_yticks(range(len(models)), models)
+    ax.set_yticks(range(len(models)), [_literal(m) for m in models])
     ax.invert_yaxis()
     ax.set_xlabel("difference in xCI")
-    ax.legend(fontsize=8)
+    _legend(ax, entries, fontsize=8)
     return ax
 
 
@@ -357,17 +414,19 @@ def plot_xroc(curves: Mapping[str, Any] | pd.DataFrame, *, ax: Any = None, **kwa
     if not isinstance(curves, Mapping) or not curves:
         raise TypeError("curves must be a non-empty dict of label -> (fpr, tpr) or a DataFrame.")
     ax = _axes(ax, (4.5, 4.5))
+    entries = []
     for label, value in curves.items():
         fpr, tpr = _curve(value, str(label))
-        ax.plot(fpr, tpr, label=str(label) or None, drawstyle="steps-post", **kwargs)
+        (line,) = ax.plot(fpr, tpr, label=_literal(label) or None, drawstyle="steps-post", **kwargs)
+        if str(label):
+            entries.append((line, str(label)))
     ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
     ax.set_xlabel("negatives of b above threshold (FPR)")
     ax.set_ylabel("positives of a above threshold (TPR)")
-    if any(str(k) for k in curves):
-        ax.legend(fontsize=8, loc="lower right")
+    _legend(ax, entries, fontsize=8, loc="lower right")
     return ax
 
 
@@ -411,16 +470,19 @@ def plot_conditional_xauc(
         raise TypeError("values must be a pandas Series or a non-empty dict of label -> array-like.")
     ax = _axes(ax, (6.0, 4.0))
     edges = np.linspace(0, 1, bins + 1)
+    entries = []
     for k, (label, series) in enumerate(values.items()):
         array = np.asarray(series, dtype=float)
         if np.isnan(array).any() or (array < 0).any() or (array > 1).any():
             raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1] and not NaN.")
         colour = f"C{k % 10}"
-        ax.hist(array, bins=edges, alpha=0.5, color=colour, label=f"{label} (mean {array.mean():.3f})", **kwargs)
+        text = f"{label} (mean {array.mean():.3f})"
+        *_, patches = ax.hist(array, bins=edges, alpha=0.5, color=colour, label=_literal(text), **kwargs)
+        entries.append((patches, text))
         ax.axvline(array.mean(), color=colour, linestyle="--", linewidth=1.5)
     ax.set_xlim(0, 1)
     ax.set_xlabel("conditional xAUC of a positive")
     ax.set_ylabel("positives")
     if any(str(k) for k in values):
-        ax.legend(fontsize=8)
+        _legend(ax, entries, fontsize=8)
     return ax

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -56,8 +54,8 @@ def test_heatmap(result, tmp_path):
     _png_ok(ax, tmp_path)
 
 
-def test_heatmap_shows_intervals_and_uses_given_axes(result):
-    with_ci = dataclasses.replace(result, covariance=np.eye(4) * 1e-4, ci_method="analytic")
+def test_heatmap_shows_intervals_and_uses_given_axes(sample):
+    with_ci = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5, ci="analytic")
     fig, ax = plt.subplots()
     assert plotting.plot_xci_heatmap(with_ci, ax=ax, digits=2) is ax
     low = with_ci.ci_low.loc["F", "F"]
@@ -141,3 +139,112 @@ def test_plotting_never_shows(monkeypatch, result):
     monkeypatch.setattr(plt, "show", lambda *a, **k: pytest.fail("show() was called"))
     plotting.plot_xci_heatmap(result)
     plotting.plot_censoring_curves(result)
+
+
+# -- labels are text: "$" never starts mathtext, "_x" keeps its legend entry ----------------------
+LABELS = ("$0-$50k", "a$_$b", "_hidden")
+
+
+@pytest.fixture(scope="module")
+def literal_sample():
+    rng = np.random.default_rng(3)
+    n = 360
+    group = np.array(LABELS)[rng.integers(0, 3, n)]
+    risk = rng.normal(size=n)
+    t = rng.exponential(np.exp(-risk))
+    c = rng.exponential(2.0, size=n)
+    return pd.DataFrame({"time": np.minimum(t, c), "event": t <= c, "group": group, "risk": risk,
+                         "y": (t < 0.7).astype(int)})
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Draw a figure with Agg; return every string the renderer was asked to write, as (text, ismath)."""
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    calls = []
+    original = RendererAgg.draw_text
+
+    def record(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        calls.append((s, ismath))
+        return original(self, gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+
+    monkeypatch.setattr(RendererAgg, "draw_text", record)
+
+    def draw(ax):
+        calls.clear()
+        ax.figure.canvas.draw()
+        return list(calls)
+
+    return draw
+
+
+def _literal_cases():
+    def heatmap(sample):
+        res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
+        return plotting.plot_xci_heatmap(res, title="model $x$"), [*LABELS, "model $x$"]
+
+    def xauc_heatmap(sample):
+        res = sf.xauc("y", "group", "risk", data=sample)
+        return plotting.plot_xci_heatmap(res, title="a$_$b"), [*LABELS, "a$_$b"]
+
+    def densities(sample):
+        ax = plotting.plot_risk_densities("risk", "event", "group", data=sample, title="$0-$50k")
+        return ax, [f"{g}, event (n=" for g in LABELS] + [f"{g}, censored (n=" for g in LABELS]
+
+    def censoring(sample):
+        res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
+        return plotting.plot_censoring_curves(res), [f"K_{g}(t)" for g in LABELS]
+
+    def forest(sample):
+        comparison = sf.compare({"$0-$50k": "risk", "a$_$b": "time", "_hidden": "risk"}, "time", "event", "group",
+                                data=sample, tau=1.5)
+        return plotting.plot_forest(comparison, statistics=("delta_between",)), [
+            *LABELS, "delta_between[$0-$50k,_hidden]", "delta_between[_hidden,a$_$b]"]
+
+    def xroc(sample):
+        curve = (np.array([0.0, 0.5, 1.0]), np.array([0.0, 0.8, 1.0]))
+        return plotting.plot_xroc({g: curve for g in LABELS}), list(LABELS)
+
+    def conditional(sample):
+        rng = np.random.default_rng(1)
+        ax = plotting.plot_conditional_xauc({g: rng.random(20) for g in LABELS}, bins=5)
+        return ax, [f"{g} (mean " for g in LABELS]
+
+    return [pytest.param(f, id=f.__name__)
+            for f in (heatmap, xauc_heatmap, densities, censoring, forest, xroc, conditional)]
+
+
+@pytest.mark.parametrize("case", _literal_cases())
+def test_labels_are_drawn_literally(case, literal_sample, drawn):
+    ax, expected = case(literal_sample)
+    strings = drawn(ax)  # "a$_$b" used to raise a mathtext ParseSyntaxException here
+    assert strings and not any(ismath for _, ismath in strings)  # nothing went through mathtext
+    shown = [s for s, _ in strings]
+    assert not any("\\$" in s for s in shown)  # the escape is never drawn
+    for text in expected:  # every label (tick, title, legend entry) is drawn as written
+        assert any(text in s for s in shown), (text, shown)
+
+
+def test_legend_rebuilt_by_the_caller_stays_literal(literal_sample, drawn):
+    res = sf.xci("time", "event", "group", "risk", data=literal_sample, tau=1.5)
+    ax = plotting.plot_censoring_curves(res)
+    ax.legend()  # from the artists' own labels
+    shown = drawn(ax)
+    assert ("K_a$_$b(t)", False) in shown and ("K_$0-$50k(t)", False) in shown
+
+
+def test_heatmap_of_xauc_result(literal_sample, drawn):
+    res = sf.xauc("y", "group", "risk", data=literal_sample)
+    ax = plotting.plot_xci_heatmap(res, digits=3)
+    assert ax.get_ylabel() == "a: group of the positive" and ax.get_xlabel() == "b: group of the negative"
+    assert ax.get_title() == "xAUC (DeLong)"
+    colorbar = ax.figure.axes[-1]
+    assert colorbar.get_ylabel() == "xAUC"
+    g0, g1 = res.groups[0], res.groups[1]
+    low, high = res.confidence_interval()
+    # row i = positive's group, column j = negative's group; the DeLong interval under the value
+    assert ax.texts[1].get_text() == (f"{res.matrix.loc[g0, g1]:.3f}\n"
+                                      f"[{low.loc[g0, g1]:.3f}, {high.loc[g0, g1]:.3f}]")
+    assert ax.texts[len(res.groups)].get_text().startswith(f"{res.matrix.loc[g1, g0]:.3f}\n")
+    drawn(ax)

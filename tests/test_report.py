@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
+import html
 import re
 
 import matplotlib
@@ -16,6 +16,7 @@ import pytest  # noqa: E402
 
 import survfair as sf  # noqa: E402
 from survfair import write_report  # noqa: E402
+from survfair._report import data_summary_table  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -69,14 +70,9 @@ def test_html_report_contains_everything(result, tmp_path):
     plt.close("all")
 
 
-def test_html_report_of_comparison_with_intervals(sample, tmp_path, monkeypatch):
-    import survfair._comparison as comparison
-
-    def with_cov(*args, **kwargs):
-        return dataclasses.replace(sf.xci(*args, **kwargs), covariance=np.eye(4) * 1e-4, ci_method="analytic")
-
-    monkeypatch.setattr(comparison, "xci", with_cov)
-    out = sf.compare({"model one": "risk", "model two": "time"}, "time", "event", "group", data=sample, tau=1.5)
+def test_html_report_of_comparison_with_intervals(sample, tmp_path):
+    out = sf.compare({"model one": "risk", "model two": "time"}, "time", "event", "group", data=sample, tau=1.5,
+                     ci="analytic")
     text = write_report(tmp_path / "cmp.htm", out).read_text(encoding="utf-8")
     assert "<h2>Model comparison</h2>" in text and "model one" in text and "model two" in text
     assert "delta_between[F,M]_low" in text
@@ -111,7 +107,126 @@ def test_data_summary_table(result):
 def test_report_errors(result, tmp_path):
     with pytest.raises(ValueError, match=r"path must end in .html, .htm or .md"):
         write_report(tmp_path / "r.pdf", result)
-    with pytest.raises(TypeError, match="result must be an XCIResult or a ModelComparison"):
+    with pytest.raises(TypeError, match="result must be an XCIResult, an XAUCResult or a ModelComparison"):
         write_report(tmp_path / "r.html", result.matrix)
     with pytest.raises(TypeError, match=r"extra_tables\['t'\] must be a DataFrame"):
         write_report(tmp_path / "r.html", result, extra_tables={"t": [1, 2]})
+
+
+# -- user strings are text, in every format --------------------------------------------------------
+HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>")
+
+
+def _labelled(sample, labels):
+    return sample.assign(group=np.where(sample["group"] == "F", labels[0], labels[1]))
+
+
+@pytest.mark.parametrize("suffix", [".html", ".md"])
+def test_dollar_labels(sample, tmp_path, suffix):
+    labelled = _labelled(sample, ("$0-$50k", "a$_$b"))
+    res = sf.xci("time", "event", "group", "risk", data=labelled, tau=1.5)
+    # "a$_$b" used to make drawing the embedded heatmap fail with an empty-looking mathtext error
+    text = write_report(tmp_path / f"report{suffix}", res).read_text(encoding="utf-8")
+    if suffix == ".html":
+        assert "<th class=label>$0-$50k</th>" in text and "<th class=label>a$_$b</th>" in text
+    else:  # "$" as a reference, so renderers that read $...$ as LaTeX show it as text
+        assert "| &#36;0-&#36;50k |" in text and "a&#36;\\_&#36;b" in text
+        assert "$0-$50k" not in text
+
+
+@pytest.mark.parametrize("suffix", [".html", ".md"])
+def test_user_strings_are_escaped(sample, tmp_path, suffix):
+    labelled = _labelled(sample, HOSTILE)
+    models = {HOSTILE[0]: "risk", HOSTILE[1] + " | *x*": "time"}
+    comparison = sf.compare(models, "time", "event", "group", data=labelled, tau=1.5)
+    extra = pd.DataFrame({HOSTILE[0]: [HOSTILE[1]]}, index=pd.Index([HOSTILE[0]], name=HOSTILE[1]))
+    fig, _ = plt.subplots()
+    path = write_report(
+        tmp_path / f"report{suffix}", comparison, title=HOSTILE[0],
+        settings={HOSTILE[0]: HOSTILE[1], "command": f"survfair audit --group '{HOSTILE[1]}'"},
+        extra_tables={HOSTILE[1]: extra}, figures={HOSTILE[0]: fig},
+    )
+    plt.close(fig)
+    text = path.read_text(encoding="utf-8")
+    assert "<script" not in text.lower() and "<img src=x" not in text.lower() and "onerror=alert(1)>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    if suffix == ".html":
+        _no_external_resource(text)
+
+
+def test_markdown_cells_render_as_the_literal_strings(result, tmp_path):
+    """Through a Markdown renderer (Python-Markdown, as MkDocs uses) every cell is the string itself."""
+    import markdown
+
+    strings = [*HOSTILE, "p|q", "*x* _y_ `z` [l](u) ~s~ #h", "$0-$50k", "a\\b", "&amp;", "two\nlines"]
+    frame = pd.DataFrame({"value": strings}, index=pd.Index([f"k{i}" for i in range(len(strings))], name="key"))
+    path = write_report(tmp_path / "r.md", result, extra_tables={"cells": frame}, default_figures=False)
+    rendered = markdown.markdown(path.read_text(encoding="utf-8"), extensions=["tables"])
+    assert "<script" not in rendered and "<img" not in rendered
+    cells = re.findall(r"<td>k\d+</td>\s*<td>(.*?)</td>", rendered, flags=re.S)
+    shown = [html.unescape(c).replace("<br>", "\n") for c in cells]
+    assert shown == strings
+
+
+# -- binary audits (xAUC) ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def binary():
+    rng = np.random.default_rng(7)
+    n = 400
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    score = rng.normal(size=n) + 0.8 * (group == "M")  # M's scores shifted up: xAUC(M, F) > xAUC(F, M)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(score - 0.8 * (group == "M") + 0.4)))).astype(int)
+    return sf.xauc(y, group, score)
+
+
+def test_binary_report_html(binary, tmp_path):
+    path = write_report(tmp_path / "binary.html", binary, settings={"outcome": "y"},
+                        data_summary=data_summary_table(binary))
+    text = path.read_text(encoding="utf-8")
+    for heading in ("Settings", "Data summary", "xAUC matrix", "Fairness summaries", "Balanced xAUC", "Pair counts",
+                    "Figures"):
+        assert f"<h2>{heading}</h2>" in text
+    assert "Kallus &amp; Zhou 2019" in text and "group of the POSITIVE" in text
+    assert "<th class=label>a (positive) / b (negative)</th>" in text
+    # intervals of every cell, from the DeLong covariance
+    low, high = binary.confidence_interval()
+    for value in (binary.matrix.loc["M", "F"], low.loc["M", "F"], high.loc["F", "M"]):
+        assert f"<td>{value:.4f}</td>" in text
+    delta = sf.delta_xauc(binary, "F", "M")
+    assert delta.value == pytest.approx(sf.delta_between(binary, "F", "M").value)
+    row = re.search(r"<th class=label>delta_xauc\(F, M\)</th>(.*?)</tr>", text).group(1)
+    assert re.findall(r"<td>([^<]*)</td>", row) == [f"{v:.4f}" for v in (delta.value, delta.se,
+                                                                            *delta.confidence_interval)] + [
+        f"{delta.p_value:.3g}" if delta.p_value < 1e-3 else f"{delta.p_value:.4f}"]
+    assert f"<td>{sf.delta_within(binary, 'F', 'M').value:.4f}</td>" in text
+    assert f"<td>{binary.overall:.4f}</td>" in text
+    for caption in ("xAUC matrix", "xROC curves per pair of groups"):
+        assert f"<figcaption>{caption}</figcaption>" in text
+    assert len(re.findall(r'src="data:image/png;base64,', text)) == 2
+    assert "ci_method" in text and "delong" in text and "positive_pct" in text
+    _no_external_resource(text)
+
+
+def test_binary_report_markdown(binary, tmp_path):
+    text = write_report(tmp_path / "binary.md", binary).read_text(encoding="utf-8")
+    m = binary.matrix
+    assert m.loc["M", "F"] > m.loc["F", "M"] + 0.1  # the orientation is visible in the data
+    # row a = group of the positive, column b = group of the negative
+    assert "| a (positive) / b (negative) | F | M | F low | F high | M low | M high |" in text
+    low, high = binary.confidence_interval()
+    cells = [m.loc["M", "F"], m.loc["M", "M"], low.loc["M", "F"], high.loc["M", "F"], low.loc["M", "M"],
+             high.loc["M", "M"]]
+    assert "| M | " + " | ".join(f"{v:.4f}" for v in cells) + " |" in text
+    for heading in ("## xAUC matrix", "## Fairness summaries", "## Balanced xAUC", "## Pair counts"):
+        assert heading in text
+    assert "delta\\_xauc(F, M)" in text and "Kallus & Zhou 2019" in text
+    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == ["binary_files/figure_1.png", "binary_files/figure_2.png"]
+    balanced = sf.balanced_xauc(binary)
+    assert f"{balanced.loc['F', 'xauc1']:.4f}" in text
+
+
+def test_data_summary_table_of_binary_result(binary):
+    table = data_summary_table(binary)
+    assert list(table.columns) == ["n", "positives", "negatives", "positive_pct"]
+    assert table.loc["all", "n"] == binary.n_samples
+    assert table.loc["F", "positives"] == binary.group_sizes["F"]["positives"]
