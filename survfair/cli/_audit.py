@@ -1,0 +1,393 @@
+"""``survfair audit``: xCI audit of risk columns of a file, the flchain demo, binary xAUC audits.
+
+A thin consumer of the public result objects: it reads data, calls :func:`survfair.compare`
+(which calls :func:`survfair.xci`) and the summaries, and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import warnings
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._comparison import compare
+from .._datasets import load_flchain
+from .._models import fit_checked, risk_scores
+from .._report import data_summary_table, write_report
+from .._results import XCIResult
+from .._summaries import delta_between, delta_within, min_xci, overall_c, utility
+from ._binary import add_binary_arguments, binary_audit, binary_long_table, horizon_frame, horizon_table, render_binary
+from ._errors import CLIError
+from ._io import REPORT_SUFFIXES, check_output_paths, neutralise_formulas, read_table, require_columns, table_columns, write_text
+from ._options import (
+    add_data_options,
+    add_debug_option,
+    add_estimator_options,
+    add_groups_option,
+    excluded_note,
+    match_groups,
+    subset_groups,
+)
+
+__all__ = ["register", "run", "FLCHAIN_DEMO_TAU"]
+
+#: Truncation used by the flchain demonstration: every group's censoring survival is still
+#: above 0.79 at 4000 days (about 11 years), while it falls to 0.02 by the end of follow-up.
+FLCHAIN_DEMO_TAU = 4000.0
+
+EXAMPLES = """\
+examples:
+  survfair audit
+      the flchain demonstration (two Cox models, group = sex)
+  survfair audit --data cohort.csv --time time --event event --group sex --risk risk --tau 3650
+  survfair audit --data cohort.parquet --time t --event died --group sex --group race \\
+      --risk model_a --risk model_b --format json --output audit.json --report audit.html
+  survfair audit --data cohort.csv --time t --event e --group race --groups White Black --risk risk
+      audit two groups only; rows of other groups are excluded and counted
+  survfair audit --data screening.csv --outcome cancer --positive yes --group sex --risk score
+      binary outcome: the xAUC matrix (Kallus & Zhou 2019)
+"""
+
+#: The library warns when groups= leaves rows out; the command line prints its own line instead.
+_EXCLUSION_WARNING = r"\d+ rows belong to groups not listed"
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``audit`` subcommand to an argparse sub-parser collection; returns its parser."""
+    parser = subparsers.add_parser(
+        "audit",
+        help="xCI audit of risk scores (flchain demo without --data)",
+        description="Cross-group concordance (xCI) audit of risk columns of a CSV or Parquet file; without "
+                    "--data, the flchain demonstration. With --outcome and no --time, a binary xAUC audit.",
+        epilog=EXAMPLES,
+    )
+    data = add_data_options(parser, required=False, several_risks=True,
+                            data_help="CSV or Parquet file (default: none, the flchain demonstration)")
+    add_groups_option(data)
+    add_estimator_options(parser)
+    output = parser.add_argument_group("output")
+    output.add_argument("--format", choices=["table", "json", "csv"], default="table",
+                        help="text tables, JSON, or one tidy CSV table (cells and summaries)")
+    output.add_argument("--output", metavar="FILE",
+                        help="write the output to this file, whatever its extension (default: stdout)")
+    output.add_argument("--report", metavar="FILE",
+                        help="also write a report: .html/.htm (self-contained) or .md (default: none)")
+    inference = parser.add_argument_group("intervals")
+    inference.add_argument("--ci", choices=["analytic", "bootstrap", "none"], default="analytic",
+                           help="interval method: analytic influence-function intervals, bootstrap, or none")
+    inference.add_argument("--confidence-level", metavar="L", type=float, default=0.95, help="interval level")
+    inference.add_argument("--n-resamples", metavar="N", type=int, default=1000, help="bootstrap replicates")
+    inference.add_argument("--seed", type=int, help="bootstrap random seed (default: none, a fresh seed)")
+    inference.add_argument("--n-jobs", metavar="J", type=int, default=1, help="bootstrap parallel jobs (joblib)")
+    inference.add_argument("--bootstrap-method", choices=["bca", "percentile"], default="bca",
+                           help="bootstrap interval")
+    inference.add_argument("--stratify", choices=["group", "group_event", "none"], default="group",
+                           help="bootstrap strata")
+    add_binary_arguments(parser)
+    add_debug_option(parser, top_level=False)
+    parser.set_defaults(handler=run)
+    return parser
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+
+def _summary_tables(result: XCIResult) -> dict[str, pd.DataFrame]:
+    """Δwithin / Δbetween for every pair of groups, min-xCI and the pooled C; utilities."""
+    rows = []
+    for a, b in itertools.combinations(result.groups, 2):
+        for name, function in (("delta_within", delta_within), ("delta_between", delta_between)):
+            estimate = function(result, a, b)
+            low, high = estimate.confidence_interval
+            rows.append(
+                {"summary": name, "a": a, "b": b, "value": estimate.value, "se": estimate.se,
+                 "ci_low": low, "ci_high": high, "p_value": estimate.p_value}
+            )
+    minimum = min_xci(result)
+    low, high = minimum.estimate.confidence_interval
+    rows.append(
+        {"summary": "min_xci", "a": minimum.a, "b": minimum.b, "value": minimum.value, "se": minimum.estimate.se,
+         "ci_low": low, "ci_high": high, "p_value": np.nan}
+    )
+    pooled = overall_c(result)
+    low, high = pooled.confidence_interval
+    rows.append({"summary": "overall_c", "a": "", "b": "", "value": pooled.value, "se": pooled.se,
+                 "ci_low": low, "ci_high": high, "p_value": np.nan})
+    return {"summaries": pd.DataFrame(rows), "utility": utility(result).reset_index()}
+
+
+def _has_intervals(result: XCIResult) -> bool:
+    return result.covariance is not None or result.replicates is not None
+
+
+def _format_text(name: str, result: XCIResult, notes: Sequence[str]) -> str:
+    tables = _summary_tables(result)
+    settings = f"method={result.method}"
+    if result.method == "ipcw":
+        settings += f", censoring={result.censoring}, tau={result.tau}"
+    lines = [f"== {name} ==", f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
+    with pd.option_context("display.precision", 4, "display.width", 140, "display.max_columns", 20):
+        lines += ["", "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
+                  result.matrix.to_string(float_format="{:.4f}".format)]
+        if _has_intervals(result):
+            low, high = result.confidence_interval()
+            lines += [f"{result.confidence_level:.0%} interval, low:", low.to_string(float_format="{:.4f}".format),
+                      "high:", high.to_string(float_format="{:.4f}".format)]
+        counts = result.counts.drop(columns=["xci"])
+        lines += ["", "pair counts:", counts.to_string(index=False, float_format="{:.6g}".format)]
+        summaries = tables["summaries"]
+        if not _has_intervals(result):
+            summaries = summaries[["summary", "a", "b", "value"]]
+        lines += ["", "summaries:", summaries.to_string(index=False, float_format="{:.4f}".format, na_rep="")]
+        if result.ci_method == "analytic":
+            lines.append("(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)")
+        utilities = tables["utility"]
+        if not _has_intervals(result):
+            utilities = utilities[["group", "value"]]
+        lines += ["", "utility U(a) (alpha = beta = 1):", utilities.to_string(index=False, float_format="{:.4f}".format)]
+    return "\n".join(lines) + "\n"
+
+
+#: Leading columns of the CSV table; the count columns of the cells and horizons follow.
+CSV_COLUMNS = ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
+
+
+def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The CSV table of one risk column: tidy, one row per number.
+
+    ``kind`` "cell": one row per xCI cell (statistic "xci"; the pair counts, numerator and
+    denominator, and ``xci`` = ``value``). ``kind`` "summary": delta_within and delta_between for
+    every pair (a, b), min_xci (a, b = its cell), overall_c, utility (a = the group), n_samples and
+    n_excluded (rows outside --groups). ``kind`` "horizon": one row per xAUC(t) cell (statistic
+    "xauc_t", ``time``, cases, controls, ...).
+    """
+    cells = result.to_frame().assign(kind="cell", statistic="xci", p_value=np.nan)
+    cells["value"] = cells["xci"]
+    tables = _summary_tables(result)
+    summaries = tables["summaries"].rename(columns={"summary": "statistic"}).assign(kind="summary")
+    utilities = tables["utility"].rename(columns={"group": "a"}).assign(kind="summary", statistic="utility", b="",
+                                                                        p_value=np.nan)
+    counts = pd.DataFrame([
+        {"kind": "summary", "statistic": "n_samples", "a": "", "b": "", "value": result.n_samples},
+        {"kind": "summary", "statistic": "n_excluded", "a": "", "b": "", "value": result.n_excluded},
+    ])
+    parts = [cells, summaries, utilities, counts]
+    if horizons is not None:
+        parts.append(horizons.rename(columns={"xauc": "value"}).assign(kind="horizon", statistic="xauc_t",
+                                                                      p_value=np.nan))
+    # counts stay integers (empty, not NaN, on the rows without them)
+    parts = [part.astype({c: "Int64" for c in part.columns if pd.api.types.is_integer_dtype(part[c])}) for part in parts]
+    table = pd.concat(parts, ignore_index=True).assign(name=name)
+    return table[CSV_COLUMNS + [c for c in table.columns if c not in CSV_COLUMNS]]
+
+
+def _render(named_results, output_format: str, horizons: dict) -> str:
+    if output_format == "json":
+        payload = []
+        for name, result, notes in named_results:
+            entry = {"name": name, "notes": notes, **result.to_dict()}
+            tables = _summary_tables(result)
+            entry["summaries"] = json.loads(tables["summaries"].to_json(orient="records"))
+            entry["utility"] = json.loads(tables["utility"].to_json(orient="records"))
+            if horizons.get(name) is not None:
+                entry["horizons"] = json.loads(horizons[name].to_json(orient="records"))
+            payload.append(entry)
+        return json.dumps(payload, indent=2) + "\n"
+    if output_format == "csv":
+        frame = pd.concat([long_table(name, result, horizons.get(name)) for name, result, _ in named_results],
+                          ignore_index=True)
+        return neutralise_formulas(frame).to_csv(index=False)
+    return "\n".join(_format_text(name, result, notes) for name, result, notes in named_results)
+
+
+# -- computing ---------------------------------------------------------------------------------
+
+
+def _fit_cox(design: pd.DataFrame, time: np.ndarray, event: np.ndarray) -> np.ndarray:
+    """Risk scores of scikit-survival's Cox PH model; a fit that did not converge is an error
+    (:func:`survfair.fit_checked`), never a result."""
+    from sksurv.linear_model import CoxPHSurvivalAnalysis
+    from sksurv.util import Surv
+
+    model = fit_checked(CoxPHSurvivalAnalysis(), design, Surv.from_arrays(event=event, time=time))
+    return risk_scores(model, design)
+
+
+def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
+    """Keyword arguments of :func:`survfair.xci` from the audit options."""
+    options = {"method": args.method, "tau": args.tau, "censoring": args.censoring,
+               "confidence_level": args.confidence_level}
+    if groups is not None:
+        options["groups"] = groups
+    if args.ci != "none":
+        options["ci"] = args.ci
+    if args.ci == "bootstrap":
+        options.update(n_resamples=args.n_resamples, random_state=args.seed, n_jobs=args.n_jobs,
+                       bootstrap_method=args.bootstrap_method,
+                       stratify=None if args.stratify == "none" else args.stratify)
+    return options
+
+
+def _compare(models: dict, time, event, group, *, data: pd.DataFrame, options: dict):
+    """:func:`survfair.compare`, without the library's warning about rows outside ``groups=``
+    (the command line states that count in its own words)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_EXCLUSION_WARNING)
+        return compare(models, time, event, group, data=data, **options)
+
+
+def _flchain_demo(args: argparse.Namespace):
+    cohort = load_flchain()
+    frame = cohort.frame
+    groups = match_groups(frame, ["sex"], args.groups)
+    notes = [
+        f"data: flchain (scikit-survival), {cohort.n_loaded} people; {cohort.n_dropped} rows dropped "
+        f"({cohort.dropped_reason}), {len(frame)} analysed; outcome death, time in days; group = sex.",
+    ]
+    options = _xci_options(args, groups)
+    if args.tau is None and args.method == "ipcw":
+        options["tau"] = FLCHAIN_DEMO_TAU
+        notes.append(f"tau = {FLCHAIN_DEMO_TAU:g} days (demo default; censoring survival is >= 0.79 in both sexes there).")
+    models = {
+        "Cox PH with sex": list(cohort.covariates),
+        "Cox PH without sex": [c for c in cohort.covariates if c != "female"],
+    }
+    scores = {
+        name: _fit_cox(cohort.design[covariates], frame["time"].to_numpy(), frame["event"].to_numpy())
+        for name, covariates in models.items()
+    }
+    comparison = _compare(scores, "time", "event", "sex", data=frame, options=options)
+    excluded = excluded_note(next(iter(comparison.results.values())).n_excluded, args.groups)
+    named = [
+        (f"flchain: {name}", comparison.results[name],
+         notes + excluded + [f"model: scikit-survival CoxPHSurvivalAnalysis on {models[name]} (converged)."])
+        for name in models
+    ]
+    settings = {"data": "flchain (scikit-survival)", "rows dropped": f"{cohort.n_dropped} ({cohort.dropped_reason})",
+                "group": "sex", **{f"model {k}": ", ".join(v) for k, v in models.items()}}
+    return named, comparison, settings
+
+
+def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
+    groups = match_groups(frame, args.group, args.groups)
+    notes = [f"data: {args.data}, {len(frame)} rows (rows are never dropped; invalid values are errors)."]
+    comparison = _compare({risk: risk for risk in args.risk}, args.time, args.event,
+                          args.group[0] if len(args.group) == 1 else list(args.group), data=frame,
+                          options=_xci_options(args, groups))
+    n_excluded = next(iter(comparison.results.values())).n_excluded
+    notes += excluded_note(n_excluded, args.groups)
+    named = [(f"risk = {risk}", comparison.results[risk], notes) for risk in args.risk]
+    settings = {"data": args.data, "time": args.time, "event": args.event, "group": " x ".join(args.group),
+                "risk": ", ".join(args.risk), "rows": len(frame), "rows dropped": 0}
+    if args.groups:
+        settings.update({"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded})
+    return named, comparison, settings
+
+
+def _one_risk(args: argparse.Namespace, risk: str) -> argparse.Namespace:
+    """The options with a single ``--risk`` column, for the per-score binary and horizon tables."""
+    return argparse.Namespace(**{**vars(args), "risk": risk})
+
+
+def _is_binary(args: argparse.Namespace) -> bool:
+    return bool(args.binary or (args.data and args.time is None and args.outcome))
+
+
+def _check(args: argparse.Namespace) -> list[str] | None:
+    """Every check that needs no computing: option combinations, output paths, the data's columns.
+
+    Returns the columns to read (None for the demo)."""
+    binary = _is_binary(args)
+    if binary:
+        if not args.data:
+            raise CLIError("--binary needs --data.")
+        missing = [flag for flag, value in (("--outcome", args.outcome), ("--group", args.group),
+                                            ("--risk", args.risk)) if not value]
+        if missing:
+            raise CLIError(f"the binary audit needs {', '.join(missing)}.")
+        if args.report and len(args.risk) > 1:
+            raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
+    elif args.data:
+        missing = [flag for flag, value in (("--time", args.time), ("--event", args.event),
+                                            ("--group", args.group), ("--risk", args.risk)) if not value]
+        if missing:
+            raise CLIError(f"with --data, also give {', '.join(missing)}.")
+    else:
+        if args.horizon:
+            raise CLIError("--horizon needs --data (the flchain demo audits the concordance only).")
+        given = [flag for flag, value in (("--time", args.time), ("--event", args.event), ("--group", args.group),
+                                          ("--risk", args.risk), ("--outcome", args.outcome)) if value]
+        if given:
+            raise CLIError(f"{', '.join(given)} need --data (without --data, audit runs the flchain demo).")
+    check_output_paths({"--output": args.output, "--report": args.report}, data=args.data,
+                       suffixes={"--report": REPORT_SUFFIXES})
+    if not args.data:
+        return None
+    wanted = {"--group": args.group, "--risk": args.risk}
+    if binary:
+        wanted["--outcome"] = [args.outcome]
+    else:
+        wanted.update({"--time": [args.time], "--event": [args.event]})
+    require_columns(args.data, table_columns(args.data), wanted)
+    return [column for columns in wanted.values() for column in columns]
+
+
+def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
+    groups = match_groups(frame, args.group, args.groups)
+    frame, n_excluded = subset_groups(frame, args.group, groups)
+    notes = excluded_note(n_excluded, args.groups)
+    audits = [binary_audit(_one_risk(args, risk), frame) for risk in args.risk]
+    if args.format == "csv":
+        table = pd.concat([binary_long_table(audit) for audit in audits], ignore_index=True)
+        text = neutralise_formulas(table).to_csv(index=False)
+    elif args.format == "json":
+        texts = [render_binary(audit, "json", notes) for audit in audits]
+        text = (texts[0] if len(texts) == 1 else "[\n" + ",\n".join(texts) + "\n]") + "\n"
+    else:
+        text = "\n".join(render_binary(audit, "table", notes) for audit in audits)
+    if args.report:
+        audit = audits[0]
+        settings = {"data": args.data, "outcome": args.outcome, "positive": audit.positive,
+                    "group": " x ".join(args.group), "score": audit.risk, "rows": len(frame) + n_excluded}
+        if args.groups:
+            settings.update({"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded})
+        write_report(args.report, audit.result, settings=settings, title="survfair binary (xAUC) audit report")
+    write_text(text, args.output)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``survfair audit``; returns the exit code (errors are raised, see :mod:`survfair.cli`)."""
+    columns = _check(args)
+    frame = read_table(args.data, columns) if args.data else None
+    if _is_binary(args):
+        return _binary_run(args, frame)
+    if frame is not None:
+        named_results, comparison, settings = _file_audit(args, frame)
+    else:
+        named_results, comparison, settings = _flchain_demo(args)
+    horizons: dict = {}
+    horizon_text = ""
+    if args.horizon:
+        groups = match_groups(frame, args.group, args.groups)
+        subset, _ = subset_groups(frame, args.group, groups)
+        for (name, _, _), risk in zip(named_results, args.risk):
+            one = _one_risk(args, risk)
+            if args.format == "table":
+                horizon_text += "\n" + horizon_table(one, subset)
+            else:
+                horizons[name], _ = horizon_frame(one, subset)
+    text = _render(named_results, args.format, horizons) + horizon_text
+    if args.report:
+        first = next(iter(comparison.results.values()))
+        settings = {**settings, "method": args.method, "censoring": first.censoring or "-", "tau": first.tau,
+                    "intervals": first.ci_method or "none", "confidence level": first.confidence_level}
+        write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
+                     data_summary=data_summary_table(first))
+    write_text(text, args.output)
+    return 0

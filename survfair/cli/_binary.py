@@ -1,0 +1,276 @@
+"""``survfair audit --binary`` and ``--horizon``: thin renderings of the xAUC results.
+
+The audit command adds these options with :func:`add_binary_arguments`, then calls
+:func:`binary_audit` (binary outcome) or appends :func:`horizon_table` to a survival audit.
+Everything printed comes from the public results (:func:`survfair.xauc`,
+:func:`survfair.balanced_xauc`, :func:`survfair.delta_xauc`, :func:`survfair.group_metrics`,
+:func:`survfair.xauc_t`); nothing is computed here.
+
+Expected attributes of ``args``: ``group`` (list of column names), ``risk`` (one score column),
+``outcome``, ``positive`` (text), ``horizon`` (list of floats or None), and for horizons
+``time``, ``event``; optional ``format`` ("table", "json" or "csv"), ``censoring``, ``ci`` and
+``confidence_level``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import warnings
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from .._xauc import XAUCResult, balanced_xauc, delta_xauc, group_metrics, xauc
+from .._xauc_t import xauc_t
+from ._errors import CLIError, print_warning
+from ._options import group_argument, match_label
+
+__all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
+           "horizon_frame", "horizon_table"]
+
+
+def add_binary_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--binary``, ``--outcome COL``, ``--positive LABEL`` and ``--horizon T`` (repeatable)."""
+    options = parser.add_argument_group("binary outcomes and horizons (xAUC)")
+    options.add_argument(
+        "--binary", action="store_true",
+        help="audit a binary outcome with the xAUC matrix (automatic when --outcome is given without --time)",
+    )
+    options.add_argument("--outcome", metavar="COL", help="column with the binary outcome (two labels)")
+    options.add_argument(
+        "--positive", metavar="LABEL", default="1",
+        help="label of the positive class, the one that should score higher",
+    )
+    options.add_argument(
+        "--horizon", metavar="T", type=float, action="append",
+        help="add the cross-group cumulative/dynamic AUC(t) matrix at time T; repeatable",
+    )
+
+
+@contextlib.contextmanager
+def _notes() -> Iterator[list[str]]:
+    """Collect the library's statistical warnings (UserWarning) as notes of the printed report.
+
+    Other warnings (e.g. numerical RuntimeWarnings) keep the filters in force (an "error" filter
+    still raises) and, when shown, are printed as ``survfair: warning:`` lines.
+    """
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        yield notes
+    for item in caught:
+        if issubclass(item.category, UserWarning):
+            if str(item.message) not in notes:
+                notes.append(str(item.message))
+        else:
+            print_warning(item.message)
+    notes.sort()
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    if not np.isfinite(value):
+        return "n/a"
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _text(frame: pd.DataFrame) -> str:
+    return frame.to_string(na_rep="n/a")
+
+
+@dataclass(frozen=True)
+class BinaryAudit:
+    """The xAUC audit of one score: the result, the ΔxAUC table and the notes (warnings)."""
+
+    risk: str
+    outcome: str
+    positive: object
+    result: XAUCResult
+    deltas: pd.DataFrame
+    balanced: pd.DataFrame
+    metrics: pd.DataFrame
+    notes: list
+
+
+def _estimate_dict(estimate) -> dict:
+    return {
+        "delta_xauc": estimate.value,
+        "se": estimate.se,
+        "ci_low": estimate.confidence_interval.low,
+        "ci_high": estimate.confidence_interval.high,
+        "p_value": estimate.p_value,
+    }
+
+
+def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
+    """The xAUC matrix with intervals and ΔxAUC for every pair of groups, for ``args.risk``.
+
+    Raises
+    ------
+    CLIError
+        If ``--outcome`` is missing or not a column, or ``--positive`` does not occur.
+    ValueError, TypeError
+        From the library, for invalid data.
+    """
+    outcome = getattr(args, "outcome", None)
+    if not outcome:
+        raise CLIError("--binary needs --outcome COL, the column with the binary outcome.")
+    if outcome not in frame.columns:
+        raise CLIError(f"--outcome: column {outcome!r} is not in the data (columns: {list(frame.columns)}).")
+    positive = match_label(pd.unique(frame[outcome].dropna()), str(getattr(args, "positive", "1")),
+                           "--positive", f"the outcome column {outcome!r}")
+    level = getattr(args, "confidence_level", None) or 0.95
+    with _notes() as notes:
+        res = xauc(outcome, group_argument(args.group), args.risk, data=frame, positive=positive,
+                   confidence_level=level)
+        deltas = pd.DataFrame(
+            [{"a": a, "b": b, **_estimate_dict(delta_xauc(res, a, b))} for a, b in itertools.combinations(res.groups, 2)],
+            columns=["a", "b", "delta_xauc", "se", "ci_low", "ci_high", "p_value"],
+        )
+        balanced = balanced_xauc(res)
+        metrics = group_metrics(res)
+    return BinaryAudit(args.risk, outcome, positive, res, deltas, balanced, metrics, notes)
+
+
+def binary_long_table(audit: BinaryAudit) -> pd.DataFrame:
+    """The CSV table of one score: one row per cell (kind "cell") and per summary (kind "summary":
+    ΔxAUC for every pair, the population AUC, rows analysed)."""
+    res = audit.result
+    cells = res.to_frame().assign(kind="cell", statistic="xauc")
+    cells["value"] = cells["xauc"]
+    summaries = audit.deltas.rename(columns={"delta_xauc": "value"}).assign(kind="summary", statistic="delta_xauc")
+    extra = pd.DataFrame([
+        {"kind": "summary", "statistic": "auc", "a": "", "b": "", "value": res.overall},
+        {"kind": "summary", "statistic": "n_samples", "a": "", "b": "", "value": res.n_samples},
+    ])
+    parts = [part.astype({c: "Int64" for c in part.columns if pd.api.types.is_integer_dtype(part[c])})
+             for part in (cells, summaries, extra)]
+    table = pd.concat(parts, ignore_index=True).assign(name=f"score = {audit.risk}")
+    first = ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
+    return table[first + [c for c in table.columns if c not in first]]
+
+
+def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = ()) -> str:
+    """The binary report of one score as text or JSON (CSV: :func:`binary_long_table`)."""
+    res, deltas, level = audit.result, audit.deltas, audit.result.confidence_level
+    all_notes = [*notes, *audit.notes]
+    balanced, metrics = audit.balanced, audit.metrics
+    if output_format == "json":
+        payload = res.to_dict() | {
+            "group_metrics": json.loads(metrics.reset_index().to_json(orient="records")),
+            "delta_xauc": json.loads(deltas.to_json(orient="records")),
+            "notes": all_notes,
+        }
+        return json.dumps(payload, indent=2, default=str)
+    if output_format == "csv":
+        return binary_long_table(audit).to_csv(index=False)
+
+    low, high = res.confidence_interval()
+    matrix = res.matrix.copy().astype(object)
+    for a in res.groups:
+        for b in res.groups:
+            matrix.loc[a, b] = _interval(res.matrix.loc[a, b], low.loc[a, b], high.loc[a, b])
+    pct = f"{level:.0%}"
+    lines = [
+        f"xAUC audit of score {audit.risk!r} for outcome {audit.outcome!r} (positive = {audit.positive!r}), "
+        f"{res.n_samples} rows, groups {list(res.groups)}",
+        *notes,
+        f"Population AUC: {res.overall:.3f}",
+        "",
+        f"xAUC(a, b) = P[a positive of group a scores above a negative of group b] with {pct} DeLong intervals;",
+        "rows a = group of the positive, columns b = group of the negative, diagonal = within-group AUC",
+        _text(matrix),
+        "",
+        "Balanced xAUC (Kallus & Zhou 2019, Def. 3): xAUC^1(a) = P[R_1^a > R_0], xAUC^0(a) = P[R_1 > R_0^a]",
+        _text(
+            pd.DataFrame(
+                {
+                    "positives": balanced["positives"],
+                    "negatives": balanced["negatives"],
+                    "xAUC^1": [_interval(*balanced.loc[g, ["xauc1", "xauc1_low", "xauc1_high"]]) for g in res.groups],
+                    "xAUC^0": [_interval(*balanced.loc[g, ["xauc0", "xauc0_low", "xauc0_high"]]) for g in res.groups],
+                }
+            )
+        ),
+        "",
+        "Group metrics (Table 1 of the paper; Brier only for probability scores in [0, 1])",
+        _text(metrics[["n", "positives", "negatives", "auc", "auc_se", "brier", "brier_se"]].round(4)),
+        "",
+        "ΔxAUC(a, b) = xAUC(a, b) - xAUC(b, a) (positive: group b's positives rank lower against a's negatives",
+        "than a's positives against b's negatives)",
+        _text(deltas.round(4)) if len(deltas) else "(a single group: no disparity)",
+    ]
+    if audit.notes:
+        lines += ["", "Notes:"] + [f"- {note}" for note in audit.notes]
+    return "\n".join(lines) + "\n"
+
+
+def run_binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> str:
+    """The binary report of ``args.risk`` in ``args.format`` (text by default)."""
+    return render_binary(binary_audit(args, frame), getattr(args, "format", None) or "table")
+
+
+def _counts(series: pd.Series) -> str:
+    return ", ".join(f"{k}: {int(v) if np.isfinite(v) else 0}" for k, v in series.items())
+
+
+def horizon_frame(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.DataFrame | None, list[str]]:
+    """The tidy :func:`survfair.xauc_t` frame at the ``--horizon`` times (None without horizons)
+    and the notes (the library's warnings)."""
+    horizons = getattr(args, "horizon", None)
+    if not horizons:
+        return None, []
+    censoring = getattr(args, "censoring", None) or "group"
+    intervals = getattr(args, "ci", "analytic") != "none"
+    with _notes() as notes:
+        table = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
+                       censoring=censoring, ci="analytic" if intervals else None,
+                       confidence_level=getattr(args, "confidence_level", None) or 0.95)
+    return table, notes
+
+
+def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
+    """The cross-group AUC(t) matrices at the ``--horizon`` times of a survival audit, as text
+    (rows a = group of the case, columns b = group of the control, with the low and high limits
+    of the analytic intervals unless ``ci`` is "none"), or the tidy frame as JSON / CSV; empty
+    when no horizon was given."""
+    table, notes = horizon_frame(args, frame)
+    if table is None:
+        return ""
+    fmt = getattr(args, "format", "table") or "table"
+    if fmt == "json":
+        return table.to_json(orient="records", indent=2)
+    if fmt == "csv":
+        return table.to_csv(index=False)
+    censoring = getattr(args, "censoring", None) or "group"
+    intervals = getattr(args, "ci", "analytic") != "none"
+    groups = list(dict.fromkeys(table["a"]))
+    lines = [
+        f"Cross-group cumulative/dynamic AUC(t) (IPCW, censoring={censoring!r}): P[risk of a case of a "
+        "(event by t) > risk of a control of b (event-free after t)]; rows a = cases, columns b = controls"
+        + (f"; {table.attrs['confidence_level']:.0%} analytic intervals" if intervals else "")
+    ]
+
+    def matrix(part, column):
+        return part.pivot(index="a", columns="b", values=column).reindex(index=groups, columns=groups)
+
+    for t, part in table.groupby("time", sort=True):
+        cases = part.drop_duplicates("a").set_index("a")["cases"].reindex(groups)
+        controls = part.drop_duplicates("b").set_index("b")["controls"].reindex(groups)
+        lines += [
+            "",
+            f"t = {t:g}: cases {_counts(cases)}, controls {_counts(controls)}",
+            _text(matrix(part, "xauc").round(4)),
+        ]
+        if intervals:
+            lines += ["interval, low:", _text(matrix(part, "ci_low").round(4)),
+                      "interval, high:", _text(matrix(part, "ci_high").round(4))]
+    if notes:
+        lines += ["", "Notes:"] + [f"- {note}" for note in notes]
+    return "\n".join(lines) + "\n"

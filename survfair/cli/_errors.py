@@ -1,0 +1,157 @@
+"""The one error type of the command line, its exit codes, and one-line warnings and errors.
+
+Every failure of a command ends as one line on stderr, ``survfair: error: <message>``, and a
+documented exit code:
+
+* 0 -- success;
+* 1 -- an unexpected internal error (a bug in survfair): the line ends with a hint to report it
+  with ``--debug`` output;
+* 2 -- bad input or options: argparse errors, the library's ``ValueError``/``TypeError``, missing or
+  unreadable files, output paths refused before computing, a request too large for memory.
+
+No traceback is printed unless ``--debug`` is given. Warnings raised while a command runs are
+printed as one line each, ``survfair: warning: <first line of the message>``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+import traceback
+import warnings
+from typing import Callable, Iterator
+
+from .._exceptions import ConvergenceError
+
+__all__ = [
+    "CLIError",
+    "EXIT_OK",
+    "EXIT_INTERNAL",
+    "EXIT_USAGE",
+    "EXIT_CODES_HELP",
+    "guarded",
+    "one_line",
+    "print_warning",
+]
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+
+#: The exit codes as the help epilogue and docs/cli.md state them.
+EXIT_CODES_HELP = (
+    "exit codes:\n"
+    "  0  success\n"
+    "  1  unexpected internal error: a bug in survfair; rerun with --debug and report the output\n"
+    "  2  bad input or options (unknown option, missing column or file, invalid values, an output\n"
+    "     path refused before computing, not enough memory for the request)"
+)
+
+#: Longest message printed on one line; longer ones are cut with " ...".
+MAX_LINE = 300
+
+_BUG_HINT = "this is a bug in survfair; please report it with --debug output"
+_MEMORY_HINT = (
+    "not enough memory for this request; audit fewer groups (--groups), "
+    "or use --ci bootstrap or --ci none"
+)
+
+
+class CLIError(Exception):
+    """Bad command-line input or a refused request: printed as one line, exit code ``exit_code``.
+
+    Parameters
+    ----------
+    message : str
+        One sentence naming the option or column at fault.
+    exit_code : int, default=2
+        The process exit code.
+    """
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def one_line(message: object, limit: int = MAX_LINE) -> str:
+    """The first non-empty line of ``message``, cut to ``limit`` characters."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    if len(text) > limit:
+        text = text[: limit - 4].rstrip() + " ..."
+    return text
+
+
+def print_warning(message: object) -> None:
+    """Print ``survfair: warning: <first line>`` on stderr."""
+    print(f"survfair: warning: {one_line(message)}", file=sys.stderr)
+
+
+def _print_error(message: str) -> None:
+    print(f"survfair: error: {message}", file=sys.stderr)
+
+
+#: The library's comparison prefixes errors of one entry with ``models['name']: ``; on the command
+#: line the entry is the --risk column of that name.
+_MODEL_PREFIX = re.compile(r"^models\[(?P<quote>['\"])(?P<name>.*?)(?P=quote)\]: ")
+
+
+def _library_message(error: BaseException) -> str:
+    """The message of a library ValueError/TypeError in terms of the command's options."""
+    text = one_line(error)
+    match = _MODEL_PREFIX.match(text)
+    if match:
+        text = f"--risk {match.group('name')}: " + text[match.end():]
+    return text or "invalid input"
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print_warning(message)
+
+
+@contextlib.contextmanager
+def one_line_warnings(debug: bool = False) -> Iterator[None]:
+    """Print warnings as ``survfair: warning: ...`` lines while the block runs (Python's own format
+    with ``debug``); the previous ``warnings.showwarning`` is restored afterwards.
+
+    The warning filters are left as they are (a filter that turns a warning into an error still
+    does so, and the error is then reported like any other).
+    """
+    with warnings.catch_warnings():
+        if not debug:
+            warnings.showwarning = _show_warning
+        yield
+
+
+def guarded(run: Callable[[], int], *, debug: bool = False) -> int:
+    """Call ``run()`` with one-line warnings; turn every exception into one line and an exit code.
+
+    With ``debug`` the traceback is printed before the line.
+    """
+    try:
+        with one_line_warnings(debug):
+            return run()
+    except CLIError as error:
+        return _fail(error.exit_code, one_line(error) or "invalid input", debug)
+    except MemoryError:
+        return _fail(EXIT_USAGE, _MEMORY_HINT, debug)
+    except (ValueError, TypeError, ConvergenceError) as error:
+        return _fail(EXIT_USAGE, _library_message(error), debug)
+    except OSError as error:
+        detail = one_line(error.strerror or error)
+        where = f": {error.filename}" if error.filename else ""
+        return _fail(EXIT_USAGE, f"{detail}{where}", debug)
+    except KeyboardInterrupt:
+        _print_error("interrupted")
+        return 130
+    except Exception as error:  # noqa: BLE001 - the one place that turns bugs into a message
+        detail = one_line(error)
+        return _fail(EXIT_INTERNAL, f"unexpected internal error{': ' + detail if detail else ''}; {_BUG_HINT}", debug)
+
+
+def _fail(code: int, message: str, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    _print_error(message)
+    return code

@@ -1,0 +1,208 @@
+"""The one reader and writer of the command line, and the checks of output paths.
+
+* :func:`read_table` reads a CSV (through pandas' ``pyarrow`` engine) or Parquet file, chosen by
+  extension, optionally only some columns, and names the option and column when one is missing.
+* :func:`check_output_paths` refuses, before anything is computed, output paths with a wrong
+  extension, in a missing directory, equal to the input or to each other.
+* :func:`write_table` / :func:`write_text` write the results; CSV tables composed by survfair go
+  through :func:`neutralise_formulas` (spreadsheet formula injection).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from ._errors import CLIError
+
+__all__ = [
+    "TABLE_SUFFIXES",
+    "REPORT_SUFFIXES",
+    "read_table",
+    "table_columns",
+    "require_columns",
+    "check_output_paths",
+    "neutralise_formulas",
+    "write_table",
+    "write_text",
+]
+
+#: File types of data tables, by extension.
+TABLE_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+#: File types of reports (:func:`survfair.write_report`).
+REPORT_SUFFIXES = (".html", ".htm", ".md")
+
+#: First characters that make a spreadsheet read a text cell as a formula (OWASP, "CSV injection").
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _kind(path: str, option: str) -> str:
+    suffix = Path(path).suffix.lower()
+    kind = TABLE_SUFFIXES.get(suffix)
+    if kind is None:
+        raise CLIError(f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; use .csv or .parquet.")
+    return kind
+
+
+def _existing_file(path: str, option: str) -> Path:
+    file = Path(path)
+    if not file.exists():
+        raise CLIError(f"{option}: file {path!r} does not exist.")
+    if file.is_dir():
+        raise CLIError(f"{option}: {path!r} is a directory, not a file.")
+    return file
+
+
+def table_columns(path: str, option: str = "--data") -> list[str]:
+    """The column names of a CSV or Parquet file (its header only)."""
+    kind = _kind(path, option)
+    file = _existing_file(path, option)
+    try:
+        if kind == "csv":
+            return [str(c) for c in pd.read_csv(file, nrows=0).columns]
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(file)
+        stored = (schema.pandas_metadata or {}).get("index_columns", []) if schema.metadata else []
+        index = {name for name in stored if isinstance(name, str)}  # a RangeIndex is a dict, not a column
+        return [name for name in schema.names if name not in index]
+    except (OSError, ValueError, TypeError) as error:  # parser errors are ValueErrors
+        raise CLIError(f"{option}: cannot read {path} as {kind.upper() if kind == 'csv' else 'Parquet'}: "
+                       f"{_reason(error)}") from error
+
+
+def _reason(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else "unreadable file"
+
+
+def require_columns(path: str, available: Sequence[str], wanted: Mapping[str, Iterable[str]]) -> None:
+    """Refuse option values that are not columns of the data, naming the option and the column.
+
+    ``wanted`` maps an option (``"--risk"``) to the column names given for it.
+    """
+    present = set(available)
+    for option, columns in wanted.items():
+        for column in columns:
+            if column is not None and column not in present:
+                shown = ", ".join(available[:20]) + (", ..." if len(available) > 20 else "")
+                raise CLIError(f"{option}: column {column!r} is not in data file {path} (columns: {shown}).")
+
+
+def read_table(path: str, columns: Sequence[str] | None = None, *, option: str = "--data") -> pd.DataFrame:
+    """Read a CSV or Parquet file (by extension): every column, or only ``columns`` (in file order).
+
+    Raises
+    ------
+    CLIError
+        If the file is missing, of another type, unreadable, or lacks one of ``columns``.
+    """
+    kind = _kind(path, option)
+    file = _existing_file(path, option)
+    wanted = None if columns is None else list(dict.fromkeys(columns))
+    try:
+        if kind == "csv":
+            return pd.read_csv(file, engine="pyarrow", usecols=wanted)
+        return pd.read_parquet(file, columns=wanted)
+    except (OSError, ValueError, TypeError, KeyError) as error:  # pyarrow's errors derive from these
+        raise CLIError(f"{option}: cannot read {path} as {'CSV' if kind == 'csv' else 'Parquet'}: "
+                       f"{_reason(error)}") from error
+
+
+def _same_file(a: str, b: str) -> bool:
+    first, second = Path(a), Path(b)
+    if first.resolve() == second.resolve():
+        return True
+    try:
+        return first.exists() and second.exists() and os.path.samefile(first, second)
+    except OSError:
+        return False
+
+
+def check_output_paths(
+    outputs: Mapping[str, str | None],
+    *,
+    data: str | None = None,
+    suffixes: Mapping[str, Sequence[str]] | None = None,
+) -> None:
+    """Check every output path before anything is computed.
+
+    Parameters
+    ----------
+    outputs : mapping of option -> path or None
+        E.g. ``{"--output": "audit.json", "--report": "audit.html"}``; None = not given.
+    data : str, optional
+        The input file, which no output may overwrite.
+    suffixes : mapping of option -> allowed extensions, optional
+        Options whose file type is fixed by the extension (``--report``: .html, .htm, .md).
+
+    Raises
+    ------
+    CLIError
+        For an extension not allowed, a directory that does not exist (the same rule for every
+        output: nothing is created), a path that is a directory, an output equal to ``data`` or
+        two outputs that are the same file.
+    """
+    given = {option: path for option, path in outputs.items() if path}
+    for option, path in given.items():
+        allowed = (suffixes or {}).get(option)
+        suffix = Path(path).suffix.lower()
+        if allowed is not None and suffix not in allowed:
+            raise CLIError(f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; "
+                           f"use {', '.join(allowed[:-1])} or {allowed[-1]}.")
+        target = Path(path)
+        parent = target.parent if str(target.parent) else Path(".")
+        if not parent.exists():
+            raise CLIError(f"{option}: directory {str(parent)!r} does not exist; create it first.")
+        if not parent.is_dir():
+            raise CLIError(f"{option}: {str(parent)!r} is not a directory.")
+        if target.is_dir():
+            raise CLIError(f"{option}: {path!r} is a directory, not a file.")
+        if data is not None and _same_file(path, data):
+            raise CLIError(f"{option}: {path!r} is the --data file; refusing to overwrite the input.")
+    options = list(given)
+    for i, first in enumerate(options):
+        for second in options[i + 1:]:
+            if _same_file(given[first], given[second]):
+                raise CLIError(f"{first} and {second} name the same file ({given[first]!r}); give two different files.")
+
+
+def _neutralise(value):
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy in which text cells starting with ``= + - @``, a tab or a carriage return get a
+    leading single quote, so that spreadsheets show them as text instead of running a formula
+    (OWASP's advice against CSV injection). Numeric columns are left alone (-1.5 stays a number)."""
+    out = frame.copy()
+    for column in out.columns:
+        series = out[column]
+        if pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype):
+            out[column] = series.map(_neutralise, na_action="ignore")
+        elif isinstance(series.dtype, pd.CategoricalDtype):
+            out[column] = series.astype(object).map(_neutralise, na_action="ignore")
+    return out
+
+
+def write_table(frame: pd.DataFrame, path: str, option: str, *, neutralise: bool = True) -> None:
+    """Write a table as CSV or Parquet (by the extension of ``path``); CSV text cells are
+    neutralised against formula injection unless ``neutralise`` is False."""
+    if _kind(path, option) == "csv":
+        (neutralise_formulas(frame) if neutralise else frame).to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
+
+
+def write_text(text: str, path: str | None) -> None:
+    """Write ``text`` to ``path``, or to stdout without a path."""
+    if path:
+        Path(path).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)

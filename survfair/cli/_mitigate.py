@@ -1,0 +1,148 @@
+"""``survfair mitigate``: fit a group shift (or monotone maps) and write the adjusted scores.
+
+A thin consumer of :mod:`survfair.mitigate`. Every input row is written back, in input order and
+with its values unchanged, plus one column ``risk_adjusted``; the before/after table is printed.
+Without ``--fit-column`` the adjustment is fitted and judged on the same rows: the printed numbers
+are in-sample (optimistic), which the output says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from ..mitigate import OBJECTIVES, group_monotone, group_shift
+from ._errors import CLIError, print_warning
+from ._io import TABLE_SUFFIXES, check_output_paths, read_table, require_columns, table_columns, write_table
+from ._options import (
+    add_data_options,
+    add_debug_option,
+    add_estimator_options,
+    group_argument,
+    group_labels,
+    match_label,
+)
+
+__all__ = ["register", "run"]
+
+EXAMPLES = """\
+examples:
+  survfair mitigate --data cohort.csv --time time --event event --group sex --risk risk \\
+      --tau 3650 --fit-column train --output adjusted.csv
+      fit the shift on the rows where 'train' is true, judge it on the others
+  survfair mitigate --data cohort.parquet --time t --event e --group race --risk risk \\
+      --adjustment monotone --reference White --output adjusted.parquet --report-table before_after.csv
+"""
+
+IN_SAMPLE_WARNING = (
+    "no --fit-column: the adjustment is fitted and evaluated on the same rows, so the before/after "
+    "numbers are in-sample and optimistic; hold out rows with --fit-column COL"
+)
+_SAMPLE_LABELS = {"fit": "fit (in-sample)", "evaluation": "evaluation (held out)"}
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``mitigate`` subcommand to an argparse sub-parser collection; returns its parser."""
+    parser = subparsers.add_parser(
+        "mitigate",
+        help="post-process risk scores to close cross-group xCI gaps (group shift or monotone maps)",
+        description="Fit per-group offsets (or monotone maps) on the risk scale and write the adjusted scores.",
+        epilog=EXAMPLES,
+    )
+    add_data_options(parser, required=True, several_risks=False)
+    fitting = parser.add_argument_group("adjustment")
+    fitting.add_argument("--adjustment", choices=["shift", "monotone"], default="shift",
+                         help="per-group offsets, or per-group monotone maps to the reference group")
+    fitting.add_argument("--objective", choices=list(OBJECTIVES), default="delta_between",
+                         help="what the shift optimises")
+    fitting.add_argument("--alpha", type=float, default=1.0, help="utility weight of ranking ahead")
+    fitting.add_argument("--beta", type=float, default=1.0, help="utility weight of ranking behind")
+    fitting.add_argument("--reference", metavar="LABEL",
+                         help="reference group, whose offset is 0 (default: the first group)")
+    fitting.add_argument("--fit-column", metavar="COL",
+                         help="boolean column: fit on rows where it is true, evaluate on the rest "
+                              "(default: none, fit and evaluate in-sample)")
+    add_estimator_options(parser)
+    output = parser.add_argument_group("output")
+    output.add_argument("--output", metavar="FILE", required=True,
+                        help="output file (.csv or .parquet): every input row, unchanged, plus risk_adjusted "
+                             "(required)")
+    output.add_argument("--report-table", metavar="FILE",
+                        help="also write the before/after table to this file, .csv or .parquet (default: none)")
+    add_debug_option(parser, top_level=False)
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def _fit_mask(frame: pd.DataFrame, column: str | None):
+    if column is None:
+        return None
+    values = frame[column]
+    if values.dtype == bool:
+        return values.to_numpy()
+    lowered = values.astype(str).str.strip().str.lower()
+    truthy, falsy = lowered.isin(["1", "true", "yes"]), lowered.isin(["0", "false", "no"])
+    if not (truthy | falsy).all():
+        raise CLIError(f"--fit-column: column {column!r} must hold true/false or 1/0 values.")
+    return truthy.to_numpy()
+
+
+def _format_table(table: pd.DataFrame) -> str:
+    shown = table[["sample", "metric", "a", "b", "before", "after", "change"]].copy()
+    shown["sample"] = shown["sample"].map(lambda s: _SAMPLE_LABELS.get(s, s))
+    shown[["a", "b"]] = shown[["a", "b"]].map(lambda v: "" if v is None else v)
+    with pd.option_context("display.width", 140, "display.max_rows", 200):
+        return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="")
+
+
+def _check(args: argparse.Namespace) -> None:
+    check_output_paths({"--output": args.output, "--report-table": args.report_table}, data=args.data,
+                       suffixes={"--output": tuple(TABLE_SUFFIXES), "--report-table": tuple(TABLE_SUFFIXES)})
+    columns = table_columns(args.data)
+    require_columns(args.data, columns, {"--time": [args.time], "--event": [args.event], "--group": args.group,
+                                         "--risk": [args.risk], "--fit-column": [args.fit_column]})
+    if "risk_adjusted" in columns:
+        raise CLIError("--data already has a column 'risk_adjusted'; rename it first.")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``survfair mitigate``; returns the exit code (errors are raised, see :mod:`survfair.cli`)."""
+    _check(args)
+    frame = read_table(args.data)
+    group = group_argument(args.group)
+    reference = None
+    if args.reference is not None:
+        labels = group_labels(frame, args.group).dropna().unique()
+        reference = match_label(labels, args.reference, "--reference", "the groups")
+    common = dict(
+        data=frame, method=args.method, tau=args.tau, censoring=args.censoring,
+        reference=reference, fit_on=_fit_mask(frame, args.fit_column), alpha=args.alpha, beta=args.beta,
+    )
+    if args.adjustment == "shift":
+        fitted = group_shift(args.time, args.event, group, args.risk, objective=args.objective, **common)
+        header = f"group shift ({args.objective}); offsets: " + ", ".join(
+            f"{g}: {v:+.6g}" for g, v in fitted.offsets.items()
+        )
+    else:
+        fitted = group_monotone(args.time, args.event, group, args.risk, **common)
+        header = f"monotone maps to reference group {fitted.reference!r}"
+    output = frame.copy()
+    output["risk_adjusted"] = fitted.transform(args.risk, group, data=frame)
+    table = fitted.before_after
+    in_sample = args.fit_column is None
+    if args.report_table:
+        write_table(table, args.report_table, "--report-table")
+    write_table(output, args.output, "--output", neutralise=False)  # the user's own rows, unchanged
+    if in_sample:
+        print_warning(IN_SAMPLE_WARNING)
+    heading = ("before/after, in-sample (fitted and evaluated on the same rows; "
+               if in_sample else "before/after (fit rows are in-sample, evaluation rows held out; ")
+    sys.stdout.write(
+        f"{header}\nrows: {len(frame)} in, {len(output)} written to {args.output}\n"
+        f"{heading}rows a = group of the earlier event, b = later member):\n"
+        + _format_table(table)
+        + "\n"
+    )
+    return 0
