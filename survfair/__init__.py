@@ -6,6 +6,7 @@ A higher ``risk`` always means a higher risk, i.e. an earlier expected event.
 from ._censoring import CensoringCurves
 from ._exceptions import (
     ConvergenceError,
+    MemoryLimitError,
     NoComparablePairError,
     PositivityError,
     PositivityWarning,
@@ -83,6 +84,7 @@ __all__ = [
     "PositivityWarning",
     "UndefinedXCIWarning",
     "ConvergenceError",
+    "MemoryLimitError",
     "simulate",
     "xauc",
     "XAUCResult",

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from ._jit import cached_njit
 
-from ._exceptions import PositivityError, PositivityWarning
+from ._exceptions import PositivityError, PositivityWarning, listed
 from ._validation import SurvivalSample
 
 __all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_from_counts", "inverse_censoring"]
@@ -249,18 +249,21 @@ def check_positivity(curves: CensoringCurves, last_weighted_time: float) -> dict
     ``last_weighted_time`` is the largest time at which a weight is used (the largest event time
     below tau); K is non-increasing, so its minimum over the range is its value there.
     """
-    minima = {}
+    minima, low = {}, []
     for code, label in enumerate(curves.groups):
         # K_g is only used up to the last time of group g's own reference curve
         until = min(last_weighted_time, curves.last_time(code))
         value = float(curves.evaluate(code, np.array([until]))[0])
         minima[label] = value
         if np.isfinite(value) and 0 < value < POSITIVITY_WARN_LEVEL:
-            warnings.warn(
-                f"censoring survival of group {label!r} falls to {value:.3g} (< {POSITIVITY_WARN_LEVEL}) "
-                f"by time {until:g}; IPCW weights up to {1 / value ** 2:.3g} make the estimate "
-                "unstable. Consider a smaller tau.",
-                PositivityWarning,
-                stacklevel=3,
-            )
+            low.append((label, value, until))
+    if low:  # one warning for all groups, naming a handful: 500 groups must not print 500 lines
+        worst = min(value for _, value, _ in low)
+        described = listed(f"group {label!r} falls to {value:.3g} by time {until:g}" for label, value, until in low)
+        warnings.warn(
+            f"censoring survival below {POSITIVITY_WARN_LEVEL}: {described}; IPCW weights up to "
+            f"{1 / worst ** 2:.3g} make the estimate unstable. Consider a smaller tau.",
+            PositivityWarning,
+            stacklevel=3,
+        )
     return minima

@@ -272,7 +272,7 @@ def compare_xci(
     settings = dict(method=result_1.method, tau=result_1.tau, tied_tol=result_1.tied_tol, strict=result_1.strict)
 
     def _influence(res):
-        stored = res.extras.get("influence")
+        stored = res.influence
         if stored is not None:
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None

@@ -21,3 +21,23 @@ class PositivityWarning(UserWarning):
 
 class ConvergenceError(RuntimeError):
     """Raised when a model fit did not converge and its scores must not be reported."""
+
+
+class MemoryLimitError(ValueError):
+    """Raised before an allocation that would not fit in the memory available.
+
+    The message names the memory needed and the options that avoid it (fewer groups via
+    ``groups=``, ``ci="bootstrap"`` or ``ci=None``). A subclass of ValueError: the request, not
+    the machine, is what has to change.
+    """
+
+
+#: Warnings and errors name at most this many items (cells, groups, rows), then a count.
+MAX_LISTED = 5
+
+
+def listed(items, limit: int = MAX_LISTED) -> str:
+    """``"a, b, c, d, e and 12 more"``: a short enumeration for warnings that could be long."""
+    items = [str(item) for item in items]
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")

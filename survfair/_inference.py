@@ -83,7 +83,11 @@ import numpy as np
 from ._jit import cached_njit
 
 from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
-from ._exceptions import UndefinedXCIWarning
+from ._exceptions import UndefinedXCIWarning, listed
+from ._memory import require_memory
+
+#: What to do when an interval would not fit in memory (many groups).
+ADVICE = 'audit fewer groups via groups=, use ci="bootstrap", or ci=None for point estimates only.'
 from ._kernel import (
     IndividualContributions,
     PairCounts,
@@ -192,9 +196,37 @@ class Influence:
     def overall(self) -> np.ndarray:
         return _in_input_order(self.overall_in_time_order, self.order)
 
-    @property
+    @functools.cached_property
     def covariance(self) -> np.ndarray:
+        """The G^2 x G^2 covariance, built on first request (only paired contrasts of many cells
+        or a user asking for it need it; standard errors never do)."""
+        n_cells = self.cells_in_time_order.shape[1]
+        require_memory(8.0 * n_cells**2, f"the covariance of the {n_cells} cells ({n_cells} x {n_cells})",
+                       "read standard errors and contrasts from the result instead (they do not need it), "
+                       "or audit fewer groups via groups=.")
         return self.cells_in_time_order.T @ self.cells_in_time_order
+
+    def cell_se(self) -> np.ndarray:
+        """Standard error of every cell, shape (G*G,): the root of the diagonal of the covariance,
+        computed column by column without forming it (NaN for undefined cells)."""
+        rows = self.cells_in_time_order
+        return np.sqrt(np.einsum("ij,ij->j", rows, rows))
+
+    def contrast_se(self, weights: np.ndarray) -> np.ndarray:
+        """Standard errors of the contrasts ``weights @ vec(matrix)`` (one row of weights each).
+
+        Var(w . theta) = sum_k (phi_k . w)^2, read from the influence rows of the cells that the
+        contrasts use, so it costs O(n x cells used) and never forms the covariance. NaN where a
+        contrast gives non-zero weight to an undefined cell.
+        """
+        weights = np.atleast_2d(np.asarray(weights, dtype=float))
+        used = np.flatnonzero((weights != 0).any(axis=0))
+        rows = self.cells_in_time_order[:, used]
+        undefined = np.isnan(rows).any(axis=0)
+        projected = np.where(np.isnan(rows), 0.0, rows) @ weights[:, used].T
+        se = np.sqrt(np.einsum("ij,ij->j", projected, projected))
+        se[(weights[:, used][:, undefined] != 0).any(axis=1)] = np.nan
+        return se
 
     @property
     def overall_variance(self) -> float:
@@ -429,6 +461,8 @@ def influence_rows(
     total_num, total_den = numerator.sum(), denominator.sum()
     pooled = total_num / total_den if total_den > 0 else 0.0
     inv_total = 1.0 / total_den if total_den > 0 else 0.0
+    require_memory(8.0 * n * g * g, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
+                   f"(n x G^2 = {n} x {g * g})", ADVICE)
     cells = np.empty((n, g * g))
     overall = np.empty(n)
     _influence_rows(time, event, codes, contributions.earlier_numerator, contributions.earlier_denominator,
@@ -743,6 +777,11 @@ def bootstrap(
     from tqdm.auto import tqdm
 
     risks = [sample.risk] if risks is None else list(risks)
+    g2 = sample.n_groups**2
+    # the batches' replicates and their concatenation are alive together
+    require_memory(2 * 8.0 * n_resamples * len(risks) * g2,
+                   f"{n_resamples} bootstrap replicates of {g2} cells",
+                   "audit fewer groups via groups=, use fewer n_resamples, or ci=None for point estimates only.")
     order = np.argsort(sample.time, kind="stable")
     time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
     if stratify == "group":
@@ -805,7 +844,7 @@ def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: in
         )
     partial = np.argwhere((draws.n_undefined > draws.n_failed) & (draws.n_undefined < n))
     if partial.size:
-        cells = ", ".join(
+        cells = listed(
             f"({groups[a]!r}, {groups[b]!r}): {int(draws.n_undefined[a, b] - draws.n_failed)}" for a, b in partial
         )
         warnings.warn(
@@ -851,8 +890,7 @@ def with_inference(
     if ci == "analytic":
         inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
                         prepared=prepared, contributions=contributions, **settings)
-        extras["influence"] = inf
-        return replace(result, covariance=inf.covariance, ci_method="analytic", confidence_level=level, extras=extras)
+        return replace(result, influence=inf, ci_method="analytic", confidence_level=level, extras=extras)
     draws = bootstrap(
         sample,
         censoring=result.censoring if refit_censoring else None,

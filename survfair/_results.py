@@ -123,8 +123,16 @@ def contrast_p_value(result: "XCIResult", weights: np.ndarray, null: float) -> n
 
 
 def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
-    """Standard errors of linear contrasts of the cells (NaN without inference)."""
+    """Standard errors of linear contrasts of the cells (NaN without inference).
+
+    From the influence rows when the result carries them (no covariance is formed), else from a
+    dense ``covariance`` (the DeLong covariance of :class:`survfair.XAUCResult`), else from the
+    bootstrap replicates.
+    """
     weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    influence = getattr(result, "influence", None)
+    if influence is not None:
+        return influence.contrast_se(weights)
     if result.covariance is not None:
         used = weights != 0
         cov = np.where(np.isnan(result.covariance), 0.0, result.covariance)
@@ -138,6 +146,35 @@ def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
         draws = _combine_rows(weights, reps)
         return _nanstd(draws)
     return np.full(weights.shape[0], np.nan)
+
+
+def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
+    """Standard error of every cell, shape (G*G,), row-major; never forms a G^2 x G^2 matrix."""
+    influence = getattr(result, "influence", None)
+    if influence is not None:
+        return influence.cell_se()
+    if result.covariance is not None:
+        with np.errstate(invalid="ignore"):  # NaN variances of undefined cells stay NaN
+            return np.sqrt(np.clip(np.diag(result.covariance), 0, None))
+    if result.replicates is not None:
+        return _nanstd(result.replicates.reshape(result.replicates.shape[0], -1))
+    return np.full(len(result.groups) ** 2, np.nan)
+
+
+def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Interval limits of every cell, each of shape (G*G,), as :func:`contrast_interval` gives
+    for one cell, without building identity weights of G^2 x G^2."""
+    level = check_confidence_level(confidence_level)
+    values = result.values.ravel()
+    if result.replicates is not None:
+        reps = result.replicates.reshape(result.replicates.shape[0], -1)
+        jackknife = result.extras["jackknife"] if _has_jackknife(result) else None
+        return bootstrap_interval(values, reps, jackknife, level)
+    return cell_wald_interval(values, cell_se(result), level)
+
+
+def _has_jackknife(result) -> bool:
+    return getattr(result, "bootstrap_method", None) == "bca" and "jackknife" in getattr(result, "extras", {})
 
 
 def _nanstd(draws: np.ndarray) -> np.ndarray:
@@ -163,7 +200,7 @@ def _combine_rows(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
 
 def _contrast_jackknife(result: "XCIResult", weights: np.ndarray) -> np.ndarray | None:
     """Delete-one jackknife values of the contrasts (n, K), when BCa intervals are requested."""
-    if result.bootstrap_method != "bca" or "jackknife" not in result.extras:
+    if not _has_jackknife(result):
         return None
     return _combine_rows(weights, result.extras["jackknife"])
 
@@ -311,8 +348,7 @@ class CellMatrixAccessors:
     @property
     def se(self) -> pd.DataFrame:
         """Standard errors aligned with :attr:`matrix` (NaN when no inference was requested)."""
-        se = contrast_se(self, np.eye(len(self.groups) ** 2))
-        return self._frame(se.reshape(self.values.shape))
+        return self._frame(cell_se(self).reshape(self.values.shape))
 
     def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference).
@@ -322,8 +358,7 @@ class CellMatrixAccessors:
         intervals of :attr:`replicates` (``ci_method="bootstrap"``, see :attr:`bootstrap_method`).
         """
         level = self.confidence_level if confidence_level is None else confidence_level
-        n_cells = len(self.groups) ** 2
-        low, high = contrast_interval(self, np.eye(n_cells), level)
+        low, high = cell_interval(self, level)
         shape = self.values.shape
         return self._frame(low.reshape(shape)), self._frame(high.reshape(shape))
 
@@ -386,8 +421,9 @@ class XCIResult(CellMatrixAccessors):
         Smallest K_g used as a weight, per group (IPCW only; empty for naive).
     group_sizes : dict
         Per group: ``{"n": ..., "events": ...}``.
-    covariance : ndarray of shape (G*G, G*G) or None
-        Covariance of the cells in row-major order (a, b), when inference was requested.
+    influence : Influence or None
+        Per-individual influence functions of every cell and of the pooled C
+        (``ci="analytic"``); standard errors and contrasts are read from them.
     confidence_level : float
         Level of the intervals reported by the result and its summaries.
     ci_method : str or None
@@ -414,7 +450,7 @@ class XCIResult(CellMatrixAccessors):
     censoring_curves: CensoringCurves | None = field(repr=False, default=None)
     min_censoring_survival: dict = field(repr=False, default_factory=dict)
     group_sizes: dict = field(repr=False, default_factory=dict)
-    covariance: np.ndarray | None = field(repr=False, default=None)
+    influence: Any = field(repr=False, default=None)
     confidence_level: float = 0.95
     ci_method: str | None = None
     replicates: np.ndarray | None = field(repr=False, default=None)
@@ -424,10 +460,16 @@ class XCIResult(CellMatrixAccessors):
     def __post_init__(self):
         counts = PairCounts(*(_readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
         object.__setattr__(self, "pair_counts", counts)
-        for name in ("covariance", "replicates"):
-            value = getattr(self, name)
-            if value is not None:
-                object.__setattr__(self, name, _readonly(value))
+        if self.replicates is not None:
+            object.__setattr__(self, "replicates", _readonly(self.replicates))
+
+    @property
+    def covariance(self) -> np.ndarray | None:
+        """Covariance of the cells in row-major order (a, b), shape (G*G, G*G), with analytic
+        inference (None otherwise). Built on first access from the influence functions; standard
+        errors and contrasts never need it. Raises :class:`survfair.MemoryLimitError` when it
+        would not fit in memory (many groups)."""
+        return None if self.influence is None else self.influence.covariance
 
     # -- values (``values`` and ``matrix`` come from CellMatrixAccessors) ----------------------
     @property

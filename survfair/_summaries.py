@@ -295,7 +295,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     """
     value = result.overall
     level = result.confidence_level
-    influence = result.extras.get("influence")
+    influence = result.influence
     draws = result.extras.get("bootstrap")
     se, interval, p_value = math.nan, ConfidenceInterval(math.nan, math.nan), math.nan
     if result.ci_method == "analytic" and influence is not None:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._exceptions import UndefinedXCIWarning
+from ._exceptions import UndefinedXCIWarning, listed
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
 from ._results import (
     CellMatrixAccessors,
@@ -377,7 +377,7 @@ def _xauc_from_sample(
     )
     empty = np.argwhere(counts.denominator == 0)
     if empty.size:
-        cells = ", ".join(f"({sample.groups[a]!r}, {sample.groups[b]!r})" for a, b in empty)
+        cells = listed(f"({sample.groups[a]!r}, {sample.groups[b]!r})" for a, b in empty)
         warnings.warn(
             f"xAUC is undefined (NaN) for cells without a (positive, negative) pair: {cells}.",
             UndefinedXAUCWarning,
@@ -386,7 +386,7 @@ def _xauc_from_sample(
     few = [sample.groups[k] for k in range(g) if n_pos[k] == 1 or n_neg[k] == 1]
     if few:
         warnings.warn(
-            f"groups {few} have a single positive or a single negative, so the DeLong variance of "
+            f"groups {listed(repr(g) for g in few)} have a single positive or a single negative, so the DeLong variance of "
             "their cells is undefined (NaN).",
             UndefinedXAUCWarning,
             stacklevel=stacklevel,

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._censoring import fit_censoring, raise_positivity
+from ._exceptions import listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
 from ._results import cell_wald_interval, check_confidence_level
@@ -203,10 +204,9 @@ def xauc_t(
             )
         )
     if empty:
-        shown = ", ".join(f"t={t:g} ({a!r}, {b!r})" for t, a, b in empty[:10])
-        more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
+        shown = listed(f"t={t:g} ({a!r}, {b!r})" for t, a, b in empty)
         warnings.warn(
-            f"xAUC(t) is undefined (NaN) where a group has no case or no control: {shown}{more}.",
+            f"xAUC(t) is undefined (NaN) where a group has no case or no control: {shown}.",
             UndefinedXAUCWarning,
             stacklevel=2,
         )

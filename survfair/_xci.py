@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ._censoring import CensoringCurves, check_positivity, fit_censoring, inverse_censoring, raise_positivity
-from ._exceptions import UndefinedXCIWarning
+from ._exceptions import UndefinedXCIWarning, listed
 from ._inference import check_inference_options, with_inference
 from ._kernel import (
     IndividualContributions,
@@ -136,7 +136,7 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> Pa
 def _warn_empty_cells(counts: PairCounts, groups: tuple) -> None:
     empty = np.argwhere(counts.denominator == 0)
     if empty.size:
-        cells = ", ".join(f"({groups[a]!r}, {groups[b]!r})" for a, b in empty)
+        cells = listed(f"({groups[a]!r}, {groups[b]!r})" for a, b in empty)
         warnings.warn(
             f"xCI is undefined (NaN) for cells without a comparable pair: {cells}.",
             UndefinedXCIWarning,

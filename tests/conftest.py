@@ -21,3 +21,15 @@ def make_data(n, n_groups, seed, *, n_times=25, n_risks=12, censor_rate=0.4, con
 @pytest.fixture
 def data_factory():
     return make_data
+
+
+def with_fixed_se(result, se):
+    """``result`` with analytic inference in which every cell has standard error ``se`` and the
+    cells are uncorrelated (influence rows se * I), for tests of what is built on the intervals."""
+    import dataclasses
+
+    from survfair._inference import Influence
+
+    k = len(result.groups) ** 2
+    influence = Influence(se * np.eye(k), np.zeros(k), np.arange(k), None)
+    return dataclasses.replace(result, influence=influence, ci_method="analytic")

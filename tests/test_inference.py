@@ -161,7 +161,7 @@ def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier
     time, event, group, risk = _cohort(36, seed=11, n_groups=2, ties=True)
     tau = float(np.quantile(time, 0.85))
     res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, ci="analytic")
-    inf = res.extras["influence"]
+    inf = res.influence
     n = len(time)
     ones = np.ones(n)
     theta, pooled, denominator = _case_weighted_ipcw(time, event, group, risk, ones, 2, tau, censoring)
@@ -206,7 +206,7 @@ def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring
     sample = res.extras["sample"]
     settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=strict)
     fixed = _inference.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
-    km_term = res.extras["influence"].cells - fixed.cells
+    km_term = res.influence.cells - fixed.cells
     args = (time, event, group, risk)
     ones = np.ones(len(time))
     theta, _, _ = _case_weighted_ipcw(*args, ones, n_groups, tau, censoring, strict=strict)
@@ -675,5 +675,5 @@ def test_influence_does_not_depend_on_the_order_of_the_contributions():
     parts = in_time_order.in_input_order()
     assert parts.order is None
     from_input_order = _inference.influence(sample, res.pair_counts, contributions=parts, **settings)
-    np.testing.assert_allclose(from_input_order.cells, res.extras["influence"].cells, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(from_input_order.overall, res.extras["influence"].overall, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(from_input_order.cells, res.influence.cells, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(from_input_order.overall, res.influence.overall, rtol=1e-12, atol=1e-15)

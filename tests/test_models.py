@@ -16,6 +16,7 @@ from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis
 from sksurv.util import Surv
 
 import survfair as sf
+from conftest import with_fixed_se
 from survfair import ConvergenceError, compare, fit_checked, risk_scores
 from survfair._datasets import load_flchain
 
@@ -213,8 +214,7 @@ def test_compare_intervals_appear_when_results_carry_them(obvious, monkeypatch):
     frame, time, event, group = obvious
 
     def xci_with_covariance(*args, **kwargs):
-        res = sf.xci(*args, **kwargs)
-        return dataclasses.replace(res, covariance=np.eye(4) * 1e-4, ci_method="analytic")
+        return with_fixed_se(sf.xci(*args, **kwargs), 0.01)
 
     monkeypatch.setattr(comparison, "xci", xci_with_covariance)
     out = compare({"x": frame["x"].to_numpy()}, time, event, group, tau=2.0)

@@ -81,3 +81,27 @@ def test_cells_lie_in_unit_interval_and_counts_add_up(data):
     assert ((res.values[defined] >= 0) & (res.values[defined] <= 1)).all()
     pc = res.pair_counts
     np.testing.assert_array_equal(pc.concordant + pc.discordant + pc.tied_risk, pc.comparable)
+
+
+@SETTINGS
+@given(data=survival_data(), seed=st.integers(0, 2**32 - 1), shuffle_which=st.sampled_from(["time", "risk", "group"]))
+def test_pandas_index_rule(data, seed, shuffle_which):
+    """Identical indexes match by position, any other order of the same labels is refused, and
+    .to_numpy() of inputs in the same row order gives the positional result."""
+    import pandas as pd
+    import pytest
+
+    time, event, group, risk = data
+    labels = pd.Index(np.random.default_rng(seed).permutation(len(time)) + 1000)
+    series = {name: pd.Series(v, index=labels) for name, v in
+              (("time", time), ("event", event), ("group", group), ("risk", risk))}
+    base = _xci(time, event, group, risk, method="naive").values
+    np.testing.assert_array_equal(_xci(*series.values(), method="naive").values, base)
+    order = np.random.default_rng(seed + 1).permutation(len(time))
+    assume(not np.array_equal(order, np.arange(len(time))))
+    shuffled = dict(series)
+    shuffled[shuffle_which] = series[shuffle_which].iloc[order]
+    with pytest.raises(ValueError, match="carry pandas indexes that are not identical"):
+        survfair.xci(*shuffled.values(), method="naive")
+    as_arrays = {k: v.to_numpy() for k, v in series.items()}
+    np.testing.assert_array_equal(_xci(*as_arrays.values(), method="naive").values, base)

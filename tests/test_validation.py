@@ -103,3 +103,164 @@ def test_positivity_error_names_group_and_time():
     with pytest.raises(survfair.PositivityError, match=r"group 'a' is 0 at time 4.*smaller tau"):
         survfair.xci(time, event, group, risk)
     assert survfair.xci(time, event, group, risk, tau=4.0).values.shape == (2, 2)
+
+
+# -- issue 13: pandas indexes, masked arrays, intersectional labels -------------------------------
+
+def _ranked(n=12):
+    """Perfectly ranked cohort: every xCI cell is 1.0 when the rows are matched correctly."""
+    time = np.arange(1.0, n + 1)
+    event = np.ones(n, bool)
+    group = np.where(np.arange(n) % 2, "b", "a")
+    risk = -time
+    index = pd.Index([f"p{k}" for k in range(n)])
+    return (pd.Series(time, index=index), pd.Series(event, index=index), pd.Series(group, index=index),
+            pd.Series(risk, index=index))
+
+
+INDEX_MESSAGE = r"carry pandas indexes that are not identical .*\.to_numpy\(\).*\.reindex"
+
+
+def _public_calls():
+    """Every public function that takes per-row inputs, called as f(time, event, group, risk)."""
+    from survfair import mitigate, plotting
+
+    def binary(f):
+        return lambda t, e, g, r: f(e.astype(int), g, r)
+
+    shift = None
+
+    def transform(t, e, g, r):
+        nonlocal shift
+        t0, e0, g0, r0 = _ranked()
+        shift = shift or mitigate.group_shift(t0.to_numpy(), e0.to_numpy(), g0.to_numpy(), r0.to_numpy(), tau=11.0)
+        return shift.transform(r, g)
+
+    return {
+        "xci": lambda t, e, g, r: survfair.xci(t, e, g, r),
+        "xauc": binary(survfair.xauc),
+        "xauc_t": lambda t, e, g, r: survfair.xauc_t(t, e, g, r, [5.0]),
+        "compare": lambda t, e, g, r: survfair.compare({"m": r}, t, e, g),
+        "xci_score": lambda t, e, g, r: survfair.xci_score(
+            np.array(list(zip(e, t)), dtype=[("event", bool), ("time", float)]), r, group=g),
+        "group_shift": lambda t, e, g, r: mitigate.group_shift(t, e, g, r, tau=11.0),
+        "group_monotone": lambda t, e, g, r: mitigate.group_monotone(t, e, g, r, tau=11.0),
+        "frontier": lambda t, e, g, r: mitigate.frontier(t, e, g, r, tau=11.0, n_points=3),
+        "transform": transform,
+        "logistic_adjustment": lambda t, e, g, r: survfair.logistic_adjustment(e.astype(int), g, r, "a", "b"),
+        "equal_opportunity_adjustment": lambda t, e, g, r: survfair.equal_opportunity_adjustment(
+            e.astype(int), g, r, "a", "b"),
+        "plot_risk_densities": lambda t, e, g, r: plotting.plot_risk_densities(r, e, g),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_public_calls()))
+def test_reordered_pandas_index_is_refused_by_every_public_function(name):
+    call = _public_calls()[name]
+    time, event, group, risk = _ranked()
+    # before: reversing risk (keeping its labels) turned xCI 1.0 into 0.0 silently
+    with pytest.raises(ValueError, match=INDEX_MESSAGE):
+        call(time, event, group, risk[::-1])
+
+
+@pytest.mark.parametrize("name", sorted(_public_calls()))
+def test_disjoint_pandas_index_is_refused_by_every_public_function(name):
+    call = _public_calls()[name]
+    time, event, group, risk = _ranked()
+    with pytest.raises(ValueError, match=INDEX_MESSAGE + r"|different labels"):
+        call(time, event, group, pd.Series(risk.to_numpy(), index=np.arange(len(risk)) + 100))
+
+
+def test_index_rule_messages_and_what_is_accepted():
+    time, event, group, risk = _ranked()
+    with pytest.raises(ValueError, match=r"^time and risk carry pandas indexes .*same labels in a different order"):
+        survfair.xci(time, event, group, risk.iloc[::-1])
+    frame = pd.DataFrame({"t": time, "e": event, "g": group})
+    with pytest.raises(ValueError, match=r"^data and risk carry pandas indexes"):
+        survfair.xci("t", "e", "g", risk.iloc[::-1], data=frame)
+    # identical indexes, arrays, and a mix of arrays with one indexed input match by position
+    assert (survfair.xci(time, event, group, risk, method="naive").values == 1).all()
+    assert (survfair.xci(time.to_numpy(), event.to_numpy(), group, risk.iloc[::-1].to_numpy()[::-1],
+                         method="naive").values == 1).all()
+    assert (survfair.xci("t", "e", "g", risk, data=frame, method="naive").values == 1).all()
+    # the shuffled-frame case: same labels, other order, wrapped predictions -> refused, not aligned
+    shuffled = frame.sample(frac=1.0, random_state=0)
+    predictions = pd.Series(-shuffled["t"].to_numpy())  # fresh RangeIndex, rows in shuffled order
+    with pytest.raises(ValueError, match=INDEX_MESSAGE):
+        survfair.xci("t", "e", "g", predictions, data=shuffled)
+    assert (survfair.xci("t", "e", "g", predictions.to_numpy(), data=shuffled, method="naive").values == 1).all()
+
+
+def test_xauc_with_permuted_index_is_refused_not_matched_by_position():
+    rng = np.random.default_rng(0)
+    y = pd.Series(rng.integers(0, 2, 200))
+    group = pd.Series(np.where(rng.random(200) < 0.5, "a", "b"))
+    score = pd.Series(y + rng.normal(0, 1, 200))
+    with pytest.raises(ValueError, match=INDEX_MESSAGE):
+        survfair.xauc(y, group, score.sample(frac=1.0, random_state=1))
+
+
+def test_compare_with_model_scores_checks_x_index_against_outcomes():
+    time, event, group, risk = _ranked()
+    X = pd.DataFrame({"x": time.to_numpy()}, index=time.index[::-1])
+    with pytest.raises(ValueError, match=INDEX_MESSAGE):
+        survfair.compare({"m": lambda X: -X["x"].to_numpy()}, time, event, group, X=X)
+
+
+def test_compare_errors_about_outcomes_name_no_model():
+    time, event, group, risk = _ranked()
+    frame = pd.DataFrame({"t": time, "e": event, "r": risk})
+    with pytest.raises(ValueError, match=r"^group: column 'sex' is not in data"):
+        survfair.compare({"risk": "r"}, "t", "e", "sex", data=frame)
+    with pytest.raises(ValueError, match=r"^models\['risk'\]: risk contains NaN"):
+        survfair.compare({"risk": [np.nan] + [0.0] * 11}, "t", "e", group.to_numpy(), data=frame)
+
+
+def test_masked_entries_are_missing_values():
+    time, event, group, risk = (np.asarray(v) for v in _ranked())
+    masked = np.ma.masked_array(risk, mask=[False] * 3 + [True] + [False] * 8)
+    masked.data[3] = 1e9  # the hidden raw value must never be used
+    with pytest.raises(ValueError, match=r"risk contains masked \(missing\) values at rows \[3\] \(1 row\)"):
+        survfair.xci(time, event, group, masked)
+    masked_time = np.ma.masked_array(time, mask=[True, True] + [False] * 10)
+    with pytest.raises(ValueError, match=r"time contains masked \(missing\) values at rows \[0, 1\]"):
+        survfair.xci(masked_time, event, group, risk)
+    with pytest.raises(ValueError, match=r"score contains masked"):
+        survfair.xauc(event.astype(int), group, masked)
+    # a masked array without masked entries is its data
+    unmasked = np.ma.masked_array(risk, mask=False)
+    np.testing.assert_array_equal(survfair.xci(time, event, group, unmasked).values,
+                                  survfair.xci(time, event, group, risk).values)
+
+
+def test_intersections_are_keyed_by_label_tuples():
+    n = 40
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({
+        "t": rng.exponential(size=n), "e": np.ones(n, bool), "r": rng.normal(size=n),
+        "x": np.where(np.arange(n) % 2, "a|b", "a"),
+        "y": np.where(np.arange(n) % 2, "c", "b|c"),
+    })
+    # before: ("a|b", "c") and ("a", "b|c") were both "a|b|c", one group
+    res = survfair.xci("t", "e", ["x", "y"], "r", data=frame, method="naive")
+    assert res.groups == ("a\\|b|c", "a|b\\|c")
+    assert sorted(res.group_sizes[g]["n"] for g in res.groups) == [20, 20]
+
+
+def test_labels_that_print_the_same_are_refused():
+    n = 20
+    frame = pd.DataFrame({
+        "t": np.arange(1.0, n + 1), "e": np.ones(n, bool), "r": -np.arange(1.0, n + 1),
+        "x": np.array([1, "1"] * (n // 2), dtype=object), "y": ["u"] * n,
+    })
+    # before: 1 and "1" were two groups alone but one when intersected
+    with pytest.raises(ValueError, match=r"distinct label combinations \(1, 'u'\) and \('1', 'u'\) both print as '1\|u'"):
+        survfair.xci("t", "e", ["x", "y"], "r", data=frame)
+    with pytest.raises(ValueError, match=r"distinct labels 1 and '1' both print as '1'"):
+        survfair.xci("t", "e", "x", "r", data=frame)
+
+
+def test_intersection_keeps_numeric_labels_and_order():
+    frame = pd.DataFrame({"t": T, "e": E, "g": G, "h": [2, 10, 2, 10, 2], "r": R})
+    res = survfair.xci("t", "e", ["g", "h"], "r", data=frame, method="naive")
+    assert res.groups == ("a|2", "b|10")

@@ -1,0 +1,83 @@
+"""Result objects: intervals on the boundary, standard errors without the covariance, memory."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import survfair
+from survfair._results import cell_wald_interval
+
+
+def _perfect(n=20):
+    time = np.arange(1.0, n + 1)
+    return time, np.ones(n, bool), np.arange(n) % 2, -time
+
+
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+def test_estimates_on_the_boundary_get_point_intervals_without_warnings(ci):
+    kwargs = {"n_resamples": 50, "random_state": 0} if ci == "bootstrap" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # before: divide by zero in the logit
+        res = survfair.xci(*_perfect(), ci=ci, **kwargs)
+        pooled = survfair.overall_c(res)
+        low, high = res.confidence_interval()
+        between = survfair.delta_between(res, 0, 1)
+        utilities = survfair.utility(res)
+    assert pooled.value == 1.0
+    # before: overall_c got (nan, nan) while its cells got [1, 1]
+    assert tuple(pooled.confidence_interval) == (1.0, 1.0)
+    assert (low.to_numpy() == 1).all() and (high.to_numpy() == 1).all()
+    assert tuple(between.confidence_interval) == (0.0, 0.0)
+    assert (utilities["ci_low"] == 2).all()
+
+
+def test_probability_intervals_stay_in_the_unit_interval():
+    low, high = cell_wald_interval([1.0, 0.0, 0.5, np.nan, 0.9], [0.05, 0.05, 0.0, 0.1, np.nan], 0.95)
+    np.testing.assert_allclose(low[:3], [1 - 1.959963984540054 * 0.05, 0.0, 0.5])
+    np.testing.assert_allclose(high[:3], [1.0, 1.959963984540054 * 0.05, 0.5])
+    assert np.isnan(low[3:]).all() and np.isnan(high[3:]).all()
+
+
+def test_standard_errors_and_contrasts_do_not_need_the_covariance(data_factory):
+    time, event, codes, risk = data_factory(300, 3, 1)
+    res = survfair.xci(time, event, codes, risk, tau=20.0, ci="analytic")
+    cov = res.covariance  # small here: the dense route must agree with the row route
+    np.testing.assert_allclose(res.se.to_numpy().ravel(), np.sqrt(np.diag(cov)), rtol=1e-12)
+    weights = np.zeros(9)
+    weights[[1, 3]] = [1, -1]
+    between = survfair.delta_between(res, 0, 1)
+    assert between.se == pytest.approx(np.sqrt(weights @ cov @ weights), rel=1e-10)
+
+
+def test_many_small_groups_with_analytic_intervals():
+    """300 groups of 2 (the report had 500: a 250,000 x 250,000 covariance of 466 GiB) -> before,
+    MemoryError while building the 90,000 x 90,000 covariance (60 GiB)."""
+    rng = np.random.default_rng(0)
+    n = 600
+    group = np.repeat(np.arange(300), 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = survfair.xci(rng.exponential(size=n), rng.random(n) < 0.7, group, rng.normal(size=n), ci="analytic")
+    # the cells' standard errors and a contrast come from the influence rows
+    assert np.isfinite(res.se.to_numpy()).any()
+    assert survfair.delta_within(res, 0, 1).se >= 0 or np.isnan(survfair.delta_within(res, 0, 1).se)
+    # the full covariance is refused before it is allocated, saying what it would need
+    with pytest.raises(survfair.MemoryLimitError, match=r"90000 cells .* would need 60.3 GiB"):
+        res.covariance
+    # before: one warning of 900,000 characters; now a handful of cells and a count
+    assert caught and all(len(str(w.message)) < 400 for w in caught)
+    assert any("more" in str(w.message) for w in caught)
+
+
+def test_memory_limit_is_checked_before_allocating(monkeypatch):
+    import survfair._memory as memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 1_000_000)  # 1 MB left
+    time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
+    codes = np.arange(400) % 20
+    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the influence rows .* groups="):
+        survfair.xci(time, event, codes, risk, ci="analytic")
+    with pytest.raises(survfair.MemoryLimitError, match=r"bootstrap replicates .* n_resamples"):
+        survfair.xci(time, event, codes, risk, ci="bootstrap", n_resamples=2000)
+    assert issubclass(survfair.MemoryLimitError, ValueError)
