@@ -1,5 +1,22 @@
+import importlib.metadata
+
 import numpy as np
 import pytest
+
+
+def pytest_configure(config):
+    """The tests exercise survfair as installed (``pip install -e ".[test]"``), never a source
+    tree that happens to be importable: an uninstalled checkout is a usage error."""
+    try:
+        importlib.metadata.distribution("survfair")
+    except importlib.metadata.PackageNotFoundError:
+        raise pytest.UsageError('survfair is not installed; run: pip install -e ".[test]"') from None
+
+
+def pytest_report_header(config):
+    import survfair
+
+    return f"survfair {survfair.__version__} imported from {survfair.__file__}"
 
 
 def make_data(n, n_groups, seed, *, n_times=25, n_risks=12, censor_rate=0.4, continuous=False):

@@ -1,0 +1,32 @@
+"""Where the compiled kernels are cached: never inside the installed package (issue 13)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import survfair
+from survfair._jit import cache_directory
+
+
+def test_cache_directory_is_outside_the_package():
+    package = Path(survfair.__file__).resolve().parent
+    assert package not in Path(cache_directory()).resolve().parents
+
+
+def test_a_fresh_process_caches_in_its_own_directory_not_in_site_packages(tmp_path):
+    """Before: numba wrote *.nbi/*.nbc into site-packages/survfair/__pycache__; `pip install -e`
+    after `pip install .` then left that directory behind and `import survfair` found an empty
+    namespace package."""
+    package = Path(survfair.__file__).resolve().parent
+    before = set((package / "__pycache__").glob("*.nb[ic]"))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["SURVFAIR_CACHE_DIR"] = str(tmp_path)
+    code = (
+        "import numpy as np, survfair\n"
+        "t = np.arange(1.0, 11.0)\n"
+        "survfair.xci(t, np.ones(10, bool), np.arange(10) % 2, -t, method='naive', ci=None)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=tmp_path)
+    assert list(tmp_path.rglob("*.nbi")), "no cache index was written to SURVFAIR_CACHE_DIR"
+    assert set((package / "__pycache__").glob("*.nb[ic]")) == before
