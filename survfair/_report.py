@@ -306,20 +306,18 @@ def _default_figures(result: XCIResult | XAUCResult | None, comparison: ModelCom
     from .plotting import plot_censoring_curves, plot_forest, plot_xci_heatmap
 
     figures: dict[str, Any] = {}
+    # Each heatmap is its own figure, sized by plot_xci_heatmap to its cell texts and group labels
+    # (side by side in the HTML report: figures are inline blocks).
     if comparison is not None:
         n = len(comparison.results)
-        fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.8), layout="constrained", squeeze=False)
-        for ax, (name, res) in zip(axes[0], comparison.results.items()):
-            plot_xci_heatmap(res, ax=ax, title=name)
-        figures["xCI matrix per model"] = fig
+        for name, res in comparison.results.items():
+            figures[f"xCI matrix, {name}"] = plot_xci_heatmap(res, title=name).figure
         fig, ax = plt.subplots(figsize=(6.5, 1.0 + 0.5 * n), layout="constrained")
         plot_forest(comparison, ax=ax)
         figures["Δbetween and Δwithin per model"] = fig
     if result is not None:
         if comparison is None:
-            fig, ax = plt.subplots(figsize=(4.8, 4.0), layout="constrained")
-            plot_xci_heatmap(result, ax=ax)
-            figures[f"{_words(result).metric} matrix"] = fig
+            figures[f"{_words(result).metric} matrix"] = plot_xci_heatmap(result).figure
         if isinstance(result, XAUCResult):
             fig = _xroc_figure(result)
             if fig is not None:

@@ -77,6 +77,23 @@ def _check_result(result: Any, name: str = "result") -> XCIResult:
     return result
 
 
+def _heatmap_layout(labels: list[str], cell_chars: int) -> tuple[tuple[float, float], bool]:
+    """Figure size (inches) in which a G x G heatmap's cell texts and group labels fit, and whether
+    to slant the column labels.
+
+    Widths are estimated at 0.069 in per character of the 9 pt cell text and 0.076 in per
+    character of a 10 pt tick label (DejaVu Sans averages about 0.55 em per character); at least
+    the former fixed 4.8 x 4.0, at most 16 x 16.
+    """
+    longest = max((len(label) for label in labels), default=1)
+    cell = max(0.7, 0.069 * cell_chars + 0.15)
+    label = 0.076 * longest
+    slant = label > 0.9 * cell
+    width = len(labels) * cell + label + 1.75  # row labels, y label, colour bar, margins
+    height = len(labels) * cell + (0.5 * label + 0.1 if slant else 0.2) + 0.9  # column labels, title, x label
+    return (min(max(width, 4.8), 16.0), min(max(height, 4.0), 16.0)), slant
+
+
 # What the axes of a cell-matrix heatmap mean: (metric, row a, column b, default title).
 def _heatmap_words(result: Any) -> tuple[str, str, str, str]:
     if isinstance(result, XAUCResult):
@@ -127,7 +144,9 @@ def plot_xci_heatmap(
     Returns
     -------
     matplotlib.axes.Axes
-        With one ``AxesImage`` and one text per cell; a colour bar is added to the figure.
+        With one ``AxesImage`` and one text per cell; a colour bar is added to the figure. A new
+        figure (``ax=None``) is sized so that the cell texts and group labels fit; long column
+        labels are slanted.
 
     Raises
     ------
@@ -135,9 +154,12 @@ def plot_xci_heatmap(
         If ``result`` is neither an XCIResult nor an XAUCResult.
     """
     metric, row_words, column_words, default_title = _heatmap_words(result)
-    ax = _axes(ax)
     values = result.values
     low, high = result.confidence_interval()
+    with_intervals = bool(np.isfinite(low.to_numpy()).any())
+    cell_chars = 2 * (digits + 2) + 4 if with_intervals else digits + 2  # "[0.123, 0.456]" or "0.123"
+    size, slant = _heatmap_layout([str(g) for g in result.groups], cell_chars)
+    ax = _axes(ax, size)
     masked = np.ma.masked_invalid(values)
     if vmin is None:
         vmin = float(masked.min()) if masked.count() else 0.0
@@ -148,6 +170,9 @@ def plot_xci_heatmap(
     image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, **kwargs)
     labels = [_literal(g) for g in result.groups]
     ax.set_xticks(range(len(labels)), labels)
+    if slant:  # long labels would overlap under their columns
+        for text in ax.get_xticklabels():
+            text.set(rotation=30, horizontalalignment="right", rotation_mode="anchor")
     ax.set_yticks(range(len(labels)), labels)
     ax.set_xlabel(column_words)
     ax.set_ylabel(row_words)

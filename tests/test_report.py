@@ -76,7 +76,8 @@ def test_html_report_of_comparison_with_intervals(sample, tmp_path):
     text = write_report(tmp_path / "cmp.htm", out).read_text(encoding="utf-8")
     assert "<h2>Model comparison</h2>" in text and "model one" in text and "model two" in text
     assert "delta_between[F,M]_low" in text
-    assert "<figcaption>xCI matrix per model</figcaption>" in text
+    assert "<figcaption>xCI matrix, model one</figcaption>" in text
+    assert "<figcaption>xCI matrix, model two</figcaption>" in text
     assert "<figcaption>Δbetween and Δwithin per model</figcaption>" in text
     _no_external_resource(text)
 
