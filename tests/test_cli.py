@@ -157,3 +157,297 @@ def test_simulate_and_mitigate_subcommands(csv_file, tmp_path, capsys):
     assert main(["simulate", "--quick", "--study", "fig1", "--output-dir", str(tmp_path / "sim"), "--no-progress"]) == 0
     assert main(["mitigate", "--data", str(tmp_path / "nope.csv"), "--time", "t", "--event", "e",
                  "--group", "sex", "--risk", "score", "--output", str(out)]) == 2
+
+
+# -- one package, one error idiom (issue 13) ----------------------------------------------------------
+
+
+def _one_error_line(err: str, starts: str = "survfair: error: ") -> str:
+    """The single line of stderr, checked: one line, the prefix, no traceback, no Python names."""
+    assert err.count("\n") == 1 and err.startswith(starts), err
+    assert "Traceback" not in err and 'File "' not in err and "models[" not in err, err
+    return err.strip()
+
+
+def test_one_error_type_reader_and_options(csv_file, tmp_path, capsys):
+    from survfair.cli import CLIError, build_parser
+    from survfair.cli._io import read_table
+
+    path, _ = csv_file
+    assert CLIError("x").exit_code == 2 and CLIError("x", exit_code=1).exit_code == 1
+    # one reader: only the columns asked for, CSV and Parquet alike
+    parquet = tmp_path / "cohort.parquet"
+    pd.read_csv(path).to_parquet(parquet)
+    for file in (path, parquet):
+        assert list(read_table(str(file), ["t", "sex"]).columns) == ["t", "sex"]
+    # one set of data options: the same help for audit and mitigate
+    subcommands = build_parser()._subparsers._group_actions[0].choices
+    helps = {name: {a.dest: a.help for a in parser._actions} for name, parser in subcommands.items()}
+    for dest in ("data", "time", "event", "group", "method", "tau", "censoring"):
+        assert helps["audit"][dest] and helps["mitigate"][dest], dest
+    for dest in ("time", "event", "group", "method", "censoring"):
+        assert helps["audit"][dest] == helps["mitigate"][dest], dest
+    # one error idiom for every subcommand (simulate used to print "survfair simulate: error:")
+    missing = str(tmp_path / "nope.csv")
+    for argv in (["audit", "--data", missing, "--time", "t", "--event", "e", "--group", "g", "--risk", "r"],
+                 ["mitigate", "--data", missing, "--time", "t", "--event", "e", "--group", "g", "--risk", "r",
+                  "--output", str(tmp_path / "o.csv")]):
+        assert main(argv) == 2
+        assert _one_error_line(capsys.readouterr().err) == f"survfair: error: --data: file {missing!r} does not exist."
+    assert main(["simulate", "--quick", "--n", "2"]) == 2
+    assert _one_error_line(capsys.readouterr().err).startswith("survfair: error: --n must be >= 4")
+
+
+@pytest.fixture
+def numeric_groups(tmp_path):
+    time, event, codes, risk = make_data(240, 3, 1)
+    frame = pd.DataFrame({"t": time, "e": event.astype(int), "g": codes + 1, "score": risk})
+    path = tmp_path / "numeric.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_groups_subset_with_numeric_labels(numeric_groups, tmp_path, capsys):
+    path, frame = numeric_groups
+    base = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "g", "--risk", "score",
+            "--tau", "20"]
+    n_other = int((frame["g"] == 2).sum())
+    assert main([*base, "--groups", "3", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # the library's own exclusion warning is replaced by the output line
+    assert "groups = [3, 1]" in captured.out
+    assert f"{n_other} rows of other groups excluded (--groups 3 1)." in captured.out
+    out = tmp_path / "a.json"
+    assert main([*base, "--groups", "3", "1", "--format", "json", "--output", str(out)]) == 0
+    payload = json.loads(out.read_text())[0]
+    assert payload["n_excluded"] == n_other and payload["groups"] == ["3", "1"]
+    assert any("rows of other groups excluded" in note for note in payload["notes"])
+    assert main([*base, "--groups", "1", "7"]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert line == "survfair: error: --groups '7' does not occur in the group column 'g' (labels: ['1', '2', '3'])."
+
+
+def test_version_help_defaults_and_examples(capsys):
+    import argparse
+
+    import survfair
+    from survfair.cli import build_parser
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"survfair {survfair.__version__}\n"
+    parser = build_parser()
+    assert "exit codes:" in parser.format_help() and "2  bad input" in parser.format_help()
+    for name, sub in parser._subparsers._group_actions[0].choices.items():
+        formatter = sub._get_formatter()
+        assert "examples:" in sub.format_help(), name
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            text = formatter._expand_help(action)
+            assert "(default" in text, (name, action.option_strings, text)
+    audit = parser._subparsers._group_actions[0].choices["audit"]
+    texts = {a.dest: audit._get_formatter()._expand_help(a) for a in audit._actions}
+    assert texts["method"].endswith("(default: ipcw)") and texts["format"].endswith("(default: table)")
+    assert texts["censoring"].endswith("(default: group)") and texts["confidence_level"].endswith("(default: 0.95)")
+    assert texts["bootstrap_method"].endswith("(default: bca)")
+
+
+def test_warnings_print_as_one_line(csv_file, tmp_path, monkeypatch, capsys):
+    import warnings
+
+    from survfair.cli import _audit
+
+    path, frame = csv_file
+    silent = tmp_path / "silent.csv"
+    frame.assign(e=np.where(frame["sex"] == "F", 0, frame["e"])).to_csv(silent, index=False)  # F: no event
+    before = warnings.showwarning
+    assert main(_audit_args(silent, "--ci", "none")) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("survfair: warning: xCI is undefined (NaN)"), err
+    assert "Traceback" not in err and ".py" not in err and "warn(" not in err
+    assert warnings.showwarning is before  # restored after main
+
+    real = _audit._compare
+
+    def long_warning(*args, **kwargs):
+        warnings.warn("first line " + "x" * 1000 + "\nsecond line", UserWarning)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_audit, "_compare", long_warning)
+    assert main(_audit_args(path, "--ci", "none")) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("survfair: warning: first line xxx") and err.endswith(" ...\n")
+    assert "second line" not in err and len(err) <= len("survfair: warning: ") + 301
+
+
+def test_errors_name_options_and_columns(csv_file, tmp_path, capsys):
+    path, frame = csv_file
+    bad = tmp_path / "bad.csv"
+    frame.assign(score=frame["score"].where(frame.index != 5)).to_csv(bad, index=False)
+    cases = [
+        (_audit_args(path)[:7] + ["--group", "grp", "--risk", "score"], "--group: column 'grp' is not in data file"),
+        (_audit_args(bad), "--risk 'score': risk contains NaN or infinite values at rows [5]"),
+        (["audit", "--data", str(path), "--outcome", "t", "--group", "sex", "--risk", "score", "--positive", "x"],
+         "--positive 'x' does not occur in the outcome column 't'"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line
+        assert "data=" not in line and "XCIResult" not in line and "compare" not in line
+
+
+def test_exit_codes_tracebacks_and_memory(csv_file, monkeypatch, capsys):
+    from survfair.cli import _audit
+
+    path, _ = csv_file
+
+    def bug(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(_audit, "_compare", bug)
+    assert main(_audit_args(path)) == 1
+    line = _one_error_line(capsys.readouterr().err)
+    assert line == ("survfair: error: unexpected internal error: division by zero; "
+                    "this is a bug in survfair; please report it with --debug output")
+    assert main(["--debug", *_audit_args(path)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ZeroDivisionError" in err and err.strip().endswith("--debug output")
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(_audit, "_compare", out_of_memory)
+    assert main(_audit_args(path)) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "not enough memory" in line and "--groups" in line and "--ci bootstrap" in line and "--ci none" in line
+    assert main(["audit", "--bogus"]) == 2
+    assert "unrecognized arguments: --bogus" in _one_error_line(capsys.readouterr().err)
+
+
+def test_outputs_checked_before_computing(csv_file, tmp_path, monkeypatch, capsys):
+    from survfair.cli import _audit
+
+    path, _ = csv_file
+    original = path.read_bytes()
+
+    def never(*args, **kwargs):
+        raise AssertionError("computed before the outputs were checked")
+
+    monkeypatch.setattr(_audit, "_compare", never)
+    out, html = tmp_path / "out.txt", tmp_path / "r.html"
+    cases = [
+        (["--output", str(out), "--report", str(tmp_path / "r.txt")],
+         "--report: unsupported file type '.txt'"),
+        (["--output", str(path)], "--output: " + repr(str(path)) + " is the --data file"),
+        (["--report", str(tmp_path / "." / "cohort.csv")], "--report: unsupported file type '.csv'"),
+        (["--output", str(html), "--report", str(html)], "--output and --report name the same file"),
+        (["--output", str(tmp_path / "missing" / "o.txt")], f"--output: directory {str(tmp_path / 'missing')!r} does not exist"),
+        (["--report", str(tmp_path / "missing" / "r.html")], f"--report: directory {str(tmp_path / 'missing')!r} does not exist"),
+    ]
+    for extra, message in cases:
+        assert main(_audit_args(path, *extra)) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line
+    assert not out.exists() and not html.exists() and not (tmp_path / "missing").exists()
+    assert path.read_bytes() == original
+    data_as_report = tmp_path / "cohort.md"
+    data_as_report.write_text("x")
+    assert main(["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+                 "--output", str(tmp_path / "missing" / "o.csv")]) == 2
+    assert "--output: directory" in _one_error_line(capsys.readouterr().err)
+
+
+def test_binary_report_is_written(csv_file, tmp_path, capsys):
+    path, frame = csv_file
+    binary = tmp_path / "binary.csv"
+    frame.assign(dead=(frame["t"] < 10).astype(int)).to_csv(binary, index=False)
+    report = tmp_path / "binary.html"
+    assert main(["audit", "--data", str(binary), "--outcome", "dead", "--group", "sex", "--risk", "score",
+                 "--report", str(report)]) == 0
+    assert "xAUC" in capsys.readouterr().out
+    text = report.read_text()
+    assert "<html" in text[:300] and "xAUC" in text and "dead" in text
+
+
+def test_csv_carries_the_summaries(csv_file, capsys):
+    import io
+
+    import survfair
+
+    path, frame = csv_file
+    assert main(_audit_args(path, "--format", "csv")) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out), keep_default_na=False, na_values=[""])
+    assert list(table.columns[:10]) == ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high",
+                                        "p_value"]
+    assert set(table["kind"]) == {"cell", "summary"}
+    summaries = table[table["kind"] == "summary"].set_index("statistic")
+    assert {"delta_within", "delta_between", "min_xci", "overall_c", "utility", "n_samples", "n_excluded"} <= set(
+        summaries.index)
+    result = survfair.xci("t", "e", "sex", "score", data=pd.read_csv(path), tau=20, ci="analytic")
+    expected = survfair.delta_between(result, "F", "M")
+    row = summaries.loc["delta_between"]
+    assert (row["a"], row["b"]) == ("F", "M")
+    np.testing.assert_allclose(row[["value", "se", "ci_low", "ci_high", "p_value"]].astype(float),
+                               [expected.value, expected.se, *expected.confidence_interval, expected.p_value])
+    np.testing.assert_allclose(summaries.loc["overall_c", "value"], survfair.overall_c(result).value)
+    cells = table[table["kind"] == "cell"]
+    assert (cells["value"] == cells["xci"]).all()
+    assert (cells["comparable"] == result.counts["comparable"].to_numpy()).all()
+
+
+def test_mitigate_in_sample_is_said(csv_file, tmp_path, capsys):
+    path, frame = csv_file
+    argv = ["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+            "--tau", "20", "--output", str(tmp_path / "adjusted.csv")]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("survfair: warning: no --fit-column: the adjustment is fitted and evaluated on the "
+                                   "same rows, so the before/after numbers are in-sample")
+    lines = captured.out.splitlines()
+    assert any(line.startswith("before/after, in-sample") for line in lines)
+    rows = [line for line in lines if line.lstrip().startswith("fit")]
+    assert rows and all("fit (in-sample)" in line for line in rows)
+    held_out = tmp_path / "held.csv"
+    frame.assign(train=np.arange(len(frame)) % 3 != 0).to_csv(held_out, index=False)
+    argv[2] = str(held_out)
+    assert main([*argv, "--fit-column", "train"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and "evaluation (held out)" in captured.out
+
+
+def test_csv_output_neutralises_formulas(tmp_path, capsys):
+    import io
+
+    time, event, codes, risk = make_data(200, 4, 2)
+    labels = np.array(["=1+1", "+cmd", "-x", "@SUM(A1)"])[codes]
+    frame = pd.DataFrame({"t": time, "e": event.astype(int), "grp": labels, "score": risk - 6.0})
+    path = tmp_path / "evil.csv"
+    frame.to_csv(path, index=False)
+    assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "grp", "--risk", "score",
+                 "--method", "naive", "--format", "csv", "--ci", "none"]) == 0
+    text = capsys.readouterr().out
+    table = pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
+    labels_written = set(table["a"].dropna()) - {""}
+    assert labels_written == {"'=1+1", "'+cmd", "'-x", "'@SUM(A1)"}
+    assert all(not line.split(",")[3].startswith(("=", "+", "-", "@")) for line in text.splitlines()[1:])
+    deltas = table.loc[table["statistic"] == "delta_between", "value"]
+    assert deltas.dtype.kind == "f" and (deltas < 0).any()  # negative numbers stay numbers
+    report = tmp_path / "before_after.csv"
+    assert main(["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "grp",
+                 "--risk", "score", "--method", "naive", "--output", str(tmp_path / "adj.csv"), "--report-table", str(report)]) == 0
+    written = pd.read_csv(report, keep_default_na=False)
+    assert set(written["a"]) - {""} <= {"'=1+1", "'+cmd", "'-x", "'@SUM(A1)"}
+    # the adjusted file is the user's own rows, written back unchanged
+    assert set(pd.read_csv(tmp_path / "adj.csv")["grp"]) == {"=1+1", "+cmd", "-x", "@SUM(A1)"}
+
+
+def test_python_dash_m_survfair():
+    import subprocess
+    import sys
+
+    import survfair
+
+    done = subprocess.run([sys.executable, "-m", "survfair", "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == f"survfair {survfair.__version__}\n"

@@ -22,13 +22,14 @@ from .._report import data_summary_table, write_report
 from .._results import XCIResult
 from .._summaries import delta_between, delta_within, min_xci, overall_c, utility
 from ._binary import add_binary_arguments, binary_audit, binary_long_table, horizon_frame, horizon_table, render_binary
-from ._errors import CLIError
+from ._errors import CLIError, library_errors
 from ._io import REPORT_SUFFIXES, check_output_paths, neutralise_formulas, read_table, require_columns, table_columns, write_text
 from ._options import (
     add_data_options,
     add_debug_option,
     add_estimator_options,
     add_groups_option,
+    column_roles,
     excluded_note,
     match_groups,
     subset_groups,
@@ -276,9 +277,10 @@ def _flchain_demo(args: argparse.Namespace):
 def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
     groups = match_groups(frame, args.group, args.groups)
     notes = [f"data: {args.data}, {len(frame)} rows (rows are never dropped; invalid values are errors)."]
-    comparison = _compare({risk: risk for risk in args.risk}, args.time, args.event,
-                          args.group[0] if len(args.group) == 1 else list(args.group), data=frame,
-                          options=_xci_options(args, groups))
+    with library_errors(column_roles(args)):
+        comparison = _compare({risk: risk for risk in args.risk}, args.time, args.event,
+                              args.group[0] if len(args.group) == 1 else list(args.group), data=frame,
+                              options=_xci_options(args, groups))
     n_excluded = next(iter(comparison.results.values())).n_excluded
     notes += excluded_note(n_excluded, args.groups)
     named = [(f"risk = {risk}", comparison.results[risk], notes) for risk in args.risk]

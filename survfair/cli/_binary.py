@@ -27,8 +27,8 @@ import pandas as pd
 
 from .._xauc import XAUCResult, balanced_xauc, delta_xauc, group_metrics, xauc
 from .._xauc_t import xauc_t
-from ._errors import CLIError, print_warning
-from ._options import group_argument, match_label
+from ._errors import CLIError, library_errors, print_warning
+from ._options import column_roles, group_argument, match_label
 
 __all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
            "horizon_frame", "horizon_table"]
@@ -126,7 +126,8 @@ def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
     positive = match_label(pd.unique(frame[outcome].dropna()), str(getattr(args, "positive", "1")),
                            "--positive", f"the outcome column {outcome!r}")
     level = getattr(args, "confidence_level", None) or 0.95
-    with _notes() as notes:
+    roles = column_roles(args, y=f"--outcome {outcome!r}", score=f"--risk {args.risk!r}")
+    with library_errors(roles), _notes() as notes:
         res = xauc(outcome, group_argument(args.group), args.risk, data=frame, positive=positive,
                    confidence_level=level)
         deltas = pd.DataFrame(
@@ -228,7 +229,7 @@ def horizon_frame(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.Dat
         return None, []
     censoring = getattr(args, "censoring", None) or "group"
     intervals = getattr(args, "ci", "analytic") != "none"
-    with _notes() as notes:
+    with library_errors(column_roles(args)), _notes() as notes:
         table = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
                        censoring=censoring, ci="analytic" if intervals else None,
                        confidence_level=getattr(args, "confidence_level", None) or 0.95)

@@ -20,9 +20,15 @@ import re
 import sys
 import traceback
 import warnings
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from .._exceptions import ConvergenceError
+
+try:  # the library refuses, before allocating, a request that would not fit in memory
+    from .._exceptions import MemoryLimitError
+except ImportError:  # pragma: no cover - a library without that check
+    class MemoryLimitError(ValueError):  # type: ignore[no-redef]
+        """Placeholder: never raised."""
 
 __all__ = [
     "CLIError",
@@ -31,6 +37,7 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_CODES_HELP",
     "guarded",
+    "library_errors",
     "one_line",
     "print_warning",
 ]
@@ -52,10 +59,8 @@ EXIT_CODES_HELP = (
 MAX_LINE = 300
 
 _BUG_HINT = "this is a bug in survfair; please report it with --debug output"
-_MEMORY_HINT = (
-    "not enough memory for this request; audit fewer groups (--groups), "
-    "or use --ci bootstrap or --ci none"
-)
+_MEMORY_ADVICE = "audit fewer groups (--groups), or use --ci bootstrap or --ci none"
+_MEMORY_HINT = f"not enough memory for this request; {_MEMORY_ADVICE}"
 
 
 class CLIError(Exception):
@@ -95,15 +100,48 @@ def _print_error(message: str) -> None:
 #: The library's comparison prefixes errors of one entry with ``models['name']: ``; on the command
 #: line the entry is the --risk column of that name.
 _MODEL_PREFIX = re.compile(r"^models\[(?P<quote>['\"])(?P<name>.*?)(?P=quote)\]: ")
+_FIRST_WORD = re.compile(r"^(?P<word>[a-z_]+)\b")
 
 
-def _library_message(error: BaseException) -> str:
-    """The message of a library ValueError/TypeError in terms of the command's options."""
+def _library_message(error: BaseException, columns: Mapping[str, str] | None = None) -> str:
+    """The message of a library ValueError/TypeError in terms of the command's options.
+
+    ``columns`` maps the library's argument names (``time``, ``event``, ``group``, ``risk``,
+    ``y``, ``score``) to the option and column that gave them (``"--time 't'"``); a message
+    about one of them is prefixed with it. The ``models['name']:`` prefix of the library's
+    comparison goes; a message about that risk starts with ``--risk 'name'`` instead.
+    """
     text = one_line(error)
+    columns = dict(columns or {})
     match = _MODEL_PREFIX.match(text)
     if match:
-        text = f"--risk {match.group('name')}: " + text[match.end():]
+        text = text[match.end():]
+        columns["risk"] = f"--risk {match.group('name')!r}"
+    word = _FIRST_WORD.match(text)
+    if word and word.group("word") in columns:
+        text = f"{columns[word.group('word')]}: {text}"
     return text or "invalid input"
+
+
+@contextlib.contextmanager
+def library_errors(columns: Mapping[str, str]) -> Iterator[None]:
+    """Turn the library's ValueError/TypeError raised in the block into a :class:`CLIError` whose
+    message names the option and column (see :func:`_library_message`)."""
+    try:
+        yield
+    except MemoryLimitError:
+        raise
+    except (ValueError, TypeError) as error:
+        raise CLIError(_library_message(error, columns)) from error
+
+
+def _memory_message(error: BaseException) -> str:
+    """The library's "X would need N of memory, more than is available (M); <advice in Python
+    terms>" with the advice in terms of the command's options."""
+    text = one_line(error, limit=10_000)
+    cut = text.find("); ")
+    what = text[: cut + 1] if cut >= 0 else text.rstrip(".")
+    return one_line(f"{what}; {_MEMORY_ADVICE}")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -136,6 +174,8 @@ def guarded(run: Callable[[], int], *, debug: bool = False) -> int:
         return _fail(error.exit_code, one_line(error) or "invalid input", debug)
     except MemoryError:
         return _fail(EXIT_USAGE, _MEMORY_HINT, debug)
+    except MemoryLimitError as error:
+        return _fail(EXIT_USAGE, _memory_message(error), debug)
     except (ValueError, TypeError, ConvergenceError) as error:
         return _fail(EXIT_USAGE, _library_message(error), debug)
     except OSError as error:

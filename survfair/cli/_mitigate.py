@@ -14,12 +14,13 @@ import sys
 import pandas as pd
 
 from ..mitigate import OBJECTIVES, group_monotone, group_shift
-from ._errors import CLIError, print_warning
+from ._errors import CLIError, library_errors, print_warning
 from ._io import TABLE_SUFFIXES, check_output_paths, read_table, require_columns, table_columns, write_table
 from ._options import (
     add_data_options,
     add_debug_option,
     add_estimator_options,
+    column_roles,
     group_argument,
     group_labels,
     match_label,
@@ -120,16 +121,17 @@ def run(args: argparse.Namespace) -> int:
         data=frame, method=args.method, tau=args.tau, censoring=args.censoring,
         reference=reference, fit_on=_fit_mask(frame, args.fit_column), alpha=args.alpha, beta=args.beta,
     )
-    if args.adjustment == "shift":
-        fitted = group_shift(args.time, args.event, group, args.risk, objective=args.objective, **common)
-        header = f"group shift ({args.objective}); offsets: " + ", ".join(
-            f"{g}: {v:+.6g}" for g, v in fitted.offsets.items()
-        )
-    else:
-        fitted = group_monotone(args.time, args.event, group, args.risk, **common)
-        header = f"monotone maps to reference group {fitted.reference!r}"
-    output = frame.copy()
-    output["risk_adjusted"] = fitted.transform(args.risk, group, data=frame)
+    with library_errors(column_roles(args)):
+        if args.adjustment == "shift":
+            fitted = group_shift(args.time, args.event, group, args.risk, objective=args.objective, **common)
+            header = f"group shift ({args.objective}); offsets: " + ", ".join(
+                f"{g}: {v:+.6g}" for g, v in fitted.offsets.items()
+            )
+        else:
+            fitted = group_monotone(args.time, args.event, group, args.risk, **common)
+            header = f"monotone maps to reference group {fitted.reference!r}"
+        output = frame.copy()
+        output["risk_adjusted"] = fitted.transform(args.risk, group, data=frame)
     table = fitted.before_after
     in_sample = args.fit_column is None
     if args.report_table:

@@ -24,6 +24,7 @@ __all__ = [
     "add_groups_option",
     "add_estimator_options",
     "add_debug_option",
+    "column_roles",
     "group_argument",
     "group_labels",
     "match_label",
@@ -36,9 +37,15 @@ __all__ = [
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Examples in the epilogue keep their layout; every option's help ends with its default.
 
-    An option whose help already says "(default ..." is left alone; flags show "(default: off)"
-    and options without a default value "(default: none)".
+    A description or epilogue written on several lines is kept as written (examples, exit codes);
+    a one-line text is wrapped. An option whose help already says "(default ..." is left alone;
+    flags show "(default: off)" and options without a default value "(default: none)".
     """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text.strip():
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -142,6 +149,22 @@ def group_labels(frame: pd.DataFrame, group: Sequence[str] | str) -> pd.Series:
     if len(columns) == 1:
         return frame[columns[0]]
     return pd.Series(np.asarray(_resolve_group(columns, frame), dtype=object), index=frame.index)
+
+
+def column_roles(args: argparse.Namespace, **roles: str | None) -> dict[str, str]:
+    """The option and column behind each argument name of the library, for error messages:
+    ``{"time": "--time 't'", "group": "--group 'sex'", ...}``; ``roles`` adds or overrides
+    (``score="--risk 'r'"``)."""
+    named: dict[str, str] = {}
+    for role in ("time", "event", "risk"):
+        value = getattr(args, role, None)
+        if isinstance(value, str):
+            named[role] = f"--{role} {value!r}"
+    group = getattr(args, "group", None)
+    if group:
+        named["group"] = "--group " + " x ".join(repr(g) for g in ([group] if isinstance(group, str) else group))
+    named.update({role: text for role, text in roles.items() if text})
+    return named
 
 
 def _python(value: Any) -> Any:
