@@ -140,7 +140,9 @@ def compare(
         Covariates for the model entries (rows aligned with ``time``). Required only if an
         entry is a model or a callable.
     data : pandas.DataFrame, optional
-        Table in which string arguments are column names.
+        Table in which string arguments are column names. Rows are matched by position;
+        pandas inputs (and ``data``) whose indexes are not identical (same labels, same
+        order) are refused with a ValueError, never aligned.
     **xci_kwargs
         Passed to :func:`survfair.xci` for every model (``method``, ``tau``, ``censoring``,
         ``groups`` (also the order of the deltas), ``tied_tol``, ``strict``, and the inference

@@ -38,7 +38,7 @@ def xci_score(
     risk : array-like of shape (n_samples,)
         Risk scores, higher = earlier event (scikit-survival's ``predict``).
     group : array-like of shape (n_samples,)
-        Sensitive-attribute labels, aligned with ``y_true``.
+        Sensitive-attribute labels, aligned with ``y_true`` (rows matched by position; pandas inputs whose indexes are not identical are refused).
     statistic : {"min_xci", "neg_abs_delta_between", "min_utility", "overall"}, default="min_xci"
         ``"min_xci"``: smallest xCI cell (Wang et al. 2026, Section 4.2.2).
         ``"neg_abs_delta_between"``: −|xCI_{a,b} − xCI_{b,a}| (Section 4.2.1) for the groups

@@ -291,7 +291,9 @@ def xauc(
     score : array-like of shape (n_samples,) or column name
         Risk score, float; a higher score should mean the positive class.
     data : pandas.DataFrame, optional
-        Table in which string arguments are column names.
+        Table in which string arguments are column names. Rows are matched by position;
+        pandas inputs (and ``data``) whose indexes are not identical (same labels, same
+        order) are refused with a ValueError, never aligned.
     positive : hashable, default=1
         Label of the positive class (Y = 1 in the paper).
     tied_tol : float, default=1e-8

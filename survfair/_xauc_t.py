@@ -69,7 +69,9 @@ def xauc_t(
         Horizons t, in the unit of ``time``; sorted and de-duplicated. Each must lie within
         [min(time), max(time)) (scikit-survival's check).
     data : pandas.DataFrame, optional
-        Table in which string arguments are column names.
+        Table in which string arguments are column names. Rows are matched by position;
+        pandas inputs (and ``data``) whose indexes are not identical (same labels, same
+        order) are refused with a ValueError, never aligned.
     censoring : {"group", "pooled"}, default="group"
         K_a fitted within each group (eq. 6 of Wang et al. 2026) or once for everyone (what
         scikit-survival does).

@@ -183,11 +183,15 @@ def xci(
         True / 1 if the event was observed, False / 0 if censored.
     group : array-like of shape (n_samples,), column name, or list of column names
         Sensitive-attribute labels (any hashable). Several columns are combined into
-        intersectional labels such as ``"F|Black"``.
+        intersectional labels such as ``"F|Black"``, one per distinct tuple of labels (a ``|`` or
+        backslash inside a label is escaped with a backslash, so two tuples never share a name;
+        labels that would still print the same, such as ``1`` and ``"1"``, are refused).
     risk : array-like of shape (n_samples,) or column name
         Risk score, float; higher = earlier event.
     data : pandas.DataFrame, optional
-        Table in which string arguments are column names.
+        Table in which string arguments are column names. Rows are matched by position;
+        pandas inputs (and ``data``) whose indexes are not identical (same labels, same
+        order) are refused with a ValueError, never aligned.
     method : {"ipcw", "naive"}, default="ipcw"
         ``"naive"``: eq. 4 (ratio of concordant to comparable pairs). ``"ipcw"``: eq. 7, each
         comparable pair weighted by 1 / (K_a(O_i) K_b(O_i)).

@@ -74,7 +74,7 @@ def frontier(
     Parameters
     ----------
     time, event, group, risk, data
-        As in :func:`survfair.xci` (higher risk = earlier event).
+        As in :func:`survfair.xci` (higher risk = earlier event; rows matched by position; pandas inputs whose indexes are not identical are refused).
     offsets : sequence of float, optional
         Grid of offsets (two groups). Default: ``n_points`` equally spaced offsets from
         q02(reference) - q98(other) to q98(reference) - q02(other) (risk quantiles), the range over

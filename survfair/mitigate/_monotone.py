@@ -226,7 +226,7 @@ def group_monotone(
     Parameters
     ----------
     time, event, group, risk, data
-        As in :func:`survfair.xci` (higher risk = earlier event).
+        As in :func:`survfair.xci` (higher risk = earlier event; rows matched by position; pandas inputs whose indexes are not identical are refused).
     method : {"ipcw", "naive"}, default="ipcw"
         ``"ipcw"``: each event weighs 1 / K_g(T_i-) in its group's distribution (so it estimates
         the distribution among all members failing before tau, not only the observed ones);

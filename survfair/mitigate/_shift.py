@@ -709,7 +709,9 @@ class GroupShift:
         group : array-like of shape (n_samples,), column name, or list of column names
             Group labels; every label must be one of :attr:`groups`.
         data : pandas.DataFrame, optional
-            Table in which string arguments are column names.
+            Table in which string arguments are column names. Rows are matched by position;
+            pandas inputs (and ``data``) whose indexes are not identical (same labels, same
+            order) are refused with a ValueError, never aligned.
 
         Returns
         -------
@@ -773,7 +775,7 @@ def group_shift(
     time, event, group, risk, data
         As in :func:`survfair.xci`: times (float >= 0), events (0/1), group labels, risk scores
         (higher = earlier event; survival probabilities must be negated first), and an optional
-        DataFrame in which strings are column names.
+        DataFrame in which strings are column names (rows matched by position; pandas inputs whose indexes are not identical are refused).
     objective : {"delta_between", "min_xci", "maxmin_utility", "nash_welfare"}, default="delta_between"
         ``"delta_between"``: minimise max over pairs a < b of |xCI_{a,b} - xCI_{b,a}| (Section 4.2.1).
         ``"min_xci"``: maximise the smallest cell (Section 4.2.2; within-group cells cannot move, so
