@@ -236,7 +236,7 @@ def test_version_help_defaults_and_examples(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"survfair {survfair.__version__}\n"
     parser = build_parser()
-    assert "exit codes:" in parser.format_help() and "2  bad input" in parser.format_help()
+    assert "exit codes:" in parser.format_help() and "2    bad input" in parser.format_help()
     for name, sub in parser._subparsers._group_actions[0].choices.items():
         formatter = sub._get_formatter()
         assert "examples:" in sub.format_help(), name
@@ -299,6 +299,7 @@ def test_errors_name_options_and_columns(csv_file, tmp_path, capsys):
 
 def test_exit_codes_tracebacks_and_memory(csv_file, monkeypatch, capsys):
     from survfair.cli import _audit
+    from survfair.cli._errors import MemoryLimitError
 
     path, _ = csv_file
 
@@ -321,6 +322,16 @@ def test_exit_codes_tracebacks_and_memory(csv_file, monkeypatch, capsys):
     assert main(_audit_args(path)) == 2
     line = _one_error_line(capsys.readouterr().err)
     assert "not enough memory" in line and "--groups" in line and "--ci bootstrap" in line and "--ci none" in line
+
+    def too_large(*args, **kwargs):  # the library refuses before allocating, in terms of its arguments
+        raise MemoryLimitError("the covariance of the 4 cells would need 9.0 GiB of memory, more than is available "
+                               "(1.0 GiB); pass groups= to analyse fewer groups, ci='bootstrap' or ci=None.")
+
+    monkeypatch.setattr(_audit, "_compare", too_large)
+    assert main(_audit_args(path)) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert line == ("survfair: error: the covariance of the 4 cells would need 9.0 GiB of memory, more than is "
+                    "available (1.0 GiB); audit fewer groups (--groups), or use --ci bootstrap or --ci none")
     assert main(["audit", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus" in _one_error_line(capsys.readouterr().err)
 

@@ -7,7 +7,8 @@ documented exit code:
 * 1 -- an unexpected internal error (a bug in survfair): the line ends with a hint to report it
   with ``--debug`` output;
 * 2 -- bad input or options: argparse errors, the library's ``ValueError``/``TypeError``, missing or
-  unreadable files, output paths refused before computing, a request too large for memory.
+  unreadable files, output paths refused before computing, a request too large for memory;
+* 130 -- interrupted (Ctrl-C).
 
 No traceback is printed unless ``--debug`` is given. Warnings raised while a command runs are
 printed as one line each, ``survfair: warning: <first line of the message>``.
@@ -45,14 +46,16 @@ __all__ = [
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 #: The exit codes as the help epilogue and docs/cli.md state them.
 EXIT_CODES_HELP = (
     "exit codes:\n"
-    "  0  success\n"
-    "  1  unexpected internal error: a bug in survfair; rerun with --debug and report the output\n"
-    "  2  bad input or options (unknown option, missing column or file, invalid values, an output\n"
-    "     path refused before computing, not enough memory for the request)"
+    "  0    success\n"
+    "  1    unexpected internal error: a bug in survfair; rerun with --debug and report the output\n"
+    "  2    bad input or options (unknown option, missing column or file, invalid values, an output\n"
+    "       path refused before computing, not enough memory for the request)\n"
+    "  130  interrupted (Ctrl-C)"
 )
 
 #: Longest message printed on one line; longer ones are cut with " ...".
@@ -184,7 +187,7 @@ def guarded(run: Callable[[], int], *, debug: bool = False) -> int:
         return _fail(EXIT_USAGE, f"{detail}{where}", debug)
     except KeyboardInterrupt:
         _print_error("interrupted")
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as error:  # noqa: BLE001 - the one place that turns bugs into a message
         detail = one_line(error)
         return _fail(EXIT_INTERNAL, f"unexpected internal error{': ' + detail if detail else ''}; {_BUG_HINT}", debug)

@@ -1,7 +1,7 @@
 """``survfair mitigate``: fit a group shift (or monotone maps) and write the adjusted scores.
 
-A thin consumer of :mod:`survfair.mitigate`. Every input row is written back, in input order and
-with its values unchanged, plus one column ``risk_adjusted``; the before/after table is printed.
+A thin consumer of :mod:`survfair.mitigate`. Every input row is written back, in input order
+(text cells are not neutralised: it is the user's own table), plus one column ``risk_adjusted``; the before/after table is printed.
 Without ``--fit-column`` the adjustment is fitted and judged on the same rows: the printed numbers
 are in-sample (optimistic), which the output says.
 """
@@ -68,7 +68,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_estimator_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--output", metavar="FILE", required=True,
-                        help="output file (.csv or .parquet): every input row, unchanged, plus risk_adjusted "
+                        help="output file (.csv or .parquet): every input row, in input order, plus risk_adjusted "
                              "(required)")
     output.add_argument("--report-table", metavar="FILE",
                         help="also write the before/after table to this file, .csv or .parquet (default: none)")
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     in_sample = args.fit_column is None
     if args.report_table:
         write_table(table, args.report_table, "--report-table")
-    write_table(output, args.output, "--output", neutralise=False)  # the user's own rows, unchanged
+    write_table(output, args.output, "--output", neutralise=False)  # the user's own rows: labels kept as read
     if in_sample:
         print_warning(IN_SAMPLE_WARNING)
     heading = ("before/after, in-sample (fitted and evaluated on the same rows; "
