@@ -309,12 +309,9 @@ def _default_figures(result: XCIResult | XAUCResult | None, comparison: ModelCom
     # Each heatmap is its own figure, sized by plot_xci_heatmap to its cell texts and group labels
     # (side by side in the HTML report: figures are inline blocks).
     if comparison is not None:
-        n = len(comparison.results)
         for name, res in comparison.results.items():
             figures[f"xCI matrix, {name}"] = plot_xci_heatmap(res, title=name).figure
-        fig, ax = plt.subplots(figsize=(6.5, 1.0 + 0.5 * n), layout="constrained")
-        plot_forest(comparison, ax=ax)
-        figures["Δbetween and Δwithin per model"] = fig
+        figures["Δbetween and Δwithin per model"] = plot_forest(comparison).figure
     if result is not None:
         if comparison is None:
             figures[f"{_words(result).metric} matrix"] = plot_xci_heatmap(result).figure

@@ -355,7 +355,8 @@ def plot_forest(
     Returns
     -------
     matplotlib.axes.Axes
-        One errorbar container per statistic column, a vertical line at 0, one y tick per model.
+        One errorbar container per statistic column, a vertical line at 0, one y tick per model,
+        and the legend to the right of the axes.
 
     Raises
     ------
@@ -371,9 +372,12 @@ def plot_forest(
     else:
         raise TypeError(f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}.")
     rows = _forest_rows(table, tuple(statistics))
-    ax = _axes(ax, (6.0, 0.9 + 0.35 * len(rows)))
     columns = list(dict.fromkeys(r[1] for r in rows))
     models = list(dict.fromkeys(r[0] for r in rows))
+    # a new figure leaves about 3.5 in for the points beside the model names (10 pt, about 0.076 in
+    # per character) and the legend (8 pt, about 0.061 in per character)
+    width = 3.5 + 0.076 * max(len(m) for m in models) + 0.061 * max(len(c) for c in columns) + 0.8
+    ax = _axes(ax, (min(max(width, 6.0), 16.0), 0.9 + 0.35 * len(rows)))
     offsets = np.linspace(-0.2, 0.2, len(columns)) if len(columns) > 1 else np.zeros(1)
     entries = []
     for k, column in enumerate(columns):
@@ -390,7 +394,8 @@ def plot_forest(
     ax.set_yticks(range(len(models)), [_literal(m) for m in models])
     ax.invert_yaxis()
     ax.set_xlabel("difference in xCI")
-    _legend(ax, entries, fontsize=8)
+    # beside the axes: with one entry per statistic and pair, a legend inside covers the points
+    _legend(ax, entries, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return ax
 
 

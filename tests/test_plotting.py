@@ -248,3 +248,32 @@ def test_heatmap_of_xauc_result(literal_sample, drawn):
                                       f"[{low.loc[g0, g1]:.3f}, {high.loc[g0, g1]:.3f}]")
     assert ax.texts[len(res.groups)].get_text().startswith(f"{res.matrix.loc[g1, g0]:.3f}\n")
     drawn(ax)
+
+
+def test_heatmap_fits_long_labels_and_intervals(literal_sample):
+    """A new figure is sized to its cells: interval texts inside their cells, long column labels slanted."""
+    long = literal_sample.assign(group=literal_sample["group"].map(
+        {"$0-$50k": "<script>alert(1)</script>", "a$_$b": "household income $0-$50k", "_hidden": "other"}))
+    res = sf.xci("time", "event", "group", "risk", data=long, tau=1.5, ci="analytic")
+    ax = plotting.plot_xci_heatmap(res)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    cell_width = ax.get_window_extent(renderer).width / len(res.groups)
+    assert all(t.get_window_extent(renderer).width < cell_width for t in ax.texts)
+    # slanted by 30 degrees, neighbouring labels are parallel lines cell_width * sin(30) apart
+    ticks = ax.get_xticklabels()
+    assert [t.get_rotation() for t in ticks] == [30.0] * 3
+    height = max(t.get_window_extent(renderer).height for t in ax.get_yticklabels())
+    assert cell_width * 0.5 > 1.5 * height
+    short = plotting.plot_xci_heatmap(sf.xci("time", "event", "group", "risk", data=literal_sample.assign(
+        group=literal_sample["group"].map({"$0-$50k": "F", "a$_$b": "M", "_hidden": "X"})), tau=1.5))
+    assert [t.get_rotation() for t in short.get_xticklabels()] == [0.0] * 3
+
+
+def test_forest_legend_beside_the_points(sample):
+    comparison = sf.compare({"risk": "risk", "noise": "time"}, "time", "event", "group", data=sample, tau=1.5)
+    ax = plotting.plot_forest(comparison)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    assert ax.figure.get_window_extent(renderer).contains(*ax.get_legend().get_window_extent(renderer).p1)
