@@ -1,9 +1,9 @@
 """``survfair mitigate``: fit a group shift (or monotone maps) and write the adjusted scores.
 
-A thin consumer of :mod:`survfair.mitigate`. Every input row is written back, in input order
-(text cells are not neutralised: it is the user's own table), plus one column ``risk_adjusted``; the before/after table is printed.
-Without ``--fit-column`` the adjustment is fitted and judged on the same rows: the printed numbers
-are in-sample (optimistic), which the output says.
+A thin consumer of :mod:`survfair.mitigate`. Every input row is written back, in input order,
+plus one column ``risk_adjusted`` (text cells are not neutralised: it is the user's own table);
+the before/after table is printed. Without ``--fit-column`` the adjustment is fitted and judged
+on the same rows: the printed numbers are in-sample (optimistic), which the output says.
 """
 
 from __future__ import annotations
