@@ -137,7 +137,7 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
 def _summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
     """Δwithin, Δbetween per pair, min cell, imparity, utilities (xCI), pooled C or AUC: value, se, interval, p.
 
-    The same public summaries serve both results (they read the cell covariance); only the row
+    The same public summaries serve both results (they read the result's own inference); only the row
     names differ (see :class:`_Words`).
     """
     words = _words(result)
