@@ -351,7 +351,7 @@ def test_outputs_checked_before_computing(csv_file, tmp_path, monkeypatch, capsy
         (["--output", str(out), "--report", str(tmp_path / "r.txt")],
          "--report: unsupported file type '.txt'"),
         (["--output", str(path)], "--output: " + repr(str(path)) + " is the --data file"),
-        (["--report", str(tmp_path / "." / "cohort.csv")], "--report: unsupported file type '.csv'"),
+        (["--output", f"{tmp_path}/./cohort.csv"], "is the --data file; refusing to overwrite the input"),
         (["--output", str(html), "--report", str(html)], "--output and --report name the same file"),
         (["--output", str(tmp_path / "missing" / "o.txt")], f"--output: directory {str(tmp_path / 'missing')!r} does not exist"),
         (["--report", str(tmp_path / "missing" / "r.html")], f"--report: directory {str(tmp_path / 'missing')!r} does not exist"),
@@ -362,8 +362,6 @@ def test_outputs_checked_before_computing(csv_file, tmp_path, monkeypatch, capsy
         assert message in line, line
     assert not out.exists() and not html.exists() and not (tmp_path / "missing").exists()
     assert path.read_bytes() == original
-    data_as_report = tmp_path / "cohort.md"
-    data_as_report.write_text("x")
     assert main(["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
                  "--output", str(tmp_path / "missing" / "o.csv")]) == 2
     assert "--output: directory" in _one_error_line(capsys.readouterr().err)
@@ -376,7 +374,8 @@ def test_binary_report_is_written(csv_file, tmp_path, capsys):
     report = tmp_path / "binary.html"
     assert main(["audit", "--data", str(binary), "--outcome", "dead", "--group", "sex", "--risk", "score",
                  "--report", str(report)]) == 0
-    assert "xAUC" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "xAUC" in captured.out and captured.err == ""
     text = report.read_text()
     assert "<html" in text[:300] and "xAUC" in text and "dead" in text
 
@@ -388,7 +387,9 @@ def test_csv_carries_the_summaries(csv_file, capsys):
 
     path, frame = csv_file
     assert main(_audit_args(path, "--format", "csv")) == 0
-    table = pd.read_csv(io.StringIO(capsys.readouterr().out), keep_default_na=False, na_values=[""])
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    table = pd.read_csv(io.StringIO(captured.out), keep_default_na=False, na_values=[""])
     assert list(table.columns[:10]) == ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high",
                                         "p_value"]
     assert set(table["kind"]) == {"cell", "summary"}
