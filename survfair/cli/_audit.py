@@ -312,6 +312,8 @@ def _check(args: argparse.Namespace) -> list[str] | None:
                                             ("--risk", args.risk)) if not value]
         if missing:
             raise CLIError(f"the binary audit needs {', '.join(missing)}.")
+        if args.horizon:
+            raise CLIError("--horizon needs a survival audit (--time and --event), not a binary one.")
         if args.report and len(args.risk) > 1:
             raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
     elif args.data:
