@@ -6,6 +6,7 @@ A higher ``risk`` always means a higher risk, i.e. an earlier expected event.
 from ._censoring import CensoringCurves
 from ._exceptions import (
     ConvergenceError,
+    ExcludedRowsWarning,
     MemoryLimitError,
     NoComparablePairError,
     PositivityError,
@@ -84,6 +85,7 @@ __all__ = [
     "PositivityWarning",
     "UndefinedXCIWarning",
     "ConvergenceError",
+    "ExcludedRowsWarning",
     "MemoryLimitError",
     "simulate",
     "xauc",

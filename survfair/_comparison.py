@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._exceptions import MemoryLimitError
 from ._models import as_risk
 from ._results import XCIResult
 from ._summaries import delta_between, delta_within, min_xci
@@ -190,6 +191,8 @@ def compare(
             risk = as_risk(entry, X, str(name))
         try:
             result = xci(time, event, group, risk, data=data, **xci_kwargs)
+        except MemoryLimitError:
+            raise  # about the request (groups, intervals), not about this model
         except (TypeError, ValueError) as error:
             raise type(error)(f"models[{name!r}]: {error}") from error
         results[str(name)] = result

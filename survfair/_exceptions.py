@@ -19,6 +19,10 @@ class PositivityWarning(UserWarning):
     """Warned when a group's censoring survival K_g falls below 0.1 before tau."""
 
 
+class ExcludedRowsWarning(UserWarning):
+    """Warned when ``groups=`` leaves rows of other groups out of the analysis (their number)."""
+
+
 class ConvergenceError(RuntimeError):
     """Raised when a model fit did not converge and its scores must not be reported."""
 
@@ -29,7 +33,18 @@ class MemoryLimitError(ValueError):
     The message names the memory needed and the options that avoid it (fewer groups via
     ``groups=``, ``ci="bootstrap"`` or ``ci=None``). A subclass of ValueError: the request, not
     the machine, is what has to change.
+
+    Attributes
+    ----------
+    what : str
+        What the allocation was for.
+    needed, available : int
+        Bytes the allocation needs and bytes available when it was refused.
     """
+
+    def __init__(self, message: str, *, what: str = "", needed: int = 0, available: int = 0):
+        super().__init__(message)
+        self.what, self.needed, self.available = what, int(needed), int(available)
 
 
 #: Warnings and errors name at most this many items (cells, groups, rows), then a count.

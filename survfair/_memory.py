@@ -53,5 +53,6 @@ def require_memory(n_bytes: float, what: str, advice: str) -> None:
         return
     raise MemoryLimitError(
         f"{what} would need {format_bytes(n_bytes)} of memory, more than is available "
-        f"({format_bytes(available)}); {advice}"
+        f"({format_bytes(available)}); {advice}",
+        what=what, needed=int(n_bytes), available=available,
     )

@@ -8,13 +8,14 @@ the argument and the offending rows. Nothing is dropped or coerced silently.
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ._exceptions import NoComparablePairError
+from ._exceptions import ExcludedRowsWarning, NoComparablePairError
 
 __all__ = [
     "SurvivalSample",
@@ -220,7 +221,7 @@ def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
     return pd.Series(np.asarray(names, dtype=object)[key], index=frame.index, name=GROUP_SEPARATOR.join(map(str, frame.columns)))
 
 
-def _resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
+def resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
     if isinstance(group, pd.DataFrame):
         return _combine_group_columns(group) if group.shape[1] > 1 else group.iloc[:, 0]
     if data is not None and isinstance(group, (list, tuple)) and all(isinstance(g, str) for g in group):
@@ -328,7 +329,7 @@ def gather_inputs(values: dict[str, Any], data: pd.DataFrame | None) -> tuple[di
     if data is not None and not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.")
     resolved = {
-        name: _resolve_group(value, data) if name == "group" else _column(value, data, name)
+        name: resolve_group(value, data) if name == "group" else _column(value, data, name)
         for name, value in values.items()
     }
     raw = {name: _as_1d(value, name) for name, value in resolved.items()}
@@ -586,6 +587,16 @@ def check_binary_inputs(
         time, pd.Series(is_positive, index=index), pd.Series(raw["group"], index=index),
         pd.Series(raw["score"], index=index), groups=groups, risk_name="score",
     )
+
+
+def warn_excluded_rows(n_excluded: int, stacklevel: int) -> None:
+    """The one warning for rows that ``groups=`` left out (nothing is dropped silently)."""
+    if n_excluded:
+        warnings.warn(
+            f"{n_excluded} rows belong to groups not listed in groups= and are excluded from the analysis.",
+            ExcludedRowsWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def raise_no_comparable_pair(detail: str = "") -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,7 @@ from ._results import (
     check_confidence_level,
 )
 from ._summaries import Estimate, contrast
-from ._validation import SurvivalSample, check_binary_inputs, check_option
+from ._validation import SurvivalSample, check_binary_inputs, check_option, warn_excluded_rows
 from ._xci import _check_tied_tol
 
 __all__ = [
@@ -270,6 +270,7 @@ def xauc(
     *,
     data: pd.DataFrame | None = None,
     positive: Any = 1,
+    groups: Sequence | None = None,
     tied_tol: float = 1e-8,
     confidence_level: float = 0.95,
 ) -> XAUCResult:
@@ -296,6 +297,9 @@ def xauc(
         order) are refused with a ValueError, never aligned.
     positive : hashable, default=1
         Label of the positive class (Y = 1 in the paper).
+    groups : sequence, optional
+        Labels to analyse, in matrix order; rows of other groups are excluded (their number is
+        warned with :class:`survfair.ExcludedRowsWarning`), as in :func:`survfair.xci`.
     tied_tol : float, default=1e-8
         Scores with |r_i - r_j| <= tied_tol are tied and count 1/2 (as in sklearn's ROC AUC).
     confidence_level : float, default=0.95
@@ -354,7 +358,8 @@ def xauc(
     """
     tied_tol = _check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
-    sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
+    sample, n_excluded = check_binary_inputs(y, group, score, data=data, positive=positive, groups=groups)
+    warn_excluded_rows(n_excluded, stacklevel=2)
     return _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
 
 

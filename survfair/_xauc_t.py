@@ -16,7 +16,7 @@ neither cases nor controls.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,7 @@ from ._exceptions import listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
 from ._results import cell_wald_interval, check_confidence_level
-from ._validation import check_horizons, check_option, check_survival_inputs
+from ._validation import check_horizons, check_option, check_survival_inputs, warn_excluded_rows
 from ._xauc import UndefinedXAUCWarning
 from ._xci import CENSORING, _check_tied_tol
 
@@ -41,6 +41,7 @@ def xauc_t(
     times: Any,
     *,
     data: pd.DataFrame | None = None,
+    groups: Sequence | None = None,
     censoring: str = "group",
     tied_tol: float = 1e-8,
     ci: str | None = "analytic",
@@ -72,6 +73,10 @@ def xauc_t(
         Table in which string arguments are column names. Rows are matched by position;
         pandas inputs (and ``data``) whose indexes are not identical (same labels, same
         order) are refused with a ValueError, never aligned.
+    groups : sequence, optional
+        Labels to analyse, in matrix order; rows of other groups are excluded before the
+        censoring curves are fitted (their number is warned with
+        :class:`survfair.ExcludedRowsWarning`), as in :func:`survfair.xci`.
     censoring : {"group", "pooled"}, default="group"
         K_a fitted within each group (eq. 6 of Wang et al. 2026) or once for everyone (what
         scikit-survival does).
@@ -137,7 +142,8 @@ def xauc_t(
     tied_tol = _check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     ci = check_option(ci, "ci", ("analytic", None))
-    sample, _ = check_survival_inputs(time, event, group, risk, data=data)
+    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)
+    warn_excluded_rows(n_excluded, stacklevel=2)
     horizons = check_horizons(times, sample.time)
     curves = fit_censoring(sample, censoring)
     g = sample.n_groups

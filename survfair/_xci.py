@@ -20,7 +20,14 @@ from ._kernel import (
     prepare_pairs,
 )
 from ._results import XCIResult, check_confidence_level
-from ._validation import SurvivalSample, check_option, check_survival_inputs, check_tau, raise_no_comparable_pair
+from ._validation import (
+    SurvivalSample,
+    check_option,
+    check_survival_inputs,
+    check_tau,
+    raise_no_comparable_pair,
+    warn_excluded_rows,
+)
 
 __all__ = ["xci", "estimate_xci"]
 
@@ -314,12 +321,7 @@ def xci(
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     confidence_level = check_confidence_level(confidence_level)
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)
-    if n_excluded:
-        warnings.warn(
-            f"{n_excluded} rows belong to groups not listed in groups= and are excluded from the analysis.",
-            UserWarning,
-            stacklevel=2,
-        )
+    warn_excluded_rows(n_excluded, stacklevel=2)
 
     curves, minima = None, {}
     # one sort by time and one by risk serve the censoring fit and the pair counts

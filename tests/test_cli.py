@@ -297,9 +297,8 @@ def test_errors_name_options_and_columns(csv_file, tmp_path, capsys):
         assert "data=" not in line and "XCIResult" not in line and "compare" not in line
 
 
-def test_exit_codes_tracebacks_and_memory(csv_file, monkeypatch, capsys):
+def test_exit_codes_tracebacks_and_memory(csv_file, tmp_path, monkeypatch, capsys):
     from survfair.cli import _audit
-    from survfair.cli._errors import MemoryLimitError
 
     path, _ = csv_file
 
@@ -323,15 +322,21 @@ def test_exit_codes_tracebacks_and_memory(csv_file, monkeypatch, capsys):
     line = _one_error_line(capsys.readouterr().err)
     assert "not enough memory" in line and "--groups" in line and "--ci bootstrap" in line and "--ci none" in line
 
-    def too_large(*args, **kwargs):  # the library refuses before allocating, in terms of its arguments
-        raise MemoryLimitError("the covariance of the 4 cells would need 9.0 GiB of memory, more than is available "
-                               "(1.0 GiB); pass groups= to analyse fewer groups, ci='bootstrap' or ci=None.")
+    # the library itself refuses before allocating (here: as if only 1 MB were left), in Python
+    # terms; the command line says it in terms of its options
+    import survfair._memory
 
-    monkeypatch.setattr(_audit, "_compare", too_large)
-    assert main(_audit_args(path)) == 2
+    monkeypatch.undo()
+    monkeypatch.setattr(survfair._memory, "available_memory", lambda: 1_000_000)
+    many = tmp_path / "many.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"t": rng.exponential(size=400), "e": rng.random(400) < 0.8, "g": np.arange(400) % 20,
+                  "r": rng.normal(size=400)}).to_csv(many, index=False)
+    assert main(["audit", "--data", str(many), "--time", "t", "--event", "e", "--group", "g", "--risk", "r"]) == 2
     line = _one_error_line(capsys.readouterr().err)
-    assert line == ("survfair: error: the covariance of the 4 cells would need 9.0 GiB of memory, more than is "
-                    "available (1.0 GiB); audit fewer groups (--groups), or use --ci bootstrap or --ci none")
+    assert line == ("survfair: error: analytic intervals: the influence rows of 400 cells for 400 rows "
+                    "(n x G^2 = 400 x 400) would need 1.2 MiB of memory, more than is available (976.6 KiB); "
+                    "audit fewer groups (--groups), or use --ci bootstrap or --ci none")
     assert main(["audit", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus" in _one_error_line(capsys.readouterr().err)
 

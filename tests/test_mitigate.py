@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import warnings
 
 import numpy as np
@@ -15,7 +14,7 @@ from sksurv.nonparametric import CensoringDistributionEstimator
 from sksurv.util import Surv
 
 import survfair
-from survfair import _cli_mitigate
+from survfair.cli import main
 from survfair.mitigate import frontier, group_monotone, group_shift, plot_frontier
 from survfair.mitigate._shift import ShiftProblem, check_settings, exact_line_search, make_objective
 
@@ -445,12 +444,6 @@ def test_frontier_lambda_path_three_groups():
 # -- CLI ----------------------------------------------------------------------------------------
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog="survfair")
-    _cli_mitigate.register(parser.add_subparsers(dest="command"))
-    return parser
-
-
 def test_cli_writes_all_rows_in_order(tmp_path, capsys):
     time, event, g, risk = simulate(300, seed=16)
     frame = pd.DataFrame({"t": time, "e": event.astype(int), "sex": np.where(g == 1, "M", "F"), "score": risk,
@@ -458,12 +451,10 @@ def test_cli_writes_all_rows_in_order(tmp_path, capsys):
     data = tmp_path / "in.csv"
     frame.to_csv(data, index=False)
     out, report = tmp_path / "out.csv", tmp_path / "report.csv"
-    args = _parser().parse_args(
-        ["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+    code = main(["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
          "--objective", "min_xci", "--fit-column", "fit", "--reference", "M", "--output", str(out),
-         "--report-table", str(report)]
-    )
-    assert args.handler(args) == 0
+         "--report-table", str(report)])
+    assert code == 0
     written = pd.read_csv(out)
     assert list(written["id"]) == list(frame["id"]) and len(written) == 300
     frame = pd.read_csv(data)  # what the CLI saw
@@ -480,16 +471,12 @@ def test_cli_bad_input_prints_one_line_and_returns_2(tmp_path, capsys):
     data = tmp_path / "in.csv"
     pd.DataFrame({"t": [1.0, 2.0], "e": [1, 0], "g": ["a", "b"], "r": [0.1, 0.2]}).to_csv(data, index=False)
     for extra in (["--risk", "missing"], ["--risk", "r", "--tau", "-1"]):
-        args = _parser().parse_args(
-            ["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "g", *extra,
-             "--output", str(tmp_path / "o.csv")]
-        )
-        assert args.handler(args) == 2
+        code = main(["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "g", *extra,
+             "--output", str(tmp_path / "o.csv")])
+        assert code == 2
         err = capsys.readouterr().err
         assert err.startswith("survfair: error:") and err.count("\n") == 1
-    args = _parser().parse_args(
-        ["mitigate", "--data", str(tmp_path / "nope.csv"), "--time", "t", "--event", "e", "--group", "g",
-         "--risk", "r", "--output", str(tmp_path / "o.csv")]
-    )
-    assert args.handler(args) == 2
+    code = main(["mitigate", "--data", str(tmp_path / "nope.csv"), "--time", "t", "--event", "e", "--group", "g",
+         "--risk", "r", "--output", str(tmp_path / "o.csv")])
+    assert code == 2
     assert "does not exist" in capsys.readouterr().err

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import math
 
 import numpy as np
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
 import survfair
-from survfair import _cli_simulate
+from survfair.cli import main
 from survfair.simulate import (
     PAPER_GRID,
     gaussian_xauc,
@@ -493,17 +492,8 @@ def test_ipcw_bias_study_full():
 
 
 # -- CLI ------------------------------------------------------------------------------------------------
-def _parser():
-    parser = argparse.ArgumentParser(prog="survfair")
-    sub = parser.add_subparsers(dest="command")
-    _cli_simulate.register(sub)
-    return parser
-
-
 def test_cli_quick(tmp_path, capsys):
-    args = _parser().parse_args(["simulate", "--quick", "--reps", "2", "--output-dir", str(tmp_path / "o")])
-    assert args.handler is _cli_simulate.run
-    assert _cli_simulate.run(args) == 0
+    assert main(["simulate", "--quick", "--reps", "2", "--output-dir", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     assert "Figure 1" in out and "IPCW" in out
     for name in ("figure1.png", "figure1_table.csv", "ipcw_bias_table.csv"):
@@ -521,8 +511,7 @@ def test_cli_quick(tmp_path, capsys):
     ],
 )
 def test_cli_bad_input(argv, match, capsys):
-    args = _parser().parse_args(["simulate", "--quick", *argv])
-    assert _cli_simulate.run(args) == 2
+    assert main(["simulate", "--quick", *argv]) == 2
     err = capsys.readouterr().err
     assert match in err and err.count("\n") == 1
 
@@ -530,8 +519,7 @@ def test_cli_bad_input(argv, match, capsys):
 def test_cli_output_dir_is_a_file(tmp_path, capsys):
     path = tmp_path / "file"
     path.write_text("x")
-    args = _parser().parse_args(["simulate", "--quick", "--output-dir", str(path)])
-    assert _cli_simulate.run(args) == 2
+    assert main(["simulate", "--quick", "--output-dir", str(path)]) == 2
     assert "not a directory" in capsys.readouterr().err
 
 

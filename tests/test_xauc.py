@@ -404,7 +404,7 @@ def test_validation_of_summary_arguments():
 def _parser():
     import argparse
 
-    from survfair._cli_binary import add_binary_arguments
+    from survfair.cli._binary import add_binary_arguments
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--group", action="append")
@@ -416,7 +416,8 @@ def _parser():
 
 
 def test_cli_binary_report_and_horizon_table():
-    from survfair._cli_binary import horizon_table, run_binary_audit
+    from survfair.cli import CLIError
+    from survfair.cli._binary import horizon_table, run_binary_audit
 
     y, g, s, _ = make_data(16, n=300, n_groups=3)
     rng = np.random.default_rng(16)
@@ -432,10 +433,10 @@ def test_cli_binary_report_and_horizon_table():
     assert json.loads(run_binary_audit(_parser().parse_args(
         ["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp", "--risk", "score",
          "--format", "json"]), frame))["auc"] == pytest.approx(res.overall)
-    with pytest.raises(ValueError, match="--positive 'maybe' does not occur"):
+    with pytest.raises(CLIError, match="--positive 'maybe' does not occur"):
         run_binary_audit(_parser().parse_args(["--binary", "--outcome", "dead", "--positive", "maybe",
                                                "--group", "grp", "--risk", "score"]), frame)
-    with pytest.raises(ValueError, match="needs --outcome"):
+    with pytest.raises(CLIError, match="needs --outcome"):
         run_binary_audit(_parser().parse_args(["--binary", "--group", "grp", "--risk", "score"]), frame)
     args = _parser().parse_args(["--time", "t", "--event", "e", "--group", "grp", "--risk", "score",
                                  "--horizon", "0.5", "--horizon", "1.0"])
@@ -444,3 +445,15 @@ def test_cli_binary_report_and_horizon_table():
     assert "t = 0.5" in table and "t = 1" in table
     assert f"{expected['xauc'].iloc[1]:.4f}" in table
     assert horizon_table(_parser().parse_args(["--group", "grp"]), frame) == ""
+
+
+def test_groups_subset_and_order_as_in_xci():
+    y, g, s, _ = make_data(3, n=300, n_groups=3)
+    with pytest.warns(survfair.ExcludedRowsWarning, match=r"rows belong to groups not listed"):
+        res = xauc(y, g, s, groups=["c", "a"])
+    assert res.groups == ("c", "a")
+    keep = np.isin(g, ["c", "a"])
+    full = xauc(y[keep], g[keep], s[keep])
+    assert res.matrix.loc["c", "a"] == full.matrix.loc["c", "a"]
+    with pytest.raises(ValueError, match=r"groups: labels \['z'\] do not occur"):
+        xauc(y, g, s, groups=["z"])

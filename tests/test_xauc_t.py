@@ -280,3 +280,19 @@ def test_interval_options_and_cells_at_one():
         xauc_t(time, event, g, risk, [0.6], ci="bootstrap")
     with pytest.raises(ValueError, match="confidence_level"):
         xauc_t(time, event, g, risk, [0.6], confidence_level=1.5)
+
+
+def test_groups_subset_as_in_xci():
+    import survfair
+
+    rng = np.random.default_rng(5)
+    n = 300
+    time, event = rng.exponential(size=n), rng.random(n) < 0.7
+    group, risk = np.array(["a", "b", "c"])[np.arange(n) % 3], rng.normal(size=n)
+    with pytest.warns(survfair.ExcludedRowsWarning):
+        sub = survfair.xauc_t(time, event, group, risk, [0.5], groups=["b", "a"])
+    keep = group != "c"
+    full = survfair.xauc_t(time[keep], event[keep], group[keep], risk[keep], [0.5])
+    assert list(dict.fromkeys(sub["a"])) == ["b", "a"]
+    merged = sub.merge(full, on=["a", "b"], suffixes=("", "_full"))
+    np.testing.assert_allclose(merged["xauc"], merged["xauc_full"], rtol=1e-12)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._comparison import compare
 from .._datasets import load_flchain
+from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
 from .._report import data_summary_table, write_report
 from .._results import XCIResult
@@ -54,8 +55,6 @@ examples:
       binary outcome: the xAUC matrix (Kallus & Zhou 2019)
 """
 
-#: The library warns when groups= leaves rows out; the command line prints its own line instead.
-_EXCLUSION_WARNING = r"\d+ rows belong to groups not listed"
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -123,7 +122,7 @@ def _summary_tables(result: XCIResult) -> dict[str, pd.DataFrame]:
 
 
 def _has_intervals(result: XCIResult) -> bool:
-    return result.covariance is not None or result.replicates is not None
+    return result.ci_method is not None  # never result.covariance: it is G^2 x G^2, built on request
 
 
 def _format_text(name: str, result: XCIResult, notes: Sequence[str]) -> str:
@@ -238,7 +237,7 @@ def _compare(models: dict, time, event, group, *, data: pd.DataFrame, options: d
     """:func:`survfair.compare`, without the library's warning about rows outside ``groups=``
     (the command line states that count in its own words)."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=_EXCLUSION_WARNING)
+        warnings.simplefilter("ignore", ExcludedRowsWarning)
         return compare(models, time, event, group, data=data, **options)
 
 

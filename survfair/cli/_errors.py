@@ -23,13 +23,8 @@ import traceback
 import warnings
 from typing import Callable, Iterator, Mapping
 
-from .._exceptions import ConvergenceError
-
-try:  # the library refuses, before allocating, a request that would not fit in memory
-    from .._exceptions import MemoryLimitError
-except ImportError:  # pragma: no cover - a library without that check
-    class MemoryLimitError(ValueError):  # type: ignore[no-redef]
-        """Placeholder: never raised."""
+from .._exceptions import ConvergenceError, MemoryLimitError
+from .._memory import format_bytes
 
 __all__ = [
     "CLIError",
@@ -138,13 +133,14 @@ def library_errors(columns: Mapping[str, str]) -> Iterator[None]:
         raise CLIError(_library_message(error, columns)) from error
 
 
-def _memory_message(error: BaseException) -> str:
-    """The library's "X would need N of memory, more than is available (M); <advice in Python
-    terms>" with the advice in terms of the command's options."""
-    text = one_line(error, limit=10_000)
-    cut = text.find("); ")
-    what = text[: cut + 1] if cut >= 0 else text.rstrip(".")
-    return one_line(f"{what}; {_MEMORY_ADVICE}")
+def _memory_message(error: MemoryLimitError) -> str:
+    """What the library refused to allocate, with the advice in terms of the command's options."""
+    if not error.what:  # raised without its fields: keep the library's own sentence
+        return one_line(error)
+    return one_line(
+        f"{error.what} would need {format_bytes(error.needed)} of memory, more than is available "
+        f"({format_bytes(error.available)}); {_MEMORY_ADVICE}"
+    )
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

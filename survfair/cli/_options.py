@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import _resolve_group
+from .._validation import resolve_group
 from ._errors import CLIError, EXIT_CODES_HELP
 
 __all__ = [
@@ -148,7 +148,7 @@ def group_labels(frame: pd.DataFrame, group: Sequence[str] | str) -> pd.Series:
     columns = [group] if isinstance(group, str) else list(group)
     if len(columns) == 1:
         return frame[columns[0]]
-    return pd.Series(np.asarray(_resolve_group(columns, frame), dtype=object), index=frame.index)
+    return pd.Series(np.asarray(resolve_group(columns, frame), dtype=object), index=frame.index)
 
 
 def column_roles(args: argparse.Namespace, **roles: str | None) -> dict[str, str]:
