@@ -25,6 +25,7 @@ from ._summaries import (
     delta_within,
     min_xci,
     overall_c,
+    pairwise_deltas,
     utility,
 )
 from ._xci import xci
@@ -72,6 +73,7 @@ __all__ = [
     "MinXCI",
     "delta_within",
     "delta_between",
+    "pairwise_deltas",
     "min_xci",
     "utility",
     "concordance_imparity",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,7 @@ import pandas as pd
 from ._exceptions import MemoryLimitError
 from ._models import as_risk
 from ._results import XCIResult
-from ._summaries import delta_between, delta_within, min_xci
+from ._summaries import min_xci, pairwise_deltas
 from ._validation import check_survival_inputs
 from ._xci import xci
 
@@ -46,9 +46,16 @@ class ModelComparison:
         The risk scores audited (higher = earlier event).
     """
 
-    table: pd.DataFrame
     results: dict = field(repr=False)
     scores: dict = field(repr=False)
+
+    @functools.cached_property
+    def table(self) -> pd.DataFrame:
+        # built on first access: with many groups it has G^2 + 2 G(G-1) columns per model,
+        # which an audit that only reads .results never needs
+        with_ci = any(r.ci_method is not None for r in self.results.values())
+        rows = [_row(r, with_ci) for r in self.results.values()]
+        return pd.DataFrame(rows, index=pd.Index(list(self.results), name="model"))
 
     @property
     def groups(self) -> tuple:
@@ -95,14 +102,14 @@ def _row(result: XCIResult, with_ci: bool) -> dict:
             if with_ci:
                 row[f"{key}_low"] = float(low.iloc[i, j])
                 row[f"{key}_high"] = float(high.iloc[i, j])
-    for name, function in (("delta_within", delta_within), ("delta_between", delta_between)):
-        for (ga, la), (gb, lb) in combinations(zip(result.groups, labels), 2):
-            estimate = function(result, ga, gb)
-            key = f"{name}[{la},{lb}]"
-            row[key] = estimate.value
+    deltas = pairwise_deltas(result)
+    for name in ("delta_within", "delta_between"):
+        for d in deltas[deltas["summary"] == name].itertuples(index=False):
+            key = f"{name}[{_label(d.a)},{_label(d.b)}]"
+            row[key] = d.value
             if with_ci:
-                row[f"{key}_low"], row[f"{key}_high"] = estimate.confidence_interval
-                row[f"{key}_p"] = estimate.p_value
+                row[f"{key}_low"], row[f"{key}_high"] = d.ci_low, d.ci_high
+                row[f"{key}_p"] = d.p_value
     smallest = min_xci(result)
     row["min_xci"] = smallest.value
     if with_ci:
@@ -197,6 +204,4 @@ def compare(
             raise type(error)(f"models[{name!r}]: {error}") from error
         results[str(name)] = result
         scores[str(name)] = np.asarray(risk.to_numpy() if isinstance(risk, pd.Series) else risk, dtype=float)
-    with_ci = any(r.ci_method is not None for r in results.values())
-    table = pd.DataFrame([_row(r, with_ci) for r in results.values()], index=pd.Index(list(results), name="model"))
-    return ModelComparison(table=table, results=results, scores=scores)
+    return ModelComparison(results=results, scores=scores)

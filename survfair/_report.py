@@ -9,7 +9,6 @@ import io
 import math
 import re
 from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -18,7 +17,7 @@ import pandas as pd
 
 from ._comparison import ModelComparison
 from ._results import XCIResult
-from ._summaries import concordance_imparity, delta_between, delta_within, min_xci, utility
+from ._summaries import concordance_imparity, min_xci, pairwise_deltas, utility
 from ._xauc import XAUCResult, balanced_xauc
 
 __all__ = ["write_report", "data_summary_table"]
@@ -141,11 +140,9 @@ def _summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
     names differ (see :class:`_Words`).
     """
     words = _words(result)
-    rows = []
-    for a, b in combinations(result.groups, 2):
-        for name, function in ((words.within, delta_within), (words.between, delta_between)):
-            e = function(result, a, b)
-            rows.append((f"{name}({a}, {b})", e.value, e.se, *e.confidence_interval, e.p_value))
+    words_of = {"delta_within": words.within, "delta_between": words.between}
+    rows = [(f"{words_of[d.summary]}({d.a}, {d.b})", d.value, d.se, d.ci_low, d.ci_high, d.p_value)
+            for d in pairwise_deltas(result).itertuples(index=False)]
     smallest = min_xci(result)
     e = smallest.estimate
     rows.append((f"{words.smallest} (cell {smallest.a}, {smallest.b})", e.value, e.se, *e.confidence_interval,

@@ -148,6 +148,44 @@ def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
     return np.full(weights.shape[0], np.nan)
 
 
+def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray, level: float):
+    """Values, standard errors, interval limits and p-values (H0: 0) of the cell differences
+    ``vec(matrix)[first[k]] - vec(matrix)[second[k]]``, all at once.
+
+    The numbers of :func:`contrast_se`, :func:`contrast_interval` and :func:`contrast_p_value`
+    with weights +1 / -1 on the two cells, computed without one G^2-long weight vector per
+    difference (all pairs of 500 groups are 124,750 differences of 250,000 cells).
+    """
+    level = check_confidence_level(level)
+    first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
+    cells = result.values.ravel()
+    values = cells[first] - cells[second]
+    if result.replicates is not None:
+        reps = result.replicates.reshape(result.replicates.shape[0], -1)
+        draws = reps[:, first] - reps[:, second]
+        jackknife = None
+        if _has_jackknife(result):
+            jack = result.extras["jackknife"]
+            jackknife = jack[:, first] - jack[:, second]
+        low, high = bootstrap_interval(values, draws, jackknife, level)
+        return values, _nanstd(draws), low, high, bootstrap_p_value(values, draws, jackknife, 0.0)
+    influence = getattr(result, "influence", None)
+    if influence is not None:
+        se = influence.difference_se(first, second)
+    elif result.covariance is not None:
+        cov = result.covariance
+        with np.errstate(invalid="ignore"):
+            se = np.sqrt(np.clip(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0, None))
+    else:
+        se = np.full(values.shape, np.nan)
+    z = stats.norm.ppf((1 + level) / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low, high = values - z * se, values + z * se
+        p = 2 * stats.norm.sf(np.abs(values) / se)
+    p[~(np.isfinite(se) & (se > 0) & np.isfinite(values))] = np.nan
+    return values, se, low, high, p
+
+
 def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
     """Standard error of every cell, shape (G*G,), row-major; never forms a G^2 x G^2 matrix."""
     influence = getattr(result, "influence", None)

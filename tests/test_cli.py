@@ -468,3 +468,18 @@ def test_python_dash_m_survfair():
 
     done = subprocess.run([sys.executable, "-m", "survfair", "--version"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout == f"survfair {survfair.__version__}\n"
+
+
+def test_audit_never_forms_the_cell_covariance(csv_file, monkeypatch, capsys):
+    """Before: the audit built the G^2 x G^2 covariance (466 GiB for 500 groups of 2) just to
+    print standard errors; now cells and Δs come from the influence rows."""
+    from survfair._inference import Influence
+
+    def refuse(self):
+        raise AssertionError("the audit formed the G^2 x G^2 covariance")
+
+    monkeypatch.setattr(Influence, "covariance", property(refuse))
+    path, _ = csv_file
+    assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--group", "race",
+                 "--risk", "score", "--tau", "20", "--format", "csv"]) == 0
+    assert "delta_between" in capsys.readouterr().out

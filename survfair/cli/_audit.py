@@ -7,7 +7,6 @@ A thin consumer of the public result objects: it reads data, calls :func:`survfa
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import warnings
 from typing import Sequence
@@ -21,7 +20,7 @@ from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
 from .._report import data_summary_table, write_report
 from .._results import XCIResult
-from .._summaries import delta_between, delta_within, min_xci, overall_c, utility
+from .._summaries import min_xci, overall_c, pairwise_deltas, utility
 from ._binary import add_binary_arguments, binary_audit, binary_long_table, horizon_frame, horizon_table, render_binary
 from ._errors import CLIError, library_errors
 from ._io import REPORT_SUFFIXES, check_output_paths, neutralise_formulas, read_table, require_columns, table_columns, write_text
@@ -99,15 +98,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def _summary_tables(result: XCIResult) -> dict[str, pd.DataFrame]:
     """Δwithin / Δbetween for every pair of groups, min-xCI and the pooled C; utilities."""
-    rows = []
-    for a, b in itertools.combinations(result.groups, 2):
-        for name, function in (("delta_within", delta_within), ("delta_between", delta_between)):
-            estimate = function(result, a, b)
-            low, high = estimate.confidence_interval
-            rows.append(
-                {"summary": name, "a": a, "b": b, "value": estimate.value, "se": estimate.se,
-                 "ci_low": low, "ci_high": high, "p_value": estimate.p_value}
-            )
+    rows = pairwise_deltas(result).to_dict(orient="records")
     minimum = min_xci(result)
     low, high = minimum.estimate.confidence_interval
     rows.append(

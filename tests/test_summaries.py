@@ -1,0 +1,41 @@
+"""Summaries of a result: the all-pairs table equals the per-pair functions, bit for bit."""
+
+import numpy as np
+import pytest
+
+import survfair
+from conftest import make_data
+
+
+@pytest.mark.parametrize("ci", [None, "analytic", "bootstrap"])
+def test_pairwise_deltas_equal_the_per_pair_estimates(ci):
+    time, event, codes, risk = make_data(400, 4, 2)
+    options = {"n_resamples": 200, "random_state": 0} if ci == "bootstrap" else {}
+    res = survfair.xci(time, event, codes, risk, tau=20.0, ci=ci, **options)
+    table = survfair.pairwise_deltas(res)
+    assert len(table) == 2 * 6 and list(table["summary"][:2]) == ["delta_within", "delta_between"]
+    for row in table.itertuples(index=False):
+        function = survfair.delta_within if row.summary == "delta_within" else survfair.delta_between
+        estimate = function(res, row.a, row.b)
+        expected = (estimate.value, estimate.se, *estimate.confidence_interval, estimate.p_value)
+        np.testing.assert_array_equal((row.value, row.se, row.ci_low, row.ci_high, row.p_value), expected)
+
+
+def test_pairwise_deltas_of_an_xauc_result_use_its_delong_covariance():
+    rng = np.random.default_rng(4)
+    y, group = rng.integers(0, 2, 300), np.array(["a", "b", "c"])[rng.integers(0, 3, 300)]
+    res = survfair.xauc(y, group, y + rng.normal(size=300))
+    table = survfair.pairwise_deltas(res)
+    for row in table.itertuples(index=False):
+        function = survfair.delta_within if row.summary == "delta_within" else survfair.delta_between
+        estimate = function(res, row.a, row.b)
+        np.testing.assert_allclose((row.value, row.se, row.ci_low, row.ci_high, row.p_value),
+                                   (estimate.value, estimate.se, *estimate.confidence_interval, estimate.p_value),
+                                   rtol=1e-12)
+
+
+def test_pairwise_deltas_of_one_group_is_empty():
+    time, event, _, risk = make_data(50, 1, 0)
+    table = survfair.pairwise_deltas(survfair.xci(time, event, np.zeros(50), risk, method="naive"))
+    assert table.empty and list(table.columns) == ["summary", "a", "b", "value", "se", "ci_low", "ci_high",
+                                                   "p_value"]
