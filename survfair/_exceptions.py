@@ -40,11 +40,16 @@ class MemoryLimitError(ValueError):
         What the allocation was for.
     needed, available : int
         Bytes the allocation needs and bytes available when it was refused.
+    remedies : tuple of str
+        What avoids it, among ``"groups"`` (audit fewer groups), ``"bootstrap"``
+        (``ci="bootstrap"``), ``"no_intervals"`` (``ci=None``), ``"fewer_resamples"``.
     """
 
-    def __init__(self, message: str, *, what: str = "", needed: int = 0, available: int = 0):
+    def __init__(self, message: str, *, what: str = "", needed: int = 0, available: int = 0,
+                 remedies: tuple = ()):
         super().__init__(message)
         self.what, self.needed, self.available = what, int(needed), int(available)
+        self.remedies = tuple(remedies)
 
 
 #: Warnings and errors name at most this many items (cells, groups, rows), then a count.

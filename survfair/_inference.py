@@ -85,9 +85,6 @@ from ._jit import cached_njit
 from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
 from ._exceptions import UndefinedXCIWarning, listed
 from ._memory import require_memory
-
-#: What to do when an interval would not fit in memory (many groups).
-ADVICE = 'audit fewer groups via groups=, use ci="bootstrap", or ci=None for point estimates only.'
 from ._kernel import (
     IndividualContributions,
     PairCounts,
@@ -202,9 +199,10 @@ class Influence:
         or a user asking for it need it; standard errors never do)."""
         n_cells = self.cells_in_time_order.shape[1]
         require_memory(8.0 * n_cells**2, f"the covariance of the {n_cells} cells ({n_cells} x {n_cells})",
-                       "read standard errors and contrasts from the result instead (they do not need it), "
-                       "or audit fewer groups via groups=.")
-        return self.cells_in_time_order.T @ self.cells_in_time_order
+                       ("groups",))
+        covariance = self.cells_in_time_order.T @ self.cells_in_time_order
+        covariance.flags.writeable = False
+        return covariance
 
     def cell_se(self) -> np.ndarray:
         """Standard error of every cell, shape (G*G,): the root of the diagonal of the covariance,
@@ -283,6 +281,7 @@ class Influence:
 def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     out = np.empty_like(values)
     out[order] = values
+    out.flags.writeable = False
     return out
 
 
@@ -477,7 +476,7 @@ def influence_rows(
     pooled = total_num / total_den if total_den > 0 else 0.0
     inv_total = 1.0 / total_den if total_den > 0 else 0.0
     require_memory(8.0 * n * g * g, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
-                   f"(n x G^2 = {n} x {g * g})", ADVICE)
+                   f"(n x G^2 = {n} x {g * g})", ("groups", "bootstrap", "no_intervals"))
     cells = np.empty((n, g * g))
     overall = np.empty(n)
     _influence_rows(time, event, codes, contributions.earlier_numerator, contributions.earlier_denominator,
@@ -486,6 +485,8 @@ def influence_rows(
     cells[:, ~defined] = np.nan
     if total_den <= 0:
         overall[:] = np.nan
+    # held by frozen results: read-only, so no caller can change a result's standard errors
+    cells.flags.writeable = overall.flags.writeable = False
     return cells, overall
 
 
@@ -795,8 +796,7 @@ def bootstrap(
     g2 = sample.n_groups**2
     # the batches' replicates and their concatenation are alive together
     require_memory(2 * 8.0 * n_resamples * len(risks) * g2,
-                   f"{n_resamples} bootstrap replicates of {g2} cells",
-                   "audit fewer groups via groups=, use fewer n_resamples, or ci=None for point estimates only.")
+                   f"{n_resamples} bootstrap replicates of {g2} cells", ("groups", "fewer_resamples", "no_intervals"))
     order = np.argsort(sample.time, kind="stable")
     time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
     if stratify == "group":

@@ -10,10 +10,13 @@ the checkout. survfair therefore always caches in a directory of its own:
 1. ``NUMBA_CACHE_DIR`` when the user set it (numba's own setting wins);
 2. else ``SURVFAIR_CACHE_DIR``;
 3. else the user's cache directory: ``$XDG_CACHE_HOME/survfair/numba`` (``~/.cache/...``);
-4. else, if that cannot be written, a per-user directory under the system's temporary directory.
+4. else a directory of the system's temporary directory that this user owns and nobody else
+   can write (numba's cache files are pickles: a directory others can write is not trusted);
+5. else no on-disk cache at all (the kernels compile in memory at every start).
 
-Only survfair's own functions are affected: numba's global setting is restored after each
-decoration.
+The first of these that can be written is used; an unwritable choice is skipped, never
+silently replaced by numba's default next to the source. Only survfair's own functions are
+affected: numba's global setting is restored after each decoration.
 """
 
 from __future__ import annotations
@@ -39,22 +42,31 @@ def _writable(directory: Path) -> bool:
     return True
 
 
+def _private(directory: Path) -> bool:
+    """A directory this user owns and that nobody else may write (for the shared temp dir)."""
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        status = directory.stat()
+    except OSError:
+        return False
+    if hasattr(os, "getuid") and status.st_uid != os.getuid():
+        return False
+    return not status.st_mode & 0o022 and _writable(directory)
+
+
 @functools.lru_cache(maxsize=1)
 def cache_directory() -> str:
-    """The directory in which survfair's compiled kernels are cached (see the module docstring)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return os.environ["NUMBA_CACHE_DIR"]
-    candidates = []
-    if os.environ.get("SURVFAIR_CACHE_DIR"):
-        candidates.append(Path(os.environ["SURVFAIR_CACHE_DIR"]))
+    """The directory in which survfair's compiled kernels are cached (see the module docstring);
+    empty when none can be used."""
+    for variable in ("NUMBA_CACHE_DIR", "SURVFAIR_CACHE_DIR"):
+        if os.environ.get(variable) and _writable(Path(os.environ[variable])):
+            return os.environ[variable]
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    candidates.append(Path(base) / "survfair" / "numba")
+    if _writable(Path(base) / "survfair" / "numba"):
+        return str(Path(base) / "survfair" / "numba")
     user = getattr(os, "getuid", lambda: "user")()
-    candidates.append(Path(tempfile.gettempdir()) / f"survfair-numba-{user}")
-    for directory in candidates:
-        if _writable(directory):
-            return str(directory)
-    return ""  # nowhere writable: compile in memory, never into the package
+    shared = Path(tempfile.gettempdir()) / f"survfair-numba-{user}"
+    return str(shared) if _private(shared) else ""
 
 
 def cached_njit(function=None, **options):

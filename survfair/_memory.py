@@ -36,7 +36,16 @@ def format_bytes(n_bytes: float) -> str:
     return f"{int(n_bytes)} bytes"
 
 
-def require_memory(n_bytes: float, what: str, advice: str) -> None:
+#: How each remedy of :class:`survfair.MemoryLimitError` is said to a Python user.
+REMEDIES = {
+    "groups": "audit fewer groups via groups=",
+    "bootstrap": 'use ci="bootstrap"',
+    "no_intervals": "use ci=None for point estimates only",
+    "fewer_resamples": "use fewer n_resamples",
+}
+
+
+def require_memory(n_bytes: float, what: str, remedies: tuple[str, ...]) -> None:
     """Raise :class:`survfair.MemoryLimitError` if ``n_bytes`` would not fit.
 
     Parameters
@@ -45,14 +54,15 @@ def require_memory(n_bytes: float, what: str, advice: str) -> None:
         Size of the allocation about to be made.
     what : str
         What it is for, e.g. ``"the covariance of the 250000 cells"``.
-    advice : str
-        What the user can do instead.
+    remedies : tuple of str
+        Keys of :data:`REMEDIES`: what the user can do instead.
     """
     available = available_memory()
     if available is None or n_bytes <= USABLE_SHARE * available:
         return
+    advice = ", or ".join(REMEDIES[r] for r in remedies)
     raise MemoryLimitError(
         f"{what} would need {format_bytes(n_bytes)} of memory, more than is available "
-        f"({format_bytes(available)}); {advice}",
-        what=what, needed=int(n_bytes), available=available,
+        f"({format_bytes(available)}); {advice}.",
+        what=what, needed=int(n_bytes), available=available, remedies=remedies,
     )

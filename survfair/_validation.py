@@ -100,11 +100,18 @@ def _column(value: Any, data: pd.DataFrame | None, name: str) -> Any:
     return data[value]
 
 
+def _names_columns(value: Any) -> bool:
+    """Whether an argument is a column name, or a list of them (what is looked up in ``data``)."""
+    if isinstance(value, (list, tuple)):
+        return len(value) > 0 and all(isinstance(v, str) for v in value)
+    return isinstance(value, (str, int, np.integer)) and not isinstance(value, bool)
+
+
 def _as_1d(value: Any, name: str) -> np.ndarray:
     if value is None:
         raise TypeError(f"{name} is required, got None.")
     if isinstance(value, np.ma.MaskedArray):
-        value = _unmasked(value, name)
+        value = unmasked(value, name)
     if isinstance(value, (pd.Series, pd.Index)):
         array = value.to_numpy()
     elif isinstance(value, pd.DataFrame):
@@ -122,7 +129,7 @@ def _as_1d(value: Any, name: str) -> np.ndarray:
     return array
 
 
-def _unmasked(value: np.ma.MaskedArray, name: str) -> np.ndarray:
+def unmasked(value: np.ma.MaskedArray, name: str) -> np.ndarray:
     """The data of a masked array without masked entries; masked entries are missing values.
 
     ``np.asarray`` would silently expose the hidden raw values under the mask, so a mask with any
@@ -227,6 +234,9 @@ def resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
     if data is not None and isinstance(group, (list, tuple)) and all(isinstance(g, str) for g in group):
         if len(group) == 0:
             raise ValueError("group: an empty list of columns was given.")
+        repeated = sorted({g for g in group if list(group).count(g) > 1})
+        if repeated:
+            raise ValueError(f"group: columns {repeated} are given more than once.")
         missing = [g for g in group if g not in data.columns]
         if missing:
             raise ValueError(f"group: columns {missing} are not in data (columns: {list(data.columns)}).")
@@ -337,12 +347,41 @@ def gather_inputs(values: dict[str, Any], data: pd.DataFrame | None) -> tuple[di
     if len(set(lengths.values())) != 1:
         described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
         raise ValueError(f"inputs have mismatched lengths: {described} rows.")
-    from_data = {name for name, value in values.items() if data is not None and resolved[name] is not value}
-    own = {name: value for name, value in resolved.items() if name not in from_data}
-    index = check_same_index(own, data if from_data else None)
+    # an argument's rows come from data only when it named columns; anything else passed as an
+    # object (a Series, a DataFrame of group columns) brings its own index, checked against data's
+    index = input_index(values, data)
     if index is None:
         index = pd.RangeIndex(next(iter(lengths.values())))
     return raw, index
+
+
+def check_numbers(values: Any, name: str) -> np.ndarray:
+    """A non-empty 1-D float array of finite numbers (a grid or list of settings, not rows).
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not 1-D, is empty, has masked entries, NaN or infinite values.
+    TypeError
+        If the values are not numeric.
+    """
+    if isinstance(values, np.ma.MaskedArray):
+        values = unmasked(values, name)
+    array = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got shape {array.shape}.")
+    return _as_numeric(array, name, None)
+
+
+def input_index(values: dict[str, Any], data: pd.DataFrame | None) -> pd.Index | None:
+    """The pandas index shared by the per-row arguments (None if none carries one).
+
+    Arguments that name columns of ``data`` carry ``data``'s index; any other pandas object
+    (a Series, a DataFrame of group columns) its own. Raises as :func:`check_same_index`.
+    """
+    from_data = {name for name, value in values.items() if data is not None and _names_columns(value)}
+    own = {name: value for name, value in values.items() if name not in from_data}
+    return check_same_index(own, data if from_data else None)
 
 
 def check_tau(tau: Any) -> float | None:
@@ -370,6 +409,8 @@ def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
     ValueError
         If ``times`` is empty, not 1-D, has NaN/inf, or a value outside the follow-up range.
     """
+    if isinstance(times, np.ma.MaskedArray):
+        times = unmasked(times, "times")
     values = np.atleast_1d(np.asarray(times))
     if values.ndim != 1:
         raise ValueError(f"times must be a number or 1-D, got an array of shape {values.shape}.")

@@ -27,6 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from ._exceptions import UndefinedXCIWarning, listed
+from ._memory import require_memory
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
 from ._results import (
     CellMatrixAccessors,
@@ -246,6 +247,7 @@ def _delong_covariance(rows: _BinaryRows, n_groups: int, sizes) -> np.ndarray:
     disjoint samples, such as xAUC(a, b) and xAUC(b, a) for a != b, have covariance 0.
     """
     g = n_groups
+    require_memory(8.0 * g**4, f"the DeLong covariance of the {g * g} xAUC cells ({g * g} x {g * g})", ("groups",))
     v10, v01 = _placements(rows, sizes)
     cov = np.zeros((g, g, g, g))  # [a, b, c, d] = Cov(theta_ab, theta_cd)
     for a in range(g):

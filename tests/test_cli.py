@@ -336,7 +336,7 @@ def test_exit_codes_tracebacks_and_memory(csv_file, tmp_path, monkeypatch, capsy
     line = _one_error_line(capsys.readouterr().err)
     assert line == ("survfair: error: analytic intervals: the influence rows of 400 cells for 400 rows "
                     "(n x G^2 = 400 x 400) would need 1.2 MiB of memory, more than is available (976.6 KiB); "
-                    "audit fewer groups (--groups), or use --ci bootstrap or --ci none")
+                    "audit fewer groups (--groups), or use --ci bootstrap, or use --ci none")
     assert main(["audit", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus" in _one_error_line(capsys.readouterr().err)
 
@@ -483,3 +483,44 @@ def test_audit_never_forms_the_cell_covariance(csv_file, monkeypatch, capsys):
     assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--group", "race",
                  "--risk", "score", "--tau", "20", "--format", "csv"]) == 0
     assert "delta_between" in capsys.readouterr().out
+
+
+def test_outputs_are_written_all_or_none(csv_file, tmp_path, monkeypatch, capsys):
+    """Review finding: --report was written and then --output failed (or the reverse), exit 2
+    with one of the two files on disk."""
+    from survfair.cli import _audit
+
+    path, _ = csv_file
+    out, report = tmp_path / "out.json", tmp_path / "report.html"
+
+    def broken_report(*args, **kwargs):
+        raise OSError(28, "No space left on device", str(report))
+
+    monkeypatch.setattr(_audit, "write_report", broken_report)
+    assert main(_audit_args(path, "--format", "json", "--output", str(out), "--report", str(report))) == 2
+    assert "No space left on device" in _one_error_line(capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cohort.csv"]  # no output, no temporary file
+    monkeypatch.undo()
+    assert main(_audit_args(path, "--format", "json", "--output", str(out), "--report", str(report))) == 0
+    assert json.loads(out.read_text()) and report.stat().st_size > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cohort.csv", "out.json", "report.html"]
+
+
+def test_abbreviated_options_are_refused(tmp_path, capsys):
+    """Review finding: `simulate --output x.csv` was taken as --output-dir and created x.csv/."""
+    assert main(["simulate", "--quick", "--output", str(tmp_path / "x.csv")]) == 2
+    assert "unrecognized arguments: --output" in _one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize("extra, expected", [
+    (["--confidence-level", "1.5"], "survfair: error: --confidence-level must be in (0, 1), got 1.5."),
+    (["--ci", "bootstrap", "--n-resamples", "0"], "survfair: error: --n-resamples must be >= 2, got 0."),
+    (["--tau", "-3"], "survfair: error: --tau must be a finite number > 0, got -3.0."),
+])
+def test_setting_errors_name_the_option(csv_file, capsys, extra, expected):
+    """Review finding: messages said confidence_level, n_resamples... (the library's argument names)."""
+    path, _ = csv_file
+    assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+                 *extra]) == 2
+    assert _one_error_line(capsys.readouterr().err) == expected

@@ -30,3 +30,29 @@ def test_a_fresh_process_caches_in_its_own_directory_not_in_site_packages(tmp_pa
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=tmp_path)
     assert list(tmp_path.rglob("*.nbi")), "no cache index was written to SURVFAIR_CACHE_DIR"
     assert set((package / "__pycache__").glob("*.nb[ic]")) == before
+
+
+def test_unwritable_choices_are_skipped_not_replaced_by_the_package(tmp_path, monkeypatch):
+    """Review finding: an unwritable NUMBA_CACHE_DIR made numba fall back to the package's
+    __pycache__; now the next usable directory is taken."""
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "sub"))
+    monkeypatch.setenv("SURVFAIR_CACHE_DIR", str(blocker / "sub2"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cache_directory.cache_clear()
+    try:
+        assert cache_directory() == str(tmp_path / "cache" / "survfair" / "numba")
+    finally:
+        cache_directory.cache_clear()
+
+
+def test_a_shared_directory_others_can_write_is_not_trusted(tmp_path):
+    from survfair._jit import _private
+
+    shared = tmp_path / "survfair-numba"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert not _private(shared)
+    shared.chmod(0o700)
+    assert _private(shared)

@@ -480,3 +480,20 @@ def test_cli_bad_input_prints_one_line_and_returns_2(tmp_path, capsys):
          "--risk", "r", "--output", str(tmp_path / "o.csv")])
     assert code == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_masked_and_reindexed_side_inputs_are_refused():
+    """Review finding: fit_on, offsets (and xauc_t's times) bypassed the gate."""
+    time, event, g, risk = simulate(200, seed=3)
+    hidden = np.ma.masked_array(np.arange(200) % 2 == 0, mask=np.arange(200) == 5)
+    with pytest.raises(ValueError, match=r"fit_on contains masked \(missing\) values at rows \[5\]"):
+        group_shift(time, event, g, risk, fit_on=hidden)
+    index = pd.Index(np.arange(200) + 1000)
+    frame = pd.DataFrame({"t": time, "e": event, "g": g, "r": risk}, index=index)
+    mask = pd.Series(np.arange(200) % 2 == 0, index=index[::-1])
+    with pytest.raises(ValueError, match=r"data and fit_on carry pandas indexes that are not identical"):
+        group_shift("t", "e", "g", "r", data=frame, fit_on=mask)
+    with pytest.raises(ValueError, match=r"offsets contains masked"):
+        frontier(time, event, g, risk, offsets=np.ma.masked_array([0.0, 1.0, 2.0], mask=[0, 0, 1]))
+    with pytest.raises(ValueError, match=r"times contains masked"):
+        survfair.xauc_t(time, event, g, risk, np.ma.masked_array([0.3, 0.5, 0.7], mask=[0, 0, 1]))

@@ -81,3 +81,24 @@ def test_memory_limit_is_checked_before_allocating(monkeypatch):
     with pytest.raises(survfair.MemoryLimitError, match=r"bootstrap replicates .* n_resamples"):
         survfair.xci(time, event, codes, risk, ci="bootstrap", n_resamples=2000)
     assert issubclass(survfair.MemoryLimitError, ValueError)
+
+
+def test_analytic_results_stay_frozen(data_factory):
+    """Review finding: the influence rows and the covariance were writable arrays."""
+    time, event, codes, risk = data_factory(200, 2, 3)
+    res = survfair.xci(time, event, codes, risk, tau=20.0, ci="analytic")
+    for array in (res.influence.cells_in_time_order, res.influence.overall_in_time_order, res.covariance,
+                  res.influence.cells, res.influence.overall):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 99.0
+
+
+def test_xauc_refuses_a_delong_covariance_that_would_not_fit(monkeypatch):
+    import survfair._memory as memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 100_000)
+    rng = np.random.default_rng(1)
+    group = np.arange(400) % 20
+    with pytest.raises(survfair.MemoryLimitError, match=r"DeLong covariance of the 400 xAUC cells .* groups=") as info:
+        survfair.xauc(rng.integers(0, 2, 400), group, rng.normal(size=400))
+    assert info.value.remedies == ("groups",) and info.value.needed == 8 * 20**4

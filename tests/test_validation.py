@@ -264,3 +264,22 @@ def test_intersection_keeps_numeric_labels_and_order():
     frame = pd.DataFrame({"t": T, "e": E, "g": G, "h": [2, 10, 2, 10, 2], "r": R})
     res = survfair.xci("t", "e", ["g", "h"], "r", data=frame, method="naive")
     assert res.groups == ("a|2", "b|10")
+
+
+def test_group_frame_passed_with_data_keeps_its_own_index():
+    """Review finding: a DataFrame of group columns passed beside data= was taken as data's own."""
+    time = np.arange(1.0, 41.0)
+    g = np.arange(40) % 2
+    frame = pd.DataFrame({"t": time, "e": 1, "g": g, "r": np.where(g == 0, -time, time)})
+    shuffled = frame[["g"]].assign(h="x").sample(frac=1.0, random_state=0)
+    for group in (shuffled, shuffled[["g"]]):
+        with pytest.raises(ValueError, match=r"^data and group carry pandas indexes"):
+            survfair.xci("t", "e", group, "r", data=frame, method="naive")
+    aligned = survfair.xci("t", "e", shuffled.loc[frame.index], "r", data=frame, method="naive")
+    np.testing.assert_array_equal(aligned.values, [[1.0, 0.0], [1.0, 0.0]])
+
+
+def test_repeated_group_columns_are_refused():
+    frame = pd.DataFrame({"t": T, "e": E, "g": G, "r": R})
+    with pytest.raises(ValueError, match=r"group: columns \['g'\] are given more than once"):
+        survfair.xci("t", "e", ["g", "g"], "r", data=frame)

@@ -23,7 +23,15 @@ from .._results import XCIResult
 from .._summaries import min_xci, overall_c, pairwise_deltas, utility
 from ._binary import add_binary_arguments, binary_audit, binary_long_table, horizon_frame, horizon_table, render_binary
 from ._errors import CLIError, library_errors
-from ._io import REPORT_SUFFIXES, check_output_paths, neutralise_formulas, read_table, require_columns, table_columns, write_text
+from ._io import (
+    REPORT_SUFFIXES,
+    check_output_paths,
+    neutralise_formulas,
+    read_table,
+    require_columns,
+    staged_outputs,
+    table_columns,
+)
 from ._options import (
     add_data_options,
     add_debug_option,
@@ -344,14 +352,17 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
         text = (texts[0] if len(texts) == 1 else "[\n" + ",\n".join(texts) + "\n]") + "\n"
     else:
         text = "\n".join(render_binary(audit, "table", notes) for audit in audits)
+    settings = {}
     if args.report:
         audit = audits[0]
         settings = {"data": args.data, "outcome": args.outcome, "positive": audit.positive,
                     "group": " x ".join(args.group), "score": audit.risk, "rows": len(frame) + n_excluded}
         if args.groups:
             settings.update({"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded})
-        write_report(args.report, audit.result, settings=settings, title="survfair binary (xAUC) audit report")
-    write_text(text, args.output)
+    with staged_outputs() as stage:
+        stage.text(text, args.output)
+        if args.report:  # last: if it fails, the staged output is discarded
+            write_report(args.report, audits[0].result, settings=settings, title="survfair binary (xAUC) audit report")
     return 0
 
 
@@ -377,11 +388,12 @@ def run(args: argparse.Namespace) -> int:
             else:
                 horizons[name], _ = horizon_frame(one, subset)
     text = _render(named_results, args.format, horizons) + horizon_text
-    if args.report:
-        first = next(iter(comparison.results.values()))
-        settings = {**settings, "method": args.method, "censoring": first.censoring or "-", "tau": first.tau,
-                    "intervals": first.ci_method or "none", "confidence level": first.confidence_level}
-        write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
-                     data_summary=data_summary_table(first))
-    write_text(text, args.output)
+    with staged_outputs() as stage:
+        stage.text(text, args.output)
+        if args.report:  # last: if it fails, the staged output is discarded
+            first = next(iter(comparison.results.values()))
+            settings = {**settings, "method": args.method, "censoring": first.censoring or "-", "tau": first.tau,
+                        "intervals": first.ci_method or "none", "confidence level": first.confidence_level}
+            write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
+                         data_summary=data_summary_table(first))
     return 0

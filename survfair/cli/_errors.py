@@ -59,6 +59,13 @@ MAX_LINE = 300
 _BUG_HINT = "this is a bug in survfair; please report it with --debug output"
 _MEMORY_ADVICE = "audit fewer groups (--groups), or use --ci bootstrap or --ci none"
 _MEMORY_HINT = f"not enough memory for this request; {_MEMORY_ADVICE}"
+#: The library's remedies (``MemoryLimitError.remedies``) in terms of the command's options.
+_REMEDY_OPTIONS = {
+    "groups": "audit fewer groups (--groups)",
+    "bootstrap": "use --ci bootstrap",
+    "no_intervals": "use --ci none",
+    "fewer_resamples": "use fewer --n-resamples",
+}
 
 
 class CLIError(Exception):
@@ -101,6 +108,24 @@ _MODEL_PREFIX = re.compile(r"^models\[(?P<quote>['\"])(?P<name>.*?)(?P=quote)\]:
 _FIRST_WORD = re.compile(r"^(?P<word>[a-z_]+)\b")
 
 
+#: The library's setting arguments and the options that give them, for error messages.
+_SETTING_OPTIONS = {
+    "confidence_level": "--confidence-level",
+    "n_resamples": "--n-resamples",
+    "random_state": "--seed",
+    "n_jobs": "--n-jobs",
+    "tau": "--tau",
+    "times": "--horizon",
+    "positive": "--positive",
+    "alpha": "--alpha",
+    "beta": "--beta",
+    "reference": "--reference",
+    "objective": "--objective",
+    "stratify": "--stratify",
+    "bootstrap_method": "--bootstrap-method",
+}
+
+
 def _library_message(error: BaseException, columns: Mapping[str, str] | None = None) -> str:
     """The message of a library ValueError/TypeError in terms of the command's options.
 
@@ -118,6 +143,8 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
     word = _FIRST_WORD.match(text)
     if word and word.group("word") in columns:
         text = f"{columns[word.group('word')]}: {text}"
+    elif word and word.group("word") in _SETTING_OPTIONS:  # a setting: say the option, not the argument
+        text = _SETTING_OPTIONS[word.group("word")] + text[word.end("word"):]
     return text or "invalid input"
 
 
@@ -137,9 +164,10 @@ def _memory_message(error: MemoryLimitError) -> str:
     """What the library refused to allocate, with the advice in terms of the command's options."""
     if not error.what:  # raised without its fields: keep the library's own sentence
         return one_line(error)
+    advice = ", or ".join(_REMEDY_OPTIONS[r] for r in error.remedies if r in _REMEDY_OPTIONS) or _MEMORY_ADVICE
     return one_line(
         f"{error.what} would need {format_bytes(error.needed)} of memory, more than is available "
-        f"({format_bytes(error.available)}); {_MEMORY_ADVICE}"
+        f"({format_bytes(error.available)}); {advice}"
     )
 
 

@@ -4,16 +4,18 @@
   extension, optionally only some columns, and names the option and column when one is missing.
 * :func:`check_output_paths` refuses, before anything is computed, output paths with a wrong
   extension, in a missing directory, equal to the input or to each other.
-* :func:`write_table` / :func:`write_text` write the results; CSV tables composed by survfair go
+* :func:`staged_outputs` writes the results, all or none; CSV tables composed by survfair go
   through :func:`neutralise_formulas` (spreadsheet formula injection).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import tempfile
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import pandas as pd
 
@@ -27,8 +29,7 @@ __all__ = [
     "require_columns",
     "check_output_paths",
     "neutralise_formulas",
-    "write_table",
-    "write_text",
+    "staged_outputs",
 ]
 
 #: File types of data tables, by extension.
@@ -162,6 +163,8 @@ def check_output_paths(
             raise CLIError(f"{option}: {str(parent)!r} is not a directory.")
         if target.is_dir():
             raise CLIError(f"{option}: {path!r} is a directory, not a file.")
+        if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+            raise CLIError(f"{option}: cannot write {path!r} (permission denied).")
         if data is not None and _same_file(path, data):
             raise CLIError(f"{option}: {path!r} is the --data file; refusing to overwrite the input.")
     options = list(given)
@@ -191,18 +194,60 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def write_table(frame: pd.DataFrame, path: str, option: str, *, neutralise: bool = True) -> None:
-    """Write a table as CSV or Parquet (by the extension of ``path``); CSV text cells are
-    neutralised against formula injection unless ``neutralise`` is False."""
-    if _kind(path, option) == "csv":
-        (neutralise_formulas(frame) if neutralise else frame).to_csv(path, index=False)
-    else:
-        frame.to_parquet(path, index=False)
+class _Staged:
+    """Outputs written to temporary files beside their targets, moved into place together."""
+
+    def __init__(self) -> None:
+        self._moves: list[tuple[str, Path]] = []
+        self._stdout: list[str] = []
+
+    def _temporary(self, path: str) -> str:
+        target = Path(path)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        os.close(handle)
+        self._moves.append((temporary, target))
+        return temporary
+
+    def text(self, text: str, path: str | None) -> None:
+        """``text`` to ``path``, or to stdout without a path (also only at the end)."""
+        if not path:
+            self._stdout.append(text)
+            return
+        Path(self._temporary(path)).write_text(text, encoding="utf-8")
+
+    def table(self, frame: pd.DataFrame, path: str, option: str, *, neutralise: bool = True) -> None:
+        """A table as CSV or Parquet (by the extension of ``path``), CSV text cells neutralised unless ``neutralise`` is False."""
+        kind = _kind(path, option)
+        temporary = self._temporary(path)
+        if kind == "csv":
+            (neutralise_formulas(frame) if neutralise else frame).to_csv(temporary, index=False)
+        else:
+            frame.to_parquet(temporary, index=False)
+
+    def commit(self) -> None:
+        for temporary, target in self._moves:
+            os.replace(temporary, target)
+        self._moves.clear()
+        for text in self._stdout:
+            sys.stdout.write(text)
+
+    def discard(self) -> None:
+        for temporary, _ in self._moves:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
-def write_text(text: str, path: str | None) -> None:
-    """Write ``text`` to ``path``, or to stdout without a path."""
-    if path:
-        Path(path).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+@contextlib.contextmanager
+def staged_outputs() -> Iterator[_Staged]:
+    """Write a command's outputs all or none: each goes to a temporary file beside its target
+    and is moved into place only when the block (the report, written last, included) succeeds;
+    on any error the temporary files are removed and nothing has been written."""
+    stage = _Staged()
+    try:
+        yield stage
+    except BaseException:
+        stage.discard()
+        raise
+    stage.commit()
+
+

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..mitigate import OBJECTIVES, group_monotone, group_shift
 from ._errors import CLIError, library_errors, print_warning
-from ._io import TABLE_SUFFIXES, check_output_paths, read_table, require_columns, table_columns, write_table
+from ._io import TABLE_SUFFIXES, check_output_paths, read_table, require_columns, staged_outputs, table_columns
 from ._options import (
     add_data_options,
     add_debug_option,
@@ -134,9 +134,10 @@ def run(args: argparse.Namespace) -> int:
         output["risk_adjusted"] = fitted.transform(args.risk, group, data=frame)
     table = fitted.before_after
     in_sample = args.fit_column is None
-    if args.report_table:
-        write_table(table, args.report_table, "--report-table")
-    write_table(output, args.output, "--output", neutralise=False)  # the user's own rows: labels kept as read
+    with staged_outputs() as stage:  # both files or neither
+        if args.report_table:
+            stage.table(table, args.report_table, "--report-table")
+        stage.table(output, args.output, "--output", neutralise=False)  # the user's own rows: labels kept as read
     if in_sample:
         print_warning(IN_SAMPLE_WARNING)
     heading = ("before/after, in-sample (fitted and evaluated on the same rows; "

@@ -60,10 +60,12 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one-line :class:`CLIError` (exit code 2), not usage
-    text followed by ``SystemExit``."""
+    text followed by ``SystemExit``. Options must be spelled in full: an abbreviation such as
+    ``--output`` for ``--output-dir`` would otherwise be taken silently."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str):

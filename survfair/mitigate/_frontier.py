@@ -14,7 +14,7 @@ from ._shift import (
     fit_offsets,
     make_objective,
 )
-from .._validation import check_survival_inputs
+from .._validation import check_numbers, check_survival_inputs
 from .._xci import check_settings
 
 __all__ = ["frontier", "plot_frontier"]
@@ -120,9 +120,7 @@ def frontier(
         if offsets is None:
             grid = _default_grid(sample, ref, int(n_points))
         else:
-            grid = np.asarray(offsets, dtype=float)
-            if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)):
-                raise ValueError("offsets must be a non-empty 1-D sequence of finite numbers.")
+            grid = check_numbers(offsets, "offsets")
         shifted = 1 - ref
         rows = []
         for d in grid:
@@ -134,8 +132,8 @@ def frontier(
     if offsets is not None:
         raise ValueError("offsets: an offset grid is only available for two groups (without lambdas).")
     lambdas = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0] if lambdas is None else lambdas
-    values = np.asarray(lambdas, dtype=float)
-    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)) or np.any(values < 0):
+    values = check_numbers(lambdas, "lambdas")
+    if np.any(values < 0):
         raise ValueError(f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}.")
     rows = [{"lambda": np.nan, **_row(problem, np.zeros(g))}]
     for lam in values:

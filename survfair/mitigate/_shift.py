@@ -61,6 +61,8 @@ from .._validation import (
     check_option,
     check_survival_inputs,
     gather_inputs,
+    input_index,
+    unmasked,
 )
 from .._xci import check_settings, estimate_xci, xci
 
@@ -121,6 +123,8 @@ def subsample(sample: SurvivalSample, rows: np.ndarray) -> SurvivalSample:
 
 
 def _fit_rows(fit_on: Any, n: int) -> np.ndarray:
+    if isinstance(fit_on, np.ma.MaskedArray):  # masked entries are missing, never their hidden values
+        fit_on = unmasked(fit_on, "fit_on")
     values = fit_on.to_numpy() if isinstance(fit_on, (pd.Series, pd.Index)) else np.asarray(fit_on)
     if values.ndim != 1:
         raise ValueError(f"fit_on must be 1-D (a mask or row positions), got shape {values.shape}.")
@@ -162,6 +166,8 @@ def split_samples(
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if fit_on is None:
         return sample, None, None
+    if isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b":  # a mask is per row: same index rule
+        input_index({"time": time, "event": event, "group": group, "risk": risk, "fit_on": fit_on}, data)
     if isinstance(fit_on, pd.DataFrame) or (isinstance(fit_on, tuple) and len(fit_on) == 4):
         if isinstance(fit_on, pd.DataFrame):
             names = (time, event, group, risk)
