@@ -251,9 +251,9 @@ def min_xci(result: XCIResult) -> MinXCI:
             if result.bootstrap_method == "bca" and "jackknife" in result.extras:
                 jack = result.extras["jackknife"][:, defined.ravel()]
                 jackknife = np.nanmin(jack, axis=1)[:, None]
+            se = float(np.nanstd(minima, ddof=1))  # fewer than two defined replicates: NaN
         low, high = bootstrap_interval(np.array([value]), minima[:, None], jackknife, result.confidence_level)
         interval = ConfidenceInterval(float(low[0]), float(high[0]))
-        se = float(np.nanstd(minima, ddof=1))
     estimate = Estimate(value, se, interval, math.nan, 0.5, result.confidence_level)
     return MinXCI(estimate, result.groups[flat // g], result.groups[flat % g])
 

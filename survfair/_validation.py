@@ -244,10 +244,25 @@ def resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
     return _column(group, data, "group")
 
 
+def _refuse_booleans_among_numbers(labels: np.ndarray) -> None:
+    """True == 1 and False == 0 for Python, so hashing would merge such groups silently."""
+    if labels.dtype != object or not pd.api.types.infer_dtype(labels, skipna=True).startswith("mixed"):
+        return  # one C pass; the per-row look at types below is only for mixed columns
+    types = set(pd.Series(labels).map(type).unique())
+    if any(issubclass(t, (bool, np.bool_)) for t in types) and any(
+        issubclass(t, numbers.Number) and not issubclass(t, (bool, np.bool_)) for t in types
+    ):
+        raise ValueError(
+            "group mixes booleans and numbers, which Python counts as equal (True == 1), so two "
+            "groups would merge; make the labels one type."
+        )
+
+
 def _encode_groups(
     labels: np.ndarray, groups: Sequence | None, index: pd.Index | None
 ) -> tuple[np.ndarray, tuple, np.ndarray]:
     """Return (codes, group labels, keep mask); codes are -1 where the row is not analysed."""
+    _refuse_booleans_among_numbers(labels)
     try:  # factorize the array as it is: converting numbers to objects first is slow at 10^7 rows
         codes, uniques = pd.factorize(labels, sort=True)
     except TypeError:  # labels of mixed, unorderable types keep first-appearance order

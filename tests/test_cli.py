@@ -524,3 +524,14 @@ def test_setting_errors_name_the_option(csv_file, capsys, extra, expected):
     assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
                  *extra]) == 2
     assert _one_error_line(capsys.readouterr().err) == expected
+
+
+def test_binary_groups_keep_the_given_order(csv_file, tmp_path, capsys):
+    """Review finding: --groups M F gave the binary matrix in the order F, M."""
+    path, frame = csv_file
+    binary = tmp_path / "binary.csv"
+    frame.assign(dead=(frame["t"] < 10).astype(int)).to_csv(binary, index=False)
+    assert main(["audit", "--data", str(binary), "--outcome", "dead", "--group", "race", "--risk", "score",
+                 "--groups", "B", "A", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["groups"] == ["B", "A"]

@@ -283,3 +283,10 @@ def test_repeated_group_columns_are_refused():
     frame = pd.DataFrame({"t": T, "e": E, "g": G, "r": R})
     with pytest.raises(ValueError, match=r"group: columns \['g'\] are given more than once"):
         survfair.xci("t", "e", ["g", "g"], "r", data=frame)
+
+
+def test_booleans_mixed_with_numbers_are_refused_not_merged():
+    """Review finding: labels 1 and True became one group silently."""
+    group = np.array([1, True, 1, True, 2], dtype=object)
+    with pytest.raises(ValueError, match=r"group mixes booleans and numbers"):
+        survfair.xci(T, E, group, R)

@@ -28,7 +28,7 @@ import pandas as pd
 from .._xauc import XAUCResult, balanced_xauc, delta_xauc, group_metrics, xauc
 from .._xauc_t import xauc_t
 from ._errors import CLIError, library_errors, print_warning
-from ._options import column_roles, group_argument, match_label
+from ._options import column_roles, group_argument, match_groups, match_label
 
 __all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
            "horizon_frame", "horizon_table"]
@@ -128,8 +128,9 @@ def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
     level = getattr(args, "confidence_level", None) or 0.95
     roles = column_roles(args, y=f"--outcome {outcome!r}", score=f"--risk {args.risk!r}")
     with library_errors(roles), _notes() as notes:
+        # the rows of other groups are already left out; groups= keeps the --groups order
         res = xauc(outcome, group_argument(args.group), args.risk, data=frame, positive=positive,
-                   confidence_level=level)
+                   groups=match_groups(frame, args.group, getattr(args, "groups", None)), confidence_level=level)
         deltas = pd.DataFrame(
             [{"a": a, "b": b, **_estimate_dict(delta_xauc(res, a, b))} for a, b in itertools.combinations(res.groups, 2)],
             columns=["a", "b", "delta_xauc", "se", "ci_low", "ci_high", "p_value"],
