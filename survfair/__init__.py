@@ -11,6 +11,7 @@ from ._exceptions import (
     NoComparablePairError,
     PositivityError,
     PositivityWarning,
+    UndefinedXAUCWarning,
     UndefinedXCIWarning,
 )
 from ._kernel import PairCounts
@@ -32,7 +33,6 @@ from ._xci import xci
 from ._datasets import FlchainCohort, load_flchain
 from . import simulate
 from ._xauc import (
-    UndefinedXAUCWarning,
     XAUCResult,
     XROCCurve,
     auc_decomposition,

@@ -15,6 +15,10 @@ class UndefinedXCIWarning(UserWarning):
     """Warned when one cell of the xCI matrix has no comparable pair and is therefore NaN."""
 
 
+class UndefinedXAUCWarning(UndefinedXCIWarning):
+    """Warned when an xAUC cell has no (positive, negative) pair, or a DeLong variance is undefined."""
+
+
 class PositivityWarning(UserWarning):
     """Warned when a group's censoring survival K_g falls below 0.1 before tau."""
 

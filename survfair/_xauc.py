@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._exceptions import UndefinedXCIWarning, listed
+from ._exceptions import UndefinedXAUCWarning, UndefinedXCIWarning, listed
 from ._memory import require_memory
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
 from ._results import (
@@ -57,10 +57,6 @@ __all__ = [
 
 ROW_NAME = "a (positive)"
 COLUMN_NAME = "b (negative)"
-
-
-class UndefinedXAUCWarning(UndefinedXCIWarning):
-    """Warned when an xAUC cell has no (positive, negative) pair, or a DeLong variance is undefined."""
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,11 @@ import numpy as np
 import pandas as pd
 
 from ._censoring import fit_censoring, raise_positivity
-from ._exceptions import listed
+from ._exceptions import UndefinedXAUCWarning, listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
 from ._results import cell_wald_interval, check_confidence_level
 from ._validation import check_horizons, check_option, check_survival_inputs, warn_excluded_rows
-from ._xauc import UndefinedXAUCWarning
 from ._xci import CENSORING, _check_tied_tol
 
 __all__ = ["xauc_t"]
