@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._exceptions import UndefinedXAUCWarning, UndefinedXCIWarning, listed
+from ._exceptions import UndefinedXAUCWarning, listed
 from ._memory import require_memory
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
 from ._results import (
