@@ -56,7 +56,7 @@ def main() -> None:
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         print(
             f"bootstrap B={args.n_resamples:<5d} n_jobs={n_jobs}: {elapsed:8.2f} s wall, {cpu:8.2f} s CPU "
-            f"({1000 * elapsed / args.n_resamples:.1f} ms/replicate wall; failed={res.extras['bootstrap'].n_failed})"
+            f"({1000 * elapsed / args.n_resamples:.1f} ms/replicate wall; failed={res.bootstrap.n_failed})"
         )
 
 

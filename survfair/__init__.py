@@ -15,7 +15,8 @@ from ._exceptions import (
     UndefinedXCIWarning,
 )
 from ._kernel import PairCounts
-from ._results import ConfidenceInterval, XCIResult
+from ._results import BootstrapDraws, ConfidenceInterval, Jackknife, XCIResult
+from ._settings import EstimatorSettings
 from ._summaries import (
     Estimate,
     MinXCI,
@@ -69,6 +70,9 @@ __all__ = [
     "PairCounts",
     "CensoringCurves",
     "ConfidenceInterval",
+    "EstimatorSettings",
+    "BootstrapDraws",
+    "Jackknife",
     "Estimate",
     "MinXCI",
     "delta_within",

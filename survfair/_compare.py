@@ -128,9 +128,9 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
     for name, res in (("result_1", first), ("result_2", second)):
         if not isinstance(res, XCIResult):
             raise TypeError(f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}.")
-        if "sample" not in res.extras:
+        if res.sample is None:
             raise ValueError(f"{name} does not carry its data; compute it with survfair.xci.")
-    s1, s2 = first.extras["sample"], second.extras["sample"]
+    s1, s2 = first.sample, second.sample
     if first.groups != second.groups:
         raise ValueError(f"the results have different groups: {list(first.groups)} vs {list(second.groups)}.")
     if s1.n_samples != s2.n_samples:
@@ -147,13 +147,13 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
                 f"the results are not on the same rows: {label} differs at rows {rows} "
                 f"({int(differ.sum())} rows); a paired comparison needs the same people in the same order."
             )
-    for name in ("method", "tau", "censoring", "tied_tol", "strict"):
+    for name in ("method", "tau", "censoring", "tied_tol", "strict"):  # the settings as the results use them
         if getattr(first, name) != getattr(second, name):
             raise ValueError(
                 f"the results use different settings: {name}={getattr(first, name)!r} vs "
                 f"{getattr(second, name)!r}; compare models with the same estimator."
             )
-    if first.extras.get("refit_censoring", True) != second.extras.get("refit_censoring", True):
+    if first.refit_censoring != second.refit_censoring:
         raise ValueError("one result used censoring_reference and the other did not; use the same for both.")
     return s1
 
@@ -269,16 +269,15 @@ def compare_xci(
     values_2 = np.concatenate([lin_2, [min_2, result_2.overall]])
     difference = values_1 - values_2
 
-    settings = dict(method=result_1.method, tau=result_1.tau, tied_tol=result_1.tied_tol, strict=result_1.strict)
+    settings = result_1.settings.pair_options
 
     def _influence(res):
         stored = res.influence
         if stored is not None:
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None
-        risk_sample = res.extras["sample"]
-        estimated = bool(res.extras.get("refit_censoring", True))
-        return influence(risk_sample, res.pair_counts, curves=curves, censoring_estimated=estimated, **settings)
+        return influence(res.sample, res.pair_counts, curves=curves, censoring_estimated=res.refit_censoring,
+                         **settings)
 
     need_influence = ci == "analytic" or bootstrap_method == "bca"
     inf_1 = _influence(result_1) if need_influence else None
@@ -300,8 +299,8 @@ def compare_xci(
     else:
         draws_1, draws_2 = bootstrap(
             sample,
-            [result_1.extras["sample"].risk, result_2.extras["sample"].risk],
-            censoring=result_1.censoring if result_1.extras.get("refit_censoring", True) else None,
+            [result_1.sample.risk, result_2.sample.risk],
+            censoring=result_1.censoring if result_1.refit_censoring else None,
             fixed_curves=result_1.censoring_curves,
             n_resamples=n_resamples,
             random_state=random_state,

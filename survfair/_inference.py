@@ -92,7 +92,7 @@ from ._kernel import (
     count_pairs,
     count_pairs_and_contributions,
 )
-from ._results import XCIResult, check_confidence_level
+from ._results import BootstrapDraws, Jackknife, XCIResult, check_confidence_level
 from ._validation import SurvivalSample
 
 __all__ = [
@@ -571,35 +571,6 @@ def influence(
 # bootstrap
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class BootstrapDraws:
-    """Bootstrap replicates of the matrix and of the pooled C.
-
-    Attributes
-    ----------
-    cells : ndarray of shape (n_resamples, G, G)
-        Replicates of the matrix; NaN for a cell without a weighted comparable pair in that
-        replicate, and for every cell of a failed replicate.
-    overall : ndarray of shape (n_resamples,)
-        Replicates of the pooled C.
-    n_failed : int
-        Replicates in which no estimate could be formed (no comparable pair, or a censoring
-        survival of 0 used as a weight); all their cells are NaN.
-    n_undefined : ndarray of shape (G, G)
-        Per cell, the replicates in which that cell is NaN (failed replicates included).
-    stratify : str or None
-    seed_entropy : int
-        Entropy of the root SeedSequence (reproduces the replicates).
-    """
-
-    cells: np.ndarray = field(repr=False)
-    overall: np.ndarray = field(repr=False)
-    n_failed: int
-    n_undefined: np.ndarray = field(repr=False)
-    stratify: str | None
-    seed_entropy: int
-
-
-@dataclass(frozen=True)
 class _Problem:
     """Everything a worker needs, sorted by time once (pickled once per task for process backends)."""
 
@@ -891,21 +862,19 @@ def with_inference(
     Kaplan-Meier estimation of the weights when ``refit_censoring``, i.e. they were fitted on
     ``sample``; ``contributions`` from the point estimate's passes are used when given).
     ``ci="bootstrap"``: replicates (censoring refitted when ``refit_censoring``), plus the
-    delete-one jackknife for BCa. The validated sample is always kept (``extras["sample"]``) so
+    delete-one jackknife for BCa. The validated sample is always kept (``result.sample``) so
     that :func:`survfair.compare_xci` can check and re-use it.
     """
     level = check_confidence_level(confidence_level)
-    extras = dict(result.extras)
-    extras["sample"] = sample
-    extras["refit_censoring"] = bool(refit_censoring)
-    settings = dict(method=result.method, tau=result.tau, tied_tol=result.tied_tol, strict=result.strict)
+    result = replace(result, sample=sample, refit_censoring=bool(refit_censoring), confidence_level=level)
+    settings = result.settings.pair_options
     if ci is None:
-        return replace(result, extras=extras, confidence_level=level)
+        return result
     curves = result.censoring_curves if result.method == "ipcw" else None
     if ci == "analytic":
         inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
                         prepared=prepared, contributions=contributions, **settings)
-        return replace(result, influence=inf, ci_method="analytic", confidence_level=level, extras=extras)
+        return replace(result, influence=inf, ci_method="analytic")
     draws = bootstrap(
         sample,
         censoring=result.censoring if refit_censoring else None,
@@ -918,17 +887,10 @@ def with_inference(
         **settings,
     )[0]
     warn_bootstrap_failures(draws, result.groups, stacklevel=4)
-    extras["bootstrap"] = draws
+    jackknife = None
     if bootstrap_method == "bca":  # only the jackknife is read: no Kaplan-Meier term needed
         inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=False, prepared=prepared,
                         **settings)
-        extras["jackknife"] = inf.jackknife
-        extras["jackknife_overall"] = inf.jackknife_overall
-    return replace(
-        result,
-        replicates=draws.cells,
-        ci_method="bootstrap",
-        confidence_level=level,
-        extras=extras,
-        bootstrap_method=bootstrap_method,
-    )
+        jackknife = Jackknife(inf.jackknife, inf.jackknife_overall)
+    return replace(result, bootstrap=draws, jackknife=jackknife, ci_method="bootstrap",
+                   bootstrap_method=bootstrap_method)

@@ -13,8 +13,10 @@ from scipy import stats
 
 from ._censoring import CensoringCurves
 from ._kernel import PairCounts
+from ._settings import EstimatorSettings
+from ._validation import SurvivalSample
 
-__all__ = ["XCIResult", "ConfidenceInterval", "CellMatrixAccessors"]
+__all__ = ["XCIResult", "ConfidenceInterval", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
 
 ROW_NAME = "a (earlier event)"
 COLUMN_NAME = "b (later)"
@@ -22,13 +24,28 @@ COLUMN_NAME = "b (later)"
 
 @dataclass(frozen=True)
 class ConfidenceInterval:
-    """A two-sided confidence interval."""
+    """A two-sided confidence interval: ``low, high = ci``, ``ci[0]``, ``ci.low`` all work.
+
+    Examples
+    --------
+    >>> from survfair import ConfidenceInterval
+    >>> ci = ConfidenceInterval(0.7, 0.9)
+    >>> low, high = ci
+    >>> (ci[0], ci[1], ci.high, len(ci)) == (0.7, 0.9, 0.9, 2)
+    True
+    """
 
     low: float
     high: float
 
     def __iter__(self):
         return iter((self.low, self.high))
+
+    def __getitem__(self, index):
+        return (self.low, self.high)[index]
+
+    def __len__(self) -> int:
+        return 2
 
 
 def check_confidence_level(confidence_level: float) -> float:
@@ -165,7 +182,7 @@ def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, secon
         draws = reps[:, first] - reps[:, second]
         jackknife = None
         if _has_jackknife(result):
-            jack = result.extras["jackknife"]
+            jack = result.jackknife.cells
             jackknife = jack[:, first] - jack[:, second]
         low, high = bootstrap_interval(values, draws, jackknife, level)
         return values, _nanstd(draws), low, high, bootstrap_p_value(values, draws, jackknife, 0.0)
@@ -206,13 +223,13 @@ def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tup
     values = result.values.ravel()
     if result.replicates is not None:
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
-        jackknife = result.extras["jackknife"] if _has_jackknife(result) else None
+        jackknife = result.jackknife.cells if _has_jackknife(result) else None
         return bootstrap_interval(values, reps, jackknife, level)
     return cell_wald_interval(values, cell_se(result), level)
 
 
 def _has_jackknife(result) -> bool:
-    return getattr(result, "bootstrap_method", None) == "bca" and "jackknife" in getattr(result, "extras", {})
+    return getattr(result, "bootstrap_method", None) == "bca" and getattr(result, "jackknife", None) is not None
 
 
 def _nanstd(draws: np.ndarray) -> np.ndarray:
@@ -240,7 +257,7 @@ def _contrast_jackknife(result: "XCIResult", weights: np.ndarray) -> np.ndarray 
     """Delete-one jackknife values of the contrasts (n, K), when BCa intervals are requested."""
     if not _has_jackknife(result):
         return None
-    return _combine_rows(weights, result.extras["jackknife"])
+    return _combine_rows(weights, result.jackknife.cells)
 
 
 def _acceleration(jackknife: np.ndarray) -> float:
@@ -425,6 +442,60 @@ class CellMatrixAccessors:
 
 
 @dataclass(frozen=True)
+class BootstrapDraws:
+    """Bootstrap replicates of the matrix and of the pooled C.
+
+    Attributes
+    ----------
+    cells : ndarray of shape (n_resamples, G, G)
+        Replicates of the matrix; NaN for a cell without a weighted comparable pair in that
+        replicate, and for every cell of a failed replicate.
+    overall : ndarray of shape (n_resamples,)
+        Replicates of the pooled C.
+    n_failed : int
+        Replicates in which no estimate could be formed (no comparable pair, or a censoring
+        survival of 0 used as a weight); all their cells are NaN.
+    n_undefined : ndarray of shape (G, G)
+        Per cell, the replicates in which that cell is NaN (failed replicates included).
+    stratify : str or None
+    seed_entropy : int
+        Entropy of the root SeedSequence (reproduces the replicates).
+    """
+
+    cells: np.ndarray = field(repr=False)
+    overall: np.ndarray = field(repr=False)
+    n_failed: int
+    n_undefined: np.ndarray = field(repr=False)
+    stratify: str | None
+    seed_entropy: int
+
+    def __post_init__(self):
+        for name in ("cells", "overall", "n_undefined"):
+            object.__setattr__(self, name, _readonly(getattr(self, name)))
+
+
+@dataclass(frozen=True)
+class Jackknife:
+    """Delete-one estimates, for the acceleration of BCa intervals (censoring weights held fixed).
+
+    Attributes
+    ----------
+    cells : ndarray of shape (n_samples, G*G)
+        Row k: every cell (row-major) without individual k; NaN where k's removal leaves a cell
+        without a weighted pair.
+    overall : ndarray of shape (n_samples,)
+        The pooled C without individual k.
+    """
+
+    cells: np.ndarray = field(repr=False)
+    overall: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "cells", _readonly(self.cells))
+        object.__setattr__(self, "overall", _readonly(self.overall))
+
+
+@dataclass(frozen=True)
 class XCIResult(CellMatrixAccessors):
     """Result of :func:`survfair.xci`: the G x G xCI matrix, its pair counts and settings.
 
@@ -437,16 +508,10 @@ class XCIResult(CellMatrixAccessors):
     ----------
     groups : tuple
         Group labels in matrix order.
-    method : {"naive", "ipcw"}
-        Estimator: eq. 4 (Harrell-style) or eq. 7 (truncated IPCW).
-    tau : float or None
-        Truncation time of the IPCW estimator (None: no truncation).
-    censoring : {"group", "pooled"} or None
-        How the censoring survival was estimated (None for the naive estimator).
-    tied_tol : float
-        Risks closer than this are tied.
-    strict : bool
-        True for the paper's literal eq. 3-4 (strict time order, tied risk counts 0).
+    settings : EstimatorSettings
+        How the matrix was estimated; also readable as ``method`` ({"naive", "ipcw"}: eq. 4 or
+        eq. 7), ``tau`` (IPCW truncation time or None), ``censoring`` ({"group", "pooled"}, None
+        for the naive estimator), ``tied_tol`` and ``strict`` (the paper's literal eqs. 3-4).
     n_samples : int
         Rows analysed.
     n_excluded : int
@@ -465,23 +530,24 @@ class XCIResult(CellMatrixAccessors):
     confidence_level : float
         Level of the intervals reported by the result and its summaries.
     ci_method : str or None
-        How ``covariance`` / ``replicates`` were obtained ("analytic", "bootstrap"), or None.
-    replicates : ndarray of shape (n_resamples, G, G) or None
-        Bootstrap replicates of the matrix, when ``ci="bootstrap"``.
-    extras : dict
-        Private inference data: the validated sample (``"sample"``), the influence functions
-        (``"influence"``, analytic), the delete-one jackknife (``"jackknife"``, BCa), the
-        bootstrap draws of the pooled C (``"bootstrap"``).
+        How the intervals were obtained ("analytic", "bootstrap"), or None.
+    bootstrap : BootstrapDraws or None
+        Bootstrap replicates of the matrix and of the pooled C (``ci="bootstrap"``); the
+        matrix replicates are also :attr:`replicates`, of shape (n_resamples, G, G).
+    jackknife : Jackknife or None
+        Delete-one estimates for the BCa acceleration (``bootstrap_method="bca"``).
     bootstrap_method : {"bca", "percentile"} or None
         Interval of the bootstrap replicates (None without bootstrap).
+    sample : SurvivalSample or None
+        The validated rows the matrix was estimated on (a paired comparison checks and re-uses
+        them, :func:`survfair.compare_xci`).
+    refit_censoring : bool
+        Whether the censoring curves were fitted on :attr:`sample` (True) or on a separate
+        ``censoring_reference`` (False, the weights are then fixed in the inference).
     """
 
     groups: tuple
-    method: str
-    tau: float | None
-    censoring: str | None
-    tied_tol: float
-    strict: bool
+    settings: EstimatorSettings
     n_samples: int
     n_excluded: int
     pair_counts: PairCounts = field(repr=False)
@@ -491,15 +557,42 @@ class XCIResult(CellMatrixAccessors):
     influence: Any = field(repr=False, default=None)
     confidence_level: float = 0.95
     ci_method: str | None = None
-    replicates: np.ndarray | None = field(repr=False, default=None)
-    extras: dict = field(repr=False, default_factory=dict)
+    bootstrap: BootstrapDraws | None = field(repr=False, default=None)
+    jackknife: Jackknife | None = field(repr=False, default=None)
     bootstrap_method: str | None = None
+    sample: SurvivalSample | None = field(repr=False, default=None)
+    refit_censoring: bool = True
 
     def __post_init__(self):
         counts = PairCounts(*(_readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
         object.__setattr__(self, "pair_counts", counts)
-        if self.replicates is not None:
-            object.__setattr__(self, "replicates", _readonly(self.replicates))
+
+    # -- settings -----------------------------------------------------------------------------
+    @property
+    def method(self) -> str:
+        return self.settings.method
+
+    @property
+    def tau(self) -> float | None:
+        return self.settings.tau
+
+    @property
+    def censoring(self) -> str | None:
+        """How the censoring survival was estimated; None for the naive estimator."""
+        return self.settings.censoring if self.settings.method == "ipcw" else None
+
+    @property
+    def tied_tol(self) -> float:
+        return self.settings.tied_tol
+
+    @property
+    def strict(self) -> bool:
+        return self.settings.strict
+
+    @property
+    def replicates(self) -> np.ndarray | None:
+        """Bootstrap replicates of the matrix, shape (n_resamples, G, G), or None."""
+        return None if self.bootstrap is None else self.bootstrap.cells
 
     @property
     def covariance(self) -> np.ndarray | None:

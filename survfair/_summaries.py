@@ -248,8 +248,8 @@ def min_xci(result: XCIResult) -> MinXCI:
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN replicates stay NaN
             minima = np.nanmin(np.where(defined[None], result.replicates, np.nan), axis=(1, 2))
             jackknife = None
-            if result.bootstrap_method == "bca" and "jackknife" in result.extras:
-                jack = result.extras["jackknife"][:, defined.ravel()]
+            if result.bootstrap_method == "bca" and result.jackknife is not None:
+                jack = result.jackknife.cells[:, defined.ravel()]
                 jackknife = np.nanmin(jack, axis=1)[:, None]
             se = float(np.nanstd(minima, ddof=1))  # fewer than two defined replicates: NaN
         low, high = bootstrap_interval(np.array([value]), minima[:, None], jackknife, result.confidence_level)
@@ -346,7 +346,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     value = result.overall
     level = result.confidence_level
     influence = result.influence
-    draws = result.extras.get("bootstrap")
+    draws = result.bootstrap
     se, interval, p_value = math.nan, ConfidenceInterval(math.nan, math.nan), math.nan
     if result.ci_method == "analytic" and influence is not None:
         se = math.sqrt(influence.overall_variance)
@@ -356,8 +356,8 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
             p_value = float(2 * stats.norm.sf(abs(value - null) / se))
     elif result.ci_method == "bootstrap" and draws is not None:
         jackknife = None
-        if result.bootstrap_method == "bca" and "jackknife_overall" in result.extras:
-            jackknife = result.extras["jackknife_overall"][:, None]
+        if result.bootstrap_method == "bca" and result.jackknife is not None:
+            jackknife = result.jackknife.overall[:, None]
         values, column = np.array([value]), draws.overall[:, None]
         low, high = bootstrap_interval(values, column, jackknife, level)
         interval = ConfidenceInterval(float(low[0]), float(high[0]))

@@ -20,6 +20,7 @@ from ._kernel import (
     prepare_pairs,
 )
 from ._results import XCIResult, check_confidence_level
+from ._settings import CENSORING, METHODS, EstimatorSettings, check_tied_tol
 from ._validation import (
     SurvivalSample,
     check_option,
@@ -31,30 +32,13 @@ from ._validation import (
 
 __all__ = ["xci", "estimate_xci"]
 
-METHODS = ("naive", "ipcw")
-CENSORING = ("group", "pooled")
+#: Kept for the modules that still import it from here (the tolerance check lives in _settings).
+_check_tied_tol = check_tied_tol
 
 
-def _check_tied_tol(tied_tol: Any) -> float:
-    if isinstance(tied_tol, bool) or not isinstance(tied_tol, (int, float, np.integer, np.floating)):
-        raise TypeError(f"tied_tol must be a number >= 0, got {type(tied_tol).__name__}.")
-    if not np.isfinite(tied_tol) or tied_tol < 0:
-        raise ValueError(f"tied_tol must be a finite number >= 0, got {tied_tol}.")
-    return float(tied_tol)
-
-
-def check_settings(method: Any, tau: Any, censoring: Any, tied_tol: Any, strict: Any) -> dict:
-    """Validate the estimator settings (shared by :func:`xci` and :mod:`survfair.mitigate`)."""
-    settings = {
-        "method": check_option(method, "method", METHODS),
-        "censoring": check_option(censoring, "censoring", CENSORING),
-        "tau": check_tau(tau),
-        "tied_tol": _check_tied_tol(tied_tol),
-    }
-    if not isinstance(strict, (bool, np.bool_)):
-        raise TypeError(f"strict must be True or False, got {type(strict).__name__}.")
-    settings["strict"] = bool(strict)
-    return settings
+def check_settings(method: Any, tau: Any, censoring: Any, tied_tol: Any, strict: Any) -> EstimatorSettings:
+    """Validated estimator settings (shared by :func:`xci` and :mod:`survfair.mitigate`)."""
+    return EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
 
 
 def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> SurvivalSample:
@@ -316,8 +300,8 @@ def xci(
     1.0
     """
     settings = check_settings(method, tau, censoring, tied_tol, strict)
-    method, tau, censoring = settings["method"], settings["tau"], settings["censoring"]
-    tied_tol, strict = settings["tied_tol"], settings["strict"]
+    method, tau, censoring = settings.method, settings.tau, settings.censoring
+    tied_tol, strict = settings.tied_tol, settings.strict
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     confidence_level = check_confidence_level(confidence_level)
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)
@@ -350,11 +334,7 @@ def xci(
     }
     result = XCIResult(
         groups=sample.groups,
-        method=method,
-        tau=tau,
-        censoring=censoring if method == "ipcw" else None,
-        tied_tol=tied_tol,
-        strict=strict,
+        settings=settings,
         n_samples=sample.n_samples,
         n_excluded=n_excluded,
         pair_counts=counts,

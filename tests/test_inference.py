@@ -176,7 +176,7 @@ def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier
         derivative[k] = ((theta_k - theta) / step).ravel()
         derivative_overall[k] = (pooled_k - pooled) / step
     # phi carries DeLong's sqrt(m / (m - 1)) on the pair terms; undo it through a fixed-weight twin
-    sample = res.extras["sample"]
+    sample = res.sample
     settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=False)
     fixed = _inference.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     plain = _brute_plain_phi(time, event, group, risk, res)
@@ -203,7 +203,7 @@ def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring
         tied = [t for t in np.unique(time[event]) if (time == t).sum() > 1]
         tau = float(tied[len(tied) // 2])
     res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, strict=strict, ci="analytic")
-    sample = res.extras["sample"]
+    sample = res.sample
     settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=strict)
     fixed = _inference.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     km_term = res.influence.cells - fixed.cells
@@ -228,7 +228,7 @@ def test_censoring_reference_keeps_the_weights_fixed():
     time, event, group, risk = _cohort(120, seed=5, n_groups=2, ties=True)
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic",
                        censoring_reference=(time, event, group))
-    sample = res.extras["sample"]
+    sample = res.sample
     fixed = _inference.influence(sample, res.pair_counts, method="ipcw", tau=3.0, curves=res.censoring_curves,
                                  tied_tol=1e-8, strict=False, censoring_estimated=False)
     np.testing.assert_array_equal(res.covariance, fixed.covariance)
@@ -425,7 +425,7 @@ def test_same_seed_identical_for_any_n_jobs_and_dask(dask_client):
     again = survfair.xci(time, event, group, risk, **kw)
     for other in (two, on_dask, again):
         np.testing.assert_array_equal(one.replicates, other.replicates)
-        np.testing.assert_array_equal(one.extras["bootstrap"].overall, other.extras["bootstrap"].overall)
+        np.testing.assert_array_equal(one.bootstrap.overall, other.bootstrap.overall)
         pd.testing.assert_frame_equal(one.ci_low, other.ci_low)
     other_seed = survfair.xci(time, event, group, risk, **{**kw, "random_state": 2025})
     assert not np.array_equal(one.replicates, other_seed.replicates)
@@ -444,7 +444,7 @@ def test_undefined_cells_in_replicates_are_nan_counted_and_warned():
             time, event, group, risk, method="naive", ci="bootstrap", n_resamples=200, random_state=0,
             progress=False,
         )
-    draws = res.extras["bootstrap"]
+    draws = res.bootstrap
     assert 0 < draws.n_undefined[1, 0] < 200  # the lone event is drawn in only some replicates
     assert np.isnan(res.replicates[:, 1, 0]).sum() == draws.n_undefined[1, 0]
     low, high = res.confidence_interval()
@@ -665,7 +665,7 @@ def test_influence_does_not_depend_on_the_order_of_the_contributions():
 
     time, event, group, risk = _cohort(200, seed=12, n_groups=3, ties=True)
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
-    sample = res.extras["sample"]
+    sample = res.sample
     settings = dict(method="ipcw", tau=3.0, curves=res.censoring_curves, tied_tol=1e-8, strict=False,
                     censoring_estimated=True)
     _, _, in_time_order = count_pairs_and_contributions(

@@ -385,7 +385,7 @@ def test_group_monotone_matches_event_score_distributions_and_keeps_within_cells
 def test_group_monotone_ipcw_and_errors():
     time, event, g, risk = simulate(600, seed=13)
     fitted = group_monotone(time, event, g, risk, tau=10.0)
-    assert fitted.settings["method"] == "ipcw"
+    assert fitted.settings.method == "ipcw"
     delta = fitted.before_after.query("metric == 'delta_between'")
     assert abs(delta["after"].iloc[0]) < abs(delta["before"].iloc[0])
     risk_flat = risk.copy()

@@ -102,3 +102,35 @@ def test_xauc_refuses_a_delong_covariance_that_would_not_fit(monkeypatch):
     with pytest.raises(survfair.MemoryLimitError, match=r"DeLong covariance of the 400 xAUC cells .* groups=") as info:
         survfair.xauc(rng.integers(0, 2, 400), group, rng.normal(size=400))
     assert info.value.remedies == ("groups",) and info.value.needed == 8 * 20**4
+
+
+def test_results_hold_typed_read_only_fields(data_factory):
+    """Issue 19: no dict of extras; the settings are one frozen object; intervals are subscriptable."""
+    import dataclasses
+
+    time, event, codes, risk = data_factory(200, 2, 5)
+    res = survfair.xci(time, event, codes, risk, tau=20.0, ci="bootstrap", n_resamples=50, random_state=1)
+    assert not hasattr(res, "extras")
+    assert res.settings == survfair.EstimatorSettings(method="ipcw", tau=20.0, censoring="group")
+    assert (res.method, res.tau, res.censoring, res.tied_tol, res.strict) == ("ipcw", 20.0, "group", 1e-8, False)
+    assert isinstance(res.bootstrap, survfair.BootstrapDraws) and res.replicates is res.bootstrap.cells
+    assert isinstance(res.jackknife, survfair.Jackknife) and res.jackknife.cells.shape == (200, 4)
+    assert res.sample.n_samples == 200 and res.refit_censoring
+    for array in (res.bootstrap.cells, res.bootstrap.overall, res.jackknife.cells, res.jackknife.overall):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.settings.tau = 5.0
+    naive = survfair.xci(time, event, codes, risk, method="naive")
+    assert naive.censoring is None and naive.settings.method == "naive"
+    estimate = survfair.delta_between(res, 0, 1)
+    assert estimate.confidence_interval[0] == estimate.confidence_interval.low
+    assert tuple(estimate.confidence_interval) == (estimate.confidence_interval[0], estimate.confidence_interval[1])
+
+
+def test_settings_are_validated_once():
+    with pytest.raises(ValueError, match=r"method must be one of \['naive', 'ipcw'\]"):
+        survfair.EstimatorSettings.checked(method="cox")
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        survfair.EstimatorSettings.checked(strict="yes")
+    assert survfair.EstimatorSettings.checked(tau=3).tau == 3.0

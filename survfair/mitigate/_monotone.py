@@ -21,6 +21,7 @@ from .._censoring import fit_censoring
 from .._exceptions import PositivityError
 from .._results import _readonly
 from .._validation import SurvivalSample
+from .._settings import EstimatorSettings
 from .._xci import check_settings
 from ._shift import (
     _format_table,
@@ -68,13 +69,13 @@ def _event_distribution(sample: SurvivalSample, code: int, weights: np.ndarray) 
     return risks, positions
 
 
-def _event_weights(sample: SurvivalSample, settings: dict) -> np.ndarray:
+def _event_weights(sample: SurvivalSample, settings: EstimatorSettings) -> np.ndarray:
     """Weight of each row in its group's score distribution among events before tau."""
-    tau = math.inf if settings["tau"] is None else settings["tau"]
+    tau = math.inf if settings.tau is None else settings.tau
     used = sample.event & (sample.time < tau)
     weights = used.astype(float)
-    if settings["method"] == "ipcw":
-        curves = fit_censoring(sample, settings["censoring"])
+    if settings.method == "ipcw":
+        curves = fit_censoring(sample, settings.censoring)
         for code in range(sample.n_groups):
             rows = used & (sample.group_codes == code)
             if not rows.any():
@@ -90,7 +91,7 @@ def _event_weights(sample: SurvivalSample, settings: dict) -> np.ndarray:
     return weights
 
 
-def fit_maps(sample: SurvivalSample, settings: dict, reference: int) -> dict:
+def fit_maps(sample: SurvivalSample, settings: EstimatorSettings, reference: int) -> dict:
     """Knots (risk in, risk out) of the map of every non-reference group."""
     weights = _event_weights(sample, settings)
     ref_risk, ref_position = _event_distribution(sample, reference, weights)
@@ -118,8 +119,8 @@ class GroupMonotone:
         Group labels in matrix order.
     reference : object
         Group whose scores are left unchanged and whose event-score distribution is the target.
-    settings : dict
-        method, tau, censoring, tied_tol, strict.
+    settings : EstimatorSettings
+        The xCI estimator's settings (method, tau, censoring, tied_tol, strict).
     n_fit, n_evaluation : int
         Rows of the fitting and evaluation samples.
 
@@ -136,7 +137,7 @@ class GroupMonotone:
     alpha: float
     beta: float
     maps: dict = field(repr=False)
-    settings: dict = field(repr=False)
+    settings: EstimatorSettings = field(repr=False)
     n_fit: int
     n_evaluation: int
     table: pd.DataFrame = field(repr=False)

@@ -64,6 +64,7 @@ from .._validation import (
     input_index,
     unmasked,
 )
+from .._settings import EstimatorSettings
 from .._xci import check_settings, estimate_xci, xci
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
@@ -299,12 +300,12 @@ class _State:
 class ShiftProblem:
     """Evaluates the xCI matrix of a sample whose groups are shifted by offsets (kernel calls only)."""
 
-    def __init__(self, sample: SurvivalSample, settings: dict):
+    def __init__(self, sample: SurvivalSample, settings: EstimatorSettings):
         self.sample = sample
         self.settings = settings
         self.curves: CensoringCurves | None = None
-        if settings["method"] == "ipcw":
-            self.curves = fit_censoring(sample, settings["censoring"])
+        if settings.method == "ipcw":
+            self.curves = fit_censoring(sample, settings.censoring)
         self.n_evaluations = 0
         base = self._counts(np.zeros(sample.n_groups))
         self.denominator = np.array(base.denominator)
@@ -322,8 +323,8 @@ class ShiftProblem:
         shifted = dataclasses.replace(self.sample, risk=risk)
         self.n_evaluations += 1
         return estimate_xci(
-            shifted, method=self.settings["method"], tau=self.settings["tau"], curves=self.curves,
-            tied_tol=self.settings["tied_tol"], strict=self.settings["strict"],
+            shifted, method=self.settings.method, tau=self.settings.tau, curves=self.curves,
+            tied_tol=self.settings.tied_tol, strict=self.settings.strict,
         )
 
     def evaluate(self, offsets: np.ndarray) -> _State:
@@ -339,7 +340,7 @@ class ShiftProblem:
         own = self.sample.group_codes == k
         mine, others = self.sample.risk[own], risk[~own]
         lo, hi = float(others.min() - mine.max()), float(others.max() - mine.min())
-        pad = 1e-3 * (hi - lo) + 4 * self.settings["tied_tol"] + 1e-12 * max(1.0, abs(lo), abs(hi))
+        pad = 1e-3 * (hi - lo) + 4 * self.settings.tied_tol + 1e-12 * max(1.0, abs(lo), abs(hi))
         return lo - pad, hi + pad
 
 
@@ -521,10 +522,10 @@ def _labels(sample: SurvivalSample) -> np.ndarray:
     return np.array(sample.groups + (None,), dtype=object)[:-1][sample.group_codes]
 
 
-def _result(sample: SurvivalSample, risk: np.ndarray, settings: dict, xci_kwargs: dict) -> XCIResult:
+def _result(sample: SurvivalSample, risk: np.ndarray, settings: EstimatorSettings, xci_kwargs: dict) -> XCIResult:
     return xci(
-        sample.time, sample.event, _labels(sample), risk, method=settings["method"], tau=settings["tau"],
-        censoring=settings["censoring"], tied_tol=settings["tied_tol"], strict=settings["strict"],
+        sample.time, sample.event, _labels(sample), risk, method=settings.method, tau=settings.tau,
+        censoring=settings.censoring, tied_tol=settings.tied_tol, strict=settings.strict,
         groups=sample.groups, **xci_kwargs,
     )
 
@@ -571,7 +572,7 @@ def _rows_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
 
 def before_after_table(
     samples: Sequence[tuple[str, SurvivalSample, np.ndarray]],
-    settings: dict,
+    settings: EstimatorSettings,
     alpha: float,
     beta: float,
     xci_kwargs: dict,
@@ -655,8 +656,8 @@ class GroupShift:
         How the offsets were found.
     n_evaluations : int
         Kernel evaluations used by the search.
-    settings : dict
-        method, tau, censoring, tied_tol, strict.
+    settings : EstimatorSettings
+        The xCI estimator's settings (method, tau, censoring, tied_tol, strict).
     n_fit, n_evaluation : int
         Rows of the fitting and the evaluation sample (0 without an evaluation sample).
 
@@ -681,7 +682,7 @@ class GroupShift:
     plateau: tuple | None
     search: str = field(repr=False)
     n_evaluations: int = field(repr=False)
-    settings: dict = field(repr=False)
+    settings: EstimatorSettings = field(repr=False)
     n_fit: int
     n_evaluation: int
     table: pd.DataFrame = field(repr=False)
