@@ -68,7 +68,8 @@ def xci_score(
         raise ValueError("a and b must be given together (the pair of groups for Δbetween).")
     if isinstance(risk, np.ndarray) and risk.ndim == 2 and risk.shape[1] == 1:
         risk = risk[:, 0]  # predict() of some estimators returns a column; a Series keeps its index
-    result = xci(y_true, None, group, risk, **xci_kwargs)
+    # a score needs the point estimate only: no intervals unless asked for
+    result = xci(y_true, None, group, risk, **{"ci": None, **xci_kwargs})
     if statistic == "min_xci":
         return float(min_xci(result).value) if not np.isnan(result.values).all() else float("nan")
     if statistic == "overall":

@@ -149,7 +149,7 @@ def xci(
     censoring_reference: Any = None,
     groups: Sequence | None = None,
     strict: bool = False,
-    ci: str | None = None,
+    ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
     random_state: Any = None,
@@ -205,8 +205,9 @@ def xci(
         Use the paper's literal eq. 3-4: comparable only if O_i < O_j strictly, tied risk counts 0.
         The default follows scikit-survival (a censored time equal to an event time is later;
         tied risk counts 1/2).
-    ci : {None, "analytic", "bootstrap"}, default=None
-        Uncertainty to attach. ``"analytic"``: covariance of all G^2 cells from the influence
+    ci : {"analytic", "bootstrap", None}, default="analytic"
+        Uncertainty to attach (the same default as :func:`survfair.xauc_t`, :func:`survfair.compare_xci`
+        and the command line: every number comes with an interval). ``"analytic"``: covariance of all G^2 cells from the influence
         functions (U-statistic / DeLong structural components, plus the Kaplan-Meier term of the
         estimated IPCW weights), Wald intervals; costs about twice the point estimate with 2
         groups, more with many (the later-member pass queries every group's ranks).

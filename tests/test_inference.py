@@ -603,7 +603,7 @@ def test_invalid_inference_options(kwargs, error, match):
 
 def test_no_inference_keeps_nan_fields():
     time, event, group, risk = _cohort(80, seed=0)
-    res = survfair.xci(time, event, group, risk)
+    res = survfair.xci(time, event, group, risk, ci=None)
     assert res.covariance is None and res.replicates is None
     assert np.isnan(survfair.overall_c(res).se)
     assert np.isnan(survfair.delta_between(res, 0, 1).p_value)

@@ -188,12 +188,12 @@ def test_compare_matches_xci_and_summaries(obvious):
     cox = MODELS["sksurv-cox"](obvious)
     data = frame.assign(time=time, event=event, group=group, published=0.5 * frame["x"])
     out = compare({"cox": cox, "published": "published", "array": data["z"].to_numpy()},
-                  "time", "event", "group", X=frame, data=data, groups=["b", "a"], tau=2.0)
+                  "time", "event", "group", X=frame, data=data, groups=["b", "a"], tau=2.0, ci=None)
     table = out.table
     assert list(table.index) == ["cox", "published", "array"]
     assert list(table.columns[:2]) == ["n", "events"]
     for name, risk in (("cox", risk_scores(cox, frame)), ("published", data["published"]), ("array", data["z"])):
-        res = sf.xci(time, event, group, np.asarray(risk), groups=["b", "a"], tau=2.0)
+        res = sf.xci(time, event, group, np.asarray(risk), groups=["b", "a"], tau=2.0, ci=None)
         np.testing.assert_array_equal(out.results[name].values, res.values)
         assert table.loc[name, "xci[b,a]"] == res.matrix.loc["b", "a"]
         assert table.loc[name, "delta_within[b,a]"] == sf.delta_within(res, "b", "a").value

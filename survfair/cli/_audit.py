@@ -223,8 +223,7 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
                "confidence_level": args.confidence_level}
     if groups is not None:
         options["groups"] = groups
-    if args.ci != "none":
-        options["ci"] = args.ci
+    options["ci"] = None if args.ci == "none" else args.ci
     if args.ci == "bootstrap":
         options.update(n_resamples=args.n_resamples, random_state=args.seed, n_jobs=args.n_jobs,
                        bootstrap_method=args.bootstrap_method,

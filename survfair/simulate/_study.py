@@ -143,7 +143,7 @@ def study(
             group, z = cohort["group"].to_numpy(), cohort["z"].to_numpy()
             for k, h in enumerate(grid):
                 risk = -(h * group + beta2_hat * z)
-                res = xci(cohort["time"], cohort["event"], group, risk, method="naive")
+                res = xci(cohort["time"], cohort["event"], group, risk, method="naive", ci=None)
                 estimates[rep, k] = _cells(res)
             bar.update(1)
     rows = []
@@ -313,10 +313,10 @@ def _estimate(estimator: str, time, event, group, risk, tau) -> np.ndarray:
         try:
             if estimator == "naive":
                 t, e = _truncate(time, event, tau)
-                res = xci(t, e, group, risk, method="naive")
+                res = xci(t, e, group, risk, method="naive", ci=None)
             else:
                 pooled = "pooled" if estimator == "ipcw_pooled" else "group"
-                res = xci(time, event, group, risk, method="ipcw", tau=tau, censoring=pooled)
+                res = xci(time, event, group, risk, method="ipcw", tau=tau, censoring=pooled, ci=None)
         except (PositivityError, NoComparablePairError):
             return np.full((2, 2), np.nan)
     return _cells(res)
