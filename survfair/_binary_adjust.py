@@ -23,7 +23,7 @@ from scipy import optimize, special
 from ._kernel import count_pairs
 from ._results import check_confidence_level
 from ._validation import SurvivalSample, check_binary_inputs
-from ._xauc import XAUCResult, _xauc_from_sample
+from ._xauc import XAUCResult, _xauc_from_sample, warn_orientation
 from ._xci import _check_tied_tol
 
 __all__ = ["LogisticAdjustment", "EqualOpportunityAdjustment", "logistic_adjustment", "equal_opportunity_adjustment"]
@@ -197,7 +197,9 @@ def logistic_adjustment(
         Grid points of the initial search (>= 2).
     tied_tol : float, default=1e-8
     confidence_level : float, default=0.95
-        Level of the intervals of the ``before``/``after`` results.
+        Level of the intervals of the ``before``/``after`` results (the rule of
+        :func:`survfair.xauc`: logit-scale Wald for the xAUCs and AUCs, inside (0, 1), raw-scale
+        Wald for differences such as ΔxAUC).
 
     Returns
     -------
@@ -210,6 +212,12 @@ def logistic_adjustment(
     TypeError, ValueError
         As :func:`survfair.xauc`; if ``a``/``b`` do not occur, are equal or lack positives or
         negatives; ``adjust`` not in (a, b); invalid ``alpha_bounds``, ``beta`` or ``grid``.
+
+    Warns
+    -----
+    UserWarning
+        As :func:`survfair.xauc`, when the pooled AUC of the original score is below 0.5 (a
+        score oriented against ``positive``; the adjustment keeps that orientation).
     """
     (low, high), beta = _check_bounds(alpha_bounds, beta)
     if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 2:
@@ -219,6 +227,7 @@ def logistic_adjustment(
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
     before = _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    warn_orientation(before, stacklevel=2)
     if adjust is None:
         m = before.values
         adjust = a if m[ca, cb] <= m[cb, ca] else b
@@ -307,7 +316,7 @@ def equal_opportunity_adjustment(
     Parameters
     ----------
     y, group, score, data, positive, tied_tol, confidence_level
-        As in :func:`survfair.xauc`.
+        As in :func:`survfair.xauc` (the same interval rule for the ``before``/``after`` results).
     a : hashable
         Reference group (unchanged).
     b : hashable
@@ -325,6 +334,12 @@ def equal_opportunity_adjustment(
         As :func:`survfair.xauc`; if ``a``/``b`` do not occur, are equal or lack positives or
         negatives.
 
+    Warns
+    -----
+    UserWarning
+        As :func:`survfair.xauc`, when the pooled AUC of the original score is below 0.5 (a
+        score oriented against ``positive``).
+
     Notes
     -----
     G_1^b and (G_1^a)^{-1} are the empirical positive-class distributions made continuous by
@@ -336,6 +351,7 @@ def equal_opportunity_adjustment(
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
     before = _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    warn_orientation(before, stacklevel=2)
     in_a, in_b = sample.group_codes == ca, sample.group_codes == cb
     adjusted = sample.risk.copy()
     adjusted[in_b] = _equal_opportunity_map(

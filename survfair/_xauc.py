@@ -34,6 +34,7 @@ from ._results import (
     ConfidenceInterval,
     _json_safe,
     _readonly,
+    cell_wald_interval,
     check_confidence_level,
 )
 from ._summaries import Estimate, contrast
@@ -148,6 +149,45 @@ class XAUCResult(CellMatrixAccessors):
         """Alias of :attr:`overall`: the population AUC."""
         return self.overall
 
+    def overall_estimate(self, *, null: float = 0.5, confidence_level: float | None = None) -> Estimate:
+        """The population AUC :attr:`overall` with its DeLong standard error, interval and p-value.
+
+        The pooled AUC is the two-sample U-statistic of all positives against all negatives, so
+        its DeLong variance is S10 / n_1 + S01 / n_0 with the placement values of every positive
+        (against all negatives) and every negative (against all positives).
+
+        Parameters
+        ----------
+        null : float, default=0.5
+            Value under H0 for the two-sided Wald p-value (0.5: a score no better than chance).
+        confidence_level : float, optional
+            Defaults to :attr:`confidence_level`.
+
+        Returns
+        -------
+        Estimate
+            The interval follows the one rule of the binary family (see :func:`balanced_xauc`):
+            Wald on the logit scale, inside (0, 1); at 0 or 1 or with se 0 the raw Wald interval
+            clipped to [0, 1]. se, interval and p-value are NaN with a single positive or negative.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``null`` is not a finite number or ``confidence_level`` is not in (0, 1).
+        """
+        number = isinstance(null, (int, float, np.integer, np.floating)) and not isinstance(null, bool)
+        if not (number and np.isfinite(null)):
+            raise TypeError(f"null must be a finite number, got {null!r}.")
+        level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
+        everyone = np.ones(len(self.groups), dtype=bool)
+        value, variance = _pooled_parts(self, everyone, everyone)
+        se = math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan
+        low, high = cell_wald_interval(np.array([value]), np.array([se]), level)
+        p_value = math.nan
+        if np.isfinite(se) and se > 0:
+            p_value = float(2 * stats.norm.sf(abs(value - float(null)) / se))
+        return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), p_value, float(null), level)
+
     @property
     def counts(self) -> pd.DataFrame:
         """Tidy counts, one row per ordered group pair (a, b).
@@ -176,8 +216,10 @@ class XAUCResult(CellMatrixAccessors):
         )
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the AUC."""
+        """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the AUC (with its
+        DeLong se and interval, :meth:`overall_estimate`)."""
         balanced = balanced_xauc(self).reset_index()
+        pooled = self.overall_estimate()
         return _json_safe(
             {
                 "metric": "xauc",
@@ -186,6 +228,9 @@ class XAUCResult(CellMatrixAccessors):
                 "n_samples": self.n_samples,
                 "groups": [str(g) for g in self.groups],
                 "auc": self.overall,
+                "auc_se": pooled.se,
+                "auc_ci_low": pooled.confidence_interval.low,
+                "auc_ci_high": pooled.confidence_interval.high,
                 "confidence_level": self.confidence_level,
                 "ci_method": self.ci_method,
                 "cells": [
@@ -301,13 +346,14 @@ def xauc(
     tied_tol : float, default=1e-8
         Scores with |r_i - r_j| <= tied_tol are tied and count 1/2 (as in sklearn's ROC AUC).
     confidence_level : float, default=0.95
-        Level of the Wald intervals from the DeLong variance.
+        Level of the intervals: Wald on the logit scale from the DeLong variance (see Notes).
 
     Returns
     -------
     XAUCResult
         ``.matrix`` (rows a = positive's group, columns b = negative's group), ``.se``,
-        ``.confidence_interval()``, ``.covariance`` (all cells jointly), ``.counts``, ``.overall``.
+        ``.confidence_interval()``, ``.covariance`` (all cells jointly), ``.counts``, ``.overall``
+        and ``.overall_estimate()`` (the population AUC with its DeLong se and interval).
 
     Raises
     ------
@@ -323,6 +369,10 @@ def xauc(
     UndefinedXAUCWarning
         For cells without a pair (NaN) and for DeLong variances that need at least two
         positives and two negatives in the groups involved.
+    UserWarning
+        When the pooled AUC is below 0.5: the score may be oriented against ``positive`` (a
+        probability of the other class, or a score where lower means the positive class), and a
+        Brier score (:func:`group_metrics`) needs the score to be P(y == positive).
 
     Notes
     -----
@@ -330,6 +380,20 @@ def xauc(
     1[a = c] cov_{P_a}(V10_ab, V10_cd) / n_1^a + 1[b = d] cov_{N_b}(V01_ab, V01_cd) / n_0^b with
     the placement values V10, V01 from the kernel (sample covariances with ddof=1), so intervals
     of any contrast of cells (e.g. :func:`delta_xauc`) use the right covariance.
+
+    Interval rule, the same for every probability-scale estimate of the binary family (cells,
+    within-group and pooled AUC, balanced and cross-group xAUCs): Wald on the logit scale from
+    the DeLong standard error, so the limits stay inside (0, 1); an estimate at 0 or 1, or with
+    standard error 0, gets the raw Wald interval clipped to [0, 1] (a cell at 1 with se 0 gets
+    [1, 1]). Differences of cells (ΔxAUC, :func:`survfair.contrast`) keep the raw-scale Wald
+    interval.
+
+    Outcome coding. Which label is ``positive`` is part of the question: swapping the labels
+    and negating the score gives the transposed matrix exactly, xAUC_{positive=0, -s}(a, b) =
+    xAUC_{positive=1, s}(b, a) (ties count 1/2 either way; the DeLong standard errors are
+    transposed too), and the balanced xAUCs swap, xAUC^1 <-> xAUC^0 per group; the pooled and
+    within-group AUCs are unchanged. Swapping the labels without negating the score gives
+    1 - xAUC_{positive=1, s}(b, a) (and an AUC below 0.5, which is warned).
 
     References
     ----------
@@ -353,12 +417,40 @@ def xauc(
     >>> res = survfair.xauc(y, group, score)
     >>> float(res.matrix.loc["a", "b"]), float(res.matrix.loc["b", "a"]), float(res.matrix.loc["b", "b"])
     (1.0, 1.0, 0.5)
+
+    The other label as positive, with the score negated, transposes the matrix:
+
+    >>> score = [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1]
+    >>> res = survfair.xauc(y, group, score)
+    >>> flipped = survfair.xauc(y, group, [-s for s in score], positive=0)
+    >>> float(res.matrix.loc["a", "b"]), float(flipped.matrix.loc["b", "a"])
+    (0.75, 0.75)
+    >>> float(res.matrix.loc["b", "a"]), float(flipped.matrix.loc["a", "b"])
+    (1.0, 1.0)
     """
     tied_tol = _check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     sample, n_excluded = check_binary_inputs(y, group, score, data=data, positive=positive, groups=groups)
     warn_excluded_rows(n_excluded, stacklevel=2)
-    return _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    result = _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    warn_orientation(result, stacklevel=2)
+    return result
+
+
+def warn_orientation(result: XAUCResult, *, stacklevel: int = 2) -> None:
+    """Warn (UserWarning) when the pooled AUC is below 0.5: the score may rank the wrong class up.
+
+    ``stacklevel`` as for :func:`warnings.warn` called by the caller of this helper.
+    """
+    if result.overall < 0.5:
+        warnings.warn(
+            f"the pooled AUC is {result.overall:.3f} < 0.5: the score ranks negatives above positives more often "
+            f"than not, so it may be oriented against positive={result.positive!r} (a higher score must mean "
+            f"y == {result.positive!r} is more likely; give the other label as positive or negate the score). "
+            f"A Brier score needs the score to be P(y == {result.positive!r}).",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def _xauc_from_sample(
@@ -447,7 +539,8 @@ def delta_xauc(result: XAUCResult, a: Any, b: Any) -> Estimate:
     -------
     Estimate
         Value, DeLong standard error (the full cell covariance; the two cells use disjoint samples,
-        so their covariance is 0 for a != b), Wald interval and p-value of H0: ΔxAUC = 0.
+        so their covariance is 0 for a != b), Wald interval on the raw scale (a difference, in
+        [-1, 1]; the cells themselves get logit-Wald intervals) and p-value of H0: ΔxAUC = 0.
 
     Raises
     ------
@@ -501,6 +594,29 @@ def _balanced_parts(result: XAUCResult):
     return {1: (value1, cov1), 0: (value0, cov0)}
 
 
+def _pooled_parts(result: XAUCResult, positives: np.ndarray, negatives: np.ndarray) -> tuple[float, float]:
+    """Value and DeLong variance of P[R_1 > R_0] over pooled groups.
+
+    The positives of the groups flagged in ``positives`` (boolean, shape (G,)) against the
+    negatives of the groups flagged in ``negatives``: a two-sample U-statistic whose placement
+    values are row sums of the kernel's per-individual numerators. All groups on both sides give
+    the population AUC; one group on each side gives the cell and its DeLong variance exactly.
+    NaN value without a pair, NaN variance with fewer than two positives or negatives.
+    """
+    rows = result.rows
+    n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
+    n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)
+    m, n = n_pos[positives].sum(), n_neg[negatives].sum()
+    if m == 0 or n == 0:
+        return math.nan, math.nan
+    value = float(result.pair_counts.numerator[np.ix_(positives, negatives)].sum() / (m * n))
+    if m < 2 or n < 2:
+        return value, math.nan
+    v10 = rows.earlier_numerator[rows.is_positive & positives[rows.codes]][:, negatives].sum(axis=1) / n
+    v01 = rows.later_numerator[~rows.is_positive & negatives[rows.codes]][:, positives].sum(axis=1) / m
+    return value, float(_cov(v10[:, None])[0, 0] / m + _cov(v01[:, None])[0, 0] / n)
+
+
 def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> pd.DataFrame:
     """Balanced xAUCs per group (Kallus & Zhou 2019, Definition 3) with DeLong intervals.
 
@@ -521,13 +637,20 @@ def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> 
     xauc1_high, xauc0, xauc0_se, xauc0_low, xauc0_high (NaN where a group has no positive /
     negative or fewer than two for the variance).
 
+    Notes
+    -----
+    Interval rule (the same for every probability-scale estimate of the binary family: the
+    cells of :func:`xauc`, the balanced and cross-group xAUCs, the AUCs): Wald on the logit
+    scale from the DeLong standard error, so the limits stay inside (0, 1); an estimate at 0 or
+    1, or with standard error 0, gets the raw Wald interval clipped to [0, 1]. Differences
+    (:func:`delta_balanced_xauc`, :func:`delta_xauc`) keep the raw-scale Wald interval.
+
     Raises
     ------
     ValueError
         If ``confidence_level`` is not in (0, 1).
     """
     level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
-    z = stats.norm.ppf((1 + level) / 2)
     parts = _balanced_parts(result)
     frame = pd.DataFrame(index=_group_index(result.groups))
     frame["positives"] = [result.group_sizes[k]["positives"] for k in result.groups]
@@ -535,11 +658,22 @@ def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> 
     for outcome in (1, 0):
         value, cov = parts[outcome]
         se = np.sqrt(np.clip(np.diag(cov), 0, None))
-        frame[f"xauc{outcome}"] = value
-        frame[f"xauc{outcome}_se"] = se
-        frame[f"xauc{outcome}_low"] = value - z * se
-        frame[f"xauc{outcome}_high"] = value + z * se
+        _add_estimate(frame, f"xauc{outcome}", value, se, level)
     return frame
+
+
+def _add_estimate(frame: pd.DataFrame, name: str, value: np.ndarray, se: np.ndarray, level: float) -> None:
+    """Columns ``name``, ``name_se``, ``name_low``, ``name_high`` of a probability-scale estimate.
+
+    The one interval rule of the binary family: :func:`survfair._results.cell_wald_interval`,
+    Wald on the logit scale inside (0, 1), the raw Wald interval clipped to [0, 1] at 0 or 1 or
+    with se 0 -- the rule of the matrix intervals (``XAUCResult.confidence_interval``).
+    """
+    low, high = cell_wald_interval(value, se, level)
+    frame[name] = value
+    frame[f"{name}_se"] = se
+    frame[f"{name}_low"] = low
+    frame[f"{name}_high"] = high
 
 
 def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1) -> Estimate:
@@ -559,6 +693,9 @@ def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1)
     Returns
     -------
     Estimate
+        Value, DeLong standard error, Wald interval on the raw scale (a difference; the balanced
+        xAUCs themselves get logit-Wald intervals, see :func:`balanced_xauc`) and p-value of
+        H0: no disparity.
 
     Raises
     ------
@@ -779,34 +916,84 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
     return pd.Series(values, index=rows.index.copy(), name="conditional_xauc")
 
 
-def group_metrics(result: XAUCResult) -> pd.DataFrame:
-    """Per-group metrics of the paper's Table 1: AUC, Brier score and balanced xAUCs.
+def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) -> pd.DataFrame:
+    """Per-group metrics of the paper's Table 1 (values) and Table 2 (standard errors).
+
+    Table 1 of Kallus & Zhou (2019) reports per group ``a`` the AUC, the Brier score, the
+    cross-group xAUC (for group a of a pair (a, b): xAUC(a, b); for b: xAUC(b, a)) and the
+    balanced xAUC^1(a), xAUC^0(a). With more than two groups the "other" group is the union of
+    all groups but ``a``.
 
     Parameters
     ----------
     result : XAUCResult
+    confidence_level : float, optional
+        Level of the ``*_low`` / ``*_high`` columns; defaults to ``result.confidence_level``.
 
     Returns
     -------
-    DataFrame indexed by group with columns n, positives, negatives, auc, auc_se (DeLong),
-    brier, brier_se, xauc1, xauc1_se, xauc0, xauc0_se. The Brier score
-    (1/n_a) sum_i (r_i - y_i)^2 with y_i = 1 for positives (Brier 1950) is only defined when the
-    scores are probabilities in [0, 1]; otherwise ``brier`` and ``brier_se`` are NaN (with a
-    warning). ``brier_se`` is the standard deviation of the squared errors over sqrt(n_a).
+    DataFrame indexed by group with the columns
+
+    * n, positives, negatives;
+    * auc = AUC^a = xAUC(a, a) (the diagonal of ``result.matrix``);
+    * brier, brier_se: the Brier score (1/n_a) sum_i (r_i - y_i)^2 with y_i = 1 for positives
+      (Brier 1950); only defined when the scores are probabilities in [0, 1], otherwise NaN
+      (with a warning); ``brier_se`` is the standard deviation of the squared errors over
+      sqrt(n_a);
+    * xauc_vs_others = P[R_1^a > R_0^{A != a}], positives of a against the negatives of every
+      other group (the table's "XAUC" row): xAUC(a, b) with two groups, ``result.matrix.loc[a, b]``;
+    * xauc_others_vs = P[R_1^{A != a} > R_0^a], positives of every other group against the
+      negatives of a (the reverse): xAUC(b, a) with two groups, ``result.matrix.loc[b, a]``;
+    * xauc1 = xAUC^1(a) = P[R_1^a > R_0] and xauc0 = xAUC^0(a) = P[R_1 > R_0^a]
+      (Definition 3, as in :func:`balanced_xauc`);
+
+    and, for each of auc, xauc_vs_others, xauc_others_vs, xauc1 and xauc0, the DeLong standard
+    error ``*_se`` and interval ``*_low``, ``*_high``. NaN where a value has no pair (e.g. the
+    cross-group columns with a single group) or a variance needs two positives and two
+    negatives.
 
     Warns
     -----
     UserWarning
-        When scores lie outside [0, 1], so the Brier score is NaN.
+        When scores lie outside [0, 1], so the Brier score is NaN; when the pooled AUC is below
+        0.5, so the score may be oriented against ``result.positive`` and the Brier score,
+        which needs P(y == positive), may be computed against the wrong class.
+
+    Notes
+    -----
+    Every interval here follows the one rule of the binary family (see :func:`balanced_xauc`):
+    Wald on the logit scale from the DeLong standard error, inside (0, 1); at 0 or 1, or with
+    se 0, the raw Wald interval clipped to [0, 1]. The AUC and, with two groups, the
+    cross-group columns therefore equal the matching cells of ``result.confidence_interval()``.
+    Each cross-group value is a two-sample U-statistic over pooled groups; its DeLong variance
+    treats the pooled sample as one sample.
+
+    References
+    ----------
+    Kallus, N. & Zhou, A. (2019), Section 5, Table 1 and Table 2 (Appendix C).
+
+    Examples
+    --------
+    >>> import survfair
+    >>> y = [1, 1, 0, 0, 1, 1, 0, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> score = [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1]
+    >>> table = survfair.group_metrics(survfair.xauc(y, group, score))
+    >>> table[["auc", "xauc_vs_others", "xauc_others_vs", "xauc1", "xauc0"]]  # doctest: +NORMALIZE_WHITESPACE
+           auc  xauc_vs_others  xauc_others_vs  xauc1  xauc0
+    group
+    a      1.0            0.75            1.00  0.875  1.000
+    b      0.5            1.00            0.75  0.750  0.625
     """
+    level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
     rows = result.rows
-    balanced = balanced_xauc(result)
+    g = len(result.groups)
+    balanced = balanced_xauc(result, level)
     frame = pd.DataFrame(index=_group_index(result.groups))
     frame["n"] = [result.group_sizes[k]["n"] for k in result.groups]
     frame["positives"] = balanced["positives"]
     frame["negatives"] = balanced["negatives"]
-    frame["auc"] = np.diag(result.values)
-    frame["auc_se"] = np.diag(result.se.to_numpy())
+    _add_estimate(frame, "auc", np.diag(result.values), np.diag(result.se.to_numpy()), level)
     probabilities = bool(np.all((rows.score >= 0) & (rows.score <= 1)))
     if not probabilities:
         warnings.warn(
@@ -814,9 +1001,17 @@ def group_metrics(result: XAUCResult) -> pd.DataFrame:
             UserWarning,
             stacklevel=2,
         )
+    elif result.overall < 0.5:
+        warnings.warn(
+            f"the pooled AUC is {result.overall:.3f} < 0.5, so the score may be oriented against "
+            f"positive={result.positive!r}: the Brier score compares it with 1[y == {result.positive!r}] and needs "
+            f"P(y == {result.positive!r}), not the probability of the other class.",
+            UserWarning,
+            stacklevel=2,
+        )
     brier, brier_se = [], []
     squared = (rows.score - rows.is_positive.astype(float)) ** 2
-    for k in range(len(result.groups)):
+    for k in range(g):
         errors = squared[rows.codes == k]
         if not probabilities or errors.size == 0:
             brier.append(math.nan)
@@ -826,7 +1021,14 @@ def group_metrics(result: XAUCResult) -> pd.DataFrame:
         brier_se.append(float(errors.std(ddof=1) / math.sqrt(errors.size)) if errors.size > 1 else math.nan)
     frame["brier"] = brier
     frame["brier_se"] = brier_se
+    for name, own_positives in (("xauc_vs_others", True), ("xauc_others_vs", False)):
+        values, variances = np.full(g, np.nan), np.full(g, np.nan)
+        for k in range(g):
+            own = np.arange(g) == k
+            sides = (own, ~own) if own_positives else (~own, own)
+            values[k], variances[k] = _pooled_parts(result, *sides)
+        _add_estimate(frame, name, values, np.sqrt(np.clip(variances, 0, None)), level)
     for outcome in (1, 0):
-        frame[f"xauc{outcome}"] = balanced[f"xauc{outcome}"]
-        frame[f"xauc{outcome}_se"] = balanced[f"xauc{outcome}_se"]
+        for suffix in ("", "_se", "_low", "_high"):
+            frame[f"xauc{outcome}{suffix}"] = balanced[f"xauc{outcome}{suffix}"]
     return frame

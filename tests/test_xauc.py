@@ -145,6 +145,7 @@ def test_labels_strings_booleans_and_dataframe_columns():
     assert conditional_xauc(named, "a", "b").index.equals(frame.index)
 
 
+@pytest.mark.filterwarnings("ignore:the pooled AUC:UserWarning")  # random scores, either orientation
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(-5, 5)), min_size=6, max_size=40),
@@ -346,6 +347,7 @@ def test_result_is_frozen_readable_and_exports():
     assert (high - low).to_numpy().sum() < (high95 - low95).to_numpy().sum()
 
 
+@pytest.mark.filterwarnings("ignore:the pooled AUC:UserWarning")
 def test_empty_cell_is_nan_with_warning():
     y = np.array([1, 0, 1, 1, 0, 1, 0])
     g = np.array(["a", "a", "b", "b", "a", "a", "a"])  # group b has no negative
@@ -457,3 +459,161 @@ def test_groups_subset_and_order_as_in_xci():
     assert res.matrix.loc["c", "a"] == full.matrix.loc["c", "a"]
     with pytest.raises(ValueError, match=r"groups: labels \['z'\] do not occur"):
         xauc(y, g, s, groups=["z"])
+
+
+# -- one interval rule for every probability-scale estimate (issue 19) ---------------------------
+def _small_high_auc():
+    """12 rows in which xAUC^1(a) = 0.952 with se 0.068: the raw Wald limit was 1.084."""
+    y = np.array([1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0])
+    g = np.array(["a"] * 6 + ["b"] * 6)
+    s = np.array([0.9, 0.8, 0.95, 0.1, 0.2, 0.85, 0.3, 0.6, 0.5, 0.4, 0.2, 0.7])
+    return y, g, s
+
+
+def test_balanced_xauc_interval_is_logit_wald_and_stays_in_unit_interval():
+    from survfair._results import cell_wald_interval
+
+    y, g, s = _small_high_auc()
+    table = balanced_xauc(xauc(y, g, s))
+    z = 1.959963984540054
+    assert table.loc["a", "xauc1"] + z * table.loc["a", "xauc1_se"] > 1.05  # the old limit passed 1
+    for outcome in (1, 0):
+        low, high = table[f"xauc{outcome}_low"], table[f"xauc{outcome}_high"]
+        assert ((0 <= low) & (low <= table[f"xauc{outcome}"]) & (table[f"xauc{outcome}"] <= high) & (high <= 1)).all()
+        expected = cell_wald_interval(table[f"xauc{outcome}"].to_numpy(), table[f"xauc{outcome}_se"].to_numpy(), 0.95)
+        np.testing.assert_array_equal(low.to_numpy(), expected[0])
+        np.testing.assert_array_equal(high.to_numpy(), expected[1])
+    # another level, and the rule's boundary case: a value of 1 with se 0 gets [1, 1]
+    y, g, s, _ = make_data(9, n=300, n_groups=3)
+    res = xauc(y, g, s)
+    table = balanced_xauc(res, 0.8)
+    expected = cell_wald_interval(table["xauc0"].to_numpy(), table["xauc0_se"].to_numpy(), 0.8)
+    np.testing.assert_array_equal(table["xauc0_low"].to_numpy(), expected[0])
+    perfect = balanced_xauc(xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [4, 3, 1, 0, 5, 6, 2, -1]))
+    assert (perfect["xauc1"] == 1).all() and (perfect["xauc1_low"] == 1).all() and (perfect["xauc1_high"] == 1).all()
+
+
+def test_group_metrics_auc_interval_equals_the_matrix_diagonal():
+    y, g, s = _small_high_auc()
+    res = xauc(y, g, s)
+    table = group_metrics(res, confidence_level=0.9)
+    low, high = res.confidence_interval(0.9)
+    np.testing.assert_array_equal(table["auc_low"].to_numpy(), np.diag(low.to_numpy()))
+    np.testing.assert_array_equal(table["auc_high"].to_numpy(), np.diag(high.to_numpy()))
+    np.testing.assert_array_equal(table["auc_se"].to_numpy(), np.diag(res.se.to_numpy()))
+    for name in ("auc", "xauc_vs_others", "xauc_others_vs", "xauc1", "xauc0"):
+        assert ((0 <= table[f"{name}_low"]) & (table[f"{name}_high"] <= 1)).all(), name
+
+
+@pytest.mark.parametrize("n_groups", [1, 3])
+def test_overall_estimate_is_delong_of_the_pooled_auc(n_groups):
+    from survfair._results import cell_wald_interval
+
+    y, g, s, groups = make_data(17, n=300, n_groups=n_groups)
+    res = xauc(y, g, s)
+    est = res.overall_estimate()
+    everyone = np.ones(len(y), bool)
+    value, variance = brute_balanced(y, s, everyone, everyone)
+    assert est.value == pytest.approx(roc_auc_score(y, s), abs=1e-12) and est.value == res.overall
+    assert est.se ** 2 == pytest.approx(variance, rel=1e-10)
+    low, high = cell_wald_interval(np.array([est.value]), np.array([est.se]), 0.95)
+    assert (est.confidence_interval.low, est.confidence_interval.high) == (low[0], high[0])
+    assert est.null == 0.5 and est.p_value == pytest.approx(2 * (1 - 0.5 * (1 + math.erf(
+        abs(est.value - 0.5) / est.se / math.sqrt(2)))), rel=1e-9)
+    if n_groups == 1:  # a single group: the pooled AUC is the one cell, with its DeLong se
+        assert est.se == pytest.approx(res.se.iloc[0, 0], rel=1e-12)
+    assert res.overall_estimate(confidence_level=0.5).confidence_interval.high < high[0]
+    exported = res.to_dict()
+    assert exported["auc_se"] == est.se and exported["auc_ci_low"] == low[0] and exported["auc_ci_high"] == high[0]
+    with pytest.raises(TypeError, match="null must be a finite number"):
+        res.overall_estimate(null="0.5")
+
+
+# -- group_metrics: the cross-group rows of Table 1 ---------------------------------------------
+@pytest.mark.filterwarnings("ignore:scores are not probabilities:UserWarning")
+def test_group_metrics_cross_group_rows_equal_matrix_cells_with_two_groups():
+    y, g, s, _ = make_data(18, n=400, n_groups=2)
+    res = xauc(y, g, s)
+    table = group_metrics(res)
+    low, high = res.confidence_interval()
+    for a, b in (("a", "b"), ("b", "a")):
+        assert table.loc[a, "xauc_vs_others"] == pytest.approx(res.matrix.loc[a, b], abs=1e-15)
+        assert table.loc[a, "xauc_others_vs"] == pytest.approx(res.matrix.loc[b, a], abs=1e-15)
+        assert table.loc[a, "xauc_vs_others_se"] == pytest.approx(res.se.loc[a, b], rel=1e-12)
+        assert table.loc[a, "xauc_others_vs_se"] == pytest.approx(res.se.loc[b, a], rel=1e-12)
+        assert table.loc[a, "xauc_vs_others_low"] == pytest.approx(low.loc[a, b], rel=1e-12)
+        assert table.loc[a, "xauc_others_vs_high"] == pytest.approx(high.loc[b, a], rel=1e-12)
+    # Table 1's layout: the "XAUC" row is xAUC(a, b) under a and xAUC(b, a) under b
+    assert table.loc["b", "xauc_vs_others"] == table.loc["a", "xauc_others_vs"]
+    assert list(table.columns[:9]) == ["n", "positives", "negatives", "auc", "auc_se", "auc_low", "auc_high",
+                                       "brier", "brier_se"]
+
+
+@pytest.mark.filterwarnings("ignore:scores are not probabilities:UserWarning")
+def test_group_metrics_cross_group_rows_pool_the_other_groups():
+    y, g, s, groups = make_data(19, n=400, n_groups=3)
+    table = group_metrics(xauc(y, g, s))
+    for a in groups:
+        value, variance = brute_balanced(y, s, g == a, g != a)
+        assert table.loc[a, "xauc_vs_others"] == pytest.approx(value, abs=1e-12)
+        assert table.loc[a, "xauc_vs_others_se"] ** 2 == pytest.approx(variance, rel=1e-10)
+        value, variance = brute_balanced(y, s, g != a, g == a)
+        assert table.loc[a, "xauc_others_vs"] == pytest.approx(value, abs=1e-12)
+        assert table.loc[a, "xauc_others_vs_se"] ** 2 == pytest.approx(variance, rel=1e-10)
+    single = group_metrics(xauc(y, np.zeros(len(y)), s))  # no other group: NaN, no crash
+    assert single[["xauc_vs_others", "xauc_others_vs", "xauc_vs_others_low"]].isna().all().all()
+
+
+# -- orientation --------------------------------------------------------------------------------
+def _probabilities(seed=20, n=400):
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b"], n)
+    y = rng.integers(0, 2, n)
+    return y, g, np.clip(0.5 + 0.25 * (y - 0.5) + 0.2 * rng.normal(size=n), 0, 1)  # P(y == 1)
+
+
+def test_score_oriented_against_positive_is_warned():
+    y, g, p = _probabilities()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the right orientation: no warning at all
+        res = xauc(y, g, p)
+        group_metrics(res)
+    with pytest.warns(UserWarning, match=r"pooled AUC is 0\.\d+ < 0\.5.*oriented against positive=0.*P\(y == 0\)"):
+        flipped = xauc(y, g, p, positive=0)
+    assert flipped.overall == pytest.approx(1 - res.overall, abs=1e-12)
+    with pytest.warns(UserWarning, match=r"Brier score compares it with 1\[y == 0\] and needs P\(y == 0\)"):
+        table = group_metrics(flipped)
+    assert table["brier"].notna().all()  # still reported, but warned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        xauc(y, g, 1 - p, positive=0)  # P(y == 0) with positive=0 is fine
+
+
+def test_orientation_warning_points_at_the_caller():
+    y, g, p = _probabilities()
+    with pytest.warns(UserWarning, match="oriented against") as caught:
+        xauc(y, g, -p)
+    assert caught[0].filename == __file__
+
+
+# -- outcome coding -----------------------------------------------------------------------------
+@pytest.mark.parametrize("n_groups", [2, 3])
+def test_flipping_outcome_coding_and_negating_score_transposes_exactly(n_groups):
+    y, g, s, groups = make_data(21, n=300, n_groups=n_groups)
+    res = xauc(y, g, s)
+    flipped = xauc(y, g, -s, positive=0)
+    # xAUC_{positive=0, -s}(a, b) = xAUC_{positive=1, s}(b, a), standard errors included
+    np.testing.assert_array_equal(flipped.values, res.values.T)
+    np.testing.assert_array_equal(flipped.se.to_numpy(), res.se.to_numpy().T)
+    assert flipped.overall == res.overall
+    np.testing.assert_array_equal(flipped.within.to_numpy(), res.within.to_numpy())
+    # ... and the balanced xAUCs swap: xAUC^1 <-> xAUC^0 per group
+    before, after = balanced_xauc(res), balanced_xauc(flipped)
+    for suffix in ("", "_se", "_low", "_high"):
+        np.testing.assert_array_equal(after[f"xauc1{suffix}"].to_numpy(), before[f"xauc0{suffix}"].to_numpy())
+        np.testing.assert_array_equal(after[f"xauc0{suffix}"].to_numpy(), before[f"xauc1{suffix}"].to_numpy())
+    assert delta_xauc(flipped, "a", "b").value == pytest.approx(-delta_xauc(res, "a", "b").value, abs=1e-15)
+    # without negating the score: the complement of the transposed matrix (and a warning)
+    with pytest.warns(UserWarning, match="oriented against positive=0"):
+        same_score = xauc(y, g, s, positive=0)
+    np.testing.assert_allclose(same_score.values, 1 - res.values.T, rtol=0, atol=1e-15)
