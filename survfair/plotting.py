@@ -400,6 +400,10 @@ def plot_forest(
 
 
 def _curve(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    from ._xauc import XROCCurve
+
+    if isinstance(value, XROCCurve):
+        return value.fpr, value.tpr
     if isinstance(value, pd.DataFrame):
         if not {"fpr", "tpr"} <= set(value.columns):
             raise ValueError(f"curves[{name!r}]: a DataFrame needs columns 'fpr' and 'tpr'.")
@@ -407,24 +411,58 @@ def _curve(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     elif isinstance(value, (tuple, list)) and len(value) in (2, 3):
         fpr, tpr = np.asarray(value[0], float), np.asarray(value[1], float)
     else:
-        raise TypeError(f"curves[{name!r}] must be a DataFrame (fpr, tpr) or a tuple (fpr, tpr[, thresholds]).")
+        raise TypeError(
+            f"curves[{name!r}] must be an XROCCurve, a DataFrame (fpr, tpr) or a tuple (fpr, tpr[, thresholds])."
+        )
     if fpr.shape != tpr.shape or fpr.ndim != 1:
         raise ValueError(f"curves[{name!r}]: fpr and tpr must be 1-D of the same length.")
     return fpr, tpr
 
 
-def plot_xroc(curves: Mapping[str, Any] | pd.DataFrame, *, ax: Any = None, **kwargs: Any):
-    """Cross-group ROC curves (xROC, Kallus & Zhou 2019, Def. 3) and balanced xROC.
+def _xroc_label(curve: Any) -> str:
+    """The paper's name of an :class:`~survfair.XROCCurve`: xROC(a, b), xROC_1(a) or xROC_0(b)."""
+    if curve.kind == "balanced1":
+        return f"xROC_1({curve.a})"
+    if curve.kind == "balanced0":
+        return f"xROC_0({curve.b})"
+    return f"xROC({curve.a}, {curve.b})"
+
+
+def _xroc_entries(curves: Any) -> list[tuple[Any, Any]]:
+    """``(label, curve)`` pairs from every accepted form of :func:`plot_xroc`'s ``curves``."""
+    from ._xauc import XROCCurve
+
+    if isinstance(curves, XROCCurve):
+        return [(_xroc_label(curves), curves)]
+    if isinstance(curves, pd.DataFrame):
+        return [("", curves)]
+    if isinstance(curves, (list, tuple)) and curves and all(isinstance(c, XROCCurve) for c in curves):
+        return [(_xroc_label(c), c) for c in curves]
+    if isinstance(curves, Mapping) and curves:
+        return list(curves.items())
+    raise TypeError(
+        "curves must be an XROCCurve, a list of XROCCurve, a DataFrame, or a non-empty dict of "
+        "label -> XROCCurve, DataFrame or (fpr, tpr)."
+    )
+
+
+def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
+    """Cross-group ROC curves (xROC, Kallus & Zhou 2019, Def. 1) and balanced xROC (Def. 3).
 
     The xROC curve of (a, b) plots the rate at which negatives of group b exceed a threshold
     (x) against the rate at which positives of group a do (y); its area is xAUC(a, b).
+    Consecutive points are joined by straight segments, so a run of tied scores is drawn as the
+    diagonal it contributes to the area (1/2 per tied pair), as in the trapezoidal
+    :attr:`survfair.XROCCurve.area`.
 
     Parameters
     ----------
-    curves : dict of label -> DataFrame or tuple, or a DataFrame
-        Each curve as a DataFrame with columns ``fpr``, ``tpr`` (``thresholds`` optional) or a
-        tuple ``(fpr, tpr[, thresholds])`` as returned by ``sklearn.metrics.roc_curve``. A single
-        DataFrame is one unlabelled curve.
+    curves : XROCCurve, list of XROCCurve, dict of label -> curve, or a DataFrame
+        Curves from :func:`survfair.xroc` / :func:`survfair.balanced_xroc`, alone or in a list
+        (labelled xROC(a, b), xROC_1(a), xROC_0(b)), or a dict whose values are each an
+        ``XROCCurve``, a DataFrame with columns ``fpr``, ``tpr`` (``threshold`` optional; e.g.
+        ``XROCCurve.to_frame()``) or a tuple ``(fpr, tpr[, thresholds])`` as returned by
+        ``sklearn.metrics.roc_curve``. A single DataFrame is one unlabelled curve.
     ax : matplotlib Axes, optional
     **kwargs
         Passed to every ``ax.plot`` call of a curve.
@@ -438,25 +476,32 @@ def plot_xroc(curves: Mapping[str, Any] | pd.DataFrame, *, ax: Any = None, **kwa
     ------
     TypeError, ValueError
         For curves in another form.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> from survfair.plotting import plot_xroc
+    >>> y = [1, 1, 0, 0, 1, 1, 0, 0]
+    >>> res = survfair.xauc(y, ["a"] * 4 + ["b"] * 4, [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> ax = plot_xroc([survfair.xroc(res, "a", "b"), survfair.xroc(res, "b", "a")])
+    >>> [line.get_label() for line in ax.lines[:2]]
+    ['xROC(a, b)', 'xROC(b, a)']
     """
-    if isinstance(curves, pd.DataFrame):
-        curves = {"": curves}
-    if not isinstance(curves, Mapping) or not curves:
-        raise TypeError("curves must be a non-empty dict of label -> (fpr, tpr) or a DataFrame.")
+    entries = _xroc_entries(curves)
     ax = _axes(ax, (4.5, 4.5))
-    entries = []
-    for label, value in curves.items():
+    legend = []
+    for label, value in entries:
         fpr, tpr = _curve(value, str(label))
-        (line,) = ax.plot(fpr, tpr, label=_literal(label) or None, drawstyle="steps-post", **kwargs)
+        (line,) = ax.plot(fpr, tpr, label=_literal(label) or None, **kwargs)
         if str(label):
-            entries.append((line, str(label)))
+            legend.append((line, str(label)))
     ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
     ax.set_xlabel("negatives of b above threshold (FPR)")
     ax.set_ylabel("positives of a above threshold (TPR)")
-    _legend(ax, entries, fontsize=8, loc="lower right")
+    _legend(ax, legend, fontsize=8, loc="lower right")
     return ax
 
 

@@ -1,5 +1,7 @@
 """Tests of the Appendix E post-processing adjustments (logistic and equality of opportunity)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -122,3 +124,14 @@ def test_group_without_negatives_is_rejected():
     g = np.array(["a", "a", "a", "b", "c", "c"])
     with pytest.raises(ValueError, match="group 'c' needs positives and negatives"):
         equal_opportunity_adjustment(y, g, np.arange(6.0), "a", "c")
+
+
+@pytest.mark.parametrize("adjustment", [logistic_adjustment, equal_opportunity_adjustment],
+                         ids=["logistic", "equal-opportunity"])
+def test_adjustments_warn_when_the_score_is_oriented_against_positive(adjustment):
+    y, g, s = shifted_groups(4, n=600)
+    with pytest.warns(UserWarning, match=r"pooled AUC is 0\.\d+ < 0\.5.*oriented against positive=0"):
+        adjustment(y, g, s, "a", "b", positive=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        adjustment(y, g, s, "a", "b")  # the right orientation: no warning

@@ -121,6 +121,43 @@ def test_xroc(tmp_path):
         plotting.plot_xroc({"bad": pd.DataFrame({"x": [0.0]})})
 
 
+def test_xroc_accepts_the_library_curve_objects(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 300
+    g = rng.choice(["F", "M"], n)
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(size=n) + y, 0)  # heavy ties: diagonal segments
+    res = sf.xauc(y, g, s)
+    fm, mf = sf.xroc(res, "F", "M"), sf.xroc(res, "M", "F")
+    # one curve object: labelled with the paper's name
+    ax = plotting.plot_xroc(fm)
+    np.testing.assert_array_equal(ax.lines[0].get_xdata(), fm.fpr)
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), fm.tpr)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["xROC(F, M)"]
+    # straight segments between the points: the drawn curve is the one whose area is xAUC(F, M)
+    assert ax.lines[0].get_drawstyle() == "default"
+    x, yy = ax.lines[0].get_xdata(), ax.lines[0].get_ydata()
+    assert np.trapezoid(yy, x) == pytest.approx(res.matrix.loc["F", "M"], abs=1e-12)
+    # a list, with balanced curves
+    balanced = [sf.balanced_xroc(res, "F", outcome=1), sf.balanced_xroc(res, "M", outcome=0)]
+    ax = plotting.plot_xroc([fm, mf, *balanced])
+    assert len(ax.lines) == 5
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["xROC(F, M)", "xROC(M, F)", "xROC_1(F)",
+                                                                   "xROC_0(M)"]
+    # a mapping name -> XROCCurve, mixed with the other forms, equals plotting .to_frame()
+    ax = plotting.plot_xroc({"F vs M": fm, "M vs F": mf.to_frame(), "sk": (fm.fpr, fm.tpr)}, color="k")
+    np.testing.assert_array_equal(ax.lines[0].get_xdata(), ax.lines[2].get_xdata())
+    np.testing.assert_array_equal(ax.lines[1].get_ydata(), mf.tpr)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["F vs M", "M vs F", "sk"]
+    _png_ok(ax, tmp_path)
+    with pytest.raises(TypeError, match="curves must be an XROCCurve"):
+        plotting.plot_xroc([fm, "not a curve"])
+    with pytest.raises(TypeError, match="curves must be an XROCCurve"):
+        plotting.plot_xroc({})
+    with pytest.raises(TypeError, match=r"curves\['x'\] must be an XROCCurve"):
+        plotting.plot_xroc({"x": 1.0})
+
+
 def test_conditional_xauc(tmp_path):
     rng = np.random.default_rng(0)
     values = {"a vs b": rng.random(50), "b vs a": pd.Series(rng.random(30) ** 2)}
