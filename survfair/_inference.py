@@ -93,7 +93,7 @@ from ._kernel import (
     count_pairs_and_contributions,
 )
 from ._results import BootstrapDraws, Jackknife, XCIResult, check_confidence_level
-from ._validation import SurvivalSample
+from ._validation import SurvivalSample, check_random_state
 
 __all__ = [
     "Influence",
@@ -589,25 +589,6 @@ class _Problem:
     strata_members: tuple  # rows of each stratum
 
 
-def _root_seed(random_state) -> np.random.SeedSequence:
-    if random_state is None:
-        return np.random.SeedSequence()
-    if isinstance(random_state, np.random.SeedSequence):
-        return random_state
-    if isinstance(random_state, np.random.Generator):
-        return np.random.SeedSequence(int(random_state.integers(0, 2**63 - 1)))
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {random_state}.")
-        return np.random.SeedSequence(int(random_state))
-    raise TypeError(
-        "random_state must be None, an int, a numpy Generator, RandomState or SeedSequence; "
-        f"got {type(random_state).__name__}."
-    )
-
-
 def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
     """Per curve: rows it is fitted on, their index into the curve's sorted unique times, the times."""
     out = []
@@ -793,7 +774,7 @@ def bootstrap(
         fixed_curves=None if refit else fixed_curves,
         grids=grids,
     )
-    root = _root_seed(random_state)
+    root = check_random_state(random_state)
     seeds = root.spawn(int(n_resamples))
     n_workers = joblib.effective_n_jobs(n_jobs)
     n_batches = min(len(seeds), max(1, 8 * n_workers))

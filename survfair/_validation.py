@@ -399,6 +399,38 @@ def input_index(values: dict[str, Any], data: pd.DataFrame | None) -> pd.Index |
     return check_same_index(own, data if from_data else None)
 
 
+def check_random_state(random_state: Any) -> np.random.SeedSequence:
+    """The one ``random_state`` rule of survfair: a SeedSequence from any accepted seed.
+
+    None gives fresh entropy (results differ between calls unless a seed is given, as in
+    scikit-learn); an int >= 0, a SeedSequence, a numpy Generator or RandomState give
+    reproducible streams (a Generator or RandomState is advanced by one draw).
+
+    Raises
+    ------
+    ValueError
+        For a negative integer.
+    TypeError
+        For any other type (booleans included).
+    """
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(0, 2**63 - 1)))
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}.")
+        return np.random.SeedSequence(int(random_state))
+    raise TypeError(
+        "random_state must be None, an int, a numpy Generator, RandomState or SeedSequence; "
+        f"got {type(random_state).__name__}."
+    )
+
+
 def check_tau(tau: Any) -> float | None:
     """Validate the truncation time: None or a finite number > 0."""
     if tau is None:

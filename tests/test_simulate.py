@@ -375,7 +375,7 @@ def test_cohort_lognormal_and_administrative_censoring():
         (dict(p_group=1.0), ValueError, r"p_group must be in \(0, 1\)"),
         (dict(sigma=-0.1), ValueError, "sigma must be > 0"),
         (dict(random_state="seed"), TypeError, "random_state must be None"),
-        (dict(random_state=-3), ValueError, "non-negative integer seed"),
+        (dict(random_state=-3), ValueError, "non-negative integer"),
         (dict(censoring=0.3), TypeError, "censoring must be None or a dict"),
         (dict(censoring={}), ValueError, "got an empty dict"),
         (dict(censoring={"weibull": 1.0}), ValueError, r"unknown \['weibull'\]"),

@@ -290,3 +290,22 @@ def test_booleans_mixed_with_numbers_are_refused_not_merged():
     group = np.array([1, True, 1, True, 2], dtype=object)
     with pytest.raises(ValueError, match=r"group mixes booleans and numbers"):
         survfair.xci(T, E, group, R)
+
+
+def test_one_random_state_rule():
+    """Issue 19: one normaliser for the bootstrap, the simulator and mitigation."""
+    import inspect
+
+    from survfair import mitigate, simulate
+    from survfair._validation import check_random_state
+
+    assert check_random_state(7).entropy == 7
+    with pytest.raises(ValueError, match="non-negative integer"):
+        check_random_state(-1)
+    with pytest.raises(TypeError, match="random_state must be None, an int"):
+        check_random_state(True)
+    # the simulator now also takes a legacy RandomState, like the bootstrap always did
+    frame = simulate.lognormal_cohort(50, 0.0, 0.8, 1.0, 0.5, 0.5, random_state=np.random.RandomState(0))
+    assert len(frame) == 50
+    for function in (survfair.xci, mitigate.group_shift, mitigate.frontier):
+        assert inspect.signature(function).parameters["random_state"].default is None

@@ -62,7 +62,7 @@ def frontier(
     strict: bool = False,
     reference: Any = None,
     max_evaluations: int = MAX_EVALUATIONS,
-    random_state: int = 0,
+    random_state: Any = None,
 ) -> pd.DataFrame:
     """Accuracy (pooled C) against cross-group fairness over a family of group shifts.
 

@@ -60,6 +60,7 @@ from .._validation import (
     _rows,
     check_option,
     check_survival_inputs,
+    check_random_state,
     gather_inputs,
     input_index,
     unmasked,
@@ -471,7 +472,7 @@ def fit_offsets(
     reference: int,
     *,
     max_evaluations: int,
-    random_state: int,
+    random_state: Any,
 ) -> dict:
     """Offsets optimising ``objective`` on the problem's sample (reference group fixed at 0)."""
     g = problem.sample.n_groups
@@ -496,7 +497,7 @@ def fit_offsets(
         return -objective.value(problem.evaluate(trial).values)
 
     found = differential_evolution(
-        loss, bounds, seed=random_state, polish=False, maxiter=30, popsize=8, tol=0, init="sobol"
+        loss, bounds, seed=np.random.default_rng(check_random_state(random_state)), polish=False, maxiter=30, popsize=8, tol=0, init="sobol"
     )
     offsets[free] = found.x
     value = objective.value(problem.evaluate(offsets).values)
@@ -768,7 +769,7 @@ def group_shift(
     reference: Any = None,
     fit_on: Any = None,
     max_evaluations: int = MAX_EVALUATIONS,
-    random_state: int = 0,
+    random_state: Any = None,
     **xci_kwargs: Any,
 ) -> GroupShift:
     """Fit per-group additive offsets on the risk scale that optimise a cross-group fairness objective.
@@ -804,8 +805,9 @@ def group_shift(
     max_evaluations : int, default=3000
         Budget of kernel evaluations per exact line search; when exhausted, ``optimality_gap`` > 0
         reports how far from optimal the result may be.
-    random_state : int, default=0
-        Seed of the differential-evolution search (three or more groups).
+    random_state : None, int, numpy Generator / RandomState / SeedSequence, default=None
+        Seed of the differential-evolution search (three or more groups; two groups are searched
+        exactly, without randomness). None: fresh entropy, as everywhere in survfair.
     **xci_kwargs
         Passed to :func:`survfair.xci` when the before/after table is computed (e.g. inference
         options), so that the table's se / intervals are filled.

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._validation import check_random_state as check_seed
 from ._lognormal import GROUPS, check_count, check_real, check_scale
 
 __all__ = ["lognormal_cohort", "CensoringSpec", "parse_censoring", "check_random_state"]
@@ -153,19 +154,11 @@ def parse_censoring(censoring: Any) -> CensoringSpec:
 
 
 def check_random_state(random_state: Any) -> np.random.Generator:
-    """A numpy Generator from None, an int seed, a SeedSequence or a Generator."""
+    """A numpy Generator by survfair's one ``random_state`` rule (a Generator is used as is, so
+    a study drawing many cohorts from one Generator continues its stream)."""
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if random_state is None or isinstance(random_state, np.random.SeedSequence) or (
-        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
-    ):
-        if isinstance(random_state, numbers.Integral) and random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer seed, got {random_state}.")
-        return np.random.default_rng(random_state)
-    raise TypeError(
-        "random_state must be None, an integer seed, a numpy SeedSequence or Generator, "
-        f"got {type(random_state).__name__}."
-    )
+    return np.random.default_rng(check_seed(random_state))
 
 
 def lognormal_cohort(
