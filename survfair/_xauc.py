@@ -932,25 +932,21 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
 
     Returns
     -------
-    DataFrame indexed by group with the columns
-
-    * n, positives, negatives;
-    * auc = AUC^a = xAUC(a, a) (the diagonal of ``result.matrix``);
-    * brier, brier_se: the Brier score (1/n_a) sum_i (r_i - y_i)^2 with y_i = 1 for positives
-      (Brier 1950); only defined when the scores are probabilities in [0, 1], otherwise NaN
-      (with a warning); ``brier_se`` is the standard deviation of the squared errors over
-      sqrt(n_a);
-    * xauc_vs_others = P[R_1^a > R_0^{A != a}], positives of a against the negatives of every
-      other group (the table's "XAUC" row): xAUC(a, b) with two groups, ``result.matrix.loc[a, b]``;
-    * xauc_others_vs = P[R_1^{A != a} > R_0^a], positives of every other group against the
-      negatives of a (the reverse): xAUC(b, a) with two groups, ``result.matrix.loc[b, a]``;
-    * xauc1 = xAUC^1(a) = P[R_1^a > R_0] and xauc0 = xAUC^0(a) = P[R_1 > R_0^a]
-      (Definition 3, as in :func:`balanced_xauc`);
-
-    and, for each of auc, xauc_vs_others, xauc_others_vs, xauc1 and xauc0, the DeLong standard
-    error ``*_se`` and interval ``*_low``, ``*_high``. NaN where a value has no pair (e.g. the
-    cross-group columns with a single group) or a variance needs two positives and two
-    negatives.
+    pandas.DataFrame
+        Indexed by group. Columns n, positives, negatives; auc = AUC^a = xAUC(a, a) (the
+        diagonal of ``result.matrix``); brier, brier_se: the Brier score
+        (1/n_a) sum_i (r_i - y_i)^2 with y_i = 1 for positives (Brier 1950), only defined when
+        the scores are probabilities in [0, 1] (otherwise NaN, with a warning), and the standard
+        deviation of the squared errors over sqrt(n_a); xauc_vs_others =
+        P[R_1^a > R_0^{A != a}], the positives of a against the negatives of every other group
+        (the table's "XAUC" row; with two groups xAUC(a, b) = ``result.matrix.loc[a, b]``);
+        xauc_others_vs = P[R_1^{A != a} > R_0^a], the positives of every other group against the
+        negatives of a (the reverse; with two groups xAUC(b, a) = ``result.matrix.loc[b, a]``);
+        xauc1 = xAUC^1(a) = P[R_1^a > R_0] and xauc0 = xAUC^0(a) = P[R_1 > R_0^a]
+        (Definition 3, as in :func:`balanced_xauc`). For each of auc, xauc_vs_others,
+        xauc_others_vs, xauc1 and xauc0 also the DeLong standard error ``*_se`` and the interval
+        ``*_low``, ``*_high``. NaN where a value has no pair (e.g. the cross-group columns with a
+        single group) or a variance needs two positives and two negatives.
 
     Warns
     -----
