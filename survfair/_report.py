@@ -149,7 +149,8 @@ def _summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
                  math.nan))
     rows.append((words.imparity, concordance_imparity(result), math.nan, math.nan, math.nan, math.nan))
     if isinstance(result, XAUCResult):
-        rows.append(("AUC (pooled)", result.overall, math.nan, math.nan, math.nan, math.nan))
+        pooled = result.overall_estimate()
+        rows.append(("AUC (pooled)", pooled.value, pooled.se, *pooled.confidence_interval, pooled.p_value))
         frame = pd.DataFrame(rows, columns=["statistic", "value", "se", "ci_low", "ci_high", "p_value"])
         return frame.set_index("statistic")
     for g, u in utility(result).iterrows():

@@ -334,7 +334,9 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
 
     Parameters
     ----------
-    result : XCIResult
+    result : XCIResult or XAUCResult
+        For an :class:`~survfair.XAUCResult`, the pooled AUC with its DeLong standard error
+        (:meth:`~survfair.XAUCResult.overall_estimate`).
     null : float, default=0.5
         Value under H0 for the p-value (0.5: a score no better than chance).
 
@@ -343,6 +345,8 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     Estimate
         Value ``result.overall``; se, interval and p-value NaN without inference.
     """
+    if hasattr(result, "overall_estimate"):  # the binary family's pooled AUC: DeLong
+        return result.overall_estimate(null=null)
     value = result.overall
     level = result.confidence_level
     influence = result.influence

@@ -39,3 +39,11 @@ def test_pairwise_deltas_of_one_group_is_empty():
     table = survfair.pairwise_deltas(survfair.xci(time, event, np.zeros(50), risk, method="naive"))
     assert table.empty and list(table.columns) == ["summary", "a", "b", "value", "se", "ci_low", "ci_high",
                                                    "p_value"]
+
+
+def test_overall_c_of_an_xauc_result_is_its_pooled_auc_with_delong_se():
+    rng = np.random.default_rng(6)
+    y, group = rng.integers(0, 2, 200), np.array(["a", "b"])[rng.integers(0, 2, 200)]
+    res = survfair.xauc(y, group, y + rng.normal(size=200))
+    assert survfair.overall_c(res) == res.overall_estimate()
+    assert survfair.overall_c(res).se > 0
