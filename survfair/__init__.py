@@ -58,7 +58,7 @@ from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
 from ._comparison import ModelComparison, compare
 from ._scorer import make_xci_scorer, xci_score
 from ._report import write_report
-from ._compare import ComparisonResult, compare_xci
+from ._paired import ComparisonResult, compare_xci
 
 __version__ = "0.1.0.dev0"
 
