@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import MemoryLimitError
-from ._models import as_risk
+from ._models import as_risk, check_feature_keys
 from ._results import XCIResult
 from ._summaries import min_xci, pairwise_deltas
 from ._validation import check_survival_inputs
@@ -139,14 +139,20 @@ def compare(
     ----------
     models : dict of str -> model, callable, array-like or str
         Per name, one of: a fitted model supported by :func:`survfair.risk_scores` (scored on
-        ``X``); a callable ``f(X) -> risk``; an array-like of shape (n_samples,) of risk scores;
+        ``X``, or on ``X[name]`` when ``X`` is a dict); a callable ``f(X) -> risk`` (likewise); an array-like of shape (n_samples,) of risk scores;
         or a column name of ``data`` holding a risk (e.g. a published equation's linear
         predictor computed beforehand: no model fitting at all). Higher = earlier event.
     time, event, group : array-like of shape (n_samples,) or column names of ``data``
         As in :func:`survfair.xci`.
-    X : DataFrame or array-like of shape (n_samples, n_features), optional
-        Covariates for the model entries (rows aligned with ``time``). Required only if an
-        entry is a model or a callable.
+    X : DataFrame or array-like of shape (n_samples, n_features), or dict of str -> such, optional
+        Covariates for the model and callable entries, one row per person, rows in the order of
+        ``time``. Either one matrix for all of them, or a dict mapping each such entry's name to
+        its own matrix, for models fitted on different feature sets (e.g. ``{"cox": X[["age"]],
+        "rsf": X}``). Required only if an entry is a model or a callable; with a dict, every
+        such entry needs a key and every key must name one (a missing or unknown name, or a key
+        for an entry that is scores or a column name, is a ValueError naming it). The pandas
+        index rule applies to each matrix: a DataFrame's scores carry its index, which must
+        equal the index of the other pandas inputs.
     data : pandas.DataFrame, optional
         Table in which string arguments are column names. Rows are matched by position;
         pandas inputs (and ``data``) whose indexes are not identical (same labels, same
@@ -167,8 +173,9 @@ def compare(
     TypeError
         If ``models`` is not a non-empty mapping, or an entry is of an unsupported type.
     ValueError
-        If an entry is a model but ``X`` is missing, a column name is given without ``data`` or
-        is not in it, or from :func:`survfair.xci` (lengths, NaN, ...), naming the model.
+        If an entry is a model but ``X`` (or its key in a dict ``X``) is missing, a key of a dict
+        ``X`` names no model, a column name is given without ``data`` or is not in it, or from
+        :func:`survfair.xci` (lengths, NaN, differing indexes, ...), naming the model.
     survfair.ConvergenceError
         If a linear model's coefficients show a diverged fit.
 
@@ -185,6 +192,7 @@ def compare(
         raise TypeError("models must contain at least one entry.")
     # time, event and group are checked once, before any model: their errors name no model
     check_survival_inputs(time, event, group, data=data, groups=xci_kwargs.get("groups"), require_risk=False)
+    check_feature_keys(models, X)
     results: dict[str, XCIResult] = {}
     scores: dict[str, np.ndarray] = {}
     for name, entry in models.items():
@@ -195,7 +203,8 @@ def compare(
                 raise ValueError(f"models[{name!r}]: column {entry!r} is not in data.")
             risk = data[entry]
         else:
-            risk = as_risk(entry, X, str(name))
+            keyed = isinstance(X, Mapping)
+            risk = as_risk(entry, X.get(name) if keyed else X, str(name), keyed=keyed)
         try:
             result = xci(time, event, group, risk, data=data, **xci_kwargs)
         except MemoryLimitError:

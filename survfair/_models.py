@@ -1,8 +1,10 @@
 """Model adapters: fitted survival models -> risk scores (higher = earlier event), with fit checks.
 
 Every adapter returns a float array oriented like survfair's ``risk``: a higher value means a
-higher risk, i.e. an earlier expected event. Models whose natural output is a time (AFT models)
-are negated here, in one documented place, so nothing flips a sign silently elsewhere.
+higher risk, i.e. an earlier expected event. Models whose natural output is a time (AFT models,
+scikit-survival's regression objectives) are negated here, in one documented place, so nothing
+flips a sign silently elsewhere. The one table of what each model predicts and how it is oriented
+is :func:`risk_scores`' docstring; :func:`_kind` and :func:`_sksurv_predicts_time` implement it.
 """
 
 from __future__ import annotations
@@ -18,16 +20,31 @@ from ._exceptions import ConvergenceError
 __all__ = ["risk_scores", "fit_checked", "SUPPORTED_MODELS", "MAX_STANDARDISED_LOG_HAZARD"]
 
 #: Models accepted by :func:`risk_scores` (class names; plus any callable and sklearn Pipelines
-#: ending in one of the scikit-survival estimators).
+#: ending in one of the scikit-survival estimators). How each is oriented: see risk_scores.
 SUPPORTED_MODELS = (
     "lifelines.CoxPHFitter",
+    "lifelines.CoxTimeVaryingFitter",
     "lifelines.WeibullAFTFitter",
     "lifelines.LogNormalAFTFitter",
     "lifelines.LogLogisticAFTFitter",
+    "lifelines.AalenAdditiveFitter",
+    "lifelines.PiecewiseExponentialRegressionFitter",
+    "lifelines.GeneralizedGammaRegressionFitter",
+    "lifelines.CRCSplineFitter",
     "sksurv.linear_model.CoxPHSurvivalAnalysis",
     "sksurv.linear_model.CoxnetSurvivalAnalysis",
+    "sksurv.linear_model.IPCRidge",
     "sksurv.ensemble.RandomSurvivalForest",
+    "sksurv.ensemble.ExtraSurvivalTrees",
     "sksurv.ensemble.GradientBoostingSurvivalAnalysis",
+    "sksurv.ensemble.ComponentwiseGradientBoostingSurvivalAnalysis",
+    "sksurv.tree.SurvivalTree",
+    "sksurv.tree.ExtraSurvivalTree",
+    "sksurv.svm.FastSurvivalSVM",
+    "sksurv.svm.FastKernelSurvivalSVM",
+    "sksurv.svm.NaiveSurvivalSVM",
+    "sksurv.svm.HingeLossSurvivalSVM",
+    "sksurv.svm.MinlipSurvivalAnalysis",
     "sklearn.pipeline.Pipeline ending in one of the scikit-survival estimators above",
     "any callable X -> risk",
 )
@@ -37,32 +54,87 @@ SUPPORTED_MODELS = (
 #: (e.g. complete separation), not a finding.
 MAX_STANDARDISED_LOG_HAZARD = 10.0
 
+#: lifelines regression fitters by adapter kind (see _kind).
+_LIFELINES_KINDS = {
+    "CoxPHFitter": "cox_lifelines",
+    "CoxTimeVaryingFitter": "cox_lifelines",
+    "WeibullAFTFitter": "aft_lifelines",
+    "LogNormalAFTFitter": "aft_lifelines",
+    "LogLogisticAFTFitter": "aft_lifelines",
+    "AalenAdditiveFitter": "hazard_lifelines",
+    "PiecewiseExponentialRegressionFitter": "hazard_lifelines",
+    "GeneralizedGammaRegressionFitter": "hazard_lifelines",
+    "CRCSplineFitter": "hazard_lifelines",
+}
 
-def _lifelines_classes() -> dict[str, type]:
-    from lifelines import CoxPHFitter, LogLogisticAFTFitter, LogNormalAFTFitter, WeibullAFTFitter
+#: Bound on the cells of one block of predicted cumulative hazards (rows x event times) when
+#: scoring a lifelines model by its expected number of events: 2e6 float64 = 16 MB.
+_HAZARD_BLOCK_CELLS = 2_000_000
 
-    return {
-        "CoxPHFitter": CoxPHFitter,
-        "WeibullAFTFitter": WeibullAFTFitter,
-        "LogNormalAFTFitter": LogNormalAFTFitter,
-        "LogLogisticAFTFitter": LogLogisticAFTFitter,
-    }
+
+def _lifelines_classes() -> dict[type, str]:
+    import lifelines
+
+    return {getattr(lifelines, name): kind for name, kind in _LIFELINES_KINDS.items()}
 
 
 def _sksurv_classes() -> tuple[type, ...]:
-    from sksurv.ensemble import GradientBoostingSurvivalAnalysis, RandomSurvivalForest
-    from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis
+    from sksurv.ensemble import (
+        ComponentwiseGradientBoostingSurvivalAnalysis,
+        ExtraSurvivalTrees,
+        GradientBoostingSurvivalAnalysis,
+        RandomSurvivalForest,
+    )
+    from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis, IPCRidge
+    from sksurv.svm import (
+        FastKernelSurvivalSVM,
+        FastSurvivalSVM,
+        HingeLossSurvivalSVM,
+        MinlipSurvivalAnalysis,
+        NaiveSurvivalSVM,
+    )
+    from sksurv.tree import ExtraSurvivalTree, SurvivalTree
 
-    return (CoxPHSurvivalAnalysis, CoxnetSurvivalAnalysis, RandomSurvivalForest, GradientBoostingSurvivalAnalysis)
+    return (
+        CoxPHSurvivalAnalysis, CoxnetSurvivalAnalysis, IPCRidge,
+        RandomSurvivalForest, ExtraSurvivalTrees,
+        GradientBoostingSurvivalAnalysis, ComponentwiseGradientBoostingSurvivalAnalysis,
+        SurvivalTree, ExtraSurvivalTree,
+        FastSurvivalSVM, FastKernelSurvivalSVM, NaiveSurvivalSVM, HingeLossSurvivalSVM, MinlipSurvivalAnalysis,
+    )
+
+
+def _sksurv_predicts_time(estimator: Any) -> bool:
+    """True if ``estimator.predict`` returns a (transformed) survival time, False if a risk.
+
+    scikit-survival's own rule (its ``score`` negates ``predict`` exactly for these): IPCRidge
+    (an AFT model) always; the boosting models unless ``loss="coxph"`` (``"squared"`` and
+    ``"ipcwls"`` regress on log time); the fast survival SVMs when ``rank_ratio < 1`` (a
+    regression objective on log time; ``rank_ratio=1`` is pure ranking and ``predict`` is a risk).
+    """
+    from sksurv.ensemble import ComponentwiseGradientBoostingSurvivalAnalysis, GradientBoostingSurvivalAnalysis
+    from sksurv.linear_model import IPCRidge
+    from sksurv.svm import FastKernelSurvivalSVM, FastSurvivalSVM
+
+    if isinstance(estimator, IPCRidge):
+        return True
+    if isinstance(estimator, (GradientBoostingSurvivalAnalysis, ComponentwiseGradientBoostingSurvivalAnalysis)):
+        return estimator.loss != "coxph"
+    if isinstance(estimator, (FastSurvivalSVM, FastKernelSurvivalSVM)):
+        return estimator.rank_ratio < 1
+    return False
 
 
 def _kind(model: Any) -> str:
-    """'cox_lifelines', 'aft_lifelines', 'sksurv', 'pipeline' or 'callable'; TypeError otherwise."""
-    lifelines_classes = _lifelines_classes()
-    if isinstance(model, lifelines_classes["CoxPHFitter"]):
-        return "cox_lifelines"
-    if isinstance(model, tuple(v for k, v in lifelines_classes.items() if k != "CoxPHFitter")):
-        return "aft_lifelines"
+    """'cox_lifelines', 'aft_lifelines', 'hazard_lifelines', 'sksurv', 'pipeline' or 'callable'.
+
+    TypeError for anything else. A CoxPHFitter that is stratified or has a parametric baseline
+    (spline, piecewise) is still 'cox_lifelines'; :func:`risk_scores` scores it by its expected
+    number of events, since its partial hazard does not exist or does not rank across strata.
+    """
+    for cls, kind in _lifelines_classes().items():
+        if isinstance(model, cls):
+            return kind
     if isinstance(model, _sksurv_classes()):
         return "sksurv"
     from sklearn.pipeline import Pipeline
@@ -85,48 +157,70 @@ def _kind(model: Any) -> str:
 
 
 def _is_fitted_lifelines(model: Any) -> bool:
-    return hasattr(model, "params_")
+    return hasattr(model, "params_") or hasattr(model, "cumulative_hazards_")
 
 
-def _coefficients(model: Any, kind: str) -> pd.Series | None:
-    """Coefficients of a fitted linear model as a Series indexed by covariate (None otherwise)."""
-    if kind == "cox_lifelines":
-        return model.params_.copy()
-    if kind == "aft_lifelines":
+def _log_scale_block(params: pd.Series) -> pd.Series:
+    """The first parameter block of a MultiIndexed lifelines ``params_``, without its intercept."""
+    first = params.index.get_level_values(0)[0]
+    return params.loc[first].drop(labels=["Intercept"], errors="ignore")
+
+
+def _coefficients(model: Any, kind: str) -> tuple[pd.Series | None, bool]:
+    """(coefficients, scaled) of a fitted model, coefficients None if it has none.
+
+    ``scaled`` is True when each coefficient is a log hazard ratio or a log time ratio per unit of
+    a named covariate, so that |coefficient x SD| is checked against
+    :data:`MAX_STANDARDISED_LOG_HAZARD`; otherwise the coefficients are only checked for
+    finiteness (ranking SVMs, boosting, kernel expansions, flexible parametric models).
+    """
+    if kind in ("cox_lifelines", "aft_lifelines"):
         params = model.params_
-        first = params.index.get_level_values(0)[0]
-        scale = params.loc[first]
-        return scale.drop(labels=["Intercept"], errors="ignore")
+        if isinstance(params.index, pd.MultiIndex):  # AFT, or a Cox model with a parametric baseline
+            return _log_scale_block(params), True
+        return params.copy(), True
+    if kind == "hazard_lifelines":
+        params = getattr(model, "params_", None)
+        if params is None:  # AalenAdditiveFitter: time-varying cumulative coefficients
+            params = model.cumulative_hazards_.stack()
+        return pd.Series(np.asarray(params, dtype=float).ravel(), index=[str(i) for i in params.index]), False
     estimator = model.steps[-1][1] if kind == "pipeline" else model
     coef = getattr(estimator, "coef_", None)
     if coef is None:
-        return None
+        return None, False
+    from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis, IPCRidge
+
     coef = np.asarray(coef, dtype=float)
-    if coef.ndim == 2:  # Coxnet: one column per alpha; predict uses the last alpha by default
-        coef = coef[:, -1]
+    if isinstance(estimator, CoxnetSurvivalAnalysis) and coef.ndim == 2:
+        coef = coef[:, -1]  # one column per alpha; predict uses the last alpha by default
+    coef = coef.ravel()
     names = getattr(estimator, "feature_names_in_", None)
-    return pd.Series(coef, index=list(names) if names is not None else range(coef.size))
+    index = list(names) if names is not None and len(names) == coef.size else range(coef.size)
+    scaled = isinstance(estimator, (CoxPHSurvivalAnalysis, CoxnetSurvivalAnalysis, IPCRidge))
+    return pd.Series(coef, index=index), scaled
 
 
 def check_coefficients(model: Any, X: Any = None) -> None:
-    """Raise ConvergenceError if a fitted linear model has non-finite or absurd coefficients.
+    """Raise ConvergenceError if a fitted model has non-finite or (linear models) absurd coefficients.
 
-    Absurd: |beta_j| * sd(X_j) > MAX_STANDARDISED_LOG_HAZARD for some covariate j (needs ``X``
-    with the model's columns; pipelines are checked for finiteness only).
+    Absurd: |beta_j| * sd(X_j) > MAX_STANDARDISED_LOG_HAZARD for some covariate j of a model whose
+    coefficients are log hazard or log time ratios (needs ``X`` with the model's columns;
+    pipelines are checked for finiteness only).
     """
     kind = _kind(model)
     if kind == "callable":
         return
-    coef = _coefficients(model, kind)
+    coef, scaled = _coefficients(model, kind)
     if coef is None:
         return
     bad = coef[~np.isfinite(coef.to_numpy(dtype=float))]
     if bad.size:
+        listed = list(bad.index[:10])
         raise ConvergenceError(
-            f"model: the fit did not converge; non-finite coefficients for {list(bad.index)}. "
-            "Its scores must not be reported."
+            f"model: the fit did not converge; non-finite coefficients for {listed}"
+            f"{f' and {bad.size - 10} more' if bad.size > 10 else ''}. Its scores must not be reported."
         )
-    if X is None or kind == "pipeline" or not isinstance(X, pd.DataFrame):
+    if not scaled or X is None or kind == "pipeline" or not isinstance(X, pd.DataFrame):
         return
     shared = [c for c in coef.index if c in X.columns]
     if not shared:
@@ -138,8 +232,8 @@ def check_coefficients(model: Any, X: Any = None) -> None:
         detail = ", ".join(f"{k}: {v:.3g}" for k, v in absurd.items())
         raise ConvergenceError(
             "model: the fit did not converge to a usable optimum: |coefficient x SD| exceeds "
-            f"{MAX_STANDARDISED_LOG_HAZARD:g} for {detail} (log hazard per standard deviation). "
-            "This is the signature of complete separation or a diverged Newton-Raphson; "
+            f"{MAX_STANDARDISED_LOG_HAZARD:g} for {detail} (log hazard or log time per standard "
+            "deviation). This is the signature of complete separation or a diverged optimiser; "
             "its scores must not be reported."
         )
 
@@ -222,23 +316,120 @@ def _n_rows(X: Any) -> int:
     return len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
 
 
+def _rows(X: Any, start: int, stop: int) -> Any:
+    return X.iloc[start:stop] if isinstance(X, (pd.DataFrame, pd.Series)) else np.asarray(X)[start:stop]
+
+
+def _expected_events(model: Any, X: Any, n: int) -> np.ndarray:
+    """Sum of the predicted cumulative hazard over the distinct event times of the training data.
+
+    Ishwaran et al.'s "ensemble mortality" (the expected number of events had the person been
+    followed over all training event times), which is what scikit-survival's forests predict. It
+    orders by risk whenever the curves do not cross, is finite where a median is not (a survival
+    curve that never reaches 1/2), and for a proportional-hazards model it is exp(linear
+    predictor) times a constant, so it ranks as the linear predictor does.
+    """
+    durations = getattr(model, "durations", None)
+    observed = getattr(model, "event_observed", None)
+    if durations is None or observed is None:
+        raise ValueError(
+            f"model: this {type(model).__name__} was not fitted on right-censored durations, so it "
+            "has no training event times to score it on; pass a callable returning risk scores."
+        )
+    durations, observed = np.asarray(durations, dtype=float), np.asarray(observed).astype(bool)
+    times = np.unique(durations[observed])
+    if times.size == 0:
+        raise ValueError(f"model: this {type(model).__name__} was fitted on data without an event.")
+    from lifelines import AalenAdditiveFitter
+
+    aalen = isinstance(model, AalenAdditiveFitter)
+    block = max(1, _HAZARD_BLOCK_CELLS // times.size)
+    scores = np.empty(n)
+    for start in range(0, n, block):
+        part = _rows(X, start, min(start + block, n))
+        if isinstance(part, pd.DataFrame):
+            part = part.reset_index(drop=True)  # columns of the result are labelled 0, 1, ...
+        if aalen:  # no `times=`: its curves are given at its own timeline, the event times
+            hazard = model.predict_cumulative_hazard(part)
+            hazard = hazard.reindex(index=times, method="ffill").fillna(0.0)
+        else:
+            hazard = model.predict_cumulative_hazard(part, times=times)
+        # a stratified CoxPHFitter returns its columns grouped by stratum: put them back in row order
+        hazard = hazard.reindex(columns=range(len(part)))
+        scores[start:start + len(part)] = _as_scores(
+            np.asarray(hazard, dtype=float).sum(axis=0), len(part), "predict_cumulative_hazard")
+    return scores
+
+
+def _lifelines_scores(model: Any, kind: str, X: Any, n: int) -> np.ndarray:
+    if kind == "cox_lifelines":
+        stratified = bool(getattr(model, "strata", None))
+        from lifelines import CoxTimeVaryingFitter
+
+        if isinstance(model, CoxTimeVaryingFitter):
+            if stratified:
+                raise ValueError(
+                    "model: a stratified CoxTimeVaryingFitter has no risk that ranks across strata "
+                    "(each stratum has its own baseline hazard); pass a callable returning risk scores."
+                )
+        elif stratified or not hasattr(model, "predict_log_partial_hazard"):
+            # stratified: partial hazards do not rank across strata; a spline or piecewise
+            # baseline has no predict_log_partial_hazard
+            return _expected_events(model, X, n)
+        return _as_scores(model.predict_log_partial_hazard(X), n, "predict_log_partial_hazard")
+    if kind == "hazard_lifelines":
+        return _expected_events(model, X, n)
+    median = _as_scores(model.predict_median(X), n, "predict_median")
+    with np.errstate(divide="ignore"):
+        scores = -np.log(median)
+    infinite = np.isposinf(median)
+    if infinite.any():
+        finite = scores[np.isfinite(scores)]
+        floor = (finite.min() if finite.size else 0.0) - 1.0
+        scores[infinite] = floor
+        warnings.warn(
+            f"model: {int(infinite.sum())} of {n} predicted medians are infinite (the "
+            "survival curve never reaches 1/2); they get the lowest risk score, tied.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return scores
+
+
 def risk_scores(model: Any, X: Any) -> np.ndarray:
     """Risk scores of a fitted model, oriented so that a higher score means an earlier event.
 
-    ================================================  ==========================================
-    model                                             score
-    ================================================  ==========================================
-    lifelines ``CoxPHFitter``                          log partial hazard (linear predictor);
-                                                      same ranking as the partial hazard
-    lifelines ``WeibullAFTFitter``,                    minus the log of the predicted MEDIAN
-    ``LogNormalAFTFitter``, ``LogLogisticAFTFitter``  survival time, ``-log(predict_median(X))``
-    sksurv ``CoxPHSurvivalAnalysis``,                  ``model.predict(X)`` (linear predictor,
-    ``CoxnetSurvivalAnalysis``                        already a risk)
-    sksurv ``RandomSurvivalForest``,                   ``model.predict(X)`` (ensemble cumulative
-    ``GradientBoostingSurvivalAnalysis``              hazard / risk, already a risk)
-    sklearn ``Pipeline`` ending in one of these        ``pipeline.predict(X)``
-    any callable ``f``                                 ``f(X)``, taken as a risk as is
-    ================================================  ==========================================
+    ====================================================  ==========================================
+    model                                                 score
+    ====================================================  ==========================================
+    lifelines ``CoxPHFitter``, ``CoxTimeVaryingFitter``   log partial hazard (linear predictor),
+                                                          ``predict_log_partial_hazard(X)``
+    lifelines ``CoxPHFitter`` stratified or with a        expected number of events (below):
+    spline / piecewise baseline                           ranks across strata
+    lifelines ``WeibullAFTFitter``,                       minus the log of the predicted MEDIAN
+    ``LogNormalAFTFitter``, ``LogLogisticAFTFitter``      survival time, ``-log(predict_median(X))``
+    lifelines ``AalenAdditiveFitter``,                    expected number of events: the predicted
+    ``PiecewiseExponentialRegressionFitter``,             cumulative hazard summed over the distinct
+    ``GeneralizedGammaRegressionFitter``,                 event times of the training data
+    ``CRCSplineFitter``                                   (``predict_cumulative_hazard``)
+    sksurv ``CoxPHSurvivalAnalysis``,                     ``model.predict(X)`` (linear predictor,
+    ``CoxnetSurvivalAnalysis``                            already a risk)
+    sksurv ``RandomSurvivalForest``,                      ``model.predict(X)`` (expected number of
+    ``ExtraSurvivalTrees``, ``SurvivalTree``,             events, already a risk)
+    ``ExtraSurvivalTree``
+    sksurv ``GradientBoostingSurvivalAnalysis``,          ``loss="coxph"`` (default): ``predict(X)``,
+    ``ComponentwiseGradientBoostingSurvivalAnalysis``     a log hazard ratio; ``"squared"`` or
+                                                          ``"ipcwls"``: ``-predict(X)``, minus the
+                                                          predicted time
+    sksurv ``IPCRidge`` (AFT)                             ``-predict(X)``, minus the predicted time
+    sksurv ``FastSurvivalSVM``,                           ``rank_ratio=1`` (default): ``predict(X)``,
+    ``FastKernelSurvivalSVM``                             a ranking risk; ``rank_ratio < 1``:
+                                                          ``-predict(X)``, minus the predicted time
+    sksurv ``NaiveSurvivalSVM``,                          ``model.predict(X)`` (ranking risk)
+    ``HingeLossSurvivalSVM``, ``MinlipSurvivalAnalysis``
+    sklearn ``Pipeline`` ending in one of these            as its final estimator
+    any callable ``f``                                    ``f(X)``, taken as a risk as is
+    ====================================================  ==========================================
 
     Parameters
     ----------
@@ -246,7 +437,9 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
         See the table; use :func:`fit_checked` to fit it with convergence checks.
     X : DataFrame or array-like of shape (n_samples, n_features)
         Covariates in the form the model was fitted on (lifelines needs a DataFrame with the
-        training column names; extra columns such as time/event are ignored by lifelines).
+        training column names; extra columns such as time/event are ignored by lifelines). One
+        row per person: for a ``CoxTimeVaryingFitter``, the covariate values at which to score
+        each person (e.g. at baseline).
 
     Returns
     -------
@@ -259,9 +452,11 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
         If ``model`` is not a supported type (the message lists the supported ones).
     ValueError
         If the model is not fitted, or the scores have the wrong shape or are NaN / -inf / +inf
-        (for a callable or a model other than an AFT fitter).
+        (for a callable or a model other than an AFT fitter), or for a stratified
+        ``CoxTimeVaryingFitter`` (no risk ranks across its strata).
     survfair.ConvergenceError
-        If a linear model's coefficients are non-finite or absurd (the sign of a diverged fit).
+        If a model's coefficients are non-finite, or a linear model's are absurd (the sign of a
+        diverged fit).
 
     Warns
     -----
@@ -273,44 +468,41 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
     Notes
     -----
     Survival probabilities and predicted times are never accepted as risks without negation;
-    this function is the one place where AFT times are negated. The median is used rather than
-    the expectation because lifelines' ``predict_expectation`` integrates the survival curve
-    numerically over a bounded grid and is infinite or inaccurate for heavy tails.
+    this function is the one place where predicted times are negated. scikit-survival's models
+    that predict a time are negated exactly as scikit-survival's own ``score`` does, so the pooled
+    C of these scores is ``model.score(X, y)``. The median is used for lifelines' AFT models
+    rather than the expectation because lifelines' ``predict_expectation`` integrates the
+    survival curve numerically over a bounded grid and is infinite or inaccurate for heavy
+    tails. Models whose hazards are not proportional and have no closed-form median are scored
+    by their expected number of events (Ishwaran et al. 2008, the risk of scikit-survival's
+    forests), which is finite for everyone; it is computed in blocks of rows (at most 2e6
+    cumulative-hazard values at a time).
+
+    References
+    ----------
+    Ishwaran H, Kogalur UB, Blackstone EH, Lauer MS. Random survival forests. Ann. Appl. Stat.
+    2(3):841-860, 2008 (ensemble mortality, Section 4.1).
     """
     kind = _kind(model)
     n = _n_rows(X)
     if kind == "callable":
         scores = _as_scores(model(X), n, "the callable")
-    elif kind in ("cox_lifelines", "aft_lifelines"):
+    elif kind.endswith("_lifelines"):
         if not _is_fitted_lifelines(model):
             raise ValueError(f"model: this {type(model).__name__} is not fitted; call fit first.")
         check_coefficients(model, X if isinstance(X, pd.DataFrame) else None)
-        if kind == "cox_lifelines":
-            scores = _as_scores(model.predict_log_partial_hazard(X), n, "predict_log_partial_hazard")
-        else:
-            median = _as_scores(model.predict_median(X), n, "predict_median")
-            with np.errstate(divide="ignore"):
-                scores = -np.log(median)
-            infinite = np.isposinf(median)
-            if infinite.any():
-                finite = scores[np.isfinite(scores)]
-                floor = (finite.min() if finite.size else 0.0) - 1.0
-                scores[infinite] = floor
-                warnings.warn(
-                    f"model: {int(infinite.sum())} of {n} predicted medians are infinite (the "
-                    "survival curve never reaches 1/2); they get the lowest risk score, tied.",
-                    UserWarning,
-                    stacklevel=2,
-                )
+        scores = _lifelines_scores(model, kind, X, n)
     else:
         from sklearn.exceptions import NotFittedError
 
-        check = model.steps[-1][1] if kind == "pipeline" else model
+        estimator = model.steps[-1][1] if kind == "pipeline" else model
         try:
             check_coefficients(model, X if isinstance(X, pd.DataFrame) else None)
             scores = _as_scores(model.predict(X), n, "predict")
         except NotFittedError as error:
-            raise ValueError(f"model: this {type(check).__name__} is not fitted; call fit first.") from error
+            raise ValueError(f"model: this {type(estimator).__name__} is not fitted; call fit first.") from error
+        if _sksurv_predicts_time(estimator):
+            scores = -scores  # scikit-survival's own rule: `score` negates a predicted time
     bad = ~np.isfinite(scores)
     if bad.any():
         rows = np.flatnonzero(bad)[:10].tolist()
@@ -321,17 +513,52 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
     return scores
 
 
-def as_risk(model_or_scores: Any, X: Any, name: str) -> Any:
-    """Scores of one entry of :func:`survfair.compare`: a model/callable (needs ``X``) or scores."""
-    if isinstance(model_or_scores, (np.ndarray, pd.Series, list, tuple)):
+def is_scores(entry: Any) -> bool:
+    """True if an entry of :func:`survfair.compare`'s ``models`` is a vector of scores (not a model)."""
+    return isinstance(entry, (np.ndarray, pd.Series, list, tuple))
+
+
+def as_risk(model_or_scores: Any, X: Any, name: str, *, keyed: bool = False) -> Any:
+    """Scores of one entry of :func:`survfair.compare`: a model/callable (needs ``X``) or scores.
+
+    ``keyed``: ``X`` was looked up in a dict of covariates per model (only changes the message
+    when it is missing).
+    """
+    if is_scores(model_or_scores):
         return model_or_scores  # validated by the one gate, which also checks a Series' index
     try:
         _kind(model_or_scores)
     except TypeError as error:
         raise TypeError(f"models[{name!r}]: {error}") from None
     if X is None:
-        raise ValueError(f"models[{name!r}] is a model, so X (its covariates) must be given.")
+        where = f"X (a dict) needs an entry {name!r} with its covariates" if keyed else "X (its covariates) must be given"
+        raise ValueError(f"models[{name!r}] is a model, so {where}.")
     scores = risk_scores(model_or_scores, X)
     # scores are in X's row order: carry X's index so the gate can check it against time/event/group
     return pd.Series(scores, index=X.index) if isinstance(X, pd.DataFrame) else scores
 
+
+def check_feature_keys(models: Any, X: Any) -> None:
+    """A dict ``X`` of :func:`survfair.compare` has keys only for entries scored on covariates.
+
+    Unknown names and keys for entries that are scores or column names are refused (a typo must
+    not leave a model without its covariates silently); a model without a key is refused by
+    :func:`as_risk` when it is reached.
+    """
+    from collections.abc import Mapping
+
+    if not isinstance(X, Mapping):
+        return
+    unknown = [key for key in X if key not in models]
+    if unknown:
+        raise ValueError(f"X: {_names(unknown)} not in models (the keys of a dict X are model names).")
+    unused = [key for key in X if isinstance(models[key], str) or is_scores(models[key])]
+    if unused:
+        raise ValueError(
+            f"X: {_names(unused)} {'is' if len(unused) == 1 else 'are'} scores or a column name in models, "
+            "which need no covariates; drop the key from X."
+        )
+
+
+def _names(keys: list) -> str:
+    return ", ".join(repr(k) for k in keys)

@@ -8,11 +8,35 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from lifelines import CoxPHFitter, LogLogisticAFTFitter, LogNormalAFTFitter, WeibullAFTFitter
+from lifelines import (
+    AalenAdditiveFitter,
+    CoxPHFitter,
+    CoxTimeVaryingFitter,
+    CRCSplineFitter,
+    GeneralizedGammaRegressionFitter,
+    LogLogisticAFTFitter,
+    LogNormalAFTFitter,
+    PiecewiseExponentialRegressionFitter,
+    WeibullAFTFitter,
+)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sksurv.ensemble import GradientBoostingSurvivalAnalysis, RandomSurvivalForest
-from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis
+from sksurv.ensemble import (
+    ComponentwiseGradientBoostingSurvivalAnalysis,
+    ExtraSurvivalTrees,
+    GradientBoostingSurvivalAnalysis,
+    RandomSurvivalForest,
+)
+from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis, IPCRidge
+from sksurv.metrics import concordance_index_censored
+from sksurv.svm import (
+    FastKernelSurvivalSVM,
+    FastSurvivalSVM,
+    HingeLossSurvivalSVM,
+    MinlipSurvivalAnalysis,
+    NaiveSurvivalSVM,
+)
+from sksurv.tree import ExtraSurvivalTree, SurvivalTree
 from sksurv.util import Surv
 
 import survfair as sf
@@ -120,6 +144,219 @@ def test_callable_bad_output():
         risk_scores(lambda X: np.zeros(3), X)
     with pytest.raises(ValueError, match=r"1 risk scores are NaN or infinite \(rows \[2\]\)"):
         risk_scores(lambda X: np.array([0.0, 1.0, np.nan, 2.0]), X)
+
+
+# -- every supported model, oriented on real data (whas500) ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def whas():
+    """whas500 (n = 500, 43% deaths): five standardised numeric covariates, gender as the group."""
+    from sksurv.datasets import load_whas500
+
+    features, outcome = load_whas500()
+    X = features[["age", "bmi", "hr", "sysbp", "diasbp"]].astype(float)
+    X = (X - X.mean()) / X.std()
+    time, event = outcome["lenfol"].astype(float), outcome["fstat"].astype(bool)
+    frame = X.assign(time=time, event=event.astype(int))  # lifelines' fit input
+    group = np.where(features["gender"].astype(str) == "1", "F", "M")
+    return X, outcome, frame, time, event, group
+
+
+_FORMULA = "age + bmi + hr + sysbp + diasbp"
+
+
+def _sk(model):
+    """A scikit-survival model fitted on the first n rows (plain fit: the tests want its orientation)."""
+    def fit(d, n):
+        X, y, *_ = d
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a few iterations only: convergence is not the point here
+            return model.fit(X.iloc[:n], y[:n])
+    return fit
+
+
+def _ll(model, **fit_kwargs):
+    """A lifelines model fitted with fit_checked on all 500 rows."""
+    return lambda d, n: fit_checked(model, d[2], "time", "event", **fit_kwargs)
+
+
+def _expected_events_twin(model, d, n):
+    """Independent twin of the 'expected number of events' rule: one call, summed over event times."""
+    frame, time, event = d[2].iloc[:n], d[3], d[4]
+    times = np.unique(time[event])
+    hazard = model.predict_cumulative_hazard(frame, times=times)
+    return hazard[frame.index].sum(axis=0).to_numpy()  # by label: a stratified fit groups columns by stratum
+
+
+def _predict(model, d, n):
+    return model.predict(d[0].iloc[:n])
+
+
+def _minus_predict(model, d, n):
+    return -model.predict(d[0].iloc[:n])
+
+
+# name -> (fit, the model's own prediction oriented as a risk by hand, rows used)
+ORIENTED = {
+    # scikit-survival, predict is a risk
+    "sksurv-extra-trees": (_sk(ExtraSurvivalTrees(n_estimators=20, min_samples_leaf=10, random_state=0)), _predict, 500),
+    "sksurv-survival-tree": (_sk(SurvivalTree(min_samples_leaf=20)), _predict, 500),
+    "sksurv-extra-survival-tree": (_sk(ExtraSurvivalTree(min_samples_leaf=20, random_state=0)), _predict, 500),
+    "sksurv-componentwise-coxph": (_sk(ComponentwiseGradientBoostingSurvivalAnalysis(n_estimators=50, random_state=0)),
+                                   _predict, 500),
+    "sksurv-fast-svm-ranking": (_sk(FastSurvivalSVM(max_iter=20, random_state=0)), _predict, 500),
+    "sksurv-fast-kernel-svm-ranking": (_sk(FastKernelSurvivalSVM(kernel="rbf", max_iter=5, random_state=0)),
+                                       _predict, 200),
+    "sksurv-naive-svm": (_sk(NaiveSurvivalSVM(random_state=0)), _predict, 200),
+    "sksurv-minlip": (_sk(MinlipSurvivalAnalysis()), _predict, 100),
+    "sksurv-hinge-loss-svm": (_sk(HingeLossSurvivalSVM()), _predict, 40),
+    # scikit-survival, predict is a time: risk = -predict
+    "sksurv-ipcridge": (_sk(IPCRidge()), _minus_predict, 500),
+    "sksurv-gbsa-ipcwls": (_sk(GradientBoostingSurvivalAnalysis(loss="ipcwls", n_estimators=20, random_state=0)),
+                           _minus_predict, 500),
+    "sksurv-gbsa-squared": (_sk(GradientBoostingSurvivalAnalysis(loss="squared", n_estimators=20, random_state=0)),
+                            _minus_predict, 500),
+    "sksurv-componentwise-ipcwls": (_sk(ComponentwiseGradientBoostingSurvivalAnalysis(
+        loss="ipcwls", n_estimators=50, random_state=0)), _minus_predict, 500),
+    "sksurv-fast-svm-regression": (_sk(FastSurvivalSVM(rank_ratio=0.5, fit_intercept=True, max_iter=20, random_state=0)),
+                                   _minus_predict, 500),
+    "sksurv-fast-svm-pure-regression": (_sk(FastSurvivalSVM(rank_ratio=0.0, fit_intercept=True, max_iter=20,
+                                                            random_state=0)), _minus_predict, 500),
+    "sksurv-fast-kernel-svm-regression": (_sk(FastKernelSurvivalSVM(kernel="rbf", rank_ratio=0.5, fit_intercept=True,
+                                                                    max_iter=5, random_state=0)), _minus_predict, 200),
+    "pipeline-ipcridge": (_sk(make_pipeline(StandardScaler(), IPCRidge())), _minus_predict, 500),
+    # lifelines
+    "lifelines-cox": (_ll(CoxPHFitter()), lambda m, d, n: m.predict_log_partial_hazard(d[2]), 500),
+    "lifelines-weibull": (_ll(WeibullAFTFitter()), lambda m, d, n: -m.predict_median(d[2]), 500),
+    "lifelines-cox-stratified": (lambda d, n: fit_checked(CoxPHFitter(), d[2].assign(male=(d[5] == "M").astype(float)),
+                                                       "time", "event", strata=["male"]),
+                                 lambda m, d, n: _expected_events_twin(m, (None, None, d[2].assign(
+                                     male=(d[5] == "M").astype(float)), d[3], d[4]), n), 500),
+    "lifelines-cox-spline": (_ll(CoxPHFitter(baseline_estimation_method="spline", n_baseline_knots=3)),
+                             _expected_events_twin, 500),
+    "lifelines-aalen": (_ll(AalenAdditiveFitter(coef_penalizer=1.0)),
+                        lambda m, d, n: m.predict_cumulative_hazard(d[2]).sum(axis=0).to_numpy(), 500),
+    "lifelines-piecewise": (_ll(PiecewiseExponentialRegressionFitter(breakpoints=[200.0, 800.0])),
+                            _expected_events_twin, 500),
+    "lifelines-generalized-gamma": (_ll(GeneralizedGammaRegressionFitter(),
+                                        regressors={"mu_": _FORMULA, "sigma_": "1", "lambda_": "1"}),
+                                    _expected_events_twin, 500),
+    "lifelines-crc-spline": (_ll(CRCSplineFitter(n_baseline_knots=3),
+                                 regressors={"beta_": _FORMULA, "gamma0_": "1", "gamma1_": "1", "gamma2_": "1"}),
+                             _expected_events_twin, 500),
+}
+
+
+@pytest.mark.parametrize("name", list(ORIENTED), ids=list(ORIENTED))
+def test_orientation_on_whas500_matches_sksurv_concordance(whas, name):
+    """The pooled C of risk_scores is > 0.5 and equals scikit-survival's C of the model's own output
+    oriented by hand (-predict for a predicted time); for scikit-survival models also model.score."""
+    fit, native, n = ORIENTED[name]
+    model = fit(whas, n)
+    X, y, frame, time, event, group = whas
+    features = frame.iloc[:n] if name.startswith("lifelines") else X.iloc[:n]
+    if name == "lifelines-cox-stratified":
+        features = features.assign(male=(group[:n] == "M").astype(float))
+    scores = risk_scores(model, features)
+    assert scores.shape == (n,) and scores.dtype == np.float64 and np.isfinite(scores).all()
+    pooled = sf.xci(time[:n], event[:n], group[:n], scores, method="naive", ci=None).overall
+    expected = concordance_index_censored(event[:n], time[:n], np.asarray(native(model, whas, n), dtype=float))[0]
+    assert pooled > 0.5
+    assert abs(pooled - expected) <= 1e-12, (pooled, expected)
+    if not name.startswith("lifelines"):
+        assert abs(pooled - model.score(X.iloc[:n], y[:n])) <= 1e-12  # scikit-survival's own orientation
+
+
+def test_time_predicting_sksurv_models_are_negated_exactly(whas):
+    X, *_ = whas
+    for name in ("sksurv-ipcridge", "sksurv-gbsa-ipcwls", "sksurv-fast-svm-regression", "pipeline-ipcridge"):
+        fit, _, n = ORIENTED[name]
+        model = fit(whas, n)
+        np.testing.assert_array_equal(risk_scores(model, X.iloc[:n]), -model.predict(X.iloc[:n]))
+    model = ORIENTED["sksurv-fast-svm-ranking"][0](whas, 500)
+    np.testing.assert_array_equal(risk_scores(model, X), model.predict(X))
+
+
+def test_expected_events_ranks_a_proportional_hazards_model_as_its_linear_predictor(whas):
+    """For a Cox model the expected number of events is exp(lp) times a constant."""
+    from survfair._models import _expected_events
+
+    _, _, frame, *_ = whas
+    model = fit_checked(CoxPHFitter(), frame, "time", "event")
+    lp = model.predict_log_partial_hazard(frame).to_numpy()
+    events = _expected_events(model, frame, len(frame))
+    np.testing.assert_allclose(np.log(events) - lp, np.log(events[0]) - lp[0], rtol=0, atol=1e-9)
+
+
+def test_expected_events_in_blocks_equals_one_pass(whas, monkeypatch):
+    import survfair._models as models
+
+    _, _, frame, *_ = whas
+    model = ORIENTED["lifelines-aalen"][0](whas, 500)
+    whole = risk_scores(model, frame)
+    monkeypatch.setattr(models, "_HAZARD_BLOCK_CELLS", 1000)  # 6 rows per block with 162 event times
+    np.testing.assert_array_equal(risk_scores(model, frame), whole)
+
+
+def test_cox_time_varying_scored_at_one_row_per_person(whas):
+    """Constant covariates split over two intervals: the same partial likelihood as CoxPHFitter."""
+    _, _, frame, time, event, _ = whas
+    people = frame.assign(id=np.arange(len(frame)))
+    first = people.assign(start=0.0, stop=np.minimum(time, 100.0), event=np.where(time <= 100.0, people["event"], 0))
+    second = people[time > 100.0].assign(start=100.0, stop=time[time > 100.0])
+    long = pd.concat([first, second]).drop(columns="time")
+    model = fit_checked(CoxTimeVaryingFitter(), long, id_col="id", event_col="event", start_col="start",
+                        stop_col="stop")
+    covariates = frame.drop(columns=["time", "event"])
+    scores = risk_scores(model, covariates)
+    cox = risk_scores(fit_checked(CoxPHFitter(), frame, "time", "event"), frame)
+    np.testing.assert_allclose(scores - scores.mean(), cox - cox.mean(), atol=1e-5)
+    assert concordance_index_censored(event, time, scores)[0] > 0.5
+    stratified = CoxTimeVaryingFitter().fit(long.assign(half=long["id"] % 2), id_col="id", event_col="event",
+                                            start_col="start", stop_col="stop", strata=["half"])
+    with pytest.raises(ValueError, match="stratified CoxTimeVaryingFitter has no risk that ranks across strata"):
+        risk_scores(stratified, covariates.assign(half=np.arange(len(covariates)) % 2))
+
+
+def test_supported_models_are_all_accepted_and_documented():
+    """SUPPORTED_MODELS, _kind, the risk_scores table and the how-to table name the same classes."""
+    import importlib
+    from pathlib import Path
+
+    from survfair._models import _kind
+
+    how_to = (Path(__file__).resolve().parents[1] / "docs" / "how-to" / "audit-models.md").read_text(encoding="utf-8")
+    for entry in sf.SUPPORTED_MODELS[:-2]:
+        module, name = entry.rsplit(".", 1)
+        cls = getattr(importlib.import_module(module), name)
+        assert issubclass(cls, tuple(_accepted_classes())), entry
+        assert f"``{name}``" in risk_scores.__doc__, name
+        assert f"`{name}`" in how_to, name
+    assert _kind(make_pipeline(StandardScaler(), IPCRidge())) == "pipeline"
+
+
+def _accepted_classes():
+    from survfair._models import _lifelines_classes, _sksurv_classes
+
+    return list(_lifelines_classes()) + list(_sksurv_classes())
+
+
+def test_still_unsupported_models_are_refused():
+    from lifelines import KaplanMeierFitter
+    from sksurv.meta import Stacking
+
+    with pytest.raises(TypeError, match="unsupported model type lifelines.*KaplanMeierFitter"):
+        risk_scores(KaplanMeierFitter(), pd.DataFrame({"x": [1.0]}))
+    with pytest.raises(TypeError, match="unsupported model type sksurv.*Stacking.*IPCRidge"):
+        risk_scores(Stacking(CoxPHSurvivalAnalysis(), [("a", CoxPHSurvivalAnalysis())]), np.zeros((2, 1)))
+
+
+def test_unfitted_new_models_raise():
+    with pytest.raises(ValueError, match="AalenAdditiveFitter is not fitted"):
+        risk_scores(AalenAdditiveFitter(), pd.DataFrame({"x": [1.0]}))
+    with pytest.raises(ValueError, match="IPCRidge is not fitted"):
+        risk_scores(IPCRidge(), np.zeros((2, 1)))
 
 
 @pytest.fixture(scope="module")
@@ -244,6 +481,49 @@ def test_compare_errors(obvious):
         compare({"bad": object()}, time, event, group, X=frame)
     with pytest.raises(ValueError, match=r"models\['short'\]: inputs have mismatched lengths"):
         compare({"short": np.zeros(5)}, time, event, group)
+
+
+def test_compare_feature_matrix_per_model(obvious):
+    """Models fitted on different columns, each scored on its own X (one shared X cannot serve both)."""
+    frame, time, event, group = obvious
+    y = Surv.from_arrays(event, time)
+    only_x = CoxPHSurvivalAnalysis().fit(frame[["x"]], y)
+    only_z = RandomSurvivalForest(n_estimators=10, min_samples_leaf=10, random_state=0).fit(frame[["z"]], y)
+    both = CoxPHSurvivalAnalysis().fit(frame, y)
+    X = {"cox on x": frame[["x"]], "rsf on z": frame[["z"]], "cox on both": frame,
+         "callable": frame[["z", "x"]].to_numpy()}
+    models = {"cox on x": only_x, "rsf on z": only_z, "cox on both": both, "scores": frame["x"].to_numpy(),
+              "callable": lambda A: 2.0 * A[:, 1]}
+    out = compare(models, time, event, group, X=X, tau=2.0, ci=None)
+    for name, risk in (("cox on x", risk_scores(only_x, frame[["x"]])), ("rsf on z", risk_scores(only_z, frame[["z"]])),
+                       ("cox on both", risk_scores(both, frame)), ("scores", frame["x"]), ("callable", 2.0 * frame["x"])):
+        np.testing.assert_array_equal(out.scores[name], np.asarray(risk))
+        res = sf.xci(time, event, group, np.asarray(risk), tau=2.0, ci=None)
+        np.testing.assert_array_equal(out.results[name].values, res.values)
+    assert out.results["cox on x"].overall > 0.7 > out.results["rsf on z"].overall
+    with pytest.raises(ValueError, match="feature names"):  # what a single X did before
+        compare({"cox on x": only_x, "rsf on z": only_z}, time, event, group, X=frame, ci=None)
+
+
+def test_compare_feature_matrix_per_model_errors(obvious):
+    frame, time, event, group = obvious
+    y = Surv.from_arrays(event, time)
+    only_x = CoxPHSurvivalAnalysis().fit(frame[["x"]], y)
+    with pytest.raises(ValueError, match=r"models\['b'\] is a model, so X \(a dict\) needs an entry 'b'"):
+        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]]}, tau=2.0, ci=None)
+    with pytest.raises(ValueError, match=r"X: 'typo' not in models"):
+        compare({"a": only_x}, time, event, group, X={"a": frame[["x"]], "typo": frame}, tau=2.0, ci=None)
+    with pytest.raises(ValueError, match=r"X: 's' is scores or a column name in models, which need no covariates"):
+        compare({"a": only_x, "s": frame["x"].to_numpy()}, time, event, group,
+                X={"a": frame[["x"]], "s": frame}, tau=2.0, ci=None)
+    # the index rule applies to each matrix: scores carry the index of their own X
+    shuffled = frame[["x"]].iloc[::-1]
+    with pytest.raises(ValueError, match=r"models\['b'\]: .*index"):
+        compare({"a": only_x, "b": only_x}, time, event, pd.Series(group, index=frame.index),
+                X={"a": frame[["x"]], "b": shuffled}, tau=2.0, ci=None)
+    with pytest.raises(ValueError, match=r"models\['b'\]: inputs have mismatched lengths"):
+        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]], "b": frame[["x"]].iloc[:-1]},
+                tau=2.0, ci=None)
 
 
 # -- flchain: fairness through unawareness (Wang et al. 2026, Section 6) -------------------
