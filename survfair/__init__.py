@@ -46,7 +46,7 @@ from ._xauc import (
     xauc,
     xroc,
 )
-from ._xauc_t import xauc_t
+from ._xauc_t import XAUCtResult, xauc_t
 from ._binary_adjust import (
     EqualOpportunityAdjustment,
     LogisticAdjustment,
@@ -107,6 +107,7 @@ __all__ = [
     "conditional_xauc",
     "group_metrics",
     "xauc_t",
+    "XAUCtResult",
     "logistic_adjustment",
     "LogisticAdjustment",
     "equal_opportunity_adjustment",

@@ -16,6 +16,7 @@ neither cases nor controls.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,11 +26,11 @@ from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
-from ._results import cell_wald_interval, check_confidence_level
+from ._results import _json_safe, _readonly, cell_wald_interval, check_confidence_level
 from ._validation import check_horizons, check_option, check_survival_inputs, warn_excluded_rows
 from ._xci import CENSORING, _check_tied_tol
 
-__all__ = ["xauc_t"]
+__all__ = ["xauc_t", "XAUCtResult"]
 
 
 def xauc_t(
@@ -45,8 +46,8 @@ def xauc_t(
     tied_tol: float = 1e-8,
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
-) -> pd.DataFrame:
-    """Cross-group cumulative/dynamic AUC(t): one G x G matrix per horizon, as a tidy frame.
+) -> "XAUCtResult":
+    """Cross-group cumulative/dynamic AUC(t): one G x G matrix per horizon.
 
     xAUC_t(a, b) = P[R_i > R_j | T_i <= t < T_j, G_i = a, G_j = b]: a case of group ``a``
     (event by time t) is ranked above a control of group ``b`` (event-free after t). Cases are
@@ -90,11 +91,12 @@ def xauc_t(
 
     Returns
     -------
-    DataFrame
-        One row per (time, a, b), columns: time, a (cases' group), b (controls' group), cases,
-        controls, weighted_cases, pairs, concordant, tied_risk, numerator, denominator, xauc, se,
-        ci_low, ci_high. ``frame[frame.time == t].pivot(index="a", columns="b", values="xauc")``
-        is the matrix. ``se`` is the analytic standard error (influence functions, as for
+    XAUCtResult
+        ``.to_frame()``: one row per (time, a, b), columns time, a (cases' group), b (controls'
+        group), cases, controls, weighted_cases, pairs, concordant, tied_risk, numerator,
+        denominator, xauc, se, ci_low, ci_high; ``.matrix(t)`` / ``.se(t)``: the G x G matrices
+        at horizon t; ``.confidence_interval(level)``; ``.to_dict()``. ``se`` is the analytic
+        standard error (influence functions, as for
         ``xci(..., ci="analytic")``: each case's and control's share of the cell's pairs, plus the
         Kaplan-Meier term of the case weights 1 / K_a, which are fitted on the same rows); the
         interval is Wald on the logit scale (raw scale for a cell at 0 or 1).
@@ -132,9 +134,9 @@ def xauc_t(
     Examples
     --------
     >>> import survfair
-    >>> frame = survfair.xauc_t([1, 2, 3, 4, 5, 6], [1, 1, 1, 0, 1, 0], list("abab" "ab"),
-    ...                         [6, 5, 4, 3, 2, 1], times=[2.5])
-    >>> float(frame.pivot(index="a", columns="b", values="xauc").loc["a", "b"])
+    >>> res = survfair.xauc_t([1, 2, 3, 4, 5, 6], [1, 1, 1, 0, 1, 0], list("abab" "ab"),
+    ...                       [6, 5, 4, 3, 2, 1], times=[2.5])
+    >>> float(res.matrix(2.5).loc["a", "b"])
     1.0
     """
     censoring = check_option(censoring, "censoring", CENSORING)
@@ -217,9 +219,97 @@ def xauc_t(
             UndefinedXAUCWarning,
             stacklevel=2,
         )
-    table = pd.concat(frames, ignore_index=True)
-    table.attrs["confidence_level"] = level
-    return table
+    return XAUCtResult(
+        table=pd.concat(frames, ignore_index=True), groups=sample.groups, times=horizons,
+        censoring=censoring, tied_tol=tied_tol, confidence_level=level, ci_method=ci, n_samples=sample.n_samples,
+        n_excluded=n_excluded,
+    )
+
+
+@dataclass(frozen=True)
+class XAUCtResult:
+    """Result of :func:`survfair.xauc_t`: one G x G cross-group AUC(t) matrix per horizon.
+
+    Rows ``a`` are the group of the case (event by t), columns ``b`` the group of the control
+    (event-free after t). The tidy table is held privately; every accessor returns a fresh copy.
+
+    Attributes
+    ----------
+    groups : tuple
+        Group labels in matrix order.
+    times : ndarray of shape (n_times,)
+        The horizons, sorted (read-only).
+    censoring : {"group", "pooled"}
+    tied_tol : float
+    confidence_level : float
+        Level of the ``ci_low`` / ``ci_high`` columns of :meth:`to_frame`.
+    ci_method : {"analytic", None}
+        None: point estimates only (se and intervals NaN).
+    n_samples, n_excluded : int
+        Rows analysed, and rows left out by ``groups=``.
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    groups: tuple
+    times: np.ndarray = field(repr=False)
+    censoring: str
+    tied_tol: float
+    confidence_level: float
+    ci_method: str | None
+    n_samples: int
+    n_excluded: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "table", self.table.copy())
+        object.__setattr__(self, "times", _readonly(self.times, dtype=float))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table, one row per (time, a, b): time, a, b, cases, controls, weighted_cases,
+        pairs, concordant, tied_risk, numerator, denominator, xauc, se, ci_low, ci_high."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary of the settings and the cells."""
+        return _json_safe({
+            "groups": [str(g) for g in self.groups],
+            "times": self.times,
+            "censoring": self.censoring,
+            "tied_tol": self.tied_tol,
+            "confidence_level": self.confidence_level,
+            "ci_method": self.ci_method,
+            "n_samples": self.n_samples,
+            "n_excluded": self.n_excluded,
+            "cells": [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                      for row in self.table.to_dict(orient="records")],
+        })
+
+    def matrix(self, time: float) -> pd.DataFrame:
+        """The G x G xAUC matrix at one horizon (rows a = cases' group, columns b = controls')."""
+        return self._pivot(time, "xauc")
+
+    def se(self, time: float) -> pd.DataFrame:
+        """Standard errors aligned with :meth:`matrix` (NaN without intervals)."""
+        return self._pivot(time, "se")
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Tidy interval limits (time, a, b, ci_low, ci_high) at ``confidence_level`` (default:
+        the result's): logit-Wald from the standard errors, as every probability in survfair."""
+        level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
+        low, high = cell_wald_interval(self.table["xauc"].to_numpy(), self.table["se"].to_numpy(), level)
+        return self.table[["time", "a", "b"]].assign(ci_low=low, ci_high=high)
+
+    def _pivot(self, time: float, column: str) -> pd.DataFrame:
+        at = self.table[self.table["time"] == float(time)]
+        if at.empty:
+            raise ValueError(f"time {time!r} is not a horizon of this result (horizons: {self.times.tolist()}).")
+        labels = list(self.groups)
+        frame = at.pivot(index="a", columns="b", values=column).reindex(index=labels, columns=labels)
+        frame.index.name, frame.columns.name = "a (case)", "b (control)"
+        return frame
+
+    def __repr__(self) -> str:
+        return (f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
+                f"censoring={self.censoring!r}, ci_method={self.ci_method!r})")
 
 
 def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weights_estimated=True) -> np.ndarray:

@@ -443,7 +443,7 @@ def test_cli_binary_report_and_horizon_table():
     args = _parser().parse_args(["--time", "t", "--event", "e", "--group", "grp", "--risk", "score",
                                  "--horizon", "0.5", "--horizon", "1.0"])
     table = horizon_table(args, frame)
-    expected = survfair.xauc_t("t", "e", "grp", "score", [0.5, 1.0], data=frame)
+    expected = survfair.xauc_t("t", "e", "grp", "score", [0.5, 1.0], data=frame).to_frame()
     assert "t = 0.5" in table and "t = 1" in table
     assert f"{expected['xauc'].iloc[1]:.4f}" in table
     assert horizon_table(_parser().parse_args(["--group", "grp"]), frame) == ""

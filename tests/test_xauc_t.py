@@ -62,7 +62,7 @@ def test_one_group_equals_sksurv(seed, censoring):
     y = Surv.from_arrays(event, time)
     times = np.quantile(time, [0.1, 0.3, 0.5, 0.7, 0.9])
     expected, _ = cumulative_dynamic_auc(y, y, risk, times)
-    frame = xauc_t(time, event, np.zeros(len(time)), risk, times, censoring=censoring)
+    frame = xauc_t(time, event, np.zeros(len(time)), risk, times, censoring=censoring).to_frame()
     np.testing.assert_allclose(frame["xauc"].to_numpy(), expected, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(frame["time"].to_numpy(), np.unique(times))
 
@@ -76,7 +76,7 @@ def test_one_group_equals_sksurv_on_real_data(loader, column):
     event, time = y[y.dtype.names[0]], y[y.dtype.names[1]]
     times = np.percentile(time, [20, 40, 60, 80])
     expected, _ = cumulative_dynamic_auc(y, y, risk, times)
-    frame = xauc_t(y, None, np.zeros(len(time)), risk, times, censoring="pooled")
+    frame = xauc_t(y, None, np.zeros(len(time)), risk, times, censoring="pooled").to_frame()
     np.testing.assert_allclose(frame["xauc"].to_numpy(), expected, rtol=0, atol=1e-12)
     assert frame["cases"].tolist() == [int(np.sum(event & (time <= t))) for t in np.unique(times)]
 
@@ -85,7 +85,7 @@ def test_one_group_equals_sksurv_on_real_data(loader, column):
 def test_three_groups_equal_brute_force(censoring):
     time, event, g, risk, groups = make_survival(3, n=250, n_groups=3)
     times = [0.3, 0.8]
-    frame = xauc_t(time, event, g, risk, times, censoring=censoring)
+    frame = xauc_t(time, event, g, risk, times, censoring=censoring).to_frame()
     assert list(frame.columns) == [
         "time", "a", "b", "cases", "controls", "weighted_cases", "pairs", "concordant", "tied_risk",
         "numerator", "denominator", "xauc", "se", "ci_low", "ci_high",
@@ -103,8 +103,8 @@ def test_three_groups_equal_brute_force(censoring):
 def test_group_censoring_differs_from_pooled_and_diagonal_is_within_group_sksurv():
     time, event, g, risk, groups = make_survival(4, n=400, n_groups=2)
     times = [0.4]
-    by_group = xauc_t(time, event, g, risk, times)
-    pooled = xauc_t(time, event, g, risk, times, censoring="pooled")
+    by_group = xauc_t(time, event, g, risk, times).to_frame()
+    pooled = xauc_t(time, event, g, risk, times, censoring="pooled").to_frame()
     assert not np.allclose(by_group["xauc"], pooled["xauc"])
     for a in groups:
         m = g == a
@@ -124,7 +124,7 @@ def test_dataframe_columns_and_empty_cell_warning():
         }
     )
     with pytest.warns(UndefinedXAUCWarning, match=r"t=1.5 \('b', 'a'\)"):
-        out = xauc_t("t", "e", "grp", "r", [1.5, 4.5], data=frame)
+        out = xauc_t("t", "e", "grp", "r", [1.5, 4.5], data=frame).to_frame()
     first = out[out.time == 1.5].set_index(["a", "b"])["xauc"]
     assert np.isnan(first["b", "a"]) and first["a", "b"] == 1.0
 
@@ -153,7 +153,7 @@ def test_positivity_error_names_group_and_time():
     with pytest.raises(PositivityError, match=r"group 'a' is 0 at time 2"):
         xauc_t(time, event, g, np.arange(7.0), [2.5])
     with pytest.warns(UndefinedXAUCWarning, match=r"t=2.5 \('a', 'a'\)"):  # group a has no control after 2.5
-        pooled = xauc_t(time, event, g, np.arange(7.0), [2.5], censoring="pooled")
+        pooled = xauc_t(time, event, g, np.arange(7.0), [2.5], censoring="pooled").to_frame()
     assert pooled["xauc"].notna().sum() == 2
 
 
@@ -167,7 +167,7 @@ def test_agrees_with_binary_xauc_without_censoring_before_t():
     g = rng.choice(["a", "b"], n)
     risk = np.round(rng.normal(size=n) - time, 1)
     t = 0.7
-    frame = xauc_t(time, event, g, risk, [t])
+    frame = xauc_t(time, event, g, risk, [t]).to_frame()
     binary = survfair.xauc((time <= t).astype(int), g, risk)
     matrix = frame.pivot(index="a", columns="b", values="xauc").loc[["a", "b"], ["a", "b"]].to_numpy()
     np.testing.assert_allclose(matrix, binary.values, atol=1e-12)
@@ -207,7 +207,7 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
     time, event, g, risk, groups = make_survival(7, n=45, n_groups=2)
     t = 0.5
     sample, _ = check_survival_inputs(time, event, g, risk)
-    frame = xauc_t(time, event, g, risk, [t], censoring=censoring)
+    frame = xauc_t(time, event, g, risk, [t], censoring=censoring).to_frame()
     curves = survfair._censoring.fit_censoring(sample, censoring)
     case, control = sample.event & (sample.time <= t), sample.time > t
     rows = case | control
@@ -250,12 +250,12 @@ def test_standard_errors_agree_with_the_bootstrap():
     individuals within groups and refits the censoring curves (sampling error of a bootstrap SD
     with 400 replicates is about 4%)."""
     time, event, g, risk, groups = make_survival(8, n=1500, n_groups=2)
-    frame = xauc_t(time, event, g, risk, [0.6])
+    frame = xauc_t(time, event, g, risk, [0.6]).to_frame()
     rng = np.random.default_rng(0)
     draws = []
     for _ in range(400):
         rows = np.concatenate([rng.choice(np.flatnonzero(g == a), (g == a).sum()) for a in groups])
-        draws.append(xauc_t(time[rows], event[rows], g[rows], risk[rows], [0.6])["xauc"].to_numpy())
+        draws.append(xauc_t(time[rows], event[rows], g[rows], risk[rows], [0.6]).to_frame()["xauc"].to_numpy())
     ratio = frame["se"].to_numpy() / np.std(draws, axis=0, ddof=1)
     assert np.all((ratio > 0.8) & (ratio < 1.2)), ratio
     low, high = frame["ci_low"].to_numpy(), frame["ci_high"].to_numpy()
@@ -266,14 +266,14 @@ def test_interval_options_and_cells_at_one():
     """``confidence_level`` widens the interval; a cell at 1 with no variation gets the point
     interval [1, 1]; ``ci=None`` gives point estimates only."""
     time, event, g, risk, groups = make_survival(9, n=600, n_groups=2)
-    narrow = xauc_t(time, event, g, risk, [0.6], confidence_level=0.8)
-    wide = xauc_t(time, event, g, risk, [0.6], confidence_level=0.99)
+    narrow = xauc_t(time, event, g, risk, [0.6], confidence_level=0.8).to_frame()
+    wide = xauc_t(time, event, g, risk, [0.6], confidence_level=0.99).to_frame()
     np.testing.assert_array_equal(narrow["se"], wide["se"])
     assert np.all((wide["ci_low"] < narrow["ci_low"]) & (narrow["ci_high"] < wide["ci_high"]))
-    bare = xauc_t(time, event, g, risk, [0.6], ci=None)
+    bare = xauc_t(time, event, g, risk, [0.6], ci=None).to_frame()
     np.testing.assert_array_equal(bare["xauc"], wide["xauc"])
     assert bare[["se", "ci_low", "ci_high"]].isna().all().all()
-    perfect = xauc_t(time, event, g, -time, [0.6])  # every case outranks every control
+    perfect = xauc_t(time, event, g, -time, [0.6]).to_frame()  # every case outranks every control
     assert np.all(perfect["xauc"] == 1.0) and np.all(perfect["se"] == 0.0)
     assert np.all(perfect["ci_low"] == 1.0) and np.all(perfect["ci_high"] == 1.0)
     with pytest.raises(ValueError, match="ci"):
@@ -290,9 +290,33 @@ def test_groups_subset_as_in_xci():
     time, event = rng.exponential(size=n), rng.random(n) < 0.7
     group, risk = np.array(["a", "b", "c"])[np.arange(n) % 3], rng.normal(size=n)
     with pytest.warns(survfair.ExcludedRowsWarning):
-        sub = survfair.xauc_t(time, event, group, risk, [0.5], groups=["b", "a"])
+        sub = survfair.xauc_t(time, event, group, risk, [0.5], groups=["b", "a"]).to_frame()
     keep = group != "c"
-    full = survfair.xauc_t(time[keep], event[keep], group[keep], risk[keep], [0.5])
+    full = survfair.xauc_t(time[keep], event[keep], group[keep], risk[keep], [0.5]).to_frame()
     assert list(dict.fromkeys(sub["a"])) == ["b", "a"]
     merged = sub.merge(full, on=["a", "b"], suffixes=("", "_full"))
     np.testing.assert_allclose(merged["xauc"], merged["xauc_full"], rtol=1e-12)
+
+
+def test_result_is_frozen_and_exports_like_every_estimator():
+    """Issue 19: a frozen result with .to_frame(), .to_dict(), .confidence_interval() and the
+    confidence level as a field (it was hidden in DataFrame.attrs)."""
+    import json
+
+    rng = np.random.default_rng(8)
+    n = 200
+    time, event = rng.exponential(size=n), rng.random(n) < 0.7
+    group, risk = np.array(["a", "b"])[np.arange(n) % 2], rng.normal(size=n)
+    res = xauc_t(time, event, group, risk, [0.5, 1.0], confidence_level=0.9)
+    assert isinstance(res, survfair.XAUCtResult) and res.confidence_level == 0.9 and res.groups == ("a", "b")
+    frame = res.to_frame()
+    frame.loc[0, "xauc"] = -1.0  # a copy: the result does not change
+    assert res.to_frame().loc[0, "xauc"] != -1.0
+    at = res.to_frame().query("time == 0.5")
+    assert res.matrix(0.5).loc["a", "b"] == at.query("a == 'a' and b == 'b'")["xauc"].item()
+    np.testing.assert_array_equal(res.confidence_interval()[["ci_low", "ci_high"]], res.to_frame()[["ci_low", "ci_high"]])
+    wider = res.confidence_interval(0.99)
+    assert (wider["ci_low"] <= res.to_frame()["ci_low"]).all()
+    assert json.loads(json.dumps(res.to_dict()))["ci_method"] == "analytic"
+    with pytest.raises(ValueError, match="not a horizon"):
+        res.matrix(0.7)

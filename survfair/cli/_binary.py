@@ -230,11 +230,11 @@ def horizon_frame(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.Dat
         return None, []
     censoring = getattr(args, "censoring", None) or "group"
     intervals = getattr(args, "ci", "analytic") != "none"
+    level = getattr(args, "confidence_level", None) or 0.95
     with library_errors(column_roles(args)), _notes() as notes:
-        table = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
-                       censoring=censoring, ci="analytic" if intervals else None,
-                       confidence_level=getattr(args, "confidence_level", None) or 0.95)
-    return table, notes
+        result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
+                        censoring=censoring, ci="analytic" if intervals else None, confidence_level=level)
+    return result.to_frame(), notes
 
 
 def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
@@ -256,7 +256,7 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
     lines = [
         f"Cross-group cumulative/dynamic AUC(t) (IPCW, censoring={censoring!r}): P[risk of a case of a "
         "(event by t) > risk of a control of b (event-free after t)]; rows a = cases, columns b = controls"
-        + (f"; {table.attrs['confidence_level']:.0%} analytic intervals" if intervals else "")
+        + (f"; {getattr(args, 'confidence_level', None) or 0.95:.0%} analytic intervals" if intervals else "")
     ]
 
     def matrix(part, column):
