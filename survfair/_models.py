@@ -9,6 +9,8 @@ is :func:`risk_scores`' docstring; :func:`_kind` and :func:`_sksurv_predicts_tim
 
 from __future__ import annotations
 
+import functools
+import importlib
 import warnings
 from typing import Any
 
@@ -18,36 +20,6 @@ import pandas as pd
 from ._exceptions import ConvergenceError
 
 __all__ = ["risk_scores", "fit_checked", "SUPPORTED_MODELS", "MAX_STANDARDISED_LOG_HAZARD"]
-
-#: Models accepted by :func:`risk_scores` (class names; plus any callable and sklearn Pipelines
-#: ending in one of the scikit-survival estimators). How each is oriented: see risk_scores.
-SUPPORTED_MODELS = (
-    "lifelines.CoxPHFitter",
-    "lifelines.CoxTimeVaryingFitter",
-    "lifelines.WeibullAFTFitter",
-    "lifelines.LogNormalAFTFitter",
-    "lifelines.LogLogisticAFTFitter",
-    "lifelines.AalenAdditiveFitter",
-    "lifelines.PiecewiseExponentialRegressionFitter",
-    "lifelines.GeneralizedGammaRegressionFitter",
-    "lifelines.CRCSplineFitter",
-    "sksurv.linear_model.CoxPHSurvivalAnalysis",
-    "sksurv.linear_model.CoxnetSurvivalAnalysis",
-    "sksurv.linear_model.IPCRidge",
-    "sksurv.ensemble.RandomSurvivalForest",
-    "sksurv.ensemble.ExtraSurvivalTrees",
-    "sksurv.ensemble.GradientBoostingSurvivalAnalysis",
-    "sksurv.ensemble.ComponentwiseGradientBoostingSurvivalAnalysis",
-    "sksurv.tree.SurvivalTree",
-    "sksurv.tree.ExtraSurvivalTree",
-    "sksurv.svm.FastSurvivalSVM",
-    "sksurv.svm.FastKernelSurvivalSVM",
-    "sksurv.svm.NaiveSurvivalSVM",
-    "sksurv.svm.HingeLossSurvivalSVM",
-    "sksurv.svm.MinlipSurvivalAnalysis",
-    "sklearn.pipeline.Pipeline ending in one of the scikit-survival estimators above",
-    "any callable X -> risk",
-)
 
 #: A linear-model coefficient whose effect per standard deviation of its covariate exceeds this
 #: (a hazard ratio of e^10 ~ 22,000 per SD) is taken as the sign of a diverged fit
@@ -67,41 +39,52 @@ _LIFELINES_KINDS = {
     "CRCSplineFitter": "hazard_lifelines",
 }
 
+#: scikit-survival estimators (module, class); which of them predict a time: _sksurv_predicts_time.
+_SKSURV_ESTIMATORS = (
+    ("sksurv.linear_model", "CoxPHSurvivalAnalysis"),
+    ("sksurv.linear_model", "CoxnetSurvivalAnalysis"),
+    ("sksurv.linear_model", "IPCRidge"),
+    ("sksurv.ensemble", "RandomSurvivalForest"),
+    ("sksurv.ensemble", "ExtraSurvivalTrees"),
+    ("sksurv.ensemble", "GradientBoostingSurvivalAnalysis"),
+    ("sksurv.ensemble", "ComponentwiseGradientBoostingSurvivalAnalysis"),
+    ("sksurv.tree", "SurvivalTree"),
+    ("sksurv.tree", "ExtraSurvivalTree"),
+    ("sksurv.svm", "FastSurvivalSVM"),
+    ("sksurv.svm", "FastKernelSurvivalSVM"),
+    ("sksurv.svm", "NaiveSurvivalSVM"),
+    ("sksurv.svm", "HingeLossSurvivalSVM"),
+    ("sksurv.svm", "MinlipSurvivalAnalysis"),
+)
+
+#: Models accepted by :func:`risk_scores` (class names, when the installed lifelines /
+#: scikit-survival has them; plus any callable and sklearn Pipelines ending in one of the
+#: scikit-survival estimators). How each is oriented: see risk_scores.
+SUPPORTED_MODELS = (
+    *(f"lifelines.{name}" for name in _LIFELINES_KINDS),
+    *(f"{module}.{name}" for module, name in _SKSURV_ESTIMATORS),
+    "sklearn.pipeline.Pipeline ending in one of the scikit-survival estimators above",
+    "any callable X -> risk",
+)
+
 #: Bound on the cells of one block of predicted cumulative hazards (rows x event times) when
 #: scoring a lifelines model by its expected number of events: 2e6 float64 = 16 MB.
 _HAZARD_BLOCK_CELLS = 2_000_000
 
 
+@functools.cache
 def _lifelines_classes() -> dict[type, str]:
     import lifelines
 
-    return {getattr(lifelines, name): kind for name, kind in _LIFELINES_KINDS.items()}
+    classes = {getattr(lifelines, name, None): kind for name, kind in _LIFELINES_KINDS.items()}
+    classes.pop(None, None)  # a fitter the installed lifelines does not have
+    return classes
 
 
+@functools.cache
 def _sksurv_classes() -> tuple[type, ...]:
-    from sksurv.ensemble import (
-        ComponentwiseGradientBoostingSurvivalAnalysis,
-        ExtraSurvivalTrees,
-        GradientBoostingSurvivalAnalysis,
-        RandomSurvivalForest,
-    )
-    from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis, IPCRidge
-    from sksurv.svm import (
-        FastKernelSurvivalSVM,
-        FastSurvivalSVM,
-        HingeLossSurvivalSVM,
-        MinlipSurvivalAnalysis,
-        NaiveSurvivalSVM,
-    )
-    from sksurv.tree import ExtraSurvivalTree, SurvivalTree
-
-    return (
-        CoxPHSurvivalAnalysis, CoxnetSurvivalAnalysis, IPCRidge,
-        RandomSurvivalForest, ExtraSurvivalTrees,
-        GradientBoostingSurvivalAnalysis, ComponentwiseGradientBoostingSurvivalAnalysis,
-        SurvivalTree, ExtraSurvivalTree,
-        FastSurvivalSVM, FastKernelSurvivalSVM, NaiveSurvivalSVM, HingeLossSurvivalSVM, MinlipSurvivalAnalysis,
-    )
+    classes = (getattr(importlib.import_module(module), name, None) for module, name in _SKSURV_ESTIMATORS)
+    return tuple(cls for cls in classes if cls is not None)  # skip what the installed version lacks
 
 
 def _sksurv_predicts_time(estimator: Any) -> bool:
@@ -257,8 +240,9 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
     model : unfitted model
         One of :data:`SUPPORTED_MODELS` (callables have nothing to fit and are rejected).
     *args, **kwargs
-        Passed to ``model.fit``: ``(df, duration_col, event_col)`` for lifelines,
-        ``(X, y)`` for scikit-survival.
+        Passed to ``model.fit``: ``(df, duration_col, event_col)`` for lifelines (with
+        ``regressors=``, ``strata=``... as that fitter takes them; ``CoxTimeVaryingFitter``:
+        ``(df, id_col=, event_col=, start_col=, stop_col=)``), ``(X, y)`` for scikit-survival.
 
     Returns
     -------
@@ -404,8 +388,8 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
     ====================================================  ==========================================
     lifelines ``CoxPHFitter``, ``CoxTimeVaryingFitter``   log partial hazard (linear predictor),
                                                           ``predict_log_partial_hazard(X)``
-    lifelines ``CoxPHFitter`` stratified or with a        expected number of events (below):
-    spline / piecewise baseline                           ranks across strata
+    lifelines ``CoxPHFitter`` stratified,                 expected number of events (below),
+    or with a spline or piecewise baseline                which ranks across strata
     lifelines ``WeibullAFTFitter``,                       minus the log of the predicted MEDIAN
     ``LogNormalAFTFitter``, ``LogLogisticAFTFitter``      survival time, ``-log(predict_median(X))``
     lifelines ``AalenAdditiveFitter``,                    expected number of events: the predicted
@@ -497,6 +481,8 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
 
         estimator = model.steps[-1][1] if kind == "pipeline" else model
         try:
+            if not hasattr(estimator, "n_features_in_"):  # set by every fit; the SVMs would fail obscurely
+                raise NotFittedError
             check_coefficients(model, X if isinstance(X, pd.DataFrame) else None)
             scores = _as_scores(model.predict(X), n, "predict")
         except NotFittedError as error:

@@ -352,11 +352,14 @@ def test_still_unsupported_models_are_refused():
         risk_scores(Stacking(CoxPHSurvivalAnalysis(), [("a", CoxPHSurvivalAnalysis())]), np.zeros((2, 1)))
 
 
-def test_unfitted_new_models_raise():
-    with pytest.raises(ValueError, match="AalenAdditiveFitter is not fitted"):
-        risk_scores(AalenAdditiveFitter(), pd.DataFrame({"x": [1.0]}))
-    with pytest.raises(ValueError, match="IPCRidge is not fitted"):
-        risk_scores(IPCRidge(), np.zeros((2, 1)))
+@pytest.mark.parametrize("model", [AalenAdditiveFitter(), GeneralizedGammaRegressionFitter(), CoxTimeVaryingFitter(),
+                                   IPCRidge(), FastSurvivalSVM(), FastKernelSurvivalSVM(), MinlipSurvivalAnalysis(),
+                                   ExtraSurvivalTrees(), make_pipeline(StandardScaler(), FastSurvivalSVM())],
+                         ids=lambda m: type(m).__name__)
+def test_unfitted_new_models_raise(model):
+    final = model.steps[-1][1] if hasattr(model, "steps") else model
+    with pytest.raises(ValueError, match=f"{type(final).__name__} is not fitted; call fit first"):
+        risk_scores(model, pd.DataFrame({"x": [1.0, 2.0]}))
 
 
 @pytest.fixture(scope="module")
