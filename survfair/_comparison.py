@@ -152,7 +152,7 @@ def compare(
         such entry needs a key and every key must name one (a missing or unknown name, or a key
         for an entry that is scores or a column name, is a ValueError naming it). The pandas
         index rule applies to each matrix: a DataFrame's scores carry its index, which must
-        equal the index of the other pandas inputs.
+        equal the index of the other pandas inputs, including the other matrices of a dict.
     data : pandas.DataFrame, optional
         Table in which string arguments are column names. Rows are matched by position;
         pandas inputs (and ``data``) whose indexes are not identical (same labels, same

@@ -525,13 +525,17 @@ def as_risk(model_or_scores: Any, X: Any, name: str, *, keyed: bool = False) -> 
 
 
 def check_feature_keys(models: Any, X: Any) -> None:
-    """A dict ``X`` of :func:`survfair.compare` has keys only for entries scored on covariates.
+    """A dict ``X`` of :func:`survfair.compare`: keys only for entries scored on covariates, one index.
 
     Unknown names and keys for entries that are scores or column names are refused (a typo must
     not leave a model without its covariates silently); a model without a key is refused by
-    :func:`as_risk` when it is reached.
+    :func:`as_risk` when it is reached. The matrices that carry a pandas index must carry the
+    same one (the index rule, :func:`~survfair._validation.check_same_index`): each model's scores
+    are checked against time/event/group, but not against each other's when those are arrays.
     """
     from collections.abc import Mapping
+
+    from ._validation import check_same_index
 
     if not isinstance(X, Mapping):
         return
@@ -544,6 +548,7 @@ def check_feature_keys(models: Any, X: Any) -> None:
             f"X: {_names(unused)} {'is' if len(unused) == 1 else 'are'} scores or a column name in models, "
             "which need no covariates; drop the key from X."
         )
+    check_same_index({f"X[{key!r}]": value for key, value in X.items()})
 
 
 def _names(keys: list) -> str:

@@ -522,11 +522,15 @@ def test_compare_feature_matrix_per_model_errors(obvious):
     # the index rule applies to each matrix: scores carry the index of their own X
     shuffled = frame[["x"]].iloc[::-1]
     with pytest.raises(ValueError, match=r"models\['b'\]: .*index"):
-        compare({"a": only_x, "b": only_x}, time, event, pd.Series(group, index=frame.index),
-                X={"a": frame[["x"]], "b": shuffled}, tau=2.0, ci=None)
+        compare({"a": frame["x"].to_numpy(), "b": only_x}, time, event, pd.Series(group, index=frame.index),
+                X={"b": shuffled}, tau=2.0, ci=None)
+    # ... and the matrices must share one index even when time, event and group carry none
+    with pytest.raises(ValueError, match=r"X\['a'\] and X\['b'\] carry pandas indexes that are not identical "
+                                         r"\(the same labels in a different order\)"):
+        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]], "b": shuffled}, tau=2.0, ci=None)
     with pytest.raises(ValueError, match=r"models\['b'\]: inputs have mismatched lengths"):
-        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]], "b": frame[["x"]].iloc[:-1]},
-                tau=2.0, ci=None)
+        compare({"a": lambda A: A[:, 0], "b": lambda A: A[:, 0]}, time, event, group,
+                X={"a": frame.to_numpy(), "b": frame.to_numpy()[:-1]}, tau=2.0, ci=None)
 
 
 # -- flchain: fairness through unawareness (Wang et al. 2026, Section 6) -------------------
