@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._summaries import delta_between, min_xci, utility
+from ._summaries import OBJECTIVES, abs_delta_between, min_utility, min_xci, nash_welfare
 from ._validation import check_option
 from ._xci import xci
 
 __all__ = ["make_xci_scorer", "xci_score"]
 
-STATISTICS = ("min_xci", "neg_abs_delta_between", "min_utility", "overall")
+#: The objectives of :data:`survfair._summaries.OBJECTIVES`, plus the pooled C for reference.
+STATISTICS = (*OBJECTIVES, "overall")
 
 
 def xci_score(
@@ -39,15 +39,18 @@ def xci_score(
         Risk scores, higher = earlier event (scikit-survival's ``predict``).
     group : array-like of shape (n_samples,)
         Sensitive-attribute labels, aligned with ``y_true`` (rows matched by position; pandas inputs whose indexes are not identical are refused).
-    statistic : {"min_xci", "neg_abs_delta_between", "min_utility", "overall"}, default="min_xci"
+    statistic : {"min_xci", "abs_delta_between", "min_utility", "nash_welfare", "overall"}, default="min_xci"
+        The vocabulary of mitigation's objectives and of the summaries of the same names.
         ``"min_xci"``: smallest xCI cell (Wang et al. 2026, Section 4.2.2).
-        ``"neg_abs_delta_between"``: −|xCI_{a,b} − xCI_{b,a}| (Section 4.2.1) for the groups
-        ``a``, ``b``; without them, minus the largest |Δbetween| over all pairs of groups.
+        ``"abs_delta_between"``: |xCI_{a,b} − xCI_{b,a}| (Section 4.2.1) for the groups ``a``,
+        ``b``, or the largest over all pairs of groups, returned NEGATED (a loss; greater is
+        better, as scikit-learn's ``neg_*`` scorers).
         ``"min_utility"``: min over groups of U(g) = alpha Σ_{h≠g} xCI_{g,h} + beta Σ_{h≠g} xCI_{h,g}
         (Section 4.3; maximin, the Rawlsian choice the paper suggests).
+        ``"nash_welfare"``: prod over groups of U(g) (Section 4.3).
         ``"overall"``: the pooled C, for reference.
     a, b : group labels, optional
-        The pair for ``"neg_abs_delta_between"``.
+        The pair for ``"abs_delta_between"``.
     alpha, beta : float, default=1.0
         Utility weights.
     **xci_kwargs
@@ -75,10 +78,10 @@ def xci_score(
     if statistic == "overall":
         return float(result.overall)
     if statistic == "min_utility":
-        return float(utility(result, alpha, beta)["value"].min(skipna=False))
-    pairs = [(a, b)] if a is not None else list(combinations(result.groups, 2))
-    values = [abs(delta_between(result, ga, gb).value) for ga, gb in pairs]
-    return -float(max(values))
+        return float(min_utility(result, alpha, beta).value)
+    if statistic == "nash_welfare":
+        return float(nash_welfare(result, alpha, beta).value)
+    return -float(abs_delta_between(result, a, b).value)
 
 
 class _ColumnGroupScorer:
@@ -131,8 +134,8 @@ def make_xci_scorer(
 
     Parameters
     ----------
-    statistic : {"min_xci", "neg_abs_delta_between", "min_utility", "overall"}, default="min_xci"
-        See :func:`xci_score`; every choice is "greater is better".
+    statistic : {"min_xci", "abs_delta_between", "min_utility", "nash_welfare", "overall"}, default="min_xci"
+        See :func:`xci_score`; every choice is "greater is better" (``abs_delta_between`` is negated).
     group_column : str, optional
         Read the group from this column of X instead of from routed metadata.
     a, b, alpha, beta, **xci_kwargs

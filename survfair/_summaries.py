@@ -33,6 +33,9 @@ __all__ = [
     "delta_within",
     "delta_between",
     "pairwise_deltas",
+    "abs_delta_between",
+    "min_utility",
+    "nash_welfare",
     "min_xci",
     "utility",
     "concordance_imparity",
@@ -292,6 +295,194 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
         rows.append((estimate.value, estimate.se, *estimate.confidence_interval))
     index = pd.Index(list(result.groups), name="group", tupleize_cols=False)
     return pd.DataFrame(rows, index=index, columns=["value", "se", "ci_low", "ci_high"])
+
+
+# -- the objectives of scoring and mitigation, as summaries ----------------------------------------
+#: One vocabulary for the scorer (``xci_score``), mitigation (``group_shift``) and these summaries.
+#: ``abs_delta_between`` is a loss (smaller is fairer); the others are larger-is-better.
+OBJECTIVES = ("abs_delta_between", "min_xci", "min_utility", "nash_welfare")
+
+
+def _utilities(cells: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """U(a) of a (..., G, G) stack of matrices, shape (..., G): off-diagonal row and column sums."""
+    off = np.array(cells, dtype=float, copy=True)
+    idx = np.arange(off.shape[-1])
+    off[..., idx, idx] = 0.0
+    return alpha * off.sum(axis=-1) + beta * off.sum(axis=-2)
+
+
+def _abs_delta_between_of(cells: np.ndarray) -> np.ndarray:
+    """max over pairs a < b of |xCI_ab - xCI_ba| of a (..., G, G) stack (NaN if a pair is)."""
+    g = cells.shape[-1]
+    a, b = np.triu_indices(g, k=1)
+    return np.abs(cells[..., a, b] - cells[..., b, a]).max(axis=-1)
+
+
+def _folded(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The image of intervals [low, high] under |x| (it covers |theta| whenever [low, high] covers theta)."""
+    ends_low, ends_high = np.minimum(np.abs(low), np.abs(high)), np.maximum(np.abs(low), np.abs(high))
+    return np.where((low <= 0) & (0 <= high), 0.0, ends_low), ends_high
+
+
+def _extreme_estimate(result: XCIResult, value: float, weights: np.ndarray, *, fold: bool, largest: bool,
+                      draws: np.ndarray | None) -> Estimate:
+    """An Estimate of the largest (or smallest) of K contrasts ``weights @ vec(matrix)``.
+
+    The interval is the range of the extreme over K simultaneous intervals, each at level
+    1 - (1 - level) / K (Bonferroni): when all K cover their contrast, which happens with
+    probability >= level, the extreme lies between the extreme of the lower limits and the
+    extreme of the upper limits. Conservative, and regular at the boundary where a bootstrap of
+    a maximum of absolute values is not (the replicates of max |Δbetween| near 0 lie above the
+    estimate, and their percentile interval excluded it). ``fold`` takes |contrast|.
+    """
+    k = weights.shape[0]
+    level = 1 - (1 - result.confidence_level) / k
+    low, high = contrast_interval(result, weights, level)
+    if fold:
+        low, high = _folded(low, high)
+    pick = np.max if largest else np.min
+    interval = ConfidenceInterval(float(pick(low)), float(pick(high)))
+    se = math.nan
+    if draws is not None:
+        finite = draws[np.isfinite(draws)]
+        se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
+    return Estimate(value, se, interval, math.nan, 0.0, result.confidence_level)
+
+
+def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> Estimate:
+    """|Δbetween|: |xCI_{a,b} - xCI_{b,a}| for one pair, or the largest over all pairs.
+
+    The loss that :func:`survfair.mitigate.group_shift` minimises (``objective="abs_delta_between"``)
+    and that :func:`survfair.xci_score` reports negated (greater is better, as scikit-learn's
+    ``neg_*`` scorers).
+
+    Parameters
+    ----------
+    result : XCIResult or XAUCResult
+    a, b : group labels, optional
+        The pair; without them, the maximum over all pairs of groups.
+
+    Returns
+    -------
+    Estimate
+        For one pair: the interval is the image of Δbetween's interval under |·| (it covers
+        whenever Δbetween's does). For the maximum over the K pairs: the range of the maximum
+        over K simultaneous (Bonferroni) intervals of the pairs' |Δbetween|, with analytic or
+        bootstrap inference alike; conservative. ``se`` is the bootstrap SD of the maximum (NaN
+        with analytic inference).
+
+    Raises
+    ------
+    ValueError
+        If only one of ``a``, ``b`` is given, or a label is not a group of the result.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], list("ababab"), [6, 5, 1, 3, 2, 4],
+    ...                    method="naive", ci=None)
+    >>> round(survfair.abs_delta_between(res).value, 4)
+    0.3333
+    """
+    if (a is None) != (b is None):
+        raise ValueError("a and b must be given together (the pair of groups).")
+    if a is not None:
+        delta = delta_between(result, a, b)
+        low, high = delta.confidence_interval
+        if np.isfinite(low) and np.isfinite(high):
+            ends = sorted((abs(low), abs(high)))
+            interval = ConfidenceInterval(0.0 if low <= 0 <= high else ends[0], ends[1])
+        else:
+            interval = ConfidenceInterval(math.nan, math.nan)
+        return Estimate(abs(delta.value), delta.se, interval, delta.p_value, 0.0, delta.confidence_level)
+    g = len(result.groups)
+    if g < 2:
+        raise ValueError("abs_delta_between needs at least two groups.")
+    first, second = np.triu_indices(g, k=1)
+    weights = np.zeros((first.size, g * g))
+    weights[np.arange(first.size), first * g + second] = 1.0
+    weights[np.arange(first.size), second * g + first] = -1.0
+    draws = None if result.replicates is None else _abs_delta_between_of(result.replicates)
+    return _extreme_estimate(result, float(_abs_delta_between_of(result.values)), weights, fold=True, largest=True,
+                             draws=draws)
+
+
+def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
+    """The worst-off group's utility, min_a U(a) (Section 4.3; the maximin, Rawlsian objective).
+
+    U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a}, as :func:`utility`.
+
+    Returns
+    -------
+    Estimate
+        The interval is the range of the minimum over G simultaneous (Bonferroni) intervals of the
+        utilities, so the selection of the worst-off group is accounted for; conservative.
+        ``se`` is the bootstrap SD of the minimum (NaN with analytic inference).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``alpha`` or ``beta`` is not a finite number.
+
+    See Also
+    --------
+    utility, nash_welfare
+    """
+    alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
+    g = len(result.groups)
+    weights = np.zeros((g, g * g))
+    for a in range(g):
+        for b in range(g):
+            if b != a:
+                weights[a, a * g + b] += alpha
+                weights[a, b * g + a] += beta
+    draws = None if result.replicates is None else _utilities(result.replicates, alpha, beta).min(axis=-1)
+    value = float(_utilities(result.values, alpha, beta).min())
+    return _extreme_estimate(result, value, weights, fold=False, largest=False, draws=draws)
+
+
+def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
+    """Nash welfare of the group utilities, prod_a U(a) (Section 4.3).
+
+    A smooth function of the cells, so its standard error follows from the delta method on
+    log prod_a U(a) = sum_a log U(a), whose gradient puts alpha / U(a) + beta / U(b) on cell
+    (a, b), a != b; the interval is Wald on the log scale (it stays positive). With bootstrap
+    replicates: the bootstrap interval of the product.
+
+    Returns
+    -------
+    Estimate
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``alpha`` or ``beta`` is not a finite number.
+
+    See Also
+    --------
+    utility, min_utility
+    """
+    alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
+    if result.replicates is not None:  # the product of every replicate's utilities
+        value = float(np.prod(_utilities(result.values, alpha, beta)))
+        draws = np.prod(_utilities(result.replicates, alpha, beta), axis=-1)
+        low, high = bootstrap_interval(np.array([value]), draws[:, None], None, result.confidence_level)
+        finite = draws[np.isfinite(draws)]
+        se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
+        return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), math.nan, 0.0,
+                        result.confidence_level)
+    u = _utilities(result.values, alpha, beta)
+    value = float(np.prod(u))
+    g = len(result.groups)
+    with np.errstate(divide="ignore", invalid="ignore"):  # U(a) = 0: no log scale, NaN se
+        gradient = alpha / u[:, None] + beta / u[None, :]
+    gradient[np.arange(g), np.arange(g)] = 0.0
+    log_se = float(contrast_se(result, gradient.reshape(1, -1))[0]) if np.all(u > 0) else math.nan
+    z = stats.norm.ppf((1 + result.confidence_level) / 2)
+    interval = ConfidenceInterval(math.nan, math.nan)
+    if np.isfinite(log_se) and value > 0:
+        interval = ConfidenceInterval(value * math.exp(-z * log_se), value * math.exp(z * log_se))
+    return Estimate(value, value * log_se, interval, math.nan, 0.0, result.confidence_level)
 
 
 def concordance_imparity(result: XCIResult) -> float:

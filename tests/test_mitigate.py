@@ -20,7 +20,7 @@ from survfair.mitigate._shift import ShiftProblem, check_settings, exact_line_se
 
 pytestmark = pytest.mark.filterwarnings("ignore::survfair.PositivityWarning")
 
-OBJECTIVES = ["delta_between", "min_xci", "maxmin_utility", "nash_welfare"]
+OBJECTIVES = ["abs_delta_between", "min_xci", "min_utility", "nash_welfare"]
 
 
 # -- log-normal model with a closed-form optimum --------------------------------------------------
@@ -96,12 +96,12 @@ def ipcw_weights(time, event, codes, tau):
 def objective_value(matrix, weights, name, alpha=1.0, beta=1.0):
     """Objective in reported units (max|Δbetween|, min cross cell, min utility, product of utilities)."""
     off = ~np.eye(2, dtype=bool)
-    if name == "delta_between":
+    if name == "abs_delta_between":
         return abs(matrix[0, 1] - matrix[1, 0])
     if name == "min_xci":
         return matrix[off].min()
     u = np.array([alpha * matrix[0, 1] + beta * matrix[1, 0], alpha * matrix[1, 0] + beta * matrix[0, 1]])
-    return u.min() if name == "maxmin_utility" else u.prod()
+    return u.min() if name == "min_utility" else u.prod()
 
 
 def small_data(kind: str, seed: int = 3, n: int = 36):
@@ -136,18 +136,18 @@ def test_exact_search_equals_enumeration_of_all_breakpoints(objective, kind, met
     for d in candidates:
         matrix, _ = brute_matrix(time, event, g, risk + d * g, 2, tol, weights_fn)
         value = objective_value(matrix, None, objective, alpha, beta)
-        if objective == "delta_between":
+        if objective == "abs_delta_between":
             value = -value
         best = value if best is None else max(best, value)
     fitted = group_shift(time, event, g, risk, objective=objective, alpha=alpha, beta=beta, method=method,
                          tied_tol=tol, tau=tau)
-    reported = -fitted.objective_after if objective == "delta_between" else fitted.objective_after
+    reported = -fitted.objective_after if objective == "abs_delta_between" else fitted.objective_after
     assert fitted.optimality_gap == 0.0
     assert reported == pytest.approx(best, abs=1e-12)
     # the chosen offset really attains it (brute-force twin on the transformed scores)
     matrix, _ = brute_matrix(time, event, g, fitted.transform(risk, g), 2, tol, weights_fn)
     attained = objective_value(matrix, None, objective, alpha, beta)
-    assert (-attained if objective == "delta_between" else attained) == pytest.approx(best, abs=1e-12)
+    assert (-attained if objective == "abs_delta_between" else attained) == pytest.approx(best, abs=1e-12)
     # and the plateau around it has the same value at both ends
     low, high = fitted.plateau
     assert low <= fitted.offsets.iloc[1] <= high
@@ -155,8 +155,8 @@ def test_exact_search_equals_enumeration_of_all_breakpoints(objective, kind, met
 
 def test_exhausted_budget_reports_a_valid_optimality_gap():
     time, event, g, risk, tol = small_data("continuous", seed=5, n=60)
-    exact = group_shift(time, event, g, risk, objective="maxmin_utility", method="naive", beta=0.3)
-    cheap = group_shift(time, event, g, risk, objective="maxmin_utility", method="naive", beta=0.3,
+    exact = group_shift(time, event, g, risk, objective="min_utility", method="naive", beta=0.3)
+    cheap = group_shift(time, event, g, risk, objective="min_utility", method="naive", beta=0.3,
                         max_evaluations=10)
     assert exact.optimality_gap == 0.0
     assert cheap.optimality_gap > 0
@@ -164,7 +164,7 @@ def test_exhausted_budget_reports_a_valid_optimality_gap():
     assert exact.objective_after <= cheap.objective_after + cheap.optimality_gap + 1e-15
 
 
-@pytest.mark.parametrize("objective", ["delta_between", "min_xci"])
+@pytest.mark.parametrize("objective", ["abs_delta_between", "min_xci"])
 def test_fitted_offset_matches_closed_form(objective):
     """Two groups, IPCW with 30% censoring: the fitted offset estimates d* equalising the cross cells."""
     dstar = closed_form_offset()
@@ -187,7 +187,7 @@ def test_fitted_offset_is_consistent_monte_carlo():
         time, event, g, risk = simulate(2000, seed=1000 + seed)
         problem = ShiftProblem(survfair._validation.check_survival_inputs(time, event, g, risk)[0],
                                check_settings("ipcw", None, "group", 1e-8, False))
-        goal = make_objective("delta_between", 1.0, 1.0, problem.weights)
+        goal = make_objective("abs_delta_between", 1.0, 1.0, problem.weights)
         estimates.append(exact_line_search(problem, goal, np.zeros(2), 1, max_evaluations=3000).offset)
     estimates = np.array(estimates)
     se = estimates.std(ddof=1) / np.sqrt(len(estimates))
@@ -236,14 +236,14 @@ def test_three_groups_coordinatewise_optimal_and_within_invariant():
     time = np.exp(0.4 * g + z + rng.normal(size=n))
     event = np.ones(n, bool)
     risk = -z
-    fitted = group_shift(time, event, g, risk, objective="delta_between", method="naive")
+    fitted = group_shift(time, event, g, risk, objective="abs_delta_between", method="naive")
     assert fitted.offsets.iloc[0] == 0.0
     assert np.isnan(fitted.optimality_gap)
     assert fitted.objective_after < fitted.objective_before / 3
     # no single group's offset can improve the objective (exact line search from the optimum)
     sample = survfair._validation.check_survival_inputs(time, event, g, risk)[0]
     problem = ShiftProblem(sample, check_settings("naive", None, "group", 1e-8, False))
-    goal = make_objective("delta_between", 1.0, 1.0, problem.weights)
+    goal = make_objective("abs_delta_between", 1.0, 1.0, problem.weights)
     for k in (1, 2):
         line = exact_line_search(problem, goal, fitted.offsets.to_numpy(), k, max_evaluations=3000)
         assert -line.value >= fitted.objective_after - 1e-15
@@ -340,7 +340,7 @@ def test_fit_on_mask_positions_and_separate_data_agree():
     held_out = survfair.xci(time[~mask], event[~mask], g[~mask], by_mask.transform(risk[~mask], g[~mask]))
     after = table.query("sample == 'evaluation' and metric == 'xci'")["after"].to_numpy()
     np.testing.assert_array_equal(after, held_out.values.ravel())
-    pooled = table.query("sample == 'evaluation' and metric == 'pooled_c'")["after"].iloc[0]
+    pooled = table.query("sample == 'evaluation' and metric == 'overall'")["after"].iloc[0]
     assert pooled == pytest.approx(held_out.overall, abs=1e-12)
     with pytest.raises(ValueError, match="fit_on has no row of groups"):
         group_shift(time, event, g, risk, fit_on=(time[g == 0], event[g == 0], g[g == 0], risk[g == 0]))
@@ -356,7 +356,7 @@ def test_results_are_immutable():
     table.loc[:, "after"] = 0.0
     assert fitted.offsets.iloc[1] != 99.0
     assert (fitted.before_after["after"] != 0.0).any()
-    assert "GroupShift(objective='delta_between'" in repr(fitted)
+    assert "GroupShift(objective='abs_delta_between'" in repr(fitted)
 
 
 # -- monotone maps ------------------------------------------------------------------------------
@@ -400,12 +400,12 @@ def test_group_monotone_ipcw_and_errors():
 def test_frontier_two_groups_agrees_with_xci_and_plots():
     time, event, g, risk = simulate(500, seed=14)
     table = frontier(time, event, g, risk, n_points=15)
-    assert {"offset", "offset[0]", "offset[1]", "pooled_c", "delta_between", "abs_delta_between",
+    assert {"offset", "offset[0]", "offset[1]", "overall", "delta_between", "abs_delta_between",
             "min_xci", "unadjusted"} <= set(table.columns)
     assert table["unadjusted"].sum() == 1
     for _, row in table.iloc[[0, 7, 14]].iterrows():
         res = survfair.xci(time, event, g, risk + row["offset"] * g)
-        assert row["pooled_c"] == pytest.approx(res.overall, abs=1e-12)
+        assert row["overall"] == pytest.approx(res.overall, abs=1e-12)
         assert row["delta_between"] == pytest.approx(res.values[0, 1] - res.values[1, 0], abs=1e-15)
         assert row["min_xci"] == pytest.approx(np.nanmin(res.values), abs=1e-15)
     # the cross cells sweep monotonically along the grid
@@ -435,7 +435,7 @@ def test_frontier_lambda_path_three_groups():
     table = frontier(time, np.ones(n, bool), g, -z, lambdas=[0.0, 10.0], method="naive")
     assert list(table["unadjusted"]) == [True, False, False]
     unadjusted, accurate, fair = table.iloc[0], table.iloc[1], table.iloc[2]
-    assert accurate["pooled_c"] >= unadjusted["pooled_c"]
+    assert accurate["overall"] >= unadjusted["overall"]
     assert fair["abs_delta_between"] <= accurate["abs_delta_between"]
     with pytest.raises(ValueError, match="lambdas must be"):
         frontier(time, np.ones(n, bool), g, -z, lambdas=[-1.0])

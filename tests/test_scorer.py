@@ -29,14 +29,14 @@ def data():
     return X, y, group
 
 
-@pytest.mark.parametrize("statistic", ["min_xci", "neg_abs_delta_between", "min_utility", "overall"])
+@pytest.mark.parametrize("statistic", ["min_xci", "abs_delta_between", "min_utility", "overall"])
 def test_xci_score_matches_summaries(data, statistic):
     X, y, group = data
     risk = X["x"].to_numpy() + X["w"].to_numpy()
     res = sf.xci(y, None, group, risk, tau=1.5)
     expected = {
         "min_xci": sf.min_xci(res).value,
-        "neg_abs_delta_between": -abs(sf.delta_between(res, "a", "b").value),
+        "abs_delta_between": -abs(sf.delta_between(res, "a", "b").value),
         "min_utility": sf.utility(res)["value"].min(),
         "overall": res.overall,
     }[statistic]
@@ -63,7 +63,7 @@ def test_scorer_in_grid_search_with_metadata_routing(data):
 def test_scorer_with_group_column_without_routing(data):
     X, y, group = data
     X = X.assign(group=group)
-    scorer = make_xci_scorer("neg_abs_delta_between", group_column="group", drop_group=True, tau=1.5)
+    scorer = make_xci_scorer("abs_delta_between", group_column="group", drop_group=True, tau=1.5)
     features = X.drop(columns="group")
     cv = KFold(3, shuffle=True, random_state=1)
     model = CoxPHSurvivalAnalysis()
@@ -72,12 +72,12 @@ def test_scorer_with_group_column_without_routing(data):
 
     # a pipeline that ignores the group column at fit time; the scorer drops it before predict
     pipe = make_pipeline(ColumnTransformer([("keep", "passthrough", ["x", "w", "is_b"])]), model)
-    scores = cross_val_score(pipe, X, y, scoring=make_xci_scorer("neg_abs_delta_between", group_column="group",
+    scores = cross_val_score(pipe, X, y, scoring=make_xci_scorer("abs_delta_between", group_column="group",
                                                                    tau=1.5), cv=cv)
     for fold, (train, test) in enumerate(cv.split(X)):
         fitted = CoxPHSurvivalAnalysis().fit(features.iloc[train], y[train])
         expected = xci_score(y[test], fitted.predict(features.iloc[test]), group=group[test],
-                             statistic="neg_abs_delta_between", tau=1.5)
+                             statistic="abs_delta_between", tau=1.5)
         assert scores[fold] == pytest.approx(expected, abs=1e-12)
         fitted_pipe = CoxPHSurvivalAnalysis().fit(features.iloc[train], y[train])
         assert scorer(fitted_pipe, X.iloc[test], y[test]) == pytest.approx(expected, abs=1e-12)
@@ -89,7 +89,7 @@ def test_scorer_errors(data):
     with pytest.raises(ValueError, match="statistic must be one of"):
         make_xci_scorer("auc")
     with pytest.raises(ValueError, match="a and b must be given together"):
-        xci_score(y, X["x"], group=group, statistic="neg_abs_delta_between", a="a")
+        xci_score(y, X["x"], group=group, statistic="abs_delta_between", a="a")
     scorer = make_xci_scorer(group_column="missing")
     with pytest.raises(ValueError, match="group_column: 'missing' is not a column of X"):
         scorer(CoxPHSurvivalAnalysis().fit(X, y), X, y)

@@ -47,3 +47,33 @@ def test_overall_c_of_an_xauc_result_is_its_pooled_auc_with_delong_se():
     res = survfair.xauc(y, group, y + rng.normal(size=200))
     assert survfair.overall_c(res) == res.overall_estimate()
     assert survfair.overall_c(res).se > 0
+
+
+@pytest.mark.parametrize("ci", [None, "analytic", "bootstrap"])
+def test_every_objective_is_a_summary_with_the_scorer_value(ci):
+    """Issue 19: min-xCI, |Δbetween|, max-min utility and Nash welfare are summaries of a result,
+    equal to what the scorer (and mitigation) optimise."""
+    from sksurv.util import Surv
+
+    time, event, codes, risk = make_data(400, 3, 2)
+    options = {"n_resamples": 200, "random_state": 0} if ci == "bootstrap" else {}
+    res = survfair.xci(time, event, codes, risk, tau=20.0, ci=ci, **options)
+    y = Surv.from_arrays(event=event, time=time)
+    m = res.values
+    u = [sum(m[a, b] + m[b, a] for b in range(3) if b != a) for a in range(3)]
+    gaps = [abs(m[a, b] - m[b, a]) for a in range(3) for b in range(a + 1, 3)]
+    assert survfair.min_utility(res).value == pytest.approx(min(u), abs=1e-12)
+    assert survfair.nash_welfare(res).value == pytest.approx(np.prod(u), rel=1e-12)
+    assert survfair.abs_delta_between(res).value == pytest.approx(max(gaps), abs=1e-12)
+    for name, value in (("min_utility", min(u)), ("nash_welfare", np.prod(u)), ("abs_delta_between", -max(gaps))):
+        assert survfair.xci_score(y, risk, group=codes, statistic=name, tau=20.0) == pytest.approx(value, rel=1e-12)
+    if ci is not None:  # every interval contains its estimate (Bonferroni ranges, delta method, bootstrap)
+        for estimate in (survfair.min_utility(res), survfair.abs_delta_between(res), survfair.nash_welfare(res)):
+            low, high = estimate.confidence_interval
+            assert low <= estimate.value <= high, estimate
+    if ci == "analytic":  # Nash welfare is smooth: delta method on the log scale
+        estimate = survfair.nash_welfare(res)
+        assert estimate.se > 0 and estimate.confidence_interval[0] < estimate.value < estimate.confidence_interval[1]
+        pair = survfair.abs_delta_between(res, 0, 1)
+        delta = survfair.delta_between(res, 0, 1)
+        assert pair.value == abs(delta.value) and pair.se == delta.se

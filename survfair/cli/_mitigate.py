@@ -56,7 +56,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     fitting = parser.add_argument_group("adjustment")
     fitting.add_argument("--adjustment", choices=["shift", "monotone"], default="shift",
                          help="per-group offsets, or per-group monotone maps to the reference group")
-    fitting.add_argument("--objective", choices=list(OBJECTIVES), default="delta_between",
+    fitting.add_argument("--objective", choices=list(OBJECTIVES), default="abs_delta_between",
                          help="what the shift optimises")
     fitting.add_argument("--alpha", type=float, default=1.0, help="utility weight of ranking ahead")
     fitting.add_argument("--beta", type=float, default=1.0, help="utility weight of ranking behind")

@@ -27,7 +27,7 @@ def _row(problem: ShiftProblem, offsets: np.ndarray) -> dict:
     g = values.shape[0]
     upper = np.triu(np.ones((g, g), bool), 1)
     row = {f"offset[{label}]": float(v) for label, v in zip(problem.sample.groups, offsets)}
-    row["pooled_c"] = float(np.nansum(problem.weights * values))
+    row["overall"] = float(np.nansum(problem.weights * values))
     if g == 2:
         row["delta_between"] = float(values[0, 1] - values[1, 0])
     row["abs_delta_between"] = float(np.max(np.abs(values - values.T)[upper]))
@@ -94,7 +94,7 @@ def frontier(
     -------
     DataFrame
         One row per grid point: ``offset[g]`` for every group g (and ``offset``, the shifted group's
-        offset, with two groups, or ``lambda``), ``pooled_c`` (Proposition 4.1 weights, which do
+        offset, with two groups, or ``lambda``), ``overall`` (the pooled C, Proposition 4.1 weights, which do
         not depend on the shift), ``delta_between`` (two groups: xCI_{g0,g1} - xCI_{g1,g0} in matrix
         order), ``abs_delta_between`` (max over pairs of |Δbetween|), ``min_xci`` (over all cells),
         ``unadjusted`` (True where every offset is 0). Everything is computed on the data given
@@ -152,7 +152,7 @@ def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float
     rows = table[table["sample"] == sample]
     if rows.empty:
         raise ValueError(f"chosen has no {sample!r} rows in its before_after table.")
-    pooled = float(rows.loc[rows["metric"] == "pooled_c", "after"].iloc[0])
+    pooled = float(rows.loc[rows["metric"] == "overall", "after"].iloc[0])
     if fairness == "min_xci":
         x = float(rows.loc[rows["metric"] == "min_xci", "after"].iloc[0])
     else:
@@ -202,7 +202,7 @@ def plot_frontier(
     """
     if fairness not in FAIRNESS_COLUMNS:
         raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")
-    needed = {fairness, "pooled_c", "unadjusted"}
+    needed = {fairness, "overall", "unadjusted"}
     if not isinstance(frontier_df, pd.DataFrame) or not needed <= set(frontier_df.columns):
         raise ValueError(f"frontier_df must be the DataFrame returned by frontier() (columns {sorted(needed)}).")
     import matplotlib.pyplot as plt
@@ -211,11 +211,11 @@ def plot_frontier(
         _, ax = plt.subplots(figsize=(5.5, 4))
     path = frontier_df[frontier_df["lambda"].notna()] if "lambda" in frontier_df else frontier_df
     style = {"marker": ".", "color": "0.3", "label": "group shifts"} | kwargs
-    ax.plot(path[fairness], path["pooled_c"], **style)
+    ax.plot(path[fairness], path["overall"], **style)
     if unadjusted is True:
         rows = frontier_df[frontier_df["unadjusted"]]
         if not rows.empty:
-            ax.plot(rows[fairness].iloc[0], rows["pooled_c"].iloc[0], "o", ms=9, color="tab:red", label="unadjusted")
+            ax.plot(rows[fairness].iloc[0], rows["overall"].iloc[0], "o", ms=9, color="tab:red", label="unadjusted")
     elif isinstance(unadjusted, tuple):
         ax.plot(*unadjusted, "o", ms=9, color="tab:red", label="unadjusted")
     if chosen is not None:

@@ -53,7 +53,7 @@ import pandas as pd
 from .._censoring import CensoringCurves, fit_censoring
 from .._exceptions import PositivityWarning
 from .._results import XCIResult
-from .._summaries import contrast, delta_between, delta_within, min_xci, utility
+from .._summaries import OBJECTIVES, contrast, delta_between, delta_within, min_xci, utility
 from .._validation import (
     SurvivalSample,
     _as_numeric,
@@ -70,7 +70,6 @@ from .._xci import check_settings, estimate_xci, xci
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
-OBJECTIVES = ("delta_between", "min_xci", "maxmin_utility", "nash_welfare")
 
 #: Default budget of objective evaluations of one exact line search.
 MAX_EVALUATIONS = 3000
@@ -256,14 +255,14 @@ def make_objective(name: str, alpha: float, beta: float, weights: np.ndarray, la
     def pooled(m):
         return float(np.nansum(weights * m))
 
-    if name == "delta_between":
+    if name == "abs_delta_between":
         return _Objective(name, lambda m: -max_gap(m), lambda lo, hi: -gap_lower(lo, hi), lambda v: -v)
     if name == "min_xci":
         # the diagonal is invariant under shifts, so maximising the smallest cross cell maximises min-xCI
         return _Objective(
             name, lambda m: float(np.min(m[off])), lambda lo, hi: float(np.min(np.maximum(lo, hi)[off])), lambda v: v
         )
-    if name == "maxmin_utility":
+    if name == "min_utility":
         return _Objective(
             name,
             lambda m: float(np.min(_utilities(m, alpha, beta))),
@@ -557,7 +556,7 @@ def _summary_rows(result: XCIResult, alpha: float, beta: float) -> list[tuple]:
     m = min_xci(result)
     rows.append(("min_xci", None, None, m.value, m.estimate.se, *m.estimate.confidence_interval))
     e = _pooled_estimate(result)
-    rows.append(("pooled_c", None, None, e.value, e.se, *e.confidence_interval))
+    rows.append(("overall", None, None, e.value, e.se, *e.confidence_interval))
     for a, row in utility(result, alpha, beta).iterrows():
         rows.append(("utility", a, None, row["value"], row["se"], row["ci_low"], row["ci_high"]))
     return rows
@@ -646,7 +645,7 @@ class GroupShift:
         Utility weights (used by the utility objectives and the table's utility rows).
     objective_before, objective_after : float
         The objective on the fitting sample before and after the shift (max |Δbetween| for
-        ``"delta_between"``, min-xCI, the smallest utility, or the product of utilities).
+        ``"abs_delta_between"``, min-xCI, the smallest utility, or the product of utilities).
     optimality_gap : float
         Two groups: a certified bound on how far ``objective_after`` can be from the best value over
         all offsets (0.0 = exact optimum). More groups: NaN (coordinate-wise optimum only).
@@ -701,7 +700,7 @@ class GroupShift:
 
         One row per (sample, metric, a, b): samples "fit" and, with ``fit_on``, "evaluation";
         metrics every xCI cell ("xci", a = earlier group, b = later group), "delta_within" and
-        "delta_between" for every pair a < b, "min_xci", "pooled_c" (Proposition 4.1) and "utility"
+        "delta_between" for every pair a < b, "min_xci", "overall" (the pooled C, Proposition 4.1) and "utility"
         (per group a). Columns before, after, change and the se / ci_low / ci_high of both
         (NaN until the estimator is asked for inference through ``**xci_kwargs``).
         """
@@ -758,7 +757,7 @@ def group_shift(
     risk: Any,
     *,
     data: pd.DataFrame | None = None,
-    objective: str = "delta_between",
+    objective: str = "abs_delta_between",
     alpha: float = 1.0,
     beta: float = 1.0,
     method: str = "ipcw",
@@ -784,10 +783,12 @@ def group_shift(
         As in :func:`survfair.xci`: times (float >= 0), events (0/1), group labels, risk scores
         (higher = earlier event; survival probabilities must be negated first), and an optional
         DataFrame in which strings are column names (rows matched by position; pandas inputs whose indexes are not identical are refused).
-    objective : {"delta_between", "min_xci", "maxmin_utility", "nash_welfare"}, default="delta_between"
-        ``"delta_between"``: minimise max over pairs a < b of |xCI_{a,b} - xCI_{b,a}| (Section 4.2.1).
+    objective : {"abs_delta_between", "min_xci", "min_utility", "nash_welfare"}, default="abs_delta_between"
+        The vocabulary of :func:`survfair.xci_score` and of the summaries of the same names
+        (:func:`survfair.abs_delta_between`, :func:`survfair.min_xci`, :func:`survfair.min_utility`,
+        :func:`survfair.nash_welfare`). ``"abs_delta_between"``: minimise max over pairs a < b of |xCI_{a,b} - xCI_{b,a}| (Section 4.2.1).
         ``"min_xci"``: maximise the smallest cell (Section 4.2.2; within-group cells cannot move, so
-        the smallest cross cell is maximised). ``"maxmin_utility"``: maximise min_a U(a) and
+        the smallest cross cell is maximised). ``"min_utility"``: maximise min_a U(a) and
         ``"nash_welfare"``: maximise prod_a U(a), with U(a) = alpha sum_{b != a} xCI_{a,b} +
         beta sum_{b != a} xCI_{b,a} (Section 4.3).
     alpha, beta : float, default=1.0
