@@ -205,8 +205,10 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], list("ababab"), [6, 5, 4, 3, 2, 1],
     ...                    method="naive")
     >>> table = survfair.pairwise_deltas(res)
-    >>> table[["summary", "a", "b", "value"]].to_string(index=False)
-    '      summary a b  value\n delta_within a b    0.0\ndelta_between a b    0.0'
+    >>> print(table[["summary", "a", "b", "value"]].to_string(index=False))
+          summary a b  value
+     delta_within a b    0.0
+    delta_between a b    0.0
     """
     g = len(result.groups)
     a, b = np.triu_indices(g, k=1)
@@ -382,7 +384,7 @@ def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> 
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], list("ababab"), [6, 5, 1, 3, 2, 4],
     ...                    method="naive", ci=None)
     >>> round(survfair.abs_delta_between(res).value, 4)
-    0.3333
+    0.5
     """
     if (a is None) != (b is None):
         raise ValueError("a and b must be given together (the pair of groups).")

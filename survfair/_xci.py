@@ -297,7 +297,7 @@ def xci(
     --------
     >>> import survfair
     >>> res = survfair.xci([1, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4, 3, 2, 1], method="naive")
-    >>> res.matrix.loc["a", "b"]
+    >>> float(res.matrix.loc["a", "b"])
     1.0
     """
     settings = check_settings(method, tau, censoring, tied_tol, strict)
