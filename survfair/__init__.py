@@ -58,7 +58,7 @@ from ._binary_adjust import (
 )
 from . import mitigate
 from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
-from ._comparison import ModelComparison, compare
+from ._model_comparison import ModelComparison, compare
 from ._scorer import make_xci_scorer, xci_score
 from ._report import write_report
 from ._paired import ComparisonResult, compare_xci

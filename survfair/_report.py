@@ -15,7 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ._comparison import ModelComparison
+from ._model_comparison import ModelComparison
 from ._results import XCIResult
 from ._summaries import concordance_imparity, min_xci, pairwise_deltas, utility
 from ._xauc import XAUCResult, balanced_xauc

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ._comparison import ModelComparison
+from ._model_comparison import ModelComparison
 from ._results import XCIResult
 from ._validation import check_survival_inputs
 from ._xauc import XAUCResult

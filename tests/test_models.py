@@ -449,7 +449,7 @@ def test_compare_matches_xci_and_summaries(obvious):
 
 
 def test_compare_intervals_appear_when_results_carry_them(obvious, monkeypatch):
-    import survfair._comparison as comparison
+    import survfair._model_comparison as comparison
 
     frame, time, event, group = obvious
 

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .._comparison import compare
+from .._model_comparison import compare
 from .._datasets import load_flchain
 from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
