@@ -616,6 +616,10 @@ class XCIResult(CellMatrixAccessors):
         Columns: a, b, comparable, concordant, discordant, tied_risk, tied_time, numerator,
         denominator, xci. Counts are over all comparable pairs; with IPCW and ``tau``, pairs whose
         earlier member has time >= tau are counted but weigh 0 (as in scikit-survival).
+        ``tied_time`` counts scikit-survival's ties in time: comparable pairs of an event and a
+        censoring at the same time (the censored member counts as later). R's
+        ``survival::concordance`` reports under ``tied.y`` the event-event ties instead, which
+        are not comparable pairs here; the two counts measure different things.
         """
         c = self.pair_counts
         a, b = np.meshgrid(np.arange(len(self.groups)), np.arange(len(self.groups)), indexing="ij")

@@ -150,11 +150,21 @@ def make_xci_scorer(
     Raises
     ------
     ValueError
-        For an unknown ``statistic``.
+        For an unknown ``statistic``, or without ``group_column`` when scikit-learn's metadata
+        routing is off (the scorer would never receive the group).
     """
+    import sklearn
     from sklearn.metrics import make_scorer
 
     statistic = check_option(statistic, "statistic", STATISTICS)
+    if group_column is None and not sklearn.get_config().get("enable_metadata_routing", False):
+        # without routing, scikit-learn calls the scorer without the group, catches the error and
+        # reports only "Scoring failed" and NaN: refuse here, saying what to do
+        raise ValueError(
+            "the scorer needs the group of every row: pass group_column='<column of X>', or enable "
+            "metadata routing (sklearn.set_config(enable_metadata_routing=True)) before making the "
+            "scorer and pass group=... to the search's fit or cross_validate's params."
+        )
     drop = bool(xci_kwargs.pop("drop_group", False))
     kwargs = dict(statistic=statistic, a=a, b=b, alpha=alpha, beta=beta, **xci_kwargs)
     if group_column is not None:

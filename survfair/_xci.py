@@ -200,7 +200,10 @@ def xci(
         evaluated data. A DataFrame must have the same column names as ``data``.
     groups : sequence, optional
         Group labels to analyse, in matrix order. Rows of other groups are excluded (with a
-        warning giving their number; ``result.n_excluded``). Default: all labels, sorted.
+        warning giving their number; ``result.n_excluded``). Default: all labels, sorted. The
+        exclusion comes first: the censoring curves (pooled or per group, and those of a
+        ``censoring_reference``) are fitted on the rows of these groups only, as if the data held
+        nothing else, so a subset audit equals the audit of the subset's rows.
     strict : bool, default=False
         Use the paper's literal eq. 3-4: comparable only if O_i < O_j strictly, tied risk counts 0.
         The default follows scikit-survival (a censored time equal to an event time is later;

@@ -535,3 +535,10 @@ def test_binary_groups_keep_the_given_order(csv_file, tmp_path, capsys):
                  "--groups", "B", "A", "--format", "json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["groups"] == ["B", "A"]
+
+
+def test_table_output_shows_the_smallest_censoring_survival(csv_file, capsys):
+    """Issue 19: the JSON output had min_censoring_survival, the table did not."""
+    path, _ = csv_file
+    assert main(_audit_args(path, "--ci", "none")) == 0
+    assert "smallest censoring survival K_g used as a weight: F: " in capsys.readouterr().out

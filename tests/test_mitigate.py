@@ -497,3 +497,16 @@ def test_masked_and_reindexed_side_inputs_are_refused():
         frontier(time, event, g, risk, offsets=np.ma.masked_array([0.0, 1.0, 2.0], mask=[0, 0, 1]))
     with pytest.raises(ValueError, match=r"times contains masked"):
         survfair.xauc_t(time, event, g, risk, np.ma.masked_array([0.3, 0.5, 0.7], mask=[0, 0, 1]))
+
+
+def test_fit_on_names_a_boolean_column_of_data():
+    """Issue 19: mitigate refused fit_on="column" even with data= given."""
+    time, event, g, risk = simulate(300, seed=21)
+    frame = pd.DataFrame({"t": time, "e": event, "g": g, "r": risk, "train": np.arange(300) % 3 != 0})
+    by_name = group_shift("t", "e", "g", "r", data=frame, fit_on="train", tau=10.0)
+    by_mask = group_shift("t", "e", "g", "r", data=frame, fit_on=frame["train"].to_numpy(), tau=10.0)
+    assert by_name.offsets.equals(by_mask.offsets)
+    with pytest.raises(TypeError, match=r"fit_on: column 'r' must be boolean"):
+        group_shift("t", "e", "g", "r", data=frame, fit_on="r")
+    with pytest.raises(ValueError, match=r"fit_on: column 'nope' is not in data"):
+        group_shift("t", "e", "g", "r", data=frame, fit_on="nope")

@@ -93,3 +93,10 @@ def test_scorer_errors(data):
     scorer = make_xci_scorer(group_column="missing")
     with pytest.raises(ValueError, match="group_column: 'missing' is not a column of X"):
         scorer(CoxPHSurvivalAnalysis().fit(X, y), X, y)
+
+
+def test_scorer_without_its_group_is_refused_when_made():
+    """Issue 19: without routing, scikit-learn only said "Scoring failed" and gave NaN."""
+    with sklearn.config_context(enable_metadata_routing=False):
+        with pytest.raises(ValueError, match=r"the scorer needs the group of every row: pass group_column="):
+            make_xci_scorer("min_xci", tau=1.5)

@@ -240,3 +240,14 @@ def test_all_censored_group_has_a_censoring_curve():
     assert res.matrix.loc["a", "b"] == 1.0
     frame = res.censoring_curves.to_frame()
     assert frame.loc[frame.group == "b", "censoring_survival"].iloc[-1] == 0.0
+
+
+@pytest.mark.parametrize("censoring", ["group", "pooled"])
+def test_a_groups_subset_equals_the_audit_of_its_rows(censoring):
+    """Issue 19: groups= excludes rows before the censoring curves are fitted (documented)."""
+    time, event, codes, risk = make_data(400, 3, 4)
+    keep = codes != 2
+    with pytest.warns(survfair.ExcludedRowsWarning):
+        subset = survfair.xci(time, event, codes, risk, groups=[0, 1], tau=20.0, censoring=censoring, ci=None)
+    rows = survfair.xci(time[keep], event[keep], codes[keep], risk[keep], tau=20.0, censoring=censoring, ci=None)
+    np.testing.assert_array_equal(subset.values, rows.values)

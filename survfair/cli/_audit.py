@@ -130,6 +130,9 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str]) -> str:
     if result.method == "ipcw":
         settings += f", censoring={result.censoring}, tau={result.tau}"
     lines = [f"== {name} ==", f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
+    if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
+        smallest = ", ".join(f"{g}: {k:.3g}" for g, k in result.min_censoring_survival.items())
+        lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
     with pd.option_context("display.precision", 4, "display.width", 140, "display.max_columns", 20):
         lines += ["", "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
                   result.matrix.to_string(float_format="{:.4f}".format)]

@@ -167,6 +167,14 @@ def split_samples(
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if fit_on is None:
         return sample, None, None
+    if isinstance(fit_on, str):  # a boolean column of data, like every other argument
+        if data is None:
+            raise ValueError(f"fit_on is a column name ({fit_on!r}), so data must be given.")
+        if fit_on not in data.columns:
+            raise ValueError(f"fit_on: column {fit_on!r} is not in data (columns: {list(data.columns)}).")
+        fit_on = data[fit_on]
+        if fit_on.dtype.kind != "b":
+            raise TypeError(f"fit_on: column {fit_on.name!r} must be boolean (True = fitting row), got {fit_on.dtype}.")
     if isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b":  # a mask is per row: same index rule
         input_index({"time": time, "event": event, "group": group, "risk": risk, "fit_on": fit_on}, data)
     if isinstance(fit_on, pd.DataFrame) or (isinstance(fit_on, tuple) and len(fit_on) == 4):
@@ -797,10 +805,11 @@ def group_shift(
         xCI estimator settings, as in :func:`survfair.xci`; used for the fit and the table.
     reference : group label, optional
         Group whose offset is 0. Default: the first group in matrix (sorted) order.
-    fit_on : boolean mask, integer row positions, DataFrame or tuple, optional
+    fit_on : boolean mask, column name, integer row positions, DataFrame or tuple, optional
         Data on which the offsets are fitted. None: all rows (the table then has in-sample rows
-        only). A boolean mask of shape (n_samples,) or integer positions (0-based, as ``iloc``):
-        fit on those rows and evaluate on the remaining ones. A DataFrame with the same column
+        only). A boolean mask of shape (n_samples,), the name of a boolean column of ``data``, or
+        integer positions (0-based, as ``iloc``): fit on those rows and evaluate on the remaining
+        ones. A DataFrame with the same column
         names as ``data``, or a tuple (time, event, group, risk): fit on that separate data set and
         evaluate on the main inputs.
     max_evaluations : int, default=3000
