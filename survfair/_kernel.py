@@ -15,7 +15,7 @@ The kernel returns counts, never ratios (counts first, ratios last): for every o
 pair (a, b) the comparable, concordant and tied-risk pair counts, the pairs tied in time, and the
 weighted numerator and denominator of eq. 7 of Wang et al. (2026).
 
-Conventions (DESIGN.md):
+Conventions (docs/conventions.md, "Comparable pairs and ties"; tested equal to scikit-survival):
 
 * ``strict=False`` (default, scikit-survival's): (i, j) is comparable when event_i and
   (time_i < time_j, or time_i == time_j and j is censored); a tied risk counts 1/2.
