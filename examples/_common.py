@@ -7,11 +7,15 @@ import warnings
 from pathlib import Path
 
 
-def parse_args(description: str):
+def parse_args(description: str, argv=None, extra=None):
+    """``--quick`` and ``--out DIR`` (default: the current directory), plus ``extra(parser)``'s options."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="small setting (CI): fewer rows / trees")
-    parser.add_argument("--out", type=Path, default=Path("example_output"), help="folder for figures and reports")
-    args = parser.parse_args()
+    parser.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
+                        help="folder for figures and reports (created if missing; default: the current directory)")
+    if extra is not None:
+        extra(parser)
+    args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     import matplotlib
 

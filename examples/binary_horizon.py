@@ -30,7 +30,7 @@ from sksurv.linear_model import CoxPHSurvivalAnalysis  # noqa: E402
 from sksurv.util import Surv  # noqa: E402
 
 import survfair as sf  # noqa: E402
-from survfair._datasets import load_flchain  # noqa: E402
+from survfair import load_flchain  # noqa: E402
 from survfair.plotting import plot_conditional_xauc, plot_xroc  # noqa: E402
 
 HORIZON = 5 * 365.25  # days

@@ -22,7 +22,7 @@ from sksurv.linear_model import CoxPHSurvivalAnalysis  # noqa: E402
 from sksurv.util import Surv  # noqa: E402
 
 import survfair as sf  # noqa: E402
-from survfair._datasets import load_flchain  # noqa: E402
+from survfair import load_flchain  # noqa: E402
 from survfair.plotting import plot_censoring_curves, plot_forest, plot_xci_heatmap  # noqa: E402
 
 TAU = 3650.0

@@ -27,7 +27,7 @@ from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis  #
 from sksurv.util import Surv  # noqa: E402
 
 import survfair as sf  # noqa: E402
-from survfair._datasets import load_flchain  # noqa: E402
+from survfair import load_flchain  # noqa: E402
 from survfair.plotting import plot_forest, plot_risk_densities  # noqa: E402
 
 TAU = 3650.0  # days: 10 years, before the censoring survival of either sex drops below 0.8

@@ -13,21 +13,27 @@ log-time difference D of a pair are jointly normal, so xCI_{a,b}(d) = P(U > 0, D
 for every offset d of group 1 (Proposition 5.1); the fair offset d* solves
 xCI_{0,1}(d) = xCI_{1,0}(d). The fitted offset should land on it.
 
-Run: ``python examples/mitigation_flchain.py [output.png]``.
+    python examples/mitigation_flchain.py [--quick] [--out DIR]
+
+The frontier plot ``mitigation_frontier.png`` goes to ``--out`` (default: the current directory);
+``--quick`` (what tests/test_examples.py runs) uses a coarser frontier and a smaller simulation.
 """
 
 from __future__ import annotations
 
 import sys
 import warnings
+from pathlib import Path
 
-import numpy as np
-from scipy import optimize, stats
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import parse_args  # noqa: E402
 
-import survfair
-from survfair import ConvergenceError
-from survfair._datasets import load_flchain
-from survfair.mitigate import frontier, group_monotone, group_shift, plot_frontier
+import numpy as np  # noqa: E402
+from scipy import optimize, stats  # noqa: E402
+
+import survfair  # noqa: E402
+from survfair import ConvergenceError, load_flchain  # noqa: E402
+from survfair.mitigate import frontier, group_monotone, group_shift, plot_frontier  # noqa: E402
 
 TAU = 4000.0  # days; both sexes' censoring survival is still >= 0.79 there
 
@@ -52,7 +58,7 @@ def rows(table, metrics=("xci", "delta_between", "min_xci", "overall")):
     return shown.to_string(index=False, float_format="{:.4f}".format)
 
 
-def flchain(png: str | None) -> None:
+def flchain(png: Path, n_points: int = 41) -> None:
     cohort = load_flchain()
     rng = np.random.default_rng(2026)
     fit_half = rng.permutation(len(cohort.frame)) < len(cohort.frame) // 2
@@ -78,14 +84,11 @@ def flchain(png: str | None) -> None:
         print(rows(monotone.before_after, ("delta_between", "min_xci", "overall")))
 
         held_out = frame[~fit_half]
-        curve = frontier("time", "event", "sex", "risk", data=held_out, tau=TAU, reference="M", n_points=41)
+        curve = frontier("time", "event", "sex", "risk", data=held_out, tau=TAU, reference="M", n_points=n_points)
         best_c = curve.loc[curve["overall"].idxmax()]
         print(f"frontier on the held-out half: pooled C {curve['overall'].min():.4f}-{curve['overall'].max():.4f}; "
               f"highest at offset {best_c['offset']:+.3f}, where |Δbetween| = {best_c['abs_delta_between']:.4f}")
-        if png and label == "Cox PH without sex":
-            import matplotlib
-
-            matplotlib.use("Agg")
+        if label == "Cox PH without sex":
             import matplotlib.pyplot as plt
 
             fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -128,8 +131,14 @@ def simulation(n: int = 8000, seed: int = 7) -> None:
     print(rows(shift.before_after, ("delta_between", "overall")))
 
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
+    args = parse_args(__doc__.splitlines()[0], argv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", survfair.PositivityWarning)
-        flchain(sys.argv[1] if len(sys.argv) > 1 else None)
-        simulation()
+        flchain(args.out / "mitigation_frontier.png", n_points=21 if args.quick else 41)
+        simulation(n=2000 if args.quick else 8000)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -4,33 +4,31 @@ Prints the Section 5.1 table (Monte-Carlo xCI beside the exact closed form and i
 normal approximation), the naive-vs-IPCW bias table under group-specific censoring, and saves
 Figure 1 as a PNG.
 
-    python examples/simulation_study.py            # the paper's settings (a few minutes)
-    python examples/simulation_study.py --quick    # a smoke run in seconds
-    python examples/simulation_study.py out_dir    # choose the output directory (default ./out)
+    python examples/simulation_study.py [--quick] [--out DIR] [--seed SEED]
+
+``--quick`` is a smoke run in seconds (what tests/test_examples.py runs); without it the paper's
+settings take a few minutes. ``figure1.png`` goes to ``--out`` (default: the current directory).
 
 (with survfair installed, or from the repository root with ``PYTHONPATH=.``).
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 from pathlib import Path
 
-import pandas as pd
-from matplotlib.figure import Figure
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import parse_args  # noqa: E402
 
-from survfair.simulate import PAPER_GRID, ipcw_bias_study, lognormal_xci, plot_study, study
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from survfair.simulate import PAPER_GRID, ipcw_bias_study, lognormal_xci, plot_study, study  # noqa: E402
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "output_dir", nargs="?", default="out", type=Path, help="where to save figure1.png (default ./out)"
-    )
-    parser.add_argument("--quick", action="store_true", help="small grid and few replications")
-    parser.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args(argv)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
+    args = parse_args(__doc__.splitlines()[0], argv,
+                      extra=lambda parser: parser.add_argument("--seed", type=int, default=2026))
     pd.set_option("display.width", 160)
     pd.set_option("display.precision", 4)
 
@@ -47,7 +45,7 @@ def main(argv=None) -> int:
 
     fig = Figure(figsize=(9, 7), layout="constrained")
     plot_study(table, axes=fig.subplots(2, 2, sharex=True))
-    path = args.output_dir / "figure1.png"
+    path = args.out / "figure1.png"
     fig.savefig(path, dpi=120)
     print(f"saved {path}\n")
 
