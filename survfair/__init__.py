@@ -3,67 +3,117 @@
 A higher ``risk`` always means a higher risk, i.e. an earlier expected event.
 """
 
-from ._censoring import CensoringCurves
-from ._exceptions import (
-    ConvergenceError,
-    ExcludedRowsWarning,
-    MemoryLimitError,
-    NoComparablePairError,
-    PositivityError,
-    PositivityWarning,
-    UndefinedXAUCWarning,
-    UndefinedXCIWarning,
-)
-from ._kernel import PairCounts
-from ._results import BootstrapDraws, ConfidenceInterval, Jackknife, XCIResult
-from ._settings import EstimatorSettings
-from ._summaries import (
-    Estimate,
-    MinXCI,
-    concordance_imparity,
-    contrast,
-    decompose,
-    delta_between,
-    delta_within,
-    min_xci,
-    abs_delta_between,
-    min_utility,
-    nash_welfare,
-    overall_c,
-    pairwise_deltas,
-    utility,
-)
-from ._xci import xci
-from ._datasets import FlchainCohort, load_flchain
-from . import simulate
-from ._xauc import (
-    XAUCResult,
-    XROCCurve,
-    auc_decomposition,
-    balanced_xauc,
-    balanced_xroc,
-    conditional_xauc,
-    delta_balanced_xauc,
-    delta_xauc,
-    group_metrics,
-    xauc,
-    xroc,
-)
-from ._xauc_t import XAUCtResult, xauc_t
-from ._binary_adjust import (
-    EqualOpportunityAdjustment,
-    LogisticAdjustment,
-    equal_opportunity_adjustment,
-    logistic_adjustment,
-)
-from . import mitigate
-from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
-from ._model_comparison import ModelComparison, compare
-from ._scorer import make_xci_scorer, xci_score
-from ._report import write_report
-from ._paired import ComparisonResult, compare_xci
+# Every public name is imported on first use (PEP 562 module ``__getattr__``), so that
+# ``import survfair`` does not load numpy, pandas, scipy.stats, numba, scikit-learn or matplotlib
+# up front; ``survfair.xci`` (or ``from survfair import xci``) loads what it needs the first time.
+# The names, ``__all__`` and ``dir(survfair)`` are those of the eager package. Type checkers and
+# IDEs read the imports under TYPE_CHECKING (the package ships ``py.typed``); keep the table
+# ``_LAZY`` below and those imports in step.
+
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:
+    from ._censoring import CensoringCurves
+    from ._exceptions import (
+        ConvergenceError,
+        ExcludedRowsWarning,
+        MemoryLimitError,
+        NoComparablePairError,
+        PositivityError,
+        PositivityWarning,
+        UndefinedXAUCWarning,
+        UndefinedXCIWarning,
+    )
+    from ._kernel import PairCounts
+    from ._results import BootstrapDraws, ConfidenceInterval, Jackknife, XCIResult
+    from ._settings import EstimatorSettings
+    from ._summaries import (
+        Estimate,
+        MinXCI,
+        concordance_imparity,
+        contrast,
+        decompose,
+        delta_between,
+        delta_within,
+        min_xci,
+        abs_delta_between,
+        min_utility,
+        nash_welfare,
+        overall_c,
+        pairwise_deltas,
+        utility,
+    )
+    from ._xci import xci
+    from ._datasets import FlchainCohort, load_flchain
+    from . import simulate
+    from ._xauc import (
+        XAUCResult,
+        XROCCurve,
+        auc_decomposition,
+        balanced_xauc,
+        balanced_xroc,
+        conditional_xauc,
+        delta_balanced_xauc,
+        delta_xauc,
+        group_metrics,
+        xauc,
+        xroc,
+    )
+    from ._xauc_t import XAUCtResult, xauc_t
+    from ._binary_adjust import (
+        EqualOpportunityAdjustment,
+        LogisticAdjustment,
+        equal_opportunity_adjustment,
+        logistic_adjustment,
+    )
+    from . import mitigate
+    from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
+    from ._model_comparison import ModelComparison, compare
+    from ._scorer import make_xci_scorer, xci_score
+    from ._report import write_report
+    from ._paired import ComparisonResult, compare_xci
 
 __version__ = "0.1.0.dev0"
+
+#: The submodule that defines each public name (the imports above, as a table).
+_LAZY = {
+    name: module
+    for module, names in {
+        "._censoring": ("CensoringCurves",),
+        "._exceptions": (
+            "ConvergenceError", "ExcludedRowsWarning", "MemoryLimitError", "NoComparablePairError",
+            "PositivityError", "PositivityWarning", "UndefinedXAUCWarning", "UndefinedXCIWarning",
+        ),
+        "._kernel": ("PairCounts",),
+        "._results": ("BootstrapDraws", "ConfidenceInterval", "Jackknife", "XCIResult"),
+        "._settings": ("EstimatorSettings",),
+        "._summaries": (
+            "Estimate", "MinXCI", "concordance_imparity", "contrast", "decompose", "delta_between",
+            "delta_within", "min_xci", "abs_delta_between", "min_utility", "nash_welfare",
+            "overall_c", "pairwise_deltas", "utility",
+        ),
+        "._xci": ("xci",),
+        "._datasets": ("FlchainCohort", "load_flchain"),
+        "._xauc": (
+            "XAUCResult", "XROCCurve", "auc_decomposition", "balanced_xauc", "balanced_xroc",
+            "conditional_xauc", "delta_balanced_xauc", "delta_xauc", "group_metrics", "xauc", "xroc",
+        ),
+        "._xauc_t": ("XAUCtResult", "xauc_t"),
+        "._binary_adjust": (
+            "EqualOpportunityAdjustment", "LogisticAdjustment", "equal_opportunity_adjustment",
+            "logistic_adjustment",
+        ),
+        "._models": ("SUPPORTED_MODELS", "fit_checked", "risk_scores"),
+        "._model_comparison": ("ModelComparison", "compare"),
+        "._scorer": ("make_xci_scorer", "xci_score"),
+        "._report": ("write_report",),
+        "._paired": ("ComparisonResult", "compare_xci"),
+    }.items()
+    for name in names
+}
+#: Public subpackages, attributes of the package as ``from . import simulate`` made them.
+_SUBPACKAGES = ("simulate", "mitigate")
 
 __all__ = [
     "xci",
@@ -128,3 +178,29 @@ __all__ = [
     "xci_score",
     "write_report",
 ]
+
+
+def _private_modules() -> set[str]:
+    """The package's own ``_name`` modules (all of them were attributes of the eager package)."""
+    import pkgutil
+
+    return {m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("_") and not m.name.startswith("__")}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(_importlib.import_module(module, __name__), name)
+    elif name in _SUBPACKAGES or (name.startswith("_") and not name.startswith("__") and name in _private_modules()):
+        value = _importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    own = {name for name in globals() if name.startswith("__") and name not in ("__getattr__", "__dir__")}
+    loaded = {name for name, value in globals().items()
+              if getattr(value, "__name__", "").startswith(__name__ + ".") and type(value).__name__ == "module"}
+    return sorted(own | set(__all__) | set(_SUBPACKAGES) | _private_modules() | loaded)
