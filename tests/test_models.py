@@ -1,4 +1,7 @@
-"""Model adapters (orientation, errors, convergence checks), compare(), and the flchain invariance."""
+"""Model adapters (orientation, errors, convergence checks) and the flchain invariance.
+
+compare() and ModelComparison are tested in test_model_comparison.py.
+"""
 
 from __future__ import annotations
 
@@ -40,8 +43,7 @@ from sksurv.tree import ExtraSurvivalTree, SurvivalTree
 from sksurv.util import Surv
 
 import survfair as sf
-from conftest import with_fixed_se
-from survfair import ConvergenceError, compare, fit_checked, risk_scores
+from survfair import ConvergenceError, fit_checked, risk_scores
 from survfair._datasets import load_flchain
 
 
@@ -418,119 +420,6 @@ def test_flchain_lifelines_behaviour():
     frame = cohort.frame[list(cohort.covariates) + ["time", "event"]].astype(float)
     with pytest.raises(ConvergenceError, match="delta contains nan"):
         fit_checked(CoxPHFitter(), frame, "time", "event")
-
-
-# -- compare --------------------------------------------------------------------------------
-
-
-def test_compare_matches_xci_and_summaries(obvious):
-    frame, time, event, group = obvious
-    cox = MODELS["sksurv-cox"](obvious)
-    data = frame.assign(time=time, event=event, group=group, published=0.5 * frame["x"])
-    out = compare({"cox": cox, "published": "published", "array": data["z"].to_numpy()},
-                  "time", "event", "group", X=frame, data=data, groups=["b", "a"], tau=2.0, ci=None)
-    table = out.table
-    assert list(table.index) == ["cox", "published", "array"]
-    assert list(table.columns[:2]) == ["n", "events"]
-    for name, risk in (("cox", risk_scores(cox, frame)), ("published", data["published"]), ("array", data["z"])):
-        res = sf.xci(time, event, group, np.asarray(risk), groups=["b", "a"], tau=2.0, ci=None)
-        np.testing.assert_array_equal(out.results[name].values, res.values)
-        assert table.loc[name, "xci[b,a]"] == res.matrix.loc["b", "a"]
-        assert table.loc[name, "delta_within[b,a]"] == sf.delta_within(res, "b", "a").value
-        assert table.loc[name, "delta_between[b,a]"] == sf.delta_between(res, "b", "a").value
-        assert table.loc[name, "min_xci"] == sf.min_xci(res).value
-        assert table.loc[name, "overall"] == res.overall
-        assert table.loc[name, "n"] == 300 and table.loc[name, "events"] == event.sum()
-    assert not any(c.endswith("_low") for c in table.columns)  # no inference requested
-    long = out.long()
-    assert set(long.columns) == {"model", "statistic", "value", "ci_low", "ci_high", "p_value"}
-    assert len(long) == 3 * (4 + 2 + 1 + 1)
-    assert "ModelComparison(groups=['b', 'a'])" in repr(out)
-
-
-def test_compare_intervals_appear_when_results_carry_them(obvious, monkeypatch):
-    import survfair._model_comparison as comparison
-
-    frame, time, event, group = obvious
-
-    def xci_with_covariance(*args, **kwargs):
-        return with_fixed_se(sf.xci(*args, **kwargs), 0.01)
-
-    monkeypatch.setattr(comparison, "xci", xci_with_covariance)
-    out = compare({"x": frame["x"].to_numpy()}, time, event, group, tau=2.0)
-    row = out.table.loc["x"]
-    # single cells: Wald on the logit scale (delta method), mapped back
-    value, z = row["xci[a,a]"], 1.959963984540054
-    logit = np.log(value / (1 - value)) - z * 0.01 / (value * (1 - value))
-    assert row["xci[a,a]_low"] == pytest.approx(1 / (1 + np.exp(-logit)))
-    assert row["delta_between[a,b]_high"] == pytest.approx(row["delta_between[a,b]"] + 1.959963984540054 * np.sqrt(2e-4))
-    assert 0 <= row["delta_between[a,b]_p"] <= 1
-
-
-def test_compare_errors(obvious):
-    frame, time, event, group = obvious
-    cox = MODELS["sksurv-cox"](obvious)
-    with pytest.raises(TypeError, match="models must be a dict"):
-        compare([cox], time, event, group)
-    with pytest.raises(TypeError, match="at least one entry"):
-        compare({}, time, event, group)
-    with pytest.raises(ValueError, match=r"models\['cox'\] is a model, so X"):
-        compare({"cox": cox}, time, event, group)
-    with pytest.raises(ValueError, match=r"models\['eq'\] is a column name \('lp'\), so data must be given"):
-        compare({"eq": "lp"}, time, event, group)
-    with pytest.raises(ValueError, match=r"models\['eq'\]: column 'lp' is not in data"):
-        compare({"eq": "lp"}, "t", "e", "g", data=pd.DataFrame({"t": time, "e": event, "g": group}))
-    with pytest.raises(TypeError, match=r"models\['bad'\]: model: unsupported model type"):
-        compare({"bad": object()}, time, event, group, X=frame)
-    with pytest.raises(ValueError, match=r"models\['short'\]: inputs have mismatched lengths"):
-        compare({"short": np.zeros(5)}, time, event, group)
-
-
-def test_compare_feature_matrix_per_model(obvious):
-    """Models fitted on different columns, each scored on its own X (one shared X cannot serve both)."""
-    frame, time, event, group = obvious
-    y = Surv.from_arrays(event, time)
-    only_x = CoxPHSurvivalAnalysis().fit(frame[["x"]], y)
-    only_z = RandomSurvivalForest(n_estimators=10, min_samples_leaf=10, random_state=0).fit(frame[["z"]], y)
-    both = CoxPHSurvivalAnalysis().fit(frame, y)
-    X = {"cox on x": frame[["x"]], "rsf on z": frame[["z"]], "cox on both": frame,
-         "callable": frame[["z", "x"]].to_numpy()}
-    models = {"cox on x": only_x, "rsf on z": only_z, "cox on both": both, "scores": frame["x"].to_numpy(),
-              "callable": lambda A: 2.0 * A[:, 1]}
-    out = compare(models, time, event, group, X=X, tau=2.0, ci=None)
-    for name, risk in (("cox on x", risk_scores(only_x, frame[["x"]])), ("rsf on z", risk_scores(only_z, frame[["z"]])),
-                       ("cox on both", risk_scores(both, frame)), ("scores", frame["x"]), ("callable", 2.0 * frame["x"])):
-        np.testing.assert_array_equal(out.scores[name], np.asarray(risk))
-        res = sf.xci(time, event, group, np.asarray(risk), tau=2.0, ci=None)
-        np.testing.assert_array_equal(out.results[name].values, res.values)
-    assert out.results["cox on x"].overall > 0.7 > out.results["rsf on z"].overall
-    with pytest.raises(ValueError, match="feature names"):  # what a single X did before
-        compare({"cox on x": only_x, "rsf on z": only_z}, time, event, group, X=frame, ci=None)
-
-
-def test_compare_feature_matrix_per_model_errors(obvious):
-    frame, time, event, group = obvious
-    y = Surv.from_arrays(event, time)
-    only_x = CoxPHSurvivalAnalysis().fit(frame[["x"]], y)
-    with pytest.raises(ValueError, match=r"models\['b'\] is a model, so X \(a dict\) needs an entry 'b'"):
-        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]]}, tau=2.0, ci=None)
-    with pytest.raises(ValueError, match=r"X: 'typo' not in models"):
-        compare({"a": only_x}, time, event, group, X={"a": frame[["x"]], "typo": frame}, tau=2.0, ci=None)
-    with pytest.raises(ValueError, match=r"X: 's' is scores or a column name in models, which need no covariates"):
-        compare({"a": only_x, "s": frame["x"].to_numpy()}, time, event, group,
-                X={"a": frame[["x"]], "s": frame}, tau=2.0, ci=None)
-    # the index rule applies to each matrix: scores carry the index of their own X
-    shuffled = frame[["x"]].iloc[::-1]
-    with pytest.raises(ValueError, match=r"models\['b'\]: .*index"):
-        compare({"a": frame["x"].to_numpy(), "b": only_x}, time, event, pd.Series(group, index=frame.index),
-                X={"b": shuffled}, tau=2.0, ci=None)
-    # ... and the matrices must share one index even when time, event and group carry none
-    with pytest.raises(ValueError, match=r"X\['a'\] and X\['b'\] carry pandas indexes that are not identical "
-                                         r"\(the same labels in a different order\)"):
-        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]], "b": shuffled}, tau=2.0, ci=None)
-    with pytest.raises(ValueError, match=r"models\['b'\]: inputs have mismatched lengths"):
-        compare({"a": lambda A: A[:, 0], "b": lambda A: A[:, 0]}, time, event, group,
-                X={"a": frame.to_numpy(), "b": frame.to_numpy()[:-1]}, tau=2.0, ci=None)
 
 
 # -- flchain: fairness through unawareness (Wang et al. 2026, Section 6) -------------------

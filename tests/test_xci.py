@@ -204,44 +204,6 @@ def test_result_is_immutable_and_exports():
     assert "XCIResult(method='naive'" in repr(res)
 
 
-def test_censoring_curves_exposed():
-    time, event, codes, risk = make_data(300, 2, 8)
-    res = survfair.xci(time, event, codes, risk, tau=20.0)
-    curves = res.censoring_curves.to_frame()
-    assert set(curves["group"]) == {0, 1}
-    assert curves["censoring_survival"].between(0, 1).all()
-    assert set(res.min_censoring_survival) == {0, 1}
-    pooled = survfair.xci(time, event, codes, risk, tau=20.0, censoring="pooled")
-    assert pooled.censoring_curves.kind == "pooled"
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_censoring_km_equals_sksurv(seed):
-    from sksurv.nonparametric import CensoringDistributionEstimator
-
-    from survfair._censoring import CensoringCurves, censoring_kaplan_meier
-
-    time, event, _, _ = make_data(400, 1, seed, n_times=30)
-    estimator = CensoringDistributionEstimator().fit(Surv.from_arrays(event=event, time=time))
-    unique_time, survival = censoring_kaplan_meier(time, event)
-    np.testing.assert_array_equal(unique_time, estimator.unique_time_[1:])
-    np.testing.assert_allclose(survival, estimator.prob_[1:], rtol=1e-15, atol=0)
-    curves = CensoringCurves("pooled", (0,), (unique_time,), (survival,))
-    query = np.r_[0.0, 0.5, time, unique_time + 0.5][:-1]
-    query = query[query <= unique_time[-1]]
-    np.testing.assert_allclose(curves.evaluate(0, query), estimator.predict_proba(query), rtol=1e-15, atol=0)
-
-
-def test_all_censored_group_has_a_censoring_curve():
-    time = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
-    event = np.array([1, 0, 1, 0, 0, 0], bool)
-    group = np.array(["a", "b", "a", "b", "a", "b"])
-    res = survfair.xci(time, event, group, -time, tau=5.0)
-    assert res.matrix.loc["a", "b"] == 1.0
-    frame = res.censoring_curves.to_frame()
-    assert frame.loc[frame.group == "b", "censoring_survival"].iloc[-1] == 0.0
-
-
 @pytest.mark.parametrize("censoring", ["group", "pooled"])
 def test_a_groups_subset_equals_the_audit_of_its_rows(censoring):
     """Issue 19: groups= excludes rows before the censoring curves are fitted (documented)."""
