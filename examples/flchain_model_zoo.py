@@ -58,7 +58,7 @@ def main() -> None:
         "Weibull AFT": sf.fit_checked(WeibullAFTFitter(), lifelines_train, "time", "event"),
         "Log-normal AFT": sf.fit_checked(LogNormalAFTFitter(), lifelines_train, "time", "event"),
     }
-    comparison = sf.compare(fitted, test["time"], test["event"], test["sex"], X=X_test, tau=TAU, groups=GROUPS)
+    comparison = sf.compare(test["time"], test["event"], test["sex"], fitted, X=X_test, tau=TAU, groups=GROUPS)
     columns = ["xci[M,M]", "xci[F,F]", "xci[M,F]", "xci[F,M]", "delta_within[M,F]", "delta_between[M,F]",
                "min_xci", "overall"]
     show("Held-out IPCW xCI by sex", comparison.table[columns])

@@ -66,7 +66,7 @@ def audit(frame: pd.DataFrame, covariates: list[str]) -> sf.ModelComparison:
     for name, (model, with_sex) in models().items():
         X = frame[[c for c in covariates if with_sex or c != "female"]].astype(float)
         fitted[name] = sf.risk_scores(sf.fit_checked(model, X, y), X)
-    return sf.compare(fitted, "time", "event", "sex", data=frame, tau=TAU, groups=GROUPS)
+    return sf.compare("time", "event", "sex", fitted, data=frame, tau=TAU, groups=GROUPS)
 
 
 def main() -> None:

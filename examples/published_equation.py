@@ -56,7 +56,7 @@ def main() -> None:
         data = data.sample(400, random_state=0).reset_index(drop=True)
     print(f"GBSG2: {len(data)} patients, {int(data['event'].sum())} events; NPI from {NPI_SIZE_PER_CM} x size[cm] "
           f"+ node stage + grade (published); IPCW xCI by menopausal status, tau = {TAU:g} days.")
-    comparison = sf.compare({"NPI": "npi"}, "time", "event", "menopause", data=data, tau=TAU, groups=["pre", "post"])
+    comparison = sf.compare("time", "event", "menopause", {"NPI": "npi"}, data=data, tau=TAU, groups=["pre", "post"])
     result = comparison.results["NPI"]
     show("xCI matrix of the NPI (rows: earlier event)", result.matrix)
     show("Summary (one row per equation)", comparison.table.drop(columns=["n", "events"]).T)

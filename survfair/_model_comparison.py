@@ -120,10 +120,10 @@ def _row(result: XCIResult, with_ci: bool) -> dict:
 
 
 def compare(
-    models: Mapping[str, Any],
     time: Any,
     event: Any,
     group: Any,
+    models: Mapping[str, Any],
     *,
     X: Any = None,
     data: pd.DataFrame | None = None,
@@ -137,13 +137,15 @@ def compare(
 
     Parameters
     ----------
-    models : dict of str -> model, callable, array-like or str
-        Per name, one of: a fitted model supported by :func:`survfair.risk_scores` (scored on
-        ``X``, or on ``X[name]`` when ``X`` is a dict); a callable ``f(X) -> risk`` (likewise); an array-like of shape (n_samples,) of risk scores;
-        or a column name of ``data`` holding a risk (e.g. a published equation's linear
-        predictor computed beforehand: no model fitting at all). Higher = earlier event.
     time, event, group : array-like of shape (n_samples,) or column names of ``data``
-        As in :func:`survfair.xci`.
+        As in :func:`survfair.xci` (the outcome first, then the group, then the scores: the
+        order of every estimator of survfair).
+    models : dict of str -> model, callable, array-like or str
+        The scores' role. Per name, one of: a fitted model supported by
+        :func:`survfair.risk_scores` (scored on ``X``, or on ``X[name]`` when ``X`` is a dict);
+        a callable ``f(X) -> risk`` (likewise); an array-like of shape (n_samples,) of risk
+        scores; or a column name of ``data`` holding a risk (e.g. a published equation's linear
+        predictor computed beforehand: no model fitting at all). Higher = earlier event.
     X : DataFrame or array-like of shape (n_samples, n_features), or dict of str -> such, optional
         Covariates for the model and callable entries, one row per person, rows in the order of
         ``time``. Either one matrix for all of them, or a dict mapping each such entry's name to

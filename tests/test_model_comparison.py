@@ -20,8 +20,8 @@ def test_compare_matches_xci_and_summaries(obvious):
     frame, time, event, group = obvious
     cox = MODELS["sksurv-cox"](obvious)
     data = frame.assign(time=time, event=event, group=group, published=0.5 * frame["x"])
-    out = compare({"cox": cox, "published": "published", "array": data["z"].to_numpy()},
-                  "time", "event", "group", X=frame, data=data, groups=["b", "a"], tau=2.0, ci=None)
+    out = compare("time", "event", "group", {"cox": cox, "published": "published", "array": data["z"].to_numpy()},
+                  X=frame, data=data, groups=["b", "a"], tau=2.0, ci=None)
     table = out.table
     assert list(table.index) == ["cox", "published", "array"]
     assert list(table.columns[:2]) == ["n", "events"]
@@ -50,7 +50,7 @@ def test_compare_intervals_appear_when_results_carry_them(obvious, monkeypatch):
         return with_fixed_se(sf.xci(*args, **kwargs), 0.01)
 
     monkeypatch.setattr(comparison, "xci", xci_with_covariance)
-    out = compare({"x": frame["x"].to_numpy()}, time, event, group, tau=2.0)
+    out = compare(time, event, group, {"x": frame["x"].to_numpy()}, tau=2.0)
     row = out.table.loc["x"]
     # single cells: Wald on the logit scale (delta method), mapped back
     value, z = row["xci[a,a]"], 1.959963984540054
@@ -64,19 +64,19 @@ def test_compare_errors(obvious):
     frame, time, event, group = obvious
     cox = MODELS["sksurv-cox"](obvious)
     with pytest.raises(TypeError, match="models must be a dict"):
-        compare([cox], time, event, group)
+        compare(time, event, group, [cox])
     with pytest.raises(TypeError, match="at least one entry"):
-        compare({}, time, event, group)
+        compare(time, event, group, {})
     with pytest.raises(ValueError, match=r"models\['cox'\] is a model, so X"):
-        compare({"cox": cox}, time, event, group)
+        compare(time, event, group, {"cox": cox})
     with pytest.raises(ValueError, match=r"models\['eq'\] is a column name \('lp'\), so data must be given"):
-        compare({"eq": "lp"}, time, event, group)
+        compare(time, event, group, {"eq": "lp"})
     with pytest.raises(ValueError, match=r"models\['eq'\]: column 'lp' is not in data"):
-        compare({"eq": "lp"}, "t", "e", "g", data=pd.DataFrame({"t": time, "e": event, "g": group}))
+        compare("t", "e", "g", {"eq": "lp"}, data=pd.DataFrame({"t": time, "e": event, "g": group}))
     with pytest.raises(TypeError, match=r"models\['bad'\]: model: unsupported model type"):
-        compare({"bad": object()}, time, event, group, X=frame)
+        compare(time, event, group, {"bad": object()}, X=frame)
     with pytest.raises(ValueError, match=r"models\['short'\]: inputs have mismatched lengths"):
-        compare({"short": np.zeros(5)}, time, event, group)
+        compare(time, event, group, {"short": np.zeros(5)})
 
 
 def test_compare_feature_matrix_per_model(obvious):
@@ -90,7 +90,7 @@ def test_compare_feature_matrix_per_model(obvious):
          "callable": frame[["z", "x"]].to_numpy()}
     models = {"cox on x": only_x, "rsf on z": only_z, "cox on both": both, "scores": frame["x"].to_numpy(),
               "callable": lambda A: 2.0 * A[:, 1]}
-    out = compare(models, time, event, group, X=X, tau=2.0, ci=None)
+    out = compare(time, event, group, models, X=X, tau=2.0, ci=None)
     for name, risk in (("cox on x", risk_scores(only_x, frame[["x"]])), ("rsf on z", risk_scores(only_z, frame[["z"]])),
                        ("cox on both", risk_scores(both, frame)), ("scores", frame["x"]), ("callable", 2.0 * frame["x"])):
         np.testing.assert_array_equal(out.scores[name], np.asarray(risk))
@@ -98,7 +98,7 @@ def test_compare_feature_matrix_per_model(obvious):
         np.testing.assert_array_equal(out.results[name].values, res.values)
     assert out.results["cox on x"].overall > 0.7 > out.results["rsf on z"].overall
     with pytest.raises(ValueError, match="feature names"):  # what a single X did before
-        compare({"cox on x": only_x, "rsf on z": only_z}, time, event, group, X=frame, ci=None)
+        compare(time, event, group, {"cox on x": only_x, "rsf on z": only_z}, X=frame, ci=None)
 
 
 def test_compare_feature_matrix_per_model_errors(obvious):
@@ -106,29 +106,29 @@ def test_compare_feature_matrix_per_model_errors(obvious):
     y = Surv.from_arrays(event, time)
     only_x = CoxPHSurvivalAnalysis().fit(frame[["x"]], y)
     with pytest.raises(ValueError, match=r"models\['b'\] is a model, so X \(a dict\) needs an entry 'b'"):
-        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]]}, tau=2.0, ci=None)
+        compare(time, event, group, {"a": only_x, "b": only_x}, X={"a": frame[["x"]]}, tau=2.0, ci=None)
     with pytest.raises(ValueError, match=r"X: 'typo' not in models"):
-        compare({"a": only_x}, time, event, group, X={"a": frame[["x"]], "typo": frame}, tau=2.0, ci=None)
+        compare(time, event, group, {"a": only_x}, X={"a": frame[["x"]], "typo": frame}, tau=2.0, ci=None)
     with pytest.raises(ValueError, match=r"X: 's' is scores or a column name in models, which need no covariates"):
-        compare({"a": only_x, "s": frame["x"].to_numpy()}, time, event, group,
+        compare(time, event, group, {"a": only_x, "s": frame["x"].to_numpy()},
                 X={"a": frame[["x"]], "s": frame}, tau=2.0, ci=None)
     # the index rule applies to each matrix: scores carry the index of their own X
     shuffled = frame[["x"]].iloc[::-1]
     with pytest.raises(ValueError, match=r"models\['b'\]: .*index"):
-        compare({"a": frame["x"].to_numpy(), "b": only_x}, time, event, pd.Series(group, index=frame.index),
+        compare(time, event, pd.Series(group, index=frame.index), {"a": frame["x"].to_numpy(), "b": only_x},
                 X={"b": shuffled}, tau=2.0, ci=None)
     # ... and the matrices must share one index even when time, event and group carry none
     with pytest.raises(ValueError, match=r"X\['a'\] and X\['b'\] carry pandas indexes that are not identical "
                                          r"\(the same labels in a different order\)"):
-        compare({"a": only_x, "b": only_x}, time, event, group, X={"a": frame[["x"]], "b": shuffled}, tau=2.0, ci=None)
+        compare(time, event, group, {"a": only_x, "b": only_x}, X={"a": frame[["x"]], "b": shuffled}, tau=2.0, ci=None)
     with pytest.raises(ValueError, match=r"models\['b'\]: inputs have mismatched lengths"):
-        compare({"a": lambda A: A[:, 0], "b": lambda A: A[:, 0]}, time, event, group,
+        compare(time, event, group, {"a": lambda A: A[:, 0], "b": lambda A: A[:, 0]},
                 X={"a": frame.to_numpy(), "b": frame.to_numpy()[:-1]}, tau=2.0, ci=None)
 
 
 def test_long_format_with_intervals_follows_the_table(obvious):
     frame, time, event, group = obvious
-    out = compare({"x": frame["x"].to_numpy(), "z": frame["z"].to_numpy()}, time, event, group,
+    out = compare(time, event, group, {"x": frame["x"].to_numpy(), "z": frame["z"].to_numpy()},
                   groups=["b", "a"], tau=2.0, ci="analytic")
     assert out.groups == ("b", "a")
     table = out.table

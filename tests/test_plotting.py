@@ -93,7 +93,7 @@ def test_censoring_curves_needs_ipcw(sample):
 
 
 def test_forest(sample, tmp_path):
-    comparison = sf.compare({"risk": "risk", "noise": "time"}, "time", "event", "group", data=sample, tau=1.5)
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
     ax = plotting.plot_forest(comparison)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert [b.get_label() for b in bars] == ["delta_between[F,M]", "delta_within[F,M]"]
@@ -234,7 +234,7 @@ def _literal_cases():
         return plotting.plot_censoring_curves(res), [f"K_{g}(t)" for g in LABELS]
 
     def forest(sample):
-        comparison = sf.compare({"$0-$50k": "risk", "a$_$b": "time", "_hidden": "risk"}, "time", "event", "group",
+        comparison = sf.compare("time", "event", "group", {"$0-$50k": "risk", "a$_$b": "time", "_hidden": "risk"},
                                 data=sample, tau=1.5)
         return plotting.plot_forest(comparison, statistics=("delta_between",)), [
             *LABELS, "delta_between[$0-$50k,_hidden]", "delta_between[_hidden,a$_$b]"]
@@ -308,7 +308,7 @@ def test_heatmap_fits_long_labels_and_intervals(literal_sample):
 
 
 def test_forest_legend_beside_the_points(sample):
-    comparison = sf.compare({"risk": "risk", "noise": "time"}, "time", "event", "group", data=sample, tau=1.5)
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
     ax = plotting.plot_forest(comparison)
     ax.figure.canvas.draw()
     renderer = ax.figure.canvas.get_renderer()

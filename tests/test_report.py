@@ -71,7 +71,7 @@ def test_html_report_contains_everything(result, tmp_path):
 
 
 def test_html_report_of_comparison_with_intervals(sample, tmp_path):
-    out = sf.compare({"model one": "risk", "model two": "time"}, "time", "event", "group", data=sample, tau=1.5,
+    out = sf.compare("time", "event", "group", {"model one": "risk", "model two": "time"}, data=sample, tau=1.5,
                      ci="analytic")
     text = write_report(tmp_path / "cmp.htm", out).read_text(encoding="utf-8")
     assert "<h2>Model comparison</h2>" in text and "model one" in text and "model two" in text
@@ -139,7 +139,7 @@ def test_dollar_labels(sample, tmp_path, suffix):
 def test_user_strings_are_escaped(sample, tmp_path, suffix):
     labelled = _labelled(sample, HOSTILE)
     models = {HOSTILE[0]: "risk", HOSTILE[1] + " | *x*": "time"}
-    comparison = sf.compare(models, "time", "event", "group", data=labelled, tau=1.5)
+    comparison = sf.compare("time", "event", "group", models, data=labelled, tau=1.5)
     extra = pd.DataFrame({HOSTILE[0]: [HOSTILE[1]]}, index=pd.Index([HOSTILE[0]], name=HOSTILE[1]))
     fig, _ = plt.subplots()
     path = write_report(

@@ -140,7 +140,7 @@ def _public_calls():
         "xci": lambda t, e, g, r: survfair.xci(t, e, g, r),
         "xauc": binary(survfair.xauc),
         "xauc_t": lambda t, e, g, r: survfair.xauc_t(t, e, g, r, [5.0]),
-        "compare": lambda t, e, g, r: survfair.compare({"m": r}, t, e, g),
+        "compare": lambda t, e, g, r: survfair.compare(t, e, g, {"m": r}),
         "xci_score": lambda t, e, g, r: survfair.xci_score(
             np.array(list(zip(e, t)), dtype=[("event", bool), ("time", float)]), r, group=g),
         "group_shift": lambda t, e, g, r: mitigate.group_shift(t, e, g, r, tau=11.0),
@@ -204,16 +204,16 @@ def test_compare_with_model_scores_checks_x_index_against_outcomes():
     time, event, group, risk = _ranked()
     X = pd.DataFrame({"x": time.to_numpy()}, index=time.index[::-1])
     with pytest.raises(ValueError, match=INDEX_MESSAGE):
-        survfair.compare({"m": lambda X: -X["x"].to_numpy()}, time, event, group, X=X)
+        survfair.compare(time, event, group, {"m": lambda X: -X["x"].to_numpy()}, X=X)
 
 
 def test_compare_errors_about_outcomes_name_no_model():
     time, event, group, risk = _ranked()
     frame = pd.DataFrame({"t": time, "e": event, "r": risk})
     with pytest.raises(ValueError, match=r"^group: column 'sex' is not in data"):
-        survfair.compare({"risk": "r"}, "t", "e", "sex", data=frame)
+        survfair.compare("t", "e", "sex", {"risk": "r"}, data=frame)
     with pytest.raises(ValueError, match=r"^models\['risk'\]: risk contains NaN"):
-        survfair.compare({"risk": [np.nan] + [0.0] * 11}, "t", "e", group.to_numpy(), data=frame)
+        survfair.compare("t", "e", group.to_numpy(), {"risk": [np.nan] + [0.0] * 11}, data=frame)
 
 
 def test_masked_entries_are_missing_values():

@@ -239,7 +239,7 @@ def _compare(models: dict, time, event, group, *, data: pd.DataFrame, options: d
     (the command line states that count in its own words)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExcludedRowsWarning)
-        return compare(models, time, event, group, data=data, **options)
+        return compare(time, event, group, models, data=data, **options)
 
 
 def _flchain_demo(args: argparse.Namespace):
