@@ -290,10 +290,10 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
         If ``alpha`` or ``beta`` is not a finite number.
     """
     alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
+    weights = _utility_weights(len(result.groups), alpha, beta)
     rows = []
-    for a in result.groups:
-        cells = [(a, b, alpha) for b in result.groups if b != a] + [(b, a, beta) for b in result.groups if b != a]
-        estimate = _estimate(result, _pair_weights(result, cells), 0.0)
+    for k in range(len(result.groups)):
+        estimate = _estimate(result, weights[k : k + 1], 0.0)
         rows.append((estimate.value, estimate.se, *estimate.confidence_interval))
     index = pd.Index(list(result.groups), name="group", tupleize_cols=False)
     return pd.DataFrame(rows, index=index, columns=["value", "se", "ci_low", "ci_high"])
@@ -305,16 +305,37 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
 OBJECTIVES = ("abs_delta_between", "min_xci", "min_utility", "nash_welfare")
 
 
-def _utilities(cells: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    """U(a) of a (..., G, G) stack of matrices, shape (..., G): off-diagonal row and column sums."""
+def group_utilities(cells: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """U(a) of a (..., G, G) stack of matrices, shape (..., G): off-diagonal row and column sums.
+
+    The one definition of U(a) (Section 4.3), used by the summaries and by mitigation's objectives.
+    """
     off = np.array(cells, dtype=float, copy=True)
     idx = np.arange(off.shape[-1])
     off[..., idx, idx] = 0.0
     return alpha * off.sum(axis=-1) + beta * off.sum(axis=-2)
 
 
-def _abs_delta_between_of(cells: np.ndarray) -> np.ndarray:
-    """max over pairs a < b of |xCI_ab - xCI_ba| of a (..., G, G) stack (NaN if a pair is)."""
+def _utility_weights(g: int, alpha: float, beta: float) -> np.ndarray:
+    """Row k: the weights of U(group k) on the row-major cells, shape (G, G*G)."""
+    weights = np.zeros((g, g * g))
+    for a in range(g):
+        for b in range(g):
+            if b != a:
+                weights[a, a * g + b] += alpha
+                weights[a, b * g + a] += beta
+    return weights
+
+
+def _draws_sd(draws: np.ndarray) -> float:
+    """Standard deviation (ddof=1) of the finite bootstrap draws of one statistic; NaN with fewer than two."""
+    finite = draws[np.isfinite(draws)]
+    return float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
+
+
+def max_abs_delta_between(cells: np.ndarray) -> np.ndarray:
+    """max over pairs a < b of |xCI_ab - xCI_ba| of a (..., G, G) stack (NaN if a pair is); the one
+    definition, used by :func:`abs_delta_between`, the scorer and mitigation."""
     g = cells.shape[-1]
     a, b = np.triu_indices(g, k=1)
     return np.abs(cells[..., a, b] - cells[..., b, a]).max(axis=-1)
@@ -344,10 +365,7 @@ def _extreme_estimate(result: XCIResult, value: float, weights: np.ndarray, *, f
         low, high = _folded(low, high)
     pick = np.max if largest else np.min
     interval = ConfidenceInterval(float(pick(low)), float(pick(high)))
-    se = math.nan
-    if draws is not None:
-        finite = draws[np.isfinite(draws)]
-        se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
+    se = math.nan if draws is None else _draws_sd(draws)
     return Estimate(value, se, interval, math.nan, 0.0, result.confidence_level)
 
 
@@ -390,12 +408,8 @@ def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> 
         raise ValueError("a and b must be given together (the pair of groups).")
     if a is not None:
         delta = delta_between(result, a, b)
-        low, high = delta.confidence_interval
-        if np.isfinite(low) and np.isfinite(high):
-            ends = sorted((abs(low), abs(high)))
-            interval = ConfidenceInterval(0.0 if low <= 0 <= high else ends[0], ends[1])
-        else:
-            interval = ConfidenceInterval(math.nan, math.nan)
+        low, high = _folded(np.array([delta.confidence_interval.low]), np.array([delta.confidence_interval.high]))
+        interval = ConfidenceInterval(float(low[0]), float(high[0]))
         return Estimate(abs(delta.value), delta.se, interval, delta.p_value, 0.0, delta.confidence_level)
     g = len(result.groups)
     if g < 2:
@@ -404,8 +418,8 @@ def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> 
     weights = np.zeros((first.size, g * g))
     weights[np.arange(first.size), first * g + second] = 1.0
     weights[np.arange(first.size), second * g + first] = -1.0
-    draws = None if result.replicates is None else _abs_delta_between_of(result.replicates)
-    return _extreme_estimate(result, float(_abs_delta_between_of(result.values)), weights, fold=True, largest=True,
+    draws = None if result.replicates is None else max_abs_delta_between(result.replicates)
+    return _extreme_estimate(result, float(max_abs_delta_between(result.values)), weights, fold=True, largest=True,
                              draws=draws)
 
 
@@ -431,15 +445,9 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
     utility, nash_welfare
     """
     alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
-    g = len(result.groups)
-    weights = np.zeros((g, g * g))
-    for a in range(g):
-        for b in range(g):
-            if b != a:
-                weights[a, a * g + b] += alpha
-                weights[a, b * g + a] += beta
-    draws = None if result.replicates is None else _utilities(result.replicates, alpha, beta).min(axis=-1)
-    value = float(_utilities(result.values, alpha, beta).min())
+    weights = _utility_weights(len(result.groups), alpha, beta)
+    draws = None if result.replicates is None else group_utilities(result.replicates, alpha, beta).min(axis=-1)
+    value = float(group_utilities(result.values, alpha, beta).min())
     return _extreme_estimate(result, value, weights, fold=False, largest=False, draws=draws)
 
 
@@ -466,14 +474,12 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
     """
     alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
     if result.replicates is not None:  # the product of every replicate's utilities
-        value = float(np.prod(_utilities(result.values, alpha, beta)))
-        draws = np.prod(_utilities(result.replicates, alpha, beta), axis=-1)
+        value = float(np.prod(group_utilities(result.values, alpha, beta)))
+        draws = np.prod(group_utilities(result.replicates, alpha, beta), axis=-1)
         low, high = bootstrap_interval(np.array([value]), draws[:, None], None, result.confidence_level)
-        finite = draws[np.isfinite(draws)]
-        se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
-        return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), math.nan, 0.0,
+        return Estimate(value, _draws_sd(draws), ConfidenceInterval(float(low[0]), float(high[0])), math.nan, 0.0,
                         result.confidence_level)
-    u = _utilities(result.values, alpha, beta)
+    u = group_utilities(result.values, alpha, beta)
     value = float(np.prod(u))
     g = len(result.groups)
     with np.errstate(divide="ignore", invalid="ignore"):  # U(a) = 0: no log scale, NaN se
@@ -558,7 +564,6 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
         values, column = np.array([value]), draws.overall[:, None]
         low, high = bootstrap_interval(values, column, jackknife, level)
         interval = ConfidenceInterval(float(low[0]), float(high[0]))
-        finite = column[np.isfinite(column)]
-        se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
+        se = _draws_sd(draws.overall)
         p_value = float(bootstrap_p_value(values, column, jackknife, null)[0])
     return Estimate(float(value), se, interval, p_value, null, level)

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._summaries import max_abs_delta_between
 from ._shift import (
     MAX_EVALUATIONS,
     ShiftProblem,
@@ -25,12 +26,11 @@ FAIRNESS_COLUMNS = ("abs_delta_between", "min_xci")
 def _row(problem: ShiftProblem, offsets: np.ndarray) -> dict:
     values = problem.evaluate(offsets).values
     g = values.shape[0]
-    upper = np.triu(np.ones((g, g), bool), 1)
     row = {f"offset[{label}]": float(v) for label, v in zip(problem.sample.groups, offsets)}
     row["overall"] = float(np.nansum(problem.weights * values))
     if g == 2:
         row["delta_between"] = float(values[0, 1] - values[1, 0])
-    row["abs_delta_between"] = float(np.max(np.abs(values - values.T)[upper]))
+    row["abs_delta_between"] = float(max_abs_delta_between(values))
     row["min_xci"] = float(np.nanmin(values))
     row["unadjusted"] = bool(np.all(offsets == 0))
     return row

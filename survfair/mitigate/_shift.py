@@ -53,7 +53,16 @@ import pandas as pd
 from .._censoring import CensoringCurves, fit_censoring
 from .._exceptions import PositivityWarning
 from .._results import XCIResult
-from .._summaries import OBJECTIVES, contrast, delta_between, delta_within, min_xci, utility
+from .._summaries import (
+    OBJECTIVES,
+    contrast,
+    delta_between,
+    delta_within,
+    group_utilities,
+    max_abs_delta_between,
+    min_xci,
+    utility,
+)
 from .._validation import (
     SurvivalSample,
     _as_numeric,
@@ -233,11 +242,6 @@ def _offdiagonal(g: int) -> np.ndarray:
     return ~np.eye(g, dtype=bool)
 
 
-def _utilities(m: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    off = np.where(_offdiagonal(m.shape[0]), m, 0.0)
-    return alpha * off.sum(axis=1) + beta * off.sum(axis=0)
-
-
 def _log(values: np.ndarray) -> float:
     with np.errstate(divide="ignore"):
         return float(np.sum(np.log(values)))
@@ -253,7 +257,7 @@ def make_objective(name: str, alpha: float, beta: float, weights: np.ndarray, la
     upper = np.triu(np.ones((g, g), bool), 1)
 
     def max_gap(m):
-        return float(np.max(np.abs(m - m.T)[upper]))
+        return float(max_abs_delta_between(m))
 
     def gap_lower(lo, hi):  # smallest |x_ab - x_ba| when both cells range over their intervals
         low, high = np.minimum(lo, hi), np.maximum(lo, hi)
@@ -273,15 +277,15 @@ def make_objective(name: str, alpha: float, beta: float, weights: np.ndarray, la
     if name == "min_utility":
         return _Objective(
             name,
-            lambda m: float(np.min(_utilities(m, alpha, beta))),
-            lambda lo, hi: float(np.min(_utilities(np.maximum(lo, hi), alpha, beta))),
+            lambda m: float(np.min(group_utilities(m, alpha, beta))),
+            lambda lo, hi: float(np.min(group_utilities(np.maximum(lo, hi), alpha, beta))),
             lambda v: v,
         )
     if name == "nash_welfare":  # maximise sum log U(a); reported as the product of utilities
         return _Objective(
             name,
-            lambda m: _log(_utilities(m, alpha, beta)),
-            lambda lo, hi: _log(_utilities(np.maximum(lo, hi), alpha, beta)),
+            lambda m: _log(group_utilities(m, alpha, beta)),
+            lambda lo, hi: _log(group_utilities(np.maximum(lo, hi), alpha, beta)),
             lambda v: math.exp(v),
         )
     if name == "penalized":
