@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._inference import bootstrap, check_inference_options, influence, warn_bootstrap_failures
 from ._results import (
@@ -26,6 +25,8 @@ from ._results import (
     bootstrap_interval,
     bootstrap_p_value,
     check_confidence_level,
+    wald_interval,
+    wald_p_value,
 )
 from ._summaries import Estimate
 
@@ -291,11 +292,8 @@ def compare_xci(
         paired = _combine_rows(weights, inf_1.cells) - _combine_rows(weights, inf_2.cells)
         paired = np.column_stack([paired, _pick(inf_1.cells, c1) - _pick(inf_2.cells, c2), inf_1.overall - inf_2.overall])
         se = np.sqrt(np.sum(paired**2, axis=0))
-        z = stats.norm.ppf((1 + level) / 2)
-        low, high = difference - z * se, difference + z * se
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = 2 * stats.norm.sf(np.abs(difference) / se)
-        p[~(np.isfinite(se) & (se > 0) & np.isfinite(difference))] = np.nan
+        low, high = wald_interval(difference, se, level)
+        p = wald_p_value(difference, se)
     else:
         draws_1, draws_2 = bootstrap(
             sample,

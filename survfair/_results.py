@@ -57,6 +57,23 @@ def check_confidence_level(confidence_level: float) -> float:
     return float(confidence_level)
 
 
+def wald_interval(values, se, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Raw-scale Wald limits ``values -/+ z se`` (arrays; NaN value or se gives NaN limits)."""
+    values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
+    z = stats.norm.ppf((1 + level) / 2)
+    return values - z * se, values + z * se
+
+
+def wald_p_value(values, se, null: float = 0.0) -> np.ndarray:
+    """Two-sided normal p-values of H0: value == ``null`` (arrays); NaN where the value or the se
+    is not finite or the se is 0. The one Wald test of survfair; no numpy warning."""
+    values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = 2 * stats.norm.sf(np.abs(values - null) / se)
+    p[~(np.isfinite(se) & (se > 0) & np.isfinite(values))] = np.nan
+    return p
+
+
 def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level: float):
     """Interval limits of linear contrasts ``weights @ vec(matrix)`` (one row of weights each).
 
@@ -75,8 +92,7 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
         jackknife = _contrast_jackknife(result, weights)
         return bootstrap_interval(values, draws, jackknife, level)
     se = contrast_se(result, weights)
-    z = stats.norm.ppf((1 + level) / 2)
-    low, high = values - z * se, values + z * se
+    low, high = wald_interval(values, se, level)
     single = _single_cell(weights)
     if single.any():
         low[single], high[single] = cell_wald_interval(values[single], se[single], level)
@@ -92,9 +108,9 @@ def cell_wald_interval(values, se, level):
     numpy warning is raised for any of these.
     """
     values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
-    z = stats.norm.ppf((1 + level) / 2)
+    low, high = wald_interval(values, se, level)
     with np.errstate(invalid="ignore"):  # NaN se or value: NaN limits, on purpose
-        low, high = np.clip(values - z * se, 0.0, 1.0), np.clip(values + z * se, 0.0, 1.0)
+        low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
         logit = (values > 0) & (values < 1) & (se > 0)
     if logit.any():
         low[logit], high[logit] = logit_wald_interval(values[logit], se[logit], level)
@@ -132,11 +148,7 @@ def contrast_p_value(result: "XCIResult", weights: np.ndarray, null: float) -> n
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
         draws = _combine_rows(weights, reps)
         return bootstrap_p_value(values, draws, _contrast_jackknife(result, weights), null)
-    se = contrast_se(result, weights)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = 2 * stats.norm.sf(np.abs(values - null) / se)
-    p[~(np.isfinite(se) & (se > 0) & np.isfinite(values))] = np.nan
-    return p
+    return wald_p_value(values, contrast_se(result, weights), null)
 
 
 def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
@@ -195,12 +207,8 @@ def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, secon
             se = np.sqrt(np.clip(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0, None))
     else:
         se = np.full(values.shape, np.nan)
-    z = stats.norm.ppf((1 + level) / 2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        low, high = values - z * se, values + z * se
-        p = 2 * stats.norm.sf(np.abs(values) / se)
-    p[~(np.isfinite(se) & (se > 0) & np.isfinite(values))] = np.nan
-    return values, se, low, high, p
+    low, high = wald_interval(values, se, level)
+    return values, se, low, high, wald_p_value(values, se)
 
 
 def cell_se(result: "CellMatrixAccessors") -> np.ndarray:

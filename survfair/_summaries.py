@@ -25,6 +25,7 @@ from ._results import (
     contrast_se,
     cell_wald_interval,
     difference_inference,
+    wald_p_value,
 )
 
 __all__ = [
@@ -555,8 +556,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
         se = math.sqrt(influence.overall_variance)
         low, high = cell_wald_interval(np.array([value]), np.array([se]), level)
         interval = ConfidenceInterval(float(low[0]), float(high[0]))
-        if np.isfinite(se) and se > 0 and np.isfinite(value):
-            p_value = float(2 * stats.norm.sf(abs(value - null) / se))
+        p_value = float(wald_p_value(value, se, null)[0])
     elif result.ci_method == "bootstrap" and draws is not None:
         jackknife = None
         if result.bootstrap_method == "bca" and result.jackknife is not None:

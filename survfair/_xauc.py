@@ -24,7 +24,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._memory import require_memory
@@ -36,6 +35,8 @@ from ._results import (
     _readonly,
     cell_wald_interval,
     check_confidence_level,
+    wald_interval,
+    wald_p_value,
 )
 from ._summaries import Estimate, contrast
 from ._validation import SurvivalSample, check_binary_inputs, check_option, warn_excluded_rows
@@ -183,9 +184,7 @@ class XAUCResult(CellMatrixAccessors):
         value, variance = _pooled_parts(self, everyone, everyone)
         se = math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan
         low, high = cell_wald_interval(np.array([value]), np.array([se]), level)
-        p_value = math.nan
-        if np.isfinite(se) and se > 0:
-            p_value = float(2 * stats.norm.sf(abs(value - float(null)) / se))
+        p_value = float(wald_p_value(value, se, float(null))[0])
         return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), p_value, float(null), level)
 
     @property
@@ -514,12 +513,9 @@ def _code(result: XAUCResult, label: Any) -> int:
 
 
 def _wald(value: float, se: float, null: float, level: float) -> Estimate:
-    z = stats.norm.ppf((1 + level) / 2)
-    p_value = math.nan
-    if np.isfinite(se) and se > 0 and np.isfinite(value):
-        p_value = float(2 * stats.norm.sf(abs(value - null) / se))
-    interval = ConfidenceInterval(float(value - z * se), float(value + z * se))
-    return Estimate(float(value), float(se), interval, p_value, null, level)
+    low, high = wald_interval(value, se, level)
+    interval = ConfidenceInterval(float(low[0]), float(high[0]))
+    return Estimate(float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level)
 
 
 def delta_xauc(result: XAUCResult, a: Any, b: Any) -> Estimate:
