@@ -24,7 +24,7 @@ from ._kernel import count_pairs
 from ._results import check_confidence_level
 from ._validation import SurvivalSample, check_binary_inputs
 from ._xauc import XAUCResult, _xauc_from_sample, warn_orientation
-from ._xci import _check_tied_tol
+from ._settings import check_tied_tol
 
 __all__ = ["LogisticAdjustment", "EqualOpportunityAdjustment", "logistic_adjustment", "equal_opportunity_adjustment"]
 
@@ -222,7 +222,7 @@ def logistic_adjustment(
     (low, high), beta = _check_bounds(alpha_bounds, beta)
     if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 2:
         raise ValueError(f"grid must be an integer >= 2, got {grid!r}.")
-    tied_tol = _check_tied_tol(tied_tol)
+    tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
@@ -346,7 +346,7 @@ def equal_opportunity_adjustment(
     linear interpolation between mid-ranks, so h is strictly increasing (group b's ranking and
     AUC^b are kept); beyond the range of group b's positives h continues with slope 1.
     """
-    tied_tol = _check_tied_tol(tied_tol)
+    tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)

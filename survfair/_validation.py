@@ -93,18 +93,22 @@ def _split_structured_y(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _column(value: Any, data: pd.DataFrame | None, name: str) -> Any:
     """Resolve a column name against ``data``; leave array-likes alone."""
-    if data is None or not isinstance(value, (str, int, np.integer)) or isinstance(value, bool):
+    if data is None or not _is_column_name(value):
         return value
     if value not in data.columns:
         raise ValueError(f"{name}: column {value!r} is not in data (columns: {list(data.columns)}).")
     return data[value]
 
 
+def _is_column_name(value: Any) -> bool:
+    return isinstance(value, (str, int, np.integer)) and not isinstance(value, bool)
+
+
 def _names_columns(value: Any) -> bool:
     """Whether an argument is a column name, or a list of them (what is looked up in ``data``)."""
     if isinstance(value, (list, tuple)):
         return len(value) > 0 and all(isinstance(v, str) for v in value)
-    return isinstance(value, (str, int, np.integer)) and not isinstance(value, bool)
+    return _is_column_name(value)
 
 
 def _as_1d(value: Any, name: str) -> np.ndarray:
@@ -215,10 +219,8 @@ def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
     if missing.any():
         raise ValueError(f"group contains missing labels at {_rows(missing, frame.index)}.")
     key = np.zeros(len(frame), dtype=np.int64)
-    columns_uniques = []
     for column in frame.columns:
         codes, uniques = pd.factorize(frame[column].to_numpy(), sort=False)
-        columns_uniques.append(list(uniques))
         # mixed radix kept below n by re-factorising after every column (no overflow)
         key, _ = pd.factorize(key * len(uniques) + codes, sort=False)
     first_rows = pd.Series(np.arange(len(frame))).groupby(key).first().to_numpy()
@@ -299,9 +301,8 @@ def _pandas_index(value: Any) -> pd.Index | None:
 def _index_difference(first: pd.Index, other: pd.Index) -> str:
     if len(first) != len(other):
         return f"{len(first)} vs {len(other)} labels"
-    if first.sort_values().equals(other.sort_values()) if first.is_unique and other.is_unique else False:
-        return "the same labels in a different order"
-    return "different labels"
+    same_set = first.is_unique and other.is_unique and set(first) == set(other)
+    return "the same labels in a different order" if same_set else "different labels"
 
 
 def check_same_index(values: dict[str, Any], data: pd.DataFrame | None = None) -> pd.Index | None:

@@ -38,9 +38,9 @@ from ._results import (
     wald_interval,
     wald_p_value,
 )
+from ._settings import check_tied_tol
 from ._summaries import Estimate, contrast
 from ._validation import SurvivalSample, check_binary_inputs, check_option, warn_excluded_rows
-from ._xci import _check_tied_tol
 
 __all__ = [
     "XAUCResult",
@@ -427,7 +427,7 @@ def xauc(
     >>> float(res.matrix.loc["b", "a"]), float(flipped.matrix.loc["a", "b"])
     (1.0, 1.0)
     """
-    tied_tol = _check_tied_tol(tied_tol)
+    tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     sample, n_excluded = check_binary_inputs(y, group, score, data=data, positive=positive, groups=groups)
     warn_excluded_rows(n_excluded, stacklevel=2)

@@ -27,8 +27,8 @@ from ._exceptions import UndefinedXAUCWarning, listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
 from ._results import _json_safe, _readonly, cell_wald_interval, check_confidence_level
+from ._settings import CENSORING, check_tied_tol
 from ._validation import check_horizons, check_option, check_survival_inputs, warn_excluded_rows
-from ._xci import CENSORING, _check_tied_tol
 
 __all__ = ["xauc_t", "XAUCtResult"]
 
@@ -140,7 +140,7 @@ def xauc_t(
     1.0
     """
     censoring = check_option(censoring, "censoring", CENSORING)
-    tied_tol = _check_tied_tol(tied_tol)
+    tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     ci = check_option(ci, "ci", ("analytic", None))
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)

@@ -20,26 +20,15 @@ from ._kernel import (
     prepare_pairs,
 )
 from ._results import XCIResult, check_confidence_level
-from ._settings import CENSORING, METHODS, EstimatorSettings, check_tied_tol
+from ._settings import EstimatorSettings
 from ._validation import (
     SurvivalSample,
-    check_option,
     check_survival_inputs,
-    check_tau,
     raise_no_comparable_pair,
     warn_excluded_rows,
 )
 
 __all__ = ["xci", "estimate_xci"]
-
-#: Kept for the modules that still import it from here (the tolerance check lives in _settings).
-_check_tied_tol = check_tied_tol
-
-
-def check_settings(method: Any, tau: Any, censoring: Any, tied_tol: Any, strict: Any) -> EstimatorSettings:
-    """Validated estimator settings (shared by :func:`xci` and :mod:`survfair.mitigate`)."""
-    return EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
-
 
 def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> SurvivalSample:
     """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group)."""
@@ -303,7 +292,7 @@ def xci(
     >>> float(res.matrix.loc["a", "b"])
     1.0
     """
-    settings = check_settings(method, tau, censoring, tied_tol, strict)
+    settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     method, tau, censoring = settings.method, settings.tau, settings.censoring
     tied_tol, strict = settings.tied_tol, settings.strict
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)

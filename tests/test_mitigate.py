@@ -16,7 +16,8 @@ from sksurv.util import Surv
 import survfair
 from survfair.cli import main
 from survfair.mitigate import frontier, group_monotone, group_shift, plot_frontier
-from survfair.mitigate._shift import ShiftProblem, check_settings, exact_line_search, make_objective
+from survfair import EstimatorSettings
+from survfair.mitigate._shift import ShiftProblem, exact_line_search, make_objective
 
 pytestmark = pytest.mark.filterwarnings("ignore::survfair.PositivityWarning")
 
@@ -186,7 +187,7 @@ def test_fitted_offset_is_consistent_monte_carlo():
     for seed in range(100):
         time, event, g, risk = simulate(2000, seed=1000 + seed)
         problem = ShiftProblem(survfair._validation.check_survival_inputs(time, event, g, risk)[0],
-                               check_settings("ipcw", None, "group", 1e-8, False))
+                               EstimatorSettings.checked("ipcw", None, "group", 1e-8, False))
         goal = make_objective("abs_delta_between", 1.0, 1.0, problem.weights)
         estimates.append(exact_line_search(problem, goal, np.zeros(2), 1, max_evaluations=3000).offset)
     estimates = np.array(estimates)
@@ -242,7 +243,7 @@ def test_three_groups_coordinatewise_optimal_and_within_invariant():
     assert fitted.objective_after < fitted.objective_before / 3
     # no single group's offset can improve the objective (exact line search from the optimum)
     sample = survfair._validation.check_survival_inputs(time, event, g, risk)[0]
-    problem = ShiftProblem(sample, check_settings("naive", None, "group", 1e-8, False))
+    problem = ShiftProblem(sample, EstimatorSettings.checked("naive", None, "group", 1e-8, False))
     goal = make_objective("abs_delta_between", 1.0, 1.0, problem.weights)
     for k in (1, 2):
         line = exact_line_search(problem, goal, fitted.offsets.to_numpy(), k, max_evaluations=3000)

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._settings import EstimatorSettings
 from .._summaries import max_abs_delta_between
 from ._shift import (
     MAX_EVALUATIONS,
@@ -16,7 +17,6 @@ from ._shift import (
     make_objective,
 )
 from .._validation import check_numbers, check_survival_inputs
-from .._xci import check_settings
 
 __all__ = ["frontier", "plot_frontier"]
 
@@ -106,7 +106,7 @@ def frontier(
         For invalid data or options; negative or non-finite ``lambdas`` or ``offsets``; ``offsets``
         with more than two groups; fewer than two groups.
     """
-    settings = check_settings(method, tau, censoring, tied_tol, strict)
+    settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if sample.n_groups < 2:
         raise ValueError("group: only one group; a frontier needs at least two groups.")

@@ -22,7 +22,6 @@ from .._exceptions import PositivityError
 from .._results import _readonly
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
-from .._xci import check_settings
 from ._shift import (
     _format_table,
     before_after_table,
@@ -275,7 +274,7 @@ def group_monotone(
     Wang, H. et al. (2026). arXiv:2606.16872, Sections 4.2-4.3.
     """
     alpha, beta = check_weights(alpha, beta)
-    settings = check_settings(method, tau, censoring, tied_tol, strict)
+    settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     fit_sample, eval_sample, _ = split_samples(time, event, group, risk, data, fit_on)
     ref = check_reference(reference, fit_sample.groups)
     if fit_sample.n_groups < 2:

@@ -75,7 +75,7 @@ from .._validation import (
     unmasked,
 )
 from .._settings import EstimatorSettings
-from .._xci import check_settings, estimate_xci, xci
+from .._xci import estimate_xci, xci
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
@@ -873,7 +873,7 @@ def group_shift(
     """
     objective = check_option(objective, "objective", OBJECTIVES)
     alpha, beta = check_weights(alpha, beta)
-    settings = check_settings(method, tau, censoring, tied_tol, strict)
+    settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     max_evaluations = _check_int(max_evaluations, "max_evaluations", 10)
     fit_sample, eval_sample, _ = split_samples(time, event, group, risk, data, fit_on)
     ref = check_reference(reference, fit_sample.groups)
