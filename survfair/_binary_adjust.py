@@ -21,10 +21,8 @@ import pandas as pd
 from scipy import optimize, special
 
 from ._kernel import count_pairs
-from ._results import check_confidence_level
-from ._validation import SurvivalSample, check_binary_inputs
+from ._validation import SurvivalSample, check_binary_inputs, check_confidence_level, check_scalar, check_tied_tol
 from ._xauc import XAUCResult, _xauc_from_sample, warn_orientation
-from ._settings import check_tied_tol
 
 __all__ = ["LogisticAdjustment", "EqualOpportunityAdjustment", "logistic_adjustment", "equal_opportunity_adjustment"]
 
@@ -149,9 +147,7 @@ def _check_bounds(alpha_bounds: Any, beta: Any) -> tuple[tuple[float, float], fl
         raise TypeError(f"alpha_bounds must be a pair of numbers (low, high), got {alpha_bounds!r}.") from None
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
         raise ValueError(f"alpha_bounds must be finite with low < high, got {alpha_bounds!r}.")
-    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)) or not np.isfinite(beta):
-        raise TypeError(f"beta must be a finite number, got {beta!r}.")
-    return (low, high), float(beta)
+    return (low, high), check_scalar(beta, "beta")
 
 
 def logistic_adjustment(
@@ -220,8 +216,7 @@ def logistic_adjustment(
         score oriented against ``positive``; the adjustment keeps that orientation).
     """
     (low, high), beta = _check_bounds(alpha_bounds, beta)
-    if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 2:
-        raise ValueError(f"grid must be an integer >= 2, got {grid!r}.")
+    grid = check_scalar(grid, "grid", "integer", low=2)
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)

@@ -92,8 +92,8 @@ from ._kernel import (
     count_pairs,
     count_pairs_and_contributions,
 )
-from ._results import BootstrapDraws, Jackknife, XCIResult, check_confidence_level
-from ._validation import SurvivalSample, check_random_state
+from ._results import BootstrapDraws, Jackknife, XCIResult
+from ._validation import SurvivalSample, check_confidence_level, check_option, check_random_state, check_scalar
 
 __all__ = [
     "Influence",
@@ -131,22 +131,13 @@ def check_inference_options(
     TypeError
         If ``n_resamples`` / ``n_jobs`` is not an integer or ``progress`` not a bool.
     """
-    if ci not in CI_METHODS:
-        raise ValueError(f"ci must be one of {list(CI_METHODS)}, got {ci!r}.")
-    if stratify not in STRATIFY:
-        raise ValueError(f"stratify must be one of {list(STRATIFY)}, got {stratify!r}.")
-    if bootstrap_method not in BOOTSTRAP_METHODS:
-        raise ValueError(f"bootstrap_method must be one of {list(BOOTSTRAP_METHODS)}, got {bootstrap_method!r}.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
-        raise TypeError(f"n_resamples must be an integer, got {type(n_resamples).__name__}.")
-    if n_resamples < 2:
-        raise ValueError(f"n_resamples must be >= 2, got {n_resamples}.")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer))):
-        raise TypeError(f"n_jobs must be an integer or None, got {type(n_jobs).__name__}.")
-    if n_jobs == 0:
+    check_option(ci, "ci", CI_METHODS)
+    check_option(stratify, "stratify", STRATIFY)
+    check_option(bootstrap_method, "bootstrap_method", BOOTSTRAP_METHODS)
+    check_scalar(n_resamples, "n_resamples", "integer", low=2)
+    if check_scalar(n_jobs, "n_jobs", "integer", none=True) == 0:
         raise ValueError("n_jobs must not be 0 (use None or 1 for one job, -1 for all cores).")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True or False, got {type(progress).__name__}.")
+    check_scalar(progress, "progress", "bool")
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,11 +24,11 @@ from ._results import (
     _combine_rows,
     bootstrap_interval,
     bootstrap_p_value,
-    check_confidence_level,
     wald_interval,
     wald_p_value,
 )
 from ._summaries import Estimate
+from ._validation import check_confidence_level
 
 __all__ = ["ComparisonResult", "compare_xci"]
 

@@ -14,7 +14,7 @@ from scipy import stats
 from ._censoring import CensoringCurves
 from ._kernel import PairCounts
 from ._settings import EstimatorSettings
-from ._validation import SurvivalSample
+from ._validation import SurvivalSample, check_confidence_level
 
 __all__ = ["XCIResult", "ConfidenceInterval", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
 
@@ -46,15 +46,6 @@ class ConfidenceInterval:
 
     def __len__(self) -> int:
         return 2
-
-
-def check_confidence_level(confidence_level: float) -> float:
-    """Validate a confidence level in (0, 1)."""
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, (int, float, np.floating)):
-        raise TypeError(f"confidence_level must be a number in (0, 1), got {type(confidence_level).__name__}.")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level}.")
-    return float(confidence_level)
 
 
 def wald_interval(values, se, level: float) -> tuple[np.ndarray, np.ndarray]:

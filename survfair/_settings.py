@@ -10,23 +10,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
 
-from ._validation import check_option, check_tau
+from ._validation import check_option, check_scalar, check_tau, check_tied_tol
 
-__all__ = ["EstimatorSettings", "METHODS", "CENSORING", "check_tied_tol"]
+__all__ = ["EstimatorSettings", "METHODS", "CENSORING"]
 
 METHODS = ("naive", "ipcw")
 CENSORING = ("group", "pooled")
-
-
-def check_tied_tol(tied_tol: Any) -> float:
-    """Validate the tolerance under which two risks are tied: a finite number >= 0."""
-    if isinstance(tied_tol, bool) or not isinstance(tied_tol, (int, float, np.integer, np.floating)):
-        raise TypeError(f"tied_tol must be a number >= 0, got {type(tied_tol).__name__}.")
-    if not np.isfinite(tied_tol) or tied_tol < 0:
-        raise ValueError(f"tied_tol must be a finite number >= 0, got {tied_tol}.")
-    return float(tied_tol)
 
 
 @dataclass(frozen=True)
@@ -79,14 +69,12 @@ class EstimatorSettings:
         TypeError
             For a non-numeric ``tau`` or ``tied_tol``, or a ``strict`` that is not a boolean.
         """
-        if not isinstance(strict, (bool, np.bool_)):
-            raise TypeError(f"strict must be True or False, got {type(strict).__name__}.")
         return cls(
             method=check_option(method, "method", METHODS),
             tau=check_tau(tau),
             censoring=check_option(censoring, "censoring", CENSORING),
             tied_tol=check_tied_tol(tied_tol),
-            strict=bool(strict),
+            strict=check_scalar(strict, "strict", "bool"),
         )
 
     @property

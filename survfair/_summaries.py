@@ -27,6 +27,7 @@ from ._results import (
     difference_inference,
     wald_p_value,
 )
+from ._validation import check_scalar
 
 __all__ = [
     "Estimate",
@@ -264,14 +265,6 @@ def min_xci(result: XCIResult) -> MinXCI:
     return MinXCI(estimate, result.groups[flat // g], result.groups[flat % g])
 
 
-def _check_weight(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a finite number, got {type(value).__name__}.")
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}.")
-    return float(value)
-
-
 def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
     """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a} (Section 4.3).
 
@@ -290,7 +283,7 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     TypeError, ValueError
         If ``alpha`` or ``beta`` is not a finite number.
     """
-    alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
+    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
     weights = _utility_weights(len(result.groups), alpha, beta)
     rows = []
     for k in range(len(result.groups)):
@@ -445,7 +438,7 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
     --------
     utility, nash_welfare
     """
-    alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
+    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
     weights = _utility_weights(len(result.groups), alpha, beta)
     draws = None if result.replicates is None else group_utilities(result.replicates, alpha, beta).min(axis=-1)
     value = float(group_utilities(result.values, alpha, beta).min())
@@ -473,7 +466,7 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
     --------
     utility, min_utility
     """
-    alpha, beta = _check_weight(alpha, "alpha"), _check_weight(beta, "beta")
+    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
     if result.replicates is not None:  # the product of every replicate's utilities
         value = float(np.prod(group_utilities(result.values, alpha, beta)))
         draws = np.prod(group_utilities(result.replicates, alpha, beta), axis=-1)

@@ -7,6 +7,7 @@ the argument and the offending rows. Nothing is dropped or coerced silently.
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -23,8 +24,11 @@ __all__ = [
     "check_binary_inputs",
     "check_binary_outcome",
     "check_tau",
+    "check_confidence_level",
+    "check_tied_tol",
     "check_horizons",
     "check_option",
+    "check_scalar",
 ]
 
 _MAX_ROWS_SHOWN = 10
@@ -432,16 +436,27 @@ def check_random_state(random_state: Any) -> np.random.SeedSequence:
     )
 
 
+def random_generator(random_state: Any) -> np.random.Generator:
+    """A numpy Generator by :func:`check_random_state`'s rule; a Generator is used as is, so a
+    study drawing many cohorts from one Generator continues its stream."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return np.random.default_rng(check_random_state(random_state))
+
+
 def check_tau(tau: Any) -> float | None:
     """Validate the truncation time: None or a finite number > 0."""
-    if tau is None:
-        return None
-    if isinstance(tau, bool) or not isinstance(tau, numbers.Real):
-        raise TypeError(f"tau must be a positive number or None, got {type(tau).__name__}.")
-    tau = float(tau)
-    if not np.isfinite(tau) or tau <= 0:
-        raise ValueError(f"tau must be a finite number > 0, got {tau}.")
-    return tau
+    return check_scalar(tau, "tau", "real", low=0, closed="neither", none=True)
+
+
+def check_confidence_level(confidence_level: Any) -> float:
+    """Validate a confidence level: a number in (0, 1)."""
+    return check_scalar(confidence_level, "confidence_level", low=0, high=1, closed="neither")
+
+
+def check_tied_tol(tied_tol: Any) -> float:
+    """Validate the tolerance under which two risks are tied: a finite number >= 0."""
+    return check_scalar(tied_tol, "tied_tol", low=0)
 
 
 def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
@@ -481,6 +496,117 @@ def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}.")
     return value
+
+
+_KINDS = ("real", "integer", "bool")
+_CLOSED = {"both": ("[", "]"), "left": ("[", ")"), "right": ("(", "]"), "neither": ("(", ")")}
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    kind: str = "real",
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    closed: str = "both",
+    finite: bool = True,
+    none: bool = False,
+) -> Any:
+    """The one scalar check of survfair: type, finiteness and range, one message template.
+
+    Every option of every public function that is a single number or flag is checked here, so
+    that the same mistake gets the same exception and the same sentence everywhere:
+    ``"<name> must be <what>, got <value>."`` A wrong type (a string, an array, a bool where a
+    number is meant) raises ``TypeError``; a value of the right type outside the allowed set
+    (NaN, infinity when ``finite``, out of range) raises ``ValueError``. scikit-learn's
+    ``check_scalar`` is not used because it accepts ``True`` as the integer 1 and lets NaN
+    pass every range.
+
+    Parameters
+    ----------
+    value : object
+        The user's value.
+    name : str
+        The argument name used in the message.
+    kind : {"real", "integer", "bool"}, default="real"
+        ``"real"`` accepts any real number (returned as float), ``"integer"`` any integral
+        number (returned as int), ``"bool"`` Python or numpy booleans (returned as bool).
+        Booleans are never numbers.
+    low, high : float, optional
+        Bounds of the allowed range.
+    closed : {"both", "left", "right", "neither"}, default="both"
+        Which bounds belong to the range.
+    finite : bool, default=True
+        Refuse infinities (NaN is always refused).
+    none : bool, default=False
+        Accept (and return) None.
+
+    Returns
+    -------
+    float, int, bool or None
+
+    Raises
+    ------
+    TypeError
+        When ``value`` is not of ``kind``.
+    ValueError
+        When it is NaN, infinite (with ``finite``), or outside the range.
+
+    Examples
+    --------
+    >>> check_scalar(0.95, "confidence_level", low=0, high=1, closed="neither")
+    0.95
+    >>> check_scalar(1, "n_resamples", "integer", low=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_resamples must be an integer >= 2, got 1.
+    """
+    if none and value is None:
+        return None
+    what = _describe(kind, low, high, closed, finite, none)
+    if kind == "bool":
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be {what}, got {_shown(value)}.")
+        return bool(value)
+    expected = numbers.Integral if kind == "integer" else numbers.Real
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, expected):
+        raise TypeError(f"{name} must be {what}, got {_shown(value)}.")
+    number = int(value) if kind == "integer" else float(value)
+    left, right = _CLOSED[closed]
+    outside = (
+        (kind == "real" and (math.isnan(number) or (finite and math.isinf(number))))
+        or (low is not None and (number < low or (left == "(" and number == low)))
+        or (high is not None and (number > high or (right == ")" and number == high)))
+    )
+    if outside:
+        raise ValueError(f"{name} must be {what}, got {_shown(number)}.")
+    return number
+
+
+def _describe(kind: str, low, high, closed: str, finite: bool, none: bool) -> str:
+    """``"a finite number in (0, 1)"``, ``"an integer >= 2"``, ``"True or False"``..."""
+    if kind not in _KINDS or closed not in _CLOSED:
+        raise ValueError(f"check_scalar: unknown kind {kind!r} or closed {closed!r}.")
+    if kind == "bool":
+        return "True or False" + (" or None" if none else "")
+    bounded = low is not None and high is not None
+    what = "an integer" if kind == "integer" else ("a finite number" if finite and not bounded else "a number")
+    left, right = _CLOSED[closed]
+    if low is not None and high is not None:
+        what += f" in {left}{low:g}, {high:g}{right}"
+    elif low is not None:
+        what += f" {'>=' if left == '[' else '>'} {low:g}"
+    elif high is not None:
+        what += f" {'<=' if right == ']' else '<'} {high:g}"
+    return what + (" or None" if none else "")
+
+
+def _shown(value: Any) -> str:
+    """A number as itself, anything else by its type (an array's repr can be megabytes)."""
+    if isinstance(value, (numbers.Number, np.bool_)) or value is None:
+        return repr(value.item() if isinstance(value, np.generic) else value)
+    return f"a {type(value).__name__}"
 
 
 def check_survival_inputs(

@@ -34,13 +34,19 @@ from ._results import (
     _json_safe,
     _readonly,
     cell_wald_interval,
-    check_confidence_level,
     wald_interval,
     wald_p_value,
 )
-from ._settings import check_tied_tol
 from ._summaries import Estimate, contrast
-from ._validation import SurvivalSample, check_binary_inputs, check_option, warn_excluded_rows
+from ._validation import (
+    SurvivalSample,
+    check_binary_inputs,
+    check_confidence_level,
+    check_option,
+    check_scalar,
+    check_tied_tol,
+    warn_excluded_rows,
+)
 
 __all__ = [
     "XAUCResult",
@@ -176,9 +182,7 @@ class XAUCResult(CellMatrixAccessors):
         TypeError, ValueError
             If ``null`` is not a finite number or ``confidence_level`` is not in (0, 1).
         """
-        number = isinstance(null, (int, float, np.integer, np.floating)) and not isinstance(null, bool)
-        if not (number and np.isfinite(null)):
-            raise TypeError(f"null must be a finite number, got {null!r}.")
+        null = check_scalar(null, "null")
         level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
         everyone = np.ones(len(self.groups), dtype=bool)
         value, variance = _pooled_parts(self, everyone, everyone)

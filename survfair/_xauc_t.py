@@ -26,9 +26,16 @@ from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
-from ._results import _json_safe, _readonly, cell_wald_interval, check_confidence_level
-from ._settings import CENSORING, check_tied_tol
-from ._validation import check_horizons, check_option, check_survival_inputs, warn_excluded_rows
+from ._results import _json_safe, _readonly, cell_wald_interval
+from ._settings import CENSORING
+from ._validation import (
+    check_confidence_level,
+    check_horizons,
+    check_option,
+    check_survival_inputs,
+    check_tied_tol,
+    warn_excluded_rows,
+)
 
 __all__ = ["xauc_t", "XAUCtResult"]
 

@@ -19,9 +19,10 @@ from ._kernel import (
     count_pairs_and_contributions,
     prepare_pairs,
 )
-from ._results import XCIResult, check_confidence_level
+from ._results import XCIResult
 from ._settings import EstimatorSettings
 from ._validation import (
+    check_confidence_level,
     SurvivalSample,
     check_survival_inputs,
     raise_no_comparable_pair,

@@ -514,9 +514,9 @@ def test_abbreviated_options_are_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("extra, expected", [
-    (["--confidence-level", "1.5"], "survfair: error: --confidence-level must be in (0, 1), got 1.5."),
-    (["--ci", "bootstrap", "--n-resamples", "0"], "survfair: error: --n-resamples must be >= 2, got 0."),
-    (["--tau", "-3"], "survfair: error: --tau must be a finite number > 0, got -3.0."),
+    (["--confidence-level", "1.5"], "survfair: error: --confidence-level must be a number in (0, 1), got 1.5."),
+    (["--ci", "bootstrap", "--n-resamples", "0"], "survfair: error: --n-resamples must be an integer >= 2, got 0."),
+    (["--tau", "-3"], "survfair: error: --tau must be a finite number > 0 or None, got -3.0."),
 ])
 def test_setting_errors_name_the_option(csv_file, capsys, extra, expected):
     """Review finding: messages said confidence_level, n_resamples... (the library's argument names)."""

@@ -486,11 +486,11 @@ def test_progress_bar_silent_when_not_a_tty(capsys):
     "kwargs, error, match",
     [
         ({"ci": "wald"}, ValueError, "ci must be one of"),
-        ({"ci": "bootstrap", "n_resamples": 1}, ValueError, "n_resamples must be >= 2"),
+        ({"ci": "bootstrap", "n_resamples": 1}, ValueError, "n_resamples must be an integer >= 2, got 1"),
         ({"ci": "bootstrap", "n_resamples": 10.0}, TypeError, "n_resamples must be an integer"),
         ({"stratify": "event"}, ValueError, "stratify must be one of"),
         ({"bootstrap_method": "basic"}, ValueError, "bootstrap_method must be one of"),
-        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be in \(0, 1\)"),
+        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be a number in \(0, 1\), got 1.5"),
         ({"n_jobs": 0}, ValueError, "n_jobs must not be 0"),
         ({"progress": "yes"}, TypeError, "progress must be True or False"),
         ({"ci": "bootstrap", "random_state": "seed"}, TypeError, "random_state must be"),

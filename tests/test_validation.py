@@ -27,9 +27,9 @@ R = [0.5, 0.1, 0.3, 0.9, 0.2]
         (dict(time=[], event=[], group=[], risk=[]), ValueError, r"time is empty"),
         (dict(group=["a", None, "a", "b", "a"]), ValueError, r"group contains missing labels at rows \[1\]"),
         (dict(groups=["a", "c"]), ValueError, r"groups: labels \['c'\] do not occur in group"),
-        (dict(tau=0), ValueError, r"tau must be a finite number > 0, got 0.0"),
+        (dict(tau=0), ValueError, r"tau must be a finite number > 0 or None, got 0.0"),
         (dict(tau=-1.5), ValueError, r"tau must be a finite number > 0"),
-        (dict(tau="10"), TypeError, r"tau must be a positive number or None"),
+        (dict(tau="10"), TypeError, r"tau must be a finite number > 0 or None, got a str"),
         (dict(method="harrell"), ValueError, r"method must be one of \['naive', 'ipcw'\]"),
         (dict(censoring="km"), ValueError, r"censoring must be one of \['group', 'pooled'\]"),
         (dict(tied_tol=-1.0), ValueError, r"tied_tol must be a finite number >= 0"),
@@ -309,3 +309,78 @@ def test_one_random_state_rule():
     assert len(frame) == 50
     for function in (survfair.xci, mitigate.group_shift, mitigate.frontier):
         assert inspect.signature(function).parameters["random_state"].default is None
+
+
+# -- the one scalar vocabulary -------------------------------------------------------------------
+from survfair._validation import check_scalar  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, error, message",
+    [
+        (1, dict(name="n", kind="integer", low=2), ValueError, "n must be an integer >= 2, got 1."),
+        (2.0, dict(name="n", kind="integer", low=2), TypeError, "n must be an integer >= 2, got 2.0."),
+        (True, dict(name="n", kind="integer"), TypeError, "n must be an integer, got True."),
+        (np.True_, dict(name="x"), TypeError, "x must be a finite number, got True."),
+        (float("nan"), dict(name="x"), ValueError, "x must be a finite number, got nan."),
+        (float("inf"), dict(name="x"), ValueError, "x must be a finite number, got inf."),
+        (float("nan"), dict(name="x", finite=False), ValueError, "x must be a number, got nan."),
+        ("0.5", dict(name="x", low=0, high=1), TypeError, "x must be a number in [0, 1], got a str."),
+        (np.zeros(3), dict(name="x"), TypeError, "x must be a finite number, got a ndarray."),
+        (0.0, dict(name="x", low=0, high=1, closed="neither"), ValueError, "x must be a number in (0, 1), got 0.0."),
+        (1.0, dict(name="x", low=0, high=1, closed="left"), ValueError, "x must be a number in [0, 1), got 1.0."),
+        (0.0, dict(name="x", low=0, high=1, closed="right"), ValueError, "x must be a number in (0, 1], got 0.0."),
+        (-1e-12, dict(name="x", low=0), ValueError, "x must be a finite number >= 0, got -1e-12."),
+        (3, dict(name="x", high=2, closed="neither"), ValueError, "x must be a finite number < 2, got 3.0."),
+        (1, dict(name="flag", kind="bool"), TypeError, "flag must be True or False, got 1."),
+        (None, dict(name="x"), TypeError, "x must be a finite number, got None."),
+    ],
+)
+def test_check_scalar_refuses_with_one_template(value, kwargs, error, message):
+    with pytest.raises(error) as info:
+        check_scalar(value, **kwargs)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, expected",
+    [
+        (np.int64(3), dict(name="n", kind="integer"), 3),
+        (np.float32(0.5), dict(name="x", low=0, high=1, closed="neither"), 0.5),
+        (2, dict(name="x"), 2.0),
+        (float("inf"), dict(name="x", low=0, closed="neither", finite=False), float("inf")),
+        (None, dict(name="x", none=True), None),
+        (np.False_, dict(name="flag", kind="bool"), False),
+        (0.0, dict(name="x", low=0), 0.0),
+    ],
+)
+def test_check_scalar_accepts_and_normalises(value, kwargs, expected):
+    out = check_scalar(value, **kwargs)
+    assert out == expected and type(out) is type(expected)
+
+
+def _cohort():
+    return dict(time=T, event=E, group=G, risk=R)
+
+
+@pytest.mark.parametrize(
+    "call, argument",
+    [
+        (lambda v: survfair.xci(**_cohort(), confidence_level=v), "confidence_level"),
+        (lambda v: survfair.xci(**_cohort(), tau=v), "tau"),
+        (lambda v: survfair.xci(**_cohort(), tied_tol=v), "tied_tol"),
+        (lambda v: survfair.xci(**_cohort(), strict=v), "strict"),
+        (lambda v: survfair.xauc([1, 0, 1, 0], ["a", "a", "b", "b"], [0.9, 0.1, 0.8, 0.2], confidence_level=v), "confidence_level"),
+        (lambda v: survfair.utility(survfair.xci(**_cohort(), ci=None), alpha=v), "alpha"),
+        (lambda v: survfair.simulate.lognormal_xci(1, 1, 1, v, 1, 1), "sigma"),
+        (lambda v: survfair.mitigate.group_shift(**_cohort(), beta=v), "beta"),
+    ],
+)
+def test_every_public_scalar_option_follows_one_rule(call, argument):
+    """The same mistakes raise the same exceptions with the same sentence, whatever the function:
+    a string or a bool is a TypeError, NaN is a ValueError, and both messages name the argument."""
+    for bad, error in (("1", TypeError), (float("nan"), ValueError)):
+        if argument == "strict":
+            bad, error = ("1", TypeError)
+        with pytest.raises(error, match=rf"^{argument} must be .*, got "):
+            call(bad)

@@ -373,7 +373,7 @@ def test_empty_cell_is_nan_with_warning():
         ({"score": ["x", "y", "z", "x", "y", "z"]}, TypeError, "score must be numeric"),
         ({"positive": [1]}, TypeError, "positive must be a single label"),
         ({"tied_tol": -1.0}, ValueError, "tied_tol must be"),
-        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be in \(0, 1\)"),
+        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be a number in \(0, 1\), got 1.5"),
         ({"group": ["a", None, "a", "b", "b", "b"]}, ValueError, r"group contains missing labels at rows \[1\]"),
     ],
     ids=["three-classes", "one-class", "positive-absent", "y-nan", "lengths", "score-nan", "score-type",

@@ -16,7 +16,7 @@ from ._shift import (
     fit_offsets,
     make_objective,
 )
-from .._validation import check_numbers, check_survival_inputs
+from .._validation import check_numbers, check_scalar, check_survival_inputs
 
 __all__ = ["frontier", "plot_frontier"]
 
@@ -111,8 +111,7 @@ def frontier(
     if sample.n_groups < 2:
         raise ValueError("group: only one group; a frontier needs at least two groups.")
     ref = check_reference(reference, sample.groups)
-    if isinstance(n_points, (bool, np.bool_)) or not isinstance(n_points, (int, np.integer)) or n_points < 2:
-        raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}.")
+    n_points = check_scalar(n_points, "n_points", "integer", low=2)
     problem = ShiftProblem(sample, settings)
     g = sample.n_groups
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-import numbers
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -70,6 +69,7 @@ from .._validation import (
     check_option,
     check_survival_inputs,
     check_random_state,
+    check_scalar,
     gather_inputs,
     input_index,
     unmasked,
@@ -94,17 +94,10 @@ RESOLUTION_ULPS = 1e-12
 
 def check_weights(alpha: Any, beta: Any) -> tuple[float, float]:
     """Validate the utility weights: finite, >= 0, not both 0."""
-    values = []
-    for name, value in (("alpha", alpha), ("beta", beta)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{name} must be a finite number >= 0, got {type(value).__name__}.")
-        value = float(value)
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value}.")
-        values.append(value)
-    if values[0] == 0 and values[1] == 0:
+    alpha, beta = check_scalar(alpha, "alpha", low=0), check_scalar(beta, "beta", low=0)
+    if alpha == 0 and beta == 0:
         raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
-    return values[0], values[1]
+    return alpha, beta
 
 
 def check_reference(reference: Any, groups: tuple) -> int:
@@ -756,12 +749,6 @@ class GroupShift:
         )
 
 
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
-
-
 def group_shift(
     time: Any,
     event: Any,
@@ -874,7 +861,7 @@ def group_shift(
     objective = check_option(objective, "objective", OBJECTIVES)
     alpha, beta = check_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
-    max_evaluations = _check_int(max_evaluations, "max_evaluations", 10)
+    max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
     fit_sample, eval_sample, _ = split_samples(time, event, group, risk, data, fit_on)
     ref = check_reference(reference, fit_sample.groups)
     if fit_sample.n_groups < 2:

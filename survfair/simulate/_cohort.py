@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -11,10 +10,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import check_random_state as check_seed
-from ._lognormal import GROUPS, check_count, check_real, check_scale
+from .._validation import check_scalar, random_generator
+from ._lognormal import GROUPS
 
-__all__ = ["lognormal_cohort", "CensoringSpec", "parse_censoring", "check_random_state"]
+__all__ = ["lognormal_cohort", "CensoringSpec", "parse_censoring"]
 
 _RANDOM = ("exponential", "lognormal")
 _KEYS = ("administrative",) + _RANDOM
@@ -101,22 +100,18 @@ def _per_group(value: Any, name: str, check) -> dict:
 
 
 def _check_rate(value: Any, name: str) -> float:
-    return check_scale(value, name, allow_zero=True)
+    return check_scalar(value, name, low=0)
 
 
 def _check_end(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive number, got {type(value).__name__}.")
-    value = float(value)
-    if math.isnan(value) or value <= 0:
-        raise ValueError(f"{name} must be > 0 (inf = no end of follow-up), got {value}.")
-    return value
+    # inf is allowed: no end of follow-up
+    return check_scalar(value, name, low=0, closed="neither", finite=False)
 
 
 def _check_lognormal(value: Any, name: str) -> tuple:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise TypeError(f"{name} must be a pair (mu, sd) of log C's mean and standard deviation, got {value!r}.")
-    return (check_real(value[0], f"{name} mu"), check_scale(value[1], f"{name} sd", allow_zero=False))
+    return (check_scalar(value[0], f"{name} mu"), check_scalar(value[1], f"{name} sd", low=0, closed="neither"))
 
 
 def parse_censoring(censoring: Any) -> CensoringSpec:
@@ -151,14 +146,6 @@ def parse_censoring(censoring: Any) -> CensoringSpec:
     else:
         administrative = {g: math.inf for g in GROUPS}
     return CensoringSpec(law, parameters, administrative)
-
-
-def check_random_state(random_state: Any) -> np.random.Generator:
-    """A numpy Generator by survfair's one ``random_state`` rule (a Generator is used as is, so
-    a study drawing many cohorts from one Generator continues its stream)."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    return np.random.default_rng(check_seed(random_state))
 
 
 def lognormal_cohort(
@@ -243,17 +230,15 @@ def lognormal_cohort(
     >>> list(df.columns)
     ['time', 'event', 'group', 'z', 'log_time', 'risk', 'censoring_time']
     """
-    n = check_count(n, "n", 1)
-    beta0, beta1, beta2 = (check_real(v, k) for v, k in ((beta0, "beta0"), (beta1, "beta1"), (beta2, "beta2")))
-    sigma_z = check_scale(sigma_z, "sigma_z", allow_zero=True)
-    sigma = check_scale(sigma, "sigma", allow_zero=False)
-    p_group = check_real(p_group, "p_group")
-    if not 0 < p_group < 1:
-        raise ValueError(f"p_group must be in (0, 1), got {p_group}.")
-    beta1_hat = beta1 if beta1_hat is None else check_real(beta1_hat, "beta1_hat")
-    beta2_hat = beta2 if beta2_hat is None else check_real(beta2_hat, "beta2_hat")
+    n = check_scalar(n, "n", "integer", low=1)
+    beta0, beta1, beta2 = (check_scalar(v, k) for v, k in ((beta0, "beta0"), (beta1, "beta1"), (beta2, "beta2")))
+    sigma_z = check_scalar(sigma_z, "sigma_z", low=0)
+    sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
+    p_group = check_scalar(p_group, "p_group", low=0, high=1, closed="neither")
+    beta1_hat = beta1 if beta1_hat is None else check_scalar(beta1_hat, "beta1_hat")
+    beta2_hat = beta2 if beta2_hat is None else check_scalar(beta2_hat, "beta2_hat")
     spec = parse_censoring(censoring)
-    rng = check_random_state(random_state)
+    rng = random_generator(random_state)
 
     group = (rng.random(n) < p_group).astype(np.int64)
     z = rng.normal(0.0, sigma_z, n) if sigma_z > 0 else np.zeros(n)

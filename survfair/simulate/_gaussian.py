@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from .._validation import check_scalar
 
 __all__ = ["gaussian_xauc"]
 
@@ -39,11 +40,7 @@ def _as_table(value: Any, name: str) -> dict:
             f"{name} must be a dict {{(group, outcome): value}} or a DataFrame indexed by group with "
             f"columns 0 and 1, got {type(value).__name__}."
         )
-    for key, v in out.items():
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
-            raise ValueError(f"{name}[{key!r}] must be a finite number, got {v!r}.")
-        out[key] = float(v)
-    return out
+    return {key: check_scalar(v, f"{name}[{key!r}]") for key, v in out.items()}
 
 
 def _groups(keys) -> list:

@@ -11,16 +11,15 @@ concordance is a ratio of normal orthant probabilities.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
-from typing import Any
+
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from .._results import _readonly
-from .._validation import check_option, check_tau
+from .._validation import check_option, check_scalar, check_tau
 
 __all__ = ["LognormalXCI", "lognormal_xci"]
 
@@ -34,35 +33,6 @@ ORIENTATIONS = ("risk", "paper")
 _N_NODES = 160
 #: Standardised log T_i below which the integrand is ignored (mass Phi(-12) ~ 2e-33).
 _X_LOW = -12.0
-
-
-# -- parameter checks shared by the simulator ---------------------------------------------------
-def check_real(value: Any, name: str) -> float:
-    """A finite real number (not bool)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}.")
-    return value
-
-
-def check_scale(value: Any, name: str, *, allow_zero: bool) -> float:
-    """A finite standard deviation: > 0, or >= 0 when ``allow_zero``."""
-    value = check_real(value, name)
-    if value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound}, got {value}.")
-    return value
-
-
-def check_count(value: Any, name: str, minimum: int) -> int:
-    """An integer >= ``minimum`` (not bool)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
-    return int(value)
 
 
 # -- the joint normal law of (U, D, L) -----------------------------------------------------------
@@ -412,13 +382,13 @@ def lognormal_xci(
     True
     """
     params = {
-        "beta0": check_real(beta0, "beta0"),
-        "beta1": check_real(beta1, "beta1"),
-        "beta2": check_real(beta2, "beta2"),
-        "sigma_z": check_scale(sigma_z, "sigma_z", allow_zero=True),
-        "sigma": check_scale(sigma, "sigma", allow_zero=False),
-        "beta1_hat": check_real(beta1_hat, "beta1_hat"),
-        "beta2_hat": check_real(beta2_hat, "beta2_hat"),
+        "beta0": check_scalar(beta0, "beta0"),
+        "beta1": check_scalar(beta1, "beta1"),
+        "beta2": check_scalar(beta2, "beta2"),
+        "sigma_z": check_scalar(sigma_z, "sigma_z", low=0),
+        "sigma": check_scalar(sigma, "sigma", low=0, closed="neither"),
+        "beta1_hat": check_scalar(beta1_hat, "beta1_hat"),
+        "beta2_hat": check_scalar(beta2_hat, "beta2_hat"),
     }
     tau = check_tau(tau)
     method = check_option(method, "method", METHODS)

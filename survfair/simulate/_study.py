@@ -12,8 +12,9 @@ import pandas as pd
 
 from .._exceptions import NoComparablePairError, PositivityError
 from .._xci import xci
-from ._cohort import CensoringSpec, check_random_state, lognormal_cohort, parse_censoring
-from ._lognormal import GROUPS, check_count, check_real, lognormal_xci
+from .._validation import check_scalar, random_generator
+from ._cohort import CensoringSpec, lognormal_cohort, parse_censoring
+from ._lognormal import GROUPS, lognormal_xci
 
 __all__ = ["study", "ipcw_bias_study", "plot_study", "PAPER_GRID", "DEFAULT_CENSORING"]
 
@@ -34,12 +35,6 @@ def _progress(total: int, progress: bool, desc: str):
 
     enabled = bool(progress) and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
     return tqdm(total=total, desc=desc, disable=not enabled, leave=False)
-
-
-def _check_bool(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__}.")
-    return bool(value)
 
 
 def _grid(values: Any, name: str) -> np.ndarray:
@@ -126,11 +121,11 @@ def study(
     Wang, H. et al. (2026). arXiv:2606.16872, Section 5.1 and Figure 1.
     """
     grid = _grid(beta1_hat, "beta1_hat")
-    n = check_count(n, "n", 4)
-    n_reps = check_count(n_reps, "n_reps", 2)
-    progress = _check_bool(progress, "progress")
-    beta2_hat = check_real(beta2_hat, "beta2_hat")
-    rng = check_random_state(random_state)
+    n = check_scalar(n, "n", "integer", low=4)
+    n_reps = check_scalar(n_reps, "n_reps", "integer", low=2)
+    progress = check_scalar(progress, "progress", "bool")
+    beta2_hat = check_scalar(beta2_hat, "beta2_hat")
+    rng = random_generator(random_state)
     model = dict(beta1=beta1, beta2=beta2, sigma_z=sigma_z, sigma=sigma)
     exact = [lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0).cells for h in grid]
     approx = [
@@ -260,7 +255,7 @@ def ipcw_bias_study(
     ----------
     Wang, H. et al. (2026). arXiv:2606.16872, eq. 4-7 and Proposition 4.2.
     """
-    sizes = [check_count(v, "n", 4) for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])]
+    sizes = [check_scalar(v, "n", "integer", low=4) for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])]
     if not sizes:
         raise ValueError("n must contain at least one cohort size.")
     if isinstance(censoring, (dict, CensoringSpec)) or censoring is None:
@@ -270,18 +265,16 @@ def ipcw_bias_study(
         raise ValueError("censoring must contain at least one censoring design.")
     if any(s.law is None and all(math.isinf(v) for v in s.administrative.values()) for s in specs):
         raise ValueError("censoring designs must censor someone; None is not a censoring design here.")
-    tau = check_real(tau, "tau")
-    if tau <= 0:
-        raise ValueError(f"tau must be > 0, got {tau}.")
-    n_reps = check_count(n_reps, "n_reps", 2)
-    progress = _check_bool(progress, "progress")
+    tau = check_scalar(tau, "tau", low=0, closed="neither")
+    n_reps = check_scalar(n_reps, "n_reps", "integer", low=2)
+    progress = check_scalar(progress, "progress", "bool")
     estimators = list(estimators)
     if not estimators or any(e not in ESTIMATORS for e in estimators):
         raise ValueError(f"estimators must be a non-empty subset of {list(ESTIMATORS)}, got {estimators}.")
     b1_hat = beta1 if beta1_hat is None else beta1_hat
     b2_hat = beta2 if beta2_hat is None else beta2_hat
     truth = lognormal_xci(beta1, beta2, sigma_z, sigma, b1_hat, b2_hat, beta0=beta0, tau=tau).cells
-    rng = check_random_state(random_state)
+    rng = random_generator(random_state)
 
     rows = []
     with _progress(len(sizes) * len(specs) * n_reps, progress, "simulate ipcw") as bar:
