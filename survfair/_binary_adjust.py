@@ -22,7 +22,7 @@ from scipy import optimize, special
 
 from ._kernel import count_pairs
 from ._validation import SurvivalSample, check_binary_inputs, check_confidence_level, check_scalar, check_tied_tol
-from ._xauc import XAUCResult, _xauc_from_sample, warn_orientation
+from ._xauc import XAUCResult, xauc_from_sample, warn_orientation
 
 __all__ = ["LogisticAdjustment", "EqualOpportunityAdjustment", "logistic_adjustment", "equal_opportunity_adjustment"]
 
@@ -221,7 +221,7 @@ def logistic_adjustment(
     level = check_confidence_level(confidence_level)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
-    before = _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    before = xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
     warn_orientation(before, stacklevel=2)
     if adjust is None:
         m = before.values
@@ -246,7 +246,7 @@ def logistic_adjustment(
     if refined.success and objective(refined.x) < objective(best):
         best = float(refined.x)
     adjusted = transformed(best)
-    after = _xauc_from_sample(
+    after = xauc_from_sample(
         replace(sample, risk=adjusted), positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
     )
     scores = pd.Series(adjusted, index=sample.index.copy(), name="adjusted_score")
@@ -345,14 +345,14 @@ def equal_opportunity_adjustment(
     level = check_confidence_level(confidence_level)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
-    before = _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    before = xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
     warn_orientation(before, stacklevel=2)
     in_a, in_b = sample.group_codes == ca, sample.group_codes == cb
     adjusted = sample.risk.copy()
     adjusted[in_b] = _equal_opportunity_map(
         sample.risk[in_b & sample.event], sample.risk[in_a & sample.event], sample.risk[in_b]
     )
-    after = _xauc_from_sample(
+    after = xauc_from_sample(
         replace(sample, risk=adjusted), positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
     )
     scores = pd.Series(adjusted, index=sample.index.copy(), name="adjusted_score")

@@ -20,8 +20,8 @@ from ._inference import bootstrap, check_inference_options, influence, warn_boot
 from ._results import (
     ConfidenceInterval,
     XCIResult,
-    _combine,
-    _combine_rows,
+    combine_cells,
+    combine_cell_rows,
     bootstrap_interval,
     bootstrap_p_value,
     wald_interval,
@@ -262,7 +262,7 @@ def compare_xci(
     groups = result_1.groups
     weights, labels = _linear_weights(groups)
     v1, v2 = result_1.values.ravel(), result_2.values.ravel()
-    lin_1, lin_2 = _combine(weights, v1), _combine(weights, v2)
+    lin_1, lin_2 = combine_cells(weights, v1), combine_cells(weights, v2)
     c1, c2 = _argmin(result_1), _argmin(result_2)
     min_1 = v1[c1] if c1 >= 0 else math.nan
     min_2 = v2[c2] if c2 >= 0 else math.nan
@@ -289,7 +289,7 @@ def compare_xci(
 
     n_resamples_used = None
     if ci == "analytic":
-        paired = _combine_rows(weights, inf_1.cells) - _combine_rows(weights, inf_2.cells)
+        paired = combine_cell_rows(weights, inf_1.cells) - combine_cell_rows(weights, inf_2.cells)
         paired = np.column_stack([paired, _pick(inf_1.cells, c1) - _pick(inf_2.cells, c2), inf_1.overall - inf_2.overall])
         se = np.sqrt(np.sum(paired**2, axis=0))
         low, high = wald_interval(difference, se, level)
@@ -321,7 +321,7 @@ def compare_xci(
 
         def _stack(draws, values):
             reps = draws.cells.reshape(draws.cells.shape[0], -1)
-            return np.column_stack([_combine_rows(weights, reps), _minima(draws, values), draws.overall])
+            return np.column_stack([combine_cell_rows(weights, reps), _minima(draws, values), draws.overall])
 
         diff_draws = _stack(draws_1, v1) - _stack(draws_2, v2)
         jackknife = None
@@ -333,7 +333,7 @@ def compare_xci(
                 minima = np.full(jack.shape[0], np.nan)
                 ok = ~np.isnan(jack).all(axis=1)
                 minima[ok] = np.nanmin(jack[ok], axis=1)
-                return np.column_stack([_combine_rows(weights, inf.jackknife), minima, inf.jackknife_overall])
+                return np.column_stack([combine_cell_rows(weights, inf.jackknife), minima, inf.jackknife_overall])
 
             jackknife = _jack(inf_1, v1) - _jack(inf_2, v2)
         low, high = bootstrap_interval(difference, diff_draws, jackknife, level)

@@ -76,10 +76,10 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
     """
     level = check_confidence_level(confidence_level)
     weights = np.atleast_2d(np.asarray(weights, dtype=float))
-    values = _combine(weights, result.values.ravel())
+    values = combine_cells(weights, result.values.ravel())
     if result.replicates is not None:
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
-        draws = _combine_rows(weights, reps)
+        draws = combine_cell_rows(weights, reps)
         jackknife = _contrast_jackknife(result, weights)
         return bootstrap_interval(values, draws, jackknife, level)
     se = contrast_se(result, weights)
@@ -134,10 +134,10 @@ def contrast_p_value(result: "XCIResult", weights: np.ndarray, null: float) -> n
     still contains ``null``. NaN without inference.
     """
     weights = np.atleast_2d(np.asarray(weights, dtype=float))
-    values = _combine(weights, result.values.ravel())
+    values = combine_cells(weights, result.values.ravel())
     if result.replicates is not None:
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
-        draws = _combine_rows(weights, reps)
+        draws = combine_cell_rows(weights, reps)
         return bootstrap_p_value(values, draws, _contrast_jackknife(result, weights), null)
     return wald_p_value(values, contrast_se(result, weights), null)
 
@@ -163,7 +163,7 @@ def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
         return se
     if result.replicates is not None:
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
-        draws = _combine_rows(weights, reps)
+        draws = combine_cell_rows(weights, reps)
         return _nanstd(draws)
     return np.full(weights.shape[0], np.nan)
 
@@ -237,13 +237,13 @@ def _nanstd(draws: np.ndarray) -> np.ndarray:
         return np.nanstd(draws, axis=0, ddof=1)
 
 
-def _combine(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
+def combine_cells(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
     """``weights @ cells`` where a NaN cell only matters if its weight is non-zero."""
-    return _combine_rows(weights, cells[None, :])[0]
+    return combine_cell_rows(weights, cells[None, :])[0]
 
 
-def _combine_rows(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """``cells @ weights.T`` for a stack of cell vectors (m, G*G) -> (m, K), NaN-aware like :func:`_combine`."""
+def combine_cell_rows(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``cells @ weights.T`` for a stack of cell vectors (m, G*G) -> (m, K), NaN-aware like :func:`combine_cells`."""
     used = (weights != 0).astype(float)
     missing = np.isnan(cells)
     filled = np.where(missing, 0.0, cells)
@@ -256,7 +256,7 @@ def _contrast_jackknife(result: "XCIResult", weights: np.ndarray) -> np.ndarray 
     """Delete-one jackknife values of the contrasts (n, K), when BCa intervals are requested."""
     if not _has_jackknife(result):
         return None
-    return _combine_rows(weights, result.jackknife.cells)
+    return combine_cell_rows(weights, result.jackknife.cells)
 
 
 def _acceleration(jackknife: np.ndarray) -> float:
@@ -347,14 +347,14 @@ def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
     return out
 
 
-def _readonly(array: np.ndarray, dtype=None) -> np.ndarray:
+def readonly(array: np.ndarray, dtype=None) -> np.ndarray:
     """A read-only copy (optionally converted to ``dtype``), for the arrays held by frozen results."""
     array = np.array(array, dtype=dtype, copy=True)
     array.flags.writeable = False
     return array
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
     """Plain Python types, NaN/inf as None, so ``json.dumps`` always works."""
     if isinstance(value, (np.integer,)):
         return int(value)
@@ -364,11 +364,11 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, (np.bool_,)):
         return bool(value)
     if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     if isinstance(value, np.ndarray):
-        return [_json_safe(v) for v in value.tolist()]
+        return [json_safe(v) for v in value.tolist()]
     return value
 
 
@@ -470,7 +470,7 @@ class BootstrapDraws:
 
     def __post_init__(self):
         for name in ("cells", "overall", "n_undefined"):
-            object.__setattr__(self, name, _readonly(getattr(self, name)))
+            object.__setattr__(self, name, readonly(getattr(self, name)))
 
 
 @dataclass(frozen=True)
@@ -490,8 +490,8 @@ class Jackknife:
     overall: np.ndarray = field(repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "cells", _readonly(self.cells))
-        object.__setattr__(self, "overall", _readonly(self.overall))
+        object.__setattr__(self, "cells", readonly(self.cells))
+        object.__setattr__(self, "overall", readonly(self.overall))
 
 
 @dataclass(frozen=True)
@@ -563,7 +563,7 @@ class XCIResult(CellMatrixAccessors):
     refit_censoring: bool = True
 
     def __post_init__(self):
-        counts = PairCounts(*(_readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
+        counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
         object.__setattr__(self, "pair_counts", counts)
 
     # -- settings -----------------------------------------------------------------------------
@@ -640,7 +640,7 @@ class XCIResult(CellMatrixAccessors):
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the settings, the cells and the pooled C."""
-        return _json_safe(
+        return json_safe(
             {
                 "method": self.method,
                 "tau": self.tau,

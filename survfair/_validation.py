@@ -71,7 +71,7 @@ class SurvivalSample:
         return len(self.groups)
 
 
-def _rows(mask: np.ndarray, index: pd.Index | None = None) -> str:
+def describe_rows(mask: np.ndarray, index: pd.Index | None = None) -> str:
     """Describe the rows where ``mask`` is True: "rows [3, 8] (2 rows)"."""
     positions = np.flatnonzero(mask)
     labels = positions if index is None else np.asarray(index)[positions]
@@ -146,11 +146,11 @@ def unmasked(value: np.ma.MaskedArray, name: str) -> np.ndarray:
     mask = np.ma.getmaskarray(value)
     if mask.any():
         flat = mask.reshape(mask.shape[0], -1).any(axis=1) if mask.ndim > 1 else mask
-        raise ValueError(f"{name} contains masked (missing) values at {_rows(flat)}.")
+        raise ValueError(f"{name} contains masked (missing) values at {describe_rows(flat)}.")
     return np.ma.getdata(value)
 
 
-def _as_numeric(array: np.ndarray, name: str, index: pd.Index | None) -> np.ndarray:
+def as_numeric(array: np.ndarray, name: str, index: pd.Index | None) -> np.ndarray:
     if array.dtype.kind == "b":
         array = array.astype(np.float64)
     elif array.dtype.kind in "iuf":
@@ -162,13 +162,13 @@ def _as_numeric(array: np.ndarray, name: str, index: pd.Index | None) -> np.ndar
             raise TypeError(f"{name} must be numeric, got values of type object.") from None
         bad = np.isnan(converted) & ~pd.isna(pd.Series(array)).to_numpy()
         if bad.any():
-            raise TypeError(f"{name} must be numeric; non-numeric values at {_rows(bad, index)}.")
+            raise TypeError(f"{name} must be numeric; non-numeric values at {describe_rows(bad, index)}.")
         array = converted
     else:
         raise TypeError(f"{name} must be numeric, got dtype {array.dtype}.")
     nonfinite = ~np.isfinite(array)
     if nonfinite.any():
-        raise ValueError(f"{name} contains NaN or infinite values at {_rows(nonfinite, index)}.")
+        raise ValueError(f"{name} contains NaN or infinite values at {describe_rows(nonfinite, index)}.")
     return array
 
 
@@ -178,17 +178,17 @@ def _as_event(array: np.ndarray, index: pd.Index | None) -> np.ndarray:
     if array.dtype.kind == "O":
         missing = pd.isna(pd.Series(array)).to_numpy()
         if missing.any():
-            raise ValueError(f"event contains missing values at {_rows(missing, index)}.")
+            raise ValueError(f"event contains missing values at {describe_rows(missing, index)}.")
         if all(isinstance(v, (bool, np.bool_)) for v in array):
             return array.astype(bool)
-        array = _as_numeric(array, "event", index)
+        array = as_numeric(array, "event", index)
     elif array.dtype.kind in "iuf":
-        array = _as_numeric(array, "event", index)
+        array = as_numeric(array, "event", index)
     else:
         raise TypeError(f"event must be boolean or 0/1, got dtype {array.dtype}.")
     bad = (array != 0) & (array != 1)
     if bad.any():
-        raise ValueError(f"event must be boolean or 0/1; other values at {_rows(bad, index)}.")
+        raise ValueError(f"event must be boolean or 0/1; other values at {describe_rows(bad, index)}.")
     return array == 1
 
 
@@ -221,7 +221,7 @@ def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
     """
     missing = frame.isna().any(axis=1).to_numpy()
     if missing.any():
-        raise ValueError(f"group contains missing labels at {_rows(missing, frame.index)}.")
+        raise ValueError(f"group contains missing labels at {describe_rows(missing, frame.index)}.")
     key = np.zeros(len(frame), dtype=np.int64)
     for column in frame.columns:
         codes, uniques = pd.factorize(frame[column].to_numpy(), sort=False)
@@ -275,7 +275,7 @@ def _encode_groups(
         codes, uniques = pd.factorize(labels, sort=False)
     missing = codes < 0
     if missing.any():
-        raise ValueError(f"group contains missing labels at {_rows(missing, index)}.")
+        raise ValueError(f"group contains missing labels at {describe_rows(missing, index)}.")
     uniques = [label.item() if isinstance(label, np.generic) else label for label in uniques]
     _refuse_text_collisions(uniques, [str(label) for label in uniques], "labels")
     present = uniques
@@ -390,7 +390,7 @@ def check_numbers(values: Any, name: str) -> np.ndarray:
     array = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values)
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got shape {array.shape}.")
-    return _as_numeric(array, name, None)
+    return as_numeric(array, name, None)
 
 
 def input_index(values: dict[str, Any], data: pd.DataFrame | None) -> pd.Index | None:
@@ -479,7 +479,7 @@ def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
         raise ValueError(f"times must be a number or 1-D, got an array of shape {values.shape}.")
     if values.size == 0:
         raise ValueError("times is empty: give at least one horizon.")
-    values = _as_numeric(values, "times", None)
+    values = as_numeric(values, "times", None)
     values = np.unique(values)
     low, high = float(observed.min()), float(observed.max())
     outside = (values < low) | (values >= high)
@@ -664,12 +664,12 @@ def check_survival_inputs(
     if risk is not None or require_risk:
         values[risk_name] = risk
     raw, index = gather_inputs(values, data)
-    time_values = _as_numeric(raw["time"], "time", index)
+    time_values = as_numeric(raw["time"], "time", index)
     negative = time_values < 0
     if negative.any():
-        raise ValueError(f"time must be >= 0; negative values at {_rows(negative, index)}.")
+        raise ValueError(f"time must be >= 0; negative values at {describe_rows(negative, index)}.")
     event_values = _as_event(raw["event"], index)
-    risk_values = _as_numeric(raw[risk_name], risk_name, index) if risk_name in raw else None
+    risk_values = as_numeric(raw[risk_name], risk_name, index) if risk_name in raw else None
 
     codes, labels, keep = _encode_groups(raw["group"], groups, index)
     n_excluded = int((~keep).sum())
@@ -718,7 +718,7 @@ def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = 
     series = pd.Series(y)
     missing = series.isna().to_numpy()
     if missing.any():
-        raise ValueError(f"y contains missing values at {_rows(missing, index)}.")
+        raise ValueError(f"y contains missing values at {describe_rows(missing, index)}.")
     counts = series.value_counts(sort=False)
     try:
         counts = counts.sort_index()
@@ -741,7 +741,7 @@ def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = 
         raise ValueError(
             f"y must contain exactly two classes (positive={positive!r} and one negative label); found "
             f"{len(counts)}: {present}. Taking {_plain(negative)!r} as the negative label, the values "
-            f"{unexpected} at {_rows(wrong, index)} are unexpected."
+            f"{unexpected} at {describe_rows(wrong, index)} are unexpected."
         )
     return is_positive
 

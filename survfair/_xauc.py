@@ -31,8 +31,8 @@ from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contri
 from ._results import (
     CellMatrixAccessors,
     ConfidenceInterval,
-    _json_safe,
-    _readonly,
+    json_safe,
+    readonly,
     cell_wald_interval,
     wald_interval,
     wald_p_value,
@@ -136,9 +136,9 @@ class XAUCResult(CellMatrixAccessors):
     rows: _BinaryRows | None = field(repr=False, default=None)
 
     def __post_init__(self):
-        counts = PairCounts(*(_readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
+        counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
         object.__setattr__(self, "pair_counts", counts)
-        object.__setattr__(self, "covariance", _readonly(self.covariance))
+        object.__setattr__(self, "covariance", readonly(self.covariance))
 
     # -- values (``values`` and ``matrix`` come from CellMatrixAccessors) ----------------------
     @property
@@ -223,7 +223,7 @@ class XAUCResult(CellMatrixAccessors):
         DeLong se and interval, :meth:`overall_estimate`)."""
         balanced = balanced_xauc(self).reset_index()
         pooled = self.overall_estimate()
-        return _json_safe(
+        return json_safe(
             {
                 "metric": "xauc",
                 "positive": str(self.positive),
@@ -435,7 +435,7 @@ def xauc(
     level = check_confidence_level(confidence_level)
     sample, n_excluded = check_binary_inputs(y, group, score, data=data, positive=positive, groups=groups)
     warn_excluded_rows(n_excluded, stacklevel=2)
-    result = _xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    result = xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
     warn_orientation(result, stacklevel=2)
     return result
 
@@ -456,7 +456,7 @@ def warn_orientation(result: XAUCResult, *, stacklevel: int = 2) -> None:
         )
 
 
-def _xauc_from_sample(
+def xauc_from_sample(
     sample: SurvivalSample, *, positive: Any, tied_tol: float, confidence_level: float, stacklevel: int = 2
 ) -> XAUCResult:
     """xAUC of a validated binary sample (``event`` = positive, time 0 / 1)."""
@@ -469,11 +469,11 @@ def _xauc_from_sample(
     n_neg = np.bincount(sample.group_codes[~sample.event], minlength=g).astype(float)
     rows = _BinaryRows(
         index=sample.index,
-        codes=_readonly(sample.group_codes),
-        is_positive=_readonly(sample.event),
-        score=_readonly(sample.risk),
-        earlier_numerator=_readonly(parts.earlier_numerator),
-        later_numerator=_readonly(parts.later_numerator),
+        codes=readonly(sample.group_codes),
+        is_positive=readonly(sample.event),
+        score=readonly(sample.risk),
+        earlier_numerator=readonly(parts.earlier_numerator),
+        later_numerator=readonly(parts.later_numerator),
     )
     empty = np.argwhere(counts.denominator == 0)
     if empty.size:
@@ -777,7 +777,7 @@ class XROCCurve:
 
     def __post_init__(self):
         for name in ("thresholds", "fpr", "tpr"):
-            object.__setattr__(self, name, _readonly(np.asarray(getattr(self, name), dtype=float)))
+            object.__setattr__(self, name, readonly(np.asarray(getattr(self, name), dtype=float)))
 
     @property
     def area(self) -> float:

@@ -26,7 +26,7 @@ from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
-from ._results import _json_safe, _readonly, cell_wald_interval
+from ._results import json_safe, readonly, cell_wald_interval
 from ._settings import CENSORING
 from ._validation import (
     check_confidence_level,
@@ -268,7 +268,7 @@ class XAUCtResult:
 
     def __post_init__(self):
         object.__setattr__(self, "table", self.table.copy())
-        object.__setattr__(self, "times", _readonly(self.times, dtype=float))
+        object.__setattr__(self, "times", readonly(self.times, dtype=float))
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per (time, a, b): time, a, b, cases, controls, weighted_cases,
@@ -277,7 +277,7 @@ class XAUCtResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the settings and the cells."""
-        return _json_safe({
+        return json_safe({
             "groups": [str(g) for g in self.groups],
             "times": self.times,
             "censoring": self.censoring,

@@ -90,7 +90,7 @@ def _fit_mask(frame: pd.DataFrame, column: str | None):
     return truthy.to_numpy()
 
 
-def _format_table(table: pd.DataFrame) -> str:
+def format_table(table: pd.DataFrame) -> str:
     shown = table[["sample", "metric", "a", "b", "before", "after", "change"]].copy()
     shown["sample"] = shown["sample"].map(lambda s: _SAMPLE_LABELS.get(s, s))
     shown[["a", "b"]] = shown[["a", "b"]].map(lambda v: "" if v is None else v)
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(
         f"{header}\nrows: {len(frame)} in, {len(output)} written to {args.output}\n"
         f"{heading}rows a = group of the earlier event, b = later member):\n"
-        + _format_table(table)
+        + format_table(table)
         + "\n"
     )
     return 0

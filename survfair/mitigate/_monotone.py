@@ -19,11 +19,11 @@ import pandas as pd
 
 from .._censoring import fit_censoring
 from .._exceptions import PositivityError
-from .._results import _readonly
+from .._results import readonly
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
 from ._shift import (
-    _format_table,
+    format_table,
     before_after_table,
     check_reference,
     check_transform_inputs,
@@ -184,7 +184,7 @@ class GroupMonotone:
     def __repr__(self) -> str:
         return (
             f"GroupMonotone(reference={self.reference!r}, groups={list(self.groups)}, "
-            f"n_fit={self.n_fit}, n_evaluation={self.n_evaluation})\n" + _format_table(self.table)
+            f"n_fit={self.n_fit}, n_evaluation={self.n_evaluation})\n" + format_table(self.table)
         )
 
 
@@ -281,7 +281,7 @@ def group_monotone(
         raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")
     maps_by_code = fit_maps(fit_sample, settings, ref)
     maps = {
-        fit_sample.groups[code]: tuple(_readonly(a, float) for a in knots) for code, knots in maps_by_code.items()
+        fit_sample.groups[code]: tuple(readonly(a, float) for a in knots) for code, knots in maps_by_code.items()
     }
     samples = [("fit", fit_sample, _apply(maps, fit_sample.groups, fit_sample.risk, fit_sample.group_codes))]
     if eval_sample is not None:

@@ -64,8 +64,8 @@ from .._summaries import (
 )
 from .._validation import (
     SurvivalSample,
-    _as_numeric,
-    _rows,
+    as_numeric,
+    describe_rows,
     check_option,
     check_survival_inputs,
     check_random_state,
@@ -142,7 +142,7 @@ def _fit_rows(fit_on: Any, n: int) -> np.ndarray:
         )
     outside = (values < 0) | (values >= n)
     if outside.any():
-        raise ValueError(f"fit_on: row positions must be in [0, {n}); out of range at entries {_rows(outside)}.")
+        raise ValueError(f"fit_on: row positions must be in [0, {n}); out of range at entries {describe_rows(outside)}.")
     if np.unique(values).shape[0] != values.shape[0]:
         raise ValueError("fit_on: row positions contain duplicates.")
     mask = np.zeros(n, bool)
@@ -612,19 +612,19 @@ def check_transform_inputs(risk: Any, group: Any, data: pd.DataFrame | None, gro
     """Validate (risk, group) for ``transform``; returns float risks and group codes (same rows)."""
     raw, index = gather_inputs({"risk": risk, "group": group}, data)
     risk_raw, group_raw = raw["risk"], raw["group"]
-    values = _as_numeric(risk_raw, "risk", index)
+    values = as_numeric(risk_raw, "risk", index)
     lookup = {label: k for k, label in enumerate(groups)}
     codes = np.array([lookup.get(label, -1) for label in pd.Series(group_raw, dtype=object)], dtype=np.intp)
     unknown = codes < 0
     if unknown.any():
         labels = sorted({str(v) for v in np.asarray(group_raw, dtype=object)[unknown]})
         raise ValueError(
-            f"group: labels {labels} were not seen when fitting (groups: {list(groups)}), at {_rows(unknown, index)}."
+            f"group: labels {labels} were not seen when fitting (groups: {list(groups)}), at {describe_rows(unknown, index)}."
         )
     return values, codes
 
 
-def _format_table(table: pd.DataFrame) -> str:
+def format_table(table: pd.DataFrame) -> str:
     shown = table[["sample", "metric", "a", "b", "before", "after", "change"]].copy()
     shown[["a", "b"]] = shown[["a", "b"]].map(lambda v: "" if v is None else v)
     with pd.option_context("display.width", 140, "display.max_rows", 200):
@@ -745,7 +745,7 @@ class GroupShift:
             f"GroupShift(objective={self.objective!r}, reference={self.reference!r}, offsets={{{offsets}}}, "
             f"objective {self.objective_before:.4g} -> {self.objective_after:.4g} on the fitting sample, "
             f"optimality_gap={self.optimality_gap:.3g}, n_fit={self.n_fit}, n_evaluation={self.n_evaluation})\n"
-            + _format_table(self.table)
+            + format_table(self.table)
         )
 
 

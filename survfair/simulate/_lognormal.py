@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._results import _readonly
+from .._results import readonly
 from .._validation import check_option, check_scalar, check_tau
 
 __all__ = ["LognormalXCI", "lognormal_xci"]
@@ -216,7 +216,7 @@ class LognormalXCI:
 
     def __post_init__(self):
         for name in ("cells", "comparable"):
-            object.__setattr__(self, name, _readonly(getattr(self, name), float))
+            object.__setattr__(self, name, readonly(getattr(self, name), float))
 
     @property
     def values(self) -> np.ndarray:
