@@ -55,7 +55,6 @@ if _TYPE_CHECKING:
         balanced_xroc,
         conditional_xauc,
         delta_balanced_xauc,
-        delta_xauc,
         group_metrics,
         xauc,
         xroc,
@@ -97,7 +96,7 @@ _LAZY = {
         "._datasets": ("FlchainCohort", "load_flchain"),
         "._xauc": (
             "XAUCResult", "XROCCurve", "auc_decomposition", "balanced_xauc", "balanced_xroc",
-            "conditional_xauc", "delta_balanced_xauc", "delta_xauc", "group_metrics", "xauc", "xroc",
+            "conditional_xauc", "delta_balanced_xauc", "group_metrics", "xauc", "xroc",
         ),
         "._xauc_t": ("XAUCtResult", "xauc_t"),
         "._binary_adjust": (
@@ -154,7 +153,6 @@ __all__ = [
     "XAUCResult",
     "XROCCurve",
     "UndefinedXAUCWarning",
-    "delta_xauc",
     "balanced_xauc",
     "delta_balanced_xauc",
     "auc_decomposition",

@@ -54,8 +54,8 @@ _NOTE_XAUC = (
     "a positive of group a is scored above a negative of group b: row a is the group of the POSITIVE, "
     "column b the group of the NEGATIVE (Kallus &amp; Zhou 2019, Definition 2); the diagonal holds the "
     "within-group AUCs. A higher score should mean the positive class. "
-    "delta_xauc(a,b) = xAUC(a,b) &minus; xAUC(b,a) (&Delta;xAUC, Section 4; the &Delta;between of xCI); "
-    "delta_auc(a,b) = AUC<sup>a</sup> &minus; AUC<sup>b</sup> (the &Delta;within of xCI). A binary outcome "
+    "delta_between(a,b) = xAUC(a,b) &minus; xAUC(b,a) (&Delta;xAUC, Section 4); "
+    "delta_within(a,b) = AUC<sup>a</sup> &minus; AUC<sup>b</sup>; min_xci is the smallest cell. A binary outcome "
     "has no censoring: xAUC is the xCI of a sample in which every positive has its event before every "
     "negative. Standard errors, intervals and p-values come from the DeLong covariance of all cells."
 )
@@ -64,8 +64,8 @@ _NOTE_XAUC_MD = (
     "xAUC(a, b) estimates P(R_1^a > R_0^b), the probability that a positive of group a is scored above "
     "a negative of group b: row a is the group of the POSITIVE, column b the group of the NEGATIVE "
     "(Kallus & Zhou 2019, Definition 2); the diagonal holds the within-group AUCs. A higher score should "
-    "mean the positive class. delta_xauc(a,b) = xAUC(a,b) − xAUC(b,a) (ΔxAUC, Section 4; the Δbetween "
-    "of xCI); delta_auc(a,b) = AUC^a − AUC^b (the Δwithin of xCI). A binary outcome has no censoring: "
+    "mean the positive class. delta_between(a,b) = xAUC(a,b) − xAUC(b,a) (ΔxAUC, Section 4); "
+    "delta_within(a,b) = AUC^a − AUC^b; min_xci is the smallest cell. A binary outcome has no censoring: "
     "xAUC is the xCI of a sample in which every positive has its event before every negative. Standard "
     "errors, intervals and p-values come from the DeLong covariance of all cells."
 )
@@ -88,7 +88,7 @@ class _Words:
 _XCI_WORDS = _Words("xCI", "a (earlier event) / b (later)", _NOTE, _NOTE_MD,
                     "delta_between", "delta_within", "min_xci", "concordance_imparity")
 _XAUC_WORDS = _Words("xAUC", "a (positive) / b (negative)", _NOTE_XAUC, _NOTE_XAUC_MD,
-                     "delta_xauc", "delta_auc", "min_xauc", "auc_imparity")
+                     "delta_between", "delta_within", "min_xci", "concordance_imparity")
 
 
 def _words(result: XCIResult | XAUCResult) -> _Words:
@@ -372,8 +372,8 @@ def write_report(
 
     For a binary audit (an :class:`~survfair.XAUCResult`) the same sections hold the xAUC matrix
     (rows a = group of the positive, columns b = group of the negative; Kallus & Zhou 2019) with
-    its DeLong intervals, positives and negatives per group, ΔxAUC (delta_xauc = Δbetween) and
-    the difference of within-group AUCs (delta_auc = Δwithin), the smallest cell, the balanced
+    its DeLong intervals, positives and negatives per group, ΔxAUC (delta_between) and
+    the difference of within-group AUCs (delta_within), the smallest cell, the balanced
     xAUCs, the pooled AUC, and as figures the heatmap and the xROC curves.
 
     Every user string (group labels, model names, settings, table cells, titles) is shown as

@@ -37,7 +37,7 @@ from ._results import (
     wald_interval,
     wald_p_value,
 )
-from ._summaries import Estimate, contrast
+from ._summaries import Estimate
 from ._validation import (
     SurvivalSample,
     check_binary_inputs,
@@ -53,7 +53,6 @@ __all__ = [
     "XROCCurve",
     "UndefinedXAUCWarning",
     "xauc",
-    "delta_xauc",
     "balanced_xauc",
     "delta_balanced_xauc",
     "auc_decomposition",
@@ -382,7 +381,7 @@ def xauc(
     The DeLong covariance of cells (a, b) and (c, d) is
     1[a = c] cov_{P_a}(V10_ab, V10_cd) / n_1^a + 1[b = d] cov_{N_b}(V01_ab, V01_cd) / n_0^b with
     the placement values V10, V01 from the kernel (sample covariances with ddof=1), so intervals
-    of any contrast of cells (e.g. :func:`delta_xauc`) use the right covariance.
+    of any contrast of cells (e.g. :func:`survfair.delta_between`, ΔxAUC) use the right covariance.
 
     Interval rule, the same for every probability-scale estimate of the binary family (cells,
     within-group and pooled AUC, balanced and cross-group xAUCs): Wald on the logit scale from
@@ -522,38 +521,6 @@ def _wald(value: float, se: float, null: float, level: float) -> Estimate:
     return Estimate(float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level)
 
 
-def delta_xauc(result: XAUCResult, a: Any, b: Any) -> Estimate:
-    """xAUC disparity ΔxAUC = xAUC(a, b) - xAUC(b, a) (Kallus & Zhou 2019, Section 4).
-
-    Positive: a positive of ``a`` is ranked above a negative of ``b`` more often than a positive
-    of ``b`` above a negative of ``a`` -- group ``b`` is disadvantaged when the positive label is
-    the beneficial one.
-
-    Parameters
-    ----------
-    result : XAUCResult
-    a, b : hashable
-        Group labels of the result.
-
-    Returns
-    -------
-    Estimate
-        Value, DeLong standard error (the full cell covariance; the two cells use disjoint samples,
-        so their covariance is 0 for a != b), Wald interval on the raw scale (a difference, in
-        [-1, 1]; the cells themselves get logit-Wald intervals) and p-value of H0: ΔxAUC = 0.
-
-    Raises
-    ------
-    ValueError
-        If ``a`` or ``b`` is not a group of the result.
-    """
-    g = len(result.groups)
-    weights = np.zeros((g, g))
-    weights[_code(result, a), _code(result, b)] += 1.0
-    weights[_code(result, b), _code(result, a)] -= 1.0
-    return contrast(result, weights)
-
-
 def _balanced_parts(result: XAUCResult):
     """Balanced xAUC values, DeLong variances and same-type covariances (each G or G x G)."""
     rows = result.rows
@@ -643,7 +610,7 @@ def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> 
     cells of :func:`xauc`, the balanced and cross-group xAUCs, the AUCs): Wald on the logit
     scale from the DeLong standard error, so the limits stay inside (0, 1); an estimate at 0 or
     1, or with standard error 0, gets the raw Wald interval clipped to [0, 1]. Differences
-    (:func:`delta_balanced_xauc`, :func:`delta_xauc`) keep the raw-scale Wald interval.
+    (:func:`delta_balanced_xauc`, :func:`survfair.delta_between`) keep the raw-scale Wald interval.
 
     Raises
     ------

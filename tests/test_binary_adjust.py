@@ -24,8 +24,8 @@ def shifted_groups(seed, n=3000, shift=-0.7):
 def test_logistic_adjustment_reduces_disparity_and_keeps_within_group_auc(seed):
     y, g, s = shifted_groups(seed)
     result = logistic_adjustment(y, g, s, "a", "b")
-    before = survfair.delta_xauc(result.before, "a", "b").value
-    after = survfair.delta_xauc(result.after, "a", "b").value
+    before = survfair.delta_between(result.before, "a", "b").value
+    after = survfair.delta_between(result.after, "a", "b").value
     assert before < -0.1
     assert abs(after) < 0.5 * abs(before)
     assert result.adjusted_group == "a"  # its positives are ranked above b's negatives less often
@@ -38,7 +38,7 @@ def test_logistic_adjustment_reduces_disparity_and_keeps_within_group_auc(seed):
     # no alpha on a fine grid does better than the optimum
     for alpha in np.linspace(0, 5, 41):
         trial = survfair.xauc(y, g, np.where(g == "a", expit(alpha * s - 2.0), s))
-        assert abs(after) <= abs(survfair.delta_xauc(trial, "a", "b").value) + 1e-12
+        assert abs(after) <= abs(survfair.delta_between(trial, "a", "b").value) + 1e-12
 
 
 def test_logistic_adjustment_table_layout_and_alignment():
@@ -72,9 +72,9 @@ def test_equal_opportunity_adjustment_proposition_2(n):
     tolerance = 4.0 / n  # O(1/n): discreteness of the empirical distributions
     assert after.loc["a", "b"] == pytest.approx(before.loc["b", "b"], abs=tolerance)
     assert after.loc["b", "a"] == pytest.approx(before.loc["a", "a"], abs=tolerance)
-    delta = survfair.delta_xauc(result.after, "a", "b").value
+    delta = survfair.delta_between(result.after, "a", "b").value
     assert delta == pytest.approx(result.predicted_delta, abs=2 * tolerance)
-    assert abs(delta) < abs(survfair.delta_xauc(result.before, "a", "b").value)
+    assert abs(delta) < abs(survfair.delta_between(result.before, "a", "b").value)
     # equal TPR at every threshold inside the positives' range (up to one positive's mass)
     pos_a, pos_b = s[(g == "a") & (y == 1)], result.scores.to_numpy()[(g == "b") & (y == 1)]
     for theta in np.quantile(pos_a, [0.1, 0.3, 0.5, 0.7, 0.9]):

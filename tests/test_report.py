@@ -193,9 +193,9 @@ def test_binary_report_html(binary, tmp_path):
     low, high = binary.confidence_interval()
     for value in (binary.matrix.loc["M", "F"], low.loc["M", "F"], high.loc["F", "M"]):
         assert f"<td>{value:.4f}</td>" in text
-    delta = sf.delta_xauc(binary, "F", "M")
+    delta = sf.delta_between(binary, "F", "M")
     assert delta.value == pytest.approx(sf.delta_between(binary, "F", "M").value)
-    row = re.search(r"<th class=label>delta_xauc\(F, M\)</th>(.*?)</tr>", text).group(1)
+    row = re.search(r"<th class=label>delta_between\(F, M\)</th>(.*?)</tr>", text).group(1)
     assert re.findall(r"<td>([^<]*)</td>", row) == [f"{v:.4f}" for v in (delta.value, delta.se,
                                                                             *delta.confidence_interval)] + [
         f"{delta.p_value:.3g}" if delta.p_value < 1e-3 else f"{delta.p_value:.4f}"]
@@ -220,7 +220,7 @@ def test_binary_report_markdown(binary, tmp_path):
     assert "| M | " + " | ".join(f"{v:.4f}" for v in cells) + " |" in text
     for heading in ("## xAUC matrix", "## Fairness summaries", "## Balanced xAUC", "## Pair counts"):
         assert heading in text
-    assert "delta\\_xauc(F, M)" in text and "Kallus & Zhou 2019" in text
+    assert "delta\\_between(F, M)" in text and "Kallus & Zhou 2019" in text
     assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == ["binary_files/figure_1.png", "binary_files/figure_2.png"]
     balanced = sf.balanced_xauc(binary)
     assert f"{balanced.loc['F', 'xauc1']:.4f}" in text

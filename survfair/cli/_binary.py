@@ -3,7 +3,7 @@
 The audit command adds these options with :func:`add_binary_arguments`, then calls
 :func:`binary_audit` (binary outcome) or appends :func:`horizon_table` to a survival audit.
 Everything printed comes from the public results (:func:`survfair.xauc`,
-:func:`survfair.balanced_xauc`, :func:`survfair.delta_xauc`, :func:`survfair.group_metrics`,
+:func:`survfair.balanced_xauc`, :func:`survfair.delta_between`, :func:`survfair.group_metrics`,
 :func:`survfair.xauc_t`); nothing is computed here.
 
 Expected attributes of ``args``: ``group`` (list of column names), ``risk`` (one score column),
@@ -25,7 +25,8 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .._xauc import XAUCResult, balanced_xauc, delta_xauc, group_metrics, xauc
+from .._summaries import delta_between
+from .._xauc import XAUCResult, balanced_xauc, group_metrics, xauc
 from .._xauc_t import xauc_t
 from ._errors import CLIError, library_errors, print_warning
 from ._options import column_roles, group_argument, match_groups, match_label
@@ -100,7 +101,7 @@ class BinaryAudit:
 
 def _estimate_dict(estimate) -> dict:
     return {
-        "delta_xauc": estimate.value,
+        "delta_between": estimate.value,
         "se": estimate.se,
         "ci_low": estimate.confidence_interval.low,
         "ci_high": estimate.confidence_interval.high,
@@ -132,8 +133,8 @@ def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
         res = xauc(outcome, group_argument(args.group), args.risk, data=frame, positive=positive,
                    groups=match_groups(frame, args.group, getattr(args, "groups", None)), confidence_level=level)
         deltas = pd.DataFrame(
-            [{"a": a, "b": b, **_estimate_dict(delta_xauc(res, a, b))} for a, b in itertools.combinations(res.groups, 2)],
-            columns=["a", "b", "delta_xauc", "se", "ci_low", "ci_high", "p_value"],
+            [{"a": a, "b": b, **_estimate_dict(delta_between(res, a, b))} for a, b in itertools.combinations(res.groups, 2)],
+            columns=["a", "b", "delta_between", "se", "ci_low", "ci_high", "p_value"],
         )
         balanced = balanced_xauc(res)
         metrics = group_metrics(res)
@@ -146,7 +147,7 @@ def binary_long_table(audit: BinaryAudit) -> pd.DataFrame:
     res = audit.result
     cells = res.to_frame().assign(kind="cell", statistic="xauc")
     cells["value"] = cells["xauc"]
-    summaries = audit.deltas.rename(columns={"delta_xauc": "value"}).assign(kind="summary", statistic="delta_xauc")
+    summaries = audit.deltas.rename(columns={"delta_between": "value"}).assign(kind="summary", statistic="delta_between")
     extra = pd.DataFrame([
         {"kind": "summary", "statistic": "auc", "a": "", "b": "", "value": res.overall},
         {"kind": "summary", "statistic": "n_samples", "a": "", "b": "", "value": res.n_samples},
@@ -166,7 +167,7 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = ())
     if output_format == "json":
         payload = res.to_dict() | {
             "group_metrics": json.loads(metrics.reset_index().to_json(orient="records")),
-            "delta_xauc": json.loads(deltas.to_json(orient="records")),
+            "delta_between": json.loads(deltas.to_json(orient="records")),
             "notes": all_notes,
         }
         return json.dumps(payload, indent=2, default=str)
