@@ -26,7 +26,8 @@ if _TYPE_CHECKING:
         UndefinedXCIWarning,
     )
     from ._kernel import PairCounts
-    from ._results import BootstrapDraws, ConfidenceInterval, Jackknife, XCIResult
+    from ._intervals import ConfidenceInterval
+    from ._results import BootstrapDraws, Jackknife, XCIResult
     from ._settings import EstimatorSettings
     from ._summaries import (
         Estimate,
@@ -85,7 +86,8 @@ _LAZY = {
             "PositivityError", "PositivityWarning", "UndefinedXAUCWarning", "UndefinedXCIWarning",
         ),
         "._kernel": ("PairCounts",),
-        "._results": ("BootstrapDraws", "ConfidenceInterval", "Jackknife", "XCIResult"),
+        "._intervals": ("ConfidenceInterval",),
+        "._results": ("BootstrapDraws", "Jackknife", "XCIResult"),
         "._settings": ("EstimatorSettings",),
         "._summaries": (
             "Estimate", "MinXCI", "concordance_imparity", "contrast", "decompose", "delta_between",

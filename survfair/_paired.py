@@ -17,16 +17,14 @@ import numpy as np
 import pandas as pd
 
 from ._inference import bootstrap, check_inference_options, influence, warn_bootstrap_failures
-from ._results import (
+from ._intervals import (
     ConfidenceInterval,
-    XCIResult,
-    combine_cells,
-    combine_cell_rows,
     bootstrap_interval,
     bootstrap_p_value,
     wald_interval,
     wald_p_value,
 )
+from ._results import XCIResult, combine_cell_rows, combine_cells
 from ._summaries import Estimate
 from ._validation import check_confidence_level
 

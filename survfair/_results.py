@@ -3,66 +3,29 @@
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._censoring import CensoringCurves
+from ._intervals import (
+    bootstrap_interval,
+    bootstrap_p_value,
+    cell_wald_interval,
+    nanstd,
+    wald_interval,
+    wald_p_value,
+)
 from ._kernel import PairCounts
 from ._settings import EstimatorSettings
 from ._validation import SurvivalSample, check_confidence_level
 
-__all__ = ["XCIResult", "ConfidenceInterval", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
+__all__ = ["XCIResult", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
 
 ROW_NAME = "a (earlier event)"
 COLUMN_NAME = "b (later)"
-
-
-@dataclass(frozen=True)
-class ConfidenceInterval:
-    """A two-sided confidence interval: ``low, high = ci``, ``ci[0]``, ``ci.low`` all work.
-
-    Examples
-    --------
-    >>> from survfair import ConfidenceInterval
-    >>> ci = ConfidenceInterval(0.7, 0.9)
-    >>> low, high = ci
-    >>> (ci[0], ci[1], ci.high, len(ci)) == (0.7, 0.9, 0.9, 2)
-    True
-    """
-
-    low: float
-    high: float
-
-    def __iter__(self):
-        return iter((self.low, self.high))
-
-    def __getitem__(self, index):
-        return (self.low, self.high)[index]
-
-    def __len__(self) -> int:
-        return 2
-
-
-def wald_interval(values, se, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Raw-scale Wald limits ``values -/+ z se`` (arrays; NaN value or se gives NaN limits)."""
-    values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
-    z = stats.norm.ppf((1 + level) / 2)
-    return values - z * se, values + z * se
-
-
-def wald_p_value(values, se, null: float = 0.0) -> np.ndarray:
-    """Two-sided normal p-values of H0: value == ``null`` (arrays); NaN where the value or the se
-    is not finite or the se is 0. The one Wald test of survfair; no numpy warning."""
-    values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = 2 * stats.norm.sf(np.abs(values - null) / se)
-    p[~(np.isfinite(se) & (se > 0) & np.isfinite(values))] = np.nan
-    return p
 
 
 def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level: float):
@@ -90,40 +53,9 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
     return low, high
 
 
-def cell_wald_interval(values, se, level):
-    """Wald limits of probability-scale estimates (cells, the pooled C), always within [0, 1].
-
-    On the logit scale where 0 < value < 1 and se > 0 (it stays inside (0, 1)); an estimate on
-    the boundary (0 or 1) or with se 0 gets the raw-scale Wald interval clipped to [0, 1], so a
-    cell at 1 with se 0 gets the point interval [1, 1]; NaN value or se gives NaN limits. No
-    numpy warning is raised for any of these.
-    """
-    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
-    low, high = wald_interval(values, se, level)
-    with np.errstate(invalid="ignore"):  # NaN se or value: NaN limits, on purpose
-        low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-        logit = (values > 0) & (values < 1) & (se > 0)
-    if logit.any():
-        low[logit], high[logit] = logit_wald_interval(values[logit], se[logit], level)
-    return low, high
-
-
 def _single_cell(weights: np.ndarray) -> np.ndarray:
     """Rows of ``weights`` that pick one cell with weight 1 (an xCI value, bounded in [0, 1])."""
     return ((weights != 0).sum(axis=1) == 1) & np.isclose(weights.sum(axis=1), 1.0)
-
-
-def logit_wald_interval(values, se, level):
-    """Wald interval on the logit scale (delta method), mapped back: stays inside (0, 1).
-
-    Used for single cells and the pooled C: near 0 or 1 the raw-scale Wald interval undercovers
-    (coverage study, benchmarks/coverage_study.py), the logit interval does not.
-    """
-    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
-    z = stats.norm.ppf((1 + level) / 2)
-    center = np.log(values / (1 - values))
-    half = z * se / (values * (1 - values))
-    return 1 / (1 + np.exp(-(center - half))), 1 / (1 + np.exp(-(center + half)))
 
 
 def contrast_p_value(result: "XCIResult", weights: np.ndarray, null: float) -> np.ndarray:
@@ -164,7 +96,7 @@ def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
     if result.replicates is not None:
         reps = result.replicates.reshape(result.replicates.shape[0], -1)
         draws = combine_cell_rows(weights, reps)
-        return _nanstd(draws)
+        return nanstd(draws)
     return np.full(weights.shape[0], np.nan)
 
 
@@ -188,7 +120,7 @@ def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, secon
             jack = result.jackknife.cells
             jackknife = jack[:, first] - jack[:, second]
         low, high = bootstrap_interval(values, draws, jackknife, level)
-        return values, _nanstd(draws), low, high, bootstrap_p_value(values, draws, jackknife, 0.0)
+        return values, nanstd(draws), low, high, bootstrap_p_value(values, draws, jackknife, 0.0)
     influence = getattr(result, "influence", None)
     if influence is not None:
         se = influence.difference_se(first, second)
@@ -211,7 +143,7 @@ def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
         with np.errstate(invalid="ignore"):  # NaN variances of undefined cells stay NaN
             return np.sqrt(np.clip(np.diag(result.covariance), 0, None))
     if result.replicates is not None:
-        return _nanstd(result.replicates.reshape(result.replicates.shape[0], -1))
+        return nanstd(result.replicates.reshape(result.replicates.shape[0], -1))
     return np.full(len(result.groups) ** 2, np.nan)
 
 
@@ -229,12 +161,6 @@ def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tup
 
 def _has_jackknife(result) -> bool:
     return getattr(result, "bootstrap_method", None) == "bca" and getattr(result, "jackknife", None) is not None
-
-
-def _nanstd(draws: np.ndarray) -> np.ndarray:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # fewer than two defined draws -> NaN
-        return np.nanstd(draws, axis=0, ddof=1)
 
 
 def combine_cells(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -257,94 +183,6 @@ def _contrast_jackknife(result: "XCIResult", weights: np.ndarray) -> np.ndarray 
     if not _has_jackknife(result):
         return None
     return combine_cell_rows(weights, result.jackknife.cells)
-
-
-def _acceleration(jackknife: np.ndarray) -> float:
-    """BCa acceleration from delete-one jackknife values (Efron & Tibshirani 1993, eq. 14.15)."""
-    jackknife = jackknife[np.isfinite(jackknife)]
-    n = jackknife.shape[0]
-    if n < 3:
-        return math.nan
-    u = (n - 1) * (jackknife.mean() - jackknife)
-    denominator = np.sum(u**2) ** 1.5
-    return float(np.sum(u**3) / (6 * denominator)) if denominator > 0 else math.nan
-
-
-def _bias_correction(value: float, draws: np.ndarray) -> float:
-    """z0 = Phi^-1(share of replicates below the estimate, ties counted half; scipy's convention)."""
-    share = (np.count_nonzero(draws < value) + np.count_nonzero(draws <= value)) / (2 * draws.shape[0])
-    return float(stats.norm.ppf(share))
-
-
-def bootstrap_interval(values, draws, jackknife, level):
-    """Percentile (``jackknife is None``) or BCa limits for every column of ``draws``.
-
-    Parameters
-    ----------
-    values : ndarray of shape (K,)
-        Point estimates.
-    draws : ndarray of shape (B, K)
-        Bootstrap replicates; NaN replicates are left out.
-    jackknife : ndarray of shape (n, K) or None
-        Delete-one jackknife values for the BCa acceleration; None gives percentile limits.
-    level : float
-        Confidence level.
-
-    Notes
-    -----
-    BCa (Efron 1987; Efron & Tibshirani 1993, eq. 14.10 and 14.15), with scipy's conventions
-    (``scipy.stats.bootstrap(method="BCa")``: z0 from the share of replicates below the estimate
-    with ties counted half, linear quantiles). Where z0 or the acceleration is not finite (a
-    degenerate bootstrap or jackknife distribution) the percentile limits are returned.
-    """
-    values = np.asarray(values, dtype=float)
-    k = values.shape[0]
-    low, high = np.full(k, np.nan), np.full(k, np.nan)
-    alpha = (1 - level) / 2
-    z_alpha = stats.norm.ppf(alpha)
-    for c in range(k):
-        column = draws[:, c]
-        column = column[np.isfinite(column)]
-        if column.shape[0] == 0 or not np.isfinite(values[c]):
-            continue
-        levels = (alpha, 1 - alpha)
-        if jackknife is not None:
-            z0 = _bias_correction(values[c], column)
-            a = _acceleration(jackknife[:, c])
-            if np.isfinite(z0) and np.isfinite(a):
-                levels = tuple(
-                    float(stats.norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))) for z in (z_alpha, -z_alpha)
-                )
-        low[c], high[c] = np.quantile(column, levels)
-    return low, high
-
-
-def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
-    """Two-sided p-values by inverting the percentile / BCa interval at ``null``.
-
-    The p-value is 1 - the level of the interval whose limit falls on ``null``; the share of
-    replicates on either side of ``null`` is kept within [1/(B+1), B/(B+1)], so the smallest
-    p-value reported is about 2/(B+1).
-    """
-    values = np.asarray(values, dtype=float)
-    out = np.full(values.shape[0], np.nan)
-    for c in range(values.shape[0]):
-        column = draws[:, c]
-        column = column[np.isfinite(column)]
-        b = column.shape[0]
-        if b == 0 or not np.isfinite(values[c]):
-            continue
-        share = (np.count_nonzero(column < null) + np.count_nonzero(column <= null)) / (2 * b)
-        share = min(max(share, 1 / (b + 1)), b / (b + 1))
-        tail = share
-        if jackknife is not None:
-            z0 = _bias_correction(values[c], column)
-            a = _acceleration(jackknife[:, c])
-            if np.isfinite(z0) and np.isfinite(a):
-                w = stats.norm.ppf(share) - z0
-                tail = float(stats.norm.cdf(w / (1 + a * w) - z0))
-        out[c] = min(1.0, 2 * min(tail, 1 - tail))
-    return out
 
 
 def readonly(array: np.ndarray, dtype=None) -> np.ndarray:

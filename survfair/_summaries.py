@@ -13,20 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from ._results import (
+from ._intervals import (
     ConfidenceInterval,
-    XCIResult,
     bootstrap_interval,
     bootstrap_p_value,
-    contrast_interval,
-    contrast_p_value,
-    contrast_se,
     cell_wald_interval,
-    difference_inference,
+    two_sided_z,
     wald_p_value,
 )
+from ._results import XCIResult, contrast_interval, contrast_p_value, contrast_se, difference_inference
 from ._validation import check_scalar
 
 __all__ = [
@@ -539,7 +535,7 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
         gradient = alpha / u[:, None] + beta / u[None, :]
     gradient[np.arange(g), np.arange(g)] = 0.0
     log_se = float(contrast_se(result, gradient.reshape(1, -1))[0]) if np.all(u > 0) else math.nan
-    z = stats.norm.ppf((1 + result.confidence_level) / 2)
+    z = two_sided_z(result.confidence_level)
     interval = ConfidenceInterval(math.nan, math.nan)
     if np.isfinite(log_se) and value > 0:
         interval = ConfidenceInterval(value * math.exp(-z * log_se), value * math.exp(z * log_se))

@@ -28,15 +28,8 @@ import pandas as pd
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._memory import require_memory
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
-from ._results import (
-    CellMatrixAccessors,
-    ConfidenceInterval,
-    json_safe,
-    readonly,
-    cell_wald_interval,
-    wald_interval,
-    wald_p_value,
-)
+from ._intervals import ConfidenceInterval, cell_wald_interval, wald_interval, wald_p_value
+from ._results import CellMatrixAccessors, json_safe, readonly
 from ._summaries import Estimate
 from ._validation import (
     SurvivalSample,

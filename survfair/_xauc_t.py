@@ -26,7 +26,8 @@ from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._inference import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
-from ._results import json_safe, readonly, cell_wald_interval
+from ._intervals import cell_wald_interval
+from ._results import json_safe, readonly
 from ._settings import CENSORING
 from ._validation import (
     check_confidence_level,
