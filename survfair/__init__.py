@@ -48,18 +48,9 @@ if _TYPE_CHECKING:
     from ._xci import xci
     from ._datasets import FlchainCohort, load_flchain
     from . import simulate
-    from ._xauc import (
-        XAUCResult,
-        XROCCurve,
-        auc_decomposition,
-        balanced_xauc,
-        balanced_xroc,
-        conditional_xauc,
-        delta_balanced_xauc,
-        group_metrics,
-        xauc,
-        xroc,
-    )
+    from ._xauc import XAUCResult, xauc
+    from ._xauc_summaries import auc_decomposition, balanced_xauc, delta_balanced_xauc, group_metrics
+    from ._xroc import XROCCurve, balanced_xroc, conditional_xauc, xroc
     from ._xauc_t import XAUCtResult, xauc_t
     from ._binary_adjust import (
         EqualOpportunityAdjustment,
@@ -96,10 +87,9 @@ _LAZY = {
         ),
         "._xci": ("xci",),
         "._datasets": ("FlchainCohort", "load_flchain"),
-        "._xauc": (
-            "XAUCResult", "XROCCurve", "auc_decomposition", "balanced_xauc", "balanced_xroc",
-            "conditional_xauc", "delta_balanced_xauc", "group_metrics", "xauc", "xroc",
-        ),
+        "._xauc": ("XAUCResult", "xauc"),
+        "._xauc_summaries": ("auc_decomposition", "balanced_xauc", "delta_balanced_xauc", "group_metrics"),
+        "._xroc": ("XROCCurve", "balanced_xroc", "conditional_xauc", "xroc"),
         "._xauc_t": ("XAUCtResult", "xauc_t"),
         "._binary_adjust": (
             "EqualOpportunityAdjustment", "LogisticAdjustment", "equal_opportunity_adjustment",

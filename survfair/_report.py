@@ -18,7 +18,8 @@ import pandas as pd
 from ._model_comparison import ModelComparison
 from ._results import XCIResult
 from ._summaries import concordance_imparity, min_xci, pairwise_deltas, utility
-from ._xauc import XAUCResult, balanced_xauc
+from ._xauc import XAUCResult
+from ._xauc_summaries import balanced_xauc
 
 __all__ = ["write_report", "data_summary_table"]
 
@@ -277,7 +278,7 @@ def _xroc_figure(result: XAUCResult) -> Any:
     """xROC curves of the off-diagonal cells (their areas are the cells), or None when not drawable."""
     import matplotlib.pyplot as plt
 
-    from ._xauc import xroc
+    from ._xroc import xroc
     from .plotting import plot_xroc
 
     sizes = result.group_sizes

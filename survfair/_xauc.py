@@ -25,53 +25,28 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from ._delong import BinaryRows, delong_covariance, pooled_parts
 from ._exceptions import UndefinedXAUCWarning, listed
-from ._memory import require_memory
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
-from ._intervals import ConfidenceInterval, cell_wald_interval, wald_interval, wald_p_value
+from ._intervals import ConfidenceInterval, cell_wald_interval, wald_p_value
 from ._results import CellMatrixAccessors, json_safe, readonly
 from ._summaries import Estimate
 from ._validation import (
     SurvivalSample,
     check_binary_inputs,
     check_confidence_level,
-    check_option,
     check_scalar,
     check_tied_tol,
     warn_excluded_rows,
 )
 
-__all__ = [
-    "XAUCResult",
-    "XROCCurve",
-    "UndefinedXAUCWarning",
-    "xauc",
-    "balanced_xauc",
-    "delta_balanced_xauc",
-    "auc_decomposition",
-    "xroc",
-    "balanced_xroc",
-    "conditional_xauc",
-    "group_metrics",
-]
+__all__ = ["XAUCResult", "xauc", "warn_orientation", "xauc_from_sample", "group_code", "group_index"]
 
 ROW_NAME = "a (positive)"
 COLUMN_NAME = "b (negative)"
 
 
-@dataclass(frozen=True)
-class _BinaryRows:
-    """Per-row data kept by an :class:`XAUCResult` for curves, diagnostics and metrics."""
-
-    index: pd.Index
-    codes: np.ndarray
-    is_positive: np.ndarray
-    score: np.ndarray
-    earlier_numerator: np.ndarray  # (n, G): positives' concordance sums against each negative group
-    later_numerator: np.ndarray  # (n, G): negatives' sums of positives of each group ranked above
-
-
-def _group_index(groups: tuple) -> pd.Index:
+def group_index(groups: tuple) -> pd.Index:
     return pd.Index(list(groups), name="group", tupleize_cols=False)
 
 
@@ -125,7 +100,7 @@ class XAUCResult(CellMatrixAccessors):
     confidence_level: float = 0.95
     ci_method: str = "delong"
     replicates: None = field(repr=False, default=None)
-    rows: _BinaryRows | None = field(repr=False, default=None)
+    rows: BinaryRows | None = field(repr=False, default=None)
 
     def __post_init__(self):
         counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
@@ -136,7 +111,7 @@ class XAUCResult(CellMatrixAccessors):
     @property
     def within(self) -> pd.Series:
         """Within-group AUCs AUC^a = xAUC(a, a) (the diagonal), indexed by group."""
-        return pd.Series(np.diag(self.values), index=_group_index(self.groups), name="auc")
+        return pd.Series(np.diag(self.values), index=group_index(self.groups), name="auc")
 
     @property
     def overall(self) -> float:
@@ -177,7 +152,7 @@ class XAUCResult(CellMatrixAccessors):
         null = check_scalar(null, "null")
         level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
         everyone = np.ones(len(self.groups), dtype=bool)
-        value, variance = _pooled_parts(self, everyone, everyone)
+        value, variance = pooled_parts(self, everyone, everyone)
         se = math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan
         low, high = cell_wald_interval(np.array([value]), np.array([se]), level)
         p_value = float(wald_p_value(value, se, float(null))[0])
@@ -213,6 +188,8 @@ class XAUCResult(CellMatrixAccessors):
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the AUC (with its
         DeLong se and interval, :meth:`overall_estimate`)."""
+        from ._xauc_summaries import balanced_xauc  # the summaries build on this module
+
         balanced = balanced_xauc(self).reset_index()
         pooled = self.overall_estimate()
         return json_safe(
@@ -249,56 +226,6 @@ class XAUCResult(CellMatrixAccessors):
             f"XAUCResult(groups={self.groups!r}, positive={self.positive!r}, n_samples={self.n_samples}, "
             f"auc={self.overall:.4f}, xauc={{{cells}}})"
         )
-
-
-# -- estimation ---------------------------------------------------------------------------------
-def _placements(rows: _BinaryRows, sizes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """V10[i, b] (positives) and V01[j, a] (negatives); NaN outside the role or for empty groups."""
-    n_pos, n_neg = sizes
-    with np.errstate(invalid="ignore", divide="ignore"):
-        v10 = rows.earlier_numerator / n_neg[None, :]
-        v01 = rows.later_numerator / n_pos[None, :]
-    v10[:, n_neg == 0] = np.nan
-    v01[:, n_pos == 0] = np.nan
-    v10[~rows.is_positive] = np.nan
-    v01[rows.is_positive] = np.nan
-    return v10, v01
-
-
-def _cov(x: np.ndarray) -> np.ndarray:
-    """Sample covariance (ddof=1) of the columns of x, shape (k, k); NaN with fewer than 2 rows."""
-    k = x.shape[1]
-    if x.shape[0] < 2:
-        return np.full((k, k), np.nan)
-    centred = x - x.mean(axis=0)
-    return centred.T @ centred / (x.shape[0] - 1)
-
-
-def _delong_covariance(rows: _BinaryRows, n_groups: int, sizes) -> np.ndarray:
-    """DeLong covariance of all G*G cells (DeLong, DeLong & Clarke-Pearson 1988; Sun & Xu 2014).
-
-    Cell (a, b) is a two-sample U-statistic over the positives of a and the negatives of b. Cells
-    sharing the positives of a covary through V10 (cov_{P_a}(V10_ab, V10_ad) / n_1^a); cells
-    sharing the negatives of b through V01 (cov_{N_b}(V01_ab, V01_cb) / n_0^b). Cells with
-    disjoint samples, such as xAUC(a, b) and xAUC(b, a) for a != b, have covariance 0.
-    """
-    g = n_groups
-    require_memory(8.0 * g**4, f"the DeLong covariance of the {g * g} xAUC cells ({g * g} x {g * g})", ("groups",))
-    v10, v01 = _placements(rows, sizes)
-    cov = np.zeros((g, g, g, g))  # [a, b, c, d] = Cov(theta_ab, theta_cd)
-    for a in range(g):
-        members = rows.is_positive & (rows.codes == a)
-        if members.any():
-            cov[a, :, a, :] += _cov(v10[members]) / members.sum()
-        else:
-            cov[a, :, a, :] = np.nan
-    for b in range(g):
-        members = ~rows.is_positive & (rows.codes == b)
-        if members.any():
-            cov[:, b, :, b] += _cov(v01[members]) / members.sum()
-        else:
-            cov[:, b, :, b] = np.nan
-    return cov.reshape(g * g, g * g)
 
 
 def xauc(
@@ -459,7 +386,7 @@ def xauc_from_sample(
     parts: IndividualContributions = in_time_order.in_input_order()
     n_pos = np.bincount(sample.group_codes[sample.event], minlength=g).astype(float)
     n_neg = np.bincount(sample.group_codes[~sample.event], minlength=g).astype(float)
-    rows = _BinaryRows(
+    rows = BinaryRows(
         index=sample.index,
         codes=readonly(sample.group_codes),
         is_positive=readonly(sample.event),
@@ -493,498 +420,15 @@ def xauc_from_sample(
         tied_tol=tied_tol,
         n_samples=sample.n_samples,
         pair_counts=counts,
-        covariance=_delong_covariance(rows, g, (n_pos, n_neg)),
+        covariance=delong_covariance(rows, g, (n_pos, n_neg)),
         group_sizes=sizes,
         confidence_level=confidence_level,
         rows=rows,
     )
 
 
-# -- summaries ----------------------------------------------------------------------------------
-def _code(result: XAUCResult, label: Any) -> int:
+def group_code(result: XAUCResult, label: Any) -> int:
     try:
         return result.groups.index(label)
     except ValueError:
         raise ValueError(f"group {label!r} is not in the result (groups: {list(result.groups)}).") from None
-
-
-def _wald(value: float, se: float, null: float, level: float) -> Estimate:
-    low, high = wald_interval(value, se, level)
-    interval = ConfidenceInterval(float(low[0]), float(high[0]))
-    return Estimate(float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level)
-
-
-def _balanced_parts(result: XAUCResult):
-    """Balanced xAUC values, DeLong variances and same-type covariances (each G or G x G)."""
-    rows = result.rows
-    g = len(result.groups)
-    pos, codes = rows.is_positive, rows.codes
-    n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
-    n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)
-    m, n = n_pos.sum(), n_neg.sum()
-    num = result.pair_counts.numerator
-    with np.errstate(invalid="ignore", divide="ignore"):
-        value1 = num.sum(axis=1) / (n_pos * n)  # xAUC^1(a) = P[R_1^a > R_0]
-        value0 = num.sum(axis=0) / (m * n_neg)  # xAUC^0(b) = P[R_1 > R_0^b]
-        # xAUC^1(a): positives of a vs all negatives
-        v10_all = rows.earlier_numerator.sum(axis=1) / n  # each positive vs all negatives
-        w_a = rows.later_numerator[~pos] / n_pos[None, :]  # each negative vs positives of a
-        # xAUC^0(b): all positives vs negatives of b
-        v10_b = rows.earlier_numerator[pos] / n_neg[None, :]
-        w_all = rows.later_numerator.sum(axis=1) / m  # each negative vs all positives
-    var1 = np.full(g, np.nan)
-    var0 = np.full(g, np.nan)
-    cov_neg = _cov(w_a) / n  # shared negatives between xAUC^1(a), xAUC^1(c)
-    cov_pos = _cov(v10_b) / m  # shared positives between xAUC^0(b), xAUC^0(d)
-    for k in range(g):
-        own_pos = pos & (codes == k)
-        own_neg = ~pos & (codes == k)
-        if n_pos[k] >= 2:
-            var1[k] = _cov(v10_all[own_pos][:, None])[0, 0] / n_pos[k] + cov_neg[k, k]
-        if n_neg[k] >= 2:
-            var0[k] = _cov(w_all[own_neg][:, None])[0, 0] / n_neg[k] + cov_pos[k, k]
-    cov1 = cov_neg.copy()
-    cov0 = cov_pos.copy()
-    np.fill_diagonal(cov1, var1)
-    np.fill_diagonal(cov0, var0)
-    cov1[np.isnan(value1), :] = np.nan
-    cov1[:, np.isnan(value1)] = np.nan
-    cov0[np.isnan(value0), :] = np.nan
-    cov0[:, np.isnan(value0)] = np.nan
-    return {1: (value1, cov1), 0: (value0, cov0)}
-
-
-def _pooled_parts(result: XAUCResult, positives: np.ndarray, negatives: np.ndarray) -> tuple[float, float]:
-    """Value and DeLong variance of P[R_1 > R_0] over pooled groups.
-
-    The positives of the groups flagged in ``positives`` (boolean, shape (G,)) against the
-    negatives of the groups flagged in ``negatives``: a two-sample U-statistic whose placement
-    values are row sums of the kernel's per-individual numerators. All groups on both sides give
-    the population AUC; one group on each side gives the cell and its DeLong variance exactly.
-    NaN value without a pair, NaN variance with fewer than two positives or negatives.
-    """
-    rows = result.rows
-    n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
-    n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)
-    m, n = n_pos[positives].sum(), n_neg[negatives].sum()
-    if m == 0 or n == 0:
-        return math.nan, math.nan
-    value = float(result.pair_counts.numerator[np.ix_(positives, negatives)].sum() / (m * n))
-    if m < 2 or n < 2:
-        return value, math.nan
-    v10 = rows.earlier_numerator[rows.is_positive & positives[rows.codes]][:, negatives].sum(axis=1) / n
-    v01 = rows.later_numerator[~rows.is_positive & negatives[rows.codes]][:, positives].sum(axis=1) / m
-    return value, float(_cov(v10[:, None])[0, 0] / m + _cov(v01[:, None])[0, 0] / n)
-
-
-def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> pd.DataFrame:
-    """Balanced xAUCs per group (Kallus & Zhou 2019, Definition 3) with DeLong intervals.
-
-    xAUC^1(a) = P[R_1^a > R_0]: positives of group a against all negatives;
-    xAUC^0(a) = P[R_1 > R_0^a]: all positives against negatives of group a.
-    Each is a two-sample U-statistic; its DeLong variance treats the pooled sample (all negatives,
-    respectively all positives) as one sample.
-
-    Parameters
-    ----------
-    result : XAUCResult
-    confidence_level : float, optional
-        Defaults to ``result.confidence_level``.
-
-    Returns
-    -------
-    DataFrame indexed by group with columns positives, negatives, xauc1, xauc1_se, xauc1_low,
-    xauc1_high, xauc0, xauc0_se, xauc0_low, xauc0_high (NaN where a group has no positive /
-    negative or fewer than two for the variance).
-
-    Notes
-    -----
-    Interval rule (the same for every probability-scale estimate of the binary family: the
-    cells of :func:`xauc`, the balanced and cross-group xAUCs, the AUCs): Wald on the logit
-    scale from the DeLong standard error, so the limits stay inside (0, 1); an estimate at 0 or
-    1, or with standard error 0, gets the raw Wald interval clipped to [0, 1]. Differences
-    (:func:`delta_balanced_xauc`, :func:`survfair.delta_between`) keep the raw-scale Wald interval.
-
-    Raises
-    ------
-    ValueError
-        If ``confidence_level`` is not in (0, 1).
-    """
-    level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
-    parts = _balanced_parts(result)
-    frame = pd.DataFrame(index=_group_index(result.groups))
-    frame["positives"] = [result.group_sizes[k]["positives"] for k in result.groups]
-    frame["negatives"] = [result.group_sizes[k]["negatives"] for k in result.groups]
-    for outcome in (1, 0):
-        value, cov = parts[outcome]
-        se = np.sqrt(np.clip(np.diag(cov), 0, None))
-        _add_estimate(frame, f"xauc{outcome}", value, se, level)
-    return frame
-
-
-def _add_estimate(frame: pd.DataFrame, name: str, value: np.ndarray, se: np.ndarray, level: float) -> None:
-    """Columns ``name``, ``name_se``, ``name_low``, ``name_high`` of a probability-scale estimate.
-
-    The one interval rule of the binary family: :func:`survfair._results.cell_wald_interval`,
-    Wald on the logit scale inside (0, 1), the raw Wald interval clipped to [0, 1] at 0 or 1 or
-    with se 0 -- the rule of the matrix intervals (``XAUCResult.confidence_interval``).
-    """
-    low, high = cell_wald_interval(value, se, level)
-    frame[name] = value
-    frame[f"{name}_se"] = se
-    frame[f"{name}_low"] = low
-    frame[f"{name}_high"] = high
-
-
-def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1) -> Estimate:
-    """Balanced xAUC disparity xAUC^y(a) - xAUC^y(b) (Kallus & Zhou 2019, Section 4, Definition 3).
-
-    ``outcome=1`` compares the positives of the two groups (against all negatives), ``outcome=0``
-    the negatives (against all positives). The DeLong covariance of the two terms comes from the
-    shared pooled sample.
-
-    Parameters
-    ----------
-    result : XAUCResult
-    a, b : hashable
-        Group labels of the result.
-    outcome : {1, 0}, default=1
-
-    Returns
-    -------
-    Estimate
-        Value, DeLong standard error, Wald interval on the raw scale (a difference; the balanced
-        xAUCs themselves get logit-Wald intervals, see :func:`balanced_xauc`) and p-value of
-        H0: no disparity.
-
-    Raises
-    ------
-    ValueError
-        If ``outcome`` is not 0 or 1, or ``a``/``b`` is not a group of the result.
-    """
-    if outcome not in (0, 1) or isinstance(outcome, bool):
-        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
-    i, j = _code(result, a), _code(result, b)
-    value, cov = _balanced_parts(result)[outcome]
-    variance = cov[i, i] + cov[j, j] - 2 * cov[i, j] if i != j else 0.0
-    return _wald(value[i] - value[j], math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan,
-                 0.0, result.confidence_level)
-
-
-def auc_decomposition(result: XAUCResult) -> pd.DataFrame:
-    """Proposition 1 of Kallus & Zhou (2019): the population AUC as weighted xAUCs.
-
-    AUC = sum_b P[A=b|Y=0] sum_a P[A=a|Y=1] xAUC(a, b)
-        = sum_a P[A=a|Y=1] xAUC^1(a)
-        = sum_b P[A=b|Y=0] xAUC^0(b),
-    with the empirical class-conditional group shares as weights (the identity then holds exactly
-    for the estimates).
-
-    Parameters
-    ----------
-    result : XAUCResult
-
-    Returns
-    -------
-    DataFrame with columns decomposition ("cells", "positives", "negatives"), a (positive's group,
-    None when pooled), b (negative's group, None when pooled), weight, xauc, contribution
-    (weight * xauc, 0 for an empty cell). Within each decomposition ``weight`` sums to 1 and
-    ``contribution`` to ``result.overall``.
-    """
-    groups = list(result.groups)
-    n_pos = np.array([result.group_sizes[k]["positives"] for k in groups], dtype=float)
-    n_neg = np.array([result.group_sizes[k]["negatives"] for k in groups], dtype=float)
-    share1, share0 = n_pos / n_pos.sum(), n_neg / n_neg.sum()
-    parts = _balanced_parts(result)
-    values = result.values
-    records = []
-    for i, a in enumerate(groups):
-        for j, b in enumerate(groups):
-            records.append(("cells", a, b, share1[i] * share0[j], values[i, j]))
-    records += [("positives", a, None, share1[i], parts[1][0][i]) for i, a in enumerate(groups)]
-    records += [("negatives", None, b, share0[j], parts[0][0][j]) for j, b in enumerate(groups)]
-    frame = pd.DataFrame(records, columns=["decomposition", "a", "b", "weight", "xauc"])
-    frame["contribution"] = np.where(frame["weight"] > 0, frame["weight"] * frame["xauc"], 0.0)
-    return frame
-
-
-# -- curves and diagnostics -----------------------------------------------------------------------
-@dataclass(frozen=True)
-class XROCCurve:
-    """A cross-ROC curve (Kallus & Zhou 2019, Definition 1) or a balanced xROC curve.
-
-    Attributes
-    ----------
-    kind : {"xroc", "balanced1", "balanced0"}
-        ``"xroc"``: TPR of group ``a``'s positives against FPR of group ``b``'s negatives.
-        ``"balanced1"``: positives of ``a`` against all negatives (``b`` is None).
-        ``"balanced0"``: all positives (``a`` is None) against negatives of ``b``.
-    a, b : hashable or None
-    thresholds : ndarray of shape (n_thresholds,)
-        Decreasing; the first is +inf (nothing classified positive), as in sklearn's roc_curve.
-    fpr : ndarray of shape (n_thresholds,)
-        P[R >= threshold | negative of the curve's negative set].
-    tpr : ndarray of shape (n_thresholds,)
-        P[R >= threshold | positive of the curve's positive set].
-    """
-
-    kind: str
-    a: Any
-    b: Any
-    thresholds: np.ndarray = field(repr=False)
-    fpr: np.ndarray = field(repr=False)
-    tpr: np.ndarray = field(repr=False)
-
-    def __post_init__(self):
-        for name in ("thresholds", "fpr", "tpr"):
-            object.__setattr__(self, name, readonly(np.asarray(getattr(self, name), dtype=float)))
-
-    @property
-    def area(self) -> float:
-        """Trapezoidal area under the curve; equals the corresponding (balanced) xAUC."""
-        return float(np.trapezoid(self.tpr, self.fpr))
-
-    def to_frame(self) -> pd.DataFrame:
-        """Columns threshold, fpr, tpr."""
-        return pd.DataFrame({"threshold": self.thresholds, "fpr": self.fpr, "tpr": self.tpr})
-
-
-def _roc(positive_scores: np.ndarray, negative_scores: np.ndarray):
-    from sklearn.metrics import roc_curve
-
-    labels = np.r_[np.ones(positive_scores.size), np.zeros(negative_scores.size)]
-    fpr, tpr, thresholds = roc_curve(labels, np.r_[positive_scores, negative_scores], drop_intermediate=False)
-    return thresholds, fpr, tpr
-
-
-def _scores(result: XAUCResult, label: Any, positive: bool, what: str) -> np.ndarray:
-    rows = result.rows
-    mask = rows.is_positive if positive else ~rows.is_positive
-    if label is not None:
-        mask = mask & (rows.codes == _code(result, label))
-    if not mask.any():
-        role = "positive" if positive else "negative"
-        raise ValueError(f"{what}: group {label!r} has no {role}, so the curve is undefined.")
-    return rows.score[mask]
-
-
-def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
-    """Cross-ROC curve xROC^{a,b} (Kallus & Zhou 2019, Definition 1).
-
-    Plots, over thresholds theta, the TPR of group ``a``, P[R >= theta | A=a, Y=1], against the
-    FPR of group ``b``, P[R >= theta | A=b, Y=0]. Its trapezoidal area equals xAUC(a, b),
-    tied scores included (the curve has one point per distinct score value, so ties give a
-    diagonal segment worth 1/2).
-
-    Parameters
-    ----------
-    result : XAUCResult
-    a : hashable
-        Group of the positives (y-axis).
-    b : hashable
-        Group of the negatives (x-axis).
-
-    Returns
-    -------
-    XROCCurve
-
-    Raises
-    ------
-    ValueError
-        If a label is not a group of the result, ``a`` has no positive or ``b`` no negative.
-
-    Notes
-    -----
-    Thresholds are the distinct score values (sklearn's ``roc_curve(drop_intermediate=False)``),
-    so the area equals ``result.matrix.loc[a, b]`` exactly when no two different scores are
-    within ``tied_tol`` of each other (always the case with the default 1e-8 unless scores are
-    that close).
-    """
-    thresholds, fpr, tpr = _roc(_scores(result, a, True, "xroc"), _scores(result, b, False, "xroc"))
-    return XROCCurve("xroc", a, b, thresholds, fpr, tpr)
-
-
-def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCurve:
-    """Balanced xROC curve of one group (Kallus & Zhou 2019, Definition 3, Fig. 2).
-
-    ``outcome=1``: TPR of the positives of ``group`` against the FPR of all negatives (area
-    xAUC^1(group)); ``outcome=0``: TPR of all positives against the FPR of the negatives of
-    ``group`` (area xAUC^0(group)).
-
-    Parameters
-    ----------
-    result : XAUCResult
-    group : hashable
-    outcome : {1, 0}, default=1
-
-    Returns
-    -------
-    XROCCurve
-
-    Raises
-    ------
-    ValueError
-        If ``outcome`` is not 0 or 1, ``group`` is not in the result or lacks the needed class.
-    """
-    if outcome not in (0, 1) or isinstance(outcome, bool):
-        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
-    if outcome == 1:
-        curve = _roc(_scores(result, group, True, "balanced_xroc"), _scores(result, None, False, "balanced_xroc"))
-        return XROCCurve("balanced1", group, None, *curve)
-    curve = _roc(_scores(result, None, True, "balanced_xroc"), _scores(result, group, False, "balanced_xroc"))
-    return XROCCurve("balanced0", None, group, *curve)
-
-
-def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negative") -> pd.Series:
-    """Conditional xAUC per individual (Kallus & Zhou 2019, Section 6, "Diagnostics").
-
-    ``role="negative"``: for every negative of group ``b``, the fraction of positives of group
-    ``a`` ranked above it, P[R_1^a > r_j] (ties 1/2). ``role="positive"``: for every positive of
-    group ``a``, the fraction of negatives of group ``b`` ranked below it, P[r_i > R_0^b]. Either
-    way the mean over the individuals in the role equals xAUC(a, b). These are the DeLong
-    placement values.
-
-    Parameters
-    ----------
-    result : XAUCResult
-    a : hashable
-        Group of the positives.
-    b : hashable
-        Group of the negatives.
-    role : {"negative", "positive"}, default="negative"
-
-    Returns
-    -------
-    pandas.Series of float, aligned to the analysed input rows (their index), NaN for rows not
-    in the role (other groups or the other class), named ``"conditional_xauc"``.
-
-    Raises
-    ------
-    ValueError
-        If ``role`` is unknown or ``a``/``b`` is not a group of the result.
-    """
-    role = check_option(role, "role", ("negative", "positive"))
-    i, j = _code(result, a), _code(result, b)
-    rows = result.rows
-    n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
-    n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)
-    v10, v01 = _placements(rows, (n_pos, n_neg))
-    if role == "negative":
-        values = np.where(~rows.is_positive & (rows.codes == j), v01[:, i], np.nan)
-    else:
-        values = np.where(rows.is_positive & (rows.codes == i), v10[:, j], np.nan)
-    return pd.Series(values, index=rows.index.copy(), name="conditional_xauc")
-
-
-def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) -> pd.DataFrame:
-    """Per-group metrics of the paper's Table 1 (values) and Table 2 (standard errors).
-
-    Table 1 of Kallus & Zhou (2019) reports per group ``a`` the AUC, the Brier score, the
-    cross-group xAUC (for group a of a pair (a, b): xAUC(a, b); for b: xAUC(b, a)) and the
-    balanced xAUC^1(a), xAUC^0(a). With more than two groups the "other" group is the union of
-    all groups but ``a``.
-
-    Parameters
-    ----------
-    result : XAUCResult
-    confidence_level : float, optional
-        Level of the ``*_low`` / ``*_high`` columns; defaults to ``result.confidence_level``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by group. Columns n, positives, negatives; auc = AUC^a = xAUC(a, a) (the
-        diagonal of ``result.matrix``); brier, brier_se: the Brier score
-        (1/n_a) sum_i (r_i - y_i)^2 with y_i = 1 for positives (Brier 1950), only defined when
-        the scores are probabilities in [0, 1] (otherwise NaN, with a warning), and the standard
-        deviation of the squared errors over sqrt(n_a); xauc_vs_others =
-        P[R_1^a > R_0^{A != a}], the positives of a against the negatives of every other group
-        (the table's "XAUC" row; with two groups xAUC(a, b) = ``result.matrix.loc[a, b]``);
-        xauc_others_vs = P[R_1^{A != a} > R_0^a], the positives of every other group against the
-        negatives of a (the reverse; with two groups xAUC(b, a) = ``result.matrix.loc[b, a]``);
-        xauc1 = xAUC^1(a) = P[R_1^a > R_0] and xauc0 = xAUC^0(a) = P[R_1 > R_0^a]
-        (Definition 3, as in :func:`balanced_xauc`). For each of auc, xauc_vs_others,
-        xauc_others_vs, xauc1 and xauc0 also the DeLong standard error ``*_se`` and the interval
-        ``*_low``, ``*_high``. NaN where a value has no pair (e.g. the cross-group columns with a
-        single group) or a variance needs two positives and two negatives.
-
-    Warns
-    -----
-    UserWarning
-        When scores lie outside [0, 1], so the Brier score is NaN; when the pooled AUC is below
-        0.5, so the score may be oriented against ``result.positive`` and the Brier score,
-        which needs P(y == positive), may be computed against the wrong class.
-
-    Notes
-    -----
-    Every interval here follows the one rule of the binary family (see :func:`balanced_xauc`):
-    Wald on the logit scale from the DeLong standard error, inside (0, 1); at 0 or 1, or with
-    se 0, the raw Wald interval clipped to [0, 1]. The AUC and, with two groups, the
-    cross-group columns therefore equal the matching cells of ``result.confidence_interval()``.
-    Each cross-group value is a two-sample U-statistic over pooled groups; its DeLong variance
-    treats the pooled sample as one sample.
-
-    References
-    ----------
-    Kallus, N. & Zhou, A. (2019), Section 5, Table 1 and Table 2 (Appendix C).
-
-    Examples
-    --------
-    >>> import survfair
-    >>> y = [1, 1, 0, 0, 1, 1, 0, 0]
-    >>> group = ["a"] * 4 + ["b"] * 4
-    >>> score = [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1]
-    >>> table = survfair.group_metrics(survfair.xauc(y, group, score))
-    >>> table[["auc", "xauc_vs_others", "xauc_others_vs", "xauc1", "xauc0"]]  # doctest: +NORMALIZE_WHITESPACE
-           auc  xauc_vs_others  xauc_others_vs  xauc1  xauc0
-    group
-    a      1.0            0.75            1.00  0.875  1.000
-    b      0.5            1.00            0.75  0.750  0.625
-    """
-    level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
-    rows = result.rows
-    g = len(result.groups)
-    balanced = balanced_xauc(result, level)
-    frame = pd.DataFrame(index=_group_index(result.groups))
-    frame["n"] = [result.group_sizes[k]["n"] for k in result.groups]
-    frame["positives"] = balanced["positives"]
-    frame["negatives"] = balanced["negatives"]
-    _add_estimate(frame, "auc", np.diag(result.values), np.diag(result.se.to_numpy()), level)
-    probabilities = bool(np.all((rows.score >= 0) & (rows.score <= 1)))
-    if not probabilities:
-        warnings.warn(
-            "scores are not probabilities in [0, 1]; the Brier score is undefined and reported as NaN.",
-            UserWarning,
-            stacklevel=2,
-        )
-    elif result.overall < 0.5:
-        warnings.warn(
-            f"the pooled AUC is {result.overall:.3f} < 0.5, so the score may be oriented against "
-            f"positive={result.positive!r}: the Brier score compares it with 1[y == {result.positive!r}] and needs "
-            f"P(y == {result.positive!r}), not the probability of the other class.",
-            UserWarning,
-            stacklevel=2,
-        )
-    brier, brier_se = [], []
-    squared = (rows.score - rows.is_positive.astype(float)) ** 2
-    for k in range(g):
-        errors = squared[rows.codes == k]
-        if not probabilities or errors.size == 0:
-            brier.append(math.nan)
-            brier_se.append(math.nan)
-            continue
-        brier.append(float(errors.mean()))
-        brier_se.append(float(errors.std(ddof=1) / math.sqrt(errors.size)) if errors.size > 1 else math.nan)
-    frame["brier"] = brier
-    frame["brier_se"] = brier_se
-    for name, own_positives in (("xauc_vs_others", True), ("xauc_others_vs", False)):
-        values, variances = np.full(g, np.nan), np.full(g, np.nan)
-        for k in range(g):
-            own = np.arange(g) == k
-            sides = (own, ~own) if own_positives else (~own, own)
-            values[k], variances[k] = _pooled_parts(result, *sides)
-        _add_estimate(frame, name, values, np.sqrt(np.clip(variances, 0, None)), level)
-    for outcome in (1, 0):
-        for suffix in ("", "_se", "_low", "_high"):
-            frame[f"xauc{outcome}{suffix}"] = balanced[f"xauc{outcome}{suffix}"]
-    return frame

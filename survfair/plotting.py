@@ -400,7 +400,7 @@ def plot_forest(
 
 
 def _curve(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
-    from ._xauc import XROCCurve
+    from ._xroc import XROCCurve
 
     if isinstance(value, XROCCurve):
         return value.fpr, value.tpr
@@ -430,7 +430,7 @@ def _xroc_label(curve: Any) -> str:
 
 def _xroc_entries(curves: Any) -> list[tuple[Any, Any]]:
     """``(label, curve)`` pairs from every accepted form of :func:`plot_xroc`'s ``curves``."""
-    from ._xauc import XROCCurve
+    from ._xroc import XROCCurve
 
     if isinstance(curves, XROCCurve):
         return [(_xroc_label(curves), curves)]

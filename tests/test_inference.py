@@ -21,7 +21,7 @@ from scipy import stats
 import survfair
 from survfair import _inference
 from survfair._censoring import fit_censoring
-from survfair._results import bootstrap_interval
+from survfair._intervals import bootstrap_interval
 from survfair._validation import check_survival_inputs
 from survfair._xci import estimate_xci
 from _brute import weighted_censoring_survival

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import survfair
-from survfair._results import cell_wald_interval
 
 
 def _perfect(n=20):
@@ -30,13 +29,6 @@ def test_estimates_on_the_boundary_get_point_intervals_without_warnings(ci):
     assert (low.to_numpy() == 1).all() and (high.to_numpy() == 1).all()
     assert tuple(between.confidence_interval) == (0.0, 0.0)
     assert (utilities["ci_low"] == 2).all()
-
-
-def test_probability_intervals_stay_in_the_unit_interval():
-    low, high = cell_wald_interval([1.0, 0.0, 0.5, np.nan, 0.9], [0.05, 0.05, 0.0, 0.1, np.nan], 0.95)
-    np.testing.assert_allclose(low[:3], [1 - 1.959963984540054 * 0.05, 0.0, 0.5])
-    np.testing.assert_allclose(high[:3], [1.0, 1.959963984540054 * 0.05, 0.5])
-    assert np.isnan(low[3:]).all() and np.isnan(high[3:]).all()
 
 
 def test_standard_errors_and_contrasts_do_not_need_the_covariance(data_factory):

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .._summaries import delta_between
-from .._xauc import XAUCResult, balanced_xauc, group_metrics, xauc
+from .._xauc import XAUCResult, xauc
+from .._xauc_summaries import balanced_xauc, group_metrics
 from .._xauc_t import xauc_t
 from ._errors import CLIError, library_errors, print_warning
 from ._options import column_roles, group_argument, match_groups, match_label
