@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._inference import bootstrap, check_inference_options, influence, warn_bootstrap_failures
+from ._bootstrap import bootstrap, warn_bootstrap_failures
+from ._inference import check_inference_options
+from ._influence import influence
 from ._intervals import (
     ConfidenceInterval,
     bootstrap_interval,

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
-from ._inference import censoring_multiplicity, influence_rows
+from ._influence import censoring_multiplicity, influence_rows
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
 from ._intervals import cell_wald_interval
 from ._results import json_safe, readonly

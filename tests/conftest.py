@@ -45,7 +45,7 @@ def with_fixed_se(result, se):
     cells are uncorrelated (influence rows se * I), for tests of what is built on the intervals."""
     import dataclasses
 
-    from survfair._inference import Influence
+    from survfair._influence import Influence
 
     k = len(result.groups) ** 2
     influence = Influence(se * np.eye(k), np.zeros(k), np.arange(k), None)

@@ -473,7 +473,7 @@ def test_python_dash_m_survfair():
 def test_audit_never_forms_the_cell_covariance(csv_file, monkeypatch, capsys):
     """Before: the audit built the G^2 x G^2 covariance (466 GiB for 500 groups of 2) just to
     print standard errors; now cells and Δs come from the influence rows."""
-    from survfair._inference import Influence
+    from survfair._influence import Influence
 
     def refuse(self):
         raise AssertionError("the audit formed the G^2 x G^2 covariance")

@@ -19,8 +19,8 @@ import pytest
 from scipy import stats
 
 import survfair
-from survfair import _inference
-from survfair._censoring import fit_censoring
+from survfair import _bootstrap, _influence
+from survfair._censoring import fit_censoring, inverse_censoring
 from survfair._intervals import bootstrap_interval
 from survfair._validation import check_survival_inputs
 from survfair._xci import estimate_xci
@@ -114,7 +114,7 @@ def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
     res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring)
     curves = res.censoring_curves
     sample, _ = check_survival_inputs(time, event, group, risk)
-    inf = _inference.influence(sample, res.pair_counts, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8,
+    inf = _influence.influence(sample, res.pair_counts, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8,
                                strict=False, censoring_estimated=False)
     k = np.array([[curves.evaluate(g, np.array([t]))[0] for g in range(2)] for t in time])
 
@@ -178,7 +178,7 @@ def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier
     # phi carries DeLong's sqrt(m / (m - 1)) on the pair terms; undo it through a fixed-weight twin
     sample = res.sample
     settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=False)
-    fixed = _inference.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
+    fixed = _influence.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     plain = _brute_plain_phi(time, event, group, risk, res)
     km_term = inf.cells - fixed.cells
     np.testing.assert_allclose(plain + km_term, derivative, rtol=1e-4, atol=1e-6)
@@ -205,7 +205,7 @@ def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring
     res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, strict=strict, ci="analytic")
     sample = res.sample
     settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=strict)
-    fixed = _inference.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
+    fixed = _influence.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     km_term = res.influence.cells - fixed.cells
     args = (time, event, group, risk)
     ones = np.ones(len(time))
@@ -229,7 +229,7 @@ def test_censoring_reference_keeps_the_weights_fixed():
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic",
                        censoring_reference=(time, event, group))
     sample = res.sample
-    fixed = _inference.influence(sample, res.pair_counts, method="ipcw", tau=3.0, curves=res.censoring_curves,
+    fixed = _influence.influence(sample, res.pair_counts, method="ipcw", tau=3.0, curves=res.censoring_curves,
                                  tied_tol=1e-8, strict=False, censoring_estimated=False)
     np.testing.assert_array_equal(res.covariance, fixed.covariance)
     refit = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
@@ -308,7 +308,7 @@ def test_jackknife_is_exact_for_the_naive_estimator():
     time, event, group, risk = _cohort(60, seed=2, n_groups=2, ties=True)
     sample, _ = check_survival_inputs(time, event, group, risk)
     res = survfair.xci(time, event, group, risk, method="naive")
-    inf = _inference.influence(
+    inf = _influence.influence(
         sample, res.pair_counts, method="naive", tau=None, curves=None, tied_tol=1e-8, strict=False
     )
     for k in [0, 5, 17, 33, 59]:
@@ -337,7 +337,7 @@ def test_bootstrap_replicate_equals_estimator_refitted_on_the_resample(censoring
     sample, _ = check_survival_inputs(time, event, group, risk)
     tau = 3.0
     seed = np.random.SeedSequence(123)
-    draws = _inference.bootstrap(
+    draws = _bootstrap.bootstrap(
         sample, method="ipcw", tau=tau, censoring=censoring, fixed_curves=None, tied_tol=1e-8,
         strict=False, n_resamples=3, random_state=seed, progress=False,
     )[0]
@@ -345,7 +345,7 @@ def test_bootstrap_replicate_equals_estimator_refitted_on_the_resample(censoring
     order = np.argsort(sample.time, kind="stable")
     codes = sample.group_codes[order]
     members = tuple(np.flatnonzero(codes == s) for s in np.unique(codes))
-    mult = _inference._multiplicity(members, sample.n_samples, np.random.SeedSequence(123).spawn(3)[0])
+    mult = _bootstrap._multiplicity(members, sample.n_samples, np.random.SeedSequence(123).spawn(3)[0])
     rows = order[np.repeat(np.arange(sample.n_samples), mult)]
     resample, _ = check_survival_inputs(time[rows], event[rows], group[rows], risk[rows])
     curves = fit_censoring(resample, censoring)
@@ -360,16 +360,16 @@ def test_fast_censoring_refit_equals_scikit_survival():
     time, event, group, risk = _cohort(400, seed=9, ties=True)
     order = np.argsort(time, kind="stable")
     t, e, g = time[order], event[order], group[order]
-    grids = _inference._grids(t, g, "group", 2)
+    grids = _bootstrap._grids(t, g, "group", 2)
     rng = np.random.default_rng(0)
     mult = rng.multinomial(400, np.full(400, 1 / 400))
     rows = np.repeat(np.arange(400), mult)
-    problem = _inference._Problem(
+    problem = _bootstrap._Problem(
         time=t, event=e, codes=g, risks=(risk,), n_groups=2, method="ipcw", tau=None, tied_tol=1e-8,
         strict=False, censoring="group", fixed_curves=None, grids=grids,
         strata_members=(np.arange(400),),
     )
-    inverse = _inference._refit_inverse(problem, mult)
+    inverse = _bootstrap._refit_inverse(problem, mult)
     resample, _ = check_survival_inputs(t[rows], e[rows], g[rows], risk[rows])
     curves = fit_censoring(resample, "group")
     probe = np.r_[t[rows], np.linspace(0, t.max() * 1.1, 57)]
@@ -568,10 +568,10 @@ def test_influence_does_not_depend_on_the_order_of_the_contributions():
                     censoring_estimated=True)
     _, _, in_time_order = count_pairs_and_contributions(
         sample.time, sample.event, sample.group_codes, sample.risk, 3,
-        inverse_k=_inference.inverse_censoring(res.censoring_curves), tau=3.0,
+        inverse_k=inverse_censoring(res.censoring_curves), tau=3.0,
     )
     parts = in_time_order.in_input_order()
     assert parts.order is None
-    from_input_order = _inference.influence(sample, res.pair_counts, contributions=parts, **settings)
+    from_input_order = _influence.influence(sample, res.pair_counts, contributions=parts, **settings)
     np.testing.assert_allclose(from_input_order.cells, res.influence.cells, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(from_input_order.overall, res.influence.overall, rtol=1e-12, atol=1e-15)

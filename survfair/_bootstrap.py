@@ -1,0 +1,278 @@
+"""The stratified bootstrap of the xCI matrix, censoring refitted per replicate.
+
+Individuals are resampled with replacement within strata (group, or group x event), the censoring
+survival is refitted on every replicate (Kaplan-Meier per group or pooled, numerically identical to
+:func:`survfair._censoring.fit_censoring`, computed from the multiplicities in O(n) instead of
+scikit-survival's per-row Python loop), and the replicate is counted by the same kernel
+(:func:`survfair._kernel.count_pairs`). Per-replicate seeds are spawned from one
+:class:`numpy.random.SeedSequence` up front, so the numbers are identical for any ``n_jobs`` and
+any joblib backend, including ``with joblib.parallel_backend("dask"):``.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
+from ._exceptions import UndefinedXCIWarning, listed
+from ._kernel import count_pairs
+from ._memory import require_memory
+from ._results import BootstrapDraws
+from ._validation import SurvivalSample, check_random_state
+
+__all__ = ["bootstrap", "warn_bootstrap_failures"]
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """Everything a worker needs, sorted by time once (pickled once per task for process backends)."""
+
+    time: np.ndarray
+    event: np.ndarray
+    codes: np.ndarray
+    risks: tuple  # one risk vector per model (paired bootstrap shares the resamples)
+    n_groups: int
+    method: str
+    tau: float | None
+    tied_tol: float
+    strict: bool
+    censoring: str | None  # "group" / "pooled": refit per replicate; None: naive or fixed curves
+    fixed_curves: CensoringCurves | None
+    grids: tuple  # per censoring curve: (member rows, grid index of each member, grid times)
+    strata_members: tuple  # rows of each stratum
+
+
+def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
+    """Per curve: rows it is fitted on, their index into the curve's sorted unique times, the times."""
+    out = []
+    subsets = [np.arange(time.shape[0])] if kind == "pooled" else [np.flatnonzero(codes == g) for g in range(n_groups)]
+    for rows in subsets:
+        grid, index = np.unique(time[rows], return_inverse=True)
+        out.append((rows, index.astype(np.intp), grid))
+    return tuple(out)
+
+
+def _km_censoring(index: np.ndarray, event: np.ndarray, weight: np.ndarray, size: int):
+    """Censoring survival from bootstrap multiplicities on a fixed grid of times.
+
+    Returns (K at every grid time, index of the last grid time with a resampled row, or -1).
+    """
+    total = np.bincount(index, weights=weight, minlength=size)
+    events = np.bincount(index, weights=weight * event, minlength=size)
+    present = np.flatnonzero(total > 0)
+    last = int(present[-1]) if present.size else -1
+    return kaplan_meier_from_counts(total, events), last
+
+
+def _refit_inverse(problem: _Problem, multiplicity: np.ndarray):
+    """``inverse_k(g, times)`` of the censoring curves refitted on the replicate's multiplicities."""
+    curves = []
+    for members, index, grid in problem.grids:
+        weight = multiplicity[members].astype(float)
+        prob, last = _km_censoring(index, problem.event[members].astype(float), weight, grid.shape[0])
+        with np.errstate(divide="ignore"):
+            inverse_grid = 1.0 / prob
+        if last < 0:
+            inverse_grid[:] = np.nan
+        else:  # beyond the curve's last resampled time K is 0 (curve reached 0) or undefined
+            inverse_grid[last + 1:] = np.inf if prob[last] == 0 else np.nan
+        # position -1 (before the first grid time) maps to the appended K = 1
+        curves.append((grid, np.append(inverse_grid, 1.0)))
+
+    def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
+        grid, inverse_grid = curves[0] if problem.censoring == "pooled" else curves[group_index]
+        return inverse_grid[np.searchsorted(grid, times, side="right") - 1]
+
+    return inverse
+
+
+def _multiplicity(strata_members: tuple, n: int, seed: np.random.SeedSequence) -> np.ndarray:
+    """How often each row is drawn: n_s draws with replacement within every stratum s."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros(n, dtype=np.int64)
+    for members in strata_members:
+        draws = rng.integers(0, members.shape[0], size=members.shape[0])
+        out[members] = np.bincount(draws, minlength=members.shape[0])
+    return out
+
+
+def _replicate(problem: _Problem, seed: np.random.SeedSequence):
+    """One bootstrap replicate for every model: (cells (M, G, G), overall (M,), failed (M,))."""
+    multiplicity = _multiplicity(problem.strata_members, problem.time.shape[0], seed)
+    rows = np.repeat(np.arange(problem.time.shape[0]), multiplicity)  # stays sorted by time
+    time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
+    inverse_k = None
+    if problem.method == "ipcw":
+        if problem.censoring is None:
+            inverse_k = inverse_censoring(problem.fixed_curves)
+        else:
+            inverse_k = _refit_inverse(problem, multiplicity)
+    g = problem.n_groups
+    n_models = len(problem.risks)
+    cells = np.full((n_models, g, g), np.nan)
+    overall = np.full(n_models, np.nan)
+    failed = np.zeros(n_models, dtype=bool)
+    in_time_order = np.arange(rows.shape[0])  # the resample is already sorted by time
+    for m, risk in enumerate(problem.risks):
+        counts, bad = count_pairs(
+            time, event, codes, risk[rows], g,
+            inverse_k=inverse_k, tau=problem.tau, tied_tol=problem.tied_tol, strict=problem.strict,
+            order=in_time_order,
+        )
+        den = counts.denominator
+        if bad is not None or not np.isfinite(den).all() or den.sum() <= 0:
+            failed[m] = True
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cells[m] = np.where(den > 0, counts.numerator / np.where(den > 0, den, 1.0), np.nan)
+        overall[m] = counts.numerator.sum() / den.sum()
+    return cells, overall, failed
+
+
+def _run_batch(problem: _Problem, seeds: list):
+    results = [_replicate(problem, seed) for seed in seeds]
+    return (
+        np.stack([r[0] for r in results]),
+        np.stack([r[1] for r in results]),
+        np.stack([r[2] for r in results]),
+    )
+
+
+def _show_progress(progress: bool) -> bool:
+    try:
+        return bool(progress) and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def bootstrap(
+    sample: SurvivalSample,
+    risks: list[np.ndarray] | None = None,
+    *,
+    method: str,
+    tau: float | None,
+    censoring: str | None,
+    fixed_curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+    n_resamples: int,
+    random_state=None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    stratify: str | None = "group",
+) -> list[BootstrapDraws]:
+    """Bootstrap replicates of the xCI matrix and pooled C, for one or several risk scores.
+
+    Parameters
+    ----------
+    sample : SurvivalSample
+        Validated data (its ``risk`` is used when ``risks`` is None).
+    risks : list of ndarray of shape (n_samples,), optional
+        Several risk scores on the same people: every replicate resamples the same individuals
+        for all of them (paired bootstrap).
+    method, tau, tied_tol, strict
+        Settings of the estimator.
+    censoring : {"group", "pooled"} or None
+        For IPCW, how K is refitted in each replicate; None keeps ``fixed_curves`` (used when a
+        separate ``censoring_reference`` sample was given: that sample is not resampled).
+    fixed_curves : CensoringCurves or None
+    n_resamples : int
+        Number of replicates B.
+    random_state : None, int, Generator, RandomState or SeedSequence
+        Root of the per-replicate seeds (spawned up front, so results do not depend on ``n_jobs``).
+    n_jobs : int or None
+        Parallel jobs (joblib; threads by default -- the kernel releases the GIL -- or whatever
+        backend is active, e.g. ``with joblib.parallel_backend("dask"):``).
+    progress : bool, default=True
+        Show a tqdm progress bar (only when stderr is a terminal).
+    stratify : {"group", "group_event", None}, default="group"
+        Resample within groups (every replicate keeps each group's size), within group x event
+        strata, or from the whole sample.
+
+    Returns
+    -------
+    list of BootstrapDraws
+        One per risk score.
+    """
+    import joblib
+    from tqdm.auto import tqdm
+
+    risks = [sample.risk] if risks is None else list(risks)
+    g2 = sample.n_groups**2
+    # the batches' replicates and their concatenation are alive together
+    require_memory(2 * 8.0 * n_resamples * len(risks) * g2,
+                   f"{n_resamples} bootstrap replicates of {g2} cells", ("groups", "fewer_resamples", "no_intervals"))
+    order = np.argsort(sample.time, kind="stable")
+    time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
+    if stratify == "group":
+        strata = codes
+    elif stratify == "group_event":
+        strata = codes * 2 + event.astype(np.intp)
+    else:
+        strata = np.zeros_like(codes)
+    refit = method == "ipcw" and censoring is not None
+    grids = _grids(time, codes, censoring, sample.n_groups) if refit else ()
+    problem = _Problem(
+        time=time,
+        event=event,
+        codes=codes,
+        risks=tuple(np.ascontiguousarray(r[order]) for r in risks),
+        n_groups=sample.n_groups,
+        strata_members=tuple(np.flatnonzero(strata == s) for s in np.unique(strata)),
+        method=method,
+        tau=tau,
+        tied_tol=tied_tol,
+        strict=strict,
+        censoring=censoring if refit else None,
+        fixed_curves=None if refit else fixed_curves,
+        grids=grids,
+    )
+    root = check_random_state(random_state)
+    seeds = root.spawn(int(n_resamples))
+    n_workers = joblib.effective_n_jobs(n_jobs)
+    n_batches = min(len(seeds), max(1, 8 * n_workers))
+    bounds = np.linspace(0, len(seeds), n_batches + 1).astype(int)
+    batches = [seeds[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+    parallel = joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
+    outputs = []
+    with tqdm(total=len(seeds), desc="bootstrap", unit="rep", disable=not _show_progress(progress)) as bar:
+        for out in parallel(joblib.delayed(_run_batch)(problem, batch) for batch in batches):
+            outputs.append(out)
+            bar.update(out[0].shape[0])
+    cells = np.concatenate([o[0] for o in outputs])  # (B, M, G, G)
+    overall = np.concatenate([o[1] for o in outputs])  # (B, M)
+    failed = np.concatenate([o[2] for o in outputs])  # (B, M)
+    entropy = int(root.entropy) if isinstance(root.entropy, (int, np.integer)) else 0
+    draws = []
+    for m in range(len(risks)):
+        undefined = np.isnan(cells[:, m]).sum(axis=0)
+        draws.append(
+            BootstrapDraws(cells[:, m], overall[:, m], int(failed[:, m].sum()), undefined, stratify, entropy)
+        )
+    return draws
+
+
+def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: int = 3) -> None:
+    """Warn how many replicates failed or left a cell undefined (those are NaN and skipped)."""
+    n = draws.cells.shape[0]
+    if draws.n_failed:
+        warnings.warn(
+            f"{draws.n_failed} of {n} bootstrap replicates could not be estimated (no comparable pair, "
+            "or a censoring survival of 0 used as a weight); they are NaN and left out of the intervals.",
+            UndefinedXCIWarning,
+            stacklevel=stacklevel,
+        )
+    partial = np.argwhere((draws.n_undefined > draws.n_failed) & (draws.n_undefined < n))
+    if partial.size:
+        cells = listed(
+            f"({groups[a]!r}, {groups[b]!r}): {int(draws.n_undefined[a, b] - draws.n_failed)}" for a, b in partial
+        )
+        warnings.warn(
+            f"bootstrap replicates in which a cell had no comparable pair (NaN, left out): {cells}.",
+            UndefinedXCIWarning,
+            stacklevel=stacklevel,
+        )

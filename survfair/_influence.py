@@ -1,0 +1,493 @@
+"""Influence functions of the xCI matrix: the analytic (U-statistic) covariance and the jackknife.
+
+Analytic variance
+-----------------
+Every cell is a ratio of two pair sums, ``xCI_ab = N_ab / D_ab``, with
+``N_ab = sum_{i in a, j in b} w_ij h_ij`` and ``D_ab = sum w_ij`` over comparable pairs
+(eq. 4 / eq. 7 of Wang et al. 2026). Linearising the ratio, ``xCI_ab - theta ~ (N_ab - theta D_ab) / D_ab``,
+and the numerator is a (one- or two-sample) U-statistic of the individuals. Its Hajek projection
+is a sum over individuals of each one's share of the pairs it belongs to: for individual k,
+
+    psi_k(ab) = [num_k(ab) - xCI_ab den_k(ab)]
+
+where ``num_k`` / ``den_k`` are k's weighted numerator / denominator as the EARLIER member of the
+pairs of cell (a, b) (when k is in a) plus as the LATER member (when k is in b); these are the
+DeLong structural components (placement values) generalised to censored, weighted pairs and are
+computed for all cells by the same kernel passes that count the pairs
+(:func:`survfair._kernel.count_pairs_and_contributions`, O(G^2 n log n)). A pair contributes to both of its members,
+and that is exactly what the projection needs: ``sum_k psi_k = 2 (N - theta D) = 0`` and
+``Var(N - theta D) ~ sum_k psi_k^2``. The covariance of two cells is
+
+    Cov(xCI_ab, xCI_cd) = sum_k phi_k(ab) phi_k(cd),
+    phi_k(ab) = [s^E_ab psi^E_k(ab) + s^L_ab psi^L_k(ab)] / D_ab,
+
+with psi^E / psi^L the earlier / later parts of psi and ``s = sqrt(m / (m - 1))`` the small-sample
+factor of DeLong et al. (1988) for the ``m`` individuals that take that role in the cell (``m`` =
+individuals with a positive earlier / later weight in the cell). With one group and no censoring,
+when every event precedes every censoring-free "control" (a binary outcome), this is exactly the
+DeLong variance of the AUC (tested). The factor changes the variance by O(1/n); without it the
+estimator is the plain Hajek / infinitesimal-jackknife variance.
+
+Estimated censoring weights (IPCW)
+----------------------------------
+When the censoring survival is fitted on the evaluated rows (``xci`` without a
+``censoring_reference``), the weights ``1 / (K_a(t_i) K_b(t_i))`` are themselves estimates, and
+each individual also moves the estimate through the Kaplan-Meier fits. Linearising the KM,
+``log K_c(t) - log K_c^0(t) ~ -sum_{k in c} int_0^t dM_k(s) / (Y_c(s) - C_c(s))`` with M_k the
+censoring martingale of k (Y_c at risk of censoring at s after the events at s leave, C_c censored
+at s), and the pair's weight changes by ``-w_ij (dlog K_a + dlog K_b)(t_i)``. Summed over the pairs,
+k in curve c adds to psi_k(ab)
+
+    mult_c(ab) [ 1{k censored} F_ab(t_k) / (Y_c - C_c)(t_k)
+                 - sum_{s <= t_k, k at risk of censoring at s} F_ab(s) C_c(s) / (Y_c (Y_c - C_c))(s) ],
+
+with ``F_ab(s) = sum_{i in a, t_i >= s} psi^E_i(ab)`` and ``mult_c(ab)`` the number of the pair's
+two K factors that are curve c's (curve = group with ``censoring="group"``, one curve when
+pooled). This is exactly the derivative of the estimate, KM refitted, in row k's case weight (the
+infinitesimal jackknife; tested against finite differences of an O(n^2) case-weighted
+estimator), computed in one O(n G^2) sweep up the time order. It sums to zero over k. In large
+samples it can only shrink the variance (estimating the weights is at least as efficient as
+knowing them); in a given sample it may move a standard error either way, usually by under 1%.
+With a ``censoring_reference`` the curves come from other rows and are treated as fixed (known).
+
+The pooled C (Proposition 4.1; Harrell's / Uno's C) is the ratio of the sums over all cells, so its
+influence is built from the same contributions summed over cells.
+
+Jackknife (for the BCa acceleration)
+------------------------------------
+Deleting individual k removes exactly the pairs k belongs to, so the delete-one estimate of every
+cell is ``(N_ab - num_k(ab)) / (D_ab - den_k(ab))`` -- exact for the naive estimator and exact
+with the censoring weights held fixed for IPCW (BCa only needs its skewness) -- computed in O(n G^2) from the same
+contributions, where re-running the estimator n times would cost O(n^2 log n).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._censoring import CensoringCurves, inverse_censoring
+from ._jit import cached_njit
+from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions
+from ._memory import require_memory
+from ._validation import SurvivalSample
+
+__all__ = ["Influence", "influence", "influence_rows", "censoring_multiplicity"]
+
+
+@dataclass(frozen=True)
+class Influence:
+    """Per-individual influence of every cell and of the pooled C.
+
+    Attributes
+    ----------
+    cells : ndarray of shape (n_samples, G*G)
+        ``phi_k(ab)`` (row-major cells) of input row k, scaled so that ``cells.T @ cells`` is the
+        covariance of the cells. Columns of undefined cells (no weighted comparable pair) are NaN.
+    overall : ndarray of shape (n_samples,)
+        The same for the pooled C; ``overall @ overall`` is its variance.
+    covariance : ndarray of shape (G*G, G*G)
+        Covariance of the cells.
+    overall_variance : float
+        Variance of the pooled C.
+    jackknife : ndarray of shape (n_samples, G*G)
+        Delete-one estimates of every cell (censoring weights held fixed); computed on first
+        access (only BCa intervals need it).
+    jackknife_overall : ndarray of shape (n_samples,)
+        Delete-one estimates of the pooled C.
+
+    The rows are computed in the kernel's time order (``order[m]`` is the input row of row m) and
+    put in input order only when ``cells`` / ``overall`` are read (paired comparisons); the
+    variances do not depend on the order of the rows.
+    """
+
+    cells_in_time_order: np.ndarray = field(repr=False)
+    overall_in_time_order: np.ndarray = field(repr=False)
+    order: np.ndarray = field(repr=False)
+    # what the delete-one estimates are made of: k's summed numerator / denominator per cell
+    # (n_samples, G*G), and the totals of the point estimate (G*G,)
+    _leave_out: tuple = field(repr=False)
+
+    @functools.cached_property
+    def cells(self) -> np.ndarray:
+        return _in_input_order(self.cells_in_time_order, self.order)
+
+    @functools.cached_property
+    def overall(self) -> np.ndarray:
+        return _in_input_order(self.overall_in_time_order, self.order)
+
+    @functools.cached_property
+    def covariance(self) -> np.ndarray:
+        """The G^2 x G^2 covariance, built on first request (only paired contrasts of many cells
+        or a user asking for it need it; standard errors never do)."""
+        n_cells = self.cells_in_time_order.shape[1]
+        require_memory(8.0 * n_cells**2, f"the covariance of the {n_cells} cells ({n_cells} x {n_cells})",
+                       ("groups",))
+        covariance = self.cells_in_time_order.T @ self.cells_in_time_order
+        covariance.flags.writeable = False
+        return covariance
+
+    def cell_se(self) -> np.ndarray:
+        """Standard error of every cell, shape (G*G,): the root of the diagonal of the covariance,
+        computed column by column without forming it (NaN for undefined cells)."""
+        rows = self.cells_in_time_order
+        return np.sqrt(np.einsum("ij,ij->j", rows, rows))
+
+    def difference_se(self, first: np.ndarray, second: np.ndarray, chunk: int = 256) -> np.ndarray:
+        """Standard errors of the cell differences theta[first[k]] - theta[second[k]].
+
+        The same numbers as :meth:`contrast_se` with weights +1/-1 on the two cells, for many
+        pairs at once: the rows of each difference are formed ``chunk`` pairs at a time, so the
+        cost is O(n x pairs) and the memory O(n x chunk), with no G^2-long weight vector.
+        """
+        rows = self.cells_in_time_order
+        se = np.empty(len(first))
+        for start in range(0, len(first), chunk):
+            stop = start + chunk
+            diff = rows[:, first[start:stop]] - rows[:, second[start:stop]]
+            se[start:stop] = np.sqrt(np.einsum("ij,ij->j", diff, diff))
+        return se
+
+    def contrast_se(self, weights: np.ndarray) -> np.ndarray:
+        """Standard errors of the contrasts ``weights @ vec(matrix)`` (one row of weights each).
+
+        Var(w . theta) = sum_k (phi_k . w)^2, read from the influence rows of the cells that the
+        contrasts use, so it costs O(n x cells used) and never forms the covariance. NaN where a
+        contrast gives non-zero weight to an undefined cell.
+        """
+        weights = np.atleast_2d(np.asarray(weights, dtype=float))
+        used = np.flatnonzero((weights != 0).any(axis=0))
+        rows = self.cells_in_time_order[:, used]
+        undefined = np.isnan(rows).any(axis=0)
+        projected = np.where(np.isnan(rows), 0.0, rows) @ weights[:, used].T
+        se = np.sqrt(np.einsum("ij,ij->j", projected, projected))
+        se[(weights[:, used][:, undefined] != 0).any(axis=1)] = np.nan
+        return se
+
+    @property
+    def overall_variance(self) -> float:
+        return float(self.overall_in_time_order @ self.overall_in_time_order)
+
+    @functools.cached_property
+    def jackknife(self) -> np.ndarray:
+        numerator, denominator, k_num, k_den = self._leave_out_sums
+        with np.errstate(invalid="ignore", divide="ignore"):
+            left_den = denominator - k_den
+            return np.where(left_den > 0, (numerator - k_num) / np.where(left_den > 0, left_den, 1.0), np.nan)
+
+    @functools.cached_property
+    def jackknife_overall(self) -> np.ndarray:
+        numerator, denominator, k_num, k_den = self._leave_out_sums
+        total_num, total_den = numerator.sum(), denominator.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            left = total_den - k_den.sum(axis=1)
+            return np.where(left > 0, (total_num - k_num.sum(axis=1)) / np.where(left > 0, left, 1.0), np.nan)
+
+    @functools.cached_property
+    def _leave_out_sums(self):
+        """Removing k removes exactly the pairs k belongs to: k's sums per cell, both roles."""
+        numerator, denominator, codes, contrib, g = self._leave_out
+        contrib = contrib.in_input_order()
+        n = codes.shape[0]
+        rows = np.arange(n)[:, None]
+        e_cell = codes[:, None] * g + np.arange(g)[None, :]
+        l_cell = np.arange(g)[None, :] * g + codes[:, None]
+        k_num = np.zeros((n, g * g))
+        k_den = np.zeros((n, g * g))
+        k_num[rows, e_cell] += contrib.earlier_numerator
+        k_num[rows, l_cell] += contrib.later_numerator
+        k_den[rows, e_cell] += contrib.earlier_denominator
+        k_den[rows, l_cell] += contrib.later_denominator
+        return numerator, denominator, k_num, k_den
+
+
+def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    out = np.empty_like(values)
+    out[order] = values
+    out.flags.writeable = False
+    return out
+
+
+@cached_njit(nogil=True)
+def _role_factor(count):
+    """DeLong's sqrt(m / (m - 1)); 1 where m <= 1 (a lone member's component is exactly 0)."""
+    return math.sqrt(count / (count - 1)) if count > 1 else 1.0
+
+
+@cached_njit(nogil=True)
+def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_den, pooled, inv_total,
+                    curve_of, mult, cells, overall):
+    """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
+
+    Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
+    (sequential writes; the covariance does not depend on the order of the rows). A non-empty
+    ``mult`` adds the Kaplan-Meier term of estimated weights: ``curve_of[g]`` is the censoring curve
+    of group g's rows (all 0 when pooled) and ``mult[c, a*G + b]`` how many of the inverse-K factors
+    of a pair of cell (a, b) are curve c's (see :func:`censoring_multiplicity`). For a cell (a, b),
+    F_ab(s) = sum_{i in a, t_i >= s} psi^E_i(ab) is the cell's sensitivity to the censoring hazard at
+    s, and k in curve c adds mult_c(ab) [1{k censored} F(t_k) / (Y_c - C_c)(t_k)
+    - sum_{s at which k is at risk of censoring} F(s) C_c(s) / (Y_c (Y_c - C_c))(s)] (Y: at risk of
+    censoring, C: censored at s), the derivative of 1 / (K_a(t_i) K_b(t_i)) through the KM fit.
+    """
+    n, g = e_num.shape
+    g2 = g * g
+    n_curves = mult.shape[0]
+    # first sweep: members per role and cell (DeLong's factor), curve sizes, the cells' psi^E sums
+    m_e = np.zeros(g2)
+    m_l = np.zeros(g2)
+    overall_e = 0
+    overall_l = 0
+    size = np.zeros(max(n_curves, 1))
+    total = np.zeros(g2)  # 0 up to rounding at theta-hat; kept exact so F ends at 0
+    total_overall = np.zeros(g2)
+    for m in range(n):
+        a = codes[m]
+        earlier = False
+        later = False
+        for b in range(g):
+            if e_den[m, b] > 0:
+                m_e[a * g + b] += 1
+                earlier = True
+            if l_den[m, b] > 0:
+                m_l[b * g + a] += 1
+                later = True
+            total[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
+            total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
+        overall_e += earlier
+        overall_l += later
+        if n_curves > 0:
+            size[curve_of[a]] += 1
+    factor_e = np.array([_role_factor(x) for x in m_e])
+    factor_l = np.array([_role_factor(x) for x in m_l])
+    overall_factor_e = _role_factor(overall_e)
+    overall_factor_l = _role_factor(overall_l)
+
+    curves = max(n_curves, 1)
+    # the cells whose weights involve curve c (2G - 1 of them per group curve): the sweep's loops
+    curve_cells = np.zeros((curves, g2), np.int64)
+    curve_n_cells = np.zeros(curves, np.int64)
+    for c in range(n_curves):
+        for cell in range(g2):
+            if mult[c, cell] > 0:
+                curve_cells[c, curve_n_cells[c]] = cell
+                curve_n_cells[c] += 1
+    below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
+    below_overall = np.zeros(g2)
+    compensator = np.zeros((curves, g2))
+    compensator_overall = np.zeros(curves)
+    passed = np.zeros(curves)
+    deaths = np.zeros(curves)
+    censored = np.zeros(curves)
+    jump = np.zeros(curves)
+    rate = np.zeros(curves)
+    sensitivity = np.zeros(g2)
+    sensitivity_overall = np.zeros(curves)
+    row = np.empty(g2)
+    start = 0
+    while start < n:
+        end = start + 1
+        while end < n and time[end] == time[start]:
+            end += 1
+        if n_curves > 0:
+            deaths[:] = 0.0
+            censored[:] = 0.0
+            for m in range(start, end):
+                if event[m]:
+                    deaths[curve_of[codes[m]]] += 1
+                else:
+                    censored[curve_of[codes[m]]] += 1
+            for c in range(n_curves):
+                jump[c] = 0.0
+                rate[c] = 0.0
+                if censored[c] == 0:  # no row of c jumps here and c's compensators do not grow
+                    continue
+                # events leave the risk set before the censorings at a tied time (the KM convention)
+                at_risk = size[c] - passed[c] - deaths[c]
+                left = at_risk - censored[c]
+                if left > 0:  # left == 0: K_c drops to 0, no finite weight beyond
+                    jump[c] = 1.0 / left
+                    rate[c] = censored[c] / (at_risk * left)
+                sensitivity_overall[c] = 0.0
+                for j in range(curve_n_cells[c]):
+                    cell = curve_cells[c, j]
+                    sensitivity[cell] = total[cell] - below[cell]
+                    sensitivity_overall[c] += mult[c, cell] * (total_overall[cell] - below_overall[cell])
+        for m in range(start, end):
+            a = codes[m]
+            row[:] = 0.0
+            psi_e = 0.0
+            psi_l = 0.0
+            for b in range(g):
+                e = a * g + b  # k as the earlier member: cell (a, b)
+                el = b * g + a  # k as the later member: cell (b, a)
+                earlier = e_num[m, b] - theta[e] * e_den[m, b]
+                earlier_overall = e_num[m, b] - pooled * e_den[m, b]
+                row[e] += factor_e[e] * earlier
+                row[el] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b])
+                psi_e += earlier_overall
+                psi_l += l_num[m, b] - pooled * l_den[m, b]
+                # F of the later blocks counts k (F of this block was taken before the loop)
+                below[e] += earlier
+                below_overall[e] += earlier_overall
+            value_overall = overall_factor_e * psi_e + overall_factor_l * psi_l
+            if n_curves > 0:
+                c = curve_of[a]
+                if event[m]:  # an event at s is not at risk of censoring at s
+                    for j in range(curve_n_cells[c]):
+                        cell = curve_cells[c, j]
+                        row[cell] -= mult[c, cell] * compensator[c, cell]
+                    value_overall -= compensator_overall[c]
+                else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
+                    own_jump = jump[c] - rate[c]
+                    for j in range(curve_n_cells[c]):
+                        cell = curve_cells[c, j]
+                        row[cell] += mult[c, cell] * (sensitivity[cell] * own_jump - compensator[c, cell])
+                    value_overall += sensitivity_overall[c] * own_jump - compensator_overall[c]
+            for cell in range(g2):
+                cells[m, cell] = row[cell] * inv_den[cell]
+            overall[m] = value_overall * inv_total
+        for c in range(n_curves):
+            if rate[c] > 0:
+                for j in range(curve_n_cells[c]):
+                    cell = curve_cells[c, j]
+                    compensator[c, cell] += sensitivity[cell] * rate[c]
+                compensator_overall[c] += sensitivity_overall[c] * rate[c]
+        if n_curves > 0:
+            for m in range(start, end):
+                passed[curve_of[codes[m]]] += 1
+        start = end
+
+
+def censoring_multiplicity(curve_of: np.ndarray, n_groups: int, *, later_factor: bool) -> np.ndarray:
+    """``mult[c, a*G + b]``: how many of the inverse-K factors of a pair of cell (a, b) are curve c's.
+
+    The xCI weight 1 / (K_a(t_i) K_b(t_i)) has two (``later_factor=True``); a case weight
+    1 / K_a(t_i) alone (xAUC(t)) has one. ``curve_of[g]`` is group g's censoring curve.
+    """
+    mult = np.zeros((int(curve_of.max()) + 1, n_groups * n_groups))
+    for a in range(n_groups):
+        for b in range(n_groups):
+            mult[curve_of[a], a * n_groups + b] += 1
+            if later_factor:
+                mult[curve_of[b], a * n_groups + b] += 1
+    return mult
+
+
+def influence_rows(
+    time: np.ndarray,
+    event: np.ndarray,
+    codes: np.ndarray,
+    contributions: IndividualContributions,
+    numerator: np.ndarray,
+    denominator: np.ndarray,
+    curve_of: np.ndarray,
+    mult: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """phi_k of every cell, shape (n, G*G), and of the pooled ratio, shape (n,), in time order.
+
+    ``time``, ``event``, ``codes`` and the contributions' rows in ascending time order (the
+    order of the censoring fit's risk sets); ``numerator`` / ``denominator`` the cells' pair sums
+    (G*G,); ``curve_of`` / ``mult`` as in :func:`censoring_multiplicity` (``mult`` with 0 rows:
+    weights fixed). Columns of cells without a weighted pair are NaN.
+    """
+    n, g = contributions.earlier_numerator.shape
+    defined = denominator > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
+        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
+    total_num, total_den = numerator.sum(), denominator.sum()
+    pooled = total_num / total_den if total_den > 0 else 0.0
+    inv_total = 1.0 / total_den if total_den > 0 else 0.0
+    require_memory(8.0 * n * g * g, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
+                   f"(n x G^2 = {n} x {g * g})", ("groups", "bootstrap", "no_intervals"))
+    cells = np.empty((n, g * g))
+    overall = np.empty(n)
+    _influence_rows(time, event, codes, contributions.earlier_numerator, contributions.earlier_denominator,
+                    contributions.later_numerator, contributions.later_denominator, theta, inv_den, pooled,
+                    inv_total, curve_of, mult, cells, overall)
+    cells[:, ~defined] = np.nan
+    if total_den <= 0:
+        overall[:] = np.nan
+    # held by frozen results: read-only, so no caller can change a result's standard errors
+    cells.flags.writeable = overall.flags.writeable = False
+    return cells, overall
+
+
+def influence(
+    sample: SurvivalSample,
+    counts: PairCounts,
+    *,
+    method: str,
+    tau: float | None,
+    curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+    censoring_estimated: bool = False,
+    prepared: PreparedPairs | None = None,
+    contributions: IndividualContributions | None = None,
+) -> Influence:
+    """Influence functions and delete-one jackknife of every cell and of the pooled C.
+
+    Parameters
+    ----------
+    sample : SurvivalSample
+        Validated data (n_samples rows, G groups).
+    counts : PairCounts
+        The point estimate's pair counts on ``sample`` (from :func:`survfair._xci.estimate_xci`).
+    method, tau, curves, tied_tol, strict
+        The settings of the point estimate; ``curves`` are the fitted censoring curves (IPCW).
+    censoring_estimated : bool, default False
+        True when ``curves`` are the Kaplan-Meier fits on ``sample`` itself (``xci`` without a
+        ``censoring_reference``): the influence then includes the estimation of the weights.
+        False treats the weights as fixed (curves from another sample).
+    prepared : PreparedPairs, optional
+        The point estimate's sorted and ranked data (saves preparing them again).
+    contributions : IndividualContributions, optional
+        The contributions on ``sample`` with these settings, when the caller computed them with
+        the counts (:func:`survfair._kernel.count_pairs_and_contributions`); computed otherwise.
+
+    Returns
+    -------
+    Influence
+
+    Notes
+    -----
+    See the module docstring for the formulas (Hajek projection of the ratio of U-statistics,
+    DeLong et al. 1988 small-sample factor, Kaplan-Meier term). Cost: the kernel's passes
+    (O(G^2 n log n)) plus two O(n G^2) sweeps.
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two or
+    more correlated receiver operating characteristic curves: a nonparametric approach.
+    Biometrics 44(3), 837-845.
+    """
+    g = sample.n_groups
+    if contributions is None:
+        _, _, contributions = count_pairs_and_contributions(
+            sample.time, sample.event, sample.group_codes, sample.risk, g,
+            inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
+            tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
+        )
+    if contributions.order is None:  # in input order: the sweep below needs time order
+        order = np.argsort(sample.time)
+        contributions = IndividualContributions(
+            contributions.earlier_numerator[order], contributions.earlier_denominator[order],
+            contributions.later_numerator[order], contributions.later_denominator[order], order=order,
+        )
+    order = contributions.order
+    if prepared is not None and prepared.order is order:  # already permuted by the kernel
+        time, event, codes = prepared.time, prepared.event, prepared.codes
+    else:
+        time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
+    if method == "ipcw" and censoring_estimated:
+        curve_of = np.zeros(g, np.int64) if curves.kind == "pooled" else np.arange(g, dtype=np.int64)
+        mult = censoring_multiplicity(curve_of, g, later_factor=True)
+    else:  # weights fixed: no Kaplan-Meier term
+        curve_of, mult = np.zeros(g, np.int64), np.zeros((0, g * g))
+    numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
+    cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult)
+    return Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g))
