@@ -21,10 +21,16 @@ import pandas as pd
 from scipy import optimize, special
 
 from ._kernel import count_pairs
+from ._results import json_safe
 from ._validation import SurvivalSample, check_binary_inputs, check_confidence_level, check_scalar, check_tied_tol
 from ._xauc import XAUCResult, xauc_from_sample, warn_orientation
 
 __all__ = ["LogisticAdjustment", "EqualOpportunityAdjustment", "logistic_adjustment", "equal_opportunity_adjustment"]
+
+
+def _before_after(before: dict, after: dict) -> pd.DataFrame:
+    frame = pd.DataFrame({"metric": list(before), "before": list(before.values()), "after": list(after.values())})
+    return frame.assign(change=frame["after"] - frame["before"])
 
 
 def _summary(result: XAUCResult, a: Any, b: Any) -> dict:
@@ -71,15 +77,21 @@ class LogisticAdjustment:
     before: XAUCResult = field(repr=False)
     after: XAUCResult = field(repr=False)
 
-    @property
-    def table(self) -> pd.DataFrame:
-        """Before/after table in the layout of the paper's Table 3.
+    def to_frame(self) -> pd.DataFrame:
+        """Before/after table in the layout of the paper's Table 3, one row per metric.
 
-        Rows AUC, AUC^a, AUC^b, xAUC(a, b), xAUC(b, a), ΔxAUC and alpha; columns before, after.
+        Columns metric, before, after, change (after - before); metrics AUC, AUC^a, AUC^b,
+        xAUC(a, b), xAUC(b, a), ΔxAUC and alpha (NaN before).
         """
         before = _summary(self.before, self.a, self.b) | {"alpha": math.nan}
         after = _summary(self.after, self.a, self.b) | {"alpha": self.alpha}
-        return pd.DataFrame({"before": before, "after": after})
+        return _before_after(before, after)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: the pair, the fitted transform and the before/after metrics."""
+        return json_safe({"a": self.a, "b": self.b, "adjusted_group": self.adjusted_group, "alpha": self.alpha,
+                          "beta": self.beta, "alpha_bounds": list(self.alpha_bounds),
+                          "metrics": self.to_frame().to_dict(orient="records")})
 
 
 @dataclass(frozen=True)
@@ -107,13 +119,19 @@ class EqualOpportunityAdjustment:
         m = self.before.matrix
         return float(m.loc[self.b, self.b] - m.loc[self.a, self.a])
 
-    @property
-    def table(self) -> pd.DataFrame:
-        """Rows AUC, AUC^a, AUC^b, xAUC(a, b), xAUC(b, a), ΔxAUC, AUC^b - AUC^a; columns before, after."""
+    def to_frame(self) -> pd.DataFrame:
+        """Before/after table, one row per metric: columns metric, before, after, change;
+        metrics AUC, AUC^a, AUC^b, xAUC(a, b), xAUC(b, a), ΔxAUC and AUC^b - AUC^a (Proposition 2's
+        prediction of ΔxAUC after the adjustment)."""
         key = f"AUC^{self.b} - AUC^{self.a} (Prop. 2)"
         before = _summary(self.before, self.a, self.b) | {key: self.predicted_delta}
         after = _summary(self.after, self.a, self.b) | {key: self.predicted_delta}
-        return pd.DataFrame({"before": before, "after": after})
+        return _before_after(before, after)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: the pair, Proposition 2's prediction and the before/after metrics."""
+        return json_safe({"a": self.a, "b": self.b, "predicted_delta": self.predicted_delta,
+                          "metrics": self.to_frame().to_dict(orient="records")})
 
 
 def _check_pair(sample: SurvivalSample, a: Any, b: Any) -> tuple[int, int]:
@@ -201,7 +219,7 @@ def logistic_adjustment(
     -------
     LogisticAdjustment
         ``.alpha``, ``.scores`` (adjusted, aligned to the input rows), ``.before``, ``.after`` and
-        ``.table`` (the paper's Table 3 layout).
+        ``.to_frame()`` (the paper's Table 3 layout).
 
     Raises
     ------
@@ -321,7 +339,7 @@ def equal_opportunity_adjustment(
     -------
     EqualOpportunityAdjustment
         ``.scores`` (aligned to the input rows), ``.before``, ``.after``, ``.predicted_delta``
-        (AUC^b - AUC^a) and ``.table``.
+        (AUC^b - AUC^a) and ``.to_frame()``.
 
     Raises
     ------

@@ -1,5 +1,6 @@
 """Tests of the Appendix E post-processing adjustments (logistic and equality of opportunity)."""
 
+import json
 import warnings
 
 import numpy as np
@@ -49,12 +50,15 @@ def test_logistic_adjustment_table_layout_and_alignment():
     assert result.adjusted_group == "b" and 0.5 <= result.alpha <= 3.0
     assert result.scores.index.equals(index)
     np.testing.assert_array_equal(result.scores[frame.g == "a"], s[g == "a"])
-    table = result.table
-    assert list(table.columns) == ["before", "after"]
+    table = result.to_frame().set_index("metric")
+    assert list(table.columns) == ["before", "after", "change"]
     assert list(table.index) == ["AUC", "AUC^a", "AUC^b", "xAUC(a, b)", "xAUC(b, a)", "ΔxAUC", "alpha"]
     assert np.isnan(table.loc["alpha", "before"]) and table.loc["alpha", "after"] == result.alpha
     assert table.loc["AUC", "before"] == pytest.approx(result.before.overall)
     assert "LogisticAdjustment(" in repr(result)
+    exported = json.loads(json.dumps(result.to_dict()))
+    assert exported["alpha"] == result.alpha and exported["metrics"][0]["metric"] == "AUC"
+    assert exported["metrics"][-1]["before"] is None  # alpha before: NaN -> null
 
 
 @pytest.mark.parametrize("n", [2000, 20000])
@@ -79,7 +83,7 @@ def test_equal_opportunity_adjustment_proposition_2(n):
     pos_a, pos_b = s[(g == "a") & (y == 1)], result.scores.to_numpy()[(g == "b") & (y == 1)]
     for theta in np.quantile(pos_a, [0.1, 0.3, 0.5, 0.7, 0.9]):
         assert np.mean(pos_b > theta) == pytest.approx(np.mean(pos_a > theta), abs=3.0 / min(pos_a.size, pos_b.size))
-    table = result.table
+    table = result.to_frame().set_index("metric")
     assert table.loc["AUC^b - AUC^a (Prop. 2)", "after"] == pytest.approx(result.predicted_delta)
     np.testing.assert_array_equal(result.scores[g == "a"], s[g == "a"])
 
