@@ -602,3 +602,12 @@ def test_public_exports():
     assert "simulate" in survfair.__all__
     for name in ("lognormal_xci", "lognormal_cohort", "study", "ipcw_bias_study", "plot_study", "gaussian_xauc"):
         assert name in survfair.simulate.__all__
+
+
+def test_lognormal_truth_exports_like_every_result():
+    import json
+
+    truth = lognormal_xci(0.8, 1.0, 0.5, 0.5, 0.8, 1.0, tau=3.0)
+    exported = json.loads(json.dumps(truth.to_dict()))
+    assert exported["tau"] == 3.0 and exported["method"] == "exact"
+    assert [cell["xci"] for cell in exported["cells"]] == list(truth.cells.ravel())

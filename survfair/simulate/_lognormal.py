@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._results import readonly
+from .._results import json_safe, readonly
 from .._validation import check_option, check_scalar, check_tau
 
 __all__ = ["LognormalXCI", "lognormal_xci"]
@@ -245,6 +245,13 @@ class LognormalXCI:
                 "xci": self.cells.ravel(),
             }
         )
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: the model's parameters, the method and the cells (as :meth:`to_frame`)."""
+        names = ("beta0", "beta1", "beta2", "sigma_z", "sigma", "beta1_hat", "beta2_hat", "tau", "method",
+                 "orientation")
+        return json_safe({name: getattr(self, name) for name in names}
+                         | {"cells": self.to_frame().to_dict(orient="records")})
 
     def _frame(self, values: np.ndarray) -> pd.DataFrame:
         index = pd.Index(list(self.groups), name=ROW_NAME)
