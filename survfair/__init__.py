@@ -45,6 +45,7 @@ if _TYPE_CHECKING:
         pairwise_deltas,
         utility,
     )
+    from ._multiplicity import OmnibusTest, adjust_p_values, omnibus_test
     from ._xci import xci
     from ._datasets import FlchainCohort, load_flchain
     from . import simulate
@@ -85,6 +86,7 @@ _LAZY = {
             "delta_within", "min_xci", "abs_delta_between", "min_utility", "nash_welfare",
             "overall_c", "pairwise_deltas", "utility",
         ),
+        "._multiplicity": ("OmnibusTest", "adjust_p_values", "omnibus_test"),
         "._xci": ("xci",),
         "._datasets": ("FlchainCohort", "load_flchain"),
         "._xauc": ("XAUCResult", "xauc"),
@@ -131,6 +133,9 @@ __all__ = [
     "decompose",
     "contrast",
     "overall_c",
+    "omnibus_test",
+    "OmnibusTest",
+    "adjust_p_values",
     "compare_xci",
     "ComparisonResult",
     "NoComparablePairError",

@@ -167,6 +167,20 @@ class Influence:
         se[(weights[:, used][:, undefined] != 0).any(axis=1)] = np.nan
         return se
 
+    def contrast_covariance(self, weights: np.ndarray) -> np.ndarray:
+        """Covariance (K, K) of the contrasts ``weights @ vec(matrix)``, read from the influence rows
+        of the cells they use (the G^2 x G^2 covariance is never formed). Contrasts that give
+        weight to an undefined cell get NaN rows and columns."""
+        weights = np.atleast_2d(np.asarray(weights, dtype=float))
+        used = np.flatnonzero((weights != 0).any(axis=0))
+        rows = self.cells_in_time_order[:, used]
+        projected = np.where(np.isnan(rows), 0.0, rows) @ weights[:, used].T
+        covariance = projected.T @ projected
+        undefined = (weights[:, used][:, np.isnan(rows).any(axis=0)] != 0).any(axis=1)
+        covariance[undefined, :] = np.nan
+        covariance[:, undefined] = np.nan
+        return covariance
+
     @property
     def overall_variance(self) -> float:
         return float(self.overall_in_time_order @ self.overall_in_time_order)

@@ -100,6 +100,31 @@ def contrast_se(result: "XCIResult", weights: np.ndarray) -> np.ndarray:
     return np.full(weights.shape[0], np.nan)
 
 
+def contrast_covariance(result: "CellMatrixAccessors", weights: np.ndarray) -> np.ndarray:
+    """Covariance (K, K) of linear contrasts of the cells, from the same source as
+    :func:`contrast_se`: the influence rows (analytic), the dense DeLong covariance (xAUC) or the
+    bootstrap replicates (their sample covariance, replicates with an undefined contrast left out).
+    All NaN without inference; NaN rows/columns for contrasts that use an undefined cell."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    k = weights.shape[0]
+    influence = getattr(result, "influence", None)
+    if influence is not None:
+        return influence.contrast_covariance(weights)
+    if result.covariance is not None:
+        cov = np.where(np.isnan(result.covariance), 0.0, result.covariance)
+        out = weights @ cov @ weights.T
+        used = weights != 0
+        missing = np.array([np.isnan(result.covariance[np.ix_(u, u)]).any() for u in used])
+        out[missing, :] = np.nan
+        out[:, missing] = np.nan
+        return out
+    if result.replicates is not None:
+        draws = combine_cell_rows(weights, result.replicates.reshape(result.replicates.shape[0], -1))
+        draws = draws[np.isfinite(draws).all(axis=1)]
+        return np.cov(draws, rowvar=False, ddof=1).reshape(k, k) if draws.shape[0] > 1 else np.full((k, k), np.nan)
+    return np.full((k, k), np.nan)
+
+
 def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray, level: float):
     """Values, standard errors, interval limits and p-values (H0: 0) of the cell differences
     ``vec(matrix)[first[k]] - vec(matrix)[second[k]]``, all at once.

@@ -1,0 +1,216 @@
+"""Families of tests: adjusted p-values and omnibus Wald tests of a G x G matrix.
+
+An audit of G groups tests G(G-1)/2 between-group and as many within-group differences at once;
+read one by one at 5% each, some will look "significant" by chance. Two remedies, both computed
+from the result objects:
+
+* adjusted p-values for each family printed together (Holm's step-down by default, which controls
+  the family-wise error rate under any dependence; Benjamini-Hochberg as an option, which controls
+  the false discovery rate under independence or positive dependence), computed by statsmodels'
+  ``multipletests``;
+* an omnibus Wald test of one joint hypothesis (no cross-group asymmetry: every Δbetween = 0;
+  equal within-group concordance; all cells equal), chi-square with the rank of the contrasts'
+  covariance as degrees of freedom.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from ._results import combine_cells, contrast_covariance
+from ._validation import check_option
+
+__all__ = ["OmnibusTest", "omnibus_test", "adjust_p_values", "ADJUSTMENTS", "HYPOTHESES"]
+
+#: p-value adjustments: name -> statsmodels' ``multipletests`` method
+ADJUSTMENTS = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", "none": None}
+HYPOTHESES = ("no_asymmetry", "equal_within", "equal_cells")
+
+
+def adjust_p_values(p_values: Any, method: str = "holm") -> np.ndarray:
+    """Adjusted p-values of one family of tests.
+
+    Parameters
+    ----------
+    p_values : array-like of float, shape (m,)
+        Unadjusted p-values of the family. NaN entries (undefined tests) are kept as NaN and do
+        not count towards the family size.
+    method : {"holm", "bh", "bonferroni", "none"}, default="holm"
+        Holm's step-down (family-wise error rate, any dependence), Benjamini-Hochberg (false
+        discovery rate), Bonferroni, or no adjustment.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        Adjusted p-values (each >= its unadjusted p-value, at most 1); reject at level alpha where
+        the adjusted p-value is <= alpha.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method`` or p-values outside [0, 1].
+
+    Notes
+    -----
+    Computed by ``statsmodels.stats.multitest.multipletests`` (Holm 1979, Scand J Statist 6:65-70;
+    Benjamini & Hochberg 1995, J R Stat Soc B 57:289-300).
+
+    Examples
+    --------
+    >>> from survfair import adjust_p_values
+    >>> [round(float(p), 3) for p in adjust_p_values([0.01, 0.04, 0.03])]
+    [0.03, 0.06, 0.06]
+    >>> [round(float(p), 3) for p in adjust_p_values([0.01, 0.04, 0.03], method="bh")]
+    [0.03, 0.04, 0.04]
+    """
+    check_option(method, "method", tuple(ADJUSTMENTS))
+    p = np.atleast_1d(np.asarray(p_values, dtype=float))
+    defined = np.isfinite(p)
+    if ((p[defined] < 0) | (p[defined] > 1)).any():
+        raise ValueError("p_values must lie in [0, 1].")
+    out = np.full(p.shape, np.nan)
+    if ADJUSTMENTS[method] is None or not defined.any():
+        out[defined] = p[defined]
+        return out
+    from statsmodels.stats.multitest import multipletests
+
+    out[defined] = multipletests(p[defined], method=ADJUSTMENTS[method])[1]
+    return out
+
+
+@dataclass(frozen=True)
+class OmnibusTest:
+    """Result of :func:`omnibus_test`: a joint Wald test of several contrasts of the cells.
+
+    Attributes
+    ----------
+    hypothesis : str
+        ``"no_asymmetry"`` (every Δbetween(a, b) = 0), ``"equal_within"`` (all xCI_{a,a} equal) or
+        ``"equal_cells"`` (all G^2 cells equal).
+    statistic : float
+        W = d' V^+ d, with d the contrasts' estimates and V^+ the pseudo-inverse of their covariance.
+    df : int
+        Degrees of freedom: the rank of V (of the contrasts that are defined).
+    p_value : float
+        P(chi2_df >= W). NaN without inference or when no contrast is defined.
+    n_contrasts : int
+        Contrasts tested (those whose cells are all defined).
+    n_left_out : int
+        Contrasts left out because a cell they use is undefined (NaN).
+    source : str
+        Where V comes from: ``"analytic"`` (influence functions), ``"delong"`` or ``"bootstrap"``.
+    """
+
+    hypothesis: str
+    statistic: float
+    df: int
+    p_value: float
+    n_contrasts: int
+    n_left_out: int
+    source: str
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary of the fields."""
+        from ._results import json_safe
+
+        return json_safe(dict(self.__dict__))
+
+
+def _contrasts(g: int, hypothesis: str, defined: np.ndarray) -> np.ndarray:
+    """Rows of weights over the G^2 cells (row-major); only contrasts of defined cells."""
+    rows = []
+    if hypothesis == "no_asymmetry":
+        for a in range(g):
+            for b in range(a + 1, g):
+                if defined[a, b] and defined[b, a]:
+                    w = np.zeros((g, g))
+                    w[a, b], w[b, a] = 1.0, -1.0
+                    rows.append(w.ravel())
+        return np.array(rows).reshape(-1, g * g)
+    cells = [(a, a) for a in range(g)] if hypothesis == "equal_within" else [(a, b) for a in range(g) for b in range(g)]
+    cells = [c for c in cells if defined[c]]
+    for cell in cells[1:]:
+        w = np.zeros((g, g))
+        w[cell], w[cells[0]] = 1.0, -1.0
+        rows.append(w.ravel())
+    return np.array(rows).reshape(-1, g * g)
+
+
+def _n_possible(g: int, hypothesis: str) -> int:
+    return {"no_asymmetry": g * (g - 1) // 2, "equal_within": g - 1, "equal_cells": g * g - 1}[hypothesis]
+
+
+def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
+    """Joint Wald test that a family of cell contrasts are all zero.
+
+    Parameters
+    ----------
+    result : XCIResult or XAUCResult
+        A G x G matrix result with inference (``ci="analytic"``, the default of :func:`survfair.xci`;
+        the DeLong covariance of :func:`survfair.xauc`; or ``ci="bootstrap"``, whose replicates'
+        covariance is used).
+    hypothesis : {"no_asymmetry", "equal_within", "equal_cells"}, default="no_asymmetry"
+        ``"no_asymmetry"``: Δbetween(a, b) = xCI_{a,b} - xCI_{b,a} = 0 for every pair (the model
+        ranks each pair of groups the same way round in both directions); ``"equal_within"``: the
+        within-group concordances xCI_{a,a} are all equal; ``"equal_cells"``: all G^2 cells equal.
+
+    Returns
+    -------
+    OmnibusTest
+        Statistic W = d' V^+ d, degrees of freedom rank(V), p-value P(chi2_df >= W). With G = 2
+        and ``"no_asymmetry"`` this is the square of the Wald z of :func:`survfair.delta_between`
+        and the p-values agree.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``hypothesis``.
+
+    Notes
+    -----
+    Contrasts that use an undefined cell (no comparable pair) are left out and counted in
+    ``n_left_out``. The rank is that of the eigenvalues of V above ``max(eigenvalue) * K * eps``,
+    so linearly dependent contrasts (e.g. under ``"equal_cells"`` with few groups) do not inflate
+    the degrees of freedom. Under the null the statistic is asymptotically chi-square; its size at
+    moderate n is checked by simulation in the test suite (``tests/test_multiplicity.py``).
+
+    See Also
+    --------
+    adjust_p_values : adjusted p-values of the individual contrasts.
+    survfair.pairwise_deltas : every Δwithin and Δbetween with adjusted p-values.
+
+    Examples
+    --------
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(0)
+    >>> n = 600
+    >>> group = rng.choice(["a", "b", "c"], n)
+    >>> risk = rng.normal(size=n)
+    >>> time = rng.exponential(np.exp(-risk))
+    >>> test = survfair.omnibus_test(survfair.xci(time, np.ones(n, bool), group, risk, method="naive"))
+    >>> test.df, test.p_value > 0.05
+    (3, True)
+    """
+    check_option(hypothesis, "hypothesis", HYPOTHESES)
+    g = len(result.groups)
+    values = result.values
+    weights = _contrasts(g, hypothesis, np.isfinite(values))
+    source = {"analytic": "analytic", "delong": "delong", "bootstrap": "bootstrap"}.get(result.ci_method, "none")
+    left_out = _n_possible(g, hypothesis) - weights.shape[0]
+    if weights.shape[0] == 0 or source == "none":
+        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source)
+    estimates = combine_cells(weights, values.ravel())
+    covariance = contrast_covariance(result, weights)
+    if not np.isfinite(covariance).all():
+        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source)
+    eigenvalues, vectors = np.linalg.eigh((covariance + covariance.T) / 2)
+    keep = eigenvalues > eigenvalues.max(initial=0.0) * len(eigenvalues) * np.finfo(float).eps
+    projected = vectors[:, keep].T @ estimates
+    statistic = float(np.sum(projected**2 / eigenvalues[keep]))
+    df = int(keep.sum())
+    p_value = float(special.chdtrc(df, statistic)) if df > 0 else np.nan
+    return OmnibusTest(hypothesis, statistic, df, p_value, weights.shape[0], left_out, source)

@@ -1,0 +1,163 @@
+"""Adjusted p-values and the omnibus Wald tests (survfair._multiplicity)."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import survfair
+from survfair import adjust_p_values, omnibus_test
+
+
+def _holm(p):
+    """Holm's step-down by hand: sort, multiply by (m - rank), running maximum, cap at 1."""
+    p = np.asarray(p, float)
+    order = np.argsort(p)
+    m = len(p)
+    adjusted = np.maximum.accumulate([(m - k) * p[i] for k, i in enumerate(order)])
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1)
+    return out
+
+
+def _bh(p):
+    p = np.asarray(p, float)
+    order = np.argsort(p)[::-1]
+    m = len(p)
+    adjusted = np.minimum.accumulate([p[i] * m / (m - k) for k, i in enumerate(order)])
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1)
+    return out
+
+
+def test_adjusted_p_values_equal_the_hand_computation():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 0.2, 15)
+    np.testing.assert_allclose(adjust_p_values(p), _holm(p), rtol=1e-13)
+    np.testing.assert_allclose(adjust_p_values(p, method="bh"), _bh(p), rtol=1e-13)
+    np.testing.assert_allclose(adjust_p_values(p, method="bonferroni"), np.minimum(p * 15, 1), rtol=1e-13)
+    np.testing.assert_array_equal(adjust_p_values(p, method="none"), p)
+
+
+def test_undefined_tests_stay_nan_and_do_not_count():
+    adjusted = adjust_p_values([0.01, np.nan, 0.02])
+    assert np.isnan(adjusted[1])
+    np.testing.assert_allclose(adjusted[[0, 2]], [0.02, 0.02])  # m = 2, not 3
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(p_values=[0.1], method="fdr"), ValueError, r"method must be one of \['holm', 'bh', 'bonferroni', 'none'\]"),
+        (dict(p_values=[1.5]), ValueError, r"p_values must lie in \[0, 1\]"),
+    ],
+)
+def test_adjust_p_values_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        adjust_p_values(**kwargs)
+
+
+def _cohort(n, groups, seed, *, asymmetry=0.0):
+    rng = np.random.default_rng(seed)
+    group = rng.choice(groups, n)
+    risk = rng.normal(size=n)
+    # asymmetry: the first group's risk is shifted up, so its members are ranked too high
+    time = rng.exponential(np.exp(-risk))
+    risk = risk + asymmetry * (group == groups[0])
+    censoring = rng.exponential(3.0, n)
+    return np.minimum(time, censoring), time <= censoring, group, risk
+
+
+@pytest.mark.parametrize("method", ["naive", "ipcw"])
+def test_two_groups_equal_the_single_wald_test(method):
+    t, e, g, r = _cohort(500, ["a", "b"], 1, asymmetry=0.3)
+    res = survfair.xci(t, e, g, r, method=method, tau=2.0)
+    test = omnibus_test(res)
+    delta = survfair.delta_between(res, "a", "b")
+    assert test.df == 1 and test.n_contrasts == 1 and test.source == "analytic"
+    assert test.statistic == pytest.approx((delta.value / delta.se) ** 2, rel=1e-12)
+    assert test.p_value == pytest.approx(delta.p_value, rel=1e-10)
+
+
+def test_xauc_uses_the_delong_covariance():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 400)
+    g = rng.choice(["a", "b"], 400)
+    s = y + rng.normal(size=400) + 0.5 * (g == "a")
+    res = survfair.xauc(y, g, s)
+    test = omnibus_test(res)
+    delta = survfair.delta_between(res, "a", "b")
+    assert test.source == "delong" and test.p_value == pytest.approx(delta.p_value, rel=1e-10)
+
+
+def test_joint_statistic_equals_the_quadratic_form_of_the_dense_covariance():
+    t, e, g, r = _cohort(900, ["a", "b", "c", "d"], 2, asymmetry=0.2)
+    res = survfair.xci(t, e, g, r, tau=2.0)
+    test = omnibus_test(res)
+    # the same statistic from the G^2 x G^2 covariance formed explicitly
+    values = res.values
+    weights = []
+    for a in range(4):
+        for b in range(a + 1, 4):
+            w = np.zeros((4, 4))
+            w[a, b], w[b, a] = 1, -1
+            weights.append(w.ravel())
+    weights = np.array(weights)
+    d = weights @ values.ravel()
+    v = weights @ res.covariance @ weights.T
+    assert test.df == 6
+    assert test.statistic == pytest.approx(float(d @ np.linalg.solve(v, d)), rel=1e-9)
+    assert test.p_value == pytest.approx(stats.chi2.sf(test.statistic, 6), rel=1e-12)
+
+
+def test_equal_cells_counts_the_rank_and_within_tests_the_diagonal():
+    t, e, g, r = _cohort(600, ["a", "b", "c"], 4)
+    res = survfair.xci(t, e, g, r, tau=2.0)
+    assert omnibus_test(res, "equal_cells").df == 8
+    within = omnibus_test(res, "equal_within")
+    assert within.df == 2 and within.n_contrasts == 2
+
+
+def test_undefined_cells_are_left_out_and_counted():
+    # group c has no events: its row of cells is undefined, so (a, c) and (b, c) asymmetries are left out
+    t, e, g, r = _cohort(600, ["a", "b", "c"], 6)
+    e = e & (g != "c")
+    with pytest.warns(survfair.UndefinedXCIWarning):
+        res = survfair.xci(t, e, g, r, method="naive")
+    test = omnibus_test(res)
+    assert (test.n_contrasts, test.n_left_out, test.df) == (1, 2, 1)
+    assert test.p_value == pytest.approx(survfair.delta_between(res, "a", "b").p_value, rel=1e-10)
+
+
+def test_without_inference_the_test_is_nan_and_bootstrap_uses_the_replicates():
+    t, e, g, r = _cohort(300, ["a", "b"], 7, asymmetry=0.3)
+    none = omnibus_test(survfair.xci(t, e, g, r, ci=None))
+    assert np.isnan(none.p_value) and none.source == "none"
+    boot = survfair.xci(t, e, g, r, ci="bootstrap", n_resamples=300, random_state=0, progress=False)
+    test = omnibus_test(boot)
+    draws = boot.replicates[:, 0, 1] - boot.replicates[:, 1, 0]
+    delta = boot.values[0, 1] - boot.values[1, 0]
+    assert test.source == "bootstrap"
+    assert test.statistic == pytest.approx(delta**2 / np.var(draws, ddof=1), rel=1e-10)
+    assert json.loads(json.dumps(test.to_dict()))["source"] == "bootstrap"
+
+
+def test_unknown_hypothesis_is_refused():
+    t, e, g, r = _cohort(100, ["a", "b"], 8)
+    with pytest.raises(ValueError, match=r"hypothesis must be one of"):
+        omnibus_test(survfair.xci(t, e, g, r, tau=2.0), "all")
+
+
+@pytest.mark.slow
+def test_size_under_the_null():
+    """Under the null (groups drawn from one distribution, risk unrelated to group) the 5% test
+    rejects 5% of the time: within 0.05 +/- 3 Monte-Carlo SE over 2,000 cohorts of 3 groups."""
+    reps = 2000
+    rejected = 0
+    for seed in range(reps):
+        t, e, g, r = _cohort(300, ["a", "b", "c"], 10_000 + seed)
+        rejected += omnibus_test(survfair.xci(t, e, g, r, tau=2.0)).p_value < 0.05
+    share = rejected / reps
+    mc_se = np.sqrt(0.05 * 0.95 / reps)
+    assert abs(share - 0.05) <= 3 * mc_se, share
