@@ -91,12 +91,24 @@ def test_xauc_uses_the_delong_covariance():
     assert test.source == "delong" and test.p_value == pytest.approx(delta.p_value, rel=1e-10)
 
 
+def _distinct_groups(n, seed):
+    """Four groups that differ in risk, hazard and censoring: no degenerate direction."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(list("abcd"), n)
+    k = np.searchsorted(list("abcd"), g)
+    risk = rng.normal(size=n) + 0.5 * k
+    time = rng.exponential(np.exp(-risk * (0.5 + 0.4 * k)))
+    censoring = rng.exponential(3.0 + k, n)
+    return np.minimum(time, censoring), time <= censoring, g, risk
+
+
 def test_joint_statistic_equals_the_quadratic_form_of_the_dense_covariance():
-    t, e, g, r = _cohort(900, ["a", "b", "c", "d"], 2, asymmetry=0.2)
+    from survfair._multiplicity import _degenerate_ratio
+
+    t, e, g, r = _distinct_groups(900, 2)
     res = survfair.xci(t, e, g, r, tau=2.0)
     test = omnibus_test(res)
     # the same statistic from the G^2 x G^2 covariance formed explicitly
-    values = res.values
     weights = []
     for a in range(4):
         for b in range(a + 1, 4):
@@ -104,17 +116,27 @@ def test_joint_statistic_equals_the_quadratic_form_of_the_dense_covariance():
             w[a, b], w[b, a] = 1, -1
             weights.append(w.ravel())
     weights = np.array(weights)
-    d = weights @ values.ravel()
+    d = weights @ res.values.ravel()
     v = weights @ res.covariance @ weights.T
-    assert test.df == 6
-    assert test.statistic == pytest.approx(float(d @ np.linalg.solve(v, d)), rel=1e-9)
-    assert test.p_value == pytest.approx(stats.chi2.sf(test.statistic, 6), rel=1e-12)
+    ratio = _degenerate_ratio(res, 6)
+    assert test.df == np.linalg.matrix_rank(v, tol=ratio * np.linalg.eigvalsh(v).max(), hermitian=True) == 5
+    assert test.n_degenerate == 1  # one direction with 0.5% of the largest variance (first-order, but small)
+    assert test.statistic == pytest.approx(float(d @ np.linalg.pinv(v, rcond=ratio, hermitian=True) @ d), rel=1e-9)
+    assert test.p_value == pytest.approx(stats.chi2.sf(test.statistic, 5), rel=1e-12)
+
+
+def test_exchangeable_groups_have_g_minus_1_first_order_directions():
+    """Under exchangeable groups the G(G-1)/2 asymmetries span G - 1 dimensions to first order."""
+    t, e, g, r = _cohort(2000, list("abcdef"), 11)
+    test = omnibus_test(survfair.xci(t, e, g, r, tau=2.0))
+    assert (test.n_contrasts, test.df, test.n_degenerate) == (15, 5, 10)
 
 
 def test_equal_cells_counts_the_rank_and_within_tests_the_diagonal():
     t, e, g, r = _cohort(600, ["a", "b", "c"], 4)
     res = survfair.xci(t, e, g, r, tau=2.0)
-    assert omnibus_test(res, "equal_cells").df == 8
+    # exchangeable groups: xCI_ab ~ C + e_a + l_b to first order, so 2(G - 1) = 4 of the 8 contrasts
+    assert omnibus_test(res, "equal_cells").df == 4
     within = omnibus_test(res, "equal_within")
     assert within.df == 2 and within.n_contrasts == 2
 

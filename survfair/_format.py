@@ -1,0 +1,78 @@
+"""Numbers for people: percentages, p-values, intervals (the report, the findings, the CLI).
+
+One place decides how a number is shown to a reader, so the report, the findings sentences and
+the command line agree: probabilities as percentages with one decimal, p-values with two
+significant digits and ``< 0.001`` below that, a bootstrap p-value at its resolution floor as
+``<= 2/(B+1)``, NaN as an en dash.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["percent", "p_value_text", "number", "interval_text", "MISSING"]
+
+MISSING = "–"
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def percent(value: Any, digits: int = 1) -> str:
+    """``0.8412`` -> ``"84.1%"``; NaN -> ``"–"``.
+
+    >>> percent(0.8412), percent(float("nan"))
+    ('84.1%', '–')
+    """
+    return f"{100 * float(value):.{digits}f}%" if _finite(value) else MISSING
+
+
+def number(value: Any, digits: int = 3) -> str:
+    """A number with ``digits`` decimals (``-0.000`` shown as ``0.000``); NaN -> ``"–"``.
+
+    >>> number(0.12345), number(-0.0001), number(float("nan"))
+    ('0.123', '0.000', '–')
+    """
+    if not _finite(value):
+        return MISSING
+    text = f"{float(value):.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def p_value_text(value: Any, n_resamples: int | None = None) -> str:
+    """A p-value as a reader expects it.
+
+    Two significant digits (``0.043``, ``0.21``), ``< 0.001`` below 0.001; with ``n_resamples``
+    (a bootstrap p-value) a value at the resolution floor 2/(B+1) is shown as ``<= 2/(B+1)``
+    (``<= 0.002`` for B = 999), because a smaller p-value cannot be resolved from B replicates.
+
+    >>> p_value_text(0.04321), p_value_text(0.00002), p_value_text(0.002, n_resamples=999)
+    ('0.043', '< 0.001', '<= 0.002 (bootstrap floor)')
+    """
+    if not _finite(value):
+        return MISSING
+    p = float(value)
+    if n_resamples:
+        floor = 2 / (n_resamples + 1)
+        if p <= floor * (1 + 1e-9):
+            return f"<= {floor:.2g} (bootstrap floor)"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+
+
+def interval_text(low: Any, high: Any, *, as_percent: bool = False, digits: int = 3) -> str:
+    """``"[0.712, 0.801]"`` or, with ``as_percent``, ``"[71.2%, 80.1%]"``; ``"–"`` if undefined.
+
+    >>> interval_text(0.7123, 0.8011), interval_text(0.7123, 0.8011, as_percent=True)
+    ('[0.712, 0.801]', '[71.2%, 80.1%]')
+    """
+    if not (_finite(low) and _finite(high)):
+        return MISSING
+    show = percent if as_percent else (lambda v: number(v, digits))
+    return f"[{show(low)}, {show(high)}]"
