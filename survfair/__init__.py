@@ -45,6 +45,7 @@ if _TYPE_CHECKING:
         pairwise_deltas,
         utility,
     )
+    from ._findings import Findings, findings, small_sample_flags
     from ._multiplicity import OmnibusTest, adjust_p_values, omnibus_test
     from ._xci import xci
     from ._datasets import FlchainCohort, load_flchain
@@ -87,6 +88,7 @@ _LAZY = {
             "overall_c", "pairwise_deltas", "utility",
         ),
         "._multiplicity": ("OmnibusTest", "adjust_p_values", "omnibus_test"),
+        "._findings": ("Findings", "findings", "small_sample_flags"),
         "._xci": ("xci",),
         "._datasets": ("FlchainCohort", "load_flchain"),
         "._xauc": ("XAUCResult", "xauc"),
@@ -136,6 +138,9 @@ __all__ = [
     "omnibus_test",
     "OmnibusTest",
     "adjust_p_values",
+    "findings",
+    "Findings",
+    "small_sample_flags",
     "compare_xci",
     "ComparisonResult",
     "NoComparablePairError",

@@ -1,0 +1,99 @@
+"""Findings sentences (survfair._findings): direction on constructed results, flags, adjustment."""
+
+import json
+
+import numpy as np
+import pytest
+
+import survfair
+from survfair._findings import findings, small_sample_flags
+
+
+def _asymmetric(first="F", second="M", n=400, seed=0):
+    """The model over-scores ``first``: its members who have the event first are ranked above
+    members of ``second`` more often than the reverse."""
+    rng = np.random.default_rng(seed)
+    group = np.where(np.arange(n) % 2 == 0, first, second)
+    time = rng.permutation(n).astype(float) + 1
+    risk = -time + rng.normal(0, 100, n) + 80.0 * (group == first)
+    return time, np.ones(n, bool), group, risk
+
+
+@pytest.mark.parametrize("first, second", [("F", "M"), ("M", "F")])
+def test_the_asymmetry_sentence_names_the_disadvantaged_group(first, second):
+    res = survfair.xci(*_asymmetric(first, second), method="naive")
+    forward, backward = res.matrix.loc[first, second], res.matrix.loc[second, first]
+    assert forward - backward > 0.2
+    sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
+    assert sentence.startswith(f"Largest cross-group asymmetry, {first} vs {second}: when a member of {first} "
+                               f"had the event first, the model ranked them above the member of {second} {100 * forward:.1f}%")
+    assert f"{second} is the disadvantaged group in this pair" in sentence
+    assert "Holm-adjusted p < 0.001; the interval excludes 0" in sentence
+    worst = next(s for s in findings(res).sentences if s.startswith("Worst-served"))
+    assert worst.startswith(f"Worst-served cell ({second}, {first}): when a member of {second} had the event first")
+
+
+def test_binary_sentences_speak_of_positives_and_negatives():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 600)
+    g = rng.choice(["a", "b"], 600)
+    s = y + rng.normal(size=600) + 1.0 * (g == "b")  # b's scores are inflated: b's positives rank high
+    res = survfair.xauc(y, g, s)
+    sentence = next(x for x in findings(res).sentences if x.startswith("Largest cross-group"))
+    assert sentence.startswith("Largest cross-group asymmetry, b vs a: a positive of b was scored above a negative of a")
+    assert "positives of a are the ones under-served" in sentence
+    assert findings(res).sentences[0].startswith("Pooled AUC: ")
+
+
+def test_adjusted_p_values_are_those_of_each_family():
+    rng = np.random.default_rng(2)
+    n = 900
+    g = rng.choice(list("abcd"), n)
+    risk = rng.normal(size=n) + 0.3 * (g == "a")
+    time = rng.exponential(np.exp(-rng.normal(size=n) - risk))
+    res = survfair.xci(time, np.ones(n, bool), g, risk, method="naive")
+    deltas = findings(res, adjust="bh").deltas
+    for summary in ("delta_between", "delta_within"):
+        part = deltas[deltas["summary"] == summary]
+        np.testing.assert_array_equal(part["p_adjusted"], survfair.adjust_p_values(part["p_value"], "bh"))
+    text = findings(res, adjust="bh").to_text()
+    assert "BH-adjusted" in text and "joint test of no cross-group asymmetry: chi-square(" in text
+
+
+def test_without_inference_no_interval_or_p_value_is_claimed():
+    res = survfair.xci(*_asymmetric(), method="naive", ci=None)
+    text = findings(res).to_text()
+    assert "[" not in text and "p =" not in text and "p <" not in text and "joint test" not in text
+
+
+def test_small_cells_are_flagged_with_the_reason():
+    time = np.arange(1, 41, dtype=float)
+    group = np.array(["big"] * 36 + ["tiny"] * 4)
+    risk = -time
+    res = survfair.xci(time, np.ones(40, bool), group, risk, method="naive")
+    flags = small_sample_flags(res)
+    tiny = flags.set_index(["a", "b"]).loc[("tiny", "tiny")]
+    assert tiny["flagged"] and tiny["reason"] == "4 events in tiny (< 10); 6 comparable pairs (< 100)"
+    sentence = findings(res).sentences[-1]
+    # (big, tiny): 36 events and 144 pairs, (big, big): 630 pairs; the tiny group's row is flagged
+    assert sentence.startswith("2 of 4 cells rest on little data") and "covered 89% in simulation" in sentence
+    relaxed = small_sample_flags(res, min_events=1, min_pairs=1)
+    # the tiny group's events all come after the big group's: no (tiny, big) pair is comparable
+    assert relaxed["flagged"].tolist() == [False, False, True, False]
+    assert relaxed["reason"][2] == "0 comparable pairs (< 1)"
+
+
+def test_findings_export_and_refuse_bad_options():
+    res = survfair.xci(*_asymmetric(), method="naive")
+    exported = json.loads(json.dumps(findings(res).to_dict()))
+    assert exported["adjust"] == "holm" and exported["omnibus"]["df"] == 1
+    with pytest.raises(ValueError, match=r"adjust must be one of"):
+        findings(res, adjust="fdr")
+    with pytest.raises(ValueError, match=r"min_pairs must be an integer >= 0, got -1"):
+        findings(res, min_pairs=-1)
+
+
+def test_one_group_gives_only_the_pooled_sentence():
+    res = survfair.xci([1.0, 2, 3, 4], [1, 1, 1, 0], ["a"] * 4, [4.0, 3, 2, 1], method="naive")
+    (sentence,) = findings(res, min_events=0, min_pairs=0).sentences
+    assert sentence.startswith("Pooled concordance (C): 100.0%")
