@@ -17,7 +17,8 @@ import survfair
 from survfair.cli import main
 from survfair.mitigate import frontier, group_monotone, group_shift, plot_frontier
 from survfair import EstimatorSettings
-from survfair.mitigate._shift import ShiftProblem, exact_line_search, make_objective
+from survfair.mitigate._problem import ShiftProblem
+from survfair.mitigate._search import exact_line_search, make_objective
 
 pytestmark = pytest.mark.filterwarnings("ignore::survfair.PositivityWarning")
 

@@ -9,13 +9,8 @@ import pandas as pd
 
 from .._settings import EstimatorSettings
 from .._summaries import max_abs_delta_between
-from ._shift import (
-    MAX_EVALUATIONS,
-    ShiftProblem,
-    check_reference,
-    fit_offsets,
-    make_objective,
-)
+from ._problem import ShiftProblem, check_reference
+from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
 from .._validation import check_numbers, check_scalar, check_survival_inputs
 
 __all__ = ["frontier", "plot_frontier"]

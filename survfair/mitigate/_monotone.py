@@ -22,14 +22,8 @@ from .._exceptions import PositivityError
 from .._results import readonly
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
-from ._shift import (
-    format_table,
-    before_after_table,
-    check_reference,
-    check_transform_inputs,
-    check_weights,
-    split_samples,
-)
+from ._problem import check_reference, check_transform_inputs, check_weights, split_samples
+from ._tables import before_after_table, format_table
 
 __all__ = ["group_monotone", "GroupMonotone"]
 

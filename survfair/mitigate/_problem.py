@@ -1,0 +1,249 @@
+"""The fitting problem of a group shift: option checks, the fitting / evaluation samples, and
+the evaluation of the xCI matrix at given offsets (:class:`ShiftProblem`).
+
+The search never counts pairs itself: every evaluation of the objective runs the shifted scores
+through :func:`survfair._xci.estimate_xci` (the O(G n log n) kernel), with the censoring curves
+fitted once on the fitting sample (they do not depend on the risk).
+
+Shared by :func:`survfair.mitigate.group_shift`, :func:`survfair.mitigate.group_monotone` and
+:func:`survfair.mitigate.frontier`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._censoring import CensoringCurves, fit_censoring
+from .._validation import (
+    SurvivalSample,
+    as_numeric,
+    describe_rows,
+    check_survival_inputs,
+    check_scalar,
+    gather_inputs,
+    input_index,
+    unmasked,
+)
+from .._settings import EstimatorSettings
+from .._xci import estimate_xci
+
+__all__ = [
+    "check_weights",
+    "check_reference",
+    "check_transform_inputs",
+    "subsample",
+    "split_samples",
+    "offdiagonal",
+    "State",
+    "ShiftProblem",
+]
+
+
+# -- option checks -----------------------------------------------------------------------------
+
+
+def check_weights(alpha: Any, beta: Any) -> tuple[float, float]:
+    """Validate the utility weights: finite, >= 0, not both 0."""
+    alpha, beta = check_scalar(alpha, "alpha", low=0), check_scalar(beta, "beta", low=0)
+    if alpha == 0 and beta == 0:
+        raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
+    return alpha, beta
+
+
+def check_reference(reference: Any, groups: tuple) -> int:
+    """Index of the reference group (default: the first group in matrix order)."""
+    if reference is None:
+        return 0
+    try:
+        return groups.index(reference)
+    except ValueError:
+        raise ValueError(f"reference: group {reference!r} does not occur (groups: {list(groups)}).") from None
+
+
+# -- transform ---------------------------------------------------------------------------------
+
+
+def check_transform_inputs(risk: Any, group: Any, data: pd.DataFrame | None, groups: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Validate (risk, group) for ``transform``; returns float risks and group codes (same rows)."""
+    raw, index = gather_inputs({"risk": risk, "group": group}, data)
+    risk_raw, group_raw = raw["risk"], raw["group"]
+    values = as_numeric(risk_raw, "risk", index)
+    lookup = {label: k for k, label in enumerate(groups)}
+    codes = np.array([lookup.get(label, -1) for label in pd.Series(group_raw, dtype=object)], dtype=np.intp)
+    unknown = codes < 0
+    if unknown.any():
+        labels = sorted({str(v) for v in np.asarray(group_raw, dtype=object)[unknown]})
+        raise ValueError(
+            f"group: labels {labels} were not seen when fitting (groups: {list(groups)}), at {describe_rows(unknown, index)}."
+        )
+    return values, codes
+
+
+# -- samples: the fitting and the evaluation part --------------------------------------------
+
+
+def subsample(sample: SurvivalSample, rows: np.ndarray) -> SurvivalSample:
+    """Rows ``rows`` (boolean mask) of a validated sample, keeping the group order."""
+    return SurvivalSample(
+        time=np.ascontiguousarray(sample.time[rows]),
+        event=np.ascontiguousarray(sample.event[rows]),
+        group_codes=np.ascontiguousarray(sample.group_codes[rows]),
+        groups=sample.groups,
+        risk=None if sample.risk is None else np.ascontiguousarray(sample.risk[rows]),
+        index=sample.index[rows],
+    )
+
+
+def _fit_rows(fit_on: Any, n: int) -> np.ndarray:
+    if isinstance(fit_on, np.ma.MaskedArray):  # masked entries are missing, never their hidden values
+        fit_on = unmasked(fit_on, "fit_on")
+    values = fit_on.to_numpy() if isinstance(fit_on, (pd.Series, pd.Index)) else np.asarray(fit_on)
+    if values.ndim != 1:
+        raise ValueError(f"fit_on must be 1-D (a mask or row positions), got shape {values.shape}.")
+    if values.dtype.kind == "b":
+        if values.shape[0] != n:
+            raise ValueError(f"fit_on: a boolean mask must have one entry per row ({n}), got {values.shape[0]}.")
+        return values.astype(bool)
+    if values.dtype.kind not in "iu":
+        raise TypeError(
+            "fit_on must be a boolean mask, integer row positions, a DataFrame or a tuple "
+            f"(time, event, group, risk); got an array of dtype {values.dtype}."
+        )
+    outside = (values < 0) | (values >= n)
+    if outside.any():
+        raise ValueError(f"fit_on: row positions must be in [0, {n}); out of range at entries {describe_rows(outside)}.")
+    if np.unique(values).shape[0] != values.shape[0]:
+        raise ValueError("fit_on: row positions contain duplicates.")
+    mask = np.zeros(n, bool)
+    mask[values] = True
+    return mask
+
+
+def _require_all_groups(sample: SurvivalSample, name: str) -> None:
+    present = np.bincount(sample.group_codes, minlength=sample.n_groups)
+    missing = [g for g, count in zip(sample.groups, present) if count == 0]
+    if missing:
+        raise ValueError(f"{name} has no row of groups {missing}; every group needs rows there.")
+
+
+def split_samples(
+    time: Any, event: Any, group: Any, risk: Any, data: pd.DataFrame | None, fit_on: Any
+) -> tuple[SurvivalSample, SurvivalSample | None, np.ndarray | None]:
+    """Validate the inputs and split them into (fitting sample, evaluation sample or None, fit mask).
+
+    ``fit_on`` None: fit on everything, no evaluation sample. A boolean mask or integer positions:
+    fit on those rows, evaluate on the others. A DataFrame (same column names) or a tuple
+    (time, event, group, risk): fit on that separate data set, evaluate on the main inputs.
+    """
+    sample, _ = check_survival_inputs(time, event, group, risk, data=data)
+    if fit_on is None:
+        return sample, None, None
+    if isinstance(fit_on, str):  # a boolean column of data, like every other argument
+        if data is None:
+            raise ValueError(f"fit_on is a column name ({fit_on!r}), so data must be given.")
+        if fit_on not in data.columns:
+            raise ValueError(f"fit_on: column {fit_on!r} is not in data (columns: {list(data.columns)}).")
+        fit_on = data[fit_on]
+        if fit_on.dtype.kind != "b":
+            raise TypeError(f"fit_on: column {fit_on.name!r} must be boolean (True = fitting row), got {fit_on.dtype}.")
+    if isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b":  # a mask is per row: same index rule
+        input_index({"time": time, "event": event, "group": group, "risk": risk, "fit_on": fit_on}, data)
+    if isinstance(fit_on, pd.DataFrame) or (isinstance(fit_on, tuple) and len(fit_on) == 4):
+        if isinstance(fit_on, pd.DataFrame):
+            names = (time, event, group, risk)
+            if not all(isinstance(v, (str, list)) for v in names):
+                raise TypeError("fit_on is a DataFrame, so time, event, group and risk must be column names of data.")
+            fit_sample, excluded = check_survival_inputs(*names, data=fit_on, groups=None)
+        else:
+            fit_sample, excluded = check_survival_inputs(*fit_on, data=None, groups=None)
+        unknown = [g for g in sample.groups if g not in fit_sample.groups]
+        if unknown:
+            raise ValueError(f"fit_on has no row of groups {unknown}, which occur in the evaluation data.")
+        # re-encode the fitting data in the evaluation data's group order
+        order = [fit_sample.groups.index(g) for g in sample.groups]
+        remap = np.full(fit_sample.n_groups, -1, np.intp)
+        remap[order] = np.arange(len(order))
+        codes = remap[fit_sample.group_codes]
+        keep = codes >= 0
+        if not keep.all():
+            extra = sorted({fit_sample.groups[c] for c in fit_sample.group_codes[~keep]}, key=str)
+            raise ValueError(f"fit_on has groups {extra} that do not occur in the evaluation data.")
+        fit_sample = dataclasses.replace(fit_sample, group_codes=codes, groups=sample.groups)
+        return fit_sample, sample, None
+    mask = _fit_rows(fit_on, sample.n_samples)
+    if mask.all():
+        raise ValueError("fit_on selects every row, leaving none for evaluation; pass fit_on=None to fit in-sample.")
+    if not mask.any():
+        raise ValueError("fit_on selects no row to fit on.")
+    fit_sample, eval_sample = subsample(sample, mask), subsample(sample, ~mask)
+    _require_all_groups(fit_sample, "the fitting part of fit_on")
+    _require_all_groups(eval_sample, "the evaluation part (rows not in fit_on)")
+    return fit_sample, eval_sample, mask
+
+
+# -- the fitting problem -----------------------------------------------------------------------
+
+
+def offdiagonal(g: int) -> np.ndarray:
+    """Mask of the cross-group (off-diagonal) cells of a G x G matrix."""
+    return ~np.eye(g, dtype=bool)
+
+
+@dataclass(frozen=True)
+class State:
+    """Everything the search needs about one offset vector."""
+
+    values: np.ndarray  # (G, G) xCI cells
+    key: bytes  # integer concordant and concordant + tied counts; equal keys <=> same plateau
+
+
+class ShiftProblem:
+    """Evaluates the xCI matrix of a sample whose groups are shifted by offsets (kernel calls only)."""
+
+    def __init__(self, sample: SurvivalSample, settings: EstimatorSettings):
+        self.sample = sample
+        self.settings = settings
+        self.curves: CensoringCurves | None = None
+        if settings.method == "ipcw":
+            self.curves = fit_censoring(sample, settings.censoring)
+        self.n_evaluations = 0
+        base = self._counts(np.zeros(sample.n_groups))
+        self.denominator = np.array(base.denominator)
+        missing = (self.denominator == 0) & offdiagonal(sample.n_groups)
+        if missing.any():
+            cells = ", ".join(f"({sample.groups[a]!r}, {sample.groups[b]!r})" for a, b in np.argwhere(missing))
+            raise ValueError(
+                f"the fitting sample has no (weighted) comparable pair in the cross-group cells {cells}; "
+                "their xCI is undefined, so offsets cannot be fitted."
+            )
+        self.weights = self.denominator / self.denominator.sum()
+
+    def _counts(self, offsets: np.ndarray):
+        risk = self.sample.risk + offsets[self.sample.group_codes]
+        shifted = dataclasses.replace(self.sample, risk=risk)
+        self.n_evaluations += 1
+        return estimate_xci(
+            shifted, method=self.settings.method, tau=self.settings.tau, curves=self.curves,
+            tied_tol=self.settings.tied_tol, strict=self.settings.strict,
+        )
+
+    def evaluate(self, offsets: np.ndarray) -> State:
+        counts = self._counts(np.asarray(offsets, dtype=float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = counts.numerator / counts.denominator
+        key = np.concatenate([counts.concordant.ravel(), (counts.concordant + counts.tied_risk).ravel()]).tobytes()
+        return State(values, key)
+
+    def coordinate_range(self, offsets: np.ndarray, k: int) -> tuple[float, float]:
+        """Offsets of group k beyond which no cross pair of k changes (others fixed), padded."""
+        risk = self.sample.risk + offsets[self.sample.group_codes]
+        own = self.sample.group_codes == k
+        mine, others = self.sample.risk[own], risk[~own]
+        lo, hi = float(others.min() - mine.max()), float(others.max() - mine.min())
+        pad = 1e-3 * (hi - lo) + 4 * self.settings.tied_tol + 1e-12 * max(1.0, abs(lo), abs(hi))
+        return lo - pad, hi + pad
