@@ -223,7 +223,14 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     tail = f"Δbetween({a}, {b}) = {_points(row['value'])}"
     if interval != "–":
         tail += f" {interval}, {_adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
-    return f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {tail}. In words: {consequence}."
+    verdict = _excludes_zero(row)
+    if verdict == "the interval excludes 0":
+        words = f"In words: {consequence}."
+    elif verdict == "the interval includes 0":
+        words = "The difference is within what chance alone would give: the data do not show either group disadvantaged."
+    else:
+        words = f"Without an interval chance cannot be ruled out; the direction points to: {consequence}."
+    return f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {tail}. {words}"
 
 
 def _adjust_name(adjust: str) -> str:
@@ -318,8 +325,9 @@ def findings(
     >>> print(findings(res).sentences[1])  # doctest: +NORMALIZE_WHITESPACE
     Largest cross-group asymmetry, a vs b: when a member of a had the event first, the model ranked
     them above the member of b 80.0% of the time; when a member of b had the event first, 66.7%.
-    Δbetween(a, b) = +13.3 points. In words: members of b who had the event first were ranked correctly
-    less often; if a higher score means earlier care, b is the disadvantaged group in this pair.
+    Δbetween(a, b) = +13.3 points. Without an interval chance cannot be ruled out; the direction points to:
+    members of b who had the event first were ranked correctly less often; if a higher score means earlier
+    care, b is the disadvantaged group in this pair.
     """
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)

@@ -542,3 +542,29 @@ def test_table_output_shows_the_smallest_censoring_survival(csv_file, capsys):
     path, _ = csv_file
     assert main(_audit_args(path, "--ci", "none")) == 0
     assert "smallest censoring survival K_g used as a weight: F: " in capsys.readouterr().out
+
+
+def test_findings_open_every_output(csv_file, tmp_path, capsys):
+    import io
+
+    import survfair
+
+    path, _ = csv_file
+    assert main(_audit_args(path, "--adjust", "bh", "--min-pairs", "5000")) == 0
+    text = capsys.readouterr().out
+    block = text.split("findings:\n", 1)[1]
+    assert text.startswith("== risk = score ==\nfindings:\n- Pooled concordance (C): ")
+    assert "Largest cross-group asymmetry, " in block.split("\n\n")[0]
+    assert "BH-adjusted" in text and "cells resting on little data:" in text
+    assert "omnibus_no_asymmetry (chi-square, df=1)" in text
+    out = tmp_path / "audit.json"
+    assert main(_audit_args(path, "--format", "json", "--output", str(out))) == 0
+    found = json.loads(out.read_text())[0]["findings"]
+    result = survfair.xci("t", "e", "sex", "score", data=pd.read_csv(path), tau=20)
+    assert found["sentences"] == list(survfair.findings(result).sentences)
+    assert main(_audit_args(path, "--format", "csv", "--min-events", "1000")) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out), keep_default_na=False, na_values=[""])
+    cells = table[table["kind"] == "cell"]
+    assert cells["flag"].str.contains(r"events in [FM] \(< 1000\)").all()
+    between = table[(table["kind"] == "summary") & (table["statistic"] == "delta_between")]
+    assert (between["p_adjusted"] == between["p_value"]).all()  # one pair: nothing to adjust

@@ -97,3 +97,16 @@ def test_one_group_gives_only_the_pooled_sentence():
     res = survfair.xci([1.0, 2, 3, 4], [1, 1, 1, 0], ["a"] * 4, [4.0, 3, 2, 1], method="naive")
     (sentence,) = findings(res, min_events=0, min_pairs=0).sentences
     assert sentence.startswith("Pooled concordance (C): 100.0%")
+
+
+def test_a_difference_within_chance_names_no_disadvantaged_group():
+    rng = np.random.default_rng(4)
+    n = 400
+    group = rng.choice(["a", "b"], n)
+    risk = rng.normal(size=n)
+    time = rng.exponential(np.exp(-risk))
+    res = survfair.xci(time, np.ones(n, bool), group, risk, method="naive")
+    sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
+    assert "the interval includes 0" in sentence
+    assert sentence.endswith("the data do not show either group disadvantaged.")
+    assert "disadvantaged group in this pair" not in sentence

@@ -20,7 +20,8 @@ from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
 from .._report import data_summary_table, write_report
 from .._results import XCIResult
-from .._summaries import min_xci, overall_c, pairwise_deltas, utility
+from .._findings import Findings, findings
+from .._summaries import min_xci, overall_c, utility
 from ._binary import add_binary_arguments, binary_audit, binary_long_table, horizon_frame, horizon_table, render_binary
 from ._errors import CLIError, library_errors
 from ._io import (
@@ -36,10 +37,12 @@ from ._options import (
     add_data_options,
     add_debug_option,
     add_estimator_options,
+    add_reporting_options,
     add_groups_option,
     column_roles,
     excluded_note,
     match_groups,
+    reporting_options,
     subset_groups,
 )
 
@@ -95,6 +98,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                            help="bootstrap interval")
     inference.add_argument("--stratify", choices=["group", "group_event", "none"], default="group",
                            help="bootstrap strata")
+    add_reporting_options(parser)
     add_binary_arguments(parser)
     add_debug_option(parser, top_level=False)
     parser.set_defaults(handler=run)
@@ -104,9 +108,10 @@ def register(subparsers) -> argparse.ArgumentParser:
 # -- rendering ---------------------------------------------------------------------------------
 
 
-def _summary_tables(result: XCIResult) -> dict[str, pd.DataFrame]:
-    """Δwithin / Δbetween for every pair of groups, min-xCI and the pooled C; utilities."""
-    rows = pairwise_deltas(result).to_dict(orient="records")
+def _summary_tables(result: XCIResult, found: Findings) -> dict[str, pd.DataFrame]:
+    """Δwithin / Δbetween for every pair of groups (with adjusted p-values), min-xCI, the pooled C
+    and the joint test of no asymmetry; utilities."""
+    rows = found.deltas.to_dict(orient="records")
     minimum = min_xci(result)
     low, high = minimum.estimate.confidence_interval
     rows.append(
@@ -117,6 +122,11 @@ def _summary_tables(result: XCIResult) -> dict[str, pd.DataFrame]:
     low, high = pooled.confidence_interval
     rows.append({"summary": "overall_c", "a": "", "b": "", "value": pooled.value, "se": pooled.se,
                  "ci_low": low, "ci_high": high, "p_value": np.nan})
+    omnibus = found.omnibus
+    if len(result.groups) > 1:  # value = the chi-square statistic; its df in the JSON "findings"
+        rows.append({"summary": f"omnibus_no_asymmetry (chi-square, df={omnibus.df})", "a": "", "b": "",
+                     "value": omnibus.statistic, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                     "p_value": omnibus.p_value})
     return {"summaries": pd.DataFrame(rows), "utility": utility(result).reset_index()}
 
 
@@ -124,12 +134,14 @@ def _has_intervals(result: XCIResult) -> bool:
     return result.ci_method is not None  # never result.covariance: it is G^2 x G^2, built on request
 
 
-def _format_text(name: str, result: XCIResult, notes: Sequence[str]) -> str:
-    tables = _summary_tables(result)
+def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: dict) -> str:
+    found = findings(result, **reporting)
+    tables = _summary_tables(result, found)
     settings = f"method={result.method}"
     if result.method == "ipcw":
         settings += f", censoring={result.censoring}, tau={result.tau}"
-    lines = [f"== {name} ==", f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
+    lines = [f"== {name} ==", "findings:", found.to_text(), "",
+             f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
     if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
         smallest = ", ".join(f"{g}: {k:.3g}" for g, k in result.min_censoring_survival.items())
         lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
@@ -145,7 +157,11 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str]) -> str:
         summaries = tables["summaries"]
         if not _has_intervals(result):
             summaries = summaries[["summary", "a", "b", "value"]]
-        lines += ["", "summaries:", summaries.to_string(index=False, float_format="{:.4f}".format, na_rep="")]
+        lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences):",
+                  summaries.to_string(index=False, float_format="{:.4f}".format, na_rep="")]
+        flagged = found.flags[found.flags["flagged"]]
+        if not flagged.empty:
+            lines += ["", "cells resting on little data:", flagged[["a", "b", "reason"]].to_string(index=False)]
         if result.ci_method == "analytic":
             lines.append("(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)")
         utilities = tables["utility"]
@@ -159,7 +175,8 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str]) -> str:
 CSV_COLUMNS = ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
 
 
-def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = None) -> pd.DataFrame:
+def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = None, reporting: dict | None = None
+               ) -> pd.DataFrame:
     """The CSV table of one risk column: tidy, one row per number.
 
     ``kind`` "cell": one row per xCI cell (statistic "xci"; the pair counts, numerator and
@@ -168,9 +185,12 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     n_excluded (rows outside --groups). ``kind`` "horizon": one row per xAUC(t) cell (statistic
     "xauc_t", ``time``, cases, controls, ...).
     """
+    found = findings(result, **(reporting or {}))
+    flags = found.flags.set_index(["a", "b"])
     cells = result.to_frame().assign(kind="cell", statistic="xci", p_value=np.nan)
     cells["value"] = cells["xci"]
-    tables = _summary_tables(result)
+    cells["flag"] = [flags.loc[(a, b), "reason"] for a, b in zip(cells["a"], cells["b"])]
+    tables = _summary_tables(result, found)
     summaries = tables["summaries"].rename(columns={"summary": "statistic"}).assign(kind="summary")
     utilities = tables["utility"].rename(columns={"group": "a"}).assign(kind="summary", statistic="utility", b="",
                                                                         p_value=np.nan)
@@ -188,12 +208,13 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     return table[CSV_COLUMNS + [c for c in table.columns if c not in CSV_COLUMNS]]
 
 
-def _render(named_results, output_format: str, horizons: dict) -> str:
+def _render(named_results, output_format: str, horizons: dict, reporting: dict) -> str:
     if output_format == "json":
         payload = []
         for name, result, notes in named_results:
-            entry = {"name": name, "notes": notes, **result.to_dict()}
-            tables = _summary_tables(result)
+            found = findings(result, **reporting)
+            entry = {"name": name, "notes": notes, "findings": found.to_dict(), **result.to_dict()}
+            tables = _summary_tables(result, found)
             entry["summaries"] = json.loads(tables["summaries"].to_json(orient="records"))
             entry["utility"] = json.loads(tables["utility"].to_json(orient="records"))
             if horizons.get(name) is not None:
@@ -201,10 +222,10 @@ def _render(named_results, output_format: str, horizons: dict) -> str:
             payload.append(entry)
         return json.dumps(payload, indent=2) + "\n"
     if output_format == "csv":
-        frame = pd.concat([long_table(name, result, horizons.get(name)) for name, result, _ in named_results],
-                          ignore_index=True)
+        frame = pd.concat([long_table(name, result, horizons.get(name), reporting)
+                           for name, result, _ in named_results], ignore_index=True)
         return neutralise_formulas(frame).to_csv(index=False)
-    return "\n".join(_format_text(name, result, notes) for name, result, notes in named_results)
+    return "\n".join(_format_text(name, result, notes, reporting) for name, result, notes in named_results)
 
 
 # -- computing ---------------------------------------------------------------------------------
@@ -389,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
                 horizon_text += "\n" + horizon_table(one, subset)
             else:
                 horizons[name], _ = horizon_frame(one, subset)
-    text = _render(named_results, args.format, horizons) + horizon_text
+    text = _render(named_results, args.format, horizons, reporting_options(args)) + horizon_text
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded

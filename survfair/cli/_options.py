@@ -23,6 +23,8 @@ __all__ = [
     "add_data_options",
     "add_groups_option",
     "add_estimator_options",
+    "add_reporting_options",
+    "reporting_options",
     "add_debug_option",
     "column_roles",
     "group_argument",
@@ -135,6 +137,26 @@ def add_estimator_options(parser: argparse.ArgumentParser) -> argparse._Argument
     options.add_argument("--censoring", choices=["group", "pooled"], default="group",
                          help="censoring Kaplan-Meier curves per group (the paper's eq. 6) or pooled")
     return options
+
+
+def add_reporting_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """Add ``--adjust --min-events --min-pairs --time-unit`` (the findings, flags and figures)."""
+    options = parser.add_argument_group("findings")
+    options.add_argument("--adjust", choices=["holm", "bh", "bonferroni", "none"], default="holm",
+                         help="adjustment of the p-values of each family of differences (default: holm)")
+    options.add_argument("--min-events", metavar="N", type=int, default=10,
+                         help="flag cells whose row group has fewer events (default: 10)")
+    options.add_argument("--min-pairs", metavar="N", type=int, default=100,
+                         help="flag cells with fewer comparable pairs (default: 100)")
+    options.add_argument("--time-unit", metavar="UNIT",
+                         help="unit of --time for the report's figures, e.g. days (default: not stated)")
+    return options
+
+
+def reporting_options(args: argparse.Namespace) -> dict:
+    """Keyword arguments of :func:`survfair.findings` from the options (defaults for the demo)."""
+    return {"adjust": getattr(args, "adjust", "holm"), "min_events": getattr(args, "min_events", 10),
+            "min_pairs": getattr(args, "min_pairs", 100)}
 
 
 def group_argument(group: Sequence[str] | str) -> Any:
