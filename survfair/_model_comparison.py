@@ -38,12 +38,43 @@ class ModelComparison:
         ``delta_within[a,b]`` = xCI_{a,a} - xCI_{b,b} and ``delta_between[a,b]`` =
         xCI_{a,b} - xCI_{b,a}; ``min_xci`` and ``min_xci_cell`` ("a,b"); ``overall`` (pooled
         C). When the results carry inference (``ci=...`` passed to :func:`survfair.xci`), each
-        number is followed by ``..._low`` / ``..._high`` columns and the deltas by ``..._p``
-        (two-sided Wald p-value of H0: delta = 0).
+        cell, delta and ``min_xci`` is followed by ``..._low`` / ``..._high`` columns and the
+        deltas by ``..._p`` (two-sided p-value of H0: delta = 0), the numbers of
+        :func:`survfair.pairwise_deltas` and :func:`survfair.min_xci` (so ``min_xci_low`` /
+        ``min_xci_high`` are NaN with analytic inference); ``overall`` has no interval columns
+        (see :func:`survfair.overall_c`). Built on first access.
     results : dict of str -> XCIResult
         The full result of each model.
     scores : dict of str -> ndarray of shape (n_samples,)
         The risk scores audited (higher = earlier event).
+    groups : tuple
+        Group labels in matrix order (those of the first result; all results share them).
+
+    See Also
+    --------
+    compare : computes it.
+    ComparisonResult : a paired comparison of two models, with intervals of the differences.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import survfair
+    >>> cohort = pd.DataFrame({"time": [1, 2, 3, 4, 5, 6, 7, 8], "event": [1, 1, 1, 1, 1, 1, 1, 0],
+    ...                        "sex": list("MFMFMFMF"), "score": [8, 3, 6, 5, 4, 7, 2, 1]})
+    >>> audit = survfair.compare("time", "event", "sex", {"equation": "score"}, data=cohort,
+    ...                          method="naive", ci=None, groups=["M", "F"])
+    >>> audit.groups, list(audit.results)
+    (('M', 'F'), ['equation'])
+    >>> print(audit.long()[["model", "statistic", "value"]].round(4).to_string(index=False))
+       model          statistic  value
+    equation           xci[M,M] 1.0000
+    equation           xci[M,F] 0.8000
+    equation           xci[F,M] 0.6667
+    equation           xci[F,F] 0.5000
+    equation  delta_within[M,F] 0.5000
+    equation delta_between[M,F] 0.1333
+    equation            min_xci 0.5000
+    equation            overall 0.7500
     """
 
     results: dict = field(repr=False)
@@ -51,6 +82,7 @@ class ModelComparison:
 
     @functools.cached_property
     def table(self) -> pd.DataFrame:
+        """One row per model: the cells, the deltas, min-xCI and the pooled C (see the class docstring)."""
         # built on first access: with many groups it has G^2 + 2 G(G-1) columns per model,
         # which an audit that only reads .results never needs
         with_ci = any(r.ci_method is not None for r in self.results.values())
@@ -59,10 +91,19 @@ class ModelComparison:
 
     @property
     def groups(self) -> tuple:
+        """Group labels in matrix order (those of the first result; all results share them)."""
         return next(iter(self.results.values())).groups
 
     def long(self) -> pd.DataFrame:
-        """Long format: one row per (model, statistic) with value, ci_low, ci_high, p_value."""
+        """Long format: one row per (model, statistic) with value, ci_low, ci_high, p_value.
+
+        Returns
+        -------
+        DataFrame
+            Columns model, statistic (a column name of :attr:`table`: ``xci[a,b]``,
+            ``delta_within[a,b]``, ``delta_between[a,b]``, ``min_xci``, ``overall``), value,
+            ci_low, ci_high, p_value (NaN where the table has no such column).
+        """
         rows = []
         for model, row in self.table.iterrows():
             for column in self.table.columns:
@@ -133,7 +174,8 @@ def compare(
 
     Each entry of ``models`` becomes one row of the table of the xCI paper's Tables 1-3 (Wang et
     al. 2026, Sections 6-7): every xCI cell (eq. 7 by default), the within-group and
-    between-group disparities (Section 4.2.1), min-xCI (Section 4.2.2) and the pooled C.
+    between-group disparities (Section 4.2.1), min-xCI (Section 4.2.2) and the pooled C
+    (Proposition 4.1).
 
     Parameters
     ----------
@@ -180,6 +222,9 @@ def compare(
         :func:`survfair.xci` (lengths, NaN, differing indexes, ...), naming the model.
     survfair.ConvergenceError
         If a linear model's coefficients show a diverged fit.
+    survfair.MemoryLimitError
+        (a ValueError) raised unchanged (not prefixed with a model's name) if the requested
+        intervals would not fit in memory.
 
     Notes
     -----
@@ -187,6 +232,35 @@ def compare(
     group), so the rows differ only through the scores. With ``groups=["M", "F"]`` the deltas
     follow the paper's orientation Δwithin = xCI_{M,M} − xCI_{F,F} and
     Δbetween = xCI_{M,F} − xCI_{F,M}.
+
+    The intervals of the table are each model's own; to test whether two models differ, use
+    :func:`survfair.compare_xci` on two of the ``.results`` (a paired comparison on the same
+    people).
+
+    See Also
+    --------
+    compare_xci : paired differences of two models, with their uncertainty.
+    xci : the estimator run for every model.
+    risk_scores : the scores of a fitted model.
+    pairwise_deltas, min_xci : the summaries in the table.
+
+    Examples
+    --------
+    Two score columns of one cohort, e.g. published equations computed beforehand:
+
+    >>> import pandas as pd
+    >>> import survfair
+    >>> cohort = pd.DataFrame({"time": [1, 2, 3, 4, 5, 6, 7, 8], "event": [1, 1, 1, 1, 1, 1, 1, 0],
+    ...                        "sex": list("MFMFMFMF"), "score_1": [8, 3, 6, 5, 4, 7, 2, 1],
+    ...                        "score_2": [7, 3, 6, 5, 4, 8, 1, 2]})
+    >>> audit = survfair.compare("time", "event", "sex", {"one": "score_1", "two": "score_2"},
+    ...                          data=cohort, method="naive", ci=None, groups=["M", "F"])
+    >>> columns = ["delta_within[M,F]", "delta_between[M,F]", "overall"]
+    >>> print(audit.table[columns].round(4))  # doctest: +NORMALIZE_WHITESPACE
+           delta_within[M,F]  delta_between[M,F]  overall
+    model
+    one                  0.5              0.1333   0.7500
+    two                  0.5             -0.0667   0.6786
     """
     if not isinstance(models, Mapping) or isinstance(models, pd.DataFrame):
         raise TypeError(f"models must be a dict of name -> model/scores/column, got {type(models).__name__}.")

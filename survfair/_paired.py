@@ -39,20 +39,45 @@ _COLUMNS = ["quantity", "a", "b", "value_1", "value_2", "difference", "se", "ci_
 class ComparisonResult:
     """Differences (model 1 - model 2) of every fairness number, with paired uncertainty.
 
+    Returned by :func:`compare_xci`. The accessors return an :class:`Estimate` of a difference
+    (``null`` 0): :meth:`cell`, :meth:`delta_between`, :meth:`delta_within`, :attr:`min_xci`,
+    :attr:`overall`.
+
     Attributes
     ----------
     groups : tuple
         Group labels.
     ci_method : {"analytic", "bootstrap"}
+        How the standard errors, intervals and p-values were obtained.
     confidence_level : float
+        Level of the intervals.
     n_samples : int
         Individuals (the same for both models).
     n_resamples : int or None
         Paired bootstrap replicates (None for analytic).
     min_cells : tuple
-        ((a, b) of model 1's smallest cell, (a, b) of model 2's).
+        ((a, b) of model 1's smallest cell, (a, b) of model 2's); an entry is None when every
+        cell of that model is NaN.
     table : DataFrame
         One row per quantity; see :meth:`to_frame`.
+
+    See Also
+    --------
+    compare_xci : computes it.
+    ModelComparison : several models side by side, without paired differences.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> t, e, g = [1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab")
+    >>> first = survfair.xci(t, e, g, [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> second = survfair.xci(t, e, g, [7, 3, 6, 5, 4, 8, 1, 2], method="naive")
+    >>> comparison = survfair.compare_xci(first, second)
+    >>> diff = comparison.delta_between("a", "b")  # 0.1333 - (-0.0667)
+    >>> round(diff.value, 4), round(diff.se, 4)
+    (0.2, 0.1461)
+    >>> round(comparison.delta_between("b", "a").value, 4)  # the reverse orientation
+    -0.2
     """
 
     groups: tuple
@@ -69,6 +94,12 @@ class ComparisonResult:
         Columns: quantity ("xci", "delta_between", "delta_within", "min_xci", "overall"), a, b
         (groups; empty for min_xci and overall), value_1, value_2, difference (= value_1 -
         value_2), se, ci_low, ci_high, p_value (two-sided, H0: difference = 0).
+
+        Returns
+        -------
+        DataFrame
+            G^2 "xci" rows (row-major), then G (G - 1) / 2 "delta_between" and as many
+            "delta_within" rows (pairs a before b in group order), then "min_xci" and "overall".
         """
         return self.table.copy()
 
@@ -95,25 +126,74 @@ class ComparisonResult:
         )
 
     def cell(self, a, b) -> Estimate:
-        """Difference of xCI_{a,b} between the models."""
+        """Difference of xCI_{a,b} between the models.
+
+        Parameters
+        ----------
+        a, b : hashable
+            Group labels (row a = earlier event, column b).
+
+        Returns
+        -------
+        Estimate
+            The difference model 1 - model 2 with its paired se, interval and p-value.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a group of the results.
+        """
         return self._row("xci", a, b)
 
     def delta_between(self, a, b) -> Estimate:
-        """Difference of Delta-between xCI_{a,b} = xCI_{a,b} - xCI_{b,a} between the models."""
+        """Difference of Delta-between xCI_{a,b} = xCI_{a,b} - xCI_{b,a} between the models.
+
+        Parameters
+        ----------
+        a, b : hashable
+            Two different group labels, in either order (the table stores a before b; the
+            reverse order negates the difference and its interval).
+
+        Returns
+        -------
+        Estimate
+            The difference model 1 - model 2 with its paired se, interval and p-value.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a group of the results.
+        """
         return self._row("delta_between", a, b)
 
     def delta_within(self, a, b) -> Estimate:
-        """Difference of Delta-within xCI_{a,b} = xCI_{a,a} - xCI_{b,b} between the models."""
+        """Difference of Delta-within xCI_{a,b} = xCI_{a,a} - xCI_{b,b} between the models.
+
+        Parameters
+        ----------
+        a, b : hashable
+            Two different group labels, in either order (the reverse order negates).
+
+        Returns
+        -------
+        Estimate
+            The difference model 1 - model 2 with its paired se, interval and p-value.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a group of the results.
+        """
         return self._row("delta_within", a, b)
 
     @property
     def min_xci(self) -> Estimate:
-        """Difference of the smallest cells (each model's own minimum)."""
+        """Difference of the smallest cells (each model's own minimum), an :class:`Estimate`."""
         return self._row("min_xci")
 
     @property
     def overall(self) -> Estimate:
-        """Difference of the pooled C."""
+        """Difference of the pooled C, an :class:`Estimate`."""
         return self._row("overall")
 
     def __repr__(self) -> str:
@@ -202,10 +282,10 @@ def compare_xci(
 ) -> ComparisonResult:
     """Paired comparison of two risk scores' xCI matrices on the same individuals.
 
-    Differences are model 1 minus model 2 for every cell xCI_{a,b}, every Delta-between and
-    Delta-within (each unordered pair of groups, in group order), min-xCI (each model's own
-    smallest cell) and the pooled C, with standard error, interval and two-sided p-value of
-    H0: no difference.
+    Differences are model 1 minus model 2 for every cell xCI_{a,b} (eq. 2 of Wang et al. 2026),
+    every Delta-between and Delta-within (Section 4.2.1; each unordered pair of groups, in group
+    order), min-xCI (Section 4.2.2; each model's own smallest cell) and the pooled C
+    (Proposition 4.1), with standard error, interval and two-sided p-value of H0: no difference.
 
     Parameters
     ----------
@@ -229,14 +309,36 @@ def compare_xci(
     ComparisonResult
         ``.to_frame()`` gives the tidy table; ``.cell(a, b)``, ``.delta_between(a, b)``,
         ``.delta_within(a, b)``, ``.min_xci`` and ``.overall`` give :class:`Estimate` objects.
+        Intervals: raw-scale Wald with ``ci="analytic"`` (p-values Wald), BCa or percentile of
+        the paired replicates with ``ci="bootstrap"`` (p-values by inverting the interval, se the
+        SD of the replicated differences). A difference whose value is NaN (an undefined cell)
+        has NaN inference; with ``ci="analytic"`` a difference with se 0 has a NaN p-value.
 
     Raises
     ------
     TypeError
-        If an argument is not an XCIResult, or an option has the wrong type.
+        If an argument is not an XCIResult, or an option has the wrong type (``n_resamples``,
+        ``n_jobs``, ``progress``, ``confidence_level``; ``random_state`` with
+        ``ci="bootstrap"``).
     ValueError
         If the results are not on the same rows (number of rows, time, event or group differ),
-        have different groups or settings, or an option is invalid.
+        have different groups or settings (method, tau, censoring, tied_tol, strict, or only one
+        used ``censoring_reference``), a result does not carry its data, or an option is invalid
+        (``ci`` not "analytic" / "bootstrap", ``confidence_level`` not in (0, 1),
+        ``n_resamples`` < 2, ``n_jobs=0``, ``stratify``, ``bootstrap_method``).
+    MemoryLimitError
+        (a ValueError) if the influence rows or the paired replicates would not fit in memory.
+
+    Warns
+    -----
+    UndefinedXCIWarning
+        With ``ci="bootstrap"``, for replicates that failed or left a cell undefined (left out).
+
+    See Also
+    --------
+    xci : the results compared.
+    compare : several models side by side, each with its own (unpaired) intervals.
+    delta_between, delta_within, min_xci, overall_c : the same quantities for one model.
 
     Notes
     -----
@@ -253,6 +355,31 @@ def compare_xci(
     Kang, L., Chen, W., Petrick, N. A. and Gallas, B. D. (2015). Comparing two correlated C
     indices with right-censored survival outcome: a one-shot nonparametric approach.
     Statistics in Medicine 34(4), 685-703.
+
+    Wang, H. et al. (2026). Towards Fair Predictions: Group Conditional Concordance Index to
+    Quantify Fairness in Time-to-Event Prognostication. arXiv:2606.16872, Sections 4.1-4.2.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> t, e, g = [1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab")
+    >>> first = survfair.xci(t, e, g, [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> second = survfair.xci(t, e, g, [7, 3, 6, 5, 4, 8, 1, 2], method="naive")
+    >>> comparison = survfair.compare_xci(first, second)
+    >>> table = comparison.to_frame()
+    >>> print(table[["quantity", "a", "b", "value_1", "value_2", "difference"]].round(4).to_string(index=False))
+         quantity a b  value_1  value_2  difference
+              xci a a   1.0000   1.0000      0.0000
+              xci a b   0.8000   0.6000      0.2000
+              xci b a   0.6667   0.6667      0.0000
+              xci b b   0.5000   0.5000      0.0000
+    delta_between a b   0.1333  -0.0667      0.2000
+     delta_within a b   0.5000   0.5000      0.0000
+          min_xci       0.5000   0.5000      0.0000
+          overall       0.7500   0.6786      0.0714
+    >>> c = comparison.overall  # the pooled C, correlated between the models
+    >>> round(c.value, 4), round(c.se, 4), round(c.p_value, 4)
+    (0.0714, 0.0546, 0.1904)
     """
     if ci not in ("analytic", "bootstrap"):
         raise ValueError(f"ci must be one of ['analytic', 'bootstrap'], got {ci!r}.")

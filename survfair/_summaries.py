@@ -1,8 +1,11 @@
 """Fairness summaries of an xCI matrix (Wang et al. 2026, Sections 4.1-4.3).
 
-Every summary is a linear contrast of the cells (or, for min-xCI, a selection), so its standard
-error and interval follow from the cell covariance or the bootstrap replicates carried by the
-result; without inference those fields are NaN. Return types never depend on the input.
+Most summaries are linear contrasts of the cells (the disparities, the utilities, any
+:func:`contrast`), so their standard errors and intervals follow from the cell covariance or the
+bootstrap replicates carried by the result; min-xCI is a selection, :func:`abs_delta_between`
+and :func:`min_utility` are extremes of several contrasts, :func:`nash_welfare` a product and
+:func:`overall_c` a ratio of pair sums, each with its own interval (see each function). Without
+inference those fields are NaN. Return types never depend on the input.
 """
 
 from __future__ import annotations
@@ -47,19 +50,47 @@ __all__ = [
 class Estimate:
     """A scalar summary with its uncertainty.
 
+    What the scalar summaries return (:func:`delta_within`, :func:`delta_between`,
+    :func:`contrast`, :func:`overall_c`, :func:`abs_delta_between`, :func:`min_utility`,
+    :func:`nash_welfare`, the ``estimate`` of :func:`min_xci`, the methods of
+    :class:`ComparisonResult`). ``float(estimate)`` is its value. Immutable.
+
     Attributes
     ----------
     value : float
-        Point estimate.
+        Point estimate (NaN where a cell it needs is undefined).
     se : float
-        Standard error (NaN when the result carries no inference).
+        Standard error (NaN when the result carries no inference, and for the summaries that
+        document it as NaN).
     confidence_interval : ConfidenceInterval
-        Interval at ``confidence_level`` (NaN limits without inference).
+        Interval at ``confidence_level`` (NaN limits without inference). How it is formed
+        (raw or logit-scale Wald, bootstrap BCa or percentile, Bonferroni range) is documented by
+        the function that returns the estimate.
     p_value : float
-        Two-sided p-value of H0: value == ``null`` (Wald; NaN without a standard error).
+        Two-sided p-value of H0: value == ``null``: a Wald (normal) test from ``se``, or, with
+        bootstrap replicates, the inverted bootstrap interval. NaN without a standard error or
+        replicates, and for the summaries that have no test (extremes, products).
     null : float
-        The null value tested (0 for differences, 0.5 for a single cell).
+        The null value tested (0 for differences, 0.5 for a single cell or the pooled C).
     confidence_level : float
+        Level of ``confidence_interval``, in (0, 1).
+
+    See Also
+    --------
+    MinXCI : the smallest cell, an Estimate plus where it is.
+    ConfidenceInterval : the interval type.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> est = survfair.delta_within(res, "a", "b")
+    >>> round(float(est), 4), round(est.se, 4), est.null
+    (0.5, 0.3536, 0.0)
+    >>> low, high = est.confidence_interval
+    >>> round(low, 4), round(high, 4), round(est.p_value, 4)
+    (-0.193, 1.193, 0.1573)
     """
 
     value: float
@@ -75,11 +106,37 @@ class Estimate:
 
 @dataclass(frozen=True)
 class MinXCI:
-    """Smallest xCI cell (Section 4.2.2) and where it is.
+    """Smallest xCI cell (Wang et al. 2026, Section 4.2.2) and where it is; returned by :func:`min_xci`.
 
     ``estimate`` holds the value and, when the result carries bootstrap replicates, an interval
     for the minimum itself (the minimum over cells in each replicate, so the selection of the
     minimum is accounted for); an analytic interval of a minimum is not available and is NaN.
+    ``float(m)`` and ``m.value`` are the smallest cell's value.
+
+    Attributes
+    ----------
+    estimate : Estimate
+        Value, bootstrap standard error and interval of the minimum (NaN without bootstrap
+        replicates); ``p_value`` is always NaN (no test of a minimum), ``null`` is 0.5.
+    a : hashable
+        Row of the smallest cell: the group of the member with the earlier event (for an
+        :class:`XAUCResult`, the positive's group).
+    b : hashable
+        Column of the smallest cell: the group of the later member (the negative's group).
+
+    See Also
+    --------
+    min_xci : computes it.
+    Estimate : the type of ``estimate``.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
+    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> smallest = survfair.min_xci(res)
+    >>> smallest.a, smallest.b, round(smallest.value, 4)
+    ('b', 'c', 0.2)
     """
 
     estimate: Estimate
@@ -88,6 +145,7 @@ class MinXCI:
 
     @property
     def value(self) -> float:
+        """The smallest cell's value, ``estimate.value``."""
         return self.estimate.value
 
     def __float__(self) -> float:
@@ -102,24 +160,59 @@ def _cell(result: XCIResult, label: object) -> int:
 
 
 def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: float = 0.0) -> Estimate:
-    """Any linear contrast sum_ab w_ab xCI_ab, with standard error, interval and Wald p-value.
+    """Any linear contrast sum_ab w_ab xCI_ab, with standard error, interval and p-value.
+
+    The disparities of Wang et al. (2026), Section 4.2.1 (:func:`delta_within`,
+    :func:`delta_between`) and the group utilities of Section 4.3 (:func:`utility`) are such
+    contrasts; this function takes any weights, e.g. a pre-specified comparison among many groups
+    (the paper's Section 8 suggests pre-specified contrasts in multi-group settings).
 
     Parameters
     ----------
-    result : XCIResult
-    weights : DataFrame or ndarray of shape (G, G)
-        Weights aligned with ``result.matrix`` (rows a, columns b).
+    result : XCIResult or XAUCResult
+        A G x G matrix result, with or without inference.
+    weights : DataFrame or ndarray of shape (G, G), float
+        Weights aligned with ``result.matrix`` (rows a = earlier event / positive's group,
+        columns b). A DataFrame is aligned by its row and column labels: groups it lacks weigh 0,
+        and labels that are not groups of the result are ignored. An ndarray is in matrix order.
     null : float, default=0.0
         Value under H0 for the p-value.
 
     Returns
     -------
     Estimate
+        ``value`` = sum_ab w_ab xCI_ab (NaN if a cell with non-zero weight is undefined; cells
+        of weight 0 never matter). ``se`` from the influence functions (``ci="analytic"``), the
+        DeLong covariance (:class:`XAUCResult`) or the SD of the bootstrap replicates. Interval:
+        raw-scale Wald from ``se`` (logit-scale Wald, inside (0, 1), when the weights pick a
+        single cell with weight 1), or with bootstrap replicates BCa or percentile as the
+        result's ``bootstrap_method``. ``p_value``: two-sided, H0: contrast == ``null``, Wald
+        on the raw scale or by inverting the bootstrap interval. se, interval and p-value are
+        NaN without inference.
 
     Raises
     ------
     ValueError
-        If ``weights`` does not have shape (G, G).
+        If ``weights`` does not have shape (G, G) or is not numeric.
+
+    See Also
+    --------
+    delta_within, delta_between : the two disparities, as contrasts of two cells.
+    utility : one contrast per group, U(a).
+    overall_c : the pooled C, which is not a fixed contrast (its weights are random).
+
+    Examples
+    --------
+    Δbetween(a, b) written as a contrast (the same number as :func:`delta_between`):
+
+    >>> import numpy as np
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> weights = np.array([[0.0, 1.0], [-1.0, 0.0]])  # xCI_ab - xCI_ba
+    >>> est = survfair.contrast(res, weights)
+    >>> round(est.value, 4), round(est.se, 4), round(est.p_value, 4)
+    (0.1333, 0.4128, 0.7467)
     """
     if isinstance(weights, pd.DataFrame):
         weights = weights.reindex(index=list(result.groups), columns=list(result.groups)).fillna(0).to_numpy()
@@ -164,8 +257,9 @@ def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
     -------
     Estimate
         Value, standard error, interval (raw-scale Wald from the influence functions or the
-        DeLong covariance, or bootstrap) and the two-sided p-value of H0: Δwithin = 0. NaN
-        where a cell is undefined or the result carries no inference.
+        DeLong covariance, or the bootstrap's BCa / percentile interval) and the two-sided
+        p-value of H0: Δwithin = 0 (Wald, or the inverted bootstrap interval). NaN where a cell
+        is undefined or the result carries no inference.
 
     Raises
     ------
@@ -176,6 +270,8 @@ def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
     --------
     delta_between : the cross-group disparity.
     pairwise_deltas : both disparities for every pair of groups at once.
+    abs_delta_between : the largest |Δbetween| over pairs.
+    concordance_imparity : max - min of the within-group cells, the largest |Δwithin| (no interval).
 
     Examples
     --------
@@ -207,8 +303,9 @@ def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
     -------
     Estimate
         Value, standard error, interval (raw-scale Wald from the influence functions or the
-        DeLong covariance, or bootstrap) and the two-sided p-value of H0: Δbetween = 0. NaN
-        where a cell is undefined or the result carries no inference.
+        DeLong covariance, or the bootstrap's BCa / percentile interval) and the two-sided
+        p-value of H0: Δbetween = 0 (Wald, or the inverted bootstrap interval). NaN where a cell
+        is undefined or the result carries no inference.
 
     Raises
     ------
@@ -235,10 +332,11 @@ def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
 def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     """Δwithin and Δbetween for every pair of groups, with standard errors, intervals and p-values.
 
-    The numbers of :func:`delta_within` and :func:`delta_between` for every pair (a, b) with a
-    before b in the matrix order, computed together: with analytic inference each difference's
-    standard error comes from the difference of two influence columns, so 500 groups (124,750
-    pairs of 250,000 cells) take seconds, not one G^2-long contrast per pair.
+    The numbers of :func:`delta_within` and :func:`delta_between` (Wang et al. 2026,
+    Section 4.2.1) for every pair (a, b) with a before b in the matrix order, computed together:
+    with analytic inference each difference's standard error comes from the difference of two
+    influence columns, so 500 groups (124,750 pairs of 250,000 cells) take seconds, not one
+    G^2-long contrast per pair.
 
     Parameters
     ----------
@@ -248,13 +346,17 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns summary ("delta_within" or "delta_between"), a, b, value, se, ci_low, ci_high,
-        p_value (two-sided, H0: 0); for each pair the delta_within row first. NaN where a cell
-        is undefined or the result carries no inference. Empty for one group.
+        G (G - 1) rows, for each pair the delta_within row first. Columns summary
+        ("delta_within" or "delta_between"), a, b (group labels), value, se, ci_low, ci_high,
+        p_value (floats; the same intervals and p-values as :func:`delta_within` /
+        :func:`delta_between`: raw-scale Wald or bootstrap, two-sided, H0: 0). NaN where a cell
+        is undefined or the result carries no inference. Empty (no rows) for one group.
 
     See Also
     --------
     delta_within, delta_between : one pair as an :class:`Estimate`.
+    abs_delta_between : the largest |Δbetween|, with a simultaneous interval.
+    survfair.compare : the same columns for several models side by side.
 
     Examples
     --------
@@ -283,7 +385,11 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
 
 
 def min_xci(result: XCIResult) -> MinXCI:
-    """Smallest defined cell of the xCI matrix, min_{a,b} xCI_{a,b} (Section 4.2.2).
+    """Smallest defined cell of the xCI matrix, min_{a,b} xCI_{a,b} (Wang et al. 2026, Section 4.2.2).
+
+    The model's worst ranking accuracy over all within- and between-group comparisons; larger
+    is better. By Proposition 4.1 it never exceeds the pooled C (:func:`overall_c`), which is a
+    weighted average of the cells. Undefined (NaN) cells are skipped.
 
     With bootstrap replicates the interval is that of the minimum over cells in each replicate
     (not the minimum of the cells' intervals), so it accounts for which cell is the minimum
@@ -292,10 +398,42 @@ def min_xci(result: XCIResult) -> MinXCI:
     data enter each replicate's minimum. The analytic (``ci="analytic"``) result has no interval
     for the minimum: a Wald interval of the selected cell ignores the selection (use the bootstrap).
 
+    Parameters
+    ----------
+    result : XCIResult or XAUCResult
+        A G x G matrix result. Only bootstrap replicates (``xci(..., ci="bootstrap")``) give an
+        interval; an :class:`XAUCResult` has none, so its interval is NaN.
+
+    Returns
+    -------
+    MinXCI
+        ``.estimate`` (an :class:`Estimate`: the value; ``se`` = SD of the replicates' minima and
+        the bootstrap interval, NaN without replicates; ``p_value`` NaN, ``null`` 0.5) and
+        ``.a``, ``.b``, the labels of the smallest cell (the first in row-major order when
+        several cells tie).
+
     Raises
     ------
     ValueError
         If every cell is NaN.
+
+    See Also
+    --------
+    min_utility : the worst-off group's utility, the maximin objective of Section 4.3.
+    utility : the group utilities U(a).
+    nash_welfare : the product of the utilities.
+    survfair.compare_xci : the paired difference of two models' min-xCI.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
+    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> smallest = survfair.min_xci(res)
+    >>> smallest.a, smallest.b, round(smallest.value, 4)
+    ('b', 'c', 0.2)
+    >>> round(res.overall, 4)  # the pooled C is at least min-xCI (Proposition 4.1)
+    0.4857
     """
     values = result.values
     if np.isnan(values).all():
@@ -323,20 +461,51 @@ def min_xci(result: XCIResult) -> MinXCI:
 def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
     """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a} (Section 4.3).
 
+    The utility group ``a`` derives from the ranking (Wang et al. 2026, Section 4.3): its members
+    who have the event first are correctly ranked ahead of members of every other group b
+    (xCI_{a,b}, weight ``alpha``), and its members who outlive a member of b are correctly ranked
+    behind them (xCI_{b,a}, weight ``beta``). The within-group cells do not enter. Each U(a) is a
+    linear contrast of the cells (:func:`contrast`).
+
     Parameters
     ----------
-    result : XCIResult
+    result : XCIResult or XAUCResult
+        A G x G matrix result, with or without inference.
     alpha, beta : float, default=1.0
-        Weights of being correctly ranked ahead (alpha) and behind (beta).
+        Weights of being correctly ranked ahead (alpha) and behind (beta); finite numbers.
 
     Returns
     -------
-    DataFrame indexed by group with columns value, se, ci_low, ci_high.
+    DataFrame
+        Indexed by group (matrix order), float columns value, se, ci_low, ci_high. The interval
+        is that of :func:`contrast`: raw-scale Wald from the influence functions or DeLong
+        covariance (logit-scale when U(a) is a single cell with weight 1, e.g. two groups and
+        ``beta=0``), or the bootstrap's BCa / percentile interval. NaN where a cell with
+        non-zero weight is undefined, or without inference (se and limits). With one group the
+        utility is 0 (no other group).
 
     Raises
     ------
     TypeError, ValueError
         If ``alpha`` or ``beta`` is not a finite number.
+
+    See Also
+    --------
+    min_utility : the worst-off group's utility, min_a U(a).
+    nash_welfare : the product of the utilities.
+    min_xci : the smallest cell.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
+    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> table = survfair.utility(res)
+    >>> print(table["value"].round(4).to_string())
+    group
+    a    2.0000
+    b    1.7000
+    c    2.0333
     """
     alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
     weights = _utility_weights(len(result.groups), alpha, beta)
@@ -421,29 +590,43 @@ def _extreme_estimate(result: XCIResult, value: float, weights: np.ndarray, *, f
 def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> Estimate:
     """|Δbetween|: |xCI_{a,b} - xCI_{b,a}| for one pair, or the largest over all pairs.
 
-    The loss that :func:`survfair.mitigate.group_shift` minimises (``objective="abs_delta_between"``)
-    and that :func:`survfair.xci_score` reports negated (greater is better, as scikit-learn's
-    ``neg_*`` scorers).
+    The absolute between-group disparity of Wang et al. (2026), Section 4.2.1, which the paper
+    suggests as a loss to minimise (Section 4.2.2). The loss that
+    :func:`survfair.mitigate.group_shift` minimises (``objective="abs_delta_between"``) and that
+    :func:`survfair.xci_score` reports negated (greater is better, as scikit-learn's ``neg_*``
+    scorers). On an :class:`XAUCResult` it is |ΔxAUC| (Kallus & Zhou 2019, Section 4).
 
     Parameters
     ----------
     result : XCIResult or XAUCResult
-    a, b : group labels, optional
-        The pair; without them, the maximum over all pairs of groups.
+        A G x G matrix result, with or without inference.
+    a, b : hashable, optional
+        The pair of group labels; give both or neither. Without them, the maximum over all
+        G (G - 1) / 2 pairs of groups.
 
     Returns
     -------
     Estimate
-        For one pair: the interval is the image of Δbetween's interval under |·| (it covers
-        whenever Δbetween's does). For the maximum over the K pairs: the range of the maximum
-        over K simultaneous (Bonferroni) intervals of the pairs' |Δbetween|, with analytic or
+        For one pair: the value |Δbetween(a, b)|, the ``se`` and ``p_value`` (H0: Δbetween = 0)
+        of :func:`delta_between`, and the image of Δbetween's interval under |·| (it covers
+        whenever Δbetween's does). For the maximum over the K pairs (NaN if any pair's
+        Δbetween is undefined): the range of the maximum over K simultaneous (Bonferroni, each
+        at level 1 - (1 - level) / K) intervals of the pairs' |Δbetween|, with analytic or
         bootstrap inference alike; conservative. ``se`` is the bootstrap SD of the maximum (NaN
-        with analytic inference).
+        with analytic inference) and ``p_value`` is NaN. The limits are not clipped to [0, 1].
 
     Raises
     ------
     ValueError
-        If only one of ``a``, ``b`` is given, or a label is not a group of the result.
+        If only one of ``a``, ``b`` is given, a label is not a group of the result, or (without
+        a pair) the result has fewer than two groups.
+
+    See Also
+    --------
+    delta_between : the signed disparity of one pair.
+    delta_within : the within-group disparity.
+    pairwise_deltas : both disparities for every pair of groups.
+    survfair.mitigate.group_shift, survfair.xci_score : use it as an objective.
 
     Examples
     --------
@@ -475,14 +658,25 @@ def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> 
 def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
     """The worst-off group's utility, min_a U(a) (Section 4.3; the maximin, Rawlsian objective).
 
-    U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a}, as :func:`utility`.
+    U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a}, as :func:`utility`
+    (Wang et al. 2026, Section 4.3, which proposes maximising the minimum utility across groups,
+    after Yang et al. 2023). Larger is better.
+
+    Parameters
+    ----------
+    result : XCIResult or XAUCResult
+        A G x G matrix result, with or without inference.
+    alpha, beta : float, default=1.0
+        Weights of being correctly ranked ahead (alpha) and behind (beta), as in :func:`utility`.
 
     Returns
     -------
     Estimate
-        The interval is the range of the minimum over G simultaneous (Bonferroni) intervals of the
-        utilities, so the selection of the worst-off group is accounted for; conservative.
-        ``se`` is the bootstrap SD of the minimum (NaN with analytic inference).
+        The value is NaN if any off-diagonal cell is undefined. The interval is the range of the
+        minimum over G simultaneous (Bonferroni, each at level 1 - (1 - level) / G) intervals of
+        the utilities (raw-scale Wald, or bootstrap BCa / percentile), so the selection of the
+        worst-off group is accounted for; conservative. ``se`` is the bootstrap SD of the minimum
+        (NaN with analytic inference); ``p_value`` is NaN. NaN interval without inference.
 
     Raises
     ------
@@ -491,7 +685,17 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
 
     See Also
     --------
-    utility, nash_welfare
+    utility : every group's U(a), with intervals.
+    nash_welfare : the product of the utilities.
+    min_xci : the smallest cell.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
+    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> round(survfair.min_utility(res).value, 4)  # U(b), the smallest of survfair.utility(res)
+    1.7
     """
     alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
     weights = _utility_weights(len(result.groups), alpha, beta)
@@ -503,14 +707,31 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
 def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
     """Nash welfare of the group utilities, prod_a U(a) (Section 4.3).
 
+    The objective of the maximum Nash welfare solution that Wang et al. (2026), Section 4.3,
+    propose for the utilities of :func:`utility` (after Caragiannis et al. 2019). Larger is
+    better.
+
     A smooth function of the cells, so its standard error follows from the delta method on
     log prod_a U(a) = sum_a log U(a), whose gradient puts alpha / U(a) + beta / U(b) on cell
     (a, b), a != b; the interval is Wald on the log scale (it stays positive). With bootstrap
     replicates: the bootstrap interval of the product.
 
+    Parameters
+    ----------
+    result : XCIResult or XAUCResult
+        A G x G matrix result, with or without inference.
+    alpha, beta : float, default=1.0
+        Weights of being correctly ranked ahead (alpha) and behind (beta), as in :func:`utility`.
+
     Returns
     -------
     Estimate
+        The value prod_a U(a) (NaN if any off-diagonal cell is undefined). Analytic inference:
+        ``se`` = value times the delta-method SE of the log, interval value * exp(-/+ z SE)
+        (NaN when some U(a) <= 0). Bootstrap replicates: ``se`` is the SD of the replicated
+        products and the interval their percentile interval (also when the result's
+        ``bootstrap_method`` is ``"bca"``: no jackknife of the product is formed). ``p_value``
+        is NaN. se and interval NaN without inference.
 
     Raises
     ------
@@ -519,7 +740,21 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
 
     See Also
     --------
-    utility, min_utility
+    utility : the group utilities U(a).
+    min_utility : the worst-off group's utility.
+    min_xci : the smallest cell.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
+    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> welfare = survfair.nash_welfare(res)
+    >>> round(welfare.value, 4)  # 2.0 * 1.7 * 2.0333
+    6.9133
+    >>> low, high = welfare.confidence_interval
+    >>> round(low, 4), round(high, 4)
+    (0.4486, 106.538)
     """
     alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
     if result.replicates is not None:  # the product of every replicate's utilities
@@ -543,7 +778,45 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
 
 
 def concordance_imparity(result: XCIResult) -> float:
-    """Concordance imparity (Zhang & Weiss 2021): max - min of the within-group cells xCI_{a,a}."""
+    """Concordance imparity (Zhang & Weiss 2021): max - min of the within-group cells xCI_{a,a}.
+
+    The largest gap between two groups' within-group concordance, i.e. the largest
+    |Δwithin(a, b)| over pairs of groups. Wang et al. (2026) contrast it with xCI (Sections 1,
+    3.3 and 8): it sees only the diagonal of the matrix, not the between-group cells.
+
+    Parameters
+    ----------
+    result : XCIResult or XAUCResult
+        A G x G matrix result (on an :class:`XAUCResult` the diagonal holds the within-group
+        AUCs).
+
+    Returns
+    -------
+    float
+        A plain number, without standard error or interval (use :func:`pairwise_deltas` for
+        intervals of every Δwithin). Undefined (NaN) diagonal cells are skipped: 0.0 when only
+        one is defined, NaN when none is.
+
+    See Also
+    --------
+    delta_within : one within-group disparity, with its interval.
+    pairwise_deltas : Δwithin for every pair of groups.
+
+    References
+    ----------
+    Zhang, W. and Weiss, J. C. (2021). Fair decision-making under uncertainty. IEEE ICDM 2021,
+    886-895.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
+    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> [round(float(v), 4) for v in res.values.diagonal()]  # xCI_aa, xCI_bb, xCI_cc
+    [0.6667, 0.3333, 0.6667]
+    >>> round(survfair.concordance_imparity(res), 4)
+    0.3333
+    """
     diagonal = np.diag(result.values)
     if np.isnan(diagonal).all():
         return math.nan
@@ -555,12 +828,45 @@ def decompose(result: XCIResult) -> pd.DataFrame:
 
     The weight of cell (a, b) is its share of the (weighted) comparable pairs,
     w_ab = |S_ab| / |S| for the naive estimator and the analogous share of the IPCW denominator
-    of eq. 7 otherwise, so that sum_ab w_ab xCI_ab equals ``result.overall``.
+    of eq. 7 otherwise, so that sum_ab w_ab xCI_ab equals ``result.overall`` (Wang et al. 2026,
+    Proposition 4.1 and its proof in Appendix A). The weights are shares of pairs, not of
+    people: a direction with few comparable pairs barely moves the pooled C, however poorly it
+    is ranked.
+
+    Parameters
+    ----------
+    result : XCIResult
+        A result of :func:`survfair.xci` (any ``method``; inference is not used). For an
+        :class:`XAUCResult` use :func:`auc_decomposition`.
 
     Returns
     -------
-    DataFrame with columns a, b, weight, xci, contribution (weight * xci, 0 for empty cells);
-    the ``contribution`` column sums to ``result.overall`` and ``weight`` to 1.
+    DataFrame
+        One row per cell (G^2 rows, row-major). Columns a, b (group labels), weight (float,
+        D_ab / sum D: the count of comparable pairs for the naive estimator, the IPCW-weighted
+        denominator of eq. 7 otherwise, 0 for an empty cell), xci (NaN for an empty cell) and
+        contribution (N_ab / sum D = weight * xci, 0 for an empty cell). ``contribution``
+        sums to ``result.overall`` and ``weight`` to 1.
+
+    See Also
+    --------
+    overall_c : the pooled C with its standard error and interval.
+    auc_decomposition : the same identity for xAUC (Kallus & Zhou 2019, Proposition 1).
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> table = survfair.decompose(res)
+    >>> print(table.round(4).to_string(index=False))
+    a b  weight    xci  contribution
+    a a  0.2143 1.0000        0.2143
+    a b  0.3571 0.8000        0.2857
+    b a  0.2143 0.6667        0.1429
+    b b  0.2143 0.5000        0.1071
+    >>> round(float(table["contribution"].sum()), 4), round(res.overall, 4)
+    (0.75, 0.75)
     """
     counts = result.counts
     total = counts["denominator"].sum()
@@ -577,8 +883,9 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     Proposition 4.1 of Wang et al. (2026): the pooled C is the average of the xCI cells weighted
     by their share of the (weighted) comparable pairs, ``C = sum_ab N_ab / sum_ab D_ab``. Its
     variance is NOT a contrast of the cell covariance (the weights D_ab / D are random too), so it
-    is computed from its own influence function (the same per-individual contributions summed over
-    cells; ``ci="analytic"``, Wald interval on the logit scale) or from the bootstrap replicates of C (``ci="bootstrap"``).
+    is computed from its own influence function (the same per-individual contributions summed
+    over cells; ``ci="analytic"``, Wald interval on the logit scale) or from the bootstrap
+    replicates of C (``ci="bootstrap"``).
 
     Parameters
     ----------
@@ -591,7 +898,37 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     Returns
     -------
     Estimate
-        Value ``result.overall``; se, interval and p-value NaN without inference.
+        Value ``result.overall`` (eq. 4 pooled over all cells for the naive estimator, eq. 7
+        pooled for IPCW). ``ci="analytic"``: ``se`` from the influence function of C (the
+        Kaplan-Meier term of the IPCW weights included), interval Wald on the logit scale
+        (inside (0, 1); at 0 or 1 or with se 0 the raw Wald interval clipped to [0, 1]) and
+        two-sided Wald p-value. ``ci="bootstrap"``: ``se`` = SD of the replicates of C, BCa or
+        percentile interval (the result's ``bootstrap_method``), p-value by inverting it.
+        An :class:`XAUCResult`: the DeLong se and the same logit-Wald rule. se, interval and
+        p-value NaN without inference.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an :class:`XAUCResult`, if ``null`` is not a finite number.
+
+    See Also
+    --------
+    decompose : the pooled C cell by cell (Proposition 4.1).
+    min_xci : the smallest cell, never above the pooled C.
+    survfair.compare_xci : the paired difference of two models' pooled C.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> c = survfair.overall_c(res)
+    >>> round(c.value, 4), round(c.se, 4), round(c.p_value, 4)
+    (0.75, 0.1703, 0.1422)
+    >>> low, high = c.confidence_interval
+    >>> round(low, 4), round(high, 4)
+    (0.3358, 0.9468)
     """
     if hasattr(result, "overall_estimate"):  # the binary family's pooled AUC: DeLong
         return result.overall_estimate(null=null)

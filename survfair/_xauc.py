@@ -85,6 +85,29 @@ class XAUCResult(CellMatrixAccessors):
         Level of the reported intervals.
     ci_method : str
         ``"delong"``.
+
+    See Also
+    --------
+    xauc : computes it.
+    balanced_xauc, delta_balanced_xauc, auc_decomposition, group_metrics : xAUC-only summaries.
+    xroc, balanced_xroc, conditional_xauc : the curves and per-individual diagnostics.
+    XCIResult : the censored counterpart.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> print(res.matrix)  # doctest: +NORMALIZE_WHITESPACE
+    b (negative)    a     b
+    a (positive)
+    a             1.0  0.75
+    b             1.0  0.50
+    >>> round(float(res.se.loc["a", "b"]), 4), res.overall
+    (0.3536, 0.8125)
+    >>> pooled = res.overall_estimate()
+    >>> round(pooled.se, 4), round(pooled.confidence_interval.low, 4), round(pooled.confidence_interval.high, 4)
+    (0.1976, 0.2542, 0.9822)
     """
 
     _row_name = ROW_NAME
@@ -280,11 +303,15 @@ def xauc(
     Raises
     ------
     TypeError
-        For arguments of the wrong type (non-numeric score, ``data`` not a DataFrame, ...).
+        For arguments of the wrong type (non-numeric score, ``data`` not a DataFrame,
+        non-numeric ``tied_tol`` or ``confidence_level``, ...).
     ValueError
         For mismatched lengths, NaN/inf scores, missing labels, ``y`` without exactly two
-        classes, ``positive`` not in ``y``, negative ``tied_tol``, ``confidence_level``
-        outside (0, 1).
+        classes, ``positive`` not in ``y``, labels in ``groups`` that do not occur, pandas inputs
+        with differing indexes, negative ``tied_tol``, ``confidence_level`` outside (0, 1).
+    MemoryLimitError
+        (a ValueError) if the DeLong covariance of the G^2 cells, (G^2 x G^2), would not fit in
+        memory (very many groups).
 
     Warns
     -----
@@ -295,6 +322,20 @@ def xauc(
         When the pooled AUC is below 0.5: the score may be oriented against ``positive`` (a
         probability of the other class, or a score where lower means the positive class), and a
         Brier score (:func:`group_metrics`) needs the score to be P(y == positive).
+    ExcludedRowsWarning
+        When ``groups`` leaves rows of other groups out (their number).
+
+    See Also
+    --------
+    xci : the censored time-to-event version (xCI, Wang et al. 2026), of which xAUC is the
+        uncensored special case.
+    xauc_t : cross-group cumulative/dynamic AUC(t) for censored outcomes.
+    compare_xci : paired comparison of two scores (xCI results).
+    delta_between : ΔxAUC = xAUC(a, b) - xAUC(b, a), with its DeLong interval.
+    balanced_xauc, delta_balanced_xauc : the balanced xAUCs (Definition 3) and their disparity.
+    auc_decomposition : Proposition 1, the AUC as weighted xAUCs.
+    group_metrics : the per-group table of the paper's Table 1.
+    xroc, conditional_xauc : the curves (Definition 1) and the Section 6 diagnostics.
 
     Notes
     -----

@@ -36,14 +36,31 @@ def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> 
     Parameters
     ----------
     result : XAUCResult
+        A result of :func:`survfair.xauc`.
     confidence_level : float, optional
-        Defaults to ``result.confidence_level``.
+        Level of the ``*_low`` / ``*_high`` columns, in (0, 1). Defaults to
+        ``result.confidence_level``.
 
     Returns
     -------
-    DataFrame indexed by group with columns positives, negatives, xauc1, xauc1_se, xauc1_low,
-    xauc1_high, xauc0, xauc0_se, xauc0_low, xauc0_high (NaN where a group has no positive /
-    negative or fewer than two for the variance).
+    DataFrame
+        Indexed by group (matrix order). Columns positives, negatives (int counts), xauc1,
+        xauc1_se, xauc1_low, xauc1_high, xauc0, xauc0_se, xauc0_low, xauc0_high (floats). The
+        values are NaN where a group has no positive (xauc1) or no negative (xauc0); the
+        standard errors and limits are NaN where the DeLong variance needs two or more
+        positives / negatives.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``confidence_level`` is not a number in (0, 1).
+
+    See Also
+    --------
+    delta_balanced_xauc : the disparity xAUC^y(a) - xAUC^y(b), with its interval.
+    balanced_xroc : the balanced xROC curves, whose areas these are.
+    auc_decomposition : the AUC as a weighted average of the balanced xAUCs (Proposition 1).
+    group_metrics : these columns next to the AUC, Brier score and cross-group xAUCs.
 
     Notes
     -----
@@ -53,10 +70,17 @@ def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> 
     1, or with standard error 0, gets the raw Wald interval clipped to [0, 1]. Differences
     (:func:`delta_balanced_xauc`, :func:`survfair.delta_between`) keep the raw-scale Wald interval.
 
-    Raises
-    ------
-    ValueError
-        If ``confidence_level`` is not in (0, 1).
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> table = survfair.balanced_xauc(res)
+    >>> print(table[["positives", "negatives", "xauc1", "xauc0"]])  # doctest: +NORMALIZE_WHITESPACE
+           positives  negatives  xauc1  xauc0
+    group
+    a              2          2  0.875  1.000
+    b              2          2  0.750  0.625
     """
     level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
     parts = balanced_parts(result)
@@ -94,21 +118,43 @@ def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1)
     Parameters
     ----------
     result : XAUCResult
+        A result of :func:`survfair.xauc`; its ``confidence_level`` sets the interval's level.
     a, b : hashable
         Group labels of the result.
     outcome : {1, 0}, default=1
+        1: ΔxAUC^1 = xAUC^1(a) - xAUC^1(b), the positives' side; 0: ΔxAUC^0 = xAUC^0(a) -
+        xAUC^0(b), the negatives' side.
 
     Returns
     -------
     Estimate
         Value, DeLong standard error, Wald interval on the raw scale (a difference; the balanced
-        xAUCs themselves get logit-Wald intervals, see :func:`balanced_xauc`) and p-value of
-        H0: no disparity.
+        xAUCs themselves get logit-Wald intervals, see :func:`balanced_xauc`) and two-sided
+        Wald p-value of H0: no disparity (``null`` 0). NaN value where a group lacks the class;
+        NaN se, interval and p-value where a DeLong variance needs two or more members of the
+        class. With ``a == b``: 0 with se 0 and a NaN p-value.
 
     Raises
     ------
     ValueError
         If ``outcome`` is not 0 or 1, or ``a``/``b`` is not a group of the result.
+
+    See Also
+    --------
+    balanced_xauc : the balanced xAUCs of every group, with intervals.
+    balanced_xroc : the curves whose areas are compared.
+    delta_between : ΔxAUC = xAUC(a, b) - xAUC(b, a), the cross-group disparity.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> est = survfair.delta_balanced_xauc(res, "a", "b")  # 0.875 - 0.75
+    >>> round(est.value, 4), round(est.se, 4), round(est.p_value, 4)
+    (0.125, 0.1768, 0.4795)
+    >>> round(survfair.delta_balanced_xauc(res, "a", "b", outcome=0).value, 4)  # 1.0 - 0.625
+    0.375
     """
     if outcome not in (0, 1) or isinstance(outcome, bool):
         raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
@@ -131,13 +177,37 @@ def auc_decomposition(result: XAUCResult) -> pd.DataFrame:
     Parameters
     ----------
     result : XAUCResult
+        A result of :func:`survfair.xauc` (only point estimates are used).
 
     Returns
     -------
-    DataFrame with columns decomposition ("cells", "positives", "negatives"), a (positive's group,
-    None when pooled), b (negative's group, None when pooled), weight, xauc, contribution
-    (weight * xauc, 0 for an empty cell). Within each decomposition ``weight`` sums to 1 and
-    ``contribution`` to ``result.overall``.
+    DataFrame
+        G^2 + 2 G rows: the G^2 cells (row-major), then the G balanced xAUC^1, then the G
+        balanced xAUC^0. Columns decomposition ("cells", "positives", "negatives"), a
+        (positive's group, None when pooled), b (negative's group, None when pooled), weight
+        (float: P[A=a|Y=1] P[A=b|Y=0], P[A=a|Y=1] or P[A=b|Y=0]), xauc, contribution
+        (weight * xauc, 0 where the weight is 0). Within each decomposition ``weight`` sums to 1
+        and ``contribution`` to ``result.overall``.
+
+    See Also
+    --------
+    decompose : the same identity for xCI (Wang et al. 2026, Proposition 4.1).
+    balanced_xauc : the balanced xAUCs with their intervals.
+    overall_c : the pooled AUC with its DeLong interval.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> table = survfair.auc_decomposition(res)
+    >>> print(table.groupby("decomposition", sort=False)["contribution"].sum().to_string())
+    decomposition
+    cells        0.8125
+    positives    0.8125
+    negatives    0.8125
+    >>> res.overall
+    0.8125
     """
     groups = list(result.groups)
     n_pos = np.array([result.group_sizes[k]["positives"] for k in groups], dtype=float)
@@ -167,8 +237,10 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     Parameters
     ----------
     result : XAUCResult
+        A result of :func:`survfair.xauc`.
     confidence_level : float, optional
-        Level of the ``*_low`` / ``*_high`` columns; defaults to ``result.confidence_level``.
+        Level of the ``*_low`` / ``*_high`` columns, in (0, 1); defaults to
+        ``result.confidence_level``.
 
     Returns
     -------
@@ -188,12 +260,23 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
         ``*_low``, ``*_high``. NaN where a value has no pair (e.g. the cross-group columns with a
         single group) or a variance needs two positives and two negatives.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``confidence_level`` is not a number in (0, 1).
+
     Warns
     -----
     UserWarning
         When scores lie outside [0, 1], so the Brier score is NaN; when the pooled AUC is below
         0.5, so the score may be oriented against ``result.positive`` and the Brier score,
         which needs P(y == positive), may be computed against the wrong class.
+
+    See Also
+    --------
+    balanced_xauc : the xauc1 / xauc0 columns alone.
+    xauc : the full G x G matrix, whose diagonal is the auc column.
+    auc_decomposition : how the pooled AUC splits into these numbers.
 
     Notes
     -----

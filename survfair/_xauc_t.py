@@ -61,8 +61,9 @@ def xauc_t(
     (event by time t) is ranked above a control of group ``b`` (event-free after t). Cases are
     weighted by 1 / K_a(time_i), the inverse probability of remaining uncensored in their own
     group; controls are unweighted (their weight 1 / K_b(t) is constant within a cell and
-    cancels). The binary xAUC of Kallus & Zhou (2019) at outcome "event by t", corrected for
-    censoring.
+    cancels). The binary xAUC of Kallus & Zhou (2019, Definition 2) at outcome "event by t",
+    corrected for censoring by inverse Kaplan-Meier weights, fitted within groups by default as
+    in eq. 6 of Wang et al. (2026) (one factor, the case's own group's, instead of a pair's two).
 
     Parameters
     ----------
@@ -112,15 +113,28 @@ def xauc_t(
     Raises
     ------
     TypeError, ValueError
-        As :func:`survfair.xci` for the inputs; ``times`` empty, non-finite or outside
-        [min(time), max(time)); unknown ``censoring``; negative ``tied_tol``.
+        As :func:`survfair.xci` for the inputs; ``times`` non-numeric, not 1-D, empty,
+        non-finite or outside [min(time), max(time)); unknown ``censoring`` or ``ci`` (only
+        ``"analytic"`` and None); negative ``tied_tol``; ``confidence_level`` not in (0, 1).
     PositivityError
         (a ValueError) if a case's censoring survival K_a(time_i) is 0 or undefined.
+    MemoryLimitError
+        (a ValueError) if the analytic intervals' influence rows (n x G^2) would not fit in
+        memory; ``ci=None`` avoids them.
 
     Warns
     -----
     UndefinedXAUCWarning
         For cells without a case of ``a`` or a control of ``b`` at a horizon (those are NaN).
+    ExcludedRowsWarning
+        When ``groups`` leaves rows of other groups out (their number).
+
+    See Also
+    --------
+    xci : the concordance over all comparable pairs (no horizon), the time-to-event xCI.
+    xauc : the binary xAUC with DeLong intervals (no censoring).
+    compare_xci : paired comparison of two scores' xCI.
+    XAUCtResult : the result and its accessors.
 
     Notes
     -----
@@ -146,6 +160,21 @@ def xauc_t(
     ...                       [6, 5, 4, 3, 2, 1], times=[2.5])
     >>> float(res.matrix(2.5).loc["a", "b"])
     1.0
+
+    With censoring before the horizon, the case of group b (censoring survival 3/4 in b at its
+    event time) weighs 4/3:
+
+    >>> res = survfair.xauc_t([1, 2, 3, 4, 5, 6, 7, 8], [1, 0, 1, 1, 0, 1, 1, 0], list("abababab"),
+    ...                       [8, 3, 6, 5, 4, 7, 2, 1], times=[4.5])
+    >>> table = res.to_frame()[["a", "b", "cases", "controls", "weighted_cases", "xauc"]]
+    >>> print(table.round(4).to_string(index=False))
+    a b  cases  controls  weighted_cases  xauc
+    a a      2         2          2.0000  1.00
+    a b      2         2          2.0000  0.75
+    b a      1         2          1.3333  1.00
+    b b      1         2          1.3333  0.50
+    >>> round(float(res.se(4.5).loc["a", "b"]), 4)
+    0.3536
     """
     censoring = check_option(censoring, "censoring", CENSORING)
     tied_tol = check_tied_tol(tied_tol)
@@ -255,6 +284,24 @@ class XAUCtResult:
         None: point estimates only (se and intervals NaN).
     n_samples, n_excluded : int
         Rows analysed, and rows left out by ``groups=``.
+
+    See Also
+    --------
+    xauc_t : computes it.
+    XAUCResult, XCIResult : the results of the binary xAUC and of xCI.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc_t([1, 2, 3, 4, 5, 6, 7, 8], [1, 0, 1, 1, 0, 1, 1, 0], list("abababab"),
+    ...                       [8, 3, 6, 5, 4, 7, 2, 1], times=[4.5])
+    >>> res
+    XAUCtResult(groups=['a', 'b'], times=[4.5], censoring='group', ci_method='analytic')
+    >>> print(res.matrix(4.5))  # doctest: +NORMALIZE_WHITESPACE
+    b (control)    a     b
+    a (case)
+    a            1.0  0.75
+    b            1.0  0.50
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -292,16 +339,55 @@ class XAUCtResult:
         })
 
     def matrix(self, time: float) -> pd.DataFrame:
-        """The G x G xAUC matrix at one horizon (rows a = cases' group, columns b = controls')."""
+        """The G x G xAUC matrix at one horizon (rows a = cases' group, columns b = controls').
+
+        Parameters
+        ----------
+        time : float
+            One of :attr:`times` (compared exactly).
+
+        Returns
+        -------
+        DataFrame
+            G x G floats, NaN where a cell has no case or no control.
+
+        Raises
+        ------
+        ValueError
+            If ``time`` is not a horizon of the result.
+        """
         return self._pivot(time, "xauc")
 
     def se(self, time: float) -> pd.DataFrame:
-        """Standard errors aligned with :meth:`matrix` (NaN without intervals)."""
+        """Standard errors aligned with :meth:`matrix` (NaN without intervals).
+
+        Parameters
+        ----------
+        time : float
+            One of :attr:`times` (compared exactly).
+
+        Returns
+        -------
+        DataFrame
+            G x G floats.
+
+        Raises
+        ------
+        ValueError
+            If ``time`` is not a horizon of the result.
+        """
         return self._pivot(time, "se")
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Tidy interval limits (time, a, b, ci_low, ci_high) at ``confidence_level`` (default:
-        the result's): logit-Wald from the standard errors, as every probability in survfair."""
+        the result's): logit-Wald from the standard errors, as every probability in survfair
+        (at 0 or 1, or with se 0, the raw Wald interval clipped to [0, 1]; NaN without se).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
         level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
         low, high = cell_wald_interval(self.table["xauc"].to_numpy(), self.table["se"].to_numpy(), level)
         return self.table[["time", "a", "b"]].assign(ci_low=low, ci_high=high)

@@ -199,11 +199,13 @@ def xci(
         The default follows scikit-survival (a censored time equal to an event time is later;
         tied risk counts 1/2).
     ci : {"analytic", "bootstrap", None}, default="analytic"
-        Uncertainty to attach (the same default as :func:`survfair.xauc_t`, :func:`survfair.compare_xci`
-        and the command line: every number comes with an interval). ``"analytic"``: covariance of all G^2 cells from the influence
-        functions (U-statistic / DeLong structural components, plus the Kaplan-Meier term of the
-        estimated IPCW weights), Wald intervals; costs about twice the point estimate with 2
-        groups, more with many (the later-member pass queries every group's ranks).
+        Uncertainty to attach (the same default as :func:`survfair.xauc_t`,
+        :func:`survfair.compare_xci` and the command line: every number comes with an interval).
+        ``"analytic"``: covariance of all G^2 cells from the influence functions (U-statistic /
+        DeLong structural components, plus the Kaplan-Meier term of the estimated IPCW weights),
+        Wald intervals (logit scale for the cells and the pooled C, raw scale for differences);
+        costs about twice the point estimate with 2 groups, more with many (the later-member
+        pass queries every group's ranks).
         ``"bootstrap"``: ``n_resamples`` replicates resampling individuals within strata and
         refitting the censoring weights in each (complete IPCW uncertainty), BCa or percentile
         intervals. None: point estimates only.
@@ -236,23 +238,44 @@ def xci(
     Raises
     ------
     TypeError
-        For arguments of the wrong type (e.g. non-numeric risk, ``data`` not a DataFrame).
+        For arguments of the wrong type (e.g. non-numeric risk, ``data`` not a DataFrame, a
+        ``censoring_reference`` that is neither a DataFrame nor a (time, event, group) tuple,
+        non-integer ``n_resamples`` / ``n_jobs``, non-bool ``strict`` / ``progress``; with
+        ``ci="bootstrap"``, an unsupported ``random_state``).
     ValueError
         For mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input, 2-D
         risk, labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
-        ``censoring``, or negative ``tied_tol``; invalid inference options (``ci``,
-        ``confidence_level`` outside (0, 1), ``n_resamples`` < 2, ``stratify``, ``bootstrap_method``).
+        ``censoring``, or negative ``tied_tol``; pandas inputs with differing indexes; invalid
+        inference options (``ci``, ``confidence_level`` outside (0, 1), ``n_resamples`` < 2,
+        ``n_jobs=0``, ``stratify``, ``bootstrap_method``; with ``ci="bootstrap"``, a negative
+        integer ``random_state``).
     NoComparablePairError
-        (a ValueError) if no pair in the data is comparable.
+        (a ValueError) if no pair in the data is comparable, or (IPCW with ``tau``) every
+        comparable pair has its earlier event at or after ``tau``.
     PositivityError
         (a ValueError) if a censoring survival K_g used as a weight is 0.
+    MemoryLimitError
+        (a ValueError) if the intervals would not fit in memory (the analytic influence rows,
+        n x G^2, or the bootstrap replicates, with many groups); the message names the remedies.
 
     Warns
     -----
     UndefinedXCIWarning
-        For cells without a comparable pair (those cells are NaN).
+        For cells without a comparable pair (those cells are NaN), and with ``ci="bootstrap"``
+        for replicates that failed or left a cell undefined (left out of the intervals).
     PositivityWarning
         When a K_g falls below 0.1 before tau.
+    ExcludedRowsWarning
+        When ``groups`` leaves rows of other groups out (their number).
+
+    See Also
+    --------
+    xauc : the uncensored binary special case, xAUC (Kallus & Zhou 2019).
+    xauc_t : cross-group cumulative/dynamic AUC at horizons t.
+    compare_xci : paired comparison of two scores' xCI on the same people.
+    compare : several models side by side (the paper's Tables 1-3).
+    delta_within, delta_between, pairwise_deltas, min_xci, utility : the fairness summaries.
+    overall_c, decompose : the pooled C and its decomposition (Proposition 4.1).
 
     Notes
     -----
@@ -292,6 +315,18 @@ def xci(
     >>> res = survfair.xci([1, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4, 3, 2, 1], method="naive")
     >>> float(res.matrix.loc["a", "b"])
     1.0
+
+    A larger cohort, with the analytic standard errors (the default ``ci="analytic"``):
+
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> print(res.matrix.round(4))  # doctest: +NORMALIZE_WHITESPACE
+    b (later)               a    b
+    a (earlier event)
+    a                  1.0000  0.8
+    b                  0.6667  0.5
+    >>> round(float(res.se.loc["a", "b"]), 4), round(res.overall, 4)
+    (0.2309, 0.75)
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     method, tau, censoring = settings.method, settings.tau, settings.censoring

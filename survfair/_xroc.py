@@ -28,12 +28,36 @@ class XROCCurve:
         ``"balanced1"``: positives of ``a`` against all negatives (``b`` is None).
         ``"balanced0"``: all positives (``a`` is None) against negatives of ``b``.
     a, b : hashable or None
+        Group of the positives (``a``) and of the negatives (``b``); None where the curve pools
+        all groups.
     thresholds : ndarray of shape (n_thresholds,)
-        Decreasing; the first is +inf (nothing classified positive), as in sklearn's roc_curve.
+        Decreasing score thresholds, float (read-only): every distinct score; the first is +inf
+        (nothing classified positive), as in sklearn's roc_curve.
     fpr : ndarray of shape (n_thresholds,)
-        P[R >= threshold | negative of the curve's negative set].
+        P[R >= threshold | negative of the curve's negative set], float, nondecreasing (read-only).
     tpr : ndarray of shape (n_thresholds,)
-        P[R >= threshold | positive of the curve's positive set].
+        P[R >= threshold | positive of the curve's positive set], float, nondecreasing (read-only).
+
+    See Also
+    --------
+    xroc, balanced_xroc : compute it.
+    survfair.plotting.plot_xroc : draws one or several curves.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> curve = survfair.xroc(res, "a", "b")
+    >>> print(curve.to_frame().to_string(index=False))
+     threshold  fpr  tpr
+           inf  0.0  0.0
+           0.9  0.0  0.5
+           0.7  0.5  0.5
+           0.4  0.5  1.0
+           0.1  1.0  1.0
+    >>> curve.area
+    0.75
     """
 
     kind: str
@@ -87,6 +111,7 @@ def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
     Parameters
     ----------
     result : XAUCResult
+        A result of :func:`survfair.xauc`.
     a : hashable
         Group of the positives (y-axis).
     b : hashable
@@ -95,11 +120,19 @@ def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
     Returns
     -------
     XROCCurve
+        ``kind="xroc"``; ``.thresholds``, ``.fpr``, ``.tpr``, ``.area`` (= xAUC(a, b)).
 
     Raises
     ------
     ValueError
         If a label is not a group of the result, ``a`` has no positive or ``b`` no negative.
+
+    See Also
+    --------
+    balanced_xroc : the balanced curves, one group against all others (Definition 3).
+    conditional_xauc : the per-individual diagnostics behind the area (Section 6).
+    survfair.plotting.plot_xroc : draws the curves.
+    xauc : the matrix of the areas, with DeLong intervals.
 
     Notes
     -----
@@ -107,6 +140,17 @@ def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
     so the area equals ``result.matrix.loc[a, b]`` exactly when no two different scores are
     within ``tied_tol`` of each other (always the case with the default 1e-8 unless scores are
     that close).
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> curve = survfair.xroc(res, "a", "b")
+    >>> curve.kind, curve.area, float(res.matrix.loc["a", "b"])
+    ('xroc', 0.75, 0.75)
+    >>> curve.fpr.tolist(), curve.tpr.tolist()
+    ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     """
     thresholds, fpr, tpr = _roc(_scores(result, a, True, "xroc"), _scores(result, b, False, "xroc"))
     return XROCCurve("xroc", a, b, thresholds, fpr, tpr)
@@ -122,17 +166,42 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
     Parameters
     ----------
     result : XAUCResult
+        A result of :func:`survfair.xauc`.
     group : hashable
+        Group label of the result.
     outcome : {1, 0}, default=1
+        1: the positives of ``group`` against all negatives; 0: all positives against the
+        negatives of ``group``.
 
     Returns
     -------
     XROCCurve
+        ``kind="balanced1"`` (``a=group``, ``b=None``) or ``kind="balanced0"`` (``a=None``,
+        ``b=group``); its ``.area`` is the balanced xAUC of :func:`balanced_xauc`.
 
     Raises
     ------
     ValueError
         If ``outcome`` is not 0 or 1, ``group`` is not in the result or lacks the needed class.
+
+    See Also
+    --------
+    xroc : the curve of one pair of groups (Definition 1).
+    balanced_xauc : the areas with DeLong intervals.
+    delta_balanced_xauc : the disparity of two groups' areas.
+    conditional_xauc : per-individual diagnostics.
+    survfair.plotting.plot_xroc : draws the curves.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> curve = survfair.balanced_xroc(res, "a")  # positives of a against all negatives
+    >>> curve.kind, curve.a, curve.b, curve.area
+    ('balanced1', 'a', None, 0.875)
+    >>> survfair.balanced_xroc(res, "b", outcome=0).area  # all positives against negatives of b
+    0.625
     """
     if outcome not in (0, 1) or isinstance(outcome, bool):
         raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
@@ -155,21 +224,42 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
     Parameters
     ----------
     result : XAUCResult
+        A result of :func:`survfair.xauc`.
     a : hashable
         Group of the positives.
     b : hashable
         Group of the negatives.
     role : {"negative", "positive"}, default="negative"
+        Whose conditional xAUC: the negatives of ``b`` (xAUC(a, b; R_0^b) of the paper) or the
+        positives of ``a``.
 
     Returns
     -------
-    pandas.Series of float, aligned to the analysed input rows (their index), NaN for rows not
-    in the role (other groups or the other class), named ``"conditional_xauc"``.
+    pandas.Series
+        Float values in [0, 1], one per analysed input row (indexed by the input's pandas index,
+        else by row position; rows excluded by ``groups=`` are absent), NaN for rows not in the
+        role (other groups or the other class), named ``"conditional_xauc"``. All NaN if the
+        group has no member in the role.
 
     Raises
     ------
     ValueError
         If ``role`` is unknown or ``a``/``b`` is not a group of the result.
+
+    See Also
+    --------
+    xroc : the curve whose area is their mean.
+    survfair.plotting.plot_conditional_xauc : histograms of these values (the paper's Fig. 4).
+    xauc : the cell xAUC(a, b), their mean.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4,
+    ...                     [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1])
+    >>> values = survfair.conditional_xauc(res, "a", "b")  # the negatives of b
+    >>> values.dropna().tolist(), float(values.mean())
+    ([0.5, 1.0], 0.75)
     """
     role = check_option(role, "role", ("negative", "positive"))
     i, j = group_code(result, a), group_code(result, b)
