@@ -77,14 +77,15 @@ def flchain(png: Path, n_points: int = 41) -> None:
                             objective="abs_delta_between", reference="M")
         print(f"\n== {label} (converged) ==\ngroup shift (objective abs_delta_between): offset of women = "
               f"{shift.offsets['F']:+.4f} (optimality gap {shift.optimality_gap}, {shift.n_evaluations} kernel evaluations)")
-        print(rows(shift.before_after))
+        print(rows(shift.to_frame()))
         monotone = group_monotone("time", "event", "sex", "risk", data=frame, tau=TAU, fit_on=fit_half,
                                   reference="M")
         print("monotone maps (women's event-score distribution matched to men's):")
-        print(rows(monotone.before_after, ("delta_between", "min_xci", "overall")))
+        print(rows(monotone.to_frame(), ("delta_between", "min_xci", "overall")))
 
         held_out = frame[~fit_half]
-        curve = frontier("time", "event", "sex", "risk", data=held_out, tau=TAU, reference="M", n_points=n_points)
+        result = frontier("time", "event", "sex", "risk", data=held_out, tau=TAU, reference="M", n_points=n_points)
+        curve = result.to_frame()
         best_c = curve.loc[curve["overall"].idxmax()]
         print(f"frontier on the held-out half: pooled C {curve['overall'].min():.4f}-{curve['overall'].max():.4f}; "
               f"highest at offset {best_c['offset']:+.3f}, where |Δbetween| = {best_c['abs_delta_between']:.4f}")
@@ -92,8 +93,8 @@ def flchain(png: Path, n_points: int = 41) -> None:
             import matplotlib.pyplot as plt
 
             fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-            plot_frontier(curve, ax=axes[0], chosen=shift, sample="evaluation")
-            plot_frontier(curve, ax=axes[1], fairness="min_xci", chosen=shift, sample="evaluation")
+            plot_frontier(result, ax=axes[0], chosen=shift, sample="evaluation")
+            plot_frontier(result, ax=axes[1], fairness="min_xci", chosen=shift, sample="evaluation")
             fig.suptitle(f"flchain, held-out half, {label}: group shifts of women's risk (reference: men)")
             fig.tight_layout()
             fig.savefig(png, dpi=120)
@@ -128,7 +129,7 @@ def simulation(n: int = 8000, seed: int = 7) -> None:
     print(f"\nlog-normal model (n = {n}, {1 - event.mean():.0%} censored, IPCW): closed-form d* = {dstar:+.4f} "
           f"(xCI_01 = xCI_10 = {closed_form_cell(dstar, 0):.4f}; unadjusted {closed_form_cell(0, 0):.4f} vs "
           f"{closed_form_cell(0, 1):.4f}); fitted offset = {shift.offsets[1]:+.4f}")
-    print(rows(shift.before_after, ("delta_between", "overall")))
+    print(rows(shift.to_frame(), ("delta_between", "overall")))
 
 
 def main(argv=None) -> int:

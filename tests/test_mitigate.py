@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -176,7 +177,7 @@ def test_fitted_offset_matches_closed_form(objective):
     # Monte-Carlo sd of the fitted offset is 0.048 at n = 1000 (30 replicates), so about 0.024 at n = 4000
     assert fitted.offsets.iloc[1] == pytest.approx(dstar, abs=0.1)
     assert abs(dstar) > 0.4  # the unadjusted score is far from fair: the test can fail
-    cells = fitted.before_after.query("sample == 'fit' and metric == 'xci'")
+    cells = fitted.to_frame().query("sample == 'fit' and metric == 'xci'")
     cross = cells[cells["a"] != cells["b"]]["after"].to_numpy()
     assert cross == pytest.approx([closed_form_cell(dstar, 0)] * 2, abs=0.03)
 
@@ -203,7 +204,7 @@ def test_within_group_cells_are_invariant_exactly():
     for k in range(2):
         for field in ("comparable", "concordant", "tied_risk", "numerator", "denominator"):
             assert getattr(before.pair_counts, field)[k, k] == getattr(after.pair_counts, field)[k, k]
-    within = fitted.before_after.query("metric == 'delta_within' or (metric == 'xci' and a == b)")
+    within = fitted.to_frame().query("metric == 'delta_within' or (metric == 'xci' and a == b)")
     assert (within["change"] == 0).all()
 
 
@@ -249,7 +250,7 @@ def test_three_groups_coordinatewise_optimal_and_within_invariant():
     for k in (1, 2):
         line = exact_line_search(problem, goal, fitted.offsets.to_numpy(), k, max_evaluations=3000)
         assert -line.value >= fitted.objective_after - 1e-15
-    within = fitted.before_after.query("metric == 'xci' and a == b")
+    within = fitted.to_frame().query("metric == 'xci' and a == b")
     assert (within["change"] == 0).all()
 
 
@@ -334,10 +335,10 @@ def test_fit_on_mask_positions_and_separate_data_agree():
     for other in (by_positions, by_frame, by_tuple, in_sample):
         assert other.offsets.equals(by_mask.offsets)
     assert by_mask.n_fit == 300 and by_mask.n_evaluation == 300
-    table = by_mask.before_after
+    table = by_mask.to_frame()
     assert set(table["sample"]) == {"fit", "evaluation"}
     fit_rows = table[table["sample"] == "fit"].reset_index(drop=True)
-    pd.testing.assert_frame_equal(fit_rows, in_sample.before_after)
+    pd.testing.assert_frame_equal(fit_rows, in_sample.to_frame())
     # evaluation rows are the xCI of the held-out half with the fitted offsets
     held_out = survfair.xci(time[~mask], event[~mask], g[~mask], by_mask.transform(risk[~mask], g[~mask]))
     after = table.query("sample == 'evaluation' and metric == 'xci'")["after"].to_numpy()
@@ -353,11 +354,11 @@ def test_results_are_immutable():
     fitted = group_shift(time, event, g, risk, method="naive")
     with pytest.raises(AttributeError):
         fitted.offset_values = (0.0, 1.0)
-    offsets, table = fitted.offsets, fitted.before_after
+    offsets, table = fitted.offsets, fitted.to_frame()
     offsets.iloc[1] = 99.0
     table.loc[:, "after"] = 0.0
     assert fitted.offsets.iloc[1] != 99.0
-    assert (fitted.before_after["after"] != 0.0).any()
+    assert (fitted.to_frame()["after"] != 0.0).any()
     assert "GroupShift(objective='abs_delta_between'" in repr(fitted)
 
 
@@ -376,7 +377,7 @@ def test_group_monotone_matches_event_score_distributions_and_keeps_within_cells
     ref_q = np.quantile(risk[fit & event & (g == 0)], q)
     mapped_q = np.quantile(adjusted[fit & event & (g == 1)], q)
     assert mapped_q == pytest.approx(ref_q, abs=0.05)
-    assert (fitted.before_after.query("metric == 'xci' and a == b")["change"] == 0).all()
+    assert (fitted.to_frame().query("metric == 'xci' and a == b")["change"] == 0).all()
     # a shifted copy of a group is mapped back exactly by a shift
     time2, event2, g2 = np.tile(time[g == 0], 2), np.tile(event[g == 0], 2), np.repeat([0, 1], (g == 0).sum())
     risk2 = np.concatenate([risk[g == 0], risk[g == 0] + 1.5])
@@ -388,7 +389,7 @@ def test_group_monotone_ipcw_and_errors():
     time, event, g, risk = simulate(600, seed=13)
     fitted = group_monotone(time, event, g, risk, tau=10.0)
     assert fitted.settings.method == "ipcw"
-    delta = fitted.before_after.query("metric == 'delta_between'")
+    delta = fitted.to_frame().query("metric == 'delta_between'")
     assert abs(delta["after"].iloc[0]) < abs(delta["before"].iloc[0])
     risk_flat = risk.copy()
     risk_flat[g == 1] = 1.0
@@ -401,7 +402,10 @@ def test_group_monotone_ipcw_and_errors():
 
 def test_frontier_two_groups_agrees_with_xci_and_plots():
     time, event, g, risk = simulate(500, seed=14)
-    table = frontier(time, event, g, risk, n_points=15)
+    curve = frontier(time, event, g, risk, n_points=15)
+    table = curve.to_frame()
+    assert curve.kind == "offsets" and curve.reference == 0 and curve.n_samples == 500
+    assert json.loads(json.dumps(curve.to_dict()))["points"][0]["offset"] == table["offset"].iloc[0]
     assert {"offset", "offset[0]", "offset[1]", "overall", "delta_between", "abs_delta_between",
             "min_xci", "unadjusted"} <= set(table.columns)
     assert table["unadjusted"].sum() == 1
@@ -418,7 +422,7 @@ def test_frontier_two_groups_agrees_with_xci_and_plots():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ax = plot_frontier(table, chosen=fitted)
+    ax = plot_frontier(curve, chosen=fitted)
     assert ax.get_ylabel() == "pooled C (accuracy)"
     assert len(ax.lines) == 3
     ax2 = plot_frontier(table, fairness="min_xci", chosen=(0.7, 0.7), unadjusted=False)
@@ -434,7 +438,9 @@ def test_frontier_lambda_path_three_groups():
     g = rng.integers(0, 3, n)
     z = rng.normal(size=n)
     time = np.exp(0.5 * g + z + rng.normal(size=n))
-    table = frontier(time, np.ones(n, bool), g, -z, lambdas=[0.0, 10.0], method="naive")
+    path = frontier(time, np.ones(n, bool), g, -z, lambdas=[0.0, 10.0], method="naive")
+    assert path.kind == "lambdas"
+    table = path.to_frame()
     assert list(table["unadjusted"]) == [True, False, False]
     unadjusted, accurate, fair = table.iloc[0], table.iloc[1], table.iloc[2]
     assert accurate["overall"] >= unadjusted["overall"]

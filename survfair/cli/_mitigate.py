@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             header = f"monotone maps to reference group {fitted.reference!r}"
         output = frame.copy()
         output["risk_adjusted"] = fitted.transform(args.risk, group, data=frame)
-    table = fitted.before_after
+    table = fitted.to_frame()
     in_sample = args.fit_column is None
     with staged_outputs() as stage:  # both files or neither
         if args.report_table:

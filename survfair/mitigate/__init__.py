@@ -11,8 +11,8 @@ A higher ``risk`` always means an earlier expected event. Fitted adjusters are i
 them on data not used for fitting (``fit_on=``), since in-sample gains are optimistic.
 """
 
-from ._frontier import frontier, plot_frontier
+from ._frontier import Frontier, frontier, plot_frontier
 from ._monotone import GroupMonotone, group_monotone
 from ._shift import OBJECTIVES, GroupShift, group_shift
 
-__all__ = ["group_shift", "GroupShift", "group_monotone", "GroupMonotone", "frontier", "plot_frontier", "OBJECTIVES"]
+__all__ = ["group_shift", "GroupShift", "group_monotone", "GroupMonotone", "frontier", "Frontier", "plot_frontier", "OBJECTIVES"]

@@ -2,20 +2,69 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._results import json_safe
 from .._settings import EstimatorSettings
 from .._summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
 from .._validation import check_numbers, check_scalar, check_survival_inputs
 
-__all__ = ["frontier", "plot_frontier"]
+__all__ = ["Frontier", "frontier", "plot_frontier"]
 
 FAIRNESS_COLUMNS = ("abs_delta_between", "min_xci")
+
+
+@dataclass(frozen=True)
+class Frontier:
+    """Result of :func:`frontier`: accuracy against cross-group fairness over group shifts.
+
+    Attributes
+    ----------
+    kind : {"offsets", "lambdas"}
+        A grid of offsets of the shifted group (two groups), or a path over fairness weights λ.
+    groups : tuple
+        Group labels in matrix order.
+    reference : object
+        The group kept at offset 0.
+    settings : EstimatorSettings
+        The xCI estimator's settings.
+    n_samples : int
+        Rows the frontier was computed on (in-sample).
+    """
+
+    kind: str
+    groups: tuple
+    reference: Any
+    settings: EstimatorSettings = field(repr=False)
+    n_samples: int
+    table: pd.DataFrame = field(repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "table", self.table.copy())
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per grid point (a copy): ``offset[g]`` for every group g (and ``offset``, the
+        shifted group's offset, or ``lambda``), ``overall`` (pooled C), ``delta_between`` (two
+        groups), ``abs_delta_between`` (max over pairs), ``min_xci`` and ``unadjusted``."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: kind, groups, reference, settings and the rows of :meth:`to_frame`."""
+        return json_safe({"kind": self.kind, "groups": list(self.groups), "reference": self.reference,
+                          "settings": self.settings.to_dict(), "n_samples": self.n_samples,
+                          "points": self.table.to_dict(orient="records")})
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.precision", 4, "display.width", 120, "display.max_rows", 12):
+            body = str(self.table)
+        return (f"Frontier(kind={self.kind!r}, groups={list(self.groups)}, reference={self.reference!r}, "
+                f"n_samples={self.n_samples})\n{body}")
 
 
 def _row(problem: ShiftProblem, offsets: np.ndarray) -> dict:
@@ -58,7 +107,7 @@ def frontier(
     reference: Any = None,
     max_evaluations: int = MAX_EVALUATIONS,
     random_state: Any = None,
-) -> pd.DataFrame:
+) -> Frontier:
     """Accuracy (pooled C) against cross-group fairness over a family of group shifts.
 
     Two groups (and ``lambdas`` None): one row per offset d of the non-reference group on a grid;
@@ -87,8 +136,8 @@ def frontier(
 
     Returns
     -------
-    DataFrame
-        One row per grid point: ``offset[g]`` for every group g (and ``offset``, the shifted group's
+    Frontier
+        ``.to_frame()``: one row per grid point: ``offset[g]`` for every group g (and ``offset``, the shifted group's
         offset, with two groups, or ``lambda``), ``overall`` (the pooled C, Proposition 4.1 weights, which do
         not depend on the shift), ``delta_between`` (two groups: xCI_{g0,g1} - xCI_{g1,g0} in matrix
         order), ``abs_delta_between`` (max over pairs of |Δbetween|), ``min_xci`` (over all cells),
@@ -121,7 +170,7 @@ def frontier(
             vector = np.zeros(2)
             vector[shifted] = d
             rows.append({"offset": float(d), **_row(problem, vector)})
-        return pd.DataFrame(rows)
+        return Frontier("offsets", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows))
 
     if offsets is not None:
         raise ValueError("offsets: an offset grid is only available for two groups (without lambdas).")
@@ -134,18 +183,18 @@ def frontier(
         goal = make_objective("penalized", 1.0, 1.0, problem.weights, lam=float(lam))
         fitted = fit_offsets(problem, goal, ref, max_evaluations=max_evaluations, random_state=random_state)
         rows.append({"lambda": float(lam), **_row(problem, fitted["offsets"])})
-    return pd.DataFrame(rows)
+    return Frontier("lambdas", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows))
 
 
 def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float]:
     if isinstance(chosen, tuple) and len(chosen) == 2:
         return float(chosen[0]), float(chosen[1])
-    table = getattr(chosen, "before_after", None)
-    if not isinstance(table, pd.DataFrame):
+    table = getattr(chosen, "table", None)
+    if not isinstance(table, pd.DataFrame) or "sample" not in table:
         raise TypeError("chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple.")
     rows = table[table["sample"] == sample]
     if rows.empty:
-        raise ValueError(f"chosen has no {sample!r} rows in its before_after table.")
+        raise ValueError(f"chosen has no {sample!r} rows in its before/after table (to_frame()).")
     pooled = float(rows.loc[rows["metric"] == "overall", "after"].iloc[0])
     if fairness == "min_xci":
         x = float(rows.loc[rows["metric"] == "min_xci", "after"].iloc[0])
@@ -155,7 +204,7 @@ def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float
 
 
 def plot_frontier(
-    frontier_df: pd.DataFrame,
+    result: Frontier | pd.DataFrame,
     *,
     ax: Any = None,
     fairness: str = "abs_delta_between",
@@ -168,8 +217,8 @@ def plot_frontier(
 
     Parameters
     ----------
-    frontier_df : DataFrame
-        Output of :func:`frontier`.
+    result : Frontier or DataFrame
+        Output of :func:`frontier` (or its ``.to_frame()``).
     ax : matplotlib Axes, optional
         Axes to draw on (default: a new figure's).
     fairness : {"abs_delta_between", "min_xci"}, default="abs_delta_between"
@@ -179,7 +228,7 @@ def plot_frontier(
     unadjusted : bool or (x, y) tuple, default=True
         Mark the unadjusted model (True: the frontier's row with every offset 0).
     sample : {"fit", "evaluation"}, default="fit"
-        Which rows of ``chosen.before_after`` to use.
+        Which rows of ``chosen.to_frame()`` to use.
     **kwargs
         Passed to ``ax.plot`` for the curve.
 
@@ -190,15 +239,16 @@ def plot_frontier(
     Raises
     ------
     ValueError
-        If ``fairness`` is unknown or ``frontier_df`` lacks the needed columns.
+        If ``fairness`` is unknown or a DataFrame ``result`` lacks the needed columns.
     TypeError
         If ``chosen`` is neither an adjuster nor an (x, y) tuple.
     """
     if fairness not in FAIRNESS_COLUMNS:
         raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")
     needed = {fairness, "overall", "unadjusted"}
+    frontier_df = result.to_frame() if isinstance(result, Frontier) else result
     if not isinstance(frontier_df, pd.DataFrame) or not needed <= set(frontier_df.columns):
-        raise ValueError(f"frontier_df must be the DataFrame returned by frontier() (columns {sorted(needed)}).")
+        raise ValueError(f"result must be frontier()'s Frontier or its to_frame() (columns {sorted(needed)}).")
     import matplotlib.pyplot as plt
 
     if ax is None:

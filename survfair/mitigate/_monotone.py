@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._censoring import fit_censoring
 from .._exceptions import PositivityError
-from .._results import readonly
+from .._results import json_safe, readonly
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
 from ._problem import check_reference, check_transform_inputs, check_weights, split_samples
@@ -122,7 +122,7 @@ class GroupMonotone:
     Each map is continuous, piecewise linear and strictly increasing, so it keeps every
     within-group ranking (within-group cells change only through risks that are tied within
     ``tied_tol`` before or after the map). As for :class:`GroupShift`, the "fit" rows of
-    :attr:`before_after` are optimistic; read the "evaluation" rows.
+    :meth:`to_frame` are optimistic; read the "evaluation" rows.
     """
 
     groups: tuple
@@ -147,10 +147,18 @@ class GroupMonotone:
         ]
         return pd.concat(frames, ignore_index=True)
 
-    @property
-    def before_after(self) -> pd.DataFrame:
-        """Tidy before/after table (a copy); same layout as :attr:`GroupShift.before_after`."""
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy before/after table (a copy); same layout as :meth:`GroupShift.to_frame`."""
         return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: the maps' knots, the settings and the before/after table."""
+        return json_safe({
+            "adjustment": "monotone", "groups": list(self.groups), "reference": self.reference,
+            "alpha": self.alpha, "beta": self.beta, "knots": self.knots.to_dict(orient="records"),
+            "settings": self.settings.to_dict(), "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
+            "table": self.table.to_dict(orient="records"),
+        })
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:
         """Mapped risks h_{group_i}(risk_i), same length and row order as the input.
@@ -239,7 +247,7 @@ def group_monotone(
     Returns
     -------
     GroupMonotone
-        ``.transform(risk, group)``, ``.knots``, ``.before_after``.
+        ``.transform(risk, group)``, ``.knots``, ``.to_frame()`` (before/after table), ``.to_dict()``.
 
     Raises
     ------

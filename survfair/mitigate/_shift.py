@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._results import json_safe
 from .._summaries import OBJECTIVES
 from .._validation import check_option, check_scalar
 from .._settings import EstimatorSettings
@@ -62,7 +63,7 @@ class GroupShift:
     Notes
     -----
     The offsets are chosen to be best *on the fitting sample*, so the "fit" rows of
-    :attr:`before_after` are optimistic: the fitted offset adapts to the sampling noise of that
+    :meth:`to_frame` are optimistic: the fitted offset adapts to the sampling noise of that
     sample (the winner's curse of any data-driven selection; with two groups the chosen plateau is
     where the noisy empirical cells happen to cross). Judge a mitigation by the "evaluation" rows,
     computed on data not used for fitting (``fit_on=``).
@@ -92,8 +93,7 @@ class GroupShift:
         index = pd.Index(list(self.groups), name="group", tupleize_cols=False)
         return pd.Series(np.array(self.offset_values, dtype=float), index=index, name="offset")
 
-    @property
-    def before_after(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """Tidy before/after table (a copy).
 
         One row per (sample, metric, a, b): samples "fit" and, with ``fit_on``, "evaluation";
@@ -103,6 +103,20 @@ class GroupShift:
         (NaN until the estimator is asked for inference through ``**xci_kwargs``).
         """
         return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: the offsets, the search and its diagnostics, the settings and the
+        before/after table (as :meth:`to_frame`)."""
+        return json_safe({
+            "adjustment": "shift", "groups": list(self.groups), "reference": self.reference,
+            "objective": self.objective, "alpha": self.alpha, "beta": self.beta,
+            "offsets": dict(zip(map(str, self.groups), self.offset_values)),
+            "objective_before": self.objective_before, "objective_after": self.objective_after,
+            "optimality_gap": self.optimality_gap, "plateau": list(self.plateau) if self.plateau else None,
+            "search": self.search, "n_evaluations": self.n_evaluations, "settings": self.settings.to_dict(),
+            "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
+            "table": self.table.to_dict(orient="records"),
+        })
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:
         """Shifted risks risk_i + offset[group_i], same length and row order as the input.
@@ -209,7 +223,7 @@ def group_shift(
     Returns
     -------
     GroupShift
-        ``.offsets``, ``.transform(risk, group)``, ``.before_after``, and the search diagnostics.
+        ``.offsets``, ``.transform(risk, group)``, ``.to_frame()`` (before/after table), ``.to_dict()``, and the search diagnostics.
 
     Raises
     ------
@@ -233,7 +247,7 @@ def group_shift(
     result is a coordinate-wise optimum (no single group's offset can improve it).
 
     In-sample gains are optimistic: the offset is selected to optimise the fitting sample's noisy
-    cells. Use ``fit_on`` and read the "evaluation" rows of :attr:`GroupShift.before_after`.
+    cells. Use ``fit_on`` and read the "evaluation" rows of :meth:`GroupShift.to_frame`.
 
     References
     ----------
