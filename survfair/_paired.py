@@ -110,6 +110,8 @@ class ComparisonResult:
             for label in (a, b):
                 if label not in self.groups:
                     raise ValueError(f"group {label!r} is not in the results (groups: {list(self.groups)}).")
+            if quantity != "xci" and a == b:
+                raise ValueError(f"{quantity} needs two different groups, got {a!r} twice.")
             mask &= (t["a"] == a) & (t["b"] == b)
             if not mask.any() and quantity != "xci":  # pairs are stored once, a before b
                 row = self._row(quantity, b, a)
@@ -162,7 +164,7 @@ class ComparisonResult:
         Raises
         ------
         ValueError
-            If ``a`` or ``b`` is not a group of the results.
+            If ``a`` or ``b`` is not a group of the results, or ``a == b``.
         """
         return self._row("delta_between", a, b)
 
@@ -182,7 +184,7 @@ class ComparisonResult:
         Raises
         ------
         ValueError
-            If ``a`` or ``b`` is not a group of the results.
+            If ``a`` or ``b`` is not a group of the results, or ``a == b``.
         """
         return self._row("delta_within", a, b)
 

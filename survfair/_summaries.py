@@ -193,7 +193,8 @@ def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: flo
     Raises
     ------
     ValueError
-        If ``weights`` does not have shape (G, G) or is not numeric.
+        If ``weights`` does not have shape (G, G) or is not numeric, or a DataFrame of weights
+        names a label that is not a group of the result (missing groups get weight 0).
 
     See Also
     --------
@@ -215,6 +216,9 @@ def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: flo
     (0.1333, 0.4128, 0.7467)
     """
     if isinstance(weights, pd.DataFrame):
+        unknown = [label for label in [*weights.index, *weights.columns] if label not in result.groups]
+        if unknown:  # a misspelt group would otherwise get weight 0 without a word
+            raise ValueError(f"weights: labels {unknown!r} are not groups of the result (groups: {list(result.groups)}).")
         weights = weights.reindex(index=list(result.groups), columns=list(result.groups)).fillna(0).to_numpy()
     weights = np.asarray(weights, dtype=float)
     g = len(result.groups)
@@ -560,9 +564,10 @@ def max_abs_delta_between(cells: np.ndarray) -> np.ndarray:
 
 
 def _folded(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The image of intervals [low, high] under |x| (it covers |theta| whenever [low, high] covers theta)."""
+    """The image of intervals [low, high] under |x| (it covers |theta| whenever [low, high] covers
+    theta), within [0, 1]: |Δbetween| is the absolute difference of two probabilities."""
     ends_low, ends_high = np.minimum(np.abs(low), np.abs(high)), np.maximum(np.abs(low), np.abs(high))
-    return np.where((low <= 0) & (0 <= high), 0.0, ends_low), ends_high
+    return np.where((low <= 0) & (0 <= high), 0.0, np.minimum(ends_low, 1.0)), np.minimum(ends_high, 1.0)
 
 
 def _extreme_estimate(result: XCIResult, value: float, weights: np.ndarray, *, fold: bool, largest: bool,
@@ -868,6 +873,8 @@ def decompose(result: XCIResult) -> pd.DataFrame:
     >>> round(float(table["contribution"].sum()), 4), round(res.overall, 4)
     (0.75, 0.75)
     """
+    if hasattr(result, "positive"):
+        raise TypeError("decompose takes an XCIResult; for an XAUCResult use auc_decomposition (Proposition 1).")
     counts = result.counts
     total = counts["denominator"].sum()
     weight = counts["denominator"] / total
@@ -910,7 +917,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     Raises
     ------
     TypeError, ValueError
-        For an :class:`XAUCResult`, if ``null`` is not a finite number.
+        If ``null`` is not a finite number.
 
     See Also
     --------
@@ -932,6 +939,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     """
     if hasattr(result, "overall_estimate"):  # the binary family's pooled AUC: DeLong
         return result.overall_estimate(null=null)
+    null = check_scalar(null, "null")
     value = result.overall
     level = result.confidence_level
     influence = result.influence

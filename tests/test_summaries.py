@@ -77,3 +77,27 @@ def test_every_objective_is_a_summary_with_the_scorer_value(ci):
         pair = survfair.abs_delta_between(res, 0, 1)
         delta = survfair.delta_between(res, 0, 1)
         assert pair.value == abs(delta.value) and pair.se == delta.se
+
+
+def test_review_fixes_of_the_summaries():
+    """contrast refuses weights naming unknown groups; decompose refuses an xAUC result;
+    overall_c checks null; |Δbetween| intervals stay within [0, 1]; the paired comparison refuses
+    the same group twice (it recursed)."""
+    import pandas as pd
+
+    res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+                       [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    with pytest.raises(ValueError, match=r"weights: labels \['c'\] are not groups of the result"):
+        survfair.contrast(res, pd.DataFrame([[1.0]], index=["c"], columns=["a"]))
+    binary = survfair.xauc([1, 0, 1, 0, 1, 0, 1, 0], list("aabbaabb"), [0.9, 0.1, 0.8, 0.3, 0.7, 0.2, 0.6, 0.4])
+    with pytest.raises(TypeError, match="auc_decomposition"):
+        survfair.decompose(binary)
+    with pytest.raises(TypeError, match="null must be a finite number"):
+        survfair.overall_c(res, null="0.5")
+    low, high = survfair.abs_delta_between(res).confidence_interval
+    assert 0.0 <= low <= high <= 1.0
+    other = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+                         [8, 6, 3, 5, 4, 7, 2, 1], method="naive")
+    paired = survfair.compare_xci(res, other)
+    with pytest.raises(ValueError, match="delta_between needs two different groups, got 'a' twice"):
+        paired.delta_between("a", "a")
