@@ -13,8 +13,8 @@ import pandas as pd
 
 from ._exceptions import MemoryLimitError
 from ._models import as_risk, check_feature_keys
-from ._results import XCIResult
-from ._summaries import min_xci, pairwise_deltas
+from ._results import XCIResult, json_safe
+from ._summaries import min_xci, overall_c, pairwise_deltas
 from ._validation import check_survival_inputs
 from ._xci import xci
 
@@ -41,8 +41,8 @@ class ModelComparison:
         cell, delta and ``min_xci`` is followed by ``..._low`` / ``..._high`` columns and the
         deltas by ``..._p`` (two-sided p-value of H0: delta = 0), the numbers of
         :func:`survfair.pairwise_deltas` and :func:`survfair.min_xci` (so ``min_xci_low`` /
-        ``min_xci_high`` are NaN with analytic inference); ``overall`` has no interval columns
-        (see :func:`survfair.overall_c`). Built on first access.
+        ``min_xci_high`` are NaN with analytic inference); ``overall`` is followed by
+        ``overall_low`` / ``overall_high`` (:func:`survfair.overall_c`). Built on first access.
     results : dict of str -> XCIResult
         The full result of each model.
     scores : dict of str -> ndarray of shape (n_samples,)
@@ -65,7 +65,7 @@ class ModelComparison:
     ...                          method="naive", ci=None, groups=["M", "F"])
     >>> audit.groups, list(audit.results)
     (('M', 'F'), ['equation'])
-    >>> print(audit.long()[["model", "statistic", "value"]].round(4).to_string(index=False))
+    >>> print(audit.to_frame()[["model", "statistic", "value"]].round(4).to_string(index=False))
        model          statistic  value
     equation           xci[M,M] 1.0000
     equation           xci[M,F] 0.8000
@@ -94,8 +94,8 @@ class ModelComparison:
         """Group labels in matrix order (those of the first result; all results share them)."""
         return next(iter(self.results.values())).groups
 
-    def long(self) -> pd.DataFrame:
-        """Long format: one row per (model, statistic) with value, ci_low, ci_high, p_value.
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy long format: one row per (model, statistic) with value, ci_low, ci_high, p_value.
 
         Returns
         -------
@@ -120,6 +120,12 @@ class ModelComparison:
                     }
                 )
         return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: the groups, the models and every statistic of :meth:`to_frame`
+        (each model's full result: ``results[name].to_dict()``)."""
+        return json_safe({"groups": list(self.groups), "models": list(self.results),
+                          "statistics": self.to_frame().to_dict(orient="records")})
 
     def __repr__(self) -> str:
         shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
@@ -157,6 +163,8 @@ def _row(result: XCIResult, with_ci: bool) -> dict:
         row["min_xci_low"], row["min_xci_high"] = smallest.estimate.confidence_interval
     row["min_xci_cell"] = f"{_label(smallest.a)},{_label(smallest.b)}"
     row["overall"] = result.overall
+    if with_ci:
+        row["overall_low"], row["overall_high"] = overall_c(result).confidence_interval
     return row
 
 

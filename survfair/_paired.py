@@ -26,7 +26,7 @@ from ._intervals import (
     wald_interval,
     wald_p_value,
 )
-from ._results import XCIResult, combine_cell_rows, combine_cells
+from ._results import XCIResult, combine_cell_rows, combine_cells, json_safe
 from ._summaries import Estimate
 from ._validation import check_confidence_level
 
@@ -102,6 +102,12 @@ class ComparisonResult:
             "delta_within" rows (pairs a before b in group order), then "min_xci" and "overall".
         """
         return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: groups, interval method and level, and the rows of :meth:`to_frame`."""
+        return json_safe({"groups": list(self.groups), "ci_method": self.ci_method,
+                          "confidence_level": self.confidence_level, "n_samples": self.n_samples,
+                          "n_resamples": self.n_resamples, "differences": self.table.to_dict(orient="records")})
 
     def _row(self, quantity: str, a=None, b=None) -> Estimate:
         t = self.table

@@ -25,7 +25,7 @@ from ._intervals import (
     two_sided_z,
     wald_p_value,
 )
-from ._results import XCIResult, contrast_interval, contrast_p_value, contrast_se, difference_inference
+from ._results import XCIResult, json_safe, contrast_interval, contrast_p_value, contrast_se, difference_inference
 from ._validation import check_scalar
 
 __all__ = [
@@ -103,6 +103,12 @@ class Estimate:
     def __float__(self) -> float:
         return float(self.value)
 
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: value, se, ci_low, ci_high, p_value, null, confidence_level."""
+        low, high = self.confidence_interval
+        return json_safe({"value": self.value, "se": self.se, "ci_low": low, "ci_high": high,
+                          "p_value": self.p_value, "null": self.null, "confidence_level": self.confidence_level})
+
 
 @dataclass(frozen=True)
 class MinXCI:
@@ -147,6 +153,10 @@ class MinXCI:
     def value(self) -> float:
         """The smallest cell's value, ``estimate.value``."""
         return self.estimate.value
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: the cell (a, b) and the estimate's fields."""
+        return json_safe({"a": self.a, "b": self.b}) | self.estimate.to_dict()
 
     def __float__(self) -> float:
         return float(self.value)

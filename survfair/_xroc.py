@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._delong import placements
-from ._results import readonly
+from ._results import json_safe, readonly
 from ._validation import check_option
 from ._xauc import XAUCResult, group_code
 
@@ -79,6 +79,11 @@ class XROCCurve:
     def to_frame(self) -> pd.DataFrame:
         """Columns threshold, fpr, tpr."""
         return pd.DataFrame({"threshold": self.thresholds, "fpr": self.fpr, "tpr": self.tpr})
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: kind, a, b and the curve's points (an infinite threshold: null)."""
+        return json_safe({"kind": self.kind, "a": self.a, "b": self.b,
+                          "points": self.to_frame().to_dict(orient="records")})
 
 
 def _roc(positive_scores: np.ndarray, negative_scores: np.ndarray):

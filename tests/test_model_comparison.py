@@ -3,6 +3,8 @@ agreement with xci and the summaries, intervals, a feature matrix per model, err
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -35,7 +37,7 @@ def test_compare_matches_xci_and_summaries(obvious):
         assert table.loc[name, "overall"] == res.overall
         assert table.loc[name, "n"] == 300 and table.loc[name, "events"] == event.sum()
     assert not any(c.endswith("_low") for c in table.columns)  # no inference requested
-    long = out.long()
+    long = out.to_frame()
     assert set(long.columns) == {"model", "statistic", "value", "ci_low", "ci_high", "p_value"}
     assert len(long) == 3 * (4 + 2 + 1 + 1)
     assert "ModelComparison(groups=['b', 'a'])" in repr(out)
@@ -138,19 +140,22 @@ def test_long_format_with_intervals_follows_the_table(obvious):
         "xci[a,b]", "xci[a,b]_low", "xci[a,b]_high", "xci[a,a]", "xci[a,a]_low", "xci[a,a]_high",
         "delta_within[b,a]", "delta_within[b,a]_low", "delta_within[b,a]_high", "delta_within[b,a]_p",
         "delta_between[b,a]", "delta_between[b,a]_low", "delta_between[b,a]_high", "delta_between[b,a]_p",
-        "min_xci", "min_xci_low", "min_xci_high", "min_xci_cell", "overall",
+        "min_xci", "min_xci_low", "min_xci_high", "min_xci_cell", "overall", "overall_low", "overall_high",
     ]
-    long = out.long()
+    long = out.to_frame()
     assert list(long.columns) == ["model", "statistic", "value", "ci_low", "ci_high", "p_value"]
     statistics = ["xci[b,b]", "xci[b,a]", "xci[a,b]", "xci[a,a]", "delta_within[b,a]", "delta_between[b,a]",
                   "min_xci", "overall"]
     assert list(long["model"]) == ["x"] * 8 + ["z"] * 8 and list(long["statistic"]) == statistics * 2
     for row in long.itertuples(index=False):
         assert row.value == table.loc[row.model, row.statistic]
-        if row.statistic in ("overall", "min_xci"):  # no pooled-C columns; analytic min-xCI has no interval
+        if row.statistic == "min_xci":  # analytic min-xCI has no interval
             assert np.isnan(row.ci_low) and np.isnan(row.ci_high)
         else:
             assert row.ci_low == table.loc[row.model, f"{row.statistic}_low"] < row.value
             assert row.ci_high == table.loc[row.model, f"{row.statistic}_high"] > row.value
         assert np.isnan(row.p_value) == (not row.statistic.startswith("delta"))
     assert table.loc["x", "min_xci_cell"] in {"b,b", "b,a", "a,b", "a,a"}
+    pooled = sf.overall_c(out.results["x"]).confidence_interval
+    assert (table.loc["x", "overall_low"], table.loc["x", "overall_high"]) == tuple(pooled)
+    assert json.loads(json.dumps(out.to_dict()))["models"] == ["x", "z"]

@@ -126,3 +126,23 @@ def test_settings_are_validated_once():
     with pytest.raises(TypeError, match="strict must be True or False"):
         survfair.EstimatorSettings.checked(strict="yes")
     assert survfair.EstimatorSettings.checked(tau=3).tau == 3.0
+
+
+def test_every_result_exports_to_json():
+    """Every result object has to_dict() (JSON-safe) and every table-like one to_frame()."""
+    import json
+
+    import survfair
+
+    res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+                       [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    other = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+                         [8, 6, 3, 5, 4, 7, 2, 1], method="naive")
+    binary = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    objects = [res, binary, survfair.delta_between(res, "a", "b"), survfair.min_xci(res), res.settings,
+               survfair.compare_xci(res, other), survfair.xroc(binary, "a", "b"), survfair.omnibus_test(res),
+               survfair.findings(res)]
+    for obj in objects:
+        exported = json.loads(json.dumps(obj.to_dict(), allow_nan=False))
+        assert isinstance(exported, dict) and exported, type(obj).__name__
+    assert json.loads(json.dumps(survfair.min_xci(res).to_dict()))["a"] == "b"
