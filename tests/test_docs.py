@@ -3,8 +3,14 @@
 * Every ```python block of every page under docs/ is executed, in page order, in one namespace per
   page, in a temporary working directory, with matplotlib's Agg backend. A page's blocks form one
   script: a later block may use names defined by an earlier one.
+* The build runs the same blocks: every ```python block under docs/ is a markdown-exec block,
+  ```python exec="on" ... session="<page>"```, with one session per page (the page's path without
+  .md, "/" as "-"), so the build's namespaces are the test's; the pages show the blocks' output
+  (``result="text"``) and figures (``html="on"``, printed as inline SVG by the page's ``show``).
 * ``mkdocs build --strict`` succeeds (no warning: broken links, missing pages, docstrings griffe
-  cannot parse, a missing snippet such as CHANGELOG.md).
+  cannot parse, a missing snippet such as CHANGELOG.md, a block that raised); the built pages show
+  the outputs, and no page loads a script, stylesheet or font from the network (KaTeX is
+  vendored under docs/javascripts/katex/).
 * Every public name of ``survfair``, ``survfair.simulate``, ``survfair.mitigate`` and
   ``survfair.plotting`` appears in the API reference.
 
@@ -53,6 +59,42 @@ def test_runner_finds_blocks():
     assert sum(counted.values()) >= 30, counted
     sample = "text\n```python\nx = 1\n```\n\n```console\n$ ls\n```\n    ```python\n    y = 2\n    ```\n"
     assert [body for _, body in _blocks_of(sample)] == ["x = 1\n", "y = 2\n"]
+    executed = '```python exec="on" source="above" result="text" session="p"\nz = 3\n```\n'
+    assert [body for _, body in _blocks_of(executed)] == ["z = 3\n"]
+
+
+FENCE_OPTIONS = re.compile(r'(\w+)="([^"]*)"')
+
+
+def fence_options(page: str) -> list[tuple[int, dict[str, str]]]:
+    """(line number, options) of the opening fence of every ```python block of a page."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        if match.group("lang") == "python":
+            opening = match.group(0).split("\n", 1)[0]
+            found.append((text.count("\n", 0, match.start()) + 1, dict(FENCE_OPTIONS.findall(opening))))
+    return found
+
+
+def test_docs_blocks_run_at_build_time_in_one_session_per_page():
+    """The build (markdown-exec) runs every block in the page's own session, as the test above does.
+
+    markdown-exec keeps a session's names across pages of one build: a session shared by two pages
+    would let one page depend on another, and a block outside the session would not see the
+    page's earlier names (or would not run at all without exec="on").
+    """
+    problems = []
+    for page in PAGES:
+        if page == README:
+            continue
+        session = page.removesuffix(".md").replace("/", "-")
+        for line, options in fence_options(page):
+            if options.get("exec") != "on" or options.get("session") != session:
+                problems.append(f'docs/{page}:{line}: want ```python exec="on" ... session="{session}"``` (has {options})')
+            if "result" in options and "html" in options:
+                problems.append(f"docs/{page}:{line}: result= and html= exclude each other")
+    assert not problems, "\n".join(problems)
 
 
 def _blocks_of(text: str):
@@ -97,6 +139,33 @@ def test_mkdocs_build_strict(tmp_path):
     assert "<table>" in risk_scores and "=====" not in risk_scores
     changelog = (tmp_path / "site" / "changelog" / "index.html").read_text(encoding="utf-8")
     assert "--8&lt;--" not in changelog and "--8<--" not in changelog
+    _check_built_pages_show_outputs(tmp_path / "site")
+
+
+def _check_built_pages_show_outputs(site: Path):
+    """The executed blocks' outputs are on the pages, and nothing is loaded from the network."""
+    def page(name):
+        return (site / name / "index.html").read_text(encoding="utf-8")
+
+    started = page("getting-started")
+    assert "== flchain: Cox PH without sex ==" in started and "findings:" in started  # survfair audit
+    assert "a (earlier event)" in started                                            # print(res)
+    figures = {name: page(name).count('<div class="survfair-figure"><svg') for name in
+               ["how-to/audit-models", "how-to/binary", "how-to/mitigation", "how-to/published-equation",
+                "how-to/simulation"]}
+    assert all(count >= 1 for count in figures.values()), figures
+    cli = page("cli")
+    for command in ["survfair", "survfair audit", "survfair simulate", "survfair mitigate"]:
+        assert f"usage: {command} [-h]" in cli, command
+    concepts = page("concepts")
+    assert 'class="arithmatex"' in concepts and "javascripts/katex/katex.min.js" in concepts
+    remote = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"', re.IGNORECASE)
+    for html in site.rglob("*.html"):
+        loaded = remote.findall(html.read_text(encoding="utf-8"))
+        assert not loaded, (html, loaded)
+    for css in site.rglob("*.css"):
+        imports = re.findall(r'@import\s+(?:url\()?["\']?(?:https?:)?//[^;]*', css.read_text(encoding="utf-8"))
+        assert not imports, (css, imports)
 
 
 @pytest.mark.parametrize(
