@@ -11,7 +11,6 @@ any joblib backend, including ``with joblib.parallel_backend("dask"):``.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_co
 from ._exceptions import UndefinedXCIWarning, listed
 from ._kernel import count_pairs
 from ._memory import require_memory
+from ._progress import progress_bar
 from ._results import BootstrapDraws
 from ._validation import SurvivalSample, check_random_state
 
@@ -142,13 +142,6 @@ def _run_batch(problem: _Problem, seeds: list):
     )
 
 
-def _show_progress(progress: bool) -> bool:
-    try:
-        return bool(progress) and sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 def bootstrap(
     sample: SurvivalSample,
     risks: list[np.ndarray] | None = None,
@@ -188,7 +181,7 @@ def bootstrap(
         Parallel jobs (joblib; threads by default -- the kernel releases the GIL -- or whatever
         backend is active, e.g. ``with joblib.parallel_backend("dask"):``).
     progress : bool, default=True
-        Show a tqdm progress bar (only when stderr is a terminal).
+        Show a tqdm progress bar (on a terminal or in Jupyter; see survfair._progress).
     stratify : {"group", "group_event", None}, default="group"
         Resample within groups (every replicate keeps each group's size), within group x event
         strata, or from the whole sample.
@@ -199,7 +192,6 @@ def bootstrap(
         One per risk score.
     """
     import joblib
-    from tqdm.auto import tqdm
 
     risks = [sample.risk] if risks is None else list(risks)
     g2 = sample.n_groups**2
@@ -239,7 +231,7 @@ def bootstrap(
     batches = [seeds[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
     parallel = joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
     outputs = []
-    with tqdm(total=len(seeds), desc="bootstrap", unit="rep", disable=not _show_progress(progress)) as bar:
+    with progress_bar(len(seeds), "bootstrap", progress, unit="rep") as bar:
         for out in parallel(joblib.delayed(_run_batch)(problem, batch) for batch in batches):
             outputs.append(out)
             bar.update(out[0].shape[0])

@@ -140,6 +140,11 @@ class Findings:
     def __str__(self) -> str:
         return self.to_text()
 
+    def _repr_html_(self) -> str:
+        import html
+
+        return "<ul>" + "".join(f"<li>{html.escape(s)}</li>" for s in self.sentences) + "</ul>"
+
 
 def _adjusted(deltas: pd.DataFrame, method: str) -> pd.DataFrame:
     deltas = deltas.copy()

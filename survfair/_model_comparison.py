@@ -127,6 +127,13 @@ class ModelComparison:
         return json_safe({"groups": list(self.groups), "models": list(self.results),
                           "statistics": self.to_frame().to_dict(orient="records")})
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: one row per model (values; intervals in .to_frame())."""
+        from ._notebook import table_html  # presentation, imported when Jupyter asks
+
+        shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
+        return table_html("ModelComparison", f"groups = {list(self.groups)}", self.table[shown])
+
     def __repr__(self) -> str:
         shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
         with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 50):

@@ -524,6 +524,12 @@ class XCIResult(CellMatrixAccessors):
             }
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the matrix with intervals, flags and the findings."""
+        from ._notebook import matrix_result_html  # presentation, imported when Jupyter asks
+
+        return matrix_result_html(self)
+
     def __repr__(self) -> str:
         settings = f"method={self.method!r}"
         if self.method == "ipcw":

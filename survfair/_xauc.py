@@ -239,6 +239,12 @@ class XAUCResult(CellMatrixAccessors):
             }
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the matrix with intervals, flags and the findings."""
+        from ._notebook import matrix_result_html  # presentation, imported when Jupyter asks
+
+        return matrix_result_html(self)
+
     def __repr__(self) -> str:
         cells = ", ".join(
             f"({a!r}, {b!r}): {v:.4f}" for (a, b), v in zip(

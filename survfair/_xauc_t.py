@@ -401,6 +401,14 @@ class XAUCtResult:
         frame.index.name, frame.columns.name = "a (case)", "b (control)"
         return frame
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the settings and the tidy table."""
+        from ._notebook import table_html  # presentation, imported when Jupyter asks
+
+        level = f"{100 * self.confidence_level:g}% {self.ci_method} intervals" if self.ci_method else "no intervals"
+        return table_html("XAUCtResult", f"censoring = {self.censoring}, n = {self.n_samples}, {level}",
+                          self.to_frame())
+
     def __repr__(self) -> str:
         return (f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
                 f"censoring={self.censoring!r}, ci_method={self.ci_method!r})")

@@ -221,7 +221,7 @@ def xci(
         the GIL). Inside ``with joblib.parallel_backend("dask"):`` the replicates run on a Dask
         cluster.
     progress : bool, default=True
-        tqdm progress bar of the bootstrap (shown only when stderr is a terminal).
+        tqdm progress bar of the bootstrap (shown on a terminal or in Jupyter).
     stratify : {"group", "group_event", None}, default="group"
         Bootstrap strata: resample within groups (group sizes fixed, no group can vanish), within
         group x event, or from the whole sample.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from typing import Any, Sequence
 
@@ -12,6 +11,7 @@ import pandas as pd
 
 from .._exceptions import NoComparablePairError, PositivityError
 from .._xci import xci
+from .._progress import progress_bar
 from .._validation import check_scalar, random_generator
 from ._cohort import CensoringSpec, lognormal_cohort, parse_censoring
 from ._lognormal import GROUPS, lognormal_xci
@@ -30,11 +30,7 @@ _CELL_ORDER = ((1, 1), (0, 0), (1, 0), (0, 1))
 
 
 def _progress(total: int, progress: bool, desc: str):
-    """A tqdm bar on stderr, disabled when ``progress`` is False or stderr is not a terminal."""
-    from tqdm.auto import tqdm
-
-    enabled = bool(progress) and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, disable=not enabled, leave=False)
+    return progress_bar(total, desc, progress, leave=False)
 
 
 def _grid(values: Any, name: str) -> np.ndarray:
@@ -100,7 +96,7 @@ def study(
     random_state : None, int, SeedSequence or Generator
         Seed of the replications.
     progress : bool, default=True
-        Show a tqdm bar over the replications (only when stderr is a terminal).
+        Show a tqdm bar over the replications (on a terminal or in Jupyter).
 
     Returns
     -------
@@ -227,7 +223,7 @@ def ipcw_bias_study(
     random_state : None, int, SeedSequence or Generator
         Seed of the replications.
     progress : bool, default=True
-        tqdm bar over the replications (only when stderr is a terminal).
+        tqdm bar over the replications (on a terminal or in Jupyter).
 
     Returns
     -------

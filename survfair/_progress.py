@@ -1,0 +1,43 @@
+"""Progress bars: on a terminal, and in Jupyter, never a warning.
+
+One rule for every long loop of survfair (the bootstrap, simulation studies): a bar is drawn when
+the caller asks for one (``progress=True``) and someone can see it: stderr is a terminal, or the
+code runs in a Jupyter kernel. In Jupyter the widget bar of ``tqdm.notebook`` is used when
+ipywidgets is installed and the plain text bar otherwise, so ``tqdm.auto``'s ``TqdmWarning``
+("IProgress not found") never reaches the user. Anywhere else (a pipe, a log file, CI) the bar is
+disabled, so logs are not filled with carriage returns.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from typing import Any
+
+__all__ = ["progress_bar"]
+
+
+def _in_jupyter() -> bool:
+    shell = sys.modules.get("IPython")
+    if shell is None or "ipykernel" not in sys.modules:
+        return False
+    ipython = shell.get_ipython() if hasattr(shell, "get_ipython") else None
+    return ipython is not None and "IPKernelApp" in getattr(ipython, "config", {})
+
+
+def progress_bar(total: int, desc: str, enabled: bool, **kwargs: Any):
+    """A tqdm bar of ``total`` steps, shown only when ``enabled`` and someone can see it."""
+    jupyter = _in_jupyter()
+    show = bool(enabled) and (jupyter or _stderr_is_terminal())
+    if show and jupyter and importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.notebook import tqdm
+    else:
+        from tqdm.std import tqdm
+    return tqdm(total=total, desc=desc, disable=not show, **kwargs)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
