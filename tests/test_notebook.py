@@ -3,10 +3,7 @@ no TqdmWarning (the bootstrap's progress bar is drawn in the kernel)."""
 
 from __future__ import annotations
 
-import pytest
-
-nbformat = pytest.importorskip("nbformat")  # the test extra installs it; without it there is nothing to check
-nbconvert = pytest.importorskip("nbconvert")
+import nbformat  # the test extra installs nbformat, nbconvert and ipykernel
 
 
 def test_results_display_in_an_executed_notebook(tmp_path):
