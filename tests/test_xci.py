@@ -213,3 +213,14 @@ def test_a_groups_subset_equals_the_audit_of_its_rows(censoring):
         subset = survfair.xci(time, event, codes, risk, groups=[0, 1], tau=20.0, censoring=censoring, ci=None)
     rows = survfair.xci(time[keep], event[keep], codes[keep], risk[keep], tau=20.0, censoring=censoring, ci=None)
     np.testing.assert_array_equal(subset.values, rows.values)
+
+
+def test_threads_give_bit_identical_results(data_factory):
+    """The per-group passes on several threads: the same numbers to the last bit."""
+    time, event, codes, risk = data_factory(3000, 5, 21, continuous=True)
+    one = survfair.xci(time, event, codes, risk, tau=8.0, n_jobs=1)
+    many = survfair.xci(time, event, codes, risk, tau=8.0, n_jobs=4)
+    np.testing.assert_array_equal(one.values, many.values)
+    np.testing.assert_array_equal(one.pair_counts.numerator, many.pair_counts.numerator)
+    np.testing.assert_array_equal(one.influence.cells, many.influence.cells)
+    assert survfair.xci(time, event, codes, risk, tau=8.0, n_jobs=None).overall == one.overall
