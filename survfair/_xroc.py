@@ -276,4 +276,6 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
         values = np.where(~rows.is_positive & (rows.codes == j), v01[:, i], np.nan)
     else:
         values = np.where(rows.is_positive & (rows.codes == i), v10[:, j], np.nan)
-    return pd.Series(values, index=rows.index.copy(), name="conditional_xauc")
+    series = pd.Series(values, index=rows.index.copy(), name="conditional_xauc")
+    series.attrs.update(role=role, a=a, b=b)  # plot_conditional_xauc labels its axes from these
+    return series

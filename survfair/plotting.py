@@ -14,14 +14,14 @@ legends are built by :func:`_legend`, which keeps labels that start with ``_``.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ._model_comparison import ModelComparison
 from ._results import XCIResult
-from ._validation import check_survival_inputs
+from ._validation import check_option, check_scalar, check_survival_inputs
 from ._xauc import XAUCResult
 
 __all__ = [
@@ -77,21 +77,96 @@ def _check_result(result: Any, name: str = "result") -> XCIResult:
     return result
 
 
-def _heatmap_layout(labels: list[str], cell_chars: int) -> tuple[tuple[float, float], bool]:
-    """Figure size (inches) in which a G x G heatmap's cell texts and group labels fit, and whether
-    to slant the column labels.
+# Chance level of every cell metric drawn here (xCI, xAUC): a coin flip ranks a pair correctly
+# half of the time. The default colour scale is centred on it and spans all of [0, 1].
+_CHANCE = 0.5
+_DAGGER = "\u2020"  # marks a cell (or forest row) that rests on few data
+# A new figure is at most this wide and tall (inches): 1350 px at matplotlib's default 100 dpi,
+# what a 1280-1400 px screen or report column shows without scaling it down.
+_MAX_FIGURE = 13.5
+_MIN_FONT = 6.0
 
-    Widths are estimated at 0.069 in per character of the 9 pt cell text and 0.076 in per
-    character of a 10 pt tick label (DejaVu Sans averages about 0.55 em per character); at least
-    the former fixed 4.8 x 4.0, at most 16 x 16.
+
+def _text_width(text: str, size: float) -> float:
+    """Width in inches of one line of ``text`` drawn in the default font at ``size`` points.
+
+    Measured from the glyph outlines (``TextToPath``), so no renderer is needed before the figure
+    exists; 5% is added for the renderer's pixel snapping (measured: 32 vs 30.3 pt at 9 pt).
     """
-    longest = max((len(label) for label in labels), default=1)
-    cell = max(0.7, 0.069 * cell_chars + 0.15)
-    label = 0.076 * longest
-    slant = label > 0.9 * cell
-    width = len(labels) * cell + label + 1.75  # row labels, y label, colour bar, margins
-    height = len(labels) * cell + (0.5 * label + 0.1 if slant else 0.2) + 0.9  # column labels, title, x label
-    return (min(max(width, 4.8), 16.0), min(max(height, 4.0), 16.0)), slant
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    width, _, _ = TextToPath().get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+    return 1.05 * width / 72.0
+
+
+class _HeatmapPlan(NamedTuple):
+    """What the cells of a heatmap show, and at which sizes (see :func:`_heatmap_plan`)."""
+
+    fontsize: float  # cell texts, points
+    tick_fontsize: float  # group labels, points
+    intervals: bool  # the interval on a second line
+    values: bool  # any cell text at all
+    note: str | None  # why something was left out, for the caption
+    figsize: tuple[float, float]  # of a new figure
+    slant: bool  # column labels at 30 degrees
+
+
+def _heatmap_plan(
+    labels: list[str], digits: int, with_intervals: bool, flagged: bool, notes: list[str],
+    axes_size: tuple[float, float] | None,
+) -> _HeatmapPlan:
+    """Choose font sizes, cell contents and figure size for a G x G heatmap.
+
+    The cell font shrinks with the number of groups G (10 pt up to 3 groups, 9 up to 6, 8.5 up
+    to 9, then 8); the interval goes on a second line up to 8 groups and is left out beyond (the
+    caption says so). A new figure (``axes_size`` None) is sized so that the texts fit their
+    cells, at most :data:`_MAX_FIGURE` inches each way; in a given Axes (``axes_size``, inches)
+    the font shrinks to fit, down to 6 pt, then the intervals and last the values are dropped.
+    """
+    n = len(labels)
+    size = 10.0 if n <= 3 else 9.0 if n <= 6 else 8.5 if n <= 9 else 8.0
+    tick_size = 10.0 if n <= 6 else 9.0
+    value = max(f"{0:.{digits}f}", "NaN", key=len) + (_DAGGER if flagged else "")
+    interval = f"[{0:.{digits}f}, {0:.{digits}f}]"
+    intervals = with_intervals and n <= 8
+    note = f"intervals omitted: {n} groups" if with_intervals and not intervals else None
+
+    def need(points: float, two_lines: bool) -> float:  # side of a square cell that holds the text
+        pad = 0.5 * points / 72.0
+        width = max(_text_width(value, points), _text_width(interval, points) if two_lines else 0.0)
+        height = (2 if two_lines else 1) * 1.25 * points / 72.0
+        return max(width, height) + 2 * pad
+
+    label_width = max((_text_width(label, tick_size) for label in labels), default=0.1)
+    caption = max((_text_width(line, 10.0) for line in notes), default=0.0)
+    # beside the cells: row labels and y label (label_width + 0.5), colour bar with its ticks and
+    # two-line label and padding (1.9), margins (0.3); below and above: column labels, x label with its
+    # caption lines (0.2 each), title (0.4), margins (0.2)
+    extra_width = label_width + 2.7
+    if axes_size is None:
+        cell = max(0.65, need(size, intervals))
+        cell = min(cell, (_MAX_FIGURE - extra_width) / n)
+    else:
+        cell = 0.8 * min(axes_size) / n  # what the colour bar and labels leave of the Axes
+    slant = label_width > 0.9 * cell
+    column_labels = (0.5 * label_width + 0.25) if slant else 0.3
+    extra_height = column_labels + 0.2 * (1 + len(notes) + (note is not None)) + 0.8
+    if axes_size is None:
+        cell = min(cell, (_MAX_FIGURE - extra_height) / n)
+    sizes = np.arange(size, _MIN_FONT - 0.25, -0.5)
+    fits = [s for s in sizes if need(s, intervals) <= cell]
+    if not fits and intervals:
+        intervals, note = False, "intervals omitted: no room"
+        fits = [s for s in sizes if need(s, False) <= cell]
+    values = bool(fits)
+    if not values:
+        note = "values omitted: no room"
+    figsize = (
+        min(max(n * cell + extra_width, caption + 1.0, 4.8), _MAX_FIGURE),
+        min(max(n * cell + extra_height, 4.0), _MAX_FIGURE),
+    )
+    return _HeatmapPlan(fits[0] if fits else size, tick_size, intervals, values, note, figsize, slant)
 
 
 # What the axes of a cell-matrix heatmap mean: (metric, row a, column b, default title).
@@ -106,36 +181,138 @@ def _heatmap_words(result: Any) -> tuple[str, str, str, str]:
     )
 
 
+def _heatmap_norm(norm: Any, vmin: Any, vmax: Any) -> tuple[Any, bool]:
+    """The colour normalisation, and whether it is centred at chance (0.5).
+
+    Default: ``TwoSlopeNorm(vcenter=0.5, vmin=0, vmax=1)``, the same for every heatmap. With
+    ``vmin``/``vmax`` the scale stays centred at 0.5 while 0.5 lies strictly between them, else
+    it is linear. A ``norm`` is used as given.
+    """
+    from matplotlib.colors import Normalize, TwoSlopeNorm
+
+    if norm is not None:
+        if vmin is not None or vmax is not None:
+            raise ValueError("Pass either norm or vmin/vmax to plot_xci_heatmap, not both.")
+        if not isinstance(norm, Normalize):
+            raise TypeError(f"norm must be a matplotlib.colors.Normalize, got {type(norm).__name__}.")
+        return norm, isinstance(norm, TwoSlopeNorm) and norm.vcenter == _CHANCE
+    low = 0.0 if vmin is None else check_scalar(vmin, "vmin")
+    high = 1.0 if vmax is None else check_scalar(vmax, "vmax")
+    if not low < high:
+        raise ValueError(f"vmax must be greater than vmin, got vmin={low:g} and vmax={high:g}.")
+    if low < _CHANCE < high:
+        return TwoSlopeNorm(vcenter=_CHANCE, vmin=low, vmax=high), True
+    return Normalize(vmin=low, vmax=high), False
+
+
+def _flag_matrix(
+    result: Any, flags: Any, min_events: int, min_pairs: int, binary: bool
+) -> tuple[np.ndarray, str | None]:
+    """Boolean G x G matrix of the flagged cells, and the caption line that explains the mark."""
+    groups = list(result.groups)
+    flagged = np.zeros((len(groups), len(groups)), dtype=bool)
+    if flags is False:
+        return flagged, None
+    if flags is None or flags is True:
+        from ._findings import small_sample_flags
+
+        flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
+        if binary:
+            why = f"< {min_events} positives in a or negatives in b, or < {min_pairs} pairs"
+        else:
+            why = f"< {min_events} events in a or < {min_pairs} comparable pairs"
+    else:
+        why = "small sample (flags)"
+    positions = _flag_positions(flags, groups, "flags")
+    for (a, b), is_flagged in positions.items():
+        flagged[groups.index(a), groups.index(b)] = is_flagged
+    return flagged, (f"{_DAGGER} hatched: {why}" if flagged.any() else None)
+
+
+def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any, Any], bool]:
+    """``{(a, b): flagged}`` from a :func:`survfair.small_sample_flags` table, checked against ``groups``."""
+    if not isinstance(flags, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a DataFrame as returned by survfair.small_sample_flags, got {type(flags).__name__}."
+        )
+    missing = [c for c in ("a", "b", "flagged") if c not in flags.columns]
+    if missing:
+        raise ValueError(f"{name} must have the columns 'a', 'b' and 'flagged' (survfair.small_sample_flags); "
+                         f"missing {missing}.")
+    known = {str(g): g for g in groups}
+    unknown = sorted({str(g) for g in (*flags["a"], *flags["b"])} - set(known))
+    if unknown:
+        raise ValueError(f"{name}: groups {unknown} are not groups of the result {[str(g) for g in groups]}.")
+    return {
+        (known[str(a)], known[str(b)]): bool(f) for a, b, f in zip(flags["a"], flags["b"], flags["flagged"])
+    }
+
+
 def plot_xci_heatmap(
     result: XCIResult | XAUCResult,
     *,
     ax: Any = None,
-    cmap: str = "viridis",
+    cmap: Any = "RdBu",
+    norm: Any = None,
     vmin: float | None = None,
     vmax: float | None = None,
     digits: int = 3,
+    flags: pd.DataFrame | bool | None = None,
+    min_events: int = 10,
+    min_pairs: int = 100,
     title: str | None = None,
     **kwargs: Any,
 ):
     """Heatmap of the xCI (or xAUC) matrix with each cell's value (and interval, when available).
 
+    How to read it: each cell is the share of its pairs that the score ranks correctly; red
+    cells (below 0.5) are ranked worse than a coin flip, blue cells better, and a cell that
+    differs in colour from its mirror across the diagonal is a cross-group asymmetry (Δbetween).
+
     Rows a are the group of the member with the EARLIER event, columns b the group of the member
     who outlived it (eq. 2 of Wang et al. 2026). For an :class:`~survfair.XAUCResult` rows a are
     the group of the POSITIVE and columns b the group of the NEGATIVE (xAUC(a, b) =
-    P[R_1^a > R_0^b], Kallus & Zhou 2019, Definition 2); the axis labels say which. By default
-    the colours span the range of the cells, so that differences between cells (the fairness
-    question) are visible even when all cells are close; read the printed values, not the
-    colours, for sizes. Group labels and the title are drawn literally (a ``$`` is a dollar sign).
+    P[R_1^a > R_0^b], Kallus & Zhou 2019, Definition 2); the axis labels say which.
+
+    The colour scale is fixed, the same for every heatmap: the diverging ``RdBu`` map with
+    ``TwoSlopeNorm(vcenter=0.5, vmin=0, vmax=1)``. Both metrics are probabilities whose chance
+    level is 0.5, so the white centre means "no better than a coin flip", and because the limits
+    do not follow the data a 0.01 difference between two cells stays a pale shade of one colour,
+    and two heatmaps of one report (models, data sets) can be compared by colour. (With the
+    symmetric default limits this equals ``Normalize(0, 1)``; ``TwoSlopeNorm`` keeps 0.5 white
+    when only one limit is changed.) Read the printed values for sizes.
+
+    Cells that rest on few data (:func:`survfair.small_sample_flags`) get a dagger after the
+    value and a hatch; the caption under the x label says what the mark means, and also when
+    the intervals were left out because the cells are too small for them. Text shrinks with the
+    number of groups: 10 pt cells up to 3 groups, 9 up to 6, 8.5 up to 9, 8 beyond; intervals on
+    a second line up to 8 groups. Group labels and the title are drawn literally (a ``$`` is a
+    dollar sign).
 
     Parameters
     ----------
     result : XCIResult or XAUCResult
     ax : matplotlib Axes, optional
-    cmap : str, default="RdBu"
+        Drawn into when given (the fonts then shrink to the cells' room); else a new figure,
+        sized so that the cell texts and group labels fit (at most 13.5 x 13.5 in).
+    cmap : str or matplotlib Colormap, default="RdBu"
+        Undefined (NaN) cells are light grey whatever the map.
+    norm : matplotlib.colors.Normalize, optional
+        Replaces the default scale; not together with ``vmin``/``vmax``.
     vmin, vmax : float, optional
-        Colour limits; default the smallest and largest defined cell.
+        Colour limits, default 0 and 1; the scale stays centred at 0.5 while
+        ``vmin < 0.5 < vmax``, else it is linear.
     digits : int, default=3
         Decimals shown in the cells.
+    flags : DataFrame, bool or None, default=None
+        Cells to mark as resting on few data: a table as returned by
+        :func:`survfair.small_sample_flags` (columns a, b, flagged; extra columns ignored);
+        None or True computes it from ``result`` with ``min_events`` and ``min_pairs``; False
+        marks nothing.
+    min_events : int, default=10
+        Passed to :func:`survfair.small_sample_flags` when ``flags`` is None.
+    min_pairs : int, default=100
+        Passed to :func:`survfair.small_sample_flags` when ``flags`` is None.
     title : str, optional
         Default: "xCI (method)", or "xAUC (DeLong)" for an XAUCResult.
     **kwargs
@@ -144,51 +321,91 @@ def plot_xci_heatmap(
     Returns
     -------
     matplotlib.axes.Axes
-        With one ``AxesImage`` and one text per cell; a colour bar is added to the figure. A new
-        figure (``ax=None``) is sized so that the cell texts and group labels fit; long column
-        labels are slanted.
+        With one ``AxesImage``, one text per cell (row-major; unless the Axes is too small for
+        any), one hatched ``Rectangle`` per flagged cell, and a colour bar labelled with what the
+        colour means added to the figure. Long column labels are slanted.
 
     Raises
     ------
     TypeError
-        If ``result`` is neither an XCIResult nor an XAUCResult.
+        If ``result`` is neither an XCIResult nor an XAUCResult, ``norm`` is not a matplotlib
+        ``Normalize``, or ``flags`` is not a DataFrame, bool or None.
+    ValueError
+        If both ``norm`` and ``vmin``/``vmax`` are given, ``vmin >= vmax``, or ``flags`` lacks
+        the columns a, b, flagged or names a group the result does not have.
+
+    See Also
+    --------
+    survfair.small_sample_flags : the default ``flags``.
+    plot_forest : the differences Δbetween / Δwithin of these cells, across models.
+    survfair.xci, survfair.xauc : the results drawn here.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import survfair
+    >>> from survfair.plotting import plot_xci_heatmap
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> ax = plot_xci_heatmap(res)
+    >>> norm = ax.images[0].norm
+    >>> float(norm.vmin), float(norm.vcenter), float(norm.vmax)
+    (0.0, 0.5, 1.0)
+    >>> ax.texts[2].get_text().splitlines()  # xCI(b, a) and its interval; flagged: 4 events in b
+    ['0.667†', '[0.077, 0.980]']
     """
+    import matplotlib
+    from matplotlib.patches import Rectangle
+
     metric, row_words, column_words, default_title = _heatmap_words(result)
+    digits = check_scalar(digits, "digits", "integer", low=0)
+    colour_norm, centred = _heatmap_norm(norm, vmin, vmax)
+    colours = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
+    colours = colours.with_extremes(bad="0.85")
+    flagged, flag_note = _flag_matrix(result, flags, min_events, min_pairs, isinstance(result, XAUCResult))
     values = result.values
     low, high = result.confidence_interval()
     with_intervals = bool(np.isfinite(low.to_numpy()).any())
-    cell_chars = 2 * (digits + 2) + 4 if with_intervals else digits + 2  # "[0.123, 0.456]" or "0.123"
-    size, slant = _heatmap_layout([str(g) for g in result.groups], cell_chars)
-    ax = _axes(ax, size)
-    masked = np.ma.masked_invalid(values)
-    if vmin is None:
-        vmin = float(masked.min()) if masked.count() else 0.0
-    if vmax is None:
-        vmax = float(masked.max()) if masked.count() else 1.0
-    if vmax <= vmin:
-        vmin, vmax = vmin - 0.01, vmax + 0.01
-    image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, **kwargs)
     labels = [_literal(g) for g in result.groups]
-    ax.set_xticks(range(len(labels)), labels)
-    if slant:  # long labels would overlap under their columns
+    notes = [flag_note] if flag_note else []
+    axes_size = None
+    if ax is not None:
+        box = ax.get_position()
+        axes_size = (box.width * ax.figure.get_figwidth(), box.height * ax.figure.get_figheight())
+    plan = _heatmap_plan([str(g) for g in result.groups], digits, with_intervals, bool(flagged.any()), notes,
+                         axes_size)
+    ax = _axes(ax, plan.figsize)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=colour_norm, **kwargs)
+    ax.set_xticks(range(len(labels)), labels, fontsize=plan.tick_fontsize)
+    if plan.slant:  # long labels would overlap under their columns
         for text in ax.get_xticklabels():
             text.set(rotation=30, horizontalalignment="right", rotation_mode="anchor")
-    ax.set_yticks(range(len(labels)), labels)
-    ax.set_xlabel(column_words)
+    ax.set_yticks(range(len(labels)), labels, fontsize=plan.tick_fontsize)
     ax.set_ylabel(row_words)
     for i in range(len(labels)):
         for j in range(len(labels)):
+            if flagged[i, j]:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, fill=False, hatch="///", linewidth=0.0,
+                                       edgecolor=(0.25, 0.25, 0.25, 0.45), label=f"flagged {labels[i]}, {labels[j]}"))
+            if not plan.values:
+                continue
             value = values[i, j]
-            text = "NaN" if math.isnan(value) else f"{value:.{digits}f}"
+            text = ("NaN" if math.isnan(value) else f"{value:.{digits}f}") + (_DAGGER if flagged[i, j] else "")
             lo, hi = low.iloc[i, j], high.iloc[i, j]
-            if np.isfinite(lo) and np.isfinite(hi):
+            if plan.intervals and np.isfinite(lo) and np.isfinite(hi):
                 text += f"\n[{lo:.{digits}f}, {hi:.{digits}f}]"
             colour = "black"
             if not math.isnan(value):
                 r, g, b, _ = image.cmap(image.norm(value))
                 colour = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-            ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour)
-    ax.figure.colorbar(image, ax=ax, label=metric, shrink=0.8)
+            ax.text(j, i, text, ha="center", va="center", fontsize=plan.fontsize, color=colour)
+    ax.set_xlabel("\n".join([column_words, *notes, *([plan.note] if plan.note else [])]))
+    meaning = f"{metric}: share of pairs ranked correctly"
+    if centred:
+        default_colours = isinstance(cmap, str) and cmap == "RdBu"
+        meaning += "\nred < 0.5 (coin flip) < blue" if default_colours else "\ncentre: 0.5 (coin flip)"
+    ax.figure.colorbar(image, ax=ax, label=meaning, shrink=0.8)
     ax.set_title(_literal(title) if title is not None else default_title)
     return ax
 
@@ -265,8 +482,15 @@ def plot_risk_densities(
     return ax
 
 
-def plot_censoring_curves(result: XCIResult, *, ax: Any = None, tau: float | None = None, **kwargs: Any):
-    """Per-group censoring survival K_g(t) = P(U > t | G = g) with tau marked (eq. 6).
+def plot_censoring_curves(
+    result: XCIResult, *, ax: Any = None, tau: float | None = None, time_unit: str | None = None, **kwargs: Any
+):
+    """Per-group probability of remaining uncensored, K_g(t) = P(U > t | G = g), with tau marked (eq. 6).
+
+    How to read it: each line is the share of a group still under observation (not yet censored)
+    at time t -- not the patients' survival. IPCW weights are 1 / K^2, so where a line falls low
+    the weights are large and the estimate unstable; the dotted line at 0.1 is the level of
+    survfair's positivity warning.
 
     Parameters
     ----------
@@ -275,6 +499,8 @@ def plot_censoring_curves(result: XCIResult, *, ax: Any = None, tau: float | Non
     ax : matplotlib Axes, optional
     tau : float, optional
         Vertical line position; default ``result.tau`` (no line when None).
+    time_unit : str, optional
+        Unit of the time axis, e.g. "days" (shown as "time (days)").
     **kwargs
         Passed to every ``ax.step`` call.
 
@@ -312,11 +538,14 @@ def plot_censoring_curves(result: XCIResult, *, ax: Any = None, tau: float | Non
         text = f"tau = {tau:g}"
         entries.append((ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=text), text))
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("time")
-    ax.set_ylabel("censoring survival K_g(t)")
-    ax.set_title(f"Censoring survival ({curves.kind})")
+    ax.set_xlabel("time" if time_unit is None else f"time ({_literal(time_unit)})")
+    ax.set_ylabel("P(still uncensored), K_g(t)")
+    ax.set_title("Probability of remaining uncensored" + (" (pooled)" if curves.kind == "pooled" else ", per group"))
     _legend(ax, entries, fontsize=8)
     return ax
+
+
+_FOREST_WORDS = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
 
 
 def _forest_rows(table: pd.DataFrame, statistics: tuple[str, ...]) -> list[tuple[str, str, float, float, float]]:
@@ -333,22 +562,59 @@ def _forest_rows(table: pd.DataFrame, statistics: tuple[str, ...]) -> list[tuple
     return rows
 
 
+def _forest_label(column: str) -> str:
+    """``"delta_between[F,M]"`` -> ``"Δbetween (F, M)"``."""
+    statistic, _, pair = column.partition("[")
+    return f"{_FOREST_WORDS.get(statistic, statistic)} ({pair[:-1].replace(',', ', ')})"
+
+
+def _flagged_columns(comparison: Any, min_events: int, min_pairs: int) -> set[tuple[str, str]]:
+    """(model, column) of the differences that use a cell resting on little data."""
+    if not isinstance(comparison, ModelComparison):
+        return set()
+    from ._findings import small_sample_flags
+
+    marked = set()
+    for model, result in comparison.results.items():
+        flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
+        flagged = {(str(r.a), str(r.b)) for r in flags.itertuples() if r.flagged}
+        for a in result.groups:
+            for b in result.groups:
+                a_, b_ = str(a), str(b)
+                if {(a_, b_), (b_, a_)} & flagged:
+                    marked.add((str(model), f"delta_between[{a_},{b_}]"))
+                if {(a_, a_), (b_, b_)} & flagged:
+                    marked.add((str(model), f"delta_within[{a_},{b_}]"))
+    return marked
+
+
 def plot_forest(
     comparison: ModelComparison | pd.DataFrame,
     *,
     statistics: tuple[str, ...] = ("delta_between", "delta_within"),
     ax: Any = None,
+    min_events: int = 10,
+    min_pairs: int = 100,
     **kwargs: Any,
 ):
     """Forest plot of Δbetween / Δwithin (with intervals when present) across models.
 
+    How to read it: each point is a difference between two groups in percentage points, with
+    its interval; a line that crosses the zero line is compatible with no difference. For
+    Δbetween (a, b) a positive value means that when a member of a had the event first, the
+    model ranked them correctly more often than it did for b; for Δwithin (a, b), that pairs
+    inside a are ranked correctly more often than pairs inside b. Open markers are differences
+    that use a cell resting on little data (:func:`survfair.small_sample_flags`).
+
     Parameters
     ----------
     comparison : ModelComparison or DataFrame
-        The result of :func:`survfair.compare` or its ``.table``.
+        The result of :func:`survfair.compare` or its ``.table`` (no flags for a DataFrame).
     statistics : tuple of str, default=("delta_between", "delta_within")
         Column families to show (each ``name[a,b]`` column becomes one block).
     ax : matplotlib Axes, optional
+    min_events, min_pairs : int, default=10 and 100
+        Thresholds of the flags.
     **kwargs
         Passed to every ``ax.errorbar`` call.
 
@@ -356,7 +622,7 @@ def plot_forest(
     -------
     matplotlib.axes.Axes
         One errorbar container per statistic column, a vertical line at 0, one y tick per model,
-        and the legend to the right of the axes.
+        a title, and the legend (labels in words) to the right of the axes.
 
     Raises
     ------
@@ -364,6 +630,25 @@ def plot_forest(
         If ``comparison`` is neither a ModelComparison nor a DataFrame.
     ValueError
         If a requested statistic is not in the table.
+
+    See Also
+    --------
+    survfair.compare : the comparison drawn here.
+    plot_xci_heatmap : the cells behind the differences.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> import survfair
+    >>> from survfair.plotting import plot_forest
+    >>> cohort = pd.DataFrame({"time": [1, 2, 3, 4, 5, 6, 7, 8], "event": [1, 1, 1, 1, 1, 1, 1, 0],
+    ...                        "sex": list("MFMFMFMF"), "a": [8, 3, 6, 5, 4, 7, 2, 1], "b": [8, 7, 6, 5, 4, 3, 2, 1]})
+    >>> audit = survfair.compare("time", "event", "sex", {"a": "a", "b": "b"}, data=cohort, method="naive")
+    >>> ax = plot_forest(audit)
+    >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
+    ['Δbetween (F, M)', 'Δwithin (F, M)']
     """
     if isinstance(comparison, ModelComparison):
         table = comparison.table
@@ -372,28 +657,39 @@ def plot_forest(
     else:
         raise TypeError(f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}.")
     rows = _forest_rows(table, tuple(statistics))
+    flagged = _flagged_columns(comparison, min_events, min_pairs)
     columns = list(dict.fromkeys(r[1] for r in rows))
     models = list(dict.fromkeys(r[0] for r in rows))
+    labels = {c: _forest_label(c) for c in columns}
     # a new figure leaves about 3.5 in for the points beside the model names (10 pt, about 0.076 in
     # per character) and the legend (8 pt, about 0.061 in per character)
-    width = 3.5 + 0.076 * max(len(m) for m in models) + 0.061 * max(len(c) for c in columns) + 0.8
-    ax = _axes(ax, (min(max(width, 6.0), 16.0), 0.9 + 0.35 * len(rows)))
+    width = 3.5 + 0.076 * max(len(m) for m in models) + 0.061 * max(len(x) for x in labels.values()) + 0.8
+    ax = _axes(ax, (min(max(width, 6.0), 16.0), 1.4 + 0.35 * len(rows)))
     offsets = np.linspace(-0.2, 0.2, len(columns)) if len(columns) > 1 else np.zeros(1)
     entries = []
     for k, column in enumerate(columns):
         block = [r for r in rows if r[1] == column]
         y = np.array([models.index(r[0]) for r in block]) + offsets[k]
-        x = np.array([r[2] for r in block])
-        low = np.array([r[3] for r in block])
-        high = np.array([r[4] for r in block])
+        x = 100 * np.array([r[2] for r in block])
+        low = 100 * np.array([r[3] for r in block])
+        high = 100 * np.array([r[4] for r in block])
         err = np.vstack([x - low, high - x])
         err = np.where(np.isfinite(err), err, 0.0)
-        bars = ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color=f"C{k % 10}", label=_literal(column), **kwargs)
-        entries.append((bars, column))
+        colour = f"C{k % 10}"
+        bars = ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color=colour, label=_literal(labels[column]),
+                           **kwargs)
+        hollow = [i for i, r in enumerate(block) if (r[0], column) in flagged]
+        if hollow:
+            ax.plot(x[hollow], y[hollow], "o", markerfacecolor="white", markeredgecolor=colour, zorder=3)
+        entries.append((bars, labels[column]))
+    if flagged:
+        (marker,) = ax.plot([], [], "o", markerfacecolor="white", markeredgecolor="0.3")
+        entries.append((marker, "open: uses a cell with little data"))
     ax.axvline(0.0, color="grey", linewidth=1)
     ax.set_yticks(range(len(models)), [_literal(m) for m in models])
     ax.invert_yaxis()
-    ax.set_xlabel("difference in xCI")
+    ax.set_xlabel("difference, percentage points\n> 0: the first group of the pair is ranked correctly more often")
+    ax.set_title("Differences between groups, per model")
     # beside the axes: with one entry per statistic and pair, a legend inside covers the points
     _legend(ax, entries, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return ax
@@ -505,22 +801,37 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     return ax
 
 
+_ROLE_WORDS = {
+    "negative": ("conditional xAUC of a negative: share of positives scored above it", "negatives"),
+    "positive": ("conditional xAUC of a positive: share of negatives scored below it", "positives"),
+}
+
+
 def plot_conditional_xauc(
     values: Mapping[str, Any] | pd.Series,
     *,
+    role: str | None = None,
     ax: Any = None,
     bins: int = 20,
     **kwargs: Any,
 ):
-    """Histograms of conditional xAUC values (Kallus & Zhou 2019, Section 4).
+    """Histograms of conditional xAUC values (Kallus & Zhou 2019, Section 6).
 
-    The conditional xAUC of one positive of group a is the share of negatives of group b
-    ranked below it; its mean over the positives of a is xAUC(a, b), drawn as a vertical line.
+    How to read it: with ``role="negative"`` (the default of :func:`survfair.conditional_xauc`)
+    each value belongs to one negative of group b and is the share of positives of group a
+    scored above it; with ``role="positive"`` each value belongs to one positive of group a and
+    is the share of negatives of group b scored below it. In both cases the mean (dashed line)
+    is xAUC(a, b); a heavy left tail shows individuals the score serves badly.
 
     Parameters
     ----------
     values : pandas Series or dict of label -> array-like
-        Conditional xAUC values in [0, 1]; a dict draws one translucent histogram per label.
+        Conditional xAUC values in [0, 1], e.g. the output of :func:`survfair.conditional_xauc`
+        (its NaN entries, the individuals outside the role, are left out); a dict draws one
+        translucent histogram per label.
+    role : {"negative", "positive"}, optional
+        Whose values these are. Default: read from the Series' ``attrs`` set by
+        :func:`survfair.conditional_xauc` (from the first Series of a dict), else "negative".
     ax : matplotlib Axes, optional
     bins : int, default=20
         Bins over [0, 1].
@@ -530,34 +841,60 @@ def plot_conditional_xauc(
     Returns
     -------
     matplotlib.axes.Axes
-        One histogram (bar container) and one mean line per label.
+        One histogram (bar container) and one mean line per label; axis labels in the words of
+        the role.
 
     Raises
     ------
     TypeError
         If ``values`` is neither a Series nor a dict.
     ValueError
-        If a value is NaN or outside [0, 1].
+        If a value is outside [0, 1], ``role`` is unknown, or a label has no value.
+
+    See Also
+    --------
+    survfair.conditional_xauc : computes the values.
+    plot_xroc : the xROC curve of the same pair.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import survfair
+    >>> from survfair.plotting import plot_conditional_xauc
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    >>> ax = plot_conditional_xauc(survfair.conditional_xauc(res, "a", "b"))
+    >>> ax.get_ylabel(), ax.get_xlabel()
+    ('negatives', 'conditional xAUC of a negative: share of positives scored above it')
     """
     if isinstance(values, pd.Series):
         values = {str(values.name) if values.name is not None else "": values}
     if not isinstance(values, Mapping) or not values:
         raise TypeError("values must be a pandas Series or a non-empty dict of label -> array-like.")
+    if role is None:
+        first = next(iter(values.values()))
+        role = getattr(first, "attrs", {}).get("role", "negative")
+    role = check_option(role, "role", tuple(_ROLE_WORDS))
     ax = _axes(ax, (6.0, 4.0))
     edges = np.linspace(0, 1, bins + 1)
     entries = []
     for k, (label, series) in enumerate(values.items()):
         array = np.asarray(series, dtype=float)
-        if np.isnan(array).any() or (array < 0).any() or (array > 1).any():
-            raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1] and not NaN.")
+        array = array[~np.isnan(array)]  # individuals outside the role
+        if array.size == 0:
+            raise ValueError(f"values[{label!r}]: no conditional xAUC value (every entry is NaN).")
+        if (array < 0).any() or (array > 1).any():
+            raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1].")
         colour = f"C{k % 10}"
         text = f"{label} (mean {array.mean():.3f})"
         *_, patches = ax.hist(array, bins=edges, alpha=0.5, color=colour, label=_literal(text), **kwargs)
         entries.append((patches, text))
         ax.axvline(array.mean(), color=colour, linestyle="--", linewidth=1.5)
     ax.set_xlim(0, 1)
-    ax.set_xlabel("conditional xAUC of a positive")
-    ax.set_ylabel("positives")
+    xlabel, ylabel = _ROLE_WORDS[role]
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"Conditional xAUC per {role} (dashed: mean = xAUC)")
     if any(str(k) for k in values):
         _legend(ax, entries, fontsize=8)
     return ax

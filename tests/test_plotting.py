@@ -96,10 +96,13 @@ def test_forest(sample, tmp_path):
     comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
     ax = plotting.plot_forest(comparison)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-    assert [b.get_label() for b in bars] == ["delta_between[F,M]", "delta_within[F,M]"]
+    assert [b.get_label() for b in bars] == ["Δbetween (F, M)", "Δwithin (F, M)"]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["risk", "noise"]
+    assert ax.get_title() == "Differences between groups, per model"
+    assert ax.get_xlabel().startswith("difference, percentage points\n> 0: the first group")
+    assert any(line.get_xdata()[0] == 0.0 and line.get_xdata()[1] == 0.0 for line in ax.lines)  # the zero line
     x = bars[0].lines[0].get_xdata()
-    np.testing.assert_allclose(x, comparison.table["delta_between[F,M]"].to_numpy())
+    np.testing.assert_allclose(x, 100 * comparison.table["delta_between[F,M]"].to_numpy())
     _png_ok(ax, tmp_path)
     with pytest.raises(ValueError, match="no column foo"):
         plotting.plot_forest(comparison.table, statistics=("foo",))
@@ -237,7 +240,7 @@ def _literal_cases():
         comparison = sf.compare("time", "event", "group", {"$0-$50k": "risk", "a$_$b": "time", "_hidden": "risk"},
                                 data=sample, tau=1.5)
         return plotting.plot_forest(comparison, statistics=("delta_between",)), [
-            *LABELS, "delta_between[$0-$50k,_hidden]", "delta_between[_hidden,a$_$b]"]
+            *LABELS, "Δbetween ($0-$50k, _hidden)", "Δbetween (_hidden, a$_$b)"]
 
     def xroc(sample):
         curve = (np.array([0.0, 0.5, 1.0]), np.array([0.0, 0.8, 1.0]))
@@ -277,7 +280,7 @@ def test_heatmap_of_xauc_result(literal_sample, drawn):
     assert ax.get_ylabel() == "a: group of the positive" and ax.get_xlabel() == "b: group of the negative"
     assert ax.get_title() == "xAUC (DeLong)"
     colorbar = ax.figure.axes[-1]
-    assert colorbar.get_ylabel() == "xAUC"
+    assert colorbar.get_ylabel() == "xAUC: share of pairs ranked correctly\nred < 0.5 (coin flip) < blue"
     g0, g1 = res.groups[0], res.groups[1]
     low, high = res.confidence_interval()
     # row i = positive's group, column j = negative's group; the DeLong interval under the value
@@ -314,3 +317,68 @@ def test_forest_legend_beside_the_points(sample):
     renderer = ax.figure.canvas.get_renderer()
     assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
     assert ax.figure.get_window_extent(renderer).contains(*ax.get_legend().get_window_extent(renderer).p1)
+
+
+def test_heatmaps_share_one_colour_scale_and_accept_overrides(result, sample):
+    from matplotlib.colors import Normalize
+
+    other = sf.xci("time", "event", "group", "time", data=sample, tau=1.5)
+    norms = [plotting.plot_xci_heatmap(r).images[0].norm for r in (result, other)]
+    assert [(n.vmin, n.vcenter, n.vmax) for n in norms] == [(0.0, 0.5, 1.0)] * 2
+    assert plotting.plot_xci_heatmap(result, vmin=0.6, vmax=0.9).images[0].norm.vmin == 0.6
+    given = Normalize(0.2, 0.8)
+    assert plotting.plot_xci_heatmap(result, norm=given).images[0].norm is given
+    assert plotting.plot_xci_heatmap(result, cmap="viridis").images[0].cmap.name.startswith("viridis")
+    plt.close("all")
+
+
+@pytest.mark.parametrize("n_groups", [6, 12])
+def test_heatmap_annotations_never_overlap(n_groups):
+    rng = np.random.default_rng(n_groups)
+    n = 150 * n_groups
+    bands = np.array([f"{s}|{a}" for s in ("F", "M") for a in ("<40", "40-59", "60-74", "75+", "85+", "95+")])
+    group = rng.choice(bands[:n_groups], n)
+    risk = rng.normal(size=n)
+    time = rng.exponential(np.exp(-risk))
+    res = sf.xci(time, np.ones(n, bool), group, risk, method="naive")
+    ax = plotting.plot_xci_heatmap(res)
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text()]
+    assert len(boxes) == n_groups**2
+    overlapping = [(i, j) for i in range(len(boxes)) for j in range(i) if boxes[i].overlaps(boxes[j])]
+    assert overlapping == []
+    ticks = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
+    assert not any(ticks[i].overlaps(ticks[j]) for i in range(len(ticks)) for j in range(i))
+    if n_groups == 12:
+        assert "intervals omitted: 12 groups" in ax.get_xlabel()
+    plt.close("all")
+
+
+@pytest.mark.parametrize("role, words", [("negative", ("negatives", "share of positives scored above it")),
+                                         ("positive", ("positives", "share of negatives scored below it"))])
+def test_conditional_xauc_labels_follow_the_role(role, words):
+    res = sf.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    values = sf.conditional_xauc(res, "a", "b", role=role)
+    ax = plotting.plot_conditional_xauc(values)  # the role travels with the Series
+    assert ax.get_ylabel() == words[0] and ax.get_xlabel().endswith(words[1])
+    explicit = plotting.plot_conditional_xauc({"x": values.dropna().to_numpy()}, role=role)
+    assert explicit.get_ylabel() == words[0]
+    plt.close("all")
+
+
+def test_censoring_curves_say_what_they_are(result):
+    ax = plotting.plot_censoring_curves(result, time_unit="days")
+    assert ax.get_xlabel() == "time (days)"
+    assert ax.get_title() == "Probability of remaining uncensored, per group"
+    assert ax.get_ylabel() == "P(still uncensored), K_g(t)"
+    plt.close("all")
+
+
+def test_flagged_cells_are_marked(result):
+    from matplotlib.patches import Rectangle
+
+    ax = plotting.plot_xci_heatmap(result, min_pairs=10**6)
+    hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == "///"]
+    assert len(hatched) == 4 and all(t.get_text().split("\n")[0].endswith("†") for t in ax.texts)
+    assert "hatched" in ax.get_xlabel()
+    plt.close("all")
