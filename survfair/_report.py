@@ -15,13 +15,16 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ._findings import Findings, findings
+from ._format import MISSING, interval_text, number, p_value_text, percent
 from ._model_comparison import ModelComparison
+from ._multiplicity import omnibus_test
 from ._results import XCIResult
-from ._summaries import concordance_imparity, min_xci, pairwise_deltas, utility
+from ._summaries import min_xci, overall_c
 from ._xauc import XAUCResult
 from ._xauc_summaries import balanced_xauc
 
-__all__ = ["write_report", "data_summary_table"]
+__all__ = ["write_report", "data_summary_table", "data_fingerprint"]
 
 _CSS = """
 body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
@@ -30,7 +33,10 @@ h1{border-bottom:2px solid #345;padding-bottom:.3em}h2{margin-top:1.8em;color:#2
 table{border-collapse:collapse;margin:.8em 0;font-size:.92em}
 th,td{border:1px solid #ccd;padding:.3em .7em;text-align:right}th{background:#eef1f6}
 td.label,th.label{text-align:left}tr:nth-child(even) td{background:#f8f9fb}
-figure{margin:1em 0;display:inline-block;vertical-align:top}figcaption{font-size:.9em;color:#555}
+figure{margin:1em 0;display:inline-block;vertical-align:top;max-width:100%}
+figcaption{font-size:.9em;color:#555;max-width:36em}
+ul.findings li{margin:.45em 0}details{margin:.6em 0}summary{cursor:pointer;color:#345}
+td{white-space:nowrap}td.label{white-space:normal}
 img{max-width:100%;border:1px solid #dde}p.note{font-size:.9em;color:#444}
 .meta{color:#666;font-size:.85em}
 """
@@ -134,64 +140,183 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
     return frame
 
 
-def _summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
-    """Δwithin, Δbetween per pair, min cell, imparity, utilities (xCI), pooled C or AUC: value, se, interval, p.
+# -- tables for people: strings formatted once, here ------------------------------------------
 
-    The same public summaries serve both results (they read the result's own inference); only the row
-    names differ (see :class:`_Words`).
-    """
-    words = _words(result)
-    words_of = {"delta_within": words.within, "delta_between": words.between}
-    rows = [(f"{words_of[d.summary]}({d.a}, {d.b})", d.value, d.se, d.ci_low, d.ci_high, d.p_value)
-            for d in pairwise_deltas(result).itertuples(index=False)]
+
+def _pp(value: float) -> str:
+    """A difference of two probabilities in percentage points."""
+    return f"{100 * value:+.1f}" if np.isfinite(value) else MISSING
+
+
+def _pp_interval(low: float, high: float) -> str:
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return MISSING
+    return f"[{100 * low:+.1f}, {100 * high:+.1f}]"
+
+
+def _n_resamples(result: Any) -> int | None:
+    draws = getattr(result, "bootstrap", None)
+    return None if draws is None else int(draws.cells.shape[0])
+
+
+def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFrame:
+    """One row per summary, formatted for a reader: the differences in percentage points with
+    their interval, unadjusted and adjusted p-value; the worst cell and the pooled C in percent."""
+    words = "xAUC" if isinstance(result, XAUCResult) else "xCI"
+    boot = _n_resamples(result)
+    rows = []
+    names = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
+    for d in found.deltas.itertuples(index=False):
+        rows.append({"statistic": f"{names[d.summary]} ({d.a}, {d.b})", "value": _pp(d.value) + " pts",
+                     "interval": _pp_interval(d.ci_low, d.ci_high), "p": p_value_text(d.p_value, boot),
+                     f"p ({found.adjust})": p_value_text(d.p_adjusted, boot)})
     smallest = min_xci(result)
-    e = smallest.estimate
-    rows.append((f"{words.smallest} (cell {smallest.a}, {smallest.b})", e.value, e.se, *e.confidence_interval,
-                 math.nan))
-    rows.append((words.imparity, concordance_imparity(result), math.nan, math.nan, math.nan, math.nan))
-    if isinstance(result, XAUCResult):
-        pooled = result.overall_estimate()
-        rows.append(("AUC (pooled)", pooled.value, pooled.se, *pooled.confidence_interval, pooled.p_value))
-        frame = pd.DataFrame(rows, columns=["statistic", "value", "se", "ci_low", "ci_high", "p_value"])
-        return frame.set_index("statistic")
-    for g, u in utility(result).iterrows():
-        rows.append((f"utility({g}), alpha=beta=1", u["value"], u["se"], u["ci_low"], u["ci_high"], math.nan))
-    rows.append(("overall C (pooled)", result.overall, math.nan, math.nan, math.nan, math.nan))
-    frame = pd.DataFrame(rows, columns=["statistic", "value", "se", "ci_low", "ci_high", "p_value"])
-    return frame.set_index("statistic")
+    low, high = smallest.estimate.confidence_interval
+    rows.append({"statistic": f"worst cell: {words} ({smallest.a}, {smallest.b})", "value": percent(smallest.value),
+                 "interval": interval_text(low, high, as_percent=True), "p": MISSING, f"p ({found.adjust})": MISSING})
+    pooled = overall_c(result)
+    rows.append({"statistic": "pooled AUC" if isinstance(result, XAUCResult) else "pooled C",
+                 "value": percent(pooled.value), "interval": interval_text(*pooled.confidence_interval, as_percent=True),
+                 "p": MISSING, f"p ({found.adjust})": MISSING})
+    return pd.DataFrame(rows).set_index("statistic")
+
+
+def _tests_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
+    """The joint Wald tests: no asymmetry, equal within-group concordance, all cells equal."""
+    rows = []
+    labels = {"no_asymmetry": "no cross-group asymmetry (every Δbetween = 0)",
+              "equal_within": "equal within-group concordance", "equal_cells": "all cells equal"}
+    for hypothesis, label in labels.items():
+        test = omnibus_test(result, hypothesis)
+        rows.append({"hypothesis": label, "chi-square": number(test.statistic, 2), "df": test.df,
+                     "p": p_value_text(test.p_value), "contrasts": test.n_contrasts,
+                     "degenerate": test.n_degenerate, "left out (undefined)": test.n_left_out})
+    return pd.DataFrame(rows).set_index("hypothesis")
+
+
+def _matrix_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.DataFrame:
+    """The G x G matrix in percent; a dagger marks flagged cells."""
+    flagged = {(r.a, r.b) for r in flags.itertuples() if r.flagged}
+    values = result.values
+    frame = pd.DataFrame(
+        [[percent(values[i, j]) + (" †" if (a, b) in flagged else "") for j, b in enumerate(result.groups)]
+         for i, a in enumerate(result.groups)],
+        index=pd.Index([str(g) for g in result.groups]), columns=[str(g) for g in result.groups],
+    )
+    frame.index.name = "a (positive) \\ b (negative)" if isinstance(result, XAUCResult) else "a (earlier) \\ b (later)"
+    return frame
+
+
+def _cells_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell: value, interval, comparable pairs, events (positives) of a, and the flag."""
+    low, high = (m.to_numpy() for m in result.confidence_interval())
+    values = result.values
+    rows = []
+    for k, flag in enumerate(flags.itertuples()):
+        i, j = divmod(k, len(result.groups))
+        rows.append({"cell": f"{flag.a} → {flag.b}", "value": percent(values[i, j]),
+                     "interval": interval_text(low[i, j], high[i, j], as_percent=True),
+                     "pairs": int(flag.comparable), "events in a" if not isinstance(result, XAUCResult)
+                     else "positives in a": int(flag.events), "flag": flag.reason or ""})
+    return pd.DataFrame(rows).set_index("cell")
+
+
+def _horizon_table(horizons: Any) -> pd.DataFrame:
+    """AUC(t) per horizon and cell: value and interval in percent, cases and controls."""
+    frame = horizons.to_frame()
+    low, high = frame.get("ci_low"), frame.get("ci_high")
+    rows = []
+    for k, row in frame.iterrows():
+        rows.append({"time": number(row["time"], 4).rstrip("0").rstrip("."), "cell": f"{row['a']} → {row['b']}",
+                     "AUC(t)": percent(row["xauc"]),
+                     "interval": interval_text(low[k], high[k], as_percent=True) if low is not None else MISSING,
+                     "cases": int(row["cases"]) if "cases" in row else MISSING,
+                     "controls": int(row["controls"]) if "controls" in row else MISSING})
+    return pd.DataFrame(rows).set_index("time")
+
+
+def _comparison_table(comparison: ModelComparison, found: Mapping[str, Findings]) -> pd.DataFrame:
+    """Tidy: one row per model x headline quantity (the largest |Δbetween|, worst cell, pooled C)."""
+    rows = []
+    for name, result in comparison.results.items():
+        table = _summary_table(result, found[name]).reset_index()
+        between = found[name].deltas[found[name].deltas["summary"] == "delta_between"].dropna(subset=["value"])
+        keep = table["statistic"].str.startswith(("worst cell", "pooled"))
+        if not between.empty:
+            largest = between["value"].abs().idxmax()
+            d = between.loc[largest]
+            keep |= table["statistic"] == f"Δbetween ({d['a']}, {d['b']})"
+        for row in table[keep].to_dict(orient="records"):
+            rows.append({"model": name, **row})
+    return pd.DataFrame(rows).set_index("model")
 
 
 def _settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str, Any] | None) -> pd.DataFrame:
+    """The estimator's settings once, in words; the caller's settings add to them (a caller's key
+    that names the same setting, spelt with spaces or underscores, replaces it)."""
     items: dict[str, Any] = {}
     if isinstance(result, XAUCResult):
-        items.update(
-            {
-                "metric": "xAUC (binary outcome)",
-                "positive": result.positive,
-                "tied_tol": result.tied_tol,
-                "n_samples": result.n_samples,
-                "confidence_level": result.confidence_level,
-                "ci_method": result.ci_method,
-            }
-        )
+        items.update({"metric": "xAUC (binary outcome)", "positive label": result.positive,
+                      "tied tolerance": result.tied_tol})
     elif result is not None:
-        items.update(
-            {
-                "method": result.method,
-                "tau": result.tau,
-                "censoring": result.censoring,
-                "tied_tol": result.tied_tol,
-                "strict": result.strict,
-                "n_samples": result.n_samples,
-                "n_excluded (group not analysed)": result.n_excluded,
-                "confidence_level": result.confidence_level,
-                "ci_method": result.ci_method,
-            }
-        )
-    for key, value in (settings or {}).items():
-        items[str(key)] = value
+        items.update({"method": result.method, "tau": result.tau, "censoring curves": result.censoring,
+                      "tied tolerance": result.tied_tol, "strict": result.strict})
+    if result is not None:
+        items.update({"intervals": result.ci_method or "none", "confidence level": percent(result.confidence_level, 0)})
+    key = lambda text: str(text).replace("_", " ").lower()  # noqa: E731
+    known = {key(k): k for k in items}
+    for name, value in (settings or {}).items():
+        items.pop(known.get(key(name), None), None)
+        items[str(name)] = value
     frame = pd.DataFrame({"value": [("None" if v is None else str(v)) for v in items.values()]}, index=list(items))
     frame.index.name = "setting"
+    return frame
+
+
+def data_fingerprint(frame: pd.DataFrame) -> str:
+    """SHA-256 of the analysed columns (names, dtypes and values, in row order): a reader who
+    has the same file can check that the report describes the same data.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The columns analysed (e.g. time, event, group and risk), in a fixed order.
+
+    Returns
+    -------
+    str
+        64 hexadecimal characters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data_fingerprint(pd.DataFrame({"t": [1.0, 2.0]}))[:12]
+    'e6f24e4fccbc'
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in frame.columns:
+        column = frame[name]
+        digest.update(f"{name}\x00{column.dtype}\x00{len(column)}\x00".encode())
+        if column.dtype.kind in "biuf":  # numbers as little-endian float64: the same on every machine
+            digest.update(np.asarray(column, dtype="<f8").tobytes())
+        else:  # labels as text, one unit separator between values
+            digest.update("\x1f".join(map(str, column)).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _provenance_table(result: XCIResult | XAUCResult, provenance: Mapping[str, Any] | None) -> pd.DataFrame:
+    from . import __version__
+
+    items: dict[str, Any] = {"survfair": __version__, "generated": _dt.datetime.now().strftime("%Y-%m-%d %H:%M")}
+    items.update({str(k): v for k, v in (provenance or {}).items()})
+    items.setdefault("rows analysed", result.n_samples)
+    excluded = getattr(result, "n_excluded", 0)
+    if excluded:
+        items.setdefault("rows excluded", f"{excluded} (their group is not among the groups analysed)")
+    frame = pd.DataFrame({"value": [str(v) for v in items.values()]}, index=list(items))
+    frame.index.name = "item"
     return frame
 
 
@@ -221,13 +346,21 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+_NUMBER_START = re.compile(r"^\s*[-+<>≤\[–\d]")
+
+
+def _is_text(value: Any) -> bool:
+    """Words are left-aligned, numbers (also formatted ones: "84.1%", "< 0.001", "[1.2, 3.4]") right."""
+    return isinstance(value, str) and not _NUMBER_START.match(value)
+
+
 def _html_table(frame: pd.DataFrame) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     index_name = html.escape(str(frame.index.name or ""))
     body = []
     for index, row in frame.iterrows():
         cells = "".join(
-            f'<td{" class=label" if isinstance(v, str) else ""}>{html.escape(_fmt(v))}</td>' for v in row
+            f'<td{" class=label" if _is_text(v) else ""}>{html.escape(_fmt(v))}</td>' for v in row
         )
         body.append(f"<tr><th class=label>{html.escape(str(index))}</th>{cells}</tr>")
     return f"<table><thead><tr><th class=label>{index_name}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -299,57 +432,95 @@ def _xroc_figure(result: XAUCResult) -> Any:
     return fig
 
 
-def _default_figures(result: XCIResult | XAUCResult | None, comparison: ModelComparison | None) -> dict[str, Any]:
+_CAPTIONS = {
+    "heatmap": "How to read: each cell is how often the model ranked the member with the earlier event "
+               "(row group) above the later member (column group); 50% is chance. Every heatmap of this "
+               "report uses the same colour scale (red below chance, blue above); † marks cells that rest "
+               "on little data.",
+    "heatmap_binary": "How to read: each cell is how often a positive of the row group was scored above a "
+                      "negative of the column group; 50% is chance. One colour scale for every heatmap; † marks "
+                      "cells that rest on little data.",
+    "forest": "How to read: each line is a difference between two groups with its interval; a line that "
+              "crosses 0 is compatible with no difference.",
+    "censoring": "How to read: the probability of remaining uncensored (still under observation) over time, "
+                 "per group. IPCW weights are 1/K², so where a curve is low the weights are large and the "
+                 "estimate unstable.",
+    "xroc": "How to read: each curve trades the positives of group a found (up) against the negatives of "
+            "group b flagged (right); its area is the xAUC cell.",
+}
+
+
+def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison | None,
+                     flags: Mapping[str, pd.DataFrame], time_unit: str | None) -> dict[str, tuple[Any, str]]:
+    """Titled figures with their one-sentence caption."""
     import matplotlib.pyplot as plt
 
     from .plotting import plot_censoring_curves, plot_forest, plot_xci_heatmap
 
-    figures: dict[str, Any] = {}
-    # Each heatmap is its own figure, sized by plot_xci_heatmap to its cell texts and group labels
-    # (side by side in the HTML report: figures are inline blocks).
+    binary = isinstance(result, XAUCResult)
+    caption = _CAPTIONS["heatmap_binary" if binary else "heatmap"]
+    figures: dict[str, tuple[Any, str]] = {}
+    # one heatmap per figure, drawn with the plotting module's fixed colour scale, so that equal
+    # colours mean equal numbers across the models of a report
+    results = comparison.results if comparison is not None else {"": result}
+    for name, res in results.items():
+        title = f"{'xAUC' if binary else 'xCI'} matrix" + (f", {name}" if name else "")
+        figures[title] = (plot_xci_heatmap(res, title=name or None, flags=flags[name]).figure, caption)
     if comparison is not None:
-        for name, res in comparison.results.items():
-            figures[f"xCI matrix, {name}"] = plot_xci_heatmap(res, title=name).figure
-        figures["Δbetween and Δwithin per model"] = plot_forest(comparison).figure
-    if result is not None:
-        if comparison is None:
-            figures[f"{_words(result).metric} matrix"] = plot_xci_heatmap(result).figure
-        if isinstance(result, XAUCResult):
-            fig = _xroc_figure(result)
-            if fig is not None:
-                figures["xROC curves per pair of groups"] = fig
-        elif result.censoring_curves is not None:
-            fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
-            plot_censoring_curves(result, ax=ax)
-            figures["Censoring survival K_g(t) per group"] = fig
+        figures["Δbetween and Δwithin per model"] = (plot_forest(comparison).figure, _CAPTIONS["forest"])
+    if binary:
+        fig = _xroc_figure(result)
+        if fig is not None:
+            figures["xROC curves per pair of groups"] = (fig, _CAPTIONS["xroc"])
+    elif result.censoring_curves is not None:
+        fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
+        plot_censoring_curves(result, ax=ax, time_unit=time_unit)
+        figures["Probability of remaining uncensored per group"] = (fig, _CAPTIONS["censoring"])
     return figures
 
 
-def _result_tables(result: XCIResult | XAUCResult) -> list[tuple[str, pd.DataFrame, str]]:
-    """The matrix (with intervals when the result has them), the summaries and the pair counts."""
-    words = _words(result)
-    matrix = result.matrix.copy()
-    low, high = result.confidence_interval()
-    if np.isfinite(low.to_numpy()).any():
-        for col in result.groups:
-            matrix[f"{col} low"], matrix[f"{col} high"] = low[col], high[col]
-    matrix.index.name = words.axes
-    matrix.columns = [str(c) for c in matrix.columns]
-    tables = [(f"{words.metric} matrix", matrix, ""), ("Fairness summaries", _drop_empty(_summary_table(result)), "")]
-    if isinstance(result, XAUCResult) and result.rows is not None:
-        tables.append((
-            "Balanced xAUC",
-            _drop_empty(balanced_xauc(result)),
-            "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a against "
-            "all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of group a.",
-        ))
+def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.DataFrame, str, bool]]:
+    """(title, table, note, collapsed) of the result sections, in reading order."""
+    binary = isinstance(result, XAUCResult)
+    metric = "xAUC" if binary else "xCI"
+    sections = []
+    if comparison is not None:
+        sections.append(("Models side by side", _comparison_table(comparison, found),
+                         "The headline numbers of every model: its largest cross-group asymmetry, worst-served "
+                         "cell and pooled C (differences in percentage points).", False))
+    for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
+        suffix = f": {name}" if name else ""
+        sections += [
+            (f"{metric} matrix{suffix}", _matrix_table(res, flags[name]),
+             "In percent; rows are the group of the " + ("positive" if binary else "member with the earlier event")
+             + ", columns the group of the " + ("negative." if binary else "later member.")
+             + " † marks a cell resting on little data (see the cells table).", False),
+            (f"Differences between groups{suffix}", differences := _summary_table(res, found[name]),
+             "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
+             f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
+             "interval of the worst cell is that cell's own (it does not account for having picked the minimum).",
+             len(differences) > 24),
+            (f"Joint tests{suffix}", _tests_table(res),
+             "Wald chi-square tests of several differences at once (survfair.omnibus_test); 'degenerate' counts "
+             "directions without first-order variance, which are left out of the degrees of freedom.", False),
+            (f"Cells{suffix}", _cells_table(res, flags[name]),
+             "Every cell with its interval, the comparable pairs it rests on, and why it is flagged.", True),
+        ]
+    if binary and result.rows is not None:
+        sections.append(("Balanced xAUC", _drop_empty(balanced_xauc(result)),
+                         "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a "
+                         "against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of "
+                         "group a.", False))
+    for name, curve in (horizons or {}).items():
+        sections.append((f"AUC(t) by horizon{': ' + name if name else ''}", _horizon_table(curve),
+                         "Cumulative/dynamic AUC(t) between groups: cases (event by t) of group a against controls "
+                         "(event-free at t) of group b, in percent with the interval.", False))
     counts = result.counts.set_index(["a", "b"])
     counts.index = [f"{a} → {b}" for a, b in counts.index]
     counts.index.name = "a → b"
-    ratio = "xauc = (concordant + tied_score / 2) / pairs" if isinstance(result, XAUCResult) else (
-        "xci = numerator / denominator")
-    tables.append(("Pair counts", counts, f"Counts first, ratios last: {ratio}."))
-    return tables
+    ratio = "xauc = (concordant + tied_score / 2) / pairs" if binary else "xci = numerator / denominator"
+    sections.append(("Pair counts", counts, f"Counts first, ratios last: {ratio}.", True))
+    return sections
 
 
 def write_report(
@@ -357,25 +528,35 @@ def write_report(
     result: XCIResult | XAUCResult | ModelComparison,
     *,
     settings: Mapping[str, Any] | None = None,
+    provenance: Mapping[str, Any] | None = None,
+    horizons: Any = None,
     data_summary: pd.DataFrame | None = None,
     extra_tables: Mapping[str, pd.DataFrame] | None = None,
     figures: Mapping[str, Any] | None = None,
     title: str = "survfair audit report",
     default_figures: bool = True,
+    adjust: str = "holm",
+    min_events: int = 10,
+    min_pairs: int = 100,
+    time_unit: str | None = None,
 ) -> Path:
     """Write an audit report: one self-contained HTML file, or Markdown (by the file extension).
 
-    The report holds the settings, a data summary (n, events, censoring per group, positivity:
-    the smallest K_g used), the xCI matrix (with intervals when the result carries them), the
-    pair counts, the fairness summaries (Δwithin, Δbetween, min-xCI, imparity, utilities, pooled
-    C; Wang et al. 2026 Sections 4.1-4.3), any extra tables, and figures (heatmap, censoring
-    curves, and for a comparison a heatmap per model and a forest plot).
+    The report reads top to bottom for a reader who did not run the audit: **findings** first
+    (:func:`survfair.findings` for every model: the largest cross-group asymmetry in words with its
+    interval and adjusted p-value, the worst-served cell, within-group differences, the joint test,
+    flagged cells), then how to read the matrix, the provenance (survfair version, date, the call or
+    command, input file and fingerprint, rows analysed and excluded), the settings (once), the data
+    summary, and per model the matrix in percent, the differences between groups with adjusted
+    p-values, the joint tests and every cell with its flag; AUC(t) horizons and the balanced xAUC
+    when given; the pair counts; then the figures, each with a one-sentence caption on how to read
+    it. Heatmaps share one colour scale. Long tables are folded (``<details>``) so the page stays
+    readable; every table is long and narrow, so it fits 1280 px without horizontal scrolling.
 
     For a binary audit (an :class:`~survfair.XAUCResult`) the same sections hold the xAUC matrix
     (rows a = group of the positive, columns b = group of the negative; Kallus & Zhou 2019) with
-    its DeLong intervals, positives and negatives per group, ΔxAUC (delta_between) and
-    the difference of within-group AUCs (delta_within), the smallest cell, the balanced
-    xAUCs, the pooled AUC, and as figures the heatmap and the xROC curves.
+    its DeLong intervals, ΔxAUC (:func:`survfair.delta_between`) and the difference of within-group
+    AUCs, the balanced xAUCs and the xROC curves.
 
     Every user string (group labels, model names, settings, table cells, titles) is shown as
     text: HTML-escaped in both formats and Markdown-escaped in ``.md``, and drawn literally in
@@ -388,20 +569,31 @@ def write_report(
         no external resource. ``*.md``: Markdown; figures are written as PNG files to the folder
         ``<stem>_files/`` next to it and linked relatively.
     result : XCIResult, XAUCResult or ModelComparison
-        What to report. For a ModelComparison the comparison table is shown and the per-result
-        sections use the first model (the data summary and censoring are the same for all models).
+        What to report. For a ModelComparison every model gets its findings, matrix and tables;
+        the data summary and censoring curves are those of the first model (the same data).
     settings : mapping, optional
-        Extra settings to show (e.g. the command line, input file, column names, dropped rows);
-        shown after the result's own settings.
+        Settings to show beside the estimator's own (a key naming one of those replaces it).
+    provenance : mapping, optional
+        Where the numbers come from: e.g. ``{"command": ..., "data": "cohort.csv", "data SHA-256":
+        data_fingerprint(frame[columns])}``; survfair's version, the date and the rows analysed
+        and excluded are added.
+    horizons : XAUCtResult or mapping of str -> XAUCtResult, optional
+        AUC(t) results (:func:`survfair.xauc_t`) to tabulate, by model name.
     data_summary : DataFrame, optional
         Replaces the default per-group summary (:func:`data_summary_table`).
     extra_tables : mapping of str -> DataFrame, optional
-        Additional titled tables, shown after the summaries.
+        Additional titled tables, shown after the result's.
     figures : mapping of str -> matplotlib Figure, optional
         Additional titled figures, shown after the default ones.
     title : str, default="survfair audit report"
     default_figures : bool, default=True
         Whether to draw the default figures (needs matplotlib).
+    adjust : {"holm", "bh", "bonferroni", "none"}, default="holm"
+        p-value adjustment within each family of differences.
+    min_events, min_pairs : int, default=10 and 100
+        Cells below either are flagged (:func:`survfair.small_sample_flags`).
+    time_unit : str, optional
+        Unit of the time axis of the censoring figure (e.g. "days").
 
     Returns
     -------
@@ -414,7 +606,13 @@ def write_report(
         If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, or a table is not
         a DataFrame.
     ValueError
-        If the extension of ``path`` is not .html, .htm or .md.
+        If the extension of ``path`` is not .html, .htm or .md, or ``adjust`` or the thresholds
+        are invalid.
+
+    See Also
+    --------
+    survfair.findings : the sentences that open the report.
+    data_fingerprint : the SHA-256 of the analysed columns, for ``provenance``.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -422,8 +620,10 @@ def write_report(
         raise ValueError(f"path must end in .html, .htm or .md, got {path.name!r}.")
     if isinstance(result, ModelComparison):
         comparison, main = result, next(iter(result.results.values()))
+        results = dict(result.results)
     elif isinstance(result, (XCIResult, XAUCResult)):
         comparison, main = None, result
+        results = {"": result}
     else:
         raise TypeError(
             f"result must be an XCIResult, an XAUCResult or a ModelComparison, got {type(result).__name__}."
@@ -431,73 +631,100 @@ def write_report(
     for name, table in (extra_tables or {}).items():
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.")
+    if horizons is not None and not isinstance(horizons, Mapping):
+        horizons = {"": horizons}
+    found = {name: findings(res, adjust=adjust, min_events=min_events, min_pairs=min_pairs)
+             for name, res in results.items()}
+    flags = {name: f.flags for name, f in found.items()}
 
+    binary = isinstance(main, XAUCResult)
     words = _words(main)
     summary_note = (
         "Per group: rows analysed, positives, negatives and the share of positives."
-        if isinstance(main, XAUCResult)
+        if binary
         else "Per group: rows analysed, events, censored rows; min_censoring_survival is the smallest "
         "censoring survival K_g used as an IPCW weight (positivity: weights up to 1/K^2)."
     )
-    tables: list[tuple[str, pd.DataFrame, str]] = [
-        ("Settings", _settings_table(main, settings), ""),
-        ("Data summary", data_summary if data_summary is not None else data_summary_table(main), summary_note),
+    tables: list[tuple[str, pd.DataFrame, str, bool]] = [
+        ("Provenance", _provenance_table(main, provenance), "", False),
+        ("Settings", _settings_table(main, settings), "", False),
+        ("Data summary", data_summary if data_summary is not None else data_summary_table(main), summary_note, False),
     ]
-    if comparison is not None:
-        table = comparison.table.copy()
-        tables.append(("Model comparison", _drop_empty(table), "One row per model; _low/_high are interval limits."))
-    else:
-        tables += _result_tables(main)
+    tables += _sections(main, comparison, found, flags, horizons)
     for name, table in (extra_tables or {}).items():
-        tables.append((str(name), table, ""))
+        tables.append((str(name), table, "", False))
 
-    drawn = dict(_default_figures(main, comparison)) if default_figures else {}
-    drawn.update(figures or {})
-    images = {name: _png(fig) for name, fig in drawn.items()}
+    drawn = _default_figures(main, comparison, flags, time_unit) if default_figures else {}
+    drawn.update({name: (fig, name) for name, fig in (figures or {}).items()})
+    images = {name: (_png(fig), caption) for name, (fig, caption) in drawn.items()}
     if default_figures:
         import matplotlib.pyplot as plt
 
-        for name, fig in drawn.items():
+        for name, (fig, _) in drawn.items():
             if name not in (figures or {}):
                 plt.close(fig)
 
+    from . import __version__
+
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+    meta = f"survfair {__version__}, {stamp}"
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".md":
-        folder = path.parent / f"{path.stem}_files"
-        parts = [f"# {_md_text(title)}", "", f"_Generated by survfair on {stamp}._", "", words.note_md, ""]
-        for name, table, note in tables:
-            parts += [f"## {_md_text(name)}", ""] + ([_md_text(note), ""] if note else []) + [_md_table(table), ""]
-        if images:
-            folder.mkdir(exist_ok=True)
-            parts += ["## Figures", ""]
-            for k, (name, png) in enumerate(images.items()):
-                file = folder / f"figure_{k + 1}.png"
-                file.write_bytes(png)
-                parts += [f"![{_md_text(name)}]({folder.name}/{file.name})", "", f"*{_md_text(name)}*", ""]
-        path.write_text("\n".join(parts), encoding="utf-8")
-        return path
+        path.write_text(_markdown(path, title, meta, words, found, tables, images), encoding="utf-8")
+    else:
+        path.write_text(_html(title, meta, words, found, tables, images), encoding="utf-8")
+    return path
 
-    body = [f"<h1>{html.escape(title)}</h1>", f'<p class="meta">Generated by survfair on {stamp}.</p>',
-            f'<p class="note">{words.note_html}</p>']
-    for name, table, note in tables:
+
+def _findings_heading(name: str) -> str:
+    return f"Findings: {name}" if name else "Findings"
+
+
+def _markdown(path: Path, title, meta, words, found, tables, images) -> str:
+    folder = path.parent / f"{path.stem}_files"
+    parts = [f"# {_md_text(title)}", "", f"_Generated by {meta}._", ""]
+    for name, f in found.items():
+        parts += [f"## {_md_text(_findings_heading(name))}", ""]
+        parts += [f"- {_md_text(sentence)}" for sentence in f.sentences] + [""]
+    parts += ["## How to read", "", words.note_md, ""]
+    for name, table, note, _ in tables:
+        parts += [f"## {_md_text(name)}", ""] + ([_md_text(note), ""] if note else []) + [_md_table(table), ""]
+    if images:
+        folder.mkdir(exist_ok=True)
+        parts += ["## Figures", ""]
+        for k, (name, (png, caption)) in enumerate(images.items()):
+            file = folder / f"figure_{k + 1}.png"
+            file.write_bytes(png)
+            parts += [f"![{_md_text(name)}]({folder.name}/{file.name})", "",
+                      f"*{_md_text(name)}.* {_md_text(caption) if caption != name else ''}".rstrip(), ""]
+    return "\n".join(parts)
+
+
+def _html(title, meta, words, found, tables, images) -> str:
+    body = [f"<h1>{html.escape(title)}</h1>", f'<p class="meta">Generated by {html.escape(meta)}.</p>']
+    for name, f in found.items():
+        body.append(f"<h2>{html.escape(_findings_heading(name))}</h2>")
+        body.append('<ul class="findings">' + "".join(f"<li>{html.escape(s)}</li>" for s in f.sentences) + "</ul>")
+    body += ["<h2>How to read</h2>", f'<p class="note">{words.note_html}</p>']
+    for name, table, note, collapsed in tables:
         body.append(f"<h2>{html.escape(name)}</h2>")
         if note:
             body.append(f'<p class="note">{html.escape(note)}</p>')
-        body.append(_html_table(table))
+        if collapsed:
+            body.append(f"<details><summary>{len(table)} rows (click to show)</summary>{_html_table(table)}</details>")
+        else:
+            body.append(_html_table(table))
     if images:
         body.append("<h2>Figures</h2>")
-        for name, png in images.items():
+        for name, (png, caption) in images.items():
             data = base64.b64encode(png).decode("ascii")
-            body.append(
-                f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{data}">'
-                f"<figcaption>{html.escape(name)}</figcaption></figure>"
-            )
-    document = (
+            text = html.escape(name) + ("" if caption == name else f". {html.escape(caption)}")
+            body.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{data}">'
+                        f"<figcaption>{text}</figcaption></figure>")
+    return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
-    path.write_text(document, encoding="utf-8")
-    return path

@@ -49,22 +49,32 @@ def test_html_report_contains_everything(result, tmp_path):
     ax.plot([0, 1], [0, 1])
     extra = pd.DataFrame({"value": [1.0]}, index=pd.Index(["x"], name="k"))
     path = write_report(tmp_path / "report.html", result, settings={"command": "survfair audit x.csv"},
-                        extra_tables={"My extra table": extra}, figures={"My figure": fig})
+                        extra_tables={"My extra table": extra}, figures={"My figure": fig}, time_unit="days")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
-    for heading in ("Settings", "Data summary", "xCI matrix", "Fairness summaries", "Pair counts", "My extra table",
-                    "Figures"):
-        assert f"<h2>{heading}</h2>" in text
-    for caption in ("xCI matrix", "Censoring survival K_g(t) per group", "My figure"):
-        assert f"<figcaption>{caption}</figcaption>" in text
+    headings = re.findall(r"<h2>(.*?)</h2>", text)
+    assert headings == ["Findings", "How to read", "Provenance", "Settings", "Data summary", "xCI matrix",
+                        "Differences between groups", "Joint tests", "Cells", "Pair counts", "My extra table",
+                        "Figures"]
+    for caption in ("xCI matrix. How to read", "Probability of remaining uncensored per group. How to read",
+                    "My figure"):
+        assert f"<figcaption>{caption}" in text
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
     assert len(images) == 3
     assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
     assert "survfair audit x.csv" in text and "ipcw" in text
-    assert f"{result.matrix.loc['F', 'M']:.4f}" in text
-    assert f"{sf.delta_between(result, 'F', 'M').value:.4f}" in text
-    assert f"{result.overall:.4f}" in text
+    # findings first, generated from the result
+    findings = re.search(r'<ul class="findings">(.*?)</ul>', text).group(1)
+    assert [html.unescape(s) for s in re.findall(r"<li>(.*?)</li>", findings)] == list(sf.findings(result).sentences)
+    # numbers for people: percent with one decimal, differences in points, p-values, the version
+    assert f"<td>{100 * result.matrix.loc['F', 'M']:.1f}%" in text
+    delta = sf.delta_between(result, "F", "M")
+    assert f"<td>{100 * delta.value:+.1f} pts</td>" in text
+    assert f"<td>{100 * result.overall:.1f}%</td>" in text
+    assert "70.2000" not in text and "confidence_level" not in text and "ci_method" not in text
+    assert f"<td>{sf.__version__}</td>" in text and "<th class=label>confidence level</th>" in text
     assert str(result.group_sizes["F"]["n"]) in text
+    assert text.count("<details>") == 2  # the cells and the pair counts are folded
     _no_external_resource(text)
     assert plt.fignum_exists(fig.number)  # the caller's figure is left open
     plt.close("all")
@@ -74,25 +84,30 @@ def test_html_report_of_comparison_with_intervals(sample, tmp_path):
     out = sf.compare("time", "event", "group", {"model one": "risk", "model two": "time"}, data=sample, tau=1.5,
                      ci="analytic")
     text = write_report(tmp_path / "cmp.htm", out).read_text(encoding="utf-8")
-    assert "<h2>Model comparison</h2>" in text and "model one" in text and "model two" in text
-    assert "delta_between[F,M]_low" in text
-    assert "<figcaption>xCI matrix, model one</figcaption>" in text
-    assert "<figcaption>xCI matrix, model two</figcaption>" in text
-    assert "<figcaption>Δbetween and Δwithin per model</figcaption>" in text
+    assert "<h2>Findings: model one</h2>" in text and "<h2>Findings: model two</h2>" in text
+    assert "<h2>Models side by side</h2>" in text
+    side = re.search(r"<h2>Models side by side</h2>.*?<table>(.*?)</table>", text, re.S).group(1)
+    assert side.count("<th class=label>model one</th>") == 3 and side.count("<th class=label>model two</th>") == 3
+    assert "<h2>xCI matrix: model two</h2>" in text
+    assert "<figcaption>xCI matrix, model one. How to read" in text
+    assert "<figcaption>xCI matrix, model two. How to read" in text
+    assert "<figcaption>Δbetween and Δwithin per model. How to read" in text
     _no_external_resource(text)
 
 
 def test_markdown_report(result, tmp_path):
     path = write_report(tmp_path / "report.md", result, data_summary=pd.DataFrame({"n": [3]}, index=["all"]))
     text = path.read_text(encoding="utf-8")
-    for heading in ("## Settings", "## Data summary", "## xCI matrix", "## Fairness summaries", "## Pair counts"):
+    for heading in ("## Findings", "## Provenance", "## Settings", "## Data summary", "## xCI matrix",
+                    "## Differences between groups", "## Joint tests", "## Pair counts"):
         assert heading in text
+    assert text.index("## Findings") < text.index("## Settings")
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
     assert links == ["report_files/figure_1.png", "report_files/figure_2.png"]
     for link in links:
         assert (tmp_path / link).read_bytes()[:4] == b"\x89PNG"
     assert "| all | 3 |" in text
-    assert "| a (earlier event) / b (later) | F | M |" in text
+    assert "| a (earlier) \\\\ b (later) | F | M |" in text
 
 
 def test_data_summary_table(result):
@@ -184,27 +199,27 @@ def test_binary_report_html(binary, tmp_path):
     path = write_report(tmp_path / "binary.html", binary, settings={"outcome": "y"},
                         data_summary=data_summary_table(binary))
     text = path.read_text(encoding="utf-8")
-    for heading in ("Settings", "Data summary", "xAUC matrix", "Fairness summaries", "Balanced xAUC", "Pair counts",
-                    "Figures"):
-        assert f"<h2>{heading}</h2>" in text
+    headings = re.findall(r"<h2>(.*?)</h2>", text)
+    for heading in ("Findings", "Settings", "Data summary", "xAUC matrix", "Differences between groups",
+                    "Joint tests", "Balanced xAUC", "Pair counts", "Figures"):
+        assert heading in headings
     assert "Kallus &amp; Zhou 2019" in text and "group of the POSITIVE" in text
-    assert "<th class=label>a (positive) / b (negative)</th>" in text
-    # intervals of every cell, from the DeLong covariance
+    assert "<th class=label>a (positive) \\ b (negative)</th>" in text
+    assert "a positive of M was scored above a negative of F" in text  # the findings speak of the xAUC
+    # every cell with its DeLong interval, in percent
     low, high = binary.confidence_interval()
-    for value in (binary.matrix.loc["M", "F"], low.loc["M", "F"], high.loc["F", "M"]):
-        assert f"<td>{value:.4f}</td>" in text
+    assert (f"<td>{100 * binary.matrix.loc['M', 'F']:.1f}%</td><td>[{100 * low.loc['M', 'F']:.1f}%, "
+            f"{100 * high.loc['M', 'F']:.1f}%]</td>") in text
     delta = sf.delta_between(binary, "F", "M")
-    assert delta.value == pytest.approx(sf.delta_between(binary, "F", "M").value)
-    row = re.search(r"<th class=label>delta_between\(F, M\)</th>(.*?)</tr>", text).group(1)
-    assert re.findall(r"<td>([^<]*)</td>", row) == [f"{v:.4f}" for v in (delta.value, delta.se,
-                                                                            *delta.confidence_interval)] + [
-        f"{delta.p_value:.3g}" if delta.p_value < 1e-3 else f"{delta.p_value:.4f}"]
-    assert f"<td>{sf.delta_within(binary, 'F', 'M').value:.4f}</td>" in text
-    assert f"<td>{binary.overall:.4f}</td>" in text
-    for caption in ("xAUC matrix", "xROC curves per pair of groups"):
-        assert f"<figcaption>{caption}</figcaption>" in text
+    row = re.search(r"<th class=label>Δbetween \(F, M\)</th>(.*?)</tr>", text).group(1)
+    cells = re.findall(r"<td>([^<]*)</td>", row)
+    assert cells[:2] == [f"{100 * delta.value:+.1f} pts",
+                         f"[{100 * delta.confidence_interval.low:+.1f}, {100 * delta.confidence_interval.high:+.1f}]"]
+    assert f"<td>{100 * binary.overall:.1f}%</td>" in text
+    for caption in ("xAUC matrix. How to read", "xROC curves per pair of groups. How to read"):
+        assert f"<figcaption>{caption}" in text
     assert len(re.findall(r'src="data:image/png;base64,', text)) == 2
-    assert "ci_method" in text and "delong" in text and "positive_pct" in text
+    assert "<td class=label>delong</td>" in text and "positive_pct" in text
     _no_external_resource(text)
 
 
@@ -213,17 +228,38 @@ def test_binary_report_markdown(binary, tmp_path):
     m = binary.matrix
     assert m.loc["M", "F"] > m.loc["F", "M"] + 0.1  # the orientation is visible in the data
     # row a = group of the positive, column b = group of the negative
-    assert "| a (positive) / b (negative) | F | M | F low | F high | M low | M high |" in text
-    low, high = binary.confidence_interval()
-    cells = [m.loc["M", "F"], m.loc["M", "M"], low.loc["M", "F"], high.loc["M", "F"], low.loc["M", "M"],
-             high.loc["M", "M"]]
-    assert "| M | " + " | ".join(f"{v:.4f}" for v in cells) + " |" in text
-    for heading in ("## xAUC matrix", "## Fairness summaries", "## Balanced xAUC", "## Pair counts"):
+    assert "| a (positive) \\\\ b (negative) | F | M |" in text
+    assert f"| M | {100 * m.loc['M', 'F']:.1f}% | {100 * m.loc['M', 'M']:.1f}% |" in text
+    for heading in ("## xAUC matrix", "## Differences between groups", "## Balanced xAUC", "## Pair counts"):
         assert heading in text
-    assert "delta\\_between(F, M)" in text and "Kallus & Zhou 2019" in text
+    assert "Δbetween (F, M)" in text and "Kallus & Zhou 2019" in text
     assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == ["binary_files/figure_1.png", "binary_files/figure_2.png"]
     balanced = sf.balanced_xauc(binary)
     assert f"{balanced.loc['F', 'xauc1']:.4f}" in text
+
+
+def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
+    from survfair._report import data_fingerprint
+
+    res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
+    curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
+    fingerprint = data_fingerprint(sample[["time", "event", "group", "risk"]])
+    text = write_report(tmp_path / "h.html", res, horizons=curve,
+                        provenance={"command": "survfair audit --horizon 0.5 1", "data SHA-256": fingerprint},
+                        ).read_text(encoding="utf-8")
+    assert "<h2>AUC(t) by horizon</h2>" in text
+    frame = curve.to_frame()
+    assert f"<td>{100 * frame['xauc'].iloc[0]:.1f}%</td>" in text
+    assert f">{fingerprint}</td>" in text and len(fingerprint) == 64
+    assert data_fingerprint(sample[["time", "event", "group", "risk"]].iloc[::-1]) != fingerprint
+
+
+def test_flags_and_adjustment_are_shown(sample, tmp_path):
+    res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
+    text = write_report(tmp_path / "f.html", res, adjust="bh", min_pairs=10**6, default_figures=False
+                        ).read_text(encoding="utf-8")
+    assert "<th>p (bh)</th>" in text and "BH-adjusted" in text
+    assert text.count(" †</td>") == 4 and "comparable pairs (&lt; 1000000)" in text
 
 
 def test_data_summary_table_of_binary_result(binary):

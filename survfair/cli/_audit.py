@@ -18,11 +18,19 @@ from .._model_comparison import compare
 from .._datasets import load_flchain
 from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
-from .._report import data_summary_table, write_report
+from .._report import data_fingerprint, data_summary_table, write_report
 from .._results import XCIResult
 from .._findings import Findings, findings
 from .._summaries import min_xci, overall_c, utility
-from ._binary import add_binary_arguments, binary_audit, binary_long_table, horizon_frame, horizon_table, render_binary
+from ._binary import (
+    add_binary_arguments,
+    binary_audit,
+    binary_long_table,
+    horizon_frame,
+    horizon_result,
+    horizon_table,
+    render_binary,
+)
 from ._errors import CLIError, library_errors
 from ._io import (
     REPORT_SUFFIXES,
@@ -93,7 +101,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     inference.add_argument("--confidence-level", metavar="L", type=float, default=0.95, help="interval level")
     inference.add_argument("--n-resamples", metavar="N", type=int, default=1000, help="bootstrap replicates")
     inference.add_argument("--seed", type=int, help="bootstrap random seed (default: none, a fresh seed)")
-    inference.add_argument("--n-jobs", metavar="J", type=int, default=1, help="bootstrap parallel jobs (joblib)")
+    inference.add_argument("--n-jobs", metavar="J", type=int,
+                           help="threads for the pair counts and bootstrap jobs (default: every core; "
+                                "the numbers are the same for any value)")
     inference.add_argument("--bootstrap-method", choices=["bca", "percentile"], default="bca",
                            help="bootstrap interval")
     inference.add_argument("--stratify", choices=["group", "group_event", "none"], default="group",
@@ -248,8 +258,9 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
     if groups is not None:
         options["groups"] = groups
     options["ci"] = None if args.ci == "none" else args.ci
+    options["n_jobs"] = args.n_jobs
     if args.ci == "bootstrap":
-        options.update(n_resamples=args.n_resamples, random_state=args.seed, n_jobs=args.n_jobs,
+        options.update(n_resamples=args.n_resamples, random_state=args.seed,
                        bootstrap_method=args.bootstrap_method,
                        stratify=None if args.stratify == "none" else args.stratify)
     return options
@@ -385,7 +396,9 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
-            write_report(args.report, audits[0].result, settings=settings, title="survfair binary (xAUC) audit report")
+            settings, provenance = _split_provenance(settings, _provenance(args, frame))
+            write_report(args.report, audits[0].result, settings=settings, provenance=provenance,
+                         title="survfair binary (xAUC) audit report", **reporting_options(args))
     return 0
 
 
@@ -400,23 +413,49 @@ def run(args: argparse.Namespace) -> int:
     else:
         named_results, comparison, settings = _flchain_demo(args)
     horizons: dict = {}
+    horizon_results: dict = {}
     horizon_text = ""
     if args.horizon:
         groups = match_groups(frame, args.group, args.groups)
         subset, _ = subset_groups(frame, args.group, groups)
         for (name, _, _), risk in zip(named_results, args.risk):
             one = _one_risk(args, risk)
+            computed = horizon_result(one, subset)
+            horizon_results[risk] = computed[0]
             if args.format == "table":
-                horizon_text += "\n" + horizon_table(one, subset)
+                horizon_text += "\n" + horizon_table(one, subset, computed)
             else:
-                horizons[name], _ = horizon_frame(one, subset)
-    text = _render(named_results, args.format, horizons, reporting_options(args)) + horizon_text
+                horizons[name], _ = horizon_frame(one, subset, computed)
+    reporting = reporting_options(args)
+    text = _render(named_results, args.format, horizons, reporting) + horizon_text
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
             first = next(iter(comparison.results.values()))
-            settings = {**settings, "method": args.method, "censoring": first.censoring or "-", "tau": first.tau,
-                        "intervals": first.ci_method or "none", "confidence level": first.confidence_level}
+            settings, provenance = _split_provenance(settings, _provenance(args, frame))
             write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
-                         data_summary=data_summary_table(first))
+                         provenance=provenance, horizons=horizon_results or None,
+                         data_summary=data_summary_table(first), time_unit=args.time_unit, **reporting)
     return 0
+
+
+#: settings entries that say where the data come from: shown under the report's provenance
+_PROVENANCE_KEYS = ("data", "rows", "rows dropped", "rows excluded (other groups)")
+
+
+def _split_provenance(settings: dict, provenance: dict) -> tuple[dict, dict]:
+    moved = {k: v for k, v in settings.items() if k in _PROVENANCE_KEYS}
+    return {k: v for k, v in settings.items() if k not in _PROVENANCE_KEYS}, {**provenance, **moved}
+
+
+def _provenance(args: argparse.Namespace, frame: pd.DataFrame | None) -> dict:
+    """The command, the input file and the SHA-256 of the columns analysed (for the report)."""
+    items = {"command": getattr(args, "command_line", "survfair audit")}
+    if frame is None:
+        return items
+    columns = [c for c in [args.time, args.event, getattr(args, "outcome", None), *(args.group or []),
+                           *(args.risk or [])] if c]
+    items["data"] = str(args.data)
+    items["data SHA-256 (columns " + ", ".join(dict.fromkeys(columns)) + ")"] = data_fingerprint(
+        frame[list(dict.fromkeys(columns))])
+    return items

@@ -224,9 +224,9 @@ def _counts(series: pd.Series) -> str:
     return ", ".join(f"{k}: {int(v) if np.isfinite(v) else 0}" for k, v in series.items())
 
 
-def horizon_frame(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.DataFrame | None, list[str]]:
-    """The tidy :func:`survfair.xauc_t` frame at the ``--horizon`` times (None without horizons)
-    and the notes (the library's warnings)."""
+def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
+    """The :func:`survfair.xauc_t` result at the ``--horizon`` times (None without horizons) and
+    the notes (the library's warnings)."""
     horizons = getattr(args, "horizon", None)
     if not horizons:
         return None, []
@@ -236,15 +236,22 @@ def horizon_frame(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.Dat
     with library_errors(column_roles(args)), _notes() as notes:
         result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
                         censoring=censoring, ci="analytic" if intervals else None, confidence_level=level)
-    return result.to_frame(), notes
+    return result, notes
 
 
-def horizon_table(args: argparse.Namespace, frame: pd.DataFrame) -> str:
+def horizon_frame(args: argparse.Namespace, frame: pd.DataFrame, computed=None) -> tuple[pd.DataFrame | None, list[str]]:
+    """The tidy :func:`survfair.xauc_t` frame at the ``--horizon`` times (None without horizons)
+    and the notes; ``computed`` is :func:`horizon_result`'s output when already at hand."""
+    result, notes = computed if computed is not None else horizon_result(args, frame)
+    return (None if result is None else result.to_frame()), notes
+
+
+def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) -> str:
     """The cross-group AUC(t) matrices at the ``--horizon`` times of a survival audit, as text
     (rows a = group of the case, columns b = group of the control, with the low and high limits
     of the analytic intervals unless ``ci`` is "none"), or the tidy frame as JSON / CSV; empty
     when no horizon was given."""
-    table, notes = horizon_frame(args, frame)
+    table, notes = horizon_frame(args, frame, computed)
     if table is None:
         return ""
     fmt = getattr(args, "format", "table") or "table"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import Sequence
 
@@ -61,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_OK
+        args.command_line = shlex.join(["survfair", *arguments])  # for the reports' provenance
         return args.handler(args)
 
     return guarded(run, debug=debug)
