@@ -382,10 +382,10 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
         table = pd.concat([binary_long_table(audit) for audit in audits], ignore_index=True)
         text = neutralise_formulas(table).to_csv(index=False)
     elif args.format == "json":
-        texts = [render_binary(audit, "json", notes) for audit in audits]
+        texts = [render_binary(audit, "json", notes, reporting_options(args)) for audit in audits]
         text = (texts[0] if len(texts) == 1 else "[\n" + ",\n".join(texts) + "\n]") + "\n"
     else:
-        text = "\n".join(render_binary(audit, "table", notes) for audit in audits)
+        text = "\n".join(render_binary(audit, "table", notes, reporting_options(args)) for audit in audits)
     settings = {}
     if args.report:
         audit = audits[0]

@@ -25,6 +25,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
+from .._findings import findings
 from .._summaries import delta_between
 from .._xauc import XAUCResult, xauc
 from .._xauc_summaries import balanced_xauc, group_metrics
@@ -160,13 +161,15 @@ def binary_long_table(audit: BinaryAudit) -> pd.DataFrame:
     return table[first + [c for c in table.columns if c not in first]]
 
 
-def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = ()) -> str:
-    """The binary report of one score as text or JSON (CSV: :func:`binary_long_table`)."""
+def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (), reporting: dict | None = None) -> str:
+    """The binary report of one score as text or JSON (CSV: :func:`binary_long_table`), findings first."""
     res, deltas, level = audit.result, audit.deltas, audit.result.confidence_level
     all_notes = [*notes, *audit.notes]
     balanced, metrics = audit.balanced, audit.metrics
+    found = findings(res, **(reporting or {}))
     if output_format == "json":
         payload = res.to_dict() | {
+            "findings": found.to_dict(),
             "group_metrics": json.loads(metrics.reset_index().to_json(orient="records")),
             "delta_between": json.loads(deltas.to_json(orient="records")),
             "notes": all_notes,
@@ -184,6 +187,9 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = ())
     lines = [
         f"xAUC audit of score {audit.risk!r} for outcome {audit.outcome!r} (positive = {audit.positive!r}), "
         f"{res.n_samples} rows, groups {list(res.groups)}",
+        "findings:",
+        found.to_text(),
+        "",
         *notes,
         f"Population AUC: {res.overall:.3f}",
         "",
