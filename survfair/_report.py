@@ -172,6 +172,9 @@ def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFr
                      f"p ({found.adjust})": p_value_text(d.p_adjusted, boot)})
     smallest = min_xci(result)
     low, high = smallest.estimate.confidence_interval
+    if not (np.isfinite(low) and np.isfinite(high)):  # analytic: the cell's own interval (see the note)
+        cell_low, cell_high = result.confidence_interval()
+        low, high = cell_low.loc[smallest.a, smallest.b], cell_high.loc[smallest.a, smallest.b]
     rows.append({"statistic": f"worst cell: {words} ({smallest.a}, {smallest.b})", "value": percent(smallest.value),
                  "interval": interval_text(low, high, as_percent=True), "p": MISSING, f"p ({found.adjust})": MISSING})
     pooled = overall_c(result)
