@@ -7,6 +7,10 @@ largest n with 8 groups (measured in a fresh subprocess).
 
     python benchmarks/bench_xci.py            # n = 10^3 ... 10^7 (about 15 minutes)
     python benchmarks/bench_xci.py --max-n 1e5 --repeats 3
+    python benchmarks/bench_xci.py --threads   # only: xci time against n_jobs (n = 10^6, 10^7)
+
+The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
+what the per-group passes on several threads give (the results are bit-identical).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def _survfair(method: str, n_groups: int, **options):
         group = data[2] % n_groups
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **options)
+            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **{"n_jobs": 1, **options})
     return run
 
 
@@ -141,11 +145,34 @@ def peak_memory_mb(n: int, n_groups: int) -> tuple[float, float]:
     return before, peak
 
 
+def threads_table(repeats: int, max_n: float) -> int:
+    """Median seconds of xci (IPCW, point estimate and analytic intervals) against n_jobs."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    jobs = sorted({1, 2, cores})
+    _survfair("ipcw", 8, ci="analytic")(cohort(200, 8))  # compile outside the timings
+    print(f"Machine: {platform.processor() or platform.machine()}, {cores} cores; median of {repeats} runs; "
+          "xci IPCW, tau = 2; seconds (speed-up against n_jobs = 1).\n")
+    print("| n | G | intervals | " + " | ".join(f"n_jobs = {j}" for j in jobs) + " |")
+    print("|" + "---|" * (3 + len(jobs)))
+    for n in [10**k for k in (6, 7) if 10**k <= max_n]:
+        data = cohort(n, 8)
+        for g in (2, 8):
+            for ci in (None, "analytic"):
+                seconds = {j: median_seconds(lambda: _survfair("ipcw", g, ci=ci, n_jobs=j)(data), repeats)
+                           for j in jobs}
+                cells = [f"{seconds[j]:.3f} ({seconds[1] / seconds[j]:.2f}x)" for j in jobs]
+                print(f"| 10^{int(np.log10(n))} | {g} | {ci or 'none'} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
     parser.add_argument("--repeats", type=int, default=3, help="repeats per cell (median reported)")
+    parser.add_argument("--threads", action="store_true", help="only the n_jobs scaling table")
     args = parser.parse_args(argv)
+    if args.threads:
+        return threads_table(args.repeats, args.max_n)
     sizes = [10**k for k in range(3, 8) if 10**k <= args.max_n]
 
     # compile the numba kernels once, outside the timings
