@@ -25,7 +25,7 @@ import pandas as pd
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._influence import censoring_multiplicity, influence_rows
-from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions
+from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads
 from ._intervals import cell_wald_interval
 from ._results import json_safe, readonly
 from ._settings import CENSORING
@@ -33,6 +33,7 @@ from ._validation import (
     check_confidence_level,
     check_horizons,
     check_option,
+    check_scalar,
     check_survival_inputs,
     check_tied_tol,
     warn_excluded_rows,
@@ -54,6 +55,7 @@ def xauc_t(
     tied_tol: float = 1e-8,
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
+    n_jobs: int | None = None,
 ) -> "XAUCtResult":
     """Cross-group cumulative/dynamic AUC(t): one G x G matrix per horizon.
 
@@ -97,6 +99,9 @@ def xauc_t(
         cost about 3.5x the time of the point estimates at 10^6 rows, 4 groups).
     confidence_level : float, default=0.95
         Level of the ``ci_low`` / ``ci_high`` columns.
+    n_jobs : int, optional
+        Threads for the kernel's per-group passes (None: every core this process may use; as in
+        :func:`survfair.xci`); the numbers are bit-identical for any value.
 
     Returns
     -------
@@ -199,6 +204,7 @@ def xauc_t(
             raise_positivity(curves, code, float(sample.time[first]), float(k[np.flatnonzero(bad)[0]]))
         inverse[members] = 1.0 / k
 
+    threads = kernel_threads(check_scalar(n_jobs, "n_jobs", "integer", none=True))
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
     time_position = np.empty_like(by_time)
     time_position[by_time] = np.arange(by_time.shape[0])
@@ -212,7 +218,7 @@ def xauc_t(
         rows = case | control
         codes = sample.group_codes[rows]
         kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
-        options = dict(tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0))
+        options = dict(tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0), n_jobs=threads)
         if ci is None:
             counts, _ = count_pairs(*kernel_input, **options)
             se = np.full(g * g, np.nan)

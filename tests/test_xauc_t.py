@@ -320,3 +320,15 @@ def test_result_is_frozen_and_exports_like_every_estimator():
     assert json.loads(json.dumps(res.to_dict()))["ci_method"] == "analytic"
     with pytest.raises(ValueError, match="not a horizon"):
         res.matrix(0.7)
+
+
+def test_threads_give_bit_identical_horizons():
+    rng = np.random.default_rng(3)
+    n = 2000
+    group = rng.integers(0, 4, n)
+    risk = rng.normal(size=n)
+    time = rng.exponential(np.exp(-risk))
+    event = rng.random(n) < 0.7
+    one = survfair.xauc_t(time, event, group, risk, [0.5, 1.0], n_jobs=1).to_frame()
+    many = survfair.xauc_t(time, event, group, risk, [0.5, 1.0], n_jobs=3).to_frame()
+    pd.testing.assert_frame_equal(one, many, check_exact=True)
