@@ -385,20 +385,22 @@ def plot_xci_heatmap(
     ax.set_ylabel(row_words)
     for i in range(len(labels)):
         for j in range(len(labels)):
+            value = values[i, j]
+            dark = False  # text and hatch in white on a dark cell, else in black
+            if not math.isnan(value):
+                r, g, b, _ = image.cmap(image.norm(value))
+                dark = 0.299 * r + 0.587 * g + 0.114 * b <= 0.5
+            colour = "white" if dark else "black"
             if flagged[i, j]:
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, fill=False, hatch="///", linewidth=0.0,
-                                       edgecolor=(0.25, 0.25, 0.25, 0.45), label=f"flagged {labels[i]}, {labels[j]}"))
+                                       edgecolor=(1.0, 1.0, 1.0, 0.5) if dark else (0.0, 0.0, 0.0, 0.4),
+                                       label=f"flagged {labels[i]}, {labels[j]}"))
             if not plan.values:
                 continue
-            value = values[i, j]
             text = ("NaN" if math.isnan(value) else f"{value:.{digits}f}") + (_DAGGER if flagged[i, j] else "")
             lo, hi = low.iloc[i, j], high.iloc[i, j]
             if plan.intervals and np.isfinite(lo) and np.isfinite(hi):
                 text += f"\n[{lo:.{digits}f}, {hi:.{digits}f}]"
-            colour = "black"
-            if not math.isnan(value):
-                r, g, b, _ = image.cmap(image.norm(value))
-                colour = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
             ax.text(j, i, text, ha="center", va="center", fontsize=plan.fontsize, color=colour)
     ax.set_xlabel("\n".join([column_words, *notes, *([plan.note] if plan.note else [])]))
     meaning = f"{metric}: share of pairs ranked correctly"
@@ -423,9 +425,12 @@ def plot_risk_densities(
 ):
     """Kernel densities of the risk score by group x event status (Wang et al. 2026, Figs. 2-3).
 
+    How to read it: compare curves of the same line style across colours -- under separation a
+    fair score has the same distribution in every group given the outcome, so solid (event) or
+    dashed (censored) curves that sit apart signal cross-group disparity.
+
     One curve per (group, event status): colour = group, solid = event observed, dashed =
-    censored. Under separation a fair score has the same distribution in every group given the
-    outcome, so diverging curves of the same line style signal cross-group disparity.
+    censored.
 
     Parameters
     ----------
@@ -453,6 +458,21 @@ def plot_risk_densities(
     ------
     ValueError, TypeError
         From input validation (lengths, NaN, ...), naming the argument.
+
+    See Also
+    --------
+    plot_xci_heatmap : the cross-group ranking these distributions produce.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from survfair.plotting import plot_risk_densities
+    >>> rng = np.random.default_rng(0)
+    >>> ax = plot_risk_densities(rng.normal(size=200), rng.random(200) < 0.5, rng.choice(["F", "M"], 200))
+    >>> len(ax.lines)  # 2 groups x {event, censored}
+    4
     """
     from scipy.stats import gaussian_kde
 
@@ -488,9 +508,9 @@ def plot_censoring_curves(
     """Per-group probability of remaining uncensored, K_g(t) = P(U > t | G = g), with tau marked (eq. 6).
 
     How to read it: each line is the share of a group still under observation (not yet censored)
-    at time t -- not the patients' survival. IPCW weights are 1 / K^2, so where a line falls low
-    the weights are large and the estimate unstable; the dotted line at 0.1 is the level of
-    survfair's positivity warning.
+    at time t -- not the patients' survival; where a line falls low before tau, the IPCW weights
+    1 / (K_a(t) K_b(t)) of that group's pairs are large and its xCI cells unstable (the dotted
+    line at 0.1 is the level of survfair's positivity warning).
 
     Parameters
     ----------
@@ -500,27 +520,50 @@ def plot_censoring_curves(
     tau : float, optional
         Vertical line position; default ``result.tau`` (no line when None).
     time_unit : str, optional
-        Unit of the time axis, e.g. "days" (shown as "time (days)").
+        Unit of the time axis, e.g. "days": the x label reads "time (days)" and the tau line
+        "tau = 4000 days".
     **kwargs
         Passed to every ``ax.step`` call.
 
     Returns
     -------
     matplotlib.axes.Axes
-        One step line per group (one for pooled censoring), a dotted line at K = 0.1 (the
-        positivity warning level) and a vertical line at tau when known.
+        One step line per group labelled ``K_g(t)`` (one, ``K_pooled(t)``, for pooled
+        censoring), a dotted line at K = 0.1 (the positivity warning level), a vertical dashed
+        line at tau when known, and a legend.
 
     Raises
     ------
     TypeError
-        If ``result`` is not an XCIResult.
+        If ``result`` is not an XCIResult or ``time_unit`` is not a string.
     ValueError
         If the result has no censoring curves (naive estimator).
+
+    See Also
+    --------
+    survfair.xci : ``censoring="group"`` (eq. 6) or ``"pooled"`` chooses the curves drawn here.
+    plot_xci_heatmap : the cells these curves weight.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, survfair
+    >>> from survfair.plotting import plot_censoring_curves
+    >>> rng = np.random.default_rng(0)
+    >>> t, c = rng.exponential(300, 200), rng.exponential(600, 200)
+    >>> res = survfair.xci(np.minimum(t, c), t <= c, rng.choice(["F", "M"], 200), -t, tau=400.0)
+    >>> ax = plot_censoring_curves(res, time_unit="days")
+    >>> ax.get_xlabel(), [text.get_text() for text in ax.get_legend().get_texts()][-1]
+    ('time (days)', 'tau = 400 days')
     """
     result = _check_result(result)
     curves = result.censoring_curves
     if curves is None:
         raise ValueError("result: has no censoring curves (method='naive'); use an IPCW result.")
+    if time_unit is not None and not isinstance(time_unit, str):
+        raise TypeError(f"time_unit must be a string such as 'days' or None, got {type(time_unit).__name__}.")
+    unit = "" if time_unit is None else f" {time_unit}"
     ax = _axes(ax, (6.0, 4.0))
     frame = curves.to_frame()
     labels = ["pooled"] if curves.kind == "pooled" else list(curves.groups)
@@ -532,109 +575,182 @@ def plot_censoring_curves(
         text = f"K_{label}(t)"
         (line,) = ax.step(times, probs, where="post", label=_literal(text), **kwargs)
         entries.append((line, text))
-    entries.append((ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label="K = 0.1"), "K = 0.1"))
+    text = "K = 0.1 (positivity warning)"
+    entries.append((ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label=text), text))
     tau = result.tau if tau is None else tau
     if tau is not None:
-        text = f"tau = {tau:g}"
-        entries.append((ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=text), text))
+        text = f"tau = {tau:g}{unit}"
+        entries.append((ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=_literal(text)), text))
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("time" if time_unit is None else f"time ({_literal(time_unit)})")
-    ax.set_ylabel("P(still uncensored), K_g(t)")
+    ax.set_ylabel("P(still uncensored), K(t)" if curves.kind == "pooled" else "P(still uncensored), K_g(t)")
     ax.set_title("Probability of remaining uncensored" + (" (pooled)" if curves.kind == "pooled" else ", per group"))
     _legend(ax, entries, fontsize=8)
     return ax
 
 
+# How a statistic family of the comparison table is named for a reader, and what it is.
 _FOREST_WORDS = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
+_FOREST_DEFINITIONS = {
+    "delta_between": "Δbetween (a, b) = xCI(a, b) − xCI(b, a)",
+    "delta_within": "Δwithin (a, b) = xCI(a, a) − xCI(b, b)",
+}
 
 
-def _forest_rows(table: pd.DataFrame, statistics: tuple[str, ...]) -> list[tuple[str, str, float, float, float]]:
+def _table_groups(table: pd.DataFrame) -> list[str]:
+    """Group labels read from the diagonal columns ``xci[g,g]`` (unambiguous even when g has a comma)."""
+    groups = []
+    for column in table.columns:
+        if isinstance(column, str) and column.startswith("xci[") and column.endswith("]"):
+            inner = column[4:-1]
+            half = len(inner) // 2
+            if len(inner) % 2 == 1 and inner[half] == "," and inner[:half] == inner[half + 1:]:
+                groups.append(inner[:half])
+    return groups
+
+
+def _split_pair(inner: str, groups: list[str]) -> tuple[str, str] | None:
+    """``"a,b"`` -> ``(a, b)``, using the known group labels when a label holds a comma."""
+    matches = [(a, b) for a in groups for b in groups if f"{a},{b}" == inner]
+    if len(matches) == 1:
+        return matches[0]
+    if inner.count(",") == 1:
+        a, b = inner.split(",")
+        return a, b
+    return None
+
+
+def _forest_rows(table: pd.DataFrame, statistics: tuple[str, ...], groups: list[str]) -> list[tuple[str, str, Any]]:
+    """``(statistic, column, (a, b) or None)`` for every ``statistic[a,b]`` column, in table order."""
     rows = []
     for statistic in statistics:
-        columns = [c for c in table.columns if c.startswith(f"{statistic}[") and c.endswith("]")]
+        columns = [c for c in table.columns
+                   if isinstance(c, str) and c.startswith(f"{statistic}[") and c.endswith("]")]
         if not columns:
             raise ValueError(f"statistics: no column {statistic}[a,b] in the comparison table.")
         for column in columns:
-            for model, row in table.iterrows():
-                low = row.get(f"{column}_low", math.nan)
-                high = row.get(f"{column}_high", math.nan)
-                rows.append((str(model), column, float(row[column]), float(low), float(high)))
+            rows.append((statistic, column, _split_pair(column[len(statistic) + 1:-1], groups)))
     return rows
 
 
-def _forest_label(column: str) -> str:
-    """``"delta_between[F,M]"`` -> ``"Δbetween (F, M)"``."""
-    statistic, _, pair = column.partition("[")
-    return f"{_FOREST_WORDS.get(statistic, statistic)} ({pair[:-1].replace(',', ', ')})"
+def _forest_label(statistic: str, column: str, pair: Any) -> str:
+    """``delta_between[F,M]`` -> ``Δbetween (F, M)``."""
+    name = _FOREST_WORDS.get(statistic, statistic)
+    if pair is None:
+        return f"{name} ({column[len(statistic) + 1:-1]})"
+    return f"{name} ({pair[0]}, {pair[1]})"
 
 
-def _flagged_columns(comparison: Any, min_events: int, min_pairs: int) -> set[tuple[str, str]]:
-    """(model, column) of the differences that use a cell resting on little data."""
-    if not isinstance(comparison, ModelComparison):
-        return set()
-    from ._findings import small_sample_flags
+def _forest_flags(
+    comparison: Any, flags: Any, models: list[str], groups: list[str], min_events: int, min_pairs: int
+) -> dict[str, dict[tuple[str, str], bool]]:
+    """Per model, ``{(a, b): flagged}`` keyed by the group labels as the table writes them (``str``)."""
+    if flags is False or (flags is None and not isinstance(comparison, ModelComparison)):
+        return {}
+    if flags is None or flags is True:
+        if not isinstance(comparison, ModelComparison):
+            raise ValueError("flags=True needs a ModelComparison (its results give the flags), not a table.")
+        from ._findings import small_sample_flags
 
-    marked = set()
-    for model, result in comparison.results.items():
-        flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
-        flagged = {(str(r.a), str(r.b)) for r in flags.itertuples() if r.flagged}
-        for a in result.groups:
-            for b in result.groups:
-                a_, b_ = str(a), str(b)
-                if {(a_, b_), (b_, a_)} & flagged:
-                    marked.add((str(model), f"delta_between[{a_},{b_}]"))
-                if {(a_, a_), (b_, b_)} & flagged:
-                    marked.add((str(model), f"delta_within[{a_},{b_}]"))
-    return marked
+        flags = {str(model): small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
+                 for model, result in comparison.results.items()}
+    elif isinstance(flags, pd.DataFrame):
+        flags = {model: flags for model in models}
+    if not isinstance(flags, Mapping):
+        raise TypeError(
+            f"flags must be a DataFrame, a dict of model -> DataFrame, a bool or None, got {type(flags).__name__}."
+        )
+    unknown = sorted(str(m) for m in flags if str(m) not in models)
+    if unknown:
+        raise ValueError(f"flags: models {unknown} are not in the comparison {models}.")
+    cells: dict[str, dict[tuple[str, str], bool]] = {}
+    for model, table in flags.items():
+        known = groups
+        if not known and isinstance(table, pd.DataFrame) and {"a", "b"} <= set(table.columns):
+            known = sorted({str(g) for g in (*table["a"], *table["b"])})
+        positions = _flag_positions(table, known, f"flags[{str(model)!r}]")
+        cells[str(model)] = {(str(a), str(b)): f for (a, b), f in positions.items()}
+    return cells
+
+
+def _row_flagged(cells: dict[tuple[str, str], bool], statistic: str, pair: Any) -> bool:
+    """A Δwithin (a, b) row rests on the cells (a, a) and (b, b); any other on (a, b) and (b, a)."""
+    if pair is None or not cells:
+        return False
+    a, b = pair
+    needed = [(a, a), (b, b)] if statistic == "delta_within" else [(a, b), (b, a)]
+    return any(cells.get(cell, False) for cell in needed)
 
 
 def plot_forest(
     comparison: ModelComparison | pd.DataFrame,
     *,
     statistics: tuple[str, ...] = ("delta_between", "delta_within"),
+    flags: pd.DataFrame | Mapping[str, pd.DataFrame] | bool | None = None,
     ax: Any = None,
     min_events: int = 10,
     min_pairs: int = 100,
+    title: str | None = None,
     **kwargs: Any,
 ):
     """Forest plot of Δbetween / Δwithin (with intervals when present) across models.
 
-    How to read it: each point is a difference between two groups in percentage points, with
-    its interval; a line that crosses the zero line is compatible with no difference. For
-    Δbetween (a, b) a positive value means that when a member of a had the event first, the
-    model ranked them correctly more often than it did for b; for Δwithin (a, b), that pairs
-    inside a are ranked correctly more often than pairs inside b. Open markers are differences
-    that use a cell resting on little data (:func:`survfair.small_sample_flags`).
+    How to read it: each row is one difference between two groups, in percentage points, with
+    one point (and interval) per model; a point right of the zero line means the first group of
+    the row is ranked correctly more often, and an interval that crosses zero is compatible with
+    no difference.
+
+    For Δbetween (a, b) = xCI(a, b) − xCI(b, a), a positive value means that when a member of a
+    had the event first, the model ranked them above the member who outlived them more often
+    than it did for b; for Δwithin (a, b) = xCI(a, a) − xCI(b, b), that pairs inside a are
+    ranked correctly more often than pairs inside b. Rows are labelled in words (``Δbetween (F,
+    M)``) and models are told apart by colour, so the figure stays readable with many pairs of
+    groups. Rows that use a cell resting on few data get a dagger after their label and open
+    markers for the models concerned (:func:`survfair.small_sample_flags`).
 
     Parameters
     ----------
     comparison : ModelComparison or DataFrame
-        The result of :func:`survfair.compare` or its ``.table`` (no flags for a DataFrame).
+        The result of :func:`survfair.compare` or its ``.table``.
     statistics : tuple of str, default=("delta_between", "delta_within")
-        Column families to show (each ``name[a,b]`` column becomes one block).
+        Column families to show: each ``name[a,b]`` column becomes one row (its interval from
+        ``name[a,b]_low`` / ``_high`` when present).
+    flags : DataFrame, dict of model -> DataFrame, bool or None, default=None
+        Small-sample flags (columns a, b, flagged, as returned by
+        :func:`survfair.small_sample_flags`): one table for every model, or one per model. A
+        Δbetween (a, b) row is flagged when cell (a, b) or (b, a) is, a Δwithin (a, b) row when
+        (a, a) or (b, b) is. None (or True): computed from each result of a ModelComparison with
+        ``min_events`` and ``min_pairs``, no marks for a DataFrame; False: no marks.
     ax : matplotlib Axes, optional
     min_events, min_pairs : int, default=10 and 100
-        Thresholds of the flags.
+        Thresholds of the flags computed when ``flags`` is None.
+    title : str, optional
+        Default: "Differences between groups, per model".
     **kwargs
         Passed to every ``ax.errorbar`` call.
 
     Returns
     -------
     matplotlib.axes.Axes
-        One errorbar container per statistic column, a vertical line at 0, one y tick per model,
-        a title, and the legend (labels in words) to the right of the axes.
+        One errorbar container per model (labelled with the model; x in percentage points, one
+        point per row), one y tick per statistic and pair of groups (first row on top), the zero
+        line, a title, and the legend (models, and the flag mark when used) to the right of the
+        axes.
 
     Raises
     ------
     TypeError
-        If ``comparison`` is neither a ModelComparison nor a DataFrame.
+        If ``comparison`` is neither a ModelComparison nor a DataFrame, or ``flags`` is of
+        another type.
     ValueError
-        If a requested statistic is not in the table.
+        If a requested statistic is not in the table, or ``flags`` lacks the columns a, b,
+        flagged or names a group or model the comparison does not have.
 
     See Also
     --------
     survfair.compare : the comparison drawn here.
-    plot_xci_heatmap : the cells behind the differences.
+    survfair.small_sample_flags : the flags.
+    plot_xci_heatmap : the cells behind the differences, for one model.
 
     Examples
     --------
@@ -647,50 +763,70 @@ def plot_forest(
     ...                        "sex": list("MFMFMFMF"), "a": [8, 3, 6, 5, 4, 7, 2, 1], "b": [8, 7, 6, 5, 4, 3, 2, 1]})
     >>> audit = survfair.compare("time", "event", "sex", {"a": "a", "b": "b"}, data=cohort, method="naive")
     >>> ax = plot_forest(audit)
-    >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
-    ['Δbetween (F, M)', 'Δwithin (F, M)']
+    >>> [t.get_text() for t in ax.get_yticklabels()]  # every cell has < 100 pairs: flagged
+    ['Δbetween (F, M) †', 'Δwithin (F, M) †']
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['a', 'b', '† open: uses a cell with little data']
     """
+    from matplotlib.lines import Line2D
+
     if isinstance(comparison, ModelComparison):
         table = comparison.table
+        groups = [str(g) for g in comparison.groups]
     elif isinstance(comparison, pd.DataFrame):
         table = comparison
+        groups = _table_groups(table)
     else:
         raise TypeError(f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}.")
-    rows = _forest_rows(table, tuple(statistics))
-    flagged = _flagged_columns(comparison, min_events, min_pairs)
-    columns = list(dict.fromkeys(r[1] for r in rows))
-    models = list(dict.fromkeys(r[0] for r in rows))
-    labels = {c: _forest_label(c) for c in columns}
-    # a new figure leaves about 3.5 in for the points beside the model names (10 pt, about 0.076 in
-    # per character) and the legend (8 pt, about 0.061 in per character)
-    width = 3.5 + 0.076 * max(len(m) for m in models) + 0.061 * max(len(x) for x in labels.values()) + 0.8
-    ax = _axes(ax, (min(max(width, 6.0), 16.0), 1.4 + 0.35 * len(rows)))
-    offsets = np.linspace(-0.2, 0.2, len(columns)) if len(columns) > 1 else np.zeros(1)
+    rows = _forest_rows(table, tuple(statistics), groups)
+    models = [str(m) for m in table.index]
+    cells = _forest_flags(comparison, flags, models, groups, min_events, min_pairs)
+    marked = [[_row_flagged(cells.get(m, {}), s, pair) for s, _, pair in rows] for m in models]
+    flagged_rows = [any(column) for column in zip(*marked)]
+    labels = [_forest_label(*row) + (f" {_DAGGER}" if f else "") for row, f in zip(rows, flagged_rows)]
+    xlabel = [
+        "difference in concordance, percentage points",
+        "> 0: the first group of the pair is ranked correctly more often",
+        *[_FOREST_DEFINITIONS[s] for s in dict.fromkeys(r[0] for r in rows) if s in _FOREST_DEFINITIONS],
+    ]
+    # A new figure: the row labels (10 pt), about 4 in for the points, the legend (8 pt), and
+    # 0.3 in per row (more when many models share a row), at most 40 in tall (a report scrolls).
+    label_width = max(_text_width(label, 10.0) for label in labels)
+    legend_width = max(_text_width(text, 8.0) for text in [*models, "† open: uses a cell with little data"]) + 0.5
+    width = max(label_width + 4.0 + legend_width + 0.4, max(_text_width(line, 10.0) for line in xlabel) + 1.0)
+    height = 1.4 + 0.2 * len(xlabel) + len(rows) * max(0.3, 0.1 * len(models))
+    ax = _axes(ax, (min(max(width, 6.0), _MAX_FIGURE), min(max(height, 3.0), 40.0)))
+    offsets = np.linspace(-0.25, 0.25, len(models)) if len(models) > 1 else np.zeros(1)
+    y = np.arange(len(rows), dtype=float)
     entries = []
-    for k, column in enumerate(columns):
-        block = [r for r in rows if r[1] == column]
-        y = np.array([models.index(r[0]) for r in block]) + offsets[k]
-        x = 100 * np.array([r[2] for r in block])
-        low = 100 * np.array([r[3] for r in block])
-        high = 100 * np.array([r[4] for r in block])
-        err = np.vstack([x - low, high - x])
+    for k, model in enumerate(models):
+        record = table.iloc[k]
+        x = np.array([100 * float(record[column]) for _, column, _ in rows])
+        low = np.array([100 * float(record.get(f"{column}_low", math.nan)) for _, column, _ in rows])
+        high = np.array([100 * float(record.get(f"{column}_high", math.nan)) for _, column, _ in rows])
+        with np.errstate(invalid="ignore"):
+            err = np.vstack([x - low, high - x])
         err = np.where(np.isfinite(err), err, 0.0)
         colour = f"C{k % 10}"
-        bars = ax.errorbar(x, y, xerr=err, fmt="o", capsize=3, color=colour, label=_literal(labels[column]),
-                           **kwargs)
-        hollow = [i for i, r in enumerate(block) if (r[0], column) in flagged]
-        if hollow:
-            ax.plot(x[hollow], y[hollow], "o", markerfacecolor="white", markeredgecolor=colour, zorder=3)
-        entries.append((bars, labels[column]))
-    if flagged:
-        (marker,) = ax.plot([], [], "o", markerfacecolor="white", markeredgecolor="0.3")
-        entries.append((marker, "open: uses a cell with little data"))
-    ax.axvline(0.0, color="grey", linewidth=1)
-    ax.set_yticks(range(len(models)), [_literal(m) for m in models])
-    ax.invert_yaxis()
-    ax.set_xlabel("difference, percentage points\n> 0: the first group of the pair is ranked correctly more often")
-    ax.set_title("Differences between groups, per model")
-    # beside the axes: with one entry per statistic and pair, a legend inside covers the points
+        bars = ax.errorbar(x, y + offsets[k], xerr=err, fmt="o", capsize=3, color=colour,
+                           label=_literal(model), **kwargs)
+        entries.append((bars, model))
+        hollow = np.flatnonzero(marked[k])
+        if hollow.size:
+            ax.plot(x[hollow], y[hollow] + offsets[k], "o", markerfacecolor="white", markeredgecolor=colour,
+                    linestyle="none", zorder=3, label=f"_flagged {_literal(model)}")
+    if any(flagged_rows):
+        mark = Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="0.3")
+        entries.append((mark, f"{_DAGGER} open: uses a cell with little data"))
+    ax.axvline(0.0, color="black", linewidth=1, zorder=0)
+    for i in range(1, len(rows)):  # a thin rule between statistic families
+        if rows[i][0] != rows[i - 1][0]:
+            ax.axhline(i - 0.5, color="0.8", linewidth=0.8, zorder=0)
+    ax.set_yticks(y, [_literal(label) for label in labels])
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first row on top
+    ax.set_xlabel("\n".join(xlabel))
+    ax.set_title(_literal(title) if title is not None else "Differences between groups, per model")
+    # beside the axes: with many models or a long flag note, a legend inside covers the points
     _legend(ax, entries, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return ax
 
@@ -745,6 +881,10 @@ def _xroc_entries(curves: Any) -> list[tuple[Any, Any]]:
 def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     """Cross-group ROC curves (xROC, Kallus & Zhou 2019, Def. 1) and balanced xROC (Def. 3).
 
+    How to read it: the higher a curve runs above the dotted diagonal, the more often positives
+    of a outrank negatives of b; two curves of a pair (a, b) and (b, a) that part ways show a
+    cross-group asymmetry, and the area under each is its xAUC.
+
     The xROC curve of (a, b) plots the rate at which negatives of group b exceed a threshold
     (x) against the rate at which positives of group a do (y); its area is xAUC(a, b).
     Consecutive points are joined by straight segments, so a run of tied scores is drawn as the
@@ -773,8 +913,15 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     TypeError, ValueError
         For curves in another form.
 
+    See Also
+    --------
+    survfair.xroc, survfair.balanced_xroc : compute the curves.
+    plot_conditional_xauc : the individual placements behind one curve's area.
+
     Examples
     --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
     >>> import survfair
     >>> from survfair.plotting import plot_xroc
     >>> y = [1, 1, 0, 0, 1, 1, 0, 0]
@@ -802,9 +949,32 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
 
 
 _ROLE_WORDS = {
-    "negative": ("conditional xAUC of a negative: share of positives scored above it", "negatives"),
-    "positive": ("conditional xAUC of a positive: share of negatives scored below it", "positives"),
+    "negative": ("conditional xAUC of a negative of {b}: share of positives of {a} scored above it", "negatives of {b}"),
+    "positive": ("conditional xAUC of a positive of {a}: share of negatives of {b} scored below it", "positives of {a}"),
 }
+
+
+def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, str]:
+    """The role, and the x and y labels in its words, with the group names when every Series names the same pair.
+
+    :func:`survfair.conditional_xauc` puts ``role``, ``a`` and ``b`` in the Series' ``attrs``;
+    a ``role`` given here that contradicts them is refused rather than mislabelled.
+    """
+    attrs = [getattr(v, "attrs", {}) for v in values.values()]
+    roles = {a["role"] for a in attrs if "role" in a}
+    if role is None:
+        if len(roles) > 1:
+            raise ValueError(f"values: the Series mix the roles {sorted(roles)}; plot each role separately.")
+        role = roles.pop() if roles else "negative"
+    role = check_option(role, "role", tuple(_ROLE_WORDS))
+    if roles - {role}:
+        raise ValueError(f"role={role!r}, but the values were computed with role={sorted(roles - {role})[0]!r}.")
+    pairs = {(a.get("a"), a.get("b")) for a in attrs}
+    a, b = "a", "b"
+    if len(pairs) == 1 and None not in next(iter(pairs)):
+        a, b = (_literal(g) for g in next(iter(pairs)))
+    xlabel, ylabel = _ROLE_WORDS[role]
+    return role, xlabel.format(a=a, b=b), ylabel.format(a=a, b=b)
 
 
 def plot_conditional_xauc(
@@ -831,7 +1001,8 @@ def plot_conditional_xauc(
         translucent histogram per label.
     role : {"negative", "positive"}, optional
         Whose values these are. Default: read from the Series' ``attrs`` set by
-        :func:`survfair.conditional_xauc` (from the first Series of a dict), else "negative".
+        :func:`survfair.conditional_xauc`, else "negative" (that function's default). The
+        axis labels name the groups when every Series carries the same ``a`` and ``b``.
     ax : matplotlib Axes, optional
     bins : int, default=20
         Bins over [0, 1].
@@ -849,7 +1020,8 @@ def plot_conditional_xauc(
     TypeError
         If ``values`` is neither a Series nor a dict.
     ValueError
-        If a value is outside [0, 1], ``role`` is unknown, or a label has no value.
+        If a value is outside [0, 1], a label has no value, ``role`` is unknown or contradicts
+        the role the Series were computed with, or the Series mix roles.
 
     See Also
     --------
@@ -862,19 +1034,18 @@ def plot_conditional_xauc(
     >>> matplotlib.use("Agg")
     >>> import survfair
     >>> from survfair.plotting import plot_conditional_xauc
-    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
-    >>> ax = plot_conditional_xauc(survfair.conditional_xauc(res, "a", "b"))
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    >>> ax = plot_conditional_xauc(survfair.conditional_xauc(res, "F", "M"))  # role="negative"
     >>> ax.get_ylabel(), ax.get_xlabel()
-    ('negatives', 'conditional xAUC of a negative: share of positives scored above it')
+    ('negatives of M', 'conditional xAUC of a negative of M: share of positives of F scored above it')
+    >>> plot_conditional_xauc(survfair.conditional_xauc(res, "F", "M", role="positive")).get_ylabel()
+    'positives of F'
     """
     if isinstance(values, pd.Series):
         values = {str(values.name) if values.name is not None else "": values}
     if not isinstance(values, Mapping) or not values:
         raise TypeError("values must be a pandas Series or a non-empty dict of label -> array-like.")
-    if role is None:
-        first = next(iter(values.values()))
-        role = getattr(first, "attrs", {}).get("role", "negative")
-    role = check_option(role, "role", tuple(_ROLE_WORDS))
+    role, xlabel, ylabel = _role_words(values, role)
     ax = _axes(ax, (6.0, 4.0))
     edges = np.linspace(0, 1, bins + 1)
     entries = []
@@ -891,7 +1062,6 @@ def plot_conditional_xauc(
         entries.append((patches, text))
         ax.axvline(array.mean(), color=colour, linestyle="--", linewidth=1.5)
     ax.set_xlim(0, 1)
-    xlabel, ylabel = _ROLE_WORDS[role]
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(f"Conditional xAUC per {role} (dashed: mean = xAUC)")

@@ -81,6 +81,7 @@ def test_censoring_curves(result, tmp_path):
     assert [s.get_label() for s in steps] == ["K_F(t)", "K_M(t)"]
     tau_lines = [line for line in ax.lines if line.get_label() == "tau = 1.5"]
     assert len(tau_lines) == 1 and tau_lines[0].get_xdata()[0] == 1.5
+    assert ax.get_xlabel() == "time"
     _png_ok(ax, tmp_path)
 
 
@@ -93,19 +94,89 @@ def test_censoring_curves_needs_ipcw(sample):
 
 
 def test_forest(sample, tmp_path):
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5,
+                            ci="analytic")
     ax = plotting.plot_forest(comparison)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-    assert [b.get_label() for b in bars] == ["Δbetween (F, M)", "Δwithin (F, M)"]
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["risk", "noise"]
+    # one row per difference, labelled in words, first on top; one colour (errorbar container) per model
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Δbetween (F, M)", "Δwithin (F, M)"]
+    assert ax.yaxis_inverted()
+    assert [b.get_label() for b in bars] == ["risk", "noise"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["risk", "noise"]
     assert ax.get_title() == "Differences between groups, per model"
-    assert ax.get_xlabel().startswith("difference, percentage points\n> 0: the first group")
+    assert ax.get_xlabel().startswith("difference in concordance, percentage points\n"
+                                      "> 0: the first group of the pair is ranked correctly more often")
+    assert "Δbetween (a, b) = xCI(a, b) − xCI(b, a)" in ax.get_xlabel()
     assert any(line.get_xdata()[0] == 0.0 and line.get_xdata()[1] == 0.0 for line in ax.lines)  # the zero line
-    x = bars[0].lines[0].get_xdata()
-    np.testing.assert_allclose(x, 100 * comparison.table["delta_between[F,M]"].to_numpy())
+    table = comparison.table
+    for k, model in enumerate(["risk", "noise"]):  # x in percentage points, in row order
+        expected = 100 * table.loc[model, ["delta_between[F,M]", "delta_within[F,M]"]].to_numpy(float)
+        np.testing.assert_allclose(bars[k].lines[0].get_xdata(), expected)
+        low, high = bars[k].lines[2][0].get_segments()[0][:, 0]  # the interval of the first row
+        assert (low, high) == pytest.approx(100 * table.loc[model, ["delta_between[F,M]_low",
+                                                                    "delta_between[F,M]_high"]].to_numpy(float))
     _png_ok(ax, tmp_path)
     with pytest.raises(ValueError, match="no column foo"):
         plotting.plot_forest(comparison.table, statistics=("foo",))
+
+
+def _forest_marks(ax):
+    open_markers = [line for line in ax.lines if line.get_label().startswith("_flagged")]
+    return [t.get_text() for t in ax.get_yticklabels()], open_markers
+
+
+def test_forest_marks_flagged_rows(sample):
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
+    # default: flags from each result (min_events, min_pairs)
+    ticks, hollow = _forest_marks(plotting.plot_forest(comparison))
+    assert ticks == ["Δbetween (F, M)", "Δwithin (F, M)"] and hollow == []
+    ax = plotting.plot_forest(comparison, min_pairs=10**6)
+    ticks, hollow = _forest_marks(ax)
+    assert ticks == ["Δbetween (F, M) †", "Δwithin (F, M) †"] and len(hollow) == 2
+    assert ax.get_legend().get_texts()[-1].get_text() == "† open: uses a cell with little data"
+    assert _forest_marks(plotting.plot_forest(comparison, flags=False, min_pairs=10**6)) == (
+        ["Δbetween (F, M)", "Δwithin (F, M)"], [])
+    # a given table: Δbetween (F, M) uses the cells (F, M) and (M, F); Δwithin (F, M) uses (F, F) and (M, M)
+    flags = pd.DataFrame({"a": ["F", "F", "M", "M"], "b": ["F", "M", "F", "M"],
+                          "flagged": [False, False, True, False]})
+    for given in (flags, {"noise": flags}):
+        ticks, hollow = _forest_marks(plotting.plot_forest(comparison.table, flags=given))
+        assert ticks == ["Δbetween (F, M) †", "Δwithin (F, M)"]
+        assert len(hollow) == (2 if given is flags else 1)
+        np.testing.assert_allclose(hollow[-1].get_ydata(), [0.25])  # model "noise", row 0, offset +0.25
+    flags.loc[2, "flagged"], flags.loc[3, "flagged"] = False, True
+    assert _forest_marks(plotting.plot_forest(comparison, flags=flags))[0] == ["Δbetween (F, M)", "Δwithin (F, M) †"]
+    with pytest.raises(ValueError, match=r"missing \['flagged'\]"):
+        plotting.plot_forest(comparison, flags=flags[["a", "b"]])
+    with pytest.raises(ValueError, match=r"groups \['X'\] are not groups"):
+        plotting.plot_forest(comparison, flags=flags.assign(a="X"))
+    with pytest.raises(ValueError, match=r"models \['other'\] are not in the comparison"):
+        plotting.plot_forest(comparison, flags={"other": flags})
+    with pytest.raises(TypeError, match="flags must be a DataFrame"):
+        plotting.plot_forest(comparison, flags="F")
+    with pytest.raises(ValueError, match="flags=True needs a ModelComparison"):
+        plotting.plot_forest(comparison.table, flags=True)
+
+
+def test_forest_with_many_groups_stays_readable():
+    """Six intersectional groups: one row per pair, named in words; the row labels never overlap."""
+    rng = np.random.default_rng(6)
+    n = 900
+    group = rng.choice(["F|<60", "F|60-74", "F|75+", "M|<60", "M|60-74", "M|75+"], n)
+    risk = rng.normal(size=n)
+    time = rng.exponential(np.exp(-risk))
+    comparison = sf.compare(time, np.ones(n, bool), group, {"risk": risk, "noise": rng.normal(size=n)},
+                            method="naive")
+    ax = plotting.plot_forest(comparison, statistics=("delta_between",))
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(ticks) == 15 and ticks[0] == "Δbetween (F|60-74, F|75+)"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["risk", "noise"]  # models, not 15 pairs
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.get_yticklabels()]
+    assert not any(boxes[i].overlaps(boxes[j]) for i in range(len(boxes)) for j in range(i))
+    assert ax.figure.get_figwidth() * ax.figure.dpi <= 1400
+    plt.close("all")
 
 
 def test_xroc(tmp_path):
@@ -342,43 +413,136 @@ def test_heatmap_annotations_never_overlap(n_groups):
     time = rng.exponential(np.exp(-risk))
     res = sf.xci(time, np.ones(n, bool), group, risk, method="naive")
     ax = plotting.plot_xci_heatmap(res)
+    ax.figure.canvas.draw()  # the constrained layout places the axes at draw time
     renderer = ax.figure.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text()]
     assert len(boxes) == n_groups**2
     overlapping = [(i, j) for i in range(len(boxes)) for j in range(i) if boxes[i].overlaps(boxes[j])]
     assert overlapping == []
-    ticks = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
-    assert not any(ticks[i].overlaps(ticks[j]) for i in range(len(ticks)) for j in range(i))
+    cell = ax.get_window_extent(renderer).width / n_groups
+    assert all(box.width < cell and box.height < cell for box in boxes)  # each text inside its cell
+    for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+        ticks = [t.get_window_extent(renderer) for t in labels]
+        assert not any(ticks[i].overlaps(ticks[j]) for i in range(len(ticks)) for j in range(i))
+    assert ax.figure.get_figwidth() * ax.figure.dpi <= 1400  # fits a 1280-1400 px screen
     if n_groups == 12:
         assert "intervals omitted: 12 groups" in ax.get_xlabel()
+        assert all("\n" not in t.get_text() for t in ax.texts)
+    else:
+        assert all(t.get_text().count("\n[") == 1 for t in ax.texts)  # interval on a second line
     plt.close("all")
 
 
-@pytest.mark.parametrize("role, words", [("negative", ("negatives", "share of positives scored above it")),
-                                         ("positive", ("positives", "share of negatives scored below it"))])
-def test_conditional_xauc_labels_follow_the_role(role, words):
-    res = sf.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
-    values = sf.conditional_xauc(res, "a", "b", role=role)
-    ax = plotting.plot_conditional_xauc(values)  # the role travels with the Series
-    assert ax.get_ylabel() == words[0] and ax.get_xlabel().endswith(words[1])
+@pytest.mark.parametrize("role, named, generic", [
+    ("negative",
+     ("negatives of M", "conditional xAUC of a negative of M: share of positives of F scored above it"),
+     ("negatives of b", "conditional xAUC of a negative of b: share of positives of a scored above it")),
+    ("positive",
+     ("positives of F", "conditional xAUC of a positive of F: share of negatives of M scored below it"),
+     ("positives of a", "conditional xAUC of a positive of a: share of negatives of b scored below it")),
+])
+def test_conditional_xauc_labels_follow_the_role(role, named, generic):
+    res = sf.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    values = sf.conditional_xauc(res, "F", "M", role=role)
+    ax = plotting.plot_conditional_xauc(values)  # the role and the groups travel with the Series
+    assert (ax.get_ylabel(), ax.get_xlabel()) == named
+    assert f"per {role}" in ax.get_title()
+    assert sum(p.get_height() for p in ax.containers[0]) == 2  # NaN rows (outside the role) are left out
+    assert ax.lines[0].get_xdata()[0] == pytest.approx(res.matrix.loc["F", "M"])  # the mean is xAUC(F, M)
+    assert (plotting.plot_conditional_xauc(values.dropna(), role=role).get_ylabel()) == named[0]
     explicit = plotting.plot_conditional_xauc({"x": values.dropna().to_numpy()}, role=role)
-    assert explicit.get_ylabel() == words[0]
+    assert (explicit.get_ylabel(), explicit.get_xlabel()) == generic
+    other = "positive" if role == "negative" else "negative"
+    with pytest.raises(ValueError, match=f"role='{other}', but the values were computed with role='{role}'"):
+        plotting.plot_conditional_xauc(values, role=other)
     plt.close("all")
 
 
-def test_censoring_curves_say_what_they_are(result):
+def test_conditional_xauc_default_role_and_mixed_inputs():
+    res = sf.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    # plain arrays: the default of conditional_xauc, role="negative"
+    assert plotting.plot_conditional_xauc(pd.Series([0.2, 0.9])).get_ylabel() == "negatives of b"
+    # two pairs of groups in one figure: generic words
+    both = {"F vs M": sf.conditional_xauc(res, "F", "M"), "M vs F": sf.conditional_xauc(res, "M", "F")}
+    assert plotting.plot_conditional_xauc(both).get_ylabel() == "negatives of b"
+    with pytest.raises(ValueError, match="mix the roles"):
+        plotting.plot_conditional_xauc({"n": sf.conditional_xauc(res, "F", "M"),
+                                        "p": sf.conditional_xauc(res, "F", "M", role="positive")})
+    with pytest.raises(ValueError, match="role must be one of"):
+        plotting.plot_conditional_xauc(pd.Series([0.5]), role="both")
+    plt.close("all")
+
+
+def test_censoring_curves_say_what_they_are(result, sample):
     ax = plotting.plot_censoring_curves(result, time_unit="days")
     assert ax.get_xlabel() == "time (days)"
     assert ax.get_title() == "Probability of remaining uncensored, per group"
     assert ax.get_ylabel() == "P(still uncensored), K_g(t)"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[-2:] == ["K = 0.1 (positivity warning)", "tau = 1.5 days"]
+    pooled = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5, censoring="pooled")
+    ax = plotting.plot_censoring_curves(pooled, tau=1.0, time_unit="years")
+    assert ax.get_title() == "Probability of remaining uncensored (pooled)"
+    assert ax.get_ylabel() == "P(still uncensored), K(t)"
+    assert [t.get_text() for t in ax.get_legend().get_texts()][-1] == "tau = 1 years"
+    with pytest.raises(TypeError, match="time_unit must be a string"):
+        plotting.plot_censoring_curves(result, time_unit=1)
     plt.close("all")
 
 
-def test_flagged_cells_are_marked(result):
+def _hatched(ax):
     from matplotlib.patches import Rectangle
 
+    return [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == "///"]
+
+
+def test_flagged_cells_are_marked(result):
     ax = plotting.plot_xci_heatmap(result, min_pairs=10**6)
-    hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == "///"]
-    assert len(hatched) == 4 and all(t.get_text().split("\n")[0].endswith("†") for t in ax.texts)
-    assert "hatched" in ax.get_xlabel()
+    assert len(_hatched(ax)) == 4 and all(t.get_text().split("\n")[0].endswith("†") for t in ax.texts)
+    assert "† hatched: < 10 events in a or < 1000000 comparable pairs" in ax.get_xlabel()
+    # by default nothing is flagged in this sample: no mark, no note
+    ax = plotting.plot_xci_heatmap(result)
+    assert _hatched(ax) == [] and "†" not in "".join(t.get_text() for t in ax.texts)
+    assert "hatched" not in ax.get_xlabel()
+    # a given table marks exactly its flagged cells (row a, column b); False marks nothing
+    flags = sf.small_sample_flags(result).assign(flagged=[False, True, False, False])
+    ax = plotting.plot_xci_heatmap(result, flags=flags)
+    (patch,) = _hatched(ax)
+    assert patch.get_xy() == (0.5, -0.5)  # column 1 (M), row 0 (F)
+    assert [t.get_text().split("\n")[0].endswith("†") for t in ax.texts] == [False, True, False, False]
+    assert "† hatched: small sample (flags)" in ax.get_xlabel()
+    assert _hatched(plotting.plot_xci_heatmap(result, flags=False, min_pairs=10**6)) == []
+    with pytest.raises(ValueError, match=r"missing \['flagged'\]"):
+        plotting.plot_xci_heatmap(result, flags=flags[["a", "b"]])
+    with pytest.raises(ValueError, match=r"groups \['X'\] are not groups of the result"):
+        plotting.plot_xci_heatmap(result, flags=flags.assign(b="X"))
+    with pytest.raises(TypeError, match="flags must be a DataFrame"):
+        plotting.plot_xci_heatmap(result, flags=[("F", "M")])
+    plt.close("all")
+
+
+def test_flag_hatch_contrasts_with_its_cell():
+    """The hatch is drawn in white over a dark cell and in black over a light one, like the cell text."""
+    res = sf.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"), [8, 7, 6, 5, 4, 3, 2, 1],
+                 method="naive")  # every cell 1.0 (dark blue) and flagged
+    ax = plotting.plot_xci_heatmap(res)
+    assert all(p.get_edgecolor()[:3] == (1.0, 1.0, 1.0) for p in _hatched(ax))
+    assert {t.get_color() for t in ax.texts} == {"white"}
+    ax = plotting.plot_xci_heatmap(res, vmin=0.0, vmax=10.0)  # 1.0 is now a light colour
+    assert all(p.get_edgecolor()[:3] == (0.0, 0.0, 0.0) for p in _hatched(ax))
+    plt.close("all")
+
+
+def test_heatmap_scale_errors(result):
+    from matplotlib.colors import Normalize
+
+    with pytest.raises(ValueError, match="either norm or vmin/vmax"):
+        plotting.plot_xci_heatmap(result, norm=Normalize(0, 1), vmin=0.1)
+    with pytest.raises(ValueError, match="vmax must be greater than vmin"):
+        plotting.plot_xci_heatmap(result, vmin=0.8, vmax=0.2)
+    with pytest.raises(TypeError, match="norm must be a matplotlib.colors.Normalize"):
+        plotting.plot_xci_heatmap(result, norm=(0, 1))
+    # limits that leave out 0.5: a linear scale
+    norm = plotting.plot_xci_heatmap(result, vmin=0.6, vmax=0.9).images[0].norm
+    assert type(norm) is Normalize and (norm.vmin, norm.vmax) == (0.6, 0.9)
     plt.close("all")
