@@ -92,7 +92,8 @@ class OmnibusTest:
         ``"no_asymmetry"`` (every Δbetween(a, b) = 0), ``"equal_within"`` (all xCI_{a,a} equal) or
         ``"equal_cells"`` (all G^2 cells equal).
     statistic : float
-        W = d' V^+ d, with d the contrasts' estimates and V^+ the pseudo-inverse of their covariance.
+        W = z' R^+ z on the kept directions, with z the standardised contrasts and R their
+        correlation matrix (d' V^+ d when nothing is dropped); NaN when no direction is kept.
     df : int
         Degrees of freedom: the rank of V (of the contrasts that are defined).
     p_value : float
@@ -118,7 +119,7 @@ class OmnibusTest:
 
     @property
     def n_degenerate(self) -> int:
-        return self.n_contrasts - self.df if self.df else 0
+        return self.n_contrasts - self.df
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the fields."""
@@ -192,10 +193,13 @@ def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     Notes
     -----
     Contrasts that use an undefined cell (no comparable pair) are left out and counted in
-    ``n_left_out``. The degrees of freedom are the number of eigen-directions of V that carry
-    first-order variance: directions with an eigenvalue below sqrt(n_min) / n_max of the largest
-    (n_min, n_max the smallest and largest group) are treated as degenerate and dropped, and
-    ``n_contrasts - df`` says how many. The reason: when the groups are (nearly) exchangeable,
+    ``n_left_out``. The degrees of freedom are the number of eigen-directions that carry
+    first-order variance: the contrasts are standardised (z = d / sd(d)) and directions of their
+    correlation matrix with an eigenvalue below sqrt(n_min) / n_max of the largest (n_min, n_max
+    the smallest and largest group) are treated as degenerate and dropped; ``n_contrasts - df``
+    says how many (contrasts with zero variance, e.g. of perfectly separated groups, count among
+    them). Standardising makes the rule scale-free: a contrast with a small variance because its
+    cells lie near 0 or 1 is kept (only cancellation between contrasts is degenerate). The reason: when the groups are (nearly) exchangeable,
     which is what the null hypothesis of no asymmetry describes, the G(G-1)/2 Δbetween contrasts
     span only G - 1 dimensions to first order (Δ_ab ~ m_a - m_b), and the remaining eigenvalues
     are second-order, about 1/n of the others. Keeping them made the test conservative (measured
@@ -234,10 +238,26 @@ def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     covariance = contrast_covariance(result, weights)
     if not np.isfinite(covariance).all():
         return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source)
-    eigenvalues, vectors = np.linalg.eigh((covariance + covariance.T) / 2)
-    keep = eigenvalues > eigenvalues.max(initial=0.0) * _degenerate_ratio(result, len(eigenvalues))
-    projected = vectors[:, keep].T @ estimates
-    statistic = float(np.sum(projected**2 / eigenvalues[keep]))
-    df = int(keep.sum())
+    statistic, df = _wald_on_first_order_directions(estimates, covariance, _degenerate_ratio(result, len(estimates)))
     p_value = float(special.chdtrc(df, statistic)) if df > 0 else np.nan
-    return OmnibusTest(hypothesis, statistic, df, p_value, weights.shape[0], left_out, source)
+    return OmnibusTest(hypothesis, statistic if df > 0 else np.nan, df, p_value, weights.shape[0], left_out, source)
+
+
+def _wald_on_first_order_directions(estimates: np.ndarray, covariance: np.ndarray, ratio: float) -> tuple[float, int]:
+    """W = z' R^+ z on the standardised contrasts z = d / sd(d), R their correlation matrix, with
+    the eigen-directions of R below ``ratio`` of the largest dropped, and the number kept.
+
+    Standardising first makes the rule scale-free: a contrast whose variance is small because its
+    cells lie near 0 or 1 is not mistaken for a degenerate direction (only cancellation between
+    contrasts makes an eigenvalue of R small). Without a dropped direction W equals d' V^+ d.
+    """
+    sd = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    informative = sd > 0  # a contrast without variance carries no information
+    if not informative.any():
+        return np.nan, 0
+    z = estimates[informative] / sd[informative]
+    correlation = covariance[np.ix_(informative, informative)] / np.outer(sd[informative], sd[informative])
+    eigenvalues, vectors = np.linalg.eigh((correlation + correlation.T) / 2)
+    keep = eigenvalues > eigenvalues.max(initial=0.0) * ratio
+    projected = vectors[:, keep].T @ z
+    return float(np.sum(projected**2 / eigenvalues[keep])), int(keep.sum())

@@ -119,10 +119,27 @@ def test_joint_statistic_equals_the_quadratic_form_of_the_dense_covariance():
     d = weights @ res.values.ravel()
     v = weights @ res.covariance @ weights.T
     ratio = _degenerate_ratio(res, 6)
-    assert test.df == np.linalg.matrix_rank(v, tol=ratio * np.linalg.eigvalsh(v).max(), hermitian=True) == 5
-    assert test.n_degenerate == 1  # one direction with 0.5% of the largest variance (first-order, but small)
-    assert test.statistic == pytest.approx(float(d @ np.linalg.pinv(v, rcond=ratio, hermitian=True) @ d), rel=1e-9)
-    assert test.p_value == pytest.approx(stats.chi2.sf(test.statistic, 5), rel=1e-12)
+    sd = np.sqrt(np.diag(v))
+    r = v / np.outer(sd, sd)  # the rank is decided on the correlation scale (scale-free)
+    rank = np.linalg.matrix_rank(r, tol=ratio * np.linalg.eigvalsh(r).max(), hermitian=True)
+    assert test.df == rank and test.n_degenerate == 6 - rank
+    z = d / sd
+    assert test.statistic == pytest.approx(float(z @ np.linalg.pinv(r, rcond=ratio, hermitian=True) @ z), rel=1e-9)
+    assert test.p_value == pytest.approx(stats.chi2.sf(test.statistic, rank), rel=1e-12)
+    if rank == 6:  # nothing dropped: the plain quadratic form
+        assert test.statistic == pytest.approx(float(d @ np.linalg.solve(v, d)), rel=1e-9)
+
+
+def test_a_group_ranked_near_the_boundary_is_not_mistaken_for_a_degenerate_direction():
+    """One group's risk shifted far down: its cells sit near 0 and 1 and their contrasts have small
+    variances, but they carry the whole asymmetry (review: before standardising, p was 0.10)."""
+    rng = np.random.default_rng(5)
+    g = np.repeat(list("ABCD"), 100)
+    risk = rng.normal(size=400)
+    time = rng.exponential(np.exp(-risk))
+    res = survfair.xci(time, np.ones(400, bool), g, risk - 3.0 * (g == "D"), method="naive")
+    test = omnibus_test(res)
+    assert test.p_value < 1e-10 and test.df >= 3
 
 
 def test_exchangeable_groups_have_g_minus_1_first_order_directions():
