@@ -211,7 +211,7 @@ def _excludes_zero(row: pd.Series) -> str:
     return "the interval excludes 0" if row["ci_low"] > 0 or row["ci_high"] < 0 else "the interval includes 0"
 
 
-def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
+def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str, flagged: set) -> str:
     a, b = row["a"], row["b"]
     result = reader.result
     if _is_binary(result):
@@ -229,13 +229,28 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     if interval != "–":
         tail += f" {interval}, {_adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
     verdict = _excludes_zero(row)
-    if verdict == "the interval excludes 0":
+    alpha = 1 - reader.result.confidence_level
+    adjusted = row["p_adjusted"]
+    if verdict == "the interval excludes 0" and math.isfinite(adjusted) and adjusted >= alpha:
+        # the interval is for one comparison; the largest of several is judged by the adjusted p-value
+        words = (f"The interval excludes 0, but this is the largest of several comparisons and its adjusted "
+                 f"p-value is not below {alpha:g}: the data do not clearly show either group disadvantaged.")
+    elif verdict == "the interval excludes 0":
         words = f"In words: {consequence}."
     elif verdict == "the interval includes 0":
         words = "The difference is within what chance alone would give: the data do not show either group disadvantaged."
     else:
         words = f"Without an interval chance cannot be ruled out; the direction points to: {consequence}."
-    return f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {tail}. {words}"
+    caution = _caution(flagged, [(a, b), (b, a)])
+    return f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {tail}. {words}{caution}"
+
+
+def _caution(flagged: set, cells: list) -> str:
+    used = [cell for cell in cells if cell in flagged]
+    if not used:
+        return ""
+    shown = ", ".join(f"({a}, {b})" for a, b in used)
+    return f" Caution: cell{'s' if len(used) > 1 else ''} {shown} rest{'' if len(used) > 1 else 's'} on little data."
 
 
 def _adjust_name(adjust: str) -> str:
@@ -255,14 +270,15 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     return text + "."
 
 
-def _worst_sentence(reader: _Reader) -> str | None:
+def _worst_sentence(reader: _Reader, flagged: set) -> str | None:
     values = reader.values
     if not np.isfinite(values).any():
         return None
     flat = int(np.nanargmin(values))
     g = values.shape[0]
     a, b = reader.result.groups[flat // g], reader.result.groups[flat % g]
-    return f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only {reader.cell(a, b)} of the time."
+    return (f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only {reader.cell(a, b)} of the "
+            f"time.{_caution(flagged, [(a, b)])}")
 
 
 def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, level: str) -> str | None:
@@ -332,11 +348,12 @@ def findings(
     them above the member of b 80.0% of the time; when a member of b had the event first, 66.7%.
     Δbetween(a, b) = +13.3 points. Without an interval chance cannot be ruled out; the direction points to:
     members of b who had the event first were ranked correctly less often; if a higher score means earlier
-    care, b is the disadvantaged group in this pair.
+    care, b is the disadvantaged group in this pair. Caution: cells (a, b), (b, a) rest on little data.
     """
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
     reader = _Reader(result)
+    flagged = {(r.a, r.b) for r in flags.itertuples() if r.flagged}
     deltas = _adjusted(pairwise_deltas(result), adjust)
     omnibus = omnibus_test(result) if len(result.groups) > 1 else OmnibusTest("no_asymmetry", np.nan, 0, np.nan, 0, 0,
                                                                              "none")
@@ -346,8 +363,8 @@ def findings(
     sentences = [f"Pooled {name}: {percent(pooled.value)}" + ("" if interval == "–" else f" {interval}") + "."]
     between = _largest(deltas, "delta_between")
     if between is not None:
-        sentences.append(_asymmetry_sentence(reader, between, adjust))
-    worst = _worst_sentence(reader)
+        sentences.append(_asymmetry_sentence(reader, between, adjust, flagged))
+    worst = _worst_sentence(reader, flagged)
     if worst is not None and len(result.groups) > 1:
         sentences.append(worst)
     within = _largest(deltas, "delta_within")

@@ -110,3 +110,27 @@ def test_a_difference_within_chance_names_no_disadvantaged_group():
     assert "the interval includes 0" in sentence
     assert sentence.endswith("the data do not show either group disadvantaged.")
     assert "disadvantaged group in this pair" not in sentence
+
+
+def test_the_largest_of_many_differences_is_judged_by_its_adjusted_p_value():
+    """Review: with six exchangeable groups a third of the audits named a disadvantaged group from
+    an unadjusted interval, while the Holm-adjusted p-value it printed was not significant."""
+    rng = np.random.default_rng(4)
+    named = significant = 0
+    for _ in range(40):
+        g = rng.choice(list("ABCDEF"), 1200)
+        r = rng.normal(size=1200)
+        t = rng.exponential(np.exp(-r))
+        f = findings(survfair.xci(t, rng.random(1200) < 0.8, g, r, method="naive"))
+        named += "disadvantaged group in this pair" in f.sentences[1]
+        significant += (f.deltas.query("summary == 'delta_between'")["p_adjusted"] < 0.05).any()
+    assert named == significant
+
+
+def test_a_headline_resting_on_small_cells_says_so():
+    rng = np.random.default_rng(8)
+    g = np.array(["big"] * 400 + ["tiny"] * 8)  # 8 events in tiny: its row of cells is flagged
+    r = rng.normal(size=408) + 2.0 * (g == "tiny")
+    t = rng.exponential(np.exp(-rng.normal(size=408)))
+    f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
+    assert f.sentences[1].endswith("Caution: cell (tiny, big) rests on little data.")
