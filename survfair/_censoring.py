@@ -19,7 +19,7 @@ import pandas as pd
 from ._jit import cached_njit
 
 from ._exceptions import PositivityError, PositivityWarning, listed
-from ._validation import SurvivalSample
+from ._validation import SurvivalSample, label_array
 
 __all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_from_counts", "inverse_censoring"]
 
@@ -171,7 +171,7 @@ class CensoringCurves:
     def to_frame(self) -> pd.DataFrame:
         """Tidy curves: one row per (group, time) with the censoring survival just after it."""
         frames = [
-            pd.DataFrame({"group": label, "time": t, "censoring_survival": k})
+            pd.DataFrame({"group": label_array([label] * len(t)), "time": t, "censoring_survival": k})
             for label, t, k in zip(self.groups, self.times, self.survival)
         ]
         return pd.concat(frames, ignore_index=True)

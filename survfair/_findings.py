@@ -34,6 +34,10 @@ def _is_binary(result: Any) -> bool:
     return hasattr(result, "positive")
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100) -> pd.DataFrame:
     """Cells that rest on little data, with the reason.
 
@@ -80,16 +84,16 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
             if _is_binary(result):
                 events, controls = int(sizes_a.get("positives", 0)), int(sizes_b.get("negatives", 0))
                 if events < min_events:
-                    reasons.append(f"{events} positives in {a} (< {min_events})")
+                    reasons.append(f"{_count(events, 'positive')} in {a} (< {min_events})")
                 if controls < min_events:
-                    reasons.append(f"{controls} negatives in {b} (< {min_events})")
+                    reasons.append(f"{_count(controls, 'negative')} in {b} (< {min_events})")
             else:
                 events, controls = int(sizes_a.get("events", 0)), None
                 if events < min_events:
-                    reasons.append(f"{events} events in {a} (< {min_events})")
+                    reasons.append(f"{_count(events, 'event')} in {a} (< {min_events})")
             pairs = int(counts[i, j])
             if pairs < min_pairs:
-                reasons.append(f"{pairs} comparable pairs (< {min_pairs})")
+                reasons.append(f"{_count(pairs, 'comparable pair')} (< {min_pairs})")
             row = {"a": a, "b": b, "comparable": pairs, "events": events}
             if _is_binary(result):
                 row["controls"] = controls
@@ -304,7 +308,8 @@ def _flags_sentence(flags: pd.DataFrame, min_events: int, min_pairs: int) -> str
         return None
     shown = "; ".join(f"({r.a}, {r.b}): {r.reason}" for r in flagged.head(5).itertuples())
     more = f"; and {len(flagged) - 5} more" if len(flagged) > 5 else ""
-    return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} events or "
+    units = "positives or negatives" if "controls" in flags.columns else "events"
+    return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units} or "
             f"{min_pairs} comparable pairs): {shown}{more}. The {SMALL_CELL_COVERAGE_NOTE}.")
 
 

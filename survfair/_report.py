@@ -102,6 +102,14 @@ def _words(result: XCIResult | XAUCResult) -> _Words:
     return _XAUC_WORDS if isinstance(result, XAUCResult) else _XCI_WORDS
 
 
+def _total_label(groups: tuple) -> str:
+    """The label of the totals row: "all", unless a group is called that."""
+    label = "all"
+    while label in groups:
+        label = f"({label})"
+    return label
+
+
 def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
     """Per-group data summary of a result: n, events, censored, censoring share, min K_g used.
 
@@ -111,7 +119,7 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame indexed by group (plus a row "all"). For an XCIResult the columns are n, events,
+    DataFrame indexed by group (plus the totals row "all", or "(all)" when a group is called "all"). For an XCIResult the columns are n, events,
     censored, censored_pct and, for IPCW, min_censoring_survival (smallest K_g used as a
     weight); for an XAUCResult n, positives, negatives, positive_pct.
     """
@@ -120,7 +128,7 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
             {g: {k: int(result.group_sizes[g][k]) for k in ("n", "positives", "negatives")} for g in result.groups},
             orient="index",
         )
-        frame.loc["all"] = frame.sum()
+        frame.loc[_total_label(result.groups)] = frame.sum()
         frame["positive_pct"] = (100.0 * frame["positives"] / frame["n"].where(frame["n"] > 0)).round(1)
         frame.index.name = "group"
         return frame
@@ -130,7 +138,7 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
         n, events = int(sizes.get("n", 0)), int(sizes.get("events", 0))
         rows[g] = {"n": n, "events": events, "censored": n - events}
     frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.loc["all"] = frame.sum()
+    frame.loc[_total_label(result.groups)] = frame.sum()
     frame["censored_pct"] = (100.0 * frame["censored"] / frame["n"].where(frame["n"] > 0)).round(1)
     if result.min_censoring_survival:
         frame["min_censoring_survival"] = [result.min_censoring_survival.get(g, math.nan) for g in result.groups] + [
@@ -167,14 +175,16 @@ def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFr
     rows = []
     names = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
     for d in found.deltas.itertuples(index=False):
-        rows.append({"statistic": f"{names[d.summary]} ({d.a}, {d.b})", "value": _pp(d.value) + " pts",
+        rows.append({"statistic": f"{names[d.summary]} ({d.a}, {d.b})",
+                     "value": _pp(d.value) + (" pts" if np.isfinite(d.value) else ""),
                      "interval": _pp_interval(d.ci_low, d.ci_high), "p": p_value_text(d.p_value, boot),
                      f"p ({found.adjust})": p_value_text(d.p_adjusted, boot)})
     smallest = min_xci(result)
-    low, high = smallest.estimate.confidence_interval
-    if not (np.isfinite(low) and np.isfinite(high)):  # analytic: the cell's own interval (see the note)
-        cell_low, cell_high = result.confidence_interval()
-        low, high = cell_low.loc[smallest.a, smallest.b], cell_high.loc[smallest.a, smallest.b]
+    # the cell's own interval, as in the findings and as the note says (positions, not labels:
+    # intersection labels are tuples, which .loc would read as lists)
+    i, j = result.groups.index(smallest.a), result.groups.index(smallest.b)
+    cell_low, cell_high = result.confidence_interval()
+    low, high = cell_low.iloc[i, j], cell_high.iloc[i, j]
     rows.append({"statistic": f"worst cell: {words} ({smallest.a}, {smallest.b})", "value": percent(smallest.value),
                  "interval": interval_text(low, high, as_percent=True), "p": MISSING, f"p ({found.adjust})": MISSING})
     pooled = overall_c(result)
@@ -518,11 +528,13 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
         sections.append((f"AUC(t) by horizon{': ' + name if name else ''}", _horizon_table(curve),
                          "Cumulative/dynamic AUC(t) between groups: cases (event by t) of group a against controls "
                          "(event-free at t) of group b, in percent with the interval.", False))
-    counts = result.counts.set_index(["a", "b"])
-    counts.index = [f"{a} → {b}" for a, b in counts.index]
-    counts.index.name = "a → b"
     ratio = "xauc = (concordant + tied_score / 2) / pairs" if binary else "xci = numerator / denominator"
-    sections.append(("Pair counts", counts, f"Counts first, ratios last: {ratio}.", True))
+    for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
+        counts = res.counts.set_index(["a", "b"])
+        counts.index = [f"{a} → {b}" for a, b in counts.index]
+        counts.index.name = "a → b"
+        sections.append((f"Pair counts{': ' + name if name else ''}", counts, f"Counts first, ratios last: {ratio}.",
+                         True))
     return sections
 
 

@@ -20,7 +20,7 @@ from ._intervals import (
 )
 from ._kernel import PairCounts
 from ._settings import EstimatorSettings
-from ._validation import SurvivalSample, check_confidence_level
+from ._validation import SurvivalSample, check_confidence_level, label_array
 
 __all__ = ["XCIResult", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
 
@@ -485,7 +485,7 @@ class XCIResult(CellMatrixAccessors):
         """
         c = self.pair_counts
         a, b = np.meshgrid(np.arange(len(self.groups)), np.arange(len(self.groups)), indexing="ij")
-        labels = np.array(self.groups, dtype=object)
+        labels = label_array(self.groups)
         return pd.DataFrame(
             {
                 "a": labels[a.ravel()],

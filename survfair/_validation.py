@@ -444,6 +444,15 @@ def random_generator(random_state: Any) -> np.random.Generator:
     return np.random.default_rng(check_random_state(random_state))
 
 
+def label_array(labels: Sequence) -> np.ndarray:
+    """A 1-D object array of group labels; ``np.array`` would make tuple labels (a group given
+    as a Series of tuples) a 2-D array."""
+    out = np.empty(len(labels), dtype=object)
+    for k, value in enumerate(labels):
+        out[k] = value
+    return out
+
+
 def check_tau(tau: Any) -> float | None:
     """Validate the truncation time: None or a finite number > 0."""
     return check_scalar(tau, "tau", "real", low=0, closed="neither", none=True)

@@ -35,6 +35,7 @@ from ._validation import (
     SurvivalSample,
     check_binary_inputs,
     check_confidence_level,
+    label_array,
     check_scalar,
     check_tied_tol,
     warn_excluded_rows,
@@ -191,7 +192,7 @@ class XAUCResult(CellMatrixAccessors):
         c = self.pair_counts
         g = len(self.groups)
         a, b = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
-        labels = np.array(self.groups, dtype=object)
+        labels = label_array(self.groups)
         positives = np.array([self.group_sizes[k]["positives"] for k in self.groups])
         negatives = np.array([self.group_sizes[k]["negatives"] for k in self.groups])
         return pd.DataFrame(

@@ -35,6 +35,7 @@ from ._validation import (
     check_option,
     check_scalar,
     check_survival_inputs,
+    label_array,
     check_tied_tol,
     warn_excluded_rows,
 )
@@ -209,7 +210,7 @@ def xauc_t(
     time_position = np.empty_like(by_time)
     time_position[by_time] = np.arange(by_time.shape[0])
     curve_of = np.zeros(g, np.int64) if censoring == "pooled" else np.arange(g, dtype=np.int64)
-    labels = np.array(sample.groups, dtype=object)
+    labels = label_array(sample.groups)
     a_idx, b_idx = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
     frames, empty = [], []
     for t in horizons:

@@ -569,7 +569,8 @@ def plot_censoring_curves(
     labels = ["pooled"] if curves.kind == "pooled" else list(curves.groups)
     entries = []
     for code, label in enumerate(labels):
-        rows = frame[frame["group"] == curves.groups[code]]
+        target = curves.groups[code]
+        rows = frame[[value == target for value in frame["group"]]]  # elementwise: labels may be tuples
         times = np.concatenate([[0.0], rows["time"].to_numpy()])
         probs = np.concatenate([[1.0], rows["censoring_survival"].to_numpy()])
         text = f"K_{label}(t)"

@@ -267,3 +267,20 @@ def test_data_summary_table_of_binary_result(binary):
     assert list(table.columns) == ["n", "positives", "negatives", "positive_pct"]
     assert table.loc["all", "n"] == binary.n_samples
     assert table.loc["F", "positives"] == binary.group_sizes["F"]["positives"]
+
+
+def test_review_fixes_of_the_report(sample, tmp_path):
+    """Intersection (tuple) labels, a group called "all", and one pair-counts table per model."""
+    pairs = sample.assign(older=sample["risk"] > 0)
+    res = sf.xci("time", "event", ["group", "older"], "risk", data=pairs, tau=1.5)
+    write_report(tmp_path / "tuple.html", sf.xci("time", "event", pd.Series(list(zip(pairs.group, pairs.older))),
+                                                  "risk", data=pairs, tau=1.5))
+    assert "<h2>xCI matrix</h2>" in write_report(tmp_path / "i.html", res).read_text(encoding="utf-8")
+    named_all = sample.assign(group=np.where(sample["group"] == "F", "all", "M"))
+    table = data_summary_table(sf.xci("time", "event", "group", "risk", data=named_all, tau=1.5))
+    assert list(table.index) == ["M", "all", "(all)"] and table.loc["(all)", "n"] == len(sample)
+    write_report(tmp_path / "all.html", sf.xci("time", "event", "group", "risk", data=named_all.assign(group="all"),
+                                               tau=1.5))
+    out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
+    text = write_report(tmp_path / "two.md", out, default_figures=False).read_text(encoding="utf-8")
+    assert "## Pair counts: one" in text and "## Pair counts: two" in text
