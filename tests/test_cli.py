@@ -82,6 +82,10 @@ def test_parquet_and_csv_format(csv_file, tmp_path, capsys):
         (["audit", "--data", "{csv}", "--time", "t", "--event", "e", "--group", "sex", "--risk", "score", "--tau", "-1"], "tau must be"),
         (["audit", "--method", "cox"], "invalid choice"),
         (["audit", "--tau", "abc"], "invalid float value"),
+        (["audit", "--min-events", "-1"], "--min-events must be an integer >= 0, got -1."),
+        (["audit", "--min-pairs", "-5"], "--min-pairs must be an integer >= 0, got -5."),
+        (["audit", "--time-unit", " "], "--time-unit must not be empty"),
+        (["audit", "--adjust", "fdr"], "invalid choice"),
     ],
 )
 def test_bad_input_one_line_exit_2(argv, message, csv_file, capsys):

@@ -337,6 +337,11 @@ def _check(args: argparse.Namespace) -> list[str] | None:
 
     Returns the columns to read (None for the demo)."""
     binary = _is_binary(args)
+    for option, value in (("--min-events", args.min_events), ("--min-pairs", args.min_pairs)):
+        if value < 0:
+            raise CLIError(f"{option} must be an integer >= 0, got {value}.")
+    if args.time_unit is not None and not args.time_unit.strip():
+        raise CLIError("--time-unit must not be empty (leave it out to state no unit).")
     if binary:
         if not args.data:
             raise CLIError("--binary needs --data.")
