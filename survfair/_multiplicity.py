@@ -69,9 +69,9 @@ def adjust_p_values(p_values: Any, method: str = "holm") -> np.ndarray:
     """
     check_option(method, "method", tuple(ADJUSTMENTS))
     p = np.atleast_1d(np.asarray(p_values, dtype=float))
-    defined = np.isfinite(p)
+    defined = ~np.isnan(p)
     if ((p[defined] < 0) | (p[defined] > 1)).any():
-        raise ValueError("p_values must lie in [0, 1].")
+        raise ValueError("p_values must lie in [0, 1] (NaN for an undefined test).")
     out = np.full(p.shape, np.nan)
     if ADJUSTMENTS[method] is None or not defined.any():
         out[defined] = p[defined]
@@ -181,9 +181,11 @@ def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     Returns
     -------
     OmnibusTest
-        Statistic W = d' V^+ d, degrees of freedom rank(V), p-value P(chi2_df >= W). With G = 2
-        and ``"no_asymmetry"`` this is the square of the Wald z of :func:`survfair.delta_between`
-        and the p-values agree.
+        Statistic, degrees of freedom and p-value P(chi2_df >= W). With G = 2, ``"no_asymmetry"``
+        and analytic (or DeLong) inference this is the square of the Wald z of
+        :func:`survfair.delta_between` and the p-values agree; with bootstrap replicates the
+        joint test is a Wald test on the replicates' covariance, while the single contrast's
+        p-value inverts its bootstrap interval, so the two can differ.
 
     Raises
     ------
@@ -192,6 +194,11 @@ def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
 
     Notes
     -----
+    With bootstrap replicates, the covariance is estimated from the replicates in which every
+    tested contrast is defined (replicates that lost all events of a small group are left out);
+    with many small groups few replicates remain and the test, like any Wald test on such
+    groups, is unreliable -- see :func:`survfair.small_sample_flags`.
+
     Contrasts that use an undefined cell (no comparable pair) are left out and counted in
     ``n_left_out``. The degrees of freedom are the number of eigen-directions that carry
     first-order variance: the contrasts are standardised (z = d / sd(d)) and directions of their
