@@ -102,6 +102,18 @@ def _words(result: XCIResult | XAUCResult) -> _Words:
     return _XAUC_WORDS if isinstance(result, XAUCResult) else _XCI_WORDS
 
 
+def _for_people(summary: pd.DataFrame) -> pd.DataFrame:
+    """The data summary as a reader wants it: shares as percentages with one decimal ("70.2%",
+    not "70.2000"), the smallest censoring survival with three digits, counts as integers."""
+    shown = summary.astype(object)
+    for column in summary.columns:
+        if column.endswith("_pct"):
+            shown[column] = [MISSING if pd.isna(v) else f"{v:.1f}%" for v in summary[column]]
+        elif column == "min_censoring_survival":
+            shown[column] = [MISSING if pd.isna(v) else f"{v:.3g}" for v in summary[column]]
+    return shown
+
+
 def _total_label(groups: tuple) -> str:
     """The label of the totals row: "all", unless a group is called that."""
     label = "all"
@@ -663,7 +675,8 @@ def write_report(
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
         ("Provenance", _provenance_table(main, provenance), "", False),
         ("Settings", _settings_table(main, settings), "", False),
-        ("Data summary", data_summary if data_summary is not None else data_summary_table(main), summary_note, False),
+        ("Data summary", data_summary if data_summary is not None else _for_people(data_summary_table(main)),
+         summary_note, False),
     ]
     tables += _sections(main, comparison, found, flags, horizons)
     for name, table in (extra_tables or {}).items():

@@ -284,3 +284,10 @@ def test_review_fixes_of_the_report(sample, tmp_path):
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
     text = write_report(tmp_path / "two.md", out, default_figures=False).read_text(encoding="utf-8")
     assert "## Pair counts: one" in text and "## Pair counts: two" in text
+
+
+def test_the_data_summary_is_formatted_for_people(result, tmp_path):
+    text = write_report(tmp_path / "d.html", result, default_figures=False).read_text(encoding="utf-8")
+    table = data_summary_table(result)
+    share = table.loc["F", "censored_pct"]
+    assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text
