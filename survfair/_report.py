@@ -246,6 +246,17 @@ def _cells_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows).set_index("cell")
 
 
+def _balanced_table(result: XAUCResult) -> pd.DataFrame:
+    """Balanced xAUCs per group in percent with their intervals, and the counts behind them."""
+    table = balanced_xauc(result)
+    shown = table[["positives", "negatives"]].copy()
+    for name in ("xauc1", "xauc0"):
+        shown[name] = [percent(v) for v in table[name]]
+        shown[f"{name} interval"] = [interval_text(lo, hi, as_percent=True)
+                                     for lo, hi in zip(table[f"{name}_low"], table[f"{name}_high"])]
+    return shown
+
+
 def _horizon_table(horizons: Any) -> pd.DataFrame:
     """AUC(t) per horizon and cell: value and interval in percent, cases and controls."""
     frame = horizons.to_frame()
@@ -532,7 +543,7 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
              "Every cell with its interval, the comparable pairs it rests on, and why it is flagged.", True),
         ]
     if binary and result.rows is not None:
-        sections.append(("Balanced xAUC", _drop_empty(balanced_xauc(result)),
+        sections.append(("Balanced xAUC", _balanced_table(result),
                          "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a "
                          "against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of "
                          "group a.", False))

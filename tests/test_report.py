@@ -235,7 +235,7 @@ def test_binary_report_markdown(binary, tmp_path):
     assert "Δbetween (F, M)" in text and "Kallus & Zhou 2019" in text
     assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == ["binary_files/figure_1.png", "binary_files/figure_2.png"]
     balanced = sf.balanced_xauc(binary)
-    assert f"{balanced.loc['F', 'xauc1']:.4f}" in text
+    assert f"| F | {balanced.loc['F', 'positives']} | {balanced.loc['F', 'negatives']} | {100 * balanced.loc['F', 'xauc1']:.1f}% |" in text
 
 
 def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
