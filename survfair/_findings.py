@@ -101,6 +101,11 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     return pd.DataFrame(rows)
 
 
+def flagged_cells(flags: pd.DataFrame) -> set:
+    """The (a, b) cells a :func:`small_sample_flags` table marks."""
+    return {(r.a, r.b) for r in flags.itertuples() if r.flagged}
+
+
 @dataclass(frozen=True)
 class Findings:
     """Result of :func:`findings`: sentences for a reader, and the numbers behind them.
@@ -124,6 +129,11 @@ class Findings:
     omnibus: OmnibusTest = field(repr=False)
     flags: pd.DataFrame = field(repr=False)
     adjust: str = "holm"
+
+    @property
+    def flagged_cells(self) -> set:
+        """The (a, b) cells that :attr:`flags` marks."""
+        return flagged_cells(self.flags)
 
     def to_text(self) -> str:
         """The sentences as a bulleted plain-text block."""
@@ -358,7 +368,7 @@ def findings(
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
     reader = _Reader(result)
-    flagged = {(r.a, r.b) for r in flags.itertuples() if r.flagged}
+    flagged = flagged_cells(flags)
     deltas = _adjusted(pairwise_deltas(result), adjust)
     omnibus = omnibus_test(result) if len(result.groups) > 1 else OmnibusTest("no_asymmetry", np.nan, 0, np.nan, 0, 0,
                                                                              "none")

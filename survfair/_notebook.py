@@ -44,7 +44,7 @@ def _cells(result: Any, flagged: set) -> str:
 def matrix_result_html(result: Any) -> str:
     """HTML of an XCIResult or XAUCResult: settings line, matrix with intervals, findings."""
     found = findings(result)
-    flagged = {(r.a, r.b) for r in found.flags.itertuples() if r.flagged}
+    flagged = found.flagged_cells
     name = type(result).__name__
     level = f"{100 * result.confidence_level:g}%"
     if hasattr(result, "positive"):

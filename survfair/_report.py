@@ -8,7 +8,6 @@ import html
 import io
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -78,28 +77,9 @@ _NOTE_XAUC_MD = (
 )
 
 
-@dataclass(frozen=True)
-class _Words:
-    """How the report names one kind of cell matrix; the tables and figures are built the same way."""
-
-    metric: str  # "xCI" / "xAUC"
-    axes: str  # index name of the matrix table: what rows and columns are
-    note_html: str
-    note_md: str
-    between: str  # summary rows: delta_between, delta_within, min_xci, concordance_imparity
-    within: str
-    smallest: str
-    imparity: str
-
-
-_XCI_WORDS = _Words("xCI", "a (earlier event) / b (later)", _NOTE, _NOTE_MD,
-                    "delta_between", "delta_within", "min_xci", "concordance_imparity")
-_XAUC_WORDS = _Words("xAUC", "a (positive) / b (negative)", _NOTE_XAUC, _NOTE_XAUC_MD,
-                     "delta_between", "delta_within", "min_xci", "concordance_imparity")
-
-
-def _words(result: XCIResult | XAUCResult) -> _Words:
-    return _XAUC_WORDS if isinstance(result, XAUCResult) else _XCI_WORDS
+def _notes(result: XCIResult | XAUCResult) -> tuple[str, str]:
+    """How to read the matrix: (HTML, Markdown)."""
+    return (_NOTE_XAUC, _NOTE_XAUC_MD) if isinstance(result, XAUCResult) else (_NOTE, _NOTE_MD)
 
 
 def _for_people(summary: pd.DataFrame) -> pd.DataFrame:
@@ -206,22 +186,22 @@ def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFr
     return pd.DataFrame(rows).set_index("statistic")
 
 
-def _tests_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
-    """The joint Wald tests: no asymmetry, equal within-group concordance, all cells equal."""
+def _tests_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFrame:
+    """The joint Wald tests: no asymmetry (the findings' own), equal within-group concordance, all
+    cells equal."""
     rows = []
     labels = {"no_asymmetry": "no cross-group asymmetry (every Δbetween = 0)",
               "equal_within": "equal within-group concordance", "equal_cells": "all cells equal"}
     for hypothesis, label in labels.items():
-        test = omnibus_test(result, hypothesis)
+        test = found.omnibus if hypothesis == "no_asymmetry" else omnibus_test(result, hypothesis)
         rows.append({"hypothesis": label, "chi-square": number(test.statistic, 2), "df": test.df,
                      "p": p_value_text(test.p_value), "contrasts": test.n_contrasts,
                      "degenerate": test.n_degenerate, "left out (undefined)": test.n_left_out})
     return pd.DataFrame(rows).set_index("hypothesis")
 
 
-def _matrix_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.DataFrame:
+def _matrix_table(result: XCIResult | XAUCResult, flagged: set) -> pd.DataFrame:
     """The G x G matrix in percent; a dagger marks flagged cells."""
-    flagged = {(r.a, r.b) for r in flags.itertuples() if r.flagged}
     values = result.values
     frame = pd.DataFrame(
         [[percent(values[i, j]) + (" †" if (a, b) in flagged else "") for j, b in enumerate(result.groups)]
@@ -342,10 +322,9 @@ def data_fingerprint(frame: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
-def _provenance_table(result: XCIResult | XAUCResult, provenance: Mapping[str, Any] | None) -> pd.DataFrame:
-    from . import __version__
-
-    items: dict[str, Any] = {"survfair": __version__, "generated": _dt.datetime.now().strftime("%Y-%m-%d %H:%M")}
+def _provenance_table(result: XCIResult | XAUCResult, provenance: Mapping[str, Any] | None, version: str,
+                      stamp: str) -> pd.DataFrame:
+    items: dict[str, Any] = {"survfair": version, "generated": stamp}
     items.update({str(k): v for k, v in (provenance or {}).items()})
     items.setdefault("rows analysed", result.n_samples)
     excluded = getattr(result, "n_excluded", 0)
@@ -354,12 +333,6 @@ def _provenance_table(result: XCIResult | XAUCResult, provenance: Mapping[str, A
     frame = pd.DataFrame({"value": [str(v) for v in items.values()]}, index=list(items))
     frame.index.name = "item"
     return frame
-
-
-def _drop_empty(frame: pd.DataFrame) -> pd.DataFrame:
-    """Drop all-NaN numeric columns (e.g. intervals when no inference was requested)."""
-    keep = [c for c in frame.columns if not (frame[c].dtype.kind == "f" and frame[c].isna().all())]
-    return frame[keep]
 
 
 def _fmt(value: Any) -> str:
@@ -527,7 +500,7 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
     for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
         suffix = f": {name}" if name else ""
         sections += [
-            (f"{metric} matrix{suffix}", _matrix_table(res, flags[name]),
+            (f"{metric} matrix{suffix}", _matrix_table(res, found[name].flagged_cells),
              "In percent; rows are the group of the " + ("positive" if binary else "member with the earlier event")
              + ", columns the group of the " + ("negative." if binary else "later member.")
              + " † marks a cell resting on little data (see the cells table).", False),
@@ -536,7 +509,7 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
              f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
              "interval of the worst cell is that cell's own (it does not account for having picked the minimum).",
              len(differences) > 24),
-            (f"Joint tests{suffix}", _tests_table(res),
+            (f"Joint tests{suffix}", _tests_table(res, found[name]),
              "Wald chi-square tests of several differences at once (survfair.omnibus_test); 'degenerate' counts "
              "directions without first-order variance, which are left out of the degrees of freedom.", False),
             (f"Cells{suffix}", _cells_table(res, flags[name]),
@@ -675,8 +648,10 @@ def write_report(
              for name, res in results.items()}
     flags = {name: f.flags for name, f in found.items()}
 
+    from . import __version__
+
     binary = isinstance(main, XAUCResult)
-    words = _words(main)
+    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")  # one time for the header and the provenance
     summary_note = (
         "Per group: rows analysed, positives, negatives and the share of positives."
         if binary
@@ -684,7 +659,7 @@ def write_report(
         "censoring survival K_g used as an IPCW weight (positivity: weights up to 1/K^2)."
     )
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
-        ("Provenance", _provenance_table(main, provenance), "", False),
+        ("Provenance", _provenance_table(main, provenance, __version__, stamp), "", False),
         ("Settings", _settings_table(main, settings), "", False),
         ("Data summary", data_summary if data_summary is not None else _for_people(data_summary_table(main)),
          summary_note, False),
@@ -703,15 +678,13 @@ def write_report(
             if name not in (figures or {}):
                 plt.close(fig)
 
-    from . import __version__
-
-    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     meta = f"survfair {__version__}, {stamp}"
+    note_html, note_md = _notes(main)
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".md":
-        path.write_text(_markdown(path, title, meta, words, found, tables, images), encoding="utf-8")
+        path.write_text(_markdown(path, title, meta, note_md, found, tables, images), encoding="utf-8")
     else:
-        path.write_text(_html(title, meta, words, found, tables, images), encoding="utf-8")
+        path.write_text(_html(title, meta, note_html, found, tables, images), encoding="utf-8")
     return path
 
 
@@ -719,13 +692,13 @@ def _findings_heading(name: str) -> str:
     return f"Findings: {name}" if name else "Findings"
 
 
-def _markdown(path: Path, title, meta, words, found, tables, images) -> str:
+def _markdown(path: Path, title, meta, note, found, tables, images) -> str:
     folder = path.parent / f"{path.stem}_files"
     parts = [f"# {_md_text(title)}", "", f"_Generated by {meta}._", ""]
     for name, f in found.items():
         parts += [f"## {_md_text(_findings_heading(name))}", ""]
         parts += [f"- {_md_text(sentence)}" for sentence in f.sentences] + [""]
-    parts += ["## How to read", "", words.note_md, ""]
+    parts += ["## How to read", "", note, ""]
     for name, table, note, _ in tables:
         parts += [f"## {_md_text(name)}", ""] + ([_md_text(note), ""] if note else []) + [_md_table(table), ""]
     if images:
@@ -739,12 +712,12 @@ def _markdown(path: Path, title, meta, words, found, tables, images) -> str:
     return "\n".join(parts)
 
 
-def _html(title, meta, words, found, tables, images) -> str:
+def _html(title, meta, note, found, tables, images) -> str:
     body = [f"<h1>{html.escape(title)}</h1>", f'<p class="meta">Generated by {html.escape(meta)}.</p>']
     for name, f in found.items():
         body.append(f"<h2>{html.escape(_findings_heading(name))}</h2>")
         body.append('<ul class="findings">' + "".join(f"<li>{html.escape(s)}</li>" for s in f.sentences) + "</ul>")
-    body += ["<h2>How to read</h2>", f'<p class="note">{words.note_html}</p>']
+    body += ["<h2>How to read</h2>", f'<p class="note">{note}</p>']
     for name, table, note, collapsed in tables:
         body.append(f"<h2>{html.escape(name)}</h2>")
         if note:
