@@ -10,7 +10,7 @@ from ._bootstrap import bootstrap, warn_bootstrap_failures
 from ._influence import influence
 from ._kernel import IndividualContributions, PreparedPairs
 from ._results import Jackknife, XCIResult
-from ._validation import SurvivalSample, check_confidence_level, check_option, check_scalar
+from ._validation import SurvivalSample, check_confidence_level, check_n_jobs, check_option, check_scalar
 
 __all__ = ["check_inference_options", "with_inference", "CI_METHODS", "STRATIFY", "BOOTSTRAP_METHODS"]
 
@@ -36,8 +36,7 @@ def check_inference_options(
     check_option(stratify, "stratify", STRATIFY)
     check_option(bootstrap_method, "bootstrap_method", BOOTSTRAP_METHODS)
     check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    if check_scalar(n_jobs, "n_jobs", "integer", none=True) == 0:
-        raise ValueError("n_jobs must not be 0 (use None or 1 for one job, -1 for all cores).")
+    check_n_jobs(n_jobs)
     check_scalar(progress, "progress", "bool")
 
 

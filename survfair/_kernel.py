@@ -389,10 +389,11 @@ def count_pairs(
 
 def kernel_threads(n_jobs: int | None) -> int:
     """Threads for the per-group passes: None = every core this process may use, -1 likewise,
-    -k = all but k - 1 (joblib's convention), k >= 1 = k."""
-    import os
+    -k = all but k - 1 (joblib's convention), k >= 1 = k. The cores are joblib's count (it honours
+    the process's CPU affinity and container quotas)."""
+    import joblib
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cores = joblib.cpu_count()
     if n_jobs is None:
         return cores
     return max(1, cores + 1 + int(n_jobs)) if n_jobs < 0 else int(n_jobs)

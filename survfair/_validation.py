@@ -444,6 +444,13 @@ def random_generator(random_state: Any) -> np.random.Generator:
     return np.random.default_rng(check_random_state(random_state))
 
 
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """Validate ``n_jobs``: None or a non-zero integer (joblib's convention; -1 = every core)."""
+    if check_scalar(n_jobs, "n_jobs", "integer", none=True) == 0:
+        raise ValueError("n_jobs must not be 0 (use None or 1 for one job, -1 for all cores).")
+    return n_jobs
+
+
 def label_array(labels: Sequence) -> np.ndarray:
     """A 1-D object array of group labels; ``np.array`` would make tuple labels (a group given
     as a Series of tuples) a 2-D array."""

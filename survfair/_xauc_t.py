@@ -33,7 +33,7 @@ from ._validation import (
     check_confidence_level,
     check_horizons,
     check_option,
-    check_scalar,
+    check_n_jobs,
     check_survival_inputs,
     label_array,
     check_tied_tol,
@@ -102,7 +102,7 @@ def xauc_t(
         Level of the ``ci_low`` / ``ci_high`` columns.
     n_jobs : int, optional
         Threads for the kernel's per-group passes (None: every core this process may use; as in
-        :func:`survfair.xci`); the numbers are bit-identical for any value.
+        :func:`survfair.xci`; not 0); the numbers are bit-identical for any value.
 
     Returns
     -------
@@ -205,7 +205,7 @@ def xauc_t(
             raise_positivity(curves, code, float(sample.time[first]), float(k[np.flatnonzero(bad)[0]]))
         inverse[members] = 1.0 / k
 
-    threads = kernel_threads(check_scalar(n_jobs, "n_jobs", "integer", none=True))
+    threads = kernel_threads(check_n_jobs(n_jobs))
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
     time_position = np.empty_like(by_time)
     time_position[by_time] = np.arange(by_time.shape[0])

@@ -332,3 +332,8 @@ def test_threads_give_bit_identical_horizons():
     one = survfair.xauc_t(time, event, group, risk, [0.5, 1.0], n_jobs=1).to_frame()
     many = survfair.xauc_t(time, event, group, risk, [0.5, 1.0], n_jobs=3).to_frame()
     pd.testing.assert_frame_equal(one, many, check_exact=True)
+
+
+def test_n_jobs_follows_the_xci_rule():
+    with pytest.raises(ValueError, match=r"n_jobs must not be 0"):
+        survfair.xauc_t([1.0, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4.0, 3, 2, 1], [2.0], n_jobs=0)
