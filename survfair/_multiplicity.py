@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ._results import combine_cells, contrast_covariance
+from ._results import combine_cells, contrast_covariance, json_safe
 from ._validation import check_option
 
 __all__ = ["OmnibusTest", "omnibus_test", "adjust_p_values", "ADJUSTMENTS", "HYPOTHESES"]
@@ -123,8 +123,6 @@ class OmnibusTest:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the fields."""
-        from ._results import json_safe
-
         return json_safe(dict(self.__dict__) | {"n_degenerate": self.n_degenerate})
 
 
