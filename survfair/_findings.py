@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._exceptions import MemoryLimitError
 from ._format import interval_text, p_value_text, percent
-from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, omnibus_test
+from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
 from ._results import json_safe
 from ._summaries import overall_c, pairwise_deltas
 from ._validation import check_option, check_scalar
@@ -99,6 +100,28 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
                 row["controls"] = controls
             rows.append(row | {"flagged": bool(reasons), "reason": "; ".join(reasons)})
     return pd.DataFrame(rows)
+
+
+#: The findings and the report compute a joint test of at most this many contrasts: its covariance
+#: is K x K and its eigen-decomposition O(K^3) (about a second at K = 2,000; 500 groups have
+#: 124,750 asymmetries). Above it the adjusted pairwise p-values stand alone.
+JOINT_TEST_LIMIT = 2000
+NOT_COMPUTED = "not computed"
+
+
+def joint_test(result: Any, hypothesis: str) -> OmnibusTest:
+    """:func:`survfair.omnibus_test`, or an OmnibusTest with ``source="not computed"`` (and NaN
+    statistic) for one group, more than :data:`JOINT_TEST_LIMIT` contrasts, or not enough memory."""
+    g = len(result.groups)
+    k = n_contrasts(g, hypothesis)
+    if g < 2:
+        return OmnibusTest(hypothesis, np.nan, 0, np.nan, 0, 0, "none")
+    if k <= JOINT_TEST_LIMIT:
+        try:
+            return omnibus_test(result, hypothesis)
+        except MemoryLimitError:
+            pass
+    return OmnibusTest(hypothesis, np.nan, 0, np.nan, k, 0, NOT_COMPUTED)
 
 
 def flagged_cells(flags: pd.DataFrame) -> set:
@@ -305,7 +328,10 @@ def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, lev
     text = (f"{excluded} of {len(between)} between-group difference{'' if one else 's'} "
             f"{'has a' if one else 'have'} {level} interval{'' if one else 's'} excluding 0 "
             f"({significant} with {_adjust_name(adjust)} p < 0.05)")
-    if math.isfinite(omnibus.p_value):
+    if omnibus.source == NOT_COMPUTED:
+        text += (f"; the joint test is not computed for {omnibus.n_contrasts:,} contrasts (more than "
+                 f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted pairwise p-values")
+    elif math.isfinite(omnibus.p_value):
         p = p_value_text(omnibus.p_value)
         text += (f"; joint test of no cross-group asymmetry: chi-square({omnibus.df}) = {omnibus.statistic:.2f}, "
                  f"p {p if p[0] == '<' else '= ' + p}")
@@ -370,8 +396,7 @@ def findings(
     reader = _Reader(result)
     flagged = flagged_cells(flags)
     deltas = _adjusted(pairwise_deltas(result), adjust)
-    omnibus = omnibus_test(result) if len(result.groups) > 1 else OmnibusTest("no_asymmetry", np.nan, 0, np.nan, 0, 0,
-                                                                             "none")
+    omnibus = joint_test(result, "no_asymmetry")
     pooled = overall_c(result)
     name = "AUC" if _is_binary(result) else "concordance (C)"
     interval = interval_text(*pooled.confidence_interval, as_percent=True)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ._memory import require_memory
 from ._results import combine_cells, contrast_covariance, json_safe
 from ._validation import check_option
 
@@ -158,7 +159,7 @@ def _degenerate_ratio(result: Any, k: int) -> float:
     return max(np.sqrt(min(sizes)) / max(sizes), k * np.finfo(float).eps)
 
 
-def _n_possible(g: int, hypothesis: str) -> int:
+def n_contrasts(g: int, hypothesis: str) -> int:
     return {"no_asymmetry": g * (g - 1) // 2, "equal_within": g - 1, "equal_cells": g * g - 1}[hypothesis]
 
 
@@ -189,6 +190,9 @@ def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     ------
     ValueError
         For an unknown ``hypothesis``.
+    MemoryLimitError
+        When the contrasts' weights, projections and covariance (about 8 K (G^2 + n + K) bytes
+        for K contrasts) would not fit in memory (e.g. the 124,750 asymmetries of 500 groups).
 
     Notes
     -----
@@ -233,10 +237,14 @@ def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     """
     check_option(hypothesis, "hypothesis", HYPOTHESES)
     g = len(result.groups)
+    k = n_contrasts(g, hypothesis)
+    # the contrasts' weights (K x G^2), their influence projections (n x K) and covariance (K x K)
+    require_memory(8.0 * k * (g * g + result.n_samples + k),
+                   f"the joint test of {k} contrasts ({k} x {k} covariance)", ("groups",))
     values = result.values
     weights = _contrasts(g, hypothesis, np.isfinite(values))
     source = {"analytic": "analytic", "delong": "delong", "bootstrap": "bootstrap"}.get(result.ci_method, "none")
-    left_out = _n_possible(g, hypothesis) - weights.shape[0]
+    left_out = n_contrasts(g, hypothesis) - weights.shape[0]
     if weights.shape[0] == 0 or source == "none":
         return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source)
     estimates = combine_cells(weights, values.ravel())

@@ -14,10 +14,9 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ._findings import Findings, findings
+from ._findings import Findings, findings, joint_test
 from ._format import MISSING, interval_text, number, p_value_text, percent
 from ._model_comparison import ModelComparison
-from ._multiplicity import omnibus_test
 from ._results import XCIResult
 from ._summaries import min_xci, overall_c
 from ._xauc import XAUCResult
@@ -193,7 +192,7 @@ def _tests_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFram
     labels = {"no_asymmetry": "no cross-group asymmetry (every Δbetween = 0)",
               "equal_within": "equal within-group concordance", "equal_cells": "all cells equal"}
     for hypothesis, label in labels.items():
-        test = found.omnibus if hypothesis == "no_asymmetry" else omnibus_test(result, hypothesis)
+        test = found.omnibus if hypothesis == "no_asymmetry" else joint_test(result, hypothesis)
         rows.append({"hypothesis": label, "chi-square": number(test.statistic, 2), "df": test.df,
                      "p": p_value_text(test.p_value), "contrasts": test.n_contrasts,
                      "degenerate": test.n_degenerate, "left out (undefined)": test.n_left_out})

@@ -134,3 +134,24 @@ def test_a_headline_resting_on_small_cells_says_so():
     t = rng.exponential(np.exp(-rng.normal(size=408)))
     f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
     assert f.sentences[1].endswith("Caution: cell (tiny, big) rests on little data.")
+
+
+def test_many_groups_skip_the_joint_test_and_say_so(monkeypatch):
+    """500 groups have 124,750 asymmetries: their joint test would need a 124,750 x 124,750
+    covariance. The findings leave it out (above JOINT_TEST_LIMIT contrasts, or when memory would
+    not allow) and say so; omnibus_test itself refuses with MemoryLimitError."""
+    import survfair._findings as module
+
+    rng = np.random.default_rng(9)
+    g = rng.integers(0, 8, 800)
+    r = rng.normal(size=800)
+    res = survfair.xci(rng.exponential(np.exp(-r)), np.ones(800, bool), g, r, method="naive")
+    monkeypatch.setattr(module, "JOINT_TEST_LIMIT", 27)  # 8 groups: 28 asymmetries
+    found = findings(res)
+    assert found.omnibus.source == "not computed" and np.isnan(found.omnibus.p_value)
+    assert "the joint test is not computed for 28 contrasts (more than 27" in found.to_text()
+    monkeypatch.setattr(module, "JOINT_TEST_LIMIT", 2000)
+    monkeypatch.setattr("survfair._memory.available_memory", lambda: 1000)
+    with pytest.raises(survfair.MemoryLimitError, match="the joint test of 28 contrasts"):
+        survfair.omnibus_test(res)
+    assert findings(res).omnibus.source == "not computed"
