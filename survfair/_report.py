@@ -487,6 +487,10 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
     return figures
 
 
+#: Tables longer than this are folded (<details>) so that the page stays readable.
+_FOLD_ROWS = 24
+
+
 def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.DataFrame, str, bool]]:
     """(title, table, note, collapsed) of the result sections, in reading order."""
     binary = isinstance(result, XAUCResult)
@@ -507,7 +511,7 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
              "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
              f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
              "interval of the worst cell is that cell's own (it does not account for having picked the minimum).",
-             len(differences) > 24),
+             len(differences) > _FOLD_ROWS),
             (f"Joint tests{suffix}", _tests_table(res, found[name]),
              "Wald chi-square tests of several differences at once (survfair.omnibus_test); 'degenerate' counts "
              "directions without first-order variance, which are left out of the degrees of freedom.", False),
@@ -520,9 +524,10 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
                          "against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of "
                          "group a.", False))
     for name, curve in (horizons or {}).items():
-        sections.append((f"AUC(t) by horizon{': ' + name if name else ''}", _horizon_table(curve),
+        table = _horizon_table(curve)
+        sections.append((f"AUC(t) by horizon{': ' + name if name else ''}", table,
                          "Cumulative/dynamic AUC(t) between groups: cases (event by t) of group a against controls "
-                         "(event-free at t) of group b, in percent with the interval.", False))
+                         "(event-free at t) of group b, in percent with the interval.", len(table) > _FOLD_ROWS))
     ratio = "xauc = (concordant + tied_score / 2) / pairs" if binary else "xci = numerator / denominator"
     for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
         counts = res.counts.set_index(["a", "b"])
