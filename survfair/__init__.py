@@ -48,6 +48,9 @@ if _TYPE_CHECKING:
     from ._findings import Findings, findings, small_sample_flags
     from ._multiplicity import OmnibusTest, adjust_p_values, omnibus_test
     from ._xci import xci
+    from ._calibration import calibration, risks_from_linear_predictor
+    from ._calibration_result import CalibrationResult
+    from ._profile import fairness_profile
     from ._datasets import FlchainCohort, load_flchain
     from . import simulate
     from ._xauc import XAUCResult, xauc
@@ -61,7 +64,7 @@ if _TYPE_CHECKING:
         logistic_adjustment,
     )
     from . import mitigate
-    from ._models import SUPPORTED_MODELS, fit_checked, risk_scores
+    from ._models import SUPPORTED_MODELS, fit_checked, predicted_risks, risk_scores
     from ._model_comparison import ModelComparison, compare
     from ._scorer import make_xci_scorer, xci_score
     from ._report import write_report
@@ -90,6 +93,9 @@ _LAZY = {
         "._multiplicity": ("OmnibusTest", "adjust_p_values", "omnibus_test"),
         "._findings": ("Findings", "findings", "small_sample_flags"),
         "._xci": ("xci",),
+        "._calibration": ("calibration", "risks_from_linear_predictor"),
+        "._calibration_result": ("CalibrationResult",),
+        "._profile": ("fairness_profile",),
         "._datasets": ("FlchainCohort", "load_flchain"),
         "._xauc": ("XAUCResult", "xauc"),
         "._xauc_summaries": ("auc_decomposition", "balanced_xauc", "delta_balanced_xauc", "group_metrics"),
@@ -99,7 +105,7 @@ _LAZY = {
             "EqualOpportunityAdjustment", "LogisticAdjustment", "equal_opportunity_adjustment",
             "logistic_adjustment",
         ),
-        "._models": ("SUPPORTED_MODELS", "fit_checked", "risk_scores"),
+        "._models": ("SUPPORTED_MODELS", "fit_checked", "predicted_risks", "risk_scores"),
         "._model_comparison": ("ModelComparison", "compare"),
         "._scorer": ("make_xci_scorer", "xci_score"),
         "._report": ("write_report",),
@@ -151,6 +157,11 @@ __all__ = [
     "ExcludedRowsWarning",
     "MemoryLimitError",
     "simulate",
+    "calibration",
+    "CalibrationResult",
+    "risks_from_linear_predictor",
+    "predicted_risks",
+    "fairness_profile",
     "xauc",
     "XAUCResult",
     "XROCCurve",

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ._exceptions import ConvergenceError
 
-__all__ = ["risk_scores", "fit_checked", "SUPPORTED_MODELS", "MAX_STANDARDISED_LOG_HAZARD"]
+__all__ = ["risk_scores", "predicted_risks", "fit_checked", "SUPPORTED_MODELS", "MAX_STANDARDISED_LOG_HAZARD"]
 
 #: A linear-model coefficient whose effect per standard deviation of its covariate exceeds this
 #: (a hazard ratio of e^10 ~ 22,000 per SD) is taken as the sign of a diverged fit
@@ -553,3 +553,109 @@ def check_feature_keys(models: Any, X: Any) -> None:
 
 def _names(keys: list) -> str:
     return ", ".join(repr(k) for k in keys)
+
+
+def _sksurv_survival_at(model: Any, X: Any, times: np.ndarray) -> np.ndarray:
+    """S(t | x) from scikit-survival's step functions (``predict_survival_function``)."""
+    from sklearn.pipeline import Pipeline
+
+    estimator = model.steps[-1][1] if isinstance(model, Pipeline) else model
+    if not hasattr(estimator, "predict_survival_function"):
+        raise TypeError(
+            f"model: {type(estimator).__name__} predicts no survival function (scikit-survival's SVMs and "
+            "IPCRidge predict ranks or times only), so it has no predicted risks; calibrate a model that does."
+        )
+    functions = model.predict_survival_function(X)
+    domain_low = min(float(fn.domain[0]) for fn in functions)
+    domain_high = max(float(fn.domain[1]) for fn in functions)
+    outside = (times < domain_low) | (times > domain_high)
+    if outside.any():
+        raise ValueError(
+            f"times {[float(t) for t in times[outside]]} lie outside the model's survival functions "
+            f"([{domain_low:g}, {domain_high:g}], the training follow-up); it cannot predict there."
+        )
+    return np.array([fn(times) for fn in functions], dtype=float).reshape(len(functions), times.size)
+
+
+def predicted_risks(model: Any, X: Any, times: Any) -> np.ndarray:
+    """Predicted event probabilities F̂(t | x) = 1 − Ŝ(t | x) of a fitted model, at each horizon.
+
+    ==========================================  ==================================================
+    model                                       survival function used
+    ==========================================  ==================================================
+    any lifelines regression fitter             ``model.predict_survival_function(X, times=times)``
+    (Cox, AFT, Aalen, spline, piecewise, ...)
+    scikit-survival models with a survival      ``model.predict_survival_function(X)`` (step
+    function (Cox, Coxnet with                  functions), evaluated at the horizons
+    ``fit_baseline_model=True``, forests,
+    trees, gradient boosting with
+    ``loss="coxph"``) and Pipelines ending
+    in one
+    ==========================================  ==================================================
+
+    Parameters
+    ----------
+    model : fitted model
+        See the table; a callable is not accepted (it gives scores, not probabilities: pass its
+        probabilities to :func:`calibration` directly).
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Covariates in the form the model was fitted on.
+    times : float or sequence of float, shape (n_times,)
+        Horizons, in the unit of the training times.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_times), float64
+        Event probabilities in [0, 1], one column per horizon in the order given.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported model, a callable, or a scikit-survival model without a survival
+        function.
+    ValueError
+        If the model is not fitted, ``times`` is empty / non-finite, a horizon lies outside a
+        scikit-survival model's survival functions, or the probabilities are NaN or outside [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from lifelines import CoxPHFitter
+    >>> from survfair import predicted_risks
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.normal(size=200)})
+    >>> df["T"], df["E"] = rng.exponential(5 * np.exp(-df["x"])), 1
+    >>> cox = CoxPHFitter().fit(df, "T", "E")
+    >>> predicted_risks(cox, df[["x"]], [3, 6]).shape
+    (200, 2)
+    """
+    from ._validation import check_numbers
+
+    horizons = check_numbers(np.atleast_1d(np.asarray(times, dtype=object) if not np.isscalar(times) else [times]),
+                             "times")
+    kind = _kind(model)
+    if kind == "callable":
+        raise TypeError(
+            "model: a callable gives risk scores, not probabilities; pass its predicted probabilities "
+            "to survfair.calibration as `predicted` instead."
+        )
+    if kind.endswith("_lifelines"):
+        if not _is_fitted_lifelines(model):
+            raise ValueError(f"model: this {type(model).__name__} is not fitted; call fit first.")
+        survival = model.predict_survival_function(X, times=horizons).to_numpy().T
+    else:
+        from sklearn.exceptions import NotFittedError
+
+        estimator = model.steps[-1][1] if kind == "pipeline" else model
+        if not hasattr(estimator, "n_features_in_"):
+            raise ValueError(f"model: this {type(estimator).__name__} is not fitted; call fit first.")
+        try:
+            survival = _sksurv_survival_at(model, X, horizons)
+        except NotFittedError as error:
+            raise ValueError(f"model: this {type(estimator).__name__} is not fitted; call fit first.") from error
+    risks = 1.0 - np.asarray(survival, dtype=float)
+    bad = ~np.isfinite(risks) | (risks < -1e-12) | (risks > 1 + 1e-12)
+    if bad.any():
+        rows = np.flatnonzero(bad.any(axis=1))[:10].tolist()
+        raise ValueError(f"model: predicted survival probabilities are NaN or outside [0, 1] (rows {rows}).")
+    return np.clip(risks, 0.0, 1.0)

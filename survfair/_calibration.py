@@ -1,0 +1,568 @@
+"""The public estimator :func:`calibration`: validation -> censoring -> per-group calibration -> result.
+
+Calibration within groups is the second estimator beside the pair-count kernel (see DESIGN.md):
+it reuses the validation gate and the censoring curves of xCI and feeds the same result ->
+summaries -> inference -> presentation arrows.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._calibration_result import STATISTICS, CalibrationResult
+from ._calibration_stats import (
+    brier_terms,
+    calibration_intercept,
+    calibration_slope,
+    gnd_bins,
+    gnd_test,
+    kaplan_meier_risk,
+    smooth_calibration,
+)
+from ._censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
+from ._progress import progress_bar
+from ._validation import (
+    SurvivalSample,
+    as_numeric,
+    check_confidence_level,
+    check_n_jobs,
+    check_option,
+    check_random_state,
+    check_scalar,
+    check_survival_inputs,
+    describe_rows,
+    input_index,
+    unmasked,
+    warn_excluded_rows,
+)
+
+__all__ = ["calibration", "risks_from_linear_predictor", "check_predicted_risks"]
+
+CI_METHODS = ("analytic", "bootstrap", None)
+#: points of each group's smooth calibration curve (for plots)
+CURVE_POINTS = 101
+
+
+def _predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndarray, list[str]]:
+    """The predicted risks as an (n, H) array and a name per column (for messages)."""
+    if data is not None and isinstance(predicted, str):
+        predicted = [predicted]
+    if data is not None and isinstance(predicted, (list, tuple)) and predicted and all(
+        isinstance(c, str) for c in predicted
+    ):
+        missing = [c for c in predicted if c not in data.columns]
+        if missing:
+            raise ValueError(f"predicted: columns {missing} are not in data (columns: {list(data.columns)}).")
+        return data[list(predicted)].to_numpy(), [f"predicted column {c!r}" for c in predicted]
+    if isinstance(predicted, np.ma.MaskedArray):
+        predicted = unmasked(predicted, "predicted")
+    if isinstance(predicted, pd.DataFrame):
+        return predicted.to_numpy(), [f"predicted column {c!r}" for c in predicted.columns]
+    array = np.asarray(predicted.to_numpy() if isinstance(predicted, pd.Series) else predicted)
+    if array.ndim == 1:
+        array = array[:, None]
+    if array.ndim != 2:
+        raise ValueError(f"predicted must be 1-D (one horizon) or 2-D (one column per horizon), got shape {array.shape}.")
+    return array, [f"predicted column {j}" for j in range(array.shape[1])]
+
+
+def check_predicted_risks(values: np.ndarray, names: list[str], index: pd.Index | None) -> np.ndarray:
+    """Validate predicted event probabilities: numeric, finite, within [0, 1]; rows named.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric values.
+    ValueError
+        For NaN / infinite values or values outside [0, 1], naming the column and the rows.
+    """
+    columns = []
+    for j, name in enumerate(names):
+        column = as_numeric(np.asarray(values[:, j]), name, index)
+        outside = (column < 0) | (column > 1)
+        if outside.any():
+            raise ValueError(
+                f"{name}: predicted risks must be event probabilities in [0, 1]; values outside at "
+                f"{describe_rows(outside, index)} (a survival probability S must be passed as 1 - S)."
+            )
+        columns.append(column)
+    return np.column_stack(columns)
+
+
+def _check_times(times: Any, n_columns: int) -> np.ndarray:
+    values = np.atleast_1d(np.asarray(times.to_numpy() if isinstance(times, pd.Series) else times))
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"times must be a number or a non-empty 1-D sequence, got shape {values.shape}.")
+    values = as_numeric(values, "times", None)
+    if values.size != n_columns:
+        raise ValueError(
+            f"times has {values.size} horizon(s) but predicted has {n_columns} column(s); give one "
+            "column of predicted risks per horizon, in the order of times."
+        )
+    if np.unique(values).size != values.size:
+        raise ValueError(f"times must be distinct, got {[float(v) for v in values]}.")
+    if (values <= 0).any():
+        raise ValueError(f"times must be > 0, got {[float(v) for v in values]}.")
+    return values
+
+
+def _check_follow_up(sample: SurvivalSample, times: np.ndarray) -> None:
+    """Each horizon must lie before each group's last observed time (the KM is defined there)."""
+    for code, label in enumerate(sample.groups):
+        last = float(sample.time[sample.group_codes == code].max())
+        beyond = times[times >= last]
+        if beyond.size:
+            raise ValueError(
+                f"times {[float(t) for t in beyond]} are at or beyond the follow-up of group {label!r} "
+                f"(its last observed time is {last:g}); observed risk is undefined there. Pass horizons "
+                "below every group's last time."
+            )
+
+
+def _brier_weights(sample: SurvivalSample, curves: CensoringCurves, times: np.ndarray):
+    """Censoring survival at each row's time (cases' weights) and at each horizon, per group;
+    refuses a zero weight as xCI does (PositivityError)."""
+    k_time = np.ones(sample.n_samples)
+    k_horizon = np.ones((sample.n_groups, times.size))
+    cases = sample.event & (sample.time <= times.max())
+    for code in range(sample.n_groups):
+        members = np.flatnonzero(cases & (sample.group_codes == code))
+        k_time[members] = curves.evaluate(code, sample.time[members])
+        k_horizon[code] = curves.evaluate(code, times)
+        bad = ~(k_time[members] > 0)
+        if bad.any():
+            row = members[np.flatnonzero(bad)[0]]
+            raise_positivity(curves, code, float(sample.time[row]), float(k_time[row]))
+        bad_h = ~(k_horizon[code] > 0)
+        if bad_h.any():
+            h = np.flatnonzero(bad_h)[0]
+            raise_positivity(curves, code, float(times[h]), float(k_horizon[code, h]))
+    return k_time, k_horizon
+
+
+def _group_horizon(time, event, risk, horizon, k_time, k_horizon, n_bins, min_bin_events, full: bool):
+    """Every statistic of one group at one horizon: dict of (estimate, se on its interval scale)
+    plus, when ``full``, the GND test, its bins and the smooth curve."""
+    observed, observed_se = kaplan_meier_risk(time, event, horizon)
+    expected = float(risk.mean())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        oe = observed / expected if expected > 0 else np.nan
+        oe_se_log = observed_se / observed if observed > 0 else np.nan
+    intercept, intercept_se = calibration_intercept(time, event, risk, horizon)
+    slope, slope_se = calibration_slope(time, event, risk, horizon)
+    smooth = smooth_calibration(time, event, risk, horizon)
+    errors = smooth.errors
+    finite = np.isfinite(errors).all()
+    terms = brier_terms(time, event, risk, horizon, k_time, k_horizon)
+    n = time.shape[0]
+    values = {
+        "observed_risk": (observed, observed_se),
+        "expected_risk": (expected, float(risk.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan),
+        "oe_ratio": (oe, oe_se_log),
+        "intercept": (intercept, intercept_se),
+        "slope": (slope, slope_se),
+        "ici": (float(errors.mean()) if finite else np.nan, np.nan),
+        "e50": (float(np.quantile(errors, 0.5)) if finite else np.nan, np.nan),
+        "e90": (float(np.quantile(errors, 0.9)) if finite else np.nan, np.nan),
+        "brier": (float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan),
+    }
+    if not full:
+        return values, terms, None
+    events_by = event & (time <= horizon)
+    bins = gnd_bins(risk, events_by, n_bins, min_bin_events)
+    chi2, df, p_value, table = gnd_test(time, event, risk, horizon, bins)
+    lowest, highest = float(risk.min()), float(risk.max())
+    grid = np.linspace(lowest, highest, CURVE_POINTS)
+    extras = dict(gnd=(chi2, df, p_value), bins=table, curve=(grid, smooth.at(grid)), knots=smooth.knots)
+    return values, terms, extras
+
+
+def _integrated(terms_by_time: list[np.ndarray], times: np.ndarray) -> tuple[float, float]:
+    """Integrated Brier score over the horizons (trapezoid / range, as scikit-survival) and its SE
+    from each individual's integrated terms."""
+    stacked = np.column_stack(terms_by_time)
+    per_person = np.trapezoid(stacked, times, axis=1) / (times[-1] - times[0])
+    n = per_person.shape[0]
+    return float(per_person.mean()), float(per_person.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+
+
+def _compute(sample, predicted, times, curves, n_bins, min_bin_events, full=True):
+    """All statistics of every group and horizon: (rows, extras by (time, group))."""
+    k_time, k_horizon = _brier_weights(sample, curves, times)
+    rows, extras = [], {}
+    for code, label in enumerate(sample.groups):
+        members = sample.group_codes == code
+        time, event = sample.time[members], sample.event[members]
+        terms_by_time = []
+        for h, horizon in enumerate(times):
+            values, terms, more = _group_horizon(
+                time, event, predicted[members, h], float(horizon), k_time[members], float(k_horizon[code, h]),
+                n_bins, min_bin_events, full,
+            )
+            terms_by_time.append(terms)
+            events = int((event & (time <= horizon)).sum())
+            for statistic, (estimate, se) in values.items():
+                rows.append((float(horizon), label, int(members.sum()), events, statistic, estimate, se))
+            extras[(float(horizon), label)] = more
+        if times.size >= 2:
+            estimate, se = _integrated(terms_by_time, times)
+            total_events = int((event & (time <= times[-1])).sum())
+            rows.append((np.nan, label, int(members.sum()), total_events, "integrated_brier", estimate, se))
+    return rows, extras
+
+
+def _estimates_frame(rows: list, bootstrap: bool) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["time", "group", "n", "events", "statistic", "estimate", "se_scale"])
+    if bootstrap:
+        frame["se_scale"] = np.nan
+    return frame
+
+
+def _natural_se(frame: pd.DataFrame) -> np.ndarray:
+    """SE on the statistic's own scale (delta method from the log scale for the O/E ratio)."""
+    se = frame["se_scale"].to_numpy(float).copy()
+    log = frame["statistic"].eq("oe_ratio").to_numpy()
+    se[log] = se[log] * frame["estimate"].to_numpy(float)[log]
+    return se
+
+
+def _replicate(sample, predicted, times, censoring, n_bins, min_bin_events, members_by_group, seed):
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([members[rng.integers(0, members.size, members.size)] for members in members_by_group])
+    rows.sort()
+    resampled = SurvivalSample(sample.time[rows], sample.event[rows], sample.group_codes[rows], sample.groups)
+    try:
+        curves = fit_censoring(resampled, censoring)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values, _ = _compute(resampled, predicted[rows], times, curves, n_bins, min_bin_events, full=False)
+    except ValueError:  # a replicate whose censoring weight is 0 (PositivityError) counts as failed
+        return None
+    return np.array([v[5] for v in values], float)
+
+
+def _bootstrap(sample, predicted, times, censoring, n_bins, min_bin_events, n_resamples, random_state, n_jobs,
+               progress, n_rows):
+    import joblib
+
+    members_by_group = [np.flatnonzero(sample.group_codes == code) for code in range(sample.n_groups)]
+    seeds = check_random_state(random_state).spawn(int(n_resamples))
+    parallel = joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
+    draws = np.full((len(seeds), n_rows), np.nan)
+    failed = 0
+    args = (sample, predicted, times, censoring, n_bins, min_bin_events, members_by_group)
+    with progress_bar(len(seeds), "calibration bootstrap", progress, unit="rep") as bar:
+        for b, out in enumerate(parallel(joblib.delayed(_replicate)(*args, seed) for seed in seeds)):
+            if out is None:
+                failed += 1
+            else:
+                draws[b] = out
+            bar.update(1)
+    if failed:
+        warnings.warn(f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0) and are "
+                      "left out of the intervals.", UserWarning, stacklevel=3)
+    return draws
+
+
+def _warn_undefined(frame: pd.DataFrame) -> None:
+    fitted = frame[frame["statistic"].isin(["slope", "ici", "intercept"]) & frame["estimate"].isna()]
+    if len(fitted):
+        where = sorted({(float(t), g) for t, g in zip(fitted["time"], fitted["group"])})
+        shown = ", ".join(f"t={t:g} group {g!r}" for t, g in where[:8])
+        warnings.warn(
+            f"calibration slope / intercept / ICI are undefined (NaN) where a group has too few events by "
+            f"the horizon for its Cox model, or the fit failed: {shown}.", UserWarning, stacklevel=3,
+        )
+
+
+def calibration(
+    time: Any,
+    event: Any,
+    group: Any,
+    predicted: Any,
+    times: Any,
+    *,
+    data: pd.DataFrame | None = None,
+    groups: Sequence | None = None,
+    censoring: str = "group",
+    n_bins: int = 10,
+    min_bin_events: int = 5,
+    ci: str | None = "analytic",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    random_state: Any = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+) -> CalibrationResult:
+    """Calibration of predicted risks within each group, at one or more horizons.
+
+    For each group g and horizon t, with F̂_i = F̂(t | x_i) = 1 − Ŝ(t | x_i) the predicted
+    probability of an event by t:
+
+    * **calibration-in-the-large**: observed risk 1 − S_KM,g(t) (Kaplan-Meier within the group)
+      beside the mean predicted risk, and their ratio O/E with a Greenwood interval on the log
+      scale, SE(log O/E) = SE_Greenwood(S) / (1 − S) (the expected risk treated as fixed, as in
+      Debray et al. 2017);
+    * **calibration intercept and slope on the complementary log-log scale** (Crowson, Atkinson &
+      Therneau 2016): the slope is the coefficient of a Cox model of the follow-up truncated at t
+      on cloglog F̂; the intercept is log Λ̂₀(t) of the Cox model with offset cloglog F̂ (slope
+      fixed at 1), so cloglog F_obs = intercept + cloglog F̂; perfect: intercept 0, slope 1;
+    * **smooth calibration curve, ICI, E50, E90** (Austin, Harrell & van Klaveren 2020): a Cox
+      model on a restricted cubic spline of cloglog F̂ (3 knots at the 10th, 50th, 90th
+      percentiles) gives the observed risk F_obs(F̂_i); ICI is the mean of |F̂_i − F_obs(F̂_i)|,
+      E50 its median, E90 its 90th percentile;
+    * **Greenwood-Nam-D'Agostino test** over deciles of predicted risk (Demler, Paynter & Cook
+      2015), bins merged until each has ``min_bin_events`` events;
+    * **Brier score** with inverse probability of censoring weights from the group's own censoring
+      Kaplan-Meier (the curves of :func:`survfair.xci`), and the **integrated Brier score** over
+      the horizons when there are two or more.
+
+    Parameters
+    ----------
+    time : array-like of shape (n_samples,), column name, or structured array
+        Observed times, float >= 0 (scikit-survival's structured ``y`` with ``event=None``).
+    event : array-like of shape (n_samples,), column name, or None
+        True / 1 if the event was observed, False / 0 if censored.
+    group : array-like of shape (n_samples,), column name, or list of column names
+        Sensitive-attribute labels (several columns: intersectional groups, as in :func:`xci`).
+    predicted : array-like of shape (n_samples,) or (n_samples, n_times), DataFrame, column name or list of column names
+        Predicted event probabilities F̂(t | x) in [0, 1], one column per horizon in the order of
+        ``times``: a published equation's risks, :func:`survfair.predicted_risks` of a fitted
+        lifelines / scikit-survival model, or :func:`survfair.risks_from_linear_predictor` of a
+        published linear predictor and baseline survival. Values 0 and 1 are allowed; they are
+        moved to 1e-10 and 1 − 1e-10 inside the cloglog transform only (as lifelines does).
+    times : float or sequence of float
+        The horizons, in the unit of ``time``, distinct, each before every group's last time.
+    data : pandas.DataFrame, optional
+        Table in which string arguments are column names. Pandas inputs with differing indexes
+        are refused, never aligned.
+    groups : sequence, optional
+        Group labels to analyse, in table order; rows of other groups are excluded (with a warning).
+    censoring : {"group", "pooled"}, default="group"
+        Censoring Kaplan-Meier of the Brier weights: within each group, or one for everyone.
+    n_bins : int, default=10
+        Risk groups of the GND test (deciles).
+    min_bin_events : int, default=5
+        A bin with fewer events by the horizon is merged with a neighbour (Demler et al. 2015).
+    ci : {"analytic", "bootstrap", None}, default="analytic"
+        ``"analytic"``: Greenwood (observed risk, O/E), Aalen (intercept), Cox model-based
+        (slope), and the standard error of a mean of independent terms (mean predicted risk,
+        Brier), each with its censoring weights held fixed; ICI, E50 and E90 get no analytic
+        interval (NaN; use the bootstrap, as Austin et al. do). ``"bootstrap"``: ``n_resamples``
+        replicates resampling individuals within groups, every statistic recomputed with the
+        censoring refitted, percentile intervals. None: estimates only.
+    confidence_level : float, default=0.95
+    n_resamples : int, default=1000
+        Bootstrap replicates; each fits two Cox models per group and horizon (about 0.1-0.3 s per
+        replicate for 2 groups of 500 and one horizon).
+    random_state : None, int, numpy Generator / RandomState / SeedSequence, default=None
+        Seed of the bootstrap (per-replicate seeds spawned up front: the same numbers for any
+        ``n_jobs``).
+    n_jobs : int, optional
+        joblib jobs of the bootstrap (threads).
+    progress : bool, default=True
+        tqdm progress bar of the bootstrap.
+
+    Returns
+    -------
+    CalibrationResult
+        ``.summary(t)`` (one row per group), ``.to_frame()`` (tidy), ``.contrasts()`` (between
+        groups, Holm-adjusted), ``.gnd``, ``.bins`` and ``.curves`` (for the plots).
+
+    Raises
+    ------
+    TypeError
+        For non-numeric times or predicted risks, or options of the wrong type.
+    ValueError
+        For the input errors of :func:`xci` (lengths, NaN, negative times, events other than
+        0/1, differing pandas indexes, unknown ``groups``); predicted risks outside [0, 1] or NaN
+        (the column and rows named); a number of columns different from the number of horizons;
+        horizons that are not distinct, not positive, or at or beyond a group's last observed time;
+        unknown ``censoring`` or ``ci``; ``n_bins`` < 2 or ``min_bin_events`` < 0.
+    PositivityError
+        (a ValueError) if a censoring survival used as a Brier weight is 0.
+
+    Warns
+    -----
+    PositivityWarning
+        When a group's censoring survival falls below 0.1 before the last horizon.
+    ExcludedRowsWarning
+        When ``groups`` leaves rows out.
+    UserWarning
+        When a group has too few events by a horizon for the Cox models (slope, ICI NaN).
+
+    See Also
+    --------
+    xci : discrimination across groups; :func:`fairness_profile` puts the two side by side.
+    predicted_risks, risks_from_linear_predictor : where predicted risks come from.
+
+    Notes
+    -----
+    With one group the Brier score equals ``sksurv.metrics.brier_score(y, y, 1 - F̂, t)`` and the
+    integrated Brier score ``sksurv.metrics.integrated_brier_score`` over the same horizons; the
+    observed risk equals lifelines' Kaplan-Meier. The Cox models are fitted by statsmodels' ``PHReg``
+    (Efron ties, as R's ``coxph``); slope, intercept, ICI, E50, E90 and the GND statistic equal
+    R's ``coxph`` / ``rms::cph`` with ``rcs`` / the authors' GND procedure (fixtures in
+    ``tests/fixtures/calibration``). lifelines' ``survival_probability_calibration`` smooths with a
+    flexible parametric (Royston-Parmar type) model instead of a Cox spline model, so its ICI
+    differs in the smoother, not in the definition.
+
+    References
+    ----------
+    Crowson, C. S., Atkinson, E. J. and Therneau, T. M. (2016). Assessing calibration of prognostic
+    risk scores. Statistical Methods in Medical Research 25(4), 1692-1706.
+
+    Austin, P. C., Harrell, F. E. and van Klaveren, D. (2020). Graphical calibration curves and the
+    integrated calibration index (ICI) for survival models. Statistics in Medicine 39(21), 2714-2742.
+
+    Demler, O. V., Paynter, N. P. and Cook, N. R. (2015). Tests of calibration and goodness-of-fit
+    in the survival setting. Statistics in Medicine 34(10), 1659-1680.
+
+    Graf, E. et al. (1999). Assessment and comparison of prognostic classification schemes for
+    survival data. Statistics in Medicine 18(17-18), 2529-2545.
+
+    Examples
+    --------
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=600)
+    >>> t_event = rng.weibull(1.5, 600) * np.exp(-0.5 * x) * 6
+    >>> t_cens = rng.uniform(0, 15, 600)
+    >>> time, event = np.minimum(t_event, t_cens), t_event <= t_cens
+    >>> risk5 = 1 - np.exp(-(5 / (6 * np.exp(-0.5 * x))) ** 1.5)  # the true F(5 | x)
+    >>> group = np.where(rng.random(600) < 0.5, "F", "M")
+    >>> res = survfair.calibration(time, event, group, risk5, times=5)
+    >>> res.summary()[["n", "events", "oe_ratio", "slope"]].round(2)  # doctest: +NORMALIZE_WHITESPACE
+             n  events  oe_ratio  slope
+    group
+    F      331     131      0.91   1.30
+    M      269     117      0.98   1.09
+    """
+    censoring = check_option(censoring, "censoring", ("group", "pooled"))
+    ci = check_option(ci, "ci", CI_METHODS)
+    level = check_confidence_level(confidence_level)
+    n_bins = check_scalar(n_bins, "n_bins", "integer", low=2)
+    min_bin_events = check_scalar(min_bin_events, "min_bin_events", "integer", low=0)
+    n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
+    check_n_jobs(n_jobs)
+    check_scalar(progress, "progress", "bool")
+
+    index = input_index({"time": time, "event": event, "group": group, "predicted": predicted}, data)
+    values, names = _predicted_matrix(predicted, data)
+    horizons = _check_times(times, values.shape[1])
+    # validate time/event/group through the one gate; the row positions ride along as the "risk"
+    # so that rows excluded by ``groups=`` leave the predicted risks too
+    positions = np.arange(values.shape[0], dtype=float)
+    sample, n_excluded = check_survival_inputs(time, event, group, pd.Series(positions, index=index)
+                                               if index is not None else positions, data=data, groups=groups,
+                                               risk_name="predicted")
+    warn_excluded_rows(n_excluded, stacklevel=2)
+    kept = sample.risk.astype(np.int64)
+    risks = check_predicted_risks(values, names, index)[kept]
+    order = np.argsort(horizons)
+    horizons, risks = horizons[order], risks[:, order]
+    _check_follow_up(sample, horizons)
+
+    curves = fit_censoring(sample, censoring)
+    minima = {}
+    if (sample.event & (sample.time <= horizons[-1])).any():
+        minima = check_positivity(curves, float(horizons[-1]))
+    rows, extras = _compute(sample, risks, horizons, curves, n_bins, min_bin_events)
+    estimates = _estimates_frame(rows, bootstrap=ci == "bootstrap")
+    draws = None
+    if ci == "bootstrap":
+        draws = _bootstrap(sample, risks, horizons, censoring, n_bins, min_bin_events, n_resamples, random_state,
+                           n_jobs, progress, len(rows))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            estimates["se_scale"] = np.nanstd(draws, axis=0, ddof=1)
+        estimates["se"] = estimates["se_scale"]
+    else:
+        estimates["se"] = _natural_se(estimates)
+    if ci is None:
+        estimates["se"] = np.nan
+        estimates["se_scale"] = np.nan
+    _warn_undefined(estimates)
+    return CalibrationResult(
+        groups=sample.groups, times=horizons, censoring=censoring, ci_method=ci, confidence_level=level,
+        n_bins=n_bins, min_bin_events=min_bin_events, n_samples=sample.n_samples, n_excluded=n_excluded,
+        estimates=estimates, bins=_extra_frame(extras, "bins"), curves=_curve_frame(extras),
+        gnd=_gnd_frame(extras), draws=draws, n_resamples=n_resamples if ci == "bootstrap" else None,
+        min_censoring_survival=minima,
+    )
+
+
+def _extra_frame(extras: dict, key: str) -> pd.DataFrame:
+    frames = []
+    for (t, label), more in extras.items():
+        frame = more[key].copy()
+        frame.insert(0, "group", [label] * len(frame))
+        frame.insert(0, "time", t)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _curve_frame(extras: dict) -> pd.DataFrame:
+    frames = [pd.DataFrame({"time": t, "group": [label] * CURVE_POINTS, "predicted": more["curve"][0],
+                            "observed": more["curve"][1]}) for (t, label), more in extras.items()]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _gnd_frame(extras: dict) -> pd.DataFrame:
+    rows = [(t, label, *more["gnd"], int(more["bins"].shape[0])) for (t, label), more in extras.items()]
+    return pd.DataFrame(rows, columns=["time", "group", "chi2", "df", "p_value", "n_bins"])
+
+
+def risks_from_linear_predictor(
+    linear_predictor: Any,
+    baseline_survival: Any,
+    *,
+    mean_linear_predictor: float = 0.0,
+) -> np.ndarray:
+    """Predicted risks of a published Cox-type equation: F̂(t | x) = 1 − S₀(t)^exp(lp − mean lp).
+
+    The form in which the Framingham, Pooled Cohort and PREVENT-type equations are published: a
+    linear predictor (sum of coefficients times covariates), the baseline survival at each
+    horizon, and the mean linear predictor of the development cohort.
+
+    Parameters
+    ----------
+    linear_predictor : array-like of shape (n_samples,)
+        Each individual's linear predictor, float.
+    baseline_survival : float or sequence of float, shape (n_times,)
+        S₀(t) at each horizon, in (0, 1].
+    mean_linear_predictor : float, default=0.0
+        The centring constant published with the equation.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_times)
+        Event probabilities, one column per horizon (pass to :func:`calibration` with the horizons).
+
+    Raises
+    ------
+    ValueError
+        For NaN / infinite linear predictors (rows named) or baseline survival outside (0, 1].
+    TypeError
+        For non-numeric input.
+
+    Examples
+    --------
+    >>> from survfair import risks_from_linear_predictor
+    >>> risks_from_linear_predictor([0.0, 1.0], [0.95, 0.90]).round(4)
+    array([[0.05  , 0.1   ],
+           [0.1301, 0.249 ]])
+    """
+    lp = np.asarray(linear_predictor.to_numpy() if isinstance(linear_predictor, pd.Series) else linear_predictor)
+    if lp.ndim != 1 or lp.size == 0:
+        raise ValueError(f"linear_predictor must be a non-empty 1-D array, got shape {lp.shape}.")
+    lp = as_numeric(lp, "linear_predictor", None)
+    s0 = as_numeric(np.atleast_1d(np.asarray(baseline_survival)), "baseline_survival", None)
+    if s0.ndim != 1 or ((s0 <= 0) | (s0 > 1)).any():
+        raise ValueError(f"baseline_survival must be in (0, 1] at each horizon, got {s0.tolist()}.")
+    centre = check_scalar(mean_linear_predictor, "mean_linear_predictor", "real")
+    return 1.0 - s0[None, :] ** np.exp(lp - centre)[:, None]

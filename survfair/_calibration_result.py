@@ -1,0 +1,322 @@
+"""The result of :func:`survfair.calibration`: per group and horizon, with intervals and contrasts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._intervals import two_sided_z, wald_p_value
+from ._multiplicity import adjust_p_values
+from ._results import json_safe, readonly
+from ._validation import check_confidence_level, check_option
+
+__all__ = ["CalibrationResult", "STATISTICS", "CONTRASTED"]
+
+#: statistic -> (scale of its Wald interval, value under perfect calibration or None)
+STATISTICS = {
+    "observed_risk": ("survival_log", None),
+    "expected_risk": ("identity", None),
+    "oe_ratio": ("log", 1.0),
+    "intercept": ("identity", 0.0),
+    "slope": ("identity", 1.0),
+    "ici": ("identity", None),
+    "e50": ("identity", None),
+    "e90": ("identity", None),
+    "brier": ("identity", None),
+    "integrated_brier": ("identity", None),
+}
+#: statistics compared between groups by :meth:`CalibrationResult.contrasts`
+CONTRASTED = ("oe_ratio", "intercept", "slope", "ici", "brier")
+#: statistics that have analytic standard errors; the others get intervals from the bootstrap
+ANALYTIC = ("observed_risk", "expected_risk", "oe_ratio", "intercept", "slope", "brier", "integrated_brier")
+
+
+def _wald(estimate: np.ndarray, se: np.ndarray, scale: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wald limits on each statistic's scale (log for O/E; R's default "log" for a KM risk)."""
+    z = two_sided_z(level)
+    low, high = estimate - z * se, estimate + z * se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = scale == "log"
+        factor = np.exp(z * se / estimate)
+        low = np.where(log, estimate / factor, low)
+        high = np.where(log, estimate * factor, high)
+        survival = 1.0 - estimate
+        km = scale == "survival_log"
+        # on S = 1 - risk: S exp(±z SE/S), clipped to [0, 1] as R's survfit does
+        s_factor = np.exp(z * se / survival)
+        low = np.where(km, 1.0 - np.minimum(1.0, survival * s_factor), low)
+        high = np.where(km, 1.0 - survival / s_factor, high)
+    return low, high
+
+
+def _percentile(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore"):
+        return np.nanquantile(draws, alpha, axis=0), np.nanquantile(draws, 1.0 - alpha, axis=0)
+
+
+def _bootstrap_p(draws: np.ndarray, null: np.ndarray) -> np.ndarray:
+    """Two-sided bootstrap p-value: twice the smaller tail of the replicates about the null."""
+    below = np.nanmean(draws <= null, axis=0)
+    above = np.nanmean(draws >= null, axis=0)
+    return np.minimum(1.0, 2.0 * np.minimum(below, above))
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Result of :func:`survfair.calibration`: calibration of predicted risks per group and horizon.
+
+    Attributes
+    ----------
+    groups : tuple
+        Group labels, in table order.
+    times : ndarray of shape (n_times,)
+        The horizons, ascending (read-only), in the unit of ``time``.
+    censoring : {"group", "pooled"}
+        Censoring survival of the Brier scores' IPCW weights.
+    ci_method : {"analytic", "bootstrap", None}
+    confidence_level : float
+    n_bins, min_bin_events : int
+        Risk groups of the Greenwood-Nam-D'Agostino test, and the fewest events a bin may hold.
+    n_samples, n_excluded : int
+        Rows analysed, and rows left out by ``groups=``.
+    n_resamples : int or None
+        Bootstrap replicates (``ci_method="bootstrap"``).
+    min_censoring_survival : dict
+        Smallest censoring survival used as a Brier weight, per group.
+
+    See Also
+    --------
+    calibration : computes it.
+    fairness_profile : each group's discrimination (xCI) beside its calibration.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> cohort = survfair.simulate.weibull_cohort(400, random_state=1)  # doctest: +SKIP
+    """
+
+    groups: tuple
+    times: np.ndarray = field(repr=False)
+    censoring: str
+    ci_method: str | None
+    confidence_level: float
+    n_bins: int
+    min_bin_events: int
+    n_samples: int
+    n_excluded: int
+    estimates: pd.DataFrame = field(repr=False)
+    bins: pd.DataFrame = field(repr=False)
+    curves: pd.DataFrame = field(repr=False)
+    gnd: pd.DataFrame = field(repr=False)
+    draws: np.ndarray | None = field(repr=False, default=None)
+    n_resamples: int | None = None
+    min_censoring_survival: dict = field(repr=False, default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("estimates", "bins", "curves", "gnd"):
+            object.__setattr__(self, name, getattr(self, name).copy())
+        object.__setattr__(self, "times", readonly(self.times, dtype=float))
+        if self.draws is not None:
+            object.__setattr__(self, "draws", readonly(self.draws, dtype=float))
+
+    # -- intervals ---------------------------------------------------------------------------
+    def _limits(self, level: float) -> tuple[np.ndarray, np.ndarray]:
+        frame = self.estimates
+        estimate = frame["estimate"].to_numpy(float)
+        if self.ci_method == "bootstrap" and self.draws is not None:
+            return _percentile(self.draws, level)
+        scale = frame["statistic"].map(lambda s: STATISTICS[s][0]).to_numpy()
+        return _wald(estimate, frame["se_scale"].to_numpy(float), scale, level)
+
+    def _p_values(self) -> np.ndarray:
+        frame = self.estimates
+        null = frame["statistic"].map(lambda s: STATISTICS[s][1]).astype(float).to_numpy()
+        estimate = frame["estimate"].to_numpy(float)
+        if self.ci_method == "bootstrap" and self.draws is not None:
+            p = _bootstrap_p(self.draws, null)
+        else:
+            log = frame["statistic"].eq("oe_ratio").to_numpy()
+            with np.errstate(divide="ignore", invalid="ignore"):
+                value = np.where(log, np.log(estimate), estimate)
+                centre = np.where(log, 0.0, null)
+                p = wald_p_value(value - centre, frame["se_scale"].to_numpy(float))
+        return np.where(np.isnan(null), np.nan, p)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Interval of every statistic: columns time, group, statistic, ci_low, ci_high.
+
+        Analytic intervals are Wald intervals on each statistic's scale: log for the O/E ratio,
+        R's default "log" transform of the Kaplan-Meier survival for the observed risk, raw for
+        the others; ICI, E50 and E90 have bootstrap intervals only (NaN otherwise). Bootstrap
+        intervals are percentile intervals of the replicates.
+        """
+        level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
+        low, high = self._limits(level)
+        frame = self.estimates[["time", "group", "statistic"]].copy()
+        frame["ci_low"], frame["ci_high"] = low, high
+        return frame
+
+    # -- tables ------------------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table, one row per (time, group, statistic): time, group, n, events, statistic,
+        estimate, se, ci_low, ci_high, null, p_value. ``integrated_brier`` rows have time NaN
+        (over all horizons); ``null`` is the value under perfect calibration (O/E 1, intercept 0,
+        slope 1), the hypothesis of ``p_value``."""
+        frame = self.estimates[["time", "group", "n", "events", "statistic", "estimate", "se"]].copy()
+        low, high = self._limits(self.confidence_level)
+        frame["ci_low"], frame["ci_high"] = low, high
+        frame["null"] = frame["statistic"].map(lambda s: STATISTICS[s][1]).astype(float)
+        frame["p_value"] = self._p_values()
+        return frame.reset_index(drop=True)
+
+    def summary(self, time: float | None = None) -> pd.DataFrame:
+        """One row per group at one horizon (default: the first): counts, then each statistic with
+        its interval, then the Greenwood-Nam-D'Agostino test."""
+        t = self._time(time)
+        frame = self.to_frame()
+        frame = frame[frame["time"] == t]
+        wide = frame.pivot(index="group", columns="statistic", values="estimate")
+        out = frame.drop_duplicates("group").set_index("group")[["n", "events"]]
+        for statistic in STATISTICS:
+            if statistic not in wide.columns:
+                continue
+            rows = frame[frame["statistic"] == statistic].set_index("group")
+            out[statistic] = rows["estimate"]
+            if statistic in ("observed_risk", "oe_ratio", "intercept", "slope", "ici", "brier"):
+                out[f"{statistic}_ci_low"] = rows["ci_low"]
+                out[f"{statistic}_ci_high"] = rows["ci_high"]
+        gnd = self.gnd[self.gnd["time"] == t].set_index("group")
+        out["gnd_chi2"], out["gnd_df"], out["gnd_p"] = gnd["chi2"], gnd["df"], gnd["p_value"]
+        out.index = pd.Index(list(out.index), name="group", tupleize_cols=False)
+        return out.loc[[g for g in self.groups if g in out.index]]
+
+    def _time(self, time: float | None) -> float:
+        if time is None:
+            return float(self.times[0])
+        matches = np.flatnonzero(np.isclose(self.times, float(time), rtol=0, atol=0))
+        if matches.size == 0:
+            raise ValueError(f"time {time!r} is not one of the horizons {[float(t) for t in self.times]}.")
+        return float(self.times[matches[0]])
+
+    def contrasts(
+        self,
+        statistics: Sequence[str] = CONTRASTED,
+        *,
+        adjust: str = "holm",
+        confidence_level: float | None = None,
+    ) -> pd.DataFrame:
+        """Differences between groups, pair by pair (every a before b in :attr:`groups`).
+
+        The O/E ratio is compared as a ratio (a over b, interval on the log scale, null 1), the
+        others as differences a − b (null 0). Analytic: the groups are disjoint samples, so the
+        variance of a difference is the sum of the two groups' variances (exact with
+        ``censoring="group"``; with a pooled censoring curve the Brier scores share their weights
+        and this ignores that dependence). Bootstrap: replicates resample within groups, so the
+        contrast's replicates are the differences of the groups' replicates (percentile interval,
+        p-value from the tails).
+
+        Parameters
+        ----------
+        statistics : sequence of str, default=("oe_ratio", "intercept", "slope", "ici", "brier")
+        adjust : {"holm", "bh", "bonferroni", "none"}, default="holm"
+            Multiplicity adjustment of ``p_adjusted`` within each family: one statistic at one
+            horizon.
+        confidence_level : float, optional
+            Default: the result's.
+
+        Returns
+        -------
+        DataFrame
+            time, statistic, a, b, estimate, se, ci_low, ci_high, null, p_value, p_adjusted.
+
+        Raises
+        ------
+        ValueError
+            For an unknown statistic or ``adjust``.
+        """
+        level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
+        for statistic in statistics:
+            check_option(statistic, "statistics", CONTRASTED)
+        z = two_sided_z(level)
+        frame = self.estimates.reset_index(drop=True)
+        rows = []
+        for t in self.times:
+            for statistic in statistics:
+                here = frame[(frame["time"] == t) & (frame["statistic"] == statistic)]
+                by_group = {g: i for i, g in zip(here.index, here["group"])}
+                family = []
+                for i, a in enumerate(self.groups):
+                    for b in self.groups[i + 1:]:
+                        if a in by_group and b in by_group:
+                            family.append(self._contrast(frame, by_group[a], by_group[b], statistic, z, level))
+                            family[-1].update(time=float(t), statistic=statistic, a=a, b=b)
+                adjusted = adjust_p_values([r["p_value"] for r in family], adjust) if family else []
+                for r, p in zip(family, adjusted):
+                    r["p_adjusted"] = float(p)
+                rows += family
+        columns = ["time", "statistic", "a", "b", "estimate", "se", "ci_low", "ci_high", "null", "p_value",
+                   "p_adjusted"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def _contrast(self, frame: pd.DataFrame, i: int, j: int, statistic: str, z: float, level: float) -> dict:
+        ratio = statistic == "oe_ratio"
+        x, y = frame.at[i, "estimate"], frame.at[j, "estimate"]
+        null = 1.0 if ratio else 0.0
+        if self.ci_method == "bootstrap" and self.draws is not None:
+            di, dj = self.draws[:, i], self.draws[:, j]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                diff = di / dj if ratio else di - dj
+            low, high = _percentile(diff[:, None], level)
+            se = float(np.nanstd(diff, ddof=1))
+            p = float(_bootstrap_p(diff[:, None], np.array([null]))[0])
+            estimate = x / y if ratio else x - y
+            return dict(estimate=estimate, se=se, ci_low=float(low[0]), ci_high=float(high[0]), null=null, p_value=p)
+        si, sj = frame.at[i, "se_scale"], frame.at[j, "se_scale"]
+        se_scale = float(np.hypot(si, sj))
+        if ratio:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                log_ratio = np.log(x) - np.log(y)
+            estimate = float(np.exp(log_ratio))
+            low, high = np.exp(log_ratio - z * se_scale), np.exp(log_ratio + z * se_scale)
+            p = float(wald_p_value(np.array([log_ratio]), np.array([se_scale]))[0])
+            return dict(estimate=estimate, se=estimate * se_scale, ci_low=low, ci_high=high, null=null, p_value=p)
+        estimate = float(x - y)
+        p = float(wald_p_value(np.array([estimate]), np.array([se_scale]))[0])
+        return dict(estimate=estimate, se=se_scale, ci_low=estimate - z * se_scale, ci_high=estimate + z * se_scale,
+                    null=null, p_value=p)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary: settings, the tidy statistics, the GND tests and the bins."""
+        def records(frame: pd.DataFrame) -> list:
+            return [{k: (str(v) if k in ("group", "a", "b") else v) for k, v in row.items()}
+                    for row in frame.to_dict(orient="records")]
+
+        return json_safe({
+            "groups": [str(g) for g in self.groups],
+            "times": self.times,
+            "censoring": self.censoring,
+            "ci_method": self.ci_method,
+            "confidence_level": self.confidence_level,
+            "n_bins": self.n_bins,
+            "min_bin_events": self.min_bin_events,
+            "n_samples": self.n_samples,
+            "n_excluded": self.n_excluded,
+            "n_resamples": self.n_resamples,
+            "statistics": records(self.to_frame()),
+            "gnd": records(self.gnd),
+            "bins": records(self.bins),
+        })
+
+    def _repr_html_(self) -> str:
+        from ._notebook import table_html
+
+        settings = f"horizons {[float(t) for t in self.times]}, intervals: {self.ci_method}"
+        return table_html("CalibrationResult", settings, self.summary().reset_index())
+
+    def __repr__(self) -> str:
+        return (f"CalibrationResult(groups={list(self.groups)!r}, times={[float(t) for t in self.times]!r}, "
+                f"censoring={self.censoring!r}, ci_method={self.ci_method!r})")
