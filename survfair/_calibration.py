@@ -185,9 +185,12 @@ def _integrated(terms_by_time: list[np.ndarray], times: np.ndarray) -> tuple[flo
     """Integrated Brier score over the horizons (trapezoid / range, as scikit-survival) and its SE
     from each individual's integrated terms."""
     stacked = np.column_stack(terms_by_time)
+    # the estimate integrates the Brier scores (scikit-survival's order of operations, so the
+    # numbers are identical); the SE comes from each individual's integrated terms
+    estimate = np.trapezoid([terms.mean() for terms in terms_by_time], times) / (times[-1] - times[0])
     per_person = np.trapezoid(stacked, times, axis=1) / (times[-1] - times[0])
     n = per_person.shape[0]
-    return float(per_person.mean()), float(per_person.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+    return float(estimate), float(per_person.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
 
 
 def _compute(sample, predicted, times, curves, n_bins, min_bin_events, full=True):

@@ -1,0 +1,370 @@
+"""survfair.calibration: library references (exact), closed forms, simulated checks, validation."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import survfair
+from survfair._calibration_stats import (
+    breslow_cumulative_hazard,
+    calibration_slope,
+    cloglog,
+    gnd_bins,
+    kaplan_meier_risk,
+    rcs_basis,
+)
+
+
+def weibull_cohort(n, seed, *, shape=1.5, effect=0.75, scale=6.0, censor_high=15.0, groups=("F", "M")):
+    """Weibull PH data with the true F(t | x) available: S(t | x) = exp(-(t / scale)^shape e^(effect x))."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    true_time = scale * rng.weibull(shape, n) * np.exp(-effect * x / shape)
+    censor = rng.uniform(0, censor_high, n)
+    time, event = np.minimum(true_time, censor), true_time <= censor
+    group = np.asarray(groups)[rng.integers(0, len(groups), n)]
+
+    def risk(t):
+        return 1.0 - np.exp(-((t / scale) ** shape) * np.exp(effect * x))
+
+    return time, event, group, risk
+
+
+@pytest.fixture(scope="module")
+def cohort():
+    return weibull_cohort(600, 3)
+
+
+# -- library references, exact -----------------------------------------------------------------
+def test_brier_and_integrated_brier_equal_scikit_survival_for_one_group(cohort):
+    from sksurv.metrics import brier_score, integrated_brier_score
+    from sksurv.util import Surv
+
+    time, event, _, risk = cohort
+    times = np.array([3.0, 5.0, 7.0])
+    predicted = np.column_stack([risk(t) for t in times])
+    res = survfair.calibration(time, event, np.zeros(time.size), predicted, times, ci=None)
+    y = Surv.from_arrays(event, time)
+    _, expected = brier_score(y, y, 1 - predicted, times)
+    frame = res.to_frame()
+    got = frame.loc[frame["statistic"] == "brier", "estimate"].to_numpy()
+    np.testing.assert_array_equal(got, expected)
+    ibs = frame.loc[frame["statistic"] == "integrated_brier", "estimate"].item()
+    assert ibs == integrated_brier_score(y, y, 1 - predicted, times)
+
+
+def test_brier_per_group_equals_scikit_survival_on_each_group(cohort):
+    from sksurv.metrics import brier_score
+    from sksurv.util import Surv
+
+    time, event, group, risk = cohort
+    p = risk(5.0)
+    res = survfair.calibration(time, event, group, p, 5.0, ci=None)
+    for g in ("F", "M"):
+        rows = group == g
+        y = Surv.from_arrays(event[rows], time[rows])
+        _, expected = brier_score(y, y, 1 - p[rows], [5.0])
+        assert res.summary().loc[g, "brier"] == expected[0]
+
+
+def test_observed_risk_equals_lifelines_kaplan_meier(cohort):
+    from lifelines import KaplanMeierFitter
+
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, risk(4.0), 4.0)
+    for g in ("F", "M"):
+        rows = group == g
+        km = KaplanMeierFitter().fit(time[rows], event[rows])
+        # the same product, multiplied in another order: equal to rounding
+        assert res.summary().loc[g, "observed_risk"] == pytest.approx(1 - km.predict(4.0), rel=1e-13)
+
+
+def test_greenwood_standard_error_against_its_formula(cohort):
+    time, event, _, _ = cohort
+    t = 5.0
+    order = np.argsort(time)
+    s, total = 1.0, 0.0
+    at_risk = time.size
+    for tt in np.unique(time[order]):
+        here = time == tt
+        d = int((event & here).sum())
+        if tt <= t and d:
+            s *= 1 - d / at_risk
+            total += d / (at_risk * (at_risk - d))
+        at_risk -= int(here.sum())
+    risk, se = kaplan_meier_risk(time, event, t)
+    assert risk == pytest.approx(1 - s, rel=1e-13)
+    assert se == pytest.approx(s * np.sqrt(total), rel=1e-12)
+
+
+def test_slope_equals_scikit_survival_cox_and_lifelines(cohort):
+    from lifelines import CoxPHFitter
+    from sksurv.linear_model import CoxPHSurvivalAnalysis
+    from sksurv.util import Surv
+
+    time, event, _, risk = cohort
+    p = risk(5.0)
+    slope, se = calibration_slope(time, event, p, 5.0)
+    t, e = np.minimum(time, 5.0), event & (time <= 5.0)
+    sk = CoxPHSurvivalAnalysis(ties="efron").fit(cloglog(p)[:, None], Surv.from_arrays(e, t))
+    assert slope == pytest.approx(sk.coef_[0], abs=1e-8)
+    ll = CoxPHFitter().fit(pd.DataFrame({"t": t, "e": e, "c": cloglog(p)}), "t", "e")
+    assert slope == pytest.approx(ll.params_["c"], abs=1e-5)  # lifelines' own convergence tolerance
+    assert se == pytest.approx(ll.standard_errors_["c"], rel=1e-4)
+
+
+def test_breslow_with_offset_by_brute_force():
+    rng = np.random.default_rng(1)
+    time = rng.integers(1, 15, 80).astype(float)  # ties
+    event = rng.random(80) < 0.6
+    eta = rng.normal(size=80)
+    value, variance = breslow_cumulative_hazard(time, event, eta, 9.0)
+    expected_value = expected_variance = 0.0
+    for s in np.unique(time[event & (time <= 9.0)]):
+        d = (event & (time == s)).sum()
+        denominator = np.exp(eta[time >= s]).sum()
+        expected_value += d / denominator
+        expected_variance += d / denominator**2
+    assert value == pytest.approx(expected_value, rel=1e-13)
+    assert variance == pytest.approx(expected_variance, rel=1e-13)
+
+
+def test_rcs_basis_is_harrells_formula():
+    x = np.linspace(-3, 3, 13)
+    k = np.array([-1.0, 0.2, 1.5])
+    basis = rcs_basis(x, k)
+
+    def cube(v):
+        return np.clip(v, 0, None) ** 3
+
+    expected = (cube(x - k[0]) - cube(x - k[1]) * (k[2] - k[0]) / (k[2] - k[1])
+                + cube(x - k[2]) * (k[1] - k[0]) / (k[2] - k[1])) / (k[2] - k[0]) ** 2
+    np.testing.assert_allclose(basis[:, 1], expected, rtol=1e-14)
+    np.testing.assert_array_equal(basis[:, 0], x)
+    # linear beyond the outer knots: second differences vanish there
+    assert np.allclose(np.diff(basis[x > k[2], 1], 2), 0, atol=1e-12)
+
+
+def test_gnd_bins_merge_until_enough_events():
+    risk = np.linspace(0.01, 0.5, 200)
+    events = np.zeros(200, bool)
+    events[::7] = True  # 29 events, about 3 per decile
+    bins = gnd_bins(risk, events, 10, 5)
+    counts = np.bincount(bins, weights=events)
+    assert (counts >= 5).all()
+    assert np.all(np.diff(bins) >= 0)  # bins stay contiguous in predicted risk
+    assert gnd_bins(risk, events, 10, 0).max() == 9
+
+
+def test_gnd_statistic_from_its_bins(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, risk(5.0), 5.0)
+    for g in ("F", "M"):
+        bins = res.bins[res.bins["group"] == g]
+        s_se = bins["observed_se"]
+        chi2 = (((bins["observed"] - bins["predicted"]) ** 2 / s_se**2)[s_se > 0]).sum()
+        row = res.gnd[res.gnd["group"] == g].iloc[0]
+        assert row["chi2"] == pytest.approx(chi2, rel=1e-12)
+        assert row["df"] == len(bins) - 1
+        assert (bins["events"] >= 5).all()
+
+
+# -- closed forms and simulated checks ------------------------------------------------------------
+def test_risks_from_linear_predictor_closed_form():
+    lp = np.array([-1.0, 0.0, 2.0])
+    risks = survfair.risks_from_linear_predictor(lp, [0.9, 0.8], mean_linear_predictor=0.5)
+    np.testing.assert_allclose(risks, 1 - np.array([0.9, 0.8])[None, :] ** np.exp(lp - 0.5)[:, None], rtol=1e-15)
+    with pytest.raises(ValueError, match="baseline_survival"):
+        survfair.risks_from_linear_predictor(lp, [0.0])
+    with pytest.raises(ValueError, match="linear_predictor contains NaN"):
+        survfair.risks_from_linear_predictor([np.nan, 1.0], 0.9)
+
+
+def test_well_specified_predictions_are_calibrated_and_a_miscalibrated_group_is_detected():
+    time, event, group, risk = weibull_cohort(4000, 11, groups=("A", "B", "C"))
+    p = risk(5.0)
+    p = np.where(group == "C", np.minimum(1.5 * p, 1.0), p)  # group C's risks inflated by half
+    res = survfair.calibration(time, event, group, p, 5.0)
+    summary = res.summary()
+    for g in ("A", "B"):  # truth: O/E 1, slope 1, intercept 0 inside their intervals; ICI small
+        row = summary.loc[g]
+        assert row["oe_ratio_ci_low"] < 1 < row["oe_ratio_ci_high"]
+        assert row["slope_ci_low"] < 1 < row["slope_ci_high"]
+        assert row["intercept_ci_low"] < 0 < row["intercept_ci_high"]
+        assert row["ici"] < 0.03
+    assert summary.loc["C", "oe_ratio_ci_high"] < 0.8
+    contrasts = res.contrasts(["oe_ratio"])
+    a_b = contrasts[(contrasts["a"] == "A") & (contrasts["b"] == "B")].iloc[0]
+    assert a_b["p_adjusted"] > 0.05
+    for other in ("A", "B"):
+        row = contrasts[(contrasts["a"] == other) & (contrasts["b"] == "C")].iloc[0]
+        assert row["estimate"] > 1.2 and row["p_adjusted"] < 1e-4
+        assert row["p_adjusted"] >= row["p_value"]
+
+
+# -- result protocol -------------------------------------------------------------------------------
+def test_result_protocol(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, np.column_stack([risk(5.0), risk(3.0)]), [5.0, 3.0])
+    np.testing.assert_array_equal(res.times, [3.0, 5.0])  # sorted, columns follow their horizons
+    assert res.summary(3.0).loc["F", "expected_risk"] == pytest.approx(risk(3.0)[group == "F"].mean())
+    frame = res.to_frame()
+    assert list(frame.columns[:5]) == ["time", "group", "n", "events", "statistic"]
+    assert set(frame["statistic"]) >= {"oe_ratio", "slope", "intercept", "ici", "e50", "e90", "brier",
+                                       "integrated_brier"}
+    json.dumps(res.to_dict())
+    wide = res.confidence_interval(0.5)
+    narrow, full = wide["ci_high"] - wide["ci_low"], frame["ci_high"] - frame["ci_low"]
+    assert ((narrow < full) | full.isna()).all()
+    with pytest.raises(ValueError, match="not one of the horizons"):
+        res.summary(4.0)
+    with pytest.raises(Exception):
+        res.groups = ("x",)
+    assert "CalibrationResult" in repr(res) and "<table" in res._repr_html_()
+
+
+def test_bootstrap_is_reproducible_for_any_n_jobs_and_gives_ici_intervals(cohort):
+    time, event, group, risk = cohort
+    runs = [survfair.calibration(time, event, group, risk(5.0), 5.0, ci="bootstrap", n_resamples=20,
+                                 random_state=7, n_jobs=n_jobs, progress=False) for n_jobs in (1, 2)]
+    np.testing.assert_array_equal(runs[0].draws, runs[1].draws)
+    summary = runs[0].summary()
+    assert np.isfinite(summary["ici_ci_low"]).all()
+    assert (summary["ici_ci_low"] <= summary["ici_ci_high"]).all()
+    contrasts = runs[0].contrasts()
+    assert np.isfinite(contrasts["ci_low"]).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_row_order_changes_nothing(seed):
+    time, event, group, risk = weibull_cohort(150, seed % 50)
+    p = risk(5.0)
+    permutation = np.random.default_rng(seed).permutation(time.size)
+    kwargs = dict(times=5.0, ci="analytic")
+    with _quiet():
+        first = survfair.calibration(time, event, group, p, **kwargs).to_frame()
+        second = survfair.calibration(time[permutation], event[permutation], group[permutation], p[permutation],
+                                      **kwargs).to_frame()
+    pd.testing.assert_frame_equal(first, second, rtol=1e-9, atol=1e-12)
+
+
+class _quiet:
+    def __enter__(self):
+        import warnings
+
+        self._context = warnings.catch_warnings()
+        self._context.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *args):
+        return self._context.__exit__(*args)
+
+
+# -- validation ------------------------------------------------------------------------------------
+def test_refuses_bad_predicted_risks(cohort):
+    time, event, group, risk = cohort
+    p = risk(5.0)
+    bad = p.copy()
+    bad[[3, 9]] = 1.2
+    with pytest.raises(ValueError, match=r"outside at rows \[3, 9\]"):
+        survfair.calibration(time, event, group, bad, 5.0)
+    bad[[3, 9]] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinite values at rows \[3, 9\]"):
+        survfair.calibration(time, event, group, bad, 5.0)
+    masked = np.ma.masked_array(p, mask=np.arange(p.size) == 4)
+    with pytest.raises(ValueError, match=r"masked .* rows \[4\]"):
+        survfair.calibration(time, event, group, masked, 5.0)
+    with pytest.raises(ValueError, match="2 horizon"):
+        survfair.calibration(time, event, group, p, [3.0, 5.0])
+    with pytest.raises(ValueError, match="mismatched lengths"):
+        survfair.calibration(time, event, group, p[:-1], 5.0)
+
+
+def test_refuses_horizons_beyond_a_groups_follow_up(cohort):
+    time, event, group, risk = cohort
+    last_f = time[group == "F"].max()
+    with pytest.raises(ValueError, match="beyond the follow-up of group 'F'"):
+        survfair.calibration(time, event, group, risk(5.0), last_f)
+    with pytest.raises(ValueError, match="distinct"):
+        survfair.calibration(time, event, group, np.column_stack([risk(5.0)] * 2), [5.0, 5.0])
+
+
+def test_refuses_differing_pandas_indexes_and_names_columns_of_data(cohort):
+    time, event, group, risk = cohort
+    data = pd.DataFrame({"time": time, "event": event, "sex": group, "r5": risk(5.0), "r3": risk(3.0)})
+    shuffled = data.sample(frac=1.0, random_state=0)
+    with pytest.raises(ValueError, match="not identical"):
+        survfair.calibration("time", "event", "sex", shuffled["r5"], 5.0, data=data)
+    by_name = survfair.calibration("time", "event", "sex", ["r3", "r5"], [3.0, 5.0], data=data)
+    by_array = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    pd.testing.assert_frame_equal(by_name.to_frame(), by_array.to_frame())
+    with pytest.raises(ValueError, match="not in data"):
+        survfair.calibration("time", "event", "sex", ["r4"], [4.0], data=data)
+
+
+def test_groups_subset_keeps_predictions_aligned(cohort):
+    time, event, group, risk = cohort
+    p = risk(5.0)
+    with pytest.warns(survfair.ExcludedRowsWarning):
+        subset = survfair.calibration(time, event, group, p, 5.0, groups=["M"])
+    rows = group == "M"
+    alone = survfair.calibration(time[rows], event[rows], group[rows], p[rows], 5.0)
+    pd.testing.assert_frame_equal(subset.to_frame(), alone.to_frame())
+
+
+def test_positivity_warning_when_censoring_survival_is_low_before_the_horizon():
+    # with each group's own censoring curve a weight of 0 cannot occur before the group's last
+    # time (K reaches 0 only when the last person at risk is censored), so the horizon rule
+    # refuses what would be a PositivityError; heavy censoring warns as for xCI
+    rng = np.random.default_rng(4)
+    true_time = rng.exponential(10, 400)
+    censor = rng.exponential(1.0, 400)
+    time, event = np.minimum(true_time, censor), true_time <= censor
+    with pytest.warns(survfair.PositivityWarning, match="censoring survival below 0.1"):
+        survfair.calibration(time, event, np.zeros(400), np.full(400, 0.2), 2.5, ci=None)
+
+
+def test_predicted_risks_adapters_equal_the_models_survival_functions(cohort):
+    from lifelines import CoxPHFitter, WeibullAFTFitter
+    from sksurv.linear_model import CoxPHSurvivalAnalysis
+    from sksurv.svm import FastSurvivalSVM
+    from sksurv.util import Surv
+
+    time, event, _, _ = cohort
+    x = pd.DataFrame({"x": np.random.default_rng(0).normal(size=time.size)})
+    frame = x.assign(T=time, E=event)
+    for fitter in (CoxPHFitter(), WeibullAFTFitter()):
+        model = fitter.fit(frame, "T", "E")
+        got = survfair.predicted_risks(model, x, [2.0, 5.0])
+        expected = 1 - model.predict_survival_function(x, times=[2.0, 5.0]).to_numpy().T
+        np.testing.assert_array_equal(got, expected)
+    y = Surv.from_arrays(event, time)
+    cox = CoxPHSurvivalAnalysis().fit(x, y)
+    got = survfair.predicted_risks(cox, x, 5.0)
+    expected = np.array([1 - fn(5.0) for fn in cox.predict_survival_function(x)])
+    np.testing.assert_array_equal(got[:, 0], expected)
+    with pytest.raises(ValueError, match="outside the model's survival functions"):
+        survfair.predicted_risks(cox, x, time.max() + 1)
+    with pytest.raises(TypeError, match="no survival function"):
+        survfair.predicted_risks(FastSurvivalSVM(max_iter=5).fit(x, y), x, 5.0)
+    with pytest.raises(TypeError, match="callable"):
+        survfair.predicted_risks(lambda X: X, x, 5.0)
+
+
+def test_fairness_profile_puts_xci_beside_calibration(cohort):
+    time, event, group, risk = cohort
+    p = risk(5.0)
+    result = survfair.xci(time, event, group, p, tau=10)
+    profile = survfair.fairness_profile(result, survfair.calibration(time, event, group, p, 5.0))
+    assert list(profile.index) == ["F", "M"]
+    assert profile.loc["F", "xci_as_earlier"] == result.matrix.loc["F", "M"]
+    assert profile.loc["F", "xci_as_later"] == result.matrix.loc["M", "F"]
+    assert profile.loc["F", "delta_between"] == pytest.approx(result.matrix.loc["F", "M"] - result.matrix.loc["M", "F"])
+    with pytest.raises(ValueError, match="different groups"):
+        survfair.fairness_profile(result, survfair.calibration(time, event, np.where(group == "F", "W", "M"), p, 5.0))
+    with pytest.raises(TypeError):
+        survfair.fairness_profile(result, result)
