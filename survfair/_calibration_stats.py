@@ -221,8 +221,8 @@ def gnd_bins(risk: np.ndarray, event_by_horizon: np.ndarray, n_bins: int, min_ev
     is merged with its neighbour of fewer events (Demler et al. 2015 recommend at least 5 per
     group), the lowest first, until every bin has enough or one bin is left.
     """
-    bins = pd.qcut(risk, n_bins, labels=False, duplicates="drop")
-    bins = np.asarray(bins, dtype=np.int64)
+    bins = np.asarray(pd.qcut(risk, n_bins, labels=False, duplicates="drop"), dtype=float)
+    bins = np.where(np.isnan(bins), 0, bins).astype(np.int64)  # all risks equal: no edges, one bin
     _, bins = np.unique(bins, return_inverse=True)
     while True:
         counts = np.bincount(bins, weights=event_by_horizon.astype(float))
