@@ -50,6 +50,7 @@ if _TYPE_CHECKING:
     from ._xci import xci
     from ._calibration import calibration, risks_from_linear_predictor
     from ._calibration_result import CalibrationResult
+    from ._calibration_findings import CalibrationFindings, calibration_findings
     from ._profile import fairness_profile
     from ._datasets import FlchainCohort, load_flchain
     from . import simulate
@@ -95,6 +96,7 @@ _LAZY = {
         "._xci": ("xci",),
         "._calibration": ("calibration", "risks_from_linear_predictor"),
         "._calibration_result": ("CalibrationResult",),
+        "._calibration_findings": ("CalibrationFindings", "calibration_findings"),
         "._profile": ("fairness_profile",),
         "._datasets": ("FlchainCohort", "load_flchain"),
         "._xauc": ("XAUCResult", "xauc"),
@@ -159,6 +161,8 @@ __all__ = [
     "simulate",
     "calibration",
     "CalibrationResult",
+    "calibration_findings",
+    "CalibrationFindings",
     "risks_from_linear_predictor",
     "predicted_risks",
     "fairness_profile",

@@ -264,7 +264,7 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str, flagged: s
     interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
     tail = f"Δbetween({a}, {b}) = {_points(row['value'])}"
     if interval != "–":
-        tail += f" {interval}, {_adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
+        tail += f" {interval}, {adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
     verdict = _excludes_zero(row)
     alpha = 1 - reader.result.confidence_level
     adjusted = row["p_adjusted"]
@@ -290,7 +290,8 @@ def _caution(flagged: set, cells: list) -> str:
     return f" Caution: cell{'s' if len(used) > 1 else ''} {shown} rest{'' if len(used) > 1 else 's'} on little data."
 
 
-def _adjust_name(adjust: str) -> str:
+def adjust_name(adjust: str) -> str:
+    """How an adjustment is named in a sentence ("Holm-adjusted")."""
     return {"holm": "Holm-adjusted", "bh": "BH-adjusted", "bonferroni": "Bonferroni-adjusted", "none": "unadjusted"}[
         adjust
     ]
@@ -303,7 +304,7 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     text = (f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside {b} "
             f"{reader.cell(b, b)}; Δwithin({a}, {b}) = {_points(row['value'])}")
     if interval != "–":
-        text += f" {interval}, {_adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
+        text += f" {interval}, {adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
     return text + "."
 
 
@@ -327,7 +328,7 @@ def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, lev
     one = len(between) == 1
     text = (f"{excluded} of {len(between)} between-group difference{'' if one else 's'} "
             f"{'has a' if one else 'have'} {level} interval{'' if one else 's'} excluding 0 "
-            f"({significant} with {_adjust_name(adjust)} p < 0.05)")
+            f"({significant} with {adjust_name(adjust)} p < 0.05)")
     if omnibus.source == NOT_COMPUTED:
         text += (f"; the joint test is not computed for {omnibus.n_contrasts:,} contrasts (more than "
                  f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted pairwise p-values")

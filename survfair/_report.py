@@ -14,6 +14,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ._calibration_findings import calibration_findings
+from ._calibration_result import CalibrationResult
 from ._findings import Findings, findings, joint_test
 from ._format import MISSING, interval_text, number, p_value_text, percent
 from ._model_comparison import ModelComparison
@@ -248,6 +250,87 @@ def _horizon_table(horizons: Any) -> pd.DataFrame:
                      "cases": int(row["cases"]) if "cases" in row else MISSING,
                      "controls": int(row["controls"]) if "controls" in row else MISSING})
     return pd.DataFrame(rows).set_index("time")
+
+
+def _calibration_table(calibration: CalibrationResult, time: float) -> pd.DataFrame:
+    """Per group at one horizon: counts, observed vs predicted risk, O/E, slope, ICI, Brier, GND."""
+    summary = calibration.summary(time)
+    rows = []
+    for group, row in summary.iterrows():
+        rows.append({
+            "group": str(group), "n": int(row["n"]), "events": int(row["events"]),
+            "observed": percent(row["observed_risk"]),
+            "observed interval": interval_text(row["observed_risk_ci_low"], row["observed_risk_ci_high"],
+                                               as_percent=True),
+            "predicted": percent(row["expected_risk"]),
+            "O/E": number(row["oe_ratio"], 2),
+            "O/E interval": interval_text(row["oe_ratio_ci_low"], row["oe_ratio_ci_high"], digits=2),
+            "slope": number(row["slope"], 2),
+            "slope interval": interval_text(row["slope_ci_low"], row["slope_ci_high"], digits=2),
+            "ICI": number(row["ici"], 3), "E90": number(row["e90"], 3),
+            "Brier": number(row["brier"], 3),
+            "GND p": p_value_text(row["gnd_p"]),
+        })
+    return pd.DataFrame(rows).set_index("group")
+
+
+def _calibration_contrast_table(found) -> pd.DataFrame:
+    """O/E ratios and slope differences between groups, with adjusted p-values."""
+    rows = []
+    for _, row in found.contrasts.iterrows():
+        ratio = row["statistic"] == "oe_ratio"
+        rows.append({
+            "horizon": number(row["time"], 4).rstrip("0").rstrip("."),
+            "comparison": f"{row['a']} vs {row['b']}",
+            "statistic": "O/E ratio (a / b)" if ratio else "slope difference (a − b)",
+            "value": number(row["estimate"], 2),
+            "interval": interval_text(row["ci_low"], row["ci_high"], digits=2),
+            "p (adjusted)": p_value_text(row["p_adjusted"]),
+        })
+    return pd.DataFrame(rows).set_index("horizon")
+
+
+def _calibration_sections(calibration: CalibrationResult, found, time_unit: str | None
+                          ) -> list[tuple[str, pd.DataFrame, str, bool]]:
+    sections = []
+    unit = f" {time_unit}" if time_unit else ""
+    for t in calibration.times:
+        sections.append((f"Calibration at t = {t:g}{unit}", _calibration_table(calibration, float(t)),
+                         "Observed risk by Kaplan-Meier within the group against the mean predicted risk; O/E = "
+                         "observed / predicted (1 = right on average; interval from Greenwood's variance); slope "
+                         "on the complementary log-log scale (1 = right spread, below 1 = too extreme); ICI and E90: "
+                         "mean and 90th percentile of |predicted − observed| along the smooth calibration curve; "
+                         "Brier score with censoring weights of the group; GND: Greenwood-Nam-D'Agostino test over "
+                         "risk deciles (a small p means miscalibration).", False))
+    if len(calibration.groups) > 1:
+        table = _calibration_contrast_table(found)
+        sections.append(("Calibration differences between groups", table,
+                         f"O/E ratios and slope differences between every pair of groups; p-values adjusted "
+                         f"({found.adjust}) within each statistic and horizon.", len(table) > _FOLD_ROWS))
+    return sections
+
+
+def _calibration_figures(calibration: CalibrationResult, time_unit: str | None) -> dict[str, tuple[Any, str]]:
+    import matplotlib.pyplot as plt
+
+    from . import plotting
+
+    figures = {}
+    for t in calibration.times:
+        unit = f" {time_unit}" if time_unit else ""
+        if hasattr(plotting, "plot_calibration"):
+            fig, ax = plt.subplots(figsize=(5.6, 5.0), layout="constrained")
+            plotting.plot_calibration(calibration, float(t), ax=ax)
+            figures[f"Calibration per group at t = {t:g}{unit}"] = (
+                fig, "Points: deciles of predicted risk against their Kaplan-Meier risk with its interval; lines: "
+                     "smooth calibration curves; on the dashed diagonal predicted risk equals observed risk.")
+        if hasattr(plotting, "plot_observed_expected"):
+            fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
+            plotting.plot_observed_expected(calibration, float(t), ax=ax)
+            figures[f"Observed / expected risk per group at t = {t:g}{unit}"] = (
+                fig, "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the "
+                     "interval.")
+    return figures
 
 
 def _comparison_table(comparison: ModelComparison, found: Mapping[str, Findings]) -> pd.DataFrame:
@@ -545,6 +628,7 @@ def write_report(
     settings: Mapping[str, Any] | None = None,
     provenance: Mapping[str, Any] | None = None,
     horizons: Any = None,
+    calibration: CalibrationResult | None = None,
     data_summary: pd.DataFrame | None = None,
     extra_tables: Mapping[str, pd.DataFrame] | None = None,
     figures: Mapping[str, Any] | None = None,
@@ -594,6 +678,11 @@ def write_report(
         and excluded are added.
     horizons : XAUCtResult or mapping of str -> XAUCtResult, optional
         AUC(t) results (:func:`survfair.xauc_t`) to tabulate, by model name.
+    calibration : CalibrationResult, optional
+        Calibration of the predicted risks within groups (:func:`survfair.calibration`): its findings
+        (:func:`survfair.calibration_findings`) follow the discrimination findings, a table per
+        horizon and the contrasts between groups follow the result's sections, and the calibration
+        plots join the figures.
     data_summary : DataFrame, optional
         Replaces the default per-group summary (:func:`data_summary_table`).
     extra_tables : mapping of str -> DataFrame, optional
@@ -618,8 +707,8 @@ def write_report(
     Raises
     ------
     TypeError
-        If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, or a table is not
-        a DataFrame.
+        If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, ``calibration`` is not
+        a CalibrationResult, or a table is not a DataFrame.
     ValueError
         If the extension of ``path`` is not .html, .htm or .md, or ``adjust`` or the thresholds
         are invalid.
@@ -651,6 +740,14 @@ def write_report(
     found = {name: findings(res, adjust=adjust, min_events=min_events, min_pairs=min_pairs)
              for name, res in results.items()}
     flags = {name: f.flags for name, f in found.items()}
+    headings: dict[str, Any] = dict(found)
+    calibration_found = None
+    if calibration is not None:
+        if not isinstance(calibration, CalibrationResult):
+            raise TypeError(f"calibration must be a CalibrationResult, got {type(calibration).__name__}.")
+        calibration_found = calibration_findings(calibration, adjust=adjust, min_events=min_events,
+                                                 time_unit=time_unit)
+        headings["calibration"] = calibration_found
 
     from . import __version__
 
@@ -668,11 +765,17 @@ def write_report(
         ("Data summary", data_summary if data_summary is not None else _for_people(data_summary_table(main)),
          summary_note, False),
     ]
-    tables += _sections(main, comparison, found, flags, horizons)
+    sections = _sections(main, comparison, found, flags, horizons)
+    if calibration is not None:  # after the discrimination tables, before the folded pair counts
+        counts_start = len(sections) - len(results)
+        sections[counts_start:counts_start] = _calibration_sections(calibration, calibration_found, time_unit)
+    tables += sections
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, "", False))
 
     drawn = _default_figures(main, comparison, flags, time_unit) if default_figures else {}
+    if default_figures and calibration is not None:
+        drawn.update(_calibration_figures(calibration, time_unit))
     drawn.update({name: (fig, name) for name, fig in (figures or {}).items()})
     images = {name: (_png(fig), caption) for name, (fig, caption) in drawn.items()}
     if default_figures:
@@ -686,9 +789,9 @@ def write_report(
     note_html, note_md = _notes(main)
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".md":
-        path.write_text(_markdown(path, title, meta, note_md, found, tables, images), encoding="utf-8")
+        path.write_text(_markdown(path, title, meta, note_md, headings, tables, images), encoding="utf-8")
     else:
-        path.write_text(_html(title, meta, note_html, found, tables, images), encoding="utf-8")
+        path.write_text(_html(title, meta, note_html, headings, tables, images), encoding="utf-8")
     return path
 
 

@@ -572,3 +572,65 @@ def test_findings_open_every_output(csv_file, tmp_path, capsys):
     assert cells["flag"].str.contains(r"events in [FM] \(< 1000\)").all()
     between = table[(table["kind"] == "summary") & (table["statistic"] == "delta_between")]
     assert (between["p_adjusted"] == between["p_value"]).all()  # one pair: nothing to adjust
+
+
+@pytest.fixture
+def calibration_csv(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 500
+    x = rng.normal(size=n)
+    true_time = 6 * rng.weibull(1.5, n) * np.exp(-0.5 * x)
+    censor = rng.uniform(0, 15, n)
+    sex = np.where(rng.random(n) < 0.5, "F", "M")
+    risk5 = 1 - np.exp(-((5 / (6 * np.exp(-0.5 * x))) ** 1.5))
+    frame = pd.DataFrame({"t": np.minimum(true_time, censor), "e": (true_time <= censor).astype(int), "sex": sex,
+                          "lp": x, "risk5": np.where(sex == "M", 0.6 * risk5, risk5)})
+    path = tmp_path / "calibration.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def _calibration_args(path, *extra):
+    return ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "lp",
+            "--tau", "10", "--horizon", "5", "--predicted", "risk5", *extra]
+
+
+def test_calibration_in_every_output(calibration_csv, tmp_path, capsys):
+    path, _ = calibration_csv
+    assert main(_calibration_args(path, "--time-unit", "years")) == 0
+    out = capsys.readouterr().out
+    assert "== calibration of predicted risks ==" in out
+    assert "At t = 5 years, the model under-predicts risk for M" in out
+    assert main(_calibration_args(path, "--format", "json")) == 0
+    payload = json.loads(capsys.readouterr().out)
+    entry = payload[-1]
+    assert entry["name"] == "calibration of predicted risks" and entry["predicted"] == ["risk5"]
+    assert {row["statistic"] for row in entry["statistics"]} >= {"oe_ratio", "slope", "ici", "brier"}
+    assert entry["findings"]["sentences"]
+    assert main(_calibration_args(path, "--format", "csv")) == 0
+    table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    rows = table[table["kind"] == "calibration"]
+    assert set(rows["statistic"]) >= {"oe_ratio", "slope", "intercept", "ici", "brier"}
+    assert (table["kind"] == "calibration_contrast").any()
+    report = tmp_path / "r.html"
+    assert main(_calibration_args(path, "--report", str(report), "--output", str(tmp_path / "o.txt"))) == 0
+    text = report.read_text()
+    assert "Findings: calibration" in text and "Calibration at t = 5" in text
+    assert "Calibration differences between groups" in text
+
+
+def test_calibration_errors_are_one_line(calibration_csv, tmp_path, capsys):
+    path, frame = calibration_csv
+    bad = tmp_path / "bad.csv"
+    frame.assign(risk5=frame["risk5"].where(frame.index != 7, 1.5)).to_csv(bad, index=False)
+    cases = [
+        (_calibration_args(path)[:-4] + ["--predicted", "risk5"], "one --predicted column per --horizon"),
+        (_calibration_args(path)[:-1] + ["nope"], "nope"),
+        (_calibration_args(bad), "values outside at rows [7]"),
+        (_calibration_args(path)[:-3] + ["500", "--predicted", "risk5"], "within the follow-up"),
+        (["audit", "--predicted", "risk5"], "--predicted needs --data"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line

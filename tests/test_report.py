@@ -291,3 +291,31 @@ def test_the_data_summary_is_formatted_for_people(result, tmp_path):
     table = data_summary_table(result)
     share = table.loc["F", "censored_pct"]
     assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text
+
+
+def _calibrated_cohort(n=600, seed=5):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    true_time = 6 * rng.weibull(1.5, n) * np.exp(-0.5 * x)
+    censor = rng.uniform(0, 15, n)
+    group = np.where(rng.random(n) < 0.5, "F", "M<&>")
+    risk = 1 - np.exp(-((5 / (6 * np.exp(-0.5 * x))) ** 1.5))
+    return np.minimum(true_time, censor), true_time <= censor, group, x, np.where(group == "F", risk, 0.6 * risk)
+
+
+@pytest.mark.parametrize("suffix", [".html", ".md"])
+def test_report_with_calibration(tmp_path, suffix):
+    time, event, group, x, risk = _calibrated_cohort()
+    result = sf.xci(time, event, group, x, tau=10)
+    calibration = sf.calibration(time, event, group, risk, 5.0)
+    path = write_report(tmp_path / f"r{suffix}", result, calibration=calibration, time_unit="years")
+    text = path.read_text()
+    found = sf.calibration_findings(calibration, time_unit="years")
+    assert "Findings: calibration" in text and "Calibration at t = 5 years" in text
+    first = found.sentences[0]
+    assert (html.escape(first) if suffix == ".html" else first.replace("<", "\\<")[:20]) [:20] in text
+    assert "M<&>" not in text  # the label is escaped in both formats
+    # the calibration tables come before the folded pair counts
+    assert text.index("Calibration at t = 5") < text.index("Pair counts")
+    with pytest.raises(TypeError, match="CalibrationResult"):
+        write_report(tmp_path / f"bad{suffix}", result, calibration=result)

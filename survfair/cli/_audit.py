@@ -31,6 +31,13 @@ from ._binary import (
     horizon_table,
     render_binary,
 )
+from ._calibration import (
+    add_calibration_arguments,
+    calibration_audit,
+    calibration_long_table,
+    check_calibration,
+    render_calibration,
+)
 from ._errors import CLIError, library_errors
 from ._io import (
     REPORT_SUFFIXES,
@@ -71,6 +78,9 @@ examples:
       audit two groups only; rows of other groups are excluded and counted
   survfair audit --data screening.csv --outcome cancer --positive yes --group sex --risk score
       binary outcome: the xAUC matrix (Kallus & Zhou 2019)
+  survfair audit --data cohort.csv --time t --event e --group sex --risk lp \
+      --horizon 5 --predicted risk5 --horizon 10 --predicted risk10 --report audit.html
+      add calibration within groups of the predicted 5- and 10-year risks
 """
 
 
@@ -110,6 +120,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                            help="bootstrap strata")
     add_reporting_options(parser)
     add_binary_arguments(parser)
+    add_calibration_arguments(parser)
     add_debug_option(parser, top_level=False)
     parser.set_defaults(handler=run)
     return parser
@@ -218,7 +229,8 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     return table[CSV_COLUMNS + [c for c in table.columns if c not in CSV_COLUMNS]]
 
 
-def _render(named_results, output_format: str, horizons: dict, reporting: dict) -> str:
+def _render(named_results, output_format: str, horizons: dict, reporting: dict, calibrated=None,
+            args: argparse.Namespace | None = None) -> str:
     if output_format == "json":
         payload = []
         for name, result, notes in named_results:
@@ -230,10 +242,16 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict) 
             if horizons.get(name) is not None:
                 entry["horizons"] = json.loads(horizons[name].to_json(orient="records"))
             payload.append(entry)
+        if calibrated is not None:  # one more entry: the calibration of the --predicted columns
+            payload.append({"name": "calibration of predicted risks",
+                            **render_calibration(calibrated, "json", list(args.predicted))["calibration"]})
         return json.dumps(payload, indent=2) + "\n"
     if output_format == "csv":
-        frame = pd.concat([long_table(name, result, horizons.get(name), reporting)
-                           for name, result, _ in named_results], ignore_index=True)
+        parts = [long_table(name, result, horizons.get(name), reporting) for name, result, _ in named_results]
+        if calibrated is not None:
+            parts.append(calibration_long_table(calibrated[0], "calibration of predicted risks"))
+        frame = pd.concat(parts, ignore_index=True)
+        frame = frame[CSV_COLUMNS + [c for c in frame.columns if c not in CSV_COLUMNS]]
         return neutralise_formulas(frame).to_csv(index=False)
     return "\n".join(_format_text(name, result, notes, reporting) for name, result, notes in named_results)
 
@@ -318,6 +336,9 @@ def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
     named = [(f"risk = {risk}", comparison.results[risk], notes) for risk in args.risk]
     settings = {"data": args.data, "time": args.time, "event": args.event, "group": " x ".join(args.group),
                 "risk": ", ".join(args.risk), "rows": len(frame), "rows dropped": 0}
+    if getattr(args, "predicted", None):
+        settings["predicted risks (horizon: column)"] = ", ".join(
+            f"{t:g}: {c}" for t, c in zip(args.horizon, args.predicted))
     if args.groups:
         settings.update({"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded})
     return named, comparison, settings
@@ -353,6 +374,8 @@ def _check(args: argparse.Namespace) -> list[str] | None:
             raise CLIError("--horizon needs a survival audit (--time and --event), not a binary one.")
         if args.report and len(args.risk) > 1:
             raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
+    elif getattr(args, "predicted", None) and not args.data:
+        raise CLIError("--predicted needs --data (a survival audit with --time and --event).")
     elif args.data:
         missing = [flag for flag, value in (("--time", args.time), ("--event", args.event),
                                             ("--group", args.group), ("--risk", args.risk)) if not value]
@@ -374,6 +397,9 @@ def _check(args: argparse.Namespace) -> list[str] | None:
         wanted["--outcome"] = [args.outcome]
     else:
         wanted.update({"--time": [args.time], "--event": [args.event]})
+    predicted = check_calibration(args)
+    if predicted:
+        wanted["--predicted"] = predicted
     require_columns(args.data, table_columns(args.data), wanted)
     return [column for columns in wanted.values() for column in columns]
 
@@ -432,7 +458,14 @@ def run(args: argparse.Namespace) -> int:
             else:
                 horizons[name], _ = horizon_frame(one, subset, computed)
     reporting = reporting_options(args)
-    text = _render(named_results, args.format, horizons, reporting) + horizon_text
+    calibrated = None
+    if getattr(args, "predicted", None):
+        groups = match_groups(frame, args.group, args.groups)
+        subset, _ = subset_groups(frame, args.group, groups)
+        calibrated = calibration_audit(args, subset, groups)
+    text = _render(named_results, args.format, horizons, reporting, calibrated, args) + horizon_text
+    if calibrated is not None and args.format == "table":
+        text += "\n" + render_calibration(calibrated, "table", list(args.predicted))
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
@@ -440,6 +473,7 @@ def run(args: argparse.Namespace) -> int:
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
             write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
                          provenance=provenance, horizons=horizon_results or None,
+                         calibration=None if calibrated is None else calibrated[0],
                          data_summary=data_summary_table(first), time_unit=args.time_unit, **reporting)
     return 0
 
@@ -459,7 +493,7 @@ def _provenance(args: argparse.Namespace, frame: pd.DataFrame | None) -> dict:
     if frame is None:
         return items
     columns = [c for c in [args.time, args.event, getattr(args, "outcome", None), *(args.group or []),
-                           *(args.risk or [])] if c]
+                           *(args.risk or []), *(getattr(args, "predicted", None) or [])] if c]
     items["data"] = str(args.data)
     items["data SHA-256 (columns " + ", ".join(dict.fromkeys(columns)) + ")"] = data_fingerprint(
         frame[list(dict.fromkeys(columns))])

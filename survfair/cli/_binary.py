@@ -34,7 +34,7 @@ from ._errors import CLIError, library_errors, print_warning
 from ._options import column_roles, group_argument, match_groups, match_label
 
 __all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
-           "horizon_frame", "horizon_table"]
+           "horizon_frame", "horizon_table", "library_notes"]
 
 
 def add_binary_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +56,7 @@ def add_binary_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @contextlib.contextmanager
-def _notes() -> Iterator[list[str]]:
+def library_notes() -> Iterator[list[str]]:
     """Collect the library's statistical warnings (UserWarning) as notes of the printed report.
 
     Other warnings (e.g. numerical RuntimeWarnings) keep the filters in force (an "error" filter
@@ -130,7 +130,7 @@ def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
                            "--positive", f"the outcome column {outcome!r}")
     level = getattr(args, "confidence_level", None) or 0.95
     roles = column_roles(args, y=f"--outcome {outcome!r}", score=f"--risk {args.risk!r}")
-    with library_errors(roles), _notes() as notes:
+    with library_errors(roles), library_notes() as notes:
         # the rows of other groups are already left out; groups= keeps the --groups order
         res = xauc(outcome, group_argument(args.group), args.risk, data=frame, positive=positive,
                    groups=match_groups(frame, args.group, getattr(args, "groups", None)), confidence_level=level)
@@ -239,7 +239,7 @@ def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
     censoring = getattr(args, "censoring", None) or "group"
     intervals = getattr(args, "ci", "analytic") != "none"
     level = getattr(args, "confidence_level", None) or 0.95
-    with library_errors(column_roles(args)), _notes() as notes:
+    with library_errors(column_roles(args)), library_notes() as notes:
         result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
                         censoring=censoring, ci="analytic" if intervals else None, confidence_level=level)
     return result, notes

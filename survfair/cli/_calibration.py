@@ -1,0 +1,108 @@
+"""``survfair audit --horizon T --predicted COLUMN``: calibration of predicted risks within groups.
+
+A thin consumer of :func:`survfair.calibration` and :func:`survfair.calibration_findings`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pandas as pd
+
+from .._calibration import calibration
+from .._calibration_findings import CalibrationFindings, calibration_findings
+from .._calibration_result import CalibrationResult
+from ._binary import library_notes
+from ._errors import CLIError, library_errors
+from ._options import column_roles, group_argument
+
+__all__ = ["add_calibration_arguments", "check_calibration", "calibration_audit", "render_calibration",
+           "calibration_long_table"]
+
+
+def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--predicted COLUMN`` (repeatable, one per ``--horizon``)."""
+    options = parser.add_argument_group("calibration of predicted risks")
+    options.add_argument(
+        "--predicted", metavar="COLUMN", action="append",
+        help="column of predicted event probabilities F(t | x) at the matching --horizon (give one per "
+             "--horizon, in the same order): adds calibration within groups (O/E, slope, ICI, Brier, GND test)",
+    )
+
+
+def check_calibration(args: argparse.Namespace) -> list[str]:
+    """The option rules of ``--predicted``; returns the columns it needs."""
+    predicted = getattr(args, "predicted", None) or []
+    if not predicted:
+        return []
+    if not args.data or args.time is None:
+        raise CLIError("--predicted needs a survival audit with --data, --time and --event.")
+    horizons = args.horizon or []
+    if len(horizons) != len(predicted):
+        raise CLIError(f"give one --predicted column per --horizon, in the same order; got {len(predicted)} "
+                       f"--predicted and {len(horizons)} --horizon.")
+    return list(predicted)
+
+
+def calibration_audit(args: argparse.Namespace, frame: pd.DataFrame, groups: list | None
+                      ) -> tuple[CalibrationResult, CalibrationFindings, list[str]] | None:
+    """:func:`survfair.calibration` of the ``--predicted`` columns (None without them), its
+    findings, and the library's warnings as notes."""
+    predicted = getattr(args, "predicted", None)
+    if not predicted:
+        return None
+    ci = None if args.ci == "none" else args.ci
+    options = dict(data=frame, groups=groups, censoring=args.censoring or "group", ci=ci,
+                   confidence_level=args.confidence_level, n_jobs=args.n_jobs)
+    if ci == "bootstrap":
+        options.update(n_resamples=args.n_resamples, random_state=args.seed)
+    roles = column_roles(args, predicted="--predicted " + ", ".join(repr(c) for c in predicted),
+                         times="--horizon")
+    with library_errors(roles), library_notes() as notes:
+        result = calibration(args.time, args.event, group_argument(args.group), list(predicted), list(args.horizon),
+                             **options)
+        found = calibration_findings(result, adjust=args.adjust, min_events=args.min_events,
+                                     time_unit=args.time_unit)
+    return result, found, notes
+
+
+def _table(result: CalibrationResult, t: float) -> pd.DataFrame:
+    summary = result.summary(t)
+    # the text table keeps what a reader needs; JSON and CSV carry every statistic
+    columns = ["n", "events", "observed_risk", "expected_risk", "oe_ratio", "oe_ratio_ci_low", "oe_ratio_ci_high",
+               "slope", "slope_ci_low", "slope_ci_high", "ici", "e90", "brier", "gnd_p"]
+    return summary[columns].rename(columns=lambda c: c.replace("_ci_", "_").replace("_risk", ""))
+
+
+def render_calibration(audit, output_format: str, predicted: list[str]) -> str | list | dict:
+    """Text block (table format) or JSON-ready dict of a calibration audit."""
+    result, found, notes = audit
+    if output_format == "json":
+        return {"calibration": {"predicted": predicted, "notes": notes, "findings": found.to_dict(),
+                                **result.to_dict(), "contrasts": json.loads(result.contrasts().to_json(
+                                    orient="records"))}}
+    lines = ["== calibration of predicted risks ==", "findings:", found.to_text(), "",
+             f"predicted columns {predicted} at horizons {[float(t) for t in result.times]}; n = {result.n_samples}, "
+             f"groups = {list(result.groups)}; intervals: {result.ci_method}", *notes]
+    with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 30):
+        for t in result.times:
+            lines += ["", f"at t = {t:g}:", _table(result, float(t)).to_string(float_format="{:.4f}".format)]
+        if len(result.groups) > 1:
+            lines += ["", f"contrasts between groups (p_adjusted: {found.adjust} within each statistic and horizon):",
+                      result.contrasts().to_string(index=False, float_format="{:.4f}".format, na_rep="")]
+    return "\n".join(lines) + "\n"
+
+
+def calibration_long_table(result: CalibrationResult, name: str) -> pd.DataFrame:
+    """Rows of the CSV output: kind "calibration" (one per group, horizon and statistic) and
+    "calibration_contrast" (one per pair of groups, statistic and horizon)."""
+    frame = result.to_frame().rename(columns={"group": "a", "estimate": "value"})
+    frame = frame.assign(kind="calibration", b="", name=name)
+    contrasts = result.contrasts().rename(columns={"estimate": "value"}).assign(kind="calibration_contrast",
+                                                                                 name=name)
+    table = pd.concat([frame, contrasts], ignore_index=True)
+    for column in ("n", "events"):
+        table[column] = table[column].astype("Int64")
+    table["time"] = table["time"].astype(float)
+    return table
