@@ -40,14 +40,14 @@ from ._validation import (
     warn_excluded_rows,
 )
 
-__all__ = ["calibration", "risks_from_linear_predictor", "check_predicted_risks"]
+__all__ = ["calibration", "risks_from_linear_predictor", "check_predicted_risks", "predicted_matrix"]
 
 CI_METHODS = ("analytic", "bootstrap", None)
 #: points of each group's smooth calibration curve (for plots)
 CURVE_POINTS = 101
 
 
-def _predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndarray, list[str]]:
+def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndarray, list[str]]:
     """The predicted risks as an (n, H) array and a name per column (for messages)."""
     if data is not None and isinstance(predicted, str):
         predicted = [predicted]
@@ -455,7 +455,7 @@ def calibration(
     check_scalar(progress, "progress", "bool")
 
     index = input_index({"time": time, "event": event, "group": group, "predicted": predicted}, data)
-    values, names = _predicted_matrix(predicted, data)
+    values, names = predicted_matrix(predicted, data)
     horizons = _check_times(times, values.shape[1])
     # validate time/event/group through the one gate; the row positions ride along as the "risk"
     # so that rows excluded by ``groups=`` leave the predicted risks too

@@ -8,12 +8,13 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._calibration import calibration, predicted_matrix
 from .._results import json_safe
 from .._settings import EstimatorSettings
 from .._summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
-from .._validation import check_numbers, check_scalar, check_survival_inputs
+from .._validation import check_numbers, check_scalar, check_survival_inputs, input_index
 
 __all__ = ["Frontier", "frontier", "plot_frontier"]
 
@@ -67,7 +68,36 @@ class Frontier:
                 f"n_samples={self.n_samples})\n{body}")
 
 
-def _row(problem: ShiftProblem, offsets: np.ndarray) -> dict:
+class _OERatios:
+    """O/E per group after a shift of a log-hazard score: the observed (Kaplan-Meier) risk does not
+    move, the expected risk is the mean of 1 − (1 − F̂)^exp(offset) over the group."""
+
+    def __init__(self, sample, predicted: Any, times: Any, data: pd.DataFrame | None):
+        values = _values(predicted, data)
+        if values.shape[1] != 1 or np.ndim(times) > 1 or np.size(times) != 1:
+            raise ValueError("predicted and times: the frontier's O/E columns take one horizon (one column).")
+        result = calibration(sample.time, sample.event, _labels(sample), values, times, groups=sample.groups,
+                             ci=None, progress=False)  # validates the predicted risks, names bad rows
+        self.observed = result.summary()["observed_risk"].to_numpy(float)
+        with np.errstate(divide="ignore"):  # a predicted risk of 1 stays 1 after any shift
+            self.log_survival = [np.log1p(-values[sample.group_codes == k, 0]) for k in range(sample.n_groups)]
+        self.groups = sample.groups
+
+    def row(self, offsets: np.ndarray) -> dict:
+        expected = [float(np.mean(-np.expm1(np.exp(d) * s))) for d, s in zip(offsets, self.log_survival)]
+        return {f"oe_ratio[{g}]": float(o / e) for g, o, e in zip(self.groups, self.observed, expected)}
+
+
+def _labels(sample) -> np.ndarray:
+    return np.array(list(sample.groups) + [None], dtype=object)[:-1][sample.group_codes]
+
+
+def _values(predicted: Any, data: pd.DataFrame | None) -> np.ndarray:
+    values, _ = predicted_matrix(predicted, data)
+    return np.asarray(values, dtype=float)
+
+
+def _row(problem: ShiftProblem, offsets: np.ndarray, ratios: "_OERatios | None" = None) -> dict:
     values = problem.evaluate(offsets).values
     g = values.shape[0]
     row = {f"offset[{label}]": float(v) for label, v in zip(problem.sample.groups, offsets)}
@@ -77,6 +107,8 @@ def _row(problem: ShiftProblem, offsets: np.ndarray) -> dict:
     row["abs_delta_between"] = float(max_abs_delta_between(values))
     row["min_xci"] = float(np.nanmin(values))
     row["unadjusted"] = bool(np.all(offsets == 0))
+    if ratios is not None:
+        row.update(ratios.row(offsets))
     return row
 
 
@@ -107,6 +139,8 @@ def frontier(
     reference: Any = None,
     max_evaluations: int = MAX_EVALUATIONS,
     random_state: Any = None,
+    predicted: Any = None,
+    times: Any = None,
 ) -> Frontier:
     """Accuracy (pooled C) against cross-group fairness over a family of group shifts.
 
@@ -133,6 +167,13 @@ def frontier(
         Group kept at offset 0 (default: the first group).
     max_evaluations, random_state
         Search settings for the λ path (see :func:`group_shift`).
+    predicted : array-like of shape (n_samples,) or column name, optional
+        The model's predicted event probabilities at one horizon ``times``, when ``risk`` is its
+        log relative hazard (a Cox-type linear predictor): every row then also reports each
+        group's O/E ratio (:func:`survfair.calibration`) for the shifted risks
+        1 − (1 − F̂)^exp(offset), the calibration cost of the shift beside its ranking gain.
+    times : float, optional
+        The horizon of ``predicted`` (required with it).
 
     Returns
     -------
@@ -141,7 +182,8 @@ def frontier(
         offset, with two groups, or ``lambda``), ``overall`` (the pooled C, Proposition 4.1 weights, which do
         not depend on the shift), ``delta_between`` (two groups: xCI_{g0,g1} - xCI_{g1,g0} in matrix
         order), ``abs_delta_between`` (max over pairs of |Δbetween|), ``min_xci`` (over all cells),
-        ``unadjusted`` (True where every offset is 0). Everything is computed on the data given
+        ``unadjusted`` (True where every offset is 0); with ``predicted``, ``oe_ratio[g]`` for every group g.
+        Everything is computed on the data given
         (in-sample); pass held-out data to see the out-of-sample trade-off of fixed offsets.
 
     Raises
@@ -158,6 +200,12 @@ def frontier(
     n_points = check_scalar(n_points, "n_points", "integer", low=2)
     problem = ShiftProblem(sample, settings)
     g = sample.n_groups
+    if (predicted is None) != (times is None):
+        raise ValueError("predicted and times go together: give both (or neither).")
+    ratios = None
+    if predicted is not None:
+        input_index({"time": time, "event": event, "group": group, "risk": risk, "predicted": predicted}, data)
+        ratios = _OERatios(sample, predicted, times, data)
 
     if lambdas is None and g == 2:
         if offsets is None:
@@ -169,7 +217,7 @@ def frontier(
         for d in grid:
             vector = np.zeros(2)
             vector[shifted] = d
-            rows.append({"offset": float(d), **_row(problem, vector)})
+            rows.append({"offset": float(d), **_row(problem, vector, ratios)})
         return Frontier("offsets", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows))
 
     if offsets is not None:
@@ -178,11 +226,11 @@ def frontier(
     values = check_numbers(lambdas, "lambdas")
     if np.any(values < 0):
         raise ValueError(f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}.")
-    rows = [{"lambda": np.nan, **_row(problem, np.zeros(g))}]
+    rows = [{"lambda": np.nan, **_row(problem, np.zeros(g), ratios)}]
     for lam in values:
         goal = make_objective("penalized", 1.0, 1.0, problem.weights, lam=float(lam))
         fitted = fit_offsets(problem, goal, ref, max_evaluations=max_evaluations, random_state=random_state)
-        rows.append({"lambda": float(lam), **_row(problem, fitted["offsets"])})
+        rows.append({"lambda": float(lam), **_row(problem, fitted["offsets"], ratios)})
     return Frontier("lambdas", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows))
 
 
