@@ -248,23 +248,38 @@ def _replicate(sample, predicted, times, censoring, n_bins, min_bin_events, memb
     return np.array([v[5] for v in values], float)
 
 
+def _replicate_batch(args: tuple, seeds: list) -> list:
+    return [_replicate(*args, seed) for seed in seeds]
+
+
 def _bootstrap(sample, predicted, times, censoring, n_bins, min_bin_events, n_resamples, random_state, n_jobs,
                progress, n_rows):
     import joblib
 
     members_by_group = [np.flatnonzero(sample.group_codes == code) for code in range(sample.n_groups)]
     seeds = check_random_state(random_state).spawn(int(n_resamples))
-    parallel = joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
+    # statsmodels' Cox fits are Python code that holds the GIL: replicates run in processes, in
+    # batches so that the data travel once per batch, not once per replicate
+    n_workers = joblib.effective_n_jobs(n_jobs)
+    n_batches = 1 if n_workers == 1 else min(len(seeds), 4 * n_workers)
+    bounds = np.linspace(0, len(seeds), n_batches + 1).astype(int)
+    batches = [seeds[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+    if n_workers == 1:  # one batch per replicate keeps the progress bar moving
+        batches = [[seed] for seed in seeds]
+    args = (sample, predicted, times, censoring, n_bins, min_bin_events, members_by_group)
+    parallel = joblib.Parallel(n_jobs=n_jobs, prefer="processes", return_as="generator")
+    outputs = []
+    with progress_bar(len(seeds), "calibration bootstrap", progress, unit="rep") as bar:
+        for out in parallel(joblib.delayed(_replicate_batch)(args, batch) for batch in batches):
+            outputs += out
+            bar.update(len(out))
     draws = np.full((len(seeds), n_rows), np.nan)
     failed = 0
-    args = (sample, predicted, times, censoring, n_bins, min_bin_events, members_by_group)
-    with progress_bar(len(seeds), "calibration bootstrap", progress, unit="rep") as bar:
-        for b, out in enumerate(parallel(joblib.delayed(_replicate)(*args, seed) for seed in seeds)):
-            if out is None:
-                failed += 1
-            else:
-                draws[b] = out
-            bar.update(1)
+    for b, out in enumerate(outputs):
+        if out is None:
+            failed += 1
+        else:
+            draws[b] = out
     if failed:
         warnings.warn(f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0) and are "
                       "left out of the intervals.", UserWarning, stacklevel=3)
@@ -366,7 +381,8 @@ def calibration(
         Seed of the bootstrap (per-replicate seeds spawned up front: the same numbers for any
         ``n_jobs``).
     n_jobs : int, optional
-        joblib jobs of the bootstrap (threads).
+        joblib jobs of the bootstrap (processes: the Cox fits hold the GIL; None: joblib's default,
+        one job unless inside a ``joblib.parallel_backend`` context).
     progress : bool, default=True
         tqdm progress bar of the bootstrap.
 
