@@ -313,23 +313,22 @@ def _calibration_sections(calibration: CalibrationResult, found, time_unit: str 
 def _calibration_figures(calibration: CalibrationResult, time_unit: str | None) -> dict[str, tuple[Any, str]]:
     import matplotlib.pyplot as plt
 
-    from . import plotting
+    from .plotting import plot_calibration, plot_observed_expected
 
     figures = {}
+    unit = f" {time_unit}" if time_unit else ""
     for t in calibration.times:
-        unit = f" {time_unit}" if time_unit else ""
-        if hasattr(plotting, "plot_calibration"):
-            fig, ax = plt.subplots(figsize=(5.6, 5.0), layout="constrained")
-            plotting.plot_calibration(calibration, float(t), ax=ax)
-            figures[f"Calibration per group at t = {t:g}{unit}"] = (
-                fig, "Points: deciles of predicted risk against their Kaplan-Meier risk with its interval; lines: "
-                     "smooth calibration curves; on the dashed diagonal predicted risk equals observed risk.")
-        if hasattr(plotting, "plot_observed_expected"):
-            fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
-            plotting.plot_observed_expected(calibration, float(t), ax=ax)
-            figures[f"Observed / expected risk per group at t = {t:g}{unit}"] = (
-                fig, "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the "
-                     "interval.")
+        fig, ax = plt.subplots(figsize=(5.6, 5.0), layout="constrained")
+        plot_calibration(calibration, float(t), ax=ax, time_unit=time_unit)
+        figures[f"Calibration per group at t = {t:g}{unit}"] = (
+            fig, "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; lines: smooth "
+                 "calibration curves; on the dashed diagonal predicted risk equals observed risk, above it the "
+                 "model under-predicts the group's risk.")
+        fig, ax = plt.subplots(figsize=(6.0, 1.3 + 0.6 * len(calibration.groups)), layout="constrained")
+        plot_observed_expected(calibration, float(t), ax=ax, time_unit=time_unit)
+        figures[f"Observed / expected risk per group at t = {t:g}{unit}"] = (
+            fig, "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the "
+                 "interval.")
     return figures
 
 

@@ -31,6 +31,8 @@ __all__ = [
     "plot_forest",
     "plot_xroc",
     "plot_conditional_xauc",
+    "plot_calibration",
+    "plot_observed_expected",
 ]
 
 
@@ -1069,3 +1071,7 @@ def plot_conditional_xauc(
     if any(str(k) for k in values):
         _legend(ax, entries, fontsize=8)
     return ax
+
+
+# calibration within groups: its own module (this one imports nothing of it at import time)
+from ._calibration_plots import plot_calibration, plot_observed_expected  # noqa: E402

@@ -1,0 +1,221 @@
+"""Plots of a calibration audit (exported by :mod:`survfair.plotting`): curves and O/E per group."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._calibration_result import CalibrationResult
+from ._intervals import two_sided_z
+
+__all__ = ["plot_calibration", "plot_observed_expected"]
+
+
+def _check(result: Any) -> CalibrationResult:
+    if not isinstance(result, CalibrationResult):
+        raise TypeError(f"result must be a CalibrationResult (from survfair.calibration), got {type(result).__name__}.")
+    return result
+
+
+def _horizon_words(t: float, time_unit: str | None) -> str:
+    if time_unit is not None and not isinstance(time_unit, str):
+        raise TypeError(f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}.")
+    return f"t = {t:g}" + (f" {time_unit}" if time_unit else "")
+
+
+def _km_limits(observed: np.ndarray, se: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of a Kaplan-Meier risk 1 − S from R's default "log" transform of S, clipped to [0, 1]."""
+    z = two_sided_z(level)
+    survival = 1.0 - observed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(survival > 0, np.exp(z * se / survival), 1.0)
+    return 1.0 - np.minimum(1.0, survival * factor), 1.0 - survival / factor
+
+
+def plot_calibration(
+    result: CalibrationResult,
+    time: float | None = None,
+    *,
+    groups: Sequence | None = None,
+    ax: Any = None,
+    show_bins: bool = True,
+    show_curve: bool = True,
+    time_unit: str | None = None,
+):
+    """Calibration curves of every group on one axis, at one horizon.
+
+    How to read it: on the dashed diagonal the predicted risk equals the observed risk. A group's
+    points (bins of predicted risk: mean predicted risk against the Kaplan-Meier risk of the bin,
+    with its interval) and its smooth curve (Austin, Harrell & van Klaveren 2020) above the
+    diagonal mean the model under-predicts that group's risk; below, it over-predicts. The legend
+    gives each group's O/E and ICI.
+
+    Parameters
+    ----------
+    result : CalibrationResult
+        From :func:`survfair.calibration`.
+    time : float, optional
+        The horizon (default: the first of ``result.times``).
+    groups : sequence, optional
+        Groups to draw (default: all), in legend order.
+    ax : matplotlib Axes, optional
+    show_bins, show_curve : bool, default=True
+        Draw the binned points with their intervals, and the smooth curves.
+    time_unit : str, optional
+        Unit of the horizon in the axis labels (e.g. "years").
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Per group one colour: error bars of the bins and a line of the smooth curve; the diagonal;
+        equal axes from 0.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is not a CalibrationResult or ``time_unit`` not a string.
+    ValueError
+        If ``time`` is not a horizon of the result or a group is unknown.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, survfair
+    >>> from survfair.plotting import plot_calibration
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=400)
+    >>> t = rng.exponential(5 * np.exp(-x)); c = rng.uniform(0, 10, 400)
+    >>> g = np.where(rng.random(400) < 0.5, "F", "M")
+    >>> res = survfair.calibration(np.minimum(t, c), t <= c, g, 1 - np.exp(-3 * np.exp(x) / 5), 3)
+    >>> ax = plot_calibration(res, time_unit="years")
+    >>> ax.get_xlabel()
+    'Predicted risk of an event by t = 3 years'
+    """
+    from .plotting import _axes, _legend, _literal
+
+    result = _check(result)
+    summary = result.summary(time)  # ValueError for a time that is not a horizon
+    t = result._time(time)
+    chosen = list(result.groups) if groups is None else list(groups)
+    unknown = [g for g in chosen if g not in result.groups]
+    if unknown:
+        raise ValueError(f"groups: {unknown} are not groups of the result ({list(result.groups)}).")
+    words = _horizon_words(t, time_unit)
+    ax = _axes(ax, (5.6, 5.0))
+    colours = [f"C{k}" for k in range(len(result.groups))]
+    bins = result.bins[result.bins["time"] == t]
+    curves = result.curves[result.curves["time"] == t]
+    top = 0.0
+    entries = []
+    for group in chosen:
+        colour = colours[result.groups.index(group)]
+        row = summary.loc[[group]].iloc[0]  # a list: tuple labels are labels, not a MultiIndex key
+        label = f"{group}: O/E {row['oe_ratio']:.2f}, ICI {row['ici']:.3f}"
+        handle = None
+        if show_bins:
+            own = bins[[value == group for value in bins["group"]]]
+            low, high = _km_limits(own["observed"].to_numpy(float), own["observed_se"].to_numpy(float),
+                                   result.confidence_level)
+            y = own["observed"].to_numpy(float)
+            handle = ax.errorbar(own["predicted"], y, yerr=[y - low, high - y], fmt="o", color=colour, markersize=4,
+                                 capsize=2, linewidth=1)
+            top = max(top, float(np.nanmax(high)), float(own["predicted"].max()))
+        if show_curve:
+            own = curves[[value == group for value in curves["group"]]]
+            (line,) = ax.plot(own["predicted"], own["observed"], color=colour, linewidth=1.8)
+            handle = handle if handle is not None else line
+            top = max(top, float(np.nanmax(own["observed"])), float(own["predicted"].max()))
+        if handle is not None:
+            entries.append((handle, label))
+    limit = min(1.0, max(top, 0.05) * 1.05)
+    (diagonal,) = ax.plot([0, limit], [0, limit], linestyle="--", color="grey", linewidth=1)
+    entries.append((diagonal, "perfect calibration"))
+    ax.set_xlim(0, limit)
+    ax.set_ylim(0, limit)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"Predicted risk of an event by {_literal(words)}")
+    ax.set_ylabel(f"Observed risk by {_literal(words)} (Kaplan-Meier)")
+    ax.set_title("Calibration per group")
+    _legend(ax, entries, fontsize=8, loc="upper left")
+    return ax
+
+
+def plot_observed_expected(result: CalibrationResult, time: float | None = None, *, ax: Any = None,
+                           time_unit: str | None = None):
+    """Observed / expected risk (O/E) per group with its interval, on a log scale, at one horizon.
+
+    How to read it: 1 means the group's predicted risks are right on average; above 1 the model
+    under-predicts the group's risk (more events than predicted), below 1 it over-predicts. Under
+    each group's name: its observed (Kaplan-Meier) and mean predicted risk.
+
+    Parameters
+    ----------
+    result : CalibrationResult
+    time : float, optional
+        The horizon (default: the first).
+    ax : matplotlib Axes, optional
+    time_unit : str, optional
+        Unit of the horizon in the title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One point with a horizontal interval per group (groups on the y axis, so long labels fit),
+        a vertical line at 1, a logarithmic x axis.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is not a CalibrationResult.
+    ValueError
+        If ``time`` is not a horizon of the result.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, survfair
+    >>> from survfair.plotting import plot_observed_expected
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=400)
+    >>> t = rng.exponential(5 * np.exp(-x)); c = rng.uniform(0, 10, 400)
+    >>> g = np.where(rng.random(400) < 0.5, "F", "M")
+    >>> res = survfair.calibration(np.minimum(t, c), t <= c, g, 1 - np.exp(-3 * np.exp(x) / 5), 3)
+    >>> plot_observed_expected(res).get_xscale()
+    'log'
+    """
+    from .plotting import _axes, _literal
+
+    result = _check(result)
+    summary = result.summary(time)
+    t = result._time(time)
+    n = len(summary)
+    ax = _axes(ax, (6.0, 1.3 + 0.6 * n))
+    positions = np.arange(n)[::-1]
+    estimate = summary["oe_ratio"].to_numpy(float)
+    low = summary["oe_ratio_ci_low"].to_numpy(float)
+    high = summary["oe_ratio_ci_high"].to_numpy(float)
+    error = np.vstack([estimate - low, high - estimate])
+    ax.errorbar(estimate, positions, xerr=np.where(np.isfinite(error), error, 0.0), fmt="o", color="C0", capsize=3)
+    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    finite = np.concatenate([estimate, low, high])
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    lo, hi = (min(finite.min(), 1.0), max(finite.max(), 1.0)) if finite.size else (0.5, 2.0)
+    ax.set_xlim(lo / 1.2, hi * 1.2)
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(0.25, 0.5, 1.0, 2.0, 4.0, 8.0)))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    # the observed and predicted risks go under each group's name: text inside the axes would
+    # overlap the intervals or leave the figure
+    labels = [f"{group}\nobserved {100 * row['observed_risk']:.1f}%, predicted {100 * row['expected_risk']:.1f}%"
+              for group, row in summary.iterrows()]
+    ax.set_yticks(positions, [_literal(text) for text in labels], fontsize=8)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.set_xlabel("O/E: observed / predicted risk (1 = right on average)")
+    ax.set_title(_literal(f"O/E per group at {_horizon_words(t, time_unit)}"))
+    return ax

@@ -1,0 +1,62 @@
+"""Calibration plots: what is drawn, labels, errors."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import survfair  # noqa: E402
+from survfair.plotting import plot_calibration, plot_observed_expected  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def result():
+    rng = np.random.default_rng(1)
+    n = 900
+    x = rng.normal(size=n)
+    true_time = rng.exponential(5 * np.exp(-x))
+    censor = rng.uniform(0, 10, n)
+    group = np.array([("F", "young"), ("M", "old")], dtype=object)[rng.integers(0, 2, n)]
+    labels = np.empty(n, dtype=object)
+    labels[:] = [tuple(v) for v in group]
+    risk = lambda t: 1 - np.exp(-t * np.exp(x) / 5)  # noqa: E731
+    inflated = np.array([lab[0] == "M" for lab in labels])
+    predicted = np.column_stack([np.where(inflated, np.minimum(1.5 * risk(t), 1), risk(t)) for t in (2.0, 4.0)])
+    return survfair.calibration(np.minimum(true_time, censor), true_time <= censor, labels, predicted, [2.0, 4.0])
+
+
+def test_plot_calibration_draws_bins_curves_and_the_diagonal(result):
+    ax = plot_calibration(result, 4.0, time_unit="years")
+    assert ax.get_xlabel() == "Predicted risk of an event by t = 4 years"
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[-1] == "perfect calibration" and len(texts) == 3
+    assert texts[0].startswith("('F', 'young'): O/E")
+    assert len(ax.containers) == 2  # one errorbar container per group
+    assert len(ax.lines) >= 3  # two smooth curves and the diagonal (plus the error bars' lines)
+    assert ax.get_xlim() == ax.get_ylim()
+    plt.close(ax.figure)
+    ax = plot_calibration(result, groups=[("M", "old")], show_bins=False)
+    assert len(ax.containers) == 0 and len(ax.get_legend().get_texts()) == 2
+    plt.close(ax.figure)
+
+
+def test_plot_observed_expected(result):
+    ax = plot_observed_expected(result, 2.0)
+    assert ax.get_xscale() == "log"
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == 2 and "observed" in labels[0] and "predicted" in labels[0]
+    assert any(abs(line.get_xdata()[0] - 1.0) < 1e-12 for line in ax.lines)  # the line at O/E = 1
+    plt.close(ax.figure)
+
+
+def test_plot_errors(result):
+    with pytest.raises(ValueError, match="not one of the horizons"):
+        plot_calibration(result, 3.0)
+    with pytest.raises(ValueError, match="not groups of the result"):
+        plot_calibration(result, groups=["X"])
+    with pytest.raises(TypeError, match="CalibrationResult"):
+        plot_observed_expected("result")
+    plt.close("all")
