@@ -258,7 +258,7 @@ def _bootstrap(sample, predicted, times, censoring, n_bins, min_bin_events, n_re
 
     members_by_group = [np.flatnonzero(sample.group_codes == code) for code in range(sample.n_groups)]
     seeds = check_random_state(random_state).spawn(int(n_resamples))
-    # statsmodels' Cox fits are Python code that holds the GIL: replicates run in processes, in
+    # the Cox fits (lifelines, pandas) are Python code that holds the GIL: replicates run in processes, in
     # batches so that the data travel once per batch, not once per replicate
     n_workers = joblib.effective_n_jobs(n_jobs)
     n_batches = 1 if n_workers == 1 else min(len(seeds), 4 * n_workers)
@@ -423,7 +423,7 @@ def calibration(
     -----
     With one group the Brier score equals ``sksurv.metrics.brier_score(y, y, 1 - F̂, t)`` and the
     integrated Brier score ``sksurv.metrics.integrated_brier_score`` over the same horizons; the
-    observed risk equals lifelines' Kaplan-Meier. The Cox models are fitted by statsmodels' ``PHReg``
+    observed risk equals lifelines' Kaplan-Meier. The Cox models are fitted by lifelines' ``CoxPHFitter``
     (Efron ties, as R's ``coxph``); slope, intercept, ICI, E50, E90 and the GND statistic equal
     R's ``coxph`` / ``rms::cph`` with ``rcs`` / the authors' GND procedure (fixtures in
     ``tests/fixtures/calibration``). lifelines' ``survival_probability_calibration`` smooths with a

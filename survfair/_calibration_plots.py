@@ -122,8 +122,8 @@ def plot_calibration(
             handle = ax.errorbar(own["predicted"], y, yerr=[y - low, high - y], fmt="o", color=colour, markersize=4,
                                  capsize=2, linewidth=1)
             top = max(top, float(np.nanmax(high)), float(own["predicted"].max()))
-        if show_curve:
-            own = curves[[value == group for value in curves["group"]]]
+        own = curves[[value == group for value in curves["group"]]]
+        if show_curve and own["observed"].notna().any():  # no curve where the spline model is undefined
             (line,) = ax.plot(own["predicted"], own["observed"], color=colour, linewidth=1.8)
             handle = handle if handle is not None else line
             top = max(top, float(np.nanmax(own["observed"])), float(own["predicted"].max()))

@@ -38,7 +38,7 @@ def _wald(estimate: np.ndarray, se: np.ndarray, scale: np.ndarray, level: float)
     """Wald limits on each statistic's scale (log for O/E; R's default "log" for a KM risk)."""
     z = two_sided_z(level)
     low, high = estimate - z * se, estimate + z * se
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a huge SE: an interval to infinity
         log = scale == "log"
         factor = np.exp(z * se / estimate)
         low = np.where(log, estimate / factor, low)

@@ -5,7 +5,7 @@ F̂(t | x) = 1 − Ŝ(t | x) at the horizon ``t``) and returns numbers; validati
 groups and horizons, the bootstrap and the result object live in :mod:`survfair._calibration`.
 
 Fitting is left to well-kept libraries: the Kaplan-Meier estimate and its Greenwood variance come
-from statsmodels' ``SurvfuncRight``, Cox models from statsmodels' ``PHReg`` (Efron ties, as R's
+from statsmodels' ``SurvfuncRight``, Cox models from lifelines' ``CoxPHFitter`` (Efron ties, as R's
 ``coxph``). What is computed here are closed forms: means, ratios, the Breslow cumulative
 baseline hazard of a fitted linear predictor, Harrell's restricted cubic spline basis and the
 Greenwood-Nam-D'Agostino sum.
@@ -111,35 +111,46 @@ def calibration_intercept(time: np.ndarray, event: np.ndarray, risk: np.ndarray,
     return float(np.log(cumulative)), float(np.sqrt(variance) / cumulative)
 
 
-def _ties(time: np.ndarray, event: np.ndarray) -> str:
-    """Efron's handling of tied event times (R's ``coxph`` default); without tied event times the
-    Efron and Breslow partial likelihoods are the same function, and statsmodels' Breslow code is
-    about twice as fast (measured: 1.2 s against 2.5 s for 10^4 rows)."""
-    event_times = time[event]
-    return "efron" if np.unique(event_times).size < event_times.size else "breslow"
+#: fewest events by the horizon per coefficient of a Cox model (slope: 5; spline curve: 10); with
+#: fewer, the partial likelihood is often monotone (a group with 2 events gave a "slope" of 157)
+EVENTS_PER_PARAMETER = 5
+#: lifelines' Newton-Raphson, to R's precision or better (its defaults stop at 1e-7)
+_FIT_OPTIONS = {"precision": 1e-14, "r_precision": 1e-16, "max_steps": 200}
+#: lifelines' warnings that mean the fit is not a maximum of the partial likelihood
+_FAILED = ("failed to converge", "still high", "separation")
 
 
 def _cox(time: np.ndarray, event: np.ndarray, design: np.ndarray):
-    """statsmodels' PHReg with Efron ties; (params, bse), NaN when it cannot be fitted."""
-    from statsmodels.duration.hazard_regression import PHReg
+    """lifelines' Cox model (Efron ties, as R's ``coxph``); (params, se), NaN when there are fewer
+    than :data:`EVENTS_PER_PARAMETER` events per coefficient or the fit fails.
+
+    lifelines' Newton-Raphson halves its steps; statsmodels' ``PHReg`` (tried first) diverged to
+    NaN from its zero start on real data (the spline model of 372 PBC patients) where lifelines and
+    R converge.
+    """
+    from lifelines import CoxPHFitter
+    from lifelines.exceptions import ConvergenceError
 
     n_params = design.shape[1]
-    if event.sum() < n_params + 1:
-        return np.full(n_params, np.nan), np.full(n_params, np.nan)
-    with warnings.catch_warnings():
-        # a failed or non-converged fit is reported as NaN (and the caller warns once), not as
-        # statsmodels' generic convergence or Hessian warnings
-        warnings.simplefilter("ignore")
+    missing = np.full(n_params, np.nan), np.full(n_params, np.nan)
+    if event.sum() < EVENTS_PER_PARAMETER * n_params:
+        return missing
+    columns = [f"x{j}" for j in range(n_params)]
+    frame = pd.DataFrame(design, columns=columns)
+    frame["_time"], frame["_event"] = time, event
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
-            fit = PHReg(time, design, status=event.astype(float), ties=_ties(time, event)).fit()
-            params, bse = np.asarray(fit.params, float), np.asarray(fit.bse, float)
-            retvals = getattr(fit, "mle_retvals", None) or getattr(getattr(fit, "_results", None), "mle_retvals", None)
-            converged = bool(retvals.get("converged", True)) if retvals else True
-        except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
-            return np.full(n_params, np.nan), np.full(n_params, np.nan)
-    if not converged or not np.isfinite(params).all():
-        return np.full(n_params, np.nan), np.full(n_params, np.nan)
-    return params, bse
+            fit = CoxPHFitter().fit(frame, "_time", "_event", fit_options=_FIT_OPTIONS)
+        except (ConvergenceError, np.linalg.LinAlgError, ValueError, ZeroDivisionError):
+            return missing
+    if any(any(word in str(w.message) for word in _FAILED) for w in caught):
+        return missing
+    params = fit.params_[columns].to_numpy(float)
+    se = fit.standard_errors_[columns].to_numpy(float)
+    if not (np.isfinite(params).all() and np.isfinite(se).all()):
+        return missing
+    return params, se
 
 
 def calibration_slope(time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float) -> tuple[float, float]:
@@ -204,7 +215,8 @@ def smooth_calibration(time: np.ndarray, event: np.ndarray, risk: np.ndarray, ho
 
     A Cox model of the follow-up truncated at the horizon on a restricted cubic spline of
     cloglog F̂ with 3 knots at its 10th, 50th and 90th percentiles (fewer distinct knots: linear
-    in cloglog F̂); F_obs(F̂_i) = 1 − exp(−Λ̂₀(t) exp(η̂_i)) with Breslow's Λ̂₀.
+    in cloglog F̂); F_obs(F̂_i) = 1 − exp(−Λ̂₀(t) exp(η̂_i)) with Breslow's Λ̂₀. NaN with fewer than
+    10 events by t (5 with a linear fit) or a fit that fails.
     """
     t, e = truncate(time, event, horizon)
     x = cloglog(risk)

@@ -112,7 +112,7 @@ def test_slope_equals_scikit_survival_cox_and_lifelines(cohort):
     sk = CoxPHSurvivalAnalysis(ties="efron").fit(cloglog(p)[:, None], Surv.from_arrays(e, t))
     assert slope == pytest.approx(sk.coef_[0], abs=1e-8)
     ll = CoxPHFitter().fit(pd.DataFrame({"t": t, "e": e, "c": cloglog(p)}), "t", "e")
-    assert slope == pytest.approx(ll.params_["c"], abs=1e-5)  # lifelines' own convergence tolerance
+    assert slope == pytest.approx(ll.params_["c"], abs=1e-5)  # lifelines at its default tolerance
     assert se == pytest.approx(ll.standard_errors_["c"], rel=1e-4)
 
 
@@ -316,6 +316,7 @@ def test_groups_subset_keeps_predictions_aligned(cohort):
     pd.testing.assert_frame_equal(subset.to_frame(), alone.to_frame())
 
 
+@pytest.mark.filterwarnings("ignore:calibration slope")  # equal predicted risks: no slope to fit
 def test_positivity_warning_when_censoring_survival_is_low_before_the_horizon():
     # with each group's own censoring curve a weight of 0 cannot occur before the group's last
     # time (K reaches 0 only when the last person at risk is censored), so the horizon rule

@@ -3,8 +3,10 @@
 R 4.2.2 with survival 3.5.3, rms 6.5.0 and riskRegression 2022.11.28 (versions.txt); regenerate
 with the two commands of the fixture's README. The input has continuous times (no tied event
 times), so R's Efron and our Breslow partial likelihoods are the same function and the Breslow
-baselines (R: ``ctype=1``) agree; differences left are optimiser tolerances (Cox fits: R's
-``coxph`` and statsmodels' ``PHReg`` stop at slightly different iterates, about 1e-9 relative).
+baselines (R: ``ctype=1``) agree; what is left is where the Newton-Raphson iterations stop: R's
+``coxph`` stops when the log-likelihood changes by less than 1e-9 relative (its default ``eps``),
+which leaves about 1e-9 relative error in its coefficients; survfair's lifelines fit stops much
+later, so the Cox-model numbers agree to 1e-8 and the closed forms to 1e-12.
 """
 
 from pathlib import Path
@@ -51,15 +53,15 @@ def test_calibration_equals_r(computed, reference, group, horizon):
     assert ours.loc["oe_ratio", "estimate"] == pytest.approx(ref["oe"], rel=1e-13)
     assert ours.loc["oe_ratio", "se"] == pytest.approx(ref["oe"] * ref["oe_se_log"], rel=1e-12)
     # slope: coxph(Surv(min(T, t), event by t) ~ cloglog F); intercept: offset model, Breslow baseline
-    assert ours.loc["slope", "estimate"] == pytest.approx(ref["slope"], rel=1e-7)
-    assert ours.loc["slope", "se"] == pytest.approx(ref["slope_se"], rel=1e-6)
+    assert ours.loc["slope", "estimate"] == pytest.approx(ref["slope"], rel=1e-8)
+    assert ours.loc["slope", "se"] == pytest.approx(ref["slope_se"], rel=1e-8)
     assert ours.loc["intercept", "estimate"] == pytest.approx(ref["intercept"], rel=1e-12)
     assert ours.loc["intercept", "se"] == pytest.approx(ref["intercept_se"], rel=1e-12)
     assert ref["intercept_se"] == pytest.approx(ref["intercept_se_formula"], rel=1e-12)
     # smooth curve: coxph on rms::rcs(cloglog F, 3 knots at the 10/50/90th percentiles)
-    assert ours.loc["ici", "estimate"] == pytest.approx(ref["ici"], rel=1e-6)
-    assert ours.loc["e50", "estimate"] == pytest.approx(ref["e50"], rel=1e-6)
-    assert ours.loc["e90", "estimate"] == pytest.approx(ref["e90"], rel=1e-6)
+    assert ours.loc["ici", "estimate"] == pytest.approx(ref["ici"], rel=1e-8)
+    assert ours.loc["e50", "estimate"] == pytest.approx(ref["e50"], rel=1e-8)
+    assert ours.loc["e90", "estimate"] == pytest.approx(ref["e90"], rel=1e-8)
     # GND over deciles, no bins merged (min_bin_events=0)
     gnd = result.gnd[(result.gnd["group"] == group) & (result.gnd["time"] == horizon)].iloc[0]
     assert gnd["df"] == ref["gnd_df"]
@@ -82,7 +84,7 @@ def test_smooth_curve_values_equal_r_for_every_person(computed):
         members = data.index[data["group"] == group]
         fit = smooth_calibration(data.loc[members, "time"].to_numpy(), data.loc[members, "event"].to_numpy(bool),
                                  data.loc[members, f"pred{horizon}"].to_numpy(), float(horizon))
-        np.testing.assert_allclose(fit.observed, rows.sort_values("row")["obs"].to_numpy(), rtol=1e-6)
+        np.testing.assert_allclose(fit.observed, rows.sort_values("row")["obs"].to_numpy(), rtol=1e-8)
 
 
 def test_gnd_bins_equal_r(computed):

@@ -17,6 +17,8 @@ EXAMPLES = {
     "binary_horizon.py": ["Cross-check with scikit-learn", "xAUC disparity"],
     "mitigation_flchain.py": ["== Cox PH without sex (converged) ==", "closed-form d* = "],
     "simulation_study.py": ["Section 5.1: empirical vs closed-form xCI", "Naive vs IPCW xCI"],
+    "calibration_pbc.py": ["S0(5 years) estimated in the 312 trial patients", "calibration of the predicted 5-year risk",
+                           "fairness profile"],
 }
 OUTPUTS = {
     "flchain_unawareness.py": ["flchain_risk_densities_before.png", "flchain_forest.png", "flchain_unawareness_after.html"],
@@ -25,6 +27,7 @@ OUTPUTS = {
     "binary_horizon.py": ["binary_xroc.png"],
     "mitigation_flchain.py": ["mitigation_frontier.png"],
     "simulation_study.py": ["figure1.png"],
+    "calibration_pbc.py": ["pbc_xci.png", "pbc_calibration.png", "pbc_oe.png", "pbc_report.html"],
 }
 
 
