@@ -252,13 +252,15 @@ def _horizon_table(horizons: Any) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("time")
 
 
-def _calibration_table(calibration: CalibrationResult, time: float) -> pd.DataFrame:
-    """Per group at one horizon: counts, observed vs predicted risk, O/E, slope, ICI, Brier, GND."""
+def _calibration_table(calibration: CalibrationResult, time: float, flags: pd.DataFrame) -> pd.DataFrame:
+    """Per group at one horizon: counts, observed vs predicted risk, O/E, slope, ICI, Brier, GND;
+    † marks a group with few events by the horizon."""
     summary = calibration.summary(time)
+    flagged = {g for t, g, f in zip(flags["time"], flags["group"], flags["flagged"]) if f and t == time}
     rows = []
     for group, row in summary.iterrows():
         rows.append({
-            "group": str(group), "n": int(row["n"]), "events": int(row["events"]),
+            "group": str(group) + (" †" if group in flagged else ""), "n": int(row["n"]), "events": int(row["events"]),
             "observed": percent(row["observed_risk"]),
             "observed interval": interval_text(row["observed_risk_ci_low"], row["observed_risk_ci_high"],
                                                as_percent=True),
@@ -295,13 +297,14 @@ def _calibration_sections(calibration: CalibrationResult, found, time_unit: str 
     sections = []
     unit = f" {time_unit}" if time_unit else ""
     for t in calibration.times:
-        sections.append((f"Calibration at t = {t:g}{unit}", _calibration_table(calibration, float(t)),
+        sections.append((f"Calibration at t = {t:g}{unit}", _calibration_table(calibration, float(t), found.flags),
                          "Observed risk by Kaplan-Meier within the group against the mean predicted risk; O/E = "
                          "observed / predicted (1 = right on average; interval from Greenwood's variance); slope "
                          "on the complementary log-log scale (1 = right spread, below 1 = too extreme); ICI and E90: "
                          "mean and 90th percentile of |predicted − observed| along the smooth calibration curve; "
                          "Brier score with censoring weights of the group; GND: Greenwood-Nam-D'Agostino test over "
-                         "risk deciles (a small p means miscalibration).", False))
+                         "risk deciles (a small p means miscalibration). † marks a group with few events by the horizon "
+                         "(fewer than min_events): its numbers rest on little data.", False))
     if len(calibration.groups) > 1:
         table = _calibration_contrast_table(found)
         sections.append(("Calibration differences between groups", table,

@@ -319,3 +319,12 @@ def test_report_with_calibration(tmp_path, suffix):
     assert text.index("Calibration at t = 5") < text.index("Pair counts")
     with pytest.raises(TypeError, match="CalibrationResult"):
         write_report(tmp_path / f"bad{suffix}", result, calibration=result)
+
+
+def test_report_marks_calibration_groups_with_few_events(tmp_path):
+    time, event, group, x, risk = _calibrated_cohort(n=300, seed=2)
+    small = np.where(np.arange(300) < 20, "S", group)  # 20 people: few events by t = 5
+    calibration = sf.calibration(time, event, small, risk, 5.0)
+    path = write_report(tmp_path / "r.md", sf.xci(time, event, small, x, tau=10), calibration=calibration,
+                        min_events=15)  # S has 12 events by t = 5
+    assert "S †" in path.read_text()
