@@ -634,3 +634,33 @@ def test_calibration_errors_are_one_line(calibration_csv, tmp_path, capsys):
         assert main(argv) == 2
         line = _one_error_line(capsys.readouterr().err)
         assert message in line, line
+
+
+def test_simulate_design_file(tmp_path, capsys):
+    assert main(["simulate", "--design-template"]) == 0
+    template = capsys.readouterr().out
+    design = tmp_path / "study.toml"
+    design.write_text(template)
+    out = tmp_path / "sim"
+    assert main(["simulate", "--design", str(design), "--quick", "--no-progress", "--output-dir", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "censored fraction per group: F: 0.3" in text and "delta_between" in text
+    table = pd.read_csv(out / "study.csv")
+    assert set(table["estimator"]) == {"naive", "ipcw_group"} and (table["n_valid"] > 0).all()
+    assert (out / "coverage.png").stat().st_size > 0 and (out / "power.png").stat().st_size > 0
+    cases = [
+        (template.replace('model = "ph"', 'model = "cox"'), 'model must be "ph" or "aft"'),
+        (template.replace("beta = 1.0", "beta = 1.0\nbogus = 2"), "unknown keys in [design]"),
+        (template.replace("seed = 1", "seed = 1\nreps = 3"), "unknown keys in [study]"),
+        (template.replace("F = 0.3, M = 0.5", "F = 0.1, M = 0.5"), "administrative end alone censors"),
+        ("[design\n", "is not valid TOML"),
+        (template.replace('estimators = ["naive", "ipcw_group"]', 'estimators = ["naive", "best"]'),
+         "estimators must be one of"),
+    ]
+    for content, message in cases:
+        design.write_text(content)
+        assert main(["simulate", "--design", str(design), "--quick", "--no-progress"]) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line
+    assert main(["simulate", "--design", str(tmp_path / "missing.toml")]) == 2
+    assert "does not exist" in _one_error_line(capsys.readouterr().err)

@@ -25,6 +25,9 @@ examples:
   survfair simulate --quick
       a smoke run in seconds
   survfair simulate --study fig1 --n 1000 --reps 200 --output-dir results/
+  survfair simulate --design study.toml --output-dir results/
+      your own design (PH or AFT, group-specific censoring) and study; print a template with
+      survfair simulate --design-template
 """
 
 
@@ -55,6 +58,12 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="directory for the CSV tables and figure1.png, created if needed (default: none, print only)",
     )
     parser.add_argument("--quick", action="store_true", help="small grid, n and reps: a smoke run in seconds")
+    parser.add_argument(
+        "--design", type=Path, metavar="FILE.toml",
+        help="run the simulation study described in a TOML file ([design]: ph_design / aft_design "
+             "arguments; [study]: sizes, replications, estimators, tau, ci, seed, power = [a, b])",
+    )
+    parser.add_argument("--design-template", action="store_true", help="print a commented design file and exit")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_debug_option(parser, top_level=False)
     parser.set_defaults(handler=run)
@@ -77,6 +86,16 @@ def run(args: argparse.Namespace) -> int:
     from ..simulate import PAPER_GRID, ipcw_bias_study, plot_study, study
 
     _check_args(args)
+    if getattr(args, "design_template", False):
+        from ._design_file import DESIGN_EXAMPLE
+
+        print(DESIGN_EXAMPLE, end="")
+        return 0
+    if getattr(args, "design", None) is not None:
+        from ._design_file import run_design_file
+
+        return run_design_file(args.design, quick=args.quick, output_dir=args.output_dir,
+                               progress=not args.no_progress)
     progress = not args.no_progress
     grid, fig_n, fig_reps, ipcw_n, ipcw_reps = (
         _QUICK if args.quick else (PAPER_GRID, 500, 50, (250, 1000), 200)
