@@ -119,9 +119,18 @@ class CoverageStudy:
     n_replications: int
     tau: float | None
     table: pd.DataFrame = field(repr=False)
+    replications: pd.DataFrame = field(repr=False, default=None)
 
     def __post_init__(self):
         object.__setattr__(self, "table", self.table.copy())
+        if self.replications is not None:
+            object.__setattr__(self, "replications", self.replications.copy())
+
+    def replication_frame(self) -> pd.DataFrame:
+        """Every replication's numbers (a copy), for measures or interval methods of your own: one
+        row per (n, replication, estimator, statistic, a, b) with estimate, se, ci_low, ci_high
+        (NaN where the estimator was undefined on that cohort)."""
+        return self.replications.copy()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (n, estimator, statistic, a, b): n_valid (replications where the estimator was
@@ -225,7 +234,7 @@ def coverage_study(
     root = check_random_state(random_state)
     seeds = root.spawn(len(sizes) * n_replications)
     n_workers = joblib.effective_n_jobs(n_jobs)
-    rows = []
+    rows, replications = [], []
     with progress_bar(len(seeds), "simulation", progress, unit="cohort") as bar:
         for k, n in enumerate(sizes):
             mine = seeds[k * n_replications:(k + 1) * n_replications]
@@ -237,8 +246,38 @@ def coverage_study(
                 outputs += out
                 bar.update(len(out))
             rows += _rows(design, truth, n, estimators, outputs, level)
+            replications.append(_replication_rows(design, n, estimators, outputs))
     table = pd.DataFrame(rows)
-    return CoverageStudy(design, truth, sizes, estimators, ci, level, n_replications, tau, table)
+    return CoverageStudy(design, truth, sizes, estimators, ci, level, n_replications, tau, table,
+                         pd.concat(replications, ignore_index=True))
+
+
+def _replication_rows(design, n, estimators, outputs) -> pd.DataFrame:
+    g = len(design.groups)
+    pairs = [(a, b) for i, a in enumerate(design.groups) for b in design.groups[i + 1:]]
+    labels = np.array(list(design.groups) + [None], dtype=object)[:-1]
+    frames = []
+    reps = np.arange(len(outputs))
+    for name in estimators:
+        stacked = np.stack([o[name][0] for o in outputs])
+        limits = np.stack([o[name][1] for o in outputs])
+        cells = pd.DataFrame({
+            "replication": np.repeat(reps, g * g), "statistic": "xci",
+            "a": np.tile(np.repeat(labels, g), len(reps)), "b": np.tile(np.tile(labels, g), len(reps)),
+            "estimate": stacked[:, 0, : g * g].ravel(), "se": stacked[:, 1, : g * g].ravel(),
+            "ci_low": stacked[:, 2, : g * g].ravel(), "ci_high": stacked[:, 3, : g * g].ravel(),
+        })
+        k = len(pairs)
+        deltas = pd.DataFrame({
+            "replication": np.repeat(reps, k), "statistic": "delta_between",
+            "a": np.tile(np.array([p[0] for p in pairs] + [None], dtype=object)[:-1], len(reps)),
+            "b": np.tile(np.array([p[1] for p in pairs] + [None], dtype=object)[:-1], len(reps)),
+            "estimate": stacked[:, 4, :k].ravel(), "se": stacked[:, 5, :k].ravel(),
+            "ci_low": limits[:, :, 0].ravel(), "ci_high": limits[:, :, 1].ravel(),
+        })
+        frames += [cells.assign(estimator=name), deltas.assign(estimator=name)]
+    frame = pd.concat(frames, ignore_index=True).assign(n=n)
+    return frame[["n", "replication", "estimator", "statistic", "a", "b", "estimate", "se", "ci_low", "ci_high"]]
 
 
 def _rows(design, truth, n, estimators, outputs, level) -> list:
