@@ -43,7 +43,8 @@ class _Problem:
     censoring: str | None  # "group" / "pooled": refit per replicate; None: naive or fixed curves
     fixed_curves: CensoringCurves | None
     grids: tuple  # per censoring curve: (member rows, grid index of each member, grid times)
-    strata_members: tuple  # rows of each stratum
+    strata_members: tuple  # rows of each stratum (with clusters: the clusters of each stratum)
+    cluster: np.ndarray | None = None  # cluster code of every (time-ordered) row, or None
 
 
 def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
@@ -90,19 +91,39 @@ def _refit_inverse(problem: _Problem, multiplicity: np.ndarray):
     return inverse
 
 
-def _multiplicity(strata_members: tuple, n: int, seed: np.random.SeedSequence) -> np.ndarray:
-    """How often each row is drawn: n_s draws with replacement within every stratum s."""
+def _multiplicity(strata_members: tuple, n: int, seed: np.random.SeedSequence,
+                  cluster: np.ndarray | None = None) -> np.ndarray:
+    """How often each row is drawn: n_s draws with replacement within every stratum s. With
+    clusters the strata hold clusters: a row is drawn as often as its cluster."""
     rng = np.random.default_rng(seed)
-    out = np.zeros(n, dtype=np.int64)
+    size = n if cluster is None else int(cluster.max()) + 1
+    out = np.zeros(size, dtype=np.int64)
     for members in strata_members:
         draws = rng.integers(0, members.shape[0], size=members.shape[0])
         out[members] = np.bincount(draws, minlength=members.shape[0])
-    return out
+    return out if cluster is None else out[cluster]
+
+
+def _cluster_strata(cluster: np.ndarray, codes: np.ndarray, stratify: str | None) -> tuple:
+    """Clusters to resample, per stratum: whole clusters are drawn. With ``stratify`` "group" or
+    "group_event", clusters are drawn within groups when every cluster lies in one group (then each
+    replicate keeps the number of clusters of every group); when a cluster spans groups, or with
+    ``stratify=None``, all clusters are drawn together (a group's size then varies between
+    replicates). Event status is not a property of a cluster, so "group_event" stratifies like
+    "group"."""
+    n_clusters = int(cluster.max()) + 1
+    lowest = np.full(n_clusters, np.iinfo(np.int64).max)
+    highest = np.full(n_clusters, -1)
+    np.minimum.at(lowest, cluster, codes)
+    np.maximum.at(highest, cluster, codes)
+    if stratify is not None and np.array_equal(lowest, highest):
+        return tuple(np.flatnonzero(lowest == g) for g in np.unique(lowest))
+    return (np.arange(n_clusters),)
 
 
 def _replicate(problem: _Problem, seed: np.random.SeedSequence):
     """One bootstrap replicate for every model: (cells (M, G, G), overall (M,), failed (M,))."""
-    multiplicity = _multiplicity(problem.strata_members, problem.time.shape[0], seed)
+    multiplicity = _multiplicity(problem.strata_members, problem.time.shape[0], seed, problem.cluster)
     rows = np.repeat(np.arange(problem.time.shape[0]), multiplicity)  # stays sorted by time
     time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
     inverse_k = None
@@ -200,12 +221,17 @@ def bootstrap(
                    f"{n_resamples} bootstrap replicates of {g2} cells", ("groups", "fewer_resamples", "no_intervals"))
     order = np.argsort(sample.time, kind="stable")
     time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
-    if stratify == "group":
-        strata = codes
-    elif stratify == "group_event":
-        strata = codes * 2 + event.astype(np.intp)
+    cluster = None if sample.cluster is None else sample.cluster[order]
+    if cluster is not None:
+        strata_members = _cluster_strata(cluster, codes, stratify)
     else:
-        strata = np.zeros_like(codes)
+        if stratify == "group":
+            strata = codes
+        elif stratify == "group_event":
+            strata = codes * 2 + event.astype(np.intp)
+        else:
+            strata = np.zeros_like(codes)
+        strata_members = tuple(np.flatnonzero(strata == s) for s in np.unique(strata))
     refit = method == "ipcw" and censoring is not None
     grids = _grids(time, codes, censoring, sample.n_groups) if refit else ()
     problem = _Problem(
@@ -214,7 +240,8 @@ def bootstrap(
         codes=codes,
         risks=tuple(np.ascontiguousarray(r[order]) for r in risks),
         n_groups=sample.n_groups,
-        strata_members=tuple(np.flatnonzero(strata == s) for s in np.unique(strata)),
+        strata_members=strata_members,
+        cluster=cluster,
         method=method,
         tau=tau,
         tied_tol=tied_tol,

@@ -75,7 +75,7 @@ from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_p
 from ._memory import require_memory
 from ._validation import SurvivalSample
 
-__all__ = ["Influence", "influence", "influence_rows", "censoring_multiplicity"]
+__all__ = ["Influence", "influence", "influence_rows", "censoring_multiplicity", "sum_by_cluster"]
 
 
 @dataclass(frozen=True)
@@ -181,6 +181,21 @@ class Influence:
         covariance[:, undefined] = np.nan
         return covariance
 
+    def clustered(self, cluster: np.ndarray) -> "Influence":
+        """The cluster-robust influence: each cluster's rows summed before any square is taken.
+
+        Var(theta) = sum over clusters c of (sum_{k in c} phi_k)^2, as R's ``concordance(...,
+        cluster=)`` and the sandwich estimators of clustered data do: people of one cluster
+        (patients of one hospital, repeated records) may be dependent, clusters are not. The rows
+        of the result are one per cluster (in cluster-code order); with one cluster per row the
+        variances are those of the individual rows. ``cluster`` holds the codes 0..C-1 of every
+        input row. The delete-one jackknife (BCa) is not defined on the result.
+        """
+        in_time_order = cluster[self.order]
+        cells = sum_by_cluster(self.cells_in_time_order, in_time_order)
+        overall = sum_by_cluster(self.overall_in_time_order[:, None], in_time_order)[:, 0]
+        return Influence(cells, overall, np.arange(cells.shape[0]), None)
+
     @property
     def overall_variance(self) -> float:
         return float(self.overall_in_time_order @ self.overall_in_time_order)
@@ -216,6 +231,17 @@ class Influence:
         k_den[rows, e_cell] += contrib.earlier_denominator
         k_den[rows, l_cell] += contrib.later_denominator
         return numerator, denominator, k_num, k_den
+
+
+def sum_by_cluster(rows: np.ndarray, cluster: np.ndarray) -> np.ndarray:
+    """Influence rows (n, k) summed within clusters (codes 0..C-1 of the same rows): (C, k).
+
+    Sorted once and reduced with ``np.add.reduceat`` (sequential, unlike ``np.add.at``); a column
+    that is NaN for a row stays NaN for its cluster."""
+    order = np.argsort(cluster, kind="stable")
+    sorted_codes = cluster[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    return np.add.reduceat(rows[order], starts, axis=0)
 
 
 def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -466,6 +466,11 @@ class XCIResult(CellMatrixAccessors):
 
     # -- values (``values`` and ``matrix`` come from CellMatrixAccessors) ----------------------
     @property
+    def n_clusters(self) -> int | None:
+        """Clusters of the analysed rows (``xci(cluster=)``), None when rows are independent."""
+        return None if self.sample is None else self.sample.n_clusters
+
+    @property
     def overall(self) -> float:
         """Pooled concordance over all comparable pairs (Harrell's C, or Uno's C for IPCW)."""
         denominator = self.pair_counts.denominator.sum()
@@ -512,6 +517,7 @@ class XCIResult(CellMatrixAccessors):
                 "strict": self.strict,
                 "n_samples": self.n_samples,
                 "n_excluded": self.n_excluded,
+                "n_clusters": self.n_clusters,
                 "groups": [str(g) for g in self.groups],
                 "overall": self.overall,
                 "confidence_level": self.confidence_level,

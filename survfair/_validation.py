@@ -53,6 +53,8 @@ class SurvivalSample:
         Risk scores (higher = earlier event), None when not given.
     index : pandas.Index
         Row labels of the input (a RangeIndex for plain arrays), for aligning per-row output.
+    cluster : ndarray of shape (n_samples,), int64, or None
+        Cluster codes 0..C-1 (``cluster=``); None when the rows are independent.
     """
 
     time: np.ndarray = field(repr=False)
@@ -61,6 +63,8 @@ class SurvivalSample:
     groups: tuple
     risk: np.ndarray | None = field(repr=False, default=None)
     index: pd.Index = field(repr=False, default=None)
+    #: cluster of every row as codes 0..C-1 (``cluster=``), None when rows are independent
+    cluster: np.ndarray | None = field(repr=False, default=None)
 
     @property
     def n_samples(self) -> int:
@@ -69,6 +73,10 @@ class SurvivalSample:
     @property
     def n_groups(self) -> int:
         return len(self.groups)
+
+    @property
+    def n_clusters(self) -> int | None:
+        return None if self.cluster is None else int(self.cluster.max()) + 1
 
 
 def describe_rows(mask: np.ndarray, index: pd.Index | None = None) -> str:
@@ -635,6 +643,7 @@ def check_survival_inputs(
     groups: Sequence | None = None,
     require_risk: bool = True,
     risk_name: str = "risk",
+    cluster: Any = None,
 ) -> tuple[SurvivalSample, int]:
     """Validate and align the inputs of an analysis.
 
@@ -656,6 +665,8 @@ def check_survival_inputs(
         Whether ``risk`` must be given.
     risk_name : str, default="risk"
         Name used for the score in error messages ("score" for xAUC).
+    cluster : array-like of shape (n_samples,) or column name, optional
+        Cluster label of every row (any hashable; missing labels are refused, naming the rows).
 
     Returns
     -------
@@ -679,6 +690,8 @@ def check_survival_inputs(
     values = {"time": time, "event": event, "group": group}
     if risk is not None or require_risk:
         values[risk_name] = risk
+    if cluster is not None:
+        values["cluster"] = cluster
     raw, index = gather_inputs(values, data)
     time_values = as_numeric(raw["time"], "time", index)
     negative = time_values < 0
@@ -688,11 +701,14 @@ def check_survival_inputs(
     risk_values = as_numeric(raw[risk_name], risk_name, index) if risk_name in raw else None
 
     codes, labels, keep = _encode_groups(raw["group"], groups, index)
+    cluster_codes = _encode_clusters(raw["cluster"], index) if "cluster" in raw else None
     n_excluded = int((~keep).sum())
     if n_excluded:
         time_values, event_values, codes = time_values[keep], event_values[keep], codes[keep]
         risk_values = None if risk_values is None else risk_values[keep]
         index = index[keep]
+        if cluster_codes is not None:  # the clusters of the analysed rows, numbered again
+            cluster_codes = np.unique(cluster_codes[keep], return_inverse=True)[1].astype(np.int64)
     sample = SurvivalSample(
         time=np.ascontiguousarray(time_values),
         event=np.ascontiguousarray(event_values),
@@ -700,8 +716,18 @@ def check_survival_inputs(
         groups=labels,
         risk=None if risk_values is None else np.ascontiguousarray(risk_values),
         index=index,
+        cluster=cluster_codes,
     )
     return sample, n_excluded
+
+
+def _encode_clusters(labels: np.ndarray, index: pd.Index | None) -> np.ndarray:
+    """Cluster codes 0..C-1 in order of first appearance; missing labels refused, naming rows."""
+    codes, _ = pd.factorize(labels, sort=False)
+    missing = codes < 0
+    if missing.any():
+        raise ValueError(f"cluster contains missing labels at {describe_rows(missing, index)}.")
+    return codes.astype(np.int64)
 
 
 def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = None) -> np.ndarray:

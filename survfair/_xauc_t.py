@@ -24,7 +24,7 @@ import pandas as pd
 
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
-from ._influence import censoring_multiplicity, influence_rows
+from ._influence import censoring_multiplicity, influence_rows, sum_by_cluster
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads
 from ._intervals import cell_wald_interval
 from ._results import json_safe, readonly
@@ -54,6 +54,7 @@ def xauc_t(
     groups: Sequence | None = None,
     censoring: str = "group",
     tied_tol: float = 1e-8,
+    cluster: Any = None,
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_jobs: int | None = None,
@@ -94,6 +95,9 @@ def xauc_t(
         scikit-survival does).
     tied_tol : float, default=1e-8
         Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
+    cluster : array-like of shape (n_samples,) or column name, optional
+        Cluster of every row: the analytic standard errors sum each cluster's influence before
+        squaring (cluster-robust, as :func:`xci`); the estimates do not change.
     ci : {"analytic", None}, default="analytic"
         ``"analytic"``: standard errors and intervals (below). None: point estimates only (the
         se / ci columns are NaN), which saves the per-individual contributions (the intervals
@@ -186,7 +190,7 @@ def xauc_t(
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     ci = check_option(ci, "ci", ("analytic", None))
-    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups)
+    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster)
     warn_excluded_rows(n_excluded, stacklevel=2)
     horizons = check_horizons(times, sample.time)
     curves = fit_censoring(sample, censoring)
@@ -226,6 +230,8 @@ def xauc_t(
         else:
             counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
             cells = _influence_cells(sample, rows, parts, counts, time_position, curve_of)
+            if sample.cluster is not None:  # cluster-robust: each cluster's influence summed first
+                cells = sum_by_cluster(cells, sample.cluster[by_time])
             se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
         n_cases = np.bincount(sample.group_codes[case], minlength=g)
         n_controls = np.bincount(sample.group_codes[control], minlength=g)

@@ -664,3 +664,25 @@ def test_simulate_design_file(tmp_path, capsys):
         assert message in line, line
     assert main(["simulate", "--design", str(tmp_path / "missing.toml")]) == 2
     assert "does not exist" in _one_error_line(capsys.readouterr().err)
+
+
+def test_cluster_option(csv_file, tmp_path, capsys):
+    path, frame = csv_file
+    clustered = tmp_path / "clustered.csv"
+    frame.assign(site=np.arange(len(frame)) % 30).to_csv(clustered, index=False)
+    assert main(_audit_args(clustered, "--cluster", "site", "--horizon", "10", "--format", "json")) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload[0]["n_clusters"] == 30
+    assert main(_audit_args(clustered, "--cluster", "site")) == 0
+    assert "30 clusters (cluster-robust intervals)" in capsys.readouterr().out
+    bad = tmp_path / "bad.csv"
+    frame.assign(site=np.where(np.arange(len(frame)) == 3, np.nan, 1.0)).to_csv(bad, index=False)
+    for argv, message in [
+        (_audit_args(bad, "--cluster", "site"), "--cluster 'site': cluster contains missing labels at rows [3]"),
+        (_audit_args(clustered, "--cluster", "nope"), "--cluster: column 'nope' is not in data file"),
+        (["audit", "--data", str(clustered), "--outcome", "e", "--group", "sex", "--risk", "score", "--cluster", "site"],
+         "--cluster needs a survival audit"),
+    ]:
+        assert main(argv) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line

@@ -97,6 +97,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     data = add_data_options(parser, required=False, several_risks=True,
                             data_help="CSV or Parquet file (default: none, the flchain demonstration)")
     add_groups_option(data)
+    data.add_argument("--cluster", metavar="COL",
+                      help="column of cluster labels (hospital, practice, person of repeated records): cluster-robust "
+                           "analytic intervals, and the bootstrap resamples whole clusters")
     add_estimator_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=["table", "json", "csv"], default="table",
@@ -161,6 +164,8 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
     settings = f"method={result.method}"
     if result.method == "ipcw":
         settings += f", censoring={result.censoring}, tau={result.tau}"
+    if result.n_clusters is not None:
+        settings += f"; {result.n_clusters} clusters (cluster-robust intervals)"
     lines = [f"== {name} ==", "findings:", found.to_text(), "",
              f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
     if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
@@ -277,6 +282,8 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
         options["groups"] = groups
     options["ci"] = None if args.ci == "none" else args.ci
     options["n_jobs"] = args.n_jobs
+    if getattr(args, "cluster", None):
+        options["cluster"] = args.cluster
     if args.ci == "bootstrap":
         options.update(n_resamples=args.n_resamples, random_state=args.seed,
                        bootstrap_method=args.bootstrap_method,
@@ -336,6 +343,8 @@ def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
     named = [(f"risk = {risk}", comparison.results[risk], notes) for risk in args.risk]
     settings = {"data": args.data, "time": args.time, "event": args.event, "group": " x ".join(args.group),
                 "risk": ", ".join(args.risk), "rows": len(frame), "rows dropped": 0}
+    if getattr(args, "cluster", None):
+        settings["cluster"] = f"{args.cluster} ({comparison.results[args.risk[0]].n_clusters} clusters)"
     if getattr(args, "predicted", None):
         settings["predicted risks (horizon: column)"] = ", ".join(
             f"{t:g}: {c}" for t, c in zip(args.horizon, args.predicted))
@@ -372,6 +381,9 @@ def _check(args: argparse.Namespace) -> list[str] | None:
             raise CLIError(f"the binary audit needs {', '.join(missing)}.")
         if args.horizon:
             raise CLIError("--horizon needs a survival audit (--time and --event), not a binary one.")
+        if args.cluster:
+            raise CLIError("--cluster needs a survival audit (--time and --event); the binary xAUC audit has no "
+                           "cluster-robust intervals.")
         if args.report and len(args.risk) > 1:
             raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
     elif getattr(args, "predicted", None) and not args.data:
@@ -384,6 +396,8 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     else:
         if args.horizon:
             raise CLIError("--horizon needs --data (the flchain demo audits the concordance only).")
+        if args.cluster:
+            raise CLIError("--cluster needs --data.")
         given = [flag for flag, value in (("--time", args.time), ("--event", args.event), ("--group", args.group),
                                           ("--risk", args.risk), ("--outcome", args.outcome)) if value]
         if given:
@@ -400,6 +414,8 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     predicted = check_calibration(args)
     if predicted:
         wanted["--predicted"] = predicted
+    if getattr(args, "cluster", None):
+        wanted["--cluster"] = [args.cluster]
     require_columns(args.data, table_columns(args.data), wanted)
     return [column for columns in wanted.values() for column in columns]
 
@@ -493,7 +509,8 @@ def _provenance(args: argparse.Namespace, frame: pd.DataFrame | None) -> dict:
     if frame is None:
         return items
     columns = [c for c in [args.time, args.event, getattr(args, "outcome", None), *(args.group or []),
-                           *(args.risk or []), *(getattr(args, "predicted", None) or [])] if c]
+                           *(args.risk or []), *(getattr(args, "predicted", None) or []),
+                           getattr(args, "cluster", None)] if c]
     items["data"] = str(args.data)
     items["data SHA-256 (columns " + ", ".join(dict.fromkeys(columns)) + ")"] = data_fingerprint(
         frame[list(dict.fromkeys(columns))])

@@ -241,7 +241,8 @@ def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
     level = getattr(args, "confidence_level", None) or 0.95
     with library_errors(column_roles(args)), library_notes() as notes:
         result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
-                        censoring=censoring, ci="analytic" if intervals else None, confidence_level=level)
+                        censoring=censoring, ci="analytic" if intervals else None, confidence_level=level,
+                        cluster=getattr(args, "cluster", None) or None)
     return result, notes
 
 

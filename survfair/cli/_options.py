@@ -180,7 +180,7 @@ def column_roles(args: argparse.Namespace, **roles: str | None) -> dict[str, str
     ``{"time": "--time 't'", "group": "--group 'sex'", ...}``; ``roles`` adds or overrides
     (``score="--risk 'r'"``)."""
     named: dict[str, str] = {}
-    for role in ("time", "event", "risk"):
+    for role in ("time", "event", "risk", "cluster"):
         value = getattr(args, role, None)
         if isinstance(value, str):
             named[role] = f"--{role} {value!r}"
