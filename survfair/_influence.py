@@ -236,12 +236,15 @@ class Influence:
 def sum_by_cluster(rows: np.ndarray, cluster: np.ndarray) -> np.ndarray:
     """Influence rows (n, k) summed within clusters (codes 0..C-1 of the same rows): (C, k).
 
-    Sorted once and reduced with ``np.add.reduceat`` (sequential, unlike ``np.add.at``); a column
-    that is NaN for a row stays NaN for its cluster."""
-    order = np.argsort(cluster, kind="stable")
-    sorted_codes = cluster[order]
-    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
-    return np.add.reduceat(rows[order], starts, axis=0)
+    One ``np.bincount`` per column (sequential reads, no sort; at 10^6 rows and 16 cells the
+    clustering added 0.03 s to 0.47 s of analytic xCI, against 0.68 s by sorting and
+    ``np.add.reduceat``); a column that is NaN for a row stays NaN for its cluster.
+    """
+    n_clusters = int(cluster.max()) + 1
+    out = np.empty((n_clusters, rows.shape[1]))
+    for column in range(rows.shape[1]):
+        out[:, column] = np.bincount(cluster, weights=rows[:, column], minlength=n_clusters)
+    return out
 
 
 def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
