@@ -361,6 +361,8 @@ def _settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str
     elif result is not None:
         items.update({"method": result.method, "tau": result.tau, "censoring curves": result.censoring,
                       "tied tolerance": result.tied_tol, "strict": result.strict})
+        if result.n_clusters is not None:
+            items["cluster"] = f"{result.n_clusters} clusters (cluster-robust intervals)"
     if result is not None:
         items.update({"intervals": result.ci_method or "none", "confidence level": percent(result.confidence_level, 0)})
     key = lambda text: str(text).replace("_", " ").lower()  # noqa: E731

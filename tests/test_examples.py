@@ -19,6 +19,8 @@ EXAMPLES = {
     "simulation_study.py": ["Section 5.1: empirical vs closed-form xCI", "Naive vs IPCW xCI"],
     "calibration_pbc.py": ["S0(5 years) estimated in the 312 trial patients", "calibration of the predicted 5-year risk",
                            "fairness profile"],
+    "clustered_retinopathy.py": ["394 eyes of 197 patients", "SE ratio, clustered / independent",
+                                 "cluster bootstrap"],
 }
 OUTPUTS = {
     "flchain_unawareness.py": ["flchain_risk_densities_before.png", "flchain_forest.png", "flchain_unawareness_after.html"],
@@ -28,6 +30,7 @@ OUTPUTS = {
     "mitigation_flchain.py": ["mitigation_frontier.png"],
     "simulation_study.py": ["figure1.png"],
     "calibration_pbc.py": ["pbc_xci.png", "pbc_calibration.png", "pbc_oe.png", "pbc_report.html"],
+    "clustered_retinopathy.py": ["retinopathy_forest.png", "retinopathy_report.html"],
 }
 
 
