@@ -97,6 +97,8 @@ def _check_times(times: Any, n_columns: int) -> np.ndarray:
     values = np.atleast_1d(np.asarray(times.to_numpy() if isinstance(times, pd.Series) else times))
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"times must be a number or a non-empty 1-D sequence, got shape {values.shape}.")
+    if values.dtype.kind in "fc" and not np.isfinite(values).all():
+        raise ValueError(f"times must be finite numbers, got {values.tolist()}.")
     values = as_numeric(values, "times", None)
     if values.size != n_columns:
         raise ValueError(
