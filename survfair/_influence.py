@@ -181,7 +181,7 @@ class Influence:
         covariance[:, undefined] = np.nan
         return covariance
 
-    def clustered(self, cluster: np.ndarray) -> "Influence":
+    def clustered(self, cluster: np.ndarray, values: np.ndarray, overall: float) -> "Influence":
         """The cluster-robust influence: each cluster's rows summed before any square is taken.
 
         Var(theta) = sum over clusters c of (sum_{k in c} phi_k)^2, as R's ``concordance(...,
@@ -189,12 +189,15 @@ class Influence:
         (patients of one hospital, repeated records) may be dependent, clusters are not. The rows
         of the result are one per cluster (in cluster-code order); with one cluster per row the
         variances are those of the individual rows. ``cluster`` holds the codes 0..C-1 of every
-        input row. The delete-one jackknife (BCa) is not defined on the result.
+        input row; ``values`` (G*G,) and ``overall`` are the point estimates. The result's
+        ``jackknife`` holds the pseudo-values theta - phi_c: BCa's acceleration is scale-free, so
+        these give the infinitesimal-jackknife acceleration over clusters (Efron 1987).
         """
         in_time_order = cluster[self.order]
         cells = sum_by_cluster(self.cells_in_time_order, in_time_order)
-        overall = sum_by_cluster(self.overall_in_time_order[:, None], in_time_order)[:, 0]
-        return Influence(cells, overall, np.arange(cells.shape[0]), None)
+        total = sum_by_cluster(self.overall_in_time_order[:, None], in_time_order)[:, 0]
+        pseudo = (np.asarray(values, dtype=float)[None, :] - cells, float(overall) - total)
+        return Influence(cells, total, np.arange(cells.shape[0]), ("pseudo", pseudo))
 
     @property
     def overall_variance(self) -> float:
@@ -202,6 +205,8 @@ class Influence:
 
     @functools.cached_property
     def jackknife(self) -> np.ndarray:
+        if isinstance(self._leave_out[0], str):  # clustered: see clustered()
+            return self._leave_out[1][0]
         numerator, denominator, k_num, k_den = self._leave_out_sums
         with np.errstate(invalid="ignore", divide="ignore"):
             left_den = denominator - k_den
@@ -209,6 +214,8 @@ class Influence:
 
     @functools.cached_property
     def jackknife_overall(self) -> np.ndarray:
+        if isinstance(self._leave_out[0], str):
+            return self._leave_out[1][1]
         numerator, denominator, k_num, k_den = self._leave_out_sums
         total_num, total_den = numerator.sum(), denominator.sum()
         with np.errstate(invalid="ignore", divide="ignore"):

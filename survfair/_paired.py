@@ -236,6 +236,10 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
                 f"the results are not on the same rows: {label} differs at rows {rows} "
                 f"({int(differ.sum())} rows); a paired comparison needs the same people in the same order."
             )
+    c1, c2 = s1.cluster, s2.cluster
+    if (c1 is None) != (c2 is None) or (c1 is not None and not np.array_equal(c1, c2)):
+        raise ValueError("the results have different clusters (cluster=): compute both with the same clusters, "
+                         "or both without.")
     for name in ("method", "tau", "censoring", "tied_tol", "strict"):  # the settings as the results use them
         if getattr(first, name) != getattr(second, name):
             raise ValueError(
@@ -412,8 +416,11 @@ def compare_xci(
         if stored is not None:
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None
-        return influence(res.sample, res.pair_counts, curves=curves, censoring_estimated=res.refit_censoring,
-                         **settings)
+        computed = influence(res.sample, res.pair_counts, curves=curves, censoring_estimated=res.refit_censoring,
+                             **settings)
+        if res.sample.cluster is not None:  # as xci(cluster=): one row per cluster
+            computed = computed.clustered(res.sample.cluster, res.values.ravel(), res.overall)
+        return computed
 
     need_influence = ci == "analytic" or bootstrap_method == "bca"
     inf_1 = _influence(result_1) if need_influence else None

@@ -127,3 +127,20 @@ def test_cluster_validation_and_groups_subset():
     assert subset.se.iloc[0, 0] == pytest.approx(alone.se.iloc[0, 0], rel=1e-12)
     assert subset.n_clusters == len(set(cluster[rows]))
     assert by_name.to_dict()["n_clusters"] == 50
+
+
+def test_paired_comparison_of_clustered_results():
+    time, event, group, risk, cluster = _cohort(n=600, seed=7)
+    other = risk + np.random.default_rng(1).normal(size=risk.size)
+    first = survfair.xci(time, event, group, risk, tau=3, cluster=cluster)
+    second = survfair.xci(time, event, group, other, tau=3, cluster=cluster)
+    comparison = survfair.compare_xci(first, second)
+    # the paired difference's influence, summed by cluster, by hand
+    plain_1 = survfair.xci(time, event, group, risk, tau=3)
+    plain_2 = survfair.xci(time, event, group, other, tau=3)
+    rows = pd.DataFrame(plain_1.influence.overall - plain_2.influence.overall).groupby(cluster).sum().to_numpy()
+    assert comparison.overall.se == pytest.approx(float(np.sqrt((rows**2).sum())), rel=1e-10)
+    boot = survfair.compare_xci(first, second, ci="bootstrap", n_resamples=50, random_state=2, progress=False)
+    assert np.isfinite(boot.overall.confidence_interval).all()
+    with pytest.raises(ValueError, match="different clusters"):
+        survfair.compare_xci(first, plain_2)
