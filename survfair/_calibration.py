@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._calibration_result import STATISTICS, CalibrationResult
+from ._calibration_result import CalibrationResult
 from ._calibration_stats import (
     brier_terms,
     calibration_intercept,

@@ -115,7 +115,7 @@ def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progres
              "coverage", "coverage_mcse", "power"]
     print(f"design: {design.model} ({design.family}), groups {list(design.groups)}; "
           f"{result.n_replications} cohorts per size; intervals {result.ci_method}; tau {result.tau}")
-    print(f"censored fraction per group: " + ", ".join(f"{g}: {v:.3f}" for g, v in design.censored_fraction().items()))
+    print("censored fraction per group: " + ", ".join(f"{g}: {v:.3f}" for g, v in design.censored_fraction().items()))
     with pd.option_context("display.width", 180, "display.max_columns", 30, "display.precision", 4):
         print(table[shown].to_string(index=False))
     if output_dir is not None:

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
-from .._intervals import two_sided_z
 from .._results import json_safe
 from .._validation import check_option, check_scalar, random_generator
 
