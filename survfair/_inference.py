@@ -74,8 +74,6 @@ def with_inference(
     if ci == "analytic":
         inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
                         prepared=prepared, contributions=contributions, **settings)
-        if sample.cluster is not None:  # cluster-robust: sum each cluster's influence, then square
-            inf = inf.clustered(sample.cluster, result.values.ravel(), result.overall)
         return replace(result, influence=inf, ci_method="analytic")
     draws = bootstrap(
         sample,
@@ -93,8 +91,6 @@ def with_inference(
     if bootstrap_method == "bca":  # only the jackknife is read: no Kaplan-Meier term needed
         inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=False, prepared=prepared,
                         **settings)
-        if sample.cluster is not None:  # the acceleration over clusters (see Influence.clustered)
-            inf = inf.clustered(sample.cluster, result.values.ravel(), result.overall)
         jackknife = Jackknife(inf.jackknife, inf.jackknife_overall)
     return replace(result, bootstrap=draws, jackknife=jackknife, ci_method="bootstrap",
                    bootstrap_method=bootstrap_method)

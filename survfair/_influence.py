@@ -502,6 +502,8 @@ def influence(
     Returns
     -------
     Influence
+        One row per individual, or with ``sample.cluster`` one row per cluster
+        (:meth:`Influence.clustered`: cluster-robust).
 
     Notes
     -----
@@ -540,4 +542,12 @@ def influence(
         curve_of, mult = np.zeros(g, np.int64), np.zeros((0, g * g))
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
     cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult)
-    return Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g))
+    result = Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g))
+    if sample.cluster is None:
+        return result
+    # clustered rows (xci(cluster=)): every consumer -- analytic intervals, BCa, paired comparisons --
+    # reads the cluster-robust rows from here
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+        pooled = numerator.sum() / denominator.sum() if denominator.sum() > 0 else math.nan
+    return result.clustered(sample.cluster, values, pooled)

@@ -416,11 +416,8 @@ def compare_xci(
         if stored is not None:
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None
-        computed = influence(res.sample, res.pair_counts, curves=curves, censoring_estimated=res.refit_censoring,
-                             **settings)
-        if res.sample.cluster is not None:  # as xci(cluster=): one row per cluster
-            computed = computed.clustered(res.sample.cluster, res.values.ravel(), res.overall)
-        return computed
+        return influence(res.sample, res.pair_counts, curves=curves, censoring_estimated=res.refit_censoring,
+                         **settings)
 
     need_influence = ci == "analytic" or bootstrap_method == "bca"
     inf_1 = _influence(result_1) if need_influence else None
