@@ -97,6 +97,7 @@ def read_design_file(path: Path) -> tuple[Any, dict]:
 def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progress: bool) -> int:
     """Run the study of a design file; print its table; write study.csv (and figures) to ``output_dir``."""
     from ..simulate import coverage_study, plot_coverage, plot_power, power_curve
+    from ..simulate._harness import study_power
 
     design, study = read_design_file(path)
     sizes = study.get("sizes", [200, 800])
@@ -127,9 +128,12 @@ def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progres
         plot_coverage(result, ax=fig.subplots())
         fig.savefig(output_dir / "coverage.png", dpi=120)
         pair = study.get("power")
-        if pair:
-            curve = power_curve(design, sizes, pair[0], pair[1], **{k: v for k, v in options.items()
-                                                                    if k not in ("estimators",)})
+        if pair:  # from the study just run when it has IPCW per group, else its own run
+            if "ipcw_group" in result.estimators:
+                curve = study_power(result, pair[0], pair[1])
+            else:
+                curve = power_curve(design, sizes, pair[0], pair[1], **{k: v for k, v in options.items()
+                                                                        if k not in ("estimators",)})
             fig = Figure(figsize=(6, 4), layout="constrained")
             plot_power(curve, ax=fig.subplots())
             fig.savefig(output_dir / "power.png", dpi=120)

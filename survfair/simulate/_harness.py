@@ -22,7 +22,7 @@ from .._results import json_safe
 from .._validation import check_confidence_level, check_option, check_random_state, check_scalar
 from ._designs import CohortDesign, TrueXCI
 
-__all__ = ["ESTIMATORS", "CoverageStudy", "coverage_study", "power_curve", "plot_coverage", "plot_power"]
+__all__ = ["ESTIMATORS", "CoverageStudy", "coverage_study", "power_curve", "study_power", "plot_coverage", "plot_power"]
 
 #: estimator name -> xci settings
 ESTIMATORS = {
@@ -349,9 +349,27 @@ def power_curve(
         raise ValueError(f"a and b must be two different groups of the design {list(design.groups)}.")
     target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     study = coverage_study(design, sizes, n_replications=n_replications, estimators=(estimator,), tau=tau, **options)
+    return study_power(study, a, b, estimator=estimator, target=target)
+
+
+def study_power(study: CoverageStudy, a: Any, b: Any, *, estimator: str = "ipcw_group",
+                target: float = 0.8) -> pd.DataFrame:
+    """The :func:`power_curve` frame of a study already run (its Δbetween(a, b) rows for ``estimator``).
+
+    Raises
+    ------
+    ValueError
+        If ``a`` / ``b`` are not two groups of the study's design or ``estimator`` was not run.
+    """
+    groups = study.design.groups
+    if a not in groups or b not in groups or a == b:
+        raise ValueError(f"a and b must be two different groups of the design {list(groups)}.")
+    if estimator not in study.estimators:
+        raise ValueError(f"estimator {estimator!r} was not run in this study ({list(study.estimators)}).")
+    target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     frame = study.to_frame()
     pair = frame[(frame["statistic"] == "delta_between") & (frame["estimator"] == estimator)]
-    first, second = (a, b) if design.groups.index(a) < design.groups.index(b) else (b, a)
+    first, second = (a, b) if groups.index(a) < groups.index(b) else (b, a)
     pair = pair[(pair["a"] == first) & (pair["b"] == second)]
     sign = 1.0 if first == a else -1.0
     curve = pd.DataFrame({"n": pair["n"].to_numpy(), "power": pair["power"].to_numpy(),
