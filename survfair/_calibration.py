@@ -30,6 +30,7 @@ from ._validation import (
     as_numeric,
     check_confidence_level,
     check_n_jobs,
+    check_numbers,
     check_option,
     check_random_state,
     check_scalar,
@@ -94,12 +95,7 @@ def check_predicted_risks(values: np.ndarray, names: list[str], index: pd.Index 
 
 
 def _check_times(times: Any, n_columns: int) -> np.ndarray:
-    values = np.atleast_1d(np.asarray(times.to_numpy() if isinstance(times, pd.Series) else times))
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"times must be a number or a non-empty 1-D sequence, got shape {values.shape}.")
-    if values.dtype.kind in "fc" and not np.isfinite(values).all():
-        raise ValueError(f"times must be finite numbers, got {values.tolist()}.")
-    values = as_numeric(values, "times", None)
+    values = check_numbers(np.atleast_1d(times), "times")
     if values.size != n_columns:
         raise ValueError(
             f"times has {values.size} horizon(s) but predicted has {n_columns} column(s); give one "

@@ -631,8 +631,7 @@ def predicted_risks(model: Any, X: Any, times: Any) -> np.ndarray:
     """
     from ._validation import check_numbers
 
-    horizons = check_numbers(np.atleast_1d(np.asarray(times, dtype=object) if not np.isscalar(times) else [times]),
-                             "times")
+    horizons = check_numbers(np.atleast_1d(times), "times")
     kind = _kind(model)
     if kind == "callable":
         raise TypeError(

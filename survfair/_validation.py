@@ -398,6 +398,8 @@ def check_numbers(values: Any, name: str) -> np.ndarray:
     array = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values)
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got shape {array.shape}.")
+    if array.dtype.kind in "fc" and not np.isfinite(array).all():  # settings, not rows: name the values
+        raise ValueError(f"{name} must be finite numbers, got {array.tolist()}.")
     return as_numeric(array, name, None)
 
 
