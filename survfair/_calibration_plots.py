@@ -6,8 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._calibration_result import CalibrationResult
-from ._intervals import two_sided_z
+from ._calibration_result import CalibrationResult, km_risk_interval
 
 __all__ = ["plot_calibration", "plot_observed_expected"]
 
@@ -22,15 +21,6 @@ def _horizon_words(t: float, time_unit: str | None) -> str:
     if time_unit is not None and not isinstance(time_unit, str):
         raise TypeError(f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}.")
     return f"t = {t:g}" + (f" {time_unit}" if time_unit else "")
-
-
-def _km_limits(observed: np.ndarray, se: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Interval of a Kaplan-Meier risk 1 − S from R's default "log" transform of S, clipped to [0, 1]."""
-    z = two_sided_z(level)
-    survival = 1.0 - observed
-    with np.errstate(divide="ignore", invalid="ignore"):
-        factor = np.where(survival > 0, np.exp(z * se / survival), 1.0)
-    return 1.0 - np.minimum(1.0, survival * factor), 1.0 - survival / factor
 
 
 def plot_calibration(
@@ -116,8 +106,8 @@ def plot_calibration(
         handle = None
         if show_bins:
             own = bins[[value == group for value in bins["group"]]]
-            low, high = _km_limits(own["observed"].to_numpy(float), own["observed_se"].to_numpy(float),
-                                   result.confidence_level)
+            low, high = km_risk_interval(own["observed"].to_numpy(float), own["observed_se"].to_numpy(float),
+                                         result.confidence_level)
             y = own["observed"].to_numpy(float)
             handle = ax.errorbar(own["predicted"], y, yerr=[y - low, high - y], fmt="o", color=colour, markersize=4,
                                  capsize=2, linewidth=1)

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ._intervals import two_sided_z, wald_p_value
+from ._intervals import bootstrap_interval, bootstrap_p_value, two_sided_z, wald_p_value
 from ._multiplicity import adjust_p_values
 from ._results import json_safe, readonly
 from ._validation import check_confidence_level, check_option
@@ -34,6 +34,16 @@ CONTRASTED = ("oe_ratio", "intercept", "slope", "ici", "brier")
 ANALYTIC = ("observed_risk", "expected_risk", "oe_ratio", "intercept", "slope", "brier", "integrated_brier")
 
 
+def km_risk_interval(risk: np.ndarray, se: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of a Kaplan-Meier risk 1 - S from R's default "log" transform of S: S exp(±z SE/S),
+    clipped to [0, 1] as R's ``survfit`` does; ``se`` is the Greenwood SE of S."""
+    z = two_sided_z(level)
+    survival = 1.0 - np.asarray(risk, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        factor = np.where(survival > 0, np.exp(z * np.asarray(se, dtype=float) / survival), 1.0)
+    return 1.0 - np.minimum(1.0, survival * factor), 1.0 - survival / factor
+
+
 def _wald(estimate: np.ndarray, se: np.ndarray, scale: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Wald limits on each statistic's scale (log for O/E; R's default "log" for a KM risk)."""
     z = two_sided_z(level)
@@ -43,26 +53,20 @@ def _wald(estimate: np.ndarray, se: np.ndarray, scale: np.ndarray, level: float)
         factor = np.exp(z * se / estimate)
         low = np.where(log, estimate / factor, low)
         high = np.where(log, estimate * factor, high)
-        survival = 1.0 - estimate
-        km = scale == "survival_log"
-        # on S = 1 - risk: S exp(±z SE/S), clipped to [0, 1] as R's survfit does
-        s_factor = np.exp(z * se / survival)
-        low = np.where(km, 1.0 - np.minimum(1.0, survival * s_factor), low)
-        high = np.where(km, 1.0 - survival / s_factor, high)
+    km = scale == "survival_log"
+    if km.any():
+        low[km], high[km] = km_risk_interval(estimate[km], se[km], level)
     return low, high
 
 
-def _percentile(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    alpha = (1.0 - level) / 2.0
-    with np.errstate(invalid="ignore"):
-        return np.nanquantile(draws, alpha, axis=0), np.nanquantile(draws, 1.0 - alpha, axis=0)
-
-
-def _bootstrap_p(draws: np.ndarray, null: np.ndarray) -> np.ndarray:
-    """Two-sided bootstrap p-value: twice the smaller tail of the replicates about the null."""
-    below = np.nanmean(draws <= null, axis=0)
-    above = np.nanmean(draws >= null, axis=0)
-    return np.minimum(1.0, 2.0 * np.minimum(below, above))
+def _bootstrap_p(estimate: np.ndarray, draws: np.ndarray, null: np.ndarray) -> np.ndarray:
+    """survfair's bootstrap p-value (:func:`bootstrap_p_value`) of every column against its own
+    null (NaN where a statistic has none)."""
+    p = np.full(estimate.shape[0], np.nan)
+    for value in np.unique(null[np.isfinite(null)]):
+        columns = null == value
+        p[columns] = bootstrap_p_value(estimate[columns], draws[:, columns], None, float(value))
+    return p
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,7 @@ class CalibrationResult:
         frame = self.estimates
         estimate = frame["estimate"].to_numpy(float)
         if self.ci_method == "bootstrap" and self.draws is not None:
-            return _percentile(self.draws, level)
+            return bootstrap_interval(estimate, self.draws, None, level)
         scale = frame["statistic"].map(lambda s: STATISTICS[s][0]).to_numpy()
         return _wald(estimate, frame["se_scale"].to_numpy(float), scale, level)
 
@@ -137,7 +141,7 @@ class CalibrationResult:
         null = frame["statistic"].map(lambda s: STATISTICS[s][1]).astype(float).to_numpy()
         estimate = frame["estimate"].to_numpy(float)
         if self.ci_method == "bootstrap" and self.draws is not None:
-            p = _bootstrap_p(self.draws, null)
+            p = _bootstrap_p(estimate, self.draws, null)
         else:
             log = frame["statistic"].eq("oe_ratio").to_numpy()
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -270,10 +274,10 @@ class CalibrationResult:
             di, dj = self.draws[:, i], self.draws[:, j]
             with np.errstate(divide="ignore", invalid="ignore"):
                 diff = di / dj if ratio else di - dj
-            low, high = _percentile(diff[:, None], level)
-            se = float(np.nanstd(diff, ddof=1))
-            p = float(_bootstrap_p(diff[:, None], np.array([null]))[0])
             estimate = x / y if ratio else x - y
+            low, high = bootstrap_interval(np.array([estimate]), diff[:, None], None, level)
+            se = float(np.nanstd(diff, ddof=1))
+            p = float(bootstrap_p_value(np.array([estimate]), diff[:, None], None, null)[0])
             return dict(estimate=estimate, se=se, ci_low=float(low[0]), ci_high=float(high[0]), null=null, p_value=p)
         si, sj = frame.at[i, "se_scale"], frame.at[j, "se_scale"]
         se_scale = float(np.hypot(si, sj))
