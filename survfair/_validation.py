@@ -75,6 +75,11 @@ class SurvivalSample:
         return len(self.groups)
 
     @property
+    def labels(self) -> np.ndarray:
+        """Every row's group label, shape (n_samples,), object dtype (tuple labels stay tuples)."""
+        return label_array(self.groups)[self.group_codes]
+
+    @property
     def n_clusters(self) -> int | None:
         return None if self.cluster is None else int(self.cluster.max()) + 1
 

@@ -181,7 +181,7 @@ def calibration_cost(
         raise TypeError(f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}.")
     scale = check_option(scale, "scale", SCALES)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
-    labels = np.array(list(sample.groups) + [None], dtype=object)[:-1][sample.group_codes]
+    labels = sample.labels
     adjusted = adjustment.transform(sample.risk, labels)
     kwargs = dict(data=data, censoring=censoring, ci=ci, confidence_level=confidence_level, progress=False)
     before = calibration(time, event, group, predicted, times, **kwargs)

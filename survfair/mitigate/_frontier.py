@@ -76,7 +76,7 @@ class _OERatios:
         values = _values(predicted, data)
         if values.shape[1] != 1 or np.ndim(times) > 1 or np.size(times) != 1:
             raise ValueError("predicted and times: the frontier's O/E columns take one horizon (one column).")
-        result = calibration(sample.time, sample.event, _labels(sample), values, times, groups=sample.groups,
+        result = calibration(sample.time, sample.event, sample.labels, values, times, groups=sample.groups,
                              ci=None, progress=False)  # validates the predicted risks, names bad rows
         self.observed = result.summary()["observed_risk"].to_numpy(float)
         with np.errstate(divide="ignore"):  # a predicted risk of 1 stays 1 after any shift
@@ -86,10 +86,6 @@ class _OERatios:
     def row(self, offsets: np.ndarray) -> dict:
         expected = [float(np.mean(-np.expm1(np.exp(d) * s))) for d, s in zip(offsets, self.log_survival)]
         return {f"oe_ratio[{g}]": float(o / e) for g, o, e in zip(self.groups, self.observed, expected)}
-
-
-def _labels(sample) -> np.ndarray:
-    return np.array(list(sample.groups) + [None], dtype=object)[:-1][sample.group_codes]
 
 
 def _values(predicted: Any, data: pd.DataFrame | None) -> np.ndarray:

@@ -30,13 +30,9 @@ __all__ = ["before_after_table", "format_table"]
 # -- before / after table ----------------------------------------------------------------------
 
 
-def _labels(sample: SurvivalSample) -> np.ndarray:
-    return np.array(sample.groups + (None,), dtype=object)[:-1][sample.group_codes]
-
-
 def _result(sample: SurvivalSample, risk: np.ndarray, settings: EstimatorSettings, xci_kwargs: dict) -> XCIResult:
     return xci(
-        sample.time, sample.event, _labels(sample), risk, method=settings.method, tau=settings.tau,
+        sample.time, sample.event, sample.labels, risk, method=settings.method, tau=settings.tau,
         censoring=settings.censoring, tied_tol=settings.tied_tol, strict=settings.strict,
         groups=sample.groups, **xci_kwargs,
     )

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import optimize, special, stats
 
 from .._results import json_safe
-from .._validation import check_option, check_scalar, random_generator
+from .._validation import check_option, check_scalar, label_array, random_generator
 
 __all__ = ["CohortDesign", "TrueXCI", "ph_design", "aft_design", "PH_BASELINES", "AFT_DISTRIBUTIONS"]
 
@@ -191,9 +191,8 @@ class CohortDesign:
         random = rates > 0
         censor[random] = stats.expon.rvs(size=int(random.sum()), random_state=rng) / rates[random]
         censor = np.minimum(censor, self.administrative)
-        labels = np.empty(n, dtype=object)
-        labels[:] = [self.groups[c] for c in code]
-        return pd.DataFrame({"time": np.minimum(event_time, censor), "event": event_time <= censor, "group": labels,
+        return pd.DataFrame({"time": np.minimum(event_time, censor), "event": event_time <= censor,
+                             "group": label_array(self.groups)[code],
                              "z": z, "risk": self._risk(code, z), "event_time": event_time, "censoring_time": censor})
 
     def censored_fraction(self, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
@@ -240,8 +239,8 @@ class CohortDesign:
         z = rng.standard_normal(code.shape[0])
         event_time = self._event_times(code, z, rng)
         event = np.ones(code.shape[0], bool) if tau is None else event_time < tau
-        labels = np.asarray(self.groups, dtype=object)[code] if g else code
-        result = xci(event_time, event, labels, self._risk(code, z), method="naive", groups=list(self.groups))
+        result = xci(event_time, event, label_array(self.groups)[code], self._risk(code, z), method="naive",
+                     groups=list(self.groups))
         deltas = {}
         for i, a in enumerate(self.groups):
             for b in self.groups[i + 1:]:

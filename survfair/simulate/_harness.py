@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._progress import progress_bar
 from .._results import json_safe
-from .._validation import check_confidence_level, check_option, check_random_state, check_scalar
+from .._validation import check_confidence_level, check_option, check_random_state, check_scalar, label_array
 from ._designs import CohortDesign, TrueXCI
 
 __all__ = ["ESTIMATORS", "CoverageStudy", "coverage_study", "power_curve", "study_power", "plot_coverage", "plot_power"]
@@ -32,6 +32,11 @@ ESTIMATORS = {
 }
 
 
+def _pairs(groups: tuple) -> list:
+    """Every unordered pair of groups (a before b), the pairs of the Δbetween rows."""
+    return [(a, b) for i, a in enumerate(groups) for b in groups[i + 1:]]
+
+
 def _one(design: CohortDesign, n: int, estimators: tuple, tau, ci: str, level: float, n_resamples: int, seed):
     """One replication: for every estimator, (cells, cell SEs, cell limits, Δbetween values, SEs,
     limits), NaN where the estimator failed on this cohort."""
@@ -42,7 +47,7 @@ def _one(design: CohortDesign, n: int, estimators: tuple, tau, ci: str, level: f
     rng = np.random.default_rng(seed)
     cohort = design.draw(n, random_state=rng)
     g = len(design.groups)
-    pairs = [(a, b) for i, a in enumerate(design.groups) for b in design.groups[i + 1:]]
+    pairs = _pairs(design.groups)
     out = {}
     for name in estimators:
         row = np.full((6, max(g * g, len(pairs))), np.nan)
@@ -254,8 +259,8 @@ def coverage_study(
 
 def _replication_rows(design, n, estimators, outputs) -> pd.DataFrame:
     g = len(design.groups)
-    pairs = [(a, b) for i, a in enumerate(design.groups) for b in design.groups[i + 1:]]
-    labels = np.array(list(design.groups) + [None], dtype=object)[:-1]
+    pairs = _pairs(design.groups)
+    labels = label_array(design.groups)
     frames = []
     reps = np.arange(len(outputs))
     for name in estimators:
@@ -270,8 +275,8 @@ def _replication_rows(design, n, estimators, outputs) -> pd.DataFrame:
         k = len(pairs)
         deltas = pd.DataFrame({
             "replication": np.repeat(reps, k), "statistic": "delta_between",
-            "a": np.tile(np.array([p[0] for p in pairs] + [None], dtype=object)[:-1], len(reps)),
-            "b": np.tile(np.array([p[1] for p in pairs] + [None], dtype=object)[:-1], len(reps)),
+            "a": np.tile(label_array([p[0] for p in pairs]), len(reps)),
+            "b": np.tile(label_array([p[1] for p in pairs]), len(reps)),
             "estimate": stacked[:, 4, :k].ravel(), "se": stacked[:, 5, :k].ravel(),
             "ci_low": limits[:, :, 0].ravel(), "ci_high": limits[:, :, 1].ravel(),
         })
@@ -282,7 +287,7 @@ def _replication_rows(design, n, estimators, outputs) -> pd.DataFrame:
 
 def _rows(design, truth, n, estimators, outputs, level) -> list:
     g = len(design.groups)
-    pairs = [(a, b) for i, a in enumerate(design.groups) for b in design.groups[i + 1:]]
+    pairs = _pairs(design.groups)
     rows = []
     for name in estimators:
         stacked = np.stack([o[name][0] for o in outputs])  # (reps, 6, width)
