@@ -9,6 +9,7 @@ import pandas as pd
 
 from ._calibration_result import CalibrationResult
 from ._findings import adjust_name
+from ._format import interval_text, p_phrase, percent
 from ._results import json_safe
 from ._validation import check_option, check_scalar
 
@@ -55,20 +56,14 @@ class CalibrationFindings:
         return self.to_text()
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}%"
-
-
-def _interval(low: float, high: float, level: float, digits: int = 2) -> str:
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return ""
-    return f", {level:.0%} CI {low:.{digits}f}–{high:.{digits}f}"
+def _interval(low: float, high: float) -> str:
+    """`` [0.82, 1.16]`` after a number (the style of the discrimination findings); empty when
+    undefined."""
+    return f" {interval_text(low, high, digits=2)}" if np.isfinite(low) and np.isfinite(high) else ""
 
 
 def _p(value: float) -> str:
-    if not np.isfinite(value):
-        return "p not available"
-    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+    return p_phrase(value) if np.isfinite(value) else "p not available"
 
 
 def _horizon(t: float, unit: str | None) -> str:
@@ -78,8 +73,8 @@ def _horizon(t: float, unit: str | None) -> str:
 def _oe_sentences(summary: pd.DataFrame, t: str, level: float) -> list[str]:
     over, under, inside = [], [], []
     for group, row in summary.iterrows():
-        words = (f"{group}: observed {_pct(row['observed_risk'])} vs predicted {_pct(row['expected_risk'])} "
-                 f"(O/E {row['oe_ratio']:.2f}{_interval(row['oe_ratio_ci_low'], row['oe_ratio_ci_high'], level)})")
+        words = (f"{group}: observed {percent(row['observed_risk'])} vs predicted {percent(row['expected_risk'])} "
+                 f"(O/E {row['oe_ratio']:.2f}{_interval(row['oe_ratio_ci_low'], row['oe_ratio_ci_high'])})")
         if row["oe_ratio_ci_high"] < 1:
             over.append(words)
         elif row["oe_ratio_ci_low"] > 1:
@@ -111,14 +106,14 @@ def _contrast_sentence(contrasts: pd.DataFrame, t: float, tt: str, adjust: str, 
     name = adjust_name(adjust)
     verdict = "a difference" if row["p_adjusted"] < 1 - level else "no clear difference"
     return (f"At {tt}, the largest calibration gap between groups: the O/E ratio of {a} is {factor:.2f} times that "
-            f"of {b}{_interval(low, high, level)}; {name} {_p(row['p_adjusted'])}, {verdict} at the "
+            f"of {b}{_interval(low, high)}; {name} {_p(row['p_adjusted'])}, {verdict} at the "
             f"{level:.0%} level.")
 
 
 def _slope_sentence(summary: pd.DataFrame, tt: str, level: float) -> str | None:
     extreme, moderate = [], []
     for group, row in summary.iterrows():
-        words = f"{group} ({row['slope']:.2f}{_interval(row['slope_ci_low'], row['slope_ci_high'], level)})"
+        words = f"{group} ({row['slope']:.2f}{_interval(row['slope_ci_low'], row['slope_ci_high'])})"
         if row["slope_ci_high"] < 1:
             extreme.append(words)
         elif row["slope_ci_low"] > 1:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._exceptions import MemoryLimitError
-from ._format import interval_text, p_value_text, percent
+from ._format import interval_text, p_phrase, p_value_text, percent
 from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
 from ._results import json_safe
 from ._summaries import overall_c, pairwise_deltas
@@ -226,8 +226,7 @@ class _Reader:
 
     def p(self, value: float) -> str:
         """``"p = 0.043"`` or ``"p < 0.001"``."""
-        text = p_value_text(value, self.n_resamples)
-        return f"p {text}" if text[0] in "<>" else f"p = {text}"
+        return p_phrase(value, self.n_resamples)
 
 
 def _largest(deltas: pd.DataFrame, summary: str) -> pd.Series | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["percent", "p_value_text", "number", "interval_text", "MISSING"]
+__all__ = ["percent", "p_value_text", "p_phrase", "number", "interval_text", "MISSING"]
 
 MISSING = "–"
 
@@ -64,6 +64,16 @@ def p_value_text(value: Any, n_resamples: int | None = None) -> str:
     if p < 0.001:
         return "< 0.001"
     return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+
+
+def p_phrase(value: Any, n_resamples: int | None = None) -> str:
+    """A p-value in a sentence: ``"p = 0.043"`` or ``"p < 0.001"`` (:func:`p_value_text`).
+
+    >>> p_phrase(0.04321), p_phrase(0.00002)
+    ('p = 0.043', 'p < 0.001')
+    """
+    text = p_value_text(value, n_resamples)
+    return f"p {text}" if text[0] in "<>" else f"p = {text}"
 
 
 def interval_text(low: Any, high: Any, *, as_percent: bool = False, digits: int = 3) -> str:
