@@ -314,24 +314,19 @@ def _calibration_sections(calibration: CalibrationResult, found, time_unit: str 
 
 
 def _calibration_figures(calibration: CalibrationResult, time_unit: str | None) -> dict[str, tuple[Any, str]]:
-    import matplotlib.pyplot as plt
-
     from .plotting import plot_calibration, plot_observed_expected
 
     figures = {}
     unit = f" {time_unit}" if time_unit else ""
     for t in calibration.times:
-        fig, ax = plt.subplots(figsize=(5.6, 5.0), layout="constrained")
-        plot_calibration(calibration, float(t), ax=ax, time_unit=time_unit)
         figures[f"Calibration per group at t = {t:g}{unit}"] = (
-            fig, "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; lines: smooth "
-                 "calibration curves; on the dashed diagonal predicted risk equals observed risk, above it the "
-                 "model under-predicts the group's risk.")
-        fig, ax = plt.subplots(figsize=(6.0, 1.3 + 0.6 * len(calibration.groups)), layout="constrained")
-        plot_observed_expected(calibration, float(t), ax=ax, time_unit=time_unit)
+            plot_calibration(calibration, float(t), time_unit=time_unit).figure,
+            "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; lines: smooth "
+            "calibration curves; on the dashed diagonal predicted risk equals observed risk, above it the "
+            "model under-predicts the group's risk.")
         figures[f"Observed / expected risk per group at t = {t:g}{unit}"] = (
-            fig, "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the "
-                 "interval.")
+            plot_observed_expected(calibration, float(t), time_unit=time_unit).figure,
+            "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the interval.")
     return figures
 
 
