@@ -301,6 +301,27 @@ def _finish(design: CohortDesign, censoring: Any) -> CohortDesign:
     return CohortDesign(**{**design.__dict__, "censoring_rate": rates})
 
 
+def _build(model: str, family: str, groups: Mapping, shape: tuple, scale: tuple, group_effect: Any, beta: Any,
+           score: str, censoring: Any, administrative: Any) -> CohortDesign:
+    """The validation both builders share; ``shape`` and ``scale`` are (argument name, value,
+    whether it must be > 0)."""
+    labels, shares = _check_groups(groups)
+    positive = dict(low=0, closed="neither")
+
+    def per_group(name, value, must_be_positive):
+        return _per_group(value, labels, name, **(positive if must_be_positive else {}))
+
+    design = CohortDesign(
+        model=model, family=family, groups=labels, proportions=tuple(shares), shape=per_group(*shape),
+        scale=per_group(*scale), group_effect=_per_group(group_effect, labels, "group_effect"),
+        beta=check_scalar(beta, "beta", "real"), score=check_option(score, "score", SCORES),
+        censoring_rate=(0.0,) * len(labels),
+        administrative=np.inf if administrative is None else check_scalar(administrative, "administrative", "real",
+                                                                           **positive),
+    )
+    return _finish(design, censoring)
+
+
 def ph_design(
     groups: Mapping,
     *,
@@ -355,18 +376,9 @@ def ph_design(
     >>> round(float(1 - cohort["event"].mean()), 2)
     0.3
     """
-    labels, shares = _check_groups(groups)
     check_option(baseline, "baseline", PH_BASELINES)
-    positive = dict(low=0, closed="neither")
-    design = CohortDesign(
-        model="ph", family=baseline, groups=labels, proportions=tuple(shares),
-        shape=_per_group(shape, labels, "shape", **positive), scale=_per_group(scale, labels, "scale", **positive),
-        group_effect=_per_group(group_effect, labels, "group_effect"), beta=check_scalar(beta, "beta", "real"),
-        score=check_option(score, "score", SCORES), censoring_rate=(0.0,) * len(labels),
-        administrative=np.inf if administrative is None else check_scalar(administrative, "administrative", "real",
-                                                                           **positive),
-    )
-    return _finish(design, censoring)
+    return _build("ph", baseline, groups, ("shape", shape, True), ("scale", scale, True), group_effect, beta, score,
+                  censoring, administrative)
 
 
 def aft_design(
@@ -420,18 +432,9 @@ def aft_design(
     >>> design.draw(5, random_state=0).shape
     (5, 7)
     """
-    labels, shares = _check_groups(groups)
     check_option(distribution, "distribution", AFT_DISTRIBUTIONS)
-    design = CohortDesign(
-        model="aft", family=distribution, groups=labels, proportions=tuple(shares),
-        shape=_per_group(sigma, labels, "sigma", low=0, closed="neither"),
-        scale=_per_group(intercept, labels, "intercept"), group_effect=_per_group(group_effect, labels, "group_effect"),
-        beta=check_scalar(beta, "beta", "real"), score=check_option(score, "score", SCORES),
-        censoring_rate=(0.0,) * len(labels),
-        administrative=np.inf if administrative is None else check_scalar(administrative, "administrative", "real",
-                                                                           low=0, closed="neither"),
-    )
-    return _finish(design, censoring)
+    return _build("aft", distribution, groups, ("sigma", sigma, True), ("intercept", intercept, False), group_effect,
+                  beta, score, censoring, administrative)
 
 
 def ph_xci_integral(design: CohortDesign, a: Any, b: Any, n_nodes: int = 80) -> float:
