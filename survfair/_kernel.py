@@ -24,7 +24,7 @@ Conventions (docs/conventions.md, "Comparable pairs and ties"; tested equal to s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from ._jit import cached_njit
@@ -60,6 +60,10 @@ class PairCounts:
 #: ranks (40 MB) would miss on most of its levels. Counting the members below a rank reads one
 #: small tree path and one cache line of the bitset.
 _BLOCK_SHIFT = 9  # 512 ranks per block
+#: A weighted set of ranks stores each member's weight at its rank, plus a Fenwick tree of the sums
+#: per block of 64 ranks (8 cache lines): the weight below a rank is one short tree path plus a
+#: contiguous run of at most 63 stored weights.
+_WEIGHT_BLOCK_SHIFT = 6
 
 
 @cached_njit(nogil=True)
@@ -82,6 +86,21 @@ def _rankset_add(words, blocks, rank):
     """Insert ``rank`` (each rank at most once)."""
     words[rank >> 6] |= np.uint64(1) << np.uint64(rank & 63)
     _fenwick_add(blocks, 0, (rank >> _BLOCK_SHIFT) + 1, blocks.shape[0] - 1, 1)
+
+
+@cached_njit(nogil=True)
+def _rankset_remove(words, blocks, rank):
+    """Remove ``rank`` (a member that is in the set)."""
+    words[rank >> 6] &= ~(np.uint64(1) << np.uint64(rank & 63))
+    _fenwick_add(blocks, 0, (rank >> _BLOCK_SHIFT) + 1, blocks.shape[0] - 1, -1)
+
+
+@cached_njit(nogil=True)
+def _weightset_add(values, blocks, rank, weight):
+    """Put ``weight`` at ``rank`` of a weighted rank set (negative ``weight`` with the stored value
+    removes it); see :func:`_weight_below`."""
+    values[rank] += weight
+    _fenwick_add(blocks, 0, (rank >> _WEIGHT_BLOCK_SHIFT) + 1, blocks.shape[0] - 1, weight)
 
 
 @cached_njit(nogil=True)
@@ -116,7 +135,7 @@ def _fenwick_sum(tree, offset, slot):
 
 @cached_njit(nogil=True)
 def _column_pass(
-    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, entry_desc,
     own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """Counts for every row group a against column group ``column``.
@@ -126,9 +145,20 @@ def _column_pass(
     when all are), so the caller can name the group and time. With ``per_row``, every event's
     own weighted numerator and denominator against the column group (its contributions as the
     earlier member of a pair) go to ``out_num[m, column]`` / ``out_den[m, column]`` on the way.
+
+    ``case_weight`` (empty: none) is every row's case weight w_j: the later members' weights are
+    then summed in a weighted rank set beside the counting one, and a pair weighs w_j times the
+    earlier member's factor (``own`` holds w_i). ``entry`` / ``entry_desc`` (empty: none) are the
+    entry times and the rows in decreasing order of entry: a member leaves the set of later members
+    when the sweep reaches its entry time (it was not under observation at earlier event times).
     """
     n = time.shape[0]
     words, blocks = _rankset_new(sizes[column])
+    has_weight = case_weight.shape[0] > 0
+    weights = np.zeros(sizes[column] + 1 if has_weight else 1, np.float64)
+    weight_blocks = np.zeros(((sizes[column] >> _WEIGHT_BLOCK_SHIFT) + 2) if has_weight else 1, np.float64)
+    weight_total = 0.0
+    next_entry = 0  # position in entry_desc of the next member to leave
 
     comparable = np.zeros(n_groups, np.int64)
     concordant = np.zeros(n_groups, np.int64)
@@ -145,6 +175,16 @@ def _column_pass(
         t = time[start]
         while start > 0 and time[start - 1] == t:
             start -= 1
+        # delayed entry: members that entered at or after t were not under observation at t
+        while next_entry < entry_desc.shape[0] and entry[entry_desc[next_entry]] >= t:
+            m = entry_desc[next_entry]
+            next_entry += 1
+            if codes[m] == column:  # entered before its own time > t, so it is in the set
+                _rankset_remove(words, blocks, rank[m])
+                inserted -= 1
+                if has_weight:
+                    _weightset_add(weights, weight_blocks, rank[m], -case_weight[m])
+                    weight_total -= case_weight[m]
         # censored members at this time are "later" than events at this time (not if strict)
         censored_here = 0
         for m in range(start, end):
@@ -153,6 +193,9 @@ def _column_pass(
                 if not strict:
                     _rankset_add(words, blocks, rank[m])
                     inserted += 1
+                    if has_weight:
+                        _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
+                        weight_total += case_weight[m]
         if inserted > 0:
             for m in range(start, end):
                 if not event[m]:
@@ -161,8 +204,8 @@ def _column_pass(
                 lower = _rankset_count_below(words, blocks, lower_bound[m, column])
                 not_higher = lower
                 t_row = tie_row[m]
-                if t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (row == column):
-                    # another member of the column group has a risk within tied_tol
+                window = t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (row == column)
+                if window:  # another member of the column group has a risk within tied_tol
                     not_higher = _rankset_count_below(words, blocks, upper_bound[t_row, column])
                 ties = not_higher - lower
                 comparable[row] += inserted
@@ -178,18 +221,39 @@ def _column_pass(
                         w = own[m] * inv_k_column[m]
                         if not np.isfinite(w) and bad < 0:
                             bad = m
-                score = lower if strict else lower + 0.5 * ties
+                if has_weight:  # the later members' summed case weights replace their counts
+                    below = _weight_below(weights, 0, weight_blocks, 0, lower_bound[m, column])
+                    up_to = below
+                    if window:
+                        up_to = _weight_below(weights, 0, weight_blocks, 0, upper_bound[t_row, column])
+                    score = below if strict else below + 0.5 * (up_to - below)
+                    total = weight_total
+                else:
+                    score = lower if strict else lower + 0.5 * ties
+                    total = inserted
                 numerator[row] += w * score
-                denominator[row] += w * inserted
+                denominator[row] += w * total
                 if per_row:
                     out_num[m, column] = w * score
-                    out_den[m, column] = w * inserted
+                    out_den[m, column] = w * total
         for m in range(start, end):
             if codes[m] == column and (event[m] or strict):
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
+                if has_weight:
+                    _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
+                    weight_total += case_weight[m]
         end = start
     return comparable, concordant, tied_risk, tied_time, numerator, denominator, bad
+
+
+def _none() -> np.ndarray:
+    """An absent per-row option (the passes take an empty array, not None)."""
+    return np.empty(0)
+
+
+def _no_positions() -> np.ndarray:
+    return np.empty(0, np.int32)
 
 
 @dataclass(frozen=True)
@@ -212,6 +276,13 @@ class PreparedPairs:
     tie_row: np.ndarray  # (n,): row of ``upper`` for rows with another risk within tol, else -1
     upper: np.ndarray  # (rows with ties, G)
     group_sizes: np.ndarray  # (G,)
+    #: case weights in time order (empty: none)
+    case_weight: np.ndarray = field(default_factory=_none, repr=False)
+    #: entry times in time order, and the time-order positions by decreasing / increasing entry
+    #: (empty: no delayed entry)
+    entry: np.ndarray = field(default_factory=_none, repr=False)
+    entry_desc: np.ndarray = field(default_factory=_no_positions, repr=False)
+    entry_asc: np.ndarray = field(default_factory=_no_positions, repr=False)
 
 
 @cached_njit(nogil=True)
@@ -282,9 +353,13 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
     return upper
 
 
-def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> PreparedPairs:
+def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, case_weight=None,
+                  entry=None) -> PreparedPairs:
     """Sort and rank once; the result can be passed to :func:`count_pairs` and
-    :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own preparation."""
+    :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own preparation.
+
+    ``case_weight`` / ``entry`` (shape (n_samples,), or None) are the rows' case weights and entry
+    times (delayed entry), permuted here into time order with the rest."""
     # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
     # risks is the same set whatever the order of equal risks.
     n = time.shape[0]
@@ -299,7 +374,14 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None) -> P
     )
     sizes = np.zeros(n_groups, np.int64)
     upper = _permute(order, order_risk, time, event, np.asarray(codes), risk, float(tied_tol), sizes, *arrays)
-    return PreparedPairs(order, *arrays, upper, sizes)
+    options = {}
+    if case_weight is not None:
+        options["case_weight"] = np.ascontiguousarray(np.asarray(case_weight, dtype=np.float64)[order])
+    if entry is not None:
+        entry_in_order = np.ascontiguousarray(np.asarray(entry, dtype=np.float64)[order])
+        by_entry = np.argsort(entry_in_order, kind="stable").astype(index, copy=False)
+        options.update(entry=entry_in_order, entry_asc=by_entry, entry_desc=np.ascontiguousarray(by_entry[::-1]))
+    return PreparedPairs(order, *arrays, upper, sizes, **options)
 
 
 def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
@@ -308,7 +390,7 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
     The curves are evaluated at every row's time (ascending, so each lookup is a merge); the passes
     only use the values of events before tau.
     """
-    weighted = inverse_k is not None or row_weight is not None
+    weighted = inverse_k is not None or row_weight is not None or prep.case_weight.shape[0] > 0
     n = prep.time.shape[0]
     if not weighted:
         return np.ones(1), (lambda column: np.ones(1)), False
@@ -322,6 +404,8 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
                 own[rows] = inverse_k(g, prep.time[rows])
     if row_weight is not None:
         own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
+    if prep.case_weight.shape[0] > 0:  # the earlier member's own case weight w_i
+        own = own * prep.case_weight
 
     def column_weights(column):
         return inverse_k(column, prep.time) if inverse_k is not None else np.ones(n)
@@ -341,6 +425,8 @@ def count_pairs(
     tied_tol: float = 1e-8,
     strict: bool = False,
     row_weight: np.ndarray | None = None,
+    case_weight: np.ndarray | None = None,
+    entry: np.ndarray | None = None,
     order: np.ndarray | None = None,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
@@ -367,6 +453,12 @@ def count_pairs(
         row (e.g. the case weights 1 / K_a(time_i) of a cumulative/dynamic AUC(t)). Alone it turns
         on weighting with pair weight ``row_weight[i]``; with ``inverse_k`` the pair weight is
         ``row_weight[i] / (K_{g_i}(t_i) K_{g_j}(t_i))``. None (default): no extra factor.
+    case_weight : ndarray of shape (n_samples,) or None
+        Case weights w (finite, >= 0): a pair (i, j) weighs w_i w_j times its other factors. The
+        integer counts stay counts of pairs; the weights enter the numerator and denominator.
+    entry : ndarray of shape (n_samples,) or None
+        Entry times (delayed entry, entry < time): j is a later member for the event of i only if
+        entry_j < time_i (j was under observation then).
     order : ndarray of shape (n_samples,) or None
         Row indices in ascending time order, when the caller has sorted already.
     prepared : PreparedPairs or None
@@ -381,7 +473,8 @@ def count_pairs(
     bad : (row, column group) or None
         The first event whose weight against that column group is not finite.
     """
-    prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order)
+    prep = prepared if prepared is not None else prepare_pairs(
+        time, event, codes, risk, n_groups, tied_tol, order, case_weight=case_weight, entry=entry)
     counts, bad, _ = _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=False,
                              n_jobs=n_jobs)
     return counts, bad
@@ -415,15 +508,18 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
     shape = (n, n_groups) if with_contributions else (1, 1)
     rows = [np.zeros(shape) for _ in range(4)]
-    data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes)
+    data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes,
+            prep.case_weight, prep.entry)
 
     def one_column(column: int):
         inv_column = column_weights(column) if weighted else np.ones(1)
         result = _column_pass(
-            column, *data, own, inv_column, weighted, cutoff, strict, n_groups, with_contributions, rows[0], rows[1],
+            column, *data, prep.entry_desc, own, inv_column, weighted, cutoff, strict, n_groups, with_contributions,
+            rows[0], rows[1],
         )
         if with_contributions:
-            _later_pass(column, *data, own, inv_column, weighted, cutoff, strict, n_groups, rows[2], rows[3])
+            _later_pass(column, *data, prep.entry_asc, own, inv_column, weighted, cutoff, strict, n_groups, rows[2],
+                        rows[3])
         return result  # inv_column (n floats) is freed here, before the thread's next column
 
     workers = min(int(n_jobs), n_groups)
@@ -456,6 +552,8 @@ def count_pairs_and_contributions(
     tied_tol: float = 1e-8,
     strict: bool = False,
     row_weight: np.ndarray | None = None,
+    case_weight: np.ndarray | None = None,
+    entry: np.ndarray | None = None,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
 ) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
@@ -466,7 +564,8 @@ def count_pairs_and_contributions(
     Returns ``(counts, bad, contributions)``; the contributions are in time order
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
     """
-    prep = prepared if prepared is not None else prepare_pairs(time, event, codes, risk, n_groups, tied_tol)
+    prep = prepared if prepared is not None else prepare_pairs(
+        time, event, codes, risk, n_groups, tied_tol, case_weight=case_weight, entry=entry)
     return _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True, n_jobs=n_jobs)
 
 
@@ -512,19 +611,19 @@ class IndividualContributions:
         return IndividualContributions(*arrays)
 
 
-_WEIGHT_BLOCK_SHIFT = 6  # 64 weights (8 cache lines) per block of the weighted rank sets
-
-
 @cached_njit(nogil=True)
 def _later_pass(
-    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, entry_asc,
     own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
 
-    Per row group a, a weighted set of risk ranks: each inserted weight stored at its rank, plus a
-    Fenwick tree of the sums per block of 64 ranks; the weight below a rank is one short tree path
-    plus a contiguous run of at most 63 stored weights.
+    Per row group a, a weighted set of risk ranks (see ``_WEIGHT_BLOCK_SHIFT``) holds the weights
+    of the events passed so far. A member's sums are multiplied by its own case weight
+    (``case_weight``, empty: none). With delayed entry (``entry`` and ``entry_asc``, the rows in
+    increasing order of entry; empty: none) a member is compared only with events after its entry:
+    its sums over the events up to its entry are taken when the sweep passes its entry time and
+    subtracted from its sums at its own time.
     """
     n = time.shape[0]
     value_offsets = np.zeros(n_groups + 1, np.int64)
@@ -535,6 +634,8 @@ def _later_pass(
     values = np.zeros(value_offsets[n_groups], np.float64)
     blocks = np.zeros(block_offsets[n_groups], np.float64)
     total = np.zeros(n_groups, np.float64)
+    has_weight = case_weight.shape[0] > 0
+    next_entry = 0
 
     start = 0
     while start < n:
@@ -542,6 +643,14 @@ def _later_pass(
         t = time[start]
         while end < n and time[end] == t:
             end += 1
+        # members entering before t: the events so far (all at or before their entry) do not count
+        while next_entry < entry_asc.shape[0] and entry[entry_asc[next_entry]] < t:
+            m = entry_asc[next_entry]
+            next_entry += 1
+            if codes[m] == column:
+                _later_sums(m, -(case_weight[m] if has_weight else 1.0), values, value_offsets, blocks,
+                            block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
+                            out_num, out_den)
         for phase in range(2):
             # phase 0: query members that see only strictly earlier events; then insert this
             # block's events; phase 1: censored members also see events at their own time
@@ -552,22 +661,9 @@ def _later_pass(
                     continue
                 if phase == 1 and (event[m] or strict):
                     continue
-                for a in range(n_groups):
-                    if total[a] == 0.0:
-                        continue
-                    lower = _weight_below(values, value_offsets[a], blocks, block_offsets[a], lower_bound[m, a])
-                    not_higher = lower
-                    t_row = tie_row[m]
-                    if t_row >= 0 and upper_bound[t_row, a] - lower_bound[m, a] > (codes[m] == a):
-                        not_higher = _weight_below(
-                            values, value_offsets[a], blocks, block_offsets[a], upper_bound[t_row, a]
-                        )
-                    higher = total[a] - not_higher
-                    if strict:
-                        out_num[m, a] = higher
-                    else:
-                        out_num[m, a] = higher + 0.5 * (not_higher - lower)
-                    out_den[m, a] = total[a]
+                _later_sums(m, case_weight[m] if has_weight else 1.0, values, value_offsets, blocks,
+                            block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
+                            out_num, out_den)
             if phase == 0:
                 for m in range(start, end):
                     if not event[m]:
@@ -583,6 +679,26 @@ def _later_pass(
                     _fenwick_add(blocks, block_offsets[a], (rank[m] >> _WEIGHT_BLOCK_SHIFT) + 1, size, w)
                     total[a] += w
         start = end
+
+
+@cached_njit(nogil=True)
+def _later_sums(m, factor, values, value_offsets, blocks, block_offsets, total, codes, lower_bound, tie_row,
+                upper_bound, strict, n_groups, out_num, out_den):
+    """Add ``factor`` times member m's sums against the events in the sets (every row group)."""
+    for a in range(n_groups):
+        if total[a] == 0.0:
+            continue
+        lower = _weight_below(values, value_offsets[a], blocks, block_offsets[a], lower_bound[m, a])
+        not_higher = lower
+        t_row = tie_row[m]
+        if t_row >= 0 and upper_bound[t_row, a] - lower_bound[m, a] > (codes[m] == a):
+            not_higher = _weight_below(values, value_offsets[a], blocks, block_offsets[a], upper_bound[t_row, a])
+        higher = total[a] - not_higher
+        if strict:
+            out_num[m, a] += factor * higher
+        else:
+            out_num[m, a] += factor * (higher + 0.5 * (not_higher - lower))
+        out_den[m, a] += factor * total[a]
 
 
 @cached_njit(nogil=True)
