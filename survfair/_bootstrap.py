@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts
+from ._censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts, kaplan_meier_sorted
 from ._exceptions import UndefinedXCIWarning, listed
 from ._kernel import count_pairs
 from ._memory import require_memory
@@ -45,6 +45,8 @@ class _Problem:
     grids: tuple  # per censoring curve: (member rows, grid index of each member, grid times)
     strata_members: tuple  # rows of each stratum (with clusters: the clusters of each stratum)
     cluster: np.ndarray | None = None  # cluster code of every (time-ordered) row, or None
+    case_weight: np.ndarray | None = None  # case weights of the (time-ordered) rows, or None
+    entry: np.ndarray | None = None  # entry times of the (time-ordered) rows, or None
 
 
 def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
@@ -69,11 +71,16 @@ def _km_censoring(index: np.ndarray, event: np.ndarray, weight: np.ndarray, size
     return kaplan_meier_from_counts(total, events), last
 
 
-def _refit_inverse(problem: _Problem, multiplicity: np.ndarray):
-    """``inverse_k(g, times)`` of the censoring curves refitted on the replicate's multiplicities."""
+def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray):
+    """``inverse_k(g, times)`` of the censoring curves refitted on the replicate's multiplicities
+    (``rows``: the replicate's rows, each as often as drawn, in time order)."""
+    if problem.entry is not None:  # risk sets depend on entry times: refit on the drawn rows
+        return _refit_inverse_with_entry(problem, rows)
     curves = []
     for members, index, grid in problem.grids:
         weight = multiplicity[members].astype(float)
+        if problem.case_weight is not None:  # a row drawn twice counts twice its case weight
+            weight *= problem.case_weight[members]
         prob, last = _km_censoring(index, problem.event[members].astype(float), weight, grid.shape[0])
         with np.errstate(divide="ignore"):
             inverse_grid = 1.0 / prob
@@ -89,6 +96,26 @@ def _refit_inverse(problem: _Problem, multiplicity: np.ndarray):
         return inverse_grid[np.searchsorted(grid, times, side="right") - 1]
 
     return inverse
+
+
+def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
+    """The weighted, left-truncated censoring Kaplan-Meier of the drawn rows (delayed entry)."""
+    time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
+    weight = np.empty(0) if problem.case_weight is None else problem.case_weight[rows]
+    entry = problem.entry[rows]
+    labels = tuple(range(problem.n_groups))
+    subsets = ([np.arange(rows.shape[0])] if problem.censoring == "pooled"
+               else [np.flatnonzero(codes == g) for g in range(problem.n_groups)])
+    times, survival = [], []
+    for members in subsets:
+        if members.shape[0] == 0:  # a group not drawn (unstratified): its weights are undefined
+            times.append(np.array([-np.inf]))
+            survival.append(np.array([np.nan]))
+            continue
+        t, k = kaplan_meier_sorted(time, event, members, weight, entry)
+        times.append(t)
+        survival.append(k)
+    return inverse_censoring(CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival)))
 
 
 def _multiplicity(strata_members: tuple, n: int, seed: np.random.SeedSequence,
@@ -131,7 +158,7 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
         if problem.censoring is None:
             inverse_k = inverse_censoring(problem.fixed_curves)
         else:
-            inverse_k = _refit_inverse(problem, multiplicity)
+            inverse_k = _refit_inverse(problem, multiplicity, rows)
     g = problem.n_groups
     n_models = len(problem.risks)
     cells = np.full((n_models, g, g), np.nan)
@@ -141,8 +168,10 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
     for m, risk in enumerate(problem.risks):
         counts, bad = count_pairs(
             time, event, codes, risk[rows], g,
-            inverse_k=inverse_k, tau=problem.tau, tied_tol=problem.tied_tol, strict=problem.strict,
-            order=in_time_order,
+            inverse_k=inverse_k, tau=problem.tau if problem.method == "ipcw" else None,
+            tied_tol=problem.tied_tol, strict=problem.strict, order=in_time_order,
+            case_weight=None if problem.case_weight is None else problem.case_weight[rows],
+            entry=None if problem.entry is None else problem.entry[rows],
         )
         den = counts.denominator
         if bad is not None or not np.isfinite(den).all() or den.sum() <= 0:
@@ -242,6 +271,8 @@ def bootstrap(
         n_groups=sample.n_groups,
         strata_members=strata_members,
         cluster=cluster,
+        case_weight=None if sample.weights is None else sample.weights[order],
+        entry=None if sample.entry is None else sample.entry[order],
         method=method,
         tau=tau,
         tied_tol=tied_tol,

@@ -21,9 +21,10 @@ from ._jit import cached_njit
 from ._exceptions import PositivityError, PositivityWarning, listed
 from ._validation import SurvivalSample, label_array
 
-__all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_from_counts", "inverse_censoring"]
+__all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_sorted", "kaplan_meier_from_counts", "inverse_censoring"]
 
 POSITIVITY_WARN_LEVEL = 0.1
+_ABSENT = np.empty(0)  # no case weights / no delayed entry
 
 
 def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarray:
@@ -47,39 +48,58 @@ def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarra
 
 
 @cached_njit(nogil=True)
-def _kaplan_meier_sorted(time, event, rows):
+def kaplan_meier_sorted(time, event, rows, weight, entry):
     """Censoring KM of the rows ``rows`` (indices into time/event, in ascending time order).
 
     One sweep, the same arithmetic as :func:`kaplan_meier_from_counts` (ratio c / (n - d), then a
-    running product), so the values are bit-identical to it.
+    running product), so the values are bit-identical to it. ``weight`` (empty: every row counts 1)
+    are case weights: deaths, censorings and risk sets are sums of weights. ``entry`` (empty: none)
+    are entry times (delayed entry): a row is at risk at s when entry < s <= time, so the risk set
+    at s is the weight entered before s minus the weight whose time is before s.
     """
     n = rows.shape[0]
+    has_weight = weight.shape[0] > 0
     n_unique = 0
     for i in range(n):
         if i == 0 or time[rows[i]] != time[rows[i - 1]]:
             n_unique += 1
     unique_time = np.empty(n_unique, np.float64)
     survival = np.empty(n_unique, np.float64)
-    at_risk = n
+    entered = 0.0
+    for i in range(n):
+        entered += weight[rows[i]] if has_weight else 1.0
+    by_entry = rows[np.argsort(entry[rows])] if entry.shape[0] > 0 else rows[:0]
+    if by_entry.shape[0] > 0:
+        entered = 0.0
+    next_entry = 0
+    passed = 0.0
     value = 1.0
     i = 0
     j = 0
     while i < n:
         t = time[rows[i]]
-        deaths = 0
-        censored = 0
+        while next_entry < by_entry.shape[0] and entry[by_entry[next_entry]] < t:
+            entered += weight[by_entry[next_entry]] if has_weight else 1.0
+            next_entry += 1
+        deaths = 0.0
+        censored = 0.0
         while i < n and time[rows[i]] == t:
+            w = weight[rows[i]] if has_weight else 1.0
             if event[rows[i]]:
-                deaths += 1
+                deaths += w
             else:
-                censored += 1
+                censored += w
             i += 1
-        ratio = censored / (at_risk - deaths) if censored != 0 else 0.0
-        value = value * (1.0 - ratio)
+        at_risk = entered - passed
+        if censored != 0:
+            # sums of weights: when the last rows at risk are censored here, K is 0, not a rounding residue
+            left = at_risk - deaths - censored
+            ratio = 1.0 if left <= 1e-12 * at_risk else censored / (at_risk - deaths)
+            value = value * (1.0 - ratio)
         unique_time[j] = t
         survival[j] = value
         j += 1
-        at_risk -= deaths + censored
+        passed += deaths + censored
     return unique_time, survival
 
 
@@ -103,7 +123,7 @@ def censoring_kaplan_meier(
     """
     if order is None:
         order = np.argsort(time)
-    return _kaplan_meier_sorted(time, event, order)
+    return kaplan_meier_sorted(time, event, order, _ABSENT, _ABSENT)
 
 
 @cached_njit(nogil=True)
@@ -200,7 +220,10 @@ def fit_censoring(
 
     ``order`` (row indices of ``reference`` in ascending time order) may be passed when the caller
     has sorted already; each group's rows are then that order's subsequence. ``presorted`` =
-    (time, event, group codes) already permuted into that order does the same with sequential reads.
+    (time, event, group codes, case weights, entry times) already permuted into that order does the
+    same with sequential reads (empty arrays for absent weights / entry). The reference sample's
+    case weights and entry times (``weights=``, ``entry=``) give a weighted, left-truncated
+    Kaplan-Meier (risk sets of the rows with entry < s <= time).
 
     Raises
     ------
@@ -208,22 +231,24 @@ def fit_censoring(
         If a group of the analysis has no row in the reference sample.
     """
     if presorted is not None:
-        time, event, codes_in_order = presorted
+        time, event, codes_in_order, weight, entry = presorted
         order = np.arange(time.shape[0])
     else:
         time, event = reference.time, reference.event
+        weight = _ABSENT if reference.weights is None else reference.weights
+        entry = _ABSENT if reference.entry is None else reference.entry
         if order is None:
             order = np.argsort(time)
         codes_in_order = reference.group_codes[order]
     if kind == "pooled":
-        t, k = _kaplan_meier_sorted(time, event, order)
+        t, k = kaplan_meier_sorted(time, event, order, weight, entry)
         return CensoringCurves("pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups)
     times, survival = [], []
     for code, label in enumerate(reference.groups):
         rows = order[codes_in_order == code]
         if rows.shape[0] == 0:
             raise ValueError(f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted.")
-        t, k = _kaplan_meier_sorted(time, event, rows)
+        t, k = kaplan_meier_sorted(time, event, rows, weight, entry)
         times.append(t)
         survival.append(k)
     return CensoringCurves("group", reference.groups, tuple(times), tuple(survival))

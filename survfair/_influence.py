@@ -75,7 +75,7 @@ from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_p
 from ._memory import require_memory
 from ._validation import SurvivalSample
 
-__all__ = ["Influence", "influence", "influence_rows", "censoring_multiplicity", "sum_by_cluster"]
+__all__ = ["Influence", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster"]
 
 
 @dataclass(frozen=True)
@@ -268,8 +268,8 @@ def _role_factor(count):
 
 
 @cached_njit(nogil=True)
-def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_den, pooled, inv_total,
-                    curve_of, mult, cells, overall):
+def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, l_num, l_den, theta, inv_den,
+                    pooled, inv_total, curve_of, mult, cells, overall):
     """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
 
     Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
@@ -290,7 +290,8 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
     m_l = np.zeros(g2)
     overall_e = 0
     overall_l = 0
-    size = np.zeros(max(n_curves, 1))
+    has_weight = weight.shape[0] > 0
+    entered = np.zeros(max(n_curves, 1))  # weight that has entered each curve's risk sets so far
     total = np.zeros(g2)  # 0 up to rounding at theta-hat; kept exact so F ends at 0
     total_overall = np.zeros(g2)
     for m in range(n):
@@ -308,8 +309,8 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
             total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
         overall_e += earlier
         overall_l += later
-        if n_curves > 0:
-            size[curve_of[a]] += 1
+        if n_curves > 0 and entry_asc.shape[0] == 0:  # everyone at risk from time 0
+            entered[curve_of[a]] += weight[m] if has_weight else 1.0
     factor_e = np.array([_role_factor(x) for x in m_e])
     factor_l = np.array([_role_factor(x) for x in m_l])
     overall_factor_e = _role_factor(overall_e)
@@ -336,28 +337,40 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
     sensitivity = np.zeros(g2)
     sensitivity_overall = np.zeros(curves)
     row = np.empty(g2)
+    next_entry = 0
     start = 0
     while start < n:
         end = start + 1
         while end < n and time[end] == time[start]:
             end += 1
+        while n_curves > 0 and next_entry < entry_asc.shape[0] and entry[entry_asc[next_entry]] < time[start]:
+            k = entry_asc[next_entry]  # enters the risk sets: the compensator so far is not k's
+            next_entry += 1
+            c = curve_of[codes[k]]
+            w_k = weight[k] if has_weight else 1.0
+            entered[c] += w_k
+            for j in range(curve_n_cells[c]):
+                cell = curve_cells[c, j]
+                cells[k, cell] += w_k * mult[c, cell] * compensator[c, cell]
+            overall[k] += w_k * compensator_overall[c]
         if n_curves > 0:
             deaths[:] = 0.0
             censored[:] = 0.0
             for m in range(start, end):
+                w_m = weight[m] if has_weight else 1.0
                 if event[m]:
-                    deaths[curve_of[codes[m]]] += 1
+                    deaths[curve_of[codes[m]]] += w_m
                 else:
-                    censored[curve_of[codes[m]]] += 1
+                    censored[curve_of[codes[m]]] += w_m
             for c in range(n_curves):
                 jump[c] = 0.0
                 rate[c] = 0.0
                 if censored[c] == 0:  # no row of c jumps here and c's compensators do not grow
                     continue
                 # events leave the risk set before the censorings at a tied time (the KM convention)
-                at_risk = size[c] - passed[c] - deaths[c]
+                at_risk = entered[c] - passed[c] - deaths[c]
                 left = at_risk - censored[c]
-                if left > 0:  # left == 0: K_c drops to 0, no finite weight beyond
+                if left > 1e-12 * at_risk:  # else K_c drops to 0, no finite weight beyond
                     jump[c] = 1.0 / left
                     rate[c] = censored[c] / (at_risk * left)
                 sensitivity_overall[c] = 0.0
@@ -385,20 +398,21 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
             value_overall = overall_factor_e * psi_e + overall_factor_l * psi_l
             if n_curves > 0:
                 c = curve_of[a]
+                w_m = weight[m] if has_weight else 1.0
                 if event[m]:  # an event at s is not at risk of censoring at s
                     for j in range(curve_n_cells[c]):
                         cell = curve_cells[c, j]
-                        row[cell] -= mult[c, cell] * compensator[c, cell]
-                    value_overall -= compensator_overall[c]
+                        row[cell] -= w_m * mult[c, cell] * compensator[c, cell]
+                    value_overall -= w_m * compensator_overall[c]
                 else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
                     own_jump = jump[c] - rate[c]
                     for j in range(curve_n_cells[c]):
                         cell = curve_cells[c, j]
-                        row[cell] += mult[c, cell] * (sensitivity[cell] * own_jump - compensator[c, cell])
-                    value_overall += sensitivity_overall[c] * own_jump - compensator_overall[c]
-            for cell in range(g2):
-                cells[m, cell] = row[cell] * inv_den[cell]
-            overall[m] = value_overall * inv_total
+                        row[cell] += w_m * mult[c, cell] * (sensitivity[cell] * own_jump - compensator[c, cell])
+                    value_overall += w_m * (sensitivity_overall[c] * own_jump - compensator_overall[c])
+            for cell in range(g2):  # plus the compensator credited at k's entry (0 without delayed entry)
+                cells[m, cell] = (row[cell] + cells[m, cell]) * inv_den[cell]
+            overall[m] = (value_overall + overall[m]) * inv_total
         for c in range(n_curves):
             if rate[c] > 0:
                 for j in range(curve_n_cells[c]):
@@ -407,8 +421,20 @@ def _influence_rows(time, event, codes, e_num, e_den, l_num, l_den, theta, inv_d
                 compensator_overall[c] += sensitivity_overall[c] * rate[c]
         if n_curves > 0:
             for m in range(start, end):
-                passed[curve_of[codes[m]]] += 1
+                passed[curve_of[codes[m]]] += weight[m] if has_weight else 1.0
         start = end
+
+
+def time_ordered_options(sample: SurvivalSample, order: np.ndarray, prepared: PreparedPairs | None = None) -> tuple:
+    """(case weights, entry times, rows by increasing entry) of ``sample`` in the time order
+    ``order``, empty arrays for what is absent; read from ``prepared`` when it has that order."""
+    if prepared is not None and prepared.order is order:
+        return prepared.case_weight, prepared.entry, prepared.entry_asc
+    weight = np.empty(0) if sample.weights is None else np.ascontiguousarray(sample.weights[order])
+    if sample.entry is None:
+        return weight, np.empty(0), np.empty(0, np.int32)
+    entry = np.ascontiguousarray(sample.entry[order])
+    return weight, entry, np.argsort(entry, kind="stable")
 
 
 def censoring_multiplicity(curve_of: np.ndarray, n_groups: int, *, later_factor: bool) -> np.ndarray:
@@ -435,6 +461,7 @@ def influence_rows(
     denominator: np.ndarray,
     curve_of: np.ndarray,
     mult: np.ndarray,
+    row_options: tuple | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """phi_k of every cell, shape (n, G*G), and of the pooled ratio, shape (n,), in time order.
 
@@ -442,6 +469,8 @@ def influence_rows(
     order of the censoring fit's risk sets); ``numerator`` / ``denominator`` the cells' pair sums
     (G*G,); ``curve_of`` / ``mult`` as in :func:`censoring_multiplicity` (``mult`` with 0 rows:
     weights fixed). Columns of cells without a weighted pair are NaN.
+    ``row_options`` = (case weights, entry times, rows by increasing entry), in time order (see
+    :func:`time_ordered_options`; None: no weights, no delayed entry).
     """
     n, g = contributions.earlier_numerator.shape
     defined = denominator > 0
@@ -453,9 +482,10 @@ def influence_rows(
     inv_total = 1.0 / total_den if total_den > 0 else 0.0
     require_memory(8.0 * n * g * g, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
                    f"(n x G^2 = {n} x {g * g})", ("groups", "bootstrap", "no_intervals"))
-    cells = np.empty((n, g * g))
-    overall = np.empty(n)
-    _influence_rows(time, event, codes, contributions.earlier_numerator, contributions.earlier_denominator,
+    cells = np.zeros((n, g * g))
+    overall = np.zeros(n)
+    options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
+    _influence_rows(time, event, codes, *options, contributions.earlier_numerator, contributions.earlier_denominator,
                     contributions.later_numerator, contributions.later_denominator, theta, inv_den, pooled,
                     inv_total, curve_of, mult, cells, overall)
     cells[:, ~defined] = np.nan
@@ -519,10 +549,11 @@ def influence(
     """
     g = sample.n_groups
     if contributions is None:
+        ipcw = method == "ipcw"
         _, _, contributions = count_pairs_and_contributions(
             sample.time, sample.event, sample.group_codes, sample.risk, g,
-            inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
-            tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared,
+            inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau if ipcw else None,
+            case_weight=sample.weights, entry=sample.entry, tied_tol=tied_tol, strict=strict, prepared=prepared,
         )
     if contributions.order is None:  # in input order: the sweep below needs time order
         order = np.argsort(sample.time)
@@ -541,7 +572,8 @@ def influence(
     else:  # weights fixed: no Kaplan-Meier term
         curve_of, mult = np.zeros(g, np.int64), np.zeros((0, g * g))
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
-    cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult)
+    cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult,
+                                    time_ordered_options(sample, order, prepared))
     result = Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g))
     if sample.cluster is None:
         return result

@@ -55,6 +55,10 @@ class SurvivalSample:
         Row labels of the input (a RangeIndex for plain arrays), for aligning per-row output.
     cluster : ndarray of shape (n_samples,), int64, or None
         Cluster codes 0..C-1 (``cluster=``); None when the rows are independent.
+    weights : ndarray of shape (n_samples,), float64, or None
+        Case weights (``weights=``, finite, >= 0); None: every row counts once.
+    entry : ndarray of shape (n_samples,), float64, or None
+        Entry times (``entry=``, delayed entry, 0 <= entry < time); None: everyone observed from 0.
     """
 
     time: np.ndarray = field(repr=False)
@@ -65,6 +69,8 @@ class SurvivalSample:
     index: pd.Index = field(repr=False, default=None)
     #: cluster of every row as codes 0..C-1 (``cluster=``), None when rows are independent
     cluster: np.ndarray | None = field(repr=False, default=None)
+    weights: np.ndarray | None = field(repr=False, default=None)
+    entry: np.ndarray | None = field(repr=False, default=None)
 
     @property
     def n_samples(self) -> int:
@@ -651,6 +657,8 @@ def check_survival_inputs(
     require_risk: bool = True,
     risk_name: str = "risk",
     cluster: Any = None,
+    entry: Any = None,
+    weights: Any = None,
 ) -> tuple[SurvivalSample, int]:
     """Validate and align the inputs of an analysis.
 
@@ -674,6 +682,10 @@ def check_survival_inputs(
         Name used for the score in error messages ("score" for xAUC).
     cluster : array-like of shape (n_samples,) or column name, optional
         Cluster label of every row (any hashable; missing labels are refused, naming the rows).
+    entry : array-like of shape (n_samples,) or column name, optional
+        Entry time of every row (delayed entry): finite, >= 0 and < time.
+    weights : array-like of shape (n_samples,) or column name, optional
+        Case weights: finite and >= 0.
 
     Returns
     -------
@@ -688,7 +700,8 @@ def check_survival_inputs(
         If an argument is missing or of a non-numeric type where numbers are needed.
     ValueError
         On mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input,
-        2-D risk, missing group labels, or labels in ``groups`` that do not occur.
+        2-D risk, missing group labels, labels in ``groups`` that do not occur, negative
+        ``entry`` or ``entry`` >= ``time``, or negative ``weights`` (naming the rows).
     """
     if _is_structured_y(time):
         if event is not None:
@@ -697,8 +710,9 @@ def check_survival_inputs(
     values = {"time": time, "event": event, "group": group}
     if risk is not None or require_risk:
         values[risk_name] = risk
-    if cluster is not None:
-        values["cluster"] = cluster
+    for name, value in (("cluster", cluster), ("entry", entry), ("weights", weights)):
+        if value is not None:
+            values[name] = value
     raw, index = gather_inputs(values, data)
     time_values = as_numeric(raw["time"], "time", index)
     negative = time_values < 0
@@ -709,10 +723,14 @@ def check_survival_inputs(
 
     codes, labels, keep = _encode_groups(raw["group"], groups, index)
     cluster_codes = _encode_clusters(raw["cluster"], index) if "cluster" in raw else None
+    entry_values = _as_entry(raw["entry"], time_values, index) if "entry" in raw else None
+    weight_values = _as_weights(raw["weights"], index) if "weights" in raw else None
     n_excluded = int((~keep).sum())
     if n_excluded:
         time_values, event_values, codes = time_values[keep], event_values[keep], codes[keep]
         risk_values = None if risk_values is None else risk_values[keep]
+        entry_values = None if entry_values is None else entry_values[keep]
+        weight_values = None if weight_values is None else weight_values[keep]
         index = index[keep]
         if cluster_codes is not None:  # the clusters of the analysed rows, numbered again
             cluster_codes = np.unique(cluster_codes[keep], return_inverse=True)[1].astype(np.int64)
@@ -724,8 +742,34 @@ def check_survival_inputs(
         risk=None if risk_values is None else np.ascontiguousarray(risk_values),
         index=index,
         cluster=cluster_codes,
+        weights=None if weight_values is None else np.ascontiguousarray(weight_values),
+        entry=None if entry_values is None else np.ascontiguousarray(entry_values),
     )
     return sample, n_excluded
+
+
+def _as_entry(values: np.ndarray, time: np.ndarray, index: pd.Index | None) -> np.ndarray:
+    """Entry times: finite, >= 0 and before the row's own time (else the row was never observed)."""
+    entry = as_numeric(values, "entry", index)
+    negative = entry < 0
+    if negative.any():
+        raise ValueError(f"entry must be >= 0; negative values at {describe_rows(negative, index)}.")
+    late = entry >= time
+    if late.any():
+        raise ValueError(
+            f"entry must be before time (a row is observed on (entry, time]); entry >= time at "
+            f"{describe_rows(late, index)}."
+        )
+    return entry
+
+
+def _as_weights(values: np.ndarray, index: pd.Index | None) -> np.ndarray:
+    """Case weights: finite and >= 0."""
+    weights = as_numeric(values, "weights", index)
+    negative = weights < 0
+    if negative.any():
+        raise ValueError(f"weights must be >= 0; negative values at {describe_rows(negative, index)}.")
+    return weights
 
 
 def _encode_clusters(labels: np.ndarray, index: pd.Index | None) -> np.ndarray:

@@ -35,12 +35,16 @@ __all__ = ["xci", "estimate_xci"]
 def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> SurvivalSample:
     """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group)."""
     if isinstance(reference, pd.DataFrame):
-        if not all(isinstance(v, (str, list)) for v in data_columns.values()):
+        if not all(isinstance(data_columns[k], (str, list)) for k in ("time", "event", "group")):
             raise TypeError(
                 "censoring_reference is a DataFrame, so time, event and group must be column names of data."
             )
         args = (data_columns["time"], data_columns["event"], data_columns["group"])
-        sample, _ = check_survival_inputs(*args, data=reference, groups=groups, require_risk=False)
+        # entry / weights named as columns of data are read from the reference too (a weighted,
+        # left-truncated censoring fit); given as arrays they belong to the evaluated rows only
+        extra = {name: column for name in ("entry", "weights")
+                 if isinstance(column := data_columns.get(name), str)}
+        sample, _ = check_survival_inputs(*args, data=reference, groups=groups, require_risk=False, **extra)
         return sample
     if isinstance(reference, (tuple, list)) and len(reference) == 3:
         time, event, group = reference
@@ -74,8 +78,8 @@ def estimate_xci(
     """
     counts, bad = count_pairs(
         sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
-        inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
-        tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
+        **kernel_options(sample, method, tau, curves),
+        tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
     )
     return _checked(counts, bad, sample, curves, tau)
 
@@ -95,10 +99,18 @@ def estimate_xci_with_contributions(
     from the same kernel passes. Raises as :func:`estimate_xci`."""
     counts, bad, contributions = count_pairs_and_contributions(
         sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
-        inverse_k=inverse_censoring(curves) if method == "ipcw" else None,
-        tau=tau, tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
+        **kernel_options(sample, method, tau, curves),
+        tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
     )
     return _checked(counts, bad, sample, curves, tau), contributions
+
+
+def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:
+    """The kernel's weighting options for these settings and data: IPCW factors and truncation
+    (IPCW only: the naive estimator ignores ``tau``), the rows' case weights and entry times."""
+    ipcw = method == "ipcw"
+    return dict(inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau if ipcw else None,
+                case_weight=sample.weights, entry=sample.entry)
 
 
 def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> PairCounts:
@@ -143,6 +155,8 @@ def xci(
     groups: Sequence | None = None,
     strict: bool = False,
     cluster: Any = None,
+    entry: Any = None,
+    weights: Any = None,
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
@@ -348,17 +362,21 @@ def xci(
     tied_tol, strict = settings.tied_tol, settings.strict
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     confidence_level = check_confidence_level(confidence_level)
-    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster)
+    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
+                                               entry=entry, weights=weights)
     warn_excluded_rows(n_excluded, stacklevel=2)
 
     curves, minima = None, {}
     # one sort by time and one by risk serve the censoring fit and the pair counts
-    prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol)
+    prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol,
+                             case_weight=sample.weights, entry=sample.entry)
     if method == "ipcw":
         if censoring_reference is None:
-            curves = fit_censoring(sample, censoring, presorted=(prepared.time, prepared.event, prepared.codes))
+            curves = fit_censoring(sample, censoring, presorted=(prepared.time, prepared.event, prepared.codes,
+                                                                 prepared.case_weight, prepared.entry))
         else:
             columns = {"time": time, "event": event, "group": group}
+            columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})
             curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups), censoring)
     estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
                      n_jobs=kernel_threads(n_jobs))

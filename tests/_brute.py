@@ -26,13 +26,16 @@ def censoring_survival(time, event):
     return k
 
 
-def weighted_censoring_survival(time, event, weights, members, t):
+def weighted_censoring_survival(time, event, weights, members, t, entry=None):
     """Censoring KM of the rows ``members`` at time t, row l counting as ``weights[l]`` rows (case
     weights; the derivative in one of them is what an influence function is), events leaving the
-    risk set before censorings at a tied time, right-continuous."""
+    risk set before censorings at a tied time, right-continuous. With ``entry``, row l is at risk
+    at s only when entry[l] < s <= time[l] (delayed entry)."""
     value = 1.0
     for s in np.unique(time[members][time[members] <= t]):
         at = members[time[members] >= s]
+        if entry is not None:
+            at = at[entry[at] < s]
         here = at[time[at] == s]
         deaths, censored = weights[here][event[here]].sum(), weights[here][~event[here]].sum()
         if censored > 0:
@@ -41,14 +44,25 @@ def weighted_censoring_survival(time, event, weights, members, t):
 
 
 def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, censoring="group",
-              tied_tol=1e-8, strict=False):
-    """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over pairs."""
+              tied_tol=1e-8, strict=False, entry=None, weights=None):
+    """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over pairs.
+
+    ``weights``: a pair weighs w_i w_j (times its IPCW weight) and the censoring KM is weighted;
+    ``entry``: j is a later member for i only if entry_j < time_i, and the KM's risk sets respect
+    entry. The integer counts stay counts of pairs."""
     n = len(time)
     if method == "ipcw":
-        if censoring == "pooled":
-            curves = [censoring_survival(time, event)] * n_groups
+        if weights is None and entry is None:
+            if censoring == "pooled":
+                curves = [censoring_survival(time, event)] * n_groups
+            else:
+                curves = [censoring_survival(time[codes == g], event[codes == g]) for g in range(n_groups)]
         else:
-            curves = [censoring_survival(time[codes == g], event[codes == g]) for g in range(n_groups)]
+            v = np.ones(n) if weights is None else np.asarray(weights, float)
+            members = [np.arange(n)] * n_groups if censoring == "pooled" else [
+                np.flatnonzero(codes == g) for g in range(n_groups)]
+            curves = [(lambda t, rows=rows: weighted_censoring_survival(time, event, v, rows, t, entry))
+                      for rows in members]
     shape = (n_groups, n_groups)
     num, den = np.zeros(shape), np.zeros(shape)
     comparable, concordant, tied, tied_time = (np.zeros(shape, int) for _ in range(4))
@@ -62,12 +76,12 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
                 ok = time[i] < time[j]
             else:
                 ok = time[i] < time[j] or (time[i] == time[j] and not event[j])
-            if not ok:
+            if not ok or (entry is not None and not entry[j] < time[i]):
                 continue
             a, b = codes[i], codes[j]
-            w = 1.0
+            w = 1.0 if weights is None else weights[i] * weights[j]
             if method == "ipcw":
-                w = 0.0 if (tau is not None and time[i] >= tau) else 1.0 / (curves[a](time[i]) * curves[b](time[i]))
+                w = 0.0 if (tau is not None and time[i] >= tau) else w / (curves[a](time[i]) * curves[b](time[i]))
             is_tie = abs(risk[i] - risk[j]) <= tied_tol
             is_conc = risk[i] > risk[j] and not is_tie
             comparable[a, b] += 1
