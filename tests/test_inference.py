@@ -369,7 +369,7 @@ def test_fast_censoring_refit_equals_scikit_survival():
         strict=False, censoring="group", fixed_curves=None, grids=grids,
         strata_members=(np.arange(400),),
     )
-    inverse = _bootstrap._refit_inverse(problem, mult)
+    inverse = _bootstrap._refit_inverse(problem, mult, rows)
     resample, _ = check_survival_inputs(t[rows], e[rows], g[rows], risk[rows])
     curves = fit_censoring(resample, "group")
     probe = np.r_[t[rows], np.linspace(0, t.max() * 1.1, 57)]
