@@ -150,11 +150,14 @@ def _column_pass(
     then summed in a weighted rank set beside the counting one, and a pair weighs w_j times the
     earlier member's factor (``own`` holds w_i). ``entry`` / ``entry_desc`` (empty: none) are the
     entry times and the rows in decreasing order of entry: a member leaves the set of later members
-    when the sweep reaches its entry time (it was not under observation at earlier event times).
+    when the sweep reaches its entry time (it was not under observation at earlier event times). A
+    row whose entry is not before its time is never a later member (public input has entry < time;
+    :func:`survfair.xauc_t` uses this for its cases).
     """
     n = time.shape[0]
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
+    has_entry = entry_desc.shape[0] > 0
     weights = np.zeros(sizes[column] + 1 if has_weight else 1, np.float64)
     weight_blocks = np.zeros(((sizes[column] >> _WEIGHT_BLOCK_SHIFT) + 2) if has_weight else 1, np.float64)
     weight_total = 0.0
@@ -179,7 +182,7 @@ def _column_pass(
         while next_entry < entry_desc.shape[0] and entry[entry_desc[next_entry]] >= t:
             m = entry_desc[next_entry]
             next_entry += 1
-            if codes[m] == column:  # entered before its own time > t, so it is in the set
+            if codes[m] == column and entry[m] < time[m]:  # entered before its own time > t: in the set
                 _rankset_remove(words, blocks, rank[m])
                 inserted -= 1
                 if has_weight:
@@ -190,7 +193,7 @@ def _column_pass(
         for m in range(start, end):
             if codes[m] == column and not event[m]:
                 censored_here += 1
-                if not strict:
+                if not strict and not (has_entry and entry[m] >= t):
                     _rankset_add(words, blocks, rank[m])
                     inserted += 1
                     if has_weight:
@@ -215,7 +218,7 @@ def _column_pass(
                     tied_time[row] += censored_here
                 w = 1.0
                 if weighted:
-                    if t >= tau:
+                    if t >= tau or own[m] == 0.0:  # a zero case weight weighs 0 whatever K is
                         w = 0.0
                     else:
                         w = own[m] * inv_k_column[m]
@@ -237,7 +240,7 @@ def _column_pass(
                     out_num[m, column] = w * score
                     out_den[m, column] = w * total
         for m in range(start, end):
-            if codes[m] == column and (event[m] or strict):
+            if codes[m] == column and (event[m] or strict) and not (has_entry and entry[m] >= t):
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
                 if has_weight:
@@ -405,7 +408,9 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
     if row_weight is not None:
         own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
     if prep.case_weight.shape[0] > 0:  # the earlier member's own case weight w_i
-        own = own * prep.case_weight
+        with np.errstate(invalid="ignore"):  # 0 x inf beyond tau / for a zero weight: see the passes
+            own = own * prep.case_weight
+        own[prep.case_weight == 0] = 0.0
 
     def column_weights(column):
         return inverse_k(column, prep.time) if inverse_k is not None else np.ones(n)
@@ -647,7 +652,7 @@ def _later_pass(
         while next_entry < entry_asc.shape[0] and entry[entry_asc[next_entry]] < t:
             m = entry_asc[next_entry]
             next_entry += 1
-            if codes[m] == column:
+            if codes[m] == column and entry[m] < time[m]:
                 _later_sums(m, -(case_weight[m] if has_weight else 1.0), values, value_offsets, blocks,
                             block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
                             out_num, out_den)
@@ -661,6 +666,8 @@ def _later_pass(
                     continue
                 if phase == 1 and (event[m] or strict):
                     continue
+                if entry_asc.shape[0] > 0 and entry[m] >= t:  # never a later member
+                    continue
                 _later_sums(m, case_weight[m] if has_weight else 1.0, values, value_offsets, blocks,
                             block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
                             out_num, out_den)
@@ -670,7 +677,7 @@ def _later_pass(
                         continue
                     w = 1.0
                     if weighted:
-                        w = 0.0 if t >= tau else own[m] * inv_k_column[m]
+                        w = 0.0 if (t >= tau or own[m] == 0.0) else own[m] * inv_k_column[m]
                     if w == 0.0:
                         continue
                     a = codes[m]

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
-from ._influence import censoring_multiplicity, influence_rows, sum_by_cluster
+from ._influence import censoring_multiplicity, influence_rows, sum_by_cluster, time_ordered_options
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads
 from ._intervals import cell_wald_interval
 from ._results import json_safe, readonly
@@ -55,6 +55,8 @@ def xauc_t(
     censoring: str = "group",
     tied_tol: float = 1e-8,
     cluster: Any = None,
+    entry: Any = None,
+    weights: Any = None,
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_jobs: int | None = None,
@@ -98,6 +100,15 @@ def xauc_t(
     cluster : array-like of shape (n_samples,) or column name, optional
         Cluster of every row: the analytic standard errors sum each cluster's influence before
         squaring (cluster-robust, as :func:`xci`); the estimates do not change.
+    entry : array-like of shape (n_samples,) or column name, optional
+        Entry time of every row (delayed entry, 0 <= entry < time, unit of ``time``): a control j
+        is compared with a case i only if it was under observation at the case's event time
+        (entry_j < time_i), and the censoring Kaplan-Meier uses risk sets on (entry, time], as
+        :func:`xci`. A control that enters after every case's time has no pair.
+    weights : array-like of shape (n_samples,) or column name, optional
+        Case weights (finite, >= 0; sampling weights, as :func:`xci`): a case-control pair weighs
+        w_i w_j / K_a(time_i), and the censoring Kaplan-Meier is weighted. ``cases`` and
+        ``controls`` stay counts of rows; ``weighted_cases`` is sum w_i / K_a(time_i).
     ci : {"analytic", None}, default="analytic"
         ``"analytic"``: standard errors and intervals (below). None: point estimates only (the
         se / ci columns are NaN), which saves the per-individual contributions (the intervals
@@ -190,7 +201,8 @@ def xauc_t(
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     ci = check_option(ci, "ci", ("analytic", None))
-    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster)
+    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
+                                               entry=entry, weights=weights)
     warn_excluded_rows(n_excluded, stacklevel=2)
     horizons = check_horizons(times, sample.time)
     curves = fit_censoring(sample, censoring)
@@ -222,8 +234,13 @@ def xauc_t(
         control = sample.time > t
         rows = case | control
         codes = sample.group_codes[rows]
-        kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
-        options = dict(tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0), n_jobs=threads)
+        options = dict(tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0), n_jobs=threads,
+                       case_weight=None if sample.weights is None else sample.weights[rows])
+        if sample.entry is None:  # cases as events at time 0, controls as censored at time 1
+            kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
+        else:  # real times, so that entry_j < time_i can be read; a case is never a later member
+            kernel_input = (sample.time[rows], case[rows], codes, sample.risk[rows], g)
+            options["entry"] = np.where(case, sample.time, sample.entry)[rows]
         if ci is None:
             counts, _ = count_pairs(*kernel_input, **options)
             se = np.full(g * g, np.nan)
@@ -235,7 +252,8 @@ def xauc_t(
             se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
         n_cases = np.bincount(sample.group_codes[case], minlength=g)
         n_controls = np.bincount(sample.group_codes[control], minlength=g)
-        weighted = np.bincount(sample.group_codes[case], weights=inverse[case], minlength=g)
+        case_weight = inverse[case] if sample.weights is None else inverse[case] * sample.weights[case]
+        weighted = np.bincount(sample.group_codes[case], weights=case_weight, minlength=g)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = counts.numerator / counts.denominator
         values[counts.denominator == 0] = np.nan
@@ -449,6 +467,6 @@ def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weigh
     mult = censoring_multiplicity(curve_of, g, later_factor=False) if weights_estimated else np.zeros((0, g * g))
     cells, _ = influence_rows(
         sample.time[by_time], sample.event[by_time], sample.group_codes[by_time], contributions,
-        counts.numerator.ravel(), counts.denominator.ravel(), curve_of, mult,
+        counts.numerator.ravel(), counts.denominator.ravel(), curve_of, mult, time_ordered_options(sample, by_time),
     )
     return cells
