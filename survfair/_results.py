@@ -471,6 +471,16 @@ class XCIResult(CellMatrixAccessors):
         return None if self.sample is None else self.sample.n_clusters
 
     @property
+    def weighted(self) -> bool:
+        """Whether case weights were given (``xci(weights=)``)."""
+        return self.sample is not None and self.sample.weights is not None
+
+    @property
+    def delayed_entry(self) -> bool:
+        """Whether entry times were given (``xci(entry=)``, left truncation)."""
+        return self.sample is not None and self.sample.entry is not None
+
+    @property
     def overall(self) -> float:
         """Pooled concordance over all comparable pairs (Harrell's C, or Uno's C for IPCW)."""
         denominator = self.pair_counts.denominator.sum()
@@ -518,6 +528,8 @@ class XCIResult(CellMatrixAccessors):
                 "n_samples": self.n_samples,
                 "n_excluded": self.n_excluded,
                 "n_clusters": self.n_clusters,
+                "weighted": self.weighted,
+                "delayed_entry": self.delayed_entry,
                 "groups": [str(g) for g in self.groups],
                 "overall": self.overall,
                 "confidence_level": self.confidence_level,

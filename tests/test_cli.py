@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import survfair
 from survfair.cli import main
 from conftest import make_data
 
@@ -682,6 +683,33 @@ def test_cluster_option(csv_file, tmp_path, capsys):
         (_audit_args(clustered, "--cluster", "nope"), "--cluster: column 'nope' is not in data file"),
         (["audit", "--data", str(clustered), "--outcome", "e", "--group", "sex", "--risk", "score", "--cluster", "site"],
          "--cluster needs a survival audit"),
+    ]:
+        assert main(argv) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line
+
+
+def test_entry_and_weights_options(csv_file, tmp_path, capsys):
+    path, frame = csv_file
+    rng = np.random.default_rng(0)
+    extended = tmp_path / "epi.csv"
+    frame.assign(start=frame["t"] * rng.uniform(0, 0.5, len(frame)),
+                 w=rng.choice([0.5, 1.0, 2.0], len(frame)),
+                 bad=np.where(np.arange(len(frame)) == 3, -1.0, 1.0)).to_csv(extended, index=False)
+    assert main(_audit_args(extended, "--entry", "start", "--weights", "w", "--horizon", "10", "--format",
+                            "json")) == 0
+    payload = json.loads(capsys.readouterr().out)
+    expected = survfair.xci("t", "e", "sex", "score", data=pd.read_csv(extended), tau=20, entry="start", weights="w")
+    assert payload[0]["delayed_entry"] and payload[0]["weighted"]
+    assert payload[0]["overall"] == pytest.approx(expected.overall, rel=1e-12)
+    assert main(_audit_args(extended, "--entry", "start", "--weights", "w")) == 0
+    assert "; delayed entry; case weights" in capsys.readouterr().out
+    for argv, message in [
+        (_audit_args(extended, "--entry", "t"), "--entry 't': entry must be before time"),
+        (_audit_args(extended, "--weights", "bad"), "--weights 'bad': weights must be >= 0; negative values at rows [3]"),
+        (["audit", "--data", str(extended), "--outcome", "e", "--group", "sex", "--risk", "score", "--weights", "w"],
+         "--weights needs a survival audit"),
+        (["audit", "--entry", "start", "--weights", "w"], "--entry, --weights need --data"),
     ]:
         assert main(argv) == 2
         line = _one_error_line(capsys.readouterr().err)

@@ -54,6 +54,7 @@ from ._options import (
     add_estimator_options,
     add_reporting_options,
     add_groups_option,
+    ROW_OPTIONS,
     column_roles,
     excluded_note,
     match_groups,
@@ -100,6 +101,12 @@ def register(subparsers) -> argparse.ArgumentParser:
     data.add_argument("--cluster", metavar="COL",
                       help="column of cluster labels (hospital, practice, person of repeated records): cluster-robust "
                            "analytic intervals, and the bootstrap resamples whole clusters")
+    data.add_argument("--entry", metavar="COL",
+                      help="column of entry times (delayed entry, left truncation; unit of --time, entry < time): "
+                           "a pair counts only if the later member was under observation at the earlier event")
+    data.add_argument("--weights", metavar="COL",
+                      help="column of case weights (>= 0; sampling or inverse-probability weights, e.g. of a "
+                           "case-cohort design): a pair weighs w_i w_j, the censoring Kaplan-Meier is weighted")
     add_estimator_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=["table", "json", "csv"], default="table",
@@ -166,6 +173,10 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         settings += f", censoring={result.censoring}, tau={result.tau}"
     if result.n_clusters is not None:
         settings += f"; {result.n_clusters} clusters (cluster-robust intervals)"
+    if result.delayed_entry:
+        settings += "; delayed entry"
+    if result.weighted:
+        settings += "; case weights"
     lines = [f"== {name} ==", "findings:", found.to_text(), "",
              f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
     if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
@@ -282,8 +293,9 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
         options["groups"] = groups
     options["ci"] = None if args.ci == "none" else args.ci
     options["n_jobs"] = args.n_jobs
-    if getattr(args, "cluster", None):
-        options["cluster"] = args.cluster
+    for role in ROW_OPTIONS:
+        if getattr(args, role, None):
+            options[role] = getattr(args, role)
     if args.ci == "bootstrap":
         options.update(n_resamples=args.n_resamples, random_state=args.seed,
                        bootstrap_method=args.bootstrap_method,
@@ -345,6 +357,9 @@ def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
                 "risk": ", ".join(args.risk), "rows": len(frame), "rows dropped": 0}
     if getattr(args, "cluster", None):
         settings["cluster"] = f"{args.cluster} ({comparison.results[args.risk[0]].n_clusters} clusters)"
+    for role in ("entry", "weights"):
+        if getattr(args, role, None):
+            settings[role] = getattr(args, role)
     if getattr(args, "predicted", None):
         settings["predicted risks (horizon: column)"] = ", ".join(
             f"{t:g}: {c}" for t, c in zip(args.horizon, args.predicted))
@@ -381,9 +396,11 @@ def _check(args: argparse.Namespace) -> list[str] | None:
             raise CLIError(f"the binary audit needs {', '.join(missing)}.")
         if args.horizon:
             raise CLIError("--horizon needs a survival audit (--time and --event), not a binary one.")
-        if args.cluster:
-            raise CLIError("--cluster needs a survival audit (--time and --event); the binary xAUC audit has no "
-                           "cluster-robust intervals.")
+        given = [f"--{role}" for role in ROW_OPTIONS if getattr(args, role, None)]
+        if given:
+            raise CLIError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} a survival audit (--time and "
+                           "--event); the binary xAUC audit "
+                           "takes neither clusters, entry times nor case weights.")
         if args.report and len(args.risk) > 1:
             raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
     elif getattr(args, "predicted", None) and not args.data:
@@ -396,8 +413,9 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     else:
         if args.horizon:
             raise CLIError("--horizon needs --data (the flchain demo audits the concordance only).")
-        if args.cluster:
-            raise CLIError("--cluster needs --data.")
+        given = [f"--{role}" for role in ROW_OPTIONS if getattr(args, role, None)]
+        if given:
+            raise CLIError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} --data.")
         given = [flag for flag, value in (("--time", args.time), ("--event", args.event), ("--group", args.group),
                                           ("--risk", args.risk), ("--outcome", args.outcome)) if value]
         if given:
@@ -414,8 +432,9 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     predicted = check_calibration(args)
     if predicted:
         wanted["--predicted"] = predicted
-    if getattr(args, "cluster", None):
-        wanted["--cluster"] = [args.cluster]
+    for role in ROW_OPTIONS:
+        if getattr(args, role, None):
+            wanted[f"--{role}"] = [getattr(args, role)]
     require_columns(args.data, table_columns(args.data), wanted)
     return [column for columns in wanted.values() for column in columns]
 
@@ -510,7 +529,7 @@ def _provenance(args: argparse.Namespace, frame: pd.DataFrame | None) -> dict:
         return items
     columns = [c for c in [args.time, args.event, getattr(args, "outcome", None), *(args.group or []),
                            *(args.risk or []), *(getattr(args, "predicted", None) or []),
-                           getattr(args, "cluster", None)] if c]
+                           *(getattr(args, role, None) for role in ROW_OPTIONS)] if c]
     items["data"] = str(args.data)
     items["data SHA-256 (columns " + ", ".join(dict.fromkeys(columns)) + ")"] = data_fingerprint(
         frame[list(dict.fromkeys(columns))])

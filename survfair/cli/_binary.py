@@ -31,7 +31,7 @@ from .._xauc import XAUCResult, xauc
 from .._xauc_summaries import balanced_xauc, group_metrics
 from .._xauc_t import xauc_t
 from ._errors import CLIError, library_errors, print_warning
-from ._options import column_roles, group_argument, match_groups, match_label
+from ._options import ROW_OPTIONS, column_roles, group_argument, match_groups, match_label
 
 __all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
            "horizon_frame", "horizon_table", "library_notes"]
@@ -242,7 +242,7 @@ def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
     with library_errors(column_roles(args)), library_notes() as notes:
         result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
                         censoring=censoring, ci="analytic" if intervals else None, confidence_level=level,
-                        cluster=getattr(args, "cluster", None) or None)
+                        **{role: getattr(args, role, None) or None for role in ROW_OPTIONS})
     return result, notes
 
 

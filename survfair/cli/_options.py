@@ -74,6 +74,11 @@ class Parser(argparse.ArgumentParser):
         raise CLIError(message)
 
 
+
+#: per-row columns of a survival audit besides time, event, group and risk (``xci`` / ``xauc_t``
+#: arguments of the same names; ``--cluster``, ``--entry``, ``--weights``)
+ROW_OPTIONS = ("cluster", "entry", "weights")
+
 def add_debug_option(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
     """``--debug``: tracebacks and Python's warning format. Given at the top level (``survfair
     --debug audit``) or after the subcommand; the subcommand's copy never resets the top level's."""
@@ -180,7 +185,7 @@ def column_roles(args: argparse.Namespace, **roles: str | None) -> dict[str, str
     ``{"time": "--time 't'", "group": "--group 'sex'", ...}``; ``roles`` adds or overrides
     (``score="--risk 'r'"``)."""
     named: dict[str, str] = {}
-    for role in ("time", "event", "risk", "cluster"):
+    for role in ("time", "event", "risk", *ROW_OPTIONS):
         value = getattr(args, role, None)
         if isinstance(value, str):
             named[role] = f"--{role} {value!r}"
