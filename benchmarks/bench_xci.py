@@ -8,6 +8,7 @@ largest n with 8 groups (measured in a fresh subprocess).
     python benchmarks/bench_xci.py            # n = 10^3 ... 10^7 (about 15 minutes)
     python benchmarks/bench_xci.py --max-n 1e5 --repeats 3
     python benchmarks/bench_xci.py --threads   # only: xci time against n_jobs (n = 10^6, 10^7)
+    python benchmarks/bench_xci.py --epi       # only: cluster / entry / weights against plain xci
 
 The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
 what the per-group passes on several threads give (the results are bit-identical).
@@ -165,12 +166,45 @@ def threads_table(repeats: int, max_n: float) -> int:
     return 0
 
 
+def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
+    """Median seconds of xci with each data-structure option (cluster=, entry=, weights=) against
+    the plain estimator, in one run (IPCW, tau = 2, n_jobs = 1), point estimate and analytic intervals."""
+    data = cohort(n, n_groups)
+    rng = np.random.default_rng(1)
+    options = {
+        "plain": {},
+        "cluster=": {"cluster": rng.integers(0, n // 10, n)},
+        "entry=": {"entry": data[0] * rng.uniform(0.0, 0.9, n)},
+        "weights=": {"weights": rng.choice([0.5, 1.0, 2.0, 4.0], n)},
+    }
+    options["all three"] = {k: v for extra in list(options.values())[1:] for k, v in extra.items()}
+    small = tuple(column[:2000] for column in data)
+    for extra in options.values():  # compile outside the timings
+        _survfair("ipcw", n_groups, ci="analytic", **{k: v[:2000] for k, v in extra.items()})(small)
+    print(f"Machine: {platform.processor() or platform.machine()}; n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, "
+          f"n_jobs = 1; median of {repeats} runs; seconds (ratio to plain in the same column).\n")
+    print("| option | point estimate | ratio | analytic intervals | ratio |")
+    print("|---|---|---|---|---|")
+    base = {}
+    for name, extra in options.items():
+        cells = []
+        for ci in (None, "analytic"):
+            seconds = median_seconds(lambda: _survfair("ipcw", n_groups, ci=ci, **extra)(data), repeats)
+            base.setdefault(ci, seconds)
+            cells += [f"{seconds:.3f}", f"{seconds / base[ci]:.2f}x"]
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
     parser.add_argument("--repeats", type=int, default=3, help="repeats per cell (median reported)")
     parser.add_argument("--threads", action="store_true", help="only the n_jobs scaling table")
+    parser.add_argument("--epi", action="store_true", help="only the cluster / entry / weights cost table")
     args = parser.parse_args(argv)
+    if args.epi:
+        return epi_table(args.repeats)
     if args.threads:
         return threads_table(args.repeats, args.max_n)
     sizes = [10**k for k in range(3, 8) if 10**k <= args.max_n]

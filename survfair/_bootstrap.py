@@ -112,7 +112,9 @@ def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
             times.append(np.array([-np.inf]))
             survival.append(np.array([np.nan]))
             continue
-        t, k = kaplan_meier_sorted(time, event, members, weight, entry)
+        by_entry = members[np.argsort(entry[members])]
+        t, k = kaplan_meier_sorted(time, event, members, weight, entry[by_entry],
+                                   weight[by_entry] if weight.shape[0] else weight)
         times.append(t)
         survival.append(k)
     return inverse_censoring(CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival)))

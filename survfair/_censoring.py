@@ -48,14 +48,16 @@ def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarra
 
 
 @cached_njit(nogil=True)
-def kaplan_meier_sorted(time, event, rows, weight, entry):
+def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights):
     """Censoring KM of the rows ``rows`` (indices into time/event, in ascending time order).
 
     One sweep, the same arithmetic as :func:`kaplan_meier_from_counts` (ratio c / (n - d), then a
     running product), so the values are bit-identical to it. ``weight`` (empty: every row counts 1)
-    are case weights: deaths, censorings and risk sets are sums of weights. ``entry`` (empty: none)
-    are entry times (delayed entry): a row is at risk at s when entry < s <= time, so the risk set
-    at s is the weight entered before s minus the weight whose time is before s.
+    are case weights: deaths, censorings and risk sets are sums of weights. ``entry_values`` (empty:
+    none) are the same rows' entry times in increasing order (delayed entry; sorted by the caller,
+    with numpy) and ``entry_weights`` their case weights (empty: 1): a row is at risk at s when
+    entry < s <= time, so the risk set at s is the weight entered before s minus the weight whose
+    time is before s.
     """
     n = rows.shape[0]
     has_weight = weight.shape[0] > 0
@@ -68,8 +70,8 @@ def kaplan_meier_sorted(time, event, rows, weight, entry):
     entered = 0.0
     for i in range(n):
         entered += weight[rows[i]] if has_weight else 1.0
-    by_entry = rows[np.argsort(entry[rows])] if entry.shape[0] > 0 else rows[:0]
-    if by_entry.shape[0] > 0:
+    n_entries = entry_values.shape[0]
+    if n_entries > 0:
         entered = 0.0
     next_entry = 0
     passed = 0.0
@@ -78,8 +80,8 @@ def kaplan_meier_sorted(time, event, rows, weight, entry):
     j = 0
     while i < n:
         t = time[rows[i]]
-        while next_entry < by_entry.shape[0] and entry[by_entry[next_entry]] < t:
-            entered += weight[by_entry[next_entry]] if has_weight else 1.0
+        while next_entry < n_entries and entry_values[next_entry] < t:
+            entered += entry_weights[next_entry] if has_weight else 1.0
             next_entry += 1
         deaths = 0.0
         censored = 0.0
@@ -123,7 +125,7 @@ def censoring_kaplan_meier(
     """
     if order is None:
         order = np.argsort(time)
-    return kaplan_meier_sorted(time, event, order, _ABSENT, _ABSENT)
+    return kaplan_meier_sorted(time, event, order, _ABSENT, _ABSENT, _ABSENT)
 
 
 @cached_njit(nogil=True)
@@ -220,8 +222,9 @@ def fit_censoring(
 
     ``order`` (row indices of ``reference`` in ascending time order) may be passed when the caller
     has sorted already; each group's rows are then that order's subsequence. ``presorted`` =
-    (time, event, group codes, case weights, entry times) already permuted into that order does the
-    same with sequential reads (empty arrays for absent weights / entry). The reference sample's
+    (time, event, group codes, case weights, entry times[, :func:`entries_in_order` of them]) already
+    permuted into that order does the same with sequential reads (empty arrays for absent weights /
+    entry). The reference sample's
     case weights and entry times (``weights=``, ``entry=``) give a weighted, left-truncated
     Kaplan-Meier (risk sets of the rows with entry < s <= time).
 
@@ -231,8 +234,9 @@ def fit_censoring(
         If a group of the analysis has no row in the reference sample.
     """
     if presorted is not None:
-        time, event, codes_in_order, weight, entry = presorted
+        time, event, codes_in_order, weight, entry = presorted[:5]
         order = np.arange(time.shape[0])
+        row_codes = codes_in_order
     else:
         time, event = reference.time, reference.event
         weight = _ABSENT if reference.weights is None else reference.weights
@@ -240,18 +244,36 @@ def fit_censoring(
         if order is None:
             order = np.argsort(time)
         codes_in_order = reference.group_codes[order]
+        row_codes = reference.group_codes
+    if entry.shape[0] == 0:
+        entries = (_ABSENT, None, _ABSENT)
+    elif presorted is not None and len(presorted) > 5:
+        entries = presorted[5]
+    else:
+        entries = entries_in_order(entry, row_codes, weight)
     if kind == "pooled":
-        t, k = kaplan_meier_sorted(time, event, order, weight, entry)
+        t, k = kaplan_meier_sorted(time, event, order, weight, entries[0], entries[2])
         return CensoringCurves("pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups)
     times, survival = [], []
     for code, label in enumerate(reference.groups):
         rows = order[codes_in_order == code]
         if rows.shape[0] == 0:
             raise ValueError(f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted.")
-        t, k = kaplan_meier_sorted(time, event, rows, weight, entry)
+        values, weights = entries[0], entries[2]
+        if entries[1] is not None:
+            mine = entries[1] == code
+            values, weights = values[mine], (weights[mine] if weights.shape[0] else weights)
+        t, k = kaplan_meier_sorted(time, event, rows, weight, values, weights)
         times.append(t)
         survival.append(k)
     return CensoringCurves("group", reference.groups, tuple(times), tuple(survival))
+
+
+def entries_in_order(entry: np.ndarray, codes: np.ndarray, weight: np.ndarray) -> tuple:
+    """(entry times ascending, their rows' group codes, their case weights or empty): what
+    :func:`kaplan_meier_sorted` reads for delayed entry, one group at a time."""
+    by_entry = np.argsort(entry)
+    return entry[by_entry], codes[by_entry], (weight[by_entry] if weight.shape[0] else _ABSENT)
 
 
 def raise_positivity(curves: CensoringCurves, group_index: int, time: float, value: float) -> None:

@@ -135,7 +135,8 @@ def _fenwick_sum(tree, offset, slot):
 
 @cached_njit(nogil=True)
 def _column_pass(
-    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, entry_desc,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry,
+    leave_entry, leave_code, leave_rank, leave_weight,
     own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """Counts for every row group a against column group ``column``.
@@ -148,20 +149,21 @@ def _column_pass(
 
     ``case_weight`` (empty: none) is every row's case weight w_j: the later members' weights are
     then summed in a weighted rank set beside the counting one, and a pair weighs w_j times the
-    earlier member's factor (``own`` holds w_i). ``entry`` / ``entry_desc`` (empty: none) are the
-    entry times and the rows in decreasing order of entry: a member leaves the set of later members
-    when the sweep reaches its entry time (it was not under observation at earlier event times). A
-    row whose entry is not before its time is never a later member (public input has entry < time;
-    :func:`survfair.xauc_t` uses this for its cases).
+    earlier member's factor (``own`` holds w_i). ``entry`` (empty: none) are the entry times and
+    ``leave_*`` the entry, group code, rank and case weight of every row in decreasing order of entry
+    (read sequentially: see :class:`PreparedPairs`): a member leaves the set of later members when the
+    sweep reaches its entry time (it was not under observation at earlier event times). A row whose
+    entry is not before its time is never a later member (its ``leave_code`` is -1; public input has
+    entry < time; :func:`survfair.xauc_t` uses this for its cases).
     """
     n = time.shape[0]
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
-    has_entry = entry_desc.shape[0] > 0
+    has_entry = leave_entry.shape[0] > 0
     weights = np.zeros(sizes[column] + 1 if has_weight else 1, np.float64)
     weight_blocks = np.zeros(((sizes[column] >> _WEIGHT_BLOCK_SHIFT) + 2) if has_weight else 1, np.float64)
     weight_total = 0.0
-    next_entry = 0  # position in entry_desc of the next member to leave
+    next_entry = 0  # position in the leave_* arrays of the next member to leave
 
     comparable = np.zeros(n_groups, np.int64)
     concordant = np.zeros(n_groups, np.int64)
@@ -179,15 +181,14 @@ def _column_pass(
         while start > 0 and time[start - 1] == t:
             start -= 1
         # delayed entry: members that entered at or after t were not under observation at t
-        while next_entry < entry_desc.shape[0] and entry[entry_desc[next_entry]] >= t:
-            m = entry_desc[next_entry]
-            next_entry += 1
-            if codes[m] == column and entry[m] < time[m]:  # entered before its own time > t: in the set
-                _rankset_remove(words, blocks, rank[m])
+        while next_entry < leave_entry.shape[0] and leave_entry[next_entry] >= t:
+            if leave_code[next_entry] == column:  # entered before its own time > t: in the set
+                _rankset_remove(words, blocks, leave_rank[next_entry])
                 inserted -= 1
                 if has_weight:
-                    _weightset_add(weights, weight_blocks, rank[m], -case_weight[m])
-                    weight_total -= case_weight[m]
+                    _weightset_add(weights, weight_blocks, leave_rank[next_entry], -leave_weight[next_entry])
+                    weight_total -= leave_weight[next_entry]
+            next_entry += 1
         # censored members at this time are "later" than events at this time (not if strict)
         censored_here = 0
         for m in range(start, end):
@@ -281,11 +282,20 @@ class PreparedPairs:
     group_sizes: np.ndarray  # (G,)
     #: case weights in time order (empty: none)
     case_weight: np.ndarray = field(default_factory=_none, repr=False)
-    #: entry times in time order, and the time-order positions by decreasing / increasing entry
+    #: entry times in time order, and the time-order positions by increasing entry
     #: (empty: no delayed entry)
     entry: np.ndarray = field(default_factory=_none, repr=False)
-    entry_desc: np.ndarray = field(default_factory=_no_positions, repr=False)
     entry_asc: np.ndarray = field(default_factory=_no_positions, repr=False)
+    #: what the column passes read when members leave: entry, group code (-1: never a later member),
+    #: risk rank and case weight of every row in decreasing order of entry, so that each pass reads
+    #: them sequentially (gathering them through ``entry_asc`` made delayed entry cost 2x)
+    leave: tuple = field(default_factory=lambda: (_none(), _no_positions(), _no_positions(), _none()), repr=False)
+
+    def entries_in_order(self) -> tuple:
+        """(entry times ascending, group codes, case weights or empty) read from ``leave`` (what the
+        censoring fit's risk sets need, without sorting the entries again)."""
+        entry, code, _, weight = self.leave
+        return entry[::-1], code[::-1], weight[::-1]
 
 
 @cached_njit(nogil=True)
@@ -382,8 +392,12 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
         options["case_weight"] = np.ascontiguousarray(np.asarray(case_weight, dtype=np.float64)[order])
     if entry is not None:
         entry_in_order = np.ascontiguousarray(np.asarray(entry, dtype=np.float64)[order])
-        by_entry = np.argsort(entry_in_order, kind="stable").astype(index, copy=False)
-        options.update(entry=entry_in_order, entry_asc=by_entry, entry_desc=np.ascontiguousarray(by_entry[::-1]))
+        by_entry = np.argsort(entry_in_order).astype(index, copy=False)
+        desc = by_entry[::-1]
+        leave_code = np.where(entry_in_order[desc] < arrays[0][desc], arrays[2][desc], -1).astype(index)
+        leave_weight = options["case_weight"][desc] if "case_weight" in options else _none()
+        options.update(entry=entry_in_order, entry_asc=by_entry,
+                       leave=(entry_in_order[desc], leave_code, arrays[3][desc], leave_weight))
     return PreparedPairs(order, *arrays, upper, sizes, **options)
 
 
@@ -519,7 +533,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     def one_column(column: int):
         inv_column = column_weights(column) if weighted else np.ones(1)
         result = _column_pass(
-            column, *data, prep.entry_desc, own, inv_column, weighted, cutoff, strict, n_groups, with_contributions,
+            column, *data, *prep.leave, own, inv_column, weighted, cutoff, strict, n_groups, with_contributions,
             rows[0], rows[1],
         )
         if with_contributions:

@@ -373,7 +373,8 @@ def xci(
     if method == "ipcw":
         if censoring_reference is None:
             curves = fit_censoring(sample, censoring, presorted=(prepared.time, prepared.event, prepared.codes,
-                                                                 prepared.case_weight, prepared.entry))
+                                                                 prepared.case_weight, prepared.entry,
+                                                                 prepared.entries_in_order()))
         else:
             columns = {"time": time, "event": event, "group": group}
             columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})

@@ -399,8 +399,7 @@ def _check(args: argparse.Namespace) -> list[str] | None:
         given = [f"--{role}" for role in ROW_OPTIONS if getattr(args, role, None)]
         if given:
             raise CLIError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} a survival audit (--time and "
-                           "--event); the binary xAUC audit "
-                           "takes neither clusters, entry times nor case weights.")
+                           "--event); the binary xAUC audit takes neither clusters, entry times nor case weights.")
         if args.report and len(args.risk) > 1:
             raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
     elif getattr(args, "predicted", None) and not args.data:
