@@ -21,6 +21,8 @@ EXAMPLES = {
                            "fairness profile"],
     "clustered_retinopathy.py": ["394 eyes of 197 patients", "SE ratio, clustered / independent",
                                  "cluster bootstrap"],
+    "entry_and_weights.py": ["xCI with and without delayed entry", "against the full cohort",
+                             "largest error against the full cohort"],
 }
 OUTPUTS = {
     "flchain_unawareness.py": ["flchain_risk_densities_before.png", "flchain_forest.png", "flchain_unawareness_after.html"],
@@ -31,6 +33,7 @@ OUTPUTS = {
     "simulation_study.py": ["figure1.png"],
     "calibration_pbc.py": ["pbc_xci.png", "pbc_calibration.png", "pbc_oe.png", "pbc_report.html"],
     "clustered_retinopathy.py": ["retinopathy_forest.png", "retinopathy_report.html"],
+    "entry_and_weights.py": ["flchain_entry_report.html"],
 }
 
 
