@@ -358,6 +358,10 @@ def _settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str
                       "tied tolerance": result.tied_tol, "strict": result.strict})
         if result.n_clusters is not None:
             items["cluster"] = f"{result.n_clusters} clusters (cluster-robust intervals)"
+        if result.delayed_entry:
+            items["entry"] = "delayed entry: pairs and censoring risk sets on (entry, time]"
+        if result.weighted:
+            items["weights"] = "case weights (sampling weights): pairs weigh w_i w_j"
     if result is not None:
         items.update({"intervals": result.ci_method or "none", "confidence level": percent(result.confidence_level, 0)})
     key = lambda text: str(text).replace("_", " ").lower()  # noqa: E731

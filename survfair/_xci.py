@@ -223,6 +223,20 @@ def xci(
         ``concordance(..., cluster=)``) and the bootstrap resamples whole clusters (within groups
         when every cluster lies in one group, otherwise all clusters together; BCa's acceleration
         then comes from the clusters' summed influence). Missing labels are refused, naming rows.
+    entry : array-like of shape (n_samples,) or column name, optional
+        Time each row entered observation (delayed entry, left truncation; 0 <= entry < time, in
+        the unit of ``time``). A pair (i, j) is comparable only if j was under observation at
+        i's event (entry_j < time_i, plus the time rule), and the censoring Kaplan-Meier uses risk
+        sets on (entry, time] (a ``censoring_reference`` DataFrame is read with the same entry
+        column when ``entry`` names one). None: everyone is observed from time 0.
+    weights : array-like of shape (n_samples,) or column name, optional
+        Case weights, finite and >= 0: a pair weighs w_i w_j (times its IPCW weight) and the
+        censoring Kaplan-Meier is weighted. Sampling (inverse-probability) weights, as R's
+        ``concordance(weights=)``: the analytic variance is the infinitesimal jackknife (each
+        row's influence is w_k times the derivative of the estimate in its weight), the bootstrap
+        draws rows with their weights, and rescaling all weights changes nothing. Integer
+        frequency weights give the estimates of repeated rows but not their (narrower) intervals:
+        repeat the rows for that. The integer pair counts stay counts of pairs.
     ci : {"analytic", "bootstrap", None}, default="analytic"
         Uncertainty to attach (the same default as :func:`survfair.xauc_t`,
         :func:`survfair.compare_xci` and the command line: every number comes with an interval).
@@ -273,7 +287,8 @@ def xci(
         ``ci="bootstrap"``, an unsupported ``random_state``).
     ValueError
         For mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input, 2-D
-        risk, missing ``cluster`` labels, labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
+        risk, missing ``cluster`` labels, ``entry`` < 0 or >= ``time``, negative ``weights`` (each
+        naming the rows), labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
         ``censoring``, or negative ``tied_tol``; pandas inputs with differing indexes; invalid
         inference options (``ci``, ``confidence_level`` outside (0, 1), ``n_resamples`` < 2,
         ``n_jobs=0``, ``stratify``, ``bootstrap_method``; with ``ci="bootstrap"``, a negative
@@ -324,6 +339,10 @@ def xci(
     bootstrap does by refitting K_g per replicate. With ``censoring_reference`` both keep the
     reference curves fixed (that sample is not resampled). A replicate in which a cell has no
     comparable pair gives NaN for that cell (counted and warned, left out).
+
+    With ``entry`` and ``weights`` and one group, ``method="naive"`` equals R's
+    ``concordance(Surv(entry, time, status) ~ x, weights=w, reverse=TRUE)`` (with ``tied_tol=0``:
+    R compares risks exactly), tested on ``survival::flchain`` and ``survival::nwtco``.
 
     References
     ----------
