@@ -39,11 +39,9 @@ def main() -> None:
     clustered = sf.xci("futime", "status", "type", "risk", cluster="id", **common)
     rows = []
     for name, result in (("eyes independent", independent), ("patients as clusters", clustered)):
-        low, high = result.confidence_interval()
-        for a in result.groups:
-            for b in result.groups:
-                rows.append({"analysis": name, "cell": f"({a}, {b})", "xci": result.matrix.loc[a, b],
-                             "se": result.se.loc[a, b], "ci_low": low.loc[a, b], "ci_high": high.loc[a, b]})
+        for cell in result.to_frame().itertuples():
+            rows.append({"analysis": name, "cell": f"({cell.a}, {cell.b})", "xci": cell.xci, "se": cell.se,
+                         "ci_low": cell.ci_low, "ci_high": cell.ci_high})
         between = sf.delta_between(result, "juvenile", "adult")
         rows.append({"analysis": name, "cell": "delta_between(juvenile, adult)", "xci": between.value,
                      "se": between.se, "ci_low": between.confidence_interval[0],

@@ -45,16 +45,11 @@ def delayed_entry(args) -> None:
     common = dict(data=fl, tau=TAU_DAYS)
     ignored = sf.xci("exit", "death", "sex", "flc", **common)
     entered = sf.xci("exit", "death", "sex", "flc", entry="entry", **common)
-    rows = []
+    frames = []
     for name, result in (("entry ignored", ignored), ("delayed entry", entered)):
-        low, high = result.confidence_interval()
-        for a in result.groups:
-            for b in result.groups:
-                rows.append({"analysis": name, "cell": f"({a}, {b})", "pairs": int(result.pair_counts.comparable[
-                    result.groups.index(a), result.groups.index(b)]), "xci": result.matrix.loc[a, b],
-                    "ci_low": low.loc[a, b], "ci_high": high.loc[a, b]})
+        frames.append(result.to_frame()[["a", "b", "comparable", "xci", "ci_low", "ci_high"]].assign(analysis=name))
         print(f"{name}: pooled C {result.overall:.4f}")
-    show("FLC by sex on the age scale: xCI with and without delayed entry", pd.DataFrame(rows))
+    show("FLC by sex on the age scale: xCI with and without delayed entry", pd.concat(frames, ignore_index=True))
     print("\nfindings (delayed entry):")
     print(sf.findings(entered).to_text())
     sf.write_report(args.out / "flchain_entry_report.html", entered, time_unit="days of age",
