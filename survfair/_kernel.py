@@ -537,8 +537,8 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
             rows[0], rows[1],
         )
         if with_contributions:
-            _later_pass(column, *data, prep.entry_asc, own, inv_column, weighted, cutoff, strict, n_groups, rows[2],
-                        rows[3])
+            _later_pass(column, *data, prep.entry_asc, *prep.leave[:2], own, inv_column, weighted, cutoff, strict,
+                        n_groups, rows[2], rows[3])
         return result  # inv_column (n floats) is freed here, before the thread's next column
 
     workers = min(int(n_jobs), n_groups)
@@ -633,14 +633,15 @@ class IndividualContributions:
 @cached_njit(nogil=True)
 def _later_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, entry_asc,
-    own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
+    leave_entry, leave_code, own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
 
     Per row group a, a weighted set of risk ranks (see ``_WEIGHT_BLOCK_SHIFT``) holds the weights
     of the events passed so far. A member's sums are multiplied by its own case weight
-    (``case_weight``, empty: none). With delayed entry (``entry`` and ``entry_asc``, the rows in
-    increasing order of entry; empty: none) a member is compared only with events after its entry:
+    (``case_weight``, empty: none). With delayed entry (``entry``; ``entry_asc``, the rows in
+    increasing order of entry; ``leave_entry`` / ``leave_code`` as in :func:`_column_pass`; empty:
+    none) a member is compared only with events after its entry:
     its sums over the events up to its entry are taken when the sweep passes its entry time and
     subtracted from its sums at its own time.
     """
@@ -654,6 +655,7 @@ def _later_pass(
     blocks = np.zeros(block_offsets[n_groups], np.float64)
     total = np.zeros(n_groups, np.float64)
     has_weight = case_weight.shape[0] > 0
+    n_entries = entry_asc.shape[0]
     next_entry = 0
 
     start = 0
@@ -662,14 +664,15 @@ def _later_pass(
         t = time[start]
         while end < n and time[end] == t:
             end += 1
-        # members entering before t: the events so far (all at or before their entry) do not count
-        while next_entry < entry_asc.shape[0] and entry[entry_asc[next_entry]] < t:
-            m = entry_asc[next_entry]
-            next_entry += 1
-            if codes[m] == column and entry[m] < time[m]:
+        # members entering before t: the events so far (all at or before their entry) do not count;
+        # the leave_* arrays hold the rows by decreasing entry, so they are read from the end
+        while next_entry < n_entries and leave_entry[n_entries - 1 - next_entry] < t:
+            if leave_code[n_entries - 1 - next_entry] == column:  # -1: never a later member
+                m = entry_asc[next_entry]
                 _later_sums(m, -(case_weight[m] if has_weight else 1.0), values, value_offsets, blocks,
                             block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
                             out_num, out_den)
+            next_entry += 1
         for phase in range(2):
             # phase 0: query members that see only strictly earlier events; then insert this
             # block's events; phase 1: censored members also see events at their own time
