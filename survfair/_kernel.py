@@ -135,7 +135,7 @@ def _fenwick_sum(tree, offset, slot):
 
 @cached_njit(nogil=True)
 def _column_pass(
-    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing,
     leave_entry, leave_code, leave_rank, leave_weight,
     own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
@@ -155,11 +155,17 @@ def _column_pass(
     sweep reaches its entry time (it was not under observation at earlier event times). A row whose
     entry is not before its time is never a later member (its ``leave_code`` is -1; public input has
     entry < time; :func:`survfair.xauc_t` uses this for its cases).
+
+    ``competing`` (empty: none) marks the rows with a competing event (competing risks, ``event`` is
+    then the cause of interest): they are later members of the events before their own time only,
+    like events (a competing event at the time of an event is a pair of the second kind, counted by
+    :func:`_competing_column_pass`).
     """
     n = time.shape[0]
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
     has_entry = leave_entry.shape[0] > 0
+    has_competing = competing.shape[0] > 0
     weights = np.zeros(sizes[column] + 1 if has_weight else 1, np.float64)
     weight_blocks = np.zeros(((sizes[column] >> _WEIGHT_BLOCK_SHIFT) + 2) if has_weight else 1, np.float64)
     weight_total = 0.0
@@ -192,7 +198,7 @@ def _column_pass(
         # censored members at this time are "later" than events at this time (not if strict)
         censored_here = 0
         for m in range(start, end):
-            if codes[m] == column and not event[m]:
+            if codes[m] == column and not event[m] and not (has_competing and competing[m]):
                 censored_here += 1
                 if not strict and not (has_entry and entry[m] >= t):
                     _rankset_add(words, blocks, rank[m])
@@ -241,7 +247,8 @@ def _column_pass(
                     out_num[m, column] = w * score
                     out_den[m, column] = w * total
         for m in range(start, end):
-            if codes[m] == column and (event[m] or strict) and not (has_entry and entry[m] >= t):
+            observed = event[m] or (has_competing and competing[m])
+            if codes[m] == column and (observed or strict) and not (has_entry and entry[m] >= t):
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
                 if has_weight:
@@ -249,6 +256,144 @@ def _column_pass(
                     weight_total += case_weight[m]
         end = start
     return comparable, concordant, tied_risk, tied_time, numerator, denominator, bad
+
+
+@cached_njit(nogil=True)
+def _competing_column_pass(
+    column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
+    own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+):
+    """The pairs of the second kind of competing risks (Wolbers et al. 2014): an event i of the cause
+    of interest and a member j of group ``column`` with a competing event at t_j <= t_i.
+
+    Visits the rows in increasing order of time; a counting rank set and a weighted one hold the
+    column's competing events so far (at or before t_i). Member j weighs w_j / K_b(t_j) (its case
+    weight times ``inv_k_column[j]``: its own censoring weight, at its own time), the event i its
+    ``own`` factor w_i / K_a(t_i) (no factor at t_i for j, who left the risk set at t_j). Returns
+    what :func:`_column_pass` returns, for these pairs alone (``tied_time`` 0: a competing event is
+    not a censoring); with ``per_row`` the events' contributions go to ``out_num`` / ``out_den``.
+    """
+    n = time.shape[0]
+    words, blocks = _rankset_new(sizes[column])
+    has_weight = case_weight.shape[0] > 0
+    weights = np.zeros(sizes[column] + 1 if weighted else 1, np.float64)
+    weight_blocks = np.zeros(((sizes[column] >> _WEIGHT_BLOCK_SHIFT) + 2) if weighted else 1, np.float64)
+    weight_total = 0.0
+    comparable = np.zeros(n_groups, np.int64)
+    concordant = np.zeros(n_groups, np.int64)
+    tied_risk = np.zeros(n_groups, np.int64)
+    tied_time = np.zeros(n_groups, np.int64)
+    numerator = np.zeros(n_groups, np.float64)
+    denominator = np.zeros(n_groups, np.float64)
+    inserted = 0
+    bad = -1
+    start = 0
+    while start < n:
+        end = start + 1
+        t = time[start]
+        while end < n and time[end] == t:
+            end += 1
+        for m in range(start, end):  # competing events at t_j <= t_i, ties included
+            if codes[m] == column and competing[m]:
+                _rankset_add(words, blocks, rank[m])
+                inserted += 1
+                if weighted:
+                    w_j = inv_k_column[m] * (case_weight[m] if has_weight else 1.0)
+                    if has_weight and case_weight[m] == 0.0:
+                        w_j = 0.0
+                    _weightset_add(weights, weight_blocks, rank[m], w_j)
+                    weight_total += w_j
+        if inserted > 0:
+            for m in range(start, end):
+                if not event[m]:
+                    continue
+                row = codes[m]
+                lower = _rankset_count_below(words, blocks, lower_bound[m, column])
+                not_higher = lower
+                t_row = tie_row[m]
+                window = t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (row == column)
+                if window:
+                    not_higher = _rankset_count_below(words, blocks, upper_bound[t_row, column])
+                ties = not_higher - lower
+                comparable[row] += inserted
+                concordant[row] += lower
+                tied_risk[row] += ties
+                if weighted:
+                    w = 0.0 if (t >= tau or own[m] == 0.0) else own[m]
+                    below = _weight_below(weights, 0, weight_blocks, 0, lower_bound[m, column])
+                    up_to = below
+                    if window:
+                        up_to = _weight_below(weights, 0, weight_blocks, 0, upper_bound[t_row, column])
+                    score = below if strict else below + 0.5 * (up_to - below)
+                    total = weight_total
+                    if w != 0.0 and not np.isfinite(w * total) and bad < 0:
+                        bad = m
+                else:
+                    w = 1.0
+                    score = lower if strict else lower + 0.5 * ties
+                    total = inserted
+                if w != 0.0:  # beyond tau: 0, even against an infinite weight of a later-censored group
+                    numerator[row] += w * score
+                    denominator[row] += w * total
+                    if per_row:
+                        out_num[m, column] = w * score
+                        out_den[m, column] = w * total
+        start = end
+    return comparable, concordant, tied_risk, tied_time, numerator, denominator, bad
+
+
+@cached_njit(nogil=True)
+def _competing_later_pass(
+    column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
+    own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
+):
+    """Column contributions of the members of group ``column`` with a competing event, as the
+    second member of pairs of the second kind: their sums against the events at t_i >= t_j of every
+    row group (each weighing its ``own`` factor), times their own factor w_j / K_b(t_j).
+
+    Visits the rows in decreasing order of time: the events of a time enter the per-group weighted
+    rank sets before the competing events of the same time are queried (ties are pairs).
+    """
+    n = time.shape[0]
+    value_offsets = np.zeros(n_groups + 1, np.int64)
+    block_offsets = np.zeros(n_groups + 1, np.int64)
+    for a in range(n_groups):
+        value_offsets[a + 1] = value_offsets[a] + sizes[a]
+        block_offsets[a + 1] = block_offsets[a] + (sizes[a] >> _WEIGHT_BLOCK_SHIFT) + 2
+    values = np.zeros(value_offsets[n_groups], np.float64)
+    blocks = np.zeros(block_offsets[n_groups], np.float64)
+    total = np.zeros(n_groups, np.float64)
+    has_weight = case_weight.shape[0] > 0
+    end = n
+    while end > 0:
+        start = end - 1
+        t = time[start]
+        while start > 0 and time[start - 1] == t:
+            start -= 1
+        for m in range(start, end):
+            if not event[m]:
+                continue
+            w = 1.0
+            if weighted:
+                w = 0.0 if (t >= tau or own[m] == 0.0) else own[m]
+            if w == 0.0 or not np.isfinite(w):  # see _later_pass
+                continue
+            a = codes[m]
+            values[value_offsets[a] + rank[m]] = w
+            size = block_offsets[a + 1] - block_offsets[a] - 1
+            _fenwick_add(blocks, block_offsets[a], (rank[m] >> _WEIGHT_BLOCK_SHIFT) + 1, size, w)
+            total[a] += w
+        for m in range(start, end):
+            if codes[m] != column or not competing[m]:
+                continue
+            factor = 1.0
+            if weighted:
+                if has_weight and case_weight[m] == 0.0:
+                    continue
+                factor = inv_k_column[m] * (case_weight[m] if has_weight else 1.0)
+            _later_sums(m, factor, values, value_offsets, blocks, block_offsets, total, codes, lower_bound, tie_row,
+                        upper_bound, strict, n_groups, out_num, out_den)
+        end = start
 
 
 def _none() -> np.ndarray:
@@ -290,6 +435,8 @@ class PreparedPairs:
     #: risk rank and case weight of every row in decreasing order of entry, so that each pass reads
     #: them sequentially (gathering them through ``entry_asc`` made delayed entry cost 2x)
     leave: tuple = field(default_factory=lambda: (_none(), _no_positions(), _no_positions(), _none()), repr=False)
+    #: competing risks: True for the rows with a competing event, in time order (empty: none)
+    competing: np.ndarray = field(default_factory=lambda: np.empty(0, np.bool_), repr=False)
 
     def entries_in_order(self) -> tuple:
         """(entry times ascending, group codes, case weights or empty) read from ``leave`` (what the
@@ -367,12 +514,13 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
 
 
 def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, case_weight=None,
-                  entry=None) -> PreparedPairs:
+                  entry=None, competing=None) -> PreparedPairs:
     """Sort and rank once; the result can be passed to :func:`count_pairs` and
     :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own preparation.
 
-    ``case_weight`` / ``entry`` (shape (n_samples,), or None) are the rows' case weights and entry
-    times (delayed entry), permuted here into time order with the rest."""
+    ``case_weight`` / ``entry`` / ``competing`` (shape (n_samples,), or None) are the rows' case
+    weights, entry times (delayed entry) and competing-event indicators (competing risks: ``event``
+    is then the cause of interest), permuted here into time order with the rest."""
     # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
     # risks is the same set whatever the order of equal risks.
     n = time.shape[0]
@@ -390,6 +538,8 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
     options = {}
     if case_weight is not None:
         options["case_weight"] = np.ascontiguousarray(np.asarray(case_weight, dtype=np.float64)[order])
+    if competing is not None:
+        options["competing"] = np.ascontiguousarray(np.asarray(competing, dtype=np.bool_)[order])
     if entry is not None:
         entry_in_order = np.ascontiguousarray(np.asarray(entry, dtype=np.float64)[order])
         by_entry = np.argsort(entry_in_order).astype(index, copy=False)
@@ -446,6 +596,7 @@ def count_pairs(
     row_weight: np.ndarray | None = None,
     case_weight: np.ndarray | None = None,
     entry: np.ndarray | None = None,
+    competing: np.ndarray | None = None,
     order: np.ndarray | None = None,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
@@ -478,6 +629,11 @@ def count_pairs(
     entry : ndarray of shape (n_samples,) or None
         Entry times (delayed entry, entry < time): j is a later member for the event of i only if
         entry_j < time_i (j was under observation then).
+    competing : ndarray of shape (n_samples,), bool, or None
+        Competing risks (``event`` marks the cause of interest): True where a competing event was
+        observed. Such a j is a later member of the events before t_j, and forms a pair of the
+        second kind (Wolbers et al. 2014) with every event at t_i >= t_j, weighing
+        ``row_weight[i] w_i w_j / (K_{g_i}(t_i) K_{g_j}(t_j))``.
     order : ndarray of shape (n_samples,) or None
         Row indices in ascending time order, when the caller has sorted already.
     prepared : PreparedPairs or None
@@ -493,7 +649,8 @@ def count_pairs(
         The first event whose weight against that column group is not finite.
     """
     prep = prepared if prepared is not None else prepare_pairs(
-        time, event, codes, risk, n_groups, tied_tol, order, case_weight=case_weight, entry=entry)
+        time, event, codes, risk, n_groups, tied_tol, order, case_weight=case_weight, entry=entry,
+        competing=competing)
     counts, bad, _ = _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=False,
                              n_jobs=n_jobs)
     return counts, bad
@@ -527,8 +684,13 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
     shape = (n, n_groups) if with_contributions else (1, 1)
     rows = [np.zeros(shape) for _ in range(4)]
+    competing = prep.competing.shape[0] > 0
+    # competing risks: the pairs of the second kind, kept apart (the variance's censoring term needs them)
+    second = [np.zeros(shape if competing else (1, 1)) for _ in range(4)]
     data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes,
-            prep.case_weight, prep.entry)
+            prep.case_weight, prep.entry, prep.competing)
+    plain = (prep.time, prep.event, prep.competing, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper,
+             prep.group_sizes, prep.case_weight)
 
     def one_column(column: int):
         inv_column = column_weights(column) if weighted else np.ones(1)
@@ -539,6 +701,14 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
         if with_contributions:
             _later_pass(column, *data, prep.entry_asc, *prep.leave[:2], own, inv_column, weighted, cutoff, strict,
                         n_groups, rows[2], rows[3])
+        if competing:
+            extra = _competing_column_pass(column, *plain, own, inv_column, weighted, cutoff, strict, n_groups,
+                                           with_contributions, second[0], second[1])
+            if with_contributions:
+                _competing_later_pass(column, *plain, own, inv_column, weighted, cutoff, strict, n_groups,
+                                      second[2], second[3])
+            bad = result[6] if result[6] >= 0 else extra[6]
+            result = tuple(x + y for x, y in zip(result[:6], extra[:6])) + (bad,)
         return result  # inv_column (n floats) is freed here, before the thread's next column
 
     workers = min(int(n_jobs), n_groups)
@@ -555,7 +725,12 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
             cell[:, column] = values
         if result[6] >= 0 and bad is None:
             bad = (int(prep.order[result[6]]), column)
-    contributions = IndividualContributions(*rows, order=prep.order) if with_contributions else None
+    if with_contributions and competing:
+        for total, part in zip(rows, second):
+            total += part
+    contributions = None
+    if with_contributions:
+        contributions = IndividualContributions(*rows, order=prep.order, second_kind=tuple(second) if competing else None)
     return PairCounts(*cells), bad, contributions
 
 
@@ -573,6 +748,7 @@ def count_pairs_and_contributions(
     row_weight: np.ndarray | None = None,
     case_weight: np.ndarray | None = None,
     entry: np.ndarray | None = None,
+    competing: np.ndarray | None = None,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
 ) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
@@ -584,7 +760,7 @@ def count_pairs_and_contributions(
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
     """
     prep = prepared if prepared is not None else prepare_pairs(
-        time, event, codes, risk, n_groups, tied_tol, case_weight=case_weight, entry=entry)
+        time, event, codes, risk, n_groups, tied_tol, case_weight=case_weight, entry=entry, competing=competing)
     return _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True, n_jobs=n_jobs)
 
 
@@ -610,6 +786,10 @@ class IndividualContributions:
     ``order`` is None when row k of the arrays is input row k; otherwise the arrays are in time
     order and row m belongs to input row ``order[m]`` (the kernel's own order, which saves
     permuting four n x G arrays when the consumer can work in any order).
+
+    ``second_kind`` (competing risks; None otherwise) holds the same four arrays for the pairs of
+    the second kind alone (an event and an earlier competing event), already included in the four
+    above: their later member's censoring weight is taken at its own time, not the event's.
     """
 
     earlier_numerator: np.ndarray
@@ -617,22 +797,27 @@ class IndividualContributions:
     later_numerator: np.ndarray
     later_denominator: np.ndarray
     order: np.ndarray | None = None
+    second_kind: tuple | None = None
 
     def in_input_order(self) -> "IndividualContributions":
         """The same contributions with row k belonging to input row k."""
         if self.order is None:
             return self
-        arrays = []
-        for values in (self.earlier_numerator, self.earlier_denominator, self.later_numerator, self.later_denominator):
-            unpermuted = np.empty_like(values)
-            unpermuted[self.order] = values
-            arrays.append(unpermuted)
-        return IndividualContributions(*arrays)
+
+        def unpermuted(values):
+            out = np.empty_like(values)
+            out[self.order] = values
+            return out
+
+        arrays = [unpermuted(values) for values in (self.earlier_numerator, self.earlier_denominator,
+                                                     self.later_numerator, self.later_denominator)]
+        second = None if self.second_kind is None else tuple(unpermuted(values) for values in self.second_kind)
+        return IndividualContributions(*arrays, second_kind=second)
 
 
 @cached_njit(nogil=True)
 def _later_pass(
-    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, entry_asc,
+    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing, entry_asc,
     leave_entry, leave_code, own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
@@ -643,9 +828,11 @@ def _later_pass(
     increasing order of entry; ``leave_entry`` / ``leave_code`` as in :func:`_column_pass`; empty:
     none) a member is compared only with events after its entry:
     its sums over the events up to its entry are taken when the sweep passes its entry time and
-    subtracted from its sums at its own time.
+    subtracted from its sums at its own time. A row with a competing event (``competing``, empty: none)
+    sees only the events before its own time, like an event.
     """
     n = time.shape[0]
+    has_competing = competing.shape[0] > 0
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
@@ -679,9 +866,8 @@ def _later_pass(
             for m in range(start, end):
                 if codes[m] != column:
                     continue
-                if phase == 0 and not (event[m] or strict):
-                    continue
-                if phase == 1 and (event[m] or strict):
+                early = event[m] or strict or (has_competing and competing[m])
+                if early != (phase == 0):
                     continue
                 if entry_asc.shape[0] > 0 and entry[m] >= t:  # never a later member
                     continue
@@ -695,7 +881,9 @@ def _later_pass(
                     w = 1.0
                     if weighted:
                         w = 0.0 if (t >= tau or own[m] == 0.0) else own[m] * inv_k_column[m]
-                    if w == 0.0:
+                    # an infinite weight is reported by the column pass when the event has a pair; when
+                    # it has none (strict ties, delayed entry), leaving it out keeps inf - inf out of the sums
+                    if w == 0.0 or not np.isfinite(w):
                         continue
                     a = codes[m]
                     values[value_offsets[a] + rank[m]] = w

@@ -44,24 +44,31 @@ def weighted_censoring_survival(time, event, weights, members, t, entry=None):
 
 
 def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, censoring="group",
-              tied_tol=1e-8, strict=False, entry=None, weights=None):
+              tied_tol=1e-8, strict=False, entry=None, weights=None, competing=None):
     """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over pairs.
+
+    ``competing`` (competing risks; ``event`` is then the cause of interest): besides the pairs
+    above, i is compared with every j with a competing event at time_j <= time_i (Wolbers et al.
+    2014), weighing 1 / (K_a(time_i) K_b(time_j)); the censoring KM counts every observed event.
 
     ``weights``: a pair weighs w_i w_j (times its IPCW weight) and the censoring KM is weighted;
     ``entry``: j is a later member for i only if entry_j < time_i, and the KM's risk sets respect
     entry. The integer counts stay counts of pairs."""
     n = len(time)
+    competing = np.zeros(n, bool) if competing is None else np.asarray(competing, bool)
+    censored = ~(np.asarray(event, bool) | competing)
+    observed = ~censored
     if method == "ipcw":
         if weights is None and entry is None:
             if censoring == "pooled":
-                curves = [censoring_survival(time, event)] * n_groups
+                curves = [censoring_survival(time, observed)] * n_groups
             else:
-                curves = [censoring_survival(time[codes == g], event[codes == g]) for g in range(n_groups)]
+                curves = [censoring_survival(time[codes == g], observed[codes == g]) for g in range(n_groups)]
         else:
             v = np.ones(n) if weights is None else np.asarray(weights, float)
             members = [np.arange(n)] * n_groups if censoring == "pooled" else [
                 np.flatnonzero(codes == g) for g in range(n_groups)]
-            curves = [(lambda t, rows=rows: weighted_censoring_survival(time, event, v, rows, t, entry))
+            curves = [(lambda t, rows=rows: weighted_censoring_survival(time, observed, v, rows, t, entry))
                       for rows in members]
     shape = (n_groups, n_groups)
     num, den = np.zeros(shape), np.zeros(shape)
@@ -75,19 +82,24 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
             if strict:
                 ok = time[i] < time[j]
             else:
-                ok = time[i] < time[j] or (time[i] == time[j] and not event[j])
-            if not ok or (entry is not None and not entry[j] < time[i]):
+                ok = time[i] < time[j] or (time[i] == time[j] and censored[j])
+            second_kind = not ok and competing[j] and time[j] <= time[i]
+            if second_kind:
+                later_time = time[j]
+            elif not ok or (entry is not None and not entry[j] < time[i]):
                 continue
+            else:
+                later_time = time[i]
             a, b = codes[i], codes[j]
             w = 1.0 if weights is None else weights[i] * weights[j]
             if method == "ipcw":
-                w = 0.0 if (tau is not None and time[i] >= tau) else w / (curves[a](time[i]) * curves[b](time[i]))
+                w = 0.0 if (tau is not None and time[i] >= tau) else w / (curves[a](time[i]) * curves[b](later_time))
             is_tie = abs(risk[i] - risk[j]) <= tied_tol
             is_conc = risk[i] > risk[j] and not is_tie
             comparable[a, b] += 1
             concordant[a, b] += is_conc
             tied[a, b] += is_tie
-            tied_time[a, b] += (time[i] == time[j])
+            tied_time[a, b] += (time[i] == time[j]) and not second_kind
             num[a, b] += w * (is_conc + (0 if strict else 0.5 * is_tie))
             den[a, b] += w
     return dict(numerator=num, denominator=den, comparable=comparable, concordant=concordant,
