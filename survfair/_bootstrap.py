@@ -47,6 +47,12 @@ class _Problem:
     cluster: np.ndarray | None = None  # cluster code of every (time-ordered) row, or None
     case_weight: np.ndarray | None = None  # case weights of the (time-ordered) rows, or None
     entry: np.ndarray | None = None  # entry times of the (time-ordered) rows, or None
+    competing: np.ndarray | None = None  # competing-event indicators of the (time-ordered) rows, or None
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Every observed event (the censoring fit's events): competing events are not censorings."""
+        return self.event if self.competing is None else self.event | self.competing
 
 
 def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
@@ -81,7 +87,7 @@ def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray
         weight = multiplicity[members].astype(float)
         if problem.case_weight is not None:  # a row drawn twice counts twice its case weight
             weight *= problem.case_weight[members]
-        prob, last = _km_censoring(index, problem.event[members].astype(float), weight, grid.shape[0])
+        prob, last = _km_censoring(index, problem.observed[members].astype(float), weight, grid.shape[0])
         with np.errstate(divide="ignore"):
             inverse_grid = 1.0 / prob
         if last < 0:
@@ -100,7 +106,7 @@ def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray
 
 def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
     """The weighted, left-truncated censoring Kaplan-Meier of the drawn rows (delayed entry)."""
-    time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
+    time, event, codes = problem.time[rows], problem.observed[rows], problem.codes[rows]
     weight = np.empty(0) if problem.case_weight is None else problem.case_weight[rows]
     entry = problem.entry[rows]
     labels = tuple(range(problem.n_groups))
@@ -174,6 +180,7 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
             tied_tol=problem.tied_tol, strict=problem.strict, order=in_time_order,
             case_weight=None if problem.case_weight is None else problem.case_weight[rows],
             entry=None if problem.entry is None else problem.entry[rows],
+            competing=None if problem.competing is None else problem.competing[rows],
         )
         den = counts.denominator
         if bad is not None or not np.isfinite(den).all() or den.sum() <= 0:
@@ -258,6 +265,8 @@ def bootstrap(
     else:
         if stratify == "group":
             strata = codes
+        elif stratify == "group_event" and sample.competing is not None:  # censored / cause / competing
+            strata = codes * 3 + event.astype(np.intp) + 2 * sample.competing[order].astype(np.intp)
         elif stratify == "group_event":
             strata = codes * 2 + event.astype(np.intp)
         else:
@@ -275,6 +284,7 @@ def bootstrap(
         cluster=cluster,
         case_weight=None if sample.weights is None else sample.weights[order],
         entry=None if sample.entry is None else sample.entry[order],
+        competing=None if sample.competing is None else sample.competing[order],
         method=method,
         tau=tau,
         tied_tol=tied_tol,

@@ -238,7 +238,7 @@ def fit_censoring(
         order = np.arange(time.shape[0])
         row_codes = codes_in_order
     else:
-        time, event = reference.time, reference.event
+        time, event = reference.time, reference.observed  # competing events are events, not censorings
         weight = _ABSENT if reference.weights is None else reference.weights
         entry = _ABSENT if reference.entry is None else reference.entry
         if order is None:

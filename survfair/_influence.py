@@ -268,8 +268,8 @@ def _role_factor(count):
 
 
 @cached_njit(nogil=True)
-def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, l_num, l_den, theta, inv_den,
-                    pooled, inv_total, curve_of, mult, cells, overall):
+def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, l_num, l_den, x_e_num, x_e_den,
+                    x_l_num, x_l_den, theta, inv_den, pooled, inv_total, curve_of, mult, mult_later, cells, overall):
     """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
 
     Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
@@ -281,6 +281,12 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     s, and k in curve c adds mult_c(ab) [1{k censored} F(t_k) / (Y_c - C_c)(t_k)
     - sum_{s at which k is at risk of censoring} F(s) C_c(s) / (Y_c (Y_c - C_c))(s)] (Y: at risk of
     censoring, C: censored at s), the derivative of 1 / (K_a(t_i) K_b(t_i)) through the KM fit.
+
+    Competing risks: ``x_*`` (n, G; shape (0, 0) otherwise) are the contributions of the pairs of the
+    second kind alone, whose later member's factor is K_b(t_j) at ITS time: for curve c of the later
+    member (``mult_later[c, a*G + b]``, 1 where ``curve_of[b] == c``) those pairs leave the
+    earlier member's F at t_i and enter at t_j as the later member's psi^L (``event`` is then every
+    observed event, the censoring fit's).
     """
     n, g = e_num.shape
     g2 = g * g
@@ -294,6 +300,9 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     entered = np.zeros(max(n_curves, 1))  # weight that has entered each curve's risk sets so far
     total = np.zeros(g2)  # 0 up to rounding at theta-hat; kept exact so F ends at 0
     total_overall = np.zeros(g2)
+    second_kind = x_e_num.shape[0] > 0 and n_curves > 0
+    total_x = np.zeros(g2)  # the same for the later member's curve's correction (competing risks)
+    total_x_overall = np.zeros(g2)
     for m in range(n):
         a = codes[m]
         earlier = False
@@ -307,6 +316,9 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 later = True
             total[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
             total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
+            if second_kind:
+                _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, total_x,
+                                 total_x_overall)
         overall_e += earlier
         overall_l += later
         if n_curves > 0 and entry_asc.shape[0] == 0:  # everyone at risk from time 0
@@ -327,6 +339,9 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 curve_n_cells[c] += 1
     below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
     below_overall = np.zeros(g2)
+    below_x = np.zeros(g2)
+    below_x_overall = np.zeros(g2)
+    # the compensators and sensitivities include the multiplicities: curve c's share of each cell
     compensator = np.zeros((curves, g2))
     compensator_overall = np.zeros(curves)
     passed = np.zeros(curves)
@@ -334,7 +349,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     censored = np.zeros(curves)
     jump = np.zeros(curves)
     rate = np.zeros(curves)
-    sensitivity = np.zeros(g2)
+    sensitivity = np.zeros((curves, g2))
     sensitivity_overall = np.zeros(curves)
     row = np.empty(g2)
     next_entry = 0
@@ -351,7 +366,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
             entered[c] += w_k
             for j in range(curve_n_cells[c]):
                 cell = curve_cells[c, j]
-                cells[k, cell] += w_k * mult[c, cell] * compensator[c, cell]
+                cells[k, cell] += w_k * compensator[c, cell]
             overall[k] += w_k * compensator_overall[c]
         if n_curves > 0:
             deaths[:] = 0.0
@@ -376,8 +391,11 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 sensitivity_overall[c] = 0.0
                 for j in range(curve_n_cells[c]):
                     cell = curve_cells[c, j]
-                    sensitivity[cell] = total[cell] - below[cell]
+                    sensitivity[c, cell] = mult[c, cell] * (total[cell] - below[cell])
                     sensitivity_overall[c] += mult[c, cell] * (total_overall[cell] - below_overall[cell])
+                    if second_kind and mult_later[c, cell] > 0:
+                        sensitivity[c, cell] += mult_later[c, cell] * (total_x[cell] - below_x[cell])
+                        sensitivity_overall[c] += mult_later[c, cell] * (total_x_overall[cell] - below_x_overall[cell])
         for m in range(start, end):
             a = codes[m]
             row[:] = 0.0
@@ -395,6 +413,9 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 # F of the later blocks counts k (F of this block was taken before the loop)
                 below[e] += earlier
                 below_overall[e] += earlier_overall
+                if second_kind:
+                    _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, below_x,
+                                     below_x_overall)
             value_overall = overall_factor_e * psi_e + overall_factor_l * psi_l
             if n_curves > 0:
                 c = curve_of[a]
@@ -402,13 +423,13 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 if event[m]:  # an event at s is not at risk of censoring at s
                     for j in range(curve_n_cells[c]):
                         cell = curve_cells[c, j]
-                        row[cell] -= w_m * mult[c, cell] * compensator[c, cell]
+                        row[cell] -= w_m * compensator[c, cell]
                     value_overall -= w_m * compensator_overall[c]
                 else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
                     own_jump = jump[c] - rate[c]
                     for j in range(curve_n_cells[c]):
                         cell = curve_cells[c, j]
-                        row[cell] += w_m * mult[c, cell] * (sensitivity[cell] * own_jump - compensator[c, cell])
+                        row[cell] += w_m * (sensitivity[c, cell] * own_jump - compensator[c, cell])
                     value_overall += w_m * (sensitivity_overall[c] * own_jump - compensator_overall[c])
             for cell in range(g2):  # plus the compensator credited at k's entry (0 without delayed entry)
                 cells[m, cell] = (row[cell] + cells[m, cell]) * inv_den[cell]
@@ -417,12 +438,25 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
             if rate[c] > 0:
                 for j in range(curve_n_cells[c]):
                     cell = curve_cells[c, j]
-                    compensator[c, cell] += sensitivity[cell] * rate[c]
+                    compensator[c, cell] += sensitivity[c, cell] * rate[c]
                 compensator_overall[c] += sensitivity_overall[c] * rate[c]
         if n_curves > 0:
             for m in range(start, end):
                 passed[curve_of[codes[m]]] += weight[m] if has_weight else 1.0
         start = end
+
+
+@cached_njit(nogil=True)
+def _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, out, out_overall):
+    """Row m's correction of the later member's curve for cells (a, b) and (b, a): minus its pairs of
+    the second kind as the earlier member (their later factor is not at t_m), plus its pairs of the
+    second kind as the later member (their later factor is at t_m)."""
+    e = a * g + b
+    el = b * g + a
+    out[e] -= x_e_num[m, b] - theta[e] * x_e_den[m, b]
+    out_overall[e] -= x_e_num[m, b] - pooled * x_e_den[m, b]
+    out[el] += x_l_num[m, b] - theta[el] * x_l_den[m, b]
+    out_overall[el] += x_l_num[m, b] - pooled * x_l_den[m, b]
 
 
 def time_ordered_options(sample: SurvivalSample, order: np.ndarray, prepared: PreparedPairs | None = None) -> tuple:
@@ -470,7 +504,10 @@ def influence_rows(
     (G*G,); ``curve_of`` / ``mult`` as in :func:`censoring_multiplicity` (``mult`` with 0 rows:
     weights fixed). Columns of cells without a weighted pair are NaN.
     ``row_options`` = (case weights, entry times, rows by increasing entry), in time order (see
-    :func:`time_ordered_options`; None: no weights, no delayed entry).
+    :func:`time_ordered_options`; None: no weights, no delayed entry). Under competing risks
+    ``event`` is every observed event (the censoring fit's) and the contributions carry their
+    pairs of the second kind (``contributions.second_kind``), whose later member's factor is taken
+    at its own time.
     """
     n, g = contributions.earlier_numerator.shape
     defined = denominator > 0
@@ -485,9 +522,15 @@ def influence_rows(
     cells = np.zeros((n, g * g))
     overall = np.zeros(n)
     options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
+    second = contributions.second_kind
+    if second is None:
+        second, mult_later = (np.zeros((0, 0)),) * 4, np.zeros((0, 0))
+    else:
+        mult_later = censoring_multiplicity(curve_of, g, later_factor=True) - censoring_multiplicity(
+            curve_of, g, later_factor=False)
     _influence_rows(time, event, codes, *options, contributions.earlier_numerator, contributions.earlier_denominator,
-                    contributions.later_numerator, contributions.later_denominator, theta, inv_den, pooled,
-                    inv_total, curve_of, mult, cells, overall)
+                    contributions.later_numerator, contributions.later_denominator, *second, theta, inv_den, pooled,
+                    inv_total, curve_of, mult, mult_later, cells, overall)
     cells[:, ~defined] = np.nan
     if total_den <= 0:
         overall[:] = np.nan
@@ -553,19 +596,23 @@ def influence(
         _, _, contributions = count_pairs_and_contributions(
             sample.time, sample.event, sample.group_codes, sample.risk, g,
             inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau if ipcw else None,
-            case_weight=sample.weights, entry=sample.entry, tied_tol=tied_tol, strict=strict, prepared=prepared,
+            case_weight=sample.weights, entry=sample.entry, competing=sample.competing, tied_tol=tied_tol,
+            strict=strict, prepared=prepared,
         )
     if contributions.order is None:  # in input order: the sweep below needs time order
         order = np.argsort(sample.time)
+        second = contributions.second_kind
         contributions = IndividualContributions(
             contributions.earlier_numerator[order], contributions.earlier_denominator[order],
             contributions.later_numerator[order], contributions.later_denominator[order], order=order,
+            second_kind=None if second is None else tuple(values[order] for values in second),
         )
     order = contributions.order
     if prepared is not None and prepared.order is order:  # already permuted by the kernel
-        time, event, codes = prepared.time, prepared.event, prepared.codes
-    else:
-        time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
+        time, codes = prepared.time, prepared.codes
+        event = prepared.event if sample.competing is None else prepared.event | prepared.competing
+    else:  # the censoring fit's events: every observed event
+        time, event, codes = sample.time[order], sample.observed[order], sample.group_codes[order]
     if method == "ipcw" and censoring_estimated:
         curve_of = np.zeros(g, np.int64) if curves.kind == "pooled" else np.arange(g, dtype=np.int64)
         mult = censoring_multiplicity(curve_of, g, later_factor=True)

@@ -385,7 +385,8 @@ class XCIResult(CellMatrixAccessors):
     min_censoring_survival : dict
         Smallest K_g used as a weight, per group (IPCW only; empty for naive).
     group_sizes : dict
-        Per group: ``{"n": ..., "events": ...}``.
+        Per group: ``{"n": ..., "events": ...}`` (events of the cause of interest), plus
+        ``"competing_events"`` under competing risks.
     influence : Influence or None
         Per-individual influence functions of every cell and of the pooled C
         (``ci="analytic"``); standard errors and contrasts are read from them.
@@ -481,8 +482,14 @@ class XCIResult(CellMatrixAccessors):
         return self.sample is not None and self.sample.entry is not None
 
     @property
+    def cause(self) -> int | None:
+        """The cause of interest under competing risks (``xci(cause=)``), None otherwise."""
+        return None if self.sample is None else self.sample.cause
+
+    @property
     def overall(self) -> float:
-        """Pooled concordance over all comparable pairs (Harrell's C, or Uno's C for IPCW)."""
+        """Pooled concordance over all comparable pairs (Harrell's C, or Uno's C for IPCW; the
+        cause-specific C of Wolbers et al. 2014 under competing risks)."""
         denominator = self.pair_counts.denominator.sum()
         return float(self.pair_counts.numerator.sum() / denominator) if denominator > 0 else math.nan
 
@@ -530,6 +537,7 @@ class XCIResult(CellMatrixAccessors):
                 "n_clusters": self.n_clusters,
                 "weighted": self.weighted,
                 "delayed_entry": self.delayed_entry,
+                "cause": self.cause,
                 "groups": [str(g) for g in self.groups],
                 "overall": self.overall,
                 "confidence_level": self.confidence_level,
@@ -552,6 +560,8 @@ class XCIResult(CellMatrixAccessors):
         settings = f"method={self.method!r}"
         if self.method == "ipcw":
             settings += f", tau={self.tau!r}, censoring={self.censoring!r}"
+        if self.cause is not None:
+            settings += f", cause={self.cause!r}"
         with pd.option_context("display.precision", 4, "display.width", 120):
             body = str(self.matrix)
         return (

@@ -59,6 +59,11 @@ class SurvivalSample:
         Case weights (``weights=``, finite, >= 0); None: every row counts once.
     entry : ndarray of shape (n_samples,), float64, or None
         Entry times (``entry=``, delayed entry, 0 <= entry < time); None: everyone observed from 0.
+    competing : ndarray of shape (n_samples,), bool, or None
+        Competing risks (``cause=``): True where an event of another cause was observed (``event``
+        then marks the cause of interest); None without ``cause=``.
+    cause : int or None
+        The cause of interest (``cause=``).
     """
 
     time: np.ndarray = field(repr=False)
@@ -71,10 +76,18 @@ class SurvivalSample:
     cluster: np.ndarray | None = field(repr=False, default=None)
     weights: np.ndarray | None = field(repr=False, default=None)
     entry: np.ndarray | None = field(repr=False, default=None)
+    competing: np.ndarray | None = field(repr=False, default=None)
+    cause: int | None = None
 
     @property
     def n_samples(self) -> int:
         return int(self.time.shape[0])
+
+    @property
+    def observed(self) -> np.ndarray:
+        """True where any event was observed (the censoring Kaplan-Meier's events): ``event``, plus
+        the competing events under competing risks."""
+        return self.event if self.competing is None else self.event | self.competing
 
     @property
     def n_groups(self) -> int:
@@ -659,6 +672,8 @@ def check_survival_inputs(
     cluster: Any = None,
     entry: Any = None,
     weights: Any = None,
+    cause: Any = None,
+    require_cause: bool = True,
 ) -> tuple[SurvivalSample, int]:
     """Validate and align the inputs of an analysis.
 
@@ -686,6 +701,11 @@ def check_survival_inputs(
         Entry time of every row (delayed entry): finite, >= 0 and < time.
     weights : array-like of shape (n_samples,) or column name, optional
         Case weights: finite and >= 0.
+    cause : int, optional
+        Competing risks: ``event`` holds cause codes (0 = censored, 1..K = causes) and this one
+        (>= 1, occurring in ``event``) is the event of interest; the others are competing events.
+    require_cause : bool, default=True
+        Whether ``cause`` must occur in ``event`` (a censoring reference sample need not hold it).
 
     Returns
     -------
@@ -701,7 +721,8 @@ def check_survival_inputs(
     ValueError
         On mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input,
         2-D risk, missing group labels, labels in ``groups`` that do not occur, negative
-        ``entry`` or ``entry`` >= ``time``, or negative ``weights`` (naming the rows).
+        ``entry`` or ``entry`` >= ``time``, negative ``weights`` (naming the rows), or (with
+        ``cause``) event codes that are not integers >= 0 or a ``cause`` that does not occur.
     """
     if _is_structured_y(time):
         if event is not None:
@@ -718,7 +739,10 @@ def check_survival_inputs(
     negative = time_values < 0
     if negative.any():
         raise ValueError(f"time must be >= 0; negative values at {describe_rows(negative, index)}.")
-    event_values = _as_event(raw["event"], index)
+    if cause is None:
+        event_values, competing = _as_event(raw["event"], index), None
+    else:
+        event_values, competing, cause = _as_causes(raw["event"], cause, index, require_cause)
     risk_values = as_numeric(raw[risk_name], risk_name, index) if risk_name in raw else None
 
     codes, labels, keep = _encode_groups(raw["group"], groups, index)
@@ -728,6 +752,7 @@ def check_survival_inputs(
     n_excluded = int((~keep).sum())
     if n_excluded:
         time_values, event_values, codes = time_values[keep], event_values[keep], codes[keep]
+        competing = None if competing is None else competing[keep]
         risk_values = None if risk_values is None else risk_values[keep]
         entry_values = None if entry_values is None else entry_values[keep]
         weight_values = None if weight_values is None else weight_values[keep]
@@ -744,8 +769,48 @@ def check_survival_inputs(
         cluster=cluster_codes,
         weights=None if weight_values is None else np.ascontiguousarray(weight_values),
         entry=None if entry_values is None else np.ascontiguousarray(entry_values),
+        competing=None if competing is None else np.ascontiguousarray(competing),
+        cause=cause,
     )
     return sample, n_excluded
+
+
+def check_cause(cause: Any) -> int | None:
+    """The ``cause=`` option: None, or an integer >= 1 (0 is the censoring code)."""
+    if cause is None:
+        return None
+    if isinstance(cause, (bool, np.bool_)) or not isinstance(cause, (int, np.integer)):
+        raise TypeError(f"cause must be an integer cause code >= 1, got {cause!r}.")
+    if cause < 1:
+        raise ValueError(f"cause must be >= 1 (0 is the code of a censored row), got {cause}.")
+    return int(cause)
+
+
+def _as_causes(array: np.ndarray, cause: Any, index: pd.Index | None,
+               require_cause: bool = True) -> tuple[np.ndarray, np.ndarray, int]:
+    """Competing risks: (event of cause ``cause``, competing event, cause) from cause codes
+    (0 = censored, 1..K = causes; booleans read as 0/1)."""
+    cause = check_cause(cause)
+    if array.dtype.kind == "b":
+        status = array.astype(np.int64)
+    elif array.dtype.kind in "iufO":
+        if array.dtype.kind == "O":
+            missing = pd.isna(pd.Series(array)).to_numpy()
+            if missing.any():
+                raise ValueError(f"event contains missing values at {describe_rows(missing, index)}.")
+        status = as_numeric(array, "event", index)
+        bad = (status < 0) | (status != np.round(status))
+        if bad.any():
+            raise ValueError(
+                "with cause=, event holds cause codes (0 = censored, 1..K = causes): integers >= 0; other "
+                f"values at {describe_rows(bad, index)}."
+            )
+    else:
+        raise TypeError(f"with cause=, event must hold integer cause codes, got dtype {array.dtype}.")
+    if require_cause and not (status == cause).any():
+        present = sorted({int(v) for v in np.unique(status) if v != 0})
+        raise ValueError(f"cause={cause} does not occur in event (causes present: {present or 'none'}).")
+    return status == cause, (status != 0) & (status != cause), cause
 
 
 def _as_entry(values: np.ndarray, time: np.ndarray, index: pd.Index | None) -> np.ndarray:

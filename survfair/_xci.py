@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any, Sequence
 
@@ -32,8 +33,11 @@ from ._validation import (
 
 __all__ = ["xci", "estimate_xci"]
 
-def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> SurvivalSample:
-    """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group)."""
+def _reference_sample(reference: Any, data_columns: dict, groups: tuple, cause: int | None = None) -> SurvivalSample:
+    """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group).
+
+    With competing risks (``cause``) its event column holds cause codes too: any cause is an event
+    of the censoring fit (the reference need not contain the cause of interest)."""
     if isinstance(reference, pd.DataFrame):
         if not all(isinstance(data_columns[k], (str, list)) for k in ("time", "event", "group")):
             raise TypeError(
@@ -44,16 +48,24 @@ def _reference_sample(reference: Any, data_columns: dict, groups: tuple) -> Surv
         # left-truncated censoring fit); given as arrays they belong to the evaluated rows only
         extra = {name: column for name in ("entry", "weights")
                  if isinstance(column := data_columns.get(name), str)}
-        sample, _ = check_survival_inputs(*args, data=reference, groups=groups, require_risk=False, **extra)
-        return sample
+        return _observed_only(check_survival_inputs(*args, data=reference, groups=groups, require_risk=False,
+                                                    **extra, cause=cause, require_cause=False)[0])
     if isinstance(reference, (tuple, list)) and len(reference) == 3:
         time, event, group = reference
-        sample, _ = check_survival_inputs(time, event, group, data=None, groups=groups, require_risk=False)
-        return sample
+        sample, _ = check_survival_inputs(time, event, group, data=None, groups=groups, require_risk=False,
+                                          cause=cause, require_cause=False)
+        return _observed_only(sample)
     raise TypeError(
         "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
         f"(time, event, group); got {type(reference).__name__}."
     )
+
+
+def _observed_only(sample: SurvivalSample) -> SurvivalSample:
+    """The censoring fit reads ``observed``: every cause is an event there."""
+    if sample.competing is None:
+        return sample
+    return dataclasses.replace(sample, event=sample.observed, competing=None, cause=None)
 
 
 def estimate_xci(
@@ -107,10 +119,11 @@ def estimate_xci_with_contributions(
 
 def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:
     """The kernel's weighting options for these settings and data: IPCW factors and truncation
-    (IPCW only: the naive estimator ignores ``tau``), the rows' case weights and entry times."""
+    (IPCW only: the naive estimator ignores ``tau``), the rows' case weights, entry times and
+    competing events."""
     ipcw = method == "ipcw"
     return dict(inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau if ipcw else None,
-                case_weight=sample.weights, entry=sample.entry)
+                case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
 
 
 def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> PairCounts:
@@ -157,6 +170,7 @@ def xci(
     cluster: Any = None,
     entry: Any = None,
     weights: Any = None,
+    cause: int | None = None,
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
@@ -237,6 +251,15 @@ def xci(
         draws rows with their weights, and rescaling all weights changes nothing. Integer
         frequency weights give the estimates of repeated rows but not their (narrower) intervals:
         repeat the rows for that. The integer pair counts stay counts of pairs.
+    cause : int, optional
+        Competing risks: ``event`` holds cause codes (0 = censored, 1..K = causes) and ``cause``
+        (>= 1) selects the event of interest; every other cause is a competing event. The cells
+        become the cause-specific concordance of Wolbers et al. (2014): an event i of cause
+        ``cause`` at t_i (before ``tau``) is compared with j if t_j > t_i (or j is censored at
+        t_i), weighing 1 / (K_a(t_i) K_b(t_i)), or if j had a competing event at t_j <= t_i,
+        weighing 1 / (K_a(t_i) K_b(t_j)); a competing event is an event for the censoring
+        Kaplan-Meier, not a censoring. Treating the competing events as censored instead would drop
+        the second kind of pairs and bias the weights. None (default): ``event`` must be 0/1.
     ci : {"analytic", "bootstrap", None}, default="analytic"
         Uncertainty to attach (the same default as :func:`survfair.xauc_t`,
         :func:`survfair.compare_xci` and the command line: every number comes with an interval).
@@ -286,7 +309,8 @@ def xci(
         non-integer ``n_resamples`` / ``n_jobs``, non-bool ``strict`` / ``progress``; with
         ``ci="bootstrap"``, an unsupported ``random_state``).
     ValueError
-        For mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input, 2-D
+        For mismatched lengths, NaN/inf, negative times, events other than 0/1 (with ``cause``:
+        other than integer codes >= 0, or a ``cause`` < 1 or absent from ``event``), empty input, 2-D
         risk, missing ``cluster`` labels, ``entry`` < 0 or >= ``time``, negative ``weights`` (each
         naming the rows), labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
         ``censoring``, or negative ``tied_tol``; pandas inputs with differing indexes; invalid
@@ -342,7 +366,13 @@ def xci(
 
     With ``entry`` and ``weights`` and one group, ``method="naive"`` equals R's
     ``concordance(Surv(entry, time, status) ~ x, weights=w, reverse=TRUE)`` (with ``tied_tol=0``:
-    R compares risks exactly), tested on ``survival::flchain`` and ``survival::nwtco``.
+    R compares risks exactly), tested on ``survival::flchain`` and ``survival::nwtco``. With
+    ``cause`` and one group, ``method="ipcw"`` with ``censoring="pooled"`` equals R's
+    ``pec::cindex(..., cause=)`` (Wolbers et al. 2014) on data without censorings tied to event
+    times (pec weighs by G(t-), the censoring survival just before t, where survfair takes K(t) with
+    events leaving the risk set first; the two agree unless a censoring falls at an event time),
+    ``tied_tol=0`` and a ``tau`` between event times (pec keeps events at t_i <= its time), tested
+    on ``survival::mgus2``.
 
     References
     ----------
@@ -353,6 +383,9 @@ def xci(
     or more correlated ROC curves: a nonparametric approach. Biometrics 44(3), 837-845.
 
     Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+
+    Wolbers, M., Blanche, P., Koller, M. T., Witteman, J. C. M. and Gerds, T. A. (2014). Concordance
+    for prognostic models with competing risks. Biostatistics 15(3), 526-539.
 
     Uno, H. et al. (2011). On the C-statistics for evaluating overall adequacy of risk prediction
     procedures with censored survival data. Statistics in Medicine 30(10), 1105-1117.
@@ -382,22 +415,23 @@ def xci(
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     confidence_level = check_confidence_level(confidence_level)
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
-                                               entry=entry, weights=weights)
+                                               entry=entry, weights=weights, cause=cause)
     warn_excluded_rows(n_excluded, stacklevel=2)
 
     curves, minima = None, {}
     # one sort by time and one by risk serve the censoring fit and the pair counts
     prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol,
-                             case_weight=sample.weights, entry=sample.entry)
+                             case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
     if method == "ipcw":
         if censoring_reference is None:
-            curves = fit_censoring(sample, censoring, presorted=(prepared.time, prepared.event, prepared.codes,
+            observed = prepared.event if sample.competing is None else prepared.event | prepared.competing
+            curves = fit_censoring(sample, censoring, presorted=(prepared.time, observed, prepared.codes,
                                                                  prepared.case_weight, prepared.entry,
                                                                  prepared.entries_in_order()))
         else:
             columns = {"time": time, "event": event, "group": group}
             columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})
-            curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups), censoring)
+            curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups, cause), censoring)
     estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
                      n_jobs=kernel_threads(n_jobs))
     contributions = None
@@ -415,6 +449,9 @@ def xci(
         label: {"n": int((sample.group_codes == k).sum()), "events": int(sample.event[sample.group_codes == k].sum())}
         for k, label in enumerate(sample.groups)
     }
+    if sample.competing is not None:
+        for k, label in enumerate(sample.groups):
+            sizes[label]["competing_events"] = int(sample.competing[sample.group_codes == k].sum())
     result = XCIResult(
         groups=sample.groups,
         settings=settings,

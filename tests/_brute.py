@@ -93,7 +93,10 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
             a, b = codes[i], codes[j]
             w = 1.0 if weights is None else weights[i] * weights[j]
             if method == "ipcw":
-                w = 0.0 if (tau is not None and time[i] >= tau) else w / (curves[a](time[i]) * curves[b](later_time))
+                if (tau is not None and time[i] >= tau) or w == 0.0:  # a zero case weight weighs 0 whatever K is
+                    w = 0.0
+                else:
+                    w = w / (curves[a](time[i]) * curves[b](later_time))
             is_tie = abs(risk[i] - risk[j]) <= tied_tol
             is_conc = risk[i] > risk[j] and not is_tie
             comparable[a, b] += 1
