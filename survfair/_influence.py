@@ -269,7 +269,8 @@ def _role_factor(count):
 
 @cached_njit(nogil=True)
 def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, l_num, l_den, x_e_num, x_e_den,
-                    x_l_num, x_l_den, theta, inv_den, pooled, inv_total, curve_of, mult, mult_later, cells, overall):
+                    x_l_num, x_l_den, point, point_num, point_den, theta, inv_den, pooled, inv_total, curve_of, mult,
+                    mult_later, cells, overall):
     """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
 
     Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
@@ -286,7 +287,9 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     second kind alone, whose later member's factor is K_b(t_j) at ITS time: for curve c of the later
     member (``mult_later[c, a*G + b]``, 1 where ``curve_of[b] == c``) those pairs leave the
     earlier member's F at t_i and enter at t_j as the later member's psi^L (``event`` is then every
-    observed event, the censoring fit's).
+    observed event, the censoring fit's). ``point`` (-1: none) is a time-order position at which the
+    later-member sums ``point_num`` / ``point_den`` (G*G,) of members who are not that row enter the
+    same correction (:func:`survfair.xauc_t`'s event-free controls, whose factor is K_b at the horizon).
     """
     n, g = e_num.shape
     g2 = g * g
@@ -300,9 +303,11 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     entered = np.zeros(max(n_curves, 1))  # weight that has entered each curve's risk sets so far
     total = np.zeros(g2)  # 0 up to rounding at theta-hat; kept exact so F ends at 0
     total_overall = np.zeros(g2)
-    second_kind = x_e_num.shape[0] > 0 and n_curves > 0
+    second_kind = (x_e_num.shape[0] > 0 or point >= 0) and n_curves > 0
     total_x = np.zeros(g2)  # the same for the later member's curve's correction (competing risks)
     total_x_overall = np.zeros(g2)
+    if second_kind and point >= 0:
+        _add_point(point_num, point_den, theta, pooled, total_x, total_x_overall)
     for m in range(n):
         a = codes[m]
         earlier = False
@@ -316,7 +321,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 later = True
             total[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
             total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
-            if second_kind:
+            if second_kind and x_e_num.shape[0] > 0:
                 _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, total_x,
                                  total_x_overall)
         overall_e += earlier
@@ -334,7 +339,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     curve_n_cells = np.zeros(curves, np.int64)
     for c in range(n_curves):
         for cell in range(g2):
-            if mult[c, cell] > 0:
+            if mult[c, cell] > 0 or (second_kind and mult_later[c, cell] > 0):
                 curve_cells[c, curve_n_cells[c]] = cell
                 curve_n_cells[c] += 1
     below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
@@ -413,9 +418,11 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 # F of the later blocks counts k (F of this block was taken before the loop)
                 below[e] += earlier
                 below_overall[e] += earlier_overall
-                if second_kind:
+                if second_kind and x_e_num.shape[0] > 0:
                     _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, below_x,
                                      below_x_overall)
+            if second_kind and m == point:
+                _add_point(point_num, point_den, theta, pooled, below_x, below_x_overall)
             value_overall = overall_factor_e * psi_e + overall_factor_l * psi_l
             if n_curves > 0:
                 c = curve_of[a]
@@ -459,6 +466,14 @@ def _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pool
     out_overall[el] += x_l_num[m, b] - pooled * x_l_den[m, b]
 
 
+@cached_njit(nogil=True)
+def _add_point(point_num, point_den, theta, pooled, out, out_overall):
+    """The point sources' share of the later member's curve's correction (see :func:`_influence_rows`)."""
+    for cell in range(point_num.shape[0]):
+        out[cell] += point_num[cell] - theta[cell] * point_den[cell]
+        out_overall[cell] += point_num[cell] - pooled * point_den[cell]
+
+
 def time_ordered_options(sample: SurvivalSample, order: np.ndarray, prepared: PreparedPairs | None = None) -> tuple:
     """(case weights, entry times, rows by increasing entry) of ``sample`` in the time order
     ``order``, empty arrays for what is absent; read from ``prepared`` when it has that order."""
@@ -496,6 +511,7 @@ def influence_rows(
     curve_of: np.ndarray,
     mult: np.ndarray,
     row_options: tuple | None = None,
+    point_sources: tuple | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """phi_k of every cell, shape (n, G*G), and of the pooled ratio, shape (n,), in time order.
 
@@ -507,7 +523,9 @@ def influence_rows(
     :func:`time_ordered_options`; None: no weights, no delayed entry). Under competing risks
     ``event`` is every observed event (the censoring fit's) and the contributions carry their
     pairs of the second kind (``contributions.second_kind``), whose later member's factor is taken
-    at its own time.
+    at its own time. ``point_sources`` = (time-order position, numerator sums (G*G,), denominator
+    sums (G*G,)): later members whose factor is the later member's curve at that position's time
+    (None: none).
     """
     n, g = contributions.earlier_numerator.shape
     defined = denominator > 0
@@ -523,14 +541,17 @@ def influence_rows(
     overall = np.zeros(n)
     options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
     second = contributions.second_kind
-    if second is None:
+    if point_sources is None:
+        point_sources = (-1, np.zeros(g * g), np.zeros(g * g))
+    if second is None and point_sources[0] < 0:
         second, mult_later = (np.zeros((0, 0)),) * 4, np.zeros((0, 0))
     else:
+        second = (np.zeros((0, 0)),) * 4 if second is None else second
         mult_later = censoring_multiplicity(curve_of, g, later_factor=True) - censoring_multiplicity(
             curve_of, g, later_factor=False)
     _influence_rows(time, event, codes, *options, contributions.earlier_numerator, contributions.earlier_denominator,
-                    contributions.later_numerator, contributions.later_denominator, *second, theta, inv_den, pooled,
-                    inv_total, curve_of, mult, mult_later, cells, overall)
+                    contributions.later_numerator, contributions.later_denominator, *second, int(point_sources[0]),
+                    *point_sources[1:], theta, inv_den, pooled, inv_total, curve_of, mult, mult_later, cells, overall)
     cells[:, ~defined] = np.nan
     if total_den <= 0:
         overall[:] = np.nan

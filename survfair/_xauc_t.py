@@ -11,6 +11,12 @@ the kernel), controls as censored at time 1, so the kernel's cell (a, b) is
 the cross-group version of the estimator of Uno et al. (2007) / Hung & Chiang (2010) that
 scikit-survival's ``cumulative_dynamic_auc`` computes. Censored individuals with time <= t are
 neither cases nor controls.
+
+Competing risks (``cause=``): cases are the events of the cause of interest by t; the controls
+are everyone event-free at t and, by default, also those with a competing event by t (the second
+definition of Blanche, Dartigues & Jacqmin-Gadda 2013, riskRegression's ``Score``), weighing
+1 / K_b(t) and 1 / K_b(time_j) -- no longer constant within a cell, so the controls carry them as
+case weights of the kernel.
 """
 
 from __future__ import annotations
@@ -57,6 +63,8 @@ def xauc_t(
     cluster: Any = None,
     entry: Any = None,
     weights: Any = None,
+    cause: int | None = None,
+    controls: str = "all",
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_jobs: int | None = None,
@@ -109,6 +117,18 @@ def xauc_t(
         Case weights (finite, >= 0; sampling weights, as :func:`xci`): a case-control pair weighs
         w_i w_j / K_a(time_i), and the censoring Kaplan-Meier is weighted. ``cases`` and
         ``controls`` stay counts of rows; ``weighted_cases`` is sum w_i / K_a(time_i).
+    cause : int, optional
+        Competing risks: ``event`` holds cause codes (0 = censored, 1..K = causes) and the cases
+        are the events of cause ``cause`` by t (Blanche, Dartigues & Jacqmin-Gadda 2013). A case
+        weighs 1 / K_a(time_i) as above; the censoring Kaplan-Meier counts every cause as an event.
+        None (default): ``event`` must be 0/1.
+    controls : {"all", "event_free"}, default="all"
+        With ``cause``, who the controls are. ``"all"``: everyone who is not a case -- event-free
+        at t (weight 1 / K_b(t)) or with a competing event by t (weight 1 / K_b(time_j)), Blanche
+        et al.'s second definition and riskRegression's ``Score(..., cause=)``: the AUC of the
+        cumulative incidence of the cause at t. ``"event_free"``: only those event-free at t (their
+        first definition; competing events by t are neither cases nor controls). Without ``cause``
+        the controls are the event-free.
     ci : {"analytic", None}, default="analytic"
         ``"analytic"``: standard errors and intervals (below). None: point estimates only (the
         se / ci columns are NaN), which saves the per-individual contributions (the intervals
@@ -174,6 +194,10 @@ def xauc_t(
 
     Kallus, N. & Zhou, A. (2019). The Fairness of Risk Scores Beyond Classification. NeurIPS 32.
 
+    Blanche, P., Dartigues, J.-F. & Jacqmin-Gadda, H. (2013). Estimating and comparing
+    time-dependent areas under receiver operating characteristic curves for censored event times
+    with competing risks. Statistics in Medicine 32(30), 5381-5397.
+
     Examples
     --------
     >>> import survfair
@@ -198,28 +222,22 @@ def xauc_t(
     0.3536
     """
     censoring = check_option(censoring, "censoring", CENSORING)
+    controls = check_option(controls, "controls", ("all", "event_free"))
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     ci = check_option(ci, "ci", ("analytic", None))
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
-                                               entry=entry, weights=weights)
+                                               entry=entry, weights=weights, cause=cause)
     warn_excluded_rows(n_excluded, stacklevel=2)
     horizons = check_horizons(times, sample.time)
     curves = fit_censoring(sample, censoring)
     g = sample.n_groups
+    competing_controls = sample.competing is not None and controls == "all"
 
-    inverse = np.ones(sample.n_samples)
-    events = np.flatnonzero(sample.event & (sample.time <= horizons[-1]))
-    for code in range(g):
-        members = events[sample.group_codes[events] == code]
-        if members.size == 0:
-            continue
-        k = curves.evaluate(code, sample.time[members])
-        bad = ~(k > 0)
-        if bad.any():
-            first = members[np.flatnonzero(bad)[0]]
-            raise_positivity(curves, code, float(sample.time[first]), float(k[np.flatnonzero(bad)[0]]))
-        inverse[members] = 1.0 / k
+    weighted_rows = sample.event
+    if competing_controls:  # the competing events by the last horizon are controls with weights
+        weighted_rows = sample.event | sample.competing
+    inverse = _inverse_at_own_time(curves, sample, np.flatnonzero(weighted_rows & (sample.time <= horizons[-1])))
 
     threads = kernel_threads(check_n_jobs(n_jobs))
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
@@ -232,21 +250,30 @@ def xauc_t(
     for t in horizons:
         case = sample.event & (sample.time <= t)
         control = sample.time > t
+        if competing_controls:
+            control = control | (sample.competing & (sample.time <= t))
         rows = case | control
         codes = sample.group_codes[rows]
+        case_weight = None if sample.weights is None else sample.weights[rows]
+        if competing_controls:  # controls weigh 1 / K_b(t) (event-free) or 1 / K_b(time_j) (competing)
+            factor = _control_factors(curves, sample, case, control, inverse, t)
+            case_weight = factor[rows] if case_weight is None else case_weight * factor[rows]
         options = dict(tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0), n_jobs=threads,
-                       case_weight=None if sample.weights is None else sample.weights[rows])
+                       case_weight=case_weight)
         if sample.entry is None:  # cases as events at time 0, controls as censored at time 1
             kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
         else:  # real times, so that entry_j < time_i can be read; a case is never a later member
-            kernel_input = (sample.time[rows], case[rows], codes, sample.risk[rows], g)
+            # (a competing control, whose own time may precede a case's, is placed after every case)
+            kernel_time = np.where(case | (sample.time > t), sample.time, t + 1.0)
+            kernel_input = (kernel_time[rows], case[rows], codes, sample.risk[rows], g)
             options["entry"] = np.where(case, sample.time, sample.entry)[rows]
         if ci is None:
             counts, _ = count_pairs(*kernel_input, **options)
             se = np.full(g * g, np.nan)
         else:
             counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
-            cells = _influence_cells(sample, rows, parts, counts, time_position, curve_of)
+            cells = _influence_cells(sample, rows, parts, counts, time_position, curve_of,
+                                     controls_at=t if competing_controls else None)
             if sample.cluster is not None:  # cluster-robust: each cluster's influence summed first
                 cells = sum_by_cluster(cells, sample.cluster[by_time])
             se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
@@ -445,7 +472,40 @@ class XAUCtResult:
                 f"censoring={self.censoring!r}, ci_method={self.ci_method!r})")
 
 
-def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weights_estimated=True) -> np.ndarray:
+def _inverse_at_own_time(curves, sample, members: np.ndarray) -> np.ndarray:
+    """1 / K_g(time_m) for the rows ``members`` (1 elsewhere), raising when a K is 0 or undefined."""
+    inverse = np.ones(sample.n_samples)
+    for code in range(sample.n_groups):
+        mine = members[sample.group_codes[members] == code]
+        if mine.size == 0:
+            continue
+        k = curves.evaluate(code, sample.time[mine])
+        bad = ~(k > 0)
+        if bad.any():
+            first = np.flatnonzero(bad)[0]
+            raise_positivity(curves, code, float(sample.time[mine[first]]), float(k[first]))
+        inverse[mine] = 1.0 / k
+    return inverse
+
+
+def _control_factors(curves, sample, case, control, inverse, t) -> np.ndarray:
+    """Competing risks: every control's censoring weight at horizon t -- 1 / K_b(t) when event-free
+    at t, 1 / K_b(time_j) (``inverse``) when its competing event came by t."""
+    factor = np.ones(sample.n_samples)
+    competing = control & (sample.time <= t)
+    factor[competing] = inverse[competing]
+    for code in range(sample.n_groups):
+        free = control & ~competing & (sample.group_codes == code)
+        if free.any():
+            k = float(curves.evaluate(code, np.array([t]))[0])
+            if not k > 0:
+                raise_positivity(curves, code, float(t), k)
+            factor[free] = 1.0 / k
+    return factor
+
+
+def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weights_estimated=True,
+                     controls_at=None) -> np.ndarray:
     """Influence rows (n, G*G), in time order, of the cells at one horizon (see :func:`xauc_t`).
 
     The kernel saw only the cases and controls (``rows``, a mask), in its own time order; everyone
@@ -453,20 +513,42 @@ def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weigh
     rows, at their positions in the time order of everyone (``time_position``), before the
     influence rows are formed (one inverse-K factor per pair: the case's own group's curve).
     ``weights_estimated=False`` leaves out the Kaplan-Meier term (weights treated as known).
+
+    ``controls_at`` (competing risks with weighted controls: the horizon t) adds the controls' own
+    factors to the Kaplan-Meier term: a competing control's 1 / K_b(time_j) at its own time, an
+    event-free control's 1 / K_b(t) at t (its sums are placed at the last row with time <= t, so
+    that exactly the censorings up to t see them).
     """
     n, g = sample.n_samples, sample.n_groups
     by_time = np.empty_like(time_position)
     by_time[time_position] = np.arange(n)
-    position = time_position[np.flatnonzero(rows)[parts.order]]
+    selected = np.flatnonzero(rows)[parts.order]
+    position = time_position[selected]
     placed = []
     for values in (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator, parts.later_denominator):
         everyone = np.zeros((n, g))
         everyone[position] = values
         placed.append(everyone)
-    contributions = IndividualContributions(*placed, order=by_time)
+    second, point = None, None
+    if controls_at is not None and weights_estimated:
+        # competing controls: their own factor at their own time, at their own position
+        free = sample.time[selected] > controls_at
+        sources = []
+        for values in (parts.later_numerator, parts.later_denominator):
+            everyone = np.zeros((n, g))
+            everyone[position[~free]] = values[~free]
+            sources.append(everyone)
+        second = (np.zeros((n, g)), np.zeros((n, g)), *sources)
+        # event-free controls: the factor at t, as sums per cell (a, b) at the last row with time <= t
+        cell = np.arange(g)[None, :] * g + sample.group_codes[selected][free][:, None]
+        point = (np.searchsorted(sample.time[by_time], controls_at, side="right") - 1,
+                 np.bincount(cell.ravel(), weights=parts.later_numerator[free].ravel(), minlength=g * g),
+                 np.bincount(cell.ravel(), weights=parts.later_denominator[free].ravel(), minlength=g * g))
+    contributions = IndividualContributions(*placed, order=by_time, second_kind=second)
     mult = censoring_multiplicity(curve_of, g, later_factor=False) if weights_estimated else np.zeros((0, g * g))
     cells, _ = influence_rows(
-        sample.time[by_time], sample.event[by_time], sample.group_codes[by_time], contributions,
+        sample.time[by_time], sample.observed[by_time], sample.group_codes[by_time], contributions,
         counts.numerator.ravel(), counts.denominator.ravel(), curve_of, mult, time_ordered_options(sample, by_time),
+        point,
     )
     return cells
