@@ -282,7 +282,8 @@ def compare(
     if len(models) == 0:
         raise TypeError("models must contain at least one entry.")
     # time, event and group are checked once, before any model: their errors name no model
-    check_survival_inputs(time, event, group, data=data, groups=xci_kwargs.get("groups"), require_risk=False)
+    check_survival_inputs(time, event, group, data=data, groups=xci_kwargs.get("groups"), require_risk=False,
+                          cause=xci_kwargs.get("cause"))
     check_feature_keys(models, X)
     results: dict[str, XCIResult] = {}
     scores: dict[str, np.ndarray] = {}

@@ -236,10 +236,12 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
                 f"the results are not on the same rows: {label} differs at rows {rows} "
                 f"({int(differ.sum())} rows); a paired comparison needs the same people in the same order."
             )
-    c1, c2 = s1.cluster, s2.cluster
-    if (c1 is None) != (c2 is None) or (c1 is not None and not np.array_equal(c1, c2)):
-        raise ValueError("the results have different clusters (cluster=): compute both with the same clusters, "
-                         "or both without.")
+    for name, option, what in (("cluster", "cluster", "clusters"), ("entry", "entry", "entry times"),
+                               ("weights", "weights", "case weights"), ("competing", "cause", "competing events")):
+        c1, c2 = getattr(s1, name), getattr(s2, name)
+        if (c1 is None) != (c2 is None) or (c1 is not None and not np.array_equal(c1, c2)):
+            raise ValueError(f"the results have different {what} ({option}=): compute both with the same "
+                             f"{what}, or both without.")
     for name in ("method", "tau", "censoring", "tied_tol", "strict"):  # the settings as the results use them
         if getattr(first, name) != getattr(second, name):
             raise ValueError(

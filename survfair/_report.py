@@ -362,6 +362,9 @@ def _settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str
             items["entry"] = "delayed entry: pairs and censoring risk sets on (entry, time]"
         if result.weighted:
             items["weights"] = "case weights (sampling weights): pairs weigh w_i w_j"
+        if result.cause is not None:
+            items["cause of interest"] = (f"{result.cause}: cause-specific xCI under competing risks (Wolbers et al. "
+                                          "2014); competing events are events of the censoring fit")
     if result is not None:
         items.update({"intervals": result.ci_method or "none", "confidence level": percent(result.confidence_level, 0)})
     key = lambda text: str(text).replace("_", " ").lower()  # noqa: E731

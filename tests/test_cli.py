@@ -714,3 +714,29 @@ def test_entry_and_weights_options(csv_file, tmp_path, capsys):
         assert main(argv) == 2
         line = _one_error_line(capsys.readouterr().err)
         assert message in line, line
+
+
+def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
+    path, frame = csv_file
+    rng = np.random.default_rng(1)
+    extended = tmp_path / "competing.csv"
+    status = np.where(frame["e"] == 1, rng.choice([1, 2], len(frame)), 0)
+    frame.assign(status=status).to_csv(extended, index=False)
+    args = ["audit", "--data", str(extended), "--time", "t", "--event", "status", "--group", "sex", "--risk", "score",
+            "--tau", "20", "--cause", "1"]
+    assert main([*args, "--horizon", "10", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    expected = survfair.xci("t", "status", "sex", "score", data=pd.read_csv(extended), tau=20, cause=1)
+    assert payload[0]["cause"] == 1
+    assert payload[0]["overall"] == pytest.approx(expected.overall, rel=1e-12)
+    assert main(args) == 0
+    assert "competing risks: cause 1" in capsys.readouterr().out
+    for argv, message in [
+        (args[:-2] + ["--cause", "3"], "cause=3 does not occur in event (causes present: [1, 2])"),
+        ([*args[:11], "--tau", "20"], "event must be boolean or 0/1"),
+        (["audit", "--cause", "1"], "--cause needs --data"),
+        ([*args, "--horizon", "10", "--predicted", "score"], "--predicted (calibration within groups) does not support"),
+    ]:
+        assert main(argv) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line

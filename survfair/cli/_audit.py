@@ -107,6 +107,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     data.add_argument("--weights", metavar="COL",
                       help="column of case weights (>= 0; sampling or inverse-probability weights, e.g. of a "
                            "case-cohort design): a pair weighs w_i w_j, the censoring Kaplan-Meier is weighted")
+    data.add_argument("--cause", metavar="K", type=int,
+                      help="competing risks: --event holds cause codes (0 = censored, 1..K = causes) and K is the "
+                           "event of interest; other causes are competing events (cause-specific xCI of Wolbers et "
+                           "al. 2014; with --horizon, every non-case is a control)")
     add_estimator_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=["table", "json", "csv"], default="table",
@@ -177,6 +181,8 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         settings += "; delayed entry"
     if result.weighted:
         settings += "; case weights"
+    if result.cause is not None:
+        settings += f"; competing risks: cause {result.cause} (cause-specific xCI)"
     lines = [f"== {name} ==", "findings:", found.to_text(), "",
              f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
     if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
@@ -296,6 +302,8 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
     for role in ROW_OPTIONS:
         if getattr(args, role, None):
             options[role] = getattr(args, role)
+    if args.cause is not None:
+        options["cause"] = args.cause
     if args.ci == "bootstrap":
         options.update(n_resamples=args.n_resamples, random_state=args.seed,
                        bootstrap_method=args.bootstrap_method,
@@ -360,6 +368,8 @@ def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
     for role in ("entry", "weights"):
         if getattr(args, role, None):
             settings[role] = getattr(args, role)
+    if args.cause is not None:
+        settings["cause of interest"] = f"{args.cause} (other causes of {args.event} are competing events)"
     if getattr(args, "predicted", None):
         settings["predicted risks (horizon: column)"] = ", ".join(
             f"{t:g}: {c}" for t, c in zip(args.horizon, args.predicted))
@@ -397,13 +407,18 @@ def _check(args: argparse.Namespace) -> list[str] | None:
         if args.horizon:
             raise CLIError("--horizon needs a survival audit (--time and --event), not a binary one.")
         given = [f"--{role}" for role in ROW_OPTIONS if getattr(args, role, None)]
+        given += ["--cause"] if args.cause is not None else []
         if given:
             raise CLIError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} a survival audit (--time and "
-                           "--event); the binary xAUC audit takes neither clusters, entry times nor case weights.")
+                           "--event); the binary xAUC audit takes neither clusters, entry times, case weights nor "
+                           "causes.")
         if args.report and len(args.risk) > 1:
             raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
     elif getattr(args, "predicted", None) and not args.data:
         raise CLIError("--predicted needs --data (a survival audit with --time and --event).")
+    elif getattr(args, "predicted", None) and args.cause is not None:
+        raise CLIError("--predicted (calibration within groups) does not support competing risks yet; audit the "
+                       "concordance with --cause, or calibrate without --cause.")
     elif args.data:
         missing = [flag for flag, value in (("--time", args.time), ("--event", args.event),
                                             ("--group", args.group), ("--risk", args.risk)) if not value]
@@ -413,6 +428,7 @@ def _check(args: argparse.Namespace) -> list[str] | None:
         if args.horizon:
             raise CLIError("--horizon needs --data (the flchain demo audits the concordance only).")
         given = [f"--{role}" for role in ROW_OPTIONS if getattr(args, role, None)]
+        given += ["--cause"] if args.cause is not None else []
         if given:
             raise CLIError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} --data.")
         given = [flag for flag, value in (("--time", args.time), ("--event", args.event), ("--group", args.group),

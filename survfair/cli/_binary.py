@@ -242,6 +242,7 @@ def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
     with library_errors(column_roles(args)), library_notes() as notes:
         result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
                         censoring=censoring, ci="analytic" if intervals else None, confidence_level=level,
+                        cause=getattr(args, "cause", None),
                         **{role: getattr(args, role, None) or None for role in ROW_OPTIONS})
     return result, notes
 
