@@ -112,8 +112,8 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame indexed by group (plus the totals row "all", or "(all)" when a group is called "all"). For an XCIResult the columns are n, events,
-    censored, censored_pct and, for IPCW, min_censoring_survival (smallest K_g used as a
+    DataFrame indexed by group (plus the totals row "all", or "(all)" when a group is called "all"). For an XCIResult the columns are n, events
+    (of the cause of interest under competing risks, followed by competing_events), censored, censored_pct and, for IPCW, min_censoring_survival (smallest K_g used as a
     weight); for an XAUCResult n, positives, negatives, positive_pct.
     """
     if isinstance(result, XAUCResult):
@@ -129,7 +129,11 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
     for g in result.groups:
         sizes = result.group_sizes.get(g, {})
         n, events = int(sizes.get("n", 0)), int(sizes.get("events", 0))
-        rows[g] = {"n": n, "events": events, "censored": n - events}
+        if "competing_events" in sizes:  # competing risks: events of the cause, competing, censored
+            competing = int(sizes["competing_events"])
+            rows[g] = {"n": n, "events": events, "competing_events": competing, "censored": n - events - competing}
+        else:
+            rows[g] = {"n": n, "events": events, "censored": n - events}
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.loc[_total_label(result.groups)] = frame.sum()
     frame["censored_pct"] = (100.0 * frame["censored"] / frame["n"].where(frame["n"] > 0)).round(1)
@@ -762,7 +766,9 @@ def write_report(
     summary_note = (
         "Per group: rows analysed, positives, negatives and the share of positives."
         if binary
-        else "Per group: rows analysed, events, censored rows; min_censoring_survival is the smallest "
+        else "Per group: rows analysed, events"
+        + (" of the cause of interest, competing events (other causes)" if getattr(main, "cause", None) else "")
+        + ", censored rows; min_censoring_survival is the smallest "
         "censoring survival K_g used as an IPCW weight (positivity: weights up to 1/K^2)."
     )
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [

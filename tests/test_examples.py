@@ -23,6 +23,8 @@ EXAMPLES = {
                                  "cluster bootstrap"],
     "entry_and_weights.py": ["xCI with and without delayed entry", "against the full cohort",
                              "largest error against the full cohort"],
+    "competing_risks.py": ["cause-specific xCI vs deaths treated as censored",
+                           "largest change of a cell when deaths are treated as censored", "event_free"],
 }
 OUTPUTS = {
     "flchain_unawareness.py": ["flchain_risk_densities_before.png", "flchain_forest.png", "flchain_unawareness_after.html"],
@@ -34,6 +36,7 @@ OUTPUTS = {
     "calibration_pbc.py": ["pbc_xci.png", "pbc_calibration.png", "pbc_oe.png", "pbc_report.html"],
     "clustered_retinopathy.py": ["retinopathy_forest.png", "retinopathy_report.html"],
     "entry_and_weights.py": ["flchain_entry_report.html"],
+    "competing_risks.py": ["mgus2_competing_report.html"],
 }
 
 
