@@ -8,7 +8,7 @@ largest n with 8 groups (measured in a fresh subprocess).
     python benchmarks/bench_xci.py            # n = 10^3 ... 10^7 (about 15 minutes)
     python benchmarks/bench_xci.py --max-n 1e5 --repeats 3
     python benchmarks/bench_xci.py --threads   # only: xci time against n_jobs (n = 10^6, 10^7)
-    python benchmarks/bench_xci.py --epi       # only: cluster / entry / weights against plain xci
+    python benchmarks/bench_xci.py --epi       # only: cluster / entry / weights / cause against plain xci
 
 The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
 what the per-group passes on several threads give (the results are bit-identical).
@@ -57,9 +57,11 @@ def _survfair(method: str, n_groups: int, **options):
     def run(data):
         time_, event, _, risk = data
         group = data[2] % n_groups
+        given = dict(options)
+        event = given.pop("event", event)  # cause codes for cause=
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **{"n_jobs": 1, **options})
+            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **{"n_jobs": 1, **given})
     return run
 
 
@@ -167,7 +169,7 @@ def threads_table(repeats: int, max_n: float) -> int:
 
 
 def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
-    """Median seconds of xci with each data-structure option (cluster=, entry=, weights=) against
+    """Median seconds of xci with each data-structure option (cluster=, entry=, weights=, cause=) against
     the plain estimator, in one run (IPCW, tau = 2, n_jobs = 1), point estimate and analytic intervals."""
     data = cohort(n, n_groups)
     rng = np.random.default_rng(1)
@@ -176,11 +178,14 @@ def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
         "cluster=": {"cluster": rng.integers(0, n // 10, n)},
         "entry=": {"entry": data[0] * rng.uniform(0.0, 0.9, n)},
         "weights=": {"weights": rng.choice([0.5, 1.0, 2.0, 4.0], n)},
+        # competing risks: half of the events become a competing cause (the same rows, times, risks)
+        "cause=": {"event": np.where(data[1], rng.choice([1, 2], n), 0), "cause": 1},
     }
-    options["all three"] = {k: v for extra in list(options.values())[1:] for k, v in extra.items()}
+    options["all three"] = {k: v for name in ("cluster=", "entry=", "weights=") for k, v in options[name].items()}
+    options["all four"] = {k: v for extra in list(options.values())[1:5] for k, v in extra.items()}
     small = tuple(column[:2000] for column in data)
     for extra in options.values():  # compile outside the timings
-        _survfair("ipcw", n_groups, ci="analytic", **{k: v[:2000] for k, v in extra.items()})(small)
+        _survfair("ipcw", n_groups, ci="analytic", **{k: (v[:2000] if k != "cause" else v) for k, v in extra.items()})(small)
     print(f"Machine: {platform.processor() or platform.machine()}; n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, "
           f"n_jobs = 1; median of {repeats} runs; seconds (ratio to plain in the same column).\n")
     print("| option | point estimate | ratio | analytic intervals | ratio |")
