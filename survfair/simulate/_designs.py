@@ -1,5 +1,6 @@
 """Cohort designs beyond the log-normal model: proportional hazards and accelerated failure time,
-group-specific baselines and censoring, and their true xCI.
+group-specific baselines and censoring, the structures of registry data (competing events,
+delayed entry, case-cohort sampling with weights), and their true xCI.
 
 A design is a frozen description of a data-generating process; :meth:`CohortDesign.draw`
 simulates cohorts from it and :meth:`CohortDesign.true_xci` gives its population xCI by Monte
@@ -138,6 +139,16 @@ class CohortDesign:
         Per group: rate of the exponential censoring (0 = none), in 1 / unit of time.
     administrative : float
         End of follow-up (inf = none).
+    competing_rate : tuple of float
+        Per group: rate of an exponential competing event D (cause 2; 0 = none), in 1 / unit of
+        time, independent of T: the observed time is min(T, D, C) with cause 1 (T first), 2 (D
+        first) or 0 (censored).
+    entry_max : float
+        Delayed entry (0 = none): each person enters at E ~ Uniform(0, entry_max) and is seen only
+        if still under observation then (min(T, D, C) > E, left truncation).
+    noncase_fraction : float
+        Case-cohort sampling (1 = none): every event of cause 1 is kept and every other person with
+        this probability, weighing 1 / noncase_fraction.
     """
 
     model: str
@@ -151,6 +162,14 @@ class CohortDesign:
     score: str
     censoring_rate: tuple
     administrative: float
+    competing_rate: tuple = ()
+    entry_max: float = 0.0
+    noncase_fraction: float = 1.0
+
+    @property
+    def competing(self) -> bool:
+        """Whether the design has a competing event (its cohorts then carry cause codes)."""
+        return any(rate > 0 for rate in self.competing_rate)
 
     # -- event times -------------------------------------------------------------------------
     def _event_times(self, code: np.ndarray, z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -175,14 +194,40 @@ class CohortDesign:
     def draw(self, n: int, random_state: Any = None) -> pd.DataFrame:
         """Simulate a cohort of ``n`` people.
 
+        With delayed entry, people are drawn until ``n`` of them are under observation at their
+        entry (the ``n`` rows are that observed cohort); with case-cohort sampling, the ``n``-person
+        cohort is then sampled (fewer rows are returned, each with its weight).
+
         Returns
         -------
-        DataFrame of shape (n, 7)
-            ``time`` (min(T, C)), ``event`` (T <= C), ``group``, ``z``, ``risk`` (higher = earlier
-            event), ``event_time`` (T) and ``censoring_time`` (C, inf when not censored by design).
+        DataFrame of shape (rows, 7 or more)
+            ``time`` (min(T, C), or min(T, D, C) with a competing event), ``event`` (the event of
+            interest observed: T first), ``group``, ``z``, ``risk`` (higher = earlier event),
+            ``event_time`` (T) and ``censoring_time`` (C, inf when not censored by design); with a
+            competing event also ``status`` (0 censored, 1 the event, 2 the competing event: pass
+            ``event="status", cause=1``) and ``competing_time`` (D); with delayed entry ``entry``
+            (E < time); with case-cohort sampling ``weight``.
         """
         n = check_scalar(n, "n", "integer", low=1)
         rng = random_generator(random_state)
+        if self.entry_max > 0:  # left truncation: draw batches until n people are seen
+            parts, seen = [], 0
+            while seen < n:
+                part = self._people(max(2 * (n - seen), 64), rng)
+                part = part[part["entry"] < part["time"]]
+                parts.append(part)
+                seen += len(part)
+            frame = pd.concat(parts, ignore_index=True).iloc[:n].reset_index(drop=True)
+        else:
+            frame = self._people(n, rng)
+        if self.noncase_fraction < 1:
+            keep = frame["event"].to_numpy() | (rng.random(len(frame)) < self.noncase_fraction)
+            frame = frame[keep].reset_index(drop=True)
+            frame["weight"] = np.where(frame["event"], 1.0, 1.0 / self.noncase_fraction)
+        return frame
+
+    def _people(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
+        """n people from the population, before delayed entry and sampling are applied."""
         code = rng.choice(len(self.groups), size=n, p=np.asarray(self.proportions))
         z = rng.standard_normal(n)
         event_time = self._event_times(code, z, rng)
@@ -191,9 +236,26 @@ class CohortDesign:
         random = rates > 0
         censor[random] = stats.expon.rvs(size=int(random.sum()), random_state=rng) / rates[random]
         censor = np.minimum(censor, self.administrative)
-        return pd.DataFrame({"time": np.minimum(event_time, censor), "event": event_time <= censor,
-                             "group": label_array(self.groups)[code],
-                             "z": z, "risk": self._risk(code, z), "event_time": event_time, "censoring_time": censor})
+        frame = pd.DataFrame({"time": np.minimum(event_time, censor), "event": event_time <= censor,
+                              "group": label_array(self.groups)[code],
+                              "z": z, "risk": self._risk(code, z), "event_time": event_time, "censoring_time": censor})
+        if self.competing:
+            competing_time = self._competing_times(code, rng)
+            first = np.minimum(event_time, competing_time)
+            frame["time"] = np.minimum(first, censor)
+            frame["event"] = (event_time <= competing_time) & (event_time <= censor)
+            frame["status"] = np.where(frame["event"], 1, np.where(competing_time <= censor, 2, 0))
+            frame["competing_time"] = competing_time
+        if self.entry_max > 0:
+            frame["entry"] = rng.uniform(0.0, self.entry_max, n)
+        return frame
+
+    def _competing_times(self, code: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        rates = np.asarray(self.competing_rate)[code]
+        times = np.full(code.shape[0], np.inf)
+        positive = rates > 0
+        times[positive] = stats.expon.rvs(size=int(positive.sum()), random_state=rng) / rates[positive]
+        return times
 
     def censored_fraction(self, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
         """Expected share of censored people per group (Monte Carlo on ``n`` draws per group)."""
@@ -204,8 +266,11 @@ class CohortDesign:
         return pd.Series(fractions, name="censored_fraction")
 
     def _group_times(self, code: int, n: int, random_state: Any) -> np.ndarray:
+        """First event times (of any cause) of ``n`` members of group ``code``."""
         rng = random_generator(random_state)
-        return self._event_times(np.full(n, code), rng.standard_normal(n), rng)
+        codes = np.full(n, code)
+        times = self._event_times(codes, rng.standard_normal(n), rng)
+        return np.minimum(times, self._competing_times(codes, rng)) if self.competing else times
 
     # -- the truth ---------------------------------------------------------------------------
     def true_xci(self, tau: float | None = None, *, n_per_group: int = 1_000_000, random_state: Any = 0) -> TrueXCI:
@@ -214,7 +279,11 @@ class CohortDesign:
         With ``tau`` the truncated estimand of eq. 5 (Wang et al. 2026), the target of IPCW:
         P(R_i > R_j | T_i < T_j, T_i < tau). The Monte-Carlo SE is the analytic (U-statistic)
         standard error of each cell on that sample. Equal numbers per group (the cells do not
-        depend on the proportions).
+        depend on the proportions). With a competing event, the cause-specific estimand of Wolbers
+        et al. (2014) that ``xci(..., cause=1)`` estimates: i's event (T_i first, before ``tau``)
+        against j still free of both events at T_i or whose competing event came first. Delayed
+        entry and case-cohort sampling describe how a cohort is observed, not the population:
+        they leave the truth alone.
 
         Parameters
         ----------
@@ -239,8 +308,18 @@ class CohortDesign:
         z = rng.standard_normal(code.shape[0])
         event_time = self._event_times(code, z, rng)
         event = np.ones(code.shape[0], bool) if tau is None else event_time < tau
-        result = xci(event_time, event, label_array(self.groups)[code], self._risk(code, z), method="naive",
-                     groups=list(self.groups))
+        labels, risk = label_array(self.groups)[code], self._risk(code, z)
+        if self.competing:  # uncensored causes: 1 when T comes first, 2 when D does
+            competing_time = self._competing_times(code, rng)
+            first = np.minimum(event_time, competing_time)
+            status = np.where(event_time <= competing_time, 1, 2)
+            if tau is not None:  # events after tau are later than every event before it, whatever their cause
+                status = np.where(first < tau, status, 0)
+            if not (status == 1).any():
+                raise ValueError("true_xci: no event of cause 1 before tau in the reference sample; raise tau.")
+            result = xci(first, status, labels, risk, method="naive", groups=list(self.groups), cause=1)
+        else:
+            result = xci(event_time, event, labels, risk, method="naive", groups=list(self.groups))
         deltas = {}
         for i, a in enumerate(self.groups):
             for b in self.groups[i + 1:]:
@@ -253,7 +332,9 @@ class CohortDesign:
         """JSON-safe description of the design."""
         return json_safe({k: getattr(self, k) for k in ("model", "family", "proportions", "shape", "scale",
                                                           "group_effect", "beta", "score", "censoring_rate",
-                                                          "administrative")} | {"groups": [str(g) for g in self.groups]})
+                                                          "administrative", "competing_rate", "entry_max",
+                                                          "noncase_fraction")}
+                         | {"groups": [str(g) for g in self.groups]})
 
 
 def _censored(times: np.ndarray, rate: float, end: float) -> float:
@@ -302,7 +383,8 @@ def _finish(design: CohortDesign, censoring: Any) -> CohortDesign:
 
 
 def _build(model: str, family: str, groups: Mapping, shape: tuple, scale: tuple, group_effect: Any, beta: Any,
-           score: str, censoring: Any, administrative: Any) -> CohortDesign:
+           score: str, censoring: Any, administrative: Any, competing: Any = None, entry: Any = None,
+           case_cohort: Any = None) -> CohortDesign:
     """The validation both builders share; ``shape`` and ``scale`` are (argument name, value,
     whether it must be > 0)."""
     labels, shares = _check_groups(groups)
@@ -318,8 +400,19 @@ def _build(model: str, family: str, groups: Mapping, shape: tuple, scale: tuple,
         censoring_rate=(0.0,) * len(labels),
         administrative=np.inf if administrative is None else check_scalar(administrative, "administrative", "real",
                                                                            **positive),
+        competing_rate=(0.0,) * len(labels) if competing is None else _competing_rates(competing, labels),
+        entry_max=0.0 if entry is None else check_scalar(entry, "entry", "real", **positive),
+        noncase_fraction=1.0 if case_cohort is None else check_scalar(case_cohort, "case_cohort", "real", low=0,
+                                                                      high=1, closed="right"),
     )
     return _finish(design, censoring)
+
+
+def _competing_rates(competing: Any, labels: tuple) -> tuple:
+    """The ``competing`` argument: {"rate": r}, one rate or one per group (1 / unit of time)."""
+    if not isinstance(competing, Mapping) or set(competing) != {"rate"}:
+        raise ValueError("competing must be None or {'rate': r}, r one number or one per group (1 / unit of time).")
+    return _per_group(competing["rate"], labels, "competing rate", low=0)
 
 
 def ph_design(
@@ -333,6 +426,9 @@ def ph_design(
     score: str = "with_group",
     censoring: Any = None,
     administrative: float | None = None,
+    competing: Any = None,
+    entry: float | None = None,
+    case_cohort: float | None = None,
 ) -> CohortDesign:
     """A proportional-hazards design: h(t | g, z) = h0_g(t) exp(group_effect_g + beta z).
 
@@ -357,6 +453,17 @@ def ph_design(
         fraction f (solved numerically, including the administrative end); one value or one per group.
     administrative : float, optional
         End of follow-up (the same for everyone).
+    competing : None or {"rate": r}, optional
+        A competing event (cause 2) with exponential time of rate r (1 / unit of time), one value or
+        one per group, independent of the event of interest; cohorts then carry ``status`` codes
+        (audit with ``xci(..., event="status", cause=1)``) and the censoring fraction counts
+        either event as observed.
+    entry : float, optional
+        Delayed entry: entry times E ~ Uniform(0, entry), in the unit of time; only people still
+        under observation at E are drawn (left truncation; audit with ``entry="entry"``).
+    case_cohort : float in (0, 1], optional
+        Case-cohort sampling: every event of interest is kept, every other person with this
+        probability, weighing its inverse (audit with ``weights="weight"``).
 
     Returns
     -------
@@ -378,7 +485,7 @@ def ph_design(
     """
     check_option(baseline, "baseline", PH_BASELINES)
     return _build("ph", baseline, groups, ("shape", shape, True), ("scale", scale, True), group_effect, beta, score,
-                  censoring, administrative)
+                  censoring, administrative, competing, entry, case_cohort)
 
 
 def aft_design(
@@ -392,6 +499,9 @@ def aft_design(
     score: str = "with_group",
     censoring: Any = None,
     administrative: float | None = None,
+    competing: Any = None,
+    entry: float | None = None,
+    case_cohort: float | None = None,
 ) -> CohortDesign:
     """An accelerated-failure-time design: log T = intercept_g + group_effect_g + beta Z + sigma_g ε.
 
@@ -413,7 +523,7 @@ def aft_design(
         Shift of log T for members of each group.
     beta : float, default=-0.5
         Shift of log T per standard deviation of Z.
-    score, censoring, administrative
+    score, censoring, administrative, competing, entry, case_cohort
         As in :func:`ph_design`.
 
     Returns
@@ -434,7 +544,7 @@ def aft_design(
     """
     check_option(distribution, "distribution", AFT_DISTRIBUTIONS)
     return _build("aft", distribution, groups, ("sigma", sigma, True), ("intercept", intercept, False), group_effect,
-                  beta, score, censoring, administrative)
+                  beta, score, censoring, administrative, competing, entry, case_cohort)
 
 
 def ph_xci_integral(design: CohortDesign, a: Any, b: Any, n_nodes: int = 80) -> float:
