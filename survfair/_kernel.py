@@ -134,6 +134,29 @@ def _fenwick_sum(tree, offset, slot):
 
 
 @cached_njit(nogil=True)
+def _tie_window(m, column, words, blocks, codes, lower_bound, tie_row, upper_bound):
+    """Event m against a counting rank set of group ``column``: (members with a risk below
+    r_m - tol, members within the tie window, whether the window may hold a member other than m,
+    which is when the second query is made)."""
+    lower = _rankset_count_below(words, blocks, lower_bound[m, column])
+    t_row = tie_row[m]
+    window = t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (codes[m] == column)
+    if not window:
+        return lower, 0, False
+    return lower, _rankset_count_below(words, blocks, upper_bound[t_row, column]) - lower, True
+
+
+@cached_njit(nogil=True)
+def _weighted_score(m, column, window, weights, weight_blocks, lower_bound, tie_row, upper_bound, strict):
+    """Event m against a weighted rank set of group ``column``: the weight below r_m - tol, plus
+    half the weight within the tie window (not if strict)."""
+    below = _weight_below(weights, 0, weight_blocks, 0, lower_bound[m, column])
+    if strict or not window:
+        return below
+    return below + 0.5 * (_weight_below(weights, 0, weight_blocks, 0, upper_bound[tie_row[m], column]) - below)
+
+
+@cached_njit(nogil=True)
 def _column_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing,
     leave_entry, leave_code, leave_rank, leave_weight,
@@ -211,13 +234,7 @@ def _column_pass(
                 if not event[m]:
                     continue
                 row = codes[m]
-                lower = _rankset_count_below(words, blocks, lower_bound[m, column])
-                not_higher = lower
-                t_row = tie_row[m]
-                window = t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (row == column)
-                if window:  # another member of the column group has a risk within tied_tol
-                    not_higher = _rankset_count_below(words, blocks, upper_bound[t_row, column])
-                ties = not_higher - lower
+                lower, ties, window = _tie_window(m, column, words, blocks, codes, lower_bound, tie_row, upper_bound)
                 comparable[row] += inserted
                 concordant[row] += lower
                 tied_risk[row] += ties
@@ -232,11 +249,8 @@ def _column_pass(
                         if not np.isfinite(w) and bad < 0:
                             bad = m
                 if has_weight:  # the later members' summed case weights replace their counts
-                    below = _weight_below(weights, 0, weight_blocks, 0, lower_bound[m, column])
-                    up_to = below
-                    if window:
-                        up_to = _weight_below(weights, 0, weight_blocks, 0, upper_bound[t_row, column])
-                    score = below if strict else below + 0.5 * (up_to - below)
+                    score = _weighted_score(m, column, window, weights, weight_blocks, lower_bound, tie_row,
+                                            upper_bound, strict)
                     total = weight_total
                 else:
                     score = lower if strict else lower + 0.5 * ties
@@ -308,23 +322,14 @@ def _competing_column_pass(
                 if not event[m]:
                     continue
                 row = codes[m]
-                lower = _rankset_count_below(words, blocks, lower_bound[m, column])
-                not_higher = lower
-                t_row = tie_row[m]
-                window = t_row >= 0 and upper_bound[t_row, column] - lower_bound[m, column] > (row == column)
-                if window:
-                    not_higher = _rankset_count_below(words, blocks, upper_bound[t_row, column])
-                ties = not_higher - lower
+                lower, ties, window = _tie_window(m, column, words, blocks, codes, lower_bound, tie_row, upper_bound)
                 comparable[row] += inserted
                 concordant[row] += lower
                 tied_risk[row] += ties
                 if weighted:
                     w = 0.0 if (t >= tau or own[m] == 0.0) else own[m]
-                    below = _weight_below(weights, 0, weight_blocks, 0, lower_bound[m, column])
-                    up_to = below
-                    if window:
-                        up_to = _weight_below(weights, 0, weight_blocks, 0, upper_bound[t_row, column])
-                    score = below if strict else below + 0.5 * (up_to - below)
+                    score = _weighted_score(m, column, window, weights, weight_blocks, lower_bound, tie_row,
+                                            upper_bound, strict)
                     total = weight_total
                     if w != 0.0 and not np.isfinite(w * total) and bad < 0:
                         bad = m

@@ -111,3 +111,15 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
 
 def sksurv_censoring(time, event):
     return CensoringDistributionEstimator().fit(Surv.from_arrays(event=event, time=time))
+
+
+def kaplan_meier_term_by_finite_differences(estimate, weights, step=1e-6):
+    """w_k times the derivative, in row k's case weight, of ``estimate(v, v_km)`` with the censoring
+    curves refitted (v_km = v) minus held fixed (v_km = weights): the Kaplan-Meier term of an
+    influence function, one row per k (``estimate`` returns the cells as a flat array)."""
+    rows = []
+    for k in range(len(weights)):
+        v = np.array(weights, dtype=float)
+        v[k] += step
+        rows.append(weights[k] * (estimate(v, v) - estimate(v, weights)) / step)
+    return np.array(rows)

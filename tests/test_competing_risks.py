@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import survfair
 from survfair import _influence
 from survfair._kernel import count_pairs_and_contributions
-from _brute import brute_xci, weighted_censoring_survival
+from _brute import brute_xci, kaplan_meier_term_by_finite_differences, weighted_censoring_survival
 
 HERE = Path(__file__).parent / "fixtures" / "competing"
 
@@ -169,14 +169,8 @@ def test_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     km_term = res.influence.cells - fixed.cells
     base = _weighted_ipcw(time, status, codes, risk, weights, weights, tau)
     np.testing.assert_allclose(base, res.values.ravel(), rtol=1e-12)
-    step = 1e-6
-    expected = np.empty_like(km_term)
-    for k in range(time.size):
-        v = weights.copy()
-        v[k] += step
-        refit = _weighted_ipcw(time, status, codes, risk, v, v, tau)
-        held = _weighted_ipcw(time, status, codes, risk, v, weights, tau)
-        expected[k] = weights[k] * (refit - held) / step
+    expected = kaplan_meier_term_by_finite_differences(
+        lambda v, v_km: _weighted_ipcw(time, status, codes, risk, v, v_km, tau), weights)
     np.testing.assert_allclose(km_term, expected, rtol=1e-4, atol=1e-6)
     assert np.abs(km_term).max() > 1e-3
 
@@ -339,14 +333,8 @@ def test_xauc_t_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     estimated = _xauc_t._influence_cells(sample, rows, parts, counts, position, np.arange(2), controls_at=t)
     fixed = _xauc_t._influence_cells(sample, rows, parts, counts, position, np.arange(2), weights_estimated=False)
     km_term = (estimated - fixed)[position]  # rows back in input order
-    step = 1e-6
-    expected = np.empty_like(km_term)
-    for k in range(time.size):
-        v = weights.copy()
-        v[k] += step
-        refit = _brute_xauc_t(time, status, codes, risk, t, v, v)
-        held = _brute_xauc_t(time, status, codes, risk, t, v, weights)
-        expected[k] = weights[k] * (refit - held) / step
+    expected = kaplan_meier_term_by_finite_differences(
+        lambda v, v_km: _brute_xauc_t(time, status, codes, risk, t, v, v_km), weights)
     np.testing.assert_allclose(km_term, expected, rtol=1e-4, atol=1e-6)
     assert np.abs(km_term).max() > 1e-3
 
