@@ -220,6 +220,19 @@ def xauc_t(
     b b      1         2          1.3333  0.50
     >>> round(float(res.se(4.5).loc["a", "b"]), 4)
     0.3536
+
+    Competing risks: with cause codes and ``cause=1``, the competing event by the horizon (time 2,
+    group b) is a control too (``controls="all"``), weighing 1 / K_b(2); the one at time 5 is an
+    event-free control at t = 4.5 like any other:
+
+    >>> res = survfair.xauc_t([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 1, 1, 2, 1, 1, 0], list("abababab"),
+    ...                       [8, 3, 6, 5, 4, 7, 2, 1], times=[4.5], cause=1)
+    >>> print(res.to_frame()[["a", "b", "cases", "controls", "xauc"]].round(4).to_string(index=False))
+    a b  cases  controls   xauc
+    a a      2         2 1.0000
+    a b      2         3 0.8333
+    b a      1         2 1.0000
+    b b      1         3 0.6667
     """
     censoring = check_option(censoring, "censoring", CENSORING)
     controls = check_option(controls, "controls", ("all", "event_free"))

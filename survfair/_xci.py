@@ -408,6 +408,18 @@ def xci(
     b                  0.6667  0.5
     >>> round(float(res.se.loc["a", "b"]), 4), round(res.overall, 4)
     (0.2309, 0.75)
+
+    Competing risks: cause codes, the event of interest ``cause=1``. The deaths of cause 2 (at
+    times 2 and 4) stay comparable with the later events of cause 1, which treating them as
+    censored would drop:
+
+    >>> t, g, r = [1, 2, 3, 4, 5, 6, 7, 8], list("aabbaabb"), [8, 3, 6, 7, 4, 5, 2, 1]
+    >>> status = [1, 2, 1, 2, 1, 0, 1, 0]
+    >>> res = survfair.xci(t, status, g, r, method="naive", cause=1)
+    >>> res.pair_counts.comparable.tolist()
+    [[5, 7], [4, 5]]
+    >>> survfair.xci(t, [s == 1 for s in status], g, r, method="naive").pair_counts.comparable.tolist()
+    [[4, 6], [2, 4]]
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     method, tau, censoring = settings.method, settings.tau, settings.censoring
