@@ -451,33 +451,47 @@ class PreparedPairs:
 
 
 @cached_njit(nogil=True)
-def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, out_event, out_codes,
-             out_rank, out_lower, out_tie_row):
-    """Fill the time-ordered arrays (one gather by time order, sweeps in risk order); return ``upper``."""
-    n = order.shape[0]
-    n_groups = sizes.shape[0]
-    slot = np.empty(n, out_rank.dtype)  # time-order position of every row
-    for m in range(n):
+def _gather_by_time(order, time, event, codes, slot, out_time, out_event, out_codes, start, stop):
+    """Time-order positions [start, stop): gather the rows, and record each row's position."""
+    for m in range(start, stop):
         j = order[m]
         slot[j] = m
         out_time[m] = time[j]
         out_event[m] = event[j]
         out_codes[m] = codes[j]
-    # risk order: the risk, group and time-order slot of every position, read once at random
-    sorted_risk = np.empty(n, np.float64)
-    code_by_risk = np.empty(n, out_codes.dtype)
-    slot_by_risk = np.empty(n, out_rank.dtype)
-    for k in range(n):
+
+
+@cached_njit(nogil=True)
+def _gather_by_risk(order_risk, risk, codes, slot, sorted_risk, code_by_risk, slot_by_risk, start, stop):
+    """Risk-order positions [start, stop): the risk, group and time-order position, read once at random."""
+    for k in range(start, stop):
         j = order_risk[k]
         sorted_risk[k] = risk[j]
         code_by_risk[k] = codes[j]
         slot_by_risk[k] = slot[j]
-    slot = np.empty(0, out_rank.dtype)  # release it: peak memory at 10^7 rows matters
-    # rows whose tie window [r - tol, r + tol] holds another risk (their upper bounds are kept)
+
+
+@cached_njit(nogil=True)
+def _window_start(sorted_risk, value, tol):
+    """The tie window [value - tol, value + tol] as the risk positions [lo, hi) (binary searches:
+    the same bounds a sweep from position 0 reaches)."""
+    lo = np.searchsorted(sorted_risk, value - tol, side="left")
+    hi = np.searchsorted(sorted_risk, value + tol, side="right")
+    return lo, hi
+
+
+@cached_njit(nogil=True)
+def _count_chunk(sorted_risk, code_by_risk, tol, n_groups, start, stop, members):
+    """Members of each group among the risk positions [start, stop) (into ``members``), and how many
+    of these positions have another risk in their tie window."""
+    n = sorted_risk.shape[0]
+    for k in range(start, stop):
+        members[code_by_risk[k]] += 1
+    if start >= stop:
+        return 0
+    lo, hi = _window_start(sorted_risk, sorted_risk[start], tol)
     n_tied = 0
-    lo = 0
-    hi = 0
-    for k in range(n):
+    for k in range(start, stop):
         value = sorted_risk[k]
         while lo < n and sorted_risk[lo] < value - tol:
             lo += 1
@@ -485,14 +499,28 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
             hi += 1
         if hi - lo > 1:
             n_tied += 1
-    upper = np.empty((n_tied, n_groups), out_lower.dtype)
-    below = np.zeros(n_groups, np.int64)  # members of each group among risks < r - tol
-    upto = np.zeros(n_groups, np.int64)  # ... among risks <= r + tol
-    seen = np.zeros(n_groups, np.int64)  # ... among the risk positions before k
-    lo = 0
-    hi = 0
-    tied = 0
-    for k in range(n):
+    return n_tied
+
+
+@cached_njit(nogil=True)
+def _rank_chunk(sorted_risk, code_by_risk, slot_by_risk, tol, seen, tied, start, stop, out_rank, out_lower,
+                out_tie_row, upper):
+    """Risk positions [start, stop) in order: each row's rank within its group and its tie-window
+    bounds within every group. ``seen`` holds the members of each group before ``start``, ``tied``
+    the rows of ``upper`` used before it."""
+    n = sorted_risk.shape[0]
+    n_groups = seen.shape[0]
+    if start >= stop:
+        return
+    lo, hi = _window_start(sorted_risk, sorted_risk[start], tol)
+    below = seen.copy()  # members of each group among risks < r - tol: the positions before lo
+    for k in range(lo, start):
+        below[code_by_risk[k]] -= 1
+    upto = seen.copy()  # ... among risks <= r + tol: the positions before hi
+    for k in range(start, hi):
+        upto[code_by_risk[k]] += 1
+    seen = seen.copy()
+    for k in range(start, stop):
         value = sorted_risk[k]
         while lo < n and sorted_risk[lo] < value - tol:
             below[code_by_risk[lo]] += 1
@@ -513,33 +541,97 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
             tied += 1
         else:
             out_tie_row[m] = -1
-    for g in range(n_groups):
-        sizes[g] = seen[g]
+
+
+#: Below this many rows a block is not worth a thread's start-up.
+_MIN_BLOCK_ROWS = 50_000
+
+
+def _parts(n: int, n_jobs: int) -> int:
+    """Blocks of at least ``_MIN_BLOCK_ROWS`` rows, at most one per thread."""
+    return max(1, min(int(n_jobs), n // _MIN_BLOCK_ROWS))
+
+
+def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    bounds = np.linspace(0, n, max(1, parts) + 1).astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, out_event, out_codes,
+             out_rank, out_lower, out_tie_row, n_jobs=1):
+    """Fill the time-ordered arrays (one gather by time order, sweeps in risk order); return ``upper``.
+
+    Every step works on contiguous blocks of positions, on ``n_jobs`` threads: the blocks of the
+    rank sweep start from the group counts of the blocks before them (a prefix sum), so the
+    integers written are those of one sweep from the start, whatever ``n_jobs``.
+    """
+    n = order.shape[0]
+    n_groups = sizes.shape[0]
+    index = out_rank.dtype
+    blocks = _chunks(n, _parts(n, n_jobs))
+    run = _runner(len(blocks))
+    slot = np.empty(n, index)  # time-order position of every row
+    run(lambda b: _gather_by_time(order, time, event, codes, slot, out_time, out_event, out_codes, *b), blocks)
+    sorted_risk = np.empty(n, np.float64)
+    code_by_risk = np.empty(n, out_codes.dtype)
+    slot_by_risk = np.empty(n, index)
+    run(lambda b: _gather_by_risk(order_risk, risk, codes, slot, sorted_risk, code_by_risk, slot_by_risk, *b), blocks)
+    del slot  # peak memory at 10^7 rows matters
+    members = np.zeros((len(blocks), n_groups), np.int64)
+    n_tied = run(lambda i: _count_chunk(sorted_risk, code_by_risk, tol, n_groups, *blocks[i], members[i]),
+                 range(len(blocks)))
+    seen = np.vstack([np.zeros((1, n_groups), np.int64), np.cumsum(members, axis=0)])
+    tied = np.concatenate([[0], np.cumsum(n_tied)])
+    upper = np.empty((int(tied[-1]), n_groups), out_lower.dtype)
+    run(lambda i: _rank_chunk(sorted_risk, code_by_risk, slot_by_risk, tol, seen[i], int(tied[i]), *blocks[i],
+                              out_rank, out_lower, out_tie_row, upper), range(len(blocks)))
+    sizes[:] = seen[-1]
     return upper
 
 
+def _runner(workers: int):
+    """``run(function, items)``: the list of ``function(item)``, on ``workers`` threads when > 1
+    (the kernels release the GIL; each call writes only its own block)."""
+    if workers <= 1:
+        return lambda function, items: [function(item) for item in items]
+
+    def run(function, items):
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(function, items))
+
+    return run
+
+
 def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, case_weight=None,
-                  entry=None, competing=None) -> PreparedPairs:
+                  entry=None, competing=None, n_jobs=1) -> PreparedPairs:
     """Sort and rank once; the result can be passed to :func:`count_pairs` and
     :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own preparation.
 
     ``case_weight`` / ``entry`` / ``competing`` (shape (n_samples,), or None) are the rows' case
     weights, entry times (delayed entry) and competing-event indicators (competing risks: ``event``
-    is then the cause of interest), permuted here into time order with the rest."""
+    is then the cause of interest), permuted here into time order with the rest. With ``n_jobs`` > 1
+    the two sorts run at once and the permutation in blocks, on threads (numpy's sort and the
+    compiled blocks release the GIL); the arrays are the same for any ``n_jobs``."""
     # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
     # risks is the same set whatever the order of equal risks.
     n = time.shape[0]
     index = np.int32 if n < 2**31 - 1 else np.int64  # halves the memory traffic of the passes
-    if order is None:
-        order = np.argsort(time)
+    sorts = [risk] if order is not None else [time, risk]
+    sorted_ = _runner(min(_parts(n, n_jobs), len(sorts)))(np.argsort, sorts)
+    order = sorted_[0] if order is None else order
     order = order.astype(index, copy=False)  # kept for the whole call: 4 bytes a row, not 8
-    order_risk = np.argsort(risk)
+    order_risk = sorted_[-1]
+    del sorted_
     arrays = (
         np.empty(n, np.float64), np.empty(n, np.bool_), np.empty(n, index), np.empty(n, index),
         np.empty((n, n_groups), index), np.empty(n, index),
     )
     sizes = np.zeros(n_groups, np.int64)
-    upper = _permute(order, order_risk, time, event, np.asarray(codes), risk, float(tied_tol), sizes, *arrays)
+    upper = _permute(order, order_risk, time, event, np.asarray(codes), risk, float(tied_tol), sizes, *arrays,
+                     n_jobs=n_jobs)
+    del order_risk
     options = {}
     if case_weight is not None:
         options["case_weight"] = np.ascontiguousarray(np.asarray(case_weight, dtype=np.float64)[order])

@@ -432,8 +432,10 @@ def xci(
 
     curves, minima = None, {}
     # one sort by time and one by risk serve the censoring fit and the pair counts
+    threads = kernel_threads(n_jobs)
     prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol,
-                             case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
+                             case_weight=sample.weights, entry=sample.entry, competing=sample.competing,
+                             n_jobs=threads)
     if method == "ipcw":
         if censoring_reference is None:
             observed = prepared.event if sample.competing is None else prepared.event | prepared.competing
@@ -445,7 +447,7 @@ def xci(
             columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})
             curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups, cause), censoring)
     estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
-                     n_jobs=kernel_threads(n_jobs))
+                     n_jobs=threads)
     contributions = None
     if ci == "analytic":  # the variance needs every individual's contributions: same passes
         counts, contributions = estimate_xci_with_contributions(sample, **estimator)
@@ -457,13 +459,14 @@ def xci(
             minima = check_positivity(curves, float(sample.time[weighted_events].max()))
     _warn_empty_cells(counts, sample.groups)
 
-    sizes = {
-        label: {"n": int((sample.group_codes == k).sum()), "events": int(sample.event[sample.group_codes == k].sum())}
-        for k, label in enumerate(sample.groups)
-    }
+    def per_group(rows=None):  # one pass over the codes, not one per group
+        return np.bincount(sample.group_codes, weights=rows, minlength=sample.n_groups).astype(np.int64)
+
+    counts_by_group = {"n": per_group(), "events": per_group(sample.event)}
     if sample.competing is not None:
-        for k, label in enumerate(sample.groups):
-            sizes[label]["competing_events"] = int(sample.competing[sample.group_codes == k].sum())
+        counts_by_group["competing_events"] = per_group(sample.competing)
+    sizes = {label: {name: int(values[k]) for name, values in counts_by_group.items()}
+             for k, label in enumerate(sample.groups)}
     result = XCIResult(
         groups=sample.groups,
         settings=settings,

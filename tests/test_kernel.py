@@ -48,3 +48,35 @@ def test_rank_sets_across_block_boundaries():
     )
     concordant = (risk[i] > risk[j] + 1e-8).sum()
     assert counts.concordant.sum() == concordant
+
+
+@pytest.mark.parametrize("tol", [0.0, 1e-8, 0.25])
+@pytest.mark.parametrize("n_groups", [1, 3])
+def test_preparation_in_blocks_equals_one_sweep(monkeypatch, tol, n_groups):
+    """Issue 17: the sorts and the rank sweep on threads, in blocks of the risk order that start
+    from the counts of the blocks before them: every array equals the one-sweep preparation, also
+    when tie windows (rounded risks, a wide tol) straddle block boundaries."""
+    from survfair import _kernel
+
+    rng = np.random.default_rng(5)
+    n = 2_000
+    time = np.round(rng.exponential(1.0, n), 1)
+    event = rng.random(n) < 0.6
+    codes = rng.integers(0, n_groups, n)
+    risk = np.round(rng.normal(0.0, 1.0, n), 1)  # about 80 rows share each risk
+    one = _kernel.prepare_pairs(time, event, codes, risk, n_groups, tol, n_jobs=1)
+    monkeypatch.setattr(_kernel, "_MIN_BLOCK_ROWS", 7)
+    for n_jobs in (2, 3, 16):
+        many = _kernel.prepare_pairs(time, event, codes, risk, n_groups, tol, n_jobs=n_jobs)
+        for name in ("order", "time", "event", "codes", "rank", "lower", "tie_row", "upper", "group_sizes"):
+            np.testing.assert_array_equal(getattr(one, name), getattr(many, name), err_msg=f"{name}, {n_jobs}")
+    # and the one sweep is right: ranks within groups, lower bounds by counting
+    order_risk = risk[one.order]
+    for m in rng.choice(n, 50, replace=False):
+        for b in range(n_groups):
+            assert one.lower[m, b] == np.sum((codes == b) & (risk < order_risk[m] - tol))
+    for b in range(n_groups):  # ranks within a group: a permutation, increasing with the risk
+        members = one.codes == b
+        ranks = one.rank[members]
+        np.testing.assert_array_equal(np.sort(ranks), np.arange(members.sum()))
+        assert np.all(np.diff(order_risk[members][np.argsort(ranks)]) >= 0)
