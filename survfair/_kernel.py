@@ -570,13 +570,9 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
     index = out_rank.dtype
     blocks = _chunks(n, _parts(n, n_jobs))
     run = _runner(len(blocks))
-    slot = np.empty(n, index)  # time-order position of every row
-    run(lambda b: _gather_by_time(order, time, event, codes, slot, out_time, out_event, out_codes, *b), blocks)
-    sorted_risk = np.empty(n, np.float64)
-    code_by_risk = np.empty(n, out_codes.dtype)
-    slot_by_risk = np.empty(n, index)
-    run(lambda b: _gather_by_risk(order_risk, risk, codes, slot, sorted_risk, code_by_risk, slot_by_risk, *b), blocks)
-    del slot  # peak memory at 10^7 rows matters
+    by_risk = (np.empty(n, np.float64), np.empty(n, out_codes.dtype), np.empty(n, index))
+    _gather(order, time, event, codes, order_risk, risk, (out_time, out_event, out_codes), by_risk, blocks, run)
+    sorted_risk, code_by_risk, slot_by_risk = by_risk
     members = np.zeros((len(blocks), n_groups), np.int64)
     n_tied = run(lambda i: _count_chunk(sorted_risk, code_by_risk, tol, n_groups, *blocks[i], members[i]),
                  range(len(blocks)))
@@ -587,6 +583,15 @@ def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, 
                               out_rank, out_lower, out_tie_row, upper), range(len(blocks)))
     sizes[:] = seen[-1]
     return upper
+
+
+def _gather(order, time, event, codes, order_risk, risk, by_time, by_risk, blocks, run) -> None:
+    """Fill ``by_time`` (time, event, code in time order) and ``by_risk`` (risk, code and time-order
+    position in risk order), block by block; the positions of the rows live only in here (peak
+    memory at 10^7 rows matters)."""
+    slot = np.empty(order.shape[0], by_risk[2].dtype)  # time-order position of every row
+    run(lambda b: _gather_by_time(order, time, event, codes, slot, *by_time, *b), blocks)
+    run(lambda b: _gather_by_risk(order_risk, risk, codes, slot, *by_risk, *b), blocks)
 
 
 def _runner(workers: int):
