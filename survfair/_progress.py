@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from typing import Any
 
-__all__ = ["progress_bar"]
+__all__ = ["progress_bar", "PhaseBar"]
 
 
 def _in_jupyter() -> bool:
@@ -41,3 +41,29 @@ def _stderr_is_terminal() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+class PhaseBar:
+    """A bar of named phases (``with PhaseBar([...], desc, enabled) as phases: phases.start(name)``):
+    starting a phase completes the one before it; the bar shows the running phase and the elapsed
+    time. Drawn under the same rule as :func:`progress_bar`."""
+
+    def __init__(self, phases: list[str], desc: str, enabled: bool):
+        self._bar = progress_bar(len(phases), desc, enabled,
+                                 bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}{postfix}")
+        self._running = False
+
+    def start(self, name: str) -> None:
+        if self._running:
+            self._bar.update(1)
+        self._running = True
+        self._bar.set_postfix_str(name)
+
+    def __enter__(self) -> "PhaseBar":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._running and exc_info[0] is None:
+            self._bar.update(1)
+            self._bar.set_postfix_str("done", refresh=False)
+        self._bar.close()

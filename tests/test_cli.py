@@ -740,3 +740,47 @@ def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
         assert main(argv) == 2
         line = _one_error_line(capsys.readouterr().err)
         assert message in line, line
+
+
+def test_parquet_is_read_by_row_group_with_its_index_and_only_the_columns_asked(tmp_path):
+    """Issue 17: the reader goes one row group at a time (the progress bar's steps) and returns
+    what pandas' own reader returns: only the columns asked for, the stored index, the dtypes."""
+    from survfair.cli._io import read_table
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"t": rng.exponential(1.0, 2500), "e": rng.integers(0, 2, 2500).astype(np.int8),
+                          "g": pd.Categorical(rng.choice(["F", "M"], 2500)), "label": "x"},
+                         index=pd.Index(np.arange(2500) * 3, name="pid"))
+    path = tmp_path / "cohort.parquet"
+    frame.to_parquet(path, row_group_size=1000)
+    import pyarrow.parquet as pq
+
+    assert pq.ParquetFile(path).num_row_groups == 3
+    for columns in (None, ["g", "t"], ["e"]):
+        for progress in (False, True):
+            pd.testing.assert_frame_equal(read_table(str(path), columns, progress=progress),
+                                          pd.read_parquet(path, columns=columns))
+    assert list(read_table(str(path), ["g", "t"]).columns) == ["g", "t"]  # the order asked, as pandas
+
+
+def test_progress_bars_on_a_terminal_and_not_otherwise(csv_file, tmp_path, monkeypatch, capsys):
+    """Issue 17: on a terminal, a bar for reading and one of named phases; in a pipe (the tests'
+    stderr) and with --no-progress, nothing on stderr."""
+    from survfair import _progress
+
+    _, frame = csv_file
+    path = tmp_path / "cohort.parquet"
+    frame.to_parquet(path)
+    argv = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+            "--tau", "20", "--horizon", "5"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: True)
+    assert main(argv + ["--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "reading cohort.parquet" in err and "300/300" in err
+    for phase in ("pair counts and analytic intervals", "AUC(t) at the horizons", "findings and output"):
+        assert phase in err
+    assert "3/3" in err

@@ -21,6 +21,7 @@ from .._models import fit_checked, risk_scores
 from .._report import data_fingerprint, data_summary_table, write_report
 from .._results import XCIResult
 from .._findings import Findings, findings
+from .._progress import PhaseBar
 from .._summaries import min_xci, overall_c, utility
 from ._binary import (
     add_binary_arguments,
@@ -132,6 +133,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                            help="bootstrap interval")
     inference.add_argument("--stratify", choices=["group", "group_event", "none"], default="group",
                            help="bootstrap strata")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress bars (they are drawn only when stderr is a terminal)")
     add_reporting_options(parser)
     add_binary_arguments(parser)
     add_calibration_arguments(parser)
@@ -299,6 +302,7 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
         options["groups"] = groups
     options["ci"] = None if args.ci == "none" else args.ci
     options["n_jobs"] = args.n_jobs
+    options["progress"] = args.progress  # the bootstrap's bar
     for role in ROW_OPTIONS:
         if getattr(args, role, None):
             options[role] = getattr(args, role)
@@ -486,9 +490,25 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run ``survfair audit``; returns the exit code (errors are raised, see :mod:`survfair.cli`)."""
     columns = _check(args)
-    frame = read_table(args.data, columns) if args.data else None
+    frame = read_table(args.data, columns, progress=args.progress) if args.data else None
     if _is_binary(args):
         return _binary_run(args, frame)
+    with PhaseBar(_phases(args), "survfair audit", args.progress) as phases:
+        return _survival_run(args, frame, phases)
+
+
+def _phases(args: argparse.Namespace) -> list[str]:
+    """The long phases of a survival audit, in the order :func:`_survival_run` starts them."""
+    names = ["pair counts" + ("" if args.ci == "none" else f" and {args.ci} intervals")]
+    if args.horizon:
+        names.append("AUC(t) at the horizons")
+    if getattr(args, "predicted", None):
+        names.append("calibration")
+    return names + ["findings and output"]
+
+
+def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: PhaseBar) -> int:
+    phases.start(_phases(args)[0])
     if frame is not None:
         named_results, comparison, settings = _file_audit(args, frame)
     else:
@@ -497,6 +517,7 @@ def run(args: argparse.Namespace) -> int:
     horizon_results: dict = {}
     horizon_text = ""
     if args.horizon:
+        phases.start("AUC(t) at the horizons")
         groups = match_groups(frame, args.group, args.groups)
         subset, _ = subset_groups(frame, args.group, groups)
         for (name, _, _), risk in zip(named_results, args.risk):
@@ -510,9 +531,11 @@ def run(args: argparse.Namespace) -> int:
     reporting = reporting_options(args)
     calibrated = None
     if getattr(args, "predicted", None):
+        phases.start("calibration")
         groups = match_groups(frame, args.group, args.groups)
         subset, _ = subset_groups(frame, args.group, groups)
         calibrated = calibration_audit(args, subset, groups)
+    phases.start("findings and output")
     text = _render(named_results, args.format, horizons, reporting, calibrated, args) + horizon_text
     if calibrated is not None and args.format == "table":
         text += "\n" + render_calibration(calibrated, "table", list(args.predicted))
