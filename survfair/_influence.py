@@ -75,7 +75,74 @@ from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_p
 from ._memory import require_memory
 from ._validation import SurvivalSample
 
-__all__ = ["Influence", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster"]
+__all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster"]
+
+
+#: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
+_COMPACT_FROM_GROUPS = 3
+
+
+@dataclass(frozen=True)
+class CompactLayout:
+    """Compact influence rows, (n, 2G) instead of (n, G^2).
+
+    Individual k of group a belongs only to pairs of the cells (a, b) (as the earlier member) and
+    (b, a) (as the later member), and with one censoring curve per group (or fixed weights) the
+    Kaplan-Meier term of its own curve moves only those cells too: 2G - 1 of the G^2. Row k keeps
+    them in slots 0..G-1 (cells (a, b)) and G + b (cells (b, a), b != a); the rest of its row is 0.
+    Every variance, covariance and contrast is a sum over the groups of the products of their
+    rows' slots, so nothing of size n x G^2 is formed (at G = 32 that is 1,024 against 64 numbers
+    a row).
+    """
+
+    codes: np.ndarray  # (n,) group code of every row, in the rows' order
+    n_groups: int
+    defined: np.ndarray  # (G*G,) cells with a weighted comparable pair
+
+    @functools.cached_property
+    def cell_of(self) -> np.ndarray:
+        """(G, 2G): the cell of each slot for a row of each group, -1 for the unused slot."""
+        g = self.n_groups
+        group, slot = np.arange(g)[:, None], np.arange(2 * g)[None, :]
+        cells = np.where(slot < g, group * g + slot, (slot - g) * g + group)
+        cells[np.arange(g), g + np.arange(g)] = -1
+        return cells
+
+    @functools.cached_property
+    def members(self) -> list:
+        """The rows of each group (positions in the rows' order)."""
+        order = np.argsort(self.codes, kind="stable")
+        return np.split(order, np.cumsum(np.bincount(self.codes, minlength=self.n_groups))[:-1])
+
+    def undefined_slots(self, defined: np.ndarray) -> np.ndarray:
+        """(G, 2G) True where the slot's cell has no weighted pair (its values become NaN)."""
+        cells = self.cell_of
+        return (cells >= 0) & ~np.asarray(defined)[np.where(cells >= 0, cells, 0)]
+
+    def blocks(self, rows: np.ndarray):
+        """(group, its used slots, their cells, the group's rows at those slots) for every group."""
+        for group, members in enumerate(self.members):
+            cells = self.cell_of[group]
+            used = np.flatnonzero(cells >= 0)
+            yield group, used, cells[used], rows[members][:, used]
+
+    def slot(self, group: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """The slot of each cell for a row of the matching group (the cell must involve it)."""
+        earlier, later = np.divmod(cells, self.n_groups)
+        return np.where(earlier == group, later, self.n_groups + earlier)
+
+    def expand(self, rows: np.ndarray) -> np.ndarray:
+        """The dense rows (n, G*G), with NaN columns for undefined cells."""
+        n, g2 = rows.shape[0], self.n_groups**2
+        require_memory(8.0 * n * g2, f"the influence rows of {g2} cells for {n} rows (n x G^2 = {n} x {g2})",
+                       ("groups",))
+        dense = np.zeros((n, g2))
+        for group, members in enumerate(self.members):
+            cells = self.cell_of[group]
+            used = np.flatnonzero(cells >= 0)
+            dense[np.ix_(members, cells[used])] = rows[np.ix_(members, used)]
+        dense[:, ~self.defined] = np.nan
+        return dense
 
 
 @dataclass(frozen=True)
@@ -101,7 +168,8 @@ class Influence:
 
     The rows are computed in the kernel's time order (``order[m]`` is the input row of row m) and
     put in input order only when ``cells`` / ``overall`` are read (paired comparisons); the
-    variances do not depend on the order of the rows.
+    variances do not depend on the order of the rows. With a ``layout`` the stored rows are
+    compact, (n, 2G) (:class:`CompactLayout`), and ``cells`` expands them on request.
     """
 
     cells_in_time_order: np.ndarray = field(repr=False)
@@ -110,10 +178,13 @@ class Influence:
     # what the delete-one estimates are made of: k's summed numerator / denominator per cell
     # (n_samples, G*G), and the totals of the point estimate (G*G,)
     _leave_out: tuple = field(repr=False)
+    layout: CompactLayout | None = field(default=None, repr=False)
 
     @functools.cached_property
     def cells(self) -> np.ndarray:
-        return _in_input_order(self.cells_in_time_order, self.order)
+        if self.layout is None:
+            return _in_input_order(self.cells_in_time_order, self.order)
+        return _in_input_order(self.layout.expand(self.cells_in_time_order), self.order)
 
     @functools.cached_property
     def overall(self) -> np.ndarray:
@@ -123,18 +194,36 @@ class Influence:
     def covariance(self) -> np.ndarray:
         """The G^2 x G^2 covariance, built on first request (only paired contrasts of many cells
         or a user asking for it need it; standard errors never do)."""
-        n_cells = self.cells_in_time_order.shape[1]
+        n_cells = self._n_cells
         require_memory(8.0 * n_cells**2, f"the covariance of the {n_cells} cells ({n_cells} x {n_cells})",
                        ("groups",))
-        covariance = self.cells_in_time_order.T @ self.cells_in_time_order
+        if self.layout is None:
+            covariance = self.cells_in_time_order.T @ self.cells_in_time_order
+        else:  # each group's rows: the products of its slots (NaN rows and columns: undefined cells)
+            covariance = np.zeros((n_cells, n_cells))
+            for _, _, cells, rows in self.layout.blocks(self.cells_in_time_order):
+                covariance[np.ix_(cells, cells)] += rows.T @ rows
+            undefined = ~self.layout.defined
+            covariance[undefined, :] = np.nan
+            covariance[:, undefined] = np.nan
         covariance.flags.writeable = False
         return covariance
+
+    @property
+    def _n_cells(self) -> int:
+        return self.cells_in_time_order.shape[1] if self.layout is None else self.layout.n_groups**2
 
     def cell_se(self) -> np.ndarray:
         """Standard error of every cell, shape (G*G,): the root of the diagonal of the covariance,
         computed column by column without forming it (NaN for undefined cells)."""
         rows = self.cells_in_time_order
-        return np.sqrt(np.einsum("ij,ij->j", rows, rows))
+        if self.layout is None:
+            return np.sqrt(np.einsum("ij,ij->j", rows, rows))
+        variance = np.zeros(self._n_cells)
+        for _, _, cells, block in self.layout.blocks(rows):
+            variance[cells] += np.einsum("ij,ij->j", block, block)
+        variance[~self.layout.defined] = np.nan
+        return np.sqrt(variance)
 
     def difference_se(self, first: np.ndarray, second: np.ndarray, chunk: int = 256) -> np.ndarray:
         """Standard errors of the cell differences theta[first[k]] - theta[second[k]].
@@ -143,6 +232,8 @@ class Influence:
         pairs at once: the rows of each difference are formed ``chunk`` pairs at a time, so the
         cost is O(n x pairs) and the memory O(n x chunk), with no G^2-long weight vector.
         """
+        if self.layout is not None:
+            return self._compact_difference_se(np.asarray(first), np.asarray(second), chunk)
         rows = self.cells_in_time_order
         se = np.empty(len(first))
         for start in range(0, len(first), chunk):
@@ -150,6 +241,51 @@ class Influence:
             diff = rows[:, first[start:stop]] - rows[:, second[start:stop]]
             se[start:stop] = np.sqrt(np.einsum("ij,ij->j", diff, diff))
         return se
+
+    def _compact_difference_se(self, first: np.ndarray, second: np.ndarray, chunk: int) -> np.ndarray:
+        """Var(f - s) = sum_k (phi_k(f) - phi_k(s))^2, summed over the (at most four) groups whose
+        rows hold f or s, ``chunk`` differences at a time per group (a row of a group holding only
+        one of the cells reads 0 for the other: its zero slot)."""
+        layout, g = self.layout, self.layout.n_groups
+        variance = np.zeros(len(first))
+        ends = np.column_stack([*np.divmod(first, g), *np.divmod(second, g)])  # the four groups
+        for column in range(4):
+            group_of = ends[:, column]
+            first_time = np.all(ends[:, :column] != group_of[:, None], axis=1)  # each group once
+            for group in np.unique(group_of[first_time]):
+                which = np.flatnonzero(first_time & (group_of == group))
+                block = np.zeros((len(layout.members[group]), 2 * g + 1))  # + the zero slot
+                block[:, :2 * g] = self.cells_in_time_order[layout.members[group]]
+                slots = [np.where(self._holds(group, cells[which]), layout.slot(group, cells[which]), 2 * g)
+                         for cells in (first, second)]
+                for start in range(0, len(which), chunk):
+                    part = slice(start, start + chunk)
+                    diff = block[:, slots[0][part]] - block[:, slots[1][part]]
+                    variance[which[part]] += np.einsum("ij,ij->j", diff, diff)
+        return np.sqrt(variance)
+
+    def _holds(self, group: int, cells: np.ndarray) -> np.ndarray:
+        """Whether rows of ``group`` hold these cells (the cell's row or column group)."""
+        earlier, later = np.divmod(cells, self.layout.n_groups)
+        return (earlier == group) | (later == group)
+
+    def _projected(self, weights: np.ndarray):
+        """(used cells, rows x contrasts blocks): each row's phi . w for the contrasts ``weights``
+        (NaN cells read as 0; the caller marks the contrasts that use them)."""
+        used = np.flatnonzero((weights != 0).any(axis=0))
+        if self.layout is None:
+            rows = self.cells_in_time_order[:, used]
+            return used, [np.where(np.isnan(rows), 0.0, rows) @ weights[:, used].T]
+        blocks = []
+        for _, _, cells, rows in self.layout.blocks(self.cells_in_time_order):
+            blocks.append(np.where(np.isnan(rows), 0.0, rows) @ weights[:, cells].T)
+        return used, blocks
+
+    def _undefined(self, used: np.ndarray) -> np.ndarray:
+        """Which of the ``used`` cells are undefined (no weighted pair)."""
+        if self.layout is None:
+            return np.isnan(self.cells_in_time_order[:, used]).any(axis=0)
+        return ~self.layout.defined[used]
 
     def contrast_se(self, weights: np.ndarray) -> np.ndarray:
         """Standard errors of the contrasts ``weights @ vec(matrix)`` (one row of weights each).
@@ -159,12 +295,9 @@ class Influence:
         contrast gives non-zero weight to an undefined cell.
         """
         weights = np.atleast_2d(np.asarray(weights, dtype=float))
-        used = np.flatnonzero((weights != 0).any(axis=0))
-        rows = self.cells_in_time_order[:, used]
-        undefined = np.isnan(rows).any(axis=0)
-        projected = np.where(np.isnan(rows), 0.0, rows) @ weights[:, used].T
-        se = np.sqrt(np.einsum("ij,ij->j", projected, projected))
-        se[(weights[:, used][:, undefined] != 0).any(axis=1)] = np.nan
+        used, blocks = self._projected(weights)
+        se = np.sqrt(sum(np.einsum("ij,ij->j", block, block) for block in blocks))
+        se[(weights[:, used][:, self._undefined(used)] != 0).any(axis=1)] = np.nan
         return se
 
     def contrast_covariance(self, weights: np.ndarray) -> np.ndarray:
@@ -172,11 +305,9 @@ class Influence:
         of the cells they use (the G^2 x G^2 covariance is never formed). Contrasts that give
         weight to an undefined cell get NaN rows and columns."""
         weights = np.atleast_2d(np.asarray(weights, dtype=float))
-        used = np.flatnonzero((weights != 0).any(axis=0))
-        rows = self.cells_in_time_order[:, used]
-        projected = np.where(np.isnan(rows), 0.0, rows) @ weights[:, used].T
-        covariance = projected.T @ projected
-        undefined = (weights[:, used][:, np.isnan(rows).any(axis=0)] != 0).any(axis=1)
+        used, blocks = self._projected(weights)
+        covariance = sum(block.T @ block for block in blocks)
+        undefined = (weights[:, used][:, self._undefined(used)] != 0).any(axis=1)
         covariance[undefined, :] = np.nan
         covariance[:, undefined] = np.nan
         return covariance
@@ -194,7 +325,14 @@ class Influence:
         these give the infinitesimal-jackknife acceleration over clusters (Efron 1987).
         """
         in_time_order = cluster[self.order]
-        cells = sum_by_cluster(self.cells_in_time_order, in_time_order)
+        if self.layout is None:
+            cells = sum_by_cluster(self.cells_in_time_order, in_time_order)
+        else:  # each group's slots summed into their cells: never the dense n x G^2 rows
+            n_clusters = int(in_time_order.max()) + 1
+            cells = np.zeros((n_clusters, self._n_cells))
+            for group, _, columns, rows in self.layout.blocks(self.cells_in_time_order):
+                cells[:, columns] += sum_by_cluster(rows, in_time_order[self.layout.members[group]], n_clusters)
+            cells[:, ~self.layout.defined] = np.nan
         total = sum_by_cluster(self.overall_in_time_order[:, None], in_time_order)[:, 0]
         pseudo = (np.asarray(values, dtype=float)[None, :] - cells, float(overall) - total)
         return Influence(cells, total, np.arange(cells.shape[0]), ("pseudo", pseudo))
@@ -240,14 +378,14 @@ class Influence:
         return numerator, denominator, k_num, k_den
 
 
-def sum_by_cluster(rows: np.ndarray, cluster: np.ndarray) -> np.ndarray:
+def sum_by_cluster(rows: np.ndarray, cluster: np.ndarray, n_clusters: int | None = None) -> np.ndarray:
     """Influence rows (n, k) summed within clusters (codes 0..C-1 of the same rows): (C, k).
 
     One ``np.bincount`` per column (sequential reads, no sort; at 10^6 rows and 16 cells the
     clustering added 0.03 s to 0.47 s of analytic xCI, against 0.68 s by sorting and
     ``np.add.reduceat``); a column that is NaN for a row stays NaN for its cluster.
     """
-    n_clusters = int(cluster.max()) + 1
+    n_clusters = int(cluster.max()) + 1 if n_clusters is None else n_clusters
     out = np.empty((n_clusters, rows.shape[1]))
     for column in range(rows.shape[1]):
         out[:, column] = np.bincount(cluster, weights=rows[:, column], minlength=n_clusters)
@@ -270,7 +408,7 @@ def _role_factor(count):
 @cached_njit(nogil=True)
 def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, l_num, l_den, x_e_num, x_e_den,
                     x_l_num, x_l_den, point, point_num, point_den, theta, inv_den, pooled, inv_total, curve_of, mult,
-                    mult_later, cells, overall):
+                    mult_later, cells, overall, compact):
     """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
 
     Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
@@ -290,6 +428,10 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     observed event, the censoring fit's). ``point`` (-1: none) is a time-order position at which the
     later-member sums ``point_num`` / ``point_den`` (G*G,) of members who are not that row enter the
     same correction (:func:`survfair.xauc_t`'s event-free controls, whose factor is K_b at the horizon).
+
+    ``compact``: ``cells`` is (n, 2G), row k holding only the cells of its group's row and column
+    (:func:`compact_cell`); valid when every curve is one group's (or there is none), since then
+    k's influence lies in those 2G - 1 cells. Else ``cells`` is (n, G*G).
     """
     n, g = e_num.shape
     g2 = g * g
@@ -356,7 +498,8 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     rate = np.zeros(curves)
     sensitivity = np.zeros((curves, g2))
     sensitivity_overall = np.zeros(curves)
-    row = np.empty(g2)
+    width = cells.shape[1]
+    row = np.empty(width)
     next_entry = 0
     start = 0
     while start < n:
@@ -371,7 +514,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
             entered[c] += w_k
             for j in range(curve_n_cells[c]):
                 cell = curve_cells[c, j]
-                cells[k, cell] += w_k * compensator[c, cell]
+                cells[k, _slot(codes[k], cell, g, compact)] += w_k * compensator[c, cell]
             overall[k] += w_k * compensator_overall[c]
         if n_curves > 0:
             deaths[:] = 0.0
@@ -411,8 +554,8 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 el = b * g + a  # k as the later member: cell (b, a)
                 earlier = e_num[m, b] - theta[e] * e_den[m, b]
                 earlier_overall = e_num[m, b] - pooled * e_den[m, b]
-                row[e] += factor_e[e] * earlier
-                row[el] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b])
+                row[_slot(a, e, g, compact)] += factor_e[e] * earlier
+                row[_slot(a, el, g, compact)] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b])
                 psi_e += earlier_overall
                 psi_l += l_num[m, b] - pooled * l_den[m, b]
                 # F of the later blocks counts k (F of this block was taken before the loop)
@@ -430,16 +573,18 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 if event[m]:  # an event at s is not at risk of censoring at s
                     for j in range(curve_n_cells[c]):
                         cell = curve_cells[c, j]
-                        row[cell] -= w_m * compensator[c, cell]
+                        row[_slot(a, cell, g, compact)] -= w_m * compensator[c, cell]
                     value_overall -= w_m * compensator_overall[c]
                 else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
                     own_jump = jump[c] - rate[c]
                     for j in range(curve_n_cells[c]):
                         cell = curve_cells[c, j]
-                        row[cell] += w_m * (sensitivity[c, cell] * own_jump - compensator[c, cell])
+                        row[_slot(a, cell, g, compact)] += w_m * (sensitivity[c, cell] * own_jump - compensator[c, cell])
                     value_overall += w_m * (sensitivity_overall[c] * own_jump - compensator_overall[c])
-            for cell in range(g2):  # plus the compensator credited at k's entry (0 without delayed entry)
-                cells[m, cell] = (row[cell] + cells[m, cell]) * inv_den[cell]
+            for slot in range(width):  # plus the compensator credited at k's entry (0 without delayed entry)
+                cell = compact_cell(a, slot, g) if compact else slot
+                if cell >= 0:
+                    cells[m, slot] = (row[slot] + cells[m, slot]) * inv_den[cell]
             overall[m] = (value_overall + overall[m]) * inv_total
         for c in range(n_curves):
             if rate[c] > 0:
@@ -451,6 +596,28 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
             for m in range(start, end):
                 passed[curve_of[codes[m]]] += weight[m] if has_weight else 1.0
         start = end
+
+
+@cached_njit(nogil=True)
+def compact_cell(group, slot, g):
+    """The cell (row-major index) of a compact influence row's ``slot`` for a row of ``group``:
+    slots 0..G-1 are the cells (group, b) (the row as the earlier member), slots G + a the cells
+    (a, group) for a != group (as the later member); -1 for slot G + group (that cell is slot
+    ``group``)."""
+    if slot < g:
+        return group * g + slot
+    other = slot - g
+    return -1 if other == group else other * g + group
+
+
+@cached_njit(nogil=True)
+def _slot(group, cell, g, compact):
+    """Where a row of ``group`` keeps ``cell``: the cell itself in dense rows, else its compact slot
+    (only the cells of the group's row and column are ever asked for)."""
+    if not compact:
+        return cell
+    earlier = cell // g
+    return cell - earlier * g if earlier == group else g + earlier
 
 
 @cached_njit(nogil=True)
@@ -512,8 +679,14 @@ def influence_rows(
     mult: np.ndarray,
     row_options: tuple | None = None,
     point_sources: tuple | None = None,
+    *,
+    compact: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """phi_k of every cell, shape (n, G*G), and of the pooled ratio, shape (n,), in time order.
+
+    With ``compact`` the cells are (n, 2G): row k keeps only the cells of its group's row and
+    column (:func:`compact_cell`; see :class:`CompactLayout`), which hold all of its influence when
+    each censoring curve is one group's or the weights are fixed (refused otherwise).
 
     ``time``, ``event``, ``codes`` and the contributions' rows in ascending time order (the
     order of the censoring fit's risk sets); ``numerator`` / ``denominator`` the cells' pair sums
@@ -535,9 +708,12 @@ def influence_rows(
     total_num, total_den = numerator.sum(), denominator.sum()
     pooled = total_num / total_den if total_den > 0 else 0.0
     inv_total = 1.0 / total_den if total_den > 0 else 0.0
-    require_memory(8.0 * n * g * g, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
-                   f"(n x G^2 = {n} x {g * g})", ("groups", "bootstrap", "no_intervals"))
-    cells = np.zeros((n, g * g))
+    if compact and mult.shape[0] > 0 and not np.array_equal(curve_of, np.arange(g)):
+        raise ValueError("compact influence rows need one censoring curve per group")
+    width = 2 * g if compact else g * g
+    require_memory(8.0 * n * width, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
+                   f"(n x {'2G' if compact else 'G^2'} = {n} x {width})", ("groups", "bootstrap", "no_intervals"))
+    cells = np.zeros((n, width))
     overall = np.zeros(n)
     options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
     second = contributions.second_kind
@@ -551,8 +727,13 @@ def influence_rows(
             curve_of, g, later_factor=False)
     _influence_rows(time, event, codes, *options, contributions.earlier_numerator, contributions.earlier_denominator,
                     contributions.later_numerator, contributions.later_denominator, *second, int(point_sources[0]),
-                    *point_sources[1:], theta, inv_den, pooled, inv_total, curve_of, mult, mult_later, cells, overall)
-    cells[:, ~defined] = np.nan
+                    *point_sources[1:], theta, inv_den, pooled, inv_total, curve_of, mult, mult_later, cells, overall,
+                    compact)
+    if compact:
+        layout = CompactLayout(codes, g, defined)
+        cells[layout.undefined_slots(defined)[codes]] = np.nan
+    else:
+        cells[:, ~defined] = np.nan
     if total_den <= 0:
         overall[:] = np.nan
     # held by frozen results: read-only, so no caller can change a result's standard errors
@@ -640,9 +821,12 @@ def influence(
     else:  # weights fixed: no Kaplan-Meier term
         curve_of, mult = np.zeros(g, np.int64), np.zeros((0, g * g))
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
+    # compact rows (n x 2G) whenever they hold all of a row's influence and are smaller than G^2
+    compact = g >= _COMPACT_FROM_GROUPS and (mult.shape[0] == 0 or np.array_equal(curve_of, np.arange(g)))
     cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult,
-                                    time_ordered_options(sample, order, prepared))
-    result = Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g))
+                                    time_ordered_options(sample, order, prepared), compact=compact)
+    layout = CompactLayout(codes, g, denominator > 0) if compact else None
+    result = Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g), layout)
     if sample.cluster is None:
         return result
     # clustered rows (xci(cluster=)): every consumer -- analytic intervals, BCa, paired comparisons --

@@ -332,15 +332,16 @@ def test_exit_codes_tracebacks_and_memory(csv_file, tmp_path, monkeypatch, capsy
     import survfair._memory
 
     monkeypatch.undo()
-    monkeypatch.setattr(survfair._memory, "available_memory", lambda: 1_000_000)
+    monkeypatch.setattr(survfair._memory, "available_memory", lambda: 100_000)
     many = tmp_path / "many.csv"
     rng = np.random.default_rng(0)
     pd.DataFrame({"t": rng.exponential(size=400), "e": rng.random(400) < 0.8, "g": np.arange(400) % 20,
                   "r": rng.normal(size=400)}).to_csv(many, index=False)
     assert main(["audit", "--data", str(many), "--time", "t", "--event", "e", "--group", "g", "--risk", "r"]) == 2
     line = _one_error_line(capsys.readouterr().err)
+    # (the rows are compact, 2G numbers each: issue 17)
     assert line == ("survfair: error: analytic intervals: the influence rows of 400 cells for 400 rows "
-                    "(n x G^2 = 400 x 400) would need 1.2 MiB of memory, more than is available (976.6 KiB); "
+                    "(n x 2G = 400 x 40) would need 125.0 KiB of memory, more than is available (97.7 KiB); "
                     "audit fewer groups (--groups), or use --ci bootstrap, or use --ci none")
     assert main(["audit", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus" in _one_error_line(capsys.readouterr().err)

@@ -575,3 +575,59 @@ def test_influence_does_not_depend_on_the_order_of_the_contributions():
     from_input_order = _influence.influence(sample, res.pair_counts, contributions=parts, **settings)
     np.testing.assert_allclose(from_input_order.cells, res.influence.cells, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(from_input_order.overall, res.influence.overall, rtol=1e-12, atol=1e-15)
+
+
+def _compact_cases(rng, n, g):
+    time = np.round(rng.exponential(1.0, n), 2) + 0.01
+    event = rng.random(n) < 0.65
+    group = rng.integers(0, g, n)
+    risk = np.round(-time + rng.normal(0.0, 1.0, n), 1)  # tied risks
+    yield "naive", (time, event, group, risk), dict(method="naive")
+    yield "ipcw group", (time, event, group, risk), dict(tau=2.0)
+    yield "weights", (time, event, group, risk), dict(tau=2.0, weights=rng.uniform(0.5, 2.0, n))
+    yield "entry", (time, event, group, risk), dict(tau=2.0, entry=time * rng.uniform(0.0, 0.5, n))
+    yield "cause", (time, np.where(event, rng.integers(1, 3, n), 0), group, risk), dict(tau=2.0, cause=1)
+    yield "cluster", (time, event, group, risk), dict(tau=2.0, cluster=rng.integers(0, 150, n))
+    # a group without events: its row of cells is undefined (NaN), its column is not
+    no_events = event & (group != 0)
+    yield "undefined cells", (time, no_events, group, risk), dict(method="naive")
+
+
+@pytest.mark.parametrize("g", [3, 5])
+def test_compact_influence_rows_give_the_dense_numbers(monkeypatch, g):
+    """Issue 17: with G >= 3 the analytic influence is kept as n x 2G compact rows (a row's cells
+    are those of its group's row and column). Every variance read from them -- cells, covariance,
+    standard errors, contrasts, cell differences, clusters, the pooled C -- equals the dense
+    n x G^2 rows' to rounding, on every path (naive, IPCW, weights, delayed entry, competing
+    risks, clusters, undefined cells); pooled censoring keeps dense rows."""
+    rng = np.random.default_rng(40 + g)
+    first = np.array([0, 1, 2, g + 1, g * g - 1, 3, 4])
+    second = np.array([1, g, g * g - 1, 2, 0, 3, g])
+    weights = rng.normal(size=(3, g * g))
+    for name, args, options in _compact_cases(rng, 1200, g):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", survfair.UndefinedXCIWarning)
+            compact = survfair.xci(*args, **options).influence
+            monkeypatch.setattr(_influence, "_COMPACT_FROM_GROUPS", 10**9)
+            dense = survfair.xci(*args, **options).influence
+            monkeypatch.undo()
+        if name != "cluster":  # clustered rows are one per cluster, always dense
+            assert compact.layout is not None and compact.cells_in_time_order.shape[1] == 2 * g
+        assert dense.layout is None
+        if name != "cluster":  # the same rows, to the last bit
+            np.testing.assert_array_equal(compact.cells, dense.cells, err_msg=name)
+        for got, expected in [
+            (compact.cells, dense.cells),  # cluster sums: added in another order
+            (compact.cell_se(), dense.cell_se()),
+            (compact.covariance, dense.covariance),
+            (compact.difference_se(first, second), dense.difference_se(first, second)),
+            (compact.contrast_se(weights), dense.contrast_se(weights)),
+            (compact.contrast_covariance(weights), dense.contrast_covariance(weights)),
+            (compact.overall_variance, dense.overall_variance),
+        ]:
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-15, err_msg=name)  # sums in another order
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(expected), err_msg=name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", survfair.UndefinedXCIWarning)
+        pooled = survfair.xci(*args[:4], tau=2.0, censoring="pooled").influence
+    assert pooled.layout is None and pooled.cells_in_time_order.shape[1] == g * g
