@@ -9,6 +9,8 @@ largest n with 8 groups (measured in a fresh subprocess).
     python benchmarks/bench_xci.py --max-n 1e5 --repeats 3
     python benchmarks/bench_xci.py --threads   # only: xci time against n_jobs (n = 10^6, 10^7)
     python benchmarks/bench_xci.py --epi       # only: cluster / entry / weights / cause against plain xci
+    python benchmarks/bench_xci.py --groups    # only: analytic / point cost and memory at G = 2 ... 32
+    python benchmarks/bench_xci.py --cold      # only: first-call latency, fresh and warm compile cache
 
 The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
 what the per-group passes on several threads give (the results are bit-identical).
@@ -201,13 +203,100 @@ def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
     return 0
 
 
+GROUPS_PROBE = """
+import resource, sys, time, warnings
+sys.path.insert(0, {here!r})
+import survfair
+from bench_xci import cohort
+warnings.simplefilter("ignore")
+data = cohort({n}, 64)
+group = data[2] % {g}
+survfair.xci(data[0][:2000], data[1][:2000], group[:2000], data[3][:2000], tau={tau}, n_jobs=1)
+seconds = {{}}
+for ci in (None, "analytic"):
+    runs = []
+    for _ in range({repeats}):
+        start = time.perf_counter()
+        survfair.xci(data[0], data[1], group, data[3], tau={tau}, ci=ci, n_jobs=1)
+        runs.append(time.perf_counter() - start)
+    seconds[ci] = sorted(runs)[len(runs) // 2]
+print(seconds[None], seconds["analytic"], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def groups_table(repeats: int, n: int = 10**6) -> int:
+    """Median seconds of the point estimate and of analytic intervals (IPCW, one thread) for
+    G = 2, 8, 16, 32, each G in a fresh process (its peak resident memory is the last column)."""
+    print(f"n = 10^{int(np.log10(n))}, IPCW, tau = 1.5, n_jobs = 1, median of {repeats}; peak RSS of the "
+          "process (analytic run included).\n")
+    print("| G | point estimate (s) | analytic intervals (s) | ratio | peak RSS (MB) |")
+    print("|---|---|---|---|---|")
+    here = os.path.dirname(os.path.abspath(__file__))
+    for g in (2, 8, 16, 32):
+        code = GROUPS_PROBE.format(here=here, n=n, g=g, tau=1.5, repeats=repeats)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        point, analytic, peak = (float(v) for v in out.split())
+        print(f"| {g} | {point:.3f} | {analytic:.3f} | {analytic / point:.2f}x | {peak:,.0f} |", flush=True)
+    return 0
+
+
+COLD_PROBE = """
+import time
+start = time.perf_counter()
+import numpy as np
+import survfair
+imported = time.perf_counter()
+rng = np.random.default_rng(0)
+n = 2000
+t = rng.exponential(1.0, n)
+e = rng.random(n) < 0.6
+g = rng.integers(0, 2, n)
+r = -t + rng.normal(0.0, 1.0, n)
+first = time.perf_counter()
+survfair.xci(t, e, g, r, tau=2.0, ci={ci!r})
+done = time.perf_counter()
+print(imported - start, done - first)
+"""
+
+
+def cold_table(repeats: int) -> int:
+    """Seconds to import survfair and of the first xci call in a fresh process: with an empty
+    compile cache (a new ``SURVFAIR_CACHE_DIR``: the kernels are compiled) and with the cache that
+    run wrote (they are loaded)."""
+    import tempfile
+
+    print(f"Fresh process per run, median of {repeats}; n = 2,000, two groups, IPCW.\n")
+    print("| intervals | cache | import (s) | first call (s) |")
+    print("|---|---|---|---|")
+    for ci in ("analytic", None):
+        runs = {"empty": [], "warm": []}
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as cache:
+                env = {**os.environ, "SURVFAIR_CACHE_DIR": cache}
+                env.pop("NUMBA_CACHE_DIR", None)
+                for state in ("empty", "warm"):
+                    out = subprocess.run([sys.executable, "-c", COLD_PROBE.format(ci=ci)], capture_output=True,
+                                         text=True, check=True, env=env).stdout
+                    runs[state].append([float(v) for v in out.split()])
+        for state, values in runs.items():
+            imported, first = np.median(np.array(values), axis=0)
+            print(f"| {ci or 'none'} | {state} | {imported:.2f} | {first:.2f} |", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
     parser.add_argument("--repeats", type=int, default=3, help="repeats per cell (median reported)")
     parser.add_argument("--threads", action="store_true", help="only the n_jobs scaling table")
     parser.add_argument("--epi", action="store_true", help="only the cluster / entry / weights cost table")
+    parser.add_argument("--groups", action="store_true", help="only the analytic / point table for G = 2 ... 32")
+    parser.add_argument("--cold", action="store_true", help="only the first-call latency (compile cache)")
     args = parser.parse_args(argv)
+    if args.groups:
+        return groups_table(args.repeats)
+    if args.cold:
+        return cold_table(args.repeats)
     if args.epi:
         return epi_table(args.repeats)
     if args.threads:

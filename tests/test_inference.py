@@ -383,8 +383,10 @@ def test_fast_censoring_refit_equals_scikit_survival():
 @pytest.fixture(scope="module")
 def dask_client():
     import distributed  # a test extra: missing it is a failure, not a skip
+    # two workers: with one thread in all, joblib's Dask backend counts one job and runs the
+    # batches in the calling thread, never on the cluster
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:
         yield client
 
@@ -631,3 +633,31 @@ def test_compact_influence_rows_give_the_dense_numbers(monkeypatch, g):
         warnings.simplefilter("ignore", survfair.UndefinedXCIWarning)
         pooled = survfair.xci(*args[:4], tau=2.0, censoring="pooled").influence
     assert pooled.layout is None and pooled.cells_in_time_order.shape[1] == g * g
+
+
+def test_dask_backend_scatters_the_data_once_not_per_batch(dask_client, monkeypatch):
+    """Issue 17: joblib's Dask backend scatters an argument once per call when Dask's ``sizeof``
+    finds it large; the bootstrap's problem (every array of the cohort) now reports its bytes, so
+    it is sent to the cluster once instead of with each of the 16 batches (measured on a 2-process
+    LocalCluster: 2 unpicklings, one per worker, against 28)."""
+    import dask.sizeof
+    import distributed
+    import joblib
+
+    time, event, group, risk = _cohort(3000, seed=11)
+    scattered = []
+    original = distributed.Client.scatter
+
+    def counting_scatter(self, data, *args, **kwargs):
+        scattered.append(type(data).__name__)
+        return original(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "scatter", counting_scatter)
+    with joblib.parallel_backend("dask"):
+        survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=64, random_state=1, n_jobs=2,
+                     progress=False)
+    assert scattered.count("_Problem") == 1
+    sample = _bootstrap._Problem(time=time, event=event, codes=group, risks=(risk,), n_groups=2, method="ipcw",
+                                 tau=3.0, tied_tol=1e-8, strict=False, censoring=None, fixed_curves=None, grids=(),
+                                 strata_members=(np.arange(3000),))
+    assert dask.sizeof.sizeof(sample) >= time.nbytes + event.nbytes + group.nbytes + risk.nbytes + 3000 * 8
