@@ -22,6 +22,7 @@ from ._kernel import (
     prepare_pairs,
 )
 from ._results import XCIResult
+from ._xci_dask import is_dask_frame, xci_dask
 from ._settings import EstimatorSettings
 from ._validation import (
     check_confidence_level,
@@ -59,6 +60,19 @@ def _reference_sample(reference: Any, data_columns: dict, groups: tuple, cause: 
         "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
         f"(time, event, group); got {type(reference).__name__}."
     )
+
+
+def _check_dask_options(ci, **options) -> None:
+    """A Dask DataFrame gets the exact point estimate; the options that need every row at once
+    are refused, naming them."""
+    if ci is not None:
+        raise ValueError(f"with a Dask DataFrame as data, xci computes the point estimate only: pass ci=None "
+                         f"(got ci={ci!r}); intervals need every row's influence in one process.")
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        raise ValueError(f"with a Dask DataFrame as data, {', '.join(given)} {'is' if len(given) == 1 else 'are'} "
+                         "not supported; compute the frame (.compute()) to use "
+                         f"{'it' if len(given) == 1 else 'them'}.")
 
 
 def _observed_only(sample: SurvivalSample) -> SurvivalSample:
@@ -201,10 +215,16 @@ def xci(
         labels that would still print the same, such as ``1`` and ``"1"``, are refused).
     risk : array-like of shape (n_samples,) or column name
         Risk score, float; higher = earlier event.
-    data : pandas.DataFrame, optional
+    data : pandas.DataFrame or dask.dataframe.DataFrame, optional
         Table in which string arguments are column names. Rows are matched by position;
         pandas inputs (and ``data``) whose indexes are not identical (same labels, same
-        order) are refused with a ValueError, never aligned.
+        order) are refused with a ValueError, never aligned. A Dask DataFrame (a cohort larger
+        than one machine's memory, e.g. ``dask.dataframe.read_parquet`` of a directory) gives the
+        exact point estimate on the cluster (``ci=None``; ``time``, ``event``, ``group`` and
+        ``risk`` must name single columns; ``cluster``, ``entry``, ``weights``, ``cause`` and
+        ``censoring_reference`` are not supported there): Dask sorts the rows by time, each
+        partition is counted by the kernel and the pairs across partitions by merging sorted
+        risks; equal to the in-memory result to 1e-12 (docs: how-to, large data).
     method : {"ipcw", "naive"}, default="ipcw"
         ``"naive"``: eq. 4 (ratio of concordant to comparable pairs). ``"ipcw"``: eq. 7, each
         comparable pair weighted by 1 / (K_a(O_i) K_b(O_i)).
@@ -316,7 +336,8 @@ def xci(
         ``censoring``, or negative ``tied_tol``; pandas inputs with differing indexes; invalid
         inference options (``ci``, ``confidence_level`` outside (0, 1), ``n_resamples`` < 2,
         ``n_jobs=0``, ``stratify``, ``bootstrap_method``; with ``ci="bootstrap"``, a negative
-        integer ``random_state``).
+        integer ``random_state``). With a Dask DataFrame as ``data``: ``ci`` other than None, an
+        unsupported option given, or a role that is not one of its columns.
     NoComparablePairError
         (a ValueError) if no pair in the data is comparable, or (IPCW with ``tau``) every
         comparable pair has its earlier event at or after ``tau``.
@@ -422,6 +443,10 @@ def xci(
     [[4, 6], [2, 4]]
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
+    if is_dask_frame(data):
+        _check_dask_options(ci, censoring_reference=censoring_reference, cluster=cluster, entry=entry,
+                            weights=weights, cause=cause)
+        return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
     method, tau, censoring = settings.method, settings.tau, settings.censoring
     tied_tol, strict = settings.tied_tol, settings.strict
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)

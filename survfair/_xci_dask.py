@@ -1,0 +1,252 @@
+"""The xCI point estimate of a ``dask.dataframe`` that does not fit in one machine's memory.
+
+The data never come together. Dask sorts the rows by time (its own shuffle), so that every
+partition holds a contiguous range of times and no time is shared by two partitions (checked).
+Then every comparable pair (i, j) with an event for i is of one of two kinds:
+
+* both in one partition: counted by the in-memory kernel on that partition
+  (:func:`survfair._kernel.count_pairs`), with the censoring weights of the whole cohort;
+* i in partition p, j in a later partition q: j is later than i whatever their statuses, so the
+  pair is comparable, and it is concordant, tied or discordant by the risks alone. Per partition
+  pair and column group, the later partition's risks of that group are sorted once and each event
+  of p finds how many lie below r_i - tol and within [r_i - tol, r_i + tol] by two binary searches
+  (a merge count of sorted risks), weighted by the event's IPCW weight against that group.
+
+The censoring curves are the Kaplan-Meier fits of the event and censoring counts of every group at
+every distinct time, a group-by of each (time-disjoint) partition, computed by the same function
+as in memory with the counts as case weights, which gives the same curves to the last bit. The
+counts are exact integers and the weighted sums equal the in-memory sums up to the order of
+addition (tested to 1e-12).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._censoring import (
+    CensoringCurves, check_positivity, inverse_censoring, kaplan_meier_sorted, raise_positivity,
+)
+from ._kernel import PairCounts, count_pairs
+from ._results import XCIResult
+from ._settings import EstimatorSettings
+from ._validation import check_survival_inputs, raise_no_comparable_pair, warn_excluded_rows, _encode_groups
+
+__all__ = ["is_dask_frame", "xci_dask"]
+
+_NONE = np.empty(0)
+
+
+def is_dask_frame(value: Any) -> bool:
+    """True for a ``dask.dataframe`` DataFrame (without importing Dask when it is not loaded)."""
+    module = type(value).__module__
+    return module.startswith("dask.dataframe") or module.startswith("dask_expr")
+
+
+def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, settings: EstimatorSettings) -> XCIResult:
+    """xCI point estimate of the Dask DataFrame ``frame`` (columns named by ``time`` ... ``risk``):
+    the numbers of :func:`survfair.xci` on the same rows with ``ci=None``. See the module docstring."""
+    import dask
+
+    columns = {"time": time, "event": event, "group": group, "risk": risk}
+    for role, name in columns.items():
+        if not isinstance(name, str) or name not in frame.columns:
+            raise ValueError(f"{role}: with a Dask DataFrame as data, {role} must name one of its columns; "
+                             f"got {name!r} (columns: {list(frame.columns)}).")
+    frame = frame[[time, event, group, risk]]
+    present = np.asarray(frame[group].drop_duplicates().compute())
+    _, labels, _ = _encode_groups(present, groups, None)  # sorted labels, or those of ``groups``
+    n_rows = None
+    if groups is not None:  # the rows of other groups are counted (and warned about), never dropped silently
+        n_rows = len(frame)
+        frame = frame[frame[group].isin(list(labels))]
+    # Dask's shuffle by time; each partition then holds a contiguous, disjoint range of times
+    parts = frame.sort_values(time).to_delayed()
+    read = [dask.delayed(_partition_arrays)(part, columns, labels) for part in parts]
+    tau = settings.tau if settings.method == "ipcw" else None
+    summaries = dask.compute(*[dask.delayed(_summary)(arrays, len(labels), tau) for arrays in read])
+    kept = [k for k, summary in enumerate(summaries) if summary["n"] > 0]
+    _check_disjoint([summaries[k] for k in kept])
+    read = [read[k] for k in kept]
+    n_groups = len(labels)
+    curves = None
+    if settings.method == "ipcw":
+        curves = _censoring_curves([summaries[k]["counts"] for k in kept], settings.censoring, labels)
+    within = [dask.delayed(_within)(arrays, n_groups, curves, tau, settings) for arrays in read]
+    members = [dask.delayed(_sorted_members)(arrays, n_groups) for arrays in read]
+    events = [dask.delayed(_events)(arrays, n_groups, curves, tau) for arrays in read]
+    cross = [dask.delayed(_cross)(events[p], members[q], n_groups, settings)
+             for p in range(len(read)) for q in range(p + 1, len(read))]
+    results = dask.compute(*within, *cross)
+    counts, bad = _total(results, n_groups)
+    if bad is not None:  # blame the curve that is 0 or undefined, as in memory
+        column, t, own = bad
+        culprit = own if not curves.evaluate(own, np.array([t]))[0] > 0 else column
+        raise_positivity(curves, culprit, t, float(curves.evaluate(culprit, np.array([t]))[0]))
+    if counts.comparable.sum() == 0:
+        raise_no_comparable_pair()
+    if counts.denominator.sum() == 0:
+        raise_no_comparable_pair(f"every comparable pair has its earlier event at or after tau={settings.tau}")
+    n_kept = sum(summaries[k]["n"] for k in kept)
+    n_rows = n_kept if n_rows is None else n_rows
+    warn_excluded_rows(n_rows - n_kept, stacklevel=3)
+    sizes = _group_sizes([summaries[k] for k in kept], labels)
+    minima = {}
+    if curves is not None:
+        last = max((summaries[k]["last_weighted_event"] for k in kept), default=-np.inf)
+        if np.isfinite(last):
+            minima = check_positivity(curves, float(last))
+    if (counts.denominator == 0).any():
+        empty = ", ".join(f"({labels[a]!r}, {labels[b]!r})" for a, b in np.argwhere(counts.denominator == 0))
+        from ._exceptions import UndefinedXCIWarning
+
+        warnings.warn(f"xCI is undefined (NaN) for cells without a comparable pair: {empty}.",
+                      UndefinedXCIWarning, stacklevel=3)
+    return XCIResult(groups=labels, settings=settings, n_samples=n_kept, n_excluded=n_rows - n_kept,
+                     pair_counts=counts, censoring_curves=curves, min_censoring_survival=minima, group_sizes=sizes)
+
+
+def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
+    """One partition, validated as :func:`survfair.xci` validates its input (errors name the rows
+    by their index labels), its groups coded in the order of the whole frame."""
+    if len(part) == 0:
+        return {"time": _NONE, "event": np.empty(0, bool), "codes": np.empty(0, np.int32), "risk": _NONE}
+    sample, _ = check_survival_inputs(part[columns["time"]], part[columns["event"]], part[columns["group"]],
+                                      part[columns["risk"]])
+    position = {label: k for k, label in enumerate(labels)}
+    codes = np.array([position[label] for label in sample.groups], dtype=np.int32)[sample.group_codes]
+    return {"time": sample.time, "event": sample.event, "codes": codes, "risk": sample.risk}
+
+
+def _summary(arrays: dict, n_groups: int, tau: float | None) -> dict:
+    """Rows, time range, group sizes, the last event time before tau and the censoring counts per
+    (group, time, status)."""
+    time, event, codes = arrays["time"], arrays["event"], arrays["codes"]
+    counts = pd.DataFrame({"code": codes, "time": time, "event": event}).value_counts(sort=False).reset_index()
+    weighted = time[event] if tau is None else time[event & (time < tau)]
+    return {
+        "n": time.shape[0],
+        "min": float(time.min()) if time.shape[0] else np.nan,
+        "max": float(time.max()) if time.shape[0] else np.nan,
+        "size": np.bincount(codes, minlength=n_groups),
+        "events": np.bincount(codes[event], minlength=n_groups),
+        "counts": counts,
+        "last_weighted_event": float(weighted.max()) if weighted.shape[0] else -np.inf,
+    }
+
+
+def _check_disjoint(summaries: list) -> None:
+    for first, second in zip(summaries[:-1], summaries[1:]):
+        if not first["max"] < second["min"]:
+            raise RuntimeError("Dask's sort by time left equal or overlapping times in two partitions "
+                               f"({first['max']} >= {second['min']}); the cross-partition count needs disjoint "
+                               "ranges.")
+
+
+def _censoring_curves(partition_counts: list, kind: str, labels: tuple) -> CensoringCurves:
+    """The censoring Kaplan-Meier of the counts at every distinct time (partitions are in time
+    order and disjoint, so their counts concatenate in time order)."""
+    counts = pd.concat(partition_counts, ignore_index=True)
+    if kind == "pooled":
+        counts = counts.groupby(["time", "event"], sort=False, as_index=False)["count"].sum()
+        counts["code"] = 0
+    times, survival = [], []
+    for code in range(1 if kind == "pooled" else len(labels)):
+        mine = counts[counts["code"] == code].sort_values(["time", "event"], kind="stable")
+        t = mine["time"].to_numpy(np.float64)
+        t_k, k = kaplan_meier_sorted(t, mine["event"].to_numpy(bool), np.arange(t.shape[0]),
+                                     mine["count"].to_numpy(np.float64), _NONE, _NONE)
+        times.append(t_k)
+        survival.append(k)
+    if kind == "pooled":
+        return CensoringCurves("pooled", labels, (times[0],) * len(labels), (survival[0],) * len(labels))
+    return CensoringCurves("group", labels, tuple(times), tuple(survival))
+
+
+def _within(arrays: dict, n_groups: int, curves, tau, settings) -> tuple:
+    """The pairs inside one partition: the in-memory kernel with the whole cohort's weights."""
+    if arrays["time"].shape[0] == 0:
+        return _zero_counts(n_groups), None
+    counts, bad = count_pairs(arrays["time"], arrays["event"], arrays["codes"], arrays["risk"], n_groups,
+                              inverse_k=inverse_censoring(curves), tau=tau, tied_tol=settings.tied_tol,
+                              strict=settings.strict)
+    if bad is not None:
+        row, column = bad
+        bad = (column, float(arrays["time"][row]), int(arrays["codes"][row]))
+    return counts, bad
+
+
+def _sorted_members(arrays: dict, n_groups: int) -> list:
+    """Each group's risks in the partition, sorted (the later members of another partition's events)."""
+    return [np.sort(arrays["risk"][arrays["codes"] == b]) for b in range(n_groups)]
+
+
+def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
+    """The partition's events: risk, group and the weight against each column group
+    (1 / (K_a(t_i) K_b(t_i)) before tau, 0 from tau on; 1 for the naive estimator)."""
+    event = arrays["event"]
+    time, codes, risk = arrays["time"][event], arrays["codes"][event], arrays["risk"][event]
+    weight = np.ones((time.shape[0], n_groups))
+    if curves is not None:
+        inverse = inverse_censoring(curves)
+        own = np.empty(time.shape[0])
+        for a in range(n_groups):
+            own[codes == a] = inverse(a, time[codes == a])
+        for b in range(n_groups):
+            with np.errstate(invalid="ignore"):
+                weight[:, b] = own * inverse(b, time)
+        weight[time >= tau if tau is not None else np.zeros(time.shape[0], bool)] = 0.0
+    return {"time": time, "codes": codes, "risk": risk, "weight": weight}
+
+
+def _cross(events: dict, members: list, n_groups: int, settings) -> tuple:
+    """Pairs of an earlier partition's events with a later partition's rows (all comparable)."""
+    cells = _zero_counts(n_groups)
+    bad = []
+    tol = settings.tied_tol
+    for b, risks in enumerate(members):
+        if risks.shape[0] == 0:
+            continue
+        below = np.searchsorted(risks, events["risk"] - tol, side="left")
+        upto = np.searchsorted(risks, events["risk"] + tol, side="right")
+        tied = upto - below
+        weight = events["weight"][:, b]
+        finite = np.isfinite(weight)
+        if not finite.all():  # the earliest such event (the partition's events are in time order)
+            first = np.flatnonzero(~finite)[0]
+            bad.append((b, float(events["time"][first]), int(events["codes"][first])))
+        score = below if settings.strict else below + 0.5 * tied
+        for a in range(n_groups):
+            mine = events["codes"] == a
+            cells.comparable[a, b] += int(mine.sum()) * risks.shape[0]
+            cells.concordant[a, b] += int(below[mine].sum())
+            cells.tied_risk[a, b] += int(tied[mine].sum())
+            cells.numerator[a, b] += float(np.dot(weight[mine & finite], score[mine & finite]))
+            cells.denominator[a, b] += float(weight[mine & finite].sum()) * risks.shape[0]
+    return cells, min(bad) if bad else None
+
+
+def _zero_counts(n_groups: int) -> PairCounts:
+    shape = (n_groups, n_groups)
+    return PairCounts(*(np.zeros(shape, np.int64) for _ in range(4)), np.zeros(shape), np.zeros(shape))
+
+
+def _total(results, n_groups: int) -> tuple[PairCounts, tuple | None]:
+    total = _zero_counts(n_groups)
+    problems = []
+    for counts, problem in results:
+        for name in ("comparable", "concordant", "tied_risk", "tied_time", "numerator", "denominator"):
+            getattr(total, name)[...] += getattr(counts, name)
+        if problem is not None:
+            problems.append(problem)
+    # the event the in-memory kernel reports: the first column group, then the earliest time
+    return total, min(problems) if problems else None
+
+
+def _group_sizes(summaries: list, labels: tuple) -> dict:
+    size = sum(s["size"] for s in summaries)
+    events = sum(s["events"] for s in summaries)
+    return {label: {"n": int(size[k]), "events": int(events[k])} for k, label in enumerate(labels)}
