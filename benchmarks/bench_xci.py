@@ -11,6 +11,7 @@ largest n with 8 groups (measured in a fresh subprocess).
     python benchmarks/bench_xci.py --epi       # only: cluster / entry / weights / cause against plain xci
     python benchmarks/bench_xci.py --groups    # only: analytic / point cost and memory at G = 2 ... 32
     python benchmarks/bench_xci.py --cold      # only: first-call latency, fresh and warm compile cache
+    python benchmarks/bench_xci.py --dask      # only: a Dask DataFrame (Parquet files) against in memory
 
 The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
 what the per-group passes on several threads give (the results are bit-identical).
@@ -284,6 +285,48 @@ def cold_table(repeats: int) -> int:
     return 0
 
 
+def dask_table(repeats: int, n: int = 10**7, n_files: int = 16) -> int:
+    """Point estimate of n rows stored as ``n_files`` Parquet files: in memory (pandas reads the
+    files, then xci on every core) against ``xci(data=dask.dataframe.read_parquet(...))`` on a
+    LocalCluster of one single-threaded worker process per core (reading included in both)."""
+    import tempfile
+
+    import dask.dataframe as dd
+    import distributed
+    import pandas as pd
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    time_, event, group, risk = cohort(n, 2)
+    frame = pd.DataFrame({"time": time_, "event": event, "group": group % 2, "risk": risk})
+    with tempfile.TemporaryDirectory() as folder:
+        for k, part in enumerate(np.array_split(frame, n_files)):
+            part.to_parquet(os.path.join(folder, f"part-{k:03d}.parquet"))
+        del frame, part
+
+        def in_memory():
+            data = pd.read_parquet(folder)
+            return survfair.xci("time", "event", "group", "risk", data=data, tau=TAU, ci=None)
+
+        with distributed.LocalCluster(n_workers=cores, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster):
+            def on_dask():
+                return survfair.xci("time", "event", "group", "risk", data=dd.read_parquet(folder), tau=TAU, ci=None)
+
+            first, second = in_memory(), on_dask()  # compile, and check the numbers
+            difference = float(np.nanmax(np.abs(first.values - second.values)))
+            memory_seconds = median_seconds(in_memory, repeats)
+            dask_seconds = median_seconds(on_dask, repeats)
+    print(f"n = 10^{int(np.log10(n))} rows in {n_files} Parquet files, G = 2, IPCW, tau = {TAU}, point estimate, "
+          f"median of {repeats}; {cores} cores.\n")
+    print("| path | seconds | ratio |")
+    print("|---|---|---|")
+    print(f"| in memory (pandas.read_parquet + xci, n_jobs = {cores}) | {memory_seconds:.2f} | 1.00x |")
+    print(f"| Dask DataFrame on a LocalCluster ({cores} worker processes) | {dask_seconds:.2f} | "
+          f"{dask_seconds / memory_seconds:.2f}x |")
+    print(f"\nlargest difference of a cell between the two: {difference:.1e}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
@@ -292,7 +335,10 @@ def main(argv=None) -> int:
     parser.add_argument("--epi", action="store_true", help="only the cluster / entry / weights cost table")
     parser.add_argument("--groups", action="store_true", help="only the analytic / point table for G = 2 ... 32")
     parser.add_argument("--cold", action="store_true", help="only the first-call latency (compile cache)")
+    parser.add_argument("--dask", action="store_true", help="only the Dask DataFrame point estimate at 10^7 rows")
     args = parser.parse_args(argv)
+    if args.dask:
+        return dask_table(args.repeats)
     if args.groups:
         return groups_table(args.repeats)
     if args.cold:

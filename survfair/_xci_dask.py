@@ -65,7 +65,8 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
         frame = frame[frame[group].isin(list(labels))]
     # Dask's shuffle by time; each partition then holds a contiguous, disjoint range of times
     parts = frame.sort_values(time).to_delayed()
-    read = [dask.delayed(_partition_arrays)(part, columns, labels) for part in parts]
+    # validated arrays, held by the workers for the passes below (computing them twice would sort twice)
+    read = dask.persist(*[dask.delayed(_partition_arrays)(part, columns, labels) for part in parts])
     tau = settings.tau if settings.method == "ipcw" else None
     summaries = dask.compute(*[dask.delayed(_summary)(arrays, len(labels), tau) for arrays in read])
     kept = [k for k, summary in enumerate(summaries) if summary["n"] > 0]
@@ -75,9 +76,11 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
     curves = None
     if settings.method == "ipcw":
         curves = _censoring_curves([summaries[k]["counts"] for k in kept], settings.censoring, labels)
-    within = [dask.delayed(_within)(arrays, n_groups, curves, tau, settings) for arrays in read]
+    # one key for the curves (as long as the distinct times): sent to each worker once, not with every task
+    shared = dask.delayed(curves, pure=True) if curves is not None else None
+    within = [dask.delayed(_within)(arrays, n_groups, shared, tau, settings) for arrays in read]
     members = [dask.delayed(_sorted_members)(arrays, n_groups) for arrays in read]
-    events = [dask.delayed(_events)(arrays, n_groups, curves, tau) for arrays in read]
+    events = [dask.delayed(_events)(arrays, n_groups, shared, tau) for arrays in read]
     cross = [dask.delayed(_cross)(events[p], members[q], n_groups, settings)
              for p in range(len(read)) for q in range(p + 1, len(read))]
     results = dask.compute(*within, *cross)
@@ -125,7 +128,11 @@ def _summary(arrays: dict, n_groups: int, tau: float | None) -> dict:
     """Rows, time range, group sizes, the last event time before tau and the censoring counts per
     (group, time, status)."""
     time, event, codes = arrays["time"], arrays["event"], arrays["codes"]
-    counts = pd.DataFrame({"code": codes, "time": time, "event": event}).value_counts(sort=False).reset_index()
+    by_group = np.argsort(codes, kind="stable")  # each group's rows, still in time order
+    bounds = np.cumsum(np.bincount(codes, minlength=n_groups))
+    counts = {"pooled": _runs(time, event)}
+    for code, rows in enumerate(np.split(by_group, bounds[:-1])):
+        counts[code] = _runs(time[rows], event[rows])
     weighted = time[event] if tau is None else time[event & (time < tau)]
     return {
         "n": time.shape[0],
@@ -138,6 +145,15 @@ def _summary(arrays: dict, n_groups: int, tau: float | None) -> dict:
     }
 
 
+def _runs(time: np.ndarray, event: np.ndarray) -> tuple:
+    """(time, event, count) of the runs of equal (time, status) in rows in time order: what the
+    Kaplan-Meier needs, smaller than the rows when times are tied."""
+    if time.shape[0] == 0:
+        return time, event, np.empty(0)
+    starts = np.flatnonzero(np.concatenate([[True], (time[1:] != time[:-1]) | (event[1:] != event[:-1])]))
+    return time[starts], event[starts], np.diff(np.append(starts, time.shape[0])).astype(np.float64)
+
+
 def _check_disjoint(summaries: list) -> None:
     for first, second in zip(summaries[:-1], summaries[1:]):
         if not first["max"] < second["min"]:
@@ -148,17 +164,13 @@ def _check_disjoint(summaries: list) -> None:
 
 def _censoring_curves(partition_counts: list, kind: str, labels: tuple) -> CensoringCurves:
     """The censoring Kaplan-Meier of the counts at every distinct time (partitions are in time
-    order and disjoint, so their counts concatenate in time order)."""
-    counts = pd.concat(partition_counts, ignore_index=True)
-    if kind == "pooled":
-        counts = counts.groupby(["time", "event"], sort=False, as_index=False)["count"].sum()
-        counts["code"] = 0
+    order and disjoint, so their runs concatenate in time order): :func:`kaplan_meier_sorted` with
+    the run lengths as case weights, the arithmetic of the in-memory fit on the rows."""
+    keys = ["pooled"] if kind == "pooled" else list(range(len(labels)))
     times, survival = [], []
-    for code in range(1 if kind == "pooled" else len(labels)):
-        mine = counts[counts["code"] == code].sort_values(["time", "event"], kind="stable")
-        t = mine["time"].to_numpy(np.float64)
-        t_k, k = kaplan_meier_sorted(t, mine["event"].to_numpy(bool), np.arange(t.shape[0]),
-                                     mine["count"].to_numpy(np.float64), _NONE, _NONE)
+    for key in keys:
+        t, event, count = (np.concatenate(parts) for parts in zip(*(counts[key] for counts in partition_counts)))
+        t_k, k = kaplan_meier_sorted(t, event.astype(bool), np.arange(t.shape[0]), count, _NONE, _NONE)
         times.append(t_k)
         survival.append(k)
     if kind == "pooled":
@@ -185,12 +197,13 @@ def _sorted_members(arrays: dict, n_groups: int) -> list:
 
 
 def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
-    """The partition's events: risk, group and the weight against each column group
+    """The partition's events in increasing order of risk (so that the binary searches of
+    :func:`_cross` walk forward): risk, group, time and the weight against each column group
     (1 / (K_a(t_i) K_b(t_i)) before tau, 0 from tau on; 1 for the naive estimator)."""
     event = arrays["event"]
-    time, codes, risk = arrays["time"][event], arrays["codes"][event], arrays["risk"][event]
+    time, codes, risk = (arrays[name][event] for name in ("time", "codes", "risk"))  # in time order
     weight = np.ones((time.shape[0], n_groups))
-    if curves is not None:
+    if curves is not None:  # looked up in time order: a merge with the curves, not binary searches
         inverse = inverse_censoring(curves)
         own = np.empty(time.shape[0])
         for a in range(n_groups):
@@ -198,34 +211,37 @@ def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
         for b in range(n_groups):
             with np.errstate(invalid="ignore"):
                 weight[:, b] = own * inverse(b, time)
-        weight[time >= tau if tau is not None else np.zeros(time.shape[0], bool)] = 0.0
-    return {"time": time, "codes": codes, "risk": risk, "weight": weight}
+        if tau is not None:
+            weight[time >= tau] = 0.0
+    by_risk = np.argsort(risk, kind="stable")
+    return {"time": time[by_risk], "codes": codes[by_risk], "risk": risk[by_risk], "weight": weight[by_risk]}
 
 
 def _cross(events: dict, members: list, n_groups: int, settings) -> tuple:
-    """Pairs of an earlier partition's events with a later partition's rows (all comparable)."""
+    """Pairs of an earlier partition's events with a later partition's rows (all comparable):
+    per column group b, two binary searches of the events' risks in b's sorted risks, the counts
+    summed per row group with ``np.bincount``."""
     cells = _zero_counts(n_groups)
     bad = []
-    tol = settings.tied_tol
+    codes, risk, time = events["codes"], events["risk"], events["time"]
+    per_group = np.bincount(codes, minlength=n_groups)
     for b, risks in enumerate(members):
         if risks.shape[0] == 0:
             continue
-        below = np.searchsorted(risks, events["risk"] - tol, side="left")
-        upto = np.searchsorted(risks, events["risk"] + tol, side="right")
-        tied = upto - below
+        below = np.searchsorted(risks, risk - settings.tied_tol, side="left")
+        tied = np.searchsorted(risks, risk + settings.tied_tol, side="right") - below
         weight = events["weight"][:, b]
         finite = np.isfinite(weight)
-        if not finite.all():  # the earliest such event (the partition's events are in time order)
-            first = np.flatnonzero(~finite)[0]
-            bad.append((b, float(events["time"][first]), int(events["codes"][first])))
+        if not finite.all():  # the earliest such event, as the in-memory kernel reports it
+            first = np.argmin(np.where(finite, np.inf, time))
+            bad.append((b, float(time[first]), int(codes[first])))
+            weight = np.where(finite, weight, 0.0)
         score = below if settings.strict else below + 0.5 * tied
-        for a in range(n_groups):
-            mine = events["codes"] == a
-            cells.comparable[a, b] += int(mine.sum()) * risks.shape[0]
-            cells.concordant[a, b] += int(below[mine].sum())
-            cells.tied_risk[a, b] += int(tied[mine].sum())
-            cells.numerator[a, b] += float(np.dot(weight[mine & finite], score[mine & finite]))
-            cells.denominator[a, b] += float(weight[mine & finite].sum()) * risks.shape[0]
+        cells.comparable[:, b] += per_group * risks.shape[0]
+        cells.concordant[:, b] += np.bincount(codes, weights=below, minlength=n_groups).astype(np.int64)
+        cells.tied_risk[:, b] += np.bincount(codes, weights=tied, minlength=n_groups).astype(np.int64)
+        cells.numerator[:, b] += np.bincount(codes, weights=weight * score, minlength=n_groups)
+        cells.denominator[:, b] += np.bincount(codes, weights=weight, minlength=n_groups) * risks.shape[0]
     return cells, min(bad) if bad else None
 
 
