@@ -12,6 +12,7 @@ largest n with 8 groups (measured in a fresh subprocess).
     python benchmarks/bench_xci.py --groups    # only: analytic / point cost and memory at G = 2 ... 32
     python benchmarks/bench_xci.py --cold      # only: first-call latency, fresh and warm compile cache
     python benchmarks/bench_xci.py --dask      # only: a Dask DataFrame (Parquet files) against in memory
+    python benchmarks/bench_xci.py --huge      # only: n = 10^8, G = 8 point estimate, time and memory (minutes)
 
 The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
 what the per-group passes on several threads give (the results are bit-identical).
@@ -327,6 +328,60 @@ def dask_table(repeats: int, n: int = 10**7, n_files: int = 16) -> int:
     return 0
 
 
+HUGE_PROBE = """
+import sys, threading, time, warnings
+sys.path.insert(0, {here!r})
+import numpy as np
+import survfair
+from bench_xci import rss_mb
+survfair.xci(np.arange(1.0, 501.0), np.ones(500, bool), np.arange(500) % {g}, -np.arange(500.0), tau=2.0,
+             ci=None, n_jobs={n_jobs})  # load and compile first
+rng = np.random.default_rng(0)
+n = {n}
+time_ = rng.exponential(1.0, n)
+censor = rng.exponential(2.0, n)
+event = time_ <= censor
+risk = -time_ + rng.normal(0.0, 1.0, n)
+np.minimum(time_, censor, out=time_)
+del censor
+group = rng.integers(0, {g}, n, dtype=np.int32)
+before = rss_mb()
+peak = [before]
+done = threading.Event()
+def sample():
+    while not done.is_set():
+        peak[0] = max(peak[0], rss_mb())
+        time.sleep(0.01)
+sampler = threading.Thread(target=sample)
+sampler.start()
+start = time.perf_counter()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    survfair.xci(time_, event, group, risk, method="ipcw", tau=2.0, ci=None, n_jobs={n_jobs})
+seconds = time.perf_counter() - start
+done.set()
+sampler.join()
+print(seconds, before, max(peak[0], rss_mb()))
+"""
+
+
+def huge_row(n: int = 10**8, n_groups: int = 8) -> int:
+    """One point estimate at n rows, G groups (IPCW, tau = 2) in a fresh process per n_jobs: seconds,
+    resident memory before the call (interpreter, libraries, inputs: time and risk float64, event
+    bool, group int32) and its peak during the call, sampled every 10 ms from /proc."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    here = os.path.dirname(os.path.abspath(__file__))
+    print(f"n = 10^{int(np.log10(n))}, G = {n_groups}, IPCW, tau = 2, point estimate; one run per row.\n")
+    print("| n_jobs | seconds | RSS before the call (MB) | peak RSS (MB) | the call itself (MB) |")
+    print("|---|---|---|---|---|")
+    for n_jobs in sorted({1, cores}):
+        code = HUGE_PROBE.format(here=here, n=n, g=n_groups, n_jobs=n_jobs)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        seconds, before, peak = (float(v) for v in out.split())
+        print(f"| {n_jobs} | {seconds:.1f} | {before:,.0f} | {peak:,.0f} | {peak - before:,.0f} |", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
@@ -336,7 +391,10 @@ def main(argv=None) -> int:
     parser.add_argument("--groups", action="store_true", help="only the analytic / point table for G = 2 ... 32")
     parser.add_argument("--cold", action="store_true", help="only the first-call latency (compile cache)")
     parser.add_argument("--dask", action="store_true", help="only the Dask DataFrame point estimate at 10^7 rows")
+    parser.add_argument("--huge", action="store_true", help="only the n = 10^8, G = 8 row (minutes, ~12 GB)")
     args = parser.parse_args(argv)
+    if args.huge:
+        return huge_row()
     if args.dask:
         return dask_table(args.repeats)
     if args.groups:
