@@ -110,28 +110,45 @@ CANDIDATES = {
 }
 
 MEMORY_PROBE = """
-import sys, threading, time, warnings
+import sys, warnings
 sys.path.insert(0, {here!r})
 import survfair
-from bench_xci import cohort, rss_mb
+from bench_xci import PeakRSS, cohort
 data = cohort({n}, {g})
 survfair.xci(*cohort(500, {g}), method="ipcw", tau={tau})  # load and compile first
-before = rss_mb()
-peak = [before]
-done = threading.Event()
-def sample():
-    while not done.is_set():
-        peak[0] = max(peak[0], rss_mb())
-        time.sleep(0.005)
-sampler = threading.Thread(target=sample)
-sampler.start()
-with warnings.catch_warnings():
+with warnings.catch_warnings(), PeakRSS() as memory:
     warnings.simplefilter("ignore")
     survfair.xci(data[0], data[1], data[2], data[3], method="ipcw", tau={tau})
-done.set()
-sampler.join()
-print(before, max(peak[0], rss_mb()))
+print(memory.before, memory.peak)
 """
+
+
+class PeakRSS:
+    """``with PeakRSS() as memory:`` samples this process's resident memory every ``interval``
+    seconds on a thread: ``memory.before`` and ``memory.peak`` in MB (the kernels' numba
+    allocations are invisible to tracemalloc)."""
+
+    def __init__(self, interval: float = 0.005):
+        self.interval = interval
+
+    def __enter__(self) -> "PeakRSS":
+        import threading
+
+        self.before = self.peak = rss_mb()
+        self._done = threading.Event()
+        self._sampler = threading.Thread(target=self._sample)
+        self._sampler.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._done.is_set():
+            self.peak = max(self.peak, rss_mb())
+            time.sleep(self.interval)
+
+    def __exit__(self, *exc_info) -> None:
+        self._done.set()
+        self._sampler.join()
+        self.peak = max(self.peak, rss_mb())
 
 
 def rss_mb() -> float:
@@ -329,11 +346,11 @@ def dask_table(repeats: int, n: int = 10**7, n_files: int = 16) -> int:
 
 
 HUGE_PROBE = """
-import sys, threading, time, warnings
+import sys, time, warnings
 sys.path.insert(0, {here!r})
 import numpy as np
 import survfair
-from bench_xci import rss_mb
+from bench_xci import PeakRSS
 survfair.xci(np.arange(1.0, 501.0), np.ones(500, bool), np.arange(500) % {g}, -np.arange(500.0), tau=2.0,
              ci=None, n_jobs={n_jobs})  # load and compile first
 rng = np.random.default_rng(0)
@@ -345,23 +362,12 @@ risk = -time_ + rng.normal(0.0, 1.0, n)
 np.minimum(time_, censor, out=time_)
 del censor
 group = rng.integers(0, {g}, n, dtype=np.int32)
-before = rss_mb()
-peak = [before]
-done = threading.Event()
-def sample():
-    while not done.is_set():
-        peak[0] = max(peak[0], rss_mb())
-        time.sleep(0.01)
-sampler = threading.Thread(target=sample)
-sampler.start()
-start = time.perf_counter()
-with warnings.catch_warnings():
+with warnings.catch_warnings(), PeakRSS(0.01) as memory:
     warnings.simplefilter("ignore")
+    start = time.perf_counter()
     survfair.xci(time_, event, group, risk, method="ipcw", tau=2.0, ci=None, n_jobs={n_jobs})
-seconds = time.perf_counter() - start
-done.set()
-sampler.join()
-print(seconds, before, max(peak[0], rss_mb()))
+    seconds = time.perf_counter() - start
+print(seconds, memory.before, memory.peak)
 """
 
 

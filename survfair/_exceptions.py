@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
 
 class NoComparablePairError(ValueError):
     """Raised when the data contain no comparable pair at all, so no concordance is defined."""
@@ -65,3 +69,13 @@ def listed(items, limit: int = MAX_LISTED) -> str:
     items = [str(item) for item in items]
     shown = ", ".join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def warn_undefined_cells(denominator, groups: tuple, stacklevel: int) -> None:
+    """The one warning for xCI cells without a comparable pair (their value is NaN);
+    ``stacklevel`` counts from the caller of this function."""
+    empty = np.argwhere(np.asarray(denominator) == 0)
+    if empty.size:
+        cells = listed(f"({groups[a]!r}, {groups[b]!r})" for a, b in empty)
+        warnings.warn(f"xCI is undefined (NaN) for cells without a comparable pair: {cells}.", UndefinedXCIWarning,
+                      stacklevel=stacklevel + 1)

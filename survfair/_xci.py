@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._censoring import CensoringCurves, check_positivity, fit_censoring, inverse_censoring, raise_positivity
-from ._exceptions import UndefinedXCIWarning, listed
+from ._exceptions import warn_undefined_cells
 from ._inference import check_inference_options, with_inference
 from ._kernel import (
     IndividualContributions,
@@ -156,15 +155,6 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> Pa
     return counts
 
 
-def _warn_empty_cells(counts: PairCounts, groups: tuple) -> None:
-    empty = np.argwhere(counts.denominator == 0)
-    if empty.size:
-        cells = listed(f"({groups[a]!r}, {groups[b]!r})" for a, b in empty)
-        warnings.warn(
-            f"xCI is undefined (NaN) for cells without a comparable pair: {cells}.",
-            UndefinedXCIWarning,
-            stacklevel=3,
-        )
 
 
 def xci(
@@ -482,7 +472,7 @@ def xci(
         weighted_events = sample.event & (sample.time < (np.inf if tau is None else tau))
         if weighted_events.any():
             minima = check_positivity(curves, float(sample.time[weighted_events].max()))
-    _warn_empty_cells(counts, sample.groups)
+    warn_undefined_cells(counts.denominator, sample.groups, stacklevel=2)
 
     def per_group(rows=None):  # one pass over the codes, not one per group
         return np.bincount(sample.group_codes, weights=rows, minlength=sample.n_groups).astype(np.int64)

@@ -21,7 +21,6 @@ addition (tested to 1e-12).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,7 @@ import pandas as pd
 from ._censoring import (
     CensoringCurves, check_positivity, inverse_censoring, kaplan_meier_sorted, raise_positivity,
 )
+from ._exceptions import warn_undefined_cells
 from ._kernel import PairCounts, count_pairs
 from ._results import XCIResult
 from ._settings import EstimatorSettings
@@ -49,33 +49,55 @@ def is_dask_frame(value: Any) -> bool:
 def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, settings: EstimatorSettings) -> XCIResult:
     """xCI point estimate of the Dask DataFrame ``frame`` (columns named by ``time`` ... ``risk``):
     the numbers of :func:`survfair.xci` on the same rows with ``ci=None``. See the module docstring."""
-    import dask
-
     columns = {"time": time, "event": event, "group": group, "risk": risk}
     for role, name in columns.items():
         if not isinstance(name, str) or name not in frame.columns:
             raise ValueError(f"{role}: with a Dask DataFrame as data, {role} must name one of its columns; "
                              f"got {name!r} (columns: {list(frame.columns)}).")
     frame = frame[[time, event, group, risk]]
-    present = np.asarray(frame[group].drop_duplicates().compute())
-    _, labels, _ = _encode_groups(present, groups, None)  # sorted labels, or those of ``groups``
+    _, labels, _ = _encode_groups(np.asarray(frame[group].drop_duplicates().compute()), groups, None)
     n_rows = None
     if groups is not None:  # the rows of other groups are counted (and warned about), never dropped silently
         n_rows = len(frame)
         frame = frame[frame[group].isin(list(labels))]
-    # Dask's shuffle by time; each partition then holds a contiguous, disjoint range of times
-    parts = frame.sort_values(time).to_delayed()
-    # validated arrays, held by the workers for the passes below (computing them twice would sort twice)
-    read = dask.persist(*[dask.delayed(_partition_arrays)(part, columns, labels) for part in parts])
     tau = settings.tau if settings.method == "ipcw" else None
+    read, summaries = _sorted_partitions(frame, columns, labels, tau)
+    n_kept = sum(summary["n"] for summary in summaries)
+    n_excluded = 0 if n_rows is None else n_rows - n_kept
+    warn_excluded_rows(n_excluded, stacklevel=3)
+    curves = None
+    if settings.method == "ipcw":
+        curves = _censoring_curves([summary["counts"] for summary in summaries], settings.censoring, labels)
+    counts = _pair_counts(read, len(labels), curves, tau, settings)
+    minima = {}
+    last = max((summary["last_weighted_event"] for summary in summaries), default=-np.inf)
+    if curves is not None and np.isfinite(last):
+        minima = check_positivity(curves, float(last))
+    warn_undefined_cells(counts.denominator, labels, stacklevel=3)
+    return XCIResult(groups=labels, settings=settings, n_samples=n_kept, n_excluded=n_excluded, pair_counts=counts,
+                     censoring_curves=curves, min_censoring_survival=minima,
+                     group_sizes=_group_sizes(summaries, labels))
+
+
+def _sorted_partitions(frame, columns: dict, labels: tuple, tau: float | None) -> tuple[list, list]:
+    """Dask's shuffle by time, then every partition validated (held by the workers: computing it
+    twice would sort twice) and summarised; the empty partitions are left out and the others
+    checked to hold disjoint ranges of times, in order."""
+    import dask
+
+    parts = frame.sort_values(columns["time"]).to_delayed()
+    read = dask.persist(*[dask.delayed(_partition_arrays)(part, columns, labels) for part in parts])
     summaries = dask.compute(*[dask.delayed(_summary)(arrays, len(labels), tau) for arrays in read])
     kept = [k for k, summary in enumerate(summaries) if summary["n"] > 0]
     _check_disjoint([summaries[k] for k in kept])
-    read = [read[k] for k in kept]
-    n_groups = len(labels)
-    curves = None
-    if settings.method == "ipcw":
-        curves = _censoring_curves([summaries[k]["counts"] for k in kept], settings.censoring, labels)
+    return [read[k] for k in kept], [summaries[k] for k in kept]
+
+
+def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings) -> PairCounts:
+    """Every cell's counts: each partition by the kernel, each ordered pair of partitions by merge
+    counts; raises as :func:`survfair.xci` for a weight that cannot be formed or no usable pair."""
+    import dask
+
     # one key for the curves (as long as the distinct times): sent to each worker once, not with every task
     shared = dask.delayed(curves, pure=True) if curves is not None else None
     within = [dask.delayed(_within)(arrays, n_groups, shared, tau, settings) for arrays in read]
@@ -83,8 +105,7 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
     events = [dask.delayed(_events)(arrays, n_groups, shared, tau) for arrays in read]
     cross = [dask.delayed(_cross)(events[p], members[q], n_groups, settings)
              for p in range(len(read)) for q in range(p + 1, len(read))]
-    results = dask.compute(*within, *cross)
-    counts, bad = _total(results, n_groups)
+    counts, bad = _total(dask.compute(*within, *cross), n_groups)
     if bad is not None:  # blame the curve that is 0 or undefined, as in memory
         column, t, own = bad
         culprit = own if not curves.evaluate(own, np.array([t]))[0] > 0 else column
@@ -93,23 +114,7 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
         raise_no_comparable_pair()
     if counts.denominator.sum() == 0:
         raise_no_comparable_pair(f"every comparable pair has its earlier event at or after tau={settings.tau}")
-    n_kept = sum(summaries[k]["n"] for k in kept)
-    n_rows = n_kept if n_rows is None else n_rows
-    warn_excluded_rows(n_rows - n_kept, stacklevel=3)
-    sizes = _group_sizes([summaries[k] for k in kept], labels)
-    minima = {}
-    if curves is not None:
-        last = max((summaries[k]["last_weighted_event"] for k in kept), default=-np.inf)
-        if np.isfinite(last):
-            minima = check_positivity(curves, float(last))
-    if (counts.denominator == 0).any():
-        empty = ", ".join(f"({labels[a]!r}, {labels[b]!r})" for a, b in np.argwhere(counts.denominator == 0))
-        from ._exceptions import UndefinedXCIWarning
-
-        warnings.warn(f"xCI is undefined (NaN) for cells without a comparable pair: {empty}.",
-                      UndefinedXCIWarning, stacklevel=3)
-    return XCIResult(groups=labels, settings=settings, n_samples=n_kept, n_excluded=n_rows - n_kept,
-                     pair_counts=counts, censoring_curves=curves, min_censoring_survival=minima, group_sizes=sizes)
+    return counts
 
 
 def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
