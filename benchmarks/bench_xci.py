@@ -65,7 +65,7 @@ def _survfair(method: str, n_groups: int, **options):
         event = given.pop("event", event)  # cause codes for cause=
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **{"n_jobs": 1, **given})
+            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **{"n_jobs": 1, "ci": None, **given})
     return run
 
 
@@ -95,6 +95,31 @@ def _lifelines(data):
 def _argsort(data):
     np.argsort(data[3])
 
+
+def r_concordance_seconds(data, repeats: int) -> float | None:
+    """Median seconds of R's ``survival::concordance`` (one pooled C, point estimate), timed inside
+    R by ``bench_r_concordance.R`` on the same rows; None when ``Rscript`` is not installed (Debian:
+    ``apt-get install r-base-core r-cran-survival``)."""
+    import shutil
+    import tempfile
+
+    if shutil.which("Rscript") is None:
+        return None
+    time_, event, _, risk = data
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_r_concordance.R")
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
+        np.savetxt(handle, np.column_stack([time_, event, risk]), delimiter=",", header="time,event,risk",
+                   comments="", fmt=["%.17g", "%d", "%.17g"])
+    try:
+        out = subprocess.run(["Rscript", script, handle.name, str(repeats)], capture_output=True, text=True,
+                             check=True).stdout
+    finally:
+        os.unlink(handle.name)
+    return float(out.split()[0])
+
+
+#: the row of R's survival::concordance (timed inside R; absent when R is not installed)
+R_PEER = "R survival::concordance (one C, timed in R)"
 
 #: name -> (function, largest n it is run at)
 CANDIDATES = {
@@ -428,6 +453,10 @@ def main(argv=None) -> int:
             repeats = 1 if (n >= 10**5 and name.startswith("sksurv")) else args.repeats
             table[name][n] = median_seconds(lambda: function(data), repeats)
             print(f"  {name:45s} n={n:>9,d}  {table[name][n]:9.4f} s", file=sys.stderr, flush=True)
+        if n <= 10**6:
+            seconds = r_concordance_seconds(data, args.repeats)
+            if seconds is not None:
+                table.setdefault(R_PEER, {})[n] = seconds
 
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, numpy {np.__version__}; median of {args.repeats} runs "
@@ -441,6 +470,9 @@ def main(argv=None) -> int:
 
     print()
     ipcw2 = table["survfair IPCW, G=2"]
+    if 10**6 in ipcw2 and 10**6 in table.get(R_PEER, {}):
+        print(f"- n = 10^6, G = 2, IPCW matrix vs R's survival::concordance (one C): "
+              f"{table[R_PEER][10**6] / ipcw2[10**6]:.1f}x faster")
     if 10**6 in ipcw2 and 10**6 in table["lifelines concordance_index (one C)"]:
         ratio = table["lifelines concordance_index (one C)"][10**6] / ipcw2[10**6]
         print(f"- n = 10^6, G = 2, IPCW matrix vs lifelines' single C: {ratio:.1f}x faster (target >= 30x)")
