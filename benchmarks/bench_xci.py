@@ -140,10 +140,10 @@ sys.path.insert(0, {here!r})
 import survfair
 from bench_xci import PeakRSS, cohort
 data = cohort({n}, {g})
-survfair.xci(*cohort(500, {g}), method="ipcw", tau={tau})  # load and compile first
+survfair.xci(*cohort(500, {g}), method="ipcw", tau={tau}, ci=None)  # load and compile first
 with warnings.catch_warnings(), PeakRSS() as memory:
     warnings.simplefilter("ignore")
-    survfair.xci(data[0], data[1], data[2], data[3], method="ipcw", tau={tau})
+    survfair.xci(data[0], data[1], data[2], data[3], method="ipcw", tau={tau}, ci=None, n_jobs=1)
 print(memory.before, memory.peak)
 """
 

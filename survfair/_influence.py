@@ -784,7 +784,8 @@ def influence(
     -----
     See the module docstring for the formulas (Hajek projection of the ratio of U-statistics,
     DeLong et al. 1988 small-sample factor, Kaplan-Meier term). Cost: the kernel's passes
-    (O(G^2 n log n)) plus two O(n G^2) sweeps.
+    (O(G^2 n log n)) plus two sweeps, O(n G) with compact rows (G >= 3, one censoring curve per
+    group or none) and O(n G^2) otherwise.
 
     References
     ----------

@@ -60,13 +60,14 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
     if groups is not None:  # the rows of other groups are counted (and warned about), never dropped silently
         n_rows = len(frame)
         frame = frame[frame[group].isin(list(labels))]
-    tau = settings.tau if settings.method == "ipcw" else None
-    read, summaries = _sorted_partitions(frame, columns, labels, tau)
+    ipcw = settings.method == "ipcw"
+    tau = settings.tau if ipcw else None
+    read, summaries = _sorted_partitions(frame, columns, labels, tau, settings.censoring if ipcw else None)
     n_kept = sum(summary["n"] for summary in summaries)
     n_excluded = 0 if n_rows is None else n_rows - n_kept
     warn_excluded_rows(n_excluded, stacklevel=3)
     curves = None
-    if settings.method == "ipcw":
+    if ipcw:
         curves = _censoring_curves([summary["counts"] for summary in summaries], settings.censoring, labels)
     counts = _pair_counts(read, len(labels), curves, tau, settings)
     minima = {}
@@ -79,7 +80,8 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
                      group_sizes=_group_sizes(summaries, labels))
 
 
-def _sorted_partitions(frame, columns: dict, labels: tuple, tau: float | None) -> tuple[list, list]:
+def _sorted_partitions(frame, columns: dict, labels: tuple, tau: float | None,
+                       censoring: str | None) -> tuple[list, list]:
     """Dask's shuffle by time, then every partition validated (held by the workers: computing it
     twice would sort twice) and summarised; the empty partitions are left out and the others
     checked to hold disjoint ranges of times, in order."""
@@ -87,7 +89,7 @@ def _sorted_partitions(frame, columns: dict, labels: tuple, tau: float | None) -
 
     parts = frame.sort_values(columns["time"]).to_delayed()
     read = dask.persist(*[dask.delayed(_partition_arrays)(part, columns, labels) for part in parts])
-    summaries = dask.compute(*[dask.delayed(_summary)(arrays, len(labels), tau) for arrays in read])
+    summaries = dask.compute(*[dask.delayed(_summary)(arrays, len(labels), tau, censoring) for arrays in read])
     kept = [k for k, summary in enumerate(summaries) if summary["n"] > 0]
     _check_disjoint([summaries[k] for k in kept])
     return [read[k] for k in kept], [summaries[k] for k in kept]
@@ -129,15 +131,18 @@ def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
     return {"time": sample.time, "event": sample.event, "codes": codes, "risk": sample.risk}
 
 
-def _summary(arrays: dict, n_groups: int, tau: float | None) -> dict:
-    """Rows, time range, group sizes, the last event time before tau and the censoring counts per
-    (group, time, status)."""
+def _summary(arrays: dict, n_groups: int, tau: float | None, censoring: str | None) -> dict:
+    """Rows, time range, group sizes, the last event time before tau and what the censoring curves
+    need (``censoring``: "group", "pooled", or None for none): the runs of (time, status)."""
     time, event, codes = arrays["time"], arrays["event"], arrays["codes"]
-    by_group = np.argsort(codes, kind="stable")  # each group's rows, still in time order
-    bounds = np.cumsum(np.bincount(codes, minlength=n_groups))
-    counts = {"pooled": _runs(time, event)}
-    for code, rows in enumerate(np.split(by_group, bounds[:-1])):
-        counts[code] = _runs(time[rows], event[rows])
+    counts = {}
+    if censoring == "pooled":
+        counts["pooled"] = _runs(time, event)
+    elif censoring == "group":
+        by_group = np.argsort(codes, kind="stable")  # each group's rows, still in time order
+        bounds = np.cumsum(np.bincount(codes, minlength=n_groups))
+        for code, rows in enumerate(np.split(by_group, bounds[:-1])):
+            counts[code] = _runs(time[rows], event[rows])
     weighted = time[event] if tau is None else time[event & (time < tau)]
     return {
         "n": time.shape[0],
