@@ -571,21 +571,15 @@ def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def _permute(order, order_risk, time, event, codes, risk, tol, sizes, out_time, out_event, out_codes,
-             out_rank, out_lower, out_tie_row, n_jobs=1):
-    """Fill the time-ordered arrays (one gather by time order, sweeps in risk order); return ``upper``.
+def _rank_sweep(by_risk, tol, sizes, out_rank, out_lower, out_tie_row, blocks, run):
+    """The sweep in risk order (``by_risk`` from :func:`_gather`): every row's rank within its group
+    and tie-window bounds within every group; returns ``upper``.
 
-    Every step works on contiguous blocks of positions, on ``n_jobs`` threads: the blocks of the
-    rank sweep start from the group counts of the blocks before them (a prefix sum), so the
-    integers written are those of one sweep from the start, whatever ``n_jobs``.
+    It works on contiguous blocks of risk positions, on threads: each block starts from the group
+    counts and tied rows of the blocks before it (a prefix sum), so the integers written are those
+    of one sweep from the start, whatever the number of blocks.
     """
-    n = order.shape[0]
     n_groups = sizes.shape[0]
-    index = out_rank.dtype
-    blocks = _chunks(n, _parts(n, n_jobs))
-    run = _runner(len(blocks))
-    by_risk = (np.empty(n, np.float64), np.empty(n, out_codes.dtype), np.empty(n, index))
-    _gather(order, time, event, codes, order_risk, risk, (out_time, out_event, out_codes), by_risk, blocks, run)
     sorted_risk, code_by_risk, slot_by_risk = by_risk
     members = np.zeros((len(blocks), n_groups), np.int64)
     n_tied = run(lambda i: _count_chunk(sorted_risk, code_by_risk, tol, n_groups, *blocks[i], members[i]),
@@ -648,9 +642,13 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
         np.empty((n, n_groups), index), np.empty(n, index),
     )
     sizes = np.zeros(n_groups, np.int64)
-    upper = _permute(order, order_risk, time, event, np.asarray(codes), risk, float(tied_tol), sizes, *arrays,
-                     n_jobs=n_jobs)
-    del order_risk
+    blocks = _chunks(n, _parts(n, n_jobs))
+    run = _runner(len(blocks))
+    by_risk = (np.empty(n, np.float64), np.empty(n, index), np.empty(n, index))
+    _gather(order, time, event, np.asarray(codes), order_risk, risk, arrays[:3], by_risk, blocks, run)
+    del order_risk  # before the sweep, which writes the largest arrays (8 bytes a row at 10^8 rows matter)
+    upper = _rank_sweep(by_risk, float(tied_tol), sizes, *arrays[3:], blocks, run)
+    del by_risk
     options = {}
     if case_weight is not None:
         options["case_weight"] = np.ascontiguousarray(np.asarray(case_weight, dtype=np.float64)[order])
