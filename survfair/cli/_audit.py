@@ -134,7 +134,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     inference.add_argument("--stratify", choices=["group", "group_event", "none"], default="group",
                            help="bootstrap strata")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
-                        help="no progress bars (they are drawn only when stderr is a terminal)")
+                        help="turn off the progress bars (drawn only when stderr is a terminal)")
     add_reporting_options(parser)
     add_binary_arguments(parser)
     add_calibration_arguments(parser)
