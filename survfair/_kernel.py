@@ -825,14 +825,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
             result = tuple(x + y for x, y in zip(result[:6], extra[:6])) + (bad,)
         return result  # inv_column (n floats) is freed here, before the thread's next column
 
-    workers = min(int(n_jobs), n_groups)
-    if workers > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(one_column, range(n_groups)))
-    else:
-        results = [one_column(column) for column in range(n_groups)]
+    results = _runner(min(int(n_jobs), n_groups))(one_column, range(n_groups))
     bad = None
     for column, result in enumerate(results):
         for cell, values in zip(cells, result[:6]):
