@@ -101,12 +101,9 @@ class CompactLayout:
 
     @functools.cached_property
     def cell_of(self) -> np.ndarray:
-        """(G, 2G): the cell of each slot for a row of each group, -1 for the unused slot."""
-        g = self.n_groups
-        group, slot = np.arange(g)[:, None], np.arange(2 * g)[None, :]
-        cells = np.where(slot < g, group * g + slot, (slot - g) * g + group)
-        cells[np.arange(g), g + np.arange(g)] = -1
-        return cells
+        """(G, 2G): the cell of each slot for a row of each group, -1 for the unused slot (the
+        sweep's own :func:`compact_cell`, so the two never disagree)."""
+        return _cell_table(self.n_groups)
 
     @functools.cached_property
     def members(self) -> list:
@@ -114,22 +111,25 @@ class CompactLayout:
         order = np.argsort(self.codes, kind="stable")
         return np.split(order, np.cumsum(np.bincount(self.codes, minlength=self.n_groups))[:-1])
 
-    def undefined_slots(self, defined: np.ndarray) -> np.ndarray:
+    @property
+    def undefined_slots(self) -> np.ndarray:
         """(G, 2G) True where the slot's cell has no weighted pair (its values become NaN)."""
         cells = self.cell_of
-        return (cells >= 0) & ~np.asarray(defined)[np.where(cells >= 0, cells, 0)]
+        return (cells >= 0) & ~self.defined[np.where(cells >= 0, cells, 0)]
 
     def blocks(self, rows: np.ndarray):
-        """(group, its used slots, their cells, the group's rows at those slots) for every group."""
+        """(group, the cells of its used slots, the group's rows at those slots) for every group."""
         for group, members in enumerate(self.members):
             cells = self.cell_of[group]
             used = np.flatnonzero(cells >= 0)
-            yield group, used, cells[used], rows[members][:, used]
+            yield group, cells[used], rows[members][:, used]
 
-    def slot(self, group: np.ndarray, cells: np.ndarray) -> np.ndarray:
-        """The slot of each cell for a row of the matching group (the cell must involve it)."""
+    def slot(self, group: int, cells: np.ndarray, missing: int) -> np.ndarray:
+        """The slot of each cell for a row of ``group`` (:func:`_slot`), ``missing`` for the cells
+        that do not involve the group (its rows hold 0 there)."""
         earlier, later = np.divmod(cells, self.n_groups)
-        return np.where(earlier == group, later, self.n_groups + earlier)
+        slot = np.where(earlier == group, later, self.n_groups + earlier)
+        return np.where((earlier == group) | (later == group), slot, missing)
 
     def expand(self, rows: np.ndarray) -> np.ndarray:
         """The dense rows (n, G*G), with NaN columns for undefined cells."""
@@ -137,10 +137,8 @@ class CompactLayout:
         require_memory(8.0 * n * g2, f"the influence rows of {g2} cells for {n} rows (n x G^2 = {n} x {g2})",
                        ("groups",))
         dense = np.zeros((n, g2))
-        for group, members in enumerate(self.members):
-            cells = self.cell_of[group]
-            used = np.flatnonzero(cells >= 0)
-            dense[np.ix_(members, cells[used])] = rows[np.ix_(members, used)]
+        for group, cells, block in self.blocks(rows):
+            dense[np.ix_(self.members[group], cells)] = block
         dense[:, ~self.defined] = np.nan
         return dense
 
@@ -201,7 +199,7 @@ class Influence:
             covariance = self.cells_in_time_order.T @ self.cells_in_time_order
         else:  # each group's rows: the products of its slots (NaN rows and columns: undefined cells)
             covariance = np.zeros((n_cells, n_cells))
-            for _, _, cells, rows in self.layout.blocks(self.cells_in_time_order):
+            for _, cells, rows in self.layout.blocks(self.cells_in_time_order):
                 covariance[np.ix_(cells, cells)] += rows.T @ rows
             undefined = ~self.layout.defined
             covariance[undefined, :] = np.nan
@@ -220,7 +218,7 @@ class Influence:
         if self.layout is None:
             return np.sqrt(np.einsum("ij,ij->j", rows, rows))
         variance = np.zeros(self._n_cells)
-        for _, _, cells, block in self.layout.blocks(rows):
+        for _, cells, block in self.layout.blocks(rows):
             variance[cells] += np.einsum("ij,ij->j", block, block)
         variance[~self.layout.defined] = np.nan
         return np.sqrt(variance)
@@ -256,18 +254,12 @@ class Influence:
                 which = np.flatnonzero(first_time & (group_of == group))
                 block = np.zeros((len(layout.members[group]), 2 * g + 1))  # + the zero slot
                 block[:, :2 * g] = self.cells_in_time_order[layout.members[group]]
-                slots = [np.where(self._holds(group, cells[which]), layout.slot(group, cells[which]), 2 * g)
-                         for cells in (first, second)]
+                slots = [layout.slot(group, cells[which], missing=2 * g) for cells in (first, second)]
                 for start in range(0, len(which), chunk):
                     part = slice(start, start + chunk)
                     diff = block[:, slots[0][part]] - block[:, slots[1][part]]
                     variance[which[part]] += np.einsum("ij,ij->j", diff, diff)
         return np.sqrt(variance)
-
-    def _holds(self, group: int, cells: np.ndarray) -> np.ndarray:
-        """Whether rows of ``group`` hold these cells (the cell's row or column group)."""
-        earlier, later = np.divmod(cells, self.layout.n_groups)
-        return (earlier == group) | (later == group)
 
     def _projected(self, weights: np.ndarray):
         """(used cells, rows x contrasts blocks): each row's phi . w for the contrasts ``weights``
@@ -277,7 +269,7 @@ class Influence:
             rows = self.cells_in_time_order[:, used]
             return used, [np.where(np.isnan(rows), 0.0, rows) @ weights[:, used].T]
         blocks = []
-        for _, _, cells, rows in self.layout.blocks(self.cells_in_time_order):
+        for _, cells, rows in self.layout.blocks(self.cells_in_time_order):
             blocks.append(np.where(np.isnan(rows), 0.0, rows) @ weights[:, cells].T)
         return used, blocks
 
@@ -330,7 +322,7 @@ class Influence:
         else:  # each group's slots summed into their cells: never the dense n x G^2 rows
             n_clusters = int(in_time_order.max()) + 1
             cells = np.zeros((n_clusters, self._n_cells))
-            for group, _, columns, rows in self.layout.blocks(self.cells_in_time_order):
+            for group, columns, rows in self.layout.blocks(self.cells_in_time_order):
                 cells[:, columns] += sum_by_cluster(rows, in_time_order[self.layout.members[group]], n_clusters)
             cells[:, ~self.layout.defined] = np.nan
         total = sum_by_cluster(self.overall_in_time_order[:, None], in_time_order)[:, 0]
@@ -598,6 +590,12 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
         start = end
 
 
+def _compact_rows_hold(curve_of: np.ndarray, mult: np.ndarray) -> bool:
+    """Whether a row's influence lies in its group's row and column of cells: the weights are fixed
+    (no Kaplan-Meier term) or every censoring curve is one group's."""
+    return mult.shape[0] == 0 or np.array_equal(curve_of, np.arange(curve_of.shape[0]))
+
+
 @cached_njit(nogil=True)
 def compact_cell(group, slot, g):
     """The cell (row-major index) of a compact influence row's ``slot`` for a row of ``group``:
@@ -608,6 +606,16 @@ def compact_cell(group, slot, g):
         return group * g + slot
     other = slot - g
     return -1 if other == group else other * g + group
+
+
+@cached_njit(nogil=True)
+def _cell_table(g):
+    """(G, 2G): :func:`compact_cell` of every group and slot."""
+    table = np.empty((g, 2 * g), np.int64)
+    for group in range(g):
+        for slot in range(2 * g):
+            table[group, slot] = compact_cell(group, slot, g)
+    return table
 
 
 @cached_njit(nogil=True)
@@ -708,7 +716,7 @@ def influence_rows(
     total_num, total_den = numerator.sum(), denominator.sum()
     pooled = total_num / total_den if total_den > 0 else 0.0
     inv_total = 1.0 / total_den if total_den > 0 else 0.0
-    if compact and mult.shape[0] > 0 and not np.array_equal(curve_of, np.arange(g)):
+    if compact and not _compact_rows_hold(curve_of, mult):
         raise ValueError("compact influence rows need one censoring curve per group")
     width = 2 * g if compact else g * g
     require_memory(8.0 * n * width, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
@@ -730,8 +738,7 @@ def influence_rows(
                     *point_sources[1:], theta, inv_den, pooled, inv_total, curve_of, mult, mult_later, cells, overall,
                     compact)
     if compact:
-        layout = CompactLayout(codes, g, defined)
-        cells[layout.undefined_slots(defined)[codes]] = np.nan
+        cells[CompactLayout(codes, g, defined).undefined_slots[codes]] = np.nan
     else:
         cells[:, ~defined] = np.nan
     if total_den <= 0:
@@ -823,7 +830,7 @@ def influence(
         curve_of, mult = np.zeros(g, np.int64), np.zeros((0, g * g))
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
     # compact rows (n x 2G) whenever they hold all of a row's influence and are smaller than G^2
-    compact = g >= _COMPACT_FROM_GROUPS and (mult.shape[0] == 0 or np.array_equal(curve_of, np.arange(g)))
+    compact = g >= _COMPACT_FROM_GROUPS and _compact_rows_hold(curve_of, mult)
     cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult,
                                     time_ordered_options(sample, order, prepared), compact=compact)
     layout = CompactLayout(codes, g, denominator > 0) if compact else None
