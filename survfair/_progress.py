@@ -44,20 +44,21 @@ def _stderr_is_terminal() -> bool:
 
 
 class PhaseBar:
-    """A bar of named phases (``with PhaseBar([...], desc, enabled) as phases: phases.start(name)``):
-    starting a phase completes the one before it; the bar shows the running phase and the elapsed
-    time. Drawn under the same rule as :func:`progress_bar`."""
+    """A bar of named phases (``with PhaseBar([...], desc, enabled) as phases: phases.advance()``):
+    each ``advance()`` completes the running phase and shows the next name of the list; the bar
+    shows the running phase and the elapsed time. Drawn under the same rule as :func:`progress_bar`."""
 
     def __init__(self, phases: list[str], desc: str, enabled: bool):
         self._bar = progress_bar(len(phases), desc, enabled,
                                  bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}{postfix}")
+        self._names = iter(phases)
         self._running = False
 
-    def start(self, name: str) -> None:
+    def advance(self) -> None:
         if self._running:
             self._bar.update(1)
         self._running = True
-        self._bar.set_postfix_str(name)
+        self._bar.set_postfix_str(next(self._names))
 
     def __enter__(self) -> "PhaseBar":
         return self

@@ -498,7 +498,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _phases(args: argparse.Namespace) -> list[str]:
-    """The long phases of a survival audit, in the order :func:`_survival_run` starts them."""
+    """The long phases of a survival audit, in the order :func:`_survival_run` advances through them."""
     names = ["pair counts" + ("" if args.ci == "none" else f" and {args.ci} intervals")]
     if args.horizon:
         names.append("AUC(t) at the horizons")
@@ -508,7 +508,7 @@ def _phases(args: argparse.Namespace) -> list[str]:
 
 
 def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: PhaseBar) -> int:
-    phases.start(_phases(args)[0])
+    phases.advance()  # the pair counts
     if frame is not None:
         named_results, comparison, settings = _file_audit(args, frame)
     else:
@@ -517,7 +517,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     horizon_results: dict = {}
     horizon_text = ""
     if args.horizon:
-        phases.start("AUC(t) at the horizons")
+        phases.advance()
         groups = match_groups(frame, args.group, args.groups)
         subset, _ = subset_groups(frame, args.group, groups)
         for (name, _, _), risk in zip(named_results, args.risk):
@@ -531,11 +531,11 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     reporting = reporting_options(args)
     calibrated = None
     if getattr(args, "predicted", None):
-        phases.start("calibration")
+        phases.advance()
         groups = match_groups(frame, args.group, args.groups)
         subset, _ = subset_groups(frame, args.group, groups)
         calibrated = calibration_audit(args, subset, groups)
-    phases.start("findings and output")
+    phases.advance()  # findings and output
     text = _render(named_results, args.format, horizons, reporting, calibrated, args) + horizon_text
     if calibrated is not None and args.format == "table":
         text += "\n" + render_calibration(calibrated, "table", list(args.predicted))
