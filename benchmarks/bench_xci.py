@@ -48,6 +48,11 @@ def cohort(n: int, n_groups: int, seed: int = 0):
     return time_, event, group, risk
 
 
+def available_cores() -> int:
+    """The cores this process may use (its CPU affinity where the platform has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
 def median_seconds(function, repeats: int) -> float:
     runs = []
     for _ in range(repeats):
@@ -196,7 +201,7 @@ def peak_memory_mb(n: int, n_groups: int) -> tuple[float, float]:
 
 def threads_table(repeats: int, max_n: float) -> int:
     """Median seconds of xci (IPCW, point estimate and analytic intervals) against n_jobs."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = available_cores()
     jobs = sorted({1, 2, cores})
     _survfair("ipcw", 8, ci="analytic")(cohort(200, 8))  # compile outside the timings
     print(f"Machine: {platform.processor() or platform.machine()}, {cores} cores; median of {repeats} runs; "
@@ -338,7 +343,7 @@ def dask_table(repeats: int, n: int = 10**7, n_files: int = 16) -> int:
     import distributed
     import pandas as pd
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = available_cores()
     time_, event, group, risk = cohort(n, 2)
     frame = pd.DataFrame({"time": time_, "event": event, "group": group % 2, "risk": risk})
     with tempfile.TemporaryDirectory() as folder:
@@ -400,7 +405,7 @@ def huge_row(n: int = 10**8, n_groups: int = 8) -> int:
     """One point estimate at n rows, G groups (IPCW, tau = 2) in a fresh process per n_jobs: seconds,
     resident memory before the call (interpreter, libraries, inputs: time and risk float64, event
     bool, group int32) and its peak during the call, sampled every 10 ms from /proc."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = available_cores()
     here = os.path.dirname(os.path.abspath(__file__))
     print(f"n = 10^{int(np.log10(n))}, G = {n_groups}, IPCW, tau = 2, point estimate; one run per row.\n")
     print("| n_jobs | seconds | RSS before the call (MB) | peak RSS (MB) | the call itself (MB) |")

@@ -155,8 +155,6 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> Pa
     return counts
 
 
-
-
 def xci(
     time: Any,
     event: Any,
