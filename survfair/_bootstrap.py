@@ -96,30 +96,29 @@ def _km_censoring(index: np.ndarray, event: np.ndarray, weight: np.ndarray, size
 
 
 def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray):
-    """``inverse_k(g, times)`` of the censoring curves refitted on the replicate's multiplicities
+    """The kernel's ``inverse_k`` for the censoring curves refitted on the replicate's multiplicities
     (``rows``: the replicate's rows, each as often as drawn, in time order)."""
     if problem.entry is not None:  # risk sets depend on entry times: refit on the drawn rows
         return _refit_inverse_with_entry(problem, rows)
-    curves = []
+    times, survival = [], []
     for members, index, grid in problem.grids:
         weight = multiplicity[members].astype(float)
         if problem.case_weight is not None:  # a row drawn twice counts twice its case weight
             weight *= problem.case_weight[members]
         prob, last = _km_censoring(index, problem.observed[members].astype(float), weight, grid.shape[0])
-        with np.errstate(divide="ignore"):
-            inverse_grid = 1.0 / prob
-        if last < 0:
-            inverse_grid[:] = np.nan
-        else:  # beyond the curve's last resampled time K is 0 (curve reached 0) or undefined
-            inverse_grid[last + 1:] = np.inf if prob[last] == 0 else np.nan
-        # position -1 (before the first grid time) maps to the appended K = 1
-        curves.append((grid, np.append(inverse_grid, 1.0)))
+        # the curve ends at its last resampled time: beyond it K is 0 (1 / K = Inf) when it reached
+        # 0 there, else undefined (NaN); with no row resampled it is undefined everywhere
+        times.append(grid[: last + 1] if last >= 0 else np.array([-np.inf]))
+        survival.append(prob[: last + 1] if last >= 0 else np.array([np.nan]))
+    return _inverse(problem, times, survival)
 
-    def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
-        grid, inverse_grid = curves[0] if problem.censoring == "pooled" else curves[group_index]
-        return inverse_grid[np.searchsorted(grid, times, side="right") - 1]
 
-    return inverse
+def _inverse(problem: _Problem, times: list, survival: list):
+    """``inverse_censoring`` of refitted curves (one per group, or the pooled one for every group)."""
+    if problem.censoring == "pooled":
+        times, survival = times * problem.n_groups, survival * problem.n_groups
+    labels = tuple(range(problem.n_groups))
+    return inverse_censoring(CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival)))
 
 
 def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
@@ -127,7 +126,6 @@ def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
     time, event, codes = problem.time[rows], problem.observed[rows], problem.codes[rows]
     weight = np.empty(0) if problem.case_weight is None else problem.case_weight[rows]
     entry = problem.entry[rows]
-    labels = tuple(range(problem.n_groups))
     subsets = ([np.arange(rows.shape[0])] if problem.censoring == "pooled"
                else [np.flatnonzero(codes == g) for g in range(problem.n_groups)])
     times, survival = [], []
@@ -141,7 +139,7 @@ def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
                                    weight[by_entry] if weight.shape[0] else weight)
         times.append(t)
         survival.append(k)
-    return inverse_censoring(CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival)))
+    return _inverse(problem, times, survival)
 
 
 def _multiplicity(strata_members: tuple, n: int, seed: np.random.SeedSequence,

@@ -21,7 +21,7 @@ from ._jit import cached_njit
 from ._exceptions import PositivityError, PositivityWarning, listed
 from ._validation import SurvivalSample, label_array
 
-__all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_sorted", "kaplan_meier_from_counts", "inverse_censoring"]
+__all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_sorted", "kaplan_meier_from_counts", "inverse_censoring", "InverseCensoring"]
 
 POSITIVITY_WARN_LEVEL = 0.1
 _ABSENT = np.empty(0)  # no case weights / no delayed entry
@@ -199,20 +199,33 @@ class CensoringCurves:
         return pd.concat(frames, ignore_index=True)
 
 
-def inverse_censoring(curves: CensoringCurves | None):
-    """``inverse_k(g, times) = 1 / K_g(times)`` as the kernel wants it (None for the naive estimator).
+@dataclass(frozen=True)
+class InverseCensoring:
+    """1 / K_g(t) as the kernel wants it: Inf where K is 0, NaN where it is undefined (the kernel
+    reports either as a positivity failure).
 
-    Inf where K is 0, NaN where it is undefined; the kernel reports either as a positivity failure.
+    Called as ``inverse(g, times)`` it gives the values at an array of times; ``steps(g)`` gives
+    the curve itself, which the kernel's per-group passes evaluate row by row as they sweep the
+    time axis instead of holding an array of n values per pass (8 bytes a row for each thread).
     """
-    if curves is None:
-        return None
 
-    def inverse(group_index: int, times: np.ndarray) -> np.ndarray:
-        values = curves.evaluate(group_index, times)
+    curves: CensoringCurves
+
+    def __call__(self, group_index: int, times: np.ndarray) -> np.ndarray:
+        values = self.curves.evaluate(group_index, times)
         with np.errstate(divide="ignore"):
             return np.divide(1.0, values, out=values)  # in place: one array of n, not two
 
-    return inverse
+    def steps(self, group_index: int) -> tuple[np.ndarray, np.ndarray, bool]:
+        """(unique times, K just after each, whether K is undefined beyond the last time)."""
+        times = np.ascontiguousarray(self.curves.times[group_index], dtype=np.float64)
+        survival = np.ascontiguousarray(self.curves.survival[group_index], dtype=np.float64)
+        return times, survival, bool(survival[-1] > 0)
+
+
+def inverse_censoring(curves: CensoringCurves | None) -> InverseCensoring | None:
+    """The kernel's ``inverse_k`` for these curves (None for the naive estimator)."""
+    return None if curves is None else InverseCensoring(curves)
 
 
 def fit_censoring(

@@ -157,10 +157,35 @@ def _weighted_score(m, column, window, weights, weight_blocks, lower_bound, tie_
 
 
 @cached_njit(nogil=True)
+def _step_position(step_times, t, position):
+    """Index of the last step time <= t, moved from ``position`` (its value at the previous time of
+    a sweep that is monotone in either direction; -1 to start): amortised O(1) per time."""
+    while position + 1 < step_times.shape[0] and step_times[position + 1] <= t:
+        position += 1
+    while position >= 0 and step_times[position] > t:
+        position -= 1
+    return position
+
+
+@cached_njit(nogil=True)
+def _inverse_step(step_times, step_values, undefined_beyond, position, t):
+    """1 / K(t) of a right-continuous step function K, ``position`` being that of t
+    (:func:`_step_position`): Inf where K is 0, NaN beyond the last time when ``undefined_beyond``,
+    1 without a curve (empty ``step_times``). The same numbers as evaluating the curve at an array of
+    times and dividing (:class:`survfair._censoring.InverseCensoring`)."""
+    if step_times.shape[0] == 0:
+        return 1.0
+    if undefined_beyond and t > step_times[step_times.shape[0] - 1]:
+        return np.nan
+    value = 1.0 if position < 0 else step_values[position]
+    return np.inf if value == 0.0 else 1.0 / value
+
+
+@cached_njit(nogil=True)
 def _column_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing,
     leave_entry, leave_code, leave_rank, leave_weight,
-    own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """Counts for every row group a against column group ``column``.
 
@@ -185,6 +210,7 @@ def _column_pass(
     :func:`_competing_column_pass`).
     """
     n = time.shape[0]
+    k_position = -1  # the column's censoring curve: step of the current time
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
     has_entry = leave_entry.shape[0] > 0
@@ -207,6 +233,8 @@ def _column_pass(
     while end > 0:
         start = end - 1
         t = time[start]
+        k_position = _step_position(k_times, t, k_position)
+        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
         while start > 0 and time[start - 1] == t:
             start -= 1
         # delayed entry: members that entered at or after t were not under observation at t
@@ -245,7 +273,7 @@ def _column_pass(
                     if t >= tau or own[m] == 0.0:  # a zero case weight weighs 0 whatever K is
                         w = 0.0
                     else:
-                        w = own[m] * inv_k_column[m]
+                        w = own[m] * inv_k
                         if not np.isfinite(w) and bad < 0:
                             bad = m
                 if has_weight:  # the later members' summed case weights replace their counts
@@ -275,19 +303,20 @@ def _column_pass(
 @cached_njit(nogil=True)
 def _competing_column_pass(
     column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
-    own, inv_k_column, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """The pairs of the second kind of competing risks (Wolbers et al. 2014): an event i of the cause
     of interest and a member j of group ``column`` with a competing event at t_j <= t_i.
 
     Visits the rows in increasing order of time; a counting rank set and a weighted one hold the
     column's competing events so far (at or before t_i). Member j weighs w_j / K_b(t_j) (its case
-    weight times ``inv_k_column[j]``: its own censoring weight, at its own time), the event i its
+    weight times 1 / K_b(t_j): its own censoring weight, at its own time), the event i its
     ``own`` factor w_i / K_a(t_i) (no factor at t_i for j, who left the risk set at t_j). Returns
     what :func:`_column_pass` returns, for these pairs alone (``tied_time`` 0: a competing event is
     not a censoring); with ``per_row`` the events' contributions go to ``out_num`` / ``out_den``.
     """
     n = time.shape[0]
+    k_position = -1  # the column's censoring curve: step of the current time
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
     weights = np.zeros(sizes[column] + 1 if weighted else 1, np.float64)
@@ -305,6 +334,8 @@ def _competing_column_pass(
     while start < n:
         end = start + 1
         t = time[start]
+        k_position = _step_position(k_times, t, k_position)
+        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
         while end < n and time[end] == t:
             end += 1
         for m in range(start, end):  # competing events at t_j <= t_i, ties included
@@ -312,7 +343,7 @@ def _competing_column_pass(
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
                 if weighted:
-                    w_j = inv_k_column[m] * (case_weight[m] if has_weight else 1.0)
+                    w_j = inv_k * (case_weight[m] if has_weight else 1.0)
                     if has_weight and case_weight[m] == 0.0:
                         w_j = 0.0
                     _weightset_add(weights, weight_blocks, rank[m], w_j)
@@ -350,7 +381,7 @@ def _competing_column_pass(
 @cached_njit(nogil=True)
 def _competing_later_pass(
     column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
-    own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
+    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of the members of group ``column`` with a competing event, as the
     second member of pairs of the second kind: their sums against the events at t_i >= t_j of every
@@ -360,6 +391,7 @@ def _competing_later_pass(
     rank sets before the competing events of the same time are queried (ties are pairs).
     """
     n = time.shape[0]
+    k_position = -1  # the column's censoring curve: step of the current time
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
@@ -373,6 +405,8 @@ def _competing_later_pass(
     while end > 0:
         start = end - 1
         t = time[start]
+        k_position = _step_position(k_times, t, k_position)
+        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
         while start > 0 and time[start - 1] == t:
             start -= 1
         for m in range(start, end):
@@ -395,7 +429,7 @@ def _competing_later_pass(
             if weighted:
                 if has_weight and case_weight[m] == 0.0:
                     continue
-                factor = inv_k_column[m] * (case_weight[m] if has_weight else 1.0)
+                factor = inv_k * (case_weight[m] if has_weight else 1.0)
             _later_sums(m, factor, values, value_offsets, blocks, block_offsets, total, codes, lower_bound, tie_row,
                         upper_bound, strict, n_groups, out_num, out_den)
         end = start
@@ -665,16 +699,21 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
     return PreparedPairs(order, *arrays, upper, sizes, **options)
 
 
-def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
-    """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and a per-column maker.
+#: the passes' censoring curve when there is none (factor 1): (times, K, undefined beyond the last)
+_NO_CURVE = (np.empty(0), np.empty(0), False)
 
-    The curves are evaluated at every row's time (ascending, so each lookup is a merge); the passes
-    only use the values of events before tau.
+
+def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
+    """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and the column's curve.
+
+    The own factors are evaluated at every row's time (ascending, so each lookup is a merge); the
+    passes only use the values of events before tau. The column group's factor 1 / K_b(t) is not
+    an array: each pass evaluates the curve ``inverse_k.steps(b)`` at the times it visits.
     """
     weighted = inverse_k is not None or row_weight is not None or prep.case_weight.shape[0] > 0
     n = prep.time.shape[0]
     if not weighted:
-        return np.ones(1), (lambda column: np.ones(1)), False
+        return np.ones(1), (lambda column: _NO_CURVE), False
     own = np.ones(n)
     if inverse_k is not None:
         if n_groups == 1:
@@ -690,10 +729,10 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
             own = own * prep.case_weight
         own[prep.case_weight == 0] = 0.0
 
-    def column_weights(column):
-        return inverse_k(column, prep.time) if inverse_k is not None else np.ones(n)
+    def column_steps(column):
+        return inverse_k.steps(column) if inverse_k is not None else _NO_CURVE
 
-    return np.ascontiguousarray(own), column_weights, True
+    return np.ascontiguousarray(own), column_steps, True
 
 
 def count_pairs(
@@ -723,9 +762,11 @@ def count_pairs(
         Validated inputs (float64 times, bool events, group codes in [0, n_groups), float64 risks).
     n_groups : int
         Number of groups G.
-    inverse_k : callable or None
-        ``inverse_k(g, times)`` returns 1 / K_g(times) (inf where K is 0, NaN where undefined).
-        None for the naive (unweighted) estimator.
+    inverse_k : InverseCensoring or None
+        The censoring curves as :func:`survfair._censoring.inverse_censoring` gives them:
+        ``inverse_k(g, times)`` returns 1 / K_g(times) (inf where K is 0, NaN where undefined) and
+        ``inverse_k.steps(g)`` the curve itself, evaluated inside the passes. None for the naive
+        (unweighted) estimator.
     tau : float or None
         Truncation: events at time >= tau get weight 0 (they stay in the pair counts).
     tied_tol : float
@@ -792,7 +833,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     so threads never write the same memory and every sum is formed in the same order as with one
     thread: the numbers are bit-identical for any ``n_jobs``.
     """
-    own, column_weights, weighted = _weights(prep, n_groups, inverse_k, row_weight)
+    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight)
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
@@ -807,23 +848,23 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
              prep.group_sizes, prep.case_weight)
 
     def one_column(column: int):
-        inv_column = column_weights(column) if weighted else np.ones(1)
+        curve = column_steps(column)
         result = _column_pass(
-            column, *data, *prep.leave, own, inv_column, weighted, cutoff, strict, n_groups, with_contributions,
+            column, *data, *prep.leave, own, *curve, weighted, cutoff, strict, n_groups, with_contributions,
             rows[0], rows[1],
         )
         if with_contributions:
-            _later_pass(column, *data, prep.entry_asc, *prep.leave[:2], own, inv_column, weighted, cutoff, strict,
+            _later_pass(column, *data, prep.entry_asc, *prep.leave[:2], own, *curve, weighted, cutoff, strict,
                         n_groups, rows[2], rows[3])
         if competing:
-            extra = _competing_column_pass(column, *plain, own, inv_column, weighted, cutoff, strict, n_groups,
+            extra = _competing_column_pass(column, *plain, own, *curve, weighted, cutoff, strict, n_groups,
                                            with_contributions, second[0], second[1])
             if with_contributions:
-                _competing_later_pass(column, *plain, own, inv_column, weighted, cutoff, strict, n_groups,
+                _competing_later_pass(column, *plain, own, *curve, weighted, cutoff, strict, n_groups,
                                       second[2], second[3])
             bad = result[6] if result[6] >= 0 else extra[6]
             result = tuple(x + y for x, y in zip(result[:6], extra[:6])) + (bad,)
-        return result  # inv_column (n floats) is freed here, before the thread's next column
+        return result
 
     results = _runner(min(int(n_jobs), n_groups))(one_column, range(n_groups))
     bad = None
@@ -925,7 +966,7 @@ class IndividualContributions:
 @cached_njit(nogil=True)
 def _later_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing, entry_asc,
-    leave_entry, leave_code, own, inv_k_column, weighted, tau, strict, n_groups, out_num, out_den,
+    leave_entry, leave_code, own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
 
@@ -939,6 +980,7 @@ def _later_pass(
     sees only the events before its own time, like an event.
     """
     n = time.shape[0]
+    k_position = -1  # the column's censoring curve: step of the current time
     has_competing = competing.shape[0] > 0
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
@@ -956,6 +998,8 @@ def _later_pass(
     while start < n:
         end = start + 1
         t = time[start]
+        k_position = _step_position(k_times, t, k_position)
+        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
         while end < n and time[end] == t:
             end += 1
         # members entering before t: the events so far (all at or before their entry) do not count;
@@ -987,7 +1031,7 @@ def _later_pass(
                         continue
                     w = 1.0
                     if weighted:
-                        w = 0.0 if (t >= tau or own[m] == 0.0) else own[m] * inv_k_column[m]
+                        w = 0.0 if (t >= tau or own[m] == 0.0) else own[m] * inv_k
                     # an infinite weight is reported by the column pass when the event has a pair; when
                     # it has none (strict ties, delayed entry), leaving it out keeps inf - inf out of the sums
                     if w == 0.0 or not np.isfinite(w):

@@ -280,6 +280,21 @@ def test_analytic_and_bootstrap_intervals_agree_with_entry_and_weights():
     assert np.all(np.abs(ratio - 1) < 0.2), ratio  # 300 replicates: the SE of an SE is about 4%
 
 
+@pytest.mark.parametrize("censoring", ["group", "pooled"])
+def test_bootstrap_with_entry_at_zero_replays_the_bootstrap_without_entry(censoring):
+    # entry 0 for everyone leaves every risk set as it is: the replicates refitted by the delayed-entry
+    # Kaplan-Meier equal those of the counting one, bit for bit (pooled censoring with delayed entry
+    # used to fail with an IndexError: its refitted curve was kept for the first group only)
+    time, event, codes, risk, _, weights = _data(300, seed=5, n_groups=3, ties=True)
+    group = np.array(["a", "b", "c"])[codes]
+    options = dict(tau=1.5, weights=weights, censoring=censoring, ci="bootstrap", n_resamples=40, random_state=2,
+                   progress=False)
+    plain = survfair.xci(time, event, group, risk, **options)
+    entered = survfair.xci(time, event, group, risk, entry=np.zeros_like(time), **options)
+    assert np.isfinite(plain.bootstrap.cells).any()
+    np.testing.assert_array_equal(entered.bootstrap.cells, plain.bootstrap.cells)
+
+
 def _brute_xauc_t(time, event, codes, risk, t, entry, weights):
     """O(n^2) cross-group AUC(t) with entry and weights, censoring curves by brute force."""
     members = [np.flatnonzero(codes == g) for g in range(2)]
