@@ -136,7 +136,7 @@ def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
             continue
         by_entry = members[np.argsort(entry[members])]
         t, k = kaplan_meier_sorted(time, event, members, weight, entry[by_entry],
-                                   weight[by_entry] if weight.shape[0] else weight)
+                                   weight[by_entry] if weight.shape[0] else weight, False)
         times.append(t)
         survival.append(k)
     return _inverse(problem, times, survival)

@@ -48,7 +48,7 @@ def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarra
 
 
 @cached_njit(nogil=True)
-def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights):
+def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights, steps_only):
     """Censoring KM of the rows ``rows`` (indices into time/event, in ascending time order).
 
     One sweep, the same arithmetic as :func:`kaplan_meier_from_counts` (ratio c / (n - d), then a
@@ -58,15 +58,26 @@ def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights):
     with numpy) and ``entry_weights`` their case weights (empty: 1): a row is at risk at s when
     entry < s <= time, so the risk set at s is the weight entered before s minus the weight whose
     time is before s.
+
+    Returns (times, K just after each): every unique time, or with ``steps_only`` the times at which
+    K changes and the last unique time (the same step function; 2 of 3 rows of a cohort with a third
+    censored fall away, and at 10^8 rows that is 1 GB of curves).
     """
+    n_out = _kaplan_meier_sweep(time, event, rows, weight, entry_values, entry_weights, steps_only,
+                                np.empty(0), np.empty(0), False)
+    unique_time = np.empty(n_out, np.float64)
+    survival = np.empty(n_out, np.float64)
+    _kaplan_meier_sweep(time, event, rows, weight, entry_values, entry_weights, steps_only, unique_time, survival,
+                        True)
+    return unique_time, survival
+
+
+@cached_njit(nogil=True)
+def _kaplan_meier_sweep(time, event, rows, weight, entry_values, entry_weights, steps_only, out_time, out_survival,
+                        store):
+    """The sweep of :func:`kaplan_meier_sorted`: counts the times it keeps, and stores them when ``store``."""
     n = rows.shape[0]
     has_weight = weight.shape[0] > 0
-    n_unique = 0
-    for i in range(n):
-        if i == 0 or time[rows[i]] != time[rows[i - 1]]:
-            n_unique += 1
-    unique_time = np.empty(n_unique, np.float64)
-    survival = np.empty(n_unique, np.float64)
     entered = 0.0
     for i in range(n):
         entered += weight[rows[i]] if has_weight else 1.0
@@ -76,6 +87,7 @@ def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights):
     next_entry = 0
     passed = 0.0
     value = 1.0
+    kept_value = 1.0
     i = 0
     j = 0
     while i < n:
@@ -98,11 +110,14 @@ def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights):
             left = at_risk - deaths - censored
             ratio = 1.0 if left <= 1e-12 * at_risk else censored / (at_risk - deaths)
             value = value * (1.0 - ratio)
-        unique_time[j] = t
-        survival[j] = value
-        j += 1
+        if not steps_only or value != kept_value or i == n:
+            if store:
+                out_time[j] = t
+                out_survival[j] = value
+            kept_value = value
+            j += 1
         passed += deaths + censored
-    return unique_time, survival
+    return j
 
 
 def censoring_kaplan_meier(
@@ -125,7 +140,7 @@ def censoring_kaplan_meier(
     """
     if order is None:
         order = np.argsort(time)
-    return kaplan_meier_sorted(time, event, order, _ABSENT, _ABSENT, _ABSENT)
+    return kaplan_meier_sorted(time, event, order, _ABSENT, _ABSENT, _ABSENT, False)
 
 
 @cached_njit(nogil=True)
@@ -166,7 +181,10 @@ class CensoringCurves:
     groups : tuple
         Group labels, in matrix order.
     times : tuple of ndarray
-        Unique times of each group's reference sample (the same array repeated when pooled).
+        The times at which each group's K steps down, then the last time of its reference sample
+        (the same array repeated when pooled). Between them K is flat: the curve is the same step
+        function as one listed at every unique time, in a third of the memory when a third of the
+        rows are censored.
     survival : tuple of ndarray
         K just after each of those times.
     """
@@ -191,7 +209,8 @@ class CensoringCurves:
         return float(self.times[group_index][-1])
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy curves: one row per (group, time) with the censoring survival just after it."""
+        """Tidy curves: one row per (group, time at which K steps, and the last time) with the
+        censoring survival just after it."""
         frames = [
             pd.DataFrame({"group": label_array([label] * len(t)), "time": t, "censoring_survival": k})
             for label, t, k in zip(self.groups, self.times, self.survival)
@@ -265,7 +284,7 @@ def fit_censoring(
     else:
         entries = entries_in_order(entry, row_codes, weight)
     if kind == "pooled":
-        t, k = kaplan_meier_sorted(time, event, order, weight, entries[0], entries[2])
+        t, k = kaplan_meier_sorted(time, event, order, weight, entries[0], entries[2], True)
         return CensoringCurves("pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups)
     times, survival = [], []
     for code, label in enumerate(reference.groups):
@@ -276,7 +295,7 @@ def fit_censoring(
         if entries[1] is not None:
             mine = entries[1] == code
             values, weights = values[mine], (weights[mine] if weights.shape[0] else weights)
-        t, k = kaplan_meier_sorted(time, event, rows, weight, values, weights)
+        t, k = kaplan_meier_sorted(time, event, rows, weight, values, weights, True)
         times.append(t)
         survival.append(k)
     return CensoringCurves("group", reference.groups, tuple(times), tuple(survival))

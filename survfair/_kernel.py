@@ -699,6 +699,16 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
     return PreparedPairs(order, *arrays, upper, sizes, **options)
 
 
+@cached_njit(nogil=True)
+def _own_factors(codes, time, group, k_times, k_values, k_undefined, out):
+    """``out[m] = 1 / K_group(time[m])`` for the rows of ``group`` (``time`` ascending)."""
+    k_position = -1
+    for m in range(time.shape[0]):
+        if codes[m] == group:
+            k_position = _step_position(k_times, time[m], k_position)
+            out[m] = _inverse_step(k_times, k_values, k_undefined, k_position, time[m])
+
+
 #: the passes' censoring curve when there is none (factor 1): (times, K, undefined beyond the last)
 _NO_CURVE = (np.empty(0), np.empty(0), False)
 
@@ -718,10 +728,9 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
     if inverse_k is not None:
         if n_groups == 1:
             own = inverse_k(0, prep.time)
-        else:
+        else:  # group by group in place: no mask or gathered copy of the times (4 bytes a row at 10^8)
             for g in range(n_groups):
-                rows = prep.codes == g
-                own[rows] = inverse_k(g, prep.time[rows])
+                _own_factors(prep.codes, prep.time, g, *inverse_k.steps(g), own)
     if row_weight is not None:
         own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
     if prep.case_weight.shape[0] > 0:  # the earlier member's own case weight w_i

@@ -180,7 +180,7 @@ def _censoring_curves(partition_counts: list, kind: str, labels: tuple) -> Censo
     times, survival = [], []
     for key in keys:
         t, event, count = (np.concatenate(parts) for parts in zip(*(counts[key] for counts in partition_counts)))
-        t_k, k = kaplan_meier_sorted(t, event.astype(bool), np.arange(t.shape[0]), count, _NONE, _NONE)
+        t_k, k = kaplan_meier_sorted(t, event.astype(bool), np.arange(t.shape[0]), count, _NONE, _NONE, True)
         times.append(t_k)
         survival.append(k)
     if kind == "pooled":
