@@ -267,7 +267,7 @@ def fit_censoring(
     """
     if presorted is not None:
         time, event, codes_in_order, weight, entry = presorted[:5]
-        order = np.arange(time.shape[0])
+        order = None  # the identity: each group's rows are where its code is (no n-array of positions)
         row_codes = codes_in_order
     else:
         time, event = reference.time, reference.observed  # competing events are events, not censorings
@@ -284,11 +284,12 @@ def fit_censoring(
     else:
         entries = entries_in_order(entry, row_codes, weight)
     if kind == "pooled":
-        t, k = kaplan_meier_sorted(time, event, order, weight, entries[0], entries[2], True)
+        rows = np.arange(time.shape[0]) if order is None else order
+        t, k = kaplan_meier_sorted(time, event, rows, weight, entries[0], entries[2], True)
         return CensoringCurves("pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups)
     times, survival = [], []
     for code, label in enumerate(reference.groups):
-        rows = order[codes_in_order == code]
+        rows = np.flatnonzero(codes_in_order == code) if order is None else order[codes_in_order == code]
         if rows.shape[0] == 0:
             raise ValueError(f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted.")
         values, weights = entries[0], entries[2]

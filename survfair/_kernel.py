@@ -671,14 +671,15 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
     order = order.astype(index, copy=False)  # kept for the whole call: 4 bytes a row, not 8
     order_risk = sorted_[-1]
     del sorted_
+    code = np.int16 if n_groups <= np.iinfo(np.int16).max else index  # 2 bytes a row, twice, at 10^8 rows
     arrays = (
-        np.empty(n, np.float64), np.empty(n, np.bool_), np.empty(n, index), np.empty(n, index),
+        np.empty(n, np.float64), np.empty(n, np.bool_), np.empty(n, code), np.empty(n, index),
         np.empty((n, n_groups), index), np.empty(n, index),
     )
     sizes = np.zeros(n_groups, np.int64)
     blocks = _chunks(n, _parts(n, n_jobs))
     run = _runner(len(blocks))
-    by_risk = (np.empty(n, np.float64), np.empty(n, index), np.empty(n, index))
+    by_risk = (np.empty(n, np.float64), np.empty(n, code), np.empty(n, index))
     _gather(order, time, event, np.asarray(codes), order_risk, risk, arrays[:3], by_risk, blocks, run)
     del order_risk  # before the sweep, which writes the largest arrays (8 bytes a row at 10^8 rows matter)
     upper = _rank_sweep(by_risk, float(tied_tol), sizes, *arrays[3:], blocks, run)
