@@ -431,8 +431,8 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     # first sweep: members per role and cell (DeLong's factor), curve sizes, the cells' psi^E sums
     m_e = np.zeros(g2)
     m_l = np.zeros(g2)
-    overall_e = 0
-    overall_l = 0
+    overall_e = 0.0  # floats like m_e / m_l: one compile of _role_factor, not one per type
+    overall_l = 0.0
     has_weight = weight.shape[0] > 0
     entered = np.zeros(max(n_curves, 1))  # weight that has entered each curve's risk sets so far
     total = np.zeros(g2)  # 0 up to rounding at theta-hat; kept exact so F ends at 0

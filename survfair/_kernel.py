@@ -66,6 +66,12 @@ _BLOCK_SHIFT = 9  # 512 ranks per block
 _WEIGHT_BLOCK_SHIFT = 6
 
 
+# int64 constants for the arguments of the small compiled helpers: a literal 0 or 1 at a call site
+# makes numba compile one more specialisation per distinct literal on the first call
+_ZERO = np.int64(0)
+_ONE = np.int64(1)
+
+
 @cached_njit(nogil=True)
 def _popcount(word):
     word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -85,14 +91,14 @@ def _rankset_new(size):
 def _rankset_add(words, blocks, rank):
     """Insert ``rank`` (each rank at most once)."""
     words[rank >> 6] |= np.uint64(1) << np.uint64(rank & 63)
-    _fenwick_add(blocks, 0, (rank >> _BLOCK_SHIFT) + 1, blocks.shape[0] - 1, 1)
+    _fenwick_add(blocks, _ZERO, (rank >> _BLOCK_SHIFT) + 1, blocks.shape[0] - 1, _ONE)
 
 
 @cached_njit(nogil=True)
 def _rankset_remove(words, blocks, rank):
     """Remove ``rank`` (a member that is in the set)."""
     words[rank >> 6] &= ~(np.uint64(1) << np.uint64(rank & 63))
-    _fenwick_add(blocks, 0, (rank >> _BLOCK_SHIFT) + 1, blocks.shape[0] - 1, -1)
+    _fenwick_add(blocks, _ZERO, (rank >> _BLOCK_SHIFT) + 1, blocks.shape[0] - 1, -_ONE)
 
 
 @cached_njit(nogil=True)
@@ -100,14 +106,14 @@ def _weightset_add(values, blocks, rank, weight):
     """Put ``weight`` at ``rank`` of a weighted rank set (negative ``weight`` with the stored value
     removes it); see :func:`_weight_below`."""
     values[rank] += weight
-    _fenwick_add(blocks, 0, (rank >> _WEIGHT_BLOCK_SHIFT) + 1, blocks.shape[0] - 1, weight)
+    _fenwick_add(blocks, _ZERO, (rank >> _WEIGHT_BLOCK_SHIFT) + 1, blocks.shape[0] - 1, weight)
 
 
 @cached_njit(nogil=True)
 def _rankset_count_below(words, blocks, limit):
     """Members with rank < ``limit``."""
     block = limit >> _BLOCK_SHIFT
-    total = _fenwick_sum(blocks, 0, block)
+    total = _fenwick_sum(blocks, _ZERO, block)
     word = limit >> 6
     for w in range(block << (_BLOCK_SHIFT - 6), word):
         total += _popcount(words[w])
@@ -150,10 +156,10 @@ def _tie_window(m, column, words, blocks, codes, lower_bound, tie_row, upper_bou
 def _weighted_score(m, column, window, weights, weight_blocks, lower_bound, tie_row, upper_bound, strict):
     """Event m against a weighted rank set of group ``column``: the weight below r_m - tol, plus
     half the weight within the tie window (not if strict)."""
-    below = _weight_below(weights, 0, weight_blocks, 0, lower_bound[m, column])
+    below = _weight_below(weights, _ZERO, weight_blocks, _ZERO, lower_bound[m, column])
     if strict or not window:
         return below
-    return below + 0.5 * (_weight_below(weights, 0, weight_blocks, 0, upper_bound[tie_row[m], column]) - below)
+    return below + 0.5 * (_weight_below(weights, _ZERO, weight_blocks, _ZERO, upper_bound[tie_row[m], column]) - below)
 
 
 @cached_njit(nogil=True)
@@ -210,7 +216,7 @@ def _column_pass(
     :func:`_competing_column_pass`).
     """
     n = time.shape[0]
-    k_position = -1  # the column's censoring curve: step of the current time
+    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
     has_entry = leave_entry.shape[0] > 0
@@ -316,7 +322,7 @@ def _competing_column_pass(
     not a censoring); with ``per_row`` the events' contributions go to ``out_num`` / ``out_den``.
     """
     n = time.shape[0]
-    k_position = -1  # the column's censoring curve: step of the current time
+    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
     weights = np.zeros(sizes[column] + 1 if weighted else 1, np.float64)
@@ -391,7 +397,7 @@ def _competing_later_pass(
     rank sets before the competing events of the same time are queried (ties are pairs).
     """
     n = time.shape[0]
-    k_position = -1  # the column's censoring curve: step of the current time
+    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
@@ -703,7 +709,7 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
 @cached_njit(nogil=True)
 def _own_factors(codes, time, group, k_times, k_values, k_undefined, out):
     """``out[m] = 1 / K_group(time[m])`` for the rows of ``group`` (``time`` ascending)."""
-    k_position = -1
+    k_position = np.int64(-1)
     for m in range(time.shape[0]):
         if codes[m] == group:
             k_position = _step_position(k_times, time[m], k_position)
@@ -990,7 +996,7 @@ def _later_pass(
     sees only the events before its own time, like an event.
     """
     n = time.shape[0]
-    k_position = -1  # the column's censoring curve: step of the current time
+    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
     has_competing = competing.shape[0] > 0
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
@@ -1016,7 +1022,7 @@ def _later_pass(
         # the leave_* arrays hold the rows by decreasing entry, so they are read from the end
         while next_entry < n_entries and leave_entry[n_entries - 1 - next_entry] < t:
             if leave_code[n_entries - 1 - next_entry] == column:  # -1: never a later member
-                m = entry_asc[next_entry]
+                m = np.int64(entry_asc[next_entry])  # int64 like the loops' m: one compile of _later_sums
                 _later_sums(m, -(case_weight[m] if has_weight else 1.0), values, value_offsets, blocks,
                             block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
                             out_num, out_den)
