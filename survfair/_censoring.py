@@ -244,7 +244,7 @@ class InverseCensoring:
             return np.divide(1.0, values, out=values)  # in place: one array of n, not two
 
     def steps(self, group_index: int) -> tuple[np.ndarray, np.ndarray, bool]:
-        """(unique times, K just after each, whether K is undefined beyond the last time)."""
+        """(the curve's times, K just after each, whether K is undefined beyond the last time)."""
         times = np.ascontiguousarray(self.curves.times[group_index], dtype=np.float64)
         survival = np.ascontiguousarray(self.curves.survival[group_index], dtype=np.float64)
         return times, survival, bool(survival[-1] > 0)
