@@ -13,6 +13,7 @@ largest n with 8 groups (measured in a fresh subprocess).
     python benchmarks/bench_xci.py --cold      # only: first-call latency, fresh and warm compile cache
     python benchmarks/bench_xci.py --dask      # only: a Dask DataFrame (Parquet files) against in memory
     python benchmarks/bench_xci.py --huge      # only: n = 10^8, G = 8 point estimate, time and memory (minutes)
+    python benchmarks/bench_xci.py --phases    # only: where the memory of one point estimate goes, phase by phase
 
 The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
 what the per-group passes on several threads give (the results are bit-identical).
@@ -418,6 +419,70 @@ def huge_row(n: int = 10**8, n_groups: int = 8) -> int:
     return 0
 
 
+PHASES = (  # (module, function): the steps of a point estimate whose start and end are marked
+    ("_xci", "check_survival_inputs"), ("_xci", "prepare_pairs"), ("_kernel", "_gather"),
+    ("_kernel", "_rank_sweep"), ("_xci", "fit_censoring"), ("_kernel", "_weights"), ("_kernel", "_passes"),
+    ("_xci", "check_positivity"),
+)
+
+
+def phases_table(n: int = 2 * 10**7, n_groups: int = 8, n_jobs: int = 2) -> int:
+    """Peak resident memory (above that before the call) between consecutive marks of one point
+    estimate (IPCW, tau = 2): each function of ``PHASES`` is wrapped to record when it starts and
+    ends, and a thread samples /proc every 5 ms. The profile of the 10^8 row at a fifth of its size."""
+    import functools
+    import importlib
+    import threading
+
+    marks = []
+
+    def marked(module, name):
+        function = getattr(module, name)
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            marks.append((time.perf_counter(), f"{name} starts"))
+            try:
+                return function(*args, **kwargs)
+            finally:
+                marks.append((time.perf_counter(), f"{name} ends"))
+
+        setattr(module, name, wrapper)
+
+    for module_name, name in PHASES:
+        marked(importlib.import_module(f"survfair.{module_name}"), name)
+    time_, event, group, risk = cohort(n, n_groups)
+    group = group.astype(np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        survfair.xci(time_[:500], event[:500], group[:500], risk[:500], tau=TAU, ci=None, n_jobs=n_jobs)
+        samples, done = [], threading.Event()
+
+        def sample():
+            while not done.is_set():
+                samples.append((time.perf_counter(), rss_mb()))
+                time.sleep(0.005)
+
+        before = rss_mb()
+        marks.clear()
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        survfair.xci(time_, event, group, risk, tau=TAU, ci=None, n_jobs=n_jobs)
+        done.set()
+        sampler.join()
+    print(f"n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, point estimate, n_jobs = {n_jobs}; resident memory "
+          "above that before the call (MB), peak between each mark and the next.\n")
+    print("| from | at (s) | peak until the next mark (MB) |")
+    print("|---|---|---|")
+    marks.append((samples[-1][0], "end"))
+    for (at, label), (until, _) in zip(marks[:-1], marks[1:]):
+        inside = [value for stamp, value in samples if at <= stamp < until]
+        peak = f"{max(inside) - before:,.0f}" if inside else "-"
+        print(f"| {label} | {at - marks[0][0]:.2f} | {peak} |")
+    print(f"\npeak of the call: {max(value for _, value in samples) - before:,.0f} MB")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
@@ -427,8 +492,11 @@ def main(argv=None) -> int:
     parser.add_argument("--groups", action="store_true", help="only the analytic / point table for G = 2 ... 32")
     parser.add_argument("--cold", action="store_true", help="only the first-call latency (compile cache)")
     parser.add_argument("--dask", action="store_true", help="only the Dask DataFrame point estimate at 10^7 rows")
-    parser.add_argument("--huge", action="store_true", help="only the n = 10^8, G = 8 row (minutes, ~12 GB)")
+    parser.add_argument("--huge", action="store_true", help="only the n = 10^8, G = 8 row (minutes, ~10 GB)")
+    parser.add_argument("--phases", action="store_true", help="only the memory of a 2e7-row point estimate by phase")
     args = parser.parse_args(argv)
+    if args.phases:
+        return phases_table()
     if args.huge:
         return huge_row()
     if args.dask:

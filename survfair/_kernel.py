@@ -174,24 +174,31 @@ def _step_position(step_times, t, position):
 
 
 @cached_njit(nogil=True)
-def _inverse_step(step_times, step_values, undefined_beyond, position, t):
-    """1 / K(t) of a right-continuous step function K, ``position`` being that of t
-    (:func:`_step_position`): Inf where K is 0, NaN beyond the last time when ``undefined_beyond``,
-    1 without a curve (empty ``step_times``). The same numbers as evaluating the curve at an array of
-    times and dividing (:class:`survfair._censoring.InverseCensoring`)."""
+def _inverse_step(step_times, step_inverse, undefined_beyond, position, t):
+    """1 / K(t) of a right-continuous step function K given as its times and the inverses 1 / K
+    just after each (Inf where K is 0), ``position`` being that of t (:func:`_step_position`): NaN
+    beyond the last time when ``undefined_beyond``, 1 before the first time and without a curve
+    (empty ``step_times``). The same numbers as evaluating the curve at an array of times and
+    dividing (:class:`survfair._censoring.InverseCensoring`)."""
     if step_times.shape[0] == 0:
         return 1.0
     if undefined_beyond and t > step_times[step_times.shape[0] - 1]:
         return np.nan
-    value = 1.0 if position < 0 else step_values[position]
-    return np.inf if value == 0.0 else 1.0 / value
+    return 1.0 if position < 0 else step_inverse[position]
+
+
+@cached_njit(nogil=True)
+def _column_factor(k_times, k_inverse, k_undefined, t, k_position):
+    """(step position of t, 1 / K(t)) of the column's curve, moving from ``k_position``."""
+    position = _step_position(k_times, t, k_position)
+    return position, _inverse_step(k_times, k_inverse, k_undefined, position, t)
 
 
 @cached_njit(nogil=True)
 def _column_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing,
     leave_entry, leave_code, leave_rank, leave_weight,
-    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+    own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """Counts for every row group a against column group ``column``.
 
@@ -239,8 +246,7 @@ def _column_pass(
     while end > 0:
         start = end - 1
         t = time[start]
-        k_position = _step_position(k_times, t, k_position)
-        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
+        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while start > 0 and time[start - 1] == t:
             start -= 1
         # delayed entry: members that entered at or after t were not under observation at t
@@ -279,6 +285,8 @@ def _column_pass(
                     if t >= tau or own[m] == 0.0:  # a zero case weight weighs 0 whatever K is
                         w = 0.0
                     else:
+                        if inv_k < 0.0:
+                            k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
                         w = own[m] * inv_k
                         if not np.isfinite(w) and bad < 0:
                             bad = m
@@ -309,7 +317,7 @@ def _column_pass(
 @cached_njit(nogil=True)
 def _competing_column_pass(
     column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
-    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+    own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """The pairs of the second kind of competing risks (Wolbers et al. 2014): an event i of the cause
     of interest and a member j of group ``column`` with a competing event at t_j <= t_i.
@@ -340,8 +348,7 @@ def _competing_column_pass(
     while start < n:
         end = start + 1
         t = time[start]
-        k_position = _step_position(k_times, t, k_position)
-        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
+        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while end < n and time[end] == t:
             end += 1
         for m in range(start, end):  # competing events at t_j <= t_i, ties included
@@ -349,6 +356,8 @@ def _competing_column_pass(
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
                 if weighted:
+                    if inv_k < 0.0:
+                        k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
                     w_j = inv_k * (case_weight[m] if has_weight else 1.0)
                     if has_weight and case_weight[m] == 0.0:
                         w_j = 0.0
@@ -387,7 +396,7 @@ def _competing_column_pass(
 @cached_njit(nogil=True)
 def _competing_later_pass(
     column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
-    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
+    own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of the members of group ``column`` with a competing event, as the
     second member of pairs of the second kind: their sums against the events at t_i >= t_j of every
@@ -411,8 +420,7 @@ def _competing_later_pass(
     while end > 0:
         start = end - 1
         t = time[start]
-        k_position = _step_position(k_times, t, k_position)
-        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
+        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while start > 0 and time[start - 1] == t:
             start -= 1
         for m in range(start, end):
@@ -435,6 +443,8 @@ def _competing_later_pass(
             if weighted:
                 if has_weight and case_weight[m] == 0.0:
                     continue
+                if inv_k < 0.0:
+                    k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
                 factor = inv_k * (case_weight[m] if has_weight else 1.0)
             _later_sums(m, factor, values, value_offsets, blocks, block_offsets, total, codes, lower_bound, tie_row,
                         upper_bound, strict, n_groups, out_num, out_den)
@@ -707,16 +717,16 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
 
 
 @cached_njit(nogil=True)
-def _own_factors(codes, time, group, k_times, k_values, k_undefined, out):
+def _own_factors(codes, time, group, k_times, k_inverse, k_undefined, out):
     """``out[m] = 1 / K_group(time[m])`` for the rows of ``group`` (``time`` ascending)."""
     k_position = np.int64(-1)
     for m in range(time.shape[0]):
         if codes[m] == group:
             k_position = _step_position(k_times, time[m], k_position)
-            out[m] = _inverse_step(k_times, k_values, k_undefined, k_position, time[m])
+            out[m] = _inverse_step(k_times, k_inverse, k_undefined, k_position, time[m])
 
 
-#: the passes' censoring curve when there is none (factor 1): (times, K, undefined beyond the last)
+#: the passes' censoring curve when there is none (factor 1): (times, 1 / K, undefined beyond the last)
 _NO_CURVE = (np.empty(0), np.empty(0), False)
 
 
@@ -982,7 +992,7 @@ class IndividualContributions:
 @cached_njit(nogil=True)
 def _later_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing, entry_asc,
-    leave_entry, leave_code, own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
+    leave_entry, leave_code, own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
 
@@ -1014,8 +1024,7 @@ def _later_pass(
     while start < n:
         end = start + 1
         t = time[start]
-        k_position = _step_position(k_times, t, k_position)
-        inv_k = _inverse_step(k_times, k_values, k_undefined, k_position, t)
+        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while end < n and time[end] == t:
             end += 1
         # members entering before t: the events so far (all at or before their entry) do not count;
@@ -1047,7 +1056,12 @@ def _later_pass(
                         continue
                     w = 1.0
                     if weighted:
-                        w = 0.0 if (t >= tau or own[m] == 0.0) else own[m] * inv_k
+                        if t >= tau or own[m] == 0.0:
+                            w = 0.0
+                        else:
+                            if inv_k < 0.0:
+                                k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
+                            w = own[m] * inv_k
                     # an infinite weight is reported by the column pass when the event has a pair; when
                     # it has none (strict ties, delayed entry), leaving it out keeps inf - inf out of the sums
                     if w == 0.0 or not np.isfinite(w):
