@@ -174,31 +174,32 @@ def _step_position(step_times, t, position):
 
 
 @cached_njit(nogil=True)
-def _inverse_step(step_times, step_inverse, undefined_beyond, position, t):
-    """1 / K(t) of a right-continuous step function K given as its times and the inverses 1 / K
-    just after each (Inf where K is 0), ``position`` being that of t (:func:`_step_position`): NaN
-    beyond the last time when ``undefined_beyond``, 1 before the first time and without a curve
-    (empty ``step_times``). The same numbers as evaluating the curve at an array of times and
-    dividing (:class:`survfair._censoring.InverseCensoring`)."""
-    if step_times.shape[0] == 0:
+def _column_factor(k_times, k_values, k_undefined, t, state):
+    """1 / K(t) of a right-continuous step function K (its times and K just after each), for a
+    sweep whose times are monotone in either direction. ``state`` = [step position, 1 / K there]
+    is carried from one call to the next (start: [-1, 1]): the division is done once per step the
+    sweep reaches, not once per row (a division per row cost 20% of the passes). Inf where K is 0,
+    NaN beyond the last time when ``k_undefined``, 1 without a curve (empty ``k_times``): the same
+    numbers as evaluating the curve at an array of times and dividing
+    (:class:`survfair._censoring.InverseCensoring`)."""
+    if k_times.shape[0] == 0:
         return 1.0
-    if undefined_beyond and t > step_times[step_times.shape[0] - 1]:
+    if k_undefined and t > k_times[k_times.shape[0] - 1]:
         return np.nan
-    return 1.0 if position < 0 else step_inverse[position]
-
-
-@cached_njit(nogil=True)
-def _column_factor(k_times, k_inverse, k_undefined, t, k_position):
-    """(step position of t, 1 / K(t)) of the column's curve, moving from ``k_position``."""
-    position = _step_position(k_times, t, k_position)
-    return position, _inverse_step(k_times, k_inverse, k_undefined, position, t)
+    previous = np.int64(state[0])
+    position = _step_position(k_times, t, previous)
+    if position != previous:
+        value = 1.0 if position < 0 else k_values[position]
+        state[0] = position
+        state[1] = np.inf if value == 0.0 else 1.0 / value
+    return state[1]
 
 
 @cached_njit(nogil=True)
 def _column_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing,
     leave_entry, leave_code, leave_rank, leave_weight,
-    own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """Counts for every row group a against column group ``column``.
 
@@ -223,7 +224,7 @@ def _column_pass(
     :func:`_competing_column_pass`).
     """
     n = time.shape[0]
-    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
+    k_state = np.array([-1.0, 1.0])  # the column's curve: step of the current time and 1 / K there
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
     has_entry = leave_entry.shape[0] > 0
@@ -286,7 +287,7 @@ def _column_pass(
                         w = 0.0
                     else:
                         if inv_k < 0.0:
-                            k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
+                            inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                         w = own[m] * inv_k
                         if not np.isfinite(w) and bad < 0:
                             bad = m
@@ -317,7 +318,7 @@ def _column_pass(
 @cached_njit(nogil=True)
 def _competing_column_pass(
     column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
-    own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
 ):
     """The pairs of the second kind of competing risks (Wolbers et al. 2014): an event i of the cause
     of interest and a member j of group ``column`` with a competing event at t_j <= t_i.
@@ -330,7 +331,7 @@ def _competing_column_pass(
     not a censoring); with ``per_row`` the events' contributions go to ``out_num`` / ``out_den``.
     """
     n = time.shape[0]
-    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
+    k_state = np.array([-1.0, 1.0])  # the column's curve: step of the current time and 1 / K there
     words, blocks = _rankset_new(sizes[column])
     has_weight = case_weight.shape[0] > 0
     weights = np.zeros(sizes[column] + 1 if weighted else 1, np.float64)
@@ -357,7 +358,7 @@ def _competing_column_pass(
                 inserted += 1
                 if weighted:
                     if inv_k < 0.0:
-                        k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
+                        inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                     w_j = inv_k * (case_weight[m] if has_weight else 1.0)
                     if has_weight and case_weight[m] == 0.0:
                         w_j = 0.0
@@ -396,7 +397,7 @@ def _competing_column_pass(
 @cached_njit(nogil=True)
 def _competing_later_pass(
     column, time, event, competing, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight,
-    own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
+    own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of the members of group ``column`` with a competing event, as the
     second member of pairs of the second kind: their sums against the events at t_i >= t_j of every
@@ -406,7 +407,7 @@ def _competing_later_pass(
     rank sets before the competing events of the same time are queried (ties are pairs).
     """
     n = time.shape[0]
-    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
+    k_state = np.array([-1.0, 1.0])  # the column's curve: step of the current time and 1 / K there
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
     for a in range(n_groups):
@@ -444,7 +445,7 @@ def _competing_later_pass(
                 if has_weight and case_weight[m] == 0.0:
                     continue
                 if inv_k < 0.0:
-                    k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
+                    inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                 factor = inv_k * (case_weight[m] if has_weight else 1.0)
             _later_sums(m, factor, values, value_offsets, blocks, block_offsets, total, codes, lower_bound, tie_row,
                         upper_bound, strict, n_groups, out_num, out_den)
@@ -717,16 +718,15 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
 
 
 @cached_njit(nogil=True)
-def _own_factors(codes, time, group, k_times, k_inverse, k_undefined, out):
+def _own_factors(codes, time, group, k_times, k_values, k_undefined, out):
     """``out[m] = 1 / K_group(time[m])`` for the rows of ``group`` (``time`` ascending)."""
-    k_position = np.int64(-1)
+    k_state = np.array([-1.0, 1.0])
     for m in range(time.shape[0]):
         if codes[m] == group:
-            k_position = _step_position(k_times, time[m], k_position)
-            out[m] = _inverse_step(k_times, k_inverse, k_undefined, k_position, time[m])
+            out[m] = _column_factor(k_times, k_values, k_undefined, time[m], k_state)
 
 
-#: the passes' censoring curve when there is none (factor 1): (times, 1 / K, undefined beyond the last)
+#: the passes' censoring curve when there is none (factor 1): (times, K, undefined beyond the last)
 _NO_CURVE = (np.empty(0), np.empty(0), False)
 
 
@@ -992,7 +992,7 @@ class IndividualContributions:
 @cached_njit(nogil=True)
 def _later_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing, entry_asc,
-    leave_entry, leave_code, own, k_times, k_inverse, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
+    leave_entry, leave_code, own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
 ):
     """Column contributions of every member of group ``column`` against earlier events of each group.
 
@@ -1006,7 +1006,7 @@ def _later_pass(
     sees only the events before its own time, like an event.
     """
     n = time.shape[0]
-    k_position = np.int64(-1)  # the column's curve: step of the current time (not a literal: one compile)
+    k_state = np.array([-1.0, 1.0])  # the column's curve: step of the current time and 1 / K there
     has_competing = competing.shape[0] > 0
     value_offsets = np.zeros(n_groups + 1, np.int64)
     block_offsets = np.zeros(n_groups + 1, np.int64)
@@ -1060,7 +1060,7 @@ def _later_pass(
                             w = 0.0
                         else:
                             if inv_k < 0.0:
-                                k_position, inv_k = _column_factor(k_times, k_inverse, k_undefined, t, k_position)
+                                inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                             w = own[m] * inv_k
                     # an infinite weight is reported by the column pass when the event has a pair; when
                     # it has none (strict ties, delayed entry), leaving it out keeps inf - inf out of the sums
