@@ -119,3 +119,40 @@ def test_positivity_errors_name_group_and_time():
         raise_positivity(curves, 0, 5.0, 0.0)
     with pytest.raises(survfair.PositivityError, match=r"group 'b' is undefined at time 4.5, beyond the last time"):
         raise_positivity(curves, 1, 4.5, np.nan)
+
+
+# -- the curves' steps, and the kernel's evaluation of them ---------------------------------------
+@pytest.mark.parametrize("seed", range(3))
+def test_fitted_curves_keep_the_steps_of_the_full_kaplan_meier(seed):
+    # a result's curves list the times at which K steps down and the last time; as functions they
+    # are the Kaplan-Meier listed at every unique time (scikit-survival's convention, tested above)
+    time, event, codes, risk = make_data(500, 2, seed, n_times=40)
+    res = survfair.xci(time, event, codes, risk, tau=float(np.quantile(time, 0.9)))
+    for g, label in enumerate(res.groups):
+        rows = codes == label
+        unique_time, survival = censoring_kaplan_meier(time[rows], event[rows])
+        steps, values = res.censoring_curves.times[g], res.censoring_curves.survival[g]
+        assert steps[-1] == unique_time[-1] and steps.shape[0] < unique_time.shape[0]
+        assert np.all(np.diff(np.r_[1.0, values[:-1]]) != 0)  # every listed time but the last is a step
+        query = np.r_[0.0, unique_time, unique_time + 0.25][:-1]
+        np.testing.assert_array_equal(res.censoring_curves.evaluate(g, np.sort(query)),
+                                      CensoringCurves("group", (label,), (unique_time,), (survival,)).evaluate(
+                                          0, np.sort(query)))
+
+
+@pytest.mark.parametrize("reached_zero", [False, True])
+def test_the_passes_evaluate_a_curve_as_inverse_censoring_does(reached_zero):
+    # the kernel's per-row evaluation during a sweep, in either direction, equals 1 / K at an array
+    # of times bit for bit: 1 before the first time, Inf where K is 0, NaN beyond an unfinished curve
+    from survfair._kernel import _column_factor
+
+    times = np.array([1.0, 2.0, 4.0, 7.0])
+    survival = np.array([0.9, 0.6, 0.3, 0.0 if reached_zero else 0.2])
+    inverse = inverse_censoring(CensoringCurves("group", ("a",), (times,), (survival,)))
+    query = np.array([0.5, 1.0, 1.5, 2.0, 2.0, 3.9, 4.0, 6.0, 7.0, 7.5, 9.0])
+    expected = inverse(0, query)
+    for order in (slice(None), slice(None, None, -1)):
+        state = np.array([-1.0, 1.0])
+        got = np.array([_column_factor(*inverse.steps(0), t, state) for t in query[order]])
+        np.testing.assert_array_equal(got, expected[order])
+    assert np.isinf(expected[-1]) if reached_zero else np.isnan(expected[-1])
