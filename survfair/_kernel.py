@@ -247,7 +247,6 @@ def _column_pass(
     while end > 0:
         start = end - 1
         t = time[start]
-        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while start > 0 and time[start - 1] == t:
             start -= 1
         # delayed entry: members that entered at or after t were not under observation at t
@@ -286,8 +285,7 @@ def _column_pass(
                     if t >= tau or own[m] == 0.0:  # a zero case weight weighs 0 whatever K is
                         w = 0.0
                     else:
-                        if inv_k < 0.0:
-                            inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
+                        inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                         w = own[m] * inv_k
                         if not np.isfinite(w) and bad < 0:
                             bad = m
@@ -349,7 +347,6 @@ def _competing_column_pass(
     while start < n:
         end = start + 1
         t = time[start]
-        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while end < n and time[end] == t:
             end += 1
         for m in range(start, end):  # competing events at t_j <= t_i, ties included
@@ -357,8 +354,7 @@ def _competing_column_pass(
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
                 if weighted:
-                    if inv_k < 0.0:
-                        inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
+                    inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                     w_j = inv_k * (case_weight[m] if has_weight else 1.0)
                     if has_weight and case_weight[m] == 0.0:
                         w_j = 0.0
@@ -421,7 +417,6 @@ def _competing_later_pass(
     while end > 0:
         start = end - 1
         t = time[start]
-        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while start > 0 and time[start - 1] == t:
             start -= 1
         for m in range(start, end):
@@ -444,8 +439,7 @@ def _competing_later_pass(
             if weighted:
                 if has_weight and case_weight[m] == 0.0:
                     continue
-                if inv_k < 0.0:
-                    inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
+                inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                 factor = inv_k * (case_weight[m] if has_weight else 1.0)
             _later_sums(m, factor, values, value_offsets, blocks, block_offsets, total, codes, lower_bound, tie_row,
                         upper_bound, strict, n_groups, out_num, out_den)
@@ -726,6 +720,16 @@ def _own_factors(codes, time, group, k_times, k_values, k_undefined, out):
             out[m] = _column_factor(k_times, k_values, k_undefined, time[m], k_state)
 
 
+def own_factors(codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k) -> np.ndarray:
+    """1 / K_{g_m}(t_m) of every row, each from its own group's curve (``time`` ascending; ``inverse_k``
+    as for :func:`count_pairs`): filled group by group in place, with no mask or gathered copy of the
+    times (4 bytes a row at 10^8 rows)."""
+    out = np.ones(time.shape[0])
+    for g in range(n_groups):
+        _own_factors(codes, time, g, *inverse_k.steps(g), out)
+    return out
+
+
 #: the passes' censoring curve when there is none (factor 1): (times, K, undefined beyond the last)
 _NO_CURVE = (np.empty(0), np.empty(0), False)
 
@@ -733,7 +737,7 @@ _NO_CURVE = (np.empty(0), np.empty(0), False)
 def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
     """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and the column's curve.
 
-    The own factors are evaluated at every row's time (ascending, so each lookup is a merge); the
+    The own factors are evaluated at every row's time (:func:`own_factors`); the
     passes only use the values of events before tau. The column group's factor 1 / K_b(t) is not
     an array: each pass evaluates the curve ``inverse_k.steps(b)`` at the times it visits.
     """
@@ -741,13 +745,7 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
     n = prep.time.shape[0]
     if not weighted:
         return np.ones(1), (lambda column: _NO_CURVE), False
-    own = np.ones(n)
-    if inverse_k is not None:
-        if n_groups == 1:
-            own = inverse_k(0, prep.time)
-        else:  # group by group in place: no mask or gathered copy of the times (4 bytes a row at 10^8)
-            for g in range(n_groups):
-                _own_factors(prep.codes, prep.time, g, *inverse_k.steps(g), own)
+    own = np.ones(n) if inverse_k is None else own_factors(prep.codes, prep.time, n_groups, inverse_k)
     if row_weight is not None:
         own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
     if prep.case_weight.shape[0] > 0:  # the earlier member's own case weight w_i
@@ -1024,7 +1022,6 @@ def _later_pass(
     while start < n:
         end = start + 1
         t = time[start]
-        inv_k = -1.0  # 1 / K_column(t), evaluated when a weight first needs it in this block
         while end < n and time[end] == t:
             end += 1
         # members entering before t: the events so far (all at or before their entry) do not count;
@@ -1059,8 +1056,7 @@ def _later_pass(
                         if t >= tau or own[m] == 0.0:
                             w = 0.0
                         else:
-                            if inv_k < 0.0:
-                                inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
+                            inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
                             w = own[m] * inv_k
                     # an infinite weight is reported by the column pass when the event has a pair; when
                     # it has none (strict ties, delayed entry), leaving it out keeps inf - inf out of the sums

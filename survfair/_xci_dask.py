@@ -30,7 +30,7 @@ from ._censoring import (
     CensoringCurves, check_positivity, inverse_censoring, kaplan_meier_sorted, raise_positivity,
 )
 from ._exceptions import warn_undefined_cells
-from ._kernel import PairCounts, count_pairs
+from ._kernel import PairCounts, count_pairs, own_factors
 from ._results import XCIResult
 from ._settings import EstimatorSettings
 from ._validation import check_survival_inputs, raise_no_comparable_pair, warn_excluded_rows, _encode_groups
@@ -215,9 +215,7 @@ def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
     weight = np.ones((time.shape[0], n_groups))
     if curves is not None:  # looked up in time order: a merge with the curves, not binary searches
         inverse = inverse_censoring(curves)
-        own = np.empty(time.shape[0])
-        for a in range(n_groups):
-            own[codes == a] = inverse(a, time[codes == a])
+        own = own_factors(codes, time, n_groups, inverse)
         for b in range(n_groups):
             with np.errstate(invalid="ignore"):
                 weight[:, b] = own * inverse(b, time)
