@@ -258,12 +258,23 @@ def test_integer_weights_equal_row_replication(seed, method, censoring):
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), scale=st.floats(0.01, 100))
 def test_rescaled_weights_change_nothing(seed, scale):
-    """Sampling weights are relative: multiplying all by a constant leaves estimates and SEs alone."""
+    """Sampling weights are relative: multiplying all by a constant leaves estimates and SEs alone,
+    and whether positivity fails (some samples leave a group's weighted risk set empty before tau,
+    e.g. seed 1284: then both calls must refuse with the same message)."""
     time, event, codes, risk, entry, weights = _data(60, seed)
     group = np.array(["a", "b"])[codes]
     tau = float(np.quantile(time, 0.7))
-    a = survfair.xci(time, event, group, risk, tau=tau, entry=entry, weights=weights)
-    b = survfair.xci(time, event, group, risk, tau=tau, entry=entry, weights=weights * scale)
+
+    def fit(w):
+        try:
+            return survfair.xci(time, event, group, risk, tau=tau, entry=entry, weights=w)
+        except survfair.PositivityError as error:
+            return str(error)
+
+    a, b = fit(weights), fit(weights * scale)
+    if isinstance(a, str):
+        assert b == a
+        return
     np.testing.assert_allclose(b.values, a.values, rtol=1e-10)
     np.testing.assert_allclose(b.se.to_numpy(), a.se.to_numpy(), rtol=1e-8, atol=1e-12)
 
