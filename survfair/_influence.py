@@ -80,6 +80,9 @@ __all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censori
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
 _COMPACT_FROM_GROUPS = 3
+#: A delete-one denominator at most this fraction of the full one is 0 (every pair of the cell
+#: had the deleted row; the difference of two sums formed in different orders is rounding).
+_LEFT_OVER = 1e-12
 
 
 @dataclass(frozen=True)
@@ -340,7 +343,9 @@ class Influence:
         numerator, denominator, k_num, k_den = self._leave_out_sums
         with np.errstate(invalid="ignore", divide="ignore"):
             left_den = denominator - k_den
-            return np.where(left_den > 0, (numerator - k_num) / np.where(left_den > 0, left_den, 1.0), np.nan)
+            # k in every pair of a cell leaves D - den_k = 0 up to rounding: undefined, not 0 / 0
+            kept = left_den > _LEFT_OVER * denominator
+            return np.where(kept, (numerator - k_num) / np.where(kept, left_den, 1.0), np.nan)
 
     @functools.cached_property
     def jackknife_overall(self) -> np.ndarray:
@@ -350,7 +355,8 @@ class Influence:
         total_num, total_den = numerator.sum(), denominator.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
             left = total_den - k_den.sum(axis=1)
-            return np.where(left > 0, (total_num - k_num.sum(axis=1)) / np.where(left > 0, left, 1.0), np.nan)
+            kept = left > _LEFT_OVER * total_den
+            return np.where(kept, (total_num - k_num.sum(axis=1)) / np.where(kept, left, 1.0), np.nan)
 
     @functools.cached_property
     def _leave_out_sums(self):
@@ -427,6 +433,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     """
     n, g = e_num.shape
     g2 = g * g
+    width = cells.shape[1]
     n_curves = mult.shape[0]
     # first sweep: members per role and cell (DeLong's factor), curve sizes, the cells' psi^E sums
     m_e = np.zeros(g2)
@@ -468,14 +475,32 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     overall_factor_l = _role_factor(overall_l)
 
     curves = max(n_curves, 1)
-    # the cells whose weights involve curve c (2G - 1 of them per group curve): the sweep's loops
+    # the cells whose weights involve curve c (2G - 1 of them per group curve): the sweep's loops;
+    # curve_slots: where a row of curve c keeps them (compact rows: one curve per group, so the
+    # row's group is c). Tables, not _slot's integer division at every use in the sweep
     curve_cells = np.zeros((curves, g2), np.int64)
+    curve_slots = np.zeros((curves, g2), np.int64)
     curve_n_cells = np.zeros(curves, np.int64)
     for c in range(n_curves):
         for cell in range(g2):
             if mult[c, cell] > 0 or (second_kind and mult_later[c, cell] > 0):
                 curve_cells[c, curve_n_cells[c]] = cell
+                curve_slots[c, curve_n_cells[c]] = _slot(c, cell, g, compact)
                 curve_n_cells[c] += 1
+    # the slots of a row of group a as the earlier (cell (a, b)) and later (cell (b, a)) member
+    earlier_slot = np.zeros((g, g), np.int64)
+    later_slot = np.zeros((g, g), np.int64)
+    for a in range(g):
+        for b in range(g):
+            earlier_slot[a, b] = _slot(a, a * g + b, g, compact)
+            later_slot[a, b] = _slot(a, b * g + a, g, compact)
+    # 1 / D of the cell in each slot of a row of group a (0 for the unused compact slot G + a)
+    slot_scale = np.zeros((g, width))
+    for a in range(g):
+        for slot in range(width):
+            cell = compact_cell(a, slot, g) if compact else slot
+            if cell >= 0:
+                slot_scale[a, slot] = inv_den[cell]
     below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
     below_overall = np.zeros(g2)
     below_x = np.zeros(g2)
@@ -490,7 +515,6 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     rate = np.zeros(curves)
     sensitivity = np.zeros((curves, g2))
     sensitivity_overall = np.zeros(curves)
-    width = cells.shape[1]
     row = np.empty(width)
     next_entry = 0
     start = 0
@@ -505,8 +529,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
             w_k = weight[k] if has_weight else 1.0
             entered[c] += w_k
             for j in range(curve_n_cells[c]):
-                cell = curve_cells[c, j]
-                cells[k, _slot(codes[k], cell, g, compact)] += w_k * compensator[c, cell]
+                cells[k, curve_slots[c, j]] += w_k * compensator[c, curve_cells[c, j]]
             overall[k] += w_k * compensator_overall[c]
         if n_curves > 0:
             deaths[:] = 0.0
@@ -546,8 +569,8 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 el = b * g + a  # k as the later member: cell (b, a)
                 earlier = e_num[m, b] - theta[e] * e_den[m, b]
                 earlier_overall = e_num[m, b] - pooled * e_den[m, b]
-                row[_slot(a, e, g, compact)] += factor_e[e] * earlier
-                row[_slot(a, el, g, compact)] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b])
+                row[earlier_slot[a, b]] += factor_e[e] * earlier
+                row[later_slot[a, b]] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b])
                 psi_e += earlier_overall
                 psi_l += l_num[m, b] - pooled * l_den[m, b]
                 # F of the later blocks counts k (F of this block was taken before the loop)
@@ -564,19 +587,17 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 w_m = weight[m] if has_weight else 1.0
                 if event[m]:  # an event at s is not at risk of censoring at s
                     for j in range(curve_n_cells[c]):
-                        cell = curve_cells[c, j]
-                        row[_slot(a, cell, g, compact)] -= w_m * compensator[c, cell]
+                        row[curve_slots[c, j]] -= w_m * compensator[c, curve_cells[c, j]]
                     value_overall -= w_m * compensator_overall[c]
                 else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
                     own_jump = jump[c] - rate[c]
                     for j in range(curve_n_cells[c]):
                         cell = curve_cells[c, j]
-                        row[_slot(a, cell, g, compact)] += w_m * (sensitivity[c, cell] * own_jump - compensator[c, cell])
+                        row[curve_slots[c, j]] += w_m * (sensitivity[c, cell] * own_jump - compensator[c, cell])
                     value_overall += w_m * (sensitivity_overall[c] * own_jump - compensator_overall[c])
+            scale = slot_scale[a]
             for slot in range(width):  # plus the compensator credited at k's entry (0 without delayed entry)
-                cell = compact_cell(a, slot, g) if compact else slot
-                if cell >= 0:
-                    cells[m, slot] = (row[slot] + cells[m, slot]) * inv_den[cell]
+                cells[m, slot] = (row[slot] + cells[m, slot]) * scale[slot]
             overall[m] = (value_overall + overall[m]) * inv_total
         for c in range(n_curves):
             if rate[c] > 0:
