@@ -80,8 +80,7 @@ __all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censori
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
 _COMPACT_FROM_GROUPS = 3
-#: A delete-one denominator at most this fraction of the full one is 0 (every pair of the cell
-#: had the deleted row; the difference of two sums formed in different orders is rounding).
+#: A delete-one denominator at most this fraction of the full one is 0 (see :func:`_delete_one`).
 _LEFT_OVER = 1e-12
 
 
@@ -341,22 +340,14 @@ class Influence:
         if isinstance(self._leave_out[0], str):  # clustered: see clustered()
             return self._leave_out[1][0]
         numerator, denominator, k_num, k_den = self._leave_out_sums
-        with np.errstate(invalid="ignore", divide="ignore"):
-            left_den = denominator - k_den
-            # k in every pair of a cell leaves D - den_k = 0 up to rounding: undefined, not 0 / 0
-            kept = left_den > _LEFT_OVER * denominator
-            return np.where(kept, (numerator - k_num) / np.where(kept, left_den, 1.0), np.nan)
+        return _delete_one(numerator, denominator, k_num, k_den)
 
     @functools.cached_property
     def jackknife_overall(self) -> np.ndarray:
         if isinstance(self._leave_out[0], str):
             return self._leave_out[1][1]
         numerator, denominator, k_num, k_den = self._leave_out_sums
-        total_num, total_den = numerator.sum(), denominator.sum()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            left = total_den - k_den.sum(axis=1)
-            kept = left > _LEFT_OVER * total_den
-            return np.where(kept, (total_num - k_num.sum(axis=1)) / np.where(kept, left, 1.0), np.nan)
+        return _delete_one(numerator.sum(), denominator.sum(), k_num.sum(axis=1), k_den.sum(axis=1))
 
     @functools.cached_property
     def _leave_out_sums(self):
@@ -374,6 +365,16 @@ class Influence:
         k_den[rows, e_cell] += contrib.earlier_denominator
         k_den[rows, l_cell] += contrib.later_denominator
         return numerator, denominator, k_num, k_den
+
+
+def _delete_one(numerator, denominator, k_num: np.ndarray, k_den: np.ndarray) -> np.ndarray:
+    """(N - num_k) / (D - den_k), NaN where nothing is left: D - den_k at most ``_LEFT_OVER`` of D
+    is 0 (k was in every pair; den_k is summed in another order than D, so the difference is a
+    rounding residue, and the ratio of two residues is no estimate)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        left = denominator - k_den
+        kept = left > _LEFT_OVER * denominator
+        return np.where(kept, (numerator - k_num) / np.where(kept, left, 1.0), np.nan)
 
 
 def sum_by_cluster(rows: np.ndarray, cluster: np.ndarray, n_clusters: int | None = None) -> np.ndarray:
@@ -496,9 +497,10 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
             later_slot[a, b] = _slot(a, b * g + a, g, compact)
     # 1 / D of the cell in each slot of a row of group a (0 for the unused compact slot G + a)
     slot_scale = np.zeros((g, width))
+    cell_of = _cell_table(g)
     for a in range(g):
         for slot in range(width):
-            cell = compact_cell(a, slot, g) if compact else slot
+            cell = cell_of[a, slot] if compact else slot
             if cell >= 0:
                 slot_scale[a, slot] = inv_den[cell]
     below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
