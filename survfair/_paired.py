@@ -219,6 +219,7 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
             raise TypeError(f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}.")
         if res.sample is None:
             raise ValueError(f"{name} does not carry its data; compute it with survfair.xci.")
+        res.sample.check_unchanged(name)
     s1, s2 = first.sample, second.sample
     if first.groups != second.groups:
         raise ValueError(f"the results have different groups: {list(first.groups)} vs {list(second.groups)}.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -64,6 +65,11 @@ class SurvivalSample:
         then marks the cause of interest); None without ``cause=``.
     cause : int or None
         The cause of interest (``cause=``).
+    fingerprint : int
+        CRC-32 checksum of every array above, taken when the sample is built. The arrays are the
+        caller's own memory where no conversion was needed (a copy of a 10^8-row cohort would cost
+        gigabytes), so a caller who modifies an input in place after the call would silently change
+        what a later computation reads from a kept result; :meth:`check_unchanged` refuses that.
     """
 
     time: np.ndarray = field(repr=False)
@@ -78,6 +84,39 @@ class SurvivalSample:
     entry: np.ndarray | None = field(repr=False, default=None)
     competing: np.ndarray | None = field(repr=False, default=None)
     cause: int | None = None
+    fingerprint: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fingerprint", self._checksum())
+
+    def _checksum(self) -> int:
+        value = 0
+        for array in (self.time, self.event, self.group_codes, self.risk, self.cluster, self.weights,
+                      self.entry, self.competing):
+            if array is not None:
+                value = zlib.crc32(np.ascontiguousarray(array).view(np.uint8), value)
+        return value
+
+    def check_unchanged(self, name: str) -> None:
+        """Raise ``ValueError`` if an array of the sample was modified in place since it was built.
+
+        Parameters
+        ----------
+        name : str
+            What holds the sample (e.g. ``"result_1"``), for the message.
+
+        Raises
+        ------
+        ValueError
+            If the checksum of the arrays differs from :attr:`fingerprint`.
+        """
+        if self._checksum() != self.fingerprint:
+            raise ValueError(
+                f"{name}: the data it was computed from were modified in place after the call "
+                "(survfair keeps references to its inputs, not copies, to save memory); call the "
+                "estimator again on the current values, or pass copies (array.copy()) of arrays you "
+                "go on modifying."
+            )
 
     @property
     def n_samples(self) -> int:

@@ -143,3 +143,25 @@ def test_compare_rejects_other_settings_groups_and_censoring_reference():
     with pytest.raises(ValueError, match="one result used censoring_reference and the other did not"):
         survfair.compare_xci(res, survfair.xci(time, event, group, risk, tau=3.0,
                                                censoring_reference=(time, event, group)))
+
+
+def test_inputs_modified_after_the_call_are_refused_not_read():
+    """A result keeps references to the caller's arrays (no copy at registry scale): modifying one in
+    place after ``xci`` used to move the paired interval of a later ``compare_xci`` silently (cell
+    (0, 0): [0.015, 0.115] -> [-0.475, -0.242] around an unchanged difference)."""
+    rng = np.random.default_rng(3)
+    time = rng.exponential(size=300)
+    event = rng.random(300) < 0.7
+    group = rng.integers(0, 2, 300)
+    risk = -time + rng.normal(size=300)
+    first = survfair.xci(time, event, group, risk)
+    second = survfair.xci(time, event, group, risk + rng.normal(size=300))
+    survfair.compare_xci(first, second)  # unchanged data: accepted
+    risk *= -1
+    with pytest.raises(ValueError, match=r"result_1: the data it was computed from were modified in place"):
+        survfair.compare_xci(first, second)
+    risk *= -1
+    survfair.compare_xci(first, second)  # the same values again: accepted
+    second.sample.risk[0] += 1.0  # through the result (its own array: risk + noise)
+    with pytest.raises(ValueError, match=r"result_2: the data .* modified in place"):
+        survfair.compare_xci(first, second)
