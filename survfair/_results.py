@@ -184,6 +184,12 @@ def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tup
     return cell_wald_interval(values, cell_se(result), level)
 
 
+def has_inference(result) -> bool:
+    """Whether the result carries what standard errors are computed from: influence rows, a
+    covariance or bootstrap replicates."""
+    return any(getattr(result, name, None) is not None for name in ("influence", "covariance", "replicates"))
+
+
 def _has_jackknife(result) -> bool:
     return getattr(result, "bootstrap_method", None) == "bca" and getattr(result, "jackknife", None) is not None
 

@@ -25,7 +25,15 @@ from ._intervals import (
     two_sided_z,
     wald_p_value,
 )
-from ._results import XCIResult, json_safe, contrast_interval, contrast_p_value, contrast_se, difference_inference
+from ._results import (
+    XCIResult,
+    contrast_interval,
+    contrast_p_value,
+    contrast_se,
+    difference_inference,
+    has_inference,
+    json_safe,
+)
 from ._validation import check_scalar
 
 __all__ = [
@@ -522,13 +530,12 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     c    2.0333
     """
     alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
-    weights = _utility_weights(len(result.groups), alpha, beta)
-    rows = []
-    for k in range(len(result.groups)):
-        estimate = _estimate(result, weights[k : k + 1], 0.0)
-        rows.append((estimate.value, estimate.se, *estimate.confidence_interval))
+    values = group_utilities(result.values, alpha, beta)
+    se = np.concatenate([contrast_se(result, weights) for weights in _utility_weight_blocks(result, alpha, beta)]
+                        or [np.full(values.shape, np.nan)])
+    low, high = _utility_intervals(result, alpha, beta, result.confidence_level)
     index = pd.Index(list(result.groups), name="group", tupleize_cols=False)
-    return pd.DataFrame(rows, index=index, columns=["value", "se", "ci_low", "ci_high"])
+    return pd.DataFrame({"value": values, "se": se, "ci_low": low, "ci_high": high}, index=index)
 
 
 # -- the objectives of scoring and mitigation, as summaries ----------------------------------------
@@ -548,15 +555,34 @@ def group_utilities(cells: np.ndarray, alpha: float, beta: float) -> np.ndarray:
     return alpha * off.sum(axis=-1) + beta * off.sum(axis=-2)
 
 
-def _utility_weights(g: int, alpha: float, beta: float) -> np.ndarray:
-    """Row k: the weights of U(group k) on the row-major cells, shape (G, G*G)."""
-    weights = np.zeros((g, g * g))
-    for a in range(g):
-        for b in range(g):
-            if b != a:
-                weights[a, a * g + b] += alpha
-                weights[a, b * g + a] += beta
+def _utility_weights(g: int, alpha: float, beta: float, groups: np.ndarray) -> np.ndarray:
+    """Row i: the weights of U(group ``groups[i]``) on the row-major cells, shape (len(groups), G*G)."""
+    weights = np.zeros((len(groups), g * g))
+    others = np.arange(g)
+    for row, a in enumerate(groups):
+        b = others[others != a]
+        weights[row, a * g + b] += alpha
+        weights[row, b * g + a] += beta
     return weights
+
+
+def _utility_weight_blocks(result: XCIResult, alpha: float, beta: float):
+    """The weight rows of every group's U(a), a few rows at a time (about 32 MB of weights at once,
+    whatever G: all G rows are 25 GiB at G = 1500); none when the result carries no inference."""
+    g = len(result.groups)
+    if not has_inference(result):
+        return
+    step = max(1, 4_000_000 // (g * g))
+    for start in range(0, g, step):
+        yield _utility_weights(g, alpha, beta, np.arange(start, min(start + step, g)))
+
+
+def _utility_intervals(result: XCIResult, alpha: float, beta: float, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Interval limits of every group's U(a) at ``level`` (NaN without inference)."""
+    limits = [contrast_interval(result, weights, level) for weights in _utility_weight_blocks(result, alpha, beta)]
+    if not limits:
+        return np.full(len(result.groups), np.nan), np.full(len(result.groups), np.nan)
+    return np.concatenate([low for low, _ in limits]), np.concatenate([high for _, high in limits])
 
 
 def _draws_sd(draws: np.ndarray) -> float:
@@ -580,22 +606,22 @@ def _folded(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where((low <= 0) & (0 <= high), 0.0, np.minimum(ends_low, 1.0)), np.minimum(ends_high, 1.0)
 
 
-def _extreme_estimate(result: XCIResult, value: float, weights: np.ndarray, *, fold: bool, largest: bool,
-                      draws: np.ndarray | None) -> Estimate:
-    """An Estimate of the largest (or smallest) of K contrasts ``weights @ vec(matrix)``.
+def _simultaneous_level(result: XCIResult, k: int) -> float:
+    """The level of each of K Bonferroni intervals that hold together at the result's level."""
+    return 1 - (1 - result.confidence_level) / k
 
-    The interval is the range of the extreme over K simultaneous intervals, each at level
-    1 - (1 - level) / K (Bonferroni): when all K cover their contrast, which happens with
-    probability >= level, the extreme lies between the extreme of the lower limits and the
-    extreme of the upper limits. Conservative, and regular at the boundary where a bootstrap of
-    a maximum of absolute values is not (the replicates of max |Δbetween| near 0 lie above the
-    estimate, and their percentile interval excluded it). ``fold`` takes |contrast|.
+
+def _extreme_estimate(result: XCIResult, value: float, low: np.ndarray, high: np.ndarray, *, largest: bool,
+                      draws: np.ndarray | None) -> Estimate:
+    """An Estimate of the largest (or smallest) of K contrasts, given their K simultaneous intervals.
+
+    The intervals are each at level 1 - (1 - level) / K (Bonferroni, :func:`_simultaneous_level`):
+    when all K cover their contrast, which happens with probability >= level, the extreme lies
+    between the extreme of the lower limits and the extreme of the upper limits. Conservative, and
+    regular at the boundary where a bootstrap of a maximum of absolute values is not (the
+    replicates of max |Δbetween| near 0 lie above the estimate, and their percentile interval
+    excluded it).
     """
-    k = weights.shape[0]
-    level = 1 - (1 - result.confidence_level) / k
-    low, high = contrast_interval(result, weights, level)
-    if fold:
-        low, high = _folded(low, high)
     pick = np.max if largest else np.min
     interval = ConfidenceInterval(float(pick(low)), float(pick(high)))
     se = math.nan if draws is None else _draws_sd(draws)
@@ -662,11 +688,11 @@ def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> 
     if g < 2:
         raise ValueError("abs_delta_between needs at least two groups.")
     first, second = np.triu_indices(g, k=1)
-    weights = np.zeros((first.size, g * g))
-    weights[np.arange(first.size), first * g + second] = 1.0
-    weights[np.arange(first.size), second * g + first] = -1.0
+    # the K = G (G - 1) / 2 differences directly: a K x G^2 weight matrix is 232 GiB at G = 500
+    level = _simultaneous_level(result, first.size)
+    _, _, low, high, _ = difference_inference(result, first * g + second, second * g + first, level)
     draws = None if result.replicates is None else max_abs_delta_between(result.replicates)
-    return _extreme_estimate(result, float(max_abs_delta_between(result.values)), weights, fold=True, largest=True,
+    return _extreme_estimate(result, float(max_abs_delta_between(result.values)), *_folded(low, high), largest=True,
                              draws=draws)
 
 
@@ -713,10 +739,10 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
     1.7
     """
     alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
-    weights = _utility_weights(len(result.groups), alpha, beta)
+    low, high = _utility_intervals(result, alpha, beta, _simultaneous_level(result, len(result.groups)))
     draws = None if result.replicates is None else group_utilities(result.replicates, alpha, beta).min(axis=-1)
     value = float(group_utilities(result.values, alpha, beta).min())
-    return _extreme_estimate(result, value, weights, fold=False, largest=False, draws=draws)
+    return _extreme_estimate(result, value, low, high, largest=False, draws=draws)
 
 
 def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:

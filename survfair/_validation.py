@@ -520,7 +520,7 @@ def random_generator(random_state: Any) -> np.random.Generator:
 def check_n_jobs(n_jobs: Any) -> int | None:
     """Validate ``n_jobs``: None or a non-zero integer (joblib's convention; -1 = every core)."""
     if check_scalar(n_jobs, "n_jobs", "integer", none=True) == 0:
-        raise ValueError("n_jobs must not be 0 (use None or 1 for one job, -1 for all cores).")
+        raise ValueError("n_jobs must not be 0 (1 for one job, -1 for all cores).")
     return n_jobs
 
 

@@ -785,3 +785,25 @@ def test_progress_bars_on_a_terminal_and_not_otherwise(csv_file, tmp_path, monke
     for phase in ("pair counts and analytic intervals", "AUC(t) at the horizons", "findings and output"):
         assert phase in err
     assert "3/3" in err
+
+
+def test_text_output_of_many_groups_says_where_the_whole_tables_are(tmp_path, capsys):
+    """1,500 groups took minutes to format 2.25 million cells as text no one could read; the text
+    output prints a matrix up to 20 groups and tables up to 200 rows, and says where the rest is."""
+    rng = np.random.default_rng(1)
+    n = 50
+    time = rng.exponential(size=n)
+    frame = pd.DataFrame({"time": time, "event": 1, "group": np.repeat(np.arange(25), 2),
+                          "risk": -time + rng.normal(0, 0.5, n)})
+    path = tmp_path / "many.csv"
+    frame.to_csv(path, index=False)
+    code = main(["audit", "--data", str(path), "--time", "time", "--event", "event", "--group", "group",
+                 "--risk", "risk", "--method", "naive", "--ci", "none"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "xCI matrix: 25 x 25 cells, too many for a text table" in out
+    assert "... and 425 more rows: every row is in --format csv or --format json" in out  # 625 cells
+    code = main(["audit", "--data", str(path), "--time", "time", "--event", "event", "--group", "group",
+                 "--risk", "risk", "--method", "naive", "--ci", "none", "--format", "csv"])
+    table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert code == 0 and (table["kind"] == "cell").sum() == 625

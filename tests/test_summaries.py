@@ -101,3 +101,33 @@ def test_review_fixes_of_the_summaries():
     paired = survfair.compare_xci(res, other)
     with pytest.raises(ValueError, match="delta_between needs two different groups, got 'a' twice"):
         paired.delta_between("a", "a")
+
+
+def test_summaries_of_many_groups_form_no_contrast_by_cell_matrix():
+    """500 groups of 2: ``abs_delta_between`` built a (G(G-1)/2) x G^2 weight matrix (232 GiB) and
+    the utilities a G x G^2 one, a raw MemoryError even with ``ci=None``; they are now formed from
+    the cell differences and a few weight rows at a time, with the same numbers."""
+    rng = np.random.default_rng(0)
+    group = np.repeat(np.arange(500), 2)
+    time = rng.exponential(size=1000)
+    risk = -time + rng.normal(0, 0.5, 1000)
+    with pytest.warns(survfair.UndefinedXCIWarning):
+        res = survfair.xci(time, np.ones(1000, bool), group, risk, method="naive", ci=None)
+    assert np.isnan(survfair.abs_delta_between(res).value)  # some pair has an undefined cell
+    assert np.isnan(survfair.min_utility(res).confidence_interval.low)
+    table = survfair.utility(res)
+    assert table.shape == (500, 4) and table[["se", "ci_low", "ci_high"]].isna().all().all()
+    # a defined subset: the same numbers as the pairs' own Δbetween and the groups' own contrasts
+    small = survfair.xci(*make_data(n=300, seed=4, n_groups=3), tau=20)
+    worst = max(((a, b) for a in range(3) for b in range(a + 1, 3)),
+                key=lambda pair: abs(survfair.delta_between(small, *pair).value))
+    assert survfair.abs_delta_between(small).value == pytest.approx(abs(survfair.delta_between(small, *worst).value),
+                                                                    rel=1e-12)
+    for k, row in survfair.utility(small).iterrows():
+        weights = np.zeros((3, 3))
+        weights[k, :] += 1.0
+        weights[:, k] += 1.0
+        weights[k, k] = 0.0
+        expected = survfair.contrast(small, weights)
+        assert row["se"] == pytest.approx(expected.se, rel=1e-12)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(expected.confidence_interval), rel=1e-12)

@@ -80,7 +80,7 @@ examples:
       audit two groups only; rows of other groups are excluded and counted
   survfair audit --data screening.csv --outcome cancer --positive yes --group sex --risk score
       binary outcome: the xAUC matrix (Kallus & Zhou 2019)
-  survfair audit --data cohort.csv --time t --event e --group sex --risk lp \
+  survfair audit --data cohort.csv --time t --event e --group sex --risk lp \\
       --horizon 5 --predicted risk5 --horizon 10 --predicted risk10 --report audit.html
       add calibration within groups of the predicted 5- and 10-year risks
 """
@@ -172,6 +172,35 @@ def _has_intervals(result: XCIResult) -> bool:
     return result.ci_method is not None  # never result.covariance: it is G^2 x G^2, built on request
 
 
+#: The text output is read by people: beyond these sizes it says where the whole table is instead
+#: (formatting 2.25 million cells of 1,500 groups took minutes and no reader could use them).
+TEXT_MATRIX_GROUPS = 20
+TEXT_TABLE_ROWS = 200
+
+
+def _text_table(frame: pd.DataFrame, **options) -> str:
+    """``frame.to_string(**options)``, cut to its first TEXT_TABLE_ROWS rows with a note."""
+    if len(frame) <= TEXT_TABLE_ROWS:
+        return frame.to_string(**options)
+    rest = len(frame) - TEXT_TABLE_ROWS
+    return (frame.head(TEXT_TABLE_ROWS).to_string(**options)
+            + f"\n... and {rest} more rows: every row is in --format csv or --format json")
+
+
+def _matrix_text(result: XCIResult) -> list[str]:
+    g = len(result.groups)
+    if g > TEXT_MATRIX_GROUPS:
+        return ["", f"xCI matrix: {g} x {g} cells, too many for a text table; every cell is in "
+                    "--format csv or --format json (and in the pair counts below)."]
+    lines = ["", "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
+             result.matrix.to_string(float_format="{:.4f}".format)]
+    if _has_intervals(result):
+        low, high = result.confidence_interval()
+        lines += [f"{result.confidence_level:.0%} interval, low:", low.to_string(float_format="{:.4f}".format),
+                  "high:", high.to_string(float_format="{:.4f}".format)]
+    return lines
+
+
 def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: dict) -> str:
     found = findings(result, **reporting)
     tables = _summary_tables(result, found)
@@ -192,28 +221,24 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         smallest = ", ".join(f"{g}: {k:.3g}" for g, k in result.min_censoring_survival.items())
         lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
     with pd.option_context("display.precision", 4, "display.width", 140, "display.max_columns", 20):
-        lines += ["", "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
-                  result.matrix.to_string(float_format="{:.4f}".format)]
-        if _has_intervals(result):
-            low, high = result.confidence_interval()
-            lines += [f"{result.confidence_level:.0%} interval, low:", low.to_string(float_format="{:.4f}".format),
-                      "high:", high.to_string(float_format="{:.4f}".format)]
+        lines += _matrix_text(result)
         counts = result.counts.drop(columns=["xci"])
-        lines += ["", "pair counts:", counts.to_string(index=False, float_format="{:.6g}".format)]
+        lines += ["", "pair counts:", _text_table(counts, index=False, float_format="{:.6g}".format)]
         summaries = tables["summaries"]
         if not _has_intervals(result):
             summaries = summaries[["summary", "a", "b", "value"]]
         lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences):",
-                  summaries.to_string(index=False, float_format="{:.4f}".format, na_rep="")]
+                  _text_table(summaries, index=False, float_format="{:.4f}".format, na_rep="")]
         flagged = found.flags[found.flags["flagged"]]
         if not flagged.empty:
-            lines += ["", "cells resting on little data:", flagged[["a", "b", "reason"]].to_string(index=False)]
+            lines += ["", "cells resting on little data:", _text_table(flagged[["a", "b", "reason"]], index=False)]
         if result.ci_method == "analytic":
             lines.append("(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)")
         utilities = tables["utility"]
         if not _has_intervals(result):
             utilities = utilities[["group", "value"]]
-        lines += ["", "utility U(a) (alpha = beta = 1):", utilities.to_string(index=False, float_format="{:.4f}".format)]
+        lines += ["", "utility U(a) (alpha = beta = 1):",
+                  _text_table(utilities, index=False, float_format="{:.4f}".format)]
     return "\n".join(lines) + "\n"
 
 

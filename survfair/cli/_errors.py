@@ -126,6 +126,7 @@ _SETTING_OPTIONS = {
     "objective": "--objective",
     "stratify": "--stratify",
     "bootstrap_method": "--bootstrap-method",
+    "fit_on": "--fit-column",
 }
 
 

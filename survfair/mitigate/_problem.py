@@ -128,7 +128,7 @@ def _require_all_groups(sample: SurvivalSample, name: str) -> None:
     present = np.bincount(sample.group_codes, minlength=sample.n_groups)
     missing = [g for g, count in zip(sample.groups, present) if count == 0]
     if missing:
-        raise ValueError(f"{name} has no row of groups {missing}; every group needs rows there.")
+        raise ValueError(f"fit_on: {name} have no row of groups {missing}; every group needs rows there.")
 
 
 def split_samples(
@@ -181,8 +181,8 @@ def split_samples(
     if not mask.any():
         raise ValueError("fit_on selects no row to fit on.")
     fit_sample, eval_sample = subsample(sample, mask), subsample(sample, ~mask)
-    _require_all_groups(fit_sample, "the fitting part of fit_on")
-    _require_all_groups(eval_sample, "the evaluation part (rows not in fit_on)")
+    _require_all_groups(fit_sample, "the fitting rows")
+    _require_all_groups(eval_sample, "the evaluation rows (the others)")
     return fit_sample, eval_sample, mask
 
 
