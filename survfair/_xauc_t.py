@@ -496,7 +496,7 @@ def _inverse_at_own_time(curves, sample, members: np.ndarray) -> np.ndarray:
         bad = ~(k > 0)
         if bad.any():
             first = np.flatnonzero(bad)[0]
-            raise_positivity(curves, code, float(sample.time[mine[first]]), float(k[first]))
+            raise_positivity(curves, code, float(sample.time[mine[first]]), float(k[first]), sample)
         inverse[mine] = 1.0 / k
     return inverse
 
@@ -512,7 +512,7 @@ def _control_factors(curves, sample, case, control, inverse, t) -> np.ndarray:
         if free.any():
             k = float(curves.evaluate(code, np.array([t]))[0])
             if not k > 0:
-                raise_positivity(curves, code, float(t), k)
+                raise_positivity(curves, code, float(t), k, sample)
             factor[free] = 1.0 / k
     return factor
 

@@ -91,8 +91,12 @@ def estimate_xci(
     strict: bool,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
+    reference: SurvivalSample | None = None,
 ) -> PairCounts:
     """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
+
+    ``reference`` is the sample ``curves`` were fitted on, when known: a positivity error then names
+    the rows that emptied a left-truncated risk set.
 
     Raises
     ------
@@ -106,7 +110,7 @@ def estimate_xci(
         **kernel_options(sample, method, tau, curves),
         tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
     )
-    return _checked(counts, bad, sample, curves, tau)
+    return _checked(counts, bad, sample, curves, tau, reference)
 
 
 def estimate_xci_with_contributions(
@@ -119,6 +123,7 @@ def estimate_xci_with_contributions(
     strict: bool,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
+    reference: SurvivalSample | None = None,
 ) -> tuple[PairCounts, IndividualContributions]:
     """:func:`estimate_xci` plus every individual's contributions (for the analytic variance),
     from the same kernel passes. Raises as :func:`estimate_xci`."""
@@ -127,7 +132,7 @@ def estimate_xci_with_contributions(
         **kernel_options(sample, method, tau, curves),
         tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
     )
-    return _checked(counts, bad, sample, curves, tau), contributions
+    return _checked(counts, bad, sample, curves, tau, reference), contributions
 
 
 def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:
@@ -139,7 +144,7 @@ def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curve
                 case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
 
 
-def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> PairCounts:
+def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau, reference=None) -> PairCounts:
     """Raise for a weight that cannot be formed or for no usable pair; else return ``counts``."""
     if bad is not None:
         row, column = bad
@@ -147,7 +152,7 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> Pa
         t = sample.time[row]
         k_own = curves.evaluate(own, np.array([t]))[0]
         culprit = own if not (k_own > 0) else column
-        raise_positivity(curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]))
+        raise_positivity(curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]), reference)
     if counts.comparable.sum() == 0:
         raise_no_comparable_pair()
     if counts.denominator.sum() == 0:
@@ -443,7 +448,7 @@ def xci(
                                                entry=entry, weights=weights, cause=cause)
     warn_excluded_rows(n_excluded, stacklevel=2)
 
-    curves, minima = None, {}
+    curves, minima, reference = None, {}, None
     # one sort by time and one by risk serve the censoring fit and the pair counts
     threads = kernel_threads(n_jobs)
     prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol,
@@ -455,12 +460,14 @@ def xci(
             curves = fit_censoring(sample, censoring, presorted=(prepared.time, observed, prepared.codes,
                                                                  prepared.case_weight, prepared.entry,
                                                                  prepared.entries_in_order()))
+            reference = sample
         else:
             columns = {"time": time, "event": event, "group": group}
             columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})
-            curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups, cause), censoring)
+            reference = _reference_sample(censoring_reference, columns, sample.groups, cause)
+            curves = fit_censoring(reference, censoring)
     estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
-                     n_jobs=threads)
+                     n_jobs=threads, reference=reference)
     contributions = None
     if ci == "analytic":  # the variance needs every individual's contributions: same passes
         counts, contributions = estimate_xci_with_contributions(sample, **estimator)

@@ -358,3 +358,29 @@ def test_bad_entry_and_weights_are_refused_naming_rows():
         survfair.xci(time, event, group, risk, weights=bad)
     with pytest.raises(TypeError, match="weights must be numeric"):
         survfair.xci(time, event, group, risk, weights=np.array(["x"] * 20))
+
+
+def test_risk_set_emptied_by_delayed_entry_is_named_not_blamed_on_tau():
+    """Row 0 is censored at 0.1 alone in its left-truncated risk set (everyone else enters at 0.5),
+    so the group's censoring Kaplan-Meier is 0 from 0.1 on and stays 0 (R's
+    ``survfit(Surv(entry, time, 1 - status) ~ 1)`` gives survival 0 at 0.1 with n.risk 1, then 0 at
+    every later time with n.risk 5, 4, ...): no tau can help, and the error says so instead of
+    suggesting a smaller tau."""
+    time, event, risk = [0.1, 1, 2, 3, 4, 5], [0, 1, 1, 0, 1, 0], [1, 5, 4, 3, 2, 1]
+    entry = [0, 0.5, 0.5, 0.5, 0.5, 0.5]
+    for call in (lambda: survfair.xci(time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None),
+                 lambda: survfair.xauc_t(time, event, ["a"] * 6, risk, [1.5], entry=entry)):
+        with pytest.raises(survfair.PositivityError) as raised:
+            call()
+        message = str(raised.value)
+        assert "pass a smaller tau" not in message
+        assert "fell to 0 at time 0.1" in message
+        assert r"rows [0] (1 row)" in message and "delayed entry (5 rows with later times entered" in message
+        assert "no tau above 0.1 avoids it" in message and "survfit" in message
+        assert 'censoring="pooled"' in message and 'method="naive"' in message
+    with pytest.raises(survfair.PositivityError, match="no tau above 0.1") as raised:
+        survfair.xci(time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None, censoring="pooled")
+    assert 'censoring="pooled"' not in str(raised.value)  # already pooled: not offered again
+    # a curve that reaches 0 at its last time keeps the old advice (a smaller tau does help)
+    with pytest.raises(survfair.PositivityError, match=r"pass a smaller tau \(below 5\)"):
+        survfair.xci([1, 2, 3, 5, 5], [1, 0, 1, 1, 0], ["a"] * 5, [5, 4, 3, 2, 1], ci=None)
