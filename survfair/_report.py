@@ -23,6 +23,7 @@ from ._results import XCIResult
 from ._summaries import min_xci, overall_c
 from ._xauc import XAUCResult
 from ._xauc_summaries import balanced_xauc
+from ._xauc_t import case_control_definition
 
 __all__ = ["write_report", "data_summary_table", "data_fingerprint"]
 
@@ -618,9 +619,10 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
                          "group a.", False))
     for name, curve in (horizons or {}).items():
         table = _horizon_table(curve)
+        cases, controls = case_control_definition(curve)
         sections.append((f"AUC(t) by horizon{': ' + name if name else ''}", table,
-                         "Cumulative/dynamic AUC(t) between groups: cases (event by t) of group a against controls "
-                         "(event-free at t) of group b, in percent with the interval.", len(table) > _FOLD_ROWS))
+                         f"Cumulative/dynamic AUC(t) between groups: cases ({cases}) of group a against controls "
+                         f"({controls}) of group b, in percent with the interval.", len(table) > _FOLD_ROWS))
     ratio = "xauc = (concordant + tied_score / 2) / pairs" if binary else "xci = numerator / denominator"
     for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
         counts = res.counts.set_index(["a", "b"])

@@ -802,14 +802,14 @@ def _as_causes(array: np.ndarray, cause: Any, index: pd.Index | None,
         bad = (status < 0) | (status != np.round(status))
         if bad.any():
             raise ValueError(
-                "with cause=, event holds cause codes (0 = censored, 1..K = causes): integers >= 0; other "
+                "event must hold cause codes with cause= (0 = censored, 1..K = causes): integers >= 0; other "
                 f"values at {describe_rows(bad, index)}."
             )
     else:
-        raise TypeError(f"with cause=, event must hold integer cause codes, got dtype {array.dtype}.")
+        raise TypeError(f"event must hold integer cause codes with cause=, got dtype {array.dtype}.")
     if require_cause and not (status == cause).any():
         present = sorted({int(v) for v in np.unique(status) if v != 0})
-        raise ValueError(f"cause={cause} does not occur in event (causes present: {present or 'none'}).")
+        raise ValueError(f"event has no row of cause={cause} (causes present: {present or 'none'}).")
     return status == cause, (status != 0) & (status != cause), cause
 
 

@@ -519,6 +519,29 @@ class XAUCtResult:
                 f"censoring={self.censoring!r}, ci_method={self.ci_method!r}{extra})")
 
 
+def case_control_definition(result: XAUCtResult) -> tuple[str, str]:
+    """(who the cases are, who the controls are) at a horizon t, in words, from the result's
+    settings (``cause``, ``controls``): what the command line and the report print above AUC(t).
+
+    Parameters
+    ----------
+    result : XAUCtResult
+
+    Returns
+    -------
+    tuple of str
+        e.g. ``("an event by t", "event-free after t")``; under competing risks with
+        ``cause=1, controls="all"``: ``("an event of cause 1 by t", "event-free after t or a
+        competing event (cause other than 1) by t")``.
+    """
+    if result.cause is None:
+        return "an event by t", "event-free after t"
+    cases = f"an event of cause {result.cause} by t"
+    if result.controls == "all":
+        return cases, f"event-free after t or a competing event (cause other than {result.cause}) by t"
+    return cases, "event-free after t (a competing event by t makes neither a case nor a control)"
+
+
 def _inverse_at_own_time(curves, sample, members: np.ndarray) -> np.ndarray:
     """1 / K_g(time_m) for the rows ``members`` (1 elsewhere), raising when a K is 0 or undefined."""
     inverse = np.ones(sample.n_samples)

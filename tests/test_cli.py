@@ -733,7 +733,9 @@ def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
     assert main(args) == 0
     assert "competing risks: cause 1" in capsys.readouterr().out
     for argv, message in [
-        (args[:-2] + ["--cause", "3"], "cause=3 does not occur in event (causes present: [1, 2])"),
+        # named like every row error: the option and column first, the option as typed (--cause 3)
+        (args[:-2] + ["--cause", "3"], "--event 'status': event has no row of --cause 3 (causes present: [1, 2])"),
+        (args[:-2] + ["--cause", "0"], "--cause must be >= 1 (0 is the code of a censored row), got 0"),
         ([*args[:11], "--tau", "20"], "event must be boolean or 0/1"),
         (["audit", "--cause", "1"], "--cause needs --data"),
         ([*args, "--horizon", "10", "--predicted", "score"], "--predicted (calibration within groups) does not support"),
@@ -741,6 +743,44 @@ def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
         assert main(argv) == 2
         line = _one_error_line(capsys.readouterr().err)
         assert message in line, line
+
+
+def test_controls_option_and_the_auc_t_header_follow_cause(csv_file, tmp_path, capsys):
+    """Issue 16 audit: under --cause the AUC(t) header said cases had "an event by t" and controls
+    were "event-free after t", though the cases are cause-k events only and the default controls
+    include competing events. The header is now generated from the result's settings, and
+    --controls {all,event_free} is xauc_t(controls=)."""
+    path, frame = csv_file
+    rng = np.random.default_rng(1)
+    extended = tmp_path / "competing.csv"
+    status = np.where(frame["e"] == 1, rng.choice([1, 2], len(frame)), 0)
+    frame.assign(status=status).to_csv(extended, index=False)
+    args = ["audit", "--data", str(extended), "--time", "t", "--event", "status", "--group", "sex", "--risk", "score",
+            "--tau", "20", "--cause", "1", "--horizon", "10"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert ("(an event of cause 1 by t) > risk of a control of b (event-free after t or a competing event "
+            "(cause other than 1) by t)") in out
+    data, values = pd.read_csv(extended), {}
+    for controls in ("all", "event_free"):
+        assert main([*args, "--controls", controls, "--format", "json"]) == 0
+        values[controls] = pd.DataFrame(json.loads(capsys.readouterr().out)[0]["horizons"])["xauc"].to_numpy()
+        expected = survfair.xauc_t("t", "status", "sex", "score", [10], data=data, cause=1, controls=controls)
+        np.testing.assert_allclose(values[controls], expected.to_frame()["xauc"], rtol=1e-9)  # JSON: 10 digits
+    assert not np.allclose(values["all"], values["event_free"])
+    assert main([*args, "--controls", "event_free"]) == 0
+    assert "control of b (event-free after t (a competing event by t makes neither" in capsys.readouterr().out
+    plain = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+             "--tau", "20", "--horizon", "10"]
+    assert main(plain) == 0
+    assert "(an event by t) > risk of a control of b (event-free after t)]" in capsys.readouterr().out
+    report = tmp_path / "report.md"
+    assert main([*args, "--report", str(report)]) == 0
+    capsys.readouterr()
+    assert ("cases (an event of cause 1 by t) of group a against controls (event-free after t or a competing "
+            "event (cause other than 1) by t) of group b") in report.read_text()
+    assert main([*args, "--controls", "some"]) == 2
+    assert "--controls" in _one_error_line(capsys.readouterr().err)
 
 
 def test_parquet_is_read_by_row_group_with_its_index_and_only_the_columns_asked(tmp_path):

@@ -126,7 +126,11 @@ _SETTING_OPTIONS = {
     "objective": "--objective",
     "stratify": "--stratify",
     "bootstrap_method": "--bootstrap-method",
+    "cause": "--cause",
+    "controls": "--controls",
 }
+#: ``cause=3`` / ``cause=`` inside a library message: the option ``--cause 3`` / ``--cause``.
+_CAUSE_ARGUMENT = re.compile(r"\bcause=(?P<code>-?\d+)?")
 
 
 def _library_message(error: BaseException, columns: Mapping[str, str] | None = None) -> str:
@@ -148,6 +152,7 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
         text = f"{columns[word.group('word')]}: {text}"
     elif word and word.group("word") in _SETTING_OPTIONS:  # a setting: say the option, not the argument
         text = _SETTING_OPTIONS[word.group("word")] + text[word.end("word"):]
+    text = _CAUSE_ARGUMENT.sub(lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text)
     return text or "invalid input"
 
 
