@@ -26,6 +26,7 @@ from ._settings import EstimatorSettings
 from ._validation import (
     check_confidence_level,
     SurvivalSample,
+    describe_rows,
     check_survival_inputs,
     raise_no_comparable_pair,
     warn_excluded_rows,
@@ -156,8 +157,22 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau, refer
     if counts.comparable.sum() == 0:
         raise_no_comparable_pair()
     if counts.denominator.sum() == 0:
-        raise_no_comparable_pair(f"every comparable pair has its earlier event at or after tau={tau}")
+        raise_no_comparable_pair(_zero_denominator(sample, tau if curves is not None else None))
     return counts
+
+
+def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
+    """Why comparable pairs exist but their weights sum to 0: truncation at ``tau`` (IPCW), or case
+    weights of 0 on the events (or on every later member of an event's pairs)."""
+    used = sample.event if tau is None else sample.event & (sample.time < tau)
+    if sample.weights is None or not used.any():
+        return f"every comparable pair has its earlier event at or after tau={tau}"
+    where = "" if tau is None else f" before tau={tau:g}"
+    if not (sample.weights[used] > 0).any():
+        return (f"every comparable pair has weight 0: the weights of the events{where} are all 0 "
+                f"({describe_rows(used, sample.index)})")
+    return (f"every comparable pair has weight 0: each event{where} of positive weight is compared only with "
+            "rows of weight 0")
 
 
 def xci(

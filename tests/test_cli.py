@@ -696,7 +696,7 @@ def test_entry_and_weights_options(csv_file, tmp_path, capsys):
     extended = tmp_path / "epi.csv"
     frame.assign(start=frame["t"] * rng.uniform(0, 0.5, len(frame)),
                  w=rng.choice([0.5, 1.0, 2.0], len(frame)),
-                 bad=np.where(np.arange(len(frame)) == 3, -1.0, 1.0)).to_csv(extended, index=False)
+                 bad=np.where(np.arange(len(frame)) == 3, -1.0, 1.0), zero=0.0).to_csv(extended, index=False)
     assert main(_audit_args(extended, "--entry", "start", "--weights", "w", "--horizon", "10", "--format",
                             "json")) == 0
     payload = json.loads(capsys.readouterr().out)
@@ -708,6 +708,7 @@ def test_entry_and_weights_options(csv_file, tmp_path, capsys):
     for argv, message in [
         (_audit_args(extended, "--entry", "t"), "--entry 't': entry must be before time"),
         (_audit_args(extended, "--weights", "bad"), "--weights 'bad': weights must be >= 0; negative values at rows [3]"),
+        (_audit_args(extended, "--weights", "zero"), "--weights 'zero': weights are all 0 (rows [0, 1, 2,"),
         (["audit", "--data", str(extended), "--outcome", "e", "--group", "sex", "--risk", "score", "--weights", "w"],
          "--weights needs a survival audit"),
         (["audit", "--entry", "start", "--weights", "w"], "--entry, --weights need --data"),

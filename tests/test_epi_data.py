@@ -384,3 +384,23 @@ def test_risk_set_emptied_by_delayed_entry_is_named_not_blamed_on_tau():
     # a curve that reaches 0 at its last time keeps the old advice (a smaller tau does help)
     with pytest.raises(survfair.PositivityError, match=r"pass a smaller tau \(below 5\)"):
         survfair.xci([1, 2, 3, 5, 5], [1, 0, 1, 1, 0], ["a"] * 5, [5, 4, 3, 2, 1], ci=None)
+
+
+def test_all_zero_weights_are_refused_naming_weights_and_zero_weight_events_say_so():
+    """Issue 16 audit: weights=np.zeros(n) said "no event is followed by a later time", which is
+    false; all-zero weights are now refused at validation, naming ``weights``, and comparable pairs
+    that all weigh 0 because the events' weights are 0 say that instead."""
+    time, event, codes, risk, entry, weights = _data(40, seed=3)
+    group = np.array(["a", "b"])[codes]
+    zero = np.zeros(time.shape[0])
+    for call in (lambda: survfair.xci(time, event, group, risk, weights=zero),
+                 lambda: survfair.xci(time, event, group, risk, weights=zero, method="naive", ci=None),
+                 lambda: survfair.xauc_t(time, event, group, risk, [float(np.median(time))], weights=zero)):
+        with pytest.raises(ValueError, match=r"^weights are all 0 \(rows \[0, 1, 2, .*\(40 rows\)\)"):
+            call()
+    on_censored = np.where(event, 0.0, 1.0)
+    for method, where in (("naive", "events are all 0"), ("ipcw", "events before tau=1 are all 0")):
+        with pytest.raises(survfair.NoComparablePairError, match=f"every comparable pair has weight 0: the weights "
+                           f"of the {where}") as raised:
+            survfair.xci(time, event, group, risk, weights=on_censored, method=method, tau=1.0, ci=None)
+        assert "no event is followed by a later time" not in str(raised.value)
