@@ -440,6 +440,47 @@ def test_mitigate_in_sample_is_said(csv_file, tmp_path, capsys):
     assert captured.err == "" and "evaluation (held out)" in captured.out
 
 
+def test_mitigate_reports_the_calibration_of_the_adjusted_risks(tmp_path, capsys):
+    """Issue 15, item 9: --predicted COL --horizon T prints each group's calibration of the
+    adjusted predicted risks (before, after) on the held-out rows and writes it to --report-table."""
+    rng = np.random.default_rng(0)
+    n = 600
+    group = np.where(rng.random(n) < 0.5, "a", "b")
+    x = 0.6 * rng.normal(size=n)
+    true_time, censor = rng.exponential(5 * np.exp(-x)), rng.uniform(0, 10, n)
+    lp = x + 0.5 * (group == "b")
+    frame = pd.DataFrame({"t": np.minimum(true_time, censor), "e": (true_time <= censor).astype(int), "g": group,
+                          "lp": lp, "r3": 1 - np.exp(-3 * np.exp(lp) / 5), "train": np.arange(n) % 3 != 0})
+    path = tmp_path / "cohort.csv"
+    frame.to_csv(path, index=False)
+    report = tmp_path / "before_after.csv"
+    argv = ["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "g", "--risk", "lp",
+            "--tau", "8", "--fit-column", "train", "--output", str(tmp_path / "adjusted.csv")]
+    assert main([*argv, "--predicted", "r3", "--horizon", "3", "--report-table", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "calibration of the predicted risks per group, before and after the adjustment (evaluation rows, " \
+           "held out; --risk-scale log_hazard" in out
+    shift = survfair.mitigate.group_shift("t", "e", "g", "lp", data=frame, tau=8, fit_on="train", predicted="r3",
+                                          times=3.0)
+    written = pd.read_csv(report)
+    calibration = written[written["time"].notna()]
+    expected = shift.to_frame().dropna(subset=["time"])
+    np.testing.assert_allclose(calibration["after"], expected["after"], rtol=1e-12)
+    assert set(calibration["metric"]) >= {"oe_ratio", "slope", "ici", "brier"}
+    before_after = out.split("calibration of the predicted risks")[0]
+    assert "oe_ratio" not in before_after  # the ranking table stays the ranking table
+    for extra, message in [
+        (["--predicted", "r3"], "give one --predicted column per --horizon"),
+        (["--predicted", "r3", "--horizon", "3", "--predicted", "r3", "--horizon", "5", "--risk-scale",
+          "probability"], "--risk-scale probability takes one --horizon"),
+        (["--predicted", "lp", "--horizon", "3"], "--predicted 'lp': predicted column 'lp': predicted risks must be"),
+        (["--predicted", "nope", "--horizon", "3"], "nope"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line
+
+
 def test_csv_output_neutralises_formulas(tmp_path, capsys):
     import io
 
