@@ -115,7 +115,8 @@ def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float
             sentence += (f", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
                          f"predicted risk (smallest {name} {_p(tested['p_adjusted'].min())})")
         if untested:
-            sentence += f"; the GND test is not available for {', '.join(untested)} (too few events for two risk groups)"
+            sentence += (f"; the GND test is not available for {', '.join(untested)} (too few events for two "
+                         "risk groups)")
         sentences.append(sentence + ".")
     elif inside:
         sentences.append(f"At {t}, the O/E interval includes 1 for {', '.join(inside)}.")
@@ -151,7 +152,8 @@ def _gap_part(rows: pd.DataFrame, statistic: str, name: str, bootstrap: bool) ->
         words = f"{_GAP_NAMES[statistic]} of {a} is {factor:.2f} times that of {b}{_interval(low, high)}"
     else:
         low, high = (row["ci_low"], row["ci_high"]) if forward else (-row["ci_high"], -row["ci_low"])
-        words = f"{_GAP_NAMES[statistic]} of {a} exceeds that of {b} by {abs(row['estimate']):.3f}{_interval(low, high, 3)}"
+        words = (f"{_GAP_NAMES[statistic]} of {a} exceeds that of {b} by {abs(row['estimate']):.3f}"
+                 f"{_interval(low, high, 3)}")
     p = float(row["p_adjusted"])
     if np.isnan(p) and not bootstrap and statistic == "ici":
         return f"{words} (its interval and p-value need ci='bootstrap')", p

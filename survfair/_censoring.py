@@ -391,7 +391,8 @@ def _emptied_message(curves: CensoringCurves, group_index: int, time: float, emp
             later = mine & (reference.entry >= emptied) & (reference.time > emptied)
             if later.any():
                 count = int(later.sum())
-                entered_text = f" ({count} row{'s' if count != 1 else ''} with later times entered at or after {emptied:g})"
+                entered_text = (f" ({count} row{'s' if count != 1 else ''} with later times entered at or after "
+                                f"{emptied:g})")
     if reference is None:
         cause = "emptied by delayed entry (rows with later times had not entered yet) or by rows of weight 0"
     elif reference.entry is not None:

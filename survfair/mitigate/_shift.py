@@ -337,6 +337,7 @@ def group_shift(
     )
     if risks is None:
         return fitted
-    evaluated, rows = (fit_sample, None) if eval_sample is None else (eval_sample, None if fit_mask is None else ~fit_mask)
+    evaluated = fit_sample if eval_sample is None else eval_sample
+    rows = None if eval_sample is None or fit_mask is None else ~fit_mask
     return dataclasses.replace(fitted, calibration=adjustment_calibration(fitted, evaluated, rows, risks,
                                                                           settings.censoring))
