@@ -134,11 +134,11 @@ def _brier_weights(sample: SurvivalSample, curves: CensoringCurves, times: np.nd
         bad = ~(k_time[members] > 0)
         if bad.any():
             row = members[np.flatnonzero(bad)[0]]
-            raise_positivity(curves, code, float(sample.time[row]), float(k_time[row]))
+            raise_positivity(curves, code, float(sample.time[row]), float(k_time[row]), sample)
         bad_h = ~(k_horizon[code] > 0)
         if bad_h.any():
             h = np.flatnonzero(bad_h)[0]
-            raise_positivity(curves, code, float(times[h]), float(k_horizon[code, h]))
+            raise_positivity(curves, code, float(times[h]), float(k_horizon[code, h]), sample)
     return k_time, k_horizon
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 from ._calibration_result import CalibrationResult
 from ._findings import adjust_name
 from ._format import interval_text, p_phrase, percent
+from ._multiplicity import adjust_p_values
 from ._results import json_safe
 from ._validation import check_option, check_scalar
 
@@ -24,20 +25,28 @@ class CalibrationFindings:
     ----------
     sentences : tuple of str
         Most important first: per horizon, the groups whose O/E interval excludes 1 (under- or
-        over-prediction) or that all match; the largest O/E contrast between groups with its
-        adjusted p-value; slopes whose interval excludes 1; groups with few events.
+        over-prediction), the groups whose Greenwood-Nam-D'Agostino test rejects calibration
+        across risk deciles, or -- only when neither happens -- that every group matches; the
+        largest contrast between groups of each statistic the result has (O/E ratio, ICI, Brier
+        score) with its adjusted p-value; slopes whose interval excludes 1; groups with few events.
     contrasts : DataFrame
-        :meth:`CalibrationResult.contrasts` of the O/E ratio and the slope, adjusted.
+        :meth:`CalibrationResult.contrasts` of the O/E ratio, the slope, and the ICI and Brier score
+        where the result has them, adjusted.
     flags : DataFrame
         One row per (time, group): events by the horizon and whether they are fewer than
         ``min_events``.
     adjust : str
+    gnd : DataFrame
+        The result's Greenwood-Nam-D'Agostino tests (time, group, chi2, df, p_value, n_bins) with
+        ``p_adjusted``: adjusted (``adjust``) over every group and horizon together, one family.
     """
 
     sentences: tuple
     contrasts: pd.DataFrame = field(repr=False)
     flags: pd.DataFrame = field(repr=False)
     adjust: str = "holm"
+    gnd: pd.DataFrame = field(repr=False, default_factory=lambda: pd.DataFrame(
+        columns=["time", "group", "chi2", "df", "p_value", "n_bins", "p_adjusted"]))
 
     def to_text(self) -> str:
         return "\n".join(f"- {s}" for s in self.sentences)
@@ -50,16 +59,18 @@ class CalibrationFindings:
                           for row in self.contrasts.to_dict(orient="records")],
             "flagged": [{k: (str(v) if k == "group" else v) for k, v in row.items()}
                         for row in self.flags[self.flags["flagged"]].to_dict(orient="records")],
+            "gnd": [{k: (str(v) if k == "group" else v) for k, v in row.items()}
+                    for row in self.gnd.to_dict(orient="records")],
         })
 
     def __str__(self) -> str:
         return self.to_text()
 
 
-def _interval(low: float, high: float) -> str:
+def _interval(low: float, high: float, digits: int = 2) -> str:
     """`` [0.82, 1.16]`` after a number (the style of the discrimination findings); empty when
     undefined."""
-    return f" {interval_text(low, high, digits=2)}" if np.isfinite(low) and np.isfinite(high) else ""
+    return f" {interval_text(low, high, digits=digits)}" if np.isfinite(low) and np.isfinite(high) else ""
 
 
 def _p(value: float) -> str:
@@ -70,7 +81,13 @@ def _horizon(t: float, unit: str | None) -> str:
     return f"t = {t:g}" + (f" {unit}" if unit else "")
 
 
-def _oe_sentences(summary: pd.DataFrame, t: str, level: float) -> list[str]:
+def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float, adjust: str) -> list[str]:
+    """Calibration-in-the-large (O/E) and across risk deciles (GND) of every group at one horizon.
+
+    "Predicted risk matches the observed risk in every group" is said only when every O/E interval
+    includes 1 and no group's GND test rejects at the adjusted level; a group whose GND test
+    rejects is named even when its O/E is close to 1 (right on average, wrong across risk groups).
+    """
     over, under, inside = [], [], []
     for group, row in summary.iterrows():
         words = (f"{group}: observed {percent(row['observed_risk'])} vs predicted {percent(row['expected_risk'])} "
@@ -81,33 +98,84 @@ def _oe_sentences(summary: pd.DataFrame, t: str, level: float) -> list[str]:
             under.append(words)
         else:
             inside.append(str(group))
+    alpha = 1 - level
+    name = adjust_name(adjust)
+    rejected = gnd[gnd["p_adjusted"] <= alpha]
+    tested = gnd.dropna(subset=["p_adjusted"])
+    untested = [str(g) for g in gnd.loc[gnd["p_adjusted"].isna(), "group"]]
     sentences = []
     if under:
         sentences.append(f"At {t}, the model under-predicts risk for " + "; ".join(under) + ".")
     if over:
         sentences.append(f"At {t}, the model over-predicts risk for " + "; ".join(over) + ".")
-    if inside and not (under or over):
-        sentences.append(f"At {t}, predicted risk matches the observed (Kaplan-Meier) risk within its interval "
-                         f"in every group ({', '.join(inside)}).")
+    if inside and not (under or over) and rejected.empty:
+        sentence = (f"At {t}, predicted risk matches the observed (Kaplan-Meier) risk within its interval "
+                    f"in every group ({', '.join(inside)})")
+        if not tested.empty:
+            sentence += (f", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
+                         f"predicted risk (smallest {name} {_p(tested['p_adjusted'].min())})")
+        if untested:
+            sentence += (f"; the GND test is not available for {', '.join(untested)} (too few events for two "
+                         "risk groups)")
+        sentences.append(sentence + ".")
     elif inside:
         sentences.append(f"At {t}, the O/E interval includes 1 for {', '.join(inside)}.")
+    if not rejected.empty:
+        named = "; ".join(f"{row['group']} (chi-square({int(row['df'])}) = {row['chi2']:.1f}, {name} "
+                          f"{_p(row['p_adjusted'])})" for _, row in rejected.iterrows())
+        on_average = set(map(str, rejected["group"])) <= set(inside)
+        sentences.append(f"At {t}, the Greenwood-Nam-D'Agostino test rejects calibration across deciles of "
+                         f"predicted risk for {named}: "
+                         + ("right on average (O/E interval includes 1), wrong within risk groups."
+                            if on_average else "predicted and observed risks differ within risk groups."))
     return sentences
 
 
-def _contrast_sentence(contrasts: pd.DataFrame, t: float, tt: str, adjust: str, level: float) -> str | None:
-    rows = contrasts[(contrasts["time"] == t) & (contrasts["statistic"] == "oe_ratio")].dropna(subset=["estimate"])
+#: how each contrasted statistic is named in the "largest gap" sentence, in its order (ratio: O/E only)
+_GAP_NAMES = {"oe_ratio": "the O/E ratio", "ici": "the ICI (mean |predicted - observed risk|)",
+              "brier": "the Brier score"}
+
+
+def _gap_part(rows: pd.DataFrame, statistic: str, name: str, bootstrap: bool) -> tuple[str, float] | None:
+    """The largest contrast of one statistic at one horizon, in words, and its adjusted p-value."""
+    rows = rows[rows["statistic"] == statistic].dropna(subset=["estimate"])
     if rows.empty:
         return None
-    distance = np.abs(np.log(rows["estimate"].to_numpy(float)))
-    row = rows.iloc[int(np.nanargmax(distance))]
-    a, b = (row["a"], row["b"]) if row["estimate"] >= 1 else (row["b"], row["a"])
-    factor = row["estimate"] if row["estimate"] >= 1 else 1 / row["estimate"]
-    low, high = (row["ci_low"], row["ci_high"]) if row["estimate"] >= 1 else (1 / row["ci_high"], 1 / row["ci_low"])
+    ratio = statistic == "oe_ratio"
+    estimate = rows["estimate"].to_numpy(float)
+    row = rows.iloc[int(np.nanargmax(np.abs(np.log(estimate)) if ratio else np.abs(estimate)))]
+    forward = row["estimate"] >= (1 if ratio else 0)
+    a, b = (row["a"], row["b"]) if forward else (row["b"], row["a"])
+    if ratio:
+        factor = row["estimate"] if forward else 1 / row["estimate"]
+        low, high = (row["ci_low"], row["ci_high"]) if forward else (1 / row["ci_high"], 1 / row["ci_low"])
+        words = f"{_GAP_NAMES[statistic]} of {a} is {factor:.2f} times that of {b}{_interval(low, high)}"
+    else:
+        low, high = (row["ci_low"], row["ci_high"]) if forward else (-row["ci_high"], -row["ci_low"])
+        words = (f"{_GAP_NAMES[statistic]} of {a} exceeds that of {b} by {abs(row['estimate']):.3f}"
+                 f"{_interval(low, high, 3)}")
+    p = float(row["p_adjusted"])
+    if np.isnan(p) and not bootstrap and statistic == "ici":
+        return f"{words} (its interval and p-value need ci='bootstrap')", p
+    return f"{words} ({name} {_p(p)})", p
+
+
+def _contrast_sentence(contrasts: pd.DataFrame, t: float, tt: str, adjust: str, level: float,
+                       bootstrap: bool) -> str | None:
+    """The largest calibration gap between groups of each statistic the result has: the O/E ratio,
+    and the ICI and the Brier score when estimated (their scales differ, so each is stated)."""
+    rows = contrasts[contrasts["time"] == t]
     name = adjust_name(adjust)
-    verdict = "a difference" if row["p_adjusted"] < 1 - level else "no clear difference"
-    return (f"At {tt}, the largest calibration gap between groups: the O/E ratio of {a} is {factor:.2f} times that "
-            f"of {b}{_interval(low, high)}; {name} {_p(row['p_adjusted'])}, {verdict} at the "
-            f"{level:.0%} level.")
+    found = {statistic: _gap_part(rows, statistic, name, bootstrap) for statistic in _GAP_NAMES}
+    parts = {statistic: part for statistic, part in found.items() if part is not None}
+    if not parts:
+        return None
+    clear = [_GAP_NAMES[statistic].split(" (")[0] for statistic, (_, p) in parts.items() if p < 1 - level]
+    verdict = (f"a difference at the {level:.0%} level in {' and '.join(clear)}" if clear
+               else f"no clear difference at the {level:.0%} level")
+    plural = "gaps" if len(parts) > 1 else "gap"
+    return (f"At {tt}, the largest calibration {plural} between groups: "
+            + "; ".join(text for text, _ in parts.values()) + f"; {verdict}.")
 
 
 def _slope_sentence(summary: pd.DataFrame, tt: str, level: float) -> str | None:
@@ -136,15 +204,20 @@ def calibration_findings(
     """Plain-language findings of :func:`survfair.calibration`, per horizon.
 
     A group is said to be under- (over-) predicted only when its O/E interval lies above (below)
-    1; the largest O/E contrast between groups is reported with its adjusted p-value; a slope is
-    called too extreme (moderate) only when its interval lies below (above) 1. Groups with fewer
-    than ``min_events`` events by the horizon are named as resting on little data.
+    1; a group whose Greenwood-Nam-D'Agostino test rejects (p-values adjusted over every group and
+    horizon, one family) is named as miscalibrated across risk deciles, and "predicted risk matches
+    the observed risk in every group" is said only when no O/E interval excludes 1 and no GND test
+    rejects. The largest contrast between groups of the O/E ratio, and of the ICI and the Brier
+    score where the result has them, is reported with its adjusted p-value (the clearest first);
+    a slope is called too extreme (moderate) only when its interval lies below (above) 1. Groups
+    with fewer than ``min_events`` events by the horizon are named as resting on little data.
 
     Parameters
     ----------
     result : CalibrationResult
     adjust : {"holm", "bh", "bonferroni", "none"}, default="holm"
-        Adjustment of the contrasts' p-values within each family (one statistic, one horizon).
+        Adjustment of the contrasts' p-values within each family (one statistic, one horizon), and
+        of the GND tests' p-values over every group and horizon.
     min_events : int, default=10
     time_unit : str, optional
         Unit of the horizons in the sentences (e.g. "years").
@@ -179,13 +252,18 @@ def calibration_findings(
     check_option(adjust, "adjust", ("holm", "bh", "bonferroni", "none"))
     min_events = check_scalar(min_events, "min_events", "integer", low=0)
     level = result.confidence_level
-    contrasts = result.contrasts(["oe_ratio", "slope"], adjust=adjust)
+    estimated = result.estimates.dropna(subset=["estimate"])["statistic"].unique()
+    contrasts = result.contrasts([s for s in ("oe_ratio", "slope", "ici", "brier") if s in ("oe_ratio", "slope")
+                                  or s in estimated], adjust=adjust)
+    gnd = result.gnd.copy()  # one family: every group at every horizon
+    gnd["p_adjusted"] = adjust_p_values(gnd["p_value"].to_numpy(float), adjust) if len(gnd) else []
     sentences, flag_rows = [], []
     for t in result.times:
         tt = _horizon(float(t), time_unit)
         summary = result.summary(float(t))
-        sentences += _oe_sentences(summary, tt, level)
-        for sentence in (_contrast_sentence(contrasts, float(t), tt, adjust, level) if len(result.groups) > 1 else None,
+        sentences += _oe_sentences(summary, gnd[gnd["time"] == t], tt, level, adjust)
+        for sentence in (_contrast_sentence(contrasts, float(t), tt, adjust, level, result.ci_method == "bootstrap")
+                         if len(result.groups) > 1 else None,
                          _slope_sentence(summary, tt, level)):
             if sentence:
                 sentences.append(sentence)
@@ -200,4 +278,4 @@ def calibration_findings(
         sentences.append(f"Caution: fewer than {min_events} events for {shown}; their calibration rests on little data.")
     if result.ci_method != "bootstrap":
         sentences.append("ICI, E50 and E90 have intervals only with ci='bootstrap'.")
-    return CalibrationFindings(tuple(sentences), contrasts, flags, adjust)
+    return CalibrationFindings(tuple(sentences), contrasts, flags, adjust, gnd)

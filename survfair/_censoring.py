@@ -19,7 +19,7 @@ import pandas as pd
 from ._jit import cached_njit
 
 from ._exceptions import PositivityError, PositivityWarning, listed
-from ._validation import SurvivalSample, label_array
+from ._validation import SurvivalSample, describe_rows, label_array
 
 __all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_sorted", "kaplan_meier_from_counts", "inverse_censoring", "InverseCensoring"]
 
@@ -317,17 +317,95 @@ def entries_in_order(entry: np.ndarray, codes: np.ndarray, weight: np.ndarray) -
     return entry[by_entry], codes[by_entry], (weight[by_entry] if weight.shape[0] else _ABSENT)
 
 
-def raise_positivity(curves: CensoringCurves, group_index: int, time: float, value: float) -> None:
-    """Raise the positivity error for a weight that cannot be formed."""
+def raise_positivity(curves: CensoringCurves, group_index: int, time: float, value: float,
+                     reference: SurvivalSample | None = None) -> None:
+    """Raise the positivity error for a weight that cannot be formed.
+
+    Parameters
+    ----------
+    curves : CensoringCurves
+        The fitted censoring curves.
+    group_index : int
+        Index of the group whose curve is 0 or undefined at ``time``.
+    time : float
+        The time at which the weight was needed.
+    value : float
+        K there (0 or NaN).
+    reference : SurvivalSample, optional
+        The sample the curves were fitted on. When given and the curve fell to 0 before its last
+        time (a risk set emptied by delayed entry), the message names the rows responsible.
+
+    Raises
+    ------
+    PositivityError
+        Always. When the Kaplan-Meier fell to 0 at a time before the group's last time -- only
+        possible when the risk set there held nothing but censorings while rows with later times
+        had not yet entered (delayed entry), or had weight 0 -- no tau above that time can help,
+        and the message says so instead of suggesting a smaller tau.
+    """
     label = curves.groups[group_index]
     if np.isnan(value):
         raise PositivityError(
             f"censoring survival K of group {label!r} is undefined at time {time:g}, beyond the last "
             "time of the censoring reference sample; pass a smaller tau."
         )
+    emptied = _emptied_early(curves, group_index)
+    if emptied is not None:
+        raise PositivityError(_emptied_message(curves, group_index, time, emptied, reference))
     raise PositivityError(
         f"censoring survival K of group {label!r} is 0 at time {time:g}, so its IPCW weight is infinite "
         f"(positivity fails); pass a smaller tau (below {time:g})."
+    )
+
+
+def _emptied_early(curves: CensoringCurves, group_index: int) -> float | None:
+    """The time at which the curve fell to 0, if that is before its last time; else None.
+
+    Without delayed entry (or zero weights) a censoring Kaplan-Meier reaches 0 only when every row
+    still at risk is censored, which leaves no later time: K = 0 earlier means the risk set was
+    emptied while rows with later times had not entered yet. A Kaplan-Meier stays 0 once it is 0
+    (as R's ``survfit`` does), so every later time has weight 0 too.
+    """
+    times, survival = curves.times[group_index], curves.survival[group_index]
+    zero = np.flatnonzero(survival <= 0)
+    if zero.size == 0:
+        return None
+    first = float(times[zero[0]])
+    return first if first < float(times[-1]) else None
+
+
+def _emptied_message(curves: CensoringCurves, group_index: int, time: float, emptied: float,
+                     reference: SurvivalSample | None) -> str:
+    """The positivity message for a curve that fell to 0 at ``emptied``, before its last time."""
+    label = curves.groups[group_index]
+    whose = "the pooled censoring survival K" if curves.kind == "pooled" else f"censoring survival K of group {label!r}"
+    rows_text, entered_text = "", ""
+    if reference is not None:
+        mine = np.ones(reference.n_samples, bool) if curves.kind == "pooled" else reference.group_codes == group_index
+        censored_there = mine & (reference.time == emptied) & ~reference.observed
+        if reference.weights is not None:
+            censored_there &= reference.weights > 0
+        if censored_there.any():
+            rows_text = f" ({describe_rows(censored_there, reference.index)})"
+        if reference.entry is not None:
+            later = mine & (reference.entry >= emptied) & (reference.time > emptied)
+            if later.any():
+                count = int(later.sum())
+                entered_text = (f" ({count} row{'s' if count != 1 else ''} with later times entered at or after "
+                                f"{emptied:g})")
+    if reference is None:
+        cause = "emptied by delayed entry (rows with later times had not entered yet) or by rows of weight 0"
+    elif reference.entry is not None:
+        cause = f"the left-truncated risk set emptied by delayed entry{entered_text}"
+    else:
+        cause = "the rows with later times have weight 0"
+    advice = ['censoring="pooled" (one curve for all groups)'] if curves.kind == "group" else []
+    advice += [f"a later time origin, or dropping the early row(s) censored at {emptied:g}", 'method="naive"']
+    return (
+        f"{whose} is 0 at time {time:g}, so its IPCW weight is infinite (positivity fails): its "
+        f"Kaplan-Meier fell to 0 at time {emptied:g}, where every row at risk was censored{rows_text}, "
+        f"{cause}. A Kaplan-Meier stays 0 once it reaches 0 (R's survfit does the same), so no tau "
+        f"above {emptied:g} avoids it; consider {'; '.join(advice[:-1])}; or {advice[-1]}."
     )
 
 

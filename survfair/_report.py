@@ -23,6 +23,7 @@ from ._results import XCIResult
 from ._summaries import min_xci, overall_c
 from ._xauc import XAUCResult
 from ._xauc_summaries import balanced_xauc
+from ._xauc_t import case_control_definition
 
 __all__ = ["write_report", "data_summary_table", "data_fingerprint"]
 
@@ -280,17 +281,22 @@ def _calibration_table(calibration: CalibrationResult, time: float, flags: pd.Da
     return pd.DataFrame(rows).set_index("group")
 
 
+#: the contrasts of the calibration findings as the report's table names them
+_CONTRAST_LABELS = {"oe_ratio": "O/E ratio (a / b)", "slope": "slope difference (a − b)",
+                    "ici": "ICI difference (a − b)", "brier": "Brier difference (a − b)"}
+
+
 def _calibration_contrast_table(found) -> pd.DataFrame:
-    """O/E ratios and slope differences between groups, with adjusted p-values."""
+    """O/E ratios and the differences of the other statistics between groups, with adjusted p-values."""
     rows = []
     for _, row in found.contrasts.iterrows():
-        ratio = row["statistic"] == "oe_ratio"
         rows.append({
             "horizon": number(row["time"], 4).rstrip("0").rstrip("."),
             "comparison": f"{row['a']} vs {row['b']}",
-            "statistic": "O/E ratio (a / b)" if ratio else "slope difference (a − b)",
-            "value": number(row["estimate"], 2),
-            "interval": interval_text(row["ci_low"], row["ci_high"], digits=2),
+            "statistic": _CONTRAST_LABELS.get(row["statistic"], row["statistic"]),
+            "value": number(row["estimate"], 2 if row["statistic"] in ("oe_ratio", "slope") else 3),
+            "interval": interval_text(row["ci_low"], row["ci_high"],
+                                      digits=2 if row["statistic"] in ("oe_ratio", "slope") else 3),
             "p (adjusted)": p_value_text(row["p_adjusted"]),
         })
     return pd.DataFrame(rows).set_index("horizon")
@@ -311,9 +317,12 @@ def _calibration_sections(calibration: CalibrationResult, found, time_unit: str 
                          "(fewer than min_events): its numbers rest on little data.", False))
     if len(calibration.groups) > 1:
         table = _calibration_contrast_table(found)
+        shown = [_CONTRAST_LABELS[s].split(" (")[0] + "s" for s in dict.fromkeys(found.contrasts["statistic"])
+                 if s in _CONTRAST_LABELS]
+        listed_ = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "".join(shown)
         sections.append(("Calibration differences between groups", table,
-                         f"O/E ratios and slope differences between every pair of groups; p-values adjusted "
-                         f"({found.adjust}) within each statistic and horizon.", len(table) > _FOLD_ROWS))
+                         f"{listed_} between every pair of groups; p-values adjusted ({found.adjust}) within each "
+                         "statistic and horizon.", len(table) > _FOLD_ROWS))
     return sections
 
 
@@ -618,9 +627,10 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
                          "group a.", False))
     for name, curve in (horizons or {}).items():
         table = _horizon_table(curve)
+        cases, controls = case_control_definition(curve)
         sections.append((f"AUC(t) by horizon{': ' + name if name else ''}", table,
-                         "Cumulative/dynamic AUC(t) between groups: cases (event by t) of group a against controls "
-                         "(event-free at t) of group b, in percent with the interval.", len(table) > _FOLD_ROWS))
+                         f"Cumulative/dynamic AUC(t) between groups: cases ({cases}) of group a against controls "
+                         f"({controls}) of group b, in percent with the interval.", len(table) > _FOLD_ROWS))
     ratio = "xauc = (concordant + tied_score / 2) / pairs" if binary else "xci = numerator / denominator"
     for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
         counts = res.counts.set_index(["a", "b"])

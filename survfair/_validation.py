@@ -760,7 +760,8 @@ def check_survival_inputs(
     ValueError
         On mismatched lengths, NaN/inf, negative times, events other than 0/1, empty input,
         2-D risk, missing group labels, labels in ``groups`` that do not occur, negative
-        ``entry`` or ``entry`` >= ``time``, negative ``weights`` (naming the rows), or (with
+        ``entry`` or ``entry`` >= ``time``, negative ``weights`` (naming the rows), ``weights`` that
+        are all 0 (of the analysed rows), or (with
         ``cause``) event codes that are not integers >= 0 or a ``cause`` that does not occur.
     """
     if _is_structured_y(time):
@@ -798,6 +799,9 @@ def check_survival_inputs(
         index = index[keep]
         if cluster_codes is not None:  # the clusters of the analysed rows, numbered again
             cluster_codes = np.unique(cluster_codes[keep], return_inverse=True)[1].astype(np.int64)
+    if weight_values is not None and weight_values.size and not (weight_values > 0).any():
+        raise ValueError(f"weights are all 0 ({describe_rows(weight_values == 0, index)}): every pair would weigh 0, "
+                         "so no estimate is defined; give the rows to analyse a positive weight.")
     sample = SurvivalSample(
         time=np.ascontiguousarray(time_values),
         event=np.ascontiguousarray(event_values),
@@ -841,14 +845,14 @@ def _as_causes(array: np.ndarray, cause: Any, index: pd.Index | None,
         bad = (status < 0) | (status != np.round(status))
         if bad.any():
             raise ValueError(
-                "with cause=, event holds cause codes (0 = censored, 1..K = causes): integers >= 0; other "
+                "event must hold cause codes with cause= (0 = censored, 1..K = causes): integers >= 0; other "
                 f"values at {describe_rows(bad, index)}."
             )
     else:
-        raise TypeError(f"with cause=, event must hold integer cause codes, got dtype {array.dtype}.")
+        raise TypeError(f"event must hold integer cause codes with cause=, got dtype {array.dtype}.")
     if require_cause and not (status == cause).any():
         present = sorted({int(v) for v in np.unique(status) if v != 0})
-        raise ValueError(f"cause={cause} does not occur in event (causes present: {present or 'none'}).")
+        raise ValueError(f"event has no row of cause={cause} (causes present: {present or 'none'}).")
     return status == cause, (status != 0) & (status != cause), cause
 
 
@@ -1012,9 +1016,10 @@ def warn_excluded_rows(n_excluded: int, stacklevel: int) -> None:
 
 
 def raise_no_comparable_pair(detail: str = "") -> None:
-    """Raise the one error for data in which no pair is comparable."""
+    """Raise the one error for data in which no pair is comparable; with ``detail``, why the
+    comparable pairs there all weigh 0 (truncation at tau, case weights of 0)."""
     raise NoComparablePairError(
-        "no comparable pair: no event is followed by a later time"
-        + (f" ({detail})" if detail else "")
+        (f"no comparable pair of positive weight: {detail}" if detail
+         else "no comparable pair: no event is followed by a later time")
         + "; the concordance is undefined."
     )

@@ -330,7 +330,8 @@ def xauc_t(
     return XAUCtResult(
         table=pd.concat(frames, ignore_index=True), groups=sample.groups, times=horizons,
         censoring=censoring, tied_tol=tied_tol, confidence_level=level, ci_method=ci, n_samples=sample.n_samples,
-        n_excluded=n_excluded,
+        n_excluded=n_excluded, cause=sample.cause, controls=controls if sample.cause is not None else "event_free",
+        delayed_entry=sample.entry is not None, weighted=sample.weights is not None, n_clusters=sample.n_clusters,
     )
 
 
@@ -355,6 +356,19 @@ class XAUCtResult:
         None: point estimates only (se and intervals NaN).
     n_samples, n_excluded : int
         Rows analysed, and rows left out by ``groups=``.
+    cause : int or None
+        The cause of interest under competing risks (``xauc_t(cause=)``): the cases are the events
+        of this cause by t. None: ``event`` was 0/1 and the cases are the events by t.
+    controls : {"event_free", "all"}
+        Who the controls were: ``"event_free"``, those still event-free after t (always so without
+        ``cause``); ``"all"``, with ``cause``, also those with a competing event by t
+        (``xauc_t(controls=)``).
+    delayed_entry : bool
+        Whether entry times were given (``xauc_t(entry=)``, left truncation).
+    weighted : bool
+        Whether case weights were given (``xauc_t(weights=)``).
+    n_clusters : int or None
+        Clusters of the analysed rows (``xauc_t(cluster=)``), None when rows are independent.
 
     See Also
     --------
@@ -384,6 +398,11 @@ class XAUCtResult:
     ci_method: str | None
     n_samples: int
     n_excluded: int = 0
+    cause: int | None = None
+    controls: str = "event_free"
+    delayed_entry: bool = False
+    weighted: bool = False
+    n_clusters: int | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "table", self.table.copy())
@@ -405,6 +424,11 @@ class XAUCtResult:
             "ci_method": self.ci_method,
             "n_samples": self.n_samples,
             "n_excluded": self.n_excluded,
+            "cause": self.cause,
+            "controls": self.controls,
+            "delayed_entry": self.delayed_entry,
+            "weighted": self.weighted,
+            "n_clusters": self.n_clusters,
             "cells": [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
                       for row in self.table.to_dict(orient="records")],
         })
@@ -477,12 +501,45 @@ class XAUCtResult:
         from ._notebook import table_html  # presentation, imported when Jupyter asks
 
         level = f"{100 * self.confidence_level:g}% {self.ci_method} intervals" if self.ci_method else "no intervals"
-        return table_html("XAUCtResult", f"censoring = {self.censoring}, n = {self.n_samples}, {level}",
+        cause = "" if self.cause is None else f", cause = {self.cause} (controls: {self.controls})"
+        return table_html("XAUCtResult", f"censoring = {self.censoring}{cause}, n = {self.n_samples}, {level}",
                           self.to_frame())
 
     def __repr__(self) -> str:
+        extra = ""  # the data-structure settings, when given (the plain call's repr is unchanged)
+        if self.cause is not None:
+            extra += f", cause={self.cause!r}, controls={self.controls!r}"
+        if self.delayed_entry:
+            extra += ", delayed_entry=True"
+        if self.weighted:
+            extra += ", weighted=True"
+        if self.n_clusters is not None:
+            extra += f", n_clusters={self.n_clusters}"
         return (f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
-                f"censoring={self.censoring!r}, ci_method={self.ci_method!r})")
+                f"censoring={self.censoring!r}, ci_method={self.ci_method!r}{extra})")
+
+
+def case_control_definition(result: XAUCtResult) -> tuple[str, str]:
+    """(who the cases are, who the controls are) at a horizon t, in words, from the result's
+    settings (``cause``, ``controls``): what the command line and the report print above AUC(t).
+
+    Parameters
+    ----------
+    result : XAUCtResult
+
+    Returns
+    -------
+    tuple of str
+        e.g. ``("an event by t", "event-free after t")``; under competing risks with
+        ``cause=1, controls="all"``: ``("an event of cause 1 by t", "event-free after t or a
+        competing event (cause other than 1) by t")``.
+    """
+    if result.cause is None:
+        return "an event by t", "event-free after t"
+    cases = f"an event of cause {result.cause} by t"
+    if result.controls == "all":
+        return cases, f"event-free after t or a competing event (cause other than {result.cause}) by t"
+    return cases, "event-free after t (a competing event by t makes neither a case nor a control)"
 
 
 def _inverse_at_own_time(curves, sample, members: np.ndarray) -> np.ndarray:
@@ -496,7 +553,7 @@ def _inverse_at_own_time(curves, sample, members: np.ndarray) -> np.ndarray:
         bad = ~(k > 0)
         if bad.any():
             first = np.flatnonzero(bad)[0]
-            raise_positivity(curves, code, float(sample.time[mine[first]]), float(k[first]))
+            raise_positivity(curves, code, float(sample.time[mine[first]]), float(k[first]), sample)
         inverse[mine] = 1.0 / k
     return inverse
 
@@ -512,7 +569,7 @@ def _control_factors(curves, sample, case, control, inverse, t) -> np.ndarray:
         if free.any():
             k = float(curves.evaluate(code, np.array([t]))[0])
             if not k > 0:
-                raise_positivity(curves, code, float(t), k)
+                raise_positivity(curves, code, float(t), k, sample)
             factor[free] = 1.0 / k
     return factor
 

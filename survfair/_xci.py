@@ -26,6 +26,7 @@ from ._settings import EstimatorSettings
 from ._validation import (
     check_confidence_level,
     SurvivalSample,
+    describe_rows,
     check_survival_inputs,
     raise_no_comparable_pair,
     warn_excluded_rows,
@@ -91,8 +92,12 @@ def estimate_xci(
     strict: bool,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
+    reference: SurvivalSample | None = None,
 ) -> PairCounts:
     """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
+
+    ``reference`` is the sample ``curves`` were fitted on, when known: a positivity error then names
+    the rows that emptied a left-truncated risk set.
 
     Raises
     ------
@@ -106,7 +111,7 @@ def estimate_xci(
         **kernel_options(sample, method, tau, curves),
         tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
     )
-    return _checked(counts, bad, sample, curves, tau)
+    return _checked(counts, bad, sample, curves, tau, reference)
 
 
 def estimate_xci_with_contributions(
@@ -119,6 +124,7 @@ def estimate_xci_with_contributions(
     strict: bool,
     prepared: PreparedPairs | None = None,
     n_jobs: int = 1,
+    reference: SurvivalSample | None = None,
 ) -> tuple[PairCounts, IndividualContributions]:
     """:func:`estimate_xci` plus every individual's contributions (for the analytic variance),
     from the same kernel passes. Raises as :func:`estimate_xci`."""
@@ -127,7 +133,7 @@ def estimate_xci_with_contributions(
         **kernel_options(sample, method, tau, curves),
         tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
     )
-    return _checked(counts, bad, sample, curves, tau), contributions
+    return _checked(counts, bad, sample, curves, tau, reference), contributions
 
 
 def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:
@@ -139,7 +145,7 @@ def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curve
                 case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
 
 
-def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> PairCounts:
+def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau, reference=None) -> PairCounts:
     """Raise for a weight that cannot be formed or for no usable pair; else return ``counts``."""
     if bad is not None:
         row, column = bad
@@ -147,12 +153,26 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau) -> Pa
         t = sample.time[row]
         k_own = curves.evaluate(own, np.array([t]))[0]
         culprit = own if not (k_own > 0) else column
-        raise_positivity(curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]))
+        raise_positivity(curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]), reference)
     if counts.comparable.sum() == 0:
         raise_no_comparable_pair()
     if counts.denominator.sum() == 0:
-        raise_no_comparable_pair(f"every comparable pair has its earlier event at or after tau={tau}")
+        raise_no_comparable_pair(_zero_denominator(sample, tau if curves is not None else None))
     return counts
+
+
+def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
+    """Why comparable pairs exist but their weights sum to 0: truncation at ``tau`` (IPCW), or case
+    weights of 0 on the events (or on every later member of an event's pairs)."""
+    used = sample.event if tau is None else sample.event & (sample.time < tau)
+    if sample.weights is None or not used.any():
+        return f"every comparable pair has its earlier event at or after tau={tau}"
+    where = "" if tau is None else f" before tau={tau:g}"
+    if not (sample.weights[used] > 0).any():
+        return (f"every comparable pair has weight 0: the weights of the events{where} are all 0 "
+                f"({describe_rows(used, sample.index)})")
+    return (f"every comparable pair has weight 0: each event{where} of positive weight is compared only with "
+            "rows of weight 0")
 
 
 def xci(
@@ -443,7 +463,7 @@ def xci(
                                                entry=entry, weights=weights, cause=cause)
     warn_excluded_rows(n_excluded, stacklevel=2)
 
-    curves, minima = None, {}
+    curves, minima, reference = None, {}, None
     # one sort by time and one by risk serve the censoring fit and the pair counts
     threads = kernel_threads(n_jobs)
     prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol,
@@ -455,12 +475,14 @@ def xci(
             curves = fit_censoring(sample, censoring, presorted=(prepared.time, observed, prepared.codes,
                                                                  prepared.case_weight, prepared.entry,
                                                                  prepared.entries_in_order()))
+            reference = sample
         else:
             columns = {"time": time, "event": event, "group": group}
             columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})
-            curves = fit_censoring(_reference_sample(censoring_reference, columns, sample.groups, cause), censoring)
+            reference = _reference_sample(censoring_reference, columns, sample.groups, cause)
+            curves = fit_censoring(reference, censoring)
     estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
-                     n_jobs=threads)
+                     n_jobs=threads, reference=reference)
     contributions = None
     if ci == "analytic":  # the variance needs every individual's contributions: same passes
         counts, contributions = estimate_xci_with_contributions(sample, **estimator)

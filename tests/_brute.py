@@ -123,3 +123,46 @@ def kaplan_meier_term_by_finite_differences(estimate, weights, step=1e-6):
         v[k] += step
         rows.append(weights[k] * (estimate(v, v) - estimate(v, weights)) / step)
     return np.array(rows)
+
+
+def naive_c_se_with_and_without_delong_factor(time, event, risk, *, cluster=None, tied_tol=1e-8, weights=None,
+                                              entry=None):
+    """Standard error of the naive (Harrell) C of one group, rebuilt from the kernel's per-row
+    contributions: (with DeLong's sqrt(m / (m - 1)) per role, as survfair applies it in
+    ``survfair._influence._role_factor``; without it, the infinitesimal jackknife that R's
+    ``concordance`` reports).
+
+    psi^E_k = num^E_k - C den^E_k (row k as the earlier member), psi^L_k likewise as the later one;
+    phi_k = (s_E psi^E_k + s_L psi^L_k) / D with s = sqrt(m / (m - 1)), m the rows with a positive
+    weight in that role, or s = 1 without the factor; with ``cluster`` each cluster's phi is summed
+    before squaring.
+    """
+    from survfair._kernel import count_pairs_and_contributions
+
+    time, event, risk = (np.asarray(v, float) for v in (time, event, risk))
+    event = event.astype(bool)
+    codes = np.zeros(time.shape[0], np.int32)
+    options = {}
+    if weights is not None:
+        options["case_weight"] = np.asarray(weights, float)
+    if entry is not None:
+        options["entry"] = np.asarray(entry, float)
+    counts, _, parts = count_pairs_and_contributions(time, event, codes, risk, 1, tied_tol=tied_tol, **options)
+    parts = parts.in_input_order()
+    numerator, denominator = counts.numerator[0, 0], counts.denominator[0, 0]
+    c = numerator / denominator
+    earlier = parts.earlier_numerator[:, 0] - c * parts.earlier_denominator[:, 0]
+    later = parts.later_numerator[:, 0] - c * parts.later_denominator[:, 0]
+
+    def factor(role_denominator):
+        m = int((role_denominator > 0).sum())
+        return np.sqrt(m / (m - 1)) if m > 1 else 1.0
+
+    out = []
+    for s_e, s_l in ((factor(parts.earlier_denominator[:, 0]), factor(parts.later_denominator[:, 0])), (1.0, 1.0)):
+        phi = (s_e * earlier + s_l * later) / denominator
+        if cluster is not None:
+            _, codes_of = np.unique(np.asarray(cluster), return_inverse=True)
+            phi = np.bincount(codes_of, weights=phi)
+        out.append(float(np.sqrt(np.sum(phi ** 2))))
+    return tuple(out)

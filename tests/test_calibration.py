@@ -405,3 +405,64 @@ def _silently(function, *args, **kwargs):
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
         return function(*args, **kwargs)
+
+
+# -- findings: GND and the largest gap ------------------------------------------------------------
+def test_findings_never_claim_calibration_when_gnd_rejects_and_adjust_it_over_groups_and_horizons():
+    """Issue 15 audit: the findings said "predicted risk matches the observed risk ... in every group"
+    while a group's Greenwood-Nam-D'Agostino test rejected (pbc: women, p = 0.012). Constructed here:
+    M's 5-year predictions are the true risks shuffled within M, so their mean -- and the O/E -- is
+    right, but they are unrelated to the outcome across risk deciles."""
+    time, event, group, risk = weibull_cohort(3000, 5)
+    right = risk(5.0)
+    shuffled = right.copy()
+    men = group == "M"
+    shuffled[men] = np.random.default_rng(0).permutation(right[men])
+    res = _silently(survfair.calibration, time, event, group, np.column_stack([shuffled, risk(3.0)]), [5.0, 3.0])
+    found = survfair.calibration_findings(res)
+    at5 = [s for s in found.sentences if s.startswith("At t = 5,")]
+    assert not any("matches the observed" in s for s in at5)
+    assert "At t = 5, the O/E interval includes 1 for F, M." in at5
+    rejected = next(s for s in at5 if "Greenwood-Nam-D'Agostino test rejects" in s)
+    assert rejected.startswith("At t = 5, the Greenwood-Nam-D'Agostino test rejects calibration across deciles of "
+                               "predicted risk for M (chi-square(9) = ")
+    assert rejected.endswith("Holm-adjusted p < 0.001): right on average (O/E interval includes 1), wrong within "
+                             "risk groups.")
+    assert " F (" not in rejected
+    # t = 3 is untouched: calibration is claimed, and the GND result is part of the claim
+    at3 = next(s for s in found.sentences if s.startswith("At t = 3,") and "matches" in s)
+    assert "and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of predicted risk " \
+           "(smallest Holm-adjusted p = " in at3
+    # one family: every group at every horizon (4 tests), Holm by default, as adjust= says otherwise
+    np.testing.assert_allclose(found.gnd["p_adjusted"], survfair.adjust_p_values(res.gnd["p_value"], "holm"))
+    raw = survfair.calibration_findings(res, adjust="none")
+    np.testing.assert_allclose(raw.gnd["p_adjusted"], res.gnd["p_value"])
+    assert json.loads(json.dumps(found.to_dict()))["gnd"][0]["p_adjusted"] == pytest.approx(
+        found.gnd["p_adjusted"].iloc[0])
+
+
+def test_findings_largest_gap_names_the_oe_ici_and_brier_contrasts_in_their_direction():
+    """The largest gap between groups is stated for every contrasted statistic the result has (O/E
+    ratio; ICI and Brier score where estimated), each in the direction of the larger value, and the
+    verdict names the statistics whose adjusted p-value is below 1 - level."""
+    time, event, group, risk = weibull_cohort(4000, 11, groups=("A", "B", "C"))
+    p = risk(5.0)
+    p = np.where(group == "C", np.minimum(1.5 * p, 1.0), p)  # C over-predicted
+    res = survfair.calibration(time, event, group, p, 5.0)
+    found = survfair.calibration_findings(res)
+    gap = next(s for s in found.sentences if "largest calibration gaps" in s)
+    contrasts = res.contrasts(["oe_ratio", "ici", "brier"])
+    assert set(found.contrasts["statistic"]) == {"oe_ratio", "slope", "ici", "brier"}
+    oe = contrasts[contrasts["statistic"] == "oe_ratio"]
+    largest = oe.iloc[int(np.argmax(np.abs(np.log(oe["estimate"]))))]  # B vs C: B's O/E the larger
+    assert (largest["a"], largest["b"]) == ("B", "C") and largest["estimate"] > 1
+    assert f"the O/E ratio of B is {largest['estimate']:.2f} times that of C [" in gap
+    assert "the ICI (mean |predicted - observed risk|) of C exceeds that of" in gap  # C's curve is far off
+    assert "(its interval and p-value need ci='bootstrap')" in gap
+    assert "the Brier score of C exceeds that of" in gap
+    assert gap.endswith("a difference at the 95% level in the O/E ratio and the Brier score.")
+    # two well-calibrated groups: the same sentence, no clear difference
+    keep = group != "C"
+    calm = survfair.calibration_findings(survfair.calibration(time[keep], event[keep], group[keep], p[keep], 5.0))
+    gap = next(s for s in calm.sentences if "largest calibration gaps" in s)
+    assert gap.endswith("; no clear difference at the 95% level.")

@@ -440,6 +440,47 @@ def test_mitigate_in_sample_is_said(csv_file, tmp_path, capsys):
     assert captured.err == "" and "evaluation (held out)" in captured.out
 
 
+def test_mitigate_reports_the_calibration_of_the_adjusted_risks(tmp_path, capsys):
+    """Issue 15, item 9: --predicted COL --horizon T prints each group's calibration of the
+    adjusted predicted risks (before, after) on the held-out rows and writes it to --report-table."""
+    rng = np.random.default_rng(0)
+    n = 600
+    group = np.where(rng.random(n) < 0.5, "a", "b")
+    x = 0.6 * rng.normal(size=n)
+    true_time, censor = rng.exponential(5 * np.exp(-x)), rng.uniform(0, 10, n)
+    lp = x + 0.5 * (group == "b")
+    frame = pd.DataFrame({"t": np.minimum(true_time, censor), "e": (true_time <= censor).astype(int), "g": group,
+                          "lp": lp, "r3": 1 - np.exp(-3 * np.exp(lp) / 5), "train": np.arange(n) % 3 != 0})
+    path = tmp_path / "cohort.csv"
+    frame.to_csv(path, index=False)
+    report = tmp_path / "before_after.csv"
+    argv = ["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "g", "--risk", "lp",
+            "--tau", "8", "--fit-column", "train", "--output", str(tmp_path / "adjusted.csv")]
+    assert main([*argv, "--predicted", "r3", "--horizon", "3", "--report-table", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "calibration of the predicted risks per group, before and after the adjustment (evaluation rows, " \
+           "held out; --risk-scale log_hazard" in out
+    shift = survfair.mitigate.group_shift("t", "e", "g", "lp", data=frame, tau=8, fit_on="train", predicted="r3",
+                                          times=3.0)
+    written = pd.read_csv(report)
+    calibration = written[written["time"].notna()]
+    expected = shift.to_frame().dropna(subset=["time"])
+    np.testing.assert_allclose(calibration["after"], expected["after"], rtol=1e-12)
+    assert set(calibration["metric"]) >= {"oe_ratio", "slope", "ici", "brier"}
+    before_after = out.split("calibration of the predicted risks")[0]
+    assert "oe_ratio" not in before_after  # the ranking table stays the ranking table
+    for extra, message in [
+        (["--predicted", "r3"], "give one --predicted column per --horizon"),
+        (["--predicted", "r3", "--horizon", "3", "--predicted", "r3", "--horizon", "5", "--risk-scale",
+          "probability"], "--risk-scale probability takes one --horizon"),
+        (["--predicted", "lp", "--horizon", "3"], "--predicted 'lp': predicted column 'lp': predicted risks must be"),
+        (["--predicted", "nope", "--horizon", "3"], "nope"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert message in line, line
+
+
 def test_csv_output_neutralises_formulas(tmp_path, capsys):
     import io
 
@@ -696,7 +737,7 @@ def test_entry_and_weights_options(csv_file, tmp_path, capsys):
     extended = tmp_path / "epi.csv"
     frame.assign(start=frame["t"] * rng.uniform(0, 0.5, len(frame)),
                  w=rng.choice([0.5, 1.0, 2.0], len(frame)),
-                 bad=np.where(np.arange(len(frame)) == 3, -1.0, 1.0)).to_csv(extended, index=False)
+                 bad=np.where(np.arange(len(frame)) == 3, -1.0, 1.0), zero=0.0).to_csv(extended, index=False)
     assert main(_audit_args(extended, "--entry", "start", "--weights", "w", "--horizon", "10", "--format",
                             "json")) == 0
     payload = json.loads(capsys.readouterr().out)
@@ -708,6 +749,7 @@ def test_entry_and_weights_options(csv_file, tmp_path, capsys):
     for argv, message in [
         (_audit_args(extended, "--entry", "t"), "--entry 't': entry must be before time"),
         (_audit_args(extended, "--weights", "bad"), "--weights 'bad': weights must be >= 0; negative values at rows [3]"),
+        (_audit_args(extended, "--weights", "zero"), "--weights 'zero': weights are all 0 (rows [0, 1, 2,"),
         (["audit", "--data", str(extended), "--outcome", "e", "--group", "sex", "--risk", "score", "--weights", "w"],
          "--weights needs a survival audit"),
         (["audit", "--entry", "start", "--weights", "w"], "--entry, --weights need --data"),
@@ -733,7 +775,9 @@ def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
     assert main(args) == 0
     assert "competing risks: cause 1" in capsys.readouterr().out
     for argv, message in [
-        (args[:-2] + ["--cause", "3"], "cause=3 does not occur in event (causes present: [1, 2])"),
+        # named like every row error: the option and column first, the option as typed (--cause 3)
+        (args[:-2] + ["--cause", "3"], "--event 'status': event has no row of --cause 3 (causes present: [1, 2])"),
+        (args[:-2] + ["--cause", "0"], "--cause must be >= 1 (0 is the code of a censored row), got 0"),
         ([*args[:11], "--tau", "20"], "event must be boolean or 0/1"),
         (["audit", "--cause", "1"], "--cause needs --data"),
         ([*args, "--horizon", "10", "--predicted", "score"], "--predicted (calibration within groups) does not support"),
@@ -741,6 +785,44 @@ def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
         assert main(argv) == 2
         line = _one_error_line(capsys.readouterr().err)
         assert message in line, line
+
+
+def test_controls_option_and_the_auc_t_header_follow_cause(csv_file, tmp_path, capsys):
+    """Issue 16 audit: under --cause the AUC(t) header said cases had "an event by t" and controls
+    were "event-free after t", though the cases are cause-k events only and the default controls
+    include competing events. The header is now generated from the result's settings, and
+    --controls {all,event_free} is xauc_t(controls=)."""
+    path, frame = csv_file
+    rng = np.random.default_rng(1)
+    extended = tmp_path / "competing.csv"
+    status = np.where(frame["e"] == 1, rng.choice([1, 2], len(frame)), 0)
+    frame.assign(status=status).to_csv(extended, index=False)
+    args = ["audit", "--data", str(extended), "--time", "t", "--event", "status", "--group", "sex", "--risk", "score",
+            "--tau", "20", "--cause", "1", "--horizon", "10"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert ("(an event of cause 1 by t) > risk of a control of b (event-free after t or a competing event "
+            "(cause other than 1) by t)") in out
+    data, values = pd.read_csv(extended), {}
+    for controls in ("all", "event_free"):
+        assert main([*args, "--controls", controls, "--format", "json"]) == 0
+        values[controls] = pd.DataFrame(json.loads(capsys.readouterr().out)[0]["horizons"])["xauc"].to_numpy()
+        expected = survfair.xauc_t("t", "status", "sex", "score", [10], data=data, cause=1, controls=controls)
+        np.testing.assert_allclose(values[controls], expected.to_frame()["xauc"], rtol=1e-9)  # JSON: 10 digits
+    assert not np.allclose(values["all"], values["event_free"])
+    assert main([*args, "--controls", "event_free"]) == 0
+    assert "control of b (event-free after t (a competing event by t makes neither" in capsys.readouterr().out
+    plain = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+             "--tau", "20", "--horizon", "10"]
+    assert main(plain) == 0
+    assert "(an event by t) > risk of a control of b (event-free after t)]" in capsys.readouterr().out
+    report = tmp_path / "report.md"
+    assert main([*args, "--report", str(report)]) == 0
+    capsys.readouterr()
+    assert ("cases (an event of cause 1 by t) of group a against controls (event-free after t or a competing "
+            "event (cause other than 1) by t) of group b") in report.read_text()
+    assert main([*args, "--controls", "some"]) == 2
+    assert "--controls" in _one_error_line(capsys.readouterr().err)
 
 
 def test_parquet_is_read_by_row_group_with_its_index_and_only_the_columns_asked(tmp_path):

@@ -12,7 +12,8 @@ import survfair
 from survfair._censoring import fit_censoring
 from survfair._kernel import count_pairs_and_contributions
 from survfair._validation import check_survival_inputs
-from _brute import brute_xci, kaplan_meier_term_by_finite_differences, weighted_censoring_survival
+from _brute import (brute_xci, kaplan_meier_term_by_finite_differences, naive_c_se_with_and_without_delong_factor,
+                    weighted_censoring_survival)
 
 HERE = Path(__file__).parent / "fixtures" / "epi"
 
@@ -46,7 +47,12 @@ def test_pooled_c_with_entry_and_weights_equals_r_concordance(flchain, nwtco):
     """R's concordance() with Surv(entry, exit, status) and weights=: identical values and pair sums.
     R compares risks exactly (tied_tol=0 here; survfair's default 1e-8 also ties kappa + lambda sums
     that differ in the last bit). R's variance is the infinitesimal jackknife without DeLong's
-    m / (m - 1) per role, so survfair's standard errors are 0.02-0.25% larger."""
+    m / (m - 1) per role, so survfair's standard errors are 0.02-0.25% larger.
+
+    That factor is the only difference: survfair applies sqrt(m / (m - 1)) to each role's part of a
+    row's influence (``survfair._influence._role_factor``). Rebuilt from the kernel's per-row
+    contributions (with entry and weights), the SE with the factor equals survfair's to 1e-12, and
+    with the factor undone equals R's to 1e-10."""
     reference = pd.read_csv(HERE / "concordance.csv", skipinitialspace=True)
     for _, ref in reference.iterrows():
         if ref["data"].startswith("flchain"):
@@ -63,6 +69,10 @@ def test_pooled_c_with_entry_and_weights_equals_r_concordance(flchain, nwtco):
         assert res.pair_counts.denominator[0, 0] == pytest.approx(pairs, rel=1e-13)
         assert res.pair_counts.numerator[0, 0] == pytest.approx(ref["concordant"] + ref["tied_risk"] / 2, rel=1e-13)
         assert 1.0 < res.se.iloc[0, 0] / ref["se"] < 1.003
+        with_factor, without = naive_c_se_with_and_without_delong_factor(
+            args[0], args[1], args[3], tied_tol=0.0, weights=options.get("weights"), entry=options.get("entry"))
+        assert res.se.iloc[0, 0] == pytest.approx(with_factor, rel=1e-12)
+        assert without == pytest.approx(ref["se"], rel=1e-10)
 
 
 def test_delayed_entry_changes_the_answer_on_the_age_scale(flchain):
@@ -358,3 +368,49 @@ def test_bad_entry_and_weights_are_refused_naming_rows():
         survfair.xci(time, event, group, risk, weights=bad)
     with pytest.raises(TypeError, match="weights must be numeric"):
         survfair.xci(time, event, group, risk, weights=np.array(["x"] * 20))
+
+
+def test_risk_set_emptied_by_delayed_entry_is_named_not_blamed_on_tau():
+    """Row 0 is censored at 0.1 alone in its left-truncated risk set (everyone else enters at 0.5),
+    so the group's censoring Kaplan-Meier is 0 from 0.1 on and stays 0 (R's
+    ``survfit(Surv(entry, time, 1 - status) ~ 1)`` gives survival 0 at 0.1 with n.risk 1, then 0 at
+    every later time with n.risk 5, 4, ...): no tau can help, and the error says so instead of
+    suggesting a smaller tau."""
+    time, event, risk = [0.1, 1, 2, 3, 4, 5], [0, 1, 1, 0, 1, 0], [1, 5, 4, 3, 2, 1]
+    entry = [0, 0.5, 0.5, 0.5, 0.5, 0.5]
+    for call in (lambda: survfair.xci(time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None),
+                 lambda: survfair.xauc_t(time, event, ["a"] * 6, risk, [1.5], entry=entry)):
+        with pytest.raises(survfair.PositivityError) as raised:
+            call()
+        message = str(raised.value)
+        assert "pass a smaller tau" not in message
+        assert "fell to 0 at time 0.1" in message
+        assert r"rows [0] (1 row)" in message and "delayed entry (5 rows with later times entered" in message
+        assert "no tau above 0.1 avoids it" in message and "survfit" in message
+        assert 'censoring="pooled"' in message and 'method="naive"' in message
+    with pytest.raises(survfair.PositivityError, match="no tau above 0.1") as raised:
+        survfair.xci(time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None, censoring="pooled")
+    assert 'censoring="pooled"' not in str(raised.value)  # already pooled: not offered again
+    # a curve that reaches 0 at its last time keeps the old advice (a smaller tau does help)
+    with pytest.raises(survfair.PositivityError, match=r"pass a smaller tau \(below 5\)"):
+        survfair.xci([1, 2, 3, 5, 5], [1, 0, 1, 1, 0], ["a"] * 5, [5, 4, 3, 2, 1], ci=None)
+
+
+def test_all_zero_weights_are_refused_naming_weights_and_zero_weight_events_say_so():
+    """Issue 16 audit: weights=np.zeros(n) said "no event is followed by a later time", which is
+    false; all-zero weights are now refused at validation, naming ``weights``, and comparable pairs
+    that all weigh 0 because the events' weights are 0 say that instead."""
+    time, event, codes, risk, entry, weights = _data(40, seed=3)
+    group = np.array(["a", "b"])[codes]
+    zero = np.zeros(time.shape[0])
+    for call in (lambda: survfair.xci(time, event, group, risk, weights=zero),
+                 lambda: survfair.xci(time, event, group, risk, weights=zero, method="naive", ci=None),
+                 lambda: survfair.xauc_t(time, event, group, risk, [float(np.median(time))], weights=zero)):
+        with pytest.raises(ValueError, match=r"^weights are all 0 \(rows \[0, 1, 2, .*\(40 rows\)\)"):
+            call()
+    on_censored = np.where(event, 0.0, 1.0)
+    for method, where in (("naive", "events are all 0"), ("ipcw", "events before tau=1 are all 0")):
+        with pytest.raises(survfair.NoComparablePairError, match=f"every comparable pair has weight 0: the weights "
+                           f"of the {where}") as raised:
+            survfair.xci(time, event, group, risk, weights=on_censored, method=method, tau=1.0, ci=None)
+        assert "no event is followed by a later time" not in str(raised.value)

@@ -91,3 +91,52 @@ def test_frontier_reports_each_groups_o_e(inflated):
         frontier(time, event, group, lp, tau=8, predicted=risks[:, 0])
     with pytest.raises(ValueError, match="one horizon"):
         frontier(time, event, group, lp, tau=8, predicted=risks, times=[3.0, 5.0])
+
+
+def test_group_shift_carries_the_calibration_of_its_adjusted_risks(inflated):
+    """Issue 15, item 9: with predicted= / times= (frontier's options) the fitted shift reports each
+    group's calibration of the adjusted predicted risks beside the ranking gain -- on the held-out
+    rows when fit_on is given -- in .calibration, to_frame() and to_dict()."""
+    time, event, group, lp, risks = inflated
+    train = np.arange(len(time)) % 3 != 0
+    plain = group_shift(time, event, group, lp, tau=8, fit_on=train)
+    assert plain.calibration is None and "time" not in plain.to_frame().columns
+    assert plain.to_dict()["calibration"] is None
+    shift = group_shift(time, event, group, lp, tau=8, fit_on=train, predicted=risks, times=[3.0, 5.0])
+    assert shift.offset_values == plain.offset_values  # the fit does not change
+    held = ~train
+    expected = calibration_cost(plain, time[held], event[held], group[held], lp[held], risks[held], [3.0, 5.0])
+    pd.testing.assert_frame_equal(shift.calibration.to_frame(), expected.to_frame())
+    frame = shift.to_frame()
+    ranking = frame[frame["time"].isna()].drop(columns="time")
+    pd.testing.assert_frame_equal(ranking.reset_index(drop=True), plain.to_frame())
+    rows = frame[frame["time"].notna()]
+    assert set(rows["sample"]) == {"evaluation"} and set(rows["time"]) == {3.0, 5.0}
+    oe = rows[(rows["metric"] == "oe_ratio") & (rows["a"] == "b")].set_index("time")
+    cost = expected.to_frame()
+    cost = cost[(cost["metric"] == "oe_ratio") & (cost["a"] == "b")].set_index("time")
+    np.testing.assert_allclose(oe["after"], cost["after"], rtol=0)
+    exported = shift.to_dict()["calibration"]
+    assert exported["sample"] == "evaluation" and exported["scale"] == "log_hazard"
+    assert exported["n_samples"] == int(held.sum())
+
+
+def test_group_monotone_carries_its_calibration_in_sample_and_options_are_checked(inflated):
+    time, event, group, lp, risks = inflated
+    frame = pd.DataFrame({"t": time, "e": event, "g": group, "lp": lp, "r3": risks[:, 0]},
+                         index=pd.RangeIndex(100, 100 + len(time)))
+    monotone = group_monotone("t", "e", "g", "lp", data=frame, tau=8, predicted="r3", times=3.0)
+    expected = calibration_cost(group_monotone("t", "e", "g", "lp", data=frame, tau=8), "t", "e", "g", "lp", "r3",
+                                3.0, data=frame)
+    pd.testing.assert_frame_equal(monotone.calibration.after.to_frame(), expected.after.to_frame())
+    rows = monotone.to_frame().dropna(subset=["time"])
+    assert set(rows["sample"]) == {"fit"} and monotone.to_dict()["calibration"]["sample"] == "fit"
+    with pytest.raises(ValueError, match="predicted and times go together"):
+        group_shift("t", "e", "g", "lp", data=frame, tau=8, predicted="r3")
+    with pytest.raises(ValueError, match="times has 2 horizon"):
+        group_monotone("t", "e", "g", "lp", data=frame, tau=8, predicted="r3", times=[3.0, 5.0])
+    with pytest.raises(ValueError, match="scale must be one of"):
+        group_shift("t", "e", "g", "lp", data=frame, tau=8, predicted="r3", times=3.0, scale="odds")
+    bad = frame.assign(r3=frame["r3"].where(frame.index != 105, 1.5))
+    with pytest.raises(ValueError, match=r"predicted column 'r3': .* outside at rows \[105\]"):
+        group_shift("t", "e", "g", "lp", data=bad, tau=8, predicted="r3", times=3.0)

@@ -337,3 +337,27 @@ def test_threads_give_bit_identical_horizons():
 def test_n_jobs_follows_the_xci_rule():
     with pytest.raises(ValueError, match=r"n_jobs must not be 0"):
         survfair.xauc_t([1.0, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4.0, 3, 2, 1], [2.0], n_jobs=0)
+
+
+def test_result_records_cause_controls_entry_weights_and_clusters():
+    """Issue 16 audit: the settings that define the cases and controls (cause, controls) and the
+    data structure (entry, weights, cluster) travel with the result, in to_dict() and repr, as on
+    XCIResult; without them the plain call's repr is unchanged."""
+    import json
+
+    time, status = [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 1, 1, 2, 1, 1, 0]
+    group, risk = list("abababab"), [8, 3, 6, 5, 4, 7, 2, 1]
+    plain = xauc_t(time, [s == 1 for s in status], group, risk, [4.5])
+    assert (plain.cause, plain.controls, plain.delayed_entry, plain.weighted, plain.n_clusters) == (
+        None, "event_free", False, False, None)
+    assert repr(plain) == "XAUCtResult(groups=['a', 'b'], times=[4.5], censoring='group', ci_method='analytic')"
+    res = xauc_t(time, status, group, risk, [4.5], cause=1, entry=[0, 0, 0.5, 0, 0, 0, 0, 0],
+                 weights=[1, 2, 1, 1, 1, 1, 1, 1], cluster=[0, 0, 1, 1, 2, 2, 3, 3])
+    assert (res.cause, res.controls, res.delayed_entry, res.weighted, res.n_clusters) == (1, "all", True, True, 4)
+    exported = json.loads(json.dumps(res.to_dict()))
+    assert {k: exported[k] for k in ("cause", "controls", "delayed_entry", "weighted", "n_clusters")} == {
+        "cause": 1, "controls": "all", "delayed_entry": True, "weighted": True, "n_clusters": 4}
+    assert repr(res).endswith("cause=1, controls='all', delayed_entry=True, weighted=True, n_clusters=4)")
+    assert xauc_t(time, status, group, risk, [4.5], cause=1, controls="event_free").controls == "event_free"
+    # without cause the controls are the event-free whatever controls= says
+    assert xauc_t(time, [s == 1 for s in status], group, risk, [4.5], controls="all").controls == "event_free"

@@ -111,7 +111,12 @@ def register(subparsers) -> argparse.ArgumentParser:
     data.add_argument("--cause", metavar="K", type=int,
                       help="competing risks: --event holds cause codes (0 = censored, 1..K = causes) and K is the "
                            "event of interest; other causes are competing events (cause-specific xCI of Wolbers et "
-                           "al. 2014; with --horizon, every non-case is a control)")
+                           "al. 2014; with --horizon, the AUC(t) controls are chosen by --controls)")
+    data.add_argument("--controls", choices=["all", "event_free"], default="all",
+                      help="with --cause and --horizon, who the AUC(t) controls are: 'all' (default), everyone who "
+                           "is not a case -- event-free after t or with a competing event by t (Blanche et al. "
+                           "2013's second definition, riskRegression's Score); 'event_free', only those event-free "
+                           "after t. Without --cause the controls are the event-free")
     add_estimator_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=["table", "json", "csv"], default="table",

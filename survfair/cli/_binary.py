@@ -29,7 +29,7 @@ from .._findings import findings
 from .._summaries import delta_between
 from .._xauc import XAUCResult, xauc
 from .._xauc_summaries import balanced_xauc, group_metrics
-from .._xauc_t import xauc_t
+from .._xauc_t import case_control_definition, xauc_t
 from ._errors import CLIError, library_errors, print_warning
 from ._options import ROW_OPTIONS, column_roles, group_argument, match_groups, match_label
 
@@ -242,7 +242,7 @@ def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
     with library_errors(column_roles(args)), library_notes() as notes:
         result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
                         censoring=censoring, ci="analytic" if intervals else None, confidence_level=level,
-                        cause=getattr(args, "cause", None),
+                        cause=getattr(args, "cause", None), controls=getattr(args, "controls", None) or "all",
                         **{role: getattr(args, role, None) or None for role in ROW_OPTIONS})
     return result, notes
 
@@ -259,9 +259,10 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
     (rows a = group of the case, columns b = group of the control, with the low and high limits
     of the analytic intervals unless ``ci`` is "none"), or the tidy frame as JSON / CSV; empty
     when no horizon was given."""
-    table, notes = horizon_frame(args, frame, computed)
-    if table is None:
+    result, notes = computed if computed is not None else horizon_result(args, frame)
+    if result is None:
         return ""
+    table = result.to_frame()
     fmt = getattr(args, "format", "table") or "table"
     if fmt == "json":
         return table.to_json(orient="records", indent=2)
@@ -270,9 +271,10 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
     censoring = getattr(args, "censoring", None) or "group"
     intervals = getattr(args, "ci", "analytic") != "none"
     groups = list(dict.fromkeys(table["a"]))
+    cases, controls = case_control_definition(result)
     lines = [
         f"Cross-group cumulative/dynamic AUC(t) (IPCW, censoring={censoring!r}): P[risk of a case of a "
-        "(event by t) > risk of a control of b (event-free after t)]; rows a = cases, columns b = controls"
+        f"({cases}) > risk of a control of b ({controls})]; rows a = cases, columns b = controls"
         + (f"; {getattr(args, 'confidence_level', None) or 0.95:.0%} analytic intervals" if intervals else "")
     ]
 

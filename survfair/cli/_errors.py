@@ -127,7 +127,11 @@ _SETTING_OPTIONS = {
     "stratify": "--stratify",
     "bootstrap_method": "--bootstrap-method",
     "fit_on": "--fit-column",
+    "cause": "--cause",
+    "controls": "--controls",
 }
+#: ``cause=3`` / ``cause=`` inside a library message: the option ``--cause 3`` / ``--cause``.
+_CAUSE_ARGUMENT = re.compile(r"\bcause=(?P<code>-?\d+)?")
 
 
 def _library_message(error: BaseException, columns: Mapping[str, str] | None = None) -> str:
@@ -149,6 +153,7 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
         text = f"{columns[word.group('word')]}: {text}"
     elif word and word.group("word") in _SETTING_OPTIONS:  # a setting: say the option, not the argument
         text = _SETTING_OPTIONS[word.group("word")] + text[word.end("word"):]
+    text = _CAUSE_ARGUMENT.sub(lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text)
     return text or "invalid input"
 
 

@@ -35,6 +35,9 @@ examples:
       fit the shift on the rows where 'train' is true, judge it on the others
   survfair mitigate --data cohort.parquet --time t --event e --group race --risk risk \\
       --adjustment monotone --reference White --output adjusted.parquet --report-table before_after.csv
+  survfair mitigate --data cohort.csv --time time --event event --group sex --risk lp --tau 3650 \
+      --fit-column train --predicted risk5 --horizon 1826 --output adjusted.csv
+      also report each group's calibration of the adjusted predicted 5-year risks (O/E, slope, ICI, Brier)
 """
 
 IN_SAMPLE_WARNING = (
@@ -66,6 +69,18 @@ def register(subparsers) -> argparse.ArgumentParser:
                          help="boolean column: fit on rows where it is true, evaluate on the rest "
                               "(default: none, fit and evaluate in-sample)")
     add_estimator_options(parser)
+    calibrated = parser.add_argument_group("calibration of the adjusted predicted risks")
+    calibrated.add_argument("--predicted", metavar="COLUMN", action="append",
+                            help="column of the model's predicted event probabilities F(t | x) at the matching "
+                                 "--horizon (one per --horizon, same order): also report each group's calibration "
+                                 "(O/E, intercept, slope, ICI, Brier) of the adjusted predicted risks, before and "
+                                 "after, on the evaluation rows (in-sample without --fit-column)")
+    calibrated.add_argument("--horizon", metavar="T", type=float, action="append",
+                            help="the horizon of the matching --predicted column (unit of --time); repeatable")
+    calibrated.add_argument("--risk-scale", choices=["log_hazard", "probability"], default="log_hazard",
+                            help="how --risk relates to --predicted: log_hazard (default), a Cox-type linear "
+                                 "predictor, so the adjusted risk is 1 - (1 - F)^exp(r' - r); probability, --risk is "
+                                 "the predicted risk at the one --horizon")
     output = parser.add_argument_group("output")
     output.add_argument("--output", metavar="FILE", required=True,
                         help="output file (.csv or .parquet): every input row, in input order, plus risk_adjusted "
@@ -106,6 +121,14 @@ def _check(args: argparse.Namespace) -> None:
                                          "--risk": [args.risk], "--fit-column": [args.fit_column]})
     if "risk_adjusted" in columns:
         raise CLIError("--data already has a column 'risk_adjusted'; rename it first.")
+    predicted, horizons = args.predicted or [], args.horizon or []
+    if len(predicted) != len(horizons):
+        raise CLIError(f"give one --predicted column per --horizon, in the same order; got {len(predicted)} "
+                       f"--predicted and {len(horizons)} --horizon.")
+    if args.risk_scale == "probability" and len(horizons) > 1:
+        raise CLIError("--risk-scale probability takes one --horizon: --risk is the predicted risk at that horizon.")
+    if predicted:
+        require_columns(args.data, columns, {"--predicted": list(predicted)})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,7 +144,11 @@ def run(args: argparse.Namespace) -> int:
         data=frame, method=args.method, tau=args.tau, censoring=args.censoring,
         reference=reference, fit_on=_fit_mask(frame, args.fit_column), alpha=args.alpha, beta=args.beta,
     )
-    with library_errors(column_roles(args)):
+    roles = {}
+    if args.predicted:
+        common.update(predicted=list(args.predicted), times=list(args.horizon), scale=args.risk_scale)
+        roles = dict(predicted="--predicted " + ", ".join(repr(c) for c in args.predicted), times="--horizon")
+    with library_errors(column_roles(args, **roles)):
         if args.adjustment == "shift":
             fitted = group_shift(args.time, args.event, group, args.risk, objective=args.objective, **common)
             header = f"group shift ({args.objective}); offsets: " + ", ".join(
@@ -132,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
             header = f"monotone maps to reference group {fitted.reference!r}"
         output = frame.copy()
         output["risk_adjusted"] = fitted.transform(args.risk, group, data=frame)
-    table = fitted.to_frame()
+    table = fitted.to_frame()  # with --predicted, the calibration rows follow (time = the horizon)
     in_sample = args.fit_column is None
     with staged_outputs() as stage:  # both files or neither
         if args.report_table:
@@ -145,7 +172,23 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(
         f"{header}\nrows: {len(frame)} in, {len(output)} written to {args.output}\n"
         f"{heading}rows a = group of the earlier event, b = later member):\n"
-        + format_table(table)
+        + format_table(table[table["time"].isna()] if "time" in table.columns else table)
         + "\n"
+        + _calibration_text(fitted, in_sample)
     )
     return 0
+
+
+def _calibration_text(fitted, in_sample: bool) -> str:
+    """The calibration of the adjusted predicted risks per group (empty without --predicted)."""
+    cost = fitted.calibration
+    if cost is None:
+        return ""
+    rows = cost.to_frame()
+    rows = rows[rows["part"] == "calibration"][["time", "metric", "a", "before", "after", "change"]]
+    rows["time"] = rows["time"].map("{:g}".format)
+    where = "fit rows, in-sample" if in_sample else "evaluation rows, held out"
+    with pd.option_context("display.width", 140, "display.max_rows", 400):
+        body = rows.rename(columns={"a": "group"}).to_string(index=False, float_format="{:.4f}".format, na_rep="")
+    return (f"\ncalibration of the predicted risks per group, before and after the adjustment ({where}; "
+            f"--risk-scale {cost.scale}; O/E = observed / expected, 1 = right on average):\n{body}\n")

@@ -7,7 +7,9 @@
   equal-opportunity adjustment);
 * :func:`frontier` and :func:`plot_frontier` -- the accuracy / fairness trade-off curve;
 * :func:`calibration_cost` -- the calibration of the adjusted predicted risks per group beside the
-  ranking gain (an adjustment that equalises ranking changes a group's absolute risks).
+  ranking gain (an adjustment that equalises ranking changes a group's absolute risks);
+  :func:`group_shift` and :func:`group_monotone` compute it themselves, on their evaluation sample,
+  when given the model's predicted risks (``predicted=``, ``times=``, as :func:`frontier`).
 
 A higher ``risk`` always means an earlier expected event. Fitted adjusters are immutable; judge
 them on data not used for fitting (``fit_on=``), since in-sample gains are optimistic.

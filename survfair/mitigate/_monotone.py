@@ -11,6 +11,7 @@ probability of censoring) for ``method="ipcw"``, or unweighted for ``method="nai
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from .._exceptions import PositivityError
 from .._results import json_safe, readonly
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
+from ._adjusted_calibration import adjustment_calibration, calibration_dict, calibration_rows, check_predicted_option
 from ._problem import check_reference, check_transform_inputs, check_weights, split_samples
 from ._tables import before_after_table, format_table
 
@@ -116,6 +118,10 @@ class GroupMonotone:
         The xCI estimator's settings (method, tau, censoring, tied_tol, strict).
     n_fit, n_evaluation : int
         Rows of the fitting and evaluation samples.
+    calibration : CalibrationCost or None
+        With ``group_monotone(..., predicted=, times=)``: the calibration of the mapped scores'
+        predicted risks per group, before and after (:func:`survfair.mitigate.calibration_cost`), on
+        the evaluation sample (in-sample without ``fit_on``). None otherwise.
 
     Notes
     -----
@@ -135,6 +141,7 @@ class GroupMonotone:
     n_evaluation: int
     table: pd.DataFrame = field(repr=False)
     results: dict = field(repr=False, default_factory=dict)
+    calibration: Any = field(repr=False, default=None)
 
     @property
     def knots(self) -> pd.DataFrame:
@@ -148,16 +155,19 @@ class GroupMonotone:
         return pd.concat(frames, ignore_index=True)
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy before/after table (a copy); same layout as :meth:`GroupShift.to_frame`."""
-        return self.table.copy()
+        """Tidy before/after table (a copy); same layout as :meth:`GroupShift.to_frame` (with
+        ``predicted=``, the calibration rows of :attr:`calibration` follow, with a ``time`` column)."""
+        return calibration_rows(self.table, self.calibration, "evaluation" if self.n_evaluation else "fit")
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: the maps' knots, the settings and the before/after table."""
+        """JSON-safe dictionary: the maps' knots, the settings, the before/after table and
+        ``"calibration"`` (as :meth:`GroupShift.to_dict`)."""
         return json_safe({
             "adjustment": "monotone", "groups": list(self.groups), "reference": self.reference,
             "alpha": self.alpha, "beta": self.beta, "knots": self.knots.to_dict(orient="records"),
             "settings": self.settings.to_dict(), "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
             "table": self.table.to_dict(orient="records"),
+            "calibration": calibration_dict(self.calibration, "evaluation" if self.n_evaluation else "fit"),
         })
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:
@@ -215,6 +225,9 @@ def group_monotone(
     fit_on: Any = None,
     alpha: float = 1.0,
     beta: float = 1.0,
+    predicted: Any = None,
+    times: Any = None,
+    scale: str = "log_hazard",
     **xci_kwargs: Any,
 ) -> GroupMonotone:
     """Fit per-group monotone maps matching each group's event score distribution to a reference's.
@@ -241,6 +254,11 @@ def group_monotone(
         As in :func:`group_shift`: where the maps are fitted; the rest is the evaluation sample.
     alpha, beta : float, default=1.0
         Utility weights of the table's utility rows (finite, >= 0, not both 0).
+    predicted, times, scale
+        As in :func:`group_shift`: the model's predicted event probabilities at the horizons
+        ``times``; given, :attr:`GroupMonotone.calibration` reports the calibration of the mapped
+        scores' predicted risks per group before and after (``scale="log_hazard"``: the risk
+        becomes 1 − (1 − F̂)^exp(h(r) − r)), on the evaluation sample.
     **xci_kwargs
         Passed to :func:`survfair.xci` for the before/after table.
 
@@ -277,10 +295,12 @@ def group_monotone(
     """
     alpha, beta = check_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
-    fit_sample, eval_sample, _ = split_samples(time, event, group, risk, data, fit_on)
+    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on)
     ref = check_reference(reference, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")
+    risks = check_predicted_option(predicted, times, scale, data,
+                                   {"time": time, "event": event, "group": group, "risk": risk})
     maps_by_code = fit_maps(fit_sample, settings, ref)
     maps = {
         fit_sample.groups[code]: tuple(readonly(a, float) for a in knots) for code, knots in maps_by_code.items()
@@ -291,7 +311,7 @@ def group_monotone(
             ("evaluation", eval_sample, _apply(maps, eval_sample.groups, eval_sample.risk, eval_sample.group_codes))
         )
     table, results = before_after_table(samples, settings, alpha, beta, xci_kwargs)
-    return GroupMonotone(
+    fitted = GroupMonotone(
         groups=fit_sample.groups,
         reference=fit_sample.groups[ref],
         alpha=alpha,
@@ -303,3 +323,9 @@ def group_monotone(
         table=table,
         results=results,
     )
+    if risks is None:
+        return fitted
+    evaluated = fit_sample if eval_sample is None else eval_sample
+    rows = None if eval_sample is None or fit_mask is None else ~fit_mask
+    return dataclasses.replace(fitted, calibration=adjustment_calibration(fitted, evaluated, rows, risks,
+                                                                          settings.censoring))

@@ -8,6 +8,7 @@ search is exact) and :mod:`._tables` (the before/after table).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from .._results import json_safe
 from .._summaries import OBJECTIVES
 from .._validation import check_option, check_scalar
 from .._settings import EstimatorSettings
+from ._adjusted_calibration import adjustment_calibration, calibration_dict, calibration_rows, check_predicted_option
 from ._problem import ShiftProblem, check_reference, check_transform_inputs, check_weights, split_samples
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
 from ._tables import before_after_table, format_table
@@ -59,6 +61,10 @@ class GroupShift:
         The xCI estimator's settings (method, tau, censoring, tied_tol, strict).
     n_fit, n_evaluation : int
         Rows of the fitting and the evaluation sample (0 without an evaluation sample).
+    calibration : CalibrationCost or None
+        With ``group_shift(..., predicted=, times=)``: the calibration of the shifted scores'
+        predicted risks per group, before and after (:func:`survfair.mitigate.calibration_cost`), on
+        the evaluation sample (in-sample without ``fit_on``). None otherwise.
 
     Notes
     -----
@@ -86,6 +92,7 @@ class GroupShift:
     n_evaluation: int
     table: pd.DataFrame = field(repr=False)
     results: dict = field(repr=False, default_factory=dict)
+    calibration: Any = field(repr=False, default=None)
 
     @property
     def offsets(self) -> pd.Series:
@@ -101,12 +108,18 @@ class GroupShift:
         "delta_between" for every pair a < b, "min_xci", "overall" (the pooled C, Proposition 4.1) and "utility"
         (per group a). Columns before, after, change and the se / ci_low / ci_high of both
         (NaN until the estimator is asked for inference through ``**xci_kwargs``).
+
+        With ``predicted=`` the calibration rows of :attr:`calibration` follow, on the sample they
+        were computed on ("evaluation", or "fit" without ``fit_on``): metric the statistic
+        (observed_risk, expected_risk, oe_ratio, intercept, slope, ici, e90, brier), a the group,
+        and a ``time`` column, the horizon (NaN on the ranking rows).
         """
-        return self.table.copy()
+        return calibration_rows(self.table, self.calibration, "evaluation" if self.n_evaluation else "fit")
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: the offsets, the search and its diagnostics, the settings and the
-        before/after table (as :meth:`to_frame`)."""
+        """JSON-safe dictionary: the offsets, the search and its diagnostics, the settings, the
+        before/after table (the ranking rows of :meth:`to_frame`) and ``"calibration"`` (the sample
+        and :meth:`CalibrationCost.to_dict`, or None without ``predicted=``)."""
         return json_safe({
             "adjustment": "shift", "groups": list(self.groups), "reference": self.reference,
             "objective": self.objective, "alpha": self.alpha, "beta": self.beta,
@@ -116,6 +129,7 @@ class GroupShift:
             "search": self.search, "n_evaluations": self.n_evaluations, "settings": self.settings.to_dict(),
             "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
             "table": self.table.to_dict(orient="records"),
+            "calibration": calibration_dict(self.calibration, "evaluation" if self.n_evaluation else "fit"),
         })
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:
@@ -175,6 +189,9 @@ def group_shift(
     fit_on: Any = None,
     max_evaluations: int = MAX_EVALUATIONS,
     random_state: Any = None,
+    predicted: Any = None,
+    times: Any = None,
+    scale: str = "log_hazard",
     **xci_kwargs: Any,
 ) -> GroupShift:
     """Fit per-group additive offsets on the risk scale that optimise a cross-group fairness objective.
@@ -216,6 +233,17 @@ def group_shift(
     random_state : None, int, numpy Generator / RandomState / SeedSequence, default=None
         Seed of the differential-evolution search (three or more groups; two groups are searched
         exactly, without randomness). None: fresh entropy, as everywhere in survfair.
+    predicted : array-like of shape (n_samples,) or (n_samples, n_times), or column name(s), optional
+        The model's predicted event probabilities at ``times`` (as in :func:`survfair.calibration`
+        and :func:`frontier`). Given, the result also reports the calibration of the shifted
+        scores' predicted risks per group, before and after, beside the ranking gain
+        (:attr:`GroupShift.calibration`, a :class:`CalibrationCost`; its rows in :meth:`to_frame`
+        and :meth:`to_dict`), on the evaluation sample (in-sample without ``fit_on``).
+    times : float or sequence of float, optional
+        The horizons of the columns of ``predicted`` (required with it).
+    scale : {"log_hazard", "probability"}, default="log_hazard"
+        How ``risk`` relates to ``predicted`` (as in :func:`calibration_cost`): a log relative hazard,
+        whose shift by d turns F̂ into 1 − (1 − F̂)^exp(d), or the predicted risk itself (one horizon).
     **xci_kwargs
         Passed to :func:`survfair.xci` when the before/after table is computed (e.g. inference
         options), so that the table's se / intervals are filled.
@@ -233,7 +261,9 @@ def group_shift(
         For invalid data (see :func:`survfair.xci`), an unknown ``objective``, ``method`` or
         ``censoring``, ``alpha`` / ``beta`` negative, infinite or both 0, a ``reference`` that is
         not a group, a single group, a ``fit_on`` that leaves no fitting or evaluation rows or
-        misses a group, or a cross-group cell without comparable pairs in the fitting sample.
+        misses a group, or a cross-group cell without comparable pairs in the fitting sample;
+        ``predicted`` without ``times`` (or the reverse), invalid predicted risks or horizons (see
+        :func:`survfair.calibration`), or an unknown ``scale``.
 
     Notes
     -----
@@ -269,10 +299,12 @@ def group_shift(
     alpha, beta = check_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
-    fit_sample, eval_sample, _ = split_samples(time, event, group, risk, data, fit_on)
+    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on)
     ref = check_reference(reference, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a group shift needs at least two groups.")
+    risks = check_predicted_option(predicted, times, scale, data,
+                                   {"time": time, "event": event, "group": group, "risk": risk})
 
     problem = ShiftProblem(fit_sample, settings)
     goal = make_objective(objective, alpha, beta, problem.weights)
@@ -284,7 +316,7 @@ def group_shift(
     if eval_sample is not None:
         samples.append(("evaluation", eval_sample, eval_sample.risk + offsets[eval_sample.group_codes]))
     table, results = before_after_table(samples, settings, alpha, beta, xci_kwargs)
-    return GroupShift(
+    fitted = GroupShift(
         groups=fit_sample.groups,
         reference=fit_sample.groups[ref],
         objective=objective,
@@ -303,3 +335,9 @@ def group_shift(
         table=table,
         results=results,
     )
+    if risks is None:
+        return fitted
+    evaluated = fit_sample if eval_sample is None else eval_sample
+    rows = None if eval_sample is None or fit_mask is None else ~fit_mask
+    return dataclasses.replace(fitted, calibration=adjustment_calibration(fitted, evaluated, rows, risks,
+                                                                          settings.censoring))
