@@ -13,13 +13,14 @@ Two monotone adjustments of one group's scores, both evaluated with :func:`survf
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from ._frozen import frozen_result
 from ._kernel import count_pairs
 from ._results import json_safe
 from ._validation import SurvivalSample, check_binary_inputs, check_confidence_level, check_scalar, check_tied_tol
@@ -45,7 +46,7 @@ def _summary(result: XAUCResult, a: Any, b: Any) -> dict:
     }
 
 
-@dataclass(frozen=True)
+@frozen_result
 class LogisticAdjustment:
     """Result of :func:`logistic_adjustment` (Kallus & Zhou 2019, Appendix E.1, Table 3).
 
@@ -94,7 +95,7 @@ class LogisticAdjustment:
                           "metrics": self.to_frame().to_dict(orient="records")})
 
 
-@dataclass(frozen=True)
+@frozen_result
 class EqualOpportunityAdjustment:
     """Result of :func:`equal_opportunity_adjustment` (Kallus & Zhou 2019, Appendix E.2).
 

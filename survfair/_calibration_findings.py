@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._calibration_result import CalibrationResult
 from ._findings import adjust_name
 from ._format import interval_text, p_phrase, percent
@@ -16,7 +17,7 @@ from ._validation import check_option, check_scalar
 __all__ = ["CalibrationFindings", "calibration_findings"]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CalibrationFindings:
     """Result of :func:`calibration_findings`: sentences, and the numbers behind them.
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._intervals import bootstrap_interval, bootstrap_p_value, two_sided_z, wald_p_value
 from ._multiplicity import adjust_p_values
 from ._results import json_safe, readonly
@@ -69,7 +70,7 @@ def _bootstrap_p(estimate: np.ndarray, draws: np.ndarray, null: np.ndarray) -> n
     return p
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CalibrationResult:
     """Result of :func:`survfair.calibration`: calibration of predicted risks per group and horizon.
 
@@ -121,8 +122,6 @@ class CalibrationResult:
     min_censoring_survival: dict = field(repr=False, default_factory=dict)
 
     def __post_init__(self):
-        for name in ("estimates", "bins", "curves", "gnd"):
-            object.__setattr__(self, name, getattr(self, name).copy())
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
         if self.draws is not None:
             object.__setattr__(self, "draws", readonly(self.draws, dtype=float))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from ._frozen import frozen_result
 from ._jit import cached_njit
 
 from ._exceptions import PositivityError, PositivityWarning, listed
@@ -177,7 +178,7 @@ def _step_lookup(curve_times, curve, times, undefined_beyond):
     return out
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CensoringCurves:
     """Fitted censoring survival curves, one per group (or one shared curve).
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import pandas as pd
+
+from ._frozen import frozen_result
 
 __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 
@@ -14,7 +16,7 @@ __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 FLCHAIN_COVARIATES = ("age", "female", "kappa", "lambda", "creatinine", "mgus")
 
 
-@dataclass(frozen=True)
+@frozen_result
 class FlchainCohort:
     """The flchain cohort (Dispenzieri et al. 2012; 7874 residents of Olmsted County aged >= 50).
 

@@ -9,12 +9,13 @@ Small cells are flagged with the reason, and every family of p-values is adjuste
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._exceptions import MemoryLimitError
 from ._format import interval_text, p_phrase, p_value_text, percent
 from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
@@ -129,7 +130,7 @@ def flagged_cells(flags: pd.DataFrame) -> set:
     return {(r.a, r.b) for r in flags.itertuples() if r.flagged}
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Findings:
     """Result of :func:`findings`: sentences for a reader, and the numbers behind them.
 

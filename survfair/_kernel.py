@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ._frozen import frozen_result
 from ._jit import cached_njit
 
 __all__ = [
@@ -35,7 +37,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class PairCounts:
     """Per-cell pair counts; every array has shape (G, G), rows a = earlier member's group.
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._exceptions import MemoryLimitError
 from ._models import as_risk, check_feature_keys
 from ._results import XCIResult, json_safe
@@ -25,7 +26,7 @@ def _label(value: Any) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
+@frozen_result
 class ModelComparison:
     """Result of :func:`survfair.compare`.
 
@@ -80,11 +81,16 @@ class ModelComparison:
     results: dict = field(repr=False)
     scores: dict = field(repr=False)
 
-    @functools.cached_property
+    @property
     def table(self) -> pd.DataFrame:
-        """One row per model: the cells, the deltas, min-xCI and the pooled C (see the class docstring)."""
+        """One row per model: the cells, the deltas, min-xCI and the pooled C (see the class
+        docstring); a fresh copy on every access."""
+        return self._table.copy(deep=True)
+
+    @functools.cached_property
+    def _table(self) -> pd.DataFrame:
         # built on first access: with many groups it has G^2 + 2 G(G-1) columns per model,
-        # which an audit that only reads .results never needs
+        # which an audit that only reads .results never needs; private, so never handed out
         with_ci = any(r.ci_method is not None for r in self.results.values())
         rows = [_row(r, with_ci) for r in self.results.values()]
         return pd.DataFrame(rows, index=pd.Index(list(self.results), name="model"))
@@ -105,8 +111,8 @@ class ModelComparison:
             ci_low, ci_high, p_value (NaN where the table has no such column).
         """
         rows = []
-        for model, row in self.table.iterrows():
-            for column in self.table.columns:
+        for model, row in self._table.iterrows():
+            for column in self._table.columns:
                 if column in ("n", "events", "min_xci_cell") or column.endswith(("_low", "_high", "_p")):
                     continue
                 rows.append(
@@ -131,13 +137,13 @@ class ModelComparison:
         """Jupyter display: one row per model (values; intervals in .to_frame())."""
         from ._notebook import table_html  # presentation, imported when Jupyter asks
 
-        shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
-        return table_html("ModelComparison", f"groups = {list(self.groups)}", self.table[shown])
+        shown = [c for c in self._table.columns if not c.endswith(("_low", "_high", "_p"))]
+        return table_html("ModelComparison", f"groups = {list(self.groups)}", self._table[shown])
 
     def __repr__(self) -> str:
-        shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
+        shown = [c for c in self._table.columns if not c.endswith(("_low", "_high", "_p"))]
         with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 50):
-            return f"ModelComparison(groups={list(self.groups)})\n{self.table[shown]}"
+            return f"ModelComparison(groups={list(self.groups)})\n{self._table[shown]}"
 
 
 def _row(result: XCIResult, with_ci: bool) -> dict:

@@ -15,12 +15,12 @@ from the result objects:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import special
 
+from ._frozen import frozen_result
 from ._memory import require_memory
 from ._results import combine_cells, contrast_covariance, json_safe
 from ._validation import check_option
@@ -83,7 +83,7 @@ def adjust_p_values(p_values: Any, method: str = "holm") -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@frozen_result
 class OmnibusTest:
     """Result of :func:`omnibus_test`: a joint Wald test of several contrasts of the cells.
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import freeze, frozen_result
 from ._censoring import CensoringCurves
 from ._intervals import (
     bootstrap_interval,
@@ -303,7 +305,7 @@ class CellMatrixAccessors:
         return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
 
 
-@dataclass(frozen=True)
+@frozen_result
 class BootstrapDraws:
     """Bootstrap replicates of the matrix and of the pooled C.
 
@@ -336,7 +338,7 @@ class BootstrapDraws:
             object.__setattr__(self, name, readonly(getattr(self, name)))
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Jackknife:
     """Delete-one estimates, for the acceleration of BCa intervals (censoring weights held fixed).
 
@@ -357,7 +359,7 @@ class Jackknife:
         object.__setattr__(self, "overall", readonly(self.overall))
 
 
-@dataclass(frozen=True)
+@frozen_result
 class XCIResult(CellMatrixAccessors):
     """Result of :func:`survfair.xci`: the G x G xCI matrix, its pair counts and settings.
 
@@ -429,6 +431,10 @@ class XCIResult(CellMatrixAccessors):
     def __post_init__(self):
         counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
         object.__setattr__(self, "pair_counts", counts)
+        if self.sample is not None:  # its arrays may be the caller's own: read-only copies
+            arrays = {f.name: freeze(getattr(self.sample, f.name)) for f in dataclasses.fields(self.sample)
+                      if isinstance(getattr(self.sample, f.name), np.ndarray)}
+            object.__setattr__(self, "sample", dataclasses.replace(self.sample, **arrays))
 
     # -- settings -----------------------------------------------------------------------------
     @property

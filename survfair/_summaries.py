@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._intervals import (
     ConfidenceInterval,
     bootstrap_interval,
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Estimate:
     """A scalar summary with its uncertainty.
 
@@ -110,7 +110,7 @@ class Estimate:
                           "p_value": self.p_value, "null": self.null, "confidence_level": self.confidence_level})
 
 
-@dataclass(frozen=True)
+@frozen_result
 class MinXCI:
     """Smallest xCI cell (Wang et al. 2026, Section 4.2.2) and where it is; returned by :func:`min_xci`.
 

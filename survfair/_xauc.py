@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._delong import BinaryRows, delong_covariance, pooled_parts
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
@@ -51,7 +52,7 @@ def group_index(groups: tuple) -> pd.Index:
     return pd.Index(list(groups), name="group", tupleize_cols=False)
 
 
-@dataclass(frozen=True)
+@frozen_result
 class XAUCResult(CellMatrixAccessors):
     """Result of :func:`survfair.xauc`: the G x G xAUC matrix with DeLong inference.
 
@@ -135,7 +136,7 @@ class XAUCResult(CellMatrixAccessors):
     @property
     def within(self) -> pd.Series:
         """Within-group AUCs AUC^a = xAUC(a, a) (the diagonal), indexed by group."""
-        return pd.Series(np.diag(self.values), index=group_index(self.groups), name="auc")
+        return pd.Series(np.diag(self.values).copy(), index=group_index(self.groups), name="auc")
 
     @property
     def overall(self) -> float:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._calibration import calibration, predicted_matrix
 from .._calibration_result import CalibrationResult
 from .._exceptions import PositivityWarning
@@ -39,7 +40,7 @@ def adjusted_risks(predicted: np.ndarray, risk: np.ndarray, adjusted: np.ndarray
     return np.asarray(adjusted, float)[:, None]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CalibrationCost:
     """Result of :func:`calibration_cost`: ranking and calibration of one adjustment, before and after.
 
@@ -58,9 +59,6 @@ class CalibrationCost:
     after: CalibrationResult = field(repr=False)
     n_samples: int
     table: pd.DataFrame = field(repr=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "table", self.table.copy())
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy before/after table (a copy), one row per number: the ranking rows of the

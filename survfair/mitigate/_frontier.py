@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._calibration import calibration, predicted_matrix
 from .._results import json_safe
 from .._settings import EstimatorSettings
@@ -21,7 +22,7 @@ __all__ = ["Frontier", "frontier", "plot_frontier"]
 FAIRNESS_COLUMNS = ("abs_delta_between", "min_xci")
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Frontier:
     """Result of :func:`frontier`: accuracy against cross-group fairness over group shifts.
 
@@ -45,9 +46,6 @@ class Frontier:
     settings: EstimatorSettings = field(repr=False)
     n_samples: int
     table: pd.DataFrame = field(repr=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "table", self.table.copy())
 
     def to_frame(self) -> pd.DataFrame:
         """One row per grid point (a copy): ``offset[g]`` for every group g (and ``offset``, the

@@ -11,12 +11,13 @@ probability of censoring) for ``method="ipcw"``, or unweighted for ``method="nai
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._censoring import fit_censoring
 from .._exceptions import PositivityError
 from .._results import json_safe, readonly
@@ -102,7 +103,7 @@ def fit_maps(sample: SurvivalSample, settings: EstimatorSettings, reference: int
     return maps
 
 
-@dataclass(frozen=True)
+@frozen_result
 class GroupMonotone:
     """A fitted set of per-group monotone maps (reference group: identity).
 

@@ -8,12 +8,13 @@ search is exact) and :mod:`._tables` (the before/after table).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._results import json_safe
 from .._summaries import OBJECTIVES
 from .._validation import check_option, check_scalar
@@ -28,7 +29,7 @@ __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 # -- the adjuster --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen_result
 class GroupShift:
     """A fitted group shift: risk_i + offset[group_i], one offset per group (reference at 0).
 

@@ -11,13 +11,14 @@ scipy.optimize.brentq.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
+from .._frozen import frozen_result
 from .._results import json_safe
 from .._validation import check_option, check_scalar, label_array, random_generator
 
@@ -51,7 +52,7 @@ def _check_groups(groups: Any) -> tuple[tuple, np.ndarray]:
     return labels, shares / shares.sum()
 
 
-@dataclass(frozen=True)
+@frozen_result
 class TrueXCI:
     """The population xCI of a design (Monte Carlo on a large uncensored sample, or exact).
 
@@ -107,7 +108,7 @@ class TrueXCI:
                           .to_dict(orient="records")})
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CohortDesign:
     """A data-generating process for survival cohorts with groups (build with :func:`ph_design`
     or :func:`aft_design`).

@@ -11,12 +11,13 @@ Dask cluster); every replication's seed is spawned up front, so the numbers do n
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._progress import progress_bar
 from .._results import json_safe
 from .._validation import check_confidence_level, check_option, check_random_state, check_scalar, label_array
@@ -99,7 +100,7 @@ def _summarise(estimates, ses, lows, highs, truth, null, level) -> dict:
     )
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CoverageStudy:
     """Result of :func:`coverage_study`: performance of the estimators, per sample size.
 
@@ -125,11 +126,6 @@ class CoverageStudy:
     tau: float | None
     table: pd.DataFrame = field(repr=False)
     replications: pd.DataFrame = field(repr=False, default=None)
-
-    def __post_init__(self):
-        object.__setattr__(self, "table", self.table.copy())
-        if self.replications is not None:
-            object.__setattr__(self, "replications", self.replications.copy())
 
     def replication_frame(self) -> pd.DataFrame:
         """Every replication's numbers (a copy), for measures or interval methods of your own: one

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._frozen import frozen_result
 from .._results import json_safe, readonly
 from .._validation import check_option, check_scalar, check_tau
 
@@ -173,7 +174,7 @@ def _approx_cell(law: _PairLaw) -> float:
 
 
 # -- public result and function ---------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen_result
 class LognormalXCI:
     """Population xCI matrix of the log-normal model (:func:`lognormal_xci`).
 
