@@ -60,6 +60,10 @@ class GroupShift:
         The xCI estimator's settings (method, tau, censoring, tied_tol, strict).
     n_fit, n_evaluation : int
         Rows of the fitting and the evaluation sample (0 without an evaluation sample).
+    seed_entropy : int or None
+        Three or more groups: the entropy of the seed of the differential-evolution search
+        (``random_state=seed_entropy`` repeats the fit exactly, also after ``random_state=None``).
+        Two groups: None (the search is exact and draws nothing).
 
     Notes
     -----
@@ -87,6 +91,7 @@ class GroupShift:
     n_evaluation: int
     table: pd.DataFrame = field(repr=False)
     results: dict = field(repr=False, default_factory=dict)
+    seed_entropy: int | None = field(repr=False, default=None)
 
     @property
     def offsets(self) -> pd.Series:
@@ -114,7 +119,8 @@ class GroupShift:
             "offsets": dict(zip(map(str, self.groups), self.offset_values)),
             "objective_before": self.objective_before, "objective_after": self.objective_after,
             "optimality_gap": self.optimality_gap, "plateau": list(self.plateau) if self.plateau else None,
-            "search": self.search, "n_evaluations": self.n_evaluations, "settings": self.settings.to_dict(),
+            "search": self.search, "n_evaluations": self.n_evaluations, "seed_entropy": self.seed_entropy,
+            "settings": self.settings.to_dict(),
             "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
             "table": self.table.to_dict(orient="records"),
         })
@@ -216,7 +222,11 @@ def group_shift(
         reports how far from optimal the result may be.
     random_state : None, int, numpy Generator / RandomState / SeedSequence, default=None
         Seed of the differential-evolution search (three or more groups; two groups are searched
-        exactly, without randomness). None: fresh entropy, as everywhere in survfair.
+        exactly, without randomness, but the value is checked all the same). None: fresh entropy,
+        as everywhere in survfair, so two identical calls with three or more groups may return
+        slightly different offsets (each a coordinate-wise optimum); pass an int for
+        reproducible offsets, or repeat a fit with ``random_state=fitted.seed_entropy``. The
+        command line ``survfair mitigate`` seeds with ``--seed`` (default 0).
     **xci_kwargs
         Passed to :func:`survfair.xci` when the before/after table is computed (e.g. inference
         options), so that the table's se / intervals are filled.
@@ -244,7 +254,7 @@ def group_shift(
     bound over intervals (with the kernel as the only evaluator) returns the global optimum over
     all offsets with ``optimality_gap == 0`` (certified), evaluating the objective only O(log) times
     per plateau it must inspect. The returned offset is the midpoint of the optimal plateau.
-    More groups: differential evolution (scipy, seeded) then exact coordinate-wise search; the
+    More groups: differential evolution (scipy, seeded by ``random_state``) then exact coordinate-wise search; the
     result is a coordinate-wise optimum (no single group's offset can improve it).
 
     In-sample gains are optimistic: the offset is selected to optimise the fitting sample's noisy
@@ -303,4 +313,5 @@ def group_shift(
         n_evaluation=0 if eval_sample is None else eval_sample.n_samples,
         table=table,
         results=results,
+        seed_entropy=fitted["seed_entropy"],
     )

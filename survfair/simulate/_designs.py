@@ -259,7 +259,12 @@ class CohortDesign:
         return times
 
     def censored_fraction(self, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
-        """Expected share of censored people per group (Monte Carlo on ``n`` draws per group)."""
+        """Expected share of censored people per group (Monte Carlo on ``n`` draws per group).
+
+        ``random_state`` defaults to 0 like :meth:`true_xci`, and for the same reason: the
+        share is a property of the design approximated by Monte Carlo, the same in every call
+        (the exception to survfair's ``random_state=None`` rule, see Conventions, "Seeds").
+        """
         fractions = {}
         for code, label in enumerate(self.groups):
             times = self._group_times(code, n, random_state)
@@ -291,8 +296,11 @@ class CohortDesign:
         tau : float, optional
         n_per_group : int, default=1_000_000
             Draws per group (10^6 per group: about 1-2 s per group pair on one core).
-        random_state : default=0
-            Seed of the draw (fixed by default, so the truth is reproducible).
+        random_state : None, int, numpy Generator / RandomState / SeedSequence, default=0
+            Seed of the draw. Fixed by default, the one documented exception to survfair's
+            ``random_state=None`` rule (see Conventions, "Seeds"): the result is a property of
+            the design approximated by Monte Carlo, not a random sample, so a design has one
+            truth in every call; pass other seeds to see the Monte-Carlo error.
 
         Returns
         -------
