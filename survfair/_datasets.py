@@ -7,6 +7,7 @@ from dataclasses import field
 import pandas as pd
 
 from ._frozen import frozen_result
+from ._validation import check_scalar
 
 __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 
@@ -47,7 +48,7 @@ class FlchainCohort:
         return self.frame.loc[:, list(self.covariates)].astype(float)
 
 
-def load_flchain(covariates: tuple | list = FLCHAIN_COVARIATES, *, perturb: bool = False) -> FlchainCohort:
+def load_flchain(*, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool = False) -> FlchainCohort:
     """Load flchain from scikit-survival, encode it, and drop rows missing a requested covariate.
 
     Parameters
@@ -64,6 +65,8 @@ def load_flchain(covariates: tuple | list = FLCHAIN_COVARIATES, *, perturb: bool
 
     Raises
     ------
+    TypeError
+        If ``perturb`` is not a boolean, or ``covariates`` is a single string.
     ValueError
         If a covariate name is unknown.
 
@@ -72,6 +75,9 @@ def load_flchain(covariates: tuple | list = FLCHAIN_COVARIATES, *, perturb: bool
     ``creatinine`` is missing for 1350 of 7874 people; requesting it drops those rows, and the
     number is reported in ``n_dropped`` (nothing is dropped silently).
     """
+    perturb = check_scalar(perturb, "perturb", "bool")  # 1 or "yes" is refused, not taken as True
+    if isinstance(covariates, str):
+        raise TypeError(f"covariates must be a sequence of column names, got the string {covariates!r}.")
     from sksurv.datasets import load_flchain as _load
 
     features, outcome = _load()

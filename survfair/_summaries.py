@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -472,7 +473,24 @@ def min_xci(result: XCIResult) -> MinXCI:
     return MinXCI(estimate, result.groups[flat // g], result.groups[flat % g])
 
 
-def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
+def check_utility_weights(alpha: Any, beta: Any) -> tuple[float, float]:
+    """The utility weights of :func:`utility` and of every objective built on it (the summaries,
+    the scorer, mitigation): finite numbers >= 0, not both 0.
+
+    Raises
+    ------
+    TypeError
+        If either is not a real number.
+    ValueError
+        If either is negative, NaN or infinite, or both are 0 (every utility would be 0).
+    """
+    alpha, beta = check_scalar(alpha, "alpha", low=0), check_scalar(beta, "beta", low=0)
+    if alpha == 0 and beta == 0:
+        raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
+    return alpha, beta
+
+
+def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
     """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a} (Section 4.3).
 
     The utility group ``a`` derives from the ranking (Wang et al. 2026, Section 4.3): its members
@@ -486,7 +504,8 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     result : XCIResult or XAUCResult
         A G x G matrix result, with or without inference.
     alpha, beta : float, default=1.0
-        Weights of being correctly ranked ahead (alpha) and behind (beta); finite numbers.
+        Weights of being correctly ranked ahead (alpha) and behind (beta); finite numbers
+        >= 0, not both 0 (the rule of :func:`survfair.mitigate.group_shift`).
 
     Returns
     -------
@@ -501,7 +520,8 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     Raises
     ------
     TypeError, ValueError
-        If ``alpha`` or ``beta`` is not a finite number.
+        If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
+        would be 0); a TypeError for a non-number.
 
     See Also
     --------
@@ -521,7 +541,7 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     b    1.7000
     c    2.0333
     """
-    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
+    alpha, beta = check_utility_weights(alpha, beta)
     weights = _utility_weights(len(result.groups), alpha, beta)
     rows = []
     for k in range(len(result.groups)):
@@ -670,7 +690,7 @@ def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> 
                              draws=draws)
 
 
-def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
+def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
     """The worst-off group's utility, min_a U(a) (Section 4.3; the maximin, Rawlsian objective).
 
     U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a}, as :func:`utility`
@@ -696,7 +716,8 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
     Raises
     ------
     TypeError, ValueError
-        If ``alpha`` or ``beta`` is not a finite number.
+        If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
+        would be 0); a TypeError for a non-number.
 
     See Also
     --------
@@ -712,14 +733,14 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
     >>> round(survfair.min_utility(res).value, 4)  # U(b), the smallest of survfair.utility(res)
     1.7
     """
-    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
+    alpha, beta = check_utility_weights(alpha, beta)
     weights = _utility_weights(len(result.groups), alpha, beta)
     draws = None if result.replicates is None else group_utilities(result.replicates, alpha, beta).min(axis=-1)
     value = float(group_utilities(result.values, alpha, beta).min())
     return _extreme_estimate(result, value, weights, fold=False, largest=False, draws=draws)
 
 
-def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
+def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
     """Nash welfare of the group utilities, prod_a U(a) (Section 4.3).
 
     The objective of the maximum Nash welfare solution that Wang et al. (2026), Section 4.3,
@@ -751,7 +772,8 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
     Raises
     ------
     TypeError, ValueError
-        If ``alpha`` or ``beta`` is not a finite number.
+        If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
+        would be 0); a TypeError for a non-number.
 
     See Also
     --------
@@ -771,7 +793,7 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
     >>> round(low, 4), round(high, 4)
     (0.4486, 106.538)
     """
-    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
+    alpha, beta = check_utility_weights(alpha, beta)
     if result.replicates is not None:  # the product of every replicate's utilities
         value = float(np.prod(group_utilities(result.values, alpha, beta)))
         draws = np.prod(group_utilities(result.replicates, alpha, beta), axis=-1)

@@ -384,3 +384,51 @@ def test_every_public_scalar_option_follows_one_rule(call, argument):
             bad, error = ("1", TypeError)
         with pytest.raises(error, match=rf"^{argument} must be .*, got "):
             call(bad)
+
+
+# -- audit of issue 19, item D: options that slipped past the shared checks ---------------------------
+
+
+def _xci_result():
+    return survfair.xci(**_cohort(), ci=None)
+
+
+def _design():
+    return survfair.simulate.ph_design({"F": 0.5, "M": 0.5})
+
+
+@pytest.mark.parametrize(
+    "call, bad, error, argument",
+    [
+        # before: accepted (group_shift refused the same weights)
+        (lambda v: survfair.min_utility(_xci_result(), alpha=v), -1.0, ValueError, "alpha"),
+        (lambda v: survfair.nash_welfare(_xci_result(), beta=v), -1.0, ValueError, "beta"),
+        (lambda v: survfair.utility(_xci_result(), alpha=v), -0.5, ValueError, "alpha"),
+        (lambda v: survfair.min_utility(_xci_result(), alpha=v, beta=0.0), 0.0, ValueError, "alpha and beta"),
+        (lambda v: survfair.utility(_xci_result(), alpha=v, beta=0.0), 0.0, ValueError, "alpha and beta"),
+        (lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_utility", alpha=v), -1.0,
+         ValueError, "alpha"),
+        (lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_xci", beta=v), -1.0,
+         ValueError, "beta"),
+        (lambda v: survfair.make_xci_scorer("min_utility", group_column="g", alpha=v), -1.0, ValueError, "alpha"),
+        # before: 1.5 passed and "x" raised joblib's own TypeError
+        (lambda v: survfair.simulate.coverage_study(_design(), [50], n_replications=2, n_truth=1000, n_jobs=v,
+                                                    progress=False), 1.5, TypeError, "n_jobs"),
+        (lambda v: survfair.simulate.coverage_study(_design(), [50], n_replications=2, n_truth=1000, n_jobs=v,
+                                                    progress=False), "x", TypeError, "n_jobs"),
+        # before: 2.5 failed inside scipy, True was taken as 1 node
+        (lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v), 2.5, TypeError, "n_nodes"),
+        (lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v), True, TypeError, "n_nodes"),
+        # before: 1 was taken as True
+        (lambda v: survfair.load_flchain(perturb=v), 1, TypeError, "perturb"),
+    ],
+)
+def test_options_missed_by_the_shared_checks_are_refused(call, bad, error, argument):
+    with pytest.raises(error, match=rf"^{argument} must"):
+        call(bad)
+
+
+def survfair_y():
+    from sksurv.util import Surv
+
+    return Surv.from_arrays(np.asarray(E, dtype=bool), np.asarray(T, dtype=float))

@@ -21,9 +21,10 @@ from .._frozen import frozen_result
 from .._censoring import fit_censoring
 from .._exceptions import PositivityError
 from .._results import json_safe, readonly
+from .._summaries import check_utility_weights
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
-from ._problem import check_reference, check_transform_inputs, check_weights, split_samples
+from ._problem import check_reference, check_transform_inputs, split_samples
 from ._tables import before_after_table, format_table
 
 __all__ = ["group_monotone", "GroupMonotone"]
@@ -276,7 +277,7 @@ def group_monotone(
 
     Wang, H. et al. (2026). arXiv:2606.16872, Sections 4.2-4.3.
     """
-    alpha, beta = check_weights(alpha, beta)
+    alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     fit_sample, eval_sample, _ = split_samples(time, event, group, risk, data, fit_on)
     ref = check_reference(reference, fit_sample.groups)

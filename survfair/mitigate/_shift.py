@@ -16,10 +16,10 @@ import pandas as pd
 
 from .._frozen import frozen_result
 from .._results import json_safe
-from .._summaries import OBJECTIVES
+from .._summaries import OBJECTIVES, check_utility_weights
 from .._validation import check_option, check_scalar
 from .._settings import EstimatorSettings
-from ._problem import ShiftProblem, check_reference, check_transform_inputs, check_weights, split_samples
+from ._problem import ShiftProblem, check_reference, check_transform_inputs, split_samples
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
 from ._tables import before_after_table, format_table
 
@@ -277,7 +277,7 @@ def group_shift(
     0.0
     """
     objective = check_option(objective, "objective", OBJECTIVES)
-    alpha, beta = check_weights(alpha, beta)
+    alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
     fit_sample, eval_sample, _ = split_samples(time, event, group, risk, data, fit_on)

@@ -65,7 +65,7 @@ def _summary_rows(result: XCIResult, alpha: float, beta: float) -> list[tuple]:
     rows.append(("min_xci", None, None, m.value, m.estimate.se, *m.estimate.confidence_interval))
     e = _pooled_estimate(result)
     rows.append(("overall", None, None, e.value, e.se, *e.confidence_interval))
-    for a, row in utility(result, alpha, beta).iterrows():
+    for a, row in utility(result, alpha=alpha, beta=beta).iterrows():
         rows.append(("utility", a, None, row["value"], row["se"], row["ci_low"], row["ci_high"]))
     return rows
 

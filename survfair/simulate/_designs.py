@@ -556,7 +556,7 @@ def aft_design(
                   beta, score, censoring, administrative, competing, entry, case_cohort)
 
 
-def ph_xci_integral(design: CohortDesign, a: Any, b: Any, n_nodes: int = 80) -> float:
+def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) -> float:
     """Exact xCI_{a,b} of a PH design whose groups share one baseline, by numerical integration.
 
     With a common baseline, P(T_i < T_j | lp_i, lp_j) = e^{lp_i} / (e^{lp_i} + e^{lp_j}) whatever
@@ -564,9 +564,48 @@ def ph_xci_integral(design: CohortDesign, a: Any, b: Any, n_nodes: int = 80) -> 
     ~ N(0, 1) independent (σ the logistic function). Computed on a Gauss-Hermite grid in
     (Z_i, Z_j), with the indicator integrated exactly along Z_i (the boundary R_i = R_j is a
     line), no truncation.
+
+    Parameters
+    ----------
+    design : CohortDesign
+        A proportional-hazards design (:func:`ph_design`) whose groups share one baseline
+        (the same shape and scale); censoring plays no part.
+    a, b : group labels
+        The cell: ``a`` the group of the earlier event, ``b`` that of the later member.
+    n_nodes : int, default=80
+        Gauss-Hermite nodes along Z_j, an integer >= 2.
+
+    Returns
+    -------
+    float
+        The population xCI_{a,b} (uncensored, untruncated).
+
+    Raises
+    ------
+    TypeError
+        If ``n_nodes`` is not an integer (booleans included).
+    ValueError
+        If the design is not a shared-baseline PH design, ``a`` or ``b`` is not one of its
+        groups, or ``n_nodes`` < 2.
+
+    See Also
+    --------
+    CohortDesign.true_xci : the same cells by Monte Carlo, for any design.
+    lognormal_xci : exact cells of the log-normal model.
+
+    Examples
+    --------
+    >>> from survfair.simulate import ph_design, ph_xci_integral
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0.0, "M": 0.5})
+    >>> round(ph_xci_integral(design, "F", "M"), 4), round(ph_xci_integral(design, "M", "F"), 4)
+    (0.6174, 0.8158)
     """
+    n_nodes = check_scalar(n_nodes, "n_nodes", "integer", low=2)
     if design.model != "ph" or len(set(design.shape)) > 1 or len(set(design.scale)) > 1:
         raise ValueError("ph_xci_integral needs a PH design whose groups share one baseline (shape and scale).")
+    for name, label in (("a", a), ("b", b)):
+        if label not in design.groups:
+            raise ValueError(f"{name}: group {label!r} is not in the design (groups: {list(design.groups)}).")
     i, j = design.groups.index(a), design.groups.index(b)
     nodes, weights = special.roots_hermitenorm(n_nodes)
     weights = weights / weights.sum()

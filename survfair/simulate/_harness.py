@@ -20,7 +20,7 @@ import pandas as pd
 from .._frozen import frozen_result
 from .._progress import progress_bar
 from .._results import json_safe
-from .._validation import check_confidence_level, check_option, check_random_state, check_scalar, label_array
+from .._validation import check_confidence_level, check_n_jobs, check_option, check_random_state, check_scalar, label_array
 from ._designs import CohortDesign, TrueXCI
 
 __all__ = ["ESTIMATORS", "CoverageStudy", "coverage_study", "power_curve", "study_power", "plot_coverage", "plot_power"]
@@ -192,7 +192,7 @@ def coverage_study(
     random_state : None, int, Generator or SeedSequence
         Seeds of the replications (spawned up front: the same numbers for any ``n_jobs``).
     n_jobs : int, optional
-        joblib jobs (processes).
+        joblib jobs (processes): None or 1 for one, -1 for every core; a non-zero integer.
     progress : bool, default=True
 
     Returns
@@ -229,6 +229,7 @@ def coverage_study(
     ci = check_option(ci, "ci", ("analytic", "bootstrap"))
     level = check_confidence_level(confidence_level)
     n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
+    n_jobs = check_n_jobs(n_jobs)
     tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
     if truth is None:
         truth = design.true_xci(tau, n_per_group=n_truth)
