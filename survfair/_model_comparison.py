@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping
@@ -16,7 +17,7 @@ from ._exceptions import MemoryLimitError
 from ._models import as_risk, check_feature_keys
 from ._results import XCIResult, json_safe
 from ._summaries import min_xci, overall_c, pairwise_deltas
-from ._validation import check_survival_inputs
+from ._validation import check_confidence_level, check_survival_inputs
 from ._xci import xci
 
 __all__ = ["ModelComparison", "compare"]
@@ -110,22 +111,38 @@ class ModelComparison:
             ``delta_within[a,b]``, ``delta_between[a,b]``, ``min_xci``, ``overall``), value,
             ci_low, ci_high, p_value (NaN where the table has no such column).
         """
-        rows = []
-        for model, row in self._table.iterrows():
-            for column in self._table.columns:
-                if column in ("n", "events", "min_xci_cell") or column.endswith(("_low", "_high", "_p")):
-                    continue
-                rows.append(
-                    {
-                        "model": model,
-                        "statistic": column,
-                        "value": row[column],
-                        "ci_low": row.get(f"{column}_low", math.nan),
-                        "ci_high": row.get(f"{column}_high", math.nan),
-                        "p_value": row.get(f"{column}_p", math.nan),
-                    }
-                )
-        return pd.DataFrame(rows)
+        return _long(self._table)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Interval of every statistic of every model at ``confidence_level``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level of the results (that of :meth:`to_frame`).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (model, statistic), in its row order,
+            and ci_low, ci_high at that level, recomputed from each model's result by the same
+            interval rules: survfair's rule for every result whose estimates are rows of a
+            table (a matrix result returns two G x G frames instead, see Conventions,
+            "Intervals"). NaN without inference.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        if confidence_level is None:
+            table = self._table
+        else:
+            level = check_confidence_level(confidence_level)
+            with_ci = any(r.ci_method is not None for r in self.results.values())
+            rows = [_row(dataclasses.replace(r, confidence_level=level), with_ci) for r in self.results.values()]
+            table = pd.DataFrame(rows, index=pd.Index(list(self.results), name="model"))
+        return _long(table)[["model", "statistic", "ci_low", "ci_high"]]
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the groups, the models and every statistic of :meth:`to_frame`
@@ -144,6 +161,26 @@ class ModelComparison:
         shown = [c for c in self._table.columns if not c.endswith(("_low", "_high", "_p"))]
         with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 50):
             return f"ModelComparison(groups={list(self.groups)})\n{self._table[shown]}"
+
+
+def _long(table: pd.DataFrame) -> pd.DataFrame:
+    """The long format of a table of :func:`_row` rows (see :meth:`ModelComparison.to_frame`)."""
+    rows = []
+    for model, row in table.iterrows():
+        for column in table.columns:
+            if column in ("n", "events", "min_xci_cell") or column.endswith(("_low", "_high", "_p")):
+                continue
+            rows.append(
+                {
+                    "model": model,
+                    "statistic": column,
+                    "value": row[column],
+                    "ci_low": row.get(f"{column}_low", math.nan),
+                    "ci_high": row.get(f"{column}_high", math.nan),
+                    "p_value": row.get(f"{column}_p", math.nan),
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def _row(result: XCIResult, with_ci: bool) -> dict:

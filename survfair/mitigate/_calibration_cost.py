@@ -17,7 +17,7 @@ from .._results import json_safe
 from .._validation import check_option, check_survival_inputs
 from ._monotone import GroupMonotone
 from ._shift import GroupShift
-from ._tables import before_after_table, format_table
+from ._tables import before_after_table, format_table, interval_table
 
 __all__ = ["CalibrationCost", "calibration_cost", "adjusted_risks", "SCALES"]
 
@@ -59,6 +59,8 @@ class CalibrationCost:
     after: CalibrationResult = field(repr=False)
     n_samples: int
     table: pd.DataFrame = field(repr=False)
+    #: the ranking rows' XCIResults, {"ranking": (before, after)}, for confidence_interval()
+    _results: dict = field(repr=False, default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy before/after table (a copy), one row per number: the ranking rows of the
@@ -68,6 +70,39 @@ class CalibrationCost:
         horizon). Columns part ("ranking" or "calibration"), time, metric, a, b, before, after,
         change and the intervals of both."""
         return self.table.copy()
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Intervals of every before/after number at ``confidence_level``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level of :meth:`to_frame`.
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (part, time, metric, a, b), in its row
+            order, and before_ci_low, before_ci_high, after_ci_low, after_ci_high at that level,
+            recomputed by the same rules (the ranking rows from their xCI results, the
+            calibration rows by :meth:`CalibrationResult.confidence_interval`): survfair's rule
+            for every result whose estimates are rows of a table (see Conventions, "Intervals").
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        keys = ["part", "time", "metric", "a", "b"]
+        limits = ["before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+        if confidence_level is None:
+            return self.table[keys + limits]
+        adj = self.adjustment
+        ranking = interval_table(self._results, getattr(adj, "alpha", 1.0), getattr(adj, "beta", 1.0),
+                                 confidence_level).rename(columns={"sample": "part"})
+        ranking.insert(1, "time", np.nan)
+        calibration = _calibration_rows(self.before, self.after, confidence_level)
+        return pd.concat([ranking, calibration[keys + limits]], ignore_index=True)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: scale, n_samples and the rows of :meth:`to_frame`."""
@@ -80,8 +115,11 @@ class CalibrationCost:
         return f"CalibrationCost(scale={self.scale!r}, n_samples={self.n_samples})\n" + format_table(shown)
 
 
-def _calibration_rows(before: CalibrationResult, after: CalibrationResult) -> pd.DataFrame:
+def _calibration_rows(before: CalibrationResult, after: CalibrationResult, level: float | None = None) -> pd.DataFrame:
     b, a = before.to_frame(), after.to_frame()
+    if level is not None:  # the limits at another level, the same rows
+        for frame, result in ((b, before), (a, after)):
+            frame[["ci_low", "ci_high"]] = result.confidence_interval(level)[["ci_low", "ci_high"]].to_numpy()
     keep = b["statistic"].isin(_SHOWN)
     b, a = b[keep].reset_index(drop=True), a[keep].reset_index(drop=True)
     frame = pd.DataFrame({
@@ -196,12 +234,12 @@ def calibration_cost(
         warnings.simplefilter("ignore", PositivityWarning)  # the same censoring as "before", warned there
         after = calibration(sample.time, sample.event, labels, after_values, before.times, groups=sample.groups,
                             censoring=censoring, ci=ci, confidence_level=confidence_level, progress=False)
-    ranking, _ = before_after_table([("ranking", sample, adjusted)], adjustment.settings,
+    ranking, results = before_after_table([("ranking", sample, adjusted)], adjustment.settings,
                                     getattr(adjustment, "alpha", 1.0), getattr(adjustment, "beta", 1.0), {})
     ranking = ranking.rename(columns={"sample": "part"})
     ranking.insert(1, "time", np.nan)
     table = pd.concat([ranking, _calibration_rows(before, after)], ignore_index=True)
-    return CalibrationCost(adjustment, scale, before, after, sample.n_samples, table)
+    return CalibrationCost(adjustment, scale, before, after, sample.n_samples, table, results)
 
 
 def _predicted_in_order(predicted: Any, data: pd.DataFrame | None, times: Any) -> np.ndarray:

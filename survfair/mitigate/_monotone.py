@@ -25,7 +25,7 @@ from .._summaries import check_utility_weights
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
 from ._problem import check_reference, check_transform_inputs, split_samples
-from ._tables import before_after_table, format_table
+from ._tables import before_after_table, format_table, interval_table
 
 __all__ = ["group_monotone", "GroupMonotone"]
 
@@ -152,6 +152,34 @@ class GroupMonotone:
     def to_frame(self) -> pd.DataFrame:
         """Tidy before/after table (a copy); same layout as :meth:`GroupShift.to_frame`."""
         return self.table.copy()
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Intervals of every before/after number at ``confidence_level``, from the stored results.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level the result was made with (its :meth:`to_frame`
+            intervals).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (sample, metric, a, b), in its row order, and the
+            interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
+            estimates are rows of a table (a matrix result returns two G x G frames instead,
+            see Conventions, "Intervals").
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        if confidence_level is None:
+            columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+            return self.table[columns]
+        return interval_table(self.results, self.alpha, self.beta, confidence_level)
+
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the maps' knots, the settings and the before/after table."""

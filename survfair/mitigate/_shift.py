@@ -21,7 +21,7 @@ from .._validation import check_option, check_scalar
 from .._settings import EstimatorSettings
 from ._problem import ShiftProblem, check_reference, check_transform_inputs, split_samples
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
-from ._tables import before_after_table, format_table
+from ._tables import before_after_table, format_table, interval_table
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
@@ -109,6 +109,34 @@ class GroupShift:
         (NaN until the estimator is asked for inference through ``**xci_kwargs``).
         """
         return self.table.copy()
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Intervals of every before/after number at ``confidence_level``, from the stored results.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level the result was made with (its :meth:`to_frame`
+            intervals).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (sample, metric, a, b), in its row order, and the
+            interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
+            estimates are rows of a table (a matrix result returns two G x G frames instead,
+            see Conventions, "Intervals").
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        if confidence_level is None:
+            columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+            return self.table[columns]
+        return interval_table(self.results, self.alpha, self.beta, confidence_level)
+
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the offsets, the search and its diagnostics, the settings and the
