@@ -257,7 +257,7 @@ class CalibrationResult:
                         if a in by_group and b in by_group:
                             family.append(self._contrast(frame, by_group[a], by_group[b], statistic, z, level))
                             family[-1].update(time=float(t), statistic=statistic, a=a, b=b)
-                adjusted = adjust_p_values([r["p_value"] for r in family], adjust) if family else []
+                adjusted = adjust_p_values([r["p_value"] for r in family], method=adjust) if family else []
                 for r, p in zip(family, adjusted):
                     r["p_adjusted"] = float(p)
                 rows += family

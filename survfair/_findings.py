@@ -119,7 +119,7 @@ def joint_test(result: Any, hypothesis: str) -> OmnibusTest:
         return OmnibusTest(hypothesis, np.nan, 0, np.nan, 0, 0, "none")
     if k <= JOINT_TEST_LIMIT:
         try:
-            return omnibus_test(result, hypothesis)
+            return omnibus_test(result, hypothesis=hypothesis)
         except MemoryLimitError:
             pass
     return OmnibusTest(hypothesis, np.nan, 0, np.nan, k, 0, NOT_COMPUTED)
@@ -188,7 +188,7 @@ def _adjusted(deltas: pd.DataFrame, method: str) -> pd.DataFrame:
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for summary, part in deltas.groupby("summary", sort=False):
-        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method)
+        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method=method)
     return deltas
 
 

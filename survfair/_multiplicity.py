@@ -32,7 +32,7 @@ ADJUSTMENTS = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", "none
 HYPOTHESES = ("no_asymmetry", "equal_within", "equal_cells")
 
 
-def adjust_p_values(p_values: Any, method: str = "holm") -> np.ndarray:
+def adjust_p_values(p_values: Any, *, method: str = "holm") -> np.ndarray:
     """Adjusted p-values of one family of tests.
 
     Parameters
@@ -163,7 +163,7 @@ def n_contrasts(g: int, hypothesis: str) -> int:
     return {"no_asymmetry": g * (g - 1) // 2, "equal_within": g - 1, "equal_cells": g * g - 1}[hypothesis]
 
 
-def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
+def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     """Joint Wald test that a family of cell contrasts are all zero.
 
     Parameters

@@ -11,7 +11,7 @@ from ._results import XCIResult
 __all__ = ["fairness_profile"]
 
 
-def fairness_profile(result: XCIResult, calibration: CalibrationResult, time: float | None = None) -> pd.DataFrame:
+def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time: float | None = None) -> pd.DataFrame:
     """One table per audit: each group's ranking (xCI) beside its calibration at one horizon.
 
     Discrimination and calibration answer different questions and cannot in general both be

@@ -85,7 +85,7 @@ def xci_score(
         return float(min_utility(result, alpha=alpha, beta=beta).value)
     if statistic == "nash_welfare":
         return float(nash_welfare(result, alpha=alpha, beta=beta).value)
-    return -float(abs_delta_between(result, a, b).value)
+    return -float(abs_delta_between(result, a=a, b=b).value)
 
 
 class _ColumnGroupScorer:
@@ -108,8 +108,8 @@ class _ColumnGroupScorer:
 
 
 def make_xci_scorer(
-    statistic: str = "min_xci",
     *,
+    statistic: str = "min_xci",
     group_column: str | None = None,
     a: Any = None,
     b: Any = None,
@@ -127,7 +127,7 @@ def make_xci_scorer(
     * **Metadata routing** (default, ``group_column=None``): enable routing and request it::
 
           sklearn.set_config(enable_metadata_routing=True)
-          scorer = make_xci_scorer("min_xci").set_score_request(group=True)
+          scorer = make_xci_scorer(statistic="min_xci").set_score_request(group=True)
           GridSearchCV(est, grid, scoring=scorer).fit(X, y, group=g)
 
       sklearn splits ``group`` with the folds.

@@ -622,7 +622,7 @@ def _extreme_estimate(result: XCIResult, value: float, weights: np.ndarray, *, f
     return Estimate(value, se, interval, math.nan, 0.0, result.confidence_level)
 
 
-def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> Estimate:
+def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) -> Estimate:
     """|Δbetween|: |xCI_{a,b} - xCI_{b,a}| for one pair, or the largest over all pairs.
 
     The absolute between-group disparity of Wang et al. (2026), Section 4.2.1, which the paper

@@ -211,8 +211,9 @@ class XAUCResult(CellMatrixAccessors):
         )
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the AUC (with its
-        DeLong se and interval, :meth:`overall_estimate`)."""
+        """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the pooled AUC
+        as ``overall`` (the attribute's name), with ``overall_se``, ``overall_ci_low`` and
+        ``overall_ci_high`` (DeLong, :meth:`overall_estimate`)."""
         from ._xauc_summaries import balanced_xauc  # the summaries build on this module
 
         balanced = balanced_xauc(self).reset_index()
@@ -224,10 +225,10 @@ class XAUCResult(CellMatrixAccessors):
                 "tied_tol": self.tied_tol,
                 "n_samples": self.n_samples,
                 "groups": [str(g) for g in self.groups],
-                "auc": self.overall,
-                "auc_se": pooled.se,
-                "auc_ci_low": pooled.confidence_interval.low,
-                "auc_ci_high": pooled.confidence_interval.high,
+                "overall": self.overall,
+                "overall_se": pooled.se,
+                "overall_ci_low": pooled.confidence_interval.low,
+                "overall_ci_high": pooled.confidence_interval.high,
                 "confidence_level": self.confidence_level,
                 "ci_method": self.ci_method,
                 "cells": [

@@ -25,7 +25,7 @@ def _wald(value: float, se: float, null: float, level: float) -> Estimate:
     return Estimate(float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level)
 
 
-def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> pd.DataFrame:
+def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) -> pd.DataFrame:
     """Balanced xAUCs per group (Kallus & Zhou 2019, Definition 3) with DeLong intervals.
 
     xAUC^1(a) = P[R_1^a > R_0]: positives of group a against all negatives;
@@ -307,7 +307,7 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
     rows = result.rows
     g = len(result.groups)
-    balanced = balanced_xauc(result, level)
+    balanced = balanced_xauc(result, confidence_level=level)
     frame = pd.DataFrame(index=group_index(result.groups))
     frame["n"] = [result.group_sizes[k]["n"] for k in result.groups]
     frame["positives"] = balanced["positives"]

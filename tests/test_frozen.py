@@ -62,7 +62,7 @@ def results():
         out["lognormal_xci"] = simulate.lognormal_xci(0.8, 1, 0.5, 0.5, 0.8, 1)
         design = simulate.ph_design({"a": 0.5, "b": 0.5})
         out["design"] = design
-        out["true_xci"] = design.true_xci(n_per_group=4000)
+        out["true_xci"] = design.true_xci(n_truth=4000)
         out["coverage_study"] = simulate.coverage_study(design, [60], n_replications=2, n_truth=4000,
                                                         random_state=0, progress=False)
         out["flchain"] = survfair.load_flchain()

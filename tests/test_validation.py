@@ -410,7 +410,7 @@ def _design():
          ValueError, "alpha"),
         (lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_xci", beta=v), -1.0,
          ValueError, "beta"),
-        (lambda v: survfair.make_xci_scorer("min_utility", group_column="g", alpha=v), -1.0, ValueError, "alpha"),
+        (lambda v: survfair.make_xci_scorer(statistic="min_utility", group_column="g", alpha=v), -1.0, ValueError, "alpha"),
         # before: 1.5 passed and "x" raised joblib's own TypeError
         (lambda v: survfair.simulate.coverage_study(_design(), [50], n_replications=2, n_truth=1000, n_jobs=v,
                                                     progress=False), 1.5, TypeError, "n_jobs"),
@@ -432,3 +432,29 @@ def survfair_y():
     from sksurv.util import Surv
 
     return Surv.from_arrays(np.asarray(E, dtype=bool), np.asarray(T, dtype=float))
+
+
+def test_options_are_keyword_only():
+    """Issue 19 audit, item E: the data stay positional, every option after ``*``."""
+    import inspect
+
+    from survfair import simulate
+
+    cases = {
+        survfair.balanced_xauc: ["confidence_level"], survfair.min_utility: ["alpha", "beta"],
+        survfair.nash_welfare: ["alpha", "beta"], survfair.utility: ["alpha", "beta"],
+        survfair.abs_delta_between: ["a", "b"], survfair.omnibus_test: ["hypothesis"],
+        survfair.adjust_p_values: ["method"], survfair.fairness_profile: ["time"],
+        survfair.make_xci_scorer: ["statistic"], simulate.ph_xci_integral: ["n_nodes"],
+        survfair.load_flchain: ["covariates", "perturb"], simulate.CohortDesign.draw: ["random_state"],
+        simulate.CohortDesign.censored_fraction: ["n", "random_state"],
+        simulate.CohortDesign.true_xci: ["n_truth", "random_state"],
+    }
+    for function, names in cases.items():
+        parameters = inspect.signature(function).parameters
+        for name in names:
+            assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, (function.__qualname__, name)
+    # one name for the replications and for the truth's draws
+    assert "n_replications" in inspect.signature(simulate.study).parameters
+    assert "n_replications" in inspect.signature(simulate.ipcw_bias_study).parameters
+    assert "n_truth" in inspect.signature(simulate.coverage_study).parameters

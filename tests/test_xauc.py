@@ -431,7 +431,7 @@ def test_cli_binary_report_and_horizon_table():
     assert f"{estimate.value:.4f}" in text  # every pair's ΔxAUC is printed
     assert json.loads(run_binary_audit(_parser().parse_args(
         ["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp", "--risk", "score",
-         "--format", "json"]), frame))["auc"] == pytest.approx(res.overall)
+         "--format", "json"]), frame))["overall"] == pytest.approx(res.overall)
     with pytest.raises(CLIError, match="--positive 'maybe' does not occur"):
         run_binary_audit(_parser().parse_args(["--binary", "--outcome", "dead", "--positive", "maybe",
                                                "--group", "grp", "--risk", "score"]), frame)
@@ -483,7 +483,7 @@ def test_balanced_xauc_interval_is_logit_wald_and_stays_in_unit_interval():
     # another level, and the rule's boundary case: a value of 1 with se 0 gets [1, 1]
     y, g, s, _ = make_data(9, n=300, n_groups=3)
     res = xauc(y, g, s)
-    table = balanced_xauc(res, 0.8)
+    table = balanced_xauc(res, confidence_level=0.8)
     expected = cell_wald_interval(table["xauc0"].to_numpy(), table["xauc0_se"].to_numpy(), 0.8)
     np.testing.assert_array_equal(table["xauc0_low"].to_numpy(), expected[0])
     perfect = balanced_xauc(xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [4, 3, 1, 0, 5, 6, 2, -1]))
@@ -521,7 +521,8 @@ def test_overall_estimate_is_delong_of_the_pooled_auc(n_groups):
         assert est.se == pytest.approx(res.se.iloc[0, 0], rel=1e-12)
     assert res.overall_estimate(confidence_level=0.5).confidence_interval.high < high[0]
     exported = res.to_dict()
-    assert exported["auc_se"] == est.se and exported["auc_ci_low"] == low[0] and exported["auc_ci_high"] == high[0]
+    assert exported["overall"] == res.overall and "auc" not in exported  # one name: overall, as on the object
+    assert exported["overall_se"] == est.se and exported["overall_ci_low"] == low[0] and exported["overall_ci_high"] == high[0]
     with pytest.raises(TypeError, match="null must be a finite number"):
         res.overall_estimate(null="0.5")
 

@@ -192,7 +192,7 @@ class CohortDesign:
         linear = group_term + self.beta * z
         return linear if self.model == "ph" else -linear  # AFT: a longer log-time is a lower risk
 
-    def draw(self, n: int, random_state: Any = None) -> pd.DataFrame:
+    def draw(self, n: int, *, random_state: Any = None) -> pd.DataFrame:
         """Simulate a cohort of ``n`` people.
 
         With delayed entry, people are drawn until ``n`` of them are under observation at their
@@ -258,7 +258,7 @@ class CohortDesign:
         times[positive] = stats.expon.rvs(size=int(positive.sum()), random_state=rng) / rates[positive]
         return times
 
-    def censored_fraction(self, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
+    def censored_fraction(self, *, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
         """Expected share of censored people per group (Monte Carlo on ``n`` draws per group).
 
         ``random_state`` defaults to 0 like :meth:`true_xci`, and for the same reason: the
@@ -279,7 +279,7 @@ class CohortDesign:
         return np.minimum(times, self._competing_times(codes, rng)) if self.competing else times
 
     # -- the truth ---------------------------------------------------------------------------
-    def true_xci(self, tau: float | None = None, *, n_per_group: int = 1_000_000, random_state: Any = 0) -> TrueXCI:
+    def true_xci(self, tau: float | None = None, *, n_truth: int = 1_000_000, random_state: Any = 0) -> TrueXCI:
         """Population xCI by Monte Carlo: the exact O(n log n) kernel on a large uncensored sample.
 
         With ``tau`` the truncated estimand of eq. 5 (Wang et al. 2026), the target of IPCW:
@@ -294,7 +294,7 @@ class CohortDesign:
         Parameters
         ----------
         tau : float, optional
-        n_per_group : int, default=1_000_000
+        n_truth : int, default=1_000_000
             Draws per group (10^6 per group: about 1-2 s per group pair on one core).
         random_state : None, int, numpy Generator / RandomState / SeedSequence, default=0
             Seed of the draw. Fixed by default, the one documented exception to survfair's
@@ -309,11 +309,11 @@ class CohortDesign:
         from .._summaries import delta_between
         from .._xci import xci
 
-        n_per_group = check_scalar(n_per_group, "n_per_group", "integer", low=10)
+        n_truth = check_scalar(n_truth, "n_truth", "integer", low=10)
         tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
         rng = random_generator(random_state)
         g = len(self.groups)
-        code = np.repeat(np.arange(g), n_per_group)
+        code = np.repeat(np.arange(g), n_truth)
         z = rng.standard_normal(code.shape[0])
         event_time = self._event_times(code, z, rng)
         event = np.ones(code.shape[0], bool) if tau is None else event_time < tau

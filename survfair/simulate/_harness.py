@@ -232,7 +232,7 @@ def coverage_study(
     n_jobs = check_n_jobs(n_jobs)
     tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
     if truth is None:
-        truth = design.true_xci(tau, n_per_group=n_truth)
+        truth = design.true_xci(tau, n_truth=n_truth)
     root = check_random_state(random_state)
     seeds = root.spawn(len(sizes) * n_replications)
     n_workers = joblib.effective_n_jobs(n_jobs)
