@@ -100,8 +100,23 @@ class CalibrationResult:
 
     Examples
     --------
-    >>> import survfair
-    >>> cohort = survfair.simulate.weibull_cohort(400, random_state=1)  # doctest: +SKIP
+    A Weibull cohort whose predicted risks are the true F(5 | x) (so O/E is near 1 in both groups):
+
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=600)
+    >>> t_event = rng.weibull(1.5, 600) * np.exp(-0.5 * x) * 6
+    >>> t_cens = rng.uniform(0, 15, 600)
+    >>> time, event = np.minimum(t_event, t_cens), t_event <= t_cens
+    >>> risk5 = 1 - np.exp(-(5 / (6 * np.exp(-0.5 * x))) ** 1.5)
+    >>> group = np.where(rng.random(600) < 0.5, "F", "M")
+    >>> res = survfair.calibration(time, event, group, risk5, times=5)
+    >>> res.groups, res.times.tolist(), res.ci_method
+    (('F', 'M'), [5.0], 'analytic')
+    >>> res.to_frame().query("statistic == 'oe_ratio'")[["group", "estimate"]].round(2).values.tolist()
+    [['F', 0.91], ['M', 0.98]]
+    >>> list(res.confidence_interval(0.9).columns)  # another level, the tidy rows of to_frame()
+    ['time', 'group', 'statistic', 'ci_low', 'ci_high']
     """
 
     groups: tuple
