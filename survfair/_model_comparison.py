@@ -22,6 +22,10 @@ from ._xci import xci
 
 __all__ = ["ModelComparison", "compare"]
 
+#: Column suffixes of the wide table that hold an estimate's interval and p-value (the package
+#: scheme: ``<name>_ci_low``, ``<name>_ci_high``, ``<name>_p_value``).
+_INTERVAL_SUFFIXES = ("_ci_low", "_ci_high", "_p_value")
+
 
 def _label(value: Any) -> str:
     return str(value)
@@ -40,11 +44,11 @@ class ModelComparison:
         ``delta_within[a,b]`` = xCI_{a,a} - xCI_{b,b} and ``delta_between[a,b]`` =
         xCI_{a,b} - xCI_{b,a}; ``min_xci`` and ``min_xci_cell`` ("a,b"); ``overall`` (pooled
         C). When the results carry inference (``ci=...`` passed to :func:`survfair.xci`), each
-        cell, delta and ``min_xci`` is followed by ``..._low`` / ``..._high`` columns and the
-        deltas by ``..._p`` (two-sided p-value of H0: delta = 0), the numbers of
-        :func:`survfair.pairwise_deltas` and :func:`survfair.min_xci` (so ``min_xci_low`` /
-        ``min_xci_high`` are NaN with analytic inference); ``overall`` is followed by
-        ``overall_low`` / ``overall_high`` (:func:`survfair.overall_c`). Built on first access.
+        cell, delta and ``min_xci`` is followed by ``..._ci_low`` / ``..._ci_high`` columns and the
+        deltas by ``..._p_value`` (two-sided p-value of H0: delta = 0), the numbers of
+        :func:`survfair.pairwise_deltas` and :func:`survfair.min_xci` (so ``min_xci_ci_low`` /
+        ``min_xci_ci_high`` are NaN with analytic inference); ``overall`` is followed by
+        ``overall_ci_low`` / ``overall_ci_high`` (:func:`survfair.overall_c`). Built on first access.
     results : dict of str -> XCIResult
         The full result of each model.
     scores : dict of str -> ndarray of shape (n_samples,)
@@ -154,11 +158,11 @@ class ModelComparison:
         """Jupyter display: one row per model (values; intervals in .to_frame())."""
         from ._notebook import table_html  # presentation, imported when Jupyter asks
 
-        shown = [c for c in self._table.columns if not c.endswith(("_low", "_high", "_p"))]
+        shown = [c for c in self._table.columns if not c.endswith(_INTERVAL_SUFFIXES)]
         return table_html("ModelComparison", f"groups = {list(self.groups)}", self._table[shown])
 
     def __repr__(self) -> str:
-        shown = [c for c in self._table.columns if not c.endswith(("_low", "_high", "_p"))]
+        shown = [c for c in self._table.columns if not c.endswith(_INTERVAL_SUFFIXES)]
         with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 50):
             return f"ModelComparison(groups={list(self.groups)})\n{self._table[shown]}"
 
@@ -168,16 +172,16 @@ def _long(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for model, row in table.iterrows():
         for column in table.columns:
-            if column in ("n", "events", "min_xci_cell") or column.endswith(("_low", "_high", "_p")):
+            if column in ("n", "events", "min_xci_cell") or column.endswith(_INTERVAL_SUFFIXES):
                 continue
             rows.append(
                 {
                     "model": model,
                     "statistic": column,
                     "value": row[column],
-                    "ci_low": row.get(f"{column}_low", math.nan),
-                    "ci_high": row.get(f"{column}_high", math.nan),
-                    "p_value": row.get(f"{column}_p", math.nan),
+                    "ci_low": row.get(f"{column}_ci_low", math.nan),
+                    "ci_high": row.get(f"{column}_ci_high", math.nan),
+                    "p_value": row.get(f"{column}_p_value", math.nan),
                 }
             )
     return pd.DataFrame(rows)
@@ -197,24 +201,24 @@ def _row(result: XCIResult, with_ci: bool) -> dict:
             key = f"xci[{a},{b}]"
             row[key] = float(values[i, j])
             if with_ci:
-                row[f"{key}_low"] = float(low.iloc[i, j])
-                row[f"{key}_high"] = float(high.iloc[i, j])
+                row[f"{key}_ci_low"] = float(low.iloc[i, j])
+                row[f"{key}_ci_high"] = float(high.iloc[i, j])
     deltas = pairwise_deltas(result)
     for name in ("delta_within", "delta_between"):
         for d in deltas[deltas["summary"] == name].itertuples(index=False):
             key = f"{name}[{_label(d.a)},{_label(d.b)}]"
             row[key] = d.value
             if with_ci:
-                row[f"{key}_low"], row[f"{key}_high"] = d.ci_low, d.ci_high
-                row[f"{key}_p"] = d.p_value
+                row[f"{key}_ci_low"], row[f"{key}_ci_high"] = d.ci_low, d.ci_high
+                row[f"{key}_p_value"] = d.p_value
     smallest = min_xci(result)
     row["min_xci"] = smallest.value
     if with_ci:
-        row["min_xci_low"], row["min_xci_high"] = smallest.estimate.confidence_interval
+        row["min_xci_ci_low"], row["min_xci_ci_high"] = smallest.estimate.confidence_interval
     row["min_xci_cell"] = f"{_label(smallest.a)},{_label(smallest.b)}"
     row["overall"] = result.overall
     if with_ci:
-        row["overall_low"], row["overall_high"] = overall_c(result).confidence_interval
+        row["overall_ci_low"], row["overall_ci_high"] = overall_c(result).confidence_interval
     return row
 
 

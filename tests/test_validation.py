@@ -150,7 +150,7 @@ def _public_calls():
         "logistic_adjustment": lambda t, e, g, r: survfair.logistic_adjustment(e.astype(int), g, r, "a", "b"),
         "equal_opportunity_adjustment": lambda t, e, g, r: survfair.equal_opportunity_adjustment(
             e.astype(int), g, r, "a", "b"),
-        "plot_risk_densities": lambda t, e, g, r: plotting.plot_risk_densities(r, e, g),
+        "plot_risk_densities": lambda t, e, g, r: plotting.plot_risk_densities(e, g, r),
     }
 
 

@@ -400,12 +400,12 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     -------
     matplotlib.axes.Axes
     """
-    from ..plotting import _axes, _legend, _literal
+    from .._plot_base import literal, literal_legend, new_axes
 
     if not isinstance(study, CoverageStudy):
         raise TypeError(f"study must be a CoverageStudy, got {type(study).__name__}.")
     check_option(statistic, "statistic", ("xci", "delta_between"))
-    ax = _axes(ax, (6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     frame = study.to_frame()
     frame = frame[frame["statistic"] == statistic]
     entries = []
@@ -418,9 +418,9 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     entries.append((line, f"nominal {study.confidence_level:.0%}"))
     ax.set_xscale("log")
     ax.set_xlabel("cohort size n")
-    ax.set_ylabel(_literal(f"coverage of {statistic} intervals"))
+    ax.set_ylabel(literal(f"coverage of {statistic} intervals"))
     ax.set_title("Interval coverage (±2 Monte-Carlo SE)")
-    _legend(ax, entries, fontsize=7, loc="lower right")
+    literal_legend(ax, entries, fontsize=7, loc="lower right")
     return ax
 
 
@@ -432,11 +432,11 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     -------
     matplotlib.axes.Axes
     """
-    from ..plotting import _axes
+    from .._plot_base import new_axes
 
     if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(curve.columns):
         raise TypeError("curve must be the DataFrame of survfair.simulate.power_curve.")
-    ax = _axes(ax, (6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     ax.errorbar(curve["n"], curve["power"], yerr=2 * curve["power_mcse"], marker="o", capsize=2)
     target = curve.attrs.get("target")
     if target is not None:
