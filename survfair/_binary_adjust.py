@@ -66,6 +66,10 @@ class LogisticAdjustment:
         Adjusted scores aligned to the input rows (unchanged outside ``adjusted_group``).
     before, after : XAUCResult
         xAUC results of the original and the adjusted scores.
+
+    See Also
+    --------
+    logistic_adjustment : computes it.
     """
 
     a: Any
@@ -106,6 +110,10 @@ class EqualOpportunityAdjustment:
     scores : pandas.Series
         Adjusted scores aligned to the input rows (unchanged outside group ``b``).
     before, after : XAUCResult
+
+    See Also
+    --------
+    equal_opportunity_adjustment : computes it.
     """
 
     a: Any
@@ -233,6 +241,12 @@ def logistic_adjustment(
     UserWarning
         As :func:`survfair.xauc`, when the pooled AUC of the original score is below 0.5 (a
         score oriented against ``positive``; the adjustment keeps that orientation).
+
+    See Also
+    --------
+    equal_opportunity_adjustment : a monotone map onto another group's positive scores.
+    xauc : the estimator the adjustment is judged by.
+    mitigate.group_shift : the survival analogue (offsets on the risk scale).
     """
     (low, high), beta = _check_bounds(alpha_bounds, beta)
     grid = check_scalar(grid, "grid", "integer", low=2)
@@ -353,6 +367,12 @@ def equal_opportunity_adjustment(
     UserWarning
         As :func:`survfair.xauc`, when the pooled AUC of the original score is below 0.5 (a
         score oriented against ``positive``).
+
+    See Also
+    --------
+    logistic_adjustment : a parametric adjustment of one group's scores.
+    xauc : the estimator the adjustment is judged by.
+    mitigate.group_monotone : the survival analogue.
 
     Notes
     -----

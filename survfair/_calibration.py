@@ -568,6 +568,11 @@ def risks_from_linear_predictor(
     TypeError
         For non-numeric input.
 
+    See Also
+    --------
+    predicted_risks : the same from a fitted model.
+    calibration : what the risks are checked with.
+
     Examples
     --------
     >>> from survfair import risks_from_linear_predictor

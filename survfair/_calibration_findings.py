@@ -33,6 +33,10 @@ class CalibrationFindings:
         One row per (time, group): events by the horizon and whether they are fewer than
         ``min_events``.
     adjust : str
+
+    See Also
+    --------
+    calibration_findings : computes it.
     """
 
     sentences: tuple
@@ -160,6 +164,11 @@ def calibration_findings(
         If ``result`` is not a CalibrationResult.
     ValueError
         For an unknown ``adjust`` or a negative ``min_events``.
+
+    See Also
+    --------
+    calibration : the result it reads.
+    findings : the same for the xCI matrix.
 
     Examples
     --------

@@ -68,6 +68,11 @@ def plot_calibration(
     ValueError
         If ``time`` is not a horizon of the result or a group is unknown.
 
+    See Also
+    --------
+    plot_observed_expected : the O/E ratio per group with its interval.
+    survfair.calibration : computes the result it draws.
+
     Examples
     --------
     >>> import matplotlib
@@ -161,6 +166,11 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
         If ``result`` is not a CalibrationResult.
     ValueError
         If ``time`` is not a horizon of the result.
+
+    See Also
+    --------
+    plot_calibration : the calibration curves behind the ratios.
+    survfair.calibration : computes the result it draws.
 
     Examples
     --------

@@ -196,6 +196,10 @@ class CensoringCurves:
         rows are censored.
     survival : tuple of ndarray
         K just after each of those times.
+
+    See Also
+    --------
+    XCIResult : holds them (``censoring_curves``).
     """
 
     kind: str

@@ -34,6 +34,10 @@ class FlchainCohort:
         Rows dropped because a requested covariate is missing.
     dropped_reason : str
         Which covariate was missing, in words, for reports.
+
+    See Also
+    --------
+    load_flchain : loads it.
     """
 
     frame: pd.DataFrame = field(repr=False)
@@ -69,6 +73,11 @@ def load_flchain(*, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool
         If ``perturb`` is not a boolean, or ``covariates`` is a single string.
     ValueError
         If a covariate name is unknown.
+
+    See Also
+    --------
+    compare : audit models fitted on the cohort side by side.
+    xci : the estimator the examples run on it.
 
     Notes
     -----

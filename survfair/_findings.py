@@ -65,6 +65,11 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     TypeError, ValueError
         If ``min_events`` or ``min_pairs`` is not an integer >= 0.
 
+    See Also
+    --------
+    findings : uses the flags to qualify its sentences.
+    xci : the counts the flags are read from.
+
     Examples
     --------
     >>> import survfair
@@ -146,6 +151,10 @@ class Findings:
         :func:`small_sample_flags`.
     adjust : str
         The p-value adjustment used.
+
+    See Also
+    --------
+    findings : computes it.
     """
 
     sentences: tuple

@@ -36,6 +36,10 @@ def two_sided_z(level: float) -> float:
 class ConfidenceInterval:
     """A two-sided confidence interval: ``low, high = ci``, ``ci[0]``, ``ci.low`` all work.
 
+    See Also
+    --------
+    Estimate : carries one as its confidence_interval.
+
     Examples
     --------
     >>> from survfair import ConfidenceInterval

@@ -43,6 +43,10 @@ class PairCounts:
 
     ``numerator`` and ``denominator`` are the weighted sums of eq. 7 (unit weights for the
     naive estimator). ``discordant`` is derived: comparable - concordant - tied_risk.
+
+    See Also
+    --------
+    XCIResult : holds them (``pair_counts``).
     """
 
     comparable: np.ndarray

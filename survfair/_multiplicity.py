@@ -55,6 +55,11 @@ def adjust_p_values(p_values: Any, *, method: str = "holm") -> np.ndarray:
     ValueError
         For an unknown ``method`` or p-values outside [0, 1].
 
+    See Also
+    --------
+    findings : adjusts the p-values of a result's deltas with it.
+    omnibus_test : one test of every delta at once, no adjustment needed.
+
     Notes
     -----
     Computed by ``statsmodels.stats.multitest.multipletests`` (Holm 1979, Scand J Statist 6:65-70;
@@ -108,6 +113,10 @@ class OmnibusTest:
         variance (see :func:`omnibus_test`, Notes).
     source : str
         Where V comes from: ``"analytic"`` (influence functions), ``"delong"`` or ``"bootstrap"``.
+
+    See Also
+    --------
+    omnibus_test : computes it.
     """
 
     hypothesis: str

@@ -47,6 +47,12 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time:
     ValueError
         If their groups differ, or ``time`` is not a horizon of ``calibration``.
 
+    See Also
+    --------
+    xci : the discrimination part.
+    calibration : the calibration part.
+    mitigate.calibration_cost : what an adjustment does to both.
+
     Examples
     --------
     >>> import numpy as np, survfair

@@ -324,6 +324,11 @@ class BootstrapDraws:
     stratify : str or None
     seed_entropy : int
         Entropy of the root SeedSequence (reproduces the replicates).
+
+    See Also
+    --------
+    xci : makes them with ``ci="bootstrap"``.
+    Jackknife : the delete-one estimates of BCa intervals.
     """
 
     cells: np.ndarray = field(repr=False)
@@ -349,6 +354,10 @@ class Jackknife:
         without a weighted pair.
     overall : ndarray of shape (n_samples,)
         The pooled C without individual k.
+
+    See Also
+    --------
+    BootstrapDraws : the replicates whose BCa intervals need it.
     """
 
     cells: np.ndarray = field(repr=False)
@@ -409,6 +418,13 @@ class XCIResult(CellMatrixAccessors):
     refit_censoring : bool
         Whether the censoring curves were fitted on :attr:`sample` (True) or on a separate
         ``censoring_reference`` (False, the weights are then fixed in the inference).
+
+    See Also
+    --------
+    xci : computes it.
+    overall_c, delta_between, delta_within, min_xci, pairwise_deltas : its summaries.
+    findings : its numbers in sentences.
+    compare_xci : a paired comparison of two of them.
     """
 
     groups: tuple

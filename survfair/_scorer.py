@@ -68,6 +68,11 @@ def xci_score(
     ValueError
         For an unknown ``statistic``, ``alpha`` / ``beta`` negative, non-finite or both 0, only
         one of ``a``/``b``, or from :func:`survfair.xci`.
+
+    See Also
+    --------
+    make_xci_scorer : the scikit-learn scorer around it.
+    min_xci, abs_delta_between, min_utility, nash_welfare : the same statistics with intervals.
     """
     statistic = check_option(statistic, "statistic", STATISTICS)
     alpha, beta = check_utility_weights(alpha, beta)  # for every statistic, as in group_shift
@@ -156,6 +161,11 @@ def make_xci_scorer(
     ValueError
         For an unknown ``statistic``, or without ``group_column`` when scikit-learn's metadata
         routing is off (the scorer would never receive the group).
+
+    See Also
+    --------
+    xci_score : the number the scorer returns.
+    mitigate.group_shift : optimises the same objectives after fitting.
     """
     import sklearn
     from sklearn.metrics import make_scorer

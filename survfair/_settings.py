@@ -38,6 +38,10 @@ class EstimatorSettings:
     strict : bool
         The paper's literal eqs. 3-4: strict time order, tied risks count 0.
 
+    See Also
+    --------
+    xci : the estimator the settings describe.
+
     Examples
     --------
     >>> from survfair._settings import EstimatorSettings

@@ -51,6 +51,10 @@ class CalibrationCost:
     before, after : CalibrationResult
         Calibration of the original and of the adjusted predicted risks, on the data given.
     n_samples : int
+
+    See Also
+    --------
+    calibration_cost : computes it.
     """
 
     adjustment: Any = field(repr=False)
@@ -195,6 +199,12 @@ def calibration_cost(
         For invalid inputs (see :func:`survfair.calibration`), an unknown ``scale``, ``scale=
         "probability"`` with several horizons or adjusted risks outside [0, 1], or group labels
         the adjustment was not fitted on.
+
+    See Also
+    --------
+    group_shift, group_monotone : the adjustments it judges.
+    survfair.calibration : the calibration it reports.
+    survfair.fairness_profile : discrimination beside calibration, without an adjustment.
 
     Examples
     --------

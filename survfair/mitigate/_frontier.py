@@ -42,6 +42,11 @@ class Frontier:
         The λ path with three or more groups: the entropy of the seed of its searches
         (``random_state=seed_entropy`` repeats it exactly); None for the offset grid, which is
         not searched.
+
+    See Also
+    --------
+    frontier : computes it.
+    plot_frontier : draws it.
     """
 
     kind: str
@@ -192,6 +197,11 @@ def frontier(
     TypeError, ValueError
         For invalid data or options; negative or non-finite ``lambdas`` or ``offsets``; ``offsets``
         with more than two groups; fewer than two groups.
+
+    See Also
+    --------
+    plot_frontier : draws it.
+    group_shift : one point of it, fitted to an objective.
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
@@ -296,6 +306,10 @@ def plot_frontier(
         If ``fairness`` is unknown or a DataFrame ``result`` lacks the needed columns.
     TypeError
         If ``chosen`` is neither an adjuster nor an (x, y) tuple.
+
+    See Also
+    --------
+    frontier : computes it.
     """
     if fairness not in FAIRNESS_COLUMNS:
         raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")

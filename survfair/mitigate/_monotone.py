@@ -119,6 +119,11 @@ class GroupMonotone:
     n_fit, n_evaluation : int
         Rows of the fitting and evaluation samples.
 
+    See Also
+    --------
+    group_monotone : computes it.
+    calibration_cost : its effect on calibration.
+
     Notes
     -----
     Each map is continuous, piecewise linear and strictly increasing, so it keeps every
@@ -286,6 +291,12 @@ def group_monotone(
         distinct risk values among its events before tau in the fitting sample.
     PositivityError
         When a censoring survival used as an event weight is 0.
+
+    See Also
+    --------
+    group_shift : per-group offsets.
+    calibration_cost : what the maps do to calibration.
+    survfair.equal_opportunity_adjustment : the binary analogue.
 
     Notes
     -----

@@ -65,6 +65,11 @@ class GroupShift:
         (``random_state=seed_entropy`` repeats the fit exactly, also after ``random_state=None``).
         Two groups: None (the search is exact and draws nothing).
 
+    See Also
+    --------
+    group_shift : computes it.
+    calibration_cost : its effect on calibration.
+
     Notes
     -----
     The offsets are chosen to be best *on the fitting sample*, so the "fit" rows of
@@ -273,6 +278,13 @@ def group_shift(
         ``censoring``, ``alpha`` / ``beta`` negative, infinite or both 0, a ``reference`` that is
         not a group, a single group, a ``fit_on`` that leaves no fitting or evaluation rows or
         misses a group, or a cross-group cell without comparable pairs in the fitting sample.
+
+    See Also
+    --------
+    group_monotone : per-group monotone maps instead of offsets.
+    frontier : the accuracy / fairness trade-off over shifts.
+    calibration_cost : what the shift does to calibration.
+    survfair.xci_score : the same objectives for model selection.
 
     Notes
     -----

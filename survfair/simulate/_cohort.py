@@ -31,6 +31,10 @@ class CensoringSpec:
         Per group (1, 0): the rate (exponential) or ``(mu, sd)`` of log C (log-normal).
     administrative : dict
         Per group (1, 0): end of follow-up (``inf`` = none).
+
+    See Also
+    --------
+    lognormal_cohort : uses it.
     """
 
     law: str | None

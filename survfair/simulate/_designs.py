@@ -64,6 +64,11 @@ class TrueXCI:
     n_draws : int
         Individuals drawn (0 for an exact value).
     method : {"monte_carlo", "integral"}
+
+    See Also
+    --------
+    CohortDesign.true_xci : computes it.
+    coverage_study : compares estimates with it.
     """
 
     groups: tuple
@@ -150,6 +155,11 @@ class CohortDesign:
     noncase_fraction : float
         Case-cohort sampling (1 = none): every event of cause 1 is kept and every other person with
         this probability, weighing 1 / noncase_fraction.
+
+    See Also
+    --------
+    ph_design, aft_design : make it.
+    coverage_study : replications of it.
     """
 
     model: str
@@ -484,6 +494,12 @@ def ph_design(
         For invalid parameters (named), groups whose proportions do not sum to 1, or a censored
         fraction the administrative end alone exceeds.
 
+    See Also
+    --------
+    aft_design : accelerated-failure-time designs.
+    coverage_study : replications of a design.
+    ph_xci_integral : exact cells of a shared-baseline PH design.
+
     Examples
     --------
     >>> from survfair.simulate import ph_design
@@ -543,6 +559,11 @@ def aft_design(
     ------
     TypeError, ValueError
         As :func:`ph_design`.
+
+    See Also
+    --------
+    ph_design : proportional-hazards designs.
+    coverage_study : replications of a design.
 
     Examples
     --------

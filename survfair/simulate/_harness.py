@@ -114,6 +114,12 @@ class CoverageStudy:
     confidence_level : float
     n_replications : int
     tau : float or None
+
+    See Also
+    --------
+    coverage_study : computes it.
+    plot_coverage : draws it.
+    power_curve : its power.
     """
 
     design: CohortDesign = field(repr=False)
@@ -204,6 +210,12 @@ def coverage_study(
     ------
     TypeError, ValueError
         For invalid options (named).
+
+    See Also
+    --------
+    plot_coverage : draws its coverage.
+    power_curve : power for Δbetween against n.
+    ph_design, aft_design : the designs it replicates.
 
     Notes
     -----
@@ -338,6 +350,11 @@ def power_curve(
         Columns n, power, power_mcse, delta_between (true value), coverage; ``.attrs`` holds
         ``n_for_target`` and ``target``.
 
+    See Also
+    --------
+    plot_power : draws it.
+    coverage_study : computes the replications it reads.
+
     Examples
     --------
     >>> from survfair.simulate import ph_design, power_curve
@@ -396,9 +413,24 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     """Coverage of the intervals against the cohort size, per estimator, with Monte-Carlo error bars
     (±2 MC SE) and the nominal level.
 
+    Parameters
+    ----------
+    study : CoverageStudy
+        The result of :func:`coverage_study`.
+    statistic : {"delta_between", "xci"}, default="delta_between"
+        Which rows of ``study.to_frame()`` to draw: one line per estimator and pair of groups
+        (``"delta_between"``) or per estimator and cell (``"xci"``).
+    ax : matplotlib Axes, optional
+        Axes to draw on; default: a new figure.
+
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    coverage_study : computes what it draws.
+    plot_power : the power of the same study.
     """
     from .._plot_base import literal, literal_legend, new_axes
 
@@ -428,9 +460,22 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     """Power against the cohort size (a :func:`power_curve` frame), ±2 Monte-Carlo SE, the target
     power and the interpolated size reaching it.
 
+    Parameters
+    ----------
+    curve : DataFrame
+        The result of :func:`power_curve` (columns n, power, power_mcse; ``attrs`` with
+        ``target`` and ``n_for_target``).
+    ax : matplotlib Axes, optional
+        Axes to draw on; default: a new figure.
+
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    power_curve : computes what it draws.
+    plot_coverage : the coverage of the same study.
     """
     from .._plot_base import new_axes
 

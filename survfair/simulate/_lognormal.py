@@ -199,6 +199,10 @@ class LognormalXCI:
         that a pair is in the cell's denominator (read-only).
     groups : tuple
         ``(1, 0)``.
+
+    See Also
+    --------
+    lognormal_xci : computes it.
     """
 
     beta0: float
@@ -339,6 +343,12 @@ def lognormal_xci(
     ValueError
         If a parameter is NaN/inf, ``sigma <= 0``, ``sigma_z < 0``, ``tau <= 0``, ``method`` or
         ``orientation`` is not one of the allowed values, or ``method="approx"`` with ``tau``.
+
+    See Also
+    --------
+    lognormal_cohort : draws cohorts of the same model.
+    study : the Section 5.1 study built on it.
+    ph_xci_integral : exact cells of a PH design.
 
     Notes
     -----

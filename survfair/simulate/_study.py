@@ -112,6 +112,12 @@ def study(
         For invalid parameters (as in :func:`lognormal_cohort` and :func:`lognormal_xci`),
         ``n < 4``, ``n_replications < 2`` or an empty / non-finite grid.
 
+    See Also
+    --------
+    plot_study : draws its Figure 1.
+    lognormal_xci : the exact values it compares with.
+    coverage_study : bias, coverage and power for any design.
+
     References
     ----------
     Wang, H. et al. (2026). arXiv:2606.16872, Section 5.1 and Figure 1.
@@ -240,6 +246,11 @@ def ipcw_bias_study(
         For invalid model parameters or censoring designs (see :func:`lognormal_cohort`), an
         empty ``n`` or ``censoring``, ``n < 4``, ``n_replications < 2``, ``tau <= 0``, a censoring
         design of None, or an unknown estimator.
+
+    See Also
+    --------
+    study : the Section 5.1 study.
+    coverage_study : the same comparison for any design.
 
     Notes
     -----
@@ -384,6 +395,10 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
         If ``table`` is not a DataFrame.
     ValueError
         If ``table`` lacks a column of :func:`study`'s output or ``axes`` does not hold 4 Axes.
+
+    See Also
+    --------
+    study : computes the table it draws.
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be the DataFrame returned by study(), got {type(table).__name__}.")
