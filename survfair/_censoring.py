@@ -206,6 +206,8 @@ class CensoringCurves:
     groups: tuple
     times: tuple = field(repr=False)
     survival: tuple = field(repr=False)
+    #: made by survfair and up to n long: made read-only without a copy (see survfair._frozen)
+    _freeze_in_place = ("times", "survival")
 
     def evaluate(self, group_index: int, times: np.ndarray) -> np.ndarray:
         """K of group ``groups[group_index]`` at ``times``; NaN beyond the curve's last time.

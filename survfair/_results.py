@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._frozen import freeze, frozen_result
+from ._frozen import frozen_result
 from ._censoring import CensoringCurves
 from ._intervals import (
     bootstrap_interval,
@@ -217,6 +217,15 @@ def readonly(array: np.ndarray, dtype=None) -> np.ndarray:
     array = np.array(array, dtype=dtype, copy=True)
     array.flags.writeable = False
     return array
+
+
+def _readonly_view(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (no copy; the array itself keeps its flags)."""
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def json_safe(value: Any) -> Any:
@@ -447,8 +456,11 @@ class XCIResult(CellMatrixAccessors):
     def __post_init__(self):
         counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
         object.__setattr__(self, "pair_counts", counts)
-        if self.sample is not None:  # its arrays may be the caller's own: read-only copies
-            arrays = {f.name: freeze(getattr(self.sample, f.name)) for f in dataclasses.fields(self.sample)
+        if self.sample is not None:
+            # read-only views, not copies: at registry scale (10^8 rows) a copy of the validated
+            # arrays would cost gigabytes; nothing can be written through the result, but an
+            # array that is the caller's own still follows the caller's later changes
+            arrays = {f.name: _readonly_view(getattr(self.sample, f.name)) for f in dataclasses.fields(self.sample)
                       if isinstance(getattr(self.sample, f.name), np.ndarray)}
             object.__setattr__(self, "sample", dataclasses.replace(self.sample, **arrays))
 

@@ -179,7 +179,7 @@ def test_the_audits_examples_no_longer_change_the_exports(results):
     with pytest.raises(ValueError, match="read-only"):
         res.influence.layout.codes[0] = 1
     with pytest.raises(ValueError, match="read-only"):
-        res.sample.risk[0] = 1  # the validated rows no longer share memory with the caller's arrays
+        res.sample.risk[0] = 1  # nothing is written through the result (a view: no copy at registry scale)
 
 
 @pytest.mark.parametrize("name", NAMES)
