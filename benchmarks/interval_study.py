@@ -144,7 +144,7 @@ def main() -> None:
     rows = []
     for k, (name, (design, n, tau)) in enumerate(chosen):
         started = time.perf_counter()
-        truth = design.true_xci(tau, n_per_group=1_000_000, random_state=args.seed)
+        truth = design.true_xci(tau, n_truth=1_000_000, random_state=args.seed)
         seeds = np.random.SeedSequence([args.seed, k]).generate_state(reps)
         per_cohort = Parallel(n_jobs=-1)(delayed(replication)(design, n, tau, int(seed)) for seed in seeds)
         frame = pd.DataFrame([row for cohort in per_cohort for row in cohort])

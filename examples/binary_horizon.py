@@ -46,7 +46,7 @@ def conditional_xauc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     args = parse_args(__doc__.splitlines()[0])
-    cohort = load_flchain(("age", "female", "kappa", "lambda", "mgus"))  # creatinine not needed: no rows dropped
+    cohort = load_flchain(covariates=("age", "female", "kappa", "lambda", "mgus"))  # creatinine not needed: no rows dropped
     frame = cohort.frame
     rng = np.random.default_rng(2)
     order = rng.permutation(len(frame))

@@ -101,7 +101,7 @@ def main() -> None:
         frame = (before if label == "before" else after).frame.iloc[rows].reset_index(drop=True)
         fig, axes = plt.subplots(1, 4, figsize=(18, 3.8), layout="constrained")
         for ax, (name, scores) in zip(axes, comparison.scores.items()):
-            plot_risk_densities(scores, frame["event"].to_numpy(), frame["sex"].to_numpy(), ax=ax, title=name)
+            plot_risk_densities(frame["event"].to_numpy(), frame["sex"].to_numpy(), scores, ax=ax, title=name)
         fig.suptitle(f"Risk scores by sex and event status, {label} the perturbation")
         fig.savefig(args.out / f"flchain_risk_densities_{label}.png", dpi=100)
         plt.close(fig)

@@ -65,7 +65,7 @@ def main() -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
     plot_xci_heatmap(result, ax=axes[0], title="NPI: xCI by menopausal status")
-    plot_risk_densities("npi", "event", "menopause", data=data, ax=axes[1], title="NPI by status and event")
+    plot_risk_densities("event", "menopause", "npi", data=data, ax=axes[1], title="NPI by status and event")
     fig.savefig(args.out / "npi_audit.png", dpi=100)
     plt.close(fig)
     sf.write_report(args.out / "npi_report.md", result,

@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     print()
 
     grid = (0.2, 0.6, 1.0) if args.quick else PAPER_GRID
-    table = study(grid, n=200 if args.quick else 500, n_reps=8 if args.quick else 50, random_state=args.seed)
+    table = study(grid, n=200 if args.quick else 500, n_replications=8 if args.quick else 50, random_state=args.seed)
     print("Section 5.1: empirical vs closed-form xCI")
     print(table.to_string(index=False))
     print(f"max |exact - approx| on the grid: {(table['exact'] - table['approx']).abs().max():.4f}")
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     print(f"saved {path}\n")
 
     bias = ipcw_bias_study(
-        n=(300,) if args.quick else (250, 1000), n_reps=20 if args.quick else 200, random_state=args.seed
+        n=(300,) if args.quick else (250, 1000), n_replications=20 if args.quick else 200, random_state=args.seed
     )
     print("Naive vs IPCW xCI under group-specific censoring (truth: exact truncated xCI, tau = 4)")
     shown = ["n", "censoring", "a", "b", "estimator", "truth", "bias", "sd", "rmse", "mc_se"]

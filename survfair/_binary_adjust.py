@@ -13,13 +13,14 @@ Two monotone adjustments of one group's scores, both evaluated with :func:`survf
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from ._frozen import frozen_result
 from ._kernel import count_pairs
 from ._results import json_safe
 from ._validation import SurvivalSample, check_binary_inputs, check_confidence_level, check_scalar, check_tied_tol
@@ -45,7 +46,7 @@ def _summary(result: XAUCResult, a: Any, b: Any) -> dict:
     }
 
 
-@dataclass(frozen=True)
+@frozen_result
 class LogisticAdjustment:
     """Result of :func:`logistic_adjustment` (Kallus & Zhou 2019, Appendix E.1, Table 3).
 
@@ -65,6 +66,10 @@ class LogisticAdjustment:
         Adjusted scores aligned to the input rows (unchanged outside ``adjusted_group``).
     before, after : XAUCResult
         xAUC results of the original and the adjusted scores.
+
+    See Also
+    --------
+    logistic_adjustment : computes it.
     """
 
     a: Any
@@ -94,7 +99,7 @@ class LogisticAdjustment:
                           "metrics": self.to_frame().to_dict(orient="records")})
 
 
-@dataclass(frozen=True)
+@frozen_result
 class EqualOpportunityAdjustment:
     """Result of :func:`equal_opportunity_adjustment` (Kallus & Zhou 2019, Appendix E.2).
 
@@ -105,6 +110,10 @@ class EqualOpportunityAdjustment:
     scores : pandas.Series
         Adjusted scores aligned to the input rows (unchanged outside group ``b``).
     before, after : XAUCResult
+
+    See Also
+    --------
+    equal_opportunity_adjustment : computes it.
     """
 
     a: Any
@@ -232,6 +241,12 @@ def logistic_adjustment(
     UserWarning
         As :func:`survfair.xauc`, when the pooled AUC of the original score is below 0.5 (a
         score oriented against ``positive``; the adjustment keeps that orientation).
+
+    See Also
+    --------
+    equal_opportunity_adjustment : a monotone map onto another group's positive scores.
+    xauc : the estimator the adjustment is judged by.
+    mitigate.group_shift : the survival analogue (offsets on the risk scale).
     """
     (low, high), beta = _check_bounds(alpha_bounds, beta)
     grid = check_scalar(grid, "grid", "integer", low=2)
@@ -352,6 +367,12 @@ def equal_opportunity_adjustment(
     UserWarning
         As :func:`survfair.xauc`, when the pooled AUC of the original score is below 0.5 (a
         score oriented against ``positive``).
+
+    See Also
+    --------
+    logistic_adjustment : a parametric adjustment of one group's scores.
+    xauc : the estimator the adjustment is judged by.
+    mitigate.group_monotone : the survival analogue.
 
     Notes
     -----

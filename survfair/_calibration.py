@@ -1,8 +1,9 @@
 """The public estimator :func:`calibration`: validation -> censoring -> per-group calibration -> result.
 
-Calibration within groups is the second estimator beside the pair-count kernel (see DESIGN.md):
-it reuses the validation gate and the censoring curves of xCI and feeds the same result ->
-summaries -> inference -> presentation arrows.
+Calibration within groups is the second estimator beside the pair-count kernel
+(:mod:`survfair._kernel`): it reuses the validation gate (:mod:`survfair._validation`) and the
+censoring curves (:mod:`survfair._censoring`) of xCI, and its result feeds the same summaries,
+reports and plots (docs/how-to/calibration.md describes the method).
 """
 
 from __future__ import annotations
@@ -566,6 +567,11 @@ def risks_from_linear_predictor(
         For NaN / infinite linear predictors (rows named) or baseline survival outside (0, 1].
     TypeError
         For non-numeric input.
+
+    See Also
+    --------
+    predicted_risks : the same from a fitted model.
+    calibration : what the risks are checked with.
 
     Examples
     --------

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._calibration_result import CalibrationResult
 from ._findings import adjust_name
 from ._format import interval_text, p_phrase, percent
@@ -17,7 +18,7 @@ from ._validation import check_option, check_scalar
 __all__ = ["CalibrationFindings", "calibration_findings"]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CalibrationFindings:
     """Result of :func:`calibration_findings`: sentences, and the numbers behind them.
 
@@ -39,6 +40,10 @@ class CalibrationFindings:
     gnd : DataFrame
         The result's Greenwood-Nam-D'Agostino tests (time, group, chi2, df, p_value, n_bins) with
         ``p_adjusted``: adjusted (``adjust``) over every group and horizon together, one family.
+
+    See Also
+    --------
+    calibration_findings : computes it.
     """
 
     sentences: tuple
@@ -232,6 +237,11 @@ def calibration_findings(
         If ``result`` is not a CalibrationResult.
     ValueError
         For an unknown ``adjust`` or a negative ``min_events``.
+
+    See Also
+    --------
+    calibration : the result it reads.
+    findings : the same for the xCI matrix.
 
     Examples
     --------

@@ -68,6 +68,11 @@ def plot_calibration(
     ValueError
         If ``time`` is not a horizon of the result or a group is unknown.
 
+    See Also
+    --------
+    plot_observed_expected : the O/E ratio per group with its interval.
+    survfair.calibration : computes the result it draws.
+
     Examples
     --------
     >>> import matplotlib
@@ -83,7 +88,7 @@ def plot_calibration(
     >>> ax.get_xlabel()
     'Predicted risk of an event by t = 3 years'
     """
-    from .plotting import _axes, _legend, _literal
+    from ._plot_base import literal, literal_legend, new_axes
 
     result = _check(result)
     summary = result.summary(time)  # ValueError for a time that is not a horizon
@@ -93,7 +98,7 @@ def plot_calibration(
     if unknown:
         raise ValueError(f"groups: {unknown} are not groups of the result ({list(result.groups)}).")
     words = _horizon_words(t, time_unit)
-    ax = _axes(ax, (5.6, 5.0))
+    ax = new_axes(ax, (5.6, 5.0))
     colours = [f"C{k}" for k in range(len(result.groups))]
     bins = result.bins[result.bins["time"] == t]
     curves = result.curves[result.curves["time"] == t]
@@ -125,10 +130,10 @@ def plot_calibration(
     ax.set_xlim(0, limit)
     ax.set_ylim(0, limit)
     ax.set_aspect("equal")
-    ax.set_xlabel(f"Predicted risk of an event by {_literal(words)}")
-    ax.set_ylabel(f"Observed risk by {_literal(words)} (Kaplan-Meier)")
+    ax.set_xlabel(f"Predicted risk of an event by {literal(words)}")
+    ax.set_ylabel(f"Observed risk by {literal(words)} (Kaplan-Meier)")
     ax.set_title("Calibration per group")
-    _legend(ax, entries, fontsize=8, loc="upper left")
+    literal_legend(ax, entries, fontsize=8, loc="upper left")
     return ax
 
 
@@ -162,6 +167,11 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     ValueError
         If ``time`` is not a horizon of the result.
 
+    See Also
+    --------
+    plot_calibration : the calibration curves behind the ratios.
+    survfair.calibration : computes the result it draws.
+
     Examples
     --------
     >>> import matplotlib
@@ -176,13 +186,13 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     >>> plot_observed_expected(res).get_xscale()
     'log'
     """
-    from .plotting import _axes, _literal
+    from ._plot_base import literal, new_axes
 
     result = _check(result)
     summary = result.summary(time)
     t = result._time(time)
     n = len(summary)
-    ax = _axes(ax, (6.0, 1.3 + 0.6 * n))
+    ax = new_axes(ax, (6.0, 1.3 + 0.6 * n))
     positions = np.arange(n)[::-1]
     estimate = summary["oe_ratio"].to_numpy(float)
     low = summary["oe_ratio_ci_low"].to_numpy(float)
@@ -204,8 +214,8 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     # overlap the intervals or leave the figure
     labels = [f"{group}\nobserved {100 * row['observed_risk']:.1f}%, predicted {100 * row['expected_risk']:.1f}%"
               for group, row in summary.iterrows()]
-    ax.set_yticks(positions, [_literal(text) for text in labels], fontsize=8)
+    ax.set_yticks(positions, [literal(text) for text in labels], fontsize=8)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel("O/E: observed / predicted risk (1 = right on average)")
-    ax.set_title(_literal(f"O/E per group at {_horizon_words(t, time_unit)}"))
+    ax.set_title(literal(f"O/E per group at {_horizon_words(t, time_unit)}"))
     return ax

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._intervals import bootstrap_interval, bootstrap_p_value, two_sided_z, wald_p_value
 from ._multiplicity import adjust_p_values
 from ._results import json_safe, readonly
@@ -69,7 +70,7 @@ def _bootstrap_p(estimate: np.ndarray, draws: np.ndarray, null: np.ndarray) -> n
     return p
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CalibrationResult:
     """Result of :func:`survfair.calibration`: calibration of predicted risks per group and horizon.
 
@@ -99,8 +100,23 @@ class CalibrationResult:
 
     Examples
     --------
-    >>> import survfair
-    >>> cohort = survfair.simulate.weibull_cohort(400, random_state=1)  # doctest: +SKIP
+    A Weibull cohort whose predicted risks are the true F(5 | x) (so O/E is near 1 in both groups):
+
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=600)
+    >>> t_event = rng.weibull(1.5, 600) * np.exp(-0.5 * x) * 6
+    >>> t_cens = rng.uniform(0, 15, 600)
+    >>> time, event = np.minimum(t_event, t_cens), t_event <= t_cens
+    >>> risk5 = 1 - np.exp(-(5 / (6 * np.exp(-0.5 * x))) ** 1.5)
+    >>> group = np.where(rng.random(600) < 0.5, "F", "M")
+    >>> res = survfair.calibration(time, event, group, risk5, times=5)
+    >>> res.groups, res.times.tolist(), res.ci_method
+    (('F', 'M'), [5.0], 'analytic')
+    >>> res.to_frame().query("statistic == 'oe_ratio'")[["group", "estimate"]].round(2).values.tolist()
+    [['F', 0.91], ['M', 0.98]]
+    >>> list(res.confidence_interval(0.9).columns)  # another level, the tidy rows of to_frame()
+    ['time', 'group', 'statistic', 'ci_low', 'ci_high']
     """
 
     groups: tuple
@@ -121,8 +137,6 @@ class CalibrationResult:
     min_censoring_survival: dict = field(repr=False, default_factory=dict)
 
     def __post_init__(self):
-        for name in ("estimates", "bins", "curves", "gnd"):
-            object.__setattr__(self, name, getattr(self, name).copy())
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
         if self.draws is not None:
             object.__setattr__(self, "draws", readonly(self.draws, dtype=float))
@@ -258,7 +272,7 @@ class CalibrationResult:
                         if a in by_group and b in by_group:
                             family.append(self._contrast(frame, by_group[a], by_group[b], statistic, z, level))
                             family[-1].update(time=float(t), statistic=statistic, a=a, b=b)
-                adjusted = adjust_p_values([r["p_value"] for r in family], adjust) if family else []
+                adjusted = adjust_p_values([r["p_value"] for r in family], method=adjust) if family else []
                 for r, p in zip(family, adjusted):
                     r["p_adjusted"] = float(p)
                 rows += family

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from ._frozen import frozen_result
 from ._jit import cached_njit
 
 from ._exceptions import PositivityError, PositivityWarning, listed
@@ -177,7 +178,7 @@ def _step_lookup(curve_times, curve, times, undefined_beyond):
     return out
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CensoringCurves:
     """Fitted censoring survival curves, one per group (or one shared curve).
 
@@ -195,12 +196,18 @@ class CensoringCurves:
         rows are censored.
     survival : tuple of ndarray
         K just after each of those times.
+
+    See Also
+    --------
+    XCIResult : holds them (``censoring_curves``).
     """
 
     kind: str
     groups: tuple
     times: tuple = field(repr=False)
     survival: tuple = field(repr=False)
+    #: made by survfair and up to n long: made read-only without a copy (see survfair._frozen)
+    _freeze_in_place = ("times", "survival")
 
     def evaluate(self, group_index: int, times: np.ndarray) -> np.ndarray:
         """K of group ``groups[group_index]`` at ``times``; NaN beyond the curve's last time.

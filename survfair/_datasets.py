@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import pandas as pd
+
+from ._frozen import frozen_result
+from ._validation import check_scalar
 
 __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 
@@ -14,7 +17,7 @@ __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 FLCHAIN_COVARIATES = ("age", "female", "kappa", "lambda", "creatinine", "mgus")
 
 
-@dataclass(frozen=True)
+@frozen_result
 class FlchainCohort:
     """The flchain cohort (Dispenzieri et al. 2012; 7874 residents of Olmsted County aged >= 50).
 
@@ -31,6 +34,10 @@ class FlchainCohort:
         Rows dropped because a requested covariate is missing.
     dropped_reason : str
         Which covariate was missing, in words, for reports.
+
+    See Also
+    --------
+    load_flchain : loads it.
     """
 
     frame: pd.DataFrame = field(repr=False)
@@ -45,7 +52,7 @@ class FlchainCohort:
         return self.frame.loc[:, list(self.covariates)].astype(float)
 
 
-def load_flchain(covariates: tuple | list = FLCHAIN_COVARIATES, *, perturb: bool = False) -> FlchainCohort:
+def load_flchain(*, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool = False) -> FlchainCohort:
     """Load flchain from scikit-survival, encode it, and drop rows missing a requested covariate.
 
     Parameters
@@ -62,14 +69,24 @@ def load_flchain(covariates: tuple | list = FLCHAIN_COVARIATES, *, perturb: bool
 
     Raises
     ------
+    TypeError
+        If ``perturb`` is not a boolean, or ``covariates`` is a single string.
     ValueError
         If a covariate name is unknown.
+
+    See Also
+    --------
+    compare : audit models fitted on the cohort side by side.
+    xci : the estimator the examples run on it.
 
     Notes
     -----
     ``creatinine`` is missing for 1350 of 7874 people; requesting it drops those rows, and the
     number is reported in ``n_dropped`` (nothing is dropped silently).
     """
+    perturb = check_scalar(perturb, "perturb", "bool")  # 1 or "yes" is refused, not taken as True
+    if isinstance(covariates, str):
+        raise TypeError(f"covariates must be a sequence of column names, got the string {covariates!r}.")
     from sksurv.datasets import load_flchain as _load
 
     features, outcome = _load()

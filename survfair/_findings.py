@@ -9,12 +9,13 @@ Small cells are flagged with the reason, and every family of p-values is adjuste
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._exceptions import MemoryLimitError
 from ._format import interval_text, p_phrase, p_value_text, percent
 from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
@@ -63,6 +64,11 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     ------
     TypeError, ValueError
         If ``min_events`` or ``min_pairs`` is not an integer >= 0.
+
+    See Also
+    --------
+    findings : uses the flags to qualify its sentences.
+    xci : the counts the flags are read from.
 
     Examples
     --------
@@ -118,7 +124,7 @@ def joint_test(result: Any, hypothesis: str) -> OmnibusTest:
         return OmnibusTest(hypothesis, np.nan, 0, np.nan, 0, 0, "none")
     if k <= JOINT_TEST_LIMIT:
         try:
-            return omnibus_test(result, hypothesis)
+            return omnibus_test(result, hypothesis=hypothesis)
         except MemoryLimitError:
             pass
     return OmnibusTest(hypothesis, np.nan, 0, np.nan, k, 0, NOT_COMPUTED)
@@ -129,7 +135,7 @@ def flagged_cells(flags: pd.DataFrame) -> set:
     return {(r.a, r.b) for r in flags.itertuples() if r.flagged}
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Findings:
     """Result of :func:`findings`: sentences for a reader, and the numbers behind them.
 
@@ -145,6 +151,10 @@ class Findings:
         :func:`small_sample_flags`.
     adjust : str
         The p-value adjustment used.
+
+    See Also
+    --------
+    findings : computes it.
     """
 
     sentences: tuple
@@ -187,7 +197,7 @@ def _adjusted(deltas: pd.DataFrame, method: str) -> pd.DataFrame:
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for summary, part in deltas.groupby("summary", sort=False):
-        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method)
+        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method=method)
     return deltas
 
 

@@ -63,12 +63,12 @@ contributions, where re-running the estimator n times would cost O(n^2 log n).
 
 from __future__ import annotations
 
-import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from ._frozen import FrozenCachedProperty, frozen_result
 from ._censoring import CensoringCurves, inverse_censoring
 from ._jit import cached_njit
 from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions
@@ -84,7 +84,7 @@ _COMPACT_FROM_GROUPS = 3
 _LEFT_OVER = 1e-12
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CompactLayout:
     """Compact influence rows, (n, 2G) instead of (n, G^2).
 
@@ -99,15 +99,17 @@ class CompactLayout:
 
     codes: np.ndarray  # (n,) group code of every row, in the rows' order
     n_groups: int
+    #: made by survfair, made read-only without a copy (see survfair._frozen)
+    _freeze_in_place = ("codes", "defined")
     defined: np.ndarray  # (G*G,) cells with a weighted comparable pair
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def cell_of(self) -> np.ndarray:
         """(G, 2G): the cell of each slot for a row of each group, -1 for the unused slot (the
         sweep's own :func:`compact_cell`, so the two never disagree)."""
         return _cell_table(self.n_groups)
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def members(self) -> list:
         """The rows of each group (positions in the rows' order)."""
         order = np.argsort(self.codes, kind="stable")
@@ -145,7 +147,7 @@ class CompactLayout:
         return dense
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Influence:
     """Per-individual influence of every cell and of the pooled C.
 
@@ -175,22 +177,24 @@ class Influence:
     cells_in_time_order: np.ndarray = field(repr=False)
     overall_in_time_order: np.ndarray = field(repr=False)
     order: np.ndarray = field(repr=False)
+    #: large and made by survfair: made read-only without a copy (see survfair._frozen)
+    _freeze_in_place = ("cells_in_time_order", "overall_in_time_order", "order")
     # what the delete-one estimates are made of: k's summed numerator / denominator per cell
     # (n_samples, G*G), and the totals of the point estimate (G*G,)
     _leave_out: tuple = field(repr=False)
     layout: CompactLayout | None = field(default=None, repr=False)
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def cells(self) -> np.ndarray:
         if self.layout is None:
             return _in_input_order(self.cells_in_time_order, self.order)
         return _in_input_order(self.layout.expand(self.cells_in_time_order), self.order)
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def overall(self) -> np.ndarray:
         return _in_input_order(self.overall_in_time_order, self.order)
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def covariance(self) -> np.ndarray:
         """The G^2 x G^2 covariance, built on first request (only paired contrasts of many cells
         or a user asking for it need it; standard errors never do)."""
@@ -335,21 +339,21 @@ class Influence:
     def overall_variance(self) -> float:
         return float(self.overall_in_time_order @ self.overall_in_time_order)
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def jackknife(self) -> np.ndarray:
         if isinstance(self._leave_out[0], str):  # clustered: see clustered()
             return self._leave_out[1][0]
         numerator, denominator, k_num, k_den = self._leave_out_sums
         return _delete_one(numerator, denominator, k_num, k_den)
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def jackknife_overall(self) -> np.ndarray:
         if isinstance(self._leave_out[0], str):
             return self._leave_out[1][1]
         numerator, denominator, k_num, k_den = self._leave_out_sums
         return _delete_one(numerator.sum(), denominator.sum(), k_num.sum(axis=1), k_den.sum(axis=1))
 
-    @functools.cached_property
+    @FrozenCachedProperty
     def _leave_out_sums(self):
         """Removing k removes exactly the pairs k belongs to: k's sums per cell, both roles."""
         numerator, denominator, codes, contrib, g = self._leave_out

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
-
 import numpy as np
 from scipy import special
+
+from ._frozen import frozen_result
 
 __all__ = [
     "ConfidenceInterval",
@@ -32,9 +32,13 @@ def two_sided_z(level: float) -> float:
     return float(special.ndtri((1 + level) / 2))
 
 
-@dataclass(frozen=True)
+@frozen_result
 class ConfidenceInterval:
     """A two-sided confidence interval: ``low, high = ci``, ``ci[0]``, ``ci.low`` all work.
+
+    See Also
+    --------
+    Estimate : carries one as its confidence_interval.
 
     Examples
     --------

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ._frozen import frozen_result
 from ._jit import cached_njit
 
 __all__ = [
@@ -35,12 +37,16 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class PairCounts:
     """Per-cell pair counts; every array has shape (G, G), rows a = earlier member's group.
 
     ``numerator`` and ``denominator`` are the weighted sums of eq. 7 (unit weights for the
     naive estimator). ``discordant`` is derived: comparable - concordant - tied_risk.
+
+    See Also
+    --------
+    XCIResult : holds them (``pair_counts``).
     """
 
     comparable: np.ndarray

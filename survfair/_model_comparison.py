@@ -2,30 +2,36 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._exceptions import MemoryLimitError
 from ._models import as_risk, check_feature_keys
 from ._results import XCIResult, json_safe
 from ._summaries import min_xci, overall_c, pairwise_deltas
-from ._validation import check_survival_inputs
+from ._validation import check_confidence_level, check_survival_inputs
 from ._xci import xci
 
 __all__ = ["ModelComparison", "compare"]
+
+#: Column suffixes of the wide table that hold an estimate's interval and p-value (the package
+#: scheme: ``<name>_ci_low``, ``<name>_ci_high``, ``<name>_p_value``).
+_INTERVAL_SUFFIXES = ("_ci_low", "_ci_high", "_p_value")
 
 
 def _label(value: Any) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
+@frozen_result
 class ModelComparison:
     """Result of :func:`survfair.compare`.
 
@@ -38,11 +44,11 @@ class ModelComparison:
         ``delta_within[a,b]`` = xCI_{a,a} - xCI_{b,b} and ``delta_between[a,b]`` =
         xCI_{a,b} - xCI_{b,a}; ``min_xci`` and ``min_xci_cell`` ("a,b"); ``overall`` (pooled
         C). When the results carry inference (``ci=...`` passed to :func:`survfair.xci`), each
-        cell, delta and ``min_xci`` is followed by ``..._low`` / ``..._high`` columns and the
-        deltas by ``..._p`` (two-sided p-value of H0: delta = 0), the numbers of
-        :func:`survfair.pairwise_deltas` and :func:`survfair.min_xci` (so ``min_xci_low`` /
-        ``min_xci_high`` are NaN with analytic inference); ``overall`` is followed by
-        ``overall_low`` / ``overall_high`` (:func:`survfair.overall_c`). Built on first access.
+        cell, delta and ``min_xci`` is followed by ``..._ci_low`` / ``..._ci_high`` columns and the
+        deltas by ``..._p_value`` (two-sided p-value of H0: delta = 0), the numbers of
+        :func:`survfair.pairwise_deltas` and :func:`survfair.min_xci` (so ``min_xci_ci_low`` /
+        ``min_xci_ci_high`` are NaN with analytic inference); ``overall`` is followed by
+        ``overall_ci_low`` / ``overall_ci_high`` (:func:`survfair.overall_c`). Built on first access.
     results : dict of str -> XCIResult
         The full result of each model.
     scores : dict of str -> ndarray of shape (n_samples,)
@@ -80,11 +86,16 @@ class ModelComparison:
     results: dict = field(repr=False)
     scores: dict = field(repr=False)
 
-    @functools.cached_property
+    @property
     def table(self) -> pd.DataFrame:
-        """One row per model: the cells, the deltas, min-xCI and the pooled C (see the class docstring)."""
+        """One row per model: the cells, the deltas, min-xCI and the pooled C (see the class
+        docstring); a fresh copy on every access."""
+        return self._table.copy(deep=True)
+
+    @functools.cached_property
+    def _table(self) -> pd.DataFrame:
         # built on first access: with many groups it has G^2 + 2 G(G-1) columns per model,
-        # which an audit that only reads .results never needs
+        # which an audit that only reads .results never needs; private, so never handed out
         with_ci = any(r.ci_method is not None for r in self.results.values())
         rows = [_row(r, with_ci) for r in self.results.values()]
         return pd.DataFrame(rows, index=pd.Index(list(self.results), name="model"))
@@ -104,22 +115,38 @@ class ModelComparison:
             ``delta_within[a,b]``, ``delta_between[a,b]``, ``min_xci``, ``overall``), value,
             ci_low, ci_high, p_value (NaN where the table has no such column).
         """
-        rows = []
-        for model, row in self.table.iterrows():
-            for column in self.table.columns:
-                if column in ("n", "events", "min_xci_cell") or column.endswith(("_low", "_high", "_p")):
-                    continue
-                rows.append(
-                    {
-                        "model": model,
-                        "statistic": column,
-                        "value": row[column],
-                        "ci_low": row.get(f"{column}_low", math.nan),
-                        "ci_high": row.get(f"{column}_high", math.nan),
-                        "p_value": row.get(f"{column}_p", math.nan),
-                    }
-                )
-        return pd.DataFrame(rows)
+        return _long(self._table)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Interval of every statistic of every model at ``confidence_level``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level of the results (that of :meth:`to_frame`).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (model, statistic), in its row order,
+            and ci_low, ci_high at that level, recomputed from each model's result by the same
+            interval rules: survfair's rule for every result whose estimates are rows of a
+            table (a matrix result returns two G x G frames instead, see Conventions,
+            "Intervals"). NaN without inference.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        if confidence_level is None:
+            table = self._table
+        else:
+            level = check_confidence_level(confidence_level)
+            with_ci = any(r.ci_method is not None for r in self.results.values())
+            rows = [_row(dataclasses.replace(r, confidence_level=level), with_ci) for r in self.results.values()]
+            table = pd.DataFrame(rows, index=pd.Index(list(self.results), name="model"))
+        return _long(table)[["model", "statistic", "ci_low", "ci_high"]]
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the groups, the models and every statistic of :meth:`to_frame`
@@ -131,13 +158,33 @@ class ModelComparison:
         """Jupyter display: one row per model (values; intervals in .to_frame())."""
         from ._notebook import table_html  # presentation, imported when Jupyter asks
 
-        shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
-        return table_html("ModelComparison", f"groups = {list(self.groups)}", self.table[shown])
+        shown = [c for c in self._table.columns if not c.endswith(_INTERVAL_SUFFIXES)]
+        return table_html("ModelComparison", f"groups = {list(self.groups)}", self._table[shown])
 
     def __repr__(self) -> str:
-        shown = [c for c in self.table.columns if not c.endswith(("_low", "_high", "_p"))]
+        shown = [c for c in self._table.columns if not c.endswith(_INTERVAL_SUFFIXES)]
         with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 50):
-            return f"ModelComparison(groups={list(self.groups)})\n{self.table[shown]}"
+            return f"ModelComparison(groups={list(self.groups)})\n{self._table[shown]}"
+
+
+def _long(table: pd.DataFrame) -> pd.DataFrame:
+    """The long format of a table of :func:`_row` rows (see :meth:`ModelComparison.to_frame`)."""
+    rows = []
+    for model, row in table.iterrows():
+        for column in table.columns:
+            if column in ("n", "events", "min_xci_cell") or column.endswith(_INTERVAL_SUFFIXES):
+                continue
+            rows.append(
+                {
+                    "model": model,
+                    "statistic": column,
+                    "value": row[column],
+                    "ci_low": row.get(f"{column}_ci_low", math.nan),
+                    "ci_high": row.get(f"{column}_ci_high", math.nan),
+                    "p_value": row.get(f"{column}_p_value", math.nan),
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def _row(result: XCIResult, with_ci: bool) -> dict:
@@ -154,24 +201,24 @@ def _row(result: XCIResult, with_ci: bool) -> dict:
             key = f"xci[{a},{b}]"
             row[key] = float(values[i, j])
             if with_ci:
-                row[f"{key}_low"] = float(low.iloc[i, j])
-                row[f"{key}_high"] = float(high.iloc[i, j])
+                row[f"{key}_ci_low"] = float(low.iloc[i, j])
+                row[f"{key}_ci_high"] = float(high.iloc[i, j])
     deltas = pairwise_deltas(result)
     for name in ("delta_within", "delta_between"):
         for d in deltas[deltas["summary"] == name].itertuples(index=False):
             key = f"{name}[{_label(d.a)},{_label(d.b)}]"
             row[key] = d.value
             if with_ci:
-                row[f"{key}_low"], row[f"{key}_high"] = d.ci_low, d.ci_high
-                row[f"{key}_p"] = d.p_value
+                row[f"{key}_ci_low"], row[f"{key}_ci_high"] = d.ci_low, d.ci_high
+                row[f"{key}_p_value"] = d.p_value
     smallest = min_xci(result)
     row["min_xci"] = smallest.value
     if with_ci:
-        row["min_xci_low"], row["min_xci_high"] = smallest.estimate.confidence_interval
+        row["min_xci_ci_low"], row["min_xci_ci_high"] = smallest.estimate.confidence_interval
     row["min_xci_cell"] = f"{_label(smallest.a)},{_label(smallest.b)}"
     row["overall"] = result.overall
     if with_ci:
-        row["overall_low"], row["overall_high"] = overall_c(result).confidence_interval
+        row["overall_ci_low"], row["overall_ci_high"] = overall_c(result).confidence_interval
     return row
 
 

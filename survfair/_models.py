@@ -255,6 +255,11 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
         If ``model`` is not a supported model with a ``fit`` method.
     survfair.ConvergenceError
         If the fit did not converge, with the original messages.
+
+    See Also
+    --------
+    risk_scores : the fitted model's risk scores.
+    compare : audits several fitted models.
     """
     kind = _kind(model)
     if kind == "callable":
@@ -449,6 +454,12 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
         individuals get the lowest score (minus the largest finite log median minus 1), i.e.
         they are ranked as the least at risk, tied with each other.
 
+    See Also
+    --------
+    fit_checked : fit a model with the checks of survfair.
+    compare : audits several models' scores.
+    xci : the estimator the scores feed.
+
     Notes
     -----
     Survival probabilities and predicted times are never accepted as risks without negation;
@@ -616,6 +627,12 @@ def predicted_risks(model: Any, X: Any, times: Any) -> np.ndarray:
     ValueError
         If the model is not fitted, ``times`` is empty / non-finite, a horizon lies outside a
         scikit-survival model's survival functions, or the probabilities are NaN or outside [0, 1].
+
+    See Also
+    --------
+    risks_from_linear_predictor : the same from a published equation's linear predictor.
+    calibration : what the risks are checked with.
+    risk_scores : the model's risk scores for xci.
 
     Examples
     --------

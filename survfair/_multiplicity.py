@@ -15,12 +15,12 @@ from the result objects:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import special
 
+from ._frozen import frozen_result
 from ._memory import require_memory
 from ._results import combine_cells, contrast_covariance, json_safe
 from ._validation import check_option
@@ -32,7 +32,7 @@ ADJUSTMENTS = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", "none
 HYPOTHESES = ("no_asymmetry", "equal_within", "equal_cells")
 
 
-def adjust_p_values(p_values: Any, method: str = "holm") -> np.ndarray:
+def adjust_p_values(p_values: Any, *, method: str = "holm") -> np.ndarray:
     """Adjusted p-values of one family of tests.
 
     Parameters
@@ -54,6 +54,11 @@ def adjust_p_values(p_values: Any, method: str = "holm") -> np.ndarray:
     ------
     ValueError
         For an unknown ``method`` or p-values outside [0, 1].
+
+    See Also
+    --------
+    findings : adjusts the p-values of a result's deltas with it.
+    omnibus_test : one test of every delta at once, no adjustment needed.
 
     Notes
     -----
@@ -83,7 +88,7 @@ def adjust_p_values(p_values: Any, method: str = "holm") -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@frozen_result
 class OmnibusTest:
     """Result of :func:`omnibus_test`: a joint Wald test of several contrasts of the cells.
 
@@ -108,6 +113,10 @@ class OmnibusTest:
         variance (see :func:`omnibus_test`, Notes).
     source : str
         Where V comes from: ``"analytic"`` (influence functions), ``"delong"`` or ``"bootstrap"``.
+
+    See Also
+    --------
+    omnibus_test : computes it.
     """
 
     hypothesis: str
@@ -163,7 +172,7 @@ def n_contrasts(g: int, hypothesis: str) -> int:
     return {"no_asymmetry": g * (g - 1) // 2, "equal_within": g - 1, "equal_cells": g * g - 1}[hypothesis]
 
 
-def omnibus_test(result: Any, hypothesis: str = "no_asymmetry") -> OmnibusTest:
+def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     """Joint Wald test that a family of cell contrasts are all zero.
 
     Parameters

@@ -11,7 +11,7 @@ from ._results import XCIResult
 __all__ = ["fairness_profile"]
 
 
-def fairness_profile(result: XCIResult, calibration: CalibrationResult, time: float | None = None) -> pd.DataFrame:
+def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time: float | None = None) -> pd.DataFrame:
     """One table per audit: each group's ranking (xCI) beside its calibration at one horizon.
 
     Discrimination and calibration answer different questions and cannot in general both be
@@ -46,6 +46,12 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, time: fl
         If the arguments are not an XCIResult and a CalibrationResult.
     ValueError
         If their groups differ, or ``time`` is not a horizon of ``calibration``.
+
+    See Also
+    --------
+    xci : the discrimination part.
+    calibration : the calibration part.
+    mitigate.calibration_cost : what an adjustment does to both.
 
     Examples
     --------

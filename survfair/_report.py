@@ -239,7 +239,7 @@ def _balanced_table(result: XAUCResult) -> pd.DataFrame:
     for name in ("xauc1", "xauc0"):
         shown[name] = [percent(v) for v in table[name]]
         shown[f"{name} interval"] = [interval_text(lo, hi, as_percent=True)
-                                     for lo, hi in zip(table[f"{name}_low"], table[f"{name}_high"])]
+                                     for lo, hi in zip(table[f"{name}_ci_low"], table[f"{name}_ci_high"])]
     return shown
 
 

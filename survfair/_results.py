@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._censoring import CensoringCurves
 from ._intervals import (
     bootstrap_interval,
@@ -223,6 +225,15 @@ def readonly(array: np.ndarray, dtype=None) -> np.ndarray:
     return array
 
 
+def _readonly_view(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (no copy; the array itself keeps its flags)."""
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def json_safe(value: Any) -> Any:
     """Plain Python types, NaN/inf as None, so ``json.dumps`` always works."""
     if isinstance(value, (np.integer,)):
@@ -309,7 +320,7 @@ class CellMatrixAccessors:
         return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
 
 
-@dataclass(frozen=True)
+@frozen_result
 class BootstrapDraws:
     """Bootstrap replicates of the matrix and of the pooled C.
 
@@ -328,6 +339,11 @@ class BootstrapDraws:
     stratify : str or None
     seed_entropy : int
         Entropy of the root SeedSequence (reproduces the replicates).
+
+    See Also
+    --------
+    xci : makes them with ``ci="bootstrap"``.
+    Jackknife : the delete-one estimates of BCa intervals.
     """
 
     cells: np.ndarray = field(repr=False)
@@ -342,7 +358,7 @@ class BootstrapDraws:
             object.__setattr__(self, name, readonly(getattr(self, name)))
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Jackknife:
     """Delete-one estimates, for the acceleration of BCa intervals (censoring weights held fixed).
 
@@ -353,6 +369,10 @@ class Jackknife:
         without a weighted pair.
     overall : ndarray of shape (n_samples,)
         The pooled C without individual k.
+
+    See Also
+    --------
+    BootstrapDraws : the replicates whose BCa intervals need it.
     """
 
     cells: np.ndarray = field(repr=False)
@@ -363,7 +383,7 @@ class Jackknife:
         object.__setattr__(self, "overall", readonly(self.overall))
 
 
-@dataclass(frozen=True)
+@frozen_result
 class XCIResult(CellMatrixAccessors):
     """Result of :func:`survfair.xci`: the G x G xCI matrix, its pair counts and settings.
 
@@ -413,6 +433,13 @@ class XCIResult(CellMatrixAccessors):
     refit_censoring : bool
         Whether the censoring curves were fitted on :attr:`sample` (True) or on a separate
         ``censoring_reference`` (False, the weights are then fixed in the inference).
+
+    See Also
+    --------
+    xci : computes it.
+    overall_c, delta_between, delta_within, min_xci, pairwise_deltas : its summaries.
+    findings : its numbers in sentences.
+    compare_xci : a paired comparison of two of them.
     """
 
     groups: tuple
@@ -435,6 +462,13 @@ class XCIResult(CellMatrixAccessors):
     def __post_init__(self):
         counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
         object.__setattr__(self, "pair_counts", counts)
+        if self.sample is not None:
+            # read-only views, not copies: at registry scale (10^8 rows) a copy of the validated
+            # arrays would cost gigabytes; nothing can be written through the result, but an
+            # array that is the caller's own still follows the caller's later changes
+            arrays = {f.name: _readonly_view(getattr(self.sample, f.name)) for f in dataclasses.fields(self.sample)
+                      if isinstance(getattr(self.sample, f.name), np.ndarray)}
+            object.__setattr__(self, "sample", dataclasses.replace(self.sample, **arrays))
 
     # -- settings -----------------------------------------------------------------------------
     @property

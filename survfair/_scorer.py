@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._summaries import OBJECTIVES, abs_delta_between, min_utility, min_xci, nash_welfare
+from ._summaries import OBJECTIVES, abs_delta_between, check_utility_weights, min_utility, min_xci, nash_welfare
 from ._validation import check_option
 from ._xci import xci
 
@@ -52,7 +52,7 @@ def xci_score(
     a, b : group labels, optional
         The pair for ``"abs_delta_between"``.
     alpha, beta : float, default=1.0
-        Utility weights.
+        Utility weights: finite, >= 0, not both 0 (checked for every statistic).
     **xci_kwargs
         Passed to :func:`survfair.xci` (``method``, ``tau``, ``censoring``, ...).
 
@@ -63,10 +63,19 @@ def xci_score(
 
     Raises
     ------
+    TypeError
+        If ``alpha`` or ``beta`` is not a number.
     ValueError
-        For an unknown ``statistic``, only one of ``a``/``b``, or from :func:`survfair.xci`.
+        For an unknown ``statistic``, ``alpha`` / ``beta`` negative, non-finite or both 0, only
+        one of ``a``/``b``, or from :func:`survfair.xci`.
+
+    See Also
+    --------
+    make_xci_scorer : the scikit-learn scorer around it.
+    min_xci, abs_delta_between, min_utility, nash_welfare : the same statistics with intervals.
     """
     statistic = check_option(statistic, "statistic", STATISTICS)
+    alpha, beta = check_utility_weights(alpha, beta)  # for every statistic, as in group_shift
     if (a is None) != (b is None):
         raise ValueError("a and b must be given together (the pair of groups for Δbetween).")
     if isinstance(risk, np.ndarray) and risk.ndim == 2 and risk.shape[1] == 1:
@@ -78,10 +87,10 @@ def xci_score(
     if statistic == "overall":
         return float(result.overall)
     if statistic == "min_utility":
-        return float(min_utility(result, alpha, beta).value)
+        return float(min_utility(result, alpha=alpha, beta=beta).value)
     if statistic == "nash_welfare":
-        return float(nash_welfare(result, alpha, beta).value)
-    return -float(abs_delta_between(result, a, b).value)
+        return float(nash_welfare(result, alpha=alpha, beta=beta).value)
+    return -float(abs_delta_between(result, a=a, b=b).value)
 
 
 class _ColumnGroupScorer:
@@ -104,8 +113,8 @@ class _ColumnGroupScorer:
 
 
 def make_xci_scorer(
-    statistic: str = "min_xci",
     *,
+    statistic: str = "min_xci",
     group_column: str | None = None,
     a: Any = None,
     b: Any = None,
@@ -123,7 +132,7 @@ def make_xci_scorer(
     * **Metadata routing** (default, ``group_column=None``): enable routing and request it::
 
           sklearn.set_config(enable_metadata_routing=True)
-          scorer = make_xci_scorer("min_xci").set_score_request(group=True)
+          scorer = make_xci_scorer(statistic="min_xci").set_score_request(group=True)
           GridSearchCV(est, grid, scoring=scorer).fit(X, y, group=g)
 
       sklearn splits ``group`` with the folds.
@@ -152,11 +161,17 @@ def make_xci_scorer(
     ValueError
         For an unknown ``statistic``, or without ``group_column`` when scikit-learn's metadata
         routing is off (the scorer would never receive the group).
+
+    See Also
+    --------
+    xci_score : the number the scorer returns.
+    mitigate.group_shift : optimises the same objectives after fitting.
     """
     import sklearn
     from sklearn.metrics import make_scorer
 
     statistic = check_option(statistic, "statistic", STATISTICS)
+    alpha, beta = check_utility_weights(alpha, beta)  # refused when the scorer is made, not per fold
     if group_column is None and not sklearn.get_config().get("enable_metadata_routing", False):
         # without routing, scikit-learn calls the scorer without the group, catches the error and
         # reports only "Scoring failed" and NaN: refuse here, saying what to do

@@ -7,10 +7,11 @@ object: into the kernel, the inference, the paired comparison, mitigation and ev
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 
+from ._frozen import frozen_result
 from ._validation import check_option, check_scalar, check_tau, check_tied_tol
 
 __all__ = ["EstimatorSettings", "METHODS", "CENSORING"]
@@ -19,7 +20,7 @@ METHODS = ("naive", "ipcw")
 CENSORING = ("group", "pooled")
 
 
-@dataclass(frozen=True)
+@frozen_result
 class EstimatorSettings:
     """How an xCI matrix is estimated (Wang et al. 2026, eqs. 3-7).
 
@@ -36,6 +37,10 @@ class EstimatorSettings:
         Risks closer than this are tied (count 1/2, or 0 with ``strict``).
     strict : bool
         The paper's literal eqs. 3-4: strict time order, tied risks count 0.
+
+    See Also
+    --------
+    xci : the estimator the settings describe.
 
     Examples
     --------

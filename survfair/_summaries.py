@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._intervals import (
     ConfidenceInterval,
     bootstrap_interval,
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Estimate:
     """A scalar summary with its uncertainty.
 
@@ -118,7 +119,7 @@ class Estimate:
                           "p_value": self.p_value, "null": self.null, "confidence_level": self.confidence_level})
 
 
-@dataclass(frozen=True)
+@frozen_result
 class MinXCI:
     """Smallest xCI cell (Wang et al. 2026, Section 4.2.2) and where it is; returned by :func:`min_xci`.
 
@@ -480,7 +481,24 @@ def min_xci(result: XCIResult) -> MinXCI:
     return MinXCI(estimate, result.groups[flat // g], result.groups[flat % g])
 
 
-def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
+def check_utility_weights(alpha: Any, beta: Any) -> tuple[float, float]:
+    """The utility weights of :func:`utility` and of every objective built on it (the summaries,
+    the scorer, mitigation): finite numbers >= 0, not both 0.
+
+    Raises
+    ------
+    TypeError
+        If either is not a real number.
+    ValueError
+        If either is negative, NaN or infinite, or both are 0 (every utility would be 0).
+    """
+    alpha, beta = check_scalar(alpha, "alpha", low=0), check_scalar(beta, "beta", low=0)
+    if alpha == 0 and beta == 0:
+        raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
+    return alpha, beta
+
+
+def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
     """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a} (Section 4.3).
 
     The utility group ``a`` derives from the ranking (Wang et al. 2026, Section 4.3): its members
@@ -494,7 +512,8 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     result : XCIResult or XAUCResult
         A G x G matrix result, with or without inference.
     alpha, beta : float, default=1.0
-        Weights of being correctly ranked ahead (alpha) and behind (beta); finite numbers.
+        Weights of being correctly ranked ahead (alpha) and behind (beta); finite numbers
+        >= 0, not both 0 (the rule of :func:`survfair.mitigate.group_shift`).
 
     Returns
     -------
@@ -509,7 +528,8 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     Raises
     ------
     TypeError, ValueError
-        If ``alpha`` or ``beta`` is not a finite number.
+        If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
+        would be 0); a TypeError for a non-number.
 
     See Also
     --------
@@ -529,7 +549,7 @@ def utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> pd.Data
     b    1.7000
     c    2.0333
     """
-    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
+    alpha, beta = check_utility_weights(alpha, beta)
     values = group_utilities(result.values, alpha, beta)
     se = np.concatenate([contrast_se(result, weights) for weights in _utility_weight_blocks(result, alpha, beta)]
                         or [np.full(values.shape, np.nan)])
@@ -628,7 +648,7 @@ def _extreme_estimate(result: XCIResult, value: float, low: np.ndarray, high: np
     return Estimate(value, se, interval, math.nan, 0.0, result.confidence_level)
 
 
-def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> Estimate:
+def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) -> Estimate:
     """|Δbetween|: |xCI_{a,b} - xCI_{b,a}| for one pair, or the largest over all pairs.
 
     The absolute between-group disparity of Wang et al. (2026), Section 4.2.1, which the paper
@@ -696,7 +716,7 @@ def abs_delta_between(result: XCIResult, a: object = None, b: object = None) -> 
                              draws=draws)
 
 
-def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
+def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
     """The worst-off group's utility, min_a U(a) (Section 4.3; the maximin, Rawlsian objective).
 
     U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a}, as :func:`utility`
@@ -722,7 +742,8 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
     Raises
     ------
     TypeError, ValueError
-        If ``alpha`` or ``beta`` is not a finite number.
+        If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
+        would be 0); a TypeError for a non-number.
 
     See Also
     --------
@@ -738,14 +759,14 @@ def min_utility(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Est
     >>> round(survfair.min_utility(res).value, 4)  # U(b), the smallest of survfair.utility(res)
     1.7
     """
-    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
+    alpha, beta = check_utility_weights(alpha, beta)
     low, high = _utility_intervals(result, alpha, beta, _simultaneous_level(result, len(result.groups)))
     draws = None if result.replicates is None else group_utilities(result.replicates, alpha, beta).min(axis=-1)
     value = float(group_utilities(result.values, alpha, beta).min())
     return _extreme_estimate(result, value, low, high, largest=False, draws=draws)
 
 
-def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
+def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
     """Nash welfare of the group utilities, prod_a U(a) (Section 4.3).
 
     The objective of the maximum Nash welfare solution that Wang et al. (2026), Section 4.3,
@@ -777,7 +798,8 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
     Raises
     ------
     TypeError, ValueError
-        If ``alpha`` or ``beta`` is not a finite number.
+        If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
+        would be 0); a TypeError for a non-number.
 
     See Also
     --------
@@ -797,7 +819,7 @@ def nash_welfare(result: XCIResult, alpha: float = 1.0, beta: float = 1.0) -> Es
     >>> round(low, 4), round(high, 4)
     (0.4486, 106.538)
     """
-    alpha, beta = check_scalar(alpha, "alpha"), check_scalar(beta, "beta")
+    alpha, beta = check_utility_weights(alpha, beta)
     if result.replicates is not None:  # the product of every replicate's utilities
         value = float(np.prod(group_utilities(result.values, alpha, beta)))
         draws = np.prod(group_utilities(result.replicates, alpha, beta), axis=-1)

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._delong import BinaryRows, delong_covariance, pooled_parts
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
@@ -51,7 +52,7 @@ def group_index(groups: tuple) -> pd.Index:
     return pd.Index(list(groups), name="group", tupleize_cols=False)
 
 
-@dataclass(frozen=True)
+@frozen_result
 class XAUCResult(CellMatrixAccessors):
     """Result of :func:`survfair.xauc`: the G x G xAUC matrix with DeLong inference.
 
@@ -135,7 +136,7 @@ class XAUCResult(CellMatrixAccessors):
     @property
     def within(self) -> pd.Series:
         """Within-group AUCs AUC^a = xAUC(a, a) (the diagonal), indexed by group."""
-        return pd.Series(np.diag(self.values), index=group_index(self.groups), name="auc")
+        return pd.Series(np.diag(self.values).copy(), index=group_index(self.groups), name="auc")
 
     @property
     def overall(self) -> float:
@@ -210,8 +211,9 @@ class XAUCResult(CellMatrixAccessors):
         )
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the AUC (with its
-        DeLong se and interval, :meth:`overall_estimate`)."""
+        """JSON-safe dictionary of the settings, the cells, the balanced xAUCs and the pooled AUC
+        as ``overall`` (the attribute's name), with ``overall_se``, ``overall_ci_low`` and
+        ``overall_ci_high`` (DeLong, :meth:`overall_estimate`)."""
         from ._xauc_summaries import balanced_xauc  # the summaries build on this module
 
         balanced = balanced_xauc(self).reset_index()
@@ -223,10 +225,10 @@ class XAUCResult(CellMatrixAccessors):
                 "tied_tol": self.tied_tol,
                 "n_samples": self.n_samples,
                 "groups": [str(g) for g in self.groups],
-                "auc": self.overall,
-                "auc_se": pooled.se,
-                "auc_ci_low": pooled.confidence_interval.low,
-                "auc_ci_high": pooled.confidence_interval.high,
+                "overall": self.overall,
+                "overall_se": pooled.se,
+                "overall_ci_low": pooled.confidence_interval.low,
+                "overall_ci_high": pooled.confidence_interval.high,
                 "confidence_level": self.confidence_level,
                 "ci_method": self.ci_method,
                 "cells": [

@@ -25,7 +25,7 @@ def _wald(value: float, se: float, null: float, level: float) -> Estimate:
     return Estimate(float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level)
 
 
-def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> pd.DataFrame:
+def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) -> pd.DataFrame:
     """Balanced xAUCs per group (Kallus & Zhou 2019, Definition 3) with DeLong intervals.
 
     xAUC^1(a) = P[R_1^a > R_0]: positives of group a against all negatives;
@@ -38,14 +38,14 @@ def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> 
     result : XAUCResult
         A result of :func:`survfair.xauc`.
     confidence_level : float, optional
-        Level of the ``*_low`` / ``*_high`` columns, in (0, 1). Defaults to
+        Level of the ``*_ci_low`` / ``*_ci_high`` columns, in (0, 1). Defaults to
         ``result.confidence_level``.
 
     Returns
     -------
     DataFrame
         Indexed by group (matrix order). Columns positives, negatives (int counts), xauc1,
-        xauc1_se, xauc1_low, xauc1_high, xauc0, xauc0_se, xauc0_low, xauc0_high (floats). The
+        xauc1_se, xauc1_ci_low, xauc1_ci_high, xauc0, xauc0_se, xauc0_ci_low, xauc0_ci_high (floats). The
         values are NaN where a group has no positive (xauc1) or no negative (xauc0); the
         standard errors and limits are NaN where the DeLong variance needs two or more
         positives / negatives.
@@ -95,7 +95,7 @@ def balanced_xauc(result: XAUCResult, confidence_level: float | None = None) -> 
 
 
 def _add_estimate(frame: pd.DataFrame, name: str, value: np.ndarray, se: np.ndarray, level: float) -> None:
-    """Columns ``name``, ``name_se``, ``name_low``, ``name_high`` of a probability-scale estimate.
+    """Columns ``name``, ``name_se``, ``name_ci_low``, ``name_ci_high`` of a probability-scale estimate.
 
     The one interval rule of the binary family: :func:`survfair._intervals.cell_wald_interval`,
     Wald on the logit scale inside (0, 1), the raw Wald interval clipped to [0, 1] at 0 or 1 or
@@ -104,8 +104,8 @@ def _add_estimate(frame: pd.DataFrame, name: str, value: np.ndarray, se: np.ndar
     low, high = cell_wald_interval(value, se, level)
     frame[name] = value
     frame[f"{name}_se"] = se
-    frame[f"{name}_low"] = low
-    frame[f"{name}_high"] = high
+    frame[f"{name}_ci_low"] = low
+    frame[f"{name}_ci_high"] = high
 
 
 def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1) -> Estimate:
@@ -239,7 +239,7 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     result : XAUCResult
         A result of :func:`survfair.xauc`.
     confidence_level : float, optional
-        Level of the ``*_low`` / ``*_high`` columns, in (0, 1); defaults to
+        Level of the ``*_ci_low`` / ``*_ci_high`` columns, in (0, 1); defaults to
         ``result.confidence_level``.
 
     Returns
@@ -257,7 +257,7 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
         xauc1 = xAUC^1(a) = P[R_1^a > R_0] and xauc0 = xAUC^0(a) = P[R_1 > R_0^a]
         (Definition 3, as in :func:`balanced_xauc`). For each of auc, xauc_vs_others,
         xauc_others_vs, xauc1 and xauc0 also the DeLong standard error ``*_se`` and the interval
-        ``*_low``, ``*_high``. NaN where a value has no pair (e.g. the cross-group columns with a
+        ``*_ci_low``, ``*_ci_high``. NaN where a value has no pair (e.g. the cross-group columns with a
         single group) or a variance needs two positives and two negatives.
 
     Raises
@@ -307,7 +307,7 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
     rows = result.rows
     g = len(result.groups)
-    balanced = balanced_xauc(result, level)
+    balanced = balanced_xauc(result, confidence_level=level)
     frame = pd.DataFrame(index=group_index(result.groups))
     frame["n"] = [result.group_sizes[k]["n"] for k in result.groups]
     frame["positives"] = balanced["positives"]
@@ -348,6 +348,6 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
             values[k], variances[k] = pooled_parts(result, *sides)
         _add_estimate(frame, name, values, np.sqrt(np.clip(variances, 0, None)), level)
     for outcome in (1, 0):
-        for suffix in ("", "_se", "_low", "_high"):
+        for suffix in ("", "_se", "_ci_low", "_ci_high"):
             frame[f"xauc{outcome}{suffix}"] = balanced[f"xauc{outcome}{suffix}"]
     return frame

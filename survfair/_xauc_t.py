@@ -22,12 +22,13 @@ case weights of the kernel.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._influence import censoring_multiplicity, influence_rows, sum_by_cluster, time_ordered_options
@@ -335,7 +336,7 @@ def xauc_t(
     )
 
 
-@dataclass(frozen=True)
+@frozen_result
 class XAUCtResult:
     """Result of :func:`survfair.xauc_t`: one G x G cross-group AUC(t) matrix per horizon.
 
@@ -405,7 +406,6 @@ class XAUCtResult:
     n_clusters: int | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "table", self.table.copy())
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
 
     def to_frame(self) -> pd.DataFrame:

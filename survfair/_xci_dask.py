@@ -21,6 +21,7 @@ addition (tested to 1e-12).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -253,9 +254,13 @@ def _cross(events: dict, members: list, n_groups: int, settings) -> tuple:
     return cells, min(bad) if bad else None
 
 
-def _zero_counts(n_groups: int) -> PairCounts:
+def _zero_counts(n_groups: int) -> SimpleNamespace:
+    """A writable accumulator with the fields of :class:`PairCounts` (whose arrays are read-only
+    once made); :func:`_total` turns the sum into a PairCounts."""
     shape = (n_groups, n_groups)
-    return PairCounts(*(np.zeros(shape, np.int64) for _ in range(4)), np.zeros(shape), np.zeros(shape))
+    names = ("comparable", "concordant", "tied_risk", "tied_time")
+    return SimpleNamespace(**{name: np.zeros(shape, np.int64) for name in names},
+                           numerator=np.zeros(shape), denominator=np.zeros(shape))
 
 
 def _total(results, n_groups: int) -> tuple[PairCounts, tuple | None]:
@@ -267,7 +272,7 @@ def _total(results, n_groups: int) -> tuple[PairCounts, tuple | None]:
         if problem is not None:
             problems.append(problem)
     # the event the in-memory kernel reports: the first column group, then the earliest time
-    return total, min(problems) if problems else None
+    return PairCounts(**vars(total)), min(problems) if problems else None
 
 
 def _group_sizes(summaries: list, labels: tuple) -> dict:

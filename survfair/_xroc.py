@@ -3,12 +3,13 @@ conditional xAUC of each negative (or positive)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._frozen import frozen_result
 from ._delong import placements
 from ._results import json_safe, readonly
 from ._validation import check_option
@@ -17,7 +18,7 @@ from ._xauc import XAUCResult, group_code
 __all__ = ["XROCCurve", "xroc", "balanced_xroc", "conditional_xauc"]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class XROCCurve:
     """A cross-ROC curve (Kallus & Zhou 2019, Definition 1) or a balanced xROC curve.
 

@@ -7,8 +7,8 @@ arguments go to the main matplotlib call of the function.
 A higher ``risk`` always means an earlier expected event.
 
 Group labels, model names and titles are data, not markup: every text drawn from them goes
-through :func:`_literal`, so a ``$`` is a dollar sign and never starts matplotlib mathtext, and
-legends are built by :func:`_legend`, which keeps labels that start with ``_``.
+through :func:`survfair._plot_base.literal`, so a ``$`` is a dollar sign and never starts matplotlib mathtext, and
+legends are built by :func:`survfair._plot_base.literal_legend`, which keeps labels that start with ``_``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ._model_comparison import ModelComparison
+from ._plot_base import literal, literal_legend, new_axes
 from ._results import XCIResult
 from ._validation import check_option, check_scalar, check_survival_inputs
 from ._xauc import XAUCResult
@@ -34,43 +35,6 @@ __all__ = [
     "plot_calibration",
     "plot_observed_expected",
 ]
-
-
-def _axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return ax
-
-
-def _literal(text: Any) -> str:
-    r"""``text`` as a string that matplotlib draws literally: every ``$`` escaped as ``\$``.
-
-    Unescaped, a group named "$0-$50k" is set as italic mathtext and "a$_$b" makes drawing fail
-    with a mathtext parse error. An escaped dollar is drawn as a plain ``$`` in any Text
-    (tick label, title, legend entry, annotation), also in a legend the caller rebuilds later from
-    the artists' labels and in tick labels matplotlib re-creates -- which ``parse_math=False`` on
-    our own Text objects would not cover. ``get_text()`` / ``get_label()`` therefore return the
-    escaped form; what is drawn is the label itself. (Under ``text.usetex`` TeX reads ``\$`` as a
-    dollar too, but other TeX specials such as ``_`` or ``%`` are not escaped.)
-    """
-    return str(text).replace("$", r"\$")
-
-
-def _legend(ax: Any, entries: list[tuple[Any, str]], **kwargs: Any):
-    """Legend of ``(artist, label)`` pairs, each label drawn literally (see :func:`_literal`).
-
-    The pairs are passed explicitly, so a label that starts with ``_`` (which ``ax.legend()``
-    takes for a hidden artist) still gets its entry; the texts are set after the legend is built
-    because matplotlib < 3.10 drops such labels even when they are passed explicitly.
-    """
-    if not entries:
-        return None
-    legend = ax.legend([artist for artist, _ in entries], ["label"] * len(entries), **kwargs)
-    for text, (_, label) in zip(legend.get_texts(), entries):
-        text.set_text(_literal(label))
-    return legend
 
 
 def _check_result(result: Any, name: str = "result") -> XCIResult:
@@ -369,7 +333,7 @@ def plot_xci_heatmap(
     values = result.values
     low, high = result.confidence_interval()
     with_intervals = bool(np.isfinite(low.to_numpy()).any())
-    labels = [_literal(g) for g in result.groups]
+    labels = [literal(g) for g in result.groups]
     notes = [flag_note] if flag_note else []
     axes_size = None
     if ax is not None:
@@ -377,7 +341,7 @@ def plot_xci_heatmap(
         axes_size = (box.width * ax.figure.get_figwidth(), box.height * ax.figure.get_figheight())
     plan = _heatmap_plan([str(g) for g in result.groups], digits, with_intervals, bool(flagged.any()), notes,
                          axes_size)
-    ax = _axes(ax, plan.figsize)
+    ax = new_axes(ax, plan.figsize)
     image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=colour_norm, **kwargs)
     ax.set_xticks(range(len(labels)), labels, fontsize=plan.tick_fontsize)
     if plan.slant:  # long labels would overlap under their columns
@@ -410,14 +374,14 @@ def plot_xci_heatmap(
         default_colours = isinstance(cmap, str) and cmap == "RdBu"
         meaning += "\nred < 0.5 (coin flip) < blue" if default_colours else "\ncentre: 0.5 (coin flip)"
     ax.figure.colorbar(image, ax=ax, label=meaning, shrink=0.8)
-    ax.set_title(_literal(title) if title is not None else default_title)
+    ax.set_title(literal(title) if title is not None else default_title)
     return ax
 
 
 def plot_risk_densities(
-    risk: Any,
     event: Any,
     group: Any,
+    risk: Any,
     *,
     data: pd.DataFrame | None = None,
     ax: Any = None,
@@ -436,11 +400,12 @@ def plot_risk_densities(
 
     Parameters
     ----------
-    risk : array-like of shape (n_samples,) or column name
-        Risk scores, higher = earlier event.
     event : array-like of shape (n_samples,) or column name
         1/True = event observed.
     group : array-like of shape (n_samples,) or column name
+    risk : array-like of shape (n_samples,) or column name
+        Risk scores, higher = earlier event. The order (event, group, risk) is that of
+        :func:`survfair.xci` without the times, which the plot does not use.
     data : DataFrame, optional
         Table in which string arguments are column names.
     ax : matplotlib Axes, optional
@@ -472,7 +437,7 @@ def plot_risk_densities(
     >>> import numpy as np
     >>> from survfair.plotting import plot_risk_densities
     >>> rng = np.random.default_rng(0)
-    >>> ax = plot_risk_densities(rng.normal(size=200), rng.random(200) < 0.5, rng.choice(["F", "M"], 200))
+    >>> ax = plot_risk_densities(rng.random(200) < 0.5, rng.choice(["F", "M"], 200), rng.normal(size=200))
     >>> len(ax.lines)  # 2 groups x {event, censored}
     4
     """
@@ -481,7 +446,7 @@ def plot_risk_densities(
     zeros = np.zeros(len(data) if data is not None else np.asarray(risk).shape[0])
     time = zeros if data is None else pd.Series(zeros, index=data.index)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
-    ax = _axes(ax, (6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     grid = np.linspace(sample.risk.min(), sample.risk.max(), grid_size)
     pad = 0.05 * (grid[-1] - grid[0] or 1.0)
     grid = np.linspace(grid[0] - pad, grid[-1] + pad, grid_size)
@@ -494,13 +459,13 @@ def plot_risk_densities(
                 continue
             density = gaussian_kde(values)(grid)
             text = f"{label}, {word} (n={values.size})"
-            (line,) = ax.plot(grid, density, linestyle=style, color=colours[code], label=_literal(text), **kwargs)
+            (line,) = ax.plot(grid, density, linestyle=style, color=colours[code], label=literal(text), **kwargs)
             entries.append((line, text))
     ax.set_xlabel("risk score (higher = earlier event)")
     ax.set_ylabel("density")
-    _legend(ax, entries, fontsize=8)
+    literal_legend(ax, entries, fontsize=8)
     if title is not None:
-        ax.set_title(_literal(title))
+        ax.set_title(literal(title))
     return ax
 
 
@@ -566,7 +531,7 @@ def plot_censoring_curves(
     if time_unit is not None and not isinstance(time_unit, str):
         raise TypeError(f"time_unit must be a string such as 'days' or None, got {type(time_unit).__name__}.")
     unit = "" if time_unit is None else f" {time_unit}"
-    ax = _axes(ax, (6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     frame = curves.to_frame()
     labels = ["pooled"] if curves.kind == "pooled" else list(curves.groups)
     entries = []
@@ -576,19 +541,19 @@ def plot_censoring_curves(
         times = np.concatenate([[0.0], rows["time"].to_numpy()])
         probs = np.concatenate([[1.0], rows["censoring_survival"].to_numpy()])
         text = f"K_{label}(t)"
-        (line,) = ax.step(times, probs, where="post", label=_literal(text), **kwargs)
+        (line,) = ax.step(times, probs, where="post", label=literal(text), **kwargs)
         entries.append((line, text))
     text = "K = 0.1 (positivity warning)"
     entries.append((ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label=text), text))
     tau = result.tau if tau is None else tau
     if tau is not None:
         text = f"tau = {tau:g}{unit}"
-        entries.append((ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=_literal(text)), text))
+        entries.append((ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=literal(text)), text))
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("time" if time_unit is None else f"time ({_literal(time_unit)})")
+    ax.set_xlabel("time" if time_unit is None else f"time ({literal(time_unit)})")
     ax.set_ylabel("P(still uncensored), K(t)" if curves.kind == "pooled" else "P(still uncensored), K_g(t)")
     ax.set_title("Probability of remaining uncensored" + (" (pooled)" if curves.kind == "pooled" else ", per group"))
-    _legend(ax, entries, fontsize=8)
+    literal_legend(ax, entries, fontsize=8)
     return ax
 
 
@@ -717,7 +682,7 @@ def plot_forest(
         The result of :func:`survfair.compare` or its ``.table``.
     statistics : tuple of str, default=("delta_between", "delta_within")
         Column families to show: each ``name[a,b]`` column becomes one row (its interval from
-        ``name[a,b]_low`` / ``_high`` when present).
+        ``name[a,b]_ci_low`` / ``_ci_high`` when present).
     flags : DataFrame, dict of model -> DataFrame, bool or None, default=None
         Small-sample flags (columns a, b, flagged, as returned by
         :func:`survfair.small_sample_flags`): one table for every model, or one per model. A
@@ -798,26 +763,26 @@ def plot_forest(
     legend_width = max(_text_width(text, 8.0) for text in [*models, "† open: uses a cell with little data"]) + 0.5
     width = max(label_width + 4.0 + legend_width + 0.4, max(_text_width(line, 10.0) for line in xlabel) + 1.0)
     height = 1.4 + 0.2 * len(xlabel) + len(rows) * max(0.3, 0.1 * len(models))
-    ax = _axes(ax, (min(max(width, 6.0), _MAX_FIGURE), min(max(height, 3.0), 40.0)))
+    ax = new_axes(ax, (min(max(width, 6.0), _MAX_FIGURE), min(max(height, 3.0), 40.0)))
     offsets = np.linspace(-0.25, 0.25, len(models)) if len(models) > 1 else np.zeros(1)
     y = np.arange(len(rows), dtype=float)
     entries = []
     for k, model in enumerate(models):
         record = table.iloc[k]
         x = np.array([100 * float(record[column]) for _, column, _ in rows])
-        low = np.array([100 * float(record.get(f"{column}_low", math.nan)) for _, column, _ in rows])
-        high = np.array([100 * float(record.get(f"{column}_high", math.nan)) for _, column, _ in rows])
+        low = np.array([100 * float(record.get(f"{column}_ci_low", math.nan)) for _, column, _ in rows])
+        high = np.array([100 * float(record.get(f"{column}_ci_high", math.nan)) for _, column, _ in rows])
         with np.errstate(invalid="ignore"):
             err = np.vstack([x - low, high - x])
         err = np.where(np.isfinite(err), err, 0.0)
         colour = f"C{k % 10}"
         bars = ax.errorbar(x, y + offsets[k], xerr=err, fmt="o", capsize=3, color=colour,
-                           label=_literal(model), **kwargs)
+                           label=literal(model), **kwargs)
         entries.append((bars, model))
         hollow = np.flatnonzero(marked[k])
         if hollow.size:
             ax.plot(x[hollow], y[hollow] + offsets[k], "o", markerfacecolor="white", markeredgecolor=colour,
-                    linestyle="none", zorder=3, label=f"_flagged {_literal(model)}")
+                    linestyle="none", zorder=3, label=f"_flagged {literal(model)}")
     if any(flagged_rows):
         mark = Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="0.3")
         entries.append((mark, f"{_DAGGER} open: uses a cell with little data"))
@@ -825,12 +790,12 @@ def plot_forest(
     for i in range(1, len(rows)):  # a thin rule between statistic families
         if rows[i][0] != rows[i - 1][0]:
             ax.axhline(i - 0.5, color="0.8", linewidth=0.8, zorder=0)
-    ax.set_yticks(y, [_literal(label) for label in labels])
+    ax.set_yticks(y, [literal(label) for label in labels])
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first row on top
     ax.set_xlabel("\n".join(xlabel))
-    ax.set_title(_literal(title) if title is not None else "Differences between groups, per model")
+    ax.set_title(literal(title) if title is not None else "Differences between groups, per model")
     # beside the axes: with many models or a long flag note, a legend inside covers the points
-    _legend(ax, entries, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    literal_legend(ax, entries, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return ax
 
 
@@ -934,11 +899,11 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     ['xROC(a, b)', 'xROC(b, a)']
     """
     entries = _xroc_entries(curves)
-    ax = _axes(ax, (4.5, 4.5))
+    ax = new_axes(ax, (4.5, 4.5))
     legend = []
     for label, value in entries:
         fpr, tpr = _curve(value, str(label))
-        (line,) = ax.plot(fpr, tpr, label=_literal(label) or None, **kwargs)
+        (line,) = ax.plot(fpr, tpr, label=literal(label) or None, **kwargs)
         if str(label):
             legend.append((line, str(label)))
     ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
@@ -947,7 +912,7 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     ax.set_aspect("equal")
     ax.set_xlabel("negatives of b above threshold (FPR)")
     ax.set_ylabel("positives of a above threshold (TPR)")
-    _legend(ax, legend, fontsize=8, loc="lower right")
+    literal_legend(ax, legend, fontsize=8, loc="lower right")
     return ax
 
 
@@ -975,7 +940,7 @@ def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, 
     pairs = {(a.get("a"), a.get("b")) for a in attrs}
     a, b = "a", "b"
     if len(pairs) == 1 and None not in next(iter(pairs)):
-        a, b = (_literal(g) for g in next(iter(pairs)))
+        a, b = (literal(g) for g in next(iter(pairs)))
     xlabel, ylabel = _ROLE_WORDS[role]
     return role, xlabel.format(a=a, b=b), ylabel.format(a=a, b=b)
 
@@ -1049,7 +1014,7 @@ def plot_conditional_xauc(
     if not isinstance(values, Mapping) or not values:
         raise TypeError("values must be a pandas Series or a non-empty dict of label -> array-like.")
     role, xlabel, ylabel = _role_words(values, role)
-    ax = _axes(ax, (6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     edges = np.linspace(0, 1, bins + 1)
     entries = []
     for k, (label, series) in enumerate(values.items()):
@@ -1061,7 +1026,7 @@ def plot_conditional_xauc(
             raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1].")
         colour = f"C{k % 10}"
         text = f"{label} (mean {array.mean():.3f})"
-        *_, patches = ax.hist(array, bins=edges, alpha=0.5, color=colour, label=_literal(text), **kwargs)
+        *_, patches = ax.hist(array, bins=edges, alpha=0.5, color=colour, label=literal(text), **kwargs)
         entries.append((patches, text))
         ax.axvline(array.mean(), color=colour, linestyle="--", linewidth=1.5)
     ax.set_xlim(0, 1)
@@ -1069,7 +1034,7 @@ def plot_conditional_xauc(
     ax.set_ylabel(ylabel)
     ax.set_title(f"Conditional xAUC per {role} (dashed: mean = xAUC)")
     if any(str(k) for k in values):
-        _legend(ax, entries, fontsize=8)
+        literal_legend(ax, entries, fontsize=8)
     return ax
 
 

@@ -59,7 +59,7 @@ def test_ph_event_times_follow_the_baseline():
 def test_monte_carlo_truth_equals_the_lognormal_closed_form():
     design = aft_design({1: 0.5, 0: 0.5}, group_effect={1: 0.8, 0: 0.0}, beta=-1.0, sigma=0.5, intercept=0.0)
     for tau in (None, 2.0):
-        truth = design.true_xci(tau, n_per_group=400_000, random_state=1)
+        truth = design.true_xci(tau, n_truth=400_000, random_state=1)
         exact = lognormal_xci(0.8, -1.0, 1.0, 0.5, 0.8, -1.0, tau=tau).matrix.to_numpy()
         z = (truth.values - exact) / truth.mc_se
         assert np.all(np.abs(z) < 4.5), z  # 8 comparisons at about 1 in 150,000 each by chance
@@ -67,7 +67,7 @@ def test_monte_carlo_truth_equals_the_lognormal_closed_form():
 
 def test_monte_carlo_truth_equals_the_ph_integral():
     design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0.0, "M": 0.5}, beta=1.0, score="without_group")
-    truth = design.true_xci(n_per_group=400_000, random_state=2)
+    truth = design.true_xci(n_truth=400_000, random_state=2)
     for i, a in enumerate(design.groups):
         for j, b in enumerate(design.groups):
             exact = ph_xci_integral(design, a, b)
@@ -121,7 +121,7 @@ def test_cause_specific_truth_is_what_the_estimator_targets():
 
     design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0.0, "M": 0.5},
                        competing={"rate": {"F": 0.05, "M": 0.1}}, censoring={"fraction": 0.3})
-    truth = design.true_xci(tau=15, n_per_group=200_000)
+    truth = design.true_xci(tau=15, n_truth=200_000)
     values = np.array([survfair.xci("time", "status", "group", "risk", data=design.draw(4000, random_state=seed),
                                     cause=1, tau=15, ci=None).values.ravel() for seed in range(20)])
     error = np.sqrt(values.var(axis=0, ddof=1) / 20 + truth.to_frame()["mc_se"].to_numpy() ** 2)
@@ -156,7 +156,7 @@ def test_delayed_entry_and_case_cohort_draws():
 def test_harness_is_deterministic_for_any_n_jobs_and_sensible():
     design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0.0, "M": 0.6}, score="without_group",
                        censoring={"fraction": {"F": 0.2, "M": 0.5}})
-    truth = design.true_xci(8.0, n_per_group=200_000)
+    truth = design.true_xci(8.0, n_truth=200_000)
     runs = [coverage_study(design, [150], n_replications=12, estimators=("naive", "ipcw_group"), tau=8.0,
                            truth=truth, random_state=11, n_jobs=n_jobs, progress=False) for n_jobs in (1, 2)]
     pd.testing.assert_frame_equal(runs[0].to_frame(), runs[1].to_frame())
@@ -173,7 +173,7 @@ def test_power_curve_rises_with_n_and_finds_the_target():
                         progress=False)
     assert curve["power"].iloc[-1] > curve["power"].iloc[0]
     assert curve["delta_between"].iloc[0] == pytest.approx(
-        design.true_xci(n_per_group=200_000).delta_between("F", "M")[0])
+        design.true_xci(n_truth=200_000).delta_between("F", "M")[0])
     n_for = curve.attrs["n_for_target"]
     assert np.isnan(n_for) or 40 <= n_for <= 640
     import matplotlib

@@ -36,7 +36,7 @@ def test_compare_matches_xci_and_summaries(obvious):
         assert table.loc[name, "min_xci"] == sf.min_xci(res).value
         assert table.loc[name, "overall"] == res.overall
         assert table.loc[name, "n"] == 300 and table.loc[name, "events"] == event.sum()
-    assert not any(c.endswith("_low") for c in table.columns)  # no inference requested
+    assert not any(c.endswith("_ci_low") for c in table.columns)  # no inference requested
     long = out.to_frame()
     assert set(long.columns) == {"model", "statistic", "value", "ci_low", "ci_high", "p_value"}
     assert len(long) == 3 * (4 + 2 + 1 + 1)
@@ -57,9 +57,9 @@ def test_compare_intervals_appear_when_results_carry_them(obvious, monkeypatch):
     # single cells: Wald on the logit scale (delta method), mapped back
     value, z = row["xci[a,a]"], 1.959963984540054
     logit = np.log(value / (1 - value)) - z * 0.01 / (value * (1 - value))
-    assert row["xci[a,a]_low"] == pytest.approx(1 / (1 + np.exp(-logit)))
-    assert row["delta_between[a,b]_high"] == pytest.approx(row["delta_between[a,b]"] + 1.959963984540054 * np.sqrt(2e-4))
-    assert 0 <= row["delta_between[a,b]_p"] <= 1
+    assert row["xci[a,a]_ci_low"] == pytest.approx(1 / (1 + np.exp(-logit)))
+    assert row["delta_between[a,b]_ci_high"] == pytest.approx(row["delta_between[a,b]"] + 1.959963984540054 * np.sqrt(2e-4))
+    assert 0 <= row["delta_between[a,b]_p_value"] <= 1
 
 
 def test_compare_errors(obvious):
@@ -136,11 +136,11 @@ def test_long_format_with_intervals_follows_the_table(obvious):
     table = out.table
     assert list(table.columns) == [
         "n", "events",
-        "xci[b,b]", "xci[b,b]_low", "xci[b,b]_high", "xci[b,a]", "xci[b,a]_low", "xci[b,a]_high",
-        "xci[a,b]", "xci[a,b]_low", "xci[a,b]_high", "xci[a,a]", "xci[a,a]_low", "xci[a,a]_high",
-        "delta_within[b,a]", "delta_within[b,a]_low", "delta_within[b,a]_high", "delta_within[b,a]_p",
-        "delta_between[b,a]", "delta_between[b,a]_low", "delta_between[b,a]_high", "delta_between[b,a]_p",
-        "min_xci", "min_xci_low", "min_xci_high", "min_xci_cell", "overall", "overall_low", "overall_high",
+        "xci[b,b]", "xci[b,b]_ci_low", "xci[b,b]_ci_high", "xci[b,a]", "xci[b,a]_ci_low", "xci[b,a]_ci_high",
+        "xci[a,b]", "xci[a,b]_ci_low", "xci[a,b]_ci_high", "xci[a,a]", "xci[a,a]_ci_low", "xci[a,a]_ci_high",
+        "delta_within[b,a]", "delta_within[b,a]_ci_low", "delta_within[b,a]_ci_high", "delta_within[b,a]_p_value",
+        "delta_between[b,a]", "delta_between[b,a]_ci_low", "delta_between[b,a]_ci_high", "delta_between[b,a]_p_value",
+        "min_xci", "min_xci_ci_low", "min_xci_ci_high", "min_xci_cell", "overall", "overall_ci_low", "overall_ci_high",
     ]
     long = out.to_frame()
     assert list(long.columns) == ["model", "statistic", "value", "ci_low", "ci_high", "p_value"]
@@ -152,10 +152,27 @@ def test_long_format_with_intervals_follows_the_table(obvious):
         if row.statistic == "min_xci":  # analytic min-xCI has no interval
             assert np.isnan(row.ci_low) and np.isnan(row.ci_high)
         else:
-            assert row.ci_low == table.loc[row.model, f"{row.statistic}_low"] < row.value
-            assert row.ci_high == table.loc[row.model, f"{row.statistic}_high"] > row.value
+            assert row.ci_low == table.loc[row.model, f"{row.statistic}_ci_low"] < row.value
+            assert row.ci_high == table.loc[row.model, f"{row.statistic}_ci_high"] > row.value
         assert np.isnan(row.p_value) == (not row.statistic.startswith("delta"))
     assert table.loc["x", "min_xci_cell"] in {"b,b", "b,a", "a,b", "a,a"}
     pooled = sf.overall_c(out.results["x"]).confidence_interval
-    assert (table.loc["x", "overall_low"], table.loc["x", "overall_high"]) == tuple(pooled)
+    assert (table.loc["x", "overall_ci_low"], table.loc["x", "overall_ci_high"]) == tuple(pooled)
     assert json.loads(json.dumps(out.to_dict()))["models"] == ["x", "z"]
+
+
+def test_interval_columns_follow_one_scheme():
+    """Issue 19 audit, item E: wide tables name an estimate's interval <name>_ci_low / _ci_high and
+    its p-value <name>_p_value (were <name>_low / _high / _p here, and xauc1_low, auc_high in
+    balanced_xauc / group_metrics), as the long tables' ci_low / ci_high / p_value."""
+    rng = np.random.default_rng(2)
+    n = 120
+    g = rng.integers(0, 2, n)
+    time, event, risk = rng.exponential(size=n), rng.random(n) < 0.7, rng.normal(size=n)
+    table = sf.compare(time, event, g, {"m": risk}).table
+    y = (rng.random(n) < 0.5).astype(int)
+    res = sf.xauc(y, g, rng.normal(size=n) + y)
+    for frame in (table, sf.balanced_xauc(res), sf.group_metrics(res)):
+        limits = [c for c in frame.columns if c.endswith(("_low", "_high"))]
+        assert limits and all(c.endswith(("_ci_low", "_ci_high")) for c in limits), limits
+    assert not [c for c in table.columns if c.endswith("_p")]

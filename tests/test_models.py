@@ -416,7 +416,7 @@ def test_flchain_lifelines_behaviour():
     ConvergenceError ("delta contains nan"), which fit_checked turns into ours; with creatinine
     (6524 rows) it converges to scikit-survival's estimate.
     """
-    cohort = load_flchain(("age", "female", "kappa", "lambda", "mgus"))
+    cohort = load_flchain(covariates=("age", "female", "kappa", "lambda", "mgus"))
     frame = cohort.frame[list(cohort.covariates) + ["time", "event"]].astype(float)
     with pytest.raises(ConvergenceError, match="delta contains nan"):
         fit_checked(CoxPHFitter(), frame, "time", "event")

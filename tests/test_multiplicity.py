@@ -153,8 +153,8 @@ def test_equal_cells_counts_the_rank_and_within_tests_the_diagonal():
     t, e, g, r = _cohort(600, ["a", "b", "c"], 4)
     res = survfair.xci(t, e, g, r, tau=2.0)
     # exchangeable groups: xCI_ab ~ C + e_a + l_b to first order, so 2(G - 1) = 4 of the 8 contrasts
-    assert omnibus_test(res, "equal_cells").df == 4
-    within = omnibus_test(res, "equal_within")
+    assert omnibus_test(res, hypothesis="equal_cells").df == 4
+    within = omnibus_test(res, hypothesis="equal_within")
     assert within.df == 2 and within.n_contrasts == 2
 
 
@@ -185,7 +185,7 @@ def test_without_inference_the_test_is_nan_and_bootstrap_uses_the_replicates():
 def test_unknown_hypothesis_is_refused():
     t, e, g, r = _cohort(100, ["a", "b"], 8)
     with pytest.raises(ValueError, match=r"hypothesis must be one of"):
-        omnibus_test(survfair.xci(t, e, g, r, tau=2.0), "all")
+        omnibus_test(survfair.xci(t, e, g, r, tau=2.0), hypothesis="all")
 
 
 @pytest.mark.slow

@@ -63,7 +63,7 @@ def test_heatmap_shows_intervals_and_uses_given_axes(sample):
 
 
 def test_risk_densities(sample, tmp_path):
-    ax = plotting.plot_risk_densities("risk", "event", "group", data=sample)
+    ax = plotting.plot_risk_densities("event", "group", "risk", data=sample)
     assert len(ax.lines) == 4  # 2 groups x {event, censored}
     assert {line.get_linestyle() for line in ax.lines} == {"-", "--"}
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -113,8 +113,8 @@ def test_forest(sample, tmp_path):
         expected = 100 * table.loc[model, ["delta_between[F,M]", "delta_within[F,M]"]].to_numpy(float)
         np.testing.assert_allclose(bars[k].lines[0].get_xdata(), expected)
         low, high = bars[k].lines[2][0].get_segments()[0][:, 0]  # the interval of the first row
-        assert (low, high) == pytest.approx(100 * table.loc[model, ["delta_between[F,M]_low",
-                                                                    "delta_between[F,M]_high"]].to_numpy(float))
+        assert (low, high) == pytest.approx(100 * table.loc[model, ["delta_between[F,M]_ci_low",
+                                                                    "delta_between[F,M]_ci_high"]].to_numpy(float))
     _png_ok(ax, tmp_path)
     with pytest.raises(ValueError, match="no column foo"):
         plotting.plot_forest(comparison.table, statistics=("foo",))
@@ -300,7 +300,7 @@ def _literal_cases():
         return plotting.plot_xci_heatmap(res, title="a$_$b"), [*LABELS, "a$_$b"]
 
     def densities(sample):
-        ax = plotting.plot_risk_densities("risk", "event", "group", data=sample, title="$0-$50k")
+        ax = plotting.plot_risk_densities("event", "group", "risk", data=sample, title="$0-$50k")
         return ax, [f"{g}, event (n=" for g in LABELS] + [f"{g}, censored (n=" for g in LABELS]
 
     def censoring(sample):
@@ -546,3 +546,16 @@ def test_heatmap_scale_errors(result):
     norm = plotting.plot_xci_heatmap(result, vmin=0.6, vmax=0.9).images[0].norm
     assert type(norm) is Normalize and (norm.vmin, norm.vmax) == (0.6, 0.9)
     plt.close("all")
+
+
+def test_risk_densities_take_the_package_order_and_helpers_have_a_home():
+    """Issue 19 audit, item E: plot_risk_densities(risk, event, group) reversed the package order
+    (time, event, group, risk); other modules imported plotting's private _axes/_legend/_literal."""
+    import inspect
+    import pathlib
+
+    assert list(inspect.signature(plotting.plot_risk_densities).parameters)[:3] == ["event", "group", "risk"]
+    root = pathlib.Path(sf.__file__).parent
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        assert "plotting import _" not in text, path

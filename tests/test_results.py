@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import survfair
@@ -146,3 +147,54 @@ def test_every_result_exports_to_json():
         exported = json.loads(json.dumps(obj.to_dict(), allow_nan=False))
         assert isinstance(exported, dict) and exported, type(obj).__name__
     assert json.loads(json.dumps(survfair.min_xci(res).to_dict()))["a"] == "b"
+
+
+# -- one interval method on every result with intervals (issue 19 audit, item B) ---------------------
+
+
+@pytest.fixture(scope="module")
+def tabular_results():
+    from survfair import mitigate
+
+    rng = np.random.default_rng(4)
+    n = 240
+    g = rng.integers(0, 3, n)
+    x = rng.normal(size=n) + 0.3 * g
+    t = rng.exponential(np.exp(-x))
+    c = rng.exponential(2, n)
+    time, event = np.minimum(t, c), t <= c
+    risk = x + rng.normal(scale=0.5, size=n)
+    predicted = (1 - np.exp(-np.exp(risk) * 0.5))[:, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        shift = mitigate.group_shift(time, event, g, risk, random_state=0, ci="analytic", fit_on=np.arange(n) % 2 == 0)
+        return {
+            "compare": survfair.compare(time, event, g, {"a": risk, "b": risk + rng.normal(size=n)}),
+            "group_shift": shift,
+            "group_monotone": mitigate.group_monotone(time, event, g, risk, ci="analytic"),
+            "calibration_cost": mitigate.calibration_cost(shift, time, event, g, risk, predicted, [0.5]),
+        }
+
+
+@pytest.mark.parametrize("name", ["compare", "group_shift", "group_monotone", "calibration_cost"])
+def test_every_tabular_result_has_confidence_interval_at_any_level(tabular_results, name):
+    """Before: ModelComparison, GroupShift, GroupMonotone and CalibrationCost had ci columns but no
+    confidence_interval(), so no other level than the one they were made with."""
+    res = tabular_results[name]
+    frame = res.to_frame()
+    default = res.confidence_interval()
+    limits = [c for c in default.columns if c.endswith(("ci_low", "ci_high"))]
+    keys = [c for c in default.columns if c not in limits]
+    assert keys and len(limits) in (2, 4)
+    pd.testing.assert_frame_equal(default, frame[keys + limits])  # the result's own level: to_frame's limits
+    same = res.confidence_interval(confidence_level=0.95)
+    pd.testing.assert_frame_equal(same, default, rtol=1e-12)
+    narrow, wide = res.confidence_interval(0.5), res.confidence_interval(confidence_level=0.99)
+    pd.testing.assert_frame_equal(narrow[keys], frame[keys])
+    for low, high in zip(limits[::2], limits[1::2]):
+        finite = np.isfinite(narrow[low]) & np.isfinite(wide[low]) & (wide[high] > wide[low])
+        assert finite.any()
+        assert (wide.loc[finite, low] < narrow.loc[finite, low]).all()
+        assert (wide.loc[finite, high] > narrow.loc[finite, high]).all()
+    with pytest.raises(ValueError, match="confidence_level"):
+        res.confidence_interval(1.5)

@@ -47,7 +47,7 @@ def test_scorer_in_grid_search_with_metadata_routing(data):
     X, y, group = data
     alphas = [0.01, 1e4]
     with sklearn.config_context(enable_metadata_routing=True):
-        scorer = make_xci_scorer("min_xci", tau=1.5).set_score_request(group=True)
+        scorer = make_xci_scorer(statistic="min_xci", tau=1.5).set_score_request(group=True)
         cv = KFold(3, shuffle=True, random_state=0)
         search = GridSearchCV(CoxPHSurvivalAnalysis(), {"alpha": alphas}, scoring=scorer, cv=cv)
         search.fit(X, y, group=group)
@@ -63,7 +63,7 @@ def test_scorer_in_grid_search_with_metadata_routing(data):
 def test_scorer_with_group_column_without_routing(data):
     X, y, group = data
     X = X.assign(group=group)
-    scorer = make_xci_scorer("abs_delta_between", group_column="group", drop_group=True, tau=1.5)
+    scorer = make_xci_scorer(statistic="abs_delta_between", group_column="group", drop_group=True, tau=1.5)
     features = X.drop(columns="group")
     cv = KFold(3, shuffle=True, random_state=1)
     model = CoxPHSurvivalAnalysis()
@@ -72,7 +72,7 @@ def test_scorer_with_group_column_without_routing(data):
 
     # a pipeline that ignores the group column at fit time; the scorer drops it before predict
     pipe = make_pipeline(ColumnTransformer([("keep", "passthrough", ["x", "w", "is_b"])]), model)
-    scores = cross_val_score(pipe, X, y, scoring=make_xci_scorer("abs_delta_between", group_column="group",
+    scores = cross_val_score(pipe, X, y, scoring=make_xci_scorer(statistic="abs_delta_between", group_column="group",
                                                                    tau=1.5), cv=cv)
     for fold, (train, test) in enumerate(cv.split(X)):
         fitted = CoxPHSurvivalAnalysis().fit(features.iloc[train], y[train])
@@ -87,7 +87,7 @@ def test_scorer_with_group_column_without_routing(data):
 def test_scorer_errors(data):
     X, y, group = data
     with pytest.raises(ValueError, match="statistic must be one of"):
-        make_xci_scorer("auc")
+        make_xci_scorer(statistic="auc")
     with pytest.raises(ValueError, match="a and b must be given together"):
         xci_score(y, X["x"], group=group, statistic="abs_delta_between", a="a")
     scorer = make_xci_scorer(group_column="missing")
@@ -99,4 +99,4 @@ def test_scorer_without_its_group_is_refused_when_made():
     """Issue 19: without routing, scikit-learn only said "Scoring failed" and gave NaN."""
     with sklearn.config_context(enable_metadata_routing=False):
         with pytest.raises(ValueError, match=r"the scorer needs the group of every row: pass group_column="):
-            make_xci_scorer("min_xci", tau=1.5)
+            make_xci_scorer(statistic="min_xci", tau=1.5)

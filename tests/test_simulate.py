@@ -398,8 +398,8 @@ def test_cohort_validation(kwargs, error, match):
 
 # -- studies -----------------------------------------------------------------------------------------
 def test_study_small():
-    table = study((0.2, 1.0), n=150, n_reps=4, random_state=1, progress=False)
-    assert list(table.columns) == ["beta1_hat", "a", "b", "n", "n_reps", "n_valid", "mc_mean", "mc_sd", "mc_se",
+    table = study((0.2, 1.0), n=150, n_replications=4, random_state=1, progress=False)
+    assert list(table.columns) == ["beta1_hat", "a", "b", "n", "n_replications", "n_valid", "mc_mean", "mc_sd", "mc_se",
                                    "exact", "approx"]
     assert len(table) == 8 and (table["n_valid"] == 4).all()
     for _, row in table.iterrows():
@@ -412,15 +412,15 @@ def test_study_small():
 
 
 def test_study_reproducible_and_validated():
-    a = study((0.5,), n=60, n_reps=3, random_state=9, progress=False)
-    b = study((0.5,), n=60, n_reps=3, random_state=9, progress=False)
+    a = study((0.5,), n=60, n_replications=3, random_state=9, progress=False)
+    b = study((0.5,), n=60, n_replications=3, random_state=9, progress=False)
     pd.testing.assert_frame_equal(a, b)
-    with pytest.raises(ValueError, match="n_reps must be an integer >= 2, got 1"):
-        study((0.5,), n_reps=1)
+    with pytest.raises(ValueError, match="n_replications must be an integer >= 2, got 1"):
+        study((0.5,), n_replications=1)
     with pytest.raises(ValueError, match="beta1_hat must be a non-empty"):
         study(())
     with pytest.raises(TypeError, match="progress must be True or False"):
-        study((0.5,), n_reps=2, progress="yes")
+        study((0.5,), n_replications=2, progress="yes")
 
 
 def test_plot_study():
@@ -429,7 +429,7 @@ def test_plot_study():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    table = study((0.2, 0.7, 1.2), n=80, n_reps=3, random_state=2, progress=False)
+    table = study((0.2, 0.7, 1.2), n=80, n_replications=3, random_state=2, progress=False)
     axes = plot_study(table)
     assert axes.shape == (2, 2)
     for ax in axes.ravel():
@@ -447,7 +447,7 @@ def test_plot_study():
 
 def test_ipcw_removes_the_bias_of_the_naive_estimator():
     table = ipcw_bias_study(
-        n=(400,), censoring=[{"exponential": {1: 0.5, 0: 0.05}}], n_reps=40, estimators=("naive", "ipcw"),
+        n=(400,), censoring=[{"exponential": {1: 0.5, 0: 0.05}}], n_replications=40, estimators=("naive", "ipcw"),
         random_state=123, progress=False,
     )
     cell = table[(table["a"] == 1) & (table["b"] == 1)].set_index("estimator")
@@ -471,12 +471,12 @@ def test_ipcw_removes_the_bias_of_the_naive_estimator():
 )
 def test_ipcw_bias_study_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        ipcw_bias_study(n_reps=2, progress=False, **kwargs)
+        ipcw_bias_study(n_replications=2, progress=False, **kwargs)
 
 
 @pytest.mark.slow
 def test_paper_study_agrees_with_exact():
-    table = study(PAPER_GRID, n=500, n_reps=50, random_state=2026, progress=False)
+    table = study(PAPER_GRID, n=500, n_replications=50, random_state=2026, progress=False)
     z = (table["mc_mean"] - table["exact"]) / table["mc_se"]
     assert np.all(np.abs(z) < 4), table[np.abs(z) >= 4]
 

@@ -74,7 +74,7 @@ def test_every_objective_is_a_summary_with_the_scorer_value(ci):
     if ci == "analytic":  # Nash welfare is smooth: delta method on the log scale
         estimate = survfair.nash_welfare(res)
         assert estimate.se > 0 and estimate.confidence_interval[0] < estimate.value < estimate.confidence_interval[1]
-        pair = survfair.abs_delta_between(res, 0, 1)
+        pair = survfair.abs_delta_between(res, a=0, b=1)
         delta = survfair.delta_between(res, 0, 1)
         assert pair.value == abs(delta.value) and pair.se == delta.se
 

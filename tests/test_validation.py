@@ -150,7 +150,7 @@ def _public_calls():
         "logistic_adjustment": lambda t, e, g, r: survfair.logistic_adjustment(e.astype(int), g, r, "a", "b"),
         "equal_opportunity_adjustment": lambda t, e, g, r: survfair.equal_opportunity_adjustment(
             e.astype(int), g, r, "a", "b"),
-        "plot_risk_densities": lambda t, e, g, r: plotting.plot_risk_densities(r, e, g),
+        "plot_risk_densities": lambda t, e, g, r: plotting.plot_risk_densities(e, g, r),
     }
 
 
@@ -384,3 +384,77 @@ def test_every_public_scalar_option_follows_one_rule(call, argument):
             bad, error = ("1", TypeError)
         with pytest.raises(error, match=rf"^{argument} must be .*, got "):
             call(bad)
+
+
+# -- audit of issue 19, item D: options that slipped past the shared checks ---------------------------
+
+
+def _xci_result():
+    return survfair.xci(**_cohort(), ci=None)
+
+
+def _design():
+    return survfair.simulate.ph_design({"F": 0.5, "M": 0.5})
+
+
+@pytest.mark.parametrize(
+    "call, bad, error, argument",
+    [
+        # before: accepted (group_shift refused the same weights)
+        (lambda v: survfair.min_utility(_xci_result(), alpha=v), -1.0, ValueError, "alpha"),
+        (lambda v: survfair.nash_welfare(_xci_result(), beta=v), -1.0, ValueError, "beta"),
+        (lambda v: survfair.utility(_xci_result(), alpha=v), -0.5, ValueError, "alpha"),
+        (lambda v: survfair.min_utility(_xci_result(), alpha=v, beta=0.0), 0.0, ValueError, "alpha and beta"),
+        (lambda v: survfair.utility(_xci_result(), alpha=v, beta=0.0), 0.0, ValueError, "alpha and beta"),
+        (lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_utility", alpha=v), -1.0,
+         ValueError, "alpha"),
+        (lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_xci", beta=v), -1.0,
+         ValueError, "beta"),
+        (lambda v: survfair.make_xci_scorer(statistic="min_utility", group_column="g", alpha=v), -1.0, ValueError, "alpha"),
+        # before: 1.5 passed and "x" raised joblib's own TypeError
+        (lambda v: survfair.simulate.coverage_study(_design(), [50], n_replications=2, n_truth=1000, n_jobs=v,
+                                                    progress=False), 1.5, TypeError, "n_jobs"),
+        (lambda v: survfair.simulate.coverage_study(_design(), [50], n_replications=2, n_truth=1000, n_jobs=v,
+                                                    progress=False), "x", TypeError, "n_jobs"),
+        # before: 2.5 failed inside scipy, True was taken as 1 node
+        (lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v), 2.5, TypeError, "n_nodes"),
+        (lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v), True, TypeError, "n_nodes"),
+        # before: 1 was taken as True
+        (lambda v: survfair.load_flchain(perturb=v), 1, TypeError, "perturb"),
+    ],
+)
+def test_options_missed_by_the_shared_checks_are_refused(call, bad, error, argument):
+    with pytest.raises(error, match=rf"^{argument} must"):
+        call(bad)
+
+
+def survfair_y():
+    from sksurv.util import Surv
+
+    return Surv.from_arrays(np.asarray(E, dtype=bool), np.asarray(T, dtype=float))
+
+
+def test_options_are_keyword_only():
+    """Issue 19 audit, item E: the data stay positional, every option after ``*``."""
+    import inspect
+
+    from survfair import simulate
+
+    cases = {
+        survfair.balanced_xauc: ["confidence_level"], survfair.min_utility: ["alpha", "beta"],
+        survfair.nash_welfare: ["alpha", "beta"], survfair.utility: ["alpha", "beta"],
+        survfair.abs_delta_between: ["a", "b"], survfair.omnibus_test: ["hypothesis"],
+        survfair.adjust_p_values: ["method"], survfair.fairness_profile: ["time"],
+        survfair.make_xci_scorer: ["statistic"], simulate.ph_xci_integral: ["n_nodes"],
+        survfair.load_flchain: ["covariates", "perturb"], simulate.CohortDesign.draw: ["random_state"],
+        simulate.CohortDesign.censored_fraction: ["n", "random_state"],
+        simulate.CohortDesign.true_xci: ["n_truth", "random_state"],
+    }
+    for function, names in cases.items():
+        parameters = inspect.signature(function).parameters
+        for name in names:
+            assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, (function.__qualname__, name)
+    # one name for the replications and for the truth's draws
+    assert "n_replications" in inspect.signature(simulate.study).parameters
+    assert "n_replications" in inspect.signature(simulate.ipcw_bias_study).parameters
+    assert "n_truth" in inspect.signature(simulate.coverage_study).parameters

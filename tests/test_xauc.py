@@ -431,7 +431,7 @@ def test_cli_binary_report_and_horizon_table():
     assert f"{estimate.value:.4f}" in text  # every pair's ΔxAUC is printed
     assert json.loads(run_binary_audit(_parser().parse_args(
         ["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp", "--risk", "score",
-         "--format", "json"]), frame))["auc"] == pytest.approx(res.overall)
+         "--format", "json"]), frame))["overall"] == pytest.approx(res.overall)
     with pytest.raises(CLIError, match="--positive 'maybe' does not occur"):
         run_binary_audit(_parser().parse_args(["--binary", "--outcome", "dead", "--positive", "maybe",
                                                "--group", "grp", "--risk", "score"]), frame)
@@ -475,7 +475,7 @@ def test_balanced_xauc_interval_is_logit_wald_and_stays_in_unit_interval():
     z = 1.959963984540054
     assert table.loc["a", "xauc1"] + z * table.loc["a", "xauc1_se"] > 1.05  # the old limit passed 1
     for outcome in (1, 0):
-        low, high = table[f"xauc{outcome}_low"], table[f"xauc{outcome}_high"]
+        low, high = table[f"xauc{outcome}_ci_low"], table[f"xauc{outcome}_ci_high"]
         assert ((0 <= low) & (low <= table[f"xauc{outcome}"]) & (table[f"xauc{outcome}"] <= high) & (high <= 1)).all()
         expected = cell_wald_interval(table[f"xauc{outcome}"].to_numpy(), table[f"xauc{outcome}_se"].to_numpy(), 0.95)
         np.testing.assert_array_equal(low.to_numpy(), expected[0])
@@ -483,11 +483,11 @@ def test_balanced_xauc_interval_is_logit_wald_and_stays_in_unit_interval():
     # another level, and the rule's boundary case: a value of 1 with se 0 gets [1, 1]
     y, g, s, _ = make_data(9, n=300, n_groups=3)
     res = xauc(y, g, s)
-    table = balanced_xauc(res, 0.8)
+    table = balanced_xauc(res, confidence_level=0.8)
     expected = cell_wald_interval(table["xauc0"].to_numpy(), table["xauc0_se"].to_numpy(), 0.8)
-    np.testing.assert_array_equal(table["xauc0_low"].to_numpy(), expected[0])
+    np.testing.assert_array_equal(table["xauc0_ci_low"].to_numpy(), expected[0])
     perfect = balanced_xauc(xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [4, 3, 1, 0, 5, 6, 2, -1]))
-    assert (perfect["xauc1"] == 1).all() and (perfect["xauc1_low"] == 1).all() and (perfect["xauc1_high"] == 1).all()
+    assert (perfect["xauc1"] == 1).all() and (perfect["xauc1_ci_low"] == 1).all() and (perfect["xauc1_ci_high"] == 1).all()
 
 
 def test_group_metrics_auc_interval_equals_the_matrix_diagonal():
@@ -495,11 +495,11 @@ def test_group_metrics_auc_interval_equals_the_matrix_diagonal():
     res = xauc(y, g, s)
     table = group_metrics(res, confidence_level=0.9)
     low, high = res.confidence_interval(0.9)
-    np.testing.assert_array_equal(table["auc_low"].to_numpy(), np.diag(low.to_numpy()))
-    np.testing.assert_array_equal(table["auc_high"].to_numpy(), np.diag(high.to_numpy()))
+    np.testing.assert_array_equal(table["auc_ci_low"].to_numpy(), np.diag(low.to_numpy()))
+    np.testing.assert_array_equal(table["auc_ci_high"].to_numpy(), np.diag(high.to_numpy()))
     np.testing.assert_array_equal(table["auc_se"].to_numpy(), np.diag(res.se.to_numpy()))
     for name in ("auc", "xauc_vs_others", "xauc_others_vs", "xauc1", "xauc0"):
-        assert ((0 <= table[f"{name}_low"]) & (table[f"{name}_high"] <= 1)).all(), name
+        assert ((0 <= table[f"{name}_ci_low"]) & (table[f"{name}_ci_high"] <= 1)).all(), name
 
 
 @pytest.mark.parametrize("n_groups", [1, 3])
@@ -521,7 +521,8 @@ def test_overall_estimate_is_delong_of_the_pooled_auc(n_groups):
         assert est.se == pytest.approx(res.se.iloc[0, 0], rel=1e-12)
     assert res.overall_estimate(confidence_level=0.5).confidence_interval.high < high[0]
     exported = res.to_dict()
-    assert exported["auc_se"] == est.se and exported["auc_ci_low"] == low[0] and exported["auc_ci_high"] == high[0]
+    assert exported["overall"] == res.overall and "auc" not in exported  # one name: overall, as on the object
+    assert exported["overall_se"] == est.se and exported["overall_ci_low"] == low[0] and exported["overall_ci_high"] == high[0]
     with pytest.raises(TypeError, match="null must be a finite number"):
         res.overall_estimate(null="0.5")
 
@@ -538,11 +539,11 @@ def test_group_metrics_cross_group_rows_equal_matrix_cells_with_two_groups():
         assert table.loc[a, "xauc_others_vs"] == pytest.approx(res.matrix.loc[b, a], abs=1e-15)
         assert table.loc[a, "xauc_vs_others_se"] == pytest.approx(res.se.loc[a, b], rel=1e-12)
         assert table.loc[a, "xauc_others_vs_se"] == pytest.approx(res.se.loc[b, a], rel=1e-12)
-        assert table.loc[a, "xauc_vs_others_low"] == pytest.approx(low.loc[a, b], rel=1e-12)
-        assert table.loc[a, "xauc_others_vs_high"] == pytest.approx(high.loc[b, a], rel=1e-12)
+        assert table.loc[a, "xauc_vs_others_ci_low"] == pytest.approx(low.loc[a, b], rel=1e-12)
+        assert table.loc[a, "xauc_others_vs_ci_high"] == pytest.approx(high.loc[b, a], rel=1e-12)
     # Table 1's layout: the "XAUC" row is xAUC(a, b) under a and xAUC(b, a) under b
     assert table.loc["b", "xauc_vs_others"] == table.loc["a", "xauc_others_vs"]
-    assert list(table.columns[:9]) == ["n", "positives", "negatives", "auc", "auc_se", "auc_low", "auc_high",
+    assert list(table.columns[:9]) == ["n", "positives", "negatives", "auc", "auc_se", "auc_ci_low", "auc_ci_high",
                                        "brier", "brier_se"]
 
 
@@ -558,7 +559,7 @@ def test_group_metrics_cross_group_rows_pool_the_other_groups():
         assert table.loc[a, "xauc_others_vs"] == pytest.approx(value, abs=1e-12)
         assert table.loc[a, "xauc_others_vs_se"] ** 2 == pytest.approx(variance, rel=1e-10)
     single = group_metrics(xauc(y, np.zeros(len(y)), s))  # no other group: NaN, no crash
-    assert single[["xauc_vs_others", "xauc_others_vs", "xauc_vs_others_low"]].isna().all().all()
+    assert single[["xauc_vs_others", "xauc_others_vs", "xauc_vs_others_ci_low"]].isna().all().all()
 
 
 # -- orientation --------------------------------------------------------------------------------
@@ -606,7 +607,7 @@ def test_flipping_outcome_coding_and_negating_score_transposes_exactly(n_groups)
     np.testing.assert_array_equal(flipped.within.to_numpy(), res.within.to_numpy())
     # ... and the balanced xAUCs swap: xAUC^1 <-> xAUC^0 per group
     before, after = balanced_xauc(res), balanced_xauc(flipped)
-    for suffix in ("", "_se", "_low", "_high"):
+    for suffix in ("", "_se", "_ci_low", "_ci_high"):
         np.testing.assert_array_equal(after[f"xauc1{suffix}"].to_numpy(), before[f"xauc0{suffix}"].to_numpy())
         np.testing.assert_array_equal(after[f"xauc0{suffix}"].to_numpy(), before[f"xauc1{suffix}"].to_numpy())
     assert survfair.delta_between(flipped, "a", "b").value == pytest.approx(-survfair.delta_between(res, "a", "b").value, abs=1e-15)

@@ -145,7 +145,7 @@ def test_summaries():
     assert np.isnan(survfair.delta_between(res, "x", "y").se)
     with pytest.raises(ValueError, match="group 'w' is not in the result"):
         survfair.delta_between(res, "x", "w")
-    with pytest.raises(ValueError, match="alpha must be a finite number, got inf"):
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0, got inf"):
         survfair.utility(res, alpha=np.inf)
     contrast = survfair.contrast(res, np.eye(3))
     assert contrast.value == pytest.approx(np.trace(m.to_numpy()))

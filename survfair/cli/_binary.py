@@ -203,8 +203,8 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
                 {
                     "positives": balanced["positives"],
                     "negatives": balanced["negatives"],
-                    "xAUC^1": [_interval(*balanced.loc[g, ["xauc1", "xauc1_low", "xauc1_high"]]) for g in res.groups],
-                    "xAUC^0": [_interval(*balanced.loc[g, ["xauc0", "xauc0_low", "xauc0_high"]]) for g in res.groups],
+                    "xAUC^1": [_interval(*balanced.loc[g, ["xauc1", "xauc1_ci_low", "xauc1_ci_high"]]) for g in res.groups],
+                    "xAUC^0": [_interval(*balanced.loc[g, ["xauc0", "xauc0_ci_low", "xauc0_ci_high"]]) for g in res.groups],
                 }
             )
         ),

@@ -68,6 +68,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     fitting.add_argument("--fit-column", metavar="COL",
                          help="boolean column: fit on rows where it is true, evaluate on the rest "
                               "(default: none, fit and evaluate in-sample)")
+    fitting.add_argument("--seed", type=int, default=0, metavar="S",
+                         help="seed of the shift's search with three or more groups (default 0: the same "
+                              "offsets on every run; two groups are searched exactly without randomness)")
     add_estimator_options(parser)
     calibrated = parser.add_argument_group("calibration of the adjusted predicted risks")
     calibrated.add_argument("--predicted", metavar="COLUMN", action="append",
@@ -119,6 +122,8 @@ def _check(args: argparse.Namespace) -> None:
     columns = table_columns(args.data)
     require_columns(args.data, columns, {"--time": [args.time], "--event": [args.event], "--group": args.group,
                                          "--risk": [args.risk], "--fit-column": [args.fit_column]})
+    if args.seed < 0:
+        raise CLIError(f"--seed must be >= 0, got {args.seed}")
     if "risk_adjusted" in columns:
         raise CLIError("--data already has a column 'risk_adjusted'; rename it first.")
     predicted, horizons = args.predicted or [], args.horizon or []
@@ -150,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         roles = dict(predicted="--predicted " + ", ".join(repr(c) for c in args.predicted), times="--horizon")
     with library_errors(column_roles(args, **roles)):
         if args.adjustment == "shift":
-            fitted = group_shift(args.time, args.event, group, args.risk, objective=args.objective, **common)
+            fitted = group_shift(args.time, args.event, group, args.risk, objective=args.objective,
+                                 random_state=args.seed, **common)
             header = f"group shift ({args.objective}); offsets: " + ", ".join(
                 f"{g}: {v:+.6g}" for g, v in fitted.offsets.items()
             )

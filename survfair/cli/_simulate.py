@@ -109,15 +109,15 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     with pd.option_context("display.width", 160, "display.max_columns", 30, "display.precision", 4):
         if args.study in ("fig1", "all"):
-            table = study(grid, n=fig_n, n_reps=fig_reps, random_state=args.seed, progress=progress)
+            table = study(grid, n=fig_n, n_replications=fig_reps, random_state=args.seed, progress=progress)
             print(f"Section 5.1 / Figure 1: empirical vs closed-form xCI (n={fig_n}, reps={fig_reps})")
-            print(table.drop(columns=["n", "n_reps"]).to_string(index=False))
+            print(table.drop(columns=["n", "n_replications"]).to_string(index=False))
             print()
             if out is not None:
                 table.to_csv(out / "figure1_table.csv", index=False)
                 _save_figure(table, out / "figure1.png", plot_study)
         if args.study in ("ipcw", "all"):
-            table = ipcw_bias_study(n=ipcw_n, n_reps=ipcw_reps, random_state=args.seed, progress=progress)
+            table = ipcw_bias_study(n=ipcw_n, n_replications=ipcw_reps, random_state=args.seed, progress=progress)
             print(f"Naive vs IPCW xCI under group-specific censoring (tau=4, reps={ipcw_reps})")
             shown = ["n", "censoring", "censored_1", "censored_0", "a", "b", "estimator",
                      "truth", "bias", "sd", "rmse", "mc_se"]

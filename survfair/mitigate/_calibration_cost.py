@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._calibration import calibration, predicted_matrix
 from .._calibration_result import CalibrationResult
 from .._exceptions import PositivityWarning
@@ -16,7 +17,7 @@ from .._results import json_safe
 from .._validation import check_option, check_survival_inputs
 from ._monotone import GroupMonotone
 from ._shift import GroupShift
-from ._tables import before_after_table, format_table
+from ._tables import before_after_table, format_table, interval_table
 
 __all__ = ["CalibrationCost", "calibration_cost", "adjusted_risks", "SCALES"]
 
@@ -39,7 +40,7 @@ def adjusted_risks(predicted: np.ndarray, risk: np.ndarray, adjusted: np.ndarray
     return np.asarray(adjusted, float)[:, None]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CalibrationCost:
     """Result of :func:`calibration_cost`: ranking and calibration of one adjustment, before and after.
 
@@ -50,6 +51,10 @@ class CalibrationCost:
     before, after : CalibrationResult
         Calibration of the original and of the adjusted predicted risks, on the data given.
     n_samples : int
+
+    See Also
+    --------
+    calibration_cost : computes it.
     """
 
     adjustment: Any = field(repr=False)
@@ -58,9 +63,8 @@ class CalibrationCost:
     after: CalibrationResult = field(repr=False)
     n_samples: int
     table: pd.DataFrame = field(repr=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "table", self.table.copy())
+    #: the ranking rows' XCIResults, {"ranking": (before, after)}, for confidence_interval()
+    _results: dict = field(repr=False, default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy before/after table (a copy), one row per number: the ranking rows of the
@@ -70,6 +74,39 @@ class CalibrationCost:
         horizon). Columns part ("ranking" or "calibration"), time, metric, a, b, before, after,
         change and the intervals of both."""
         return self.table.copy()
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Intervals of every before/after number at ``confidence_level``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level of :meth:`to_frame`.
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (part, time, metric, a, b), in its row
+            order, and before_ci_low, before_ci_high, after_ci_low, after_ci_high at that level,
+            recomputed by the same rules (the ranking rows from their xCI results, the
+            calibration rows by :meth:`CalibrationResult.confidence_interval`): survfair's rule
+            for every result whose estimates are rows of a table (see Conventions, "Intervals").
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        keys = ["part", "time", "metric", "a", "b"]
+        limits = ["before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+        if confidence_level is None:
+            return self.table[keys + limits]
+        adj = self.adjustment
+        ranking = interval_table(self._results, getattr(adj, "alpha", 1.0), getattr(adj, "beta", 1.0),
+                                 confidence_level).rename(columns={"sample": "part"})
+        ranking.insert(1, "time", np.nan)
+        calibration = _calibration_rows(self.before, self.after, confidence_level)
+        return pd.concat([ranking, calibration[keys + limits]], ignore_index=True)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: scale, n_samples and the rows of :meth:`to_frame`."""
@@ -82,8 +119,11 @@ class CalibrationCost:
         return f"CalibrationCost(scale={self.scale!r}, n_samples={self.n_samples})\n" + format_table(shown)
 
 
-def _calibration_rows(before: CalibrationResult, after: CalibrationResult) -> pd.DataFrame:
+def _calibration_rows(before: CalibrationResult, after: CalibrationResult, level: float | None = None) -> pd.DataFrame:
     b, a = before.to_frame(), after.to_frame()
+    if level is not None:  # the limits at another level, the same rows
+        for frame, result in ((b, before), (a, after)):
+            frame[["ci_low", "ci_high"]] = result.confidence_interval(level)[["ci_low", "ci_high"]].to_numpy()
     keep = b["statistic"].isin(_SHOWN)
     b, a = b[keep].reset_index(drop=True), a[keep].reset_index(drop=True)
     frame = pd.DataFrame({
@@ -160,6 +200,12 @@ def calibration_cost(
         "probability"`` with several horizons or adjusted risks outside [0, 1], or group labels
         the adjustment was not fitted on.
 
+    See Also
+    --------
+    group_shift, group_monotone : the adjustments it judges.
+    survfair.calibration : the calibration it reports.
+    survfair.fairness_profile : discrimination beside calibration, without an adjustment.
+
     Examples
     --------
     >>> import numpy as np, survfair
@@ -198,12 +244,12 @@ def calibration_cost(
         warnings.simplefilter("ignore", PositivityWarning)  # the same censoring as "before", warned there
         after = calibration(sample.time, sample.event, labels, after_values, before.times, groups=sample.groups,
                             censoring=censoring, ci=ci, confidence_level=confidence_level, progress=False)
-    ranking, _ = before_after_table([("ranking", sample, adjusted)], adjustment.settings,
+    ranking, results = before_after_table([("ranking", sample, adjusted)], adjustment.settings,
                                     getattr(adjustment, "alpha", 1.0), getattr(adjustment, "beta", 1.0), {})
     ranking = ranking.rename(columns={"sample": "part"})
     ranking.insert(1, "time", np.nan)
     table = pd.concat([ranking, _calibration_rows(before, after)], ignore_index=True)
-    return CalibrationCost(adjustment, scale, before, after, sample.n_samples, table)
+    return CalibrationCost(adjustment, scale, before, after, sample.n_samples, table, results)
 
 
 def _predicted_in_order(predicted: Any, data: pd.DataFrame | None, times: Any) -> np.ndarray:

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._calibration import calibration, predicted_matrix
 from .._results import json_safe
 from .._settings import EstimatorSettings
 from .._summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
-from .._validation import check_numbers, check_scalar, check_survival_inputs, input_index
+from .._validation import check_numbers, check_random_state, check_scalar, check_survival_inputs, input_index
 
 __all__ = ["Frontier", "frontier", "plot_frontier"]
 
 FAIRNESS_COLUMNS = ("abs_delta_between", "min_xci")
 
 
-@dataclass(frozen=True)
+@frozen_result
 class Frontier:
     """Result of :func:`frontier`: accuracy against cross-group fairness over group shifts.
 
@@ -37,6 +38,15 @@ class Frontier:
         The xCI estimator's settings.
     n_samples : int
         Rows the frontier was computed on (in-sample).
+    seed_entropy : int or None
+        The λ path with three or more groups: the entropy of the seed of its searches
+        (``random_state=seed_entropy`` repeats it exactly); None for the offset grid, which is
+        not searched.
+
+    See Also
+    --------
+    frontier : computes it.
+    plot_frontier : draws it.
     """
 
     kind: str
@@ -45,9 +55,7 @@ class Frontier:
     settings: EstimatorSettings = field(repr=False)
     n_samples: int
     table: pd.DataFrame = field(repr=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "table", self.table.copy())
+    seed_entropy: int | None = field(repr=False, default=None)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per grid point (a copy): ``offset[g]`` for every group g (and ``offset``, the
@@ -59,7 +67,7 @@ class Frontier:
         """JSON-safe dictionary: kind, groups, reference, settings and the rows of :meth:`to_frame`."""
         return json_safe({"kind": self.kind, "groups": list(self.groups), "reference": self.reference,
                           "settings": self.settings.to_dict(), "n_samples": self.n_samples,
-                          "points": self.table.to_dict(orient="records")})
+                          "seed_entropy": self.seed_entropy, "points": self.table.to_dict(orient="records")})
 
     def __repr__(self) -> str:
         with pd.option_context("display.precision", 4, "display.width", 120, "display.max_rows", 12):
@@ -162,7 +170,9 @@ def frontier(
     reference : group label, optional
         Group kept at offset 0 (default: the first group).
     max_evaluations, random_state
-        Search settings for the λ path (see :func:`group_shift`).
+        Search settings for the λ path (see :func:`group_shift`); ``random_state`` is checked
+        also for the two-group offset grid, which does not use it. None (the default): fresh
+        entropy, recorded in ``Frontier.seed_entropy``; every λ is searched from the same seed.
     predicted : array-like of shape (n_samples,) or column name, optional
         The model's predicted event probabilities at one horizon ``times``, when ``risk`` is its
         log relative hazard (a Cox-type linear predictor): every row then also reports each
@@ -187,6 +197,11 @@ def frontier(
     TypeError, ValueError
         For invalid data or options; negative or non-finite ``lambdas`` or ``offsets``; ``offsets``
         with more than two groups; fewer than two groups.
+
+    See Also
+    --------
+    plot_frontier : draws it.
+    group_shift : one point of it, fitted to an objective.
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
@@ -194,6 +209,7 @@ def frontier(
         raise ValueError("group: only one group; a frontier needs at least two groups.")
     ref = check_reference(reference, sample.groups)
     n_points = check_scalar(n_points, "n_points", "integer", low=2)
+    seed = check_random_state(random_state)  # checked even where the grid does not search
     problem = ShiftProblem(sample, settings)
     g = sample.n_groups
     if (predicted is None) != (times is None):
@@ -225,9 +241,13 @@ def frontier(
     rows = [{"lambda": np.nan, **_row(problem, np.zeros(g), ratios)}]
     for lam in values:
         goal = make_objective("penalized", 1.0, 1.0, problem.weights, lam=float(lam))
-        fitted = fit_offsets(problem, goal, ref, max_evaluations=max_evaluations, random_state=random_state)
+        # every λ from the same seed (a fresh SeedSequence of the same entropy each time)
+        fitted = fit_offsets(problem, goal, ref, max_evaluations=max_evaluations,
+                             random_state=np.random.SeedSequence(seed.entropy))
         rows.append({"lambda": float(lam), **_row(problem, fitted["offsets"], ratios)})
-    return Frontier("lambdas", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows))
+    entropy = seed.entropy if g > 2 else None
+    return Frontier("lambdas", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows),
+                    seed_entropy=entropy)
 
 
 def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float]:
@@ -286,6 +306,10 @@ def plot_frontier(
         If ``fairness`` is unknown or a DataFrame ``result`` lacks the needed columns.
     TypeError
         If ``chosen`` is neither an adjuster nor an (x, y) tuple.
+
+    See Also
+    --------
+    frontier : computes it.
     """
     if fairness not in FAIRNESS_COLUMNS:
         raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")

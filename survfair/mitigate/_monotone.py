@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import math
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._censoring import fit_censoring
 from .._exceptions import PositivityError
 from .._results import json_safe, readonly
+from .._summaries import check_utility_weights
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
 from ._adjusted_calibration import adjustment_calibration, calibration_dict, calibration_rows, check_predicted_option
-from ._problem import check_reference, check_transform_inputs, check_weights, split_samples
-from ._tables import before_after_table, format_table
+from ._problem import check_reference, check_transform_inputs, split_samples
+from ._tables import before_after_table, format_table, interval_table
 
 __all__ = ["group_monotone", "GroupMonotone"]
 
@@ -104,7 +106,7 @@ def fit_maps(sample: SurvivalSample, settings: EstimatorSettings, reference: int
     return maps
 
 
-@dataclass(frozen=True)
+@frozen_result
 class GroupMonotone:
     """A fitted set of per-group monotone maps (reference group: identity).
 
@@ -122,6 +124,11 @@ class GroupMonotone:
         With ``group_monotone(..., predicted=, times=)``: the calibration of the mapped scores'
         predicted risks per group, before and after (:func:`survfair.mitigate.calibration_cost`), on
         the evaluation sample (in-sample without ``fit_on``). None otherwise.
+
+    See Also
+    --------
+    group_monotone : computes it.
+    calibration_cost : its effect on calibration.
 
     Notes
     -----
@@ -158,6 +165,34 @@ class GroupMonotone:
         """Tidy before/after table (a copy); same layout as :meth:`GroupShift.to_frame` (with
         ``predicted=``, the calibration rows of :attr:`calibration` follow, with a ``time`` column)."""
         return calibration_rows(self.table, self.calibration, "evaluation" if self.n_evaluation else "fit")
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Intervals of every before/after number at ``confidence_level``, from the stored results.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level the result was made with (its :meth:`to_frame`
+            intervals).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (sample, metric, a, b), in its row order, and the
+            interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
+            estimates are rows of a table (a matrix result returns two G x G frames instead,
+            see Conventions, "Intervals").
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        if confidence_level is None:
+            columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+            return self.table[columns]
+        return interval_table(self.results, self.alpha, self.beta, confidence_level)
+
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the maps' knots, the settings, the before/after table and
@@ -275,6 +310,12 @@ def group_monotone(
     PositivityError
         When a censoring survival used as an event weight is 0.
 
+    See Also
+    --------
+    group_shift : per-group offsets.
+    calibration_cost : what the maps do to calibration.
+    survfair.equal_opportunity_adjustment : the binary analogue.
+
     Notes
     -----
     F_g and Q_ref are linear interpolations of the weighted empirical distribution through the
@@ -293,7 +334,7 @@ def group_monotone(
 
     Wang, H. et al. (2026). arXiv:2606.16872, Sections 4.2-4.3.
     """
-    alpha, beta = check_weights(alpha, beta)
+    alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on)
     ref = check_reference(reference, fit_sample.groups)

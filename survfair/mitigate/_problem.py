@@ -24,7 +24,6 @@ from .._validation import (
     as_numeric,
     describe_rows,
     check_survival_inputs,
-    check_scalar,
     gather_inputs,
     input_index,
     unmasked,
@@ -33,7 +32,6 @@ from .._settings import EstimatorSettings
 from .._xci import estimate_xci
 
 __all__ = [
-    "check_weights",
     "check_reference",
     "check_transform_inputs",
     "subsample",
@@ -45,14 +43,6 @@ __all__ = [
 
 
 # -- option checks -----------------------------------------------------------------------------
-
-
-def check_weights(alpha: Any, beta: Any) -> tuple[float, float]:
-    """Validate the utility weights: finite, >= 0, not both 0."""
-    alpha, beta = check_scalar(alpha, "alpha", low=0), check_scalar(beta, "beta", low=0)
-    if alpha == 0 and beta == 0:
-        raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
-    return alpha, beta
 
 
 def check_reference(reference: Any, groups: tuple) -> int:

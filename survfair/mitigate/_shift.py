@@ -9,20 +9,21 @@ search is exact) and :mod:`._tables` (the before/after table).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._results import json_safe
-from .._summaries import OBJECTIVES
+from .._summaries import OBJECTIVES, check_utility_weights
 from .._validation import check_option, check_scalar
 from .._settings import EstimatorSettings
 from ._adjusted_calibration import adjustment_calibration, calibration_dict, calibration_rows, check_predicted_option
-from ._problem import ShiftProblem, check_reference, check_transform_inputs, check_weights, split_samples
+from ._problem import ShiftProblem, check_reference, check_transform_inputs, split_samples
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
-from ._tables import before_after_table, format_table
+from ._tables import before_after_table, format_table, interval_table
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
@@ -30,7 +31,7 @@ __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 # -- the adjuster --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen_result
 class GroupShift:
     """A fitted group shift: risk_i + offset[group_i], one offset per group (reference at 0).
 
@@ -65,6 +66,15 @@ class GroupShift:
         With ``group_shift(..., predicted=, times=)``: the calibration of the shifted scores'
         predicted risks per group, before and after (:func:`survfair.mitigate.calibration_cost`), on
         the evaluation sample (in-sample without ``fit_on``). None otherwise.
+    seed_entropy : int or None
+        Three or more groups: the entropy of the seed of the differential-evolution search
+        (``random_state=seed_entropy`` repeats the fit exactly, also after ``random_state=None``).
+        Two groups: None (the search is exact and draws nothing).
+
+    See Also
+    --------
+    group_shift : computes it.
+    calibration_cost : its effect on calibration.
 
     Notes
     -----
@@ -93,6 +103,7 @@ class GroupShift:
     table: pd.DataFrame = field(repr=False)
     results: dict = field(repr=False, default_factory=dict)
     calibration: Any = field(repr=False, default=None)
+    seed_entropy: int | None = field(repr=False, default=None)
 
     @property
     def offsets(self) -> pd.Series:
@@ -116,6 +127,34 @@ class GroupShift:
         """
         return calibration_rows(self.table, self.calibration, "evaluation" if self.n_evaluation else "fit")
 
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Intervals of every before/after number at ``confidence_level``, from the stored results.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level the result was made with (its :meth:`to_frame`
+            intervals).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (sample, metric, a, b), in its row order, and the
+            interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
+            estimates are rows of a table (a matrix result returns two G x G frames instead,
+            see Conventions, "Intervals").
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        if confidence_level is None:
+            columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+            return self.table[columns]
+        return interval_table(self.results, self.alpha, self.beta, confidence_level)
+
+
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the offsets, the search and its diagnostics, the settings, the
         before/after table (the ranking rows of :meth:`to_frame`) and ``"calibration"`` (the sample
@@ -126,7 +165,8 @@ class GroupShift:
             "offsets": dict(zip(map(str, self.groups), self.offset_values)),
             "objective_before": self.objective_before, "objective_after": self.objective_after,
             "optimality_gap": self.optimality_gap, "plateau": list(self.plateau) if self.plateau else None,
-            "search": self.search, "n_evaluations": self.n_evaluations, "settings": self.settings.to_dict(),
+            "search": self.search, "n_evaluations": self.n_evaluations, "seed_entropy": self.seed_entropy,
+            "settings": self.settings.to_dict(),
             "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
             "table": self.table.to_dict(orient="records"),
             "calibration": calibration_dict(self.calibration, "evaluation" if self.n_evaluation else "fit"),
@@ -232,7 +272,11 @@ def group_shift(
         reports how far from optimal the result may be.
     random_state : None, int, numpy Generator / RandomState / SeedSequence, default=None
         Seed of the differential-evolution search (three or more groups; two groups are searched
-        exactly, without randomness). None: fresh entropy, as everywhere in survfair.
+        exactly, without randomness, but the value is checked all the same). None: fresh entropy,
+        as everywhere in survfair, so two identical calls with three or more groups may return
+        slightly different offsets (each a coordinate-wise optimum); pass an int for
+        reproducible offsets, or repeat a fit with ``random_state=fitted.seed_entropy``. The
+        command line ``survfair mitigate`` seeds with ``--seed`` (default 0).
     predicted : array-like of shape (n_samples,) or (n_samples, n_times), or column name(s), optional
         The model's predicted event probabilities at ``times`` (as in :func:`survfair.calibration`
         and :func:`frontier`). Given, the result also reports the calibration of the shifted
@@ -265,6 +309,13 @@ def group_shift(
         ``predicted`` without ``times`` (or the reverse), invalid predicted risks or horizons (see
         :func:`survfair.calibration`), or an unknown ``scale``.
 
+    See Also
+    --------
+    group_monotone : per-group monotone maps instead of offsets.
+    frontier : the accuracy / fairness trade-off over shifts.
+    calibration_cost : what the shift does to calibration.
+    survfair.xci_score : the same objectives for model selection.
+
     Notes
     -----
     Two groups: the empirical objective is piecewise constant in the offset d, changing only at
@@ -273,7 +324,7 @@ def group_shift(
     bound over intervals (with the kernel as the only evaluator) returns the global optimum over
     all offsets with ``optimality_gap == 0`` (certified), evaluating the objective only O(log) times
     per plateau it must inspect. The returned offset is the midpoint of the optimal plateau.
-    More groups: differential evolution (scipy, seeded) then exact coordinate-wise search; the
+    More groups: differential evolution (scipy, seeded by ``random_state``) then exact coordinate-wise search; the
     result is a coordinate-wise optimum (no single group's offset can improve it).
 
     In-sample gains are optimistic: the offset is selected to optimise the fitting sample's noisy
@@ -296,7 +347,7 @@ def group_shift(
     0.0
     """
     objective = check_option(objective, "objective", OBJECTIVES)
-    alpha, beta = check_weights(alpha, beta)
+    alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
     fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on)
@@ -334,6 +385,7 @@ def group_shift(
         n_evaluation=0 if eval_sample is None else eval_sample.n_samples,
         table=table,
         results=results,
+        seed_entropy=fitted["seed_entropy"],
     )
     if risks is None:
         return fitted

@@ -5,6 +5,7 @@ form (:func:`format_table`).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Sequence
 
@@ -20,11 +21,11 @@ from .._summaries import (
     min_xci,
     utility,
 )
-from .._validation import SurvivalSample
+from .._validation import SurvivalSample, check_confidence_level
 from .._settings import EstimatorSettings
 from .._xci import xci
 
-__all__ = ["before_after_table", "format_table"]
+__all__ = ["before_after_table", "interval_table", "format_table"]
 
 
 # -- before / after table ----------------------------------------------------------------------
@@ -65,7 +66,7 @@ def _summary_rows(result: XCIResult, alpha: float, beta: float) -> list[tuple]:
     rows.append(("min_xci", None, None, m.value, m.estimate.se, *m.estimate.confidence_interval))
     e = _pooled_estimate(result)
     rows.append(("overall", None, None, e.value, e.se, *e.confidence_interval))
-    for a, row in utility(result, alpha, beta).iterrows():
+    for a, row in utility(result, alpha=alpha, beta=beta).iterrows():
         rows.append(("utility", a, None, row["value"], row["se"], row["ci_low"], row["ci_high"]))
     return rows
 
@@ -106,6 +107,29 @@ def before_after_table(
                 frame[f"{stage}_{column}"] = part[column]
         frames.append(frame)
     return pd.concat(frames, ignore_index=True), results
+
+
+def interval_table(results: dict, alpha: float, beta: float, confidence_level: float) -> pd.DataFrame:
+    """The interval columns of :func:`before_after_table` at another level, from the stored results.
+
+    Columns sample, metric, a, b (the rows of the before/after table, in its order),
+    before_ci_low, before_ci_high, after_ci_low, after_ci_high: every summary recomputed from the
+    same results with ``confidence_level`` (the same interval rules, the same standard errors or
+    bootstrap replicates).
+    """
+    level = check_confidence_level(confidence_level)
+    columns = ["metric", "a", "b", "value", "se", "ci_low", "ci_high"]
+    frames = []
+    for name, pair in results.items():
+        before, after = (_rows_frame(_summary_rows(dataclasses.replace(r, confidence_level=level), alpha, beta),
+                                     columns) for r in pair)
+        frame = before[["metric", "a", "b"]].copy()
+        frame.insert(0, "sample", name)
+        for stage, part in (("before", before), ("after", after)):
+            frame[f"{stage}_ci_low"] = part["ci_low"]
+            frame[f"{stage}_ci_high"] = part["ci_high"]
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
 
 
 def format_table(table: pd.DataFrame) -> str:

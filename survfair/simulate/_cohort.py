@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._frozen import frozen_result
 from .._validation import check_scalar, random_generator
 from ._lognormal import GROUPS
 
@@ -19,7 +19,7 @@ _RANDOM = ("exponential", "lognormal")
 _KEYS = ("administrative",) + _RANDOM
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CensoringSpec:
     """A validated censoring design: per group, an optional random law and an end of follow-up.
 
@@ -31,6 +31,10 @@ class CensoringSpec:
         Per group (1, 0): the rate (exponential) or ``(mu, sd)`` of log C (log-normal).
     administrative : dict
         Per group (1, 0): end of follow-up (``inf`` = none).
+
+    See Also
+    --------
+    lognormal_cohort : uses it.
     """
 
     law: str | None

@@ -11,13 +11,14 @@ scipy.optimize.brentq.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
+from .._frozen import frozen_result
 from .._results import json_safe
 from .._validation import check_option, check_scalar, label_array, random_generator
 
@@ -51,7 +52,7 @@ def _check_groups(groups: Any) -> tuple[tuple, np.ndarray]:
     return labels, shares / shares.sum()
 
 
-@dataclass(frozen=True)
+@frozen_result
 class TrueXCI:
     """The population xCI of a design (Monte Carlo on a large uncensored sample, or exact).
 
@@ -63,6 +64,11 @@ class TrueXCI:
     n_draws : int
         Individuals drawn (0 for an exact value).
     method : {"monte_carlo", "integral"}
+
+    See Also
+    --------
+    CohortDesign.true_xci : computes it.
+    coverage_study : compares estimates with it.
     """
 
     groups: tuple
@@ -107,7 +113,7 @@ class TrueXCI:
                           .to_dict(orient="records")})
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CohortDesign:
     """A data-generating process for survival cohorts with groups (build with :func:`ph_design`
     or :func:`aft_design`).
@@ -149,6 +155,11 @@ class CohortDesign:
     noncase_fraction : float
         Case-cohort sampling (1 = none): every event of cause 1 is kept and every other person with
         this probability, weighing 1 / noncase_fraction.
+
+    See Also
+    --------
+    ph_design, aft_design : make it.
+    coverage_study : replications of it.
     """
 
     model: str
@@ -191,7 +202,7 @@ class CohortDesign:
         linear = group_term + self.beta * z
         return linear if self.model == "ph" else -linear  # AFT: a longer log-time is a lower risk
 
-    def draw(self, n: int, random_state: Any = None) -> pd.DataFrame:
+    def draw(self, n: int, *, random_state: Any = None) -> pd.DataFrame:
         """Simulate a cohort of ``n`` people.
 
         With delayed entry, people are drawn until ``n`` of them are under observation at their
@@ -257,8 +268,13 @@ class CohortDesign:
         times[positive] = stats.expon.rvs(size=int(positive.sum()), random_state=rng) / rates[positive]
         return times
 
-    def censored_fraction(self, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
-        """Expected share of censored people per group (Monte Carlo on ``n`` draws per group)."""
+    def censored_fraction(self, *, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
+        """Expected share of censored people per group (Monte Carlo on ``n`` draws per group).
+
+        ``random_state`` defaults to 0 like :meth:`true_xci`, and for the same reason: the
+        share is a property of the design approximated by Monte Carlo, the same in every call
+        (the exception to survfair's ``random_state=None`` rule, see Conventions, "Seeds").
+        """
         fractions = {}
         for code, label in enumerate(self.groups):
             times = self._group_times(code, n, random_state)
@@ -273,7 +289,7 @@ class CohortDesign:
         return np.minimum(times, self._competing_times(codes, rng)) if self.competing else times
 
     # -- the truth ---------------------------------------------------------------------------
-    def true_xci(self, tau: float | None = None, *, n_per_group: int = 1_000_000, random_state: Any = 0) -> TrueXCI:
+    def true_xci(self, tau: float | None = None, *, n_truth: int = 1_000_000, random_state: Any = 0) -> TrueXCI:
         """Population xCI by Monte Carlo: the exact O(n log n) kernel on a large uncensored sample.
 
         With ``tau`` the truncated estimand of eq. 5 (Wang et al. 2026), the target of IPCW:
@@ -288,10 +304,13 @@ class CohortDesign:
         Parameters
         ----------
         tau : float, optional
-        n_per_group : int, default=1_000_000
+        n_truth : int, default=1_000_000
             Draws per group (10^6 per group: about 1-2 s per group pair on one core).
-        random_state : default=0
-            Seed of the draw (fixed by default, so the truth is reproducible).
+        random_state : None, int, numpy Generator / RandomState / SeedSequence, default=0
+            Seed of the draw. Fixed by default, the one documented exception to survfair's
+            ``random_state=None`` rule (see Conventions, "Seeds"): the result is a property of
+            the design approximated by Monte Carlo, not a random sample, so a design has one
+            truth in every call; pass other seeds to see the Monte-Carlo error.
 
         Returns
         -------
@@ -300,11 +319,11 @@ class CohortDesign:
         from .._summaries import delta_between
         from .._xci import xci
 
-        n_per_group = check_scalar(n_per_group, "n_per_group", "integer", low=10)
+        n_truth = check_scalar(n_truth, "n_truth", "integer", low=10)
         tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
         rng = random_generator(random_state)
         g = len(self.groups)
-        code = np.repeat(np.arange(g), n_per_group)
+        code = np.repeat(np.arange(g), n_truth)
         z = rng.standard_normal(code.shape[0])
         event_time = self._event_times(code, z, rng)
         event = np.ones(code.shape[0], bool) if tau is None else event_time < tau
@@ -475,6 +494,12 @@ def ph_design(
         For invalid parameters (named), groups whose proportions do not sum to 1, or a censored
         fraction the administrative end alone exceeds.
 
+    See Also
+    --------
+    aft_design : accelerated-failure-time designs.
+    coverage_study : replications of a design.
+    ph_xci_integral : exact cells of a shared-baseline PH design.
+
     Examples
     --------
     >>> from survfair.simulate import ph_design
@@ -535,6 +560,11 @@ def aft_design(
     TypeError, ValueError
         As :func:`ph_design`.
 
+    See Also
+    --------
+    ph_design : proportional-hazards designs.
+    coverage_study : replications of a design.
+
     Examples
     --------
     >>> from survfair.simulate import aft_design
@@ -547,7 +577,7 @@ def aft_design(
                   beta, score, censoring, administrative, competing, entry, case_cohort)
 
 
-def ph_xci_integral(design: CohortDesign, a: Any, b: Any, n_nodes: int = 80) -> float:
+def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) -> float:
     """Exact xCI_{a,b} of a PH design whose groups share one baseline, by numerical integration.
 
     With a common baseline, P(T_i < T_j | lp_i, lp_j) = e^{lp_i} / (e^{lp_i} + e^{lp_j}) whatever
@@ -555,9 +585,48 @@ def ph_xci_integral(design: CohortDesign, a: Any, b: Any, n_nodes: int = 80) -> 
     ~ N(0, 1) independent (σ the logistic function). Computed on a Gauss-Hermite grid in
     (Z_i, Z_j), with the indicator integrated exactly along Z_i (the boundary R_i = R_j is a
     line), no truncation.
+
+    Parameters
+    ----------
+    design : CohortDesign
+        A proportional-hazards design (:func:`ph_design`) whose groups share one baseline
+        (the same shape and scale); censoring plays no part.
+    a, b : group labels
+        The cell: ``a`` the group of the earlier event, ``b`` that of the later member.
+    n_nodes : int, default=80
+        Gauss-Hermite nodes along Z_j, an integer >= 2.
+
+    Returns
+    -------
+    float
+        The population xCI_{a,b} (uncensored, untruncated).
+
+    Raises
+    ------
+    TypeError
+        If ``n_nodes`` is not an integer (booleans included).
+    ValueError
+        If the design is not a shared-baseline PH design, ``a`` or ``b`` is not one of its
+        groups, or ``n_nodes`` < 2.
+
+    See Also
+    --------
+    CohortDesign.true_xci : the same cells by Monte Carlo, for any design.
+    lognormal_xci : exact cells of the log-normal model.
+
+    Examples
+    --------
+    >>> from survfair.simulate import ph_design, ph_xci_integral
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0.0, "M": 0.5})
+    >>> round(ph_xci_integral(design, "F", "M"), 4), round(ph_xci_integral(design, "M", "F"), 4)
+    (0.6174, 0.8158)
     """
+    n_nodes = check_scalar(n_nodes, "n_nodes", "integer", low=2)
     if design.model != "ph" or len(set(design.shape)) > 1 or len(set(design.scale)) > 1:
         raise ValueError("ph_xci_integral needs a PH design whose groups share one baseline (shape and scale).")
+    for name, label in (("a", a), ("b", b)):
+        if label not in design.groups:
+            raise ValueError(f"{name}: group {label!r} is not in the design (groups: {list(design.groups)}).")
     i, j = design.groups.index(a), design.groups.index(b)
     nodes, weights = special.roots_hermitenorm(n_nodes)
     weights = weights / weights.sum()

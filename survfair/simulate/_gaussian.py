@@ -87,6 +87,10 @@ def gaussian_xauc(mu: Any, sigma: Any) -> pd.DataFrame:
         deviation is negative, a group lacks one of the outcomes, or ``mu`` and ``sigma`` do not
         cover the same (group, outcome) pairs.
 
+    See Also
+    --------
+    survfair.xauc : the estimator whose target it is.
+
     Notes
     -----
     Appendix A.1 of the paper prints the formula with the difference of means reversed

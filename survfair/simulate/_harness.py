@@ -11,15 +11,16 @@ Dask cluster); every replication's seed is spawned up front, so the numbers do n
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._frozen import frozen_result
 from .._progress import progress_bar
 from .._results import json_safe
-from .._validation import check_confidence_level, check_option, check_random_state, check_scalar, label_array
+from .._validation import check_confidence_level, check_n_jobs, check_option, check_random_state, check_scalar, label_array
 from ._designs import CohortDesign, TrueXCI
 
 __all__ = ["ESTIMATORS", "CoverageStudy", "coverage_study", "power_curve", "study_power", "plot_coverage", "plot_power"]
@@ -99,7 +100,7 @@ def _summarise(estimates, ses, lows, highs, truth, null, level) -> dict:
     )
 
 
-@dataclass(frozen=True)
+@frozen_result
 class CoverageStudy:
     """Result of :func:`coverage_study`: performance of the estimators, per sample size.
 
@@ -113,6 +114,12 @@ class CoverageStudy:
     confidence_level : float
     n_replications : int
     tau : float or None
+
+    See Also
+    --------
+    coverage_study : computes it.
+    plot_coverage : draws it.
+    power_curve : its power.
     """
 
     design: CohortDesign = field(repr=False)
@@ -125,11 +132,6 @@ class CoverageStudy:
     tau: float | None
     table: pd.DataFrame = field(repr=False)
     replications: pd.DataFrame = field(repr=False, default=None)
-
-    def __post_init__(self):
-        object.__setattr__(self, "table", self.table.copy())
-        if self.replications is not None:
-            object.__setattr__(self, "replications", self.replications.copy())
 
     def replication_frame(self) -> pd.DataFrame:
         """Every replication's numbers (a copy), for measures or interval methods of your own: one
@@ -196,7 +198,7 @@ def coverage_study(
     random_state : None, int, Generator or SeedSequence
         Seeds of the replications (spawned up front: the same numbers for any ``n_jobs``).
     n_jobs : int, optional
-        joblib jobs (processes).
+        joblib jobs (processes): None or 1 for one, -1 for every core; a non-zero integer.
     progress : bool, default=True
 
     Returns
@@ -208,6 +210,12 @@ def coverage_study(
     ------
     TypeError, ValueError
         For invalid options (named).
+
+    See Also
+    --------
+    plot_coverage : draws its coverage.
+    power_curve : power for Δbetween against n.
+    ph_design, aft_design : the designs it replicates.
 
     Notes
     -----
@@ -233,9 +241,10 @@ def coverage_study(
     ci = check_option(ci, "ci", ("analytic", "bootstrap"))
     level = check_confidence_level(confidence_level)
     n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
+    n_jobs = check_n_jobs(n_jobs)
     tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
     if truth is None:
-        truth = design.true_xci(tau, n_per_group=n_truth)
+        truth = design.true_xci(tau, n_truth=n_truth)
     root = check_random_state(random_state)
     seeds = root.spawn(len(sizes) * n_replications)
     n_workers = joblib.effective_n_jobs(n_jobs)
@@ -341,6 +350,11 @@ def power_curve(
         Columns n, power, power_mcse, delta_between (true value), coverage; ``.attrs`` holds
         ``n_for_target`` and ``target``.
 
+    See Also
+    --------
+    plot_power : draws it.
+    coverage_study : computes the replications it reads.
+
     Examples
     --------
     >>> from survfair.simulate import ph_design, power_curve
@@ -399,16 +413,31 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     """Coverage of the intervals against the cohort size, per estimator, with Monte-Carlo error bars
     (±2 MC SE) and the nominal level.
 
+    Parameters
+    ----------
+    study : CoverageStudy
+        The result of :func:`coverage_study`.
+    statistic : {"delta_between", "xci"}, default="delta_between"
+        Which rows of ``study.to_frame()`` to draw: one line per estimator and pair of groups
+        (``"delta_between"``) or per estimator and cell (``"xci"``).
+    ax : matplotlib Axes, optional
+        Axes to draw on; default: a new figure.
+
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    coverage_study : computes what it draws.
+    plot_power : the power of the same study.
     """
-    from ..plotting import _axes, _legend, _literal
+    from .._plot_base import literal, literal_legend, new_axes
 
     if not isinstance(study, CoverageStudy):
         raise TypeError(f"study must be a CoverageStudy, got {type(study).__name__}.")
     check_option(statistic, "statistic", ("xci", "delta_between"))
-    ax = _axes(ax, (6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     frame = study.to_frame()
     frame = frame[frame["statistic"] == statistic]
     entries = []
@@ -421,9 +450,9 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     entries.append((line, f"nominal {study.confidence_level:.0%}"))
     ax.set_xscale("log")
     ax.set_xlabel("cohort size n")
-    ax.set_ylabel(_literal(f"coverage of {statistic} intervals"))
+    ax.set_ylabel(literal(f"coverage of {statistic} intervals"))
     ax.set_title("Interval coverage (±2 Monte-Carlo SE)")
-    _legend(ax, entries, fontsize=7, loc="lower right")
+    literal_legend(ax, entries, fontsize=7, loc="lower right")
     return ax
 
 
@@ -431,15 +460,28 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     """Power against the cohort size (a :func:`power_curve` frame), ±2 Monte-Carlo SE, the target
     power and the interpolated size reaching it.
 
+    Parameters
+    ----------
+    curve : DataFrame
+        The result of :func:`power_curve` (columns n, power, power_mcse; ``attrs`` with
+        ``target`` and ``n_for_target``).
+    ax : matplotlib Axes, optional
+        Axes to draw on; default: a new figure.
+
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    power_curve : computes what it draws.
+    plot_coverage : the coverage of the same study.
     """
-    from ..plotting import _axes
+    from .._plot_base import new_axes
 
     if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(curve.columns):
         raise TypeError("curve must be the DataFrame of survfair.simulate.power_curve.")
-    ax = _axes(ax, (6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     ax.errorbar(curve["n"], curve["power"], yerr=2 * curve["power_mcse"], marker="o", capsize=2)
     target = curve.attrs.get("target")
     if target is not None:

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._frozen import frozen_result
 from .._results import json_safe, readonly
 from .._validation import check_option, check_scalar, check_tau
 
@@ -173,7 +174,7 @@ def _approx_cell(law: _PairLaw) -> float:
 
 
 # -- public result and function ---------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen_result
 class LognormalXCI:
     """Population xCI matrix of the log-normal model (:func:`lognormal_xci`).
 
@@ -198,6 +199,10 @@ class LognormalXCI:
         that a pair is in the cell's denominator (read-only).
     groups : tuple
         ``(1, 0)``.
+
+    See Also
+    --------
+    lognormal_xci : computes it.
     """
 
     beta0: float
@@ -338,6 +343,12 @@ def lognormal_xci(
     ValueError
         If a parameter is NaN/inf, ``sigma <= 0``, ``sigma_z < 0``, ``tau <= 0``, ``method`` or
         ``orientation`` is not one of the allowed values, or ``method="approx"`` with ``tau``.
+
+    See Also
+    --------
+    lognormal_cohort : draws cohorts of the same model.
+    study : the Section 5.1 study built on it.
+    ph_xci_integral : exact cells of a PH design.
 
     Notes
     -----

@@ -58,7 +58,7 @@ def study(
     beta1_hat: Sequence[float] = PAPER_GRID,
     *,
     n: int = 500,
-    n_reps: int = 50,
+    n_replications: int = 50,
     beta0: float = 0.0,
     beta1: float = 0.8,
     beta2: float = 1.0,
@@ -71,7 +71,7 @@ def study(
 ) -> pd.DataFrame:
     """The simulation study of Wang et al. (2026), Section 5.1 (Figure 1).
 
-    For each value of ``beta1_hat``, ``n_reps`` uncensored cohorts of size ``n`` are drawn from
+    For each value of ``beta1_hat``, ``n_replications`` uncensored cohorts of size ``n`` are drawn from
     the log-normal model (eq. 8) and scored with ``risk = -(beta1_hat G + beta2_hat Z)``; the
     empirical xCI (:func:`survfair.xci` with ``method="naive"``, eq. 4) of the four cells is
     summarised by its Monte-Carlo mean and standard deviation, beside the exact closed form and
@@ -85,7 +85,7 @@ def study(
         Grid of score group effects (paper: 0.2, 0.3, ..., 1.2).
     n : int, default=500
         Cohort size, >= 4.
-    n_reps : int, default=50
+    n_replications : int, default=50
         Replications, >= 2.
     beta0, beta1, beta2, sigma_z, sigma : float
         True model (paper: 0, 0.8, 1, 0.5, 0.5).
@@ -103,14 +103,20 @@ def study(
     pandas.DataFrame
         One row per (beta1_hat, cell), cells in the paper's panel order (1,1), (0,0), (1,0),
         (0,1). Columns ``beta1_hat``, ``a`` (group of the earlier event), ``b`` (later),
-        ``n``, ``n_reps``, ``n_valid`` (replications in which the cell was defined),
+        ``n``, ``n_replications``, ``n_valid`` (replications in which the cell was defined),
         ``mc_mean``, ``mc_sd``, ``mc_se`` (= mc_sd / sqrt(n_valid)), ``exact``, ``approx``.
 
     Raises
     ------
     TypeError, ValueError
         For invalid parameters (as in :func:`lognormal_cohort` and :func:`lognormal_xci`),
-        ``n < 4``, ``n_reps < 2`` or an empty / non-finite grid.
+        ``n < 4``, ``n_replications < 2`` or an empty / non-finite grid.
+
+    See Also
+    --------
+    plot_study : draws its Figure 1.
+    lognormal_xci : the exact values it compares with.
+    coverage_study : bias, coverage and power for any design.
 
     References
     ----------
@@ -118,7 +124,7 @@ def study(
     """
     grid = _grid(beta1_hat, "beta1_hat")
     n = check_scalar(n, "n", "integer", low=4)
-    n_reps = check_scalar(n_reps, "n_reps", "integer", low=2)
+    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
     progress = check_scalar(progress, "progress", "bool")
     beta2_hat = check_scalar(beta2_hat, "beta2_hat")
     rng = random_generator(random_state)
@@ -127,9 +133,9 @@ def study(
     approx = [
         lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method="approx").cells for h in grid
     ]
-    estimates = np.full((n_reps, grid.size, 2, 2), np.nan)
-    with _progress(n_reps, progress, "simulate fig1") as bar:
-        for rep in range(n_reps):
+    estimates = np.full((n_replications, grid.size, 2, 2), np.nan)
+    with _progress(n_replications, progress, "simulate fig1") as bar:
+        for rep in range(n_replications):
             cohort = lognormal_cohort(n, beta0, beta1, beta2, sigma_z, sigma, p_group=p_group, random_state=rng)
             group, z = cohort["group"].to_numpy(), cohort["z"].to_numpy()
             for k, h in enumerate(grid):
@@ -150,7 +156,7 @@ def study(
                     "a": a,
                     "b": b,
                     "n": n,
-                    "n_reps": n_reps,
+                    "n_replications": n_replications,
                     "n_valid": int(draws.size),
                     "mc_mean": float(draws.mean()) if draws.size else math.nan,
                     "mc_sd": sd,
@@ -174,7 +180,7 @@ def ipcw_bias_study(
     n: Sequence[int] = (250, 1000),
     censoring: Sequence[Any] = DEFAULT_CENSORING,
     tau: float = 4.0,
-    n_reps: int = 200,
+    n_replications: int = 200,
     beta0: float = 0.0,
     beta1: float = 0.8,
     beta2: float = 1.0,
@@ -210,7 +216,7 @@ def ipcw_bias_study(
         Default: exponential rates {1: 0.15, 0: 0.02} and {1: 0.5, 0: 0.05}.
     tau : float, default=4.0
         Truncation time (same unit as T; median T is 1 in group 0 and e^0.8 in group 1).
-    n_reps : int, default=200
+    n_replications : int, default=200
         Replications per (n, censoring), >= 2.
     beta0, beta1, beta2, sigma_z, sigma : float
         True model (eq. 8); defaults are the paper's.
@@ -231,15 +237,20 @@ def ipcw_bias_study(
         One row per (n, censoring, cell, estimator). Columns ``n``, ``censoring`` (label),
         ``censored_1``, ``censored_0`` (mean censored fraction in each group),
         ``k_tau_1``, ``k_tau_0`` (true censoring survival at tau), ``a``, ``b``, ``estimator``,
-        ``n_reps``, ``n_valid``, ``truth``, ``mean``, ``bias``, ``sd``, ``rmse``, ``mc_se``
+        ``n_replications``, ``n_valid``, ``truth``, ``mean``, ``bias``, ``sd``, ``rmse``, ``mc_se``
         (Monte-Carlo standard error of the bias, sd / sqrt(n_valid)).
 
     Raises
     ------
     TypeError, ValueError
         For invalid model parameters or censoring designs (see :func:`lognormal_cohort`), an
-        empty ``n`` or ``censoring``, ``n < 4``, ``n_reps < 2``, ``tau <= 0``, a censoring
+        empty ``n`` or ``censoring``, ``n < 4``, ``n_replications < 2``, ``tau <= 0``, a censoring
         design of None, or an unknown estimator.
+
+    See Also
+    --------
+    study : the Section 5.1 study.
+    coverage_study : the same comparison for any design.
 
     Notes
     -----
@@ -262,7 +273,7 @@ def ipcw_bias_study(
     if any(s.law is None and all(math.isinf(v) for v in s.administrative.values()) for s in specs):
         raise ValueError("censoring designs must censor someone; None is not a censoring design here.")
     tau = check_scalar(tau, "tau", low=0, closed="neither")
-    n_reps = check_scalar(n_reps, "n_reps", "integer", low=2)
+    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
     progress = check_scalar(progress, "progress", "bool")
     estimators = list(estimators)
     if not estimators or any(e not in ESTIMATORS for e in estimators):
@@ -273,12 +284,12 @@ def ipcw_bias_study(
     rng = random_generator(random_state)
 
     rows = []
-    with _progress(len(sizes) * len(specs) * n_reps, progress, "simulate ipcw") as bar:
+    with _progress(len(sizes) * len(specs) * n_replications, progress, "simulate ipcw") as bar:
         for size in sizes:
             for spec in specs:
-                est = {e: np.full((n_reps, 2, 2), np.nan) for e in estimators}
-                censored = np.full((n_reps, 2), np.nan)
-                for rep in range(n_reps):
+                est = {e: np.full((n_replications, 2, 2), np.nan) for e in estimators}
+                censored = np.full((n_replications, 2), np.nan)
+                for rep in range(n_replications):
                     df = lognormal_cohort(
                         size, beta0, beta1, beta2, sigma_z, sigma, p_group=p_group, censoring=spec,
                         beta1_hat=b1_hat, beta2_hat=b2_hat, random_state=rng,
@@ -291,7 +302,7 @@ def ipcw_bias_study(
                     for e in estimators:
                         est[e][rep] = _estimate(e, time, event, group, risk, tau)
                     bar.update(1)
-                rows.extend(_bias_rows(size, spec, tau, truth, est, censored, n_reps))
+                rows.extend(_bias_rows(size, spec, tau, truth, est, censored, n_replications))
     return pd.DataFrame(rows)
 
 
@@ -311,7 +322,7 @@ def _estimate(estimator: str, time, event, group, risk, tau) -> np.ndarray:
     return _cells(res)
 
 
-def _bias_rows(size, spec: CensoringSpec, tau, truth, est, censored, n_reps) -> list:
+def _bias_rows(size, spec: CensoringSpec, tau, truth, est, censored, n_replications) -> list:
     rows = []
     cens = np.nanmean(censored, axis=0)
     for a, b in _CELL_ORDER:
@@ -333,7 +344,7 @@ def _bias_rows(size, spec: CensoringSpec, tau, truth, est, censored, n_reps) -> 
                     "a": a,
                     "b": b,
                     "estimator": e,
-                    "n_reps": n_reps,
+                    "n_replications": n_replications,
                     "n_valid": ok,
                     "truth": float(truth[r, c]),
                     "mean": mean,
@@ -384,6 +395,10 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
         If ``table`` is not a DataFrame.
     ValueError
         If ``table`` lacks a column of :func:`study`'s output or ``axes`` does not hold 4 Axes.
+
+    See Also
+    --------
+    study : computes the table it draws.
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be the DataFrame returned by study(), got {type(table).__name__}.")

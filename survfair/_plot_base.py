@@ -1,0 +1,48 @@
+"""Shared plotting helpers of survfair's figures (a home for what several plotting modules use).
+
+:mod:`survfair.plotting`, :mod:`survfair._calibration_plots`, :mod:`survfair.simulate` and
+:mod:`survfair.mitigate` draw with these; matplotlib is imported only when an axes is made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["new_axes", "literal", "literal_legend"]
+
+
+def new_axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def literal(text: Any) -> str:
+    r"""``text`` as a string that matplotlib draws literally: every ``$`` escaped as ``\$``.
+
+    Unescaped, a group named "$0-$50k" is set as italic mathtext and "a$_$b" makes drawing fail
+    with a mathtext parse error. An escaped dollar is drawn as a plain ``$`` in any Text
+    (tick label, title, legend entry, annotation), also in a legend the caller rebuilds later from
+    the artists' labels and in tick labels matplotlib re-creates -- which ``parse_math=False`` on
+    our own Text objects would not cover. ``get_text()`` / ``get_label()`` therefore return the
+    escaped form; what is drawn is the label itself. (Under ``text.usetex`` TeX reads ``\$`` as a
+    dollar too, but other TeX specials such as ``_`` or ``%`` are not escaped.)
+    """
+    return str(text).replace("$", r"\$")
+
+
+def literal_legend(ax: Any, entries: list[tuple[Any, str]], **kwargs: Any):
+    """Legend of ``(artist, label)`` pairs, each label drawn literally (see :func:`literal`).
+
+    The pairs are passed explicitly, so a label that starts with ``_`` (which ``ax.legend()``
+    takes for a hidden artist) still gets its entry; the texts are set after the legend is built
+    because matplotlib < 3.10 drops such labels even when they are passed explicitly.
+    """
+    if not entries:
+        return None
+    legend = ax.legend([artist for artist, _ in entries], ["label"] * len(entries), **kwargs)
+    for text, (_, label) in zip(legend.get_texts(), entries):
+        text.set_text(literal(label))
+    return legend
