@@ -162,6 +162,5 @@ def test_inputs_modified_after_the_call_are_refused_not_read():
         survfair.compare_xci(first, second)
     risk *= -1
     survfair.compare_xci(first, second)  # the same values again: accepted
-    second.sample.risk[0] += 1.0  # through the result (its own array: risk + noise)
-    with pytest.raises(ValueError, match=r"result_2: the data .* modified in place"):
-        survfair.compare_xci(first, second)
+    with pytest.raises(ValueError, match="read-only"):  # nothing can be written through the result
+        second.sample.risk[0] += 1.0
