@@ -83,15 +83,25 @@ def _notes(result: XCIResult | XAUCResult) -> tuple[str, str]:
     return (_NOTE_XAUC, _NOTE_XAUC_MD) if isinstance(result, XAUCResult) else (_NOTE, _NOTE_MD)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
 def _for_people(summary: pd.DataFrame) -> pd.DataFrame:
     """The data summary as a reader wants it: shares as percentages with one decimal ("70.2%",
-    not "70.2000"), the smallest censoring survival with three digits, counts as integers."""
+    not "70.2000"), the smallest censoring survival with three digits, counts as integers.
+
+    Every data summary of a report passes here, also one given as ``data_summary=`` (the command
+    line passes :func:`data_summary_table`); values that are already text are kept, so formatting
+    twice changes nothing."""
     shown = summary.astype(object)
     for column in summary.columns:
-        if column.endswith("_pct"):
-            shown[column] = [MISSING if pd.isna(v) else f"{v:.1f}%" for v in summary[column]]
+        if str(column).endswith("_pct"):
+            shown[column] = [f"{v:.1f}%" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
+                             for v in summary[column]]
         elif column == "min_censoring_survival":
-            shown[column] = [MISSING if pd.isna(v) else f"{v:.3g}" for v in summary[column]]
+            shown[column] = [f"{v:.3g}" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
+                             for v in summary[column]]
     return shown
 
 
@@ -694,7 +704,9 @@ def write_report(
         horizon and the contrasts between groups follow the result's sections, and the calibration
         plots join the figures.
     data_summary : DataFrame, optional
-        Replaces the default per-group summary (:func:`data_summary_table`).
+        Replaces the default per-group summary (:func:`data_summary_table`); formatted the same
+        way (``*_pct`` columns as percentages with one decimal, ``min_censoring_survival`` with
+        three digits).
     extra_tables : mapping of str -> DataFrame, optional
         Additional titled tables, shown after the result's.
     figures : mapping of str -> matplotlib Figure, optional
@@ -774,7 +786,7 @@ def write_report(
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
         ("Provenance", _provenance_table(main, provenance, __version__, stamp), "", False),
         ("Settings", _settings_table(main, settings), "", False),
-        ("Data summary", data_summary if data_summary is not None else _for_people(data_summary_table(main)),
+        ("Data summary", _for_people(data_summary if data_summary is not None else data_summary_table(main)),
          summary_note, False),
     ]
     sections = _sections(main, comparison, found, flags, horizons)

@@ -785,3 +785,16 @@ def test_progress_bars_on_a_terminal_and_not_otherwise(csv_file, tmp_path, monke
     for phase in ("pair counts and analytic intervals", "AUC(t) at the horizons", "findings and output"):
         assert phase in err
     assert "3/3" in err
+
+
+def test_cli_report_formats_the_data_summary_for_people(csv_file, tmp_path):
+    """Issue 14 audit: the CLI passed the raw data summary, and the report printed 70.2000."""
+    path, frame = csv_file
+    report = tmp_path / "r.html"
+    assert main(_audit_args(path, "--report", str(report), "--output", str(tmp_path / "o.txt"))) == 0
+    text = report.read_text()
+    summary = text[text.index("<h2>Data summary</h2>"):]
+    summary = summary[:summary.index("</table>")]
+    share = 100 * (1 - frame.loc[frame["sex"] == "F", "e"].mean())
+    assert f"<td>{share:.1f}%</td>" in summary and f"{share:.4f}" not in summary
+    assert "min_censoring_survival" in summary and not __import__("re").search(r"\d\.\d{4}<", summary)

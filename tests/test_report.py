@@ -328,3 +328,10 @@ def test_report_marks_calibration_groups_with_few_events(tmp_path):
     path = write_report(tmp_path / "r.md", sf.xci(time, event, small, x, tau=10), calibration=calibration,
                         min_events=15)  # S has 12 events by t = 5
     assert "S †" in path.read_text()
+
+
+def test_a_given_data_summary_is_formatted_too(result, tmp_path):
+    table = data_summary_table(result)
+    text = write_report(tmp_path / "d.html", result, data_summary=table, default_figures=False).read_text()
+    share = table.loc["F", "censored_pct"]
+    assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text

@@ -18,7 +18,7 @@ from .._model_comparison import compare
 from .._datasets import load_flchain
 from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
-from .._report import data_fingerprint, data_summary_table, write_report
+from .._report import data_fingerprint, write_report
 from .._results import XCIResult
 from .._findings import Findings, findings
 from .._progress import PhaseBar
@@ -547,7 +547,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
             write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
                          provenance=provenance, horizons=horizon_results or None,
                          calibration=None if calibrated is None else calibrated[0],
-                         data_summary=data_summary_table(first), time_unit=args.time_unit, **reporting)
+                         time_unit=args.time_unit, **reporting)
     return 0
 
 
