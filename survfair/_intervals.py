@@ -18,6 +18,8 @@ __all__ = [
     "ConfidenceInterval",
     "two_sided_z",
     "wald_interval",
+    "bounded_wald_interval",
+    "contrast_range",
     "wald_p_value",
     "cell_wald_interval",
     "logit_wald_interval",
@@ -63,6 +65,27 @@ def wald_interval(values, se, level: float) -> tuple[np.ndarray, np.ndarray]:
     values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
     z = two_sided_z(level)
     return values - z * se, values + z * se
+
+
+def contrast_range(weights) -> tuple[np.ndarray, np.ndarray]:
+    """The values a linear contrast ``weights @ p`` of probabilities p in [0, 1] can take:
+    [sum of its negative weights, sum of its positive weights] per row of ``weights`` ([-1, 1]
+    for a difference of two probabilities, [0, 1] for one cell)."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    return np.clip(weights, None, 0.0).sum(axis=1), np.clip(weights, 0.0, None).sum(axis=1)
+
+
+def bounded_wald_interval(values, se, level: float, lower, upper) -> tuple[np.ndarray, np.ndarray]:
+    """Raw-scale Wald limits clipped to the range [``lower``, ``upper``] the estimate can take.
+
+    A difference of two probabilities (Δbetween, Δwithin) lies in [-1, 1]: a limit beyond it
+    (e.g. +102.7 points for a difference near +100 with a small group) is not a possible value,
+    so it is moved to the bound; the interval still covers whenever the unclipped one does. NaN
+    value or se gives NaN limits, as :func:`wald_interval`.
+    """
+    low, high = wald_interval(values, se, level)
+    with np.errstate(invalid="ignore"):  # NaN limits stay NaN
+        return np.clip(low, lower, upper), np.clip(high, lower, upper)
 
 
 def wald_p_value(values, se, null: float = 0.0) -> np.ndarray:

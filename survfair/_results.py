@@ -13,9 +13,10 @@ from ._censoring import CensoringCurves
 from ._intervals import (
     bootstrap_interval,
     bootstrap_p_value,
+    bounded_wald_interval,
     cell_wald_interval,
+    contrast_range,
     nanstd,
-    wald_interval,
     wald_p_value,
 )
 from ._kernel import PairCounts
@@ -32,7 +33,8 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
     """Interval limits of linear contrasts ``weights @ vec(matrix)`` (one row of weights each).
 
     Wald limits from the cell covariance (``ci_method="analytic"``; on the logit scale for a
-    single cell, raw scale for contrasts); with bootstrap replicates,
+    single cell, raw scale for contrasts, clipped to the values the contrast can take, see
+    :func:`~survfair._intervals.contrast_range`); with bootstrap replicates,
     BCa limits (``result.bootstrap_method == "bca"`` and the delete-one jackknife is stored) or
     percentile limits; NaN when the result carries neither. Cells with zero weight never
     propagate NaN.
@@ -46,7 +48,7 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
         jackknife = _contrast_jackknife(result, weights)
         return bootstrap_interval(values, draws, jackknife, level)
     se = contrast_se(result, weights)
-    low, high = wald_interval(values, se, level)
+    low, high = bounded_wald_interval(values, se, level, *contrast_range(weights))
     single = _single_cell(weights)
     if single.any():
         low[single], high[single] = cell_wald_interval(values[single], se[single], level)
@@ -155,7 +157,7 @@ def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, secon
             se = np.sqrt(np.clip(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0, None))
     else:
         se = np.full(values.shape, np.nan)
-    low, high = wald_interval(values, se, level)
+    low, high = bounded_wald_interval(values, se, level, -1.0, 1.0)  # a difference of two probabilities
     return values, se, low, high, wald_p_value(values, se)
 
 

@@ -89,8 +89,8 @@ class Estimate:
     >>> round(float(est), 4), round(est.se, 4), est.null
     (0.5, 0.3536, 0.0)
     >>> low, high = est.confidence_interval
-    >>> round(low, 4), round(high, 4), round(est.p_value, 4)
-    (-0.193, 1.193, 0.1573)
+    >>> round(low, 4), round(high, 4), round(est.p_value, 4)  # a difference of probabilities: within [-1, 1]
+    (-0.193, 1.0, 0.1573)
     """
 
     value: float
@@ -194,8 +194,9 @@ def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: flo
         ``value`` = sum_ab w_ab xCI_ab (NaN if a cell with non-zero weight is undefined; cells
         of weight 0 never matter). ``se`` from the influence functions (``ci="analytic"``), the
         DeLong covariance (:class:`XAUCResult`) or the SD of the bootstrap replicates. Interval:
-        raw-scale Wald from ``se`` (logit-scale Wald, inside (0, 1), when the weights pick a
-        single cell with weight 1), or with bootstrap replicates BCa or percentile as the
+        raw-scale Wald from ``se``, clipped to the values the contrast can take ([sum of the
+        negative weights, sum of the positive weights], as every cell lies in [0, 1]; logit-scale
+        Wald, inside (0, 1), when the weights pick a single cell with weight 1), or with bootstrap replicates BCa or percentile as the
         result's ``bootstrap_method``. ``p_value``: two-sided, H0: contrast == ``null``, Wald
         on the raw scale or by inverting the bootstrap interval. se, interval and p-value are
         NaN without inference.
@@ -271,7 +272,8 @@ def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
     -------
     Estimate
         Value, standard error, interval (raw-scale Wald from the influence functions or the
-        DeLong covariance, or the bootstrap's BCa / percentile interval) and the two-sided
+        DeLong covariance, clipped to [-1, 1], the range of a difference of two probabilities;
+        or the bootstrap's BCa / percentile interval) and the two-sided
         p-value of H0: Δwithin = 0 (Wald, or the inverted bootstrap interval). NaN where a cell
         is undefined or the result carries no inference.
 
@@ -317,7 +319,8 @@ def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
     -------
     Estimate
         Value, standard error, interval (raw-scale Wald from the influence functions or the
-        DeLong covariance, or the bootstrap's BCa / percentile interval) and the two-sided
+        DeLong covariance, clipped to [-1, 1], the range of a difference of two probabilities;
+        or the bootstrap's BCa / percentile interval) and the two-sided
         p-value of H0: Δbetween = 0 (Wald, or the inverted bootstrap interval). NaN where a cell
         is undefined or the result carries no inference.
 
