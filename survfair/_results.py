@@ -11,6 +11,8 @@ import pandas as pd
 
 from ._censoring import CensoringCurves
 from ._intervals import (
+    NO_VARIANCE_SE,
+    bootstrap_at_floor,
     bootstrap_interval,
     bootstrap_p_value,
     bounded_wald_interval,
@@ -161,6 +163,17 @@ def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, secon
     return values, se, low, high, wald_p_value(values, se)
 
 
+def difference_p_at_floor(result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Where the p-value of :func:`difference_inference` is a bootstrap resolution bound: no
+    replicate of the difference crossed 0 (:func:`~survfair._intervals.bootstrap_at_floor`). All
+    False without bootstrap replicates (a Wald p-value has no floor)."""
+    first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
+    if result.replicates is None:
+        return np.zeros(first.shape[0], dtype=bool)
+    reps = result.replicates.reshape(result.replicates.shape[0], -1)
+    return bootstrap_at_floor(reps[:, first] - reps[:, second], 0.0)
+
+
 def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
     """Standard error of every cell, shape (G*G,), row-major; never forms a G^2 x G^2 matrix."""
     influence = getattr(result, "influence", None)
@@ -172,6 +185,19 @@ def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
     if result.replicates is not None:
         return nanstd(result.replicates.reshape(result.replicates.shape[0], -1))
     return np.full(len(result.groups) ** 2, np.nan)
+
+
+def no_variance_cells(result: "CellMatrixAccessors") -> np.ndarray:
+    """Defined cells whose standard error is 0 (at most ``NO_VARIANCE_SE``), shape (G, G).
+
+    A cell where every comparable pair was ranked the same way (estimated at exactly 0 or 1), or
+    whose few members' influence values cancel, has no estimate of its sampling variability: its
+    interval has width 0 and a Wald test would treat it as known exactly. All False without
+    inference (NaN standard errors).
+    """
+    values = result.values
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(values) & (cell_se(result).reshape(values.shape) <= NO_VARIANCE_SE)
 
 
 def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,15 @@ from ._intervals import (
     two_sided_z,
     wald_p_value,
 )
-from ._results import XCIResult, json_safe, contrast_interval, contrast_p_value, contrast_se, difference_inference
+from ._results import (
+    XCIResult,
+    contrast_interval,
+    contrast_p_value,
+    contrast_se,
+    difference_inference,
+    difference_p_at_floor,
+    json_safe,
+)
 from ._validation import check_scalar
 
 __all__ = [
@@ -390,15 +398,40 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     a, b = np.triu_indices(g, k=1)
     labels = np.array(result.groups + ("",), dtype=object)[:g]
     parts = []
-    for name, first, second in (("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)):
+    for name, first, second in _difference_cells(g):
         values, se, low, high, p = difference_inference(result, first, second, result.confidence_level)
         parts.append(pd.DataFrame({"summary": name, "a": labels[a], "b": labels[b], "value": values, "se": se,
                                    "ci_low": low, "ci_high": high, "p_value": p}))
     if not len(a):
         return parts[0]
-    # interleave so that each pair's two rows are adjacent, as in the per-pair loops before
+    return _interleaved(parts)
+
+
+def _difference_cells(g: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(summary, first cells, second cells) of Δwithin and Δbetween for every pair a < b, row-major."""
+    a, b = np.triu_indices(g, k=1)
+    return [("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)]
+
+
+def _interleaved(parts: list):
+    """Each pair's Δwithin and Δbetween adjacent, as in the per-pair loops before."""
+    if isinstance(parts[0], np.ndarray):
+        return np.column_stack(parts).ravel()
     table = pd.concat(parts, keys=[0, 1]).swaplevel().sort_index(level=0, sort_remaining=True)
     return table.reset_index(drop=True)
+
+
+def deltas_p_at_floor(result: XCIResult) -> np.ndarray:
+    """For each row of :func:`pairwise_deltas`: is its p-value a bootstrap resolution bound (no
+    replicate of the difference crossed 0)? Then the p-value is an upper bound ("<=") and, after
+    adjustment, so is the adjusted p-value. All False without bootstrap replicates.
+
+    Returns
+    -------
+    ndarray of bool, shape (G (G - 1),), in the row order of :func:`pairwise_deltas`.
+    """
+    parts = [difference_p_at_floor(result, first, second) for _, first, second in _difference_cells(len(result.groups))]
+    return _interleaved(parts) if parts[0].size else np.zeros(0, dtype=bool)
 
 
 def min_xci(result: XCIResult) -> MinXCI:

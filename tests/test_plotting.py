@@ -94,7 +94,9 @@ def test_censoring_curves_needs_ipcw(sample):
 
 
 def test_forest(sample, tmp_path):
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5,
+    # a noise score (risk = time ranks every pair wrongly: cells at 0% with standard error 0, flagged)
+    noisy = sample.assign(noise=np.random.default_rng(0).normal(size=len(sample)))
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "noise"}, data=noisy, tau=1.5,
                             ci="analytic")
     ax = plotting.plot_forest(comparison)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
@@ -126,7 +128,8 @@ def _forest_marks(ax):
 
 
 def test_forest_marks_flagged_rows(sample):
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
+    noisy = sample.assign(noise=np.random.default_rng(0).normal(size=len(sample)))
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "noise"}, data=noisy, tau=1.5)
     # default: flags from each result (min_events, min_pairs)
     ticks, hollow = _forest_marks(plotting.plot_forest(comparison))
     assert ticks == ["Δbetween (F, M)", "Δwithin (F, M)"] and hollow == []
