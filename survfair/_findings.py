@@ -9,6 +9,7 @@ Small cells are flagged with the reason, and every family of p-values is adjuste
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from ._results import json_safe, no_variance_cells
 from ._summaries import deltas_p_at_floor, overall_c, pairwise_deltas
 from ._validation import check_option, check_scalar
 
-__all__ = ["Findings", "findings", "small_sample_flags", "joint_tests", "SMALL_CELL_COVERAGE_NOTE"]
+__all__ = ["Findings", "findings", "small_sample_flags", "flag_reasons", "joint_tests", "SMALL_CELL_COVERAGE_NOTE"]
 
 #: what a flagged cell's interval may do, as measured (issue tracker, survfair simulation checks)
 SMALL_CELL_COVERAGE_NOTE = (
@@ -119,6 +120,40 @@ def _cell_counts(result: Any, a: Any, b: Any, min_events: int) -> tuple[int, int
     if controls < min_events:
         reasons.append(f"{_count(controls, second_noun)} in {b} (< {min_events})")
     return events, controls, reasons
+
+
+_REASON_KINDS = (
+    (re.compile(r"^\d+ (event|member|positive|negative)s? in .* \(< (\d+)\)$"), "< {1} {0}s in {side}"),
+    (re.compile(r"^\d+ comparable pairs? \(< (\d+)\)$"), "< {0} comparable pairs"),
+    (re.compile(r"^estimated at .*, standard error 0"), "standard error 0 (no variance estimate)"),
+)
+
+
+def flag_reasons(flags: pd.DataFrame) -> str:
+    """Why the cells of a :func:`small_sample_flags` table are flagged, in general terms: the
+    distinct rules that apply, e.g. ``"< 10 events in a, < 10 members in b, standard error 0 (no
+    variance estimate)"`` (a = the row group, b = the column group); "" when nothing is flagged.
+    Flagged cells without a reason (a table made by hand) give "flagged in the given table".
+
+    >>> import pandas as pd
+    >>> flag_reasons(pd.DataFrame({"flagged": [True, True], "reason": [
+    ...     "4 events in F|75+ (< 10); 6 comparable pairs (< 100)", "4 members in F|75+ (< 10)"]}))
+    '< 10 events in a, < 100 comparable pairs, < 10 members in b'
+    """
+    reasons = flags.loc[flags["flagged"], "reason"] if "reason" in flags.columns else []
+    kinds = [_reason_kind(fragment) for reason in reasons for fragment in str(reason).split("; ") if fragment]
+    if kinds:
+        return ", ".join(dict.fromkeys(kinds))
+    return "flagged in the given table" if flags["flagged"].any() else ""
+
+
+def _reason_kind(fragment: str) -> str:
+    for pattern, words in _REASON_KINDS:
+        found = pattern.match(fragment)
+        if found:
+            kind = found.groups()[0] if found.groups() else ""
+            return words.format(*found.groups(), side="a" if kind in ("event", "positive") else "b")
+    return fragment
 
 
 #: The findings and the report compute a joint test of at most this many contrasts: its covariance

@@ -207,25 +207,19 @@ def _heatmap_norm(norm: Any, vmin: Any, vmax: Any) -> tuple[Any, bool]:
     return Normalize(vmin=low, vmax=high), False
 
 
-def _flag_matrix(
-    result: Any, flags: Any, min_events: int, min_pairs: int, binary: bool
-) -> tuple[np.ndarray, str | None]:
-    """Boolean G x G matrix of the flagged cells, and the caption line that explains the mark."""
+def _flag_matrix(result: Any, flags: Any, min_events: int, min_pairs: int) -> tuple[np.ndarray, str | None]:
+    """Boolean G x G matrix of the flagged cells, and the caption line that explains the mark with
+    the rules that flagged them (:func:`survfair._findings.flag_reasons`)."""
     groups = list(result.groups)
     flagged = np.zeros((len(groups), len(groups)), dtype=bool)
     if flags is False:
         return flagged, None
-    if flags is None or flags is True:
-        from ._findings import small_sample_flags
+    from ._findings import flag_reasons, small_sample_flags
 
+    if flags is None or flags is True:
         flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
-        if binary:
-            why = f"< {min_events} positives in a or negatives in b, or < {min_pairs} pairs"
-        else:
-            why = f"< {min_events} events in a or < {min_pairs} comparable pairs"
-    else:
-        why = "small sample (flags)"
     positions = _flag_positions(flags, groups, "flags")
+    why = flag_reasons(flags)  # the rules that apply, from the table's reasons
     for (a, b), is_flagged in positions.items():
         flagged[groups.index(a), groups.index(b)] = is_flagged
     return flagged, (f"{_DAGGER} hatched: {why}" if flagged.any() else None)
@@ -365,7 +359,7 @@ def plot_xci_heatmap(
     colour_norm, centred = _heatmap_norm(norm, vmin, vmax)
     colours = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
     colours = colours.with_extremes(bad="0.85")
-    flagged, flag_note = _flag_matrix(result, flags, min_events, min_pairs, isinstance(result, XAUCResult))
+    flagged, flag_note = _flag_matrix(result, flags, min_events, min_pairs)
     values = result.values
     low, high = result.confidence_interval()
     with_intervals = bool(np.isfinite(low.to_numpy()).any())

@@ -502,7 +502,7 @@ def _hatched(ax):
 def test_flagged_cells_are_marked(result):
     ax = plotting.plot_xci_heatmap(result, min_pairs=10**6)
     assert len(_hatched(ax)) == 4 and all(t.get_text().split("\n")[0].endswith("†") for t in ax.texts)
-    assert "† hatched: < 10 events in a or < 1000000 comparable pairs" in ax.get_xlabel()
+    assert "† hatched: < 1000000 comparable pairs" in ax.get_xlabel()  # the rules that apply, from the reasons
     # by default nothing is flagged in this sample: no mark, no note
     ax = plotting.plot_xci_heatmap(result)
     assert _hatched(ax) == [] and "†" not in "".join(t.get_text() for t in ax.texts)
@@ -513,7 +513,11 @@ def test_flagged_cells_are_marked(result):
     (patch,) = _hatched(ax)
     assert patch.get_xy() == (0.5, -0.5)  # column 1 (M), row 0 (F)
     assert [t.get_text().split("\n")[0].endswith("†") for t in ax.texts] == [False, True, False, False]
-    assert "† hatched: small sample (flags)" in ax.get_xlabel()
+    assert "† hatched: flagged in the given table" in ax.get_xlabel()
+    # a table with reasons gives the rules, not a generic word (issue 14 audit)
+    given = sf.small_sample_flags(result, min_events=10**4)
+    assert "† hatched: < 10000 events in a, < 10000 members in b" in plotting.plot_xci_heatmap(
+        result, flags=given).get_xlabel()
     assert _hatched(plotting.plot_xci_heatmap(result, flags=False, min_pairs=10**6)) == []
     with pytest.raises(ValueError, match=r"missing \['flagged'\]"):
         plotting.plot_xci_heatmap(result, flags=flags[["a", "b"]])
