@@ -259,7 +259,10 @@ def test_flags_and_adjustment_are_shown(sample, tmp_path):
     text = write_report(tmp_path / "f.html", res, adjust="bh", min_pairs=10**6, default_figures=False
                         ).read_text(encoding="utf-8")
     assert "<th>p (bh)</th>" in text and "BH-adjusted" in text
-    assert text.count(" †</td>") == 4 and "comparable pairs (&lt; 1000000)" in text
+    # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use them
+    assert text.count(" †</td>") == 8 and "comparable pairs (&lt; 1000000)" in text
+    for label in ("Δbetween (F, M) †", "Δwithin (F, M) †", "worst cell: xCI"):
+        assert f"<th class=label>{label}" in text
 
 
 def test_data_summary_table_of_binary_result(binary):
