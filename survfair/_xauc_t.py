@@ -536,12 +536,11 @@ class XAUCtResult:
         return frame
 
     def _repr_html_(self) -> str:
-        """Jupyter display: the settings and the tidy table."""
-        from ._notebook import table_html  # presentation, imported when Jupyter asks
+        """Jupyter display: per horizon the matrix in percent with intervals and flags, the
+        differences with adjusted p-values, and the findings (as a report's AUC(t) sections)."""
+        from ._notebook import horizons_html  # presentation, imported when Jupyter asks
 
-        level = f"{100 * self.confidence_level:g}% {self.ci_method} intervals" if self.ci_method else "no intervals"
-        return table_html("XAUCtResult", f"censoring = {self.censoring}, n = {self.n_samples}, {level}",
-                          self.to_frame())
+        return horizons_html(self)
 
     def __repr__(self) -> str:
         return (f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
