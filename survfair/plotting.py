@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ._model_comparison import ModelComparison
-from ._results import XCIResult
+from ._results import XCIResult, no_variance_cells
 from ._validation import check_option, check_scalar, check_survival_inputs
 from ._xauc import XAUCResult
 
@@ -282,7 +282,8 @@ def plot_xci_heatmap(
     value and a hatch; the caption under the x label says what the mark means, and also when
     the intervals were left out because the cells are too small for them. Text shrinks with the
     number of groups: 10 pt cells up to 3 groups, 9 up to 6, 8.5 up to 9, 8 beyond; intervals on
-    a second line up to 8 groups. Group labels and the title are drawn literally (a ``$`` is a
+    a second line up to 8 groups ("(SE 0)" instead of the zero-width interval of a cell with
+    standard error 0, which has no estimate of its sampling variability). Group labels and the title are drawn literally (a ``$`` is a
     dollar sign).
 
     Parameters
@@ -362,6 +363,7 @@ def plot_xci_heatmap(
     flagged, flag_note = _flag_matrix(result, flags, min_events, min_pairs)
     values = result.values
     low, high = result.confidence_interval()
+    no_variance = no_variance_cells(result)
     with_intervals = bool(np.isfinite(low.to_numpy()).any())
     labels = [_literal(g) for g in result.groups]
     notes = [flag_note] if flag_note else []
@@ -395,7 +397,9 @@ def plot_xci_heatmap(
                 continue
             text = ("NaN" if math.isnan(value) else f"{value:.{digits}f}") + (_DAGGER if flagged[i, j] else "")
             lo, hi = low.iloc[i, j], high.iloc[i, j]
-            if plan.intervals and np.isfinite(lo) and np.isfinite(hi):
+            if plan.intervals and no_variance[i, j]:  # a zero-width interval is no measure of precision
+                text += "\n(SE 0)"
+            elif plan.intervals and np.isfinite(lo) and np.isfinite(hi):
                 text += f"\n[{lo:.{digits}f}, {hi:.{digits}f}]"
             ax.text(j, i, text, ha="center", va="center", fontsize=plan.fontsize, color=colour)
     ax.set_xlabel("\n".join([column_words, *notes, *([plan.note] if plan.note else [])]))

@@ -553,3 +553,16 @@ def test_heatmap_scale_errors(result):
     norm = plotting.plot_xci_heatmap(result, vmin=0.6, vmax=0.9).images[0].norm
     assert type(norm) is Normalize and (norm.vmin, norm.vmax) == (0.6, 0.9)
     plt.close("all")
+
+
+def test_a_cell_with_standard_error_0_shows_no_zero_width_interval():
+    """Issue 14 audit: a cell at exactly 1 showed "[1.000, 1.000]", read as precision."""
+    rng = np.random.default_rng(5)
+    group = np.array(["a"] * 200 + ["b"] * 200)
+    risk = rng.normal(size=400) + 10.0 * (group == "a")
+    time = rng.exponential(np.exp(-rng.normal(size=400) - 5.0 * (group == "a")))
+    res = sf.xci(time, np.ones(400, bool), group, risk, method="naive")
+    ax = plotting.plot_xci_heatmap(res)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts[1] == "1.000†\n(SE 0)" and texts[2] == "0.000†\n(SE 0)"
+    assert "[" in texts[0] and "standard error 0 (no variance estimate)" in ax.get_xlabel()
