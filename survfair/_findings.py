@@ -347,14 +347,24 @@ def _excludes_zero(row: pd.Series) -> str:
 def _judgement(row: pd.Series, alpha: float) -> str:
     """What a difference shows: "clear" (its interval excludes 0 and its adjusted p-value is below
     alpha), "not adjusted" (the interval excludes 0 but the adjusted p-value does not confirm it),
-    "chance" (the interval includes 0), "no variance" or "no interval"."""
+    "unresolved" (the same, but the adjusted p-value is a bound at the bootstrap floor: more
+    replicates are needed), "chance" (the interval includes 0), "no variance" or "no interval"."""
     if _no_variance(row):
         return "no variance"
     verdict = _excludes_zero(row)
     if verdict == "the interval excludes 0":
         adjusted = row["p_adjusted"]
-        return "not adjusted" if math.isfinite(adjusted) and adjusted >= alpha else "clear"
+        if math.isfinite(adjusted) and adjusted >= alpha:
+            # a bound at the bootstrap floor is not a p-value: too few replicates, not too little evidence
+            return "unresolved" if bool(row.get("p_at_floor", False)) else "not adjusted"
+        return "clear"
     return "chance" if verdict == "the interval includes 0" else "no interval"
+
+
+def _unresolved(row: pd.Series, alpha: float, n_resamples: int | None) -> str:
+    return (f"The interval excludes 0 and no bootstrap replicate crossed 0, but with {n_resamples or 'these'} "
+            f"replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}: more replicates "
+            f"(n_resamples) are needed to judge it against {alpha:g}.")
 
 
 def _not_confirmed(alpha: float, claim: str) -> str:
@@ -379,6 +389,7 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     words = {
         "clear": f"In words: {consequence}.",
         "not adjusted": _not_confirmed(reader.alpha, "either group disadvantaged"),
+        "unresolved": _unresolved(row, reader.alpha, reader.n_resamples),
         "chance": "The difference is within what chance alone would give: the data do not show either group "
                   "disadvantaged.",
         "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {consequence}.",
@@ -405,6 +416,7 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     words = {
         "clear": f" In words: the model {how} less accurately inside {b} than inside {a}.",
         "not adjusted": " " + _not_confirmed(reader.alpha, "a difference between the groups"),
+        "unresolved": " " + _unresolved(row, reader.alpha, reader.n_resamples),
         "chance": " The difference is within what chance alone would give.",
         "no variance": " Without a variance estimate chance cannot be ruled out.",
         "no interval": "",
@@ -456,6 +468,10 @@ def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, rea
             f"({significant} with {adjust_name(adjust)} p < {alpha:g})")
     if untestable.any():
         text += f"; {_count(int(untestable.sum()), 'difference')} with standard error 0 not counted"
+    unresolved = int((tested["p_at_floor"].astype(bool) & (tested["p_adjusted"] >= alpha)).sum())
+    if unresolved:
+        text += (f"; {unresolved} adjusted p-value{'s are bounds' if unresolved > 1 else ' is a bound'} at the "
+                 f"bootstrap floor, not resolved below {alpha:g} with {reader.n_resamples} replicates")
     return text + _omnibus_words(omnibus) + "."
 
 

@@ -253,3 +253,23 @@ def test_a_bca_p_value_at_the_bootstrap_floor_is_shown_as_a_bound():
     assert row["p_value"] > 2 / 200  # the old test p <= 2/(B+1) missed it
     assert f"Holm-adjusted p <= {row['p_adjusted']:.2g} (bootstrap floor)" in f.sentences[1]
     assert not f.deltas.set_index("summary").loc["delta_within", "p_at_floor"]
+
+
+def test_an_adjusted_bound_at_the_bootstrap_floor_asks_for_more_replicates():
+    """A Holm-adjusted bound (<= 0.27 with 199 replicates and 15 pairs) is not evidence of no
+    difference: the words say that the replicates are too few, not that the data show nothing."""
+    rng = np.random.default_rng(0)
+    n = 600
+    g = rng.choice(list("ABCDEF"), n)
+    shift = {k: 0.6 * i for i, k in enumerate("ABCDEF")}
+    risk = rng.normal(size=n) + np.array([shift[x] for x in g])
+    time = rng.exponential(np.exp(-rng.normal(size=n)))
+    res = survfair.xci(time, np.ones(n, bool), g, risk, method="naive", ci="bootstrap", n_resamples=49,
+                       random_state=0)
+    f = findings(res)
+    row = f.deltas.query("summary == 'delta_between'").loc[lambda d: d["value"].abs().idxmax()]
+    assert row["p_at_floor"] and row["p_adjusted"] >= 0.05
+    headline = f.sentences[1]
+    assert f"with 49 replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}" in headline
+    assert "the data do not clearly show" not in headline
+    assert "at the bootstrap floor, not resolved below 0.05 with 49 replicates" in f.to_text()
