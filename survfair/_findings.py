@@ -138,12 +138,14 @@ def flag_reasons(flags: pd.DataFrame) -> str:
     >>> import pandas as pd
     >>> flag_reasons(pd.DataFrame({"flagged": [True, True], "reason": [
     ...     "4 events in F|75+ (< 10); 6 comparable pairs (< 100)", "4 members in F|75+ (< 10)"]}))
-    '< 10 events in a, < 100 comparable pairs, < 10 members in b'
+    '< 10 events in a, < 10 members in b, < 100 comparable pairs'
     """
     reasons = flags.loc[flags["flagged"], "reason"] if "reason" in flags.columns else []
     kinds = [_reason_kind(fragment) for reason in reasons for fragment in str(reason).split("; ") if fragment]
-    if kinds:
-        return ", ".join(dict.fromkeys(kinds))
+    if kinds:  # in the order of the rules: row group, column group, pairs, standard error 0
+        order = ("in a", "in b", "pairs", "standard error")
+        rank = {kind: next((k for k, word in enumerate(order) if word in kind), len(order)) for kind in kinds}
+        return ", ".join(sorted(dict.fromkeys(kinds), key=rank.get))
     return "flagged in the given table" if flags["flagged"].any() else ""
 
 
