@@ -196,8 +196,9 @@ class Findings:
     deltas : DataFrame
         :func:`survfair.pairwise_deltas` with ``p_adjusted`` (adjusted within each summary family),
         ``p_at_floor`` (the p-value is a bootstrap resolution bound, shown as "<=":
-        :func:`survfair._summaries.deltas_p_at_floor`) and ``flagged`` (one of its two cells is
-        flagged by :func:`small_sample_flags`).
+        :func:`survfair._summaries.deltas_p_at_floor`), ``flagged`` (one of its two cells is
+        flagged by :func:`small_sample_flags`) and ``no_variance_cell`` (one of them has standard
+        error 0).
     omnibus : OmnibusTest
         Joint test of no cross-group asymmetry.
     flags : DataFrame
@@ -242,14 +243,19 @@ class Findings:
         return "<ul>" + "".join(f"<li>{html.escape(s)}</li>" for s in self.sentences) + "</ul>"
 
 
-def _adjusted(result: Any, deltas: pd.DataFrame, method: str, flagged: set) -> pd.DataFrame:
-    """The deltas with ``p_adjusted`` (within each family), ``p_at_floor`` and ``flagged``."""
+def _adjusted(result: Any, deltas: pd.DataFrame, method: str, flags: pd.DataFrame) -> pd.DataFrame:
+    """The deltas with ``p_adjusted`` (within each family), ``p_at_floor``, ``flagged`` and
+    ``no_variance_cell``."""
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for summary, part in deltas.groupby("summary", sort=False):
         deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method)
     deltas["p_at_floor"] = deltas_p_at_floor(result)
-    deltas["flagged"] = [any(cell in flagged for cell in _difference_cells(row)) for row in deltas.itertuples()]
+    flagged = flagged_cells(flags)
+    no_variance = {(r.a, r.b) for r in flags.itertuples() if r.no_variance}
+    cells = [_difference_cells(row) for row in deltas.itertuples()]
+    deltas["flagged"] = [any(cell in flagged for cell in pair) for pair in cells]
+    deltas["no_variance_cell"] = [any(cell in no_variance for cell in pair) for pair in cells]
     return deltas
 
 
@@ -350,10 +356,14 @@ def _judgement(row: pd.Series, alpha: float) -> str:
     """What a difference shows: "clear" (its interval excludes 0 and its adjusted p-value is below
     alpha), "not adjusted" (the interval excludes 0 but the adjusted p-value does not confirm it),
     "unresolved" (the same, but the adjusted p-value is a bound at the bootstrap floor: more
-    replicates are needed), "chance" (the interval includes 0), "no variance" or "no interval"."""
+    replicates are needed), "chance" (the interval includes 0), "one cell without variance" (one of
+    its cells has standard error 0: the interval leaves out that cell's uncertainty), "no variance"
+    or "no interval"."""
     if _no_variance(row):
         return "no variance"
     verdict = _excludes_zero(row)
+    if verdict != "no interval" and bool(row.get("no_variance_cell", False)):
+        return "one cell without variance"
     if verdict == "the interval excludes 0":
         adjusted = row["p_adjusted"]
         if math.isfinite(adjusted) and adjusted >= alpha:
@@ -367,6 +377,10 @@ def _unresolved(row: pd.Series, alpha: float, n_resamples: int | None) -> str:
     return (f"The interval excludes 0 and no bootstrap replicate crossed 0, but with {n_resamples or 'these'} "
             f"replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}: more replicates "
             f"(n_resamples) are needed to judge it against {alpha:g}.")
+
+
+_ONE_CELL = ("One of its two cells has standard error 0 (no variance estimate), so the interval leaves out that "
+             "cell's uncertainty and chance cannot be ruled out")
 
 
 def _not_confirmed(alpha: float, claim: str) -> str:
@@ -395,6 +409,7 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         "chance": "The difference is within what chance alone would give: the data do not show either group "
                   "disadvantaged.",
         "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {consequence}.",
+        "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",
         "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {consequence}.",
     }[_judgement(row, reader.alpha)]
     return (f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {reader.difference(row, adjust)}. "
@@ -421,6 +436,7 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         "unresolved": " " + _unresolved(row, reader.alpha, reader.n_resamples),
         "chance": " The difference is within what chance alone would give.",
         "no variance": " Without a variance estimate chance cannot be ruled out.",
+        "one cell without variance": f" {_ONE_CELL}.",
         "no interval": "",
     }[_judgement(row, reader.alpha)]
     return (f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside {b} "
@@ -546,7 +562,7 @@ def findings(
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
     reader = _Reader(result, flags)
-    deltas = _adjusted(result, pairwise_deltas(result), adjust, flagged_cells(flags))
+    deltas = _adjusted(result, pairwise_deltas(result), adjust, flags)
     omnibus = joint_test(result, "no_asymmetry")
     pooled = overall_c(result)
     name = "AUC" if _is_binary(result) else "concordance (C)"

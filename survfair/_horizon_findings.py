@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._findings import (
+    _ONE_CELL,
     _count,
     _judgement,
     _largest,
@@ -87,7 +88,8 @@ class HorizonFindings:
     sentences : tuple of str
     deltas : DataFrame
         :meth:`XAUCtResult.pairwise_deltas` with ``p_adjusted`` (one family per summary, over every
-        horizon and pair) and ``flagged`` (one of its two cells is flagged).
+        horizon and pair), ``flagged`` (one of its two cells is flagged) and ``no_variance_cell``
+        (one of them has standard error 0).
     flags : DataFrame
         :func:`horizon_flags`.
     adjust : str
@@ -115,9 +117,11 @@ def _adjusted(deltas: pd.DataFrame, method: str, flags: pd.DataFrame) -> pd.Data
     for _, part in deltas.groupby("summary", sort=False):
         deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method)
     flagged = {(r.time, r.a, r.b) for r in flags.itertuples() if r.flagged}
+    no_variance = {(r.time, r.a, r.b) for r in flags.itertuples() if r.no_variance}
     cells = [((r.time, r.a, r.a), (r.time, r.b, r.b)) if r.summary == "delta_within"
              else ((r.time, r.a, r.b), (r.time, r.b, r.a)) for r in deltas.itertuples()]
     deltas["flagged"] = [first in flagged or second in flagged for first, second in cells]
+    deltas["no_variance_cell"] = [first in no_variance or second in no_variance for first, second in cells]
     return deltas
 
 
@@ -171,6 +175,7 @@ def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, ti
         "not adjusted": _not_confirmed(alpha, "either group disadvantaged"),
         "chance": "The difference is within what chance alone would give.",
         "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {consequence}.",
+        "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",
         "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {consequence}.",
     }[_judgement(row, alpha)]
     return (f"AUC(t) at {horizon_text(time, time_unit)}, largest cross-group asymmetry, {a} vs {b}: a case of {a} "

@@ -273,3 +273,19 @@ def test_an_adjusted_bound_at_the_bootstrap_floor_asks_for_more_replicates():
     assert f"with 49 replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}" in headline
     assert "the data do not clearly show" not in headline
     assert "at the bootstrap floor, not resolved below 0.05 with 49 replicates" in f.to_text()
+
+
+def test_a_difference_with_one_cell_of_standard_error_0_is_not_called_clear():
+    """Issue 14 audit (repro [2]): Δwithin of a 4-person cell at 66.7% with standard error 0 had an
+    interval from the other cell's variance alone and was read as a clear difference."""
+    rng = np.random.default_rng(6)
+    g = np.array(["big"] * 400 + ["four"] * 4)
+    r = rng.normal(size=404)
+    t = np.where(g == "four", 100.0 - 10 * r, rng.exponential(np.exp(-r)))  # inside four: perfectly ordered
+    f = findings(survfair.xci(t, np.ones(404, bool), g, r, method="naive"))
+    assert f.flags.set_index(["a", "b"]).loc[("four", "four"), "no_variance"]
+    row = f.deltas.query("summary == 'delta_within'").iloc[0]
+    assert row["no_variance_cell"] and (row["ci_low"] > 0 or row["ci_high"] < 0)
+    sentence = next(s for s in f.sentences if s.startswith("Largest within-group"))
+    assert "so the interval leaves out that cell's uncertainty and chance cannot be ruled out" in sentence
+    assert "In words:" not in sentence
