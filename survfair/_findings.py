@@ -9,6 +9,7 @@ Small cells are flagged with the reason, and every family of p-values is adjuste
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import field
 from typing import Any
 
@@ -17,13 +18,14 @@ import pandas as pd
 
 from ._frozen import frozen_result
 from ._exceptions import MemoryLimitError
-from ._format import interval_text, p_phrase, p_value_text, percent
+from ._format import cell_text, interval_text, p_phrase, percent, statistic_text
+from ._intervals import NO_VARIANCE_SE
 from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
-from ._results import json_safe
-from ._summaries import overall_c, pairwise_deltas
+from ._results import json_safe, no_variance_cells
+from ._summaries import deltas_p_at_floor, overall_c, pairwise_deltas
 from ._validation import check_option, check_scalar
 
-__all__ = ["Findings", "findings", "small_sample_flags", "SMALL_CELL_COVERAGE_NOTE"]
+__all__ = ["Findings", "findings", "small_sample_flags", "flag_reasons", "joint_tests", "SMALL_CELL_COVERAGE_NOTE"]
 
 #: what a flagged cell's interval may do, as measured (issue tracker, survfair simulation checks)
 SMALL_CELL_COVERAGE_NOTE = (
@@ -41,14 +43,15 @@ def _count(n: int, noun: str) -> str:
 
 
 def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100) -> pd.DataFrame:
-    """Cells that rest on little data, with the reason.
+    """Cells that rest on little data, or have no estimate of their variability, with the reason.
 
     Parameters
     ----------
     result : XCIResult or XAUCResult
     min_events : int, default=10
         A cell (a, b) of an xCI matrix is flagged when its row group ``a`` (whose member has the
-        event first) has fewer events; a cell of an xAUC matrix when group ``a`` has fewer
+        event first) has fewer events, or its column group ``b`` (where the later member of each
+        pair comes from) fewer members; a cell of an xAUC matrix when group ``a`` has fewer
         positives or group ``b`` fewer negatives.
     min_pairs : int, default=100
         ... or when the cell has fewer comparable pairs.
@@ -57,8 +60,9 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     -------
     DataFrame
         One row per cell (row-major): a, b, comparable, events (xCI: events in ``a``; xAUC:
-        positives in ``a``), controls (xAUC only: negatives in ``b``), flagged (bool), reason
-        (empty when not flagged).
+        positives in ``a``), controls (xCI: members of ``b``; xAUC: negatives in ``b``),
+        no_variance (the cell's standard error is 0, see Notes), flagged (bool), reason (empty
+        when not flagged).
 
     Raises
     ------
@@ -69,6 +73,13 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     --------
     findings : uses the flags to qualify its sentences.
     xci : the counts the flags are read from.
+    Notes
+    -----
+    A cell whose standard error is 0 is flagged whatever its counts: every comparable pair was
+    ranked the same way (the cell is estimated at exactly 0% or 100%), or the influence of its few
+    members cancels. Its interval then has width 0, which says nothing about precision: the
+    sampling variability is not estimated, not absent. (Without inference no cell has a standard
+    error and this reason never applies.)
 
     Examples
     --------
@@ -76,36 +87,80 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
     >>> flags = small_sample_flags(res)
-    >>> bool(flags["flagged"].all()), flags["reason"][0]
-    (True, '4 events in a (< 10); 6 comparable pairs (< 100)')
+    >>> bool(flags["flagged"].all()), flags["reason"][0]  # cell (a, a): every pair ranked correctly
+    (True, '4 events in a (< 10); 4 members in a (< 10); 6 comparable pairs (< 100); estimated at 100.0%, standard error 0 (no variance estimate)')
     """
     min_events = check_scalar(min_events, "min_events", "integer", low=0)
     min_pairs = check_scalar(min_pairs, "min_pairs", "integer", low=0)
     groups = list(result.groups)
     counts = result.pair_counts.comparable
+    values, no_variance = result.values, no_variance_cells(result)
     rows = []
     for i, a in enumerate(groups):
         for j, b in enumerate(groups):
-            sizes_a, sizes_b = result.group_sizes.get(a, {}), result.group_sizes.get(b, {})
-            reasons = []
-            if _is_binary(result):
-                events, controls = int(sizes_a.get("positives", 0)), int(sizes_b.get("negatives", 0))
-                if events < min_events:
-                    reasons.append(f"{_count(events, 'positive')} in {a} (< {min_events})")
-                if controls < min_events:
-                    reasons.append(f"{_count(controls, 'negative')} in {b} (< {min_events})")
-            else:
-                events, controls = int(sizes_a.get("events", 0)), None
-                if events < min_events:
-                    reasons.append(f"{_count(events, 'event')} in {a} (< {min_events})")
+            events, controls, reasons = _cell_counts(result, a, b, min_events)
             pairs = int(counts[i, j])
             if pairs < min_pairs:
                 reasons.append(f"{_count(pairs, 'comparable pair')} (< {min_pairs})")
-            row = {"a": a, "b": b, "comparable": pairs, "events": events}
-            if _is_binary(result):
-                row["controls"] = controls
-            rows.append(row | {"flagged": bool(reasons), "reason": "; ".join(reasons)})
+            if no_variance[i, j]:
+                reasons.append(f"estimated at {percent(values[i, j])}, standard error 0 (no variance estimate)")
+            rows.append({"a": a, "b": b, "comparable": pairs, "events": events, "controls": controls,
+                         "no_variance": bool(no_variance[i, j]), "flagged": bool(reasons),
+                         "reason": "; ".join(reasons)})
     return pd.DataFrame(rows)
+
+
+def _cell_counts(result: Any, a: Any, b: Any, min_events: int) -> tuple[int, int, list]:
+    """The counts a cell (a, b) rests on -- events (positives) of a, members (negatives) of b --
+    and the reasons they are too few."""
+    sizes_a, sizes_b = result.group_sizes.get(a, {}), result.group_sizes.get(b, {})
+    if _is_binary(result):
+        (first, first_noun), (second, second_noun) = ("positives", "positive"), ("negatives", "negative")
+    else:
+        (first, first_noun), (second, second_noun) = ("events", "event"), ("n", "member")
+    events, controls = int(sizes_a.get(first, 0)), int(sizes_b.get(second, 0))
+    reasons = []
+    if events < min_events:
+        reasons.append(f"{_count(events, first_noun)} in {a} (< {min_events})")
+    if controls < min_events:
+        reasons.append(f"{_count(controls, second_noun)} in {b} (< {min_events})")
+    return events, controls, reasons
+
+
+_REASON_KINDS = (
+    (re.compile(r"^\d+ (event|member|positive|negative)s? in .* \(< (\d+)\)$"), "< {1} {0}s in {side}"),
+    (re.compile(r"^\d+ comparable pairs? \(< (\d+)\)$"), "< {0} comparable pairs"),
+    (re.compile(r"^estimated at .*, standard error 0"), "standard error 0 (no variance estimate)"),
+)
+
+
+def flag_reasons(flags: pd.DataFrame) -> str:
+    """Why the cells of a :func:`small_sample_flags` table are flagged, in general terms: the
+    distinct rules that apply, e.g. ``"< 10 events in a, < 10 members in b, standard error 0 (no
+    variance estimate)"`` (a = the row group, b = the column group); "" when nothing is flagged.
+    Flagged cells without a reason (a table made by hand) give "flagged in the given table".
+
+    >>> import pandas as pd
+    >>> flag_reasons(pd.DataFrame({"flagged": [True, True], "reason": [
+    ...     "4 events in F|75+ (< 10); 6 comparable pairs (< 100)", "4 members in F|75+ (< 10)"]}))
+    '< 10 events in a, < 10 members in b, < 100 comparable pairs'
+    """
+    reasons = flags.loc[flags["flagged"], "reason"] if "reason" in flags.columns else []
+    kinds = [_reason_kind(fragment) for reason in reasons for fragment in str(reason).split("; ") if fragment]
+    if kinds:  # in the order of the rules: row group, column group, pairs, standard error 0
+        order = ("in a", "in b", "pairs", "standard error")
+        rank = {kind: next((k for k, word in enumerate(order) if word in kind), len(order)) for kind in kinds}
+        return ", ".join(sorted(dict.fromkeys(kinds), key=rank.get))
+    return "flagged in the given table" if flags["flagged"].any() else ""
+
+
+def _reason_kind(fragment: str) -> str:
+    for pattern, words in _REASON_KINDS:
+        found = pattern.match(fragment)
+        if found:
+            kind = found.groups()[0] if found.groups() else ""
+            return words.format(*found.groups(), side="a" if kind in ("event", "positive") else "b")
+    return fragment
 
 
 #: The findings and the report compute a joint test of at most this many contrasts: its covariance
@@ -144,7 +199,11 @@ class Findings:
     sentences : tuple of str
         The summary, most important first.
     deltas : DataFrame
-        :func:`survfair.pairwise_deltas` with ``p_adjusted`` (adjusted within each summary family).
+        :func:`survfair.pairwise_deltas` with ``p_adjusted`` (adjusted within each summary family),
+        ``p_at_floor`` (the p-value is a bootstrap resolution bound, shown as "<=":
+        :func:`survfair._summaries.deltas_p_at_floor`), ``flagged`` (one of its two cells is
+        flagged by :func:`small_sample_flags`) and ``no_variance_cell`` (one of them has standard
+        error 0).
     omnibus : OmnibusTest
         Joint test of no cross-group asymmetry.
     flags : DataFrame
@@ -193,12 +252,27 @@ class Findings:
         return "<ul>" + "".join(f"<li>{html.escape(s)}</li>" for s in self.sentences) + "</ul>"
 
 
-def _adjusted(deltas: pd.DataFrame, method: str) -> pd.DataFrame:
+def _adjusted(result: Any, deltas: pd.DataFrame, method: str, flags: pd.DataFrame) -> pd.DataFrame:
+    """The deltas with ``p_adjusted`` (within each family), ``p_at_floor``, ``flagged`` and
+    ``no_variance_cell``."""
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for summary, part in deltas.groupby("summary", sort=False):
         deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method=method)
+    deltas["p_at_floor"] = deltas_p_at_floor(result)
+    flagged = flagged_cells(flags)
+    no_variance = {(r.a, r.b) for r in flags.itertuples() if r.no_variance}
+    cells = [_difference_cells(row) for row in deltas.itertuples()]
+    deltas["flagged"] = [any(cell in flagged for cell in pair) for pair in cells]
+    deltas["no_variance_cell"] = [any(cell in no_variance for cell in pair) for pair in cells]
     return deltas
+
+
+def _difference_cells(row: Any) -> list:
+    """The two cells a Δ row of :func:`survfair.pairwise_deltas` is the difference of."""
+    if row.summary == "delta_within":
+        return [(row.a, row.a), (row.b, row.b)]
+    return [(row.a, row.b), (row.b, row.a)]
 
 
 def _points(value: float) -> str:
@@ -215,28 +289,53 @@ def _cell_words(result: Any, a: Any, b: Any) -> str:
 
 
 class _Reader:
-    """Cell values and intervals of one result, worded."""
+    """Cell values, intervals and flags of one result, worded."""
 
-    def __init__(self, result: Any):
+    def __init__(self, result: Any, flags: pd.DataFrame):
         self.result = result
         self.values = result.values
         self.low, self.high = (np.asarray(m.to_numpy(), float) for m in result.confidence_interval())
+        self.no_variance = no_variance_cells(result)
         self.index = {g: k for k, g in enumerate(result.groups)}
         level = getattr(result, "confidence_level", 0.95)
         self.level = f"{100 * level:g}%"
+        self.alpha = 1 - level
+        self.reasons = {(r.a, r.b): r.reason for r in flags.itertuples() if r.flagged}
         self.n_resamples = None
         if getattr(result, "bootstrap", None) is not None:
             self.n_resamples = int(result.bootstrap.cells.shape[0])
 
     def cell(self, a: Any, b: Any) -> str:
         i, j = self.index[a], self.index[b]
-        text = percent(self.values[i, j])
-        interval = interval_text(self.low[i, j], self.high[i, j], as_percent=True)
-        return text if interval == "–" else f"{text} {interval}"
+        return cell_text(self.values[i, j], self.low[i, j], self.high[i, j], bool(self.no_variance[i, j]))
 
-    def p(self, value: float) -> str:
-        """``"p = 0.043"`` or ``"p < 0.001"``."""
-        return p_phrase(value, self.n_resamples)
+    def p(self, value: float, at_floor: bool = False) -> str:
+        """``"p = 0.043"``, ``"p < 0.001"`` or, at the bootstrap floor, ``"p <= 0.029 (bootstrap floor)"``."""
+        return p_phrase(value, self.n_resamples, at_floor)
+
+    def difference(self, row: pd.Series, adjust: str) -> str:
+        """``"Δbetween(a, b) = +12.0 points [3.1, 20.9], Holm-adjusted p = 0.004; the interval excludes 0"``."""
+        name = "Δwithin" if row["summary"] == "delta_within" else "Δbetween"
+        text = f"{name}({row['a']}, {row['b']}) = {_points(row['value'])}"
+        if _no_variance(row):
+            return f"{text} (no interval or test: standard error 0)"
+        interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
+        if interval == "–":
+            return text
+        p = self.p(row["p_adjusted"], bool(row["p_at_floor"]))
+        return f"{text} {interval}, {adjust_name(adjust)} {p}; {_excludes_zero(row)}"
+
+    def caution(self, cells: list) -> str:
+        """" Caution: cell (a, b) rests on little data: <reason>." for the flagged ones of ``cells``."""
+        used = [cell for cell in dict.fromkeys(cells) if cell in self.reasons]
+        if not used:
+            return ""
+        if len(used) == 1:
+            (a, b), = used
+            return f" Caution: cell ({a}, {b}) rests on little data: {self.reasons[(a, b)].replace('; ', ', ')}."
+        shown = ", ".join(f"({a}, {b})" for a, b in used)
+        details = "; ".join(f"({a}, {b}) {self.reasons[(a, b)].replace('; ', ', ')}" for a, b in used)
+        return f" Caution: cells {shown} rest on little data: {details}."
 
 
 def _largest(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
@@ -251,13 +350,55 @@ def _largest(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
     return row
 
 
+def _no_variance(row: pd.Series) -> bool:
+    """A difference whose standard error is 0 (both cells without variability): no interval or test."""
+    return math.isfinite(row["value"]) and math.isfinite(row["se"]) and row["se"] <= NO_VARIANCE_SE
+
+
 def _excludes_zero(row: pd.Series) -> str:
     if not (math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"])):
         return "no interval"
     return "the interval excludes 0" if row["ci_low"] > 0 or row["ci_high"] < 0 else "the interval includes 0"
 
 
-def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str, flagged: set) -> str:
+def _judgement(row: pd.Series, alpha: float) -> str:
+    """What a difference shows: "clear" (its interval excludes 0 and its adjusted p-value is below
+    alpha), "not adjusted" (the interval excludes 0 but the adjusted p-value does not confirm it),
+    "unresolved" (the same, but the adjusted p-value is a bound at the bootstrap floor: more
+    replicates are needed), "chance" (the interval includes 0), "one cell without variance" (one of
+    its cells has standard error 0: the interval leaves out that cell's uncertainty), "no variance"
+    or "no interval"."""
+    if _no_variance(row):
+        return "no variance"
+    verdict = _excludes_zero(row)
+    if verdict != "no interval" and bool(row.get("no_variance_cell", False)):
+        return "one cell without variance"
+    if verdict == "the interval excludes 0":
+        adjusted = row["p_adjusted"]
+        if math.isfinite(adjusted) and adjusted >= alpha:
+            # a bound at the bootstrap floor is not a p-value: too few replicates, not too little evidence
+            return "unresolved" if bool(row.get("p_at_floor", False)) else "not adjusted"
+        return "clear"
+    return "chance" if verdict == "the interval includes 0" else "no interval"
+
+
+def _unresolved(row: pd.Series, alpha: float, n_resamples: int | None) -> str:
+    return (f"The interval excludes 0 and no bootstrap replicate crossed 0, but with {n_resamples or 'these'} "
+            f"replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}: more replicates "
+            f"(n_resamples) are needed to judge it against {alpha:g}.")
+
+
+_ONE_CELL = ("One of its two cells has standard error 0 (no variance estimate), so the interval leaves out that "
+             "cell's uncertainty and chance cannot be ruled out")
+
+
+def _not_confirmed(alpha: float, claim: str) -> str:
+    # the interval is for one comparison; the largest of several is judged by the adjusted p-value
+    return (f"The interval excludes 0, but this is the largest of several comparisons and its adjusted p-value is "
+            f"not below {alpha:g}: the data do not clearly show {claim}.")
+
+
+def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     a, b = row["a"], row["b"]
     result = reader.result
     if _is_binary(result):
@@ -270,33 +411,18 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str, flagged: s
         second = f"when a member of {b} had the event first, {reader.cell(b, a)}"
         consequence = (f"members of {b} who had the event first were ranked correctly less often; if a higher "
                        f"score means earlier care, {b} is the disadvantaged group in this pair")
-    interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
-    tail = f"Δbetween({a}, {b}) = {_points(row['value'])}"
-    if interval != "–":
-        tail += f" {interval}, {adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
-    verdict = _excludes_zero(row)
-    alpha = 1 - reader.result.confidence_level
-    adjusted = row["p_adjusted"]
-    if verdict == "the interval excludes 0" and math.isfinite(adjusted) and adjusted >= alpha:
-        # the interval is for one comparison; the largest of several is judged by the adjusted p-value
-        words = (f"The interval excludes 0, but this is the largest of several comparisons and its adjusted "
-                 f"p-value is not below {alpha:g}: the data do not clearly show either group disadvantaged.")
-    elif verdict == "the interval excludes 0":
-        words = f"In words: {consequence}."
-    elif verdict == "the interval includes 0":
-        words = "The difference is within what chance alone would give: the data do not show either group disadvantaged."
-    else:
-        words = f"Without an interval chance cannot be ruled out; the direction points to: {consequence}."
-    caution = _caution(flagged, [(a, b), (b, a)])
-    return f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {tail}. {words}{caution}"
-
-
-def _caution(flagged: set, cells: list) -> str:
-    used = [cell for cell in cells if cell in flagged]
-    if not used:
-        return ""
-    shown = ", ".join(f"({a}, {b})" for a, b in used)
-    return f" Caution: cell{'s' if len(used) > 1 else ''} {shown} rest{'' if len(used) > 1 else 's'} on little data."
+    words = {
+        "clear": f"In words: {consequence}.",
+        "not adjusted": _not_confirmed(reader.alpha, "either group disadvantaged"),
+        "unresolved": _unresolved(row, reader.alpha, reader.n_resamples),
+        "chance": "The difference is within what chance alone would give: the data do not show either group "
+                  "disadvantaged.",
+        "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {consequence}.",
+        "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",
+        "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {consequence}.",
+    }[_judgement(row, reader.alpha)]
+    return (f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {reader.difference(row, adjust)}. "
+            f"{words}{reader.caution([(a, b), (b, a)])}")
 
 
 def adjust_name(adjust: str) -> str:
@@ -307,17 +433,26 @@ def adjust_name(adjust: str) -> str:
 
 
 def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
+    """The largest within-group difference, judged like the largest asymmetry: an interval that
+    excludes 0 is not called a difference when the adjusted p-value does not confirm it."""
     a, b = row["a"], row["b"]
     kind = "AUC" if _is_binary(reader.result) else "concordance"
-    interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
-    text = (f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside {b} "
-            f"{reader.cell(b, b)}; Δwithin({a}, {b}) = {_points(row['value'])}")
-    if interval != "–":
-        text += f" {interval}, {adjust_name(adjust)} {reader.p(row['p_adjusted'])}; {_excludes_zero(row)}"
-    return text + "."
+    how = ("separates positives from negatives" if _is_binary(reader.result)
+           else "orders who has the event first")
+    words = {
+        "clear": f" In words: the model {how} less accurately inside {b} than inside {a}.",
+        "not adjusted": " " + _not_confirmed(reader.alpha, "a difference between the groups"),
+        "unresolved": " " + _unresolved(row, reader.alpha, reader.n_resamples),
+        "chance": " The difference is within what chance alone would give.",
+        "no variance": " Without a variance estimate chance cannot be ruled out.",
+        "one cell without variance": f" {_ONE_CELL}.",
+        "no interval": "",
+    }[_judgement(row, reader.alpha)]
+    return (f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside {b} "
+            f"{reader.cell(b, b)}; {reader.difference(row, adjust)}.{words}{reader.caution([(a, a), (b, b)])}")
 
 
-def _worst_sentence(reader: _Reader, flagged: set) -> str | None:
+def _worst_sentence(reader: _Reader) -> str | None:
     values = reader.values
     if not np.isfinite(values).any():
         return None
@@ -325,38 +460,68 @@ def _worst_sentence(reader: _Reader, flagged: set) -> str | None:
     g = values.shape[0]
     a, b = reader.result.groups[flat // g], reader.result.groups[flat % g]
     return (f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only {reader.cell(a, b)} of the "
-            f"time.{_caution(flagged, [(a, b)])}")
+            f"time.{reader.caution([(a, b)])}")
 
 
-def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, level: str) -> str | None:
+def _omnibus_words(omnibus: OmnibusTest) -> str:
+    """The joint test of no asymmetry in a clause, with what it leaves out."""
+    if omnibus.source == NOT_COMPUTED:
+        return (f"; the joint test is not computed for {omnibus.n_contrasts:,} contrasts (more than "
+                f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted pairwise p-values")
+    left_out = ""
+    if omnibus.n_no_variance:
+        left_out = (f" ({_count(omnibus.n_no_variance, 'difference')} using a cell with standard error 0 "
+                    f"left out)")
+    if math.isfinite(omnibus.p_value):
+        return (f"; joint test of no cross-group asymmetry{left_out}: chi-square({omnibus.df}) = "
+                f"{statistic_text(omnibus.statistic)}, {p_phrase(omnibus.p_value)}")
+    if omnibus.source != "none" and omnibus.n_no_variance:
+        return "; the joint test of no cross-group asymmetry is undefined: every difference uses a cell with standard error 0"
+    return ""
+
+
+def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, reader: _Reader) -> str | None:
     between = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
     if between.empty or between["ci_low"].isna().all():
         return None
-    excluded = int(((between["ci_low"] > 0) | (between["ci_high"] < 0)).sum())
-    significant = int((between["p_adjusted"] < 0.05).sum())
-    one = len(between) == 1
-    text = (f"{excluded} of {len(between)} between-group difference{'' if one else 's'} "
-            f"{'has a' if one else 'have'} {level} interval{'' if one else 's'} excluding 0 "
-            f"({significant} with {adjust_name(adjust)} p < 0.05)")
-    if omnibus.source == NOT_COMPUTED:
-        text += (f"; the joint test is not computed for {omnibus.n_contrasts:,} contrasts (more than "
-                 f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted pairwise p-values")
-    elif math.isfinite(omnibus.p_value):
-        p = p_value_text(omnibus.p_value)
-        text += (f"; joint test of no cross-group asymmetry: chi-square({omnibus.df}) = {omnibus.statistic:.2f}, "
-                 f"p {p if p[0] == '<' else '= ' + p}")
-    return text + "."
+    untestable = between.apply(_no_variance, axis=1)
+    tested = between[~untestable]
+    excluded = int(((tested["ci_low"] > 0) | (tested["ci_high"] < 0)).sum())
+    alpha = reader.alpha
+    significant = int((tested["p_adjusted"] < alpha).sum())
+    one = len(tested) == 1
+    text = (f"{excluded} of {len(tested)} between-group difference{'' if one else 's'} "
+            f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 "
+            f"({significant} with {adjust_name(adjust)} p < {alpha:g})")
+    if untestable.any():
+        text += f"; {_count(int(untestable.sum()), 'difference')} with standard error 0 not counted"
+    unresolved = int((tested["p_at_floor"].astype(bool) & (tested["p_adjusted"] >= alpha)).sum())
+    if unresolved:
+        text += (f"; {unresolved} adjusted p-value{'s are bounds' if unresolved > 1 else ' is a bound'} at the "
+                 f"bootstrap floor, not resolved below {alpha:g} with {reader.n_resamples} replicates")
+    return text + _omnibus_words(omnibus) + "."
 
 
-def _flags_sentence(flags: pd.DataFrame, min_events: int, min_pairs: int) -> str | None:
+def _flags_sentence(result: Any, flags: pd.DataFrame, min_events: int, min_pairs: int) -> str | None:
     flagged = flags[flags["flagged"]]
     if flagged.empty:
         return None
-    shown = "; ".join(f"({r.a}, {r.b}): {r.reason}" for r in flagged.head(5).itertuples())
+    shown = "; ".join(f"({r.a}, {r.b}): {r.reason.replace('; ', ', ')}" for r in flagged.head(5).itertuples())
     more = f"; and {len(flagged) - 5} more" if len(flagged) > 5 else ""
-    units = "positives or negatives" if "controls" in flags.columns else "events"
-    return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units} or "
-            f"{min_pairs} comparable pairs): {shown}{more}. The {SMALL_CELL_COVERAGE_NOTE}.")
+    units = ("positives in the row group or negatives in the column group" if _is_binary(result)
+             else "events in the row group or members in the column group")
+    zero = (" Cells with standard error 0 have no estimate of their sampling variability: their zero-width "
+            "interval is not a sign of precision." if flagged["no_variance"].any() else "")
+    return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units}, or "
+            f"{min_pairs} comparable pairs) or have standard error 0: {shown}{more}. The {SMALL_CELL_COVERAGE_NOTE}."
+            f"{zero}")
+
+
+def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
+    """The three joint Wald tests of a result (:func:`joint_test`): no cross-group asymmetry
+    (``omnibus`` when already at hand), equal within-group concordance, all cells equal."""
+    first = omnibus if omnibus is not None else joint_test(result, "no_asymmetry")
+    return [first, joint_test(result, "equal_within"), joint_test(result, "equal_cells")]
 
 
 def findings(
@@ -399,13 +564,14 @@ def findings(
     them above the member of b 80.0% of the time; when a member of b had the event first, 66.7%.
     Δbetween(a, b) = +13.3 points. Without an interval chance cannot be ruled out; the direction points to:
     members of b who had the event first were ranked correctly less often; if a higher score means earlier
-    care, b is the disadvantaged group in this pair. Caution: cells (a, b), (b, a) rest on little data.
+    care, b is the disadvantaged group in this pair. Caution: cells (a, b), (b, a) rest on little data:
+    (a, b) 4 events in a (< 10), 4 members in b (< 10), 10 comparable pairs (< 100); (b, a) 3 events in b
+    (< 10), 4 members in a (< 10), 6 comparable pairs (< 100).
     """
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
-    reader = _Reader(result)
-    flagged = flagged_cells(flags)
-    deltas = _adjusted(pairwise_deltas(result), adjust)
+    reader = _Reader(result, flags)
+    deltas = _adjusted(result, pairwise_deltas(result), adjust, flags)
     omnibus = joint_test(result, "no_asymmetry")
     pooled = overall_c(result)
     name = "AUC" if _is_binary(result) else "concordance (C)"
@@ -413,14 +579,15 @@ def findings(
     sentences = [f"Pooled {name}: {percent(pooled.value)}" + ("" if interval == "–" else f" {interval}") + "."]
     between = _largest(deltas, "delta_between")
     if between is not None:
-        sentences.append(_asymmetry_sentence(reader, between, adjust, flagged))
-    worst = _worst_sentence(reader, flagged)
+        sentences.append(_asymmetry_sentence(reader, between, adjust))
+    worst = _worst_sentence(reader)
     if worst is not None and len(result.groups) > 1:
         sentences.append(worst)
     within = _largest(deltas, "delta_within")
     if within is not None:
         sentences.append(_within_sentence(reader, within, adjust))
-    for extra in (_tests_sentence(deltas, omnibus, adjust, reader.level), _flags_sentence(flags, min_events, min_pairs)):
+    for extra in (_tests_sentence(deltas, omnibus, adjust, reader), _flags_sentence(result, flags, min_events,
+                                                                                    min_pairs)):
         if extra is not None:
             sentences.append(extra)
     return Findings(tuple(sentences), deltas, omnibus, flags, adjust)

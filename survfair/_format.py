@@ -11,9 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["percent", "p_value_text", "p_phrase", "number", "interval_text", "MISSING"]
+__all__ = ["percent", "p_value_text", "p_phrase", "number", "interval_text", "cell_text", "statistic_text",
+           "MISSING", "NO_INTERVAL"]
 
 MISSING = "–"
+#: What is shown instead of the zero-width interval of an estimate with standard error 0
+NO_INTERVAL = "no interval: standard error 0"
 
 
 def _finite(value: Any) -> bool:
@@ -44,19 +47,26 @@ def number(value: Any, digits: int = 3) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
-def p_value_text(value: Any, n_resamples: int | None = None) -> str:
+def p_value_text(value: Any, n_resamples: int | None = None, at_floor: bool = False) -> str:
     """A p-value as a reader expects it.
 
-    Two significant digits (``0.043``, ``0.21``), ``< 0.001`` below 0.001; with ``n_resamples``
-    (a bootstrap p-value) a value at the resolution floor 2/(B+1) is shown as ``<= 2/(B+1)``
+    Two significant digits (``0.043``, ``0.21``), ``< 0.001`` below 0.001. A bootstrap p-value
+    at its resolution floor is a bound, shown as ``<= p``: with ``at_floor`` (no replicate crossed
+    the null, :func:`survfair._summaries.deltas_p_at_floor`; BCa's bound can be above 2/(B+1),
+    e.g. 0.029 at B = 199), or with ``n_resamples`` when the value is at most 2/(B+1)
     (``<= 0.002`` for B = 999), because a smaller p-value cannot be resolved from B replicates.
+    An adjusted p-value of a bound is a bound too.
 
     >>> p_value_text(0.04321), p_value_text(0.00002), p_value_text(0.002, n_resamples=999)
     ('0.043', '< 0.001', '<= 0.002 (bootstrap floor)')
+    >>> p_value_text(0.0291, n_resamples=199, at_floor=True)
+    '<= 0.029 (bootstrap floor)'
     """
     if not _finite(value):
         return MISSING
     p = float(value)
+    if at_floor:
+        return f"<= {p:.2g} (bootstrap floor)"
     if n_resamples:
         floor = 2 / (n_resamples + 1)
         if p <= floor * (1 + 1e-9):
@@ -66,13 +76,13 @@ def p_value_text(value: Any, n_resamples: int | None = None) -> str:
     return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
 
 
-def p_phrase(value: Any, n_resamples: int | None = None) -> str:
+def p_phrase(value: Any, n_resamples: int | None = None, at_floor: bool = False) -> str:
     """A p-value in a sentence: ``"p = 0.043"`` or ``"p < 0.001"`` (:func:`p_value_text`).
 
     >>> p_phrase(0.04321), p_phrase(0.00002)
     ('p = 0.043', 'p < 0.001')
     """
-    text = p_value_text(value, n_resamples)
+    text = p_value_text(value, n_resamples, at_floor)
     return f"p {text}" if text[0] in "<>" else f"p = {text}"
 
 
@@ -86,3 +96,27 @@ def interval_text(low: Any, high: Any, *, as_percent: bool = False, digits: int 
         return MISSING
     show = percent if as_percent else (lambda v: number(v, digits))
     return f"[{show(low)}, {show(high)}]"
+
+
+def cell_text(value: Any, low: Any, high: Any, no_variance: bool = False) -> str:
+    """A cell in percent with its interval: ``"84.1% [80.2%, 87.6%]"``; ``"84.1%"`` without one.
+
+    A cell with standard error 0 (``no_variance``: every pair ranked the same way) has a
+    zero-width interval that is no measure of precision; it is shown with :data:`NO_INTERVAL`.
+
+    >>> cell_text(0.8412, 0.802, 0.876), cell_text(1.0, 1.0, 1.0, no_variance=True)
+    ('84.1% [80.2%, 87.6%]', '100.0% (no interval: standard error 0)')
+    """
+    if no_variance and _finite(value):
+        return f"{percent(value)} ({NO_INTERVAL})"
+    interval = interval_text(low, high, as_percent=True)
+    return percent(value) if interval == MISSING else f"{percent(value)} {interval}"
+
+
+def statistic_text(value: Any) -> str:
+    """A test statistic: two decimals, thousands separated (``"26,750.24"``); NaN -> ``"–"``.
+
+    >>> statistic_text(3.14159), statistic_text(26750.2447)
+    ('3.14', '26,750.24')
+    """
+    return f"{float(value):,.2f}" if _finite(value) else MISSING

@@ -15,16 +15,27 @@ from scipy import special
 from ._frozen import frozen_result
 
 __all__ = [
+    "NO_VARIANCE_SE",
     "ConfidenceInterval",
     "two_sided_z",
     "wald_interval",
+    "bounded_wald_interval",
+    "contrast_range",
     "wald_p_value",
     "cell_wald_interval",
     "logit_wald_interval",
     "bootstrap_interval",
     "bootstrap_p_value",
+    "bootstrap_at_floor",
     "nanstd",
 ]
+
+
+#: A standard error at or below this is a rounding residue of 0: the variance of a probability (a
+#: cell) or of a difference of probabilities is a sum of squared influence values, and where these
+#: cancel exactly (every comparable pair of a cell ranked the same way) the sum is 1e-30 or so, not
+#: 0. A real standard error of a probability is above 1e-7 even at 10^7 rows.
+NO_VARIANCE_SE = 1e-10
 
 
 def two_sided_z(level: float) -> float:
@@ -69,13 +80,35 @@ def wald_interval(values, se, level: float) -> tuple[np.ndarray, np.ndarray]:
     return values - z * se, values + z * se
 
 
+def contrast_range(weights) -> tuple[np.ndarray, np.ndarray]:
+    """The values a linear contrast ``weights @ p`` of probabilities p in [0, 1] can take:
+    [sum of its negative weights, sum of its positive weights] per row of ``weights`` ([-1, 1]
+    for a difference of two probabilities, [0, 1] for one cell)."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    return np.clip(weights, None, 0.0).sum(axis=1), np.clip(weights, 0.0, None).sum(axis=1)
+
+
+def bounded_wald_interval(values, se, level: float, lower, upper) -> tuple[np.ndarray, np.ndarray]:
+    """Raw-scale Wald limits clipped to the range [``lower``, ``upper``] the estimate can take.
+
+    A difference of two probabilities (Δbetween, Δwithin) lies in [-1, 1]: a limit beyond it
+    (e.g. +102.7 points for a difference near +100 with a small group) is not a possible value,
+    so it is moved to the bound; the interval still covers whenever the unclipped one does. NaN
+    value or se gives NaN limits, as :func:`wald_interval`.
+    """
+    low, high = wald_interval(values, se, level)
+    with np.errstate(invalid="ignore"):  # NaN limits stay NaN
+        return np.clip(low, lower, upper), np.clip(high, lower, upper)
+
+
 def wald_p_value(values, se, null: float = 0.0) -> np.ndarray:
     """Two-sided normal p-values of H0: value == ``null`` (arrays); NaN where the value or the se
-    is not finite or the se is 0. The one Wald test of survfair; no numpy warning."""
+    is not finite or the se is 0 (at most :data:`NO_VARIANCE_SE`, a rounding residue of 0: the
+    test is undefined, not p = 0). The one Wald test of survfair; no numpy warning."""
     values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
     with np.errstate(invalid="ignore", divide="ignore"):
         p = 2 * special.ndtr(-np.abs(values - null) / se)
-    p[~(np.isfinite(se) & (se > 0) & np.isfinite(values))] = np.nan
+        p[~(np.isfinite(se) & (se > NO_VARIANCE_SE) & np.isfinite(values))] = np.nan
     return p
 
 
@@ -181,7 +214,9 @@ def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
 
     The p-value is 1 - the level of the interval whose limit falls on ``null``; the share of
     replicates on either side of ``null`` is kept within [1/(B+1), B/(B+1)], so the smallest
-    p-value reported is about 2/(B+1).
+    p-value reported is 2/(B+1) for percentile intervals and that of the interval reaching the
+    outermost replicate for BCa; :func:`bootstrap_at_floor` says where no replicate crossed
+    ``null`` and the p-value is such a bound.
     """
     values = np.asarray(values, dtype=float)
     out = np.full(values.shape[0], np.nan)
@@ -191,8 +226,7 @@ def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
         b = column.shape[0]
         if b == 0 or not np.isfinite(values[c]):
             continue
-        share = (np.count_nonzero(column < null) + np.count_nonzero(column <= null)) / (2 * b)
-        share = min(max(share, 1 / (b + 1)), b / (b + 1))
+        share = min(max(_share_below(column, null), 1 / (b + 1)), b / (b + 1))
         tail = share
         if jackknife is not None:
             z0 = _bias_correction(values[c], column)
@@ -201,4 +235,38 @@ def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
                 w = special.ndtri(share) - z0
                 tail = float(special.ndtr(w / (1 + a * w) - z0))
         out[c] = min(1.0, 2 * min(tail, 1 - tail))
+    return out
+
+
+def _share_below(column: np.ndarray, null: float) -> float:
+    """Share of the replicates below ``null``, ties counted half."""
+    return (np.count_nonzero(column < null) + np.count_nonzero(column <= null)) / (2 * column.shape[0])
+
+
+def bootstrap_at_floor(draws, null: float) -> np.ndarray:
+    """Where :func:`bootstrap_p_value` is a resolution bound, not a value: no replicate crossed
+    ``null`` (the share beyond it is below 1/(B+1) and was raised to it).
+
+    The p-value reported there is that of the interval whose limit is the outermost replicate
+    (2/(B+1) for percentile intervals; with BCa's bias correction and acceleration it can be
+    larger, e.g. 0.029 at B = 199): the true p-value is at most that, and a reader must see it
+    as "<=", not as an estimate. Columns without a finite replicate are False.
+
+    Parameters
+    ----------
+    draws : ndarray of shape (B, K)
+    null : float
+
+    Returns
+    -------
+    ndarray of bool, shape (K,)
+    """
+    draws = np.asarray(draws, dtype=float)
+    out = np.zeros(draws.shape[1], dtype=bool)
+    for c in range(draws.shape[1]):
+        column = draws[:, c][np.isfinite(draws[:, c])]
+        b = column.shape[0]
+        if b:
+            share = _share_below(column, null)
+            out[c] = share < 1 / (b + 1) or share > b / (b + 1)
     return out

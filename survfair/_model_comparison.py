@@ -155,11 +155,12 @@ class ModelComparison:
                           "statistics": self.to_frame().to_dict(orient="records")})
 
     def _repr_html_(self) -> str:
-        """Jupyter display: one row per model (values; intervals in .to_frame())."""
-        from ._notebook import table_html  # presentation, imported when Jupyter asks
+        """Jupyter display: the headline numbers of every model (largest cross-group asymmetry,
+        worst cell, pooled C) with intervals, adjusted p-values and flags, then each model's
+        findings (folded); every number in :meth:`to_frame`."""
+        from ._notebook import comparison_html  # presentation, imported when Jupyter asks
 
-        shown = [c for c in self._table.columns if not c.endswith(_INTERVAL_SUFFIXES)]
-        return table_html("ModelComparison", f"groups = {list(self.groups)}", self._table[shown])
+        return comparison_html(self)
 
     def __repr__(self) -> str:
         shown = [c for c in self._table.columns if not c.endswith(_INTERVAL_SUFFIXES)]

@@ -22,7 +22,8 @@ from scipy import special
 
 from ._frozen import frozen_result
 from ._memory import require_memory
-from ._results import combine_cells, contrast_covariance, json_safe
+from ._intervals import NO_VARIANCE_SE
+from ._results import combine_cells, contrast_covariance, json_safe, no_variance_cells
 from ._validation import check_option
 
 __all__ = ["OmnibusTest", "omnibus_test", "adjust_p_values", "ADJUSTMENTS", "HYPOTHESES"]
@@ -108,6 +109,11 @@ class OmnibusTest:
         Contrasts tested (those whose cells are all defined).
     n_left_out : int
         Contrasts left out because a cell they use is undefined (NaN).
+    n_no_variance : int
+        Contrasts left out because a cell they use has standard error 0 (estimated at exactly 0
+        or 1, or its members' influence cancels): such a cell has no estimate of its sampling
+        variability, and a Wald statistic that divides by it is meaningless (it gave chi-square
+        values of 10^33). See :func:`survfair.small_sample_flags`, which flags these cells.
     n_degenerate : int
         Tested contrasts minus ``df``: directions of the contrasts' covariance without first-order
         variance (see :func:`omnibus_test`, Notes).
@@ -126,6 +132,7 @@ class OmnibusTest:
     n_contrasts: int
     n_left_out: int
     source: str
+    n_no_variance: int = 0
 
     @property
     def n_degenerate(self) -> int:
@@ -211,7 +218,11 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     groups, is unreliable -- see :func:`survfair.small_sample_flags`.
 
     Contrasts that use an undefined cell (no comparable pair) are left out and counted in
-    ``n_left_out``. The degrees of freedom are the number of eigen-directions that carry
+    ``n_left_out``; contrasts that use a cell with standard error 0 (every pair of the cell ranked
+    the same way, so the cell sits at exactly 0 or 1, or a few members whose influence cancels)
+    are left out too and counted in ``n_no_variance``: the Wald statistic would divide by a
+    variance that is a rounding residue of 0 (on a 4-person group it reached 10^33), and the
+    joint test is then a test of the other contrasts. The degrees of freedom are the number of eigen-directions that carry
     first-order variance: the contrasts are standardised (z = d / sd(d)) and directions of their
     correlation matrix with an eigenvalue below sqrt(n_min) / n_max of the largest (n_min, n_max
     the smallest and largest group) are treated as degenerate and dropped; ``n_contrasts - df``
@@ -251,18 +262,22 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     require_memory(8.0 * k * (g * g + result.n_samples + k),
                    f"the joint test of {k} contrasts ({k} x {k} covariance)", ("groups",))
     values = result.values
-    weights = _contrasts(g, hypothesis, np.isfinite(values))
     source = {"analytic": "analytic", "delong": "delong", "bootstrap": "bootstrap"}.get(result.ci_method, "none")
-    left_out = n_contrasts(g, hypothesis) - weights.shape[0]
+    defined = _contrasts(g, hypothesis, np.isfinite(values)).shape[0]
+    left_out = n_contrasts(g, hypothesis) - defined
+    usable = np.isfinite(values) if source == "none" else np.isfinite(values) & ~no_variance_cells(result)
+    weights = _contrasts(g, hypothesis, usable)
+    untestable = defined - weights.shape[0]
     if weights.shape[0] == 0 or source == "none":
-        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source)
+        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source, untestable)
     estimates = combine_cells(weights, values.ravel())
     covariance = contrast_covariance(result, weights)
     if not np.isfinite(covariance).all():
-        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source)
+        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source, untestable)
     statistic, df = _wald_on_first_order_directions(estimates, covariance, _degenerate_ratio(result, len(estimates)))
     p_value = float(special.chdtrc(df, statistic)) if df > 0 else np.nan
-    return OmnibusTest(hypothesis, statistic if df > 0 else np.nan, df, p_value, weights.shape[0], left_out, source)
+    return OmnibusTest(hypothesis, statistic if df > 0 else np.nan, df, p_value, weights.shape[0], left_out, source,
+                       untestable)
 
 
 def _wald_on_first_order_directions(estimates: np.ndarray, covariance: np.ndarray, ratio: float) -> tuple[float, int]:
@@ -274,7 +289,7 @@ def _wald_on_first_order_directions(estimates: np.ndarray, covariance: np.ndarra
     contrasts makes an eigenvalue of R small). Without a dropped direction W equals d' V^+ d.
     """
     sd = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    informative = sd > 0  # a contrast without variance carries no information
+    informative = sd > NO_VARIANCE_SE  # a contrast without variance (or a residue of 0) carries no information
     if not informative.any():
         return np.nan, 0
     z = estimates[informative] / sd[informative]

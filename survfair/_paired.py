@@ -23,7 +23,7 @@ from ._intervals import (
     ConfidenceInterval,
     bootstrap_interval,
     bootstrap_p_value,
-    wald_interval,
+    bounded_wald_interval,
     wald_p_value,
 )
 from ._results import XCIResult, combine_cell_rows, combine_cells, json_safe
@@ -434,7 +434,10 @@ def compare_xci(
         paired = combine_cell_rows(weights, inf_1.cells) - combine_cell_rows(weights, inf_2.cells)
         paired = np.column_stack([paired, _pick(inf_1.cells, c1) - _pick(inf_2.cells, c2), inf_1.overall - inf_2.overall])
         se = np.sqrt(np.sum(paired**2, axis=0))
-        low, high = wald_interval(difference, se, level)
+        # model 1 - model 2 of a contrast of probabilities lies within +/- sum |w| (+/- 1 for the
+        # minimum and the pooled C)
+        reach = np.concatenate([np.abs(weights).sum(axis=1), [1.0, 1.0]])
+        low, high = bounded_wald_interval(difference, se, level, -reach, reach)
         p = wald_p_value(difference, se)
     else:
         draws_1, draws_2 = bootstrap(

@@ -16,8 +16,10 @@ import pandas as pd
 
 from ._calibration_findings import calibration_findings
 from ._calibration_result import CalibrationResult
-from ._findings import Findings, findings, joint_test
-from ._format import MISSING, interval_text, number, p_value_text, percent
+from ._findings import Findings, findings, joint_tests
+from ._format import MISSING, NO_INTERVAL, interval_text, number, p_value_text, percent, statistic_text
+from ._horizon_findings import HorizonFindings, horizon_findings, horizon_text
+from ._intervals import NO_VARIANCE_SE
 from ._model_comparison import ModelComparison
 from ._results import XCIResult
 from ._summaries import min_xci, overall_c
@@ -84,15 +86,25 @@ def _notes(result: XCIResult | XAUCResult) -> tuple[str, str]:
     return (_NOTE_XAUC, _NOTE_XAUC_MD) if isinstance(result, XAUCResult) else (_NOTE, _NOTE_MD)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
 def _for_people(summary: pd.DataFrame) -> pd.DataFrame:
     """The data summary as a reader wants it: shares as percentages with one decimal ("70.2%",
-    not "70.2000"), the smallest censoring survival with three digits, counts as integers."""
+    not "70.2000"), the smallest censoring survival with three digits, counts as integers.
+
+    Every data summary of a report passes here, also one given as ``data_summary=`` (the command
+    line passes :func:`data_summary_table`); values that are already text are kept, so formatting
+    twice changes nothing."""
     shown = summary.astype(object)
     for column in summary.columns:
-        if column.endswith("_pct"):
-            shown[column] = [MISSING if pd.isna(v) else f"{v:.1f}%" for v in summary[column]]
+        if str(column).endswith("_pct"):
+            shown[column] = [f"{v:.1f}%" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
+                             for v in summary[column]]
         elif column == "min_censoring_survival":
-            shown[column] = [MISSING if pd.isna(v) else f"{v:.3g}" for v in summary[column]]
+            shown[column] = [f"{v:.3g}" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
+                             for v in summary[column]]
     return shown
 
 
@@ -165,26 +177,42 @@ def _n_resamples(result: Any) -> int | None:
     return None if draws is None else int(draws.cells.shape[0])
 
 
+_NAMES = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
+
+
+def _delta_label(summary: str, a: Any, b: Any, flagged: bool = False) -> str:
+    """``"Δbetween (F, M)"``, with a dagger when a cell it uses is flagged."""
+    return f"{_NAMES[summary]} ({a}, {b})" + (" †" if flagged else "")
+
+
+def _delta_row(d: Any, adjust: str, boot: int | None) -> dict:
+    """One difference for a reader: percentage points, interval (none for standard error 0), the
+    unadjusted and adjusted p-value (a bound, "<=", at the bootstrap floor)."""
+    no_variance = np.isfinite(d.value) and np.isfinite(d.se) and d.se <= NO_VARIANCE_SE
+    return {"value": _pp(d.value) + (" pts" if np.isfinite(d.value) else ""),
+            "interval": NO_INTERVAL if no_variance else _pp_interval(d.ci_low, d.ci_high),
+            "p": p_value_text(d.p_value, boot, bool(getattr(d, "p_at_floor", False))),
+            f"p ({adjust})": p_value_text(d.p_adjusted, boot, bool(getattr(d, "p_at_floor", False)))}
+
+
 def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFrame:
     """One row per summary, formatted for a reader: the differences in percentage points with
-    their interval, unadjusted and adjusted p-value; the worst cell and the pooled C in percent."""
+    their interval, unadjusted and adjusted p-value (a dagger on those that use a flagged cell);
+    the worst cell and the pooled C in percent."""
     words = "xAUC" if isinstance(result, XAUCResult) else "xCI"
     boot = _n_resamples(result)
-    rows = []
-    names = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
-    for d in found.deltas.itertuples(index=False):
-        rows.append({"statistic": f"{names[d.summary]} ({d.a}, {d.b})",
-                     "value": _pp(d.value) + (" pts" if np.isfinite(d.value) else ""),
-                     "interval": _pp_interval(d.ci_low, d.ci_high), "p": p_value_text(d.p_value, boot),
-                     f"p ({found.adjust})": p_value_text(d.p_adjusted, boot)})
+    rows = [{"statistic": _delta_label(d.summary, d.a, d.b, d.flagged), **_delta_row(d, found.adjust, boot)}
+            for d in found.deltas.itertuples(index=False)]
     smallest = min_xci(result)
     # the cell's own interval, as in the findings and as the note says (positions, not labels:
     # intersection labels are tuples, which .loc would read as lists)
     i, j = result.groups.index(smallest.a), result.groups.index(smallest.b)
     cell_low, cell_high = result.confidence_interval()
-    low, high = cell_low.iloc[i, j], cell_high.iloc[i, j]
-    rows.append({"statistic": f"worst cell: {words} ({smallest.a}, {smallest.b})", "value": percent(smallest.value),
-                 "interval": interval_text(low, high, as_percent=True), "p": MISSING, f"p ({found.adjust})": MISSING})
+    flag = found.flags.iloc[i * len(result.groups) + j]
+    interval = NO_INTERVAL if flag["no_variance"] else interval_text(cell_low.iloc[i, j], cell_high.iloc[i, j],
+                                                                     as_percent=True)
+    rows.append({"statistic": f"worst cell: {words} ({smallest.a}, {smallest.b})" + (" †" if flag["flagged"] else ""),
+                 "value": percent(smallest.value), "interval": interval, "p": MISSING, f"p ({found.adjust})": MISSING})
     pooled = overall_c(result)
     rows.append({"statistic": "pooled AUC" if isinstance(result, XAUCResult) else "pooled C",
                  "value": percent(pooled.value), "interval": interval_text(*pooled.confidence_interval, as_percent=True),
@@ -194,15 +222,21 @@ def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFr
 
 def _tests_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFrame:
     """The joint Wald tests: no asymmetry (the findings' own), equal within-group concordance, all
-    cells equal."""
-    rows = []
-    labels = {"no_asymmetry": "no cross-group asymmetry (every Δbetween = 0)",
-              "equal_within": "equal within-group concordance", "equal_cells": "all cells equal"}
-    for hypothesis, label in labels.items():
-        test = found.omnibus if hypothesis == "no_asymmetry" else joint_test(result, hypothesis)
-        rows.append({"hypothesis": label, "chi-square": number(test.statistic, 2), "df": test.df,
-                     "p": p_value_text(test.p_value), "contrasts": test.n_contrasts,
-                     "degenerate": test.n_degenerate, "left out (undefined)": test.n_left_out})
+    cells equal; with what each leaves out."""
+    return joint_tests_table(joint_tests(result, found.omnibus))
+
+
+_HYPOTHESES = {"no_asymmetry": "no cross-group asymmetry (every Δbetween = 0)",
+               "equal_within": "equal within-group concordance", "equal_cells": "all cells equal"}
+
+
+def joint_tests_table(tests: list) -> pd.DataFrame:
+    """The joint tests for a reader (the report, the command line): chi-square, df, p-value and the
+    contrasts tested, degenerate and left out (undefined cell; cell with standard error 0)."""
+    rows = [{"hypothesis": _HYPOTHESES[test.hypothesis], "chi-square": statistic_text(test.statistic), "df": test.df,
+             "p": p_value_text(test.p_value), "contrasts": test.n_contrasts, "degenerate": test.n_degenerate,
+             "left out (undefined)": test.n_left_out, "left out (standard error 0)": test.n_no_variance}
+            for test in tests]
     return pd.DataFrame(rows).set_index("hypothesis")
 
 
@@ -225,36 +259,53 @@ def _cells_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.Data
     rows = []
     for k, flag in enumerate(flags.itertuples()):
         i, j = divmod(k, len(result.groups))
-        rows.append({"cell": f"{flag.a} → {flag.b}", "value": percent(values[i, j]),
-                     "interval": interval_text(low[i, j], high[i, j], as_percent=True),
+        rows.append({"cell": f"{flag.a} → {flag.b}", "value": percent(values[i, j]) + (" †" if flag.flagged else ""),
+                     "interval": NO_INTERVAL if flag.no_variance else interval_text(low[i, j], high[i, j],
+                                                                                    as_percent=True),
                      "pairs": int(flag.comparable), "events in a" if not isinstance(result, XAUCResult)
                      else "positives in a": int(flag.events), "flag": flag.reason or ""})
     return pd.DataFrame(rows).set_index("cell")
 
 
-def _balanced_table(result: XAUCResult) -> pd.DataFrame:
-    """Balanced xAUCs per group in percent with their intervals, and the counts behind them."""
+def _balanced_table(result: XAUCResult, min_events: int) -> pd.DataFrame:
+    """Balanced xAUCs per group in percent with their intervals, and the counts behind them; a
+    dagger on a value that rests on fewer than ``min_events`` positives (xauc1) or negatives (xauc0)
+    of the group."""
     table = balanced_xauc(result)
     shown = table[["positives", "negatives"]].copy()
-    for name in ("xauc1", "xauc0"):
-        shown[name] = [percent(v) for v in table[name]]
+    for name, count in (("xauc1", "positives"), ("xauc0", "negatives")):
+        few = table[count] < min_events
+        shown[name] = [percent(v) + (" †" if f else "") for v, f in zip(table[name], few)]
         shown[f"{name} interval"] = [interval_text(lo, hi, as_percent=True)
                                      for lo, hi in zip(table[f"{name}_ci_low"], table[f"{name}_ci_high"])]
+    shown["flag"] = [", ".join(f"{int(table.loc[g, c])} {c} (< {min_events})" for c in ("positives", "negatives")
+                               if table.loc[g, c] < min_events) for g in table.index]
     return shown
 
 
-def _horizon_table(horizons: Any) -> pd.DataFrame:
-    """AUC(t) per horizon and cell: value and interval in percent, cases and controls."""
+def _horizon_table(horizons: Any, found: HorizonFindings, time_unit: str | None) -> pd.DataFrame:
+    """AUC(t) per horizon and cell: value and interval in percent (a dagger on flagged cells, no
+    interval for standard error 0), cases and controls, and why a cell is flagged."""
     frame = horizons.to_frame()
-    low, high = frame.get("ci_low"), frame.get("ci_high")
     rows = []
-    for k, row in frame.iterrows():
-        rows.append({"time": number(row["time"], 4).rstrip("0").rstrip("."), "cell": f"{row['a']} → {row['b']}",
-                     "AUC(t)": percent(row["xauc"]),
-                     "interval": interval_text(low[k], high[k], as_percent=True) if low is not None else MISSING,
-                     "cases": int(row["cases"]) if "cases" in row else MISSING,
-                     "controls": int(row["controls"]) if "controls" in row else MISSING})
-    return pd.DataFrame(rows).set_index("time")
+    for row, flag in zip(frame.itertuples(index=False), found.flags.itertuples(index=False)):
+        rows.append({_time_header(time_unit): f"{row.time:,g}", "cell": f"{row.a} → {row.b}",
+                     "AUC(t)": percent(row.xauc) + (" †" if flag.flagged else ""),
+                     "interval": NO_INTERVAL if flag.no_variance else interval_text(row.ci_low, row.ci_high,
+                                                                                    as_percent=True),
+                     "cases": int(row.cases), "controls": int(row.controls), "flag": flag.reason})
+    return pd.DataFrame(rows).set_index(_time_header(time_unit))
+
+
+def _horizon_delta_table(found: HorizonFindings, time_unit: str | None) -> pd.DataFrame:
+    """The differences at every horizon, as the matrix's differences table, with adjusted p-values."""
+    rows = [{_time_header(time_unit): f"{d.time:,g}", "statistic": _delta_label(d.summary, d.a, d.b, d.flagged),
+             **_delta_row(d, found.adjust, None)} for d in found.deltas.itertuples(index=False)]
+    return pd.DataFrame(rows).set_index(_time_header(time_unit))
+
+
+def _time_header(time_unit: str | None) -> str:
+    return f"time ({time_unit})" if time_unit else "time"
 
 
 def _calibration_table(calibration: CalibrationResult, time: float, flags: pd.DataFrame) -> pd.DataFrame:
@@ -353,7 +404,7 @@ def _comparison_table(comparison: ModelComparison, found: Mapping[str, Findings]
         if not between.empty:
             largest = between["value"].abs().idxmax()
             d = between.loc[largest]
-            keep |= table["statistic"] == f"Δbetween ({d['a']}, {d['b']})"
+            keep |= table["statistic"] == _delta_label(d["summary"], d["a"], d["b"], bool(d["flagged"]))
         for row in table[keep].to_dict(orient="records"):
             rows.append({"model": name, **row})
     return pd.DataFrame(rows).set_index("model")
@@ -464,13 +515,19 @@ def _is_text(value: Any) -> bool:
     return isinstance(value, str) and not _NUMBER_START.match(value)
 
 
+#: Columns of words whatever they start with ("4 events in F (< 10)"): left-aligned, wrapped
+_TEXT_COLUMNS = ("flag", "reason")
+
+
 def _html_table(frame: pd.DataFrame) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     index_name = html.escape(str(frame.index.name or ""))
+    words = [str(c) in _TEXT_COLUMNS for c in frame.columns]
     body = []
     for index, row in frame.iterrows():
         cells = "".join(
-            f'<td{" class=label" if _is_text(v) else ""}>{html.escape(_fmt(v))}</td>' for v in row
+            f'<td{" class=label" if text or _is_text(v) else ""}>{html.escape(_fmt(v))}</td>'
+            for v, text in zip(row, words)
         )
         body.append(f"<tr><th class=label>{html.escape(str(index))}</th>{cells}</tr>")
     return f"<table><thead><tr><th class=label>{index_name}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -517,6 +574,22 @@ def _png(figure: Any) -> bytes:
     return buffer.getvalue()
 
 
+#: Kallus & Zhou (2019), Fig. 2: one curve per ordered pair; beyond 12 curves (G > 4) unreadable.
+_XROC_MAX_CURVES = 12
+
+
+def _xroc_note(result: XAUCResult) -> str | None:
+    """Why the report has no xROC figure, or None when it has one."""
+    g = len(result.groups)
+    if result.rows is None:
+        return "No xROC figure: the result does not carry the scores of its rows (compute it with survfair.xauc)."
+    if g * (g - 1) > _XROC_MAX_CURVES:
+        return (f"No xROC figure: {g} groups have {g * (g - 1)} ordered pairs, more curves than one figure can show "
+                f"readably (at most {_XROC_MAX_CURVES}, i.e. 4 groups). Draw chosen pairs with "
+                "survfair.plotting.plot_xroc(survfair.xroc(result, a, b)).")
+    return None
+
+
 def _xroc_figure(result: XAUCResult) -> Any:
     """xROC curves of the off-diagonal cells (their areas are the cells), or None when not drawable."""
     import matplotlib.pyplot as plt
@@ -529,8 +602,7 @@ def _xroc_figure(result: XAUCResult) -> Any:
         (a, b) for a in result.groups for b in result.groups
         if a != b and sizes[a]["positives"] > 0 and sizes[b]["negatives"] > 0
     ]
-    # Kallus & Zhou (2019), Fig. 2: one curve per ordered pair; beyond 12 curves (G > 4) unreadable.
-    if result.rows is None or not pairs or len(pairs) > 12:
+    if result.rows is None or not pairs or len(pairs) > _XROC_MAX_CURVES:
         return None
     curves = {}
     for a, b in pairs:
@@ -561,8 +633,9 @@ _CAPTIONS = {
 
 
 def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison | None,
-                     flags: Mapping[str, pd.DataFrame], time_unit: str | None) -> dict[str, tuple[Any, str]]:
-    """Titled figures with their one-sentence caption."""
+                     flags: Mapping[str, pd.DataFrame], time_unit: str | None
+                     ) -> tuple[dict[str, tuple[Any, str]], list[str]]:
+    """Titled figures with their one-sentence caption, and notes on the figures left out."""
     import matplotlib.pyplot as plt
 
     from .plotting import plot_censoring_curves, plot_forest, plot_xci_heatmap
@@ -578,22 +651,26 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
         figures[title] = (plot_xci_heatmap(res, title=name or None, flags=flags[name]).figure, caption)
     if comparison is not None:
         figures["Δbetween and Δwithin per model"] = (plot_forest(comparison).figure, _CAPTIONS["forest"])
+    notes = []
     if binary:
         fig = _xroc_figure(result)
         if fig is not None:
             figures["xROC curves per pair of groups"] = (fig, _CAPTIONS["xroc"])
+        elif _xroc_note(result):
+            notes.append(_xroc_note(result))
     elif result.censoring_curves is not None:
         fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
         plot_censoring_curves(result, ax=ax, time_unit=time_unit)
         figures["Probability of remaining uncensored per group"] = (fig, _CAPTIONS["censoring"])
-    return figures
+    return figures, notes
 
 
 #: Tables longer than this are folded (<details>) so that the page stays readable.
 _FOLD_ROWS = 24
 
 
-def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.DataFrame, str, bool]]:
+def _sections(result, comparison, found, flags, horizons, horizon_found, time_unit, min_events
+              ) -> list[tuple[str, pd.DataFrame, str, bool]]:
     """(title, table, note, collapsed) of the result sections, in reading order."""
     binary = isinstance(result, XAUCResult)
     metric = "xAUC" if binary else "xCI"
@@ -601,7 +678,8 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
     if comparison is not None:
         sections.append(("Models side by side", _comparison_table(comparison, found),
                          "The headline numbers of every model: its largest cross-group asymmetry, worst-served "
-                         "cell and pooled C (differences in percentage points).", False))
+                         "cell and pooled C (differences in percentage points); † marks a number that uses a cell "
+                         "resting on little data (see the cells table).", False))
     for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
         suffix = f": {name}" if name else ""
         sections += [
@@ -612,25 +690,40 @@ def _sections(result, comparison, found, flags, horizons) -> list[tuple[str, pd.
             (f"Differences between groups{suffix}", differences := _summary_table(res, found[name]),
              "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
              f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
-             "interval of the worst cell is that cell's own (it does not account for having picked the minimum).",
+             "interval of the worst cell is that cell's own (it does not account for having picked the minimum). "
+             "† marks a difference that uses a cell resting on little data (see the cells table); 'no interval: "
+             "standard error 0' where both cells were estimated without sampling variability.",
              len(differences) > _FOLD_ROWS),
             (f"Joint tests{suffix}", _tests_table(res, found[name]),
              "Wald chi-square tests of several differences at once (survfair.omnibus_test); 'degenerate' counts "
-             "directions without first-order variance, which are left out of the degrees of freedom.", False),
+             "directions without first-order variance, which are left out of the degrees of freedom; differences "
+             "that use an undefined cell or a cell with standard error 0 (no variance estimate) are left out of "
+             "the test.", False),
             (f"Cells{suffix}", _cells_table(res, flags[name]),
-             "Every cell with its interval, the comparable pairs it rests on, and why it is flagged.", True),
+             "Every cell with its interval, the comparable pairs it rests on, and why it is flagged († ). A cell "
+             "with standard error 0 (every pair ranked the same way) has no estimate of its sampling variability: "
+             "it is shown without an interval.", True),
         ]
     if binary and result.rows is not None:
-        sections.append(("Balanced xAUC", _balanced_table(result),
+        sections.append(("Balanced xAUC", _balanced_table(result, min_events),
                          "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a "
                          "against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of "
-                         "group a.", False))
+                         f"group a. † marks a value resting on fewer than {min_events} positives (xauc1) or "
+                         "negatives (xauc0) of the group.", False))
     for name, curve in (horizons or {}).items():
-        table = _horizon_table(curve)
+        suffix = f": {name}" if name else ""
+        table = _horizon_table(curve, horizon_found[name], time_unit)
         cases, controls = case_control_definition(curve)
-        sections.append((f"AUC(t) by horizon{': ' + name if name else ''}", table,
+        sections.append((f"AUC(t) by horizon{suffix}", table,
                          f"Cumulative/dynamic AUC(t) between groups: cases ({cases}) of group a against controls "
-                         f"({controls}) of group b, in percent with the interval.", len(table) > _FOLD_ROWS))
+                         f"({controls}) of group b, in percent with the interval; † marks a cell resting on "
+                         "little data, with the reason.", len(table) > _FOLD_ROWS))
+        deltas = _horizon_delta_table(horizon_found[name], time_unit)
+        sections.append((f"AUC(t) differences between groups{suffix}", deltas,
+                         "Δbetween (a, b) = AUC(t) of cases of a against controls of b minus the reverse; Δwithin "
+                         "(a, b) = AUC(t) inside a minus inside b; percentage points with their interval, p-values "
+                         f"adjusted ({horizon_found[name].adjust}) over every horizon and pair of each family; † "
+                         "marks a difference that uses a flagged cell.", len(deltas) > _FOLD_ROWS))
     ratio = "xauc = (concordant + tied_score / 2) / pairs" if binary else "xci = numerator / denominator"
     for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
         counts = res.counts.set_index(["a", "b"])
@@ -704,7 +797,9 @@ def write_report(
         horizon and the contrasts between groups follow the result's sections, and the calibration
         plots join the figures.
     data_summary : DataFrame, optional
-        Replaces the default per-group summary (:func:`data_summary_table`).
+        Replaces the default per-group summary (:func:`data_summary_table`); formatted the same
+        way (``*_pct`` columns as percentages with one decimal, ``min_censoring_survival`` with
+        three digits).
     extra_tables : mapping of str -> DataFrame, optional
         Additional titled tables, shown after the result's.
     figures : mapping of str -> matplotlib Figure, optional
@@ -761,6 +856,9 @@ def write_report(
              for name, res in results.items()}
     flags = {name: f.flags for name, f in found.items()}
     headings: dict[str, Any] = dict(found)
+    horizon_found = {name: horizon_findings(curve, adjust=adjust, min_events=min_events, min_pairs=min_pairs,
+                                            time_unit=time_unit) for name, curve in (horizons or {}).items()}
+    headings.update({f"AUC(t){': ' + name if name else ''}": f for name, f in horizon_found.items()})
     calibration_found = None
     if calibration is not None:
         if not isinstance(calibration, CalibrationResult):
@@ -784,10 +882,10 @@ def write_report(
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
         ("Provenance", _provenance_table(main, provenance, __version__, stamp), "", False),
         ("Settings", _settings_table(main, settings), "", False),
-        ("Data summary", data_summary if data_summary is not None else _for_people(data_summary_table(main)),
+        ("Data summary", _for_people(data_summary if data_summary is not None else data_summary_table(main)),
          summary_note, False),
     ]
-    sections = _sections(main, comparison, found, flags, horizons)
+    sections = _sections(main, comparison, found, flags, horizons, horizon_found, time_unit, min_events)
     if calibration is not None:  # after the discrimination tables, before the folded pair counts
         counts_start = len(sections) - len(results)
         sections[counts_start:counts_start] = _calibration_sections(calibration, calibration_found, time_unit)
@@ -795,7 +893,7 @@ def write_report(
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, "", False))
 
-    drawn = _default_figures(main, comparison, flags, time_unit) if default_figures else {}
+    drawn, figure_notes = _default_figures(main, comparison, flags, time_unit) if default_figures else ({}, [])
     if default_figures and calibration is not None:
         drawn.update(_calibration_figures(calibration, time_unit))
     drawn.update({name: (fig, name) for name, fig in (figures or {}).items()})
@@ -811,9 +909,10 @@ def write_report(
     note_html, note_md = _notes(main)
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".md":
-        path.write_text(_markdown(path, title, meta, note_md, headings, tables, images), encoding="utf-8")
+        path.write_text(_markdown(path, title, meta, note_md, headings, tables, images, figure_notes),
+                        encoding="utf-8")
     else:
-        path.write_text(_html(title, meta, note_html, headings, tables, images), encoding="utf-8")
+        path.write_text(_html(title, meta, note_html, headings, tables, images, figure_notes), encoding="utf-8")
     return path
 
 
@@ -821,7 +920,7 @@ def _findings_heading(name: str) -> str:
     return f"Findings: {name}" if name else "Findings"
 
 
-def _markdown(path: Path, title, meta, note, found, tables, images) -> str:
+def _markdown(path: Path, title, meta, note, found, tables, images, figure_notes=()) -> str:
     folder = path.parent / f"{path.stem}_files"
     parts = [f"# {_md_text(title)}", "", f"_Generated by {meta}._", ""]
     for name, f in found.items():
@@ -830,9 +929,10 @@ def _markdown(path: Path, title, meta, note, found, tables, images) -> str:
     parts += ["## How to read", "", note, ""]
     for name, table, note, _ in tables:
         parts += [f"## {_md_text(name)}", ""] + ([_md_text(note), ""] if note else []) + [_md_table(table), ""]
+    if images or figure_notes:
+        parts += ["## Figures", ""] + [f"{_md_text(text)}\n" for text in figure_notes]
     if images:
         folder.mkdir(exist_ok=True)
-        parts += ["## Figures", ""]
         for k, (name, (png, caption)) in enumerate(images.items()):
             file = folder / f"figure_{k + 1}.png"
             file.write_bytes(png)
@@ -841,7 +941,7 @@ def _markdown(path: Path, title, meta, note, found, tables, images) -> str:
     return "\n".join(parts)
 
 
-def _html(title, meta, note, found, tables, images) -> str:
+def _html(title, meta, note, found, tables, images, figure_notes=()) -> str:
     body = [f"<h1>{html.escape(title)}</h1>", f'<p class="meta">Generated by {html.escape(meta)}.</p>']
     for name, f in found.items():
         body.append(f"<h2>{html.escape(_findings_heading(name))}</h2>")
@@ -855,8 +955,10 @@ def _html(title, meta, note, found, tables, images) -> str:
             body.append(f"<details><summary>{len(table)} rows (click to show)</summary>{_html_table(table)}</details>")
         else:
             body.append(_html_table(table))
-    if images:
+    if images or figure_notes:
         body.append("<h2>Figures</h2>")
+        body += [f'<p class="note">{html.escape(text)}</p>' for text in figure_notes]
+    if images:
         for name, (png, caption) in images.items():
             data = base64.b64encode(png).decode("ascii")
             text = html.escape(name) + ("" if caption == name else f". {html.escape(caption)}")

@@ -13,11 +13,14 @@ import pandas as pd
 from ._frozen import frozen_result
 from ._censoring import CensoringCurves
 from ._intervals import (
+    NO_VARIANCE_SE,
+    bootstrap_at_floor,
     bootstrap_interval,
     bootstrap_p_value,
+    bounded_wald_interval,
     cell_wald_interval,
+    contrast_range,
     nanstd,
-    wald_interval,
     wald_p_value,
 )
 from ._kernel import PairCounts
@@ -34,7 +37,8 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
     """Interval limits of linear contrasts ``weights @ vec(matrix)`` (one row of weights each).
 
     Wald limits from the cell covariance (``ci_method="analytic"``; on the logit scale for a
-    single cell, raw scale for contrasts); with bootstrap replicates,
+    single cell, raw scale for contrasts, clipped to the values the contrast can take, see
+    :func:`~survfair._intervals.contrast_range`); with bootstrap replicates,
     BCa limits (``result.bootstrap_method == "bca"`` and the delete-one jackknife is stored) or
     percentile limits; NaN when the result carries neither. Cells with zero weight never
     propagate NaN.
@@ -48,7 +52,7 @@ def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level
         jackknife = _contrast_jackknife(result, weights)
         return bootstrap_interval(values, draws, jackknife, level)
     se = contrast_se(result, weights)
-    low, high = wald_interval(values, se, level)
+    low, high = bounded_wald_interval(values, se, level, *contrast_range(weights))
     single = _single_cell(weights)
     if single.any():
         low[single], high[single] = cell_wald_interval(values[single], se[single], level)
@@ -157,8 +161,19 @@ def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, secon
             se = np.sqrt(np.clip(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0, None))
     else:
         se = np.full(values.shape, np.nan)
-    low, high = wald_interval(values, se, level)
+    low, high = bounded_wald_interval(values, se, level, -1.0, 1.0)  # a difference of two probabilities
     return values, se, low, high, wald_p_value(values, se)
+
+
+def difference_p_at_floor(result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Where the p-value of :func:`difference_inference` is a bootstrap resolution bound: no
+    replicate of the difference crossed 0 (:func:`~survfair._intervals.bootstrap_at_floor`). All
+    False without bootstrap replicates (a Wald p-value has no floor)."""
+    first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
+    if result.replicates is None:
+        return np.zeros(first.shape[0], dtype=bool)
+    reps = result.replicates.reshape(result.replicates.shape[0], -1)
+    return bootstrap_at_floor(reps[:, first] - reps[:, second], 0.0)
 
 
 def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
@@ -172,6 +187,19 @@ def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
     if result.replicates is not None:
         return nanstd(result.replicates.reshape(result.replicates.shape[0], -1))
     return np.full(len(result.groups) ** 2, np.nan)
+
+
+def no_variance_cells(result: "CellMatrixAccessors") -> np.ndarray:
+    """Defined cells whose standard error is 0 (at most ``NO_VARIANCE_SE``), shape (G, G).
+
+    A cell where every comparable pair was ranked the same way (estimated at exactly 0 or 1), or
+    whose few members' influence values cancel, has no estimate of its sampling variability: its
+    interval has width 0 and a Wald test would treat it as known exactly. All False without
+    inference (NaN standard errors).
+    """
+    values = result.values
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(values) & (cell_se(result).reshape(values.shape) <= NO_VARIANCE_SE)
 
 
 def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tuple[np.ndarray, np.ndarray]:

@@ -33,6 +33,7 @@ from ._results import (
     contrast_se,
     difference_inference,
     has_inference,
+    difference_p_at_floor,
     json_safe,
 )
 from ._validation import check_scalar
@@ -98,8 +99,8 @@ class Estimate:
     >>> round(float(est), 4), round(est.se, 4), est.null
     (0.5, 0.3536, 0.0)
     >>> low, high = est.confidence_interval
-    >>> round(low, 4), round(high, 4), round(est.p_value, 4)
-    (-0.193, 1.193, 0.1573)
+    >>> round(low, 4), round(high, 4), round(est.p_value, 4)  # a difference of probabilities: within [-1, 1]
+    (-0.193, 1.0, 0.1573)
     """
 
     value: float
@@ -203,8 +204,9 @@ def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: flo
         ``value`` = sum_ab w_ab xCI_ab (NaN if a cell with non-zero weight is undefined; cells
         of weight 0 never matter). ``se`` from the influence functions (``ci="analytic"``), the
         DeLong covariance (:class:`XAUCResult`) or the SD of the bootstrap replicates. Interval:
-        raw-scale Wald from ``se`` (logit-scale Wald, inside (0, 1), when the weights pick a
-        single cell with weight 1), or with bootstrap replicates BCa or percentile as the
+        raw-scale Wald from ``se``, clipped to the values the contrast can take ([sum of the
+        negative weights, sum of the positive weights], as every cell lies in [0, 1]; logit-scale
+        Wald, inside (0, 1), when the weights pick a single cell with weight 1), or with bootstrap replicates BCa or percentile as the
         result's ``bootstrap_method``. ``p_value``: two-sided, H0: contrast == ``null``, Wald
         on the raw scale or by inverting the bootstrap interval. se, interval and p-value are
         NaN without inference.
@@ -280,7 +282,8 @@ def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
     -------
     Estimate
         Value, standard error, interval (raw-scale Wald from the influence functions or the
-        DeLong covariance, or the bootstrap's BCa / percentile interval) and the two-sided
+        DeLong covariance, clipped to [-1, 1], the range of a difference of two probabilities;
+        or the bootstrap's BCa / percentile interval) and the two-sided
         p-value of H0: Δwithin = 0 (Wald, or the inverted bootstrap interval). NaN where a cell
         is undefined or the result carries no inference.
 
@@ -326,7 +329,8 @@ def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
     -------
     Estimate
         Value, standard error, interval (raw-scale Wald from the influence functions or the
-        DeLong covariance, or the bootstrap's BCa / percentile interval) and the two-sided
+        DeLong covariance, clipped to [-1, 1], the range of a difference of two probabilities;
+        or the bootstrap's BCa / percentile interval) and the two-sided
         p-value of H0: Δbetween = 0 (Wald, or the inverted bootstrap interval). NaN where a cell
         is undefined or the result carries no inference.
 
@@ -396,15 +400,40 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     a, b = np.triu_indices(g, k=1)
     labels = np.array(result.groups + ("",), dtype=object)[:g]
     parts = []
-    for name, first, second in (("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)):
+    for name, first, second in _difference_cells(g):
         values, se, low, high, p = difference_inference(result, first, second, result.confidence_level)
         parts.append(pd.DataFrame({"summary": name, "a": labels[a], "b": labels[b], "value": values, "se": se,
                                    "ci_low": low, "ci_high": high, "p_value": p}))
     if not len(a):
         return parts[0]
-    # interleave so that each pair's two rows are adjacent, as in the per-pair loops before
+    return _interleaved(parts)
+
+
+def _difference_cells(g: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(summary, first cells, second cells) of Δwithin and Δbetween for every pair a < b, row-major."""
+    a, b = np.triu_indices(g, k=1)
+    return [("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)]
+
+
+def _interleaved(parts: list):
+    """Each pair's Δwithin and Δbetween adjacent, as in the per-pair loops before."""
+    if isinstance(parts[0], np.ndarray):
+        return np.column_stack(parts).ravel()
     table = pd.concat(parts, keys=[0, 1]).swaplevel().sort_index(level=0, sort_remaining=True)
     return table.reset_index(drop=True)
+
+
+def deltas_p_at_floor(result: XCIResult) -> np.ndarray:
+    """For each row of :func:`pairwise_deltas`: is its p-value a bootstrap resolution bound (no
+    replicate of the difference crossed 0)? Then the p-value is an upper bound ("<=") and, after
+    adjustment, so is the adjusted p-value. All False without bootstrap replicates.
+
+    Returns
+    -------
+    ndarray of bool, shape (G (G - 1),), in the row order of :func:`pairwise_deltas`.
+    """
+    parts = [difference_p_at_floor(result, first, second) for _, first, second in _difference_cells(len(result.groups))]
+    return _interleaved(parts) if parts[0].size else np.zeros(0, dtype=bool)
 
 
 def min_xci(result: XCIResult) -> MinXCI:

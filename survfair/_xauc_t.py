@@ -33,8 +33,9 @@ from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._influence import censoring_multiplicity, influence_rows, sum_by_cluster, time_ordered_options
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads
-from ._intervals import cell_wald_interval
+from ._intervals import bounded_wald_interval, cell_wald_interval, wald_p_value
 from ._results import json_safe, readonly
+from ._summaries import _difference_cells, _interleaved
 from ._settings import CENSORING
 from ._validation import (
     check_confidence_level,
@@ -146,7 +147,9 @@ def xauc_t(
         ``.to_frame()``: one row per (time, a, b), columns time, a (cases' group), b (controls'
         group), cases, controls, weighted_cases, pairs, concordant, tied_risk, numerator,
         denominator, xauc, se, ci_low, ci_high; ``.matrix(t)`` / ``.se(t)``: the G x G matrices
-        at horizon t; ``.confidence_interval(level)``; ``.to_dict()``. ``se`` is the analytic
+        at horizon t; ``.confidence_interval(level)``; ``.pairwise_deltas()``: Δwithin and
+        Δbetween of every pair at every horizon with standard errors, intervals and p-values;
+        ``.to_dict()``. ``se`` is the analytic
         standard error (influence functions, as for
         ``xci(..., ci="analytic")``: each case's and control's share of the cell's pairs, plus the
         Kaplan-Meier term of the case weights 1 / K_a, which are fitted on the same rows); the
@@ -260,7 +263,7 @@ def xauc_t(
     curve_of = np.zeros(g, np.int64) if censoring == "pooled" else np.arange(g, dtype=np.int64)
     labels = label_array(sample.groups)
     a_idx, b_idx = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
-    frames, empty = [], []
+    frames, deltas, empty = [], [], []
     for t in horizons:
         case = sample.event & (sample.time <= t)
         control = sample.time > t
@@ -281,6 +284,7 @@ def xauc_t(
             kernel_time = np.where(case | (sample.time > t), sample.time, t + 1.0)
             kernel_input = (kernel_time[rows], case[rows], codes, sample.risk[rows], g)
             options["entry"] = np.where(case, sample.time, sample.entry)[rows]
+        cells = None
         if ci is None:
             counts, _ = count_pairs(*kernel_input, **options)
             se = np.full(g * g, np.nan)
@@ -299,6 +303,7 @@ def xauc_t(
             values = counts.numerator / counts.denominator
         values[counts.denominator == 0] = np.nan
         low, high = cell_wald_interval(values.ravel(), se, level)
+        deltas.append(_horizon_deltas(float(t), values.ravel(), cells, labels, level))
         empty += [(float(t), sample.groups[a], sample.groups[b]) for a, b in np.argwhere(counts.denominator == 0)]
         frames.append(
             pd.DataFrame(
@@ -333,7 +338,34 @@ def xauc_t(
         censoring=censoring, tied_tol=tied_tol, confidence_level=level, ci_method=ci, n_samples=sample.n_samples,
         n_excluded=n_excluded, cause=sample.cause, controls=controls if sample.cause is not None else "event_free",
         delayed_entry=sample.entry is not None, weighted=sample.weights is not None, n_clusters=sample.n_clusters,
+        delta_table=pd.concat(deltas, ignore_index=True),
     )
+
+
+#: Differences whose influence rows are formed at once (n x this many floats)
+_DELTA_CHUNK = 16
+
+
+def _horizon_deltas(t: float, values: np.ndarray, cells: np.ndarray | None, labels: np.ndarray,
+                    level: float) -> pd.DataFrame:
+    """Δwithin and Δbetween of every pair of groups at one horizon, in the row order of
+    :func:`survfair.pairwise_deltas`: the difference of two cells, its standard error from the
+    difference of their influence rows (NaN without), the Wald interval within [-1, 1] and p-value."""
+    g = len(labels)
+    a, b = np.triu_indices(g, k=1)
+    parts = []
+    for name, first, second in _difference_cells(g):
+        value = values[first] - values[second]
+        se = np.full(value.shape, np.nan)
+        if cells is not None:
+            for start in range(0, len(first), _DELTA_CHUNK):
+                part = slice(start, start + _DELTA_CHUNK)
+                diff = cells[:, first[part]] - cells[:, second[part]]
+                se[part] = np.sqrt(np.einsum("ij,ij->j", diff, diff))
+        low, high = bounded_wald_interval(value, se, level, -1.0, 1.0)
+        parts.append(pd.DataFrame({"time": t, "summary": name, "a": labels[a], "b": labels[b], "value": value,
+                                   "se": se, "ci_low": low, "ci_high": high, "p_value": wald_p_value(value, se)}))
+    return _interleaved(parts) if len(a) else parts[0]
 
 
 @frozen_result
@@ -404,9 +436,38 @@ class XAUCtResult:
     delayed_entry: bool = False
     weighted: bool = False
     n_clusters: int | None = None
+    delta_table: pd.DataFrame | None = field(default=None, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
+        if self.delta_table is not None:
+            object.__setattr__(self, "delta_table", self.delta_table.copy())
+
+    def pairwise_deltas(self) -> pd.DataFrame:
+        """Δwithin and Δbetween for every pair of groups at every horizon.
+
+        Δwithin(a, b) = AUC_t(a, a) - AUC_t(b, b); Δbetween(a, b) = xAUC_t(a, b) - xAUC_t(b, a): a
+        case of ``a`` is ranked above a control of ``b`` more often than a case of ``b`` above a
+        control of ``a``. The standard error is that of the difference of the two cells (from the
+        difference of their influence rows, so their covariance through the censoring fit counts),
+        the interval Wald within [-1, 1], the p-value two-sided Wald of H0: 0 (unadjusted).
+
+        Returns
+        -------
+        DataFrame
+            Columns time, summary ("delta_within" or "delta_between"), a, b, value, se, ci_low,
+            ci_high, p_value; per horizon G (G - 1) rows in the order of
+            :func:`survfair.pairwise_deltas`. se, interval and p-value are NaN with ``ci=None``.
+            Empty for one group.
+
+        Raises
+        ------
+        ValueError
+            For a result built without the differences (by hand, without ``delta_table``).
+        """
+        if self.delta_table is None:
+            raise ValueError("this XAUCtResult carries no differences; compute it with survfair.xauc_t.")
+        return self.delta_table.copy()
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per (time, a, b): time, a, b, cases, controls, weighted_cases,
@@ -414,7 +475,7 @@ class XAUCtResult:
         return self.table.copy()
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary of the settings and the cells."""
+        """JSON-safe dictionary of the settings, the cells and the differences (:meth:`pairwise_deltas`)."""
         return json_safe({
             "groups": [str(g) for g in self.groups],
             "times": self.times,
@@ -431,6 +492,9 @@ class XAUCtResult:
             "n_clusters": self.n_clusters,
             "cells": [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
                       for row in self.table.to_dict(orient="records")],
+            "deltas": [] if self.delta_table is None else [
+                {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                for row in self.delta_table.to_dict(orient="records")],
         })
 
     def matrix(self, time: float) -> pd.DataFrame:
@@ -497,13 +561,11 @@ class XAUCtResult:
         return frame
 
     def _repr_html_(self) -> str:
-        """Jupyter display: the settings and the tidy table."""
-        from ._notebook import table_html  # presentation, imported when Jupyter asks
+        """Jupyter display: per horizon the matrix in percent with intervals and flags, the
+        differences with adjusted p-values, and the findings (as a report's AUC(t) sections)."""
+        from ._notebook import horizons_html  # presentation, imported when Jupyter asks
 
-        level = f"{100 * self.confidence_level:g}% {self.ci_method} intervals" if self.ci_method else "no intervals"
-        cause = "" if self.cause is None else f", cause = {self.cause} (controls: {self.controls})"
-        return table_html("XAUCtResult", f"censoring = {self.censoring}{cause}, n = {self.n_samples}, {level}",
-                          self.to_frame())
+        return horizons_html(self)
 
     def __repr__(self) -> str:
         extra = ""  # the data-structure settings, when given (the plain call's repr is unchanged)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ._model_comparison import ModelComparison
 from ._plot_base import literal, literal_legend, new_axes
-from ._results import XCIResult
+from ._results import XCIResult, no_variance_cells
 from ._validation import check_option, check_scalar, check_survival_inputs
 from ._xauc import XAUCResult
 
@@ -171,25 +171,19 @@ def _heatmap_norm(norm: Any, vmin: Any, vmax: Any) -> tuple[Any, bool]:
     return Normalize(vmin=low, vmax=high), False
 
 
-def _flag_matrix(
-    result: Any, flags: Any, min_events: int, min_pairs: int, binary: bool
-) -> tuple[np.ndarray, str | None]:
-    """Boolean G x G matrix of the flagged cells, and the caption line that explains the mark."""
+def _flag_matrix(result: Any, flags: Any, min_events: int, min_pairs: int) -> tuple[np.ndarray, str | None]:
+    """Boolean G x G matrix of the flagged cells, and the caption line that explains the mark with
+    the rules that flagged them (:func:`survfair._findings.flag_reasons`)."""
     groups = list(result.groups)
     flagged = np.zeros((len(groups), len(groups)), dtype=bool)
     if flags is False:
         return flagged, None
-    if flags is None or flags is True:
-        from ._findings import small_sample_flags
+    from ._findings import flag_reasons, small_sample_flags
 
+    if flags is None or flags is True:
         flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
-        if binary:
-            why = f"< {min_events} positives in a or negatives in b, or < {min_pairs} pairs"
-        else:
-            why = f"< {min_events} events in a or < {min_pairs} comparable pairs"
-    else:
-        why = "small sample (flags)"
     positions = _flag_positions(flags, groups, "flags")
+    why = flag_reasons(flags)  # the rules that apply, from the table's reasons
     for (a, b), is_flagged in positions.items():
         flagged[groups.index(a), groups.index(b)] = is_flagged
     return flagged, (f"{_DAGGER} hatched: {why}" if flagged.any() else None)
@@ -252,7 +246,8 @@ def plot_xci_heatmap(
     value and a hatch; the caption under the x label says what the mark means, and also when
     the intervals were left out because the cells are too small for them. Text shrinks with the
     number of groups: 10 pt cells up to 3 groups, 9 up to 6, 8.5 up to 9, 8 beyond; intervals on
-    a second line up to 8 groups. Group labels and the title are drawn literally (a ``$`` is a
+    a second line up to 8 groups ("(SE 0)" instead of the zero-width interval of a cell with
+    standard error 0, which has no estimate of its sampling variability). Group labels and the title are drawn literally (a ``$`` is a
     dollar sign).
 
     Parameters
@@ -329,9 +324,10 @@ def plot_xci_heatmap(
     colour_norm, centred = _heatmap_norm(norm, vmin, vmax)
     colours = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
     colours = colours.with_extremes(bad="0.85")
-    flagged, flag_note = _flag_matrix(result, flags, min_events, min_pairs, isinstance(result, XAUCResult))
+    flagged, flag_note = _flag_matrix(result, flags, min_events, min_pairs)
     values = result.values
     low, high = result.confidence_interval()
+    no_variance = no_variance_cells(result)
     with_intervals = bool(np.isfinite(low.to_numpy()).any())
     labels = [literal(g) for g in result.groups]
     notes = [flag_note] if flag_note else []
@@ -365,7 +361,9 @@ def plot_xci_heatmap(
                 continue
             text = ("NaN" if math.isnan(value) else f"{value:.{digits}f}") + (_DAGGER if flagged[i, j] else "")
             lo, hi = low.iloc[i, j], high.iloc[i, j]
-            if plan.intervals and np.isfinite(lo) and np.isfinite(hi):
+            if plan.intervals and no_variance[i, j]:  # a zero-width interval is no measure of precision
+                text += "\n(SE 0)"
+            elif plan.intervals and np.isfinite(lo) and np.isfinite(hi):
                 text += f"\n[{lo:.{digits}f}, {hi:.{digits}f}]"
             ax.text(j, i, text, ha="center", va="center", fontsize=plan.fontsize, color=colour)
     ax.set_xlabel("\n".join([column_words, *notes, *([plan.note] if plan.note else [])]))

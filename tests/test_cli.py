@@ -603,7 +603,7 @@ def test_findings_open_every_output(csv_file, tmp_path, capsys):
     assert text.startswith("== risk = score ==\nfindings:\n- Pooled concordance (C): ")
     assert "Largest cross-group asymmetry, " in block.split("\n\n")[0]
     assert "BH-adjusted" in text and "cells resting on little data:" in text
-    assert "omnibus_no_asymmetry (chi-square, df=1)" in text
+    assert "joint Wald tests" in text and "no cross-group asymmetry (every Δbetween = 0)" in text
     out = tmp_path / "audit.json"
     assert main(_audit_args(path, "--format", "json", "--output", str(out))) == 0
     found = json.loads(out.read_text())[0]["findings"]
@@ -889,3 +889,83 @@ def test_text_output_of_many_groups_says_where_the_whole_tables_are(tmp_path, ca
                  "--risk", "risk", "--method", "naive", "--ci", "none", "--format", "csv"])
     table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
     assert code == 0 and (table["kind"] == "cell").sum() == 625
+
+
+def test_cli_report_formats_the_data_summary_for_people(csv_file, tmp_path):
+    """Issue 14 audit: the CLI passed the raw data summary, and the report printed 70.2000."""
+    path, frame = csv_file
+    report = tmp_path / "r.html"
+    assert main(_audit_args(path, "--report", str(report), "--output", str(tmp_path / "o.txt"))) == 0
+    text = report.read_text()
+    summary = text[text.index("<h2>Data summary</h2>"):]
+    summary = summary[:summary.index("</table>")]
+    share = 100 * (1 - frame.loc[frame["sex"] == "F", "e"].mean())
+    assert f"<td>{share:.1f}%</td>" in summary and f"{share:.4f}" not in summary
+    assert "min_censoring_survival" in summary and not __import__("re").search(r"\d\.\d{4}<", summary)
+
+
+def test_every_output_carries_the_joint_tests(csv_file, tmp_path, capsys):
+    """Issue 14 audit: the CLI printed only the test of no asymmetry; the report has three."""
+    import io
+
+    path, frame = csv_file
+    args = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--group", "race",
+            "--risk", "score", "--tau", "20"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "joint Wald tests" in text
+    for hypothesis in ("no cross-group asymmetry (every Δbetween = 0)", "equal within-group concordance",
+                       "all cells equal"):
+        assert hypothesis in text
+    res = survfair.xci("t", "e", ["sex", "race"], "score", data=frame, tau=20.0)
+    assert main(args + ["--format", "json", "--output", str(tmp_path / "a.json")]) == 0
+    tests = json.loads((tmp_path / "a.json").read_text())[0]["joint_tests"]
+    assert [t["hypothesis"] for t in tests] == ["no_asymmetry", "equal_within", "equal_cells"]
+    expected = survfair.omnibus_test(res, "equal_cells")
+    assert tests[2]["statistic"] == pytest.approx(expected.statistic) and tests[2]["df"] == expected.df
+    assert main(args + ["--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    names = table.loc[table["statistic"].str.startswith("omnibus_", na=False), "statistic"].tolist()
+    assert names[2] == f"omnibus_equal_cells (chi-square, df={expected.df})"
+
+
+def test_text_p_values_use_the_shared_formatter(csv_file, tmp_path, capsys):
+    """Issue 14 audit: with 3+ groups the binary table printed ΔxAUC p-values unadjusted and as 0.0."""
+    path, frame = csv_file
+    binary = tmp_path / "binary.csv"
+    shifted = frame.assign(dead=(frame["t"] < 10).astype(int), score=frame["score"] + 3.0 * (frame["race"] == "A"))
+    shifted.to_csv(binary, index=False)
+    assert main(["audit", "--data", str(binary), "--outcome", "dead", "--group", "sex", "--group", "race",
+                 "--risk", "score"]) == 0
+    text = capsys.readouterr().out
+    block = text[text.index("ΔxAUC(a, b)"):text.index("Joint Wald tests")]
+    header = block.splitlines()[2].split()
+    assert header == ["a", "b", "delta_between", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "flag"]
+    assert "< 0.001" in block
+    res = survfair.xauc("dead", ["sex", "race"], "score", data=shifted)
+    deltas = survfair.pairwise_deltas(res).query("summary == 'delta_between'")
+    adjusted = survfair.adjust_p_values(deltas["p_value"].to_numpy())
+    from survfair._format import p_value_text
+
+    for row, p in zip(block.splitlines()[3:], adjusted):
+        assert p_value_text(p) in row
+    # the survival table too
+    assert main(_audit_args(path)) == 0
+    out = capsys.readouterr().out
+    summaries = out[out.index("summaries ("):out.index("joint Wald tests")]
+    assert "p_adjusted flag" in summaries and "0.0000      0.0000" not in summaries
+
+
+def test_horizon_text_has_the_unit_differences_and_findings(csv_file, capsys):
+    """Issue 14 audit: the AUC(t) text had no time unit, no differences and no findings."""
+    path, frame = csv_file
+    assert main(_audit_args(path, "--horizon", "5", "--horizon", "10", "--time-unit", "days")) == 0
+    out = capsys.readouterr().out
+    block = out[out.index("Cross-group cumulative/dynamic AUC(t)"):]
+    assert "t = 5 days: cases" in block and "- AUC(t) at t = 10 days, largest cross-group asymmetry" in block
+    deltas = block[block.index("AUC(t) differences (p_adjusted: holm"):]
+    assert deltas.splitlines()[1].split() == ["time", "(days)", "summary", "a", "b", "value", "se", "ci_low",
+                                              "ci_high", "p_value", "p_adjusted", "flag"]
+    curve = survfair.xauc_t("t", "e", "sex", "score", [5.0, 10.0], data=frame)
+    expected = curve.pairwise_deltas().iloc[3]
+    assert f"{expected['value']:.4f}" in deltas.splitlines()[5]

@@ -70,17 +70,57 @@ def test_small_cells_are_flagged_with_the_reason():
     time = np.arange(1, 41, dtype=float)
     group = np.array(["big"] * 36 + ["tiny"] * 4)
     risk = -time
-    res = survfair.xci(time, np.ones(40, bool), group, risk, method="naive")
+    # the counts only: without inference no cell has a standard error to be 0
+    res = survfair.xci(time, np.ones(40, bool), group, risk, method="naive", ci=None)
     flags = small_sample_flags(res)
     tiny = flags.set_index(["a", "b"]).loc[("tiny", "tiny")]
-    assert tiny["flagged"] and tiny["reason"] == "4 events in tiny (< 10); 6 comparable pairs (< 100)"
+    assert tiny["flagged"] and tiny["reason"] == "4 events in tiny (< 10); 4 members in tiny (< 10); 6 comparable pairs (< 100)"
     sentence = findings(res).sentences[-1]
-    # (big, tiny): 36 events and 144 pairs, (big, big): 630 pairs; the tiny group's row is flagged
-    assert sentence.startswith("2 of 4 cells rest on little data") and "covered 89% in simulation" in sentence
+    # (big, big): 36 events, 630 pairs; (big, tiny): 144 pairs but the later members are 4 people
+    assert sentence.startswith("3 of 4 cells rest on little data") and "covered 89% in simulation" in sentence
+    assert flags.set_index(["a", "b"]).loc[("big", "tiny"), "reason"] == "4 members in tiny (< 10)"
     relaxed = small_sample_flags(res, min_events=1, min_pairs=1)
     # the tiny group's events all come after the big group's: no (tiny, big) pair is comparable
     assert relaxed["flagged"].tolist() == [False, False, True, False]
     assert relaxed["reason"][2] == "0 comparable pairs (< 1)"
+
+
+def test_a_cell_resting_on_a_small_column_group_is_flagged():
+    """Issue 14 audit: xCI flags looked only at the row group's events, so a cell whose later
+    members were 4 people showed "0.0% [0.0%, 0.0%]" unflagged (binary audits check both)."""
+    rng = np.random.default_rng(3)
+    group = np.array(["big"] * 300 + ["four"] * 4)
+    risk = rng.normal(size=304)
+    time = rng.exponential(np.exp(-risk))
+    event = (group == "big") | (np.arange(304) % 2 == 0)
+    res = survfair.xci(time, event, group, risk, method="naive")
+    flags = small_sample_flags(res).set_index(["a", "b"])
+    assert res.pair_counts.comparable[0, 1] >= 100  # enough pairs, but 4 later members
+    assert flags.loc[("big", "four"), "flagged"] and "4 members in four (< 10)" in flags.loc[("big", "four"), "reason"]
+    assert flags.loc[("big", "four"), "controls"] == 4 and not flags.loc[("big", "big"), "flagged"]
+
+
+def test_a_cell_with_standard_error_0_is_flagged_and_shown_without_an_interval():
+    """Issue 14 audit: cells at exactly 0% or 100% (standard error 0) were printed as
+    "0.0% [0.0%, 0.0%]", a zero-width interval read as precision, and fed the joint test."""
+    rng = np.random.default_rng(5)
+    group = np.array(["a"] * 200 + ["b"] * 200)
+    risk = rng.normal(size=400) + 10.0 * (group == "a")  # every pair (a, b) is ranked the same way
+    time = rng.exponential(np.exp(-rng.normal(size=400) - 5.0 * (group == "a")))
+    res = survfair.xci(time, np.ones(400, bool), group, risk, method="naive")
+    assert res.matrix.loc["a", "b"] == 1.0 and res.matrix.loc["b", "a"] == 0.0
+    flags = small_sample_flags(res).set_index(["a", "b"])
+    assert flags.loc[("a", "b"), "no_variance"] and flags.loc[("a", "b"), "reason"] == (
+        "estimated at 100.0%, standard error 0 (no variance estimate)")
+    assert not flags.loc[("a", "a"), "flagged"]
+    f = findings(res)
+    headline = f.sentences[1]
+    assert "100.0% (no interval: standard error 0)" in headline and "[100.0%, 100.0%]" not in headline
+    assert "Δbetween(a, b) = +100.0 points (no interval or test: standard error 0)" in headline
+    assert "Without a variance estimate chance cannot be ruled out" in headline and "Caution: cells (a, b), (b, a)" in headline
+    # the joint test leaves the difference out instead of dividing by a rounding residue of 0
+    assert f.omnibus.n_no_variance == 1 and f.omnibus.n_contrasts == 0 and np.isnan(f.omnibus.statistic)
+    assert "joint test of no cross-group asymmetry is undefined" in f.to_text()
 
 
 def test_findings_export_and_refuse_bad_options():
@@ -94,7 +134,7 @@ def test_findings_export_and_refuse_bad_options():
 
 
 def test_one_group_gives_only_the_pooled_sentence():
-    res = survfair.xci([1.0, 2, 3, 4], [1, 1, 1, 0], ["a"] * 4, [4.0, 3, 2, 1], method="naive")
+    res = survfair.xci([1.0, 2, 3, 4], [1, 1, 1, 0], ["a"] * 4, [4.0, 3, 2, 1], method="naive", ci=None)
     (sentence,) = findings(res, min_events=0, min_pairs=0).sentences
     assert sentence.startswith("Pooled concordance (C): 100.0%")
 
@@ -133,7 +173,8 @@ def test_a_headline_resting_on_small_cells_says_so():
     r = rng.normal(size=408) + 2.0 * (g == "tiny")
     t = rng.exponential(np.exp(-rng.normal(size=408)))
     f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
-    assert f.sentences[1].endswith("Caution: cell (tiny, big) rests on little data.")
+    assert f.sentences[1].endswith("Caution: cells (tiny, big), (big, tiny) rest on little data: (tiny, big) 8 events "
+                                   "in tiny (< 10); (big, tiny) 8 members in tiny (< 10).")
 
 
 def test_many_groups_skip_the_joint_test_and_say_so(monkeypatch):
@@ -155,3 +196,96 @@ def test_many_groups_skip_the_joint_test_and_say_so(monkeypatch):
     with pytest.raises(survfair.MemoryLimitError, match="the joint test of 28 contrasts"):
         survfair.omnibus_test(res)
     assert findings(res).omnibus.source == "not computed"
+
+
+def test_the_within_group_sentence_is_judged_by_its_adjusted_p_value_too():
+    """Issue 14 audit: "the interval excludes 0" stood next to "Holm-adjusted p = 0.30" without a
+    word; the within-group sentence now reads like the between-group one."""
+    rng = np.random.default_rng(14)
+    seen = set()
+    for _ in range(30):
+        g = rng.choice(list("ABCDEF"), 1200)
+        r = rng.normal(size=1200)
+        t = rng.exponential(np.exp(-r))
+        f = findings(survfair.xci(t, rng.random(1200) < 0.8, g, r, method="naive"))
+        sentence = next(s for s in f.sentences if s.startswith("Largest within-group"))
+        within = f.deltas[f.deltas["summary"] == "delta_within"]
+        row = within.loc[within["value"].abs().idxmax()]
+        excludes = row["ci_low"] > 0 or row["ci_high"] < 0
+        if excludes and row["p_adjusted"] >= 0.05:
+            seen.add("not confirmed")
+            assert sentence.endswith("its adjusted p-value is not below 0.05: the data do not clearly show a "
+                                     "difference between the groups.")
+        elif excludes:
+            seen.add("clear")
+            assert "In words: the model orders who has the event first less accurately inside" in sentence
+        else:
+            seen.add("chance")
+            assert sentence.endswith("The difference is within what chance alone would give.")
+    assert "not confirmed" in seen
+
+
+def test_a_within_group_headline_on_a_flagged_cell_says_so():
+    """Issue 14 audit: the within-group sentence gave no caution when it rested on a flagged cell."""
+    rng = np.random.default_rng(2)
+    g = np.array(["big"] * 400 + ["tiny"] * 8)
+    r = rng.normal(size=408)
+    t = rng.exponential(np.exp(-r - 3.0 * (g == "tiny") * r))  # the score orders tiny almost perfectly
+    f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
+    sentence = next(s for s in f.sentences if s.startswith("Largest within-group"))
+    assert "Caution: cell (tiny, tiny) rests on little data: 8 events in tiny (< 10)" in sentence
+
+
+def test_the_significance_count_uses_the_confidence_level():
+    res = survfair.xci(*_asymmetric(n=200), method="naive", confidence_level=0.9)
+    text = findings(res).to_text()
+    assert "with Holm-adjusted p < 0.1)" in text and "90% interval" in text
+
+
+def test_a_bca_p_value_at_the_bootstrap_floor_is_shown_as_a_bound():
+    """Issue 14 audit: all 199 replicates of Δbetween lay above 0, yet the BCa-inverted p-value
+    (above 2/(B+1)) was printed as an estimate; the floor is now read from the replicates."""
+    res = survfair.xci(*_asymmetric(n=300), method="naive", ci="bootstrap", n_resamples=199, random_state=0)
+    f = findings(res)
+    row = f.deltas.set_index("summary").loc["delta_between"]
+    draws = res.replicates[:, 0, 1] - res.replicates[:, 1, 0]
+    assert (draws[np.isfinite(draws)] > 0).all() and row["p_at_floor"]
+    assert row["p_value"] > 2 / 200  # the old test p <= 2/(B+1) missed it
+    assert f"Holm-adjusted p <= {row['p_adjusted']:.2g} (bootstrap floor)" in f.sentences[1]
+    assert not f.deltas.set_index("summary").loc["delta_within", "p_at_floor"]
+
+
+def test_an_adjusted_bound_at_the_bootstrap_floor_asks_for_more_replicates():
+    """A Holm-adjusted bound (<= 0.27 with 199 replicates and 15 pairs) is not evidence of no
+    difference: the words say that the replicates are too few, not that the data show nothing."""
+    rng = np.random.default_rng(0)
+    n = 600
+    g = rng.choice(list("ABCDEF"), n)
+    shift = {k: 0.6 * i for i, k in enumerate("ABCDEF")}
+    risk = rng.normal(size=n) + np.array([shift[x] for x in g])
+    time = rng.exponential(np.exp(-rng.normal(size=n)))
+    res = survfair.xci(time, np.ones(n, bool), g, risk, method="naive", ci="bootstrap", n_resamples=49,
+                       random_state=0)
+    f = findings(res)
+    row = f.deltas.query("summary == 'delta_between'").loc[lambda d: d["value"].abs().idxmax()]
+    assert row["p_at_floor"] and row["p_adjusted"] >= 0.05
+    headline = f.sentences[1]
+    assert f"with 49 replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}" in headline
+    assert "the data do not clearly show" not in headline
+    assert "at the bootstrap floor, not resolved below 0.05 with 49 replicates" in f.to_text()
+
+
+def test_a_difference_with_one_cell_of_standard_error_0_is_not_called_clear():
+    """Issue 14 audit (repro [2]): Δwithin of a 4-person cell at 66.7% with standard error 0 had an
+    interval from the other cell's variance alone and was read as a clear difference."""
+    rng = np.random.default_rng(6)
+    g = np.array(["big"] * 400 + ["four"] * 4)
+    r = rng.normal(size=404)
+    t = np.where(g == "four", 100.0 - 10 * r, rng.exponential(np.exp(-r)))  # inside four: perfectly ordered
+    f = findings(survfair.xci(t, np.ones(404, bool), g, r, method="naive"))
+    assert f.flags.set_index(["a", "b"]).loc[("four", "four"), "no_variance"]
+    row = f.deltas.query("summary == 'delta_within'").iloc[0]
+    assert row["no_variance_cell"] and (row["ci_low"] > 0 or row["ci_high"] < 0)
+    sentence = next(s for s in f.sentences if s.startswith("Largest within-group"))
+    assert "so the interval leaves out that cell's uncertainty and chance cannot be ruled out" in sentence
+    assert "In words:" not in sentence

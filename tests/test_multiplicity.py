@@ -200,3 +200,21 @@ def test_size_under_the_null():
     share = rejected / reps
     mc_se = np.sqrt(0.05 * 0.95 / reps)
     assert abs(share - 0.05) <= 3 * mc_se, share
+
+
+def test_the_joint_test_leaves_out_differences_of_cells_with_standard_error_0():
+    """Issue 14 audit: a difference of two cells at 100% and 0% has a standard error that is a
+    rounding residue of 0 (1e-16), and the joint test printed chi-square(14) = 2.5e33."""
+    rng = np.random.default_rng(5)
+    group = np.repeat(["a", "b", "c"], 200)
+    shift = {"a": 10.0, "b": 0.0, "c": 0.3}
+    risk = rng.normal(size=600) + np.array([shift[g] for g in group])
+    time = rng.exponential(np.exp(-rng.normal(size=600) - 5.0 * (group == "a")))
+    res = survfair.xci(time, np.ones(600, bool), group, risk, method="naive")
+    assert survfair.pairwise_deltas(res).query("summary == 'delta_between' and a == 'a' and b == 'b'")["p_value"].isna().all()
+    test = survfair.omnibus_test(res)
+    # (a, b) and (a, c) use cells at exactly 1 or 0: only (b, c) is tested
+    assert (test.n_no_variance, test.n_contrasts, test.df) == (2, 1, 1)
+    assert test.statistic < 50 and test.to_dict()["n_no_variance"] == 2
+    single = survfair.delta_between(res, "b", "c")
+    assert np.isclose(test.statistic, (single.value / single.se) ** 2)

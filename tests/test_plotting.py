@@ -94,7 +94,9 @@ def test_censoring_curves_needs_ipcw(sample):
 
 
 def test_forest(sample, tmp_path):
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5,
+    # a noise score (risk = time ranks every pair wrongly: cells at 0% with standard error 0, flagged)
+    noisy = sample.assign(noise=np.random.default_rng(0).normal(size=len(sample)))
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "noise"}, data=noisy, tau=1.5,
                             ci="analytic")
     ax = plotting.plot_forest(comparison)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
@@ -126,7 +128,8 @@ def _forest_marks(ax):
 
 
 def test_forest_marks_flagged_rows(sample):
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
+    noisy = sample.assign(noise=np.random.default_rng(0).normal(size=len(sample)))
+    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "noise"}, data=noisy, tau=1.5)
     # default: flags from each result (min_events, min_pairs)
     ticks, hollow = _forest_marks(plotting.plot_forest(comparison))
     assert ticks == ["Δbetween (F, M)", "Δwithin (F, M)"] and hollow == []
@@ -499,7 +502,7 @@ def _hatched(ax):
 def test_flagged_cells_are_marked(result):
     ax = plotting.plot_xci_heatmap(result, min_pairs=10**6)
     assert len(_hatched(ax)) == 4 and all(t.get_text().split("\n")[0].endswith("†") for t in ax.texts)
-    assert "† hatched: < 10 events in a or < 1000000 comparable pairs" in ax.get_xlabel()
+    assert "† hatched: < 1000000 comparable pairs" in ax.get_xlabel()  # the rules that apply, from the reasons
     # by default nothing is flagged in this sample: no mark, no note
     ax = plotting.plot_xci_heatmap(result)
     assert _hatched(ax) == [] and "†" not in "".join(t.get_text() for t in ax.texts)
@@ -510,7 +513,11 @@ def test_flagged_cells_are_marked(result):
     (patch,) = _hatched(ax)
     assert patch.get_xy() == (0.5, -0.5)  # column 1 (M), row 0 (F)
     assert [t.get_text().split("\n")[0].endswith("†") for t in ax.texts] == [False, True, False, False]
-    assert "† hatched: small sample (flags)" in ax.get_xlabel()
+    assert "† hatched: flagged in the given table" in ax.get_xlabel()
+    # a table with reasons gives the rules, not a generic word (issue 14 audit)
+    given = sf.small_sample_flags(result, min_events=10**4)
+    assert "† hatched: < 10000 events in a, < 10000 members in b" in plotting.plot_xci_heatmap(
+        result, flags=given).get_xlabel()
     assert _hatched(plotting.plot_xci_heatmap(result, flags=False, min_pairs=10**6)) == []
     with pytest.raises(ValueError, match=r"missing \['flagged'\]"):
         plotting.plot_xci_heatmap(result, flags=flags[["a", "b"]])
@@ -559,3 +566,16 @@ def test_risk_densities_take_the_package_order_and_helpers_have_a_home():
     for path in root.rglob("*.py"):
         text = path.read_text()
         assert "plotting import _" not in text, path
+
+
+def test_a_cell_with_standard_error_0_shows_no_zero_width_interval():
+    """Issue 14 audit: a cell at exactly 1 showed "[1.000, 1.000]", read as precision."""
+    rng = np.random.default_rng(5)
+    group = np.array(["a"] * 200 + ["b"] * 200)
+    risk = rng.normal(size=400) + 10.0 * (group == "a")
+    time = rng.exponential(np.exp(-rng.normal(size=400) - 5.0 * (group == "a")))
+    res = sf.xci(time, np.ones(400, bool), group, risk, method="naive")
+    ax = plotting.plot_xci_heatmap(res)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts[1] == "1.000†\n(SE 0)" and texts[2] == "0.000†\n(SE 0)"
+    assert "[" in texts[0] and "standard error 0 (no variance estimate)" in ax.get_xlabel()

@@ -259,7 +259,10 @@ def test_flags_and_adjustment_are_shown(sample, tmp_path):
     text = write_report(tmp_path / "f.html", res, adjust="bh", min_pairs=10**6, default_figures=False
                         ).read_text(encoding="utf-8")
     assert "<th>p (bh)</th>" in text and "BH-adjusted" in text
-    assert text.count(" †</td>") == 4 and "comparable pairs (&lt; 1000000)" in text
+    # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use them
+    assert text.count(" †</td>") == 8 and "comparable pairs (&lt; 1000000)" in text
+    for label in ("Δbetween (F, M) †", "Δwithin (F, M) †", "worst cell: xCI"):
+        assert f"<th class=label>{label}" in text
 
 
 def test_data_summary_table_of_binary_result(binary):
@@ -328,3 +331,80 @@ def test_report_marks_calibration_groups_with_few_events(tmp_path):
     path = write_report(tmp_path / "r.md", sf.xci(time, event, small, x, tau=10), calibration=calibration,
                         min_events=15)  # S has 12 events by t = 5
     assert "S †" in path.read_text()
+
+
+def test_a_given_data_summary_is_formatted_too(result, tmp_path):
+    table = data_summary_table(result)
+    text = write_report(tmp_path / "d.html", result, data_summary=table, default_figures=False).read_text()
+    share = table.loc["F", "censored_pct"]
+    assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(f"<h2>{heading}</h2>")
+    end = text.find("<h2>", start + 1)
+    return text[start:end if end > 0 else None]
+
+
+def test_horizons_get_the_same_treatment(sample, tmp_path):
+    """Issue 14 audit: the AUC(t) table had no time unit, no differences, no flags, no findings."""
+    res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
+    curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
+    text = write_report(tmp_path / "h.html", res, horizons=curve, time_unit="years", min_events=60,
+                        default_figures=False).read_text(encoding="utf-8")
+    findings = _section(text, "Findings: AUC(t)")
+    assert "AUC(t) at t = 0.5 years, largest cross-group asymmetry" in findings
+    assert "adjusted over every horizon and pair together" in findings
+    table = _section(text, "AUC(t) by horizon")
+    assert "<th class=label>time (years)</th>" in table
+    flags = sf._horizon_findings.horizon_flags(curve, min_events=60)
+    assert table.count(" †</td>") == int(flags["flagged"].sum()) > 0
+    reason = flags.loc[flags["flagged"], "reason"].iloc[0]
+    assert f"<td class=label>{html.escape(reason)}</td>" in table
+    deltas = _section(text, "AUC(t) differences between groups")
+    d = curve.pairwise_deltas().iloc[1]
+    assert d["summary"] == "delta_between"
+    row = re.search(r"<th class=label>0.5</th><td class=label>Δbetween \(F, M\)[ †]*</td>(.*?)</tr>", deltas).group(1)
+    assert re.findall(r"<td>([^<]*)</td>", row)[:2] == [
+        f"{100 * d['value']:+.1f} pts", f"[{100 * d['ci_low']:+.1f}, {100 * d['ci_high']:+.1f}]"]
+    assert "<th>p (holm)</th>" in deltas
+
+
+def test_cells_with_standard_error_0_and_the_joint_test_in_the_report(tmp_path):
+    """Issue 14 audit: "[0.0%, 0.0%]" intervals and a chi-square of 2.5e33 in the Joint tests table."""
+    rng = np.random.default_rng(5)
+    group = np.repeat(["a", "b", "c"], 200)
+    risk = rng.normal(size=600) + 10.0 * (group == "a")
+    time = rng.exponential(np.exp(-rng.normal(size=600) - 5.0 * (group == "a")))
+    res = sf.xci(time, np.ones(600, bool), group, risk, method="naive")
+    text = write_report(tmp_path / "z.html", res, default_figures=False).read_text(encoding="utf-8")
+    assert "[0.0%, 0.0%]" not in text and "[100.0%, 100.0%]" not in text and "[+100.0, +100.0]" not in text
+    cells = _section(text, "Cells")
+    assert "<td>100.0% †</td><td class=label>no interval: standard error 0</td>" in cells
+    tests = _section(text, "Joint tests")
+    assert "<th>left out (standard error 0)</th>" in tests
+    row = re.search(r"no cross-group asymmetry \(every Δbetween = 0\)</th>(.*?)</tr>", tests).group(1)
+    statistic, df, p, contrasts, _, _, no_variance = re.findall(r"<td>([^<]*)</td>", row)
+    test = sf.omnibus_test(res)
+    assert (int(df), int(contrasts), int(no_variance)) == (test.df, 1, 2) and float(statistic.replace(",", "")) < 100
+
+
+def test_binary_report_flags_balanced_xauc_and_says_why_there_is_no_xroc(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 1500
+    g = rng.choice(list("ABCDE"), n, p=[0.3, 0.3, 0.2, 0.195, 0.005])
+    y = rng.integers(0, 2, n)
+    res = sf.xauc(y, g, y + rng.normal(size=n))
+    text = write_report(tmp_path / "b.html", res).read_text(encoding="utf-8")
+    assert "No xROC figure: 5 groups have 20 ordered pairs" in _section(text, "Figures")
+    balanced = _section(text, "Balanced xAUC")
+    sizes = sf.balanced_xauc(res).loc["E"]
+    assert sizes["positives"] < 10 and f"{int(sizes['positives'])} positives (&lt; 10)" in balanced
+    assert "<th class=label>E</th>" in balanced and balanced.count(" †</td>") >= 1
+
+
+def test_models_side_by_side_mark_flagged_rows(sample, tmp_path):
+    out = sf.compare("time", "event", "group", {"one": "risk", "two": "risk"}, data=sample, tau=1.5)
+    text = write_report(tmp_path / "c.html", out, min_pairs=10**6, default_figures=False).read_text(encoding="utf-8")
+    side = _section(text, "Models side by side")
+    assert side.count("Δbetween (F, M) †") == 2 and side.count("worst cell: xCI") == 2

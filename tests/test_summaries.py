@@ -131,3 +131,28 @@ def test_summaries_of_many_groups_form_no_contrast_by_cell_matrix():
         expected = survfair.contrast(small, weights)
         assert row["se"] == pytest.approx(expected.se, rel=1e-12)
         assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(expected.confidence_interval), rel=1e-12)
+
+
+def _near_separated(n_small=8, seed=0):
+    """Group b's few members are always outranked: Δbetween(a, b) near +1 with a wide interval."""
+    rng = np.random.default_rng(seed)
+    group = np.array(["a"] * 200 + ["b"] * n_small)
+    risk = rng.normal(size=group.size) + 2.5 * (group == "a")
+    time = rng.exponential(np.exp(-risk))
+    return time, np.ones(group.size, bool), group, risk
+
+
+def test_difference_intervals_stay_within_minus_one_and_one():
+    """Issue 14 audit: a Wald interval of Δbetween near +1 reached past +100 points ([+92.0, +102.7])."""
+    res = survfair.xci(*_near_separated(), method="naive")
+    z = survfair._intervals.two_sided_z(res.confidence_level)
+    table = survfair.pairwise_deltas(res)
+    assert ((table["ci_low"] >= -1) & (table["ci_high"] <= 1)).all()
+    for row in table.itertuples(index=False):
+        raw_low, raw_high = row.value - z * row.se, row.value + z * row.se
+        assert raw_high > 1 or raw_low < -1 or (row.ci_low, row.ci_high) == (raw_low, raw_high)
+    estimate = survfair.delta_between(res, "a", "b")
+    assert estimate.value + z * estimate.se > 1.05 and estimate.confidence_interval.high == 1.0
+    # a contrast's range is [sum of negative weights, sum of positive weights]
+    utility_like = survfair.contrast(res, np.array([[1.0, 1.0], [0.0, -0.5]]))
+    assert -0.5 <= utility_like.confidence_interval.low and utility_like.confidence_interval.high <= 2.0

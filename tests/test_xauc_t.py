@@ -1,5 +1,7 @@
 """Tests of the cross-group cumulative/dynamic AUC(t): brute force and scikit-survival."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -361,3 +363,28 @@ def test_result_records_cause_controls_entry_weights_and_clusters():
     assert xauc_t(time, status, group, risk, [4.5], cause=1, controls="event_free").controls == "event_free"
     # without cause the controls are the event-free whatever controls= says
     assert xauc_t(time, [s == 1 for s in status], group, risk, [4.5], controls="all").controls == "event_free"
+
+
+def test_differences_per_horizon():
+    """Issue 14 audit: AUC(t) tables had no Δ per horizon; the result now carries them."""
+    rng = np.random.default_rng(1)
+    n = 800
+    g = rng.choice(list("abc"), n)
+    r = rng.normal(size=n) + 0.3 * (g == "a")
+    t, c = rng.exponential(np.exp(-r)), rng.exponential(2.0, n)
+    res = xauc_t(np.minimum(t, c), t <= c, g, r, [0.3, 0.6])
+    deltas = res.pairwise_deltas()
+    assert list(deltas.columns) == ["time", "summary", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
+    assert len(deltas) == 2 * 6 and list(deltas["summary"][:2]) == ["delta_within", "delta_between"]
+    for row in deltas.itertuples(index=False):
+        m, se = res.matrix(row.time), res.se(row.time)
+        first, second = ((row.a, row.a), (row.b, row.b)) if row.summary == "delta_within" else ((row.a, row.b), (row.b, row.a))
+        assert row.value == pytest.approx(m.loc[first] - m.loc[second])
+        # Cauchy-Schwarz: |se1 - se2| <= se(difference) <= se1 + se2
+        assert abs(se.loc[first] - se.loc[second]) - 1e-12 <= row.se <= se.loc[first] + se.loc[second] + 1e-12
+        assert -1 <= row.ci_low <= row.value <= row.ci_high <= 1
+    z = float(deltas["value"].iloc[1] / deltas["se"].iloc[1])
+    assert deltas["p_value"].iloc[1] == pytest.approx(math.erfc(abs(z) / math.sqrt(2)))
+    assert res.to_dict()["deltas"][1]["summary"] == "delta_between"
+    bare = xauc_t(np.minimum(t, c), t <= c, g, r, [0.3], ci=None).pairwise_deltas()
+    assert bare["se"].isna().all() and bare["p_value"].isna().all() and bare["value"].notna().all()

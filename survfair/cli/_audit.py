@@ -18,9 +18,10 @@ from .._model_comparison import compare
 from .._datasets import load_flchain
 from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
-from .._report import data_fingerprint, data_summary_table, write_report
+from .._format import MISSING, p_value_text
+from .._report import data_fingerprint, joint_tests_table, write_report
 from .._results import XCIResult
-from .._findings import Findings, findings
+from .._findings import Findings, findings, joint_tests
 from .._progress import PhaseBar
 from .._summaries import min_xci, overall_c, utility
 from ._binary import (
@@ -165,12 +166,29 @@ def _summary_tables(result: XCIResult, found: Findings) -> dict[str, pd.DataFram
     low, high = pooled.confidence_interval
     rows.append({"summary": "overall_c", "a": "", "b": "", "value": pooled.value, "se": pooled.se,
                  "ci_low": low, "ci_high": high, "p_value": np.nan})
-    omnibus = found.omnibus
-    if len(result.groups) > 1:  # value = the chi-square statistic; its df in the JSON "findings"
-        rows.append({"summary": f"omnibus_no_asymmetry (chi-square, df={omnibus.df})", "a": "", "b": "",
-                     "value": omnibus.statistic, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                     "p_value": omnibus.p_value})
-    return {"summaries": pd.DataFrame(rows), "utility": utility(result).reset_index()}
+    tests = joint_tests(result, found.omnibus) if len(result.groups) > 1 else []
+    for test in tests:  # value = the chi-square statistic; the df in the name, all fields in the JSON "joint_tests"
+        rows.append({"summary": f"omnibus_{test.hypothesis} (chi-square, df={test.df})", "a": "", "b": "",
+                     "value": test.statistic, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                     "p_value": test.p_value})
+    return {"summaries": pd.DataFrame(rows), "utility": utility(result).reset_index(), "joint_tests": tests}
+
+
+def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: bool) -> str:
+    """The summaries of the text output: numbers with four decimals, p-values as in the report
+    (``< 0.001``; a bound at the bootstrap floor), † on a difference that uses a flagged cell; the
+    joint tests are printed apart (:func:`survfair._report.joint_tests_table`)."""
+    shown = summaries[~summaries["summary"].str.startswith("omnibus_")].copy()
+    floor = [p is True or p is np.True_ for p in shown.get("p_at_floor", [False] * len(shown))]
+    for column in ("p_value", "p_adjusted"):
+        if column in shown:
+            shown[column] = [MISSING if pd.isna(p) else p_value_text(p, n_resamples, bool(f))
+                             for p, f in zip(shown[column], floor)]
+    if "flagged" in shown:
+        shown["flag"] = ["†" if f is True else "" for f in shown["flagged"]]
+    keep = ["summary", "a", "b", "value"] + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"] if intervals else [])
+    keep += ["flag"] if "flag" in shown else []
+    return shown[keep].to_string(index=False, float_format="{:.4f}".format, na_rep="")
 
 
 def _has_intervals(result: XCIResult) -> bool:
@@ -229,11 +247,18 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         lines += _matrix_text(result)
         counts = result.counts.drop(columns=["xci"])
         lines += ["", "pair counts:", _text_table(counts, index=False, float_format="{:.6g}".format)]
+        boot = None if getattr(result, "bootstrap", None) is None else int(result.bootstrap.cells.shape[0])
         summaries = tables["summaries"]
-        if not _has_intervals(result):
-            summaries = summaries[["summary", "a", "b", "value"]]
-        lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences):",
-                  _text_table(summaries, index=False, float_format="{:.4f}".format, na_rep="")]
+        lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; † uses a "
+                      "cell resting on little data):",
+                  summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, _has_intervals(result))]
+        if len(summaries) > TEXT_TABLE_ROWS:
+            lines.append(f"... and {len(summaries) - TEXT_TABLE_ROWS} more rows: every row is in --format csv or "
+                         "--format json")
+        if tables["joint_tests"] and _has_intervals(result):
+            lines += ["", "joint Wald tests (survfair.omnibus_test; contrasts with an undefined cell or a cell with "
+                          "standard error 0 left out):",
+                      joint_tests_table(tables["joint_tests"]).to_string()]
         flagged = found.flags[found.flags["flagged"]]
         if not flagged.empty:
             lines += ["", "cells resting on little data:", _text_table(flagged[["a", "b", "reason"]], index=False)]
@@ -293,6 +318,7 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
             entry = {"name": name, "notes": notes, "findings": found.to_dict(), **result.to_dict()}
             tables = _summary_tables(result, found)
             entry["summaries"] = json.loads(tables["summaries"].to_json(orient="records"))
+            entry["joint_tests"] = [test.to_dict() for test in tables["joint_tests"]]
             entry["utility"] = json.loads(tables["utility"].to_json(orient="records"))
             if horizons.get(name) is not None:
                 entry["horizons"] = json.loads(horizons[name].to_json(orient="records"))
@@ -577,7 +603,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
             write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
                          provenance=provenance, horizons=horizon_results or None,
                          calibration=None if calibrated is None else calibrated[0],
-                         data_summary=data_summary_table(first), time_unit=args.time_unit, **reporting)
+                         time_unit=args.time_unit, **reporting)
     return 0
 
 

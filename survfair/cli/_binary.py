@@ -25,13 +25,16 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .._findings import findings
+from .._findings import findings, joint_tests
+from .._format import p_value_text
+from .._horizon_findings import horizon_findings, horizon_text
+from .._multiplicity import adjust_p_values
 from .._summaries import delta_between
 from .._xauc import XAUCResult, xauc
 from .._xauc_summaries import balanced_xauc, group_metrics
 from .._xauc_t import case_control_definition, xauc_t
 from ._errors import CLIError, library_errors, print_warning
-from ._options import ROW_OPTIONS, column_roles, group_argument, match_groups, match_label
+from ._options import ROW_OPTIONS, column_roles, group_argument, match_groups, match_label, reporting_options
 
 __all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
            "horizon_frame", "horizon_table", "library_notes"]
@@ -138,6 +141,8 @@ def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
             [{"a": a, "b": b, **_estimate_dict(delta_between(res, a, b))} for a, b in itertools.combinations(res.groups, 2)],
             columns=["a", "b", "delta_between", "se", "ci_low", "ci_high", "p_value"],
         )
+        # the ΔxAUC of every pair are printed together: one family, adjusted as the survival audit's
+        deltas["p_adjusted"] = adjust_p_values(deltas["p_value"].to_numpy(), getattr(args, "adjust", None) or "holm")
         balanced = balanced_xauc(res)
         metrics = group_metrics(res)
     return BinaryAudit(args.risk, outcome, positive, res, deltas, balanced, metrics, notes)
@@ -170,6 +175,7 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
     if output_format == "json":
         payload = res.to_dict() | {
             "findings": found.to_dict(),
+            "joint_tests": [test.to_dict() for test in joint_tests(res, found.omnibus)] if len(res.groups) > 1 else [],
             "group_metrics": json.loads(metrics.reset_index().to_json(orient="records")),
             "delta_between": json.loads(deltas.to_json(orient="records")),
             "notes": all_notes,
@@ -213,12 +219,34 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
         _text(metrics[["n", "positives", "negatives", "auc", "auc_se", "brier", "brier_se"]].round(4)),
         "",
         "ΔxAUC(a, b) = xAUC(a, b) - xAUC(b, a) (positive: group b's positives rank lower against a's negatives",
-        "than a's positives against b's negatives)",
-        _text(deltas.round(4)) if len(deltas) else "(a single group: no disparity)",
+        f"than a's positives against b's negatives); p_adjusted: {found.adjust} over every pair",
+        _deltas_text(deltas, found) if len(deltas) else "(a single group: no disparity)",
+        *_joint_tests_lines(res, found),
     ]
     if audit.notes:
         lines += ["", "Notes:"] + [f"- {note}" for note in audit.notes]
     return "\n".join(lines) + "\n"
+
+
+def _deltas_text(deltas: pd.DataFrame, found) -> str:
+    """ΔxAUC of every pair for the text output: four decimals, p-values as in the report, † on a
+    difference that uses a flagged cell."""
+    shown = deltas.copy()
+    for column in ("p_value", "p_adjusted"):
+        shown[column] = [p_value_text(p) for p in shown[column]]
+    flagged = found.flagged_cells
+    shown["flag"] = ["†" if (a, b) in flagged or (b, a) in flagged else "" for a, b in zip(shown["a"], shown["b"])]
+    return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="n/a")
+
+
+def _joint_tests_lines(result: XAUCResult, found) -> list[str]:
+    """The joint Wald tests of the matrix (as the survival audit and the report), or nothing for one group."""
+    if len(result.groups) < 2:
+        return []
+    from .._report import joint_tests_table
+
+    return ["", "Joint Wald tests (survfair.omnibus_test, DeLong covariance; contrasts with a cell of standard "
+                "error 0 left out):", joint_tests_table(joint_tests(result, found.omnibus)).to_string()]
 
 
 def run_binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> str:
@@ -281,17 +309,39 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
     def matrix(part, column):
         return part.pivot(index="a", columns="b", values=column).reindex(index=groups, columns=groups)
 
+    unit = getattr(args, "time_unit", None)
+    result = computed[0] if computed is not None else horizon_result(args, frame)[0]
+    found = horizon_findings(result, **reporting_options(args), time_unit=unit)
+    lines += ["findings:", found.to_text()]
     for t, part in table.groupby("time", sort=True):
         cases = part.drop_duplicates("a").set_index("a")["cases"].reindex(groups)
         controls = part.drop_duplicates("b").set_index("b")["controls"].reindex(groups)
         lines += [
             "",
-            f"t = {t:g}: cases {_counts(cases)}, controls {_counts(controls)}",
+            f"{horizon_text(t, unit)}: cases {_counts(cases)}, controls {_counts(controls)}",
             _text(matrix(part, "xauc").round(4)),
         ]
         if intervals:
             lines += ["interval, low:", _text(matrix(part, "ci_low").round(4)),
                       "interval, high:", _text(matrix(part, "ci_high").round(4))]
+    lines += ["", f"AUC(t) differences (p_adjusted: {found.adjust} over every horizon and pair; † uses a cell resting "
+                  "on little data):", _horizon_deltas_text(found, intervals, unit)]
+    flagged = found.flags[found.flags["flagged"]]
+    if not flagged.empty:
+        lines += ["", "AUC(t) cells resting on little data:",
+                  flagged[["time", "a", "b", "reason"]].to_string(index=False)]
     if notes:
         lines += ["", "Notes:"] + [f"- {note}" for note in notes]
     return "\n".join(lines) + "\n"
+
+
+def _horizon_deltas_text(found, intervals: bool, unit: str | None) -> str:
+    shown = found.deltas.copy()
+    for column in ("p_value", "p_adjusted"):
+        shown[column] = [p_value_text(p) for p in shown[column]]
+    shown["flag"] = ["†" if f else "" for f in shown["flagged"]]
+    shown["time"] = [f"{t:,g}" for t in shown["time"]]
+    keep = ["time", "summary", "a", "b", "value"] + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"]
+                                                     if intervals else []) + ["flag"]
+    shown = shown[keep].rename(columns={"time": f"time ({unit})" if unit else "time"})
+    return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="n/a")

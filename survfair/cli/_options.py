@@ -150,11 +150,13 @@ def add_reporting_options(parser: argparse.ArgumentParser) -> argparse._Argument
     options.add_argument("--adjust", choices=["holm", "bh", "bonferroni", "none"], default="holm",
                          help="adjustment of the p-values of each family of differences (default: holm)")
     options.add_argument("--min-events", metavar="N", type=int, default=10,
-                         help="flag cells whose row group has fewer events (default: 10)")
+                         help="flag cells whose row group has fewer events, or column group fewer members "
+                              "(binary: positives / negatives; AUC(t): cases / controls) (default: 10)")
     options.add_argument("--min-pairs", metavar="N", type=int, default=100,
                          help="flag cells with fewer comparable pairs (default: 100)")
     options.add_argument("--time-unit", metavar="UNIT",
-                         help="unit of --time for the report's figures, e.g. days (default: not stated)")
+                         help="unit of --time for the report's figures and the AUC(t) tables, e.g. days "
+                              "(default: not stated)")
     return options
 
 
