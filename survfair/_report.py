@@ -18,7 +18,7 @@ from ._calibration_findings import calibration_findings
 from ._calibration_result import CalibrationResult
 from ._findings import Findings, findings, joint_tests
 from ._format import MISSING, NO_INTERVAL, interval_text, number, p_value_text, percent, statistic_text
-from ._horizon_findings import HorizonFindings, horizon_findings, horizon_text
+from ._horizon_findings import HorizonFindings, horizon_findings
 from ._intervals import NO_VARIANCE_SE
 from ._model_comparison import ModelComparison
 from ._results import XCIResult

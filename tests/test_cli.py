@@ -921,7 +921,7 @@ def test_every_output_carries_the_joint_tests(csv_file, tmp_path, capsys):
     assert main(args + ["--format", "json", "--output", str(tmp_path / "a.json")]) == 0
     tests = json.loads((tmp_path / "a.json").read_text())[0]["joint_tests"]
     assert [t["hypothesis"] for t in tests] == ["no_asymmetry", "equal_within", "equal_cells"]
-    expected = survfair.omnibus_test(res, "equal_cells")
+    expected = survfair.omnibus_test(res, hypothesis="equal_cells")
     assert tests[2]["statistic"] == pytest.approx(expected.statistic) and tests[2]["df"] == expected.df
     assert main(args + ["--format", "csv"]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
