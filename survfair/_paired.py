@@ -11,14 +11,16 @@ for both scores.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 import pandas as pd
 
 from ._bootstrap import bootstrap, warn_bootstrap_failures
+from ._frozen import frozen_result, stored
 from ._inference import check_inference_options
 from ._influence import influence
+from ._memory import require_memory
 from ._intervals import (
     ConfidenceInterval,
     bootstrap_interval,
@@ -35,7 +37,7 @@ __all__ = ["ComparisonResult", "compare_xci"]
 _COLUMNS = ["quantity", "a", "b", "value_1", "value_2", "difference", "se", "ci_low", "ci_high", "p_value"]
 
 
-@dataclass(frozen=True)
+@frozen_result
 class ComparisonResult:
     """Differences (model 1 - model 2) of every fairness number, with paired uncertainty.
 
@@ -87,6 +89,52 @@ class ComparisonResult:
     n_resamples: int | None
     min_cells: tuple
     table: pd.DataFrame = field(repr=False)
+    # what the intervals are recomputed from at another level: ("analytic", reach of each row) or
+    # ("bootstrap", paired replicates of the differences, their delete-one jackknife or None)
+    _interval_source: tuple = field(default=(), repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Interval of every difference at ``confidence_level``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level of the result (that of :meth:`to_frame`).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (quantity, a, b), in its row order, and
+            ci_low, ci_high at that level, by the result's rule: Wald within the range of each
+            difference (analytic), or BCa / percentile of the same paired replicates (bootstrap).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+
+        Examples
+        --------
+        >>> import survfair
+        >>> t, e, g = [1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab")
+        >>> first = survfair.xci(t, e, g, [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+        >>> second = survfair.xci(t, e, g, [7, 3, 6, 5, 4, 8, 1, 2], method="naive")
+        >>> limits = survfair.compare_xci(first, second).confidence_interval(0.5)
+        >>> limits.loc[limits["quantity"] == "delta_between", ["ci_low", "ci_high"]].round(4).values.tolist()
+        [[0.1015, 0.2985]]
+        """
+        table = stored(self, "table")
+        low, high = table["ci_low"].to_numpy(float), table["ci_high"].to_numpy(float)
+        if confidence_level is not None and self._interval_source:
+            level = check_confidence_level(confidence_level)
+            difference = table["difference"].to_numpy(float)
+            if self._interval_source[0] == "analytic":
+                reach = self._interval_source[1]
+                low, high = bounded_wald_interval(difference, table["se"].to_numpy(float), level, -reach, reach)
+            else:
+                low, high = bootstrap_interval(difference, *self._interval_source[1:], level)
+        return pd.DataFrame({"quantity": table["quantity"], "a": table["a"], "b": table["b"],
+                             "ci_low": low, "ci_high": high})
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table (a copy): one row per quantity.
@@ -101,16 +149,17 @@ class ComparisonResult:
             G^2 "xci" rows (row-major), then G (G - 1) / 2 "delta_between" and as many
             "delta_within" rows (pairs a before b in group order), then "min_xci" and "overall".
         """
-        return self.table.copy()
+        return self.table
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: groups, interval method and level, and the rows of :meth:`to_frame`."""
         return json_safe({"groups": list(self.groups), "ci_method": self.ci_method,
                           "confidence_level": self.confidence_level, "n_samples": self.n_samples,
-                          "n_resamples": self.n_resamples, "differences": self.table.to_dict(orient="records")})
+                          "n_resamples": self.n_resamples,
+                          "differences": stored(self, "table").to_dict(orient="records")})
 
     def _row(self, quantity: str, a=None, b=None) -> Estimate:
-        t = self.table
+        t = stored(self, "table")
         mask = t["quantity"] == quantity
         if a is not None:
             for label in (a, b):
@@ -206,7 +255,7 @@ class ComparisonResult:
 
     def __repr__(self) -> str:
         with pd.option_context("display.precision", 4, "display.width", 140):
-            body = str(self.table)
+            body = str(stored(self, "table"))
         return (
             f"ComparisonResult(ci_method={self.ci_method!r}, n_samples={self.n_samples}, "
             f"groups={list(self.groups)}, difference = model 1 - model 2)\n{body}"
@@ -402,6 +451,9 @@ def compare_xci(
     sample = _check_same_rows(result_1, result_2)
     level = check_confidence_level(result_1.confidence_level if confidence_level is None else confidence_level)
     groups = result_1.groups
+    g = len(groups)
+    require_memory(8.0 * (2 * g * g - g) * g * g,
+                   f"the weights of the {2 * g * g - g} paired differences of {g} groups' cells", ("groups",))
     weights, labels = _linear_weights(groups)
     v1, v2 = result_1.values.ravel(), result_2.values.ravel()
     lin_1, lin_2 = combine_cells(weights, v1), combine_cells(weights, v2)
@@ -439,6 +491,7 @@ def compare_xci(
         reach = np.concatenate([np.abs(weights).sum(axis=1), [1.0, 1.0]])
         low, high = bounded_wald_interval(difference, se, level, -reach, reach)
         p = wald_p_value(difference, se)
+        interval_source = ("analytic", reach)
     else:
         draws_1, draws_2 = bootstrap(
             sample,
@@ -483,6 +536,7 @@ def compare_xci(
             jackknife = _jack(inf_1, v1) - _jack(inf_2, v2)
         low, high = bootstrap_interval(difference, diff_draws, jackknife, level)
         p = bootstrap_p_value(difference, diff_draws, jackknife, 0.0)
+        interval_source = ("bootstrap", diff_draws, jackknife)
         finite = np.where(np.isfinite(diff_draws), diff_draws, np.nan)
         with np.errstate(invalid="ignore"):
             counts = np.isfinite(finite).sum(axis=0)
@@ -506,4 +560,4 @@ def compare_xci(
     )
     g = len(groups)
     cells = tuple(None if c < 0 else (groups[c // g], groups[c % g]) for c in (c1, c2))
-    return ComparisonResult(groups, ci, level, sample.n_samples, n_resamples_used, cells, table)
+    return ComparisonResult(groups, ci, level, sample.n_samples, n_resamples_used, cells, table, interval_source)

@@ -335,7 +335,7 @@ def _refuse_booleans_among_numbers(labels: np.ndarray) -> None:
         )
 
 
-def _encode_groups(
+def encode_groups(
     labels: np.ndarray, groups: Sequence | None, index: pd.Index | None
 ) -> tuple[np.ndarray, tuple, np.ndarray]:
     """Return (codes, group labels, keep mask); codes are -1 where the row is not analysed."""
@@ -785,7 +785,7 @@ def check_survival_inputs(
         event_values, competing, cause = _as_causes(raw["event"], cause, index, require_cause)
     risk_values = as_numeric(raw[risk_name], risk_name, index) if risk_name in raw else None
 
-    codes, labels, keep = _encode_groups(raw["group"], groups, index)
+    codes, labels, keep = encode_groups(raw["group"], groups, index)
     cluster_codes = _encode_clusters(raw["cluster"], index) if "cluster" in raw else None
     entry_values = _as_entry(raw["entry"], time_values, index) if "entry" in raw else None
     weight_values = _as_weights(raw["weights"], index) if "weights" in raw else None

@@ -34,7 +34,7 @@ from ._exceptions import warn_undefined_cells
 from ._kernel import PairCounts, count_pairs, own_factors
 from ._results import XCIResult
 from ._settings import EstimatorSettings
-from ._validation import check_survival_inputs, raise_no_comparable_pair, warn_excluded_rows, _encode_groups
+from ._validation import check_survival_inputs, encode_groups, raise_no_comparable_pair, warn_excluded_rows
 
 __all__ = ["is_dask_frame", "xci_dask"]
 
@@ -56,7 +56,7 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
             raise ValueError(f"{role}: with a Dask DataFrame as data, {role} must name one of its columns; "
                              f"got {name!r} (columns: {list(frame.columns)}).")
     frame = frame[[time, event, group, risk]]
-    _, labels, _ = _encode_groups(np.asarray(frame[group].drop_duplicates().compute()), groups, None)
+    _, labels, _ = encode_groups(np.asarray(frame[group].drop_duplicates().compute()), groups, None)
     n_rows = None
     if groups is not None:  # the rows of other groups are counted (and warned about), never dropped silently
         n_rows = len(frame)

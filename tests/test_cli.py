@@ -969,3 +969,32 @@ def test_horizon_text_has_the_unit_differences_and_findings(csv_file, capsys):
     curve = survfair.xauc_t("t", "e", "sex", "score", [5.0, 10.0], data=frame)
     expected = curve.pairwise_deltas().iloc[3]
     assert f"{expected['value']:.4f}" in deltas.splitlines()[5]
+
+
+def test_mitigate_audits_a_subset_of_groups(tmp_path, capsys):
+    """Issue 13 audit: `survfair mitigate` had no --groups, so a group with one event had to be
+    filtered out of the file first. The chosen groups are fitted (the first named is the reference),
+    every row is written, and the others' risk_adjusted is empty and counted."""
+    rng = np.random.default_rng(0)
+    n = 600
+    race = rng.choice(["A", "B", "C"], n, p=[0.45, 0.45, 0.1])
+    time = rng.exponential(size=n)
+    frame = pd.DataFrame({"time": time, "event": (rng.random(n) < 0.8).astype(int), "race": race,
+                          "risk": -time + rng.normal(size=n) + 0.5 * (race == "A")})
+    data, out = tmp_path / "m.csv", tmp_path / "adjusted.csv"
+    frame.to_csv(data, index=False)
+    args = ["mitigate", "--data", str(data), "--time", "time", "--event", "event", "--group", "race",
+            "--risk", "risk", "--output", str(out)]
+    assert main(args + ["--groups", "B", "A"]) == 0
+    printed = capsys.readouterr().out
+    n_other = int((race == "C").sum())
+    assert f"{n_other} rows of other groups excluded (--groups B A); their risk_adjusted is empty." in printed
+    written = pd.read_csv(out)
+    assert len(written) == n and written.loc[written["race"] == "C", "risk_adjusted"].isna().all()
+    subset = frame[frame["race"] != "C"]
+    fitted = survfair.mitigate.group_shift("time", "event", "race", "risk", data=subset, reference="B")
+    np.testing.assert_allclose(written.loc[written["race"] != "C", "risk_adjusted"],
+                               fitted.transform("risk", "race", data=subset))
+    assert fitted.offsets["B"] == 0.0
+    assert main(args + ["--groups", "B", "X"]) == 2
+    assert "--groups 'X' does not occur" in capsys.readouterr().err

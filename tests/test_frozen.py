@@ -211,8 +211,6 @@ def _public_classes():
 
 @pytest.mark.parametrize("cls", list(_public_classes()), ids=lambda c: c.__name__)
 def test_every_public_result_class_uses_the_shared_mechanism(cls):
-    if cls.__name__ == "ComparisonResult":
-        pytest.xfail("survfair/_paired.py is being changed by its owner; it adopts @frozen_result there")
     assert getattr(cls, "__frozen_result__", False), f"{cls.__name__} is a plain @dataclass(frozen=True)"
 
 

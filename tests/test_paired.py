@@ -164,3 +164,33 @@ def test_inputs_modified_after_the_call_are_refused_not_read():
     survfair.compare_xci(first, second)  # the same values again: accepted
     with pytest.raises(ValueError, match="read-only"):  # nothing can be written through the result
         second.sample.risk[0] += 1.0
+
+
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+def test_comparison_intervals_at_another_level_and_a_frozen_table(ci):
+    """Issue 19 audit: ComparisonResult had ci_low/ci_high columns but no confidence_interval(), and
+    its table could be changed through what it handed out."""
+    rng = np.random.default_rng(8)
+    time = rng.exponential(size=300)
+    event = rng.random(300) < 0.7
+    group = rng.integers(0, 2, 300)
+    risk = -time + rng.normal(size=300)
+    first = survfair.xci(time, event, group, risk, tau=2.0)
+    second = survfair.xci(time, event, group, risk + rng.normal(size=300), tau=2.0)
+    comparison = survfair.compare_xci(first, second, ci=ci, n_resamples=200, random_state=0)
+    table = comparison.to_frame()
+    same = comparison.confidence_interval(comparison.confidence_level)
+    np.testing.assert_allclose(same[["ci_low", "ci_high"]], table[["ci_low", "ci_high"]], rtol=1e-12)
+    assert list(same.columns) == ["quantity", "a", "b", "ci_low", "ci_high"]
+    narrow = comparison.confidence_interval(confidence_level=0.5)
+    defined = table["se"].to_numpy() > 0
+    assert (narrow["ci_high"] - narrow["ci_low"])[defined].lt((table["ci_high"] - table["ci_low"])[defined]).all()
+    if ci == "analytic":  # Wald: the half-width scales with the normal quantile
+        ratio = stats.norm.ppf(0.75) / stats.norm.ppf(0.975)
+        row = table.index[table["quantity"] == "delta_between"][0]
+        assert narrow.loc[row, "ci_high"] - narrow.loc[row, "ci_low"] == pytest.approx(
+            ratio * (table.loc[row, "ci_high"] - table.loc[row, "ci_low"]), rel=1e-9)
+    table.loc[:, "difference"] = 0.0
+    assert comparison.to_frame()["difference"].ne(0).any()
+    with pytest.raises(ValueError):
+        comparison.confidence_interval(confidence_level=1.5)

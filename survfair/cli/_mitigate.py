@@ -20,10 +20,14 @@ from ._options import (
     add_data_options,
     add_debug_option,
     add_estimator_options,
+    add_groups_option,
     column_roles,
+    excluded_note,
     group_argument,
     group_labels,
+    match_groups,
     match_label,
+    subset_groups,
 )
 
 __all__ = ["register", "run"]
@@ -35,7 +39,10 @@ examples:
       fit the shift on the rows where 'train' is true, judge it on the others
   survfair mitigate --data cohort.parquet --time t --event e --group race --risk risk \\
       --adjustment monotone --reference White --output adjusted.parquet --report-table before_after.csv
-  survfair mitigate --data cohort.csv --time time --event event --group sex --risk lp --tau 3650 \
+  survfair mitigate --data cohort.csv --time t --event e --group race --groups White Black --risk risk \\
+      --output adjusted.csv
+      adjust two groups only; the other groups' rows are written with an empty risk_adjusted
+  survfair mitigate --data cohort.csv --time time --event event --group sex --risk lp --tau 3650 \\
       --fit-column train --predicted risk5 --horizon 1826 --output adjusted.csv
       also report each group's calibration of the adjusted predicted 5-year risks (O/E, slope, ICI, Brier)
 """
@@ -55,7 +62,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Fit per-group offsets (or monotone maps) on the risk scale and write the adjusted scores.",
         epilog=EXAMPLES,
     )
-    add_data_options(parser, required=True, several_risks=False)
+    add_groups_option(add_data_options(parser, required=True, several_risks=False))
     fitting = parser.add_argument_group("adjustment")
     fitting.add_argument("--adjustment", choices=["shift", "monotone"], default="shift",
                          help="per-group offsets, or per-group monotone maps to the reference group")
@@ -141,13 +148,15 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     frame = read_table(args.data)
     group = group_argument(args.group)
-    reference = None
+    chosen = match_groups(frame, args.group, args.groups)
+    fitting, n_excluded = subset_groups(frame, args.group, chosen)  # --groups: their rows only
+    reference = None if chosen is None else chosen[0]  # the first group named is the reference
     if args.reference is not None:
-        labels = group_labels(frame, args.group).dropna().unique()
+        labels = group_labels(fitting, args.group).dropna().unique()
         reference = match_label(labels, args.reference, "--reference", "the groups")
     common = dict(
-        data=frame, method=args.method, tau=args.tau, censoring=args.censoring,
-        reference=reference, fit_on=_fit_mask(frame, args.fit_column), alpha=args.alpha, beta=args.beta,
+        data=fitting, method=args.method, tau=args.tau, censoring=args.censoring,
+        reference=reference, fit_on=_fit_mask(fitting, args.fit_column), alpha=args.alpha, beta=args.beta,
     )
     roles = {}
     if args.predicted:
@@ -163,8 +172,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             fitted = group_monotone(args.time, args.event, group, args.risk, **common)
             header = f"monotone maps to reference group {fitted.reference!r}"
-        output = frame.copy()
-        output["risk_adjusted"] = fitted.transform(args.risk, group, data=frame)
+        output = frame.copy()  # every row of the file; rows outside --groups get no adjusted score
+        output["risk_adjusted"] = float("nan")
+        output.loc[fitting.index, "risk_adjusted"] = fitted.transform(args.risk, group, data=fitting)
     table = fitted.to_frame()  # with --predicted, the calibration rows follow (time = the horizon)
     in_sample = args.fit_column is None
     with staged_outputs() as stage:  # both files or neither
@@ -177,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
                if in_sample else "before/after (fit rows are in-sample, evaluation rows held out; ")
     sys.stdout.write(
         f"{header}\nrows: {len(frame)} in, {len(output)} written to {args.output}\n"
-        f"{heading}rows a = group of the earlier event, b = later member):\n"
+        + "".join(line[:-1] + "; their risk_adjusted is empty.\n" for line in excluded_note(n_excluded, args.groups))
+        + f"{heading}rows a = group of the earlier event, b = later member):\n"
         + format_table(table[table["time"].isna()] if "time" in table.columns else table)
         + "\n"
         + _calibration_text(fitted, in_sample)
