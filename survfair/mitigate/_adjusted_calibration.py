@@ -12,6 +12,8 @@ Kept apart from the result classes so that they only gain a field and a few line
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +23,7 @@ import pandas as pd
 from .._calibration import check_predicted_risks, predicted_matrix
 from .._validation import SurvivalSample, check_numbers, check_option, input_index
 
-__all__ = ["PredictedRisks", "check_predicted_option", "adjustment_calibration", "calibration_rows",
+__all__ = ["PredictedRisks", "check_predicted_option", "adjustment_calibration", "with_calibration", "calibration_rows",
            "calibration_dict"]
 
 #: how the risk score relates to the predicted risks (as :data:`survfair.mitigate._calibration_cost.SCALES`)
@@ -75,6 +77,18 @@ def check_predicted_option(predicted: Any, times: Any, scale: Any, data: pd.Data
     else:
         columns = list(range(values.shape[1]))
     return PredictedRisks(values, columns, horizons, scale)
+
+
+def with_calibration(fitted: Any, fit_sample: SurvivalSample, eval_sample: SurvivalSample | None,
+                     fit_mask: np.ndarray | None, predicted: PredictedRisks | None, censoring: str):
+    """The fitted adjustment with its :attr:`calibration` (unchanged without ``predicted=``): on the
+    evaluation sample, or in-sample on the fitting sample when there is none."""
+    if predicted is None:
+        return fitted
+    evaluated = fit_sample if eval_sample is None else eval_sample
+    rows = None if eval_sample is None or fit_mask is None else ~fit_mask
+    return dataclasses.replace(fitted, calibration=adjustment_calibration(fitted, evaluated, rows, predicted,
+                                                                          censoring))
 
 
 def adjustment_calibration(adjustment: Any, sample: SurvivalSample, rows: np.ndarray | None,

@@ -8,7 +8,6 @@ search is exact) and :mod:`._tables` (the before/after table).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import field
 from typing import Any
 
@@ -20,10 +19,10 @@ from .._results import json_safe
 from .._summaries import OBJECTIVES, check_utility_weights
 from .._validation import check_option, check_scalar
 from .._settings import EstimatorSettings
-from ._adjusted_calibration import adjustment_calibration, calibration_dict, calibration_rows, check_predicted_option
+from ._adjusted_calibration import calibration_dict, calibration_rows, check_predicted_option, with_calibration
 from ._problem import ShiftProblem, check_reference, check_transform_inputs, split_samples
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
-from ._tables import before_after_table, format_table, interval_table
+from ._tables import BeforeAfterIntervals, before_after_table, format_table
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
@@ -32,7 +31,7 @@ __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
 
 @frozen_result
-class GroupShift:
+class GroupShift(BeforeAfterIntervals):
     """A fitted group shift: risk_i + offset[group_i], one offset per group (reference at 0).
 
     Attributes
@@ -126,33 +125,6 @@ class GroupShift:
         and a ``time`` column, the horizon (NaN on the ranking rows).
         """
         return calibration_rows(self.table, self.calibration, "evaluation" if self.n_evaluation else "fit")
-
-    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
-        """Intervals of every before/after number at ``confidence_level``, from the stored results.
-
-        Parameters
-        ----------
-        confidence_level : float, optional
-            In (0, 1); default: the level the result was made with (its :meth:`to_frame`
-            intervals).
-
-        Returns
-        -------
-        DataFrame
-            The identifying columns of :meth:`to_frame` (sample, metric, a, b), in its row order, and the
-            interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
-            estimates are rows of a table (a matrix result returns two G x G frames instead,
-            see Conventions, "Intervals").
-
-        Raises
-        ------
-        TypeError, ValueError
-            If ``confidence_level`` is not a number in (0, 1).
-        """
-        if confidence_level is None:
-            columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
-            return self.table[columns]
-        return interval_table(self.results, self.alpha, self.beta, confidence_level)
 
 
     def to_dict(self) -> dict:
@@ -387,9 +359,4 @@ def group_shift(
         results=results,
         seed_entropy=fitted["seed_entropy"],
     )
-    if risks is None:
-        return fitted
-    evaluated = fit_sample if eval_sample is None else eval_sample
-    rows = None if eval_sample is None or fit_mask is None else ~fit_mask
-    return dataclasses.replace(fitted, calibration=adjustment_calibration(fitted, evaluated, rows, risks,
-                                                                          settings.censoring))
+    return with_calibration(fitted, fit_sample, eval_sample, fit_mask, risks, settings.censoring)

@@ -25,7 +25,7 @@ from .._validation import SurvivalSample, check_confidence_level
 from .._settings import EstimatorSettings
 from .._xci import xci
 
-__all__ = ["before_after_table", "interval_table", "format_table"]
+__all__ = ["BeforeAfterIntervals", "before_after_table", "interval_table", "format_table"]
 
 
 # -- before / after table ----------------------------------------------------------------------
@@ -137,3 +137,35 @@ def format_table(table: pd.DataFrame) -> str:
     shown[["a", "b"]] = shown[["a", "b"]].map(lambda v: "" if v is None else v)
     with pd.option_context("display.width", 140, "display.max_rows", 200):
         return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="")
+
+
+class BeforeAfterIntervals:
+    """``confidence_interval`` of the adjustments' before/after tables (:class:`GroupShift`,
+    :class:`GroupMonotone`), which hold ``table``, ``results``, ``alpha`` and ``beta``."""
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Intervals of every before/after number at ``confidence_level``, from the stored results.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            In (0, 1); default: the level the result was made with (its :meth:`to_frame`
+            intervals).
+
+        Returns
+        -------
+        DataFrame
+            The identifying columns of :meth:`to_frame` (sample, metric, a, b), in its row order, and the
+            interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
+            estimates are rows of a table (a matrix result returns two G x G frames instead,
+            see Conventions, "Intervals").
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``confidence_level`` is not a number in (0, 1).
+        """
+        if confidence_level is None:
+            columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+            return self.table[columns]
+        return interval_table(self.results, self.alpha, self.beta, confidence_level)
