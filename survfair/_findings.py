@@ -309,7 +309,7 @@ class _Reader:
         i, j = self.index[a], self.index[b]
         return cell_text(self.values[i, j], self.low[i, j], self.high[i, j], bool(self.no_variance[i, j]))
 
-    def p(self, value: float, at_floor: bool = False) -> str:
+    def p(self, value: float, at_floor: bool | None = None) -> str:
         """``"p = 0.043"``, ``"p < 0.001"`` or, at the bootstrap floor, ``"p <= 0.029 (bootstrap floor)"``."""
         return p_phrase(value, self.n_resamples, at_floor)
 
@@ -484,7 +484,9 @@ def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, rea
     between = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
     if between.empty or between["ci_low"].isna().all():
         return None
-    untestable = between.apply(_no_variance, axis=1)
+    # as in the joint test: a difference using a cell with standard error 0 is not counted (its
+    # interval leaves out that cell's uncertainty; the other sentences say chance cannot be ruled out)
+    untestable = between.apply(_no_variance, axis=1) | between.get("no_variance_cell", False)
     tested = between[~untestable]
     excluded = int(((tested["ci_low"] > 0) | (tested["ci_high"] < 0)).sum())
     alpha = reader.alpha
@@ -494,7 +496,7 @@ def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, rea
             f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 "
             f"({significant} with {adjust_name(adjust)} p < {alpha:g})")
     if untestable.any():
-        text += f"; {_count(int(untestable.sum()), 'difference')} with standard error 0 not counted"
+        text += f"; {_count(int(untestable.sum()), 'difference')} using a cell with standard error 0 not counted"
     unresolved = int((tested["p_at_floor"].astype(bool) & (tested["p_adjusted"] >= alpha)).sum())
     if unresolved:
         text += (f"; {unresolved} adjusted p-value{'s are bounds' if unresolved > 1 else ' is a bound'} at the "

@@ -47,7 +47,7 @@ def number(value: Any, digits: int = 3) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
-def p_value_text(value: Any, n_resamples: int | None = None, at_floor: bool = False) -> str:
+def p_value_text(value: Any, n_resamples: int | None = None, at_floor: bool | None = None) -> str:
     """A p-value as a reader expects it.
 
     Two significant digits (``0.043``, ``0.21``), ``< 0.001`` below 0.001. A bootstrap p-value
@@ -67,7 +67,7 @@ def p_value_text(value: Any, n_resamples: int | None = None, at_floor: bool = Fa
     p = float(value)
     if at_floor:
         return f"<= {p:.2g} (bootstrap floor)"
-    if n_resamples:
+    if n_resamples and at_floor is None:  # not known from the replicates: the percentile floor
         floor = 2 / (n_resamples + 1)
         if p <= floor * (1 + 1e-9):
             return f"<= {floor:.2g} (bootstrap floor)"
@@ -76,7 +76,7 @@ def p_value_text(value: Any, n_resamples: int | None = None, at_floor: bool = Fa
     return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
 
 
-def p_phrase(value: Any, n_resamples: int | None = None, at_floor: bool = False) -> str:
+def p_phrase(value: Any, n_resamples: int | None = None, at_floor: bool | None = None) -> str:
     """A p-value in a sentence: ``"p = 0.043"`` or ``"p < 0.001"`` (:func:`p_value_text`).
 
     >>> p_phrase(0.04321), p_phrase(0.00002)

@@ -8,7 +8,7 @@ summary (all Δbetween; all Δwithin); the sentences are generated from the resu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -25,11 +25,13 @@ from ._findings import (
     adjust_name,
     SMALL_CELL_COVERAGE_NOTE,
 )
+from ._frozen import frozen_result
 from ._format import NO_INTERVAL, cell_text, interval_text, p_phrase
 from ._intervals import NO_VARIANCE_SE
 from ._multiplicity import ADJUSTMENTS, adjust_p_values
 from ._results import json_safe
 from ._validation import check_option, check_scalar
+from ._xauc_t import case_control_definition
 
 __all__ = ["HorizonFindings", "horizon_findings", "horizon_flags", "horizon_text"]
 
@@ -46,8 +48,8 @@ def horizon_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100) ->
     ----------
     result : XAUCtResult
     min_events : int, default=10
-        A cell (t, a, b) is flagged when group ``a`` has fewer cases (events by t) or group ``b``
-        fewer controls (event-free at t).
+        A cell (t, a, b) is flagged when group ``a`` has fewer cases or group ``b`` fewer
+        controls (as the result defines them: :func:`survfair.xauc_t`'s ``cause`` and ``controls``).
     min_pairs : int, default=100
         ... or when the cell has fewer case-control pairs.
 
@@ -78,7 +80,7 @@ def horizon_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100) ->
     return pd.DataFrame(rows)
 
 
-@dataclass(frozen=True)
+@frozen_result
 class HorizonFindings:
     """Result of :func:`horizon_findings`.
 
@@ -177,15 +179,17 @@ def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, ti
         "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",
         "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {consequence}.",
     }[_judgement(row, alpha)]
+    cases, controls = case_control_definition(result)
     return (f"AUC(t) at {horizon_text(time, time_unit)}, largest cross-group asymmetry, {a} vs {b}: a case of {a} "
-            f"(event by t) was ranked above a control of {b} (event-free at t) {cells.cell(a, b)} of the time; a case "
+            f"({cases}) was ranked above a control of {b} ({controls}) {cells.cell(a, b)} of the time; a case "
             f"of {b} above a control of {a} {cells.cell(b, a)}. {_difference(row, adjust)}. {words}"
             f"{cells.caution([(a, b), (b, a)])}")
 
 
 def _count_sentence(deltas: pd.DataFrame, adjust: str, result: Any) -> str | None:
     between = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
-    between = between[~between.apply(_no_variance, axis=1)] if len(between) else between
+    if len(between):  # as in the joint test: not the differences using a cell with standard error 0
+        between = between[~(between.apply(_no_variance, axis=1) | between.get("no_variance_cell", False))]
     if between.empty or between["ci_low"].isna().all():
         return None
     alpha = 1 - result.confidence_level

@@ -81,6 +81,11 @@ _NOTE_XAUC_MD = (
 )
 
 
+def _known(flag) -> bool | None:
+    """A flag read from a table as a bool, None where the table has none (unknown)."""
+    return None if flag is None or pd.isna(flag) else bool(flag)
+
+
 def _notes(result: XCIResult | XAUCResult) -> tuple[str, str]:
     """How to read the matrix: (HTML, Markdown)."""
     return (_NOTE_XAUC, _NOTE_XAUC_MD) if isinstance(result, XAUCResult) else (_NOTE, _NOTE_MD)
@@ -191,8 +196,8 @@ def _delta_row(d: Any, adjust: str, boot: int | None) -> dict:
     no_variance = np.isfinite(d.value) and np.isfinite(d.se) and d.se <= NO_VARIANCE_SE
     return {"value": _pp(d.value) + (" pts" if np.isfinite(d.value) else ""),
             "interval": NO_INTERVAL if no_variance else _pp_interval(d.ci_low, d.ci_high),
-            "p": p_value_text(d.p_value, boot, bool(getattr(d, "p_at_floor", False))),
-            f"p ({adjust})": p_value_text(d.p_adjusted, boot, bool(getattr(d, "p_at_floor", False)))}
+            "p": p_value_text(d.p_value, boot, _known(getattr(d, "p_at_floor", None))),
+            f"p ({adjust})": p_value_text(d.p_adjusted, boot, _known(getattr(d, "p_at_floor", None)))}
 
 
 def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFrame:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import field
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -271,7 +272,7 @@ def json_safe(value: Any) -> Any:
         return value if math.isfinite(value) else None
     if isinstance(value, (np.bool_,)):
         return bool(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
@@ -496,7 +497,11 @@ class XCIResult(CellMatrixAccessors):
             # array that is the caller's own still follows the caller's later changes
             arrays = {f.name: _readonly_view(getattr(self.sample, f.name)) for f in dataclasses.fields(self.sample)
                       if isinstance(getattr(self.sample, f.name), np.ndarray)}
-            object.__setattr__(self, "sample", dataclasses.replace(self.sample, **arrays))
+            views = dataclasses.replace(self.sample, **arrays)
+            # the checksum of the data as validated, not as they are now: a copy or pickle of a result
+            # whose inputs were modified since must still be refused (SurvivalSample.check_unchanged)
+            object.__setattr__(views, "fingerprint", self.sample.fingerprint)
+            object.__setattr__(self, "sample", views)
 
     # -- settings -----------------------------------------------------------------------------
     @property

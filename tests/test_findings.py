@@ -289,3 +289,50 @@ def test_a_difference_with_one_cell_of_standard_error_0_is_not_called_clear():
     sentence = next(s for s in f.sentences if s.startswith("Largest within-group"))
     assert "so the interval leaves out that cell's uncertainty and chance cannot be ruled out" in sentence
     assert "In words:" not in sentence
+
+
+def test_the_count_leaves_out_differences_using_a_cell_with_standard_error_0():
+    """Review: a difference with one cell of standard error 0 was counted as excluding 0 (and as
+    significant) while the other sentences said chance cannot be ruled out and the joint test left
+    it out."""
+    import warnings
+
+    rng = np.random.default_rng(7)
+    n = 400
+    group = np.array(["a"] * 190 + ["b"] * 190 + ["c"] * 20)
+    x = rng.normal(size=n)
+    t, c = rng.exponential(np.exp(-x)), rng.exponential(2, n)
+    time, event = np.minimum(t, c), (t <= c).astype(int)
+    risk = x + rng.normal(scale=0.5, size=n)
+    members = np.flatnonzero(group == "c")  # group c perfectly ranked inside: its own cell has SE 0
+    risk[members[np.argsort(time[members])]] = np.linspace(10, 0, members.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = survfair.findings(survfair.xci(time, event, group, risk))
+    between = found.deltas[found.deltas["summary"] == "delta_between"]
+    untestable = int(between["no_variance_cell"].sum())
+    assert untestable >= 1
+    count = next(s for s in found.sentences if "between-group difference" in s and "excluding 0" in s)
+    assert count.startswith(f"0 of {len(between) - untestable} between-group difference") or \
+        f"of {len(between) - untestable} between-group difference" in count
+    assert "using a cell with standard error 0 not counted" in count
+
+
+def test_auc_t_findings_name_the_cases_and_controls_of_the_result():
+    """Review: the AUC(t) sentence said "event by t" / "event-free at t" under cause= and
+    controls="all", contradicting the header built from the same result."""
+    from survfair._horizon_findings import horizon_findings
+    from survfair._xauc_t import case_control_definition
+
+    rng = np.random.default_rng(3)
+    n = 600
+    group = rng.choice(list("ab"), n)
+    x = rng.normal(size=n)
+    t1, t2, c = rng.exponential(np.exp(-x)), rng.exponential(2, n), rng.exponential(2, n)
+    time = np.minimum.reduce([t1, t2, c])
+    status = np.where(time == t1, 1, np.where(time == t2, 2, 0))
+    result = survfair.xauc_t(time, status, group, x, [0.5, 1.0], cause=1, controls="all")
+    cases, controls = case_control_definition(result)
+    text = " ".join(horizon_findings(result).sentences)
+    assert f"({cases})" in text and f"({controls})" in text
+    assert "competing" in controls and "(event by t)" not in text

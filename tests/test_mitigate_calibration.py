@@ -140,3 +140,26 @@ def test_group_monotone_carries_its_calibration_in_sample_and_options_are_checke
     bad = frame.assign(r3=frame["r3"].where(frame.index != 105, 1.5))
     with pytest.raises(ValueError, match=r"predicted column 'r3': .* outside at rows \[105\]"):
         group_shift("t", "e", "g", "lp", data=bad, tau=8, predicted="r3", times=3.0)
+
+
+def test_adjustment_intervals_follow_to_frame_rows_with_calibration():
+    """Review: with predicted=, to_frame() had the calibration rows after the ranking rows but
+    confidence_interval() returned the ranking rows only (20 of 44)."""
+    import survfair
+
+    rng = np.random.default_rng(2)
+    n = 400
+    g = rng.integers(0, 2, n)
+    x = rng.normal(size=n) + 0.4 * g
+    t, c = rng.exponential(np.exp(-x)), rng.exponential(2, n)
+    time, event = np.minimum(t, c), t <= c
+    predicted = 1 - np.exp(-np.exp(x) * 0.5)
+    fitted = survfair.mitigate.group_shift(time, event, g, x, predicted=predicted, times=[0.5], tau=1.5)
+    frame = fitted.to_frame()
+    for level in (None, 0.8):
+        limits = fitted.confidence_interval(level)
+        assert len(limits) == len(frame)
+        pd.testing.assert_frame_equal(limits[["sample", "metric", "a", "b", "time"]].reset_index(drop=True),
+                                      frame[["sample", "metric", "a", "b", "time"]].reset_index(drop=True))
+    same = fitted.confidence_interval(None)
+    np.testing.assert_allclose(same["after_ci_low"], frame["after_ci_low"], rtol=1e-12, equal_nan=True)

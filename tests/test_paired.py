@@ -194,3 +194,23 @@ def test_comparison_intervals_at_another_level_and_a_frozen_table(ci):
     assert comparison.to_frame()["difference"].ne(0).any()
     with pytest.raises(ValueError):
         comparison.confidence_interval(confidence_level=1.5)
+
+
+def test_a_copied_or_rebuilt_result_keeps_the_checksum_of_its_validated_data():
+    """Review: rebuilding a result (copy, deepcopy, pickle, dataclasses.replace) took the checksum
+    again from the modified data, and compare_xci then accepted it."""
+    import copy
+    import dataclasses
+    import pickle
+
+    rng = np.random.default_rng(5)
+    time = rng.exponential(size=200)
+    event = rng.random(200) < 0.7
+    group = rng.integers(0, 2, 200)
+    risk, other = -time + rng.normal(size=200), -time + rng.normal(size=200)
+    first, second = survfair.xci(time, event, group, risk), survfair.xci(time, event, group, other)
+    risk[:] = rng.normal(size=200)
+    for rebuilt in (copy.copy(first), copy.deepcopy(first), pickle.loads(pickle.dumps(first)),
+                    dataclasses.replace(first, confidence_level=0.9)):
+        with pytest.raises(ValueError, match="modified in place"):
+            survfair.compare_xci(rebuilt, second)

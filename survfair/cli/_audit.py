@@ -179,10 +179,11 @@ def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: 
     (``< 0.001``; a bound at the bootstrap floor), † on a difference that uses a flagged cell; the
     joint tests are printed apart (:func:`survfair._report.joint_tests_table`)."""
     shown = summaries[~summaries["summary"].str.startswith("omnibus_")].copy()
-    floor = [p is True or p is np.True_ for p in shown.get("p_at_floor", [False] * len(shown))]
+    # known from the replicates where the table says so; None (the percentile floor rule) elsewhere
+    floor = [None if f is None or pd.isna(f) else bool(f) for f in shown.get("p_at_floor", [None] * len(shown))]
     for column in ("p_value", "p_adjusted"):
         if column in shown:
-            shown[column] = [MISSING if pd.isna(p) else p_value_text(p, n_resamples, bool(f))
+            shown[column] = [MISSING if pd.isna(p) else p_value_text(p, n_resamples, f)
                              for p, f in zip(shown[column], floor)]
     if "flagged" in shown:
         shown["flag"] = ["†" if f is True else "" for f in shown["flagged"]]

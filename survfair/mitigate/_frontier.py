@@ -14,7 +14,7 @@ from .._results import json_safe
 from .._settings import EstimatorSettings
 from .._summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
-from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
+from ._search import MAX_EVALUATIONS, fit_offsets, make_objective, repeatable_seed
 from .._validation import check_numbers, check_random_state, check_scalar, check_survival_inputs, input_index
 
 __all__ = ["Frontier", "frontier", "plot_frontier"]
@@ -209,7 +209,7 @@ def frontier(
         raise ValueError("group: only one group; a frontier needs at least two groups.")
     ref = check_reference(reference, sample.groups)
     n_points = check_scalar(n_points, "n_points", "integer", low=2)
-    seed = check_random_state(random_state)  # checked even where the grid does not search
+    seed = repeatable_seed(check_random_state(random_state))  # checked even where the grid does not search
     problem = ShiftProblem(sample, settings)
     g = sample.n_groups
     if (predicted is None) != (times is None):

@@ -264,6 +264,14 @@ def _plateau(
     return ends[0], ends[1]
 
 
+def repeatable_seed(seed: np.random.SeedSequence) -> np.random.SeedSequence:
+    """A seed that its entropy alone repeats (what ``seed_entropy`` records): a spawned
+    SeedSequence (non-empty ``spawn_key``) is replaced by a root sequence drawn from it."""
+    if not seed.spawn_key:
+        return seed
+    return np.random.SeedSequence(int(seed.generate_state(1, np.uint64)[0]))
+
+
 def fit_offsets(
     problem: ShiftProblem,
     objective: Objective,
@@ -278,7 +286,7 @@ def fit_offsets(
     never draw from it); with three or more, the returned ``"seed_entropy"`` is the entropy of the
     seed used (``random_state=seed_entropy`` repeats the search), None for two groups.
     """
-    seed = check_random_state(random_state)
+    seed = repeatable_seed(check_random_state(random_state))
     g = problem.sample.n_groups
     offsets = np.zeros(g)
     free = [k for k in range(g) if k != reference]

@@ -155,7 +155,8 @@ class BeforeAfterIntervals:
         Returns
         -------
         DataFrame
-            The identifying columns of :meth:`to_frame` (sample, metric, a, b), in its row order, and the
+            The identifying columns of :meth:`to_frame` (sample, metric, a, b, and time with
+            ``predicted=``), in its row order, and the
             interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
             estimates are rows of a table (a matrix result returns two G x G frames instead,
             see Conventions, "Intervals").
@@ -165,7 +166,16 @@ class BeforeAfterIntervals:
         TypeError, ValueError
             If ``confidence_level`` is not a number in (0, 1).
         """
+        columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
         if confidence_level is None:
-            columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
-            return self.table[columns]
-        return interval_table(self.results, self.alpha, self.beta, confidence_level)
+            ranking = self.table[columns]
+        else:
+            ranking = interval_table(self.results, self.alpha, self.beta, confidence_level)
+        if self.calibration is None:
+            return ranking
+        # with predicted=: the calibration rows follow, as in to_frame()
+        calibration = self.calibration.confidence_interval(confidence_level)
+        calibration = calibration[calibration["part"] == "calibration"].drop(columns="part")
+        calibration.insert(0, "sample", "evaluation" if self.n_evaluation else "fit")
+        ranking = ranking.assign(time=np.nan)
+        return pd.concat([ranking, calibration[ranking.columns]], ignore_index=True)
