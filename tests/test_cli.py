@@ -998,3 +998,33 @@ def test_mitigate_audits_a_subset_of_groups(tmp_path, capsys):
     assert fitted.offsets["B"] == 0.0
     assert main(args + ["--groups", "B", "X"]) == 2
     assert "--groups 'X' does not occur" in capsys.readouterr().err
+
+
+def test_json_and_csv_carry_the_differences_per_horizon(tmp_path, capsys):
+    """Issue 14 follow-up: the per-horizon Δwithin / Δbetween were in the text output and the report
+    only; JSON and CSV now carry them with the same adjusted p-values (one family over horizons)."""
+    import io
+
+    from survfair._horizon_findings import horizon_findings
+
+    rng = np.random.default_rng(1)
+    n = 600
+    g = rng.choice(list("abc"), n)
+    r = rng.normal(size=n) + 0.3 * (g == "a")
+    t, c = rng.exponential(np.exp(-r)), rng.exponential(2.0, n)
+    frame = pd.DataFrame({"time": np.minimum(t, c), "event": (t <= c).astype(int), "grp": g, "risk": r})
+    path = tmp_path / "hz.csv"
+    frame.to_csv(path, index=False)
+    args = ["audit", "--data", str(path), "--time", "time", "--event", "event", "--group", "grp", "--risk", "risk",
+            "--tau", "2", "--horizon", "0.3", "--horizon", "0.6"]
+    expected = horizon_findings(survfair.xauc_t("time", "event", "grp", "risk", [0.3, 0.6], data=frame)).deltas
+    assert main(args + ["--format", "json"]) == 0
+    entry = json.loads(capsys.readouterr().out)[0]
+    got = pd.DataFrame(entry["horizon_differences"])
+    assert len(got) == len(expected) == 2 * 6 and entry["horizon_findings"]
+    np.testing.assert_allclose(got["p_adjusted"], expected["p_adjusted"], rtol=1e-9)
+    assert main(args + ["--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    rows = table[table["kind"] == "horizon_summary"]
+    assert list(rows["statistic"][:2]) == ["delta_within", "delta_between"]
+    np.testing.assert_allclose(rows["value"], expected["value"], rtol=1e-9)

@@ -22,6 +22,7 @@ from .._format import MISSING, p_value_text
 from .._report import data_fingerprint, joint_tests_table, write_report
 from .._results import XCIResult
 from .._findings import Findings, findings, joint_tests
+from .._horizon_findings import horizon_findings
 from .._progress import PhaseBar
 from .._summaries import min_xci, overall_c, utility
 from ._binary import (
@@ -277,15 +278,16 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
 CSV_COLUMNS = ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
 
 
-def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = None, reporting: dict | None = None
-               ) -> pd.DataFrame:
+def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = None, reporting: dict | None = None,
+               horizon_found=None) -> pd.DataFrame:
     """The CSV table of one risk column: tidy, one row per number.
 
     ``kind`` "cell": one row per xCI cell (statistic "xci"; the pair counts, numerator and
     denominator, and ``xci`` = ``value``). ``kind`` "summary": delta_within and delta_between for
     every pair (a, b), min_xci (a, b = its cell), overall_c, utility (a = the group), n_samples and
     n_excluded (rows outside --groups). ``kind`` "horizon": one row per xAUC(t) cell (statistic
-    "xauc_t", ``time``, cases, controls, ...).
+    "xauc_t", ``time``, cases, controls, ...); ``kind`` "horizon_summary": delta_within and
+    delta_between of every pair at every horizon (``time``), p-values adjusted as in the report.
     """
     found = findings(result, **(reporting or {}))
     flags = found.flags.set_index(["a", "b"])
@@ -302,6 +304,10 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     ])
     parts = [cells, summaries, utilities, counts]
     if horizons is not None:
+        if horizon_found is not None:  # kind "horizon_summary": Δwithin / Δbetween at every horizon
+            deltas = horizon_found.deltas.rename(columns={"summary": "statistic"})
+            parts.append(deltas[[c for c in deltas.columns if c not in ("flagged", "no_variance_cell")]]
+                         .assign(kind="horizon_summary"))
         parts.append(horizons.rename(columns={"xauc": "value"}).assign(kind="horizon", statistic="xauc_t",
                                                                       p_value=np.nan))
     # counts stay integers (empty, not NaN, on the rows without them)
@@ -311,7 +317,8 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
 
 
 def _render(named_results, output_format: str, horizons: dict, reporting: dict, calibrated=None,
-            args: argparse.Namespace | None = None) -> str:
+            args: argparse.Namespace | None = None, horizon_found: dict | None = None) -> str:
+    horizon_found = horizon_found or {}
     if output_format == "json":
         payload = []
         for name, result, notes in named_results:
@@ -323,13 +330,17 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
             entry["utility"] = json.loads(tables["utility"].to_json(orient="records"))
             if horizons.get(name) is not None:
                 entry["horizons"] = json.loads(horizons[name].to_json(orient="records"))
+            if name in horizon_found:  # Δwithin / Δbetween at every horizon, with adjusted p-values
+                entry["horizon_differences"] = json.loads(horizon_found[name].deltas.to_json(orient="records"))
+                entry["horizon_findings"] = list(horizon_found[name].sentences)
             payload.append(entry)
         if calibrated is not None:  # one more entry: the calibration of the --predicted columns
             payload.append({"name": "calibration of predicted risks",
                             **render_calibration(calibrated, "json", list(args.predicted))["calibration"]})
         return json.dumps(payload, indent=2) + "\n"
     if output_format == "csv":
-        parts = [long_table(name, result, horizons.get(name), reporting) for name, result, _ in named_results]
+        parts = [long_table(name, result, horizons.get(name), reporting, horizon_found.get(name))
+                 for name, result, _ in named_results]
         if calibrated is not None:
             parts.append(calibration_long_table(calibrated[0], "calibration of predicted risks"))
         frame = pd.concat(parts, ignore_index=True)
@@ -571,6 +582,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     else:
         named_results, comparison, settings = _flchain_demo(args)
     horizons: dict = {}
+    horizon_found: dict = {}
     horizon_results: dict = {}
     horizon_text = ""
     if args.horizon:
@@ -585,6 +597,9 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
                 horizon_text += "\n" + horizon_table(one, subset, computed)
             else:
                 horizons[name], _ = horizon_frame(one, subset, computed)
+                if computed[0] is not None:  # the differences per horizon, adjusted as in the report
+                    horizon_found[name] = horizon_findings(computed[0], time_unit=getattr(args, "time_unit", None),
+                                                           **reporting_options(args))
     reporting = reporting_options(args)
     calibrated = None
     if getattr(args, "predicted", None):
@@ -593,7 +608,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
         subset, _ = subset_groups(frame, args.group, groups)
         calibrated = calibration_audit(args, subset, groups)
     phases.advance()  # findings and output
-    text = _render(named_results, args.format, horizons, reporting, calibrated, args) + horizon_text
+    text = _render(named_results, args.format, horizons, reporting, calibrated, args, horizon_found) + horizon_text
     if calibrated is not None and args.format == "table":
         text += "\n" + render_calibration(calibrated, "table", list(args.predicted))
     with staged_outputs() as stage:
