@@ -314,28 +314,40 @@ class _Reader:
         return p_phrase(value, self.n_resamples, at_floor)
 
     def difference(self, row: pd.Series, adjust: str) -> str:
-        """``"Δbetween(a, b) = +12.0 points [3.1, 20.9], Holm-adjusted p = 0.004; the interval excludes 0"``."""
-        name = "Δwithin" if row["summary"] == "delta_within" else "Δbetween"
-        text = f"{name}({row['a']}, {row['b']}) = {_points(row['value'])}"
-        if _no_variance(row):
-            return f"{text} (no interval or test: standard error 0)"
-        interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
-        if interval == "–":
-            return text
-        p = self.p(row["p_adjusted"], bool(row["p_at_floor"]))
-        return f"{text} {interval}, {adjust_name(adjust)} {p}; {_excludes_zero(row)}"
+        return difference_text(row, adjust, self.n_resamples)
 
     def caution(self, cells: list) -> str:
-        """" Caution: cell (a, b) rests on little data: <reason>." for the flagged ones of ``cells``."""
-        used = [cell for cell in dict.fromkeys(cells) if cell in self.reasons]
-        if not used:
-            return ""
-        if len(used) == 1:
-            (a, b), = used
-            return f" Caution: cell ({a}, {b}) rests on little data: {self.reasons[(a, b)].replace('; ', ', ')}."
-        shown = ", ".join(f"({a}, {b})" for a, b in used)
-        details = "; ".join(f"({a}, {b}) {self.reasons[(a, b)].replace('; ', ', ')}" for a, b in used)
-        return f" Caution: cells {shown} rest on little data: {details}."
+        return caution_text(self.reasons, cells)
+
+
+def difference_text(row: pd.Series, adjust: str, n_resamples: int | None = None) -> str:
+    """``"Δbetween(a, b) = +12.0 points [3.1, 20.9], Holm-adjusted p = 0.004; the interval excludes 0"``
+    for a row of a differences table (xCI or AUC(t)); its p-value is a bound where the row says it is
+    at the bootstrap floor (``p_at_floor``, when the table has it)."""
+    name = "Δwithin" if row["summary"] == "delta_within" else "Δbetween"
+    text = f"{name}({row['a']}, {row['b']}) = {_points(row['value'])}"
+    if _no_variance(row):
+        return f"{text} (no interval or test: standard error 0)"
+    interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
+    if interval == "–":
+        return text
+    at_floor = bool(row["p_at_floor"]) if "p_at_floor" in row.index else None
+    p = p_phrase(row["p_adjusted"], n_resamples, at_floor)
+    return f"{text} {interval}, {adjust_name(adjust)} {p}; {_excludes_zero(row)}"
+
+
+def caution_text(reasons: dict, cells: list) -> str:
+    """" Caution: cell (a, b) rests on little data: <reason>." for the ``cells`` that ``reasons``
+    (flagged cell -> its reason) holds; empty when none does."""
+    used = [cell for cell in dict.fromkeys(cells) if cell in reasons]
+    if not used:
+        return ""
+    if len(used) == 1:
+        (a, b), = used
+        return f" Caution: cell ({a}, {b}) rests on little data: {reasons[(a, b)].replace('; ', ', ')}."
+    shown = ", ".join(f"({a}, {b})" for a, b in used)
+    details = "; ".join(f"({a}, {b}) {reasons[(a, b)].replace('; ', ', ')}" for a, b in used)
+    return f" Caution: cells {shown} rest on little data: {details}."
 
 
 def _largest(deltas: pd.DataFrame, summary: str) -> pd.Series | None:

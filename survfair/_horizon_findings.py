@@ -21,12 +21,13 @@ from ._findings import (
     _largest,
     _no_variance,
     _not_confirmed,
-    _points,
     adjust_name,
+    caution_text,
+    difference_text,
     SMALL_CELL_COVERAGE_NOTE,
 )
 from ._frozen import frozen_result
-from ._format import NO_INTERVAL, cell_text, interval_text, p_phrase
+from ._format import cell_text
 from ._intervals import NO_VARIANCE_SE
 from ._multiplicity import ADJUSTMENTS, adjust_p_values
 from ._results import json_safe
@@ -139,26 +140,8 @@ class _Horizon:
         return cell_text(row["xauc"], row["ci_low"], row["ci_high"], bool(self.flags.loc[(a, b), "no_variance"]))
 
     def caution(self, cells: list) -> str:
-        used = [(a, b) for a, b in dict.fromkeys(cells) if self.flags.loc[(a, b), "flagged"]]
-        if not used:
-            return ""
-        reasons = [self.flags.loc[cell, "reason"].replace("; ", ", ") for cell in used]
-        if len(used) == 1:
-            return f" Caution: cell ({used[0][0]}, {used[0][1]}) rests on little data: {reasons[0]}."
-        shown = ", ".join(f"({a}, {b})" for a, b in used)
-        details = "; ".join(f"({a}, {b}) {reason}" for (a, b), reason in zip(used, reasons))
-        return f" Caution: cells {shown} rest on little data: {details}."
-
-
-def _difference(row: pd.Series, adjust: str) -> str:
-    text = f"Δbetween({row['a']}, {row['b']}) = {_points(row['value'])}"
-    if _no_variance(row):
-        return f"{text} ({NO_INTERVAL})"
-    interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
-    if interval == "–":
-        return text
-    verdict = "excludes" if row["ci_low"] > 0 or row["ci_high"] < 0 else "includes"
-    return f"{text} {interval}, {adjust_name(adjust)} {p_phrase(row['p_adjusted'])}; the interval {verdict} 0"
+        reasons = {cell: row["reason"] for cell, row in self.flags.iterrows() if row["flagged"]}
+        return caution_text(reasons, cells)
 
 
 def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, time: float, adjust: str,
@@ -182,7 +165,7 @@ def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, ti
     cases, controls = case_control_definition(result)
     return (f"AUC(t) at {horizon_text(time, time_unit)}, largest cross-group asymmetry, {a} vs {b}: a case of {a} "
             f"({cases}) was ranked above a control of {b} ({controls}) {cells.cell(a, b)} of the time; a case "
-            f"of {b} above a control of {a} {cells.cell(b, a)}. {_difference(row, adjust)}. {words}"
+            f"of {b} above a control of {a} {cells.cell(b, a)}. {difference_text(row, adjust)}. {words}"
             f"{cells.caution([(a, b), (b, a)])}")
 
 
