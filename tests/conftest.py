@@ -13,6 +13,20 @@ def pytest_configure(config):
         raise pytest.UsageError('survfair is not installed; run: pip install -e ".[test]"') from None
 
 
+def censored_cohort(seed: int, n: int = 240, n_groups: int = 3):
+    """Three groups with group-dependent risk, exponential event and censoring times, a noisy risk
+    score and its predicted 0.5-horizon risk; returns (rng, time, event, group, x, risk, predicted),
+    the generator left where the draws ended (callers go on drawing from it)."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, n_groups, n)
+    x = rng.normal(size=n) + 0.3 * g
+    t = rng.exponential(np.exp(-x))
+    c = rng.exponential(2, n)
+    risk = x + rng.normal(scale=0.5, size=n)
+    predicted = (1 - np.exp(-np.exp(risk) * 0.5))[:, None]
+    return rng, np.minimum(t, c), t <= c, g, x, risk, predicted
+
+
 def pytest_report_header(config):
     import survfair
 

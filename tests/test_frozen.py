@@ -21,23 +21,17 @@ import pytest
 import survfair
 from survfair import mitigate, simulate
 from survfair._frozen import FrozenDict, frozen_result
+from conftest import censored_cohort
 
 pytestmark = pytest.mark.filterwarnings("ignore::survfair.PositivityWarning")
 
 
 @pytest.fixture(scope="module")
 def results():
-    rng = np.random.default_rng(0)
     n = 240
-    g = rng.integers(0, 3, n)
-    x = rng.normal(size=n) + 0.3 * g
-    t = rng.exponential(np.exp(-x))
-    c = rng.exponential(2, n)
-    time, event = np.minimum(t, c), t <= c
-    risk = x + rng.normal(scale=0.5, size=n)
+    rng, time, event, g, x, risk, predicted = censored_cohort(0, n)
     y = (rng.random(n) < 1 / (1 + np.exp(-x))).astype(int)
     score = 1 / (1 + np.exp(-x - rng.normal(size=n)))
-    predicted = (1 - np.exp(-np.exp(risk) * 0.5))[:, None]
     two = np.where(g == 2, 1, g)
     out = {}
     with warnings.catch_warnings():

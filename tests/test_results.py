@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import survfair
+from conftest import censored_cohort
 
 
 def _perfect(n=20):
@@ -156,15 +157,8 @@ def test_every_result_exports_to_json():
 def tabular_results():
     from survfair import mitigate
 
-    rng = np.random.default_rng(4)
     n = 240
-    g = rng.integers(0, 3, n)
-    x = rng.normal(size=n) + 0.3 * g
-    t = rng.exponential(np.exp(-x))
-    c = rng.exponential(2, n)
-    time, event = np.minimum(t, c), t <= c
-    risk = x + rng.normal(scale=0.5, size=n)
-    predicted = (1 - np.exp(-np.exp(risk) * 0.5))[:, None]
+    rng, time, event, g, x, risk, predicted = censored_cohort(4, n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         shift = mitigate.group_shift(time, event, g, risk, random_state=0, ci="analytic", fit_on=np.arange(n) % 2 == 0)
