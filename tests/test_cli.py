@@ -759,12 +759,19 @@ def test_entry_and_weights_options(csv_file, tmp_path, capsys):
         assert message in line, line
 
 
-def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
+@pytest.fixture
+def competing_csv(csv_file, tmp_path):
+    """The cohort CSV with a ``status`` column of cause codes: each event is cause 1 or 2."""
     path, frame = csv_file
     rng = np.random.default_rng(1)
     extended = tmp_path / "competing.csv"
     status = np.where(frame["e"] == 1, rng.choice([1, 2], len(frame)), 0)
     frame.assign(status=status).to_csv(extended, index=False)
+    return extended
+
+
+def test_cause_option_audits_competing_risks(competing_csv, capsys):
+    extended = competing_csv
     args = ["audit", "--data", str(extended), "--time", "t", "--event", "status", "--group", "sex", "--risk", "score",
             "--tau", "20", "--cause", "1"]
     assert main([*args, "--horizon", "10", "--format", "json"]) == 0
@@ -787,16 +794,12 @@ def test_cause_option_audits_competing_risks(csv_file, tmp_path, capsys):
         assert message in line, line
 
 
-def test_controls_option_and_the_auc_t_header_follow_cause(csv_file, tmp_path, capsys):
+def test_controls_option_and_the_auc_t_header_follow_cause(csv_file, competing_csv, tmp_path, capsys):
     """Issue 16 audit: under --cause the AUC(t) header said cases had "an event by t" and controls
     were "event-free after t", though the cases are cause-k events only and the default controls
     include competing events. The header is now generated from the result's settings, and
     --controls {all,event_free} is xauc_t(controls=)."""
-    path, frame = csv_file
-    rng = np.random.default_rng(1)
-    extended = tmp_path / "competing.csv"
-    status = np.where(frame["e"] == 1, rng.choice([1, 2], len(frame)), 0)
-    frame.assign(status=status).to_csv(extended, index=False)
+    path, extended = csv_file[0], competing_csv
     args = ["audit", "--data", str(extended), "--time", "t", "--event", "status", "--group", "sex", "--risk", "score",
             "--tau", "20", "--cause", "1", "--horizon", "10"]
     assert main(args) == 0
