@@ -75,7 +75,7 @@ from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_p
 from ._memory import require_memory
 from ._validation import SurvivalSample
 
-__all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster"]
+__all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster", "difference_se"]
 
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
@@ -238,13 +238,7 @@ class Influence:
         """
         if self.layout is not None:
             return self._compact_difference_se(np.asarray(first), np.asarray(second), chunk)
-        rows = self.cells_in_time_order
-        se = np.empty(len(first))
-        for start in range(0, len(first), chunk):
-            stop = start + chunk
-            diff = rows[:, first[start:stop]] - rows[:, second[start:stop]]
-            se[start:stop] = np.sqrt(np.einsum("ij,ij->j", diff, diff))
-        return se
+        return difference_se(self.cells_in_time_order, first, second, chunk)
 
     def _compact_difference_se(self, first: np.ndarray, second: np.ndarray, chunk: int) -> np.ndarray:
         """Var(f - s) = sum_k (phi_k(f) - phi_k(s))^2, summed over the (at most four) groups whose
@@ -369,6 +363,18 @@ class Influence:
         k_den[rows, e_cell] += contrib.earlier_denominator
         k_den[rows, l_cell] += contrib.later_denominator
         return numerator, denominator, k_num, k_den
+
+
+def difference_se(rows: np.ndarray, first: np.ndarray, second: np.ndarray, chunk: int = 256) -> np.ndarray:
+    """sqrt(sum_k (rows[k, first[j]] - rows[k, second[j]])^2) for every j: the standard errors of
+    cell differences from dense influence rows (n, cells), ``chunk`` differences at a time (memory
+    O(n x chunk))."""
+    se = np.empty(len(first))
+    for start in range(0, len(first), chunk):
+        stop = start + chunk
+        diff = rows[:, first[start:stop]] - rows[:, second[start:stop]]
+        se[start:stop] = np.sqrt(np.einsum("ij,ij->j", diff, diff))
+    return se
 
 
 def _delete_one(numerator, denominator, k_num: np.ndarray, k_den: np.ndarray) -> np.ndarray:

@@ -31,7 +31,7 @@ import pandas as pd
 from ._frozen import frozen_result
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
-from ._influence import censoring_multiplicity, influence_rows, sum_by_cluster, time_ordered_options
+from ._influence import censoring_multiplicity, difference_se, influence_rows, sum_by_cluster, time_ordered_options
 from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads
 from ._intervals import bounded_wald_interval, cell_wald_interval, wald_p_value
 from ._results import json_safe, readonly
@@ -342,10 +342,6 @@ def xauc_t(
     )
 
 
-#: Differences whose influence rows are formed at once (n x this many floats)
-_DELTA_CHUNK = 16
-
-
 def _horizon_deltas(t: float, values: np.ndarray, cells: np.ndarray | None, labels: np.ndarray,
                     level: float) -> pd.DataFrame:
     """Δwithin and Δbetween of every pair of groups at one horizon, in the row order of
@@ -356,12 +352,7 @@ def _horizon_deltas(t: float, values: np.ndarray, cells: np.ndarray | None, labe
     parts = []
     for name, first, second in _difference_cells(g):
         value = values[first] - values[second]
-        se = np.full(value.shape, np.nan)
-        if cells is not None:
-            for start in range(0, len(first), _DELTA_CHUNK):
-                part = slice(start, start + _DELTA_CHUNK)
-                diff = cells[:, first[part]] - cells[:, second[part]]
-                se[part] = np.sqrt(np.einsum("ij,ij->j", diff, diff))
+        se = np.full(value.shape, np.nan) if cells is None else difference_se(cells, first, second, chunk=16)
         low, high = bounded_wald_interval(value, se, level, -1.0, 1.0)
         parts.append(pd.DataFrame({"time": t, "summary": name, "a": labels[a], "b": labels[b], "value": value,
                                    "se": se, "ci_low": low, "ci_high": high, "p_value": wald_p_value(value, se)}))
@@ -440,8 +431,6 @@ class XAUCtResult:
 
     def __post_init__(self):
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
-        if self.delta_table is not None:
-            object.__setattr__(self, "delta_table", self.delta_table.copy())
 
     def pairwise_deltas(self) -> pd.DataFrame:
         """Δwithin and Δbetween for every pair of groups at every horizon.
@@ -467,12 +456,12 @@ class XAUCtResult:
         """
         if self.delta_table is None:
             raise ValueError("this XAUCtResult carries no differences; compute it with survfair.xauc_t.")
-        return self.delta_table.copy()
+        return self.delta_table  # a copy: frozen results hand out copies
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per (time, a, b): time, a, b, cases, controls, weighted_cases,
         pairs, concordant, tied_risk, numerator, denominator, xauc, se, ci_low, ci_high."""
-        return self.table.copy()
+        return self.table  # a copy: frozen results hand out copies
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the settings, the cells and the differences (:meth:`pairwise_deltas`)."""

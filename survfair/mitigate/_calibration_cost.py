@@ -73,7 +73,7 @@ class CalibrationCost:
         the statistic of :meth:`CalibrationResult.to_frame`, ``a`` = the group, ``time`` = the
         horizon). Columns part ("ranking" or "calibration"), time, metric, a, b, before, after,
         change and the intervals of both."""
-        return self.table.copy()
+        return self.table  # a copy: frozen results hand out copies
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals of every before/after number at ``confidence_level``.

@@ -61,7 +61,7 @@ class Frontier:
         """One row per grid point (a copy): ``offset[g]`` for every group g (and ``offset``, the
         shifted group's offset, or ``lambda``), ``overall`` (pooled C), ``delta_between`` (two
         groups), ``abs_delta_between`` (max over pairs), ``min_xci`` and ``unadjusted``."""
-        return self.table.copy()
+        return self.table  # a copy: frozen results hand out copies
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: kind, groups, reference, settings and the rows of :meth:`to_frame`."""

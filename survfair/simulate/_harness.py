@@ -137,14 +137,14 @@ class CoverageStudy:
         """Every replication's numbers (a copy), for measures or interval methods of your own: one
         row per (n, replication, estimator, statistic, a, b) with estimate, se, ci_low, ci_high
         (NaN where the estimator was undefined on that cohort)."""
-        return self.replications.copy()
+        return self.replications  # a copy: frozen results hand out copies
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (n, estimator, statistic, a, b): n_valid (replications where the estimator was
         defined), truth, mean, bias, bias_mcse, sd, sd_mcse, mean_se, se_sd_ratio, rmse, coverage,
         coverage_mcse, power, power_mcse (power: share of intervals excluding 0, for Δbetween; NaN for
         cells). ``statistic`` is "xci" (a = earlier group, b = later) or "delta_between"."""
-        return self.table.copy()
+        return self.table  # a copy: frozen results hand out copies
 
     def to_dict(self) -> dict:
         rows = [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
