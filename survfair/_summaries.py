@@ -580,9 +580,7 @@ def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.D
     """
     alpha, beta = check_utility_weights(alpha, beta)
     values = group_utilities(result.values, alpha, beta)
-    se = np.concatenate([contrast_se(result, weights) for weights in _utility_weight_blocks(result, alpha, beta)]
-                        or [np.full(values.shape, np.nan)])
-    low, high = _utility_intervals(result, alpha, beta, result.confidence_level)
+    se, low, high = _utility_inference(result, alpha, beta, result.confidence_level)
     index = pd.Index(list(result.groups), name="group", tupleize_cols=False)
     return pd.DataFrame({"value": values, "se": se, "ci_low": low, "ci_high": high}, index=index)
 
@@ -626,12 +624,15 @@ def _utility_weight_blocks(result: XCIResult, alpha: float, beta: float):
         yield _utility_weights(g, alpha, beta, np.arange(start, min(start + step, g)))
 
 
-def _utility_intervals(result: XCIResult, alpha: float, beta: float, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Interval limits of every group's U(a) at ``level`` (NaN without inference)."""
-    limits = [contrast_interval(result, weights, level) for weights in _utility_weight_blocks(result, alpha, beta)]
-    if not limits:
-        return np.full(len(result.groups), np.nan), np.full(len(result.groups), np.nan)
-    return np.concatenate([low for low, _ in limits]), np.concatenate([high for _, high in limits])
+def _utility_inference(result: XCIResult, alpha: float, beta: float, level: float, *, with_se: bool = True):
+    """(se, interval low, interval high) of every group's U(a) at ``level``, each of shape (G,),
+    from one pass over the weight blocks (all NaN without inference; se NaN unless ``with_se``)."""
+    nan = np.full(len(result.groups), np.nan)
+    parts = [(contrast_se(result, weights) if with_se else nan[: len(weights)], *contrast_interval(result, weights, level))
+             for weights in _utility_weight_blocks(result, alpha, beta)]
+    if not parts:
+        return nan, nan, nan
+    return tuple(np.concatenate(column) for column in zip(*parts))
 
 
 def _draws_sd(draws: np.ndarray) -> float:
@@ -789,7 +790,8 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
     1.7
     """
     alpha, beta = check_utility_weights(alpha, beta)
-    low, high = _utility_intervals(result, alpha, beta, _simultaneous_level(result, len(result.groups)))
+    _, low, high = _utility_inference(result, alpha, beta, _simultaneous_level(result, len(result.groups)),
+                                      with_se=False)
     draws = None if result.replicates is None else group_utilities(result.replicates, alpha, beta).min(axis=-1)
     value = float(group_utilities(result.values, alpha, beta).min())
     return _extreme_estimate(result, value, low, high, largest=False, draws=draws)
