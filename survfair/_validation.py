@@ -65,11 +65,13 @@ class SurvivalSample:
         then marks the cause of interest); None without ``cause=``.
     cause : int or None
         The cause of interest (``cause=``).
-    fingerprint : int
-        CRC-32 checksum of every array above, taken when the sample is built. The arrays are the
-        caller's own memory where no conversion was needed (a copy of a 10^8-row cohort would cost
-        gigabytes), so a caller who modifies an input in place after the call would silently change
-        what a later computation reads from a kept result; :meth:`check_unchanged` refuses that.
+    fingerprint : int or None
+        CRC-32 checksum of every array above, taken by :func:`check_survival_inputs` when the
+        caller's inputs are validated. The arrays are the caller's own memory where no conversion
+        was needed (a copy of a 10^8-row cohort would cost gigabytes), so a caller who modifies an
+        input in place after the call would silently change what a later computation reads from a
+        kept result; :meth:`check_unchanged` refuses that. None for a sample survfair derived
+        itself (``dataclasses.replace``: shifted risks, resamples), whose arrays nobody else holds.
     """
 
     time: np.ndarray = field(repr=False)
@@ -84,10 +86,7 @@ class SurvivalSample:
     entry: np.ndarray | None = field(repr=False, default=None)
     competing: np.ndarray | None = field(repr=False, default=None)
     cause: int | None = None
-    fingerprint: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fingerprint", self._checksum())
+    fingerprint: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def _checksum(self) -> int:
         value = 0
@@ -108,9 +107,10 @@ class SurvivalSample:
         Raises
         ------
         ValueError
-            If the checksum of the arrays differs from :attr:`fingerprint`.
+            If the checksum of the arrays differs from :attr:`fingerprint` (never for a sample
+            without one).
         """
-        if self._checksum() != self.fingerprint:
+        if self.fingerprint is not None and self._checksum() != self.fingerprint:
             raise ValueError(
                 f"{name}: the data it was computed from were modified in place after the call "
                 "(survfair keeps references to its inputs, not copies, to save memory); call the "
@@ -815,6 +815,7 @@ def check_survival_inputs(
         competing=None if competing is None else np.ascontiguousarray(competing),
         cause=cause,
     )
+    object.__setattr__(sample, "fingerprint", sample._checksum())  # the caller's data, as validated
     return sample, n_excluded
 
 
