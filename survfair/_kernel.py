@@ -204,8 +204,9 @@ def _column_factor(k_times, k_values, k_undefined, t, state):
 @cached_njit(nogil=True)
 def _column_pass(
     column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing,
-    leave_entry, leave_code, leave_rank, leave_weight,
+    leave_entry, leave_code, leave_rank, leave_weight, entry_asc,
     own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, per_row, out_num, out_den,
+    later_num, later_den,
 ):
     """Counts for every row group a against column group ``column``.
 
@@ -213,7 +214,9 @@ def _column_pass(
     (length G) and the time-order position of the first event whose weight is not finite (-1
     when all are), so the caller can name the group and time. With ``per_row``, every event's
     own weighted numerator and denominator against the column group (its contributions as the
-    earlier member of a pair) go to ``out_num[m, column]`` / ``out_den[m, column]`` on the way.
+    earlier member of a pair) go to ``out_num[m, column]`` / ``out_den[m, column]`` on the way, and
+    every member m of group ``column`` gets its contributions as the later member of the pairs of
+    each row group a in ``later_num[m, a]`` / ``later_den[m, a]`` (see :class:`_LaterSums`).
 
     ``case_weight`` (empty: none) is every row's case weight w_j: the later members' weights are
     then summed in a weighted rank set beside the counting one, and a pair weighs w_j times the
@@ -248,6 +251,9 @@ def _column_pass(
     denominator = np.zeros(n_groups, np.float64)
     inserted = 0
     bad = -1
+    # the later members' sums: a Fenwick tree of G-vectors over reversed ranks of group ``column``
+    later = _later_new(sizes[column] if per_row else 0, n_groups)
+    running = np.zeros(n_groups if per_row else 0)  # each row group's event weight added so far
 
     end = n  # walk blocks of equal time from the largest time down
     while end > 0:
@@ -260,6 +266,10 @@ def _column_pass(
             if leave_code[next_entry] == column:  # entered before its own time > t: in the set
                 _rankset_remove(words, blocks, leave_rank[next_entry])
                 inserted -= 1
+                if per_row:  # its later sums end here
+                    m_left = entry_asc[leave_entry.shape[0] - 1 - next_entry]
+                    _later_read(later, sizes[column], leave_rank[next_entry], running, 1.0, m_left, later_num,
+                                later_den)
                 if has_weight:
                     _weightset_add(weights, weight_blocks, leave_rank[next_entry], -leave_weight[next_entry])
                     weight_total -= leave_weight[next_entry]
@@ -272,6 +282,8 @@ def _column_pass(
                 if not strict and not (has_entry and entry[m] >= t):
                     _rankset_add(words, blocks, rank[m])
                     inserted += 1
+                    if per_row:
+                        _later_read(later, sizes[column], rank[m], running, -1.0, m, later_num, later_den)
                     if has_weight:
                         _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
                         weight_total += case_weight[m]
@@ -307,16 +319,113 @@ def _column_pass(
                 if per_row:
                     out_num[m, column] = w * score
                     out_den[m, column] = w * total
+                    if w != 0.0 and np.isfinite(w):  # an infinite weight is reported (bad), not summed
+                        _later_add(later, sizes[column], row, w, lower_bound[m, column],
+                                   upper_bound[tie_row[m], column] if window and not strict else -1)
+                        running[row] += w
         for m in range(start, end):
             observed = event[m] or (has_competing and competing[m])
             if codes[m] == column and (observed or strict) and not (has_entry and entry[m] >= t):
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
+                if per_row:
+                    _later_read(later, sizes[column], rank[m], running, -1.0, m, later_num, later_den)
                 if has_weight:
                     _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
                     weight_total += case_weight[m]
         end = start
+    if per_row:
+        _later_finish(later, sizes[column], running, column, codes, rank, words, case_weight, later_num, later_den)
     return comparable, concordant, tied_risk, tied_time, numerator, denominator, bad
+
+
+# The later member's sums, gathered in the column pass. Member k of group b is the later member of
+# the pairs (i, k) with i an event the column pass visits while k is in its rank set. Each such event
+# adds its weight w_i to its row group's running total and to every rank at or above its tie window
+# (w_i / 2 within the window): the weight of the pairs k does NOT rank correctly. k's sums are the
+# values at its rank when it leaves the set (at its entry, or at the end of the pass) minus those
+# when it entered, and its numerator is its denominator minus that value. Each read is one path of a
+# Fenwick tree of G-vectors (all G row groups from G contiguous values per node), where a query per
+# row group in a pass of its own (n G weighted rank queries) cost as much as the point estimate
+# again. The members still in the set at the end are read from one in-place prefix pass over the
+# tree, which adds the same nodes in the same order as a query (the path summed from its shortest
+# prefix up): a value that did not change while k was in the set cancels exactly, so a perfect
+# ranking has numerators exactly equal to denominators and influence exactly 0, as before.
+# Slot p + 1 holds rank p (slots 1..size); row 0 stays 0; row size + 1 is the reads' scratch.
+
+
+@cached_njit(nogil=True)
+def _later_new(size, n_groups):
+    return np.zeros((size + 2 if size > 0 else 0, n_groups))
+
+
+@cached_njit(nogil=True)
+def _later_add(tree, size, group, w, lower, upper):
+    """Event weight ``w`` of row group ``group`` to every rank at or above ``upper`` and half of it to
+    the ranks in [lower, upper) (``upper`` -1: all of it from ``lower`` up)."""
+    share = w if upper < 0 else 0.5 * w
+    slot = lower + 1
+    while slot <= size:
+        tree[slot, group] += share
+        slot += slot & (-slot)
+    if upper >= 0:
+        slot = upper + 1
+        while slot <= size:
+            tree[slot, group] += share
+            slot += slot & (-slot)
+
+
+@cached_njit(nogil=True)
+def _later_read(tree, size, rank, running, sign, m, later_num, later_den):
+    """Add ``sign`` times the value at ``rank`` (and the running totals) to member m's sums."""
+    n_groups = running.shape[0]
+    value = tree[size + 1]
+    value[:] = 0.0
+    _later_path_sum(tree, rank + 1, value)
+    for a in range(n_groups):
+        later_num[m, a] += sign * value[a]
+        later_den[m, a] += sign * running[a]
+
+
+@cached_njit(nogil=True)
+def _later_path_sum(tree, slot, value):
+    """Add the prefix up to ``slot`` to ``value``, summed from its shortest part up (the order of the
+    prefix pass): the path's slots are ``slot``'s leading bits, one more at a time."""
+    prefix = 0
+    bit = 1
+    while bit <= slot:
+        bit <<= 1
+    while bit > 1:
+        bit >>= 1
+        if slot & bit:
+            prefix |= bit
+            for a in range(value.shape[0]):
+                value[a] = tree[prefix, a] + value[a]
+
+
+@cached_njit(nogil=True)
+def _later_finish(tree, size, running, column, codes, rank, words, case_weight, later_num, later_den):
+    """Close the sums of the members still in the set (the prefix pass, in place: slot s's prefix is
+    its node plus the prefix of s with its lowest bit cleared), turn every member's misranked weight
+    into its numerator and weigh its sums by its case weight."""
+    n_groups = running.shape[0]
+    for slot in range(1, size + 1):
+        parent = slot & (slot - 1)
+        for a in range(n_groups):
+            tree[slot, a] = tree[slot, a] + tree[parent, a]
+    has_weight = case_weight.shape[0] > 0
+    for m in range(codes.shape[0]):
+        if codes[m] != column:
+            continue
+        r = rank[m]
+        if (words[r >> 6] >> np.uint64(r & 63)) & np.uint64(1):
+            for a in range(n_groups):
+                later_num[m, a] += tree[r + 1, a]
+                later_den[m, a] += running[a]
+        factor = case_weight[m] if has_weight else 1.0
+        for a in range(n_groups):
+            later_num[m, a] = factor * (later_den[m, a] - later_num[m, a])
+            later_den[m, a] = factor * later_den[m, a]
 
 
 @cached_njit(nogil=True)
@@ -431,7 +540,7 @@ def _competing_later_pass(
             w = 1.0
             if weighted:
                 w = 0.0 if (t >= tau or own[m] == 0.0) else own[m]
-            if w == 0.0 or not np.isfinite(w):  # see _later_pass
+            if w == 0.0 or not np.isfinite(w):  # an infinite weight is reported by the column pass
                 continue
             a = codes[m]
             values[value_offsets[a] + rank[m]] = w
@@ -854,21 +963,25 @@ def kernel_threads(n_jobs: int | None) -> int:
 
 
 def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, with_contributions, n_jobs=1):
-    """One column pass per group (counts, and the earlier-member contributions when asked), then
-    the later-member passes when asked. Contributions stay in time order.
+    """One column pass per group: the counts, and when asked every row's contributions as the
+    earlier member (column g of them) and, for the members of group g, as the later member
+    (competing risks: one more pass per group for the pairs of the second kind). Contributions stay
+    in time order.
 
     The passes of different columns are independent and release the GIL, so with ``n_jobs`` > 1
     they run on that many threads. Each pass writes only its own column of the counts and of the
-    earlier-member contributions, and the later-member pass of column g only the rows of group g,
-    so threads never write the same memory and every sum is formed in the same order as with one
+    earlier-member contributions, and the later-member contributions of the rows of its group, so threads never write the same memory and every sum is formed in the same order as with one
     thread: the numbers are bit-identical for any ``n_jobs``.
     """
     own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight)
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
-    shape = (n, n_groups) if with_contributions else (1, 1)
-    rows = [np.zeros(shape) for _ in range(4)]
+    shape = (n, n_groups) if with_contributions else (2, 2)
+    # the earlier members' arrays column-major: each pass writes its column of them sequentially (in
+    # row-major order every write was a cache line of its own: 2.5 s of 5.8 s at n = 10^6, G = 32);
+    # the later members' row-major (each member's G sums are written together)
+    rows = [np.zeros(shape, order=order) for order in "FFCC"]
     competing = prep.competing.shape[0] > 0
     # competing risks: the pairs of the second kind, kept apart (the variance's censoring term needs them)
     second = [np.zeros(shape if competing else (1, 1)) for _ in range(4)]
@@ -880,12 +993,9 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     def one_column(column: int):
         curve = column_steps(column)
         result = _column_pass(
-            column, *data, *prep.leave, own, *curve, weighted, cutoff, strict, n_groups, with_contributions,
-            rows[0], rows[1],
+            column, *data, *prep.leave, prep.entry_asc, own, *curve, weighted, cutoff, strict, n_groups,
+            with_contributions, *rows,
         )
-        if with_contributions:
-            _later_pass(column, *data, prep.entry_asc, *prep.leave[:2], own, *curve, weighted, cutoff, strict,
-                        n_groups, rows[2], rows[3])
         if competing:
             extra = _competing_column_pass(column, *plain, own, *curve, weighted, cutoff, strict, n_groups,
                                            with_contributions, second[0], second[1])
@@ -931,8 +1041,7 @@ def count_pairs_and_contributions(
     n_jobs: int = 1,
 ) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
     """:func:`count_pairs` plus every individual's contributions (what the analytic variance
-    needs): the counts come out of the same passes as the earlier-member contributions; the
-    later-member contributions take one more pass per group. O(G^2 n log n) time, O(G n) memory.
+    needs): the counts and both members' contributions come out of the same passes. O(G^2 n log n) time, O(G n) memory.
 
     Returns ``(counts, bad, contributions)``; the contributions are in time order
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
@@ -991,89 +1100,6 @@ class IndividualContributions:
                                                      self.later_numerator, self.later_denominator)]
         second = None if self.second_kind is None else tuple(unpermuted(values) for values in self.second_kind)
         return IndividualContributions(*arrays, second_kind=second)
-
-
-@cached_njit(nogil=True)
-def _later_pass(
-    column, time, event, codes, rank, lower_bound, tie_row, upper_bound, sizes, case_weight, entry, competing, entry_asc,
-    leave_entry, leave_code, own, k_times, k_values, k_undefined, weighted, tau, strict, n_groups, out_num, out_den,
-):
-    """Column contributions of every member of group ``column`` against earlier events of each group.
-
-    Per row group a, a weighted set of risk ranks (see ``_WEIGHT_BLOCK_SHIFT``) holds the weights
-    of the events passed so far. A member's sums are multiplied by its own case weight
-    (``case_weight``, empty: none). With delayed entry (``entry``; ``entry_asc``, the rows in
-    increasing order of entry; ``leave_entry`` / ``leave_code`` as in :func:`_column_pass`; empty:
-    none) a member is compared only with events after its entry:
-    its sums over the events up to its entry are taken when the sweep passes its entry time and
-    subtracted from its sums at its own time. A row with a competing event (``competing``, empty: none)
-    sees only the events before its own time, like an event.
-    """
-    n = time.shape[0]
-    k_state = np.array([-1.0, 1.0])  # the column's curve: step of the current time and 1 / K there
-    has_competing = competing.shape[0] > 0
-    value_offsets = np.zeros(n_groups + 1, np.int64)
-    block_offsets = np.zeros(n_groups + 1, np.int64)
-    for a in range(n_groups):
-        value_offsets[a + 1] = value_offsets[a] + sizes[a]
-        block_offsets[a + 1] = block_offsets[a] + (sizes[a] >> _WEIGHT_BLOCK_SHIFT) + 2
-    values = np.zeros(value_offsets[n_groups], np.float64)
-    blocks = np.zeros(block_offsets[n_groups], np.float64)
-    total = np.zeros(n_groups, np.float64)
-    has_weight = case_weight.shape[0] > 0
-    n_entries = entry_asc.shape[0]
-    next_entry = 0
-
-    start = 0
-    while start < n:
-        end = start + 1
-        t = time[start]
-        while end < n and time[end] == t:
-            end += 1
-        # members entering before t: the events so far (all at or before their entry) do not count;
-        # the leave_* arrays hold the rows by decreasing entry, so they are read from the end
-        while next_entry < n_entries and leave_entry[n_entries - 1 - next_entry] < t:
-            if leave_code[n_entries - 1 - next_entry] == column:  # -1: never a later member
-                m = np.int64(entry_asc[next_entry])  # int64 like the loops' m: one compile of _later_sums
-                _later_sums(m, -(case_weight[m] if has_weight else 1.0), values, value_offsets, blocks,
-                            block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
-                            out_num, out_den)
-            next_entry += 1
-        for phase in range(2):
-            # phase 0: query members that see only strictly earlier events; then insert this
-            # block's events; phase 1: censored members also see events at their own time
-            for m in range(start, end):
-                if codes[m] != column:
-                    continue
-                early = event[m] or strict or (has_competing and competing[m])
-                if early != (phase == 0):
-                    continue
-                if entry_asc.shape[0] > 0 and entry[m] >= t:  # never a later member
-                    continue
-                _later_sums(m, case_weight[m] if has_weight else 1.0, values, value_offsets, blocks,
-                            block_offsets, total, codes, lower_bound, tie_row, upper_bound, strict, n_groups,
-                            out_num, out_den)
-            if phase == 0:
-                for m in range(start, end):
-                    if not event[m]:
-                        continue
-                    w = 1.0
-                    if weighted:
-                        if t >= tau or own[m] == 0.0:
-                            w = 0.0
-                        else:
-                            inv_k = _column_factor(k_times, k_values, k_undefined, t, k_state)
-                            w = own[m] * inv_k
-                    # an infinite weight is reported by the column pass when the event has a pair; when
-                    # it has none (strict ties, delayed entry), leaving it out keeps inf - inf out of the sums
-                    if w == 0.0 or not np.isfinite(w):
-                        continue
-                    a = codes[m]
-                    values[value_offsets[a] + rank[m]] = w
-                    size = block_offsets[a + 1] - block_offsets[a] - 1
-                    _fenwick_add(blocks, block_offsets[a], (rank[m] >> _WEIGHT_BLOCK_SHIFT) + 1, size, w)
-                    total[a] += w
-        start = end
 
 
 @cached_njit(nogil=True)
