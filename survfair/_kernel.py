@@ -267,7 +267,7 @@ def _column_pass(
                 _rankset_remove(words, blocks, leave_rank[next_entry])
                 inserted -= 1
                 if per_row:  # its later sums end here
-                    m_left = entry_asc[leave_entry.shape[0] - 1 - next_entry]
+                    m_left = np.int64(entry_asc[leave_entry.shape[0] - 1 - next_entry])  # one compile of _later_read
                     _later_read(later, sizes[column], leave_rank[next_entry], running, 1.0, m_left, later_num,
                                 later_den)
                 if has_weight:

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from survfair._censoring import fit_censoring, inverse_censoring
 from survfair._kernel import count_pairs, count_pairs_and_contributions
@@ -80,3 +81,63 @@ def test_preparation_in_blocks_equals_one_sweep(monkeypatch, tol, n_groups):
         ranks = one.rank[members]
         np.testing.assert_array_equal(np.sort(ranks), np.arange(members.sum()))
         assert np.all(np.diff(order_risk[members][np.argsort(ranks)]) >= 0)
+
+
+def _pair_loop_contributions(time, event, codes, risk, n_groups, weights, entry, strict):
+    """Every row's sums as the earlier and as the later member, by a loop over all pairs."""
+    n = time.size
+    e_num, e_den, l_num, l_den = (np.zeros((n, n_groups)) for _ in range(4))
+    for i in np.flatnonzero(event):
+        for j in range(n):
+            later = time[i] < time[j] or (not strict and time[i] == time[j] and not event[j])
+            if j == i or not later or not entry[j] < time[i]:
+                continue
+            w = weights[i] * weights[j]
+            tied = abs(risk[i] - risk[j]) <= 1e-8
+            h = 1.0 if risk[i] - risk[j] > 1e-8 else (0.0 if strict else 0.5) if tied else 0.0
+            e_num[i, codes[j]] += w * h
+            e_den[i, codes[j]] += w
+            l_num[j, codes[i]] += w * h
+            l_den[j, codes[i]] += w
+    return e_num, e_den, l_num, l_den
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_groups=st.integers(1, 4), strict=st.booleans(),
+       weighted=st.booleans(), delayed=st.booleans())
+def test_contributions_equal_the_pair_loop(seed, n_groups, strict, weighted, delayed):
+    """Both members' sums of every row (the later member's now gathered in the column pass itself)
+    against a loop over all pairs: ties in time and risk, strict or not, case weights (some 0) and
+    delayed entry (some rows entering at or after their own time are never later members)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    time = rng.integers(1, 12, n).astype(float)
+    event = rng.random(n) < 0.6
+    codes = rng.integers(0, n_groups, n)
+    risk = rng.integers(0, 8, n) / 4.0
+    weights = np.where(rng.random(n) < 0.15, 0.0, rng.exponential(1.0, n)) if weighted else np.ones(n)
+    entry = np.where(rng.random(n) < 0.5, rng.random(n) * time * 1.2, 0.0) if delayed else np.zeros(n)
+    _, _, parts = count_pairs_and_contributions(
+        time, event, codes, risk, n_groups, strict=strict, case_weight=weights if weighted else None,
+        entry=entry if delayed else None)
+    parts = parts.in_input_order()
+    got = (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator, parts.later_denominator)
+    for value, expected in zip(got, _pair_loop_contributions(time, event, codes, risk, n_groups, weights, entry,
+                                                             strict)):
+        np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_groups", [1, 3])
+def test_perfect_ranking_has_numerators_exactly_equal_to_denominators(n_groups):
+    """A perfect ranking (every earlier event outranks every later member) gives every row numerators
+    exactly equal to its denominators, so its influence is exactly 0 and the cells get the point
+    interval [1, 1] rather than a rounding-sized standard error. With case weights the later
+    member's sums stay exact too (the earlier member's weighted sums are two different sums)."""
+    rng = np.random.default_rng(8)
+    time, event, codes = rng.permutation(3000) + 1.0, rng.random(3000) < 0.6, rng.integers(0, n_groups, 3000)
+    _, _, parts = count_pairs_and_contributions(time, event, codes, -time, n_groups)
+    np.testing.assert_array_equal(parts.earlier_numerator, parts.earlier_denominator)
+    np.testing.assert_array_equal(parts.later_numerator, parts.later_denominator)
+    _, _, parts = count_pairs_and_contributions(time, event, codes, -time, n_groups,
+                                                case_weight=rng.exponential(1.0, 3000))
+    np.testing.assert_array_equal(parts.later_numerator, parts.later_denominator)
