@@ -254,7 +254,7 @@ def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
 
 
 GROUPS_PROBE = """
-import resource, sys, time, warnings
+import resource, statistics, sys, time, warnings
 sys.path.insert(0, {here!r})
 import survfair
 from bench_xci import cohort
@@ -262,31 +262,33 @@ warnings.simplefilter("ignore")
 data = cohort({n}, 64)
 group = data[2] % {g}
 survfair.xci(data[0][:2000], data[1][:2000], group[:2000], data[3][:2000], tau={tau}, n_jobs=1)
-seconds = {{}}
-for ci in (None, "analytic"):
-    runs = []
-    for _ in range({repeats}):
+seconds = {{None: [], "analytic": []}}
+for _ in range({repeats}):  # point and analytic alternate: a drift in the machine's speed hits both
+    for ci in (None, "analytic"):
         start = time.perf_counter()
         survfair.xci(data[0], data[1], group, data[3], tau={tau}, ci=ci, n_jobs=1)
-        runs.append(time.perf_counter() - start)
-    seconds[ci] = sorted(runs)[len(runs) // 2]
-print(seconds[None], seconds["analytic"], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        seconds[ci].append(time.perf_counter() - start)
+ratios = [a / p for p, a in zip(seconds[None], seconds["analytic"])]
+print(statistics.median(seconds[None]), statistics.median(seconds["analytic"]), statistics.median(ratios),
+      min(ratios), max(ratios), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 
 
 def groups_table(repeats: int, n: int = 10**6) -> int:
     """Median seconds of the point estimate and of analytic intervals (IPCW, one thread) for
-    G = 2, 8, 16, 32, each G in a fresh process (its peak resident memory is the last column)."""
-    print(f"n = 10^{int(np.log10(n))}, IPCW, tau = 1.5, n_jobs = 1, median of {repeats}; peak RSS of the "
-          "process (analytic run included).\n")
-    print("| G | point estimate (s) | analytic intervals (s) | ratio | peak RSS (MB) |")
-    print("|---|---|---|---|---|")
+    G = 2, 8, 16, 32, each G in a fresh process (its peak resident memory is the last column). The
+    two calls alternate, and the ratio is the median of the ratios of each pair (its range beside it),
+    which a drift in the speed of a shared machine moves less than a ratio of two medians."""
+    print(f"n = 10^{int(np.log10(n))}, IPCW, tau = 1.5, n_jobs = 1, median of {repeats} alternating pairs; "
+          "peak RSS of the process (analytic run included).\n")
+    print("| G | point estimate (s) | analytic intervals (s) | ratio (median of pairs) | range of the ratios | peak RSS (MB) |")
+    print("|---|---|---|---|---|---|")
     here = os.path.dirname(os.path.abspath(__file__))
     for g in (2, 8, 16, 32):
         code = GROUPS_PROBE.format(here=here, n=n, g=g, tau=1.5, repeats=repeats)
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-        point, analytic, peak = (float(v) for v in out.split())
-        print(f"| {g} | {point:.3f} | {analytic:.3f} | {analytic / point:.2f}x | {peak:,.0f} |", flush=True)
+        point, analytic, ratio, low, high, peak = (float(v) for v in out.split())
+        print(f"| {g} | {point:.3f} | {analytic:.3f} | {ratio:.2f}x | {low:.2f}-{high:.2f} | {peak:,.0f} |", flush=True)
     return 0
 
 

@@ -77,6 +77,27 @@ def test_memory_limit_is_checked_before_allocating(monkeypatch):
     assert issubclass(survfair.MemoryLimitError, ValueError)
 
 
+def test_analytic_memory_is_checked_before_the_passes(monkeypatch):
+    """The contributions (4 n G) and influence rows (n 2G) are refused together before the kernel's
+    passes run, so an analytic call too large for the machine fails at once with the remedies
+    instead of after minutes of passes (e.g. 10^8 rows and G = 8 need 39 GB)."""
+    import survfair._memory as memory
+    import survfair._xci as xci_module
+
+    time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
+    codes = np.arange(400) % 20
+    # 300 kB available: the rows alone (128 kB) fit in its usable share, rows and contributions (387 kB) do not
+    monkeypatch.setattr(memory, "available_memory", lambda: 300_000)
+
+    def passes_must_not_run(*args, **kwargs):
+        raise AssertionError("the passes ran before the memory check")
+
+    monkeypatch.setattr(xci_module, "count_pairs_and_contributions", passes_must_not_run)
+    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the influence rows and contributions "
+                                                        r"of 400 cells for 400 rows \(121 numbers a row\).*groups="):
+        survfair.xci(time, event, codes, risk, ci="analytic")
+
+
 def test_analytic_results_stay_frozen(data_factory):
     """Review finding: the influence rows and the covariance were writable arrays."""
     time, event, codes, risk = data_factory(200, 2, 3)
