@@ -216,7 +216,9 @@ def _column_pass(
     own weighted numerator and denominator against the column group (its contributions as the
     earlier member of a pair) go to ``out_num[m, column]`` / ``out_den[m, column]`` on the way, and
     every member m of group ``column`` gets its contributions as the later member of the pairs of
-    each row group a in ``later_num[m, a]`` / ``later_den[m, a]`` (see :class:`_LaterSums`).
+    each row group a in ``later_num[m, a]`` / ``later_den[m, a]`` (see the note above
+    :func:`_later_add`). ``later_num`` / ``later_den`` None: no later members' sums; numba then
+    prunes their branches, so a point estimate does not compile the code that gathers them.
 
     ``case_weight`` (empty: none) is every row's case weight w_j: the later members' weights are
     then summed in a weighted rank set beside the counting one, and a pair weighs w_j times the
@@ -252,8 +254,9 @@ def _column_pass(
     inserted = 0
     bad = -1
     # the later members' sums: a Fenwick tree of G-vectors over reversed ranks of group ``column``
-    later = _later_new(sizes[column] if per_row else 0, n_groups)
-    running = np.zeros(n_groups if per_row else 0)  # each row group's event weight added so far
+    if later_num is not None:  # (defined only here: every use is behind the same test)
+        later = np.zeros((sizes[column] + 2, n_groups))  # the tree of the note above _later_add
+        running = np.zeros(n_groups, np.float64)  # each row group's event weight added so far
 
     end = n  # walk blocks of equal time from the largest time down
     while end > 0:
@@ -266,7 +269,7 @@ def _column_pass(
             if leave_code[next_entry] == column:  # entered before its own time > t: in the set
                 _rankset_remove(words, blocks, leave_rank[next_entry])
                 inserted -= 1
-                if per_row:  # its later sums end here
+                if later_num is not None:  # its later sums end here
                     m_left = np.int64(entry_asc[leave_entry.shape[0] - 1 - next_entry])  # one compile of _later_read
                     _later_read(later, sizes[column], leave_rank[next_entry], running, 1.0, m_left, later_num,
                                 later_den)
@@ -282,7 +285,7 @@ def _column_pass(
                 if not strict and not (has_entry and entry[m] >= t):
                     _rankset_add(words, blocks, rank[m])
                     inserted += 1
-                    if per_row:
+                    if later_num is not None:
                         _later_read(later, sizes[column], rank[m], running, -1.0, m, later_num, later_den)
                     if has_weight:
                         _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
@@ -319,6 +322,7 @@ def _column_pass(
                 if per_row:
                     out_num[m, column] = w * score
                     out_den[m, column] = w * total
+                if later_num is not None:
                     if w != 0.0 and np.isfinite(w):  # an infinite weight is reported (bad), not summed
                         _later_add(later, sizes[column], row, w, lower_bound[m, column],
                                    upper_bound[tie_row[m], column] if window and not strict else -1)
@@ -328,13 +332,13 @@ def _column_pass(
             if codes[m] == column and (observed or strict) and not (has_entry and entry[m] >= t):
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
-                if per_row:
+                if later_num is not None:
                     _later_read(later, sizes[column], rank[m], running, -1.0, m, later_num, later_den)
                 if has_weight:
                     _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
                     weight_total += case_weight[m]
         end = start
-    if per_row:
+    if later_num is not None:
         _later_finish(later, sizes[column], running, column, codes, rank, words, case_weight, later_num, later_den)
     return comparable, concordant, tied_risk, tied_time, numerator, denominator, bad
 
@@ -351,12 +355,7 @@ def _column_pass(
 # tree, which adds the same nodes in the same order as a query (the path summed from its shortest
 # prefix up): a value that did not change while k was in the set cancels exactly, so a perfect
 # ranking has numerators exactly equal to denominators and influence exactly 0, as before.
-# Slot p + 1 holds rank p (slots 1..size); row 0 stays 0; row size + 1 is the reads' scratch.
-
-
-@cached_njit(nogil=True)
-def _later_new(size, n_groups):
-    return np.zeros((size + 2 if size > 0 else 0, n_groups))
+# The tree has size + 2 rows of G: slot p + 1 holds rank p, row 0 stays 0, row size + 1 is a read's scratch.
 
 
 @cached_njit(nogil=True)
@@ -381,16 +380,9 @@ def _later_read(tree, size, rank, running, sign, m, later_num, later_den):
     n_groups = running.shape[0]
     value = tree[size + 1]
     value[:] = 0.0
-    _later_path_sum(tree, rank + 1, value)
-    for a in range(n_groups):
-        later_num[m, a] += sign * value[a]
-        later_den[m, a] += sign * running[a]
-
-
-@cached_njit(nogil=True)
-def _later_path_sum(tree, slot, value):
-    """Add the prefix up to ``slot`` to ``value``, summed from its shortest part up (the order of the
-    prefix pass): the path's slots are ``slot``'s leading bits, one more at a time."""
+    # the prefix up to slot rank + 1, summed from its shortest part up (the order of the prefix
+    # pass): the path's slots are the slot's leading bits, one more at a time
+    slot = rank + 1
     prefix = 0
     bit = 1
     while bit <= slot:
@@ -399,8 +391,11 @@ def _later_path_sum(tree, slot, value):
         bit >>= 1
         if slot & bit:
             prefix |= bit
-            for a in range(value.shape[0]):
+            for a in range(n_groups):
                 value[a] = tree[prefix, a] + value[a]
+    for a in range(n_groups):
+        later_num[m, a] += sign * value[a]
+        later_den[m, a] += sign * running[a]
 
 
 @cached_njit(nogil=True)
@@ -970,7 +965,8 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
 
     The passes of different columns are independent and release the GIL, so with ``n_jobs`` > 1
     they run on that many threads. Each pass writes only its own column of the counts and of the
-    earlier-member contributions, and the later-member contributions of the rows of its group, so threads never write the same memory and every sum is formed in the same order as with one
+    earlier-member contributions, and the later-member contributions of the rows of its group, so
+    threads never write the same memory and every sum is formed in the same order as with one
     thread: the numbers are bit-identical for any ``n_jobs``.
     """
     own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight)
@@ -982,6 +978,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     # row-major order every write was a cache line of its own: 2.5 s of 5.8 s at n = 10^6, G = 32);
     # the later members' row-major (each member's G sums are written together)
     rows = [np.zeros(shape, order=order) for order in "FFCC"]
+    later = rows[2:] if with_contributions else (None, None)  # None: the pass compiles without them
     competing = prep.competing.shape[0] > 0
     # competing risks: the pairs of the second kind, kept apart (the variance's censoring term needs them)
     second = [np.zeros(shape if competing else (1, 1)) for _ in range(4)]
@@ -994,7 +991,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
         curve = column_steps(column)
         result = _column_pass(
             column, *data, *prep.leave, prep.entry_asc, own, *curve, weighted, cutoff, strict, n_groups,
-            with_contributions, *rows,
+            with_contributions, *rows[:2], *later,
         )
         if competing:
             extra = _competing_column_pass(column, *plain, own, *curve, weighted, cutoff, strict, n_groups,
