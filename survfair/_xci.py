@@ -318,7 +318,7 @@ def xci(
         Parallelism. The per-group passes of the pair-count kernel run on ``n_jobs`` threads
         (None: every core this process may use; -1 likewise; the kernel releases the GIL), with
         bit-identical numbers for any value (measured on 2 cores at n = 10^6, G = 8: the passes
-        1.6x faster for the point estimate, 2.3x with the analytic contributions). The bootstrap
+        1.9x faster for the point estimate, 1.8x with the analytic contributions). The bootstrap
         runs ``n_jobs`` joblib jobs (threads; None: joblib's default, one job unless inside a
         ``joblib.parallel_backend`` context); inside ``with joblib.parallel_backend("dask"):``
         the replicates run on a Dask cluster.
