@@ -75,11 +75,18 @@ from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_p
 from ._memory import require_memory
 from ._validation import SurvivalSample
 
-__all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster", "difference_se"]
+__all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster", "difference_se",
+           "smallest_row_width"]
 
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
 _COMPACT_FROM_GROUPS = 3
+
+
+def smallest_row_width(n_groups: int) -> int:
+    """Numbers per influence row when each censoring curve is one group's (or none): 2G compact
+    from three groups on, G^2 dense below (pooled IPCW needs G^2 at any G)."""
+    return 2 * n_groups if n_groups >= _COMPACT_FROM_GROUPS else n_groups * n_groups
 #: A delete-one denominator at most this fraction of the full one is 0 (see :func:`_delete_one`).
 _LEFT_OVER = 1e-12
 

@@ -253,7 +253,7 @@ def _column_pass(
     denominator = np.zeros(n_groups, np.float64)
     inserted = 0
     bad = -1
-    # the later members' sums: a Fenwick tree of G-vectors over reversed ranks of group ``column``
+    # the later members' sums: a Fenwick tree of G-vectors over the ranks of group ``column``
     if later_num is not None:  # (defined only here: every use is behind the same test)
         later = np.zeros((sizes[column] + 2, n_groups))  # the tree of the note above _later_add
         running = np.zeros(n_groups, np.float64)  # each row group's event weight added so far
@@ -367,13 +367,9 @@ def _later_add(tree, size, group, w, lower, upper):
     """Event weight ``w`` of row group ``group`` to every rank at or above ``upper`` and half of it to
     the ranks in [lower, upper) (``upper`` -1: all of it from ``lower`` up)."""
     share = w if upper < 0 else 0.5 * w
-    slot = lower + 1
-    while slot <= size:
-        tree[slot, group] += share
-        slot += slot & (-slot)
-    if upper >= 0:
-        slot = upper + 1
-        while slot <= size:
+    for position in (np.int64(lower), np.int64(upper)):  # one type: a tuple numba can loop over
+        slot = position + 1  # 0 for upper -1: nothing
+        while 0 < slot <= size:
             tree[slot, group] += share
             slot += slot & (-slot)
 
@@ -977,6 +973,8 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
+    # (2, 2), not (1, 1), without contributions: a 1 x 1 array is also C-contiguous and numba would
+    # compile the pass a second time for that layout
     shape = (n, n_groups) if with_contributions else (2, 2)
     # the earlier members' arrays column-major: each pass writes its column of them sequentially (in
     # row-major order every write was a cache line of its own: 2.5 s of 5.8 s at n = 10^6, G = 32);
@@ -1042,7 +1040,8 @@ def count_pairs_and_contributions(
     n_jobs: int = 1,
 ) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
     """:func:`count_pairs` plus every individual's contributions (what the analytic variance
-    needs): the counts and both members' contributions come out of the same passes. O(G^2 n log n) time, O(G n) memory.
+    needs): the counts and both members' contributions come out of the same passes.
+    O(G^2 n log n) time, O(G n) memory.
 
     Returns ``(counts, bad, contributions)``; the contributions are in time order
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.

@@ -20,6 +20,7 @@ from ._kernel import (
     kernel_threads,
     prepare_pairs,
 )
+from ._influence import smallest_row_width
 from ._memory import require_memory
 from ._results import XCIResult
 from ._xci_dask import is_dask_frame, xci_dask
@@ -133,7 +134,7 @@ def estimate_xci_with_contributions(
     rows built from them would not fit (8 (6G + 1) bytes a row from three groups on: 39 GB at
     10^8 rows and G = 8, where minutes of passes would otherwise end in a MemoryError)."""
     n, g = sample.n_samples, sample.n_groups
-    arrays = 4 * g * (2 if sample.competing is not None else 1) + (2 * g if g >= 3 else g * g) + 1
+    arrays = 4 * g * (2 if sample.competing is not None else 1) + smallest_row_width(g) + 1
     require_memory(8.0 * n * arrays, f"analytic intervals: the influence rows and contributions of {g * g} cells "
                    f"for {n} rows ({arrays} numbers a row)", ("groups", "bootstrap", "no_intervals"))
     counts, bad, contributions = count_pairs_and_contributions(
