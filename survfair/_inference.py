@@ -73,7 +73,7 @@ def with_inference(
     curves = result.censoring_curves if result.method == "ipcw" else None
     if ci == "analytic":
         inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
-                        prepared=prepared, contributions=contributions, **settings)
+                        prepared=prepared, contributions=contributions, jackknife=False, **settings)
         return replace(result, influence=inf, ci_method="analytic")
     draws = bootstrap(
         sample,

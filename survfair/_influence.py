@@ -71,12 +71,13 @@ import numpy as np
 from ._frozen import FrozenCachedProperty, frozen_result
 from ._censoring import CensoringCurves, inverse_censoring
 from ._jit import cached_njit
-from ._kernel import IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions
+from ._kernel import (IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions,
+                      later_member_arrays)
 from ._memory import require_memory
 from ._validation import SurvivalSample
 
 __all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster", "difference_se",
-           "smallest_row_width"]
+           "smallest_row_width", "rows_over_contributions", "rows_beyond_contributions"]
 
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
@@ -186,9 +187,9 @@ class Influence:
     order: np.ndarray = field(repr=False)
     #: large and made by survfair: made read-only without a copy (see survfair._frozen)
     _freeze_in_place = ("cells_in_time_order", "overall_in_time_order", "order")
-    # what the delete-one estimates are made of: k's summed numerator / denominator per cell
-    # (n_samples, G*G), and the totals of the point estimate (G*G,)
-    _leave_out: tuple = field(repr=False)
+    # what the delete-one estimates are made of: the cells' totals, the group codes and every
+    # individual's contributions (None: not kept, see influence(jackknife=False))
+    _leave_out: tuple | None = field(repr=False)
     layout: CompactLayout | None = field(default=None, repr=False)
 
     @FrozenCachedProperty
@@ -342,21 +343,29 @@ class Influence:
 
     @FrozenCachedProperty
     def jackknife(self) -> np.ndarray:
-        if isinstance(self._leave_out[0], str):  # clustered: see clustered()
+        if self._leave_out is not None and isinstance(self._leave_out[0], str):  # clustered: see clustered()
             return self._leave_out[1][0]
         numerator, denominator, k_num, k_den = self._leave_out_sums
         return _delete_one(numerator, denominator, k_num, k_den)
 
     @FrozenCachedProperty
     def jackknife_overall(self) -> np.ndarray:
-        if isinstance(self._leave_out[0], str):
+        if self._leave_out is not None and isinstance(self._leave_out[0], str):
             return self._leave_out[1][1]
         numerator, denominator, k_num, k_den = self._leave_out_sums
         return _delete_one(numerator.sum(), denominator.sum(), k_num.sum(axis=1), k_den.sum(axis=1))
 
+    @property
+    def has_jackknife(self) -> bool:
+        """Whether the delete-one estimates can be read (see :func:`influence`'s ``jackknife``)."""
+        return self._leave_out is not None
+
     @FrozenCachedProperty
     def _leave_out_sums(self):
         """Removing k removes exactly the pairs k belongs to: k's sums per cell, both roles."""
+        if self._leave_out is None:
+            raise RuntimeError("this influence was computed without the contributions the jackknife needs "
+                               "(influence(jackknife=False))")
         numerator, denominator, codes, contrib, g = self._leave_out
         contrib = contrib.in_input_order()
         n = codes.shape[0]
@@ -535,6 +544,7 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
     sensitivity = np.zeros((curves, g2))
     sensitivity_overall = np.zeros(curves)
     row = np.empty(width)
+    credited = n_curves > 0 and entry_asc.shape[0] > 0  # delayed entry: k's compensator at entry
     next_entry = 0
     start = 0
     while start < n:
@@ -615,8 +625,12 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                         row[curve_slots[c, j]] += w_m * (sensitivity[c, cell] * own_jump - compensator[c, cell])
                     value_overall += w_m * (sensitivity_overall[c] * own_jump - compensator_overall[c])
             scale = slot_scale[a]
-            for slot in range(width):  # plus the compensator credited at k's entry (0 without delayed entry)
-                cells[m, slot] = (row[slot] + cells[m, slot]) * scale[slot]
+            if credited:  # plus the compensator credited at k's entry
+                for slot in range(width):
+                    cells[m, slot] = (row[slot] + cells[m, slot]) * scale[slot]
+            else:  # cells may be the later sums' memory (influence_rows): row m is read, not added to
+                for slot in range(width):
+                    cells[m, slot] = row[slot] * scale[slot]
             overall[m] = (value_overall + overall[m]) * inv_total
         for c in range(n_curves):
             if rate[c] > 0:
@@ -628,6 +642,23 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
             for m in range(start, end):
                 passed[curve_of[codes[m]]] += weight[m] if has_weight else 1.0
         start = end
+
+
+def rows_over_contributions(width: int, n_groups: int, *, entry_credit: bool) -> bool:
+    """Whether influence rows ``width`` numbers wide can be written over the later members' sums
+    (the (n, 2G) block of :func:`survfair._kernel.later_member_arrays`): they must be as wide as the
+    block, and no row may be written before the sweep reads it, as the Kaplan-Meier term credited at
+    a delayed entry is (``entry_credit``: delayed entry with estimated weights)."""
+    return width == 2 * n_groups and not entry_credit
+
+
+def rows_beyond_contributions(n_groups: int, *, entry_credit: bool) -> int:
+    """Numbers a row that the influence rows need besides the contributions: none when they are
+    written over the later members' sums (:func:`rows_over_contributions`), else their width
+    (one censoring curve per group; pooled censoring from three groups on needs G^2, which
+    :func:`influence_rows` checks again)."""
+    width = smallest_row_width(n_groups)
+    return 0 if rows_over_contributions(width, n_groups, entry_credit=entry_credit) else width
 
 
 def _compact_rows_hold(curve_of: np.ndarray, mult: np.ndarray) -> bool:
@@ -729,12 +760,18 @@ def influence_rows(
     point_sources: tuple | None = None,
     *,
     compact: bool = False,
+    overwrite: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """phi_k of every cell, shape (n, G*G), and of the pooled ratio, shape (n,), in time order.
 
     With ``compact`` the cells are (n, 2G): row k keeps only the cells of its group's row and
     column (:func:`compact_cell`; see :class:`CompactLayout`), which hold all of its influence when
     each censoring curve is one group's or the weights are fixed (refused otherwise).
+
+    ``overwrite``: the rows may be written over the contributions' later members' sums, which are
+    then lost (the caller keeps no use of them): no new n x 2G array. Done when the rows are 2G wide
+    and the sums are the halves of one block (:func:`survfair._kernel.later_member_arrays`), without
+    a Kaplan-Meier term credited at delayed entries (see :func:`rows_over_contributions`).
 
     ``time``, ``event``, ``codes`` and the contributions' rows in ascending time order (the
     order of the censoring fit's risk sets); ``numerator`` / ``denominator`` the cells' pair sums
@@ -759,11 +796,16 @@ def influence_rows(
     if compact and not _compact_rows_hold(curve_of, mult):
         raise ValueError("compact influence rows need one censoring curve per group")
     width = 2 * g if compact else g * g
-    require_memory(8.0 * n * width, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
-                   f"(n x {'2G' if compact else 'G^2'} = {n} x {width})", ("groups", "bootstrap", "no_intervals"))
-    cells = np.zeros((n, width))
-    overall = np.zeros(n)
     options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
+    block = contributions.later_block
+    if overwrite and block is not None and rows_over_contributions(width, g, entry_credit=
+                                                                     mult.shape[0] > 0 and options[2].shape[0] > 0):
+        cells = block  # every entry is written by the sweep
+    else:
+        require_memory(8.0 * n * width, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
+                       f"(n x {'2G' if compact else 'G^2'} = {n} x {width})", ("groups", "bootstrap", "no_intervals"))
+        cells = np.zeros((n, width))
+    overall = np.zeros(n)
     second = contributions.second_kind
     if point_sources is None:
         point_sources = (-1, np.zeros(g * g), np.zeros(g * g))
@@ -800,6 +842,7 @@ def influence(
     censoring_estimated: bool = False,
     prepared: PreparedPairs | None = None,
     contributions: IndividualContributions | None = None,
+    jackknife: bool = True,
 ) -> Influence:
     """Influence functions and delete-one jackknife of every cell and of the pooled C.
 
@@ -820,6 +863,11 @@ def influence(
     contributions : IndividualContributions, optional
         The contributions on ``sample`` with these settings, when the caller computed them with
         the counts (:func:`survfair._kernel.count_pairs_and_contributions`); computed otherwise.
+    jackknife : bool, default True
+        Whether the result can give the delete-one estimates (it keeps the contributions, 4G
+        numbers a row). False lets the influence rows be written over the contributions, which the
+        caller must not use afterwards (:func:`influence_rows`): analytic intervals then hold 2G
+        numbers a row once computed, and 4G at their peak, not 6G.
 
     Returns
     -------
@@ -852,10 +900,13 @@ def influence(
     if contributions.order is None:  # in input order: the sweep below needs time order
         order = np.argsort(sample.time)
         second = contributions.second_kind
+        block, later_num, later_den = later_member_arrays(*contributions.later_numerator.shape)
+        later_num[:] = contributions.later_numerator[order]
+        later_den[:] = contributions.later_denominator[order]
         contributions = IndividualContributions(
-            contributions.earlier_numerator[order], contributions.earlier_denominator[order],
-            contributions.later_numerator[order], contributions.later_denominator[order], order=order,
-            second_kind=None if second is None else tuple(values[order] for values in second),
+            contributions.earlier_numerator[order], contributions.earlier_denominator[order], later_num, later_den,
+            order=order, second_kind=None if second is None else tuple(values[order] for values in second),
+            later_block=block,
         )
     order = contributions.order
     if prepared is not None and prepared.order is order:  # already permuted by the kernel
@@ -872,9 +923,11 @@ def influence(
     # compact rows (n x 2G) whenever they hold all of a row's influence and are smaller than G^2
     compact = g >= _COMPACT_FROM_GROUPS and _compact_rows_hold(curve_of, mult)
     cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult,
-                                    time_ordered_options(sample, order, prepared), compact=compact)
+                                    time_ordered_options(sample, order, prepared), compact=compact,
+                                    overwrite=not jackknife)
     layout = CompactLayout(codes, g, denominator > 0) if compact else None
-    result = Influence(cells, overall, order, (numerator, denominator, sample.group_codes, contributions, g), layout)
+    leave_out = (numerator, denominator, sample.group_codes, contributions, g) if jackknife else None
+    result = Influence(cells, overall, order, leave_out, layout)
     if sample.cluster is None:
         return result
     # clustered rows (xci(cluster=)): every consumer -- analytic intervals, BCa, paired comparisons --

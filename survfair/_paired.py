@@ -468,7 +468,7 @@ def compare_xci(
 
     def _influence(res):
         stored = res.influence
-        if stored is not None:
+        if stored is not None and (ci == "analytic" or stored.has_jackknife):  # BCa reads the jackknife
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None
         return influence(res.sample, res.pair_counts, curves=curves, censoring_estimated=res.refit_censoring,

@@ -32,7 +32,8 @@ from ._frozen import frozen_result
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
 from ._influence import censoring_multiplicity, difference_se, influence_rows, sum_by_cluster, time_ordered_options
-from ._kernel import IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads
+from ._kernel import (IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads,
+                      later_member_arrays)
 from ._intervals import bounded_wald_interval, cell_wald_interval, wald_p_value
 from ._results import json_safe, readonly
 from ._summaries import _difference_cells, _interleaved
@@ -645,11 +646,11 @@ def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weigh
     by_time[time_position] = np.arange(n)
     selected = np.flatnonzero(rows)[parts.order]
     position = time_position[selected]
-    placed = []
-    for values in (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator, parts.later_denominator):
-        everyone = np.zeros((n, g))
+    block, *later = later_member_arrays(n, g)  # the kernel's own layout: one compile of the sweep
+    placed = [np.zeros((n, g)), np.zeros((n, g)), *later]
+    for everyone, values in zip(placed, (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator,
+                                         parts.later_denominator)):
         everyone[position] = values
-        placed.append(everyone)
     second, point = None, None
     if controls_at is not None and weights_estimated:
         # competing controls: their own factor at their own time, at their own position
@@ -665,11 +666,11 @@ def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weigh
         point = (np.searchsorted(sample.time[by_time], controls_at, side="right") - 1,
                  np.bincount(cell.ravel(), weights=parts.later_numerator[free].ravel(), minlength=g * g),
                  np.bincount(cell.ravel(), weights=parts.later_denominator[free].ravel(), minlength=g * g))
-    contributions = IndividualContributions(*placed, order=by_time, second_kind=second)
+    contributions = IndividualContributions(*placed, order=by_time, second_kind=second, later_block=block)
     mult = censoring_multiplicity(curve_of, g, later_factor=False) if weights_estimated else np.zeros((0, g * g))
     cells, _ = influence_rows(
         sample.time[by_time], sample.observed[by_time], sample.group_codes[by_time], contributions,
         counts.numerator.ravel(), counts.denominator.ravel(), curve_of, mult, time_ordered_options(sample, by_time),
-        point,
+        point, overwrite=True,  # the placed copies are not read again
     )
     return cells

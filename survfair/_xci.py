@@ -20,7 +20,7 @@ from ._kernel import (
     kernel_threads,
     prepare_pairs,
 )
-from ._influence import smallest_row_width
+from ._influence import rows_beyond_contributions
 from ._memory import require_memory
 from ._results import XCIResult
 from ._xci_dask import is_dask_frame, xci_dask
@@ -131,10 +131,13 @@ def estimate_xci_with_contributions(
     """:func:`estimate_xci` plus every individual's contributions (for the analytic variance),
     from the same kernel passes. Raises as :func:`estimate_xci`, and
     :class:`survfair.MemoryLimitError` before the passes when the contributions and the influence
-    rows built from them would not fit (8 (6G + 1) bytes a row from three groups on: 39 GB at
-    10^8 rows and G = 8, where minutes of passes would otherwise end in a MemoryError)."""
+    rows built from them would not fit (8 (4G + 1) bytes a row from two groups on, the rows written
+    over the later members' sums: 26 GB at 10^8 rows and G = 8, where minutes of passes would
+    otherwise end in a MemoryError; 8 (6G + 1) with delayed entry and estimated weights)."""
     n, g = sample.n_samples, sample.n_groups
-    arrays = 4 * g * (2 if sample.competing is not None else 1) + smallest_row_width(g) + 1
+    entry_credit = method == "ipcw" and reference is None and sample.entry is not None
+    arrays = (4 * g * (2 if sample.competing is not None else 1)
+              + rows_beyond_contributions(g, entry_credit=entry_credit) + 1)
     require_memory(8.0 * n * arrays, f"analytic intervals: the influence rows and contributions of {g * g} cells "
                    f"for {n} rows ({arrays} numbers a row)", ("groups", "bootstrap", "no_intervals"))
     counts, bad, contributions = count_pairs_and_contributions(

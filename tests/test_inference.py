@@ -336,7 +336,10 @@ def test_jackknife_of_a_cell_left_without_pairs_is_undefined(seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = survfair.xci(time, event, group, risk, weights=weights, method="ipcw")
-    jackknife = res.influence.jackknife
+    # what BCa reads (an analytic result keeps no contributions: its rows were written over them)
+    assert not res.influence.has_jackknife
+    jackknife = _influence.influence(res.sample, res.pair_counts, curves=res.censoring_curves,
+                                     **res.settings.pair_options).jackknife
     assert np.isnan(jackknife[n_a, 1])  # row k, cell (a, b)
     assert np.isfinite(jackknife[:n_a, 1]).all()  # deleting an a row leaves pairs in (a, b)
     assert np.all((jackknife[np.isfinite(jackknife)] >= 0) & (jackknife[np.isfinite(jackknife)] <= 1))
@@ -683,3 +686,69 @@ def test_dask_backend_scatters_the_data_once_not_per_batch(dask_client, monkeypa
                                  tau=3.0, tied_tol=1e-8, strict=False, censoring=None, fixed_curves=None, grids=(),
                                  strata_members=(np.arange(3000),))
     assert dask.sizeof.sizeof(sample) >= time.nbytes + event.nbytes + group.nbytes + risk.nbytes + 3000 * 8
+
+
+def _rows_both_ways(sample, g, *, curves=None, pooled=False):
+    """The influence rows of ``sample`` written into a new array and written over the later members'
+    sums (each from its own kernel passes): (new, over, whether ``over`` is the sums' memory)."""
+    from survfair._kernel import count_pairs_and_contributions
+    from survfair._xci import estimate_xci
+
+    method, tau = ("naive", None) if curves is None else ("ipcw", 1.5)  # tau: no group's K reaches 0 before it
+    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=1e-8, strict=False)
+    curve_of = np.zeros(g, np.int64) if pooled else np.arange(g, dtype=np.int64)
+    mult = (np.zeros((0, g * g)) if curves is None
+            else _influence.censoring_multiplicity(curve_of, g, later_factor=True))
+    compact = g >= 3 and not pooled
+    out = []
+    for overwrite in (False, True):
+        _, _, parts = count_pairs_and_contributions(
+            sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol=1e-8, case_weight=sample.weights,
+            inverse_k=None if curves is None else inverse_censoring(curves), tau=tau)
+        order = parts.order
+        cells, overall = _influence.influence_rows(
+            sample.time[order], sample.observed[order], sample.group_codes[order], parts, counts.numerator.ravel(),
+            counts.denominator.ravel(), curve_of, mult, _influence.time_ordered_options(sample, order),
+            compact=compact, overwrite=overwrite)
+        out.append((cells, overall, np.shares_memory(cells, parts.later_block)))
+    return out
+
+
+@pytest.mark.parametrize("n_groups", [1, 2, 3, 6])
+@pytest.mark.parametrize("censoring", [None, "group", "pooled"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_rows_written_over_the_later_sums_are_the_same_rows(n_groups, censoring, weighted):
+    """Influence rows written over the later members' sums (no n x 2G array of their own: analytic
+    intervals hold 4G numbers a row at their peak, not 6G) are bit-identical to rows written into a
+    new array; they are written there exactly when they are as wide as the sums' block (2G: two
+    groups, or compact rows from three on, not pooled censoring's G^2 nor one group's 1)."""
+    time, event, group, risk = _cohort(240, seed=7 + n_groups, n_groups=n_groups, ties=True)
+    weights = np.random.default_rng(n_groups).uniform(0.2, 3.0, 240) if weighted else None
+    sample, _ = check_survival_inputs(time, event, group, risk, weights=weights)
+    curves = None if censoring is None else fit_censoring(sample, censoring)
+    (new, new_overall, new_shared), (over, over_overall, shared) = _rows_both_ways(
+        sample, n_groups, curves=curves, pooled=censoring == "pooled")
+    assert not new_shared
+    width = over.shape[1]
+    assert shared == (width == 2 * n_groups)
+    assert width == (1 if n_groups == 1 else 4 if n_groups == 2 else n_groups**2 if censoring == "pooled"
+                     else 2 * n_groups)
+    np.testing.assert_array_equal(over, new)
+    np.testing.assert_array_equal(over_overall, new_overall)
+
+
+def test_analytic_results_keep_no_contributions_and_bca_comparisons_recompute_them():
+    """An analytic result's rows were written over its contributions, so it cannot give the
+    delete-one jackknife; a BCa paired comparison of such results computes it again and gives the
+    same intervals as from point estimates."""
+    time, event, group, risk = _cohort(150, seed=3, n_groups=3)
+    other = risk + np.random.default_rng(1).normal(size=150)
+    analytic = [survfair.xci(time, event, group, r) for r in (risk, other)]
+    assert not any(res.influence.has_jackknife for res in analytic)
+    with pytest.raises(RuntimeError, match="jackknife=False"):
+        analytic[0].influence.jackknife
+    point = [survfair.xci(time, event, group, r, ci=None) for r in (risk, other)]
+    options = dict(ci="bootstrap", n_resamples=40, random_state=5, progress=False)
+    from_analytic = survfair.compare_xci(*analytic, **options).to_frame()
+    from_point = survfair.compare_xci(*point, **options).to_frame()
+    pd.testing.assert_frame_equal(from_analytic, from_point)

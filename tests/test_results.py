@@ -78,15 +78,16 @@ def test_memory_limit_is_checked_before_allocating(monkeypatch):
 
 
 def test_analytic_memory_is_checked_before_the_passes(monkeypatch):
-    """The contributions (4 n G) and influence rows (n 2G) are refused together before the kernel's
-    passes run, so an analytic call too large for the machine fails at once with the remedies
-    instead of after minutes of passes (e.g. 10^8 rows and G = 8 need 39 GB)."""
+    """The contributions (4 n G, with the influence rows written over half of them) and the pooled
+    C's row are refused together before the kernel's passes run, so an analytic call too large for
+    the machine fails at once with the remedies instead of after minutes of passes (e.g. 10^8 rows
+    and G = 8 need 26 GB)."""
     import survfair._memory as memory
     import survfair._xci as xci_module
 
     time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
     codes = np.arange(400) % 20
-    # 300 kB available: the rows alone (128 kB) fit in its usable share, rows and contributions (387 kB) do not
+    # 300 kB available: the rows alone (128 kB) fit in its usable share, the contributions (259 kB) do not
     monkeypatch.setattr(memory, "available_memory", lambda: 300_000)
 
     def passes_must_not_run(*args, **kwargs):
@@ -94,7 +95,7 @@ def test_analytic_memory_is_checked_before_the_passes(monkeypatch):
 
     monkeypatch.setattr(xci_module, "count_pairs_and_contributions", passes_must_not_run)
     with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the influence rows and contributions "
-                                                        r"of 400 cells for 400 rows \(121 numbers a row\).*groups="):
+                                                        r"of 400 cells for 400 rows \(81 numbers a row\).*groups="):
         survfair.xci(time, event, codes, risk, ci="analytic")
 
 
