@@ -798,8 +798,8 @@ def influence_rows(
     width = 2 * g if compact else g * g
     options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
     block = contributions.later_block
-    if overwrite and block is not None and rows_over_contributions(width, g, entry_credit=
-                                                                     mult.shape[0] > 0 and options[2].shape[0] > 0):
+    entry_credit = mult.shape[0] > 0 and options[2].shape[0] > 0  # Kaplan-Meier term and delayed entry
+    if overwrite and block is not None and rows_over_contributions(width, g, entry_credit=entry_credit):
         cells = block  # every entry is written by the sweep
     else:
         require_memory(8.0 * n * width, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
