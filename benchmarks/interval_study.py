@@ -34,6 +34,7 @@ from joblib import Parallel, delayed
 from scipy import special, stats
 
 import survfair
+from survfair._influence import influence
 from survfair.simulate import aft_design, ph_design
 
 LEVEL = 0.95
@@ -108,7 +109,9 @@ def replication(design, n: int, tau, seed: int) -> list[dict]:
     g, labels = len(result.groups), list(result.groups)
     codes = result.sample.group_codes
     events = np.bincount(codes, weights=result.sample.event.astype(float), minlength=g)
-    jackknife = result.influence.jackknife  # (n, G*G), input order
+    # (n, G*G), input order; an analytic result keeps no contributions (its rows were written over them)
+    jackknife = influence(result.sample, result.pair_counts, curves=result.censoring_curves,
+                          **result.settings.pair_options).jackknife
     matrix, se = result.matrix.to_numpy(), result.se.to_numpy()
     rows = []
     for a in range(g):

@@ -172,7 +172,9 @@ class Influence:
         Variance of the pooled C.
     jackknife : ndarray of shape (n_samples, G*G)
         Delete-one estimates of every cell (censoring weights held fixed); computed on first
-        access (only BCa intervals need it).
+        access (only BCa intervals need it). Not available (``has_jackknife`` False) when the
+        rows were written over the contributions (``influence(jackknife=False)``, as analytic
+        ``xci`` results are).
     jackknife_overall : ndarray of shape (n_samples,)
         Delete-one estimates of the pooled C.
 
@@ -652,12 +654,11 @@ def rows_over_contributions(width: int, n_groups: int, *, entry_credit: bool) ->
     return width == 2 * n_groups and not entry_credit
 
 
-def rows_beyond_contributions(n_groups: int, *, entry_credit: bool) -> int:
+def rows_beyond_contributions(n_groups: int, *, pooled: bool, entry_credit: bool) -> int:
     """Numbers a row that the influence rows need besides the contributions: none when they are
-    written over the later members' sums (:func:`rows_over_contributions`), else their width
-    (one censoring curve per group; pooled censoring from three groups on needs G^2, which
-    :func:`influence_rows` checks again)."""
-    width = smallest_row_width(n_groups)
+    written over the later members' sums (:func:`rows_over_contributions`), else their width (G^2
+    when ``pooled``: one censoring curve estimated for all groups; else :func:`smallest_row_width`)."""
+    width = n_groups * n_groups if pooled else smallest_row_width(n_groups)
     return 0 if rows_over_contributions(width, n_groups, entry_credit=entry_credit) else width
 
 

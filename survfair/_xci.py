@@ -133,11 +133,13 @@ def estimate_xci_with_contributions(
     :class:`survfair.MemoryLimitError` before the passes when the contributions and the influence
     rows built from them would not fit (8 (4G + 1) bytes a row from two groups on, the rows written
     over the later members' sums: 26 GB at 10^8 rows and G = 8, where minutes of passes would
-    otherwise end in a MemoryError; 8 (6G + 1) with delayed entry and estimated weights)."""
+    otherwise end in a MemoryError; 8 (6G + 1) with delayed entry and weights estimated on
+    ``sample``, 8 (4G + G^2 + 1) with pooled censoring estimated on it, from three groups on)."""
     n, g = sample.n_samples, sample.n_groups
-    entry_credit = method == "ipcw" and reference is None and sample.entry is not None
-    arrays = (4 * g * (2 if sample.competing is not None else 1)
-              + rows_beyond_contributions(g, entry_credit=entry_credit) + 1)
+    estimated = method == "ipcw" and reference is sample  # the rows carry the Kaplan-Meier term
+    beyond = rows_beyond_contributions(g, pooled=estimated and curves.kind == "pooled",
+                                       entry_credit=estimated and sample.entry is not None)
+    arrays = 4 * g * (2 if sample.competing is not None else 1) + beyond + 1
     require_memory(8.0 * n * arrays, f"analytic intervals: the influence rows and contributions of {g * g} cells "
                    f"for {n} rows ({arrays} numbers a row)", ("groups", "bootstrap", "no_intervals"))
     counts, bad, contributions = count_pairs_and_contributions(

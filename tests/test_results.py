@@ -99,6 +99,54 @@ def test_analytic_memory_is_checked_before_the_passes(monkeypatch):
         survfair.xci(time, event, codes, risk, ci="analytic")
 
 
+@pytest.mark.parametrize("options, counted", [
+    ({}, 17),  # 4G contributions, the compact rows over the later sums, the pooled C's row
+    ({"entry": True}, 25),  # the Kaplan-Meier credit at entry: rows of their own (2G)
+    ({"entry": True, "reference": True}, 17),  # weights fixed by a reference sample: no credit
+    ({"censoring": "pooled"}, 33),  # one curve for all groups: dense rows of their own (G^2)
+    ({"method": "naive", "entry": True}, 17),
+])
+def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, options, counted):
+    """Review finding: the check before the passes counted no rows of their own with delayed entry
+    and estimated weights, nor with pooled censoring (both write their rows into a new array). The
+    count it checks is the numbers a row then allocated: contributions plus rows not written over
+    them, plus the pooled C's."""
+    import survfair._influence as influence_module
+    import survfair._xci as xci_module
+
+    rng = np.random.default_rng(0)
+    n, g = 300, 4
+    time = rng.exponential(1.0, n) + 0.5
+    event = rng.random(n) < 0.7
+    group = np.arange(n) % g
+    risk = rng.normal(size=n)
+    kwargs = {"censoring": options.get("censoring", "group"), "method": options.get("method", "ipcw"), "tau": 1.0}
+    if options.get("entry"):
+        kwargs["entry"] = np.where(rng.random(n) < 0.3, 0.2, 0.0)
+    if options.get("reference"):
+        kwargs["censoring_reference"] = (time, event, group)
+    checked, allocated = [], []
+    real_check, real_rows = xci_module.require_memory, influence_module.influence_rows
+
+    def check(needed, what, remedies):
+        if what.startswith("analytic intervals: the influence rows and contributions"):
+            checked.append(int(needed) // (8 * n))
+        return real_check(needed, what, remedies)
+
+    def rows(*args, **kwargs):
+        cells, overall = real_rows(*args, **kwargs)
+        shared = np.shares_memory(cells, args[3].later_block)
+        allocated.append(4 * g + (0 if shared else cells.shape[1]) + 1)
+        return cells, overall
+
+    monkeypatch.setattr(xci_module, "require_memory", check)
+    monkeypatch.setattr(influence_module, "influence_rows", rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        survfair.xci(time, event, group, risk, ci="analytic", **kwargs)
+    assert checked == allocated == [counted]
+
+
 def test_analytic_results_stay_frozen(data_factory):
     """Review finding: the influence rows and the covariance were writable arrays."""
     time, event, codes, risk = data_factory(200, 2, 3)
