@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
 import tempfile
 from pathlib import Path
 
 from numba import njit
 from numba.core import config
 
-__all__ = ["cached_njit", "cache_directory"]
+__all__ = ["cached_njit", "cache_directory", "compiled_in_cache"]
 
 
 def _writable(directory: Path) -> bool:
@@ -82,3 +83,30 @@ def cached_njit(function=None, **options):
             config.CACHE_DIR = previous
 
     return decorate if function is None else decorate(function)
+
+
+def compiled_in_cache(*kernels) -> bool:
+    """Whether each of these :func:`cached_njit` kernels has a compiled version for this machine in
+    the on-disk cache, so that its next call loads it instead of compiling (which takes seconds: the
+    command line says so while it waits).
+
+    A kernel already compiled in this process counts as cached. Otherwise reads numba's cache index
+    of the kernel: its entries are dropped when the source changed since they were written, and
+    each is kept for one CPU (target triple, name and features). Without an on-disk cache
+    (:func:`cache_directory` empty) every process compiles. Answers True when the index cannot be
+    read this way (another numba's layout), so that nothing claims a compilation it cannot see.
+    """
+    for kernel in kernels:
+        if kernel.signatures:
+            continue
+        if not getattr(kernel, "_cache", None) or type(kernel._cache).__name__ == "NullCache":
+            return False
+        try:
+            cache = kernel._cache._cache_file
+            machine = kernel.targetctx.codegen().magic_tuple()
+            entries = cache._load_index()
+        except (AttributeError, OSError, EOFError, pickle.UnpicklingError, ValueError):
+            return True
+        if not any(isinstance(key, tuple) and len(key) > 1 and key[1] == machine for key in entries):
+            return False
+    return True

@@ -56,3 +56,59 @@ def test_a_shared_directory_others_can_write_is_not_trusted(tmp_path):
     assert not _private(shared)
     shared.chmod(0o700)
     assert _private(shared)
+
+
+_KERNEL_MODULE = '''
+from survfair._jit import cached_njit
+
+
+@cached_njit(nogil=True)
+def twice(x):
+    return 2 * x
+'''
+
+_PROBE = '''
+import sys
+sys.path.insert(0, sys.argv[1])
+import probe_kernel
+from survfair._jit import compiled_in_cache
+before = compiled_in_cache(probe_kernel.twice)
+probe_kernel.twice(3.0)
+print(before, compiled_in_cache(probe_kernel.twice))
+'''
+
+
+def test_compiled_in_cache_tells_whether_the_next_call_compiles(tmp_path):
+    """What the command line's first phase reads (issue 17: the first call compiles for seconds):
+    False in a fresh cache, True once compiled (in the process, and in the next process from the
+    cache), False again after the kernel's source changed (numba then recompiles)."""
+    source = tmp_path / "probe_kernel.py"
+    source.write_text(_KERNEL_MODULE)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["SURVFAIR_CACHE_DIR"] = str(tmp_path / "cache")
+
+    def probe():
+        out = subprocess.run([sys.executable, "-c", _PROBE, str(tmp_path)], check=True, env=env, cwd=tmp_path,
+                             capture_output=True, text=True).stdout
+        return out.split()
+
+    assert probe() == ["False", "True"]
+    assert probe() == ["True", "True"]
+    source.write_text(_KERNEL_MODULE.replace("2 * x", "x + x"))
+    os.utime(source, (1, 1))  # a stamp unlike the cached one even within the file system's time resolution
+    assert probe() == ["False", "True"]
+
+
+def test_the_command_line_says_when_it_compiles(monkeypatch):
+    """The first phase's name says that the kernels compile (seconds, once per machine) when they
+    are not in the cache, and nothing otherwise."""
+    import argparse
+
+    from survfair.cli import _audit
+
+    args = argparse.Namespace(ci="analytic", horizon=None, predicted=None)
+    monkeypatch.setattr(_audit, "kernels_compiled", lambda ci: False)
+    assert _audit._phases(args)[0] == ("pair counts and analytic intervals (compiling the kernels: first run on "
+                                       "this machine)")
+    monkeypatch.setattr(_audit, "kernels_compiled", lambda ci: True)
+    assert _audit._phases(args)[0] == "pair counts and analytic intervals"
