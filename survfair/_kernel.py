@@ -220,26 +220,26 @@ def _column_pass(
     :func:`_later_add`). ``later_num`` / ``later_den`` None: no later members' sums; numba then
     prunes their branches, so a point estimate does not compile the code that gathers them.
 
-    ``case_weight`` (empty: none) is every row's case weight w_j: the later members' weights are
+    ``case_weight`` (None: none) is every row's case weight w_j: the later members' weights are
     then summed in a weighted rank set beside the counting one, and a pair weighs w_j times the
-    earlier member's factor (``own`` holds w_i). ``entry`` (empty: none) are the entry times and
-    ``leave_*`` the entry, group code, rank and case weight of every row in decreasing order of entry
+    earlier member's factor (``own`` holds w_i). ``entry`` (None: none) are the entry times and
+    ``leave_*`` the entry (None without delayed entry), group code, rank and case weight of every
+    row in decreasing order of entry
     (read sequentially: see :class:`PreparedPairs`): a member leaves the set of later members when the
     sweep reaches its entry time (it was not under observation at earlier event times). A row whose
     entry is not before its time is never a later member (its ``leave_code`` is -1; public input has
     entry < time; :func:`survfair.xauc_t` uses this for its cases).
 
-    ``competing`` (empty: none) marks the rows with a competing event (competing risks, ``event`` is
+    ``competing`` (None: none) marks the rows with a competing event (competing risks, ``event`` is
     then the cause of interest): they are later members of the events before their own time only,
     like events (a competing event at the time of an event is a pair of the second kind, counted by
-    :func:`_competing_column_pass`).
+    :func:`_competing_column_pass`). Absent options are None, not empty arrays, so that numba prunes
+    their branches: a pass compiles only the code of the options it is given.
     """
     n = time.shape[0]
     k_state = np.array([-1.0, 1.0])  # the column's curve: step of the current time and 1 / K there
     words, blocks = _rankset_new(sizes[column])
-    has_weight = case_weight.shape[0] > 0
-    has_entry = leave_entry.shape[0] > 0
-    has_competing = competing.shape[0] > 0
+    has_weight = case_weight is not None
     weights = np.zeros(sizes[column] + 1 if has_weight else 1, np.float64)
     weight_blocks = np.zeros(((sizes[column] >> _WEIGHT_BLOCK_SHIFT) + 2) if has_weight else 1, np.float64)
     weight_total = 0.0
@@ -265,29 +265,30 @@ def _column_pass(
         while start > 0 and time[start - 1] == t:
             start -= 1
         # delayed entry: members that entered at or after t were not under observation at t
-        while next_entry < leave_entry.shape[0] and leave_entry[next_entry] >= t:
-            if leave_code[next_entry] == column:  # entered before its own time > t: in the set
-                _rankset_remove(words, blocks, leave_rank[next_entry])
-                inserted -= 1
-                if later_num is not None:  # its later sums end here
-                    m_left = np.int64(entry_asc[leave_entry.shape[0] - 1 - next_entry])  # one compile of _later_read
-                    _later_read(later, sizes[column], leave_rank[next_entry], running, 1.0, m_left, later_num,
-                                later_den)
-                if has_weight:
-                    _weightset_add(weights, weight_blocks, leave_rank[next_entry], -leave_weight[next_entry])
-                    weight_total -= leave_weight[next_entry]
-            next_entry += 1
+        if leave_entry is not None:
+            while next_entry < leave_entry.shape[0] and leave_entry[next_entry] >= t:
+                if leave_code[next_entry] == column:  # entered before its own time > t: in the set
+                    _rankset_remove(words, blocks, leave_rank[next_entry])
+                    inserted -= 1
+                    if later_num is not None:  # its later sums end here
+                        m_left = np.int64(entry_asc[leave_entry.shape[0] - 1 - next_entry])  # one compile of _later_read
+                        _later_read(later, sizes[column], leave_rank[next_entry], running, 1.0, m_left, later_num,
+                                    later_den)
+                    if case_weight is not None:
+                        _weightset_add(weights, weight_blocks, leave_rank[next_entry], -leave_weight[next_entry])
+                        weight_total -= leave_weight[next_entry]
+                next_entry += 1
         # censored members at this time are "later" than events at this time (not if strict)
         censored_here = 0
         for m in range(start, end):
-            if codes[m] == column and not event[m] and not (has_competing and competing[m]):
+            if codes[m] == column and not event[m] and not (competing is not None and competing[m]):
                 censored_here += 1
-                if not strict and not (has_entry and entry[m] >= t):
+                if not strict and not (entry is not None and entry[m] >= t):
                     _rankset_add(words, blocks, rank[m])
                     inserted += 1
                     if later_num is not None:
                         _later_read(later, sizes[column], rank[m], running, -1.0, m, later_num, later_den)
-                    if has_weight:
+                    if case_weight is not None:
                         _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
                         weight_total += case_weight[m]
         if inserted > 0:
@@ -310,7 +311,7 @@ def _column_pass(
                         w = own[m] * inv_k
                         if not np.isfinite(w) and bad < 0:
                             bad = m
-                if has_weight:  # the later members' summed case weights replace their counts
+                if case_weight is not None:  # the later members' summed case weights replace their counts
                     score = _weighted_score(m, column, window, weights, weight_blocks, lower_bound, tie_row,
                                             upper_bound, strict)
                     total = weight_total
@@ -328,13 +329,13 @@ def _column_pass(
                                    upper_bound[tie_row[m], column] if window and not strict else -1)
                         running[row] += w
         for m in range(start, end):
-            observed = event[m] or (has_competing and competing[m])
-            if codes[m] == column and (observed or strict) and not (has_entry and entry[m] >= t):
+            observed = event[m] or (competing is not None and competing[m])
+            if codes[m] == column and (observed or strict) and not (entry is not None and entry[m] >= t):
                 _rankset_add(words, blocks, rank[m])
                 inserted += 1
                 if later_num is not None:
                     _later_read(later, sizes[column], rank[m], running, -1.0, m, later_num, later_den)
-                if has_weight:
+                if case_weight is not None:
                     _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
                     weight_total += case_weight[m]
         end = start
@@ -408,7 +409,6 @@ def _later_finish(tree, size, running, column, codes, rank, words, case_weight, 
         parent = slot & (slot - 1)
         for a in range(n_groups):
             tree[slot, a] = tree[slot, a] + tree[parent, a]
-    has_weight = case_weight.shape[0] > 0
     for m in range(codes.shape[0]):
         if codes[m] != column:
             continue
@@ -417,7 +417,9 @@ def _later_finish(tree, size, running, column, codes, rank, words, case_weight, 
             for a in range(n_groups):
                 later_num[m, a] += tree[r + 1, a]
                 later_den[m, a] += running[a]
-        factor = case_weight[m] if has_weight else 1.0
+        factor = 1.0
+        if case_weight is not None:
+            factor = case_weight[m]
         for a in range(n_groups):
             later_num[m, a] = factor * (later_den[m, a] - later_num[m, a])
             later_den[m, a] = factor * later_den[m, a]
@@ -988,15 +990,19 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     competing = prep.competing.shape[0] > 0
     # competing risks: the pairs of the second kind, kept apart (the variance's censoring term needs them)
     second = [np.zeros(shape if competing else (1, 1)) for _ in range(4)]
+    # absent options as None: numba then prunes their branches, so a pass without case weights,
+    # delayed entry or competing events compiles without their code (31 compilations on a first
+    # point estimate instead of 37, about 2 s less on this machine)
     data = (prep.time, prep.event, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper, prep.group_sizes,
-            prep.case_weight, prep.entry, prep.competing)
+            *(None if values.shape[0] == 0 else values for values in (prep.case_weight, prep.entry, prep.competing)))
+    leave = (None if prep.leave[0].shape[0] == 0 else prep.leave[0], *prep.leave[1:])
     plain = (prep.time, prep.event, prep.competing, prep.codes, prep.rank, prep.lower, prep.tie_row, prep.upper,
              prep.group_sizes, prep.case_weight)
 
     def one_column(column: int):
         curve = column_steps(column)
         result = _column_pass(
-            column, *data, *prep.leave, prep.entry_asc, own, *curve, weighted, cutoff, strict, n_groups,
+            column, *data, *leave, prep.entry_asc, own, *curve, weighted, cutoff, strict, n_groups,
             with_contributions, *rows[:2], *later,
         )
         if competing:
