@@ -77,17 +77,11 @@ from ._memory import require_memory
 from ._validation import SurvivalSample
 
 __all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster", "difference_se",
-           "smallest_row_width", "rows_over_contributions", "rows_beyond_contributions"]
+           "rows_over_contributions", "rows_beyond_contributions", "censoring_terms"]
 
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
 _COMPACT_FROM_GROUPS = 3
-
-
-def smallest_row_width(n_groups: int) -> int:
-    """Numbers per influence row when each censoring curve is one group's (or none): 2G compact
-    from three groups on, G^2 dense below (pooled IPCW needs G^2 at any G)."""
-    return 2 * n_groups if n_groups >= _COMPACT_FROM_GROUPS else n_groups * n_groups
 #: A delete-one denominator at most this fraction of the full one is 0 (see :func:`_delete_one`).
 _LEFT_OVER = 1e-12
 
@@ -646,26 +640,43 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
         start = end
 
 
-def rows_over_contributions(width: int, n_groups: int, *, entry_credit: bool) -> bool:
+def rows_over_contributions(width: int, n_groups: int, mult: np.ndarray, *, delayed_entry: bool) -> bool:
     """Whether influence rows ``width`` numbers wide can be written over the later members' sums
     (the (n, 2G) block of :func:`survfair._kernel.later_member_arrays`): they must be as wide as the
-    block, and no row may be written before the sweep reads it, as the Kaplan-Meier term credited at
-    a delayed entry is (``entry_credit``: delayed entry with estimated weights)."""
-    return width == 2 * n_groups and not entry_credit
+    block, and no row may be written before the sweep reads it, as the Kaplan-Meier term (``mult``
+    with rows: weights estimated) credited at a delayed entry is."""
+    return width == 2 * n_groups and not (mult.shape[0] > 0 and delayed_entry)
 
 
-def rows_beyond_contributions(n_groups: int, *, pooled: bool, entry_credit: bool) -> int:
-    """Numbers a row that the influence rows need besides the contributions: none when they are
-    written over the later members' sums (:func:`rows_over_contributions`), else their width (G^2
-    when ``pooled``: one censoring curve estimated for all groups; else :func:`smallest_row_width`)."""
-    width = n_groups * n_groups if pooled else smallest_row_width(n_groups)
-    return 0 if rows_over_contributions(width, n_groups, entry_credit=entry_credit) else width
+def rows_beyond_contributions(n_groups: int, estimated: str | None, *, delayed_entry: bool) -> int:
+    """Numbers a row that the influence rows need besides the contributions, before they are
+    computed: none when they will be written over the later members' sums
+    (:func:`rows_over_contributions`), else their width. ``estimated`` as in
+    :func:`censoring_terms`."""
+    curve_of, mult = censoring_terms(n_groups, estimated)
+    width = 2 * n_groups if _compact(n_groups, curve_of, mult) else n_groups * n_groups
+    return 0 if rows_over_contributions(width, n_groups, mult, delayed_entry=delayed_entry) else width
+
+
+def censoring_terms(n_groups: int, estimated: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """(curve_of, mult) of :func:`influence_rows` for xCI: ``estimated`` is the kind of the
+    censoring curves fitted on the evaluated rows ("group" or "pooled"), None when the weights are
+    fixed (naive, or curves from a ``censoring_reference``: no Kaplan-Meier term)."""
+    if estimated is None:
+        return np.zeros(n_groups, np.int64), np.zeros((0, n_groups * n_groups))
+    curve_of = np.zeros(n_groups, np.int64) if estimated == "pooled" else np.arange(n_groups, dtype=np.int64)
+    return curve_of, censoring_multiplicity(curve_of, n_groups, later_factor=True)
 
 
 def _compact_rows_hold(curve_of: np.ndarray, mult: np.ndarray) -> bool:
     """Whether a row's influence lies in its group's row and column of cells: the weights are fixed
     (no Kaplan-Meier term) or every censoring curve is one group's."""
     return mult.shape[0] == 0 or np.array_equal(curve_of, np.arange(curve_of.shape[0]))
+
+
+def _compact(n_groups: int, curve_of: np.ndarray, mult: np.ndarray) -> bool:
+    """Compact rows (n x 2G) whenever they hold all of a row's influence and are smaller than G^2."""
+    return n_groups >= _COMPACT_FROM_GROUPS and _compact_rows_hold(curve_of, mult)
 
 
 @cached_njit(nogil=True)
@@ -799,8 +810,8 @@ def influence_rows(
     width = 2 * g if compact else g * g
     options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
     block = contributions.later_block
-    entry_credit = mult.shape[0] > 0 and options[2].shape[0] > 0  # Kaplan-Meier term and delayed entry
-    if overwrite and block is not None and rows_over_contributions(width, g, entry_credit=entry_credit):
+    delayed_entry = options[2].shape[0] > 0
+    if overwrite and block is not None and rows_over_contributions(width, g, mult, delayed_entry=delayed_entry):
         cells = block  # every entry is written by the sweep
     else:
         require_memory(8.0 * n * width, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
@@ -915,14 +926,9 @@ def influence(
         event = prepared.event if sample.competing is None else prepared.event | prepared.competing
     else:  # the censoring fit's events: every observed event
         time, event, codes = sample.time[order], sample.observed[order], sample.group_codes[order]
-    if method == "ipcw" and censoring_estimated:
-        curve_of = np.zeros(g, np.int64) if curves.kind == "pooled" else np.arange(g, dtype=np.int64)
-        mult = censoring_multiplicity(curve_of, g, later_factor=True)
-    else:  # weights fixed: no Kaplan-Meier term
-        curve_of, mult = np.zeros(g, np.int64), np.zeros((0, g * g))
+    curve_of, mult = censoring_terms(g, curves.kind if method == "ipcw" and censoring_estimated else None)
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
-    # compact rows (n x 2G) whenever they hold all of a row's influence and are smaller than G^2
-    compact = g >= _COMPACT_FROM_GROUPS and _compact_rows_hold(curve_of, mult)
+    compact = _compact(g, curve_of, mult)
     cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult,
                                     time_ordered_options(sample, order, prepared), compact=compact,
                                     overwrite=not jackknife)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from numba import njit
 from numba.core import config
+from numba.core.caching import NullCache
 
 __all__ = ["cached_njit", "cache_directory", "compiled_in_cache"]
 
@@ -99,7 +100,7 @@ def compiled_in_cache(*kernels) -> bool:
     for kernel in kernels:
         if kernel.signatures:
             continue
-        if not getattr(kernel, "_cache", None) or type(kernel._cache).__name__ == "NullCache":
+        if isinstance(getattr(kernel, "_cache", None), NullCache):  # no on-disk cache: it compiles
             return False
         try:
             cache = kernel._cache._cache_file

@@ -138,9 +138,9 @@ def estimate_xci_with_contributions(
     otherwise end in a MemoryError; 8 (6G + 1) with delayed entry and weights estimated on
     ``sample``, 8 (4G + G^2 + 1) with pooled censoring estimated on it, from three groups on)."""
     n, g = sample.n_samples, sample.n_groups
-    estimated = method == "ipcw" and reference is sample  # the rows carry the Kaplan-Meier term
-    beyond = rows_beyond_contributions(g, pooled=estimated and curves.kind == "pooled",
-                                       entry_credit=estimated and sample.entry is not None)
+    # curves fitted on these rows: the influence rows carry their Kaplan-Meier term
+    estimated = curves.kind if method == "ipcw" and reference is sample else None
+    beyond = rows_beyond_contributions(g, estimated, delayed_entry=sample.entry is not None)
     arrays = 4 * g * (2 if sample.competing is not None else 1) + beyond + 1
     require_memory(8.0 * n * arrays, f"analytic intervals: the influence rows and contributions of {g * g} cells "
                    f"for {n} rows ({arrays} numbers a row)", ("groups", "bootstrap", "no_intervals"))
