@@ -50,8 +50,9 @@ def _wald(estimate: np.ndarray, se: np.ndarray, scale: np.ndarray, level: float)
     z = two_sided_z(level)
     low, high = estimate - z * se, estimate + z * se
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a huge SE: an interval to infinity
+        # ``se`` of a "log" statistic is already SE(log estimate): exp(log O/E +- z SE), never SE / O/E
         log = scale == "log"
-        factor = np.exp(z * se / estimate)
+        factor = np.exp(z * se)
         low = np.where(log, estimate / factor, low)
         high = np.where(log, estimate * factor, high)
     km = scale == "survival_log"

@@ -52,6 +52,11 @@ def test_calibration_equals_r(computed, reference, group, horizon):
     assert ours.loc["expected_risk", "estimate"] == pytest.approx(ref["expected"], rel=1e-13)
     assert ours.loc["oe_ratio", "estimate"] == pytest.approx(ref["oe"], rel=1e-13)
     assert ours.loc["oe_ratio", "se"] == pytest.approx(ref["oe"] * ref["oe_se_log"], rel=1e-12)
+    # the documented interval exp(log O/E +- z SE(log O/E)) from R's own log-scale SE (issue 33: the
+    # limits once divided the log-scale SE by O/E a second time; the SE test above could not see it)
+    z = 1.959963984540054
+    assert ours.loc["oe_ratio", "ci_low"] == pytest.approx(ref["oe"] * np.exp(-z * ref["oe_se_log"]), rel=1e-12)
+    assert ours.loc["oe_ratio", "ci_high"] == pytest.approx(ref["oe"] * np.exp(z * ref["oe_se_log"]), rel=1e-12)
     # slope: coxph(Surv(min(T, t), event by t) ~ cloglog F); intercept: offset model, Breslow baseline
     assert ours.loc["slope", "estimate"] == pytest.approx(ref["slope"], rel=1e-8)
     assert ours.loc["slope", "se"] == pytest.approx(ref["slope_se"], rel=1e-8)
