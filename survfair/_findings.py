@@ -410,28 +410,46 @@ def _not_confirmed(alpha: float, claim: str) -> str:
             f"not below {alpha:g}: the data do not clearly show {claim}.")
 
 
+#: Why an observed asymmetry alone never names a disadvantaged group (issue 32): a perfect model,
+#: scored by the true risk, shows a large Δbetween whenever the groups' risks differ.
+_RISK_CAVEAT = (
+    "This alone does not show that the model treats {b} worse: part or all of an asymmetry can come from the "
+    "groups' different risks (even the true risk shows one when they differ). The model-based {family} "
+    "(survfair.{function}) separates what the groups' risks imply from what the model adds"
+)
+
+
+def risk_caveat(b: Any, binary: bool = False) -> str:
+    """The sentence that keeps an observed asymmetry from being read as the model's doing."""
+    return _RISK_CAVEAT.format(b=b, family="xAUC" if binary else "xCI",
+                               function="model_based_xauc" if binary else "model_based_xci")
+
+
 def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     a, b = row["a"], row["b"]
     result = reader.result
-    if _is_binary(result):
+    binary = _is_binary(result)
+    if binary:
         first = f"a positive of {a} was scored above a negative of {b} {reader.cell(a, b)} of the time"
         second = f"a positive of {b} above a negative of {a} {reader.cell(b, a)}"
-        consequence = f"if a higher score means earlier attention, positives of {b} are the ones under-served"
+        direction = f"positives of {b} were scored above negatives of {a} less often than the reverse"
     else:
         first = (f"when a member of {a} had the event first, the model ranked them above the member of {b} "
                  f"{reader.cell(a, b)} of the time")
         second = f"when a member of {b} had the event first, {reader.cell(b, a)}"
-        consequence = (f"members of {b} who had the event first were ranked correctly less often; if a higher "
-                       f"score means earlier care, {b} is the disadvantaged group in this pair")
+        direction = f"members of {b} who had the event first were ranked correctly less often than members of {a}"
+    caveat = risk_caveat(b, binary)
     words = {
-        "clear": f"In words: {consequence}.",
-        "not adjusted": _not_confirmed(reader.alpha, "either group disadvantaged"),
+        "clear": f"In words: {direction}. {caveat}.",
+        "not adjusted": _not_confirmed(reader.alpha, "an asymmetry between the groups"),
         "unresolved": _unresolved(row, reader.alpha, reader.n_resamples),
-        "chance": "The difference is within what chance alone would give: the data do not show either group "
-                  "disadvantaged.",
-        "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {consequence}.",
-        "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",
-        "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {consequence}.",
+        "chance": "The difference is within what chance alone would give: the data do not show an asymmetry "
+                  "between the groups.",
+        "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {direction}. "
+                       f"{caveat}.",
+        "one cell without variance": f"{_ONE_CELL}; the direction points to: {direction}. {caveat}.",
+        "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {direction}. "
+                       f"{caveat}.",
     }[_judgement(row, reader.alpha)]
     return (f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {reader.difference(row, adjust)}. "
             f"{words}{reader.caution([(a, b), (b, a)])}")
@@ -555,8 +573,9 @@ def findings(
     -------
     Findings
         Sentences, most important first: the pooled concordance; the largest cross-group
-        asymmetry (both directions in words, Δbetween with interval and adjusted p-value, and
-        which group it disadvantages); the worst-served cell; the largest within-group
+        asymmetry (both directions in words, Δbetween with interval and adjusted p-value, and the
+        reminder that an observed asymmetry alone may come from the groups' different risks: it
+        never names a disadvantaged group); the worst-served cell; the largest within-group
         difference; how many intervals exclude 0 and the joint test; flagged cells.
 
     Raises
@@ -577,10 +596,12 @@ def findings(
     Largest cross-group asymmetry, a vs b: when a member of a had the event first, the model ranked
     them above the member of b 80.0% of the time; when a member of b had the event first, 66.7%.
     Δbetween(a, b) = +13.3 points. Without an interval chance cannot be ruled out; the direction points to:
-    members of b who had the event first were ranked correctly less often; if a higher score means earlier
-    care, b is the disadvantaged group in this pair. Caution: cells (a, b), (b, a) rest on little data:
-    (a, b) 4 events in a (< 10), 4 members in b (< 10), 10 comparable pairs (< 100); (b, a) 3 events in b
-    (< 10), 4 members in a (< 10), 6 comparable pairs (< 100).
+    members of b who had the event first were ranked correctly less often than members of a. This alone
+    does not show that the model treats b worse: part or all of an asymmetry can come from the groups'
+    different risks (even the true risk shows one when they differ). The model-based xCI
+    (survfair.model_based_xci) separates what the groups' risks imply from what the model adds. Caution:
+    cells (a, b), (b, a) rest on little data: (a, b) 4 events in a (< 10), 4 members in b (< 10), 10
+    comparable pairs (< 100); (b, a) 3 events in b (< 10), 4 members in a (< 10), 6 comparable pairs (< 100).
     """
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)

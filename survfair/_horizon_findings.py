@@ -152,11 +152,12 @@ def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, ti
     a, b = row["a"], row["b"]
     cells = _Horizon(result, flags, time)
     alpha = 1 - result.confidence_level
-    consequence = (f"cases of {b} were ranked above controls less often; if a higher score means earlier care, "
-                   f"{b} is the disadvantaged group at this horizon")
+    consequence = (f"cases of {b} were ranked above controls of {a} less often than the reverse at this horizon; "
+                   f"this alone does not show that the model treats {b} worse: part or all of it can come from "
+                   f"the groups' different risks")
     words = {
         "clear": f"In words: {consequence}.",
-        "not adjusted": _not_confirmed(alpha, "either group disadvantaged"),
+        "not adjusted": _not_confirmed(alpha, "an asymmetry between the groups"),
         "chance": "The difference is within what chance alone would give.",
         "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {consequence}.",
         "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",

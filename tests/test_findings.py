@@ -20,14 +20,19 @@ def _asymmetric(first="F", second="M", n=400, seed=0):
 
 
 @pytest.mark.parametrize("first, second", [("F", "M"), ("M", "F")])
-def test_the_asymmetry_sentence_names_the_disadvantaged_group(first, second):
+def test_the_asymmetry_sentence_gives_the_direction_without_blaming_the_model(first, second):
     res = survfair.xci(*_asymmetric(first, second), method="naive")
     forward, backward = res.matrix.loc[first, second], res.matrix.loc[second, first]
     assert forward - backward > 0.2
     sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
     assert sentence.startswith(f"Largest cross-group asymmetry, {first} vs {second}: when a member of {first} "
                                f"had the event first, the model ranked them above the member of {second} {100 * forward:.1f}%")
-    assert f"{second} is the disadvantaged group in this pair" in sentence
+    assert (f"members of {second} who had the event first were ranked correctly less often than members of "
+            f"{first}") in sentence
+    # issue 32: an observed asymmetry alone never names a disadvantaged group
+    assert "disadvantaged" not in sentence
+    assert f"This alone does not show that the model treats {second} worse" in sentence
+    assert "survfair.model_based_xci" in sentence
     assert "Holm-adjusted p < 0.001; the interval excludes 0" in sentence
     worst = next(s for s in findings(res).sentences if s.startswith("Worst-served"))
     assert worst.startswith(f"Worst-served cell ({second}, {first}): when a member of {second} had the event first")
@@ -41,7 +46,9 @@ def test_binary_sentences_speak_of_positives_and_negatives():
     res = survfair.xauc(y, g, s)
     sentence = next(x for x in findings(res).sentences if x.startswith("Largest cross-group"))
     assert sentence.startswith("Largest cross-group asymmetry, b vs a: a positive of b was scored above a negative of a")
-    assert "positives of a are the ones under-served" in sentence
+    assert "positives of a were scored above negatives of b less often than the reverse" in sentence
+    assert "under-served" not in sentence and "disadvantaged" not in sentence
+    assert "survfair.model_based_xauc" in sentence
     assert findings(res).sentences[0].startswith("Pooled AUC: ")
 
 
@@ -139,7 +146,7 @@ def test_one_group_gives_only_the_pooled_sentence():
     assert sentence.startswith("Pooled concordance (C): 100.0%")
 
 
-def test_a_difference_within_chance_names_no_disadvantaged_group():
+def test_a_difference_within_chance_claims_no_asymmetry():
     rng = np.random.default_rng(4)
     n = 400
     group = rng.choice(["a", "b"], n)
@@ -148,8 +155,8 @@ def test_a_difference_within_chance_names_no_disadvantaged_group():
     res = survfair.xci(time, np.ones(n, bool), group, risk, method="naive")
     sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
     assert "the interval includes 0" in sentence
-    assert sentence.endswith("the data do not show either group disadvantaged.")
-    assert "disadvantaged group in this pair" not in sentence
+    assert sentence.endswith("the data do not show an asymmetry between the groups.")
+    assert "model-based" not in sentence
 
 
 def test_the_largest_of_many_differences_is_judged_by_its_adjusted_p_value():
@@ -162,7 +169,7 @@ def test_the_largest_of_many_differences_is_judged_by_its_adjusted_p_value():
         r = rng.normal(size=1200)
         t = rng.exponential(np.exp(-r))
         f = findings(survfair.xci(t, rng.random(1200) < 0.8, g, r, method="naive"))
-        named += "disadvantaged group in this pair" in f.sentences[1]
+        named += "In words:" in f.sentences[1]
         significant += (f.deltas.query("summary == 'delta_between'")["p_adjusted"] < 0.05).any()
     assert named == significant
 
