@@ -192,7 +192,7 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
     for m, risk in enumerate(problem.risks):
         counts, bad = count_pairs(
             time, event, codes, risk[rows], g,
-            inverse_k=inverse_k, tau=problem.tau if problem.method == "ipcw" else None,
+            inverse_k=inverse_k, tau=problem.tau,
             tied_tol=problem.tied_tol, strict=problem.strict, order=in_time_order,
             case_weight=None if problem.case_weight is None else problem.case_weight[rows],
             entry=None if problem.entry is None else problem.entry[rows],

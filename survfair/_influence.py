@@ -905,7 +905,7 @@ def influence(
         ipcw = method == "ipcw"
         _, _, contributions = count_pairs_and_contributions(
             sample.time, sample.event, sample.group_codes, sample.risk, g,
-            inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau if ipcw else None,
+            inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau,
             case_weight=sample.weights, entry=sample.entry, competing=sample.competing, tied_tol=tied_tol,
             strict=strict, prepared=prepared,
         )

@@ -846,14 +846,17 @@ def own_factors(codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k) -
 _NO_CURVE = (np.empty(0), np.empty(0), False)
 
 
-def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight):
+def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None):
     """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and the column's curve.
 
     The own factors are evaluated at every row's time (:func:`own_factors`); the
     passes only use the values of events before tau. The column group's factor 1 / K_b(t) is not
     an array: each pass evaluates the curve ``inverse_k.steps(b)`` at the times it visits.
+    Truncation at ``tau`` makes the passes weighted even without a curve (the naive estimator with
+    ``tau``: weight 1 before tau, 0 from tau on).
     """
-    weighted = inverse_k is not None or row_weight is not None or prep.case_weight.shape[0] > 0
+    weighted = (inverse_k is not None or row_weight is not None or prep.case_weight.shape[0] > 0
+                or tau is not None)
     n = prep.time.shape[0]
     if not weighted:
         return np.ones(1), (lambda column: _NO_CURVE), False
@@ -971,7 +974,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     threads never write the same memory and every sum is formed in the same order as with one
     thread: the numbers are bit-identical for any ``n_jobs``.
     """
-    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight)
+    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau)
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]

@@ -160,11 +160,11 @@ def kernels_compiled(ci: str | None) -> bool:
 
 
 def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:
-    """The kernel's weighting options for these settings and data: IPCW factors and truncation
-    (IPCW only: the naive estimator ignores ``tau``), the rows' case weights, entry times and
-    competing events."""
+    """The kernel's weighting options for these settings and data: IPCW factors (IPCW only), the
+    truncation at ``tau`` (both estimators: the naive one truncates as R's ``concordance(ymax=)``
+    truncates Harrell's C), the rows' case weights, entry times and competing events."""
     ipcw = method == "ipcw"
-    return dict(inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau if ipcw else None,
+    return dict(inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau,
                 case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
 
 
@@ -180,7 +180,7 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau, refer
     if counts.comparable.sum() == 0:
         raise_no_comparable_pair()
     if counts.denominator.sum() == 0:
-        raise_no_comparable_pair(_zero_denominator(sample, tau if curves is not None else None))
+        raise_no_comparable_pair(_zero_denominator(sample, tau))
     return counts
 
 
@@ -261,8 +261,9 @@ def xci(
         comparable pair weighted by 1 / (K_a(O_i) K_b(O_i)).
     tau : float, optional
         Truncation time (same unit as ``time``): only pairs whose earlier member has time < tau
-        get weight (IPCW, eq. 5). None: no truncation. Ignored by the naive estimator except that
-        it must be valid.
+        count (eq. 5), in both estimators: the naive one is then Harrell's C truncated at tau, as
+        R's ``survival::concordance(ymax=)`` computes it (R keeps an event at exactly ymax, survfair
+        stops before tau, as its IPCW estimator does). None: no truncation.
     censoring : {"group", "pooled"}, default="group"
         ``"group"``: Kaplan-Meier of the censoring distribution within each group (eq. 6);
         ``"pooled"``: one curve for everyone (scikit-survival's ``concordance_index_ipcw``).

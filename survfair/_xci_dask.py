@@ -62,7 +62,7 @@ def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, set
         n_rows = len(frame)
         frame = frame[frame[group].isin(list(labels))]
     ipcw = settings.method == "ipcw"
-    tau = settings.tau if ipcw else None
+    tau = settings.tau  # both estimators truncate at tau
     read, summaries = _sorted_partitions(frame, columns, labels, tau, settings.censoring if ipcw else None)
     n_kept = sum(summary["n"] for summary in summaries)
     n_excluded = 0 if n_rows is None else n_rows - n_kept
@@ -220,8 +220,8 @@ def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
         for b in range(n_groups):
             with np.errstate(invalid="ignore"):
                 weight[:, b] = own * inverse(b, time)
-        if tau is not None:
-            weight[time >= tau] = 0.0
+    if tau is not None:
+        weight[time >= tau] = 0.0
     by_risk = np.argsort(risk, kind="stable")
     return {"time": time[by_risk], "codes": codes[by_risk], "risk": risk[by_risk], "weight": weight[by_risk]}
 

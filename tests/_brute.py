@@ -92,8 +92,10 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
                 later_time = time[i]
             a, b = codes[i], codes[j]
             w = 1.0 if weights is None else weights[i] * weights[j]
-            if method == "ipcw":
-                if (tau is not None and time[i] >= tau) or w == 0.0:  # a zero case weight weighs 0 whatever K is
+            if tau is not None and time[i] >= tau:  # truncation: both estimators (naive: R's concordance(ymax=))
+                w = 0.0
+            elif method == "ipcw":
+                if w == 0.0:  # a zero case weight weighs 0 whatever K is
                     w = 0.0
                 else:
                     w = w / (curves[a](time[i]) * curves[b](later_time))

@@ -107,6 +107,19 @@ def test_naive_covariance_equals_direct_pair_loop(n_groups, ties):
     np.testing.assert_allclose(res.se.to_numpy().ravel(), np.sqrt(np.diag(cov)), rtol=1e-12)
 
 
+@pytest.mark.parametrize("n_groups", [1, 3])
+def test_naive_covariance_with_tau_equals_direct_pair_loop(n_groups):
+    """Issue 33.6: the naive estimator truncated at tau (R's concordance(ymax=)) and its variance."""
+    time, event, group, risk = _cohort(70, seed=n_groups, n_groups=n_groups, ties=True)
+    tau = float(np.quantile(time, 0.6))
+    res = survfair.xci(time, event, group, risk, method="naive", tau=tau, ci="analytic")
+    cov, var_overall = _brute_influence(time, event, group, risk, n_groups, lambda i, j: 1.0, tau=tau)
+    np.testing.assert_allclose(res.covariance, cov, rtol=1e-12, atol=1e-15)
+    assert survfair.overall_c(res).se == pytest.approx(math.sqrt(var_overall), rel=1e-12)
+    untruncated = survfair.xci(time, event, group, risk, method="naive", ci=None)
+    assert not np.allclose(res.values, untruncated.values)
+
+
 @pytest.mark.parametrize("censoring", ["group", "pooled"])
 def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
     time, event, group, risk = _cohort(80, seed=3, n_groups=2, ties=True)

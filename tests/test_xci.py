@@ -1,6 +1,7 @@
 """The xCI estimator against its O(n^2) twin, scikit-survival, and Proposition 4.1."""
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,9 @@ CASES = [
     pytest.param(2, "naive", None, "group", False, id="2g-naive"),
     pytest.param(8, "naive", None, "group", False, id="8g-naive"),
     pytest.param(2, "naive", None, "group", True, id="2g-naive-strict"),
+    pytest.param(1, "naive", 18.0, "group", False, id="1g-naive-tau"),  # issue 33.6: naive truncates too
+    pytest.param(3, "naive", 18.0, "group", False, id="3g-naive-tau"),
+    pytest.param(2, "naive", 18.0, "group", True, id="2g-naive-tau-strict"),
     pytest.param(1, "ipcw", 18.0, "group", False, id="1g-ipcw-tau"),
     pytest.param(2, "ipcw", 18.0, "group", False, id="2g-ipcw-tau"),
     pytest.param(2, "ipcw", 18.0, "pooled", False, id="2g-ipcw-tau-pooled"),
@@ -224,3 +228,25 @@ def test_threads_give_bit_identical_results(data_factory):
     np.testing.assert_array_equal(one.pair_counts.numerator, many.pair_counts.numerator)
     np.testing.assert_array_equal(one.influence.cells, many.influence.cells)
     assert survfair.xci(time, event, codes, risk, tau=8.0, n_jobs=None).overall == one.overall
+
+
+def test_naive_estimator_truncated_at_tau_equals_r_concordance_ymax():
+    """Issue 33.6: ``method="naive"`` honours ``tau`` as R's ``concordance(ymax=)`` truncates Harrell's
+    C (tests/fixtures/truncation, survival 3.5.3). R keeps an event at exactly ymax; survfair stops
+    before tau, so at ymax = 89 (five events there) it equals R with tau just above 89."""
+    here = Path(__file__).parent / "fixtures" / "truncation"
+    data = pd.read_csv(here / "input.csv")
+    reference = pd.read_csv(here / "reference.csv", skipinitialspace=True)
+    for row in reference.itertuples():
+        tau = np.nextafter(row.ymax, np.inf) if row.ymax == 89 else row.ymax
+        res = survfair.xci(data["time"], data["status"].astype(bool), np.zeros(len(data)), data["risk"],
+                           method="naive", tau=tau, ci=None)
+        assert res.overall == pytest.approx(row.concordance, rel=1e-14), row.ymax
+        counts = res.pair_counts
+        # the pairs whose earlier event is at or after tau stay in the counts with weight 0 (as in
+        # IPCW); R drops them: its counts are those of the pairs the ratio uses
+        assert counts.numerator.sum() == pytest.approx(row.concordant + 0.5 * row.tied_risk, rel=1e-14)
+        assert counts.denominator.sum() == pytest.approx(row.concordant + row.discordant + row.tied_risk, rel=1e-14)
+    exact = survfair.xci(data["time"], data["status"].astype(bool), np.zeros(len(data)), data["risk"],
+                         method="naive", tau=89.0, ci=None)
+    assert exact.overall != pytest.approx(reference.set_index("ymax").loc[89.0, "concordance"], rel=1e-6)

@@ -187,7 +187,9 @@ def coverage_study(
         Cohorts per size.
     estimators : sequence of {"naive", "ipcw_group", "ipcw_pooled"}, default=("naive", "ipcw_group")
     tau : float, optional
-        Truncation of the IPCW estimators and of the truth (eq. 5); the naive estimator ignores it.
+        Truncation of the estimators and of the truth (eq. 5); the naive estimator truncates too
+        (Harrell's C truncated at tau, as R's ``concordance(ymax=)``), but under censoring it is biased
+        for the truncated truth whatever tau is.
     ci : {"analytic", "bootstrap"}, default="analytic"
     confidence_level : float, default=0.95
     n_resamples : int, default=200
