@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._delong import balanced_parts, pooled_parts
-from ._intervals import ConfidenceInterval, cell_wald_interval, wald_interval, wald_p_value
+from ._intervals import ConfidenceInterval, bounded_wald_interval, cell_wald_interval, wald_p_value
 from ._summaries import Estimate
 from ._validation import check_confidence_level
 from ._xauc import XAUCResult, group_code, group_index
@@ -20,7 +20,9 @@ __all__ = ["balanced_xauc", "delta_balanced_xauc", "auc_decomposition", "group_m
 
 
 def _wald(value: float, se: float, null: float, level: float) -> Estimate:
-    low, high = wald_interval(value, se, level)
+    """A difference of two probabilities: raw-scale Wald limits clipped to [-1, 1], as every Δ of
+    survfair (:func:`survfair._intervals.bounded_wald_interval`)."""
+    low, high = bounded_wald_interval(value, se, level, -1.0, 1.0)
     interval = ConfidenceInterval(float(low[0]), float(high[0]))
     return Estimate(float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level)
 
