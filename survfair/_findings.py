@@ -21,7 +21,7 @@ from ._exceptions import MemoryLimitError
 from ._format import cell_text, interval_text, p_phrase, percent, statistic_text
 from ._intervals import NO_VARIANCE_SE
 from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
-from ._results import json_safe, no_variance_cells
+from ._results import difference_inference, difference_p_at_floor, json_safe, no_variance_cells
 from ._summaries import deltas_p_at_floor, overall_c, pairwise_deltas
 from ._validation import check_option, check_scalar
 
@@ -93,38 +93,45 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     min_events = check_scalar(min_events, "min_events", "integer", low=0)
     min_pairs = check_scalar(min_pairs, "min_pairs", "integer", low=0)
     groups = list(result.groups)
-    counts = result.pair_counts.comparable
-    values, no_variance = result.values, no_variance_cells(result)
-    rows = []
-    for i, a in enumerate(groups):
-        for j, b in enumerate(groups):
-            events, controls, reasons = _cell_counts(result, a, b, min_events)
-            pairs = int(counts[i, j])
-            if pairs < min_pairs:
-                reasons.append(f"{_count(pairs, 'comparable pair')} (< {min_pairs})")
-            if no_variance[i, j]:
-                reasons.append(f"estimated at {percent(values[i, j])}, standard error 0 (no variance estimate)")
-            rows.append({"a": a, "b": b, "comparable": pairs, "events": events, "controls": controls,
-                         "no_variance": bool(no_variance[i, j]), "flagged": bool(reasons),
-                         "reason": "; ".join(reasons)})
-    return pd.DataFrame(rows)
+    g = len(groups)
+    labels = np.empty(g, dtype=object)
+    labels[:] = groups
+    events, controls, first, second = _group_counts(result)
+    pairs = result.pair_counts.comparable.ravel().astype(np.int64)
+    values, no_variance = result.values.ravel(), no_variance_cells(result).ravel()
+    few_events, few_controls = np.repeat(events < min_events, g), np.tile(controls < min_events, g)
+    few_pairs = pairs < min_pairs
+    flagged = few_events | few_controls | few_pairs | no_variance
+    # reasons only for the flagged cells: a Python string per cell of 4 million (2,000 groups) took minutes
+    reasons = np.full(g * g, "", dtype=object)
+    for cell in np.flatnonzero(flagged):
+        i, j = divmod(int(cell), g)
+        parts = []
+        if few_events[cell]:
+            parts.append(f"{_count(int(events[i]), first)} in {groups[i]} (< {min_events})")
+        if few_controls[cell]:
+            parts.append(f"{_count(int(controls[j]), second)} in {groups[j]} (< {min_events})")
+        if few_pairs[cell]:
+            parts.append(f"{_count(int(pairs[cell]), 'comparable pair')} (< {min_pairs})")
+        if no_variance[cell]:
+            parts.append(f"estimated at {percent(values[cell])}, standard error 0 (no variance estimate)")
+        reasons[cell] = "; ".join(parts)
+    return pd.DataFrame({"a": np.repeat(labels, g), "b": np.tile(labels, g), "comparable": pairs,
+                         "events": np.repeat(events, g), "controls": np.tile(controls, g),
+                         "no_variance": no_variance, "flagged": flagged, "reason": reasons})
 
 
-def _cell_counts(result: Any, a: Any, b: Any, min_events: int) -> tuple[int, int, list]:
-    """The counts a cell (a, b) rests on -- events (positives) of a, members (negatives) of b --
-    and the reasons they are too few."""
-    sizes_a, sizes_b = result.group_sizes.get(a, {}), result.group_sizes.get(b, {})
+def _group_counts(result: Any) -> tuple[np.ndarray, np.ndarray, str, str]:
+    """Per group, what a cell's row rests on (events; positives) and what its column rests on
+    (members; negatives), with their nouns."""
     if _is_binary(result):
         (first, first_noun), (second, second_noun) = ("positives", "positive"), ("negatives", "negative")
     else:
         (first, first_noun), (second, second_noun) = ("events", "event"), ("n", "member")
-    events, controls = int(sizes_a.get(first, 0)), int(sizes_b.get(second, 0))
-    reasons = []
-    if events < min_events:
-        reasons.append(f"{_count(events, first_noun)} in {a} (< {min_events})")
-    if controls < min_events:
-        reasons.append(f"{_count(controls, second_noun)} in {b} (< {min_events})")
-    return events, controls, reasons
+    sizes = [result.group_sizes.get(group, {}) for group in result.groups]
+    events = np.array([int(size.get(first, 0)) for size in sizes], dtype=np.int64)
+    controls = np.array([int(size.get(second, 0)) for size in sizes], dtype=np.int64)
+    return events, controls, first_noun, second_noun
 
 
 _REASON_KINDS = (
@@ -168,16 +175,24 @@ def _reason_kind(fragment: str) -> str:
 #: 124,750 asymmetries). Above it the adjusted pairwise p-values stand alone.
 JOINT_TEST_LIMIT = 2000
 NOT_COMPUTED = "not computed"
+#: Above this many groups the findings summarise (issue 33.8): every difference's value is computed
+#: (G^2 numbers), but intervals and p-values only for the SUMMARISED_PAIRS largest of each family,
+#: adjusted by Bonferroni over every pair of the family (an upper bound on the Holm or BH adjusted
+#: p-value of the same difference), and no joint test. Inference for every pair of 2,000 groups (4
+#: million differences, each a sum over the n influence rows) gave no result in 15 minutes.
+SUMMARISED_GROUPS = 200
+SUMMARISED_PAIRS = 5
 
 
 def joint_test(result: Any, hypothesis: str) -> OmnibusTest:
     """:func:`survfair.omnibus_test`, or an OmnibusTest with ``source="not computed"`` (and NaN
-    statistic) for one group, more than :data:`JOINT_TEST_LIMIT` contrasts, or not enough memory."""
+    statistic) for one group, more than :data:`JOINT_TEST_LIMIT` contrasts or
+    :data:`SUMMARISED_GROUPS` groups, or not enough memory."""
     g = len(result.groups)
     k = n_contrasts(g, hypothesis)
     if g < 2:
         return OmnibusTest(hypothesis, np.nan, 0, np.nan, 0, 0, "none")
-    if k <= JOINT_TEST_LIMIT:
+    if k <= JOINT_TEST_LIMIT and g <= SUMMARISED_GROUPS:
         try:
             return omnibus_test(result, hypothesis=hypothesis)
         except MemoryLimitError:
@@ -209,7 +224,10 @@ class Findings:
     flags : DataFrame
         :func:`small_sample_flags`.
     adjust : str
-        The p-value adjustment used.
+        The p-value adjustment used ("bonferroni" when summarised).
+    summarised : bool
+        More than :data:`SUMMARISED_GROUPS` groups: :attr:`deltas` holds only the largest
+        differences of each family, their p-values adjusted by Bonferroni over every pair.
 
     See Also
     --------
@@ -221,6 +239,7 @@ class Findings:
     omnibus: OmnibusTest = field(repr=False)
     flags: pd.DataFrame = field(repr=False)
     adjust: str = "holm"
+    summarised: bool = False
 
     @property
     def flagged_cells(self) -> set:
@@ -237,6 +256,7 @@ class Findings:
             {
                 "sentences": list(self.sentences),
                 "adjust": self.adjust,
+                "summarised": self.summarised,
                 "deltas": self.deltas.to_dict(orient="records"),
                 "omnibus": self.omnibus.to_dict(),
                 "flagged_cells": self.flags[self.flags["flagged"]].to_dict(orient="records"),
@@ -260,12 +280,56 @@ def _adjusted(result: Any, deltas: pd.DataFrame, method: str, flags: pd.DataFram
     for summary, part in deltas.groupby("summary", sort=False):
         deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method=method)
     deltas["p_at_floor"] = deltas_p_at_floor(result)
+    _mark_cells(deltas, flags)
+    return deltas
+
+
+def _largest_deltas(result: Any, flags: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The ``k`` largest |Δwithin| and |Δbetween| with their inference, as rows of
+    :func:`_adjusted`, their p-values adjusted by Bonferroni over every pair of their family."""
+    g = len(result.groups)
+    cells = result.values.ravel()
+    a, b = np.triu_indices(g, k=1)
+    labels = np.empty(g, dtype=object)
+    labels[:] = result.groups
+    parts = []
+    for name, first, second in (("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)):
+        size = np.abs(cells[first] - cells[second])
+        size[~np.isfinite(size)] = -1.0
+        chosen = np.sort(np.argsort(-size, kind="stable")[:k])
+        values, se, low, high, p = difference_inference(result, first[chosen], second[chosen], result.confidence_level)
+        parts.append(pd.DataFrame({
+            "summary": name, "a": labels[a[chosen]], "b": labels[b[chosen]], "value": values, "se": se,
+            "ci_low": low, "ci_high": high, "p_value": p,
+            "p_adjusted": np.minimum(1.0, p * first.shape[0]),
+            "p_at_floor": difference_p_at_floor(result, first[chosen], second[chosen])}))
+    deltas = pd.concat(parts, ignore_index=True)
+    _mark_cells(deltas, flags)
+    return deltas
+
+
+def _mark_cells(deltas: pd.DataFrame, flags: pd.DataFrame) -> None:
+    """Columns ``flagged`` and ``no_variance_cell``: one of a difference's two cells is flagged / has
+    standard error 0."""
     flagged = flagged_cells(flags)
     no_variance = {(r.a, r.b) for r in flags.itertuples() if r.no_variance}
     cells = [_difference_cells(row) for row in deltas.itertuples()]
     deltas["flagged"] = [any(cell in flagged for cell in pair) for pair in cells]
     deltas["no_variance_cell"] = [any(cell in no_variance for cell in pair) for pair in cells]
-    return deltas
+
+
+def _summary_sentence(result: Any, deltas: pd.DataFrame, reader: _Reader) -> str:
+    """What a summarised audit tested and what it left out."""
+    g = len(result.groups)
+    pairs = g * (g - 1) // 2
+    between = deltas[deltas["summary"] == "delta_between"]
+    excluded = int(((between["ci_low"] > 0) | (between["ci_high"] < 0)).sum())
+    significant = int((between["p_adjusted"] < reader.alpha).sum())
+    return (f"With {g:,} groups ({pairs:,} pairs) the findings summarise: only the {len(between)} largest "
+            f"asymmetries and within-group differences were tested, with p-values adjusted by Bonferroni over all "
+            f"{pairs:,} pairs (a bound on any adjustment); {excluded} of the {len(between)} largest asymmetries have a "
+            f"{reader.level} interval excluding 0 ({significant} with Bonferroni-adjusted p < {reader.alpha:g}); "
+            f"the joint tests are not computed. Every cell and count is in the result (CSV or JSON output).")
 
 
 def _difference_cells(row: Any) -> list:
@@ -566,6 +630,8 @@ def findings(
     result : XCIResult or XAUCResult
     adjust : {"holm", "bh", "bonferroni", "none"}, default="holm"
         Adjustment of the p-values within each family (all Δbetween pairs; all Δwithin pairs).
+        With more than :data:`SUMMARISED_GROUPS` (200) groups the findings summarise and use
+        Bonferroni over every pair of the family whatever ``adjust`` is (see Notes).
     min_events, min_pairs : int, default=10 and 100
         Thresholds of :func:`small_sample_flags`.
 
@@ -587,6 +653,15 @@ def findings(
     --------
     survfair.pairwise_deltas, survfair.omnibus_test, small_sample_flags
 
+    Notes
+    -----
+    Above 200 groups (:data:`SUMMARISED_GROUPS`; 19,900 pairs) the findings summarise: the value of
+    every difference is computed, but intervals and p-values only for the five largest |Δbetween|
+    and |Δwithin|, adjusted by Bonferroni over all pairs of their family (never smaller than the
+    Holm or BH adjusted p-value of the same difference, so a difference called clear is clear under
+    either), and the joint tests are not computed. :func:`survfair.pairwise_deltas` still gives
+    every pair on request.
+
     Examples
     --------
     >>> import survfair
@@ -606,7 +681,12 @@ def findings(
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
     reader = _Reader(result, flags)
-    deltas = _adjusted(result, pairwise_deltas(result), adjust, flags)
+    summarised = len(result.groups) > SUMMARISED_GROUPS
+    if summarised:
+        adjust = "bonferroni"
+        deltas = _largest_deltas(result, flags, SUMMARISED_PAIRS)
+    else:
+        deltas = _adjusted(result, pairwise_deltas(result), adjust, flags)
     omnibus = joint_test(result, "no_asymmetry")
     pooled = overall_c(result)
     name = "AUC" if _is_binary(result) else "concordance (C)"
@@ -621,8 +701,9 @@ def findings(
     within = _largest(deltas, "delta_within")
     if within is not None:
         sentences.append(_within_sentence(reader, within, adjust))
-    for extra in (_tests_sentence(deltas, omnibus, adjust, reader), _flags_sentence(result, flags, min_events,
-                                                                                    min_pairs)):
+    tests = _summary_sentence(result, deltas, reader) if summarised else _tests_sentence(deltas, omnibus, adjust,
+                                                                                            reader)
+    for extra in (tests, _flags_sentence(result, flags, min_events, min_pairs)):
         if extra is not None:
             sentences.append(extra)
-    return Findings(tuple(sentences), deltas, omnibus, flags, adjust)
+    return Findings(tuple(sentences), deltas, omnibus, flags, adjust, summarised)

@@ -343,3 +343,54 @@ def test_auc_t_findings_name_the_cases_and_controls_of_the_result():
     text = " ".join(horizon_findings(result).sentences)
     assert f"({cases})" in text and f"({controls})" in text
     assert "competing" in controls and "(event by t)" not in text
+
+
+def test_many_groups_summarise_the_largest_differences_with_bonferroni(monkeypatch):
+    """Issue 33.8: with 2,000 groups the findings tested 4 million differences (no result in 15
+    minutes). Above SUMMARISED_GROUPS only the largest few are tested; their numbers are those of
+    the full table and their p-values Bonferroni over every pair (at least the Holm value)."""
+    from survfair import _findings
+
+    rng = np.random.default_rng(12)
+    n = 3000
+    g = rng.choice([f"g{k}" for k in range(12)], n)
+    r = rng.normal(size=n) + 0.8 * (g == "g3")
+    t = rng.exponential(np.exp(-rng.normal(size=n) - 0.5 * r))
+    res = survfair.xci(t, rng.random(n) < 0.8, g, r, method="naive")
+    full = findings(res)
+    monkeypatch.setattr(_findings, "SUMMARISED_GROUPS", 10)
+    summary = findings(res)
+    assert summary.summarised and not full.summarised and summary.adjust == "bonferroni"
+    assert len(summary.deltas) == 2 * _findings.SUMMARISED_PAIRS
+    key = ["summary", "a", "b"]
+    merged = summary.deltas.merge(full.deltas, on=key, suffixes=("", "_full"))
+    assert len(merged) == len(summary.deltas)
+    for column in ("value", "se", "ci_low", "ci_high", "p_value"):
+        np.testing.assert_allclose(merged[column], merged[f"{column}_full"], rtol=1e-13)
+    pairs = 12 * 11 // 2
+    np.testing.assert_allclose(merged["p_adjusted"], np.minimum(1, pairs * merged["p_value"]), rtol=1e-13)
+    assert (merged["p_adjusted"] >= merged["p_adjusted_full"] - 1e-15).all()  # never below Holm's
+    for family, part in full.deltas.groupby("summary"):  # the largest of each family are the ones kept
+        largest = part["value"].abs().nlargest(_findings.SUMMARISED_PAIRS)
+        kept = summary.deltas[summary.deltas["summary"] == family]
+        np.testing.assert_allclose(np.sort(kept["value"].abs()), np.sort(largest), rtol=1e-13)
+    assert summary.omnibus.source == "not computed"
+    assert any(s.startswith("With 12 groups (66 pairs) the findings summarise") for s in summary.sentences)
+    assert summary.sentences[1] .startswith("Largest cross-group asymmetry")
+    assert "Bonferroni-adjusted" in summary.sentences[1]
+
+
+def test_small_sample_flags_vectorised_equal_the_rule_cell_by_cell():
+    rng = np.random.default_rng(5)
+    g = rng.choice(["a", "b", "c", "tiny"], 300, p=[0.4, 0.3, 0.27, 0.03])
+    r = rng.normal(size=300)
+    t = rng.exponential(np.exp(-r))
+    res = survfair.xci(t, rng.random(300) < 0.7, g, r, method="naive")
+    flags = small_sample_flags(res, min_events=12, min_pairs=150)
+    sizes = res.group_sizes
+    for row in flags.itertuples():
+        expected = (sizes[row.a]["events"] < 12 or sizes[row.b]["n"] < 12 or row.comparable < 150
+                    or row.no_variance)
+        assert row.flagged == expected
+        assert (row.reason != "") == expected
+        assert row.events == sizes[row.a]["events"] and row.controls == sizes[row.b]["n"]
