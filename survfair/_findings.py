@@ -323,13 +323,16 @@ def _summary_sentence(result: Any, deltas: pd.DataFrame, reader: _Reader) -> str
     g = len(result.groups)
     pairs = g * (g - 1) // 2
     between = deltas[deltas["summary"] == "delta_between"]
+    start = f"With {g:,} groups ({pairs:,} pairs) the findings summarise"
+    end = "the joint tests are not computed. Every cell and count is in the result (CSV or JSON output)."
+    if between["ci_low"].isna().all():
+        return f"{start}: no intervals were computed, so no difference is tested; {end}"
     excluded = int(((between["ci_low"] > 0) | (between["ci_high"] < 0)).sum())
     significant = int((between["p_adjusted"] < reader.alpha).sum())
-    return (f"With {g:,} groups ({pairs:,} pairs) the findings summarise: only the {len(between)} largest "
-            f"asymmetries and within-group differences were tested, with p-values adjusted by Bonferroni over all "
-            f"{pairs:,} pairs (a bound on any adjustment); {excluded} of the {len(between)} largest asymmetries have a "
-            f"{reader.level} interval excluding 0 ({significant} with Bonferroni-adjusted p < {reader.alpha:g}); "
-            f"the joint tests are not computed. Every cell and count is in the result (CSV or JSON output).")
+    return (f"{start}: only the {len(between)} largest asymmetries and within-group differences were tested, with "
+            f"p-values adjusted by Bonferroni over all {pairs:,} pairs (a bound on any adjustment); {excluded} of the "
+            f"{len(between)} largest asymmetries have a {reader.level} interval excluding 0 ({significant} with "
+            f"Bonferroni-adjusted p < {reader.alpha:g}); {end}")
 
 
 def _difference_cells(row: Any) -> list:

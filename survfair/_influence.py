@@ -750,7 +750,12 @@ def censoring_multiplicity(curve_of: np.ndarray, n_groups: int, *, later_factor:
     The xCI weight 1 / (K_a(t_i) K_b(t_i)) has two (``later_factor=True``); a case weight
     1 / K_a(t_i) alone (xAUC(t)) has one. ``curve_of[g]`` is group g's censoring curve.
     """
-    mult = np.zeros((int(curve_of.max()) + 1, n_groups * n_groups))
+    n_curves = int(curve_of.max()) + 1
+    # dense (curves x G^2): G^3 numbers with per-group censoring, 64 GB at 2,000 groups; refused
+    # with the remedies before numpy raises a bare MemoryError
+    require_memory(8.0 * n_curves * n_groups * n_groups, f"analytic intervals: the censoring terms of {n_groups} "
+                   f"groups ({n_curves} x {n_groups * n_groups} numbers)", ("groups", "bootstrap", "no_intervals"))
+    mult = np.zeros((n_curves, n_groups * n_groups))
     for a in range(n_groups):
         for b in range(n_groups):
             mult[curve_of[a], a * n_groups + b] += 1

@@ -1032,3 +1032,22 @@ def test_json_and_csv_carry_the_differences_per_horizon(tmp_path, capsys):
     rows = table[table["kind"] == "horizon_summary"]
     assert list(rows["statistic"][:2]) == ["delta_within", "delta_between"]
     np.testing.assert_allclose(rows["value"], expected["value"], rtol=1e-9)
+
+
+def test_too_many_groups_for_analytic_intervals_is_one_line_with_the_remedies(tmp_path, monkeypatch, capsys):
+    """Issue 33.8: 2,000 groups gave a bare MemoryError (the censoring terms are G^3 numbers): now
+    refused before the allocation, naming the remedies."""
+    from survfair import _memory
+
+    monkeypatch.setattr(_memory, "available_memory", lambda: 4_000_000)  # 100^3 numbers: 8 MB
+    rng = np.random.default_rng(0)
+    n = 400
+    frame = pd.DataFrame({"t": rng.exponential(1.0, n), "e": rng.random(n) < 0.8,
+                          "g": [f"g{k:03d}" for k in rng.integers(0, 100, n)], "r": rng.normal(size=n)})
+    path = tmp_path / "many.csv"
+    frame.to_csv(path, index=False)
+    code = main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "g",
+                              "--risk", "r"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "analytic intervals: the censoring terms of" in err[0] and "use --ci none" in err[0]

@@ -394,3 +394,16 @@ def test_small_sample_flags_vectorised_equal_the_rule_cell_by_cell():
         assert row.flagged == expected
         assert (row.reason != "") == expected
         assert row.events == sizes[row.a]["events"] and row.controls == sizes[row.b]["n"]
+
+
+def test_many_groups_without_intervals_test_nothing(monkeypatch):
+    from survfair import _findings
+
+    rng = np.random.default_rng(3)
+    g = rng.choice(list("abcdef"), 400)
+    r = rng.normal(size=400)
+    res = survfair.xci(rng.exponential(np.exp(-r)), np.ones(400, bool), g, r, method="naive", ci=None)
+    monkeypatch.setattr(_findings, "SUMMARISED_GROUPS", 4)
+    sentence = next(s for s in findings(res).sentences if s.startswith("With 6 groups"))
+    assert "no intervals were computed, so no difference is tested" in sentence
+    assert "excluding 0" not in sentence
