@@ -294,7 +294,9 @@ def xci(
         the unit of ``time``). A pair (i, j) is comparable only if j was under observation at
         i's event (entry_j < time_i, plus the time rule), and the censoring Kaplan-Meier uses risk
         sets on (entry, time] (a ``censoring_reference`` DataFrame is read with the same entry
-        column when ``entry`` names one). None: everyone is observed from time 0.
+        column when ``entry`` names one). None: everyone is observed from time 0. The estimand
+        then weighs each event time t by P(E < t)^2 (both members entered before t; docs:
+        how-to, intervals), which differs from the population xCI when concordance changes over time.
     weights : array-like of shape (n_samples,) or column name, optional
         Case weights, finite and >= 0: a pair weighs w_i w_j (times its IPCW weight) and the
         censoring Kaplan-Meier is weighted. Sampling (inverse-probability) weights, as R's

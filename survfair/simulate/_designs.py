@@ -64,6 +64,14 @@ class TrueXCI:
     n_draws : int
         Individuals drawn (0 for an exact value).
     method : {"monte_carlo", "integral"}
+    weighting : {"population", "entry"}
+        ``"population"``: every event time counts as often as it occurs in the population.
+        ``"entry"`` (designs with delayed entry): the target of the entry-respecting estimator
+        (``xci(..., entry=)``, R's ``concordance(Surv(entry, time, status) ~ x)``), which sees a
+        pair with an event at t only when both members entered before t: each event time weighs
+        P(E < t)^2 (entry E independent of everything else).
+    population : TrueXCI or None
+        With ``weighting="entry"``, the population truth beside it.
 
     See Also
     --------
@@ -78,6 +86,8 @@ class TrueXCI:
     values: np.ndarray = field(repr=False)
     mc_se: np.ndarray = field(repr=False)
     delta_between_values: dict = field(repr=False, default_factory=dict)
+    weighting: str = "population"
+    population: "TrueXCI | None" = field(repr=False, default=None)
 
     @property
     def matrix(self) -> pd.DataFrame:
@@ -108,9 +118,12 @@ class TrueXCI:
         })
 
     def to_dict(self) -> dict:
-        return json_safe({"groups": [str(g) for g in self.groups], "tau": self.tau, "n_draws": self.n_draws,
-                          "method": self.method, "cells": self.to_frame().astype({"a": str, "b": str})
-                          .to_dict(orient="records")})
+        out = {"groups": [str(g) for g in self.groups], "tau": self.tau, "n_draws": self.n_draws,
+               "method": self.method, "weighting": self.weighting,
+               "cells": self.to_frame().astype({"a": str, "b": str}).to_dict(orient="records")}
+        if self.population is not None:
+            out["population"] = self.population.to_dict()
+        return json_safe(out)
 
 
 @frozen_result
@@ -289,17 +302,22 @@ class CohortDesign:
         return np.minimum(times, self._competing_times(codes, rng)) if self.competing else times
 
     # -- the truth ---------------------------------------------------------------------------
-    def true_xci(self, tau: float | None = None, *, n_truth: int = 1_000_000, random_state: Any = 0) -> TrueXCI:
-        """Population xCI by Monte Carlo: the exact O(n log n) kernel on a large uncensored sample.
+    def true_xci(self, tau: float | None = None, *, n_truth: int = 1_000_000, random_state: Any = 0,
+                 weighting: str | None = None) -> TrueXCI:
+        """True xCI by Monte Carlo: the exact O(n log n) kernel on a large uncensored sample.
 
         With ``tau`` the truncated estimand of eq. 5 (Wang et al. 2026), the target of IPCW:
         P(R_i > R_j | T_i < T_j, T_i < tau). The Monte-Carlo SE is the analytic (U-statistic)
         standard error of each cell on that sample. Equal numbers per group (the cells do not
         depend on the proportions). With a competing event, the cause-specific estimand of Wolbers
         et al. (2014) that ``xci(..., cause=1)`` estimates: i's event (T_i first, before ``tau``)
-        against j still free of both events at T_i or whose competing event came first. Delayed
-        entry and case-cohort sampling describe how a cohort is observed, not the population:
-        they leave the truth alone.
+        against j still free of both events at T_i or whose competing event came first.
+        Case-cohort sampling describes how a cohort is observed and its weights undo it: it leaves
+        the truth alone. Delayed entry does not: the entry-respecting estimator compares i with j
+        only when both entered before T_i, so it weighs an event at t by P(E < t)^2 (issue 33:
+        not P(E < t), as the docs said before). For a design with delayed entry the default truth
+        is that target (``weighting="entry"``: the same kernel with ``entry=`` on a large uncensored,
+        left-truncated sample), with the population truth in its ``population`` field.
 
         Parameters
         ----------
@@ -311,16 +329,31 @@ class CohortDesign:
             ``random_state=None`` rule (see Conventions, "Seeds"): the result is a property of
             the design approximated by Monte Carlo, not a random sample, so a design has one
             truth in every call; pass other seeds to see the Monte-Carlo error.
+        weighting : {"population", "entry"}, optional
+            Default: ``"entry"`` for a design with delayed entry (what ``xci(..., entry=)``
+            estimates), else ``"population"``. ``"entry"`` needs a design with delayed entry.
 
         Returns
         -------
         TrueXCI
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``weighting``, or ``"entry"`` without delayed entry in the design.
         """
         from .._summaries import delta_between
         from .._xci import xci
 
         n_truth = check_scalar(n_truth, "n_truth", "integer", low=10)
         tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
+        weighting = ("entry" if self.entry_max > 0 else "population") if weighting is None else weighting
+        check_option(weighting, "weighting", ("population", "entry"))
+        if weighting == "entry" and not self.entry_max > 0:
+            raise ValueError("weighting='entry' needs a design with delayed entry (entry=...); this design has none.")
+        if weighting == "entry":
+            population = self.true_xci(tau, n_truth=n_truth, random_state=random_state, weighting="population")
+            return self._entry_weighted_truth(tau, n_truth, random_state, population)
         rng = random_generator(random_state)
         g = len(self.groups)
         code = np.repeat(np.arange(g), n_truth)
@@ -346,6 +379,38 @@ class CohortDesign:
                 deltas[(a, b)] = (float(estimate.value), float(estimate.se))
         return TrueXCI(self.groups, tau, int(code.shape[0]), "monte_carlo", result.values,
                        result.se.to_numpy(), deltas)
+
+    def _entry_weighted_truth(self, tau: float | None, n_truth: int, random_state: Any,
+                              population: TrueXCI) -> TrueXCI:
+        """The target of ``xci(..., entry=)``: the estimator itself on a large uncensored sample
+        whose people are kept only when they enter before their first event (left truncation)."""
+        from .._summaries import delta_between
+        from .._xci import xci
+
+        rng = random_generator(random_state)
+        g = len(self.groups)
+        code = np.repeat(np.arange(g), n_truth)
+        z = rng.standard_normal(code.shape[0])
+        event_time = self._event_times(code, z, rng)
+        first, status = event_time, np.ones(code.shape[0], np.int64)
+        if self.competing:
+            competing_time = self._competing_times(code, rng)
+            first = np.minimum(event_time, competing_time)
+            status = np.where(event_time <= competing_time, 1, 2)
+        if tau is not None:
+            status = np.where(first < tau, status, 0)
+        entry = rng.uniform(0.0, self.entry_max, code.shape[0])
+        seen = entry < first
+        labels, risk = label_array(self.groups)[code], self._risk(code, z)
+        result = xci(first[seen], status[seen], labels[seen], risk[seen], method="naive", groups=list(self.groups),
+                     entry=entry[seen], cause=1 if self.competing else None, progress=False)
+        deltas = {}
+        for i, a in enumerate(self.groups):
+            for b in self.groups[i + 1:]:
+                estimate = delta_between(result, a, b)
+                deltas[(a, b)] = (float(estimate.value), float(estimate.se))
+        return TrueXCI(self.groups, tau, int(seen.sum()), "monte_carlo", result.values, result.se.to_numpy(), deltas,
+                       "entry", population)
 
     def to_dict(self) -> dict:
         """JSON-safe description of the design."""
