@@ -9,6 +9,7 @@ import pandas as pd
 
 from ._frozen import frozen_result
 from ._calibration_result import CalibrationResult
+from ._calibration_stats import CLOGLOG_CLIP
 from ._findings import adjust_name
 from ._format import interval_text, p_phrase, percent
 from ._multiplicity import adjust_p_values
@@ -29,7 +30,8 @@ class CalibrationFindings:
         over-prediction), the groups whose Greenwood-Nam-D'Agostino test rejects calibration
         across risk deciles, or -- only when neither happens -- that every group matches; the
         largest contrast between groups of each statistic the result has (O/E ratio, ICI, Brier
-        score) with its adjusted p-value; slopes whose interval excludes 1; groups with few events.
+        score) with its adjusted p-value; slopes whose interval excludes 1; groups whose predicted
+        risks of exactly 0 or 1 were clipped for the cloglog statistics; groups with few events.
     contrasts : DataFrame
         :meth:`CalibrationResult.contrasts` of the O/E ratio, the slope, and the ICI and Brier score
         where the result has them, adjusted.
@@ -199,6 +201,21 @@ def _slope_sentence(summary: pd.DataFrame, tt: str, level: float) -> str | None:
     return f"At {tt}, the spread of predicted risks is " + "; ".join(parts) + "." if parts else None
 
 
+def _clipped_sentence(summary: pd.DataFrame, tt: str) -> str | None:
+    """Groups with predicted risks of exactly 0 or 1 at this horizon: the cloglog statistics (slope,
+    intercept, smooth curve) then depend on where they were clipped, not only on the model."""
+    if "n_clipped" not in summary.columns:
+        return None
+    named = [f"{group} ({int(row['n_clipped'])} of {int(row['n'])})" for group, row in summary.iterrows()
+             if row["n_clipped"] > 0]
+    if not named:
+        return None
+    return (f"At {tt}, predicted risks of exactly 0 or 1 (within {CLOGLOG_CLIP:g}) for " + ", ".join(named)
+            + f" were clipped to [{CLOGLOG_CLIP:g}, 1 - {CLOGLOG_CLIP:g}] for the complementary log-log "
+            "transform: the calibration slope, intercept and ICI there depend on that clip, not only on the "
+            "model (O/E and the Brier score do not).")
+
+
 def calibration_findings(
     result: CalibrationResult,
     *,
@@ -214,8 +231,10 @@ def calibration_findings(
     the observed risk in every group" is said only when no O/E interval excludes 1 and no GND test
     rejects. The largest contrast between groups of the O/E ratio, and of the ICI and the Brier
     score where the result has them, is reported with its adjusted p-value (the clearest first);
-    a slope is called too extreme (moderate) only when its interval lies below (above) 1. Groups
-    with fewer than ``min_events`` events by the horizon are named as resting on little data.
+    a slope is called too extreme (moderate) only when its interval lies below (above) 1. When
+    predicted risks of exactly 0 or 1 were clipped for the cloglog transform (``n_clipped`` of the
+    result), the slope, intercept and ICI are said to depend on the clip. Groups with fewer than
+    ``min_events`` events by the horizon are named as resting on little data.
 
     Parameters
     ----------
@@ -274,7 +293,7 @@ def calibration_findings(
         sentences += _oe_sentences(summary, gnd[gnd["time"] == t], tt, level, adjust)
         for sentence in (_contrast_sentence(contrasts, float(t), tt, adjust, level, result.ci_method == "bootstrap")
                          if len(result.groups) > 1 else None,
-                         _slope_sentence(summary, tt, level)):
+                         _slope_sentence(summary, tt, level), _clipped_sentence(summary, tt)):
             if sentence:
                 sentences.append(sentence)
         for group, row in summary.iterrows():

@@ -212,7 +212,7 @@ def test_result_protocol(cohort):
     np.testing.assert_array_equal(res.times, [3.0, 5.0])  # sorted, columns follow their horizons
     assert res.summary(3.0).loc["F", "expected_risk"] == pytest.approx(risk(3.0)[group == "F"].mean())
     frame = res.to_frame()
-    assert list(frame.columns[:5]) == ["time", "group", "n", "events", "statistic"]
+    assert list(frame.columns[:6]) == ["time", "group", "n", "events", "n_clipped", "statistic"]
     assert set(frame["statistic"]) >= {"oe_ratio", "slope", "intercept", "ici", "e50", "e90", "brier",
                                        "integrated_brier"}
     json.dumps(res.to_dict())
@@ -466,3 +466,89 @@ def test_findings_largest_gap_names_the_oe_ici_and_brier_contrasts_in_their_dire
     calm = survfair.calibration_findings(survfair.calibration(time[keep], event[keep], group[keep], p[keep], 5.0))
     gap = next(s for s in calm.sentences if "largest calibration gaps" in s)
     assert gap.endswith("; no clear difference at the 95% level.")
+
+
+# -- predictions of exactly 0 or 1 (issue 33.7) -----------------------------------------------------
+def test_clipped_predictions_are_counted_per_group_and_horizon_and_named_in_findings(cohort):
+    time, event, group, risk = cohort
+    p = np.column_stack([risk(3.0), risk(5.0)])
+    f_rows = np.flatnonzero(group == "F")
+    p[f_rows[:7], 1] = 1.0  # seven survival probabilities of 0 at t = 5 in F
+    p[f_rows[7:9], 0] = 0.0  # two risks of exactly 0 at t = 3
+    res = survfair.calibration(time, event, group, p, [3.0, 5.0])
+    frame = res.to_frame()
+    counts = frame.drop_duplicates(["time", "group"]).set_index(["time", "group"])["n_clipped"]
+    assert counts.loc[(5.0, "F")] == 7 and counts.loc[(3.0, "F")] == 2
+    assert counts.loc[(5.0, "M")] == 0 and counts.loc[(3.0, "M")] == 0
+    assert res.summary(5.0).loc["F", "n_clipped"] == 7
+    assert {"time": 5.0, "group": "F", "n_clipped": 7} in res.to_dict()["n_clipped"]
+    assert "clipped" in str(res)
+    found = survfair.calibration_findings(res)
+    clipped = [s for s in found.sentences if "clipped" in s]
+    assert len(clipped) == 2
+    assert "F (7 of" in clipped[1] and "slope, intercept and ICI" in clipped[1]
+    # without clipped risks, no such sentence and no column in the printed table
+    plain = survfair.calibration(time, event, group, risk(5.0), 5.0)
+    assert not any("clipped" in s for s in survfair.calibration_findings(plain).sentences)
+    assert "clipped" not in str(plain)
+
+
+def test_slope_moves_with_the_clip_only_through_clipped_rows(cohort, monkeypatch):
+    """Why the count matters: with risks of exactly 1 the slope depends on CLOGLOG_CLIP."""
+    import survfair._calibration_stats as stats
+
+    time, event, group, risk = cohort
+    p = risk(5.0).copy()
+    p[:30] = 1.0
+    slopes = []
+    for clip in (1e-10, 1e-12):
+        monkeypatch.setattr(stats, "CLOGLOG_CLIP", clip)
+        slopes.append(survfair.calibration(time, event, group, p, 5.0).summary().loc["F", "slope"])
+    assert abs(slopes[0] - slopes[1]) > 1e-3
+    slopes = []
+    for clip in (1e-10, 1e-12):
+        monkeypatch.setattr(stats, "CLOGLOG_CLIP", clip)
+        slopes.append(survfair.calibration(time, event, group, risk(5.0), 5.0).summary().loc["F", "slope"])
+    assert slopes[0] == slopes[1]
+
+
+# -- what users see (issue 32.6) -----------------------------------------------------------------
+def test_summary_returns_the_horizon_asked_for_or_every_horizon_labelled(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    every = res.summary()
+    assert every["time"].tolist() == [3.0, 3.0, 5.0, 5.0]
+    assert list(every.index) == ["F", "M", "F", "M"]
+    at5 = res.summary(5.0)
+    assert at5["time"].tolist() == [5.0, 5.0]
+    pd.testing.assert_frame_equal(at5, every[every["time"] == 5.0])
+    one = survfair.calibration(time, event, group, risk(5.0), 5.0).summary()
+    assert one["time"].tolist() == [5.0, 5.0]
+
+
+def test_printed_result_shows_a_table_per_horizon(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    text = repr(res)
+    assert text == str(res) and text.startswith("CalibrationResult: 2 group(s), 600 rows")
+    assert "t = 3" in text and "t = 5" in text and "integrated Brier score" in text
+    oe = res.summary(5.0).loc["M", "oe_ratio"]
+    assert f"{oe:.2f} [" in text
+    header = [line for line in text.splitlines() if line.lstrip().startswith("group")]
+    assert len(header) == 2 and "O/E" in header[0] and "slope" in header[0]
+
+
+def test_warning_names_only_the_missing_statistics():
+    """Groups with 7 and 9 events by the horizon: the slope and intercept are estimated (5 events per
+    coefficient), the spline curve (2 coefficients: 10 events) is not; the warning says ICI only."""
+    time, event, group, risk = weibull_cohort(400, 5, scale=60.0)
+    p = risk(5.0)
+    events_by = [(event & (time <= 5.0) & (group == g)).sum() for g in ("F", "M")]
+    assert all(5 <= e < 10 for e in events_by), events_by
+    with pytest.warns(UserWarning, match="undefined") as caught:
+        res = survfair.calibration(time, event, group, p, 5.0)
+    message = str([w for w in caught if "undefined" in str(w.message)][0].message)
+    summary = res.summary()
+    assert np.isfinite(summary["slope"]).all() and np.isfinite(summary["intercept"]).all()
+    assert "ICI, E50, E90 at t=5" in message
+    assert "slope" not in message.split("(")[0] and "intercept" not in message.split("(")[0]
