@@ -57,6 +57,8 @@ CI_METHODS = ("analytic", "bootstrap", None)
 BRIER_VARIANCES = ("influence", "conservative")
 #: points of each group's smooth calibration curve (for plots)
 CURVE_POINTS = 101
+#: quantiles of each group's predicted risks between which its smooth curve is drawn
+CURVE_RANGE = (0.01, 0.99)
 
 
 def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndarray, list[str]]:
@@ -221,7 +223,9 @@ def _group_horizon(time, event, competing, risk, horizon, k_time, k_horizon, n_b
     events_by = event & (time <= horizon)
     bins = gnd_bins(risk, events_by, n_bins, min_bin_events)
     chi2, df, p_value, table = gnd_test(time, event, risk, horizon, bins, competing)
-    lowest, highest = float(risk.min()), float(risk.max())
+    # the curve where the data are: between the 1st and 99th percentiles of the group's predicted risks
+    # (beyond, the spline extrapolates from a handful of people)
+    lowest, highest = (float(v) for v in np.quantile(risk, CURVE_RANGE))
     grid = np.linspace(lowest, highest, CURVE_POINTS)
     curve = smooth.at(grid) if smooth is not None else np.full(grid.shape, np.nan)
     knots = smooth.knots if smooth is not None else np.array([], float)

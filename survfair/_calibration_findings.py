@@ -30,7 +30,8 @@ class CalibrationFindings:
         over-prediction), the groups whose Greenwood-Nam-D'Agostino test rejects calibration
         across risk deciles, or -- only when neither happens -- that every group matches; the
         largest contrast between groups of each statistic the result has (O/E ratio, ICI, Brier
-        score) with its adjusted p-value; slopes whose interval excludes 1; groups whose predicted
+        score) with its adjusted p-value; slopes whose interval excludes 1 (none under competing
+        risks, where a sentence says why); groups whose predicted
         risks of exactly 0 or 1 were clipped for the cloglog statistics; groups with few events.
     contrasts : DataFrame
         :meth:`CalibrationResult.contrasts` of the O/E ratio, the slope, and the ICI and Brier score
@@ -88,7 +89,8 @@ def _horizon(t: float, unit: str | None) -> str:
     return f"t = {t:g}" + (f" {unit}" if unit else "")
 
 
-def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float, adjust: str) -> list[str]:
+def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float, adjust: str,
+                  estimator: str = "Kaplan-Meier") -> list[str]:
     """Calibration-in-the-large (O/E) and across risk deciles (GND) of every group at one horizon.
 
     "Predicted risk matches the observed risk in every group" is said only when every O/E interval
@@ -116,7 +118,7 @@ def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float
     if over:
         sentences.append(f"At {t}, the model over-predicts risk for " + "; ".join(over) + ".")
     if inside and not (under or over) and rejected.empty:
-        sentence = (f"At {t}, predicted risk matches the observed (Kaplan-Meier) risk within its interval "
+        sentence = (f"At {t}, predicted risk matches the observed ({estimator}) risk within its interval "
                     f"in every group ({', '.join(inside)})")
         if not tested.empty:
             sentence += (f", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
@@ -290,7 +292,8 @@ def calibration_findings(
     for t in result.times:
         tt = _horizon(float(t), time_unit)
         summary = result.summary(float(t))
-        sentences += _oe_sentences(summary, gnd[gnd["time"] == t], tt, level, adjust)
+        sentences += _oe_sentences(summary, gnd[gnd["time"] == t], tt, level, adjust,
+                                   "Kaplan-Meier" if result.cause is None else "Aalen-Johansen")
         for sentence in (_contrast_sentence(contrasts, float(t), tt, adjust, level, result.ci_method == "bootstrap")
                          if len(result.groups) > 1 else None,
                          _slope_sentence(summary, tt, level), _clipped_sentence(summary, tt)):
@@ -305,6 +308,10 @@ def calibration_findings(
         shown = ", ".join(f"{g} ({e} by {_horizon(t, time_unit)})" for t, g, e in
                           zip(few["time"], few["group"], few["events"]))
         sentences.append(f"Caution: fewer than {min_events} events for {shown}; their calibration rests on little data.")
-    if result.ci_method != "bootstrap":
+    if result.cause is not None:
+        sentences.append(f"Competing risks (cause {result.cause}): predicted and observed risks are cumulative "
+                         "incidences (observed: Aalen-Johansen, censoring only by censoring); the calibration slope, "
+                         "intercept and ICI are not defined for a cumulative incidence and are not reported.")
+    elif result.ci_method != "bootstrap":
         sentences.append("ICI, E50 and E90 have intervals only with ci='bootstrap'.")
     return CalibrationFindings(tuple(sentences), contrasts, flags, adjust, gnd)
