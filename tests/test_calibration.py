@@ -552,3 +552,112 @@ def test_warning_names_only_the_missing_statistics():
     assert np.isfinite(summary["slope"]).all() and np.isfinite(summary["intercept"]).all()
     assert "ICI, E50, E90 at t=5" in message
     assert "slope" not in message.split("(")[0] and "intercept" not in message.split("(")[0]
+
+
+# -- competing risks (cause=, issue 33.5) ----------------------------------------------------------
+def competing_cohort(n=800, seed=4):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    t1 = rng.exponential(6 * np.exp(-0.6 * x))
+    t2 = rng.exponential(9, n)
+    censor = rng.uniform(0, 15, n)
+    time = np.round(np.minimum.reduce([t1, t2, censor]), 1) + 0.1  # ties on purpose
+    event = np.select([np.minimum(t1, t2) <= censor], [np.where(t1 <= t2, 1, 2)], 0)
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    return time, event, group, np.clip(0.25 * np.exp(0.5 * x), 0, 1)
+
+
+def test_competing_risks_observed_risk_equals_scikit_survival_aalen_johansen():
+    from sksurv.nonparametric import cumulative_incidence_competing_risks
+
+    time, event, group, predicted = competing_cohort()
+    for cause in (1, 2):
+        res = survfair.calibration(time, event, group, predicted, 3.0, cause=cause)
+        for g in ("F", "M"):
+            members = group == g
+            x, cif = cumulative_incidence_competing_risks(event[members], time[members])
+            expected = cif[cause][np.searchsorted(x, 3.0, side="right") - 1]
+            assert res.summary().loc[g, "observed_risk"] == pytest.approx(expected, rel=1e-13)
+
+
+def test_competing_risks_influence_is_the_derivative_of_aalen_johansen():
+    """The IJ variance's terms are dF/dw_i: checked against finite differences of a weighted AJ."""
+    from survfair._calibration_stats import aalen_johansen_influence
+
+    time, event, _, _ = competing_cohort(60, 9)
+    e1, e2 = event == 1, event == 2
+
+    def weighted(w):
+        value, survival = 0.0, 1.0
+        for u in np.unique(time):
+            at_risk = w[time >= u].sum()
+            if u <= 3.0:
+                value += survival * w[(time == u) & e1].sum() / at_risk
+            survival *= 1 - w[(time == u) & (e1 | e2)].sum() / at_risk
+        return value
+
+    estimate, ij = aalen_johansen_influence(time, e1, e2, 3.0)
+    assert estimate == pytest.approx(weighted(np.ones(60)), rel=1e-13)
+    step = 1e-6
+    numeric = [(weighted(1 + step * np.eye(60)[i]) - weighted(1 - step * np.eye(60)[i])) / (2 * step) for i in range(60)]
+    np.testing.assert_allclose(ij, numeric, atol=1e-8)
+
+
+def test_competing_risks_without_competing_events_is_kaplan_meier():
+    time, event, group, risk = weibull_cohort(600, 3)
+    p = risk(5.0)
+    plain = survfair.calibration(time, event, group, p, 5.0).to_frame().set_index(["group", "statistic"])
+    crisks = survfair.calibration(time, event.astype(int), group, p, 5.0, cause=1).to_frame().set_index(
+        ["group", "statistic"])
+    for statistic in ("observed_risk", "oe_ratio", "brier"):
+        np.testing.assert_allclose(crisks.xs(statistic, level="statistic")["estimate"],
+                                   plain.xs(statistic, level="statistic")["estimate"], rtol=1e-12)
+    # the IJ variance of a Kaplan-Meier curve is close to, not equal to, Greenwood's
+    np.testing.assert_allclose(crisks.xs("observed_risk", level="statistic")["se"],
+                               plain.xs("observed_risk", level="statistic")["se"], rtol=0.05)
+
+
+def test_competing_risks_undefined_statistics_are_nan_without_warning_and_said_in_findings():
+    import warnings
+
+    time, event, group, predicted = competing_cohort()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = survfair.calibration(time, event, group, np.column_stack([predicted, np.minimum(1.5 * predicted, 1)]),
+                                   [2.0, 4.0], cause=1)
+    summary = res.summary()
+    assert summary[["slope", "intercept", "ici", "e50", "e90"]].isna().all().all()
+    assert np.isfinite(summary[["observed_risk", "oe_ratio", "brier", "gnd_p"]]).all().all()
+    assert res.cause == 1 and res.to_dict()["cause"] == 1
+    assert "cause=1" in str(res) and "not defined for a cumulative incidence" in str(res)
+    found = survfair.calibration_findings(res)
+    assert any("Competing risks (cause 1)" in s and "Aalen-Johansen" in s for s in found.sentences)
+    assert not any("ICI, E50 and E90 have intervals only" in s for s in found.sentences)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(cause=0), ValueError, "cause must be >= 1"),
+    (dict(cause=True), TypeError, "cause must be an integer"),
+    (dict(cause=3), ValueError, "event has no row of cause=3"),
+    (dict(brier_variance="score"), ValueError, "brier_variance"),
+], ids=["cause-0", "cause-bool", "cause-absent", "brier-variance"])
+def test_competing_risks_and_brier_variance_validation(kwargs, error, match):
+    time, event, group, predicted = competing_cohort()
+    with pytest.raises(error, match=match):
+        survfair.calibration(time, event, group, predicted, 3.0, **kwargs)
+
+
+def test_competing_risks_refuses_event_codes_that_are_not_causes():
+    time, event, group, predicted = competing_cohort()
+    bad = event.astype(float)
+    bad[[4, 9]] = 1.5
+    with pytest.raises(ValueError, match="event must hold cause codes"):
+        survfair.calibration(time, bad, group, predicted, 3.0, cause=1)
+
+
+def test_competing_risks_bootstrap_runs():
+    time, event, group, predicted = competing_cohort(300, 2)
+    res = survfair.calibration(time, event, group, predicted, 3.0, cause=1, ci="bootstrap", n_resamples=10,
+                               random_state=1, progress=False)
+    summary = res.summary()
+    assert np.isfinite(summary["oe_ratio_ci_low"]).all() and np.isfinite(summary["brier_ci_high"]).all()

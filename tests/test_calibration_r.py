@@ -146,3 +146,44 @@ def test_conservative_brier_se_is_larger_lung_women_by_45_percent(brier_referenc
     ratio = conservative["se"] / default["se"]
     assert (ratio >= 1).all()
     assert ratio.loc[("lung", "women", 365.0)] == pytest.approx(1.455, abs=1e-3)
+
+
+# -- competing risks (cause=) ----------------------------------------------------------------------
+CR = Path(__file__).parent / "fixtures" / "calibration_cr"
+
+
+@pytest.fixture(scope="module")
+def competing_results():
+    melanoma = pd.read_csv(CR / "melanoma.csv")
+    simulated = pd.read_csv(CR / "input.csv")
+    out = {}
+    for brier_variance in ("influence", "conservative"):
+        frames = [survfair.calibration("time", "event", "group", "pred1825", 1825, data=melanoma, cause=1,
+                                       brier_variance=brier_variance).to_frame().assign(data="melanoma"),
+                  survfair.calibration("time", "event", "group", ["pred2", "pred4"], [2, 4], data=simulated, cause=1,
+                                       brier_variance=brier_variance).to_frame().assign(data="simulated")]
+        out[brier_variance] = pd.concat(frames).set_index(["data", "group", "time", "statistic"]).sort_index()
+    return out
+
+
+def test_competing_risks_equal_survfit_prodlim_and_score(competing_results):
+    """Aalen-Johansen cumulative incidence and its SE equal survival::survfit (multi-state,
+    infinitesimal jackknife) and prodlim; the IPCW Brier score of the CIF and both of its SEs equal
+    riskRegression::Score(Hist(time, event) ~ 1, cause = 1) with conservative = FALSE / TRUE; all to
+    1e-12 (Melanoma has tied times, none an event tied with a censoring)."""
+    reference = pd.read_csv(CR / "reference.csv", skipinitialspace=True)
+    for _, ref in reference.iterrows():
+        for brier_variance, se_column in (("influence", "se"), ("conservative", "se_conservative")):
+            ours = competing_results[brier_variance].loc[(ref["data"], ref["group"], float(ref["horizon"]))]
+            assert ours.loc["observed_risk", "n"] == ref["n"] and ours.loc["observed_risk", "events"] == ref["events"]
+            assert ours.loc["observed_risk", "estimate"] == pytest.approx(ref["aj"], rel=1e-12)
+            assert ours.loc["observed_risk", "estimate"] == pytest.approx(ref["prodlim_cif"], rel=1e-12)
+            assert ours.loc["observed_risk", "se"] == pytest.approx(ref["aj_se"], rel=1e-12)
+            assert ours.loc["observed_risk", "se"] == pytest.approx(ref["prodlim_se"], rel=1e-12)
+            assert ours.loc["expected_risk", "estimate"] == pytest.approx(ref["expected"], rel=1e-13)
+            assert ours.loc["oe_ratio", "estimate"] == pytest.approx(ref["aj"] / ref["expected"], rel=1e-12)
+            assert ours.loc["oe_ratio", "se"] == pytest.approx(ref["aj_se"] / ref["expected"], rel=1e-12)
+            assert ours.loc["brier", "estimate"] == pytest.approx(ref["brier"], rel=1e-12)
+            assert ours.loc["brier", "se"] == pytest.approx(ref[se_column], rel=1e-12)
+            for statistic in ("slope", "intercept", "ici", "e50", "e90"):
+                assert np.isnan(ours.loc[statistic, "estimate"])
