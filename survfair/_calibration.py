@@ -415,22 +415,37 @@ def calibration(
       2015), bins merged until each has ``min_bin_events`` events;
     * **Brier score** with inverse probability of censoring weights from the group's own censoring
       Kaplan-Meier (the curves of :func:`survfair.xci`), and the **integrated Brier score** over
-      the horizons when there are two or more.
+      the horizons when there are two or more; their standard errors by default from the influence
+      function that counts the estimation of the censoring curve (Gerds & Schumacher 2006; equal to
+      riskRegression's ``Score``), or with the weights held fixed (``brier_variance``).
+
+    Under **competing risks** (``cause=k``) F̂ is the predicted cumulative incidence of cause k:
+    the observed risk is the group's Aalen-Johansen cumulative incidence with its
+    infinitesimal-jackknife SE (as R's ``survfit`` multi-state curves and ``prodlim``), O/E and
+    the GND test compare with it, and the Brier score counts a competing event by t as "no event
+    of cause k" (Schoop et al. 2011, riskRegression's ``Score(..., cause=)``). The cloglog
+    intercept, slope and the Cox-spline curve (ICI, E50, E90) model an all-cause hazard and are
+    NaN (their competing-risks analogues on the Fine-Gray scale, Austin et al. 2022, are not
+    implemented).
 
     Parameters
     ----------
     time : array-like of shape (n_samples,), column name, or structured array
         Observed times, float >= 0 (scikit-survival's structured ``y`` with ``event=None``).
     event : array-like of shape (n_samples,), column name, or None
-        True / 1 if the event was observed, False / 0 if censored.
+        True / 1 if the event was observed, False / 0 if censored; with ``cause``, integer cause
+        codes (0 = censored, 1..K = causes).
     group : array-like of shape (n_samples,), column name, or list of column names
         Sensitive-attribute labels (several columns: intersectional groups, as in :func:`xci`).
     predicted : array-like of shape (n_samples,) or (n_samples, n_times), DataFrame, column name or list of column names
         Predicted event probabilities F̂(t | x) in [0, 1], one column per horizon in the order of
         ``times``: a published equation's risks, :func:`survfair.predicted_risks` of a fitted
         lifelines / scikit-survival model, or :func:`survfair.risks_from_linear_predictor` of a
-        published linear predictor and baseline survival. Values 0 and 1 are allowed; they are
-        moved to 1e-10 and 1 − 1e-10 inside the cloglog transform only (as lifelines does).
+        published linear predictor and baseline survival; with ``cause``, the cumulative incidence of
+        that cause. Values 0 and 1 are allowed; they are moved to 1e-10 and 1 − 1e-10 inside the
+        cloglog transform only (as lifelines does), counted per group and horizon (``n_clipped`` of
+        ``.to_frame()`` / ``.summary()``), and named by :func:`calibration_findings`: the slope,
+        intercept and ICI then depend on the clip.
     times : float or sequence of float
         The horizons, in the unit of ``time``, distinct, each before every group's last time.
     data : pandas.DataFrame, optional
@@ -440,6 +455,17 @@ def calibration(
         Group labels to analyse, in table order; rows of other groups are excluded (with a warning).
     censoring : {"group", "pooled"}, default="group"
         Censoring Kaplan-Meier of the Brier weights: within each group, or one for everyone.
+    cause : int, optional
+        Competing risks: the cause (>= 1) whose cumulative incidence ``predicted`` holds; ``event``
+        then holds cause codes, and any other cause is a competing event (validated as in
+        :func:`xci`).
+    brier_variance : {"influence", "conservative"}, default="influence"
+        Analytic SE of the Brier and integrated Brier scores. ``"influence"``: the influence
+        function of the IPCW estimator including the term for the Kaplan-Meier estimation of the
+        censoring weights (riskRegression's ``Score`` default, ``conservative=FALSE``; with
+        ``censoring="pooled"`` the term runs over every row). ``"conservative"``: the weights held
+        fixed, SD of the terms / √n (``Score(conservative=TRUE)``; larger, 45% on lung's women at
+        365 days).
     n_bins : int, default=10
         Risk groups of the GND test (deciles).
     min_bin_events : int, default=5
@@ -490,7 +516,9 @@ def calibration(
     ExcludedRowsWarning
         When ``groups`` leaves rows out.
     UserWarning
-        When a group has too few events by a horizon for the Cox models (slope, ICI NaN).
+        When a group has too few events by a horizon for the Cox models, naming the statistics that
+        are NaN (slope and intercept need 5 events, the spline curve's ICI 10); not under competing
+        risks, where they are NaN by design.
 
     See Also
     --------
@@ -522,6 +550,20 @@ def calibration(
     Graf, E. et al. (1999). Assessment and comparison of prognostic classification schemes for
     survival data. Statistics in Medicine 18(17-18), 2529-2545.
 
+    Gerds, T. A. and Schumacher, M. (2006). Consistent estimation of the expected Brier score in
+    general survival models with right-censored event times. Biometrical Journal 48(6), 1029-1040.
+
+    Aalen, O. O. and Johansen, S. (1978). An empirical transition matrix for non-homogeneous Markov
+    chains based on censored observations. Scandinavian Journal of Statistics 5(3), 141-150.
+
+    Schoop, R., Beyersmann, J., Schumacher, M. and Binder, H. (2011). Quantifying the predictive
+    accuracy of time-to-event models in the presence of competing risks. Biometrical Journal 53(1),
+    88-112.
+
+    Austin, P. C., Putter, H., Giardiello, D. and van Klaveren, D. (2022). Graphical calibration
+    curves and the integrated calibration index (ICI) for competing risk models. Diagnostic and
+    Prognostic Research 6, 2.
+
     Examples
     --------
     >>> import numpy as np, survfair
@@ -538,6 +580,16 @@ def calibration(
     group
     F      331     131      0.91   1.30
     M      269     117      0.98   1.09
+
+    Competing risks: event codes 0 (censored), 1, 2 and the predicted cumulative incidence of cause 1:
+
+    >>> cause = np.where(event, rng.choice([1, 2], 600, p=[0.7, 0.3]), 0)
+    >>> cr = survfair.calibration(time, cause, group, 0.7 * risk5, times=5, cause=1)
+    >>> cr.summary()[["observed_risk", "oe_ratio", "slope"]].round(2)  # doctest: +NORMALIZE_WHITESPACE
+           observed_risk  oe_ratio  slope
+    group
+    F               0.32      0.86    NaN
+    M               0.39      1.02    NaN
     """
     censoring = check_option(censoring, "censoring", ("group", "pooled"))
     brier_variance = check_option(brier_variance, "brier_variance", BRIER_VARIANCES)
