@@ -661,3 +661,64 @@ def test_competing_risks_bootstrap_runs():
                                random_state=1, progress=False)
     summary = res.summary()
     assert np.isfinite(summary["oe_ratio_ci_low"]).all() and np.isfinite(summary["brier_ci_high"]).all()
+
+
+# -- Brier variance (issue 33.4) --------------------------------------------------------------------
+def _naive_censoring_term(at, terms, time, observed):
+    """O(n^2) twin of brier_censoring_influence: the sum over terms of r_i IF_Lambda(s_i; k), written
+    from its definition (events leave the risk set of censoring before censorings at a tied time)."""
+    psi = np.zeros(time.size)
+    unique = np.unique(time)
+    risk_set = np.array([(time >= u).sum() - ((time == u) & observed).sum() for u in unique], float)
+    censored = np.array([((time == u) & ~observed).sum() for u in unique], float)
+    for k in range(time.size):
+        for s, r in zip(at, terms):
+            jump = (not observed[k]) and time[k] <= s
+            value = 1.0 / risk_set[np.searchsorted(unique, time[k])] if jump else 0.0
+            for j, u in enumerate(unique):
+                at_risk = time[k] > u or (time[k] == u and not observed[k])
+                if u <= min(s, time[k]) and at_risk and censored[j] > 0:
+                    value -= censored[j] / risk_set[j] ** 2
+            psi[k] += r * value
+    return psi
+
+
+def test_brier_censoring_influence_equals_its_naive_twin_with_ties():
+    from survfair._calibration_stats import brier_censoring_influence
+
+    rng = np.random.default_rng(12)
+    time = rng.integers(1, 15, 80).astype(float)  # many ties, events and censorings together
+    observed = rng.random(80) < 0.6
+    horizon = 8.0
+    risk = rng.uniform(0.05, 0.9, 80)
+    at = np.where(observed & (time <= horizon), time, horizon)
+    terms = np.where(observed & (time <= horizon), (1 - risk) ** 2, np.where(time > horizon, risk**2, 0.0))
+    np.testing.assert_allclose(brier_censoring_influence(at, terms, time, observed),
+                               _naive_censoring_term(at, terms, time, observed), rtol=1e-12, atol=1e-14)
+
+
+def test_brier_variance_pooled_equals_group_for_one_group_and_integrated_uses_the_option(cohort):
+    time, event, group, risk = cohort
+    p = np.column_stack([risk(3.0), risk(5.0)])
+    one = np.zeros(time.size)
+    frames = {c: survfair.calibration(time, event, one, p, [3.0, 5.0], censoring=c).to_frame() for c in
+              ("group", "pooled")}
+    pd.testing.assert_frame_equal(frames["group"], frames["pooled"])
+    default = survfair.calibration(time, event, group, p, [3.0, 5.0]).to_frame()
+    fixed = survfair.calibration(time, event, group, p, [3.0, 5.0], brier_variance="conservative").to_frame()
+    for statistic in ("brier", "integrated_brier"):
+        a = default[default["statistic"] == statistic]["se"].to_numpy()
+        b = fixed[fixed["statistic"] == statistic]["se"].to_numpy()
+        assert (b > a).all() and (b < 1.5 * a).all()
+    # pooled censoring: the censoring term runs over every row; the SE stays close to the group one
+    pooled = survfair.calibration(time, event, group, p, [3.0, 5.0], censoring="pooled").to_frame()
+    ratio = pooled[pooled["statistic"] == "brier"]["se"].to_numpy() / default[default["statistic"] == "brier"]["se"].to_numpy()
+    assert ((ratio > 0.8) & (ratio < 1.25)).all()
+
+
+def test_fairness_profile_uses_the_first_horizon_by_default(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    ranking = survfair.xci(time, event, group, risk(5.0), tau=10)
+    profile = survfair.fairness_profile(ranking, res)
+    assert profile["oe_ratio"].tolist() == res.summary(3.0)["oe_ratio"].tolist()
