@@ -310,8 +310,8 @@ def calibration_findings(
         sentences.append(f"Caution: fewer than {min_events} events for {shown}; their calibration rests on little data.")
     if result.cause is not None:
         sentences.append(f"Competing risks (cause {result.cause}): predicted and observed risks are cumulative "
-                         "incidences (observed: Aalen-Johansen, censoring only by censoring); the calibration slope, "
-                         "intercept and ICI are not defined for a cumulative incidence and are not reported.")
+                         "incidences (observed: Aalen-Johansen, a competing event is not a censoring); the "
+                         "calibration slope, intercept and ICI are not defined for a cumulative incidence and are not reported.")
     elif result.ci_method != "bootstrap":
         sentences.append("ICI, E50 and E90 have intervals only with ci='bootstrap'.")
     return CalibrationFindings(tuple(sentences), contrasts, flags, adjust, gnd)

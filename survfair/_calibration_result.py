@@ -403,7 +403,8 @@ class CalibrationResult:
         or 1 that the cloglog transform moved) only when any were.
         """
         level = f"{self.confidence_level:.0%}"
-        kind = {"analytic": f"analytic {level} intervals", "bootstrap": f"bootstrap {level} intervals ({self.n_resamples} replicates)",
+        kind = {"analytic": f"analytic {level} intervals",
+                "bootstrap": f"bootstrap {level} intervals ({self.n_resamples} replicates)",
                 None: "no intervals"}[self.ci_method]
         head = (f"CalibrationResult: {len(self.groups)} group(s), {self.n_samples} rows"
                 + (f" ({self.n_excluded} excluded)" if self.n_excluded else "")

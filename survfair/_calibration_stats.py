@@ -374,7 +374,8 @@ def aalen_johansen_influence(
     With h_j = d_j^k / Y_j, q_j = Ŝ(u_{j−1}) h_j, B(j) = Σ_{l ≤ j} d_l / (Y_l (Y_l − d_l)) and
     m_i the index of T_i, J the last index with u_J ≤ t, p = min(m_i, J):
 
-        IJ_i = Σ_{j ≤ p} q_j B(j−1) + B(m_i)(F̂(u_J) − F̂(u_p)) − 1{event_i} (F̂(u_J) − F̂(u_p)) / (Y_{m_i} − d_{m_i})
+        IJ_i = Σ_{j ≤ p} q_j B(j−1) + B(m_i)(F̂(u_J) − F̂(u_p))
+               − 1{event_i} (F̂(u_J) − F̂(u_p)) / (Y_{m_i} − d_{m_i})
                + 1{cause k at m_i ≤ J} Ŝ(u_{m_i−1}) / Y_{m_i} − Σ_{j ≤ p} q_j / Y_j
 
     (the product rule on Ŝ(u_{j−1}) h_j; ∂ log Ŝ(u_j) / ∂w_i = B(min(j, m_i)) − 1{event_i,

@@ -599,7 +599,8 @@ def test_competing_risks_influence_is_the_derivative_of_aalen_johansen():
     estimate, ij = aalen_johansen_influence(time, e1, e2, 3.0)
     assert estimate == pytest.approx(weighted(np.ones(60)), rel=1e-13)
     step = 1e-6
-    numeric = [(weighted(1 + step * np.eye(60)[i]) - weighted(1 - step * np.eye(60)[i])) / (2 * step) for i in range(60)]
+    unit = np.eye(60)
+    numeric = [(weighted(1 + step * unit[i]) - weighted(1 - step * unit[i])) / (2 * step) for i in range(60)]
     np.testing.assert_allclose(ij, numeric, atol=1e-8)
 
 
@@ -712,7 +713,8 @@ def test_brier_variance_pooled_equals_group_for_one_group_and_integrated_uses_th
         assert (b > a).all() and (b < 1.5 * a).all()
     # pooled censoring: the censoring term runs over every row; the SE stays close to the group one
     pooled = survfair.calibration(time, event, group, p, [3.0, 5.0], censoring="pooled").to_frame()
-    ratio = pooled[pooled["statistic"] == "brier"]["se"].to_numpy() / default[default["statistic"] == "brier"]["se"].to_numpy()
+    ratio = (pooled[pooled["statistic"] == "brier"]["se"].to_numpy()
+             / default[default["statistic"] == "brier"]["se"].to_numpy())
     assert ((ratio > 0.8) & (ratio < 1.25)).all()
 
 
