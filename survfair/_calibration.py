@@ -17,6 +17,7 @@ import pandas as pd
 
 from ._calibration_result import CalibrationResult
 from ._calibration_stats import (
+    EVENTS_PER_PARAMETER,
     aalen_johansen_risk,
     brier_censoring_influence,
     brier_influence,
@@ -360,17 +361,23 @@ def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
     missing = frame[frame["statistic"].isin(["intercept", "slope", "ici"]) & frame["estimate"].isna()]
     if not len(missing):
         return
+    # fewest events by the horizon each statistic needs (5 per Cox coefficient; the offset model: 1)
+    needs = {"slope": EVENTS_PER_PARAMETER, "intercept": 1, "ici": 2 * EVENTS_PER_PARAMETER}
     parts = []
     for (t, g), rows in missing.groupby(["time", "group"], sort=False):
-        names = [s for s in ("slope", "intercept", "ici") if s in set(rows["statistic"])]
-        words = " and ".join(("ICI, E50, E90" if s == "ici" else s) for s in names)
         events = int(rows["events"].iloc[0])
-        parts.append(f"{words} at t={float(t):g} for group {g!r} ({events} events by t)")
-    reasons = ("the slope needs 5 events by the horizon and the spline curve (ICI) 10, else NaN; a Cox fit that "
-               "does not converge also gives NaN")
+        present = set(rows["statistic"])
+        words = []
+        for statistic in ("slope", "intercept", "ici"):
+            if statistic in present:
+                name = "ICI, E50, E90" if statistic == "ici" else statistic
+                why = (f"fewer than {needs[statistic]} events" if events < needs[statistic]
+                       else "its Cox model could not be fitted: no convergence or no spread in the predictions")
+                words.append(f"{name} ({why})")
+        label = g.item() if isinstance(g, np.generic) else g  # 0.0, not np.float64(0.0)
+        parts.append(f"{', '.join(words)} at t={float(t):g} for group {label!r}, {events} events by t")
     warnings.warn("calibration statistics undefined (NaN): " + "; ".join(parts[:8])
-                  + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "") + f". ({reasons}.)",
-                  UserWarning, stacklevel=3)
+                  + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "") + ".", UserWarning, stacklevel=3)
 
 
 def calibration(

@@ -550,8 +550,18 @@ def test_warning_names_only_the_missing_statistics():
     message = str([w for w in caught if "undefined" in str(w.message)][0].message)
     summary = res.summary()
     assert np.isfinite(summary["slope"]).all() and np.isfinite(summary["intercept"]).all()
-    assert "ICI, E50, E90 at t=5" in message
-    assert "slope" not in message.split("(")[0] and "intercept" not in message.split("(")[0]
+    assert "ICI, E50, E90 (fewer than 10 events) at t=5" in message
+    assert "slope" not in message and "intercept" not in message
+
+
+def test_warning_says_a_fit_failed_rather_than_too_few_events(cohort):
+    """Constant predictions: the Cox fits on cloglog F have no information (many events, no fit); the
+    warning must not blame the number of events."""
+    time, event, group, _ = cohort
+    with pytest.warns(UserWarning, match="could not be fitted") as caught:
+        survfair.calibration(time, event, group, np.full(time.size, 0.3), 5.0)
+    message = str([w for w in caught if "undefined" in str(w.message)][0].message)
+    assert "fewer than" not in message
 
 
 # -- competing risks (cause=, issue 33.5) ----------------------------------------------------------
