@@ -639,7 +639,8 @@ def test_competing_risks_undefined_statistics_are_nan_without_warning_and_said_i
     summary = res.summary()
     assert summary[["slope", "intercept", "ici", "e50", "e90"]].isna().all().all()
     assert np.isfinite(summary[["observed_risk", "oe_ratio", "brier", "gnd_p"]]).all().all()
-    assert res.cause == 1 and res.to_dict()["cause"] == 1
+    assert res.cause == 1 and json.loads(json.dumps(res.to_dict()))["cause"] == 1
+    assert "<table" in res._repr_html_()
     assert "cause=1" in str(res) and "not defined for a cumulative incidence" in str(res)
     found = survfair.calibration_findings(res)
     assert any("Competing risks (cause 1)" in s and "Aalen-Johansen" in s for s in found.sentences)
