@@ -9,6 +9,7 @@ import pandas as pd
 
 from ._frozen import frozen_result
 from ._calibration_result import CalibrationResult
+from ._calibration_stats import CLOGLOG_CLIP
 from ._findings import adjust_name
 from ._format import interval_text, p_phrase, percent
 from ._multiplicity import adjust_p_values
@@ -29,7 +30,9 @@ class CalibrationFindings:
         over-prediction), the groups whose Greenwood-Nam-D'Agostino test rejects calibration
         across risk deciles, or -- only when neither happens -- that every group matches; the
         largest contrast between groups of each statistic the result has (O/E ratio, ICI, Brier
-        score) with its adjusted p-value; slopes whose interval excludes 1; groups with few events.
+        score) with its adjusted p-value; slopes whose interval excludes 1 (none under competing
+        risks, where a sentence says why); groups whose predicted
+        risks of exactly 0 or 1 were clipped for the cloglog statistics; groups with few events.
     contrasts : DataFrame
         :meth:`CalibrationResult.contrasts` of the O/E ratio, the slope, and the ICI and Brier score
         where the result has them, adjusted.
@@ -86,7 +89,8 @@ def _horizon(t: float, unit: str | None) -> str:
     return f"t = {t:g}" + (f" {unit}" if unit else "")
 
 
-def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float, adjust: str) -> list[str]:
+def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float, adjust: str,
+                  estimator: str = "Kaplan-Meier") -> list[str]:
     """Calibration-in-the-large (O/E) and across risk deciles (GND) of every group at one horizon.
 
     "Predicted risk matches the observed risk in every group" is said only when every O/E interval
@@ -114,7 +118,7 @@ def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float
     if over:
         sentences.append(f"At {t}, the model over-predicts risk for " + "; ".join(over) + ".")
     if inside and not (under or over) and rejected.empty:
-        sentence = (f"At {t}, predicted risk matches the observed (Kaplan-Meier) risk within its interval "
+        sentence = (f"At {t}, predicted risk matches the observed ({estimator}) risk within its interval "
                     f"in every group ({', '.join(inside)})")
         if not tested.empty:
             sentence += (f", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
@@ -199,6 +203,21 @@ def _slope_sentence(summary: pd.DataFrame, tt: str, level: float) -> str | None:
     return f"At {tt}, the spread of predicted risks is " + "; ".join(parts) + "." if parts else None
 
 
+def _clipped_sentence(summary: pd.DataFrame, tt: str) -> str | None:
+    """Groups with predicted risks of exactly 0 or 1 at this horizon: the cloglog statistics (slope,
+    intercept, smooth curve) then depend on where they were clipped, not only on the model."""
+    if "n_clipped" not in summary.columns:
+        return None
+    named = [f"{group} ({int(row['n_clipped'])} of {int(row['n'])})" for group, row in summary.iterrows()
+             if row["n_clipped"] > 0]
+    if not named:
+        return None
+    return (f"At {tt}, predicted risks of exactly 0 or 1 (within {CLOGLOG_CLIP:g}) for " + ", ".join(named)
+            + f" were clipped to [{CLOGLOG_CLIP:g}, 1 - {CLOGLOG_CLIP:g}] for the complementary log-log "
+            "transform: the calibration slope, intercept and ICI there depend on that clip, not only on the "
+            "model (O/E and the Brier score do not).")
+
+
 def calibration_findings(
     result: CalibrationResult,
     *,
@@ -214,8 +233,10 @@ def calibration_findings(
     the observed risk in every group" is said only when no O/E interval excludes 1 and no GND test
     rejects. The largest contrast between groups of the O/E ratio, and of the ICI and the Brier
     score where the result has them, is reported with its adjusted p-value (the clearest first);
-    a slope is called too extreme (moderate) only when its interval lies below (above) 1. Groups
-    with fewer than ``min_events`` events by the horizon are named as resting on little data.
+    a slope is called too extreme (moderate) only when its interval lies below (above) 1. When
+    predicted risks of exactly 0 or 1 were clipped for the cloglog transform (``n_clipped`` of the
+    result), the slope, intercept and ICI are said to depend on the clip. Groups with fewer than
+    ``min_events`` events by the horizon are named as resting on little data.
 
     Parameters
     ----------
@@ -271,10 +292,11 @@ def calibration_findings(
     for t in result.times:
         tt = _horizon(float(t), time_unit)
         summary = result.summary(float(t))
-        sentences += _oe_sentences(summary, gnd[gnd["time"] == t], tt, level, adjust)
+        sentences += _oe_sentences(summary, gnd[gnd["time"] == t], tt, level, adjust,
+                                   "Kaplan-Meier" if result.cause is None else "Aalen-Johansen")
         for sentence in (_contrast_sentence(contrasts, float(t), tt, adjust, level, result.ci_method == "bootstrap")
                          if len(result.groups) > 1 else None,
-                         _slope_sentence(summary, tt, level)):
+                         _slope_sentence(summary, tt, level), _clipped_sentence(summary, tt)):
             if sentence:
                 sentences.append(sentence)
         for group, row in summary.iterrows():
@@ -286,6 +308,10 @@ def calibration_findings(
         shown = ", ".join(f"{g} ({e} by {_horizon(t, time_unit)})" for t, g, e in
                           zip(few["time"], few["group"], few["events"]))
         sentences.append(f"Caution: fewer than {min_events} events for {shown}; their calibration rests on little data.")
-    if result.ci_method != "bootstrap":
+    if result.cause is not None:
+        sentences.append(f"Competing risks (cause {result.cause}): predicted and observed risks are cumulative "
+                         "incidences (observed: Aalen-Johansen, a competing event is not a censoring); the "
+                         "calibration slope, intercept and ICI are not defined for a cumulative incidence and are not reported.")
+    elif result.ci_method != "bootstrap":
         sentences.append("ICI, E50 and E90 have intervals only with ci='bootstrap'.")
     return CalibrationFindings(tuple(sentences), contrasts, flags, adjust, gnd)

@@ -17,6 +17,21 @@ def _check(result: Any) -> CalibrationResult:
     return result
 
 
+#: candidate ticks of the O/E axis (log scale): the ones inside the limits are drawn
+_RATIO_TICKS = (0.05, 0.1, 0.2, 0.25, 0.33, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0,
+                10.0, 20.0)
+
+
+def _ratio_ticks(low: float, high: float) -> list[float]:
+    """Up to about 7 readable ticks between ``low`` and ``high``, always including 1."""
+    inside = [v for v in _RATIO_TICKS if low <= v <= high]
+    while len(inside) > 7:
+        inside = [v for k, v in enumerate(inside) if k % 2 == 0 or v == 1.0]
+        if 1.0 not in inside:
+            inside.append(1.0)
+    return sorted(set(inside) | {1.0})
+
+
 def _horizon_words(t: float, time_unit: str | None) -> str:
     if time_unit is not None and not isinstance(time_unit, str):
         raise TypeError(f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}.")
@@ -37,9 +52,13 @@ def plot_calibration(
 
     How to read it: on the dashed diagonal the predicted risk equals the observed risk. A group's
     points (bins of predicted risk: mean predicted risk against the Kaplan-Meier risk of the bin,
-    with its interval) and its smooth curve (Austin, Harrell & van Klaveren 2020) above the
-    diagonal mean the model under-predicts that group's risk; below, it over-predicts. The legend
-    gives each group's O/E and ICI.
+    with its interval; under competing risks the Aalen-Johansen cumulative incidence) and its
+    smooth curve (Austin, Harrell & van Klaveren 2020; drawn between the 1st and 99th percentiles
+    of the group's predicted risks, where the data are) above the diagonal mean the model
+    under-predicts that group's risk; below, it over-predicts. The legend gives each group's O/E
+    and ICI (what is undefined, such as the ICI under competing risks, is left out). The axes are
+    square, from 0 to just beyond the largest point or curve value, so predictions between 0 and
+    0.3 fill the plot; interval whiskers may leave it.
 
     Parameters
     ----------
@@ -59,7 +78,7 @@ def plot_calibration(
     -------
     matplotlib.axes.Axes
         Per group one colour: error bars of the bins and a line of the smooth curve; the diagonal;
-        equal axes from 0.
+        equal axes from 0 to 1.08 times the largest value drawn (at most 1).
 
     Raises
     ------
@@ -102,12 +121,12 @@ def plot_calibration(
     colours = [f"C{k}" for k in range(len(result.groups))]
     bins = result.bins[result.bins["time"] == t]
     curves = result.curves[result.curves["time"] == t]
-    top = 0.0
+    top = 0.0  # the axes cover the points and curves drawn, not the bins' interval whiskers
     entries = []
     for group in chosen:
         colour = colours[result.groups.index(group)]
         row = summary.loc[[group]].iloc[0]  # a list: tuple labels are labels, not a MultiIndex key
-        label = f"{group}: O/E {row['oe_ratio']:.2f}, ICI {row['ici']:.3f}"
+        label = legend_label(group, row)
         handle = None
         if show_bins:
             own = bins[[value == group for value in bins["group"]]]
@@ -116,7 +135,7 @@ def plot_calibration(
             y = own["observed"].to_numpy(float)
             handle = ax.errorbar(own["predicted"], y, yerr=[y - low, high - y], fmt="o", color=colour, markersize=4,
                                  capsize=2, linewidth=1)
-            top = max(top, float(np.nanmax(high)), float(own["predicted"].max()))
+            top = max(top, float(np.nanmax(y)), float(own["predicted"].max()))
         own = curves[[value == group for value in curves["group"]]]
         if show_curve and own["observed"].notna().any():  # no curve where the spline model is undefined
             (line,) = ax.plot(own["predicted"], own["observed"], color=colour, linewidth=1.8)
@@ -124,17 +143,28 @@ def plot_calibration(
             top = max(top, float(np.nanmax(own["observed"])), float(own["predicted"].max()))
         if handle is not None:
             entries.append((handle, label))
-    limit = min(1.0, max(top, 0.05) * 1.05)
+    limit = min(1.0, max(top, 0.02) * 1.08)
     (diagonal,) = ax.plot([0, limit], [0, limit], linestyle="--", color="grey", linewidth=1)
     entries.append((diagonal, "perfect calibration"))
     ax.set_xlim(0, limit)
     ax.set_ylim(0, limit)
     ax.set_aspect("equal")
-    ax.set_xlabel(f"Predicted risk of an event by {literal(words)}")
-    ax.set_ylabel(f"Observed risk by {literal(words)} (Kaplan-Meier)")
+    competing = result.cause is not None
+    what = f"cumulative incidence of cause {result.cause}" if competing else "risk of an event"
+    ax.set_xlabel(f"Predicted {what} by {literal(words)}")
+    ax.set_ylabel("Observed cumulative incidence (Aalen-Johansen)" if competing
+                  else f"Observed risk by {literal(words)} (Kaplan-Meier)")
     ax.set_title("Calibration per group")
     literal_legend(ax, entries, fontsize=8, loc="upper left")
     return ax
+
+
+def legend_label(group, row) -> str:
+    """``group: O/E 1.03, ICI 0.008``, leaving out what is undefined (never "nan")."""
+    parts = [f"{name} {row[column]:{spec}}" for name, column, spec in (("O/E", "oe_ratio", ".2f"),
+                                                                        ("ICI", "ici", ".3f"))
+             if np.isfinite(row[column])]
+    return f"{group}: " + ", ".join(parts) if parts else f"{group}"
 
 
 def plot_observed_expected(result: CalibrationResult, time: float | None = None, *, ax: Any = None,
@@ -205,9 +235,9 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     finite = finite[np.isfinite(finite) & (finite > 0)]
     lo, hi = (min(finite.min(), 1.0), max(finite.max(), 1.0)) if finite.size else (0.5, 2.0)
     ax.set_xlim(lo / 1.2, hi * 1.2)
-    from matplotlib.ticker import FuncFormatter, LogLocator
+    from matplotlib.ticker import FixedLocator, FuncFormatter
 
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(0.25, 0.5, 1.0, 2.0, 4.0, 8.0)))
+    ax.xaxis.set_major_locator(FixedLocator(_ratio_ticks(lo / 1.2, hi * 1.2)))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     # the observed and predicted risks go under each group's name: text inside the axes would
@@ -216,6 +246,9 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
               for group, row in summary.iterrows()]
     ax.set_yticks(positions, [literal(text) for text in labels], fontsize=8)
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_xlabel("O/E: observed / predicted risk (1 = right on average)")
+    ax.set_xlabel("O/E = observed / predicted risk (log scale)")
+    ax.text(1.0, 0.01, " 1 = right on average", transform=ax.get_xaxis_transform(), ha="left", va="bottom",
+            fontsize=7, color="grey")
+    ax.set_ylabel("group")
     ax.set_title(literal(f"O/E per group at {_horizon_words(t, time_unit)}"))
     return ax

@@ -93,6 +93,11 @@ class CalibrationResult:
         Bootstrap replicates (``ci_method="bootstrap"``).
     min_censoring_survival : dict
         Smallest censoring survival used as a Brier weight, per group.
+    cause : int or None
+        Competing risks: the cause whose cumulative incidence was predicted (``cause=``); None
+        without competing risks.
+    brier_variance : {"influence", "conservative"}
+        Variance of the Brier scores (see :func:`survfair.calibration`).
 
     See Also
     --------
@@ -136,6 +141,8 @@ class CalibrationResult:
     draws: np.ndarray | None = field(repr=False, default=None)
     n_resamples: int | None = None
     min_censoring_survival: dict = field(repr=False, default_factory=dict)
+    cause: int | None = None
+    brier_variance: str = "influence"
 
     def __post_init__(self):
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
@@ -181,11 +188,13 @@ class CalibrationResult:
 
     # -- tables ------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
-        """Tidy table, one row per (time, group, statistic): time, group, n, events, statistic,
-        estimate, se, ci_low, ci_high, null, p_value. ``integrated_brier`` rows have time NaN
-        (over all horizons); ``null`` is the value under perfect calibration (O/E 1, intercept 0,
-        slope 1), the hypothesis of ``p_value``."""
-        frame = self.estimates[["time", "group", "n", "events", "statistic", "estimate", "se"]].copy()
+        """Tidy table, one row per (time, group, statistic): time, group, n, events, n_clipped,
+        statistic, estimate, se, ci_low, ci_high, null, p_value. ``integrated_brier`` rows have time
+        NaN (over all horizons); ``n_clipped`` counts the group's predicted risks at that horizon
+        that the cloglog transform clips (0 or 1 within 1e-10; they move the slope, intercept and
+        ICI, see :func:`survfair.calibration`); ``null`` is the value under perfect calibration (O/E
+        1, intercept 0, slope 1), the hypothesis of ``p_value``."""
+        frame = self.estimates[["time", "group", "n", "events", "n_clipped", "statistic", "estimate", "se"]].copy()
         low, high = self._limits(self.confidence_level)
         frame["ci_low"], frame["ci_high"] = low, high
         frame["null"] = frame["statistic"].map(lambda s: STATISTICS[s][1]).astype(float)
@@ -193,13 +202,57 @@ class CalibrationResult:
         return frame.reset_index(drop=True)
 
     def summary(self, time: float | None = None) -> pd.DataFrame:
-        """One row per group at one horizon (default: the first): counts, then each statistic with
-        its interval, then the Greenwood-Nam-D'Agostino test."""
-        t = self._time(time)
-        frame = self.to_frame()
+        """One row per group and horizon: counts, each statistic with its interval, the
+        Greenwood-Nam-D'Agostino test.
+
+        Parameters
+        ----------
+        time : float, optional
+            The horizon to return, one of :attr:`times`. None (default): every horizon, in
+            ascending order, each row labelled by its ``time`` column.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by group (table order within each horizon); columns time, n, events,
+            n_clipped, each statistic (with ``<statistic>_ci_low`` / ``_ci_high`` for the observed
+            risk, O/E, intercept, slope, ICI and Brier score), gnd_chi2, gnd_df, gnd_p. One row per
+            group when ``time`` is given or the result has one horizon.
+
+        Raises
+        ------
+        ValueError
+            If ``time`` is not one of :attr:`times`.
+
+        Examples
+        --------
+        >>> import numpy as np, survfair
+        >>> rng = np.random.default_rng(0)
+        >>> x = rng.normal(size=400)
+        >>> t = rng.exponential(5 * np.exp(-x)); c = rng.uniform(0, 10, 400)
+        >>> g = np.where(rng.random(400) < 0.5, "F", "M")
+        >>> risks = np.column_stack([1 - np.exp(-h * np.exp(x) / 5) for h in (2, 4)])
+        >>> res = survfair.calibration(np.minimum(t, c), t <= c, g, risks, [2, 4])
+        >>> res.summary()[["time", "n", "events"]]  # doctest: +NORMALIZE_WHITESPACE
+               time    n  events
+        group
+        F       2.0  201      70
+        M       2.0  199      68
+        F       4.0  201      99
+        M       4.0  199     101
+        >>> res.summary(4)[["time", "n", "events"]].shape
+        (2, 3)
+        """
+        times = [float(t) for t in self.times] if time is None else [self._time(time)]
+        frame_all = self.to_frame()
+        parts = [self._summary_at(frame_all, t) for t in times]
+        return pd.concat(parts) if len(parts) > 1 else parts[0]
+
+    def _summary_at(self, frame: pd.DataFrame, t: float) -> pd.DataFrame:
         frame = frame[frame["time"] == t]
         wide = frame.pivot(index="group", columns="statistic", values="estimate")
-        out = frame.drop_duplicates("group").set_index("group")[["n", "events"]]
+        out = frame.drop_duplicates("group").set_index("group")[["n", "events", "n_clipped"]]
+        out.insert(0, "time", t)
         for statistic in STATISTICS:
             if statistic not in wide.columns:
                 continue
@@ -325,6 +378,11 @@ class CalibrationResult:
             "n_samples": self.n_samples,
             "n_excluded": self.n_excluded,
             "n_resamples": self.n_resamples,
+            "cause": self.cause,
+            "brier_variance": self.brier_variance,
+            "n_clipped": [{"time": t, "group": str(g), "n_clipped": int(k)} for t, g, k in
+                          self.estimates[self.estimates["statistic"] == "brier"][["time", "group", "n_clipped"]]
+                          .itertuples(index=False)],
             "statistics": records(self.to_frame()),
             "gnd": records(self.gnd),
             "bins": records(self.bins),
@@ -336,6 +394,54 @@ class CalibrationResult:
         settings = f"horizons {[float(t) for t in self.times]}, intervals: {self.ci_method}"
         return table_html("CalibrationResult", settings, self.summary().reset_index())
 
+    def to_text(self) -> str:
+        """The result as plain text: a header, then one compact table per horizon (what ``print``
+        and the terminal show).
+
+        Per group: n, events, observed and mean predicted risk (%), O/E with its interval, the
+        calibration slope, ICI, Brier score and the GND p-value; ``clipped`` (predicted risks of 0
+        or 1 that the cloglog transform moved) only when any were.
+        """
+        level = f"{self.confidence_level:.0%}"
+        kind = {"analytic": f"analytic {level} intervals",
+                "bootstrap": f"bootstrap {level} intervals ({self.n_resamples} replicates)",
+                None: "no intervals"}[self.ci_method]
+        head = (f"CalibrationResult: {len(self.groups)} group(s), {self.n_samples} rows"
+                + (f" ({self.n_excluded} excluded)" if self.n_excluded else "")
+                + f", {kind}, censoring={self.censoring!r}"
+                + (f", cause={self.cause} (cumulative incidence)" if self.cause is not None else ""))
+        lines = [head]
+        for t in self.times:
+            summary = self.summary(float(t))
+
+            def fmt(value: float, spec: str) -> str:
+                return format(value, spec) if np.isfinite(value) else "-"
+
+            rows = []
+            for group, row in summary.iterrows():
+                oe = fmt(row["oe_ratio"], ".2f")
+                if np.isfinite(row["oe_ratio_ci_low"]) and np.isfinite(row["oe_ratio_ci_high"]):
+                    oe += f" [{row['oe_ratio_ci_low']:.2f}, {row['oe_ratio_ci_high']:.2f}]"
+                entry = {"group": str(group), "n": int(row["n"]), "events": int(row["events"]),
+                         "observed %": fmt(100 * row["observed_risk"], ".1f"),
+                         "predicted %": fmt(100 * row["expected_risk"], ".1f"), "O/E": oe,
+                         "slope": fmt(row["slope"], ".2f"), "ICI": fmt(row["ici"], ".3f"),
+                         "Brier": fmt(row["brier"], ".3f"), "GND p": fmt(row["gnd_p"], ".3g")}
+                if summary["n_clipped"].any():
+                    entry["clipped"] = int(row["n_clipped"])
+                rows.append(entry)
+            table = pd.DataFrame(rows).to_string(index=False)
+            lines += ["", f"t = {float(t):g}", table]
+        if self.cause is not None:
+            lines += ["", "slope, intercept and ICI are not defined for a cumulative incidence (NaN, shown as -)."]
+        integrated = self.estimates[self.estimates["statistic"] == "integrated_brier"]
+        if len(integrated):
+            lines += ["", "integrated Brier score: " + ", ".join(
+                f"{g} {e:.3f}" for g, e in zip(integrated["group"], integrated["estimate"]))]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
     def __repr__(self) -> str:
-        return (f"CalibrationResult(groups={list(self.groups)!r}, times={[float(t) for t in self.times]!r}, "
-                f"censoring={self.censoring!r}, ci_method={self.ci_method!r})")
+        return self.to_text()

@@ -35,6 +35,12 @@ __all__ = [
     "gnd_bins",
     "gnd_test",
     "brier_terms",
+    "aalen_johansen_risk",
+    "aalen_johansen_influence",
+    "n_clipped",
+    "brier_censoring_influence",
+    "brier_influence",
+    "influence_standard_error",
 ]
 
 #: F̂ is kept inside [CLOGLOG_CLIP, 1 - CLOGLOG_CLIP] before the cloglog transform (only there),
@@ -48,6 +54,16 @@ def cloglog(risk: np.ndarray) -> np.ndarray:
     """Complementary log-log of event probabilities, log(−log(1 − F̂)) = log Λ̂(t | x)."""
     clipped = np.clip(risk, CLOGLOG_CLIP, 1.0 - CLOGLOG_CLIP)
     return np.log(-np.log1p(-clipped))
+
+
+def n_clipped(risk: np.ndarray) -> int:
+    """How many predicted risks :func:`cloglog` moves: those below :data:`CLOGLOG_CLIP` or above
+    1 − :data:`CLOGLOG_CLIP` (in practice predictions of exactly 0 or 1).
+
+    The calibration slope, intercept and smooth curve (ICI, E50, E90) use cloglog F̂; for these
+    rows it is ±23 (the clip's value, not the model's), so those statistics depend on the clip.
+    """
+    return int(np.count_nonzero((risk < CLOGLOG_CLIP) | (risk > 1.0 - CLOGLOG_CLIP)))
 
 
 def kaplan_meier_risk(time: np.ndarray, event: np.ndarray, horizon: float) -> tuple[float, float]:
@@ -261,19 +277,27 @@ def gnd_bins(risk: np.ndarray, event_by_horizon: np.ndarray, n_bins: int, min_ev
 
 
 def gnd_test(
-    time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float, bins: np.ndarray
+    time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float, bins: np.ndarray,
+    competing: np.ndarray | None = None,
 ) -> tuple[float, int, float, pd.DataFrame]:
     """Greenwood-Nam-D'Agostino statistic over bins of predicted risk (Demler, Paynter & Cook 2015).
 
     χ² = Σ_bins (KM risk_b(t) − mean F̂_b)² / Var_Greenwood(S_b(t)), with (bins − 1) degrees of
-    freedom; a bin whose Greenwood variance is 0 adds 0, as in the authors' code. Returns the
-    statistic, degrees of freedom, p-value and the per-bin table.
+    freedom; a bin whose Greenwood variance is 0 adds 0, as in the authors' code. Under competing
+    risks (``competing`` given) the bin's observed risk is its Aalen-Johansen cumulative incidence
+    and the variance its infinitesimal-jackknife variance (:func:`aalen_johansen_risk`), the
+    same comparison of observed with mean predicted risk per bin. Returns the statistic, degrees of
+    freedom, p-value and the per-bin table.
     """
     t, e = truncate(time, event, horizon)
+    c = None if competing is None else competing & (time <= horizon)
     rows = []
     for b in range(int(bins.max()) + 1):
         members = bins == b
-        observed, se = kaplan_meier_risk(t[members], e[members], horizon)
+        if c is None:
+            observed, se = kaplan_meier_risk(t[members], e[members], horizon)
+        else:
+            observed, se = aalen_johansen_risk(t[members], e[members], c[members], horizon)
         rows.append((b, int(members.sum()), int(e[members].sum()), float(risk[members].mean()), observed, se))
     table = pd.DataFrame(rows, columns=["bin", "n", "events", "predicted", "observed", "observed_se"])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -287,17 +311,191 @@ def gnd_test(
 
 def brier_terms(
     time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float,
-    k_at_time: np.ndarray, k_at_horizon: float,
+    k_at_time: np.ndarray, k_at_horizon: float, competing: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each individual's IPCW Brier term at the horizon (Graf et al. 1999; scikit-survival).
 
     Cases (event by t): (1 − F̂)² / K(T_i); controls (event-free at t): F̂² / K(t); censored before
-    t: 0. ``k_at_time`` is the censoring survival at each T_i (used for cases only). The Brier
-    score is their mean.
+    t: 0. ``k_at_time`` is the censoring survival at each T_i (used for cases and competing
+    events only). Under competing risks (``competing``: True where another cause was observed)
+    F̂ is the cumulative incidence of the cause of interest and a competing event by t adds
+    F̂² / K(T_i) (its outcome "cause of interest by t" is 0; riskRegression's
+    ``Score(..., cause=)``). The Brier score is their mean.
     """
     case = event & (time <= horizon)
     control = time > horizon
     terms = np.zeros(time.shape[0])
     terms[case] = (1.0 - risk[case]) ** 2 / k_at_time[case]
     terms[control] = risk[control] ** 2 / k_at_horizon
+    if competing is not None:
+        other = competing & (time <= horizon)
+        terms[other] = risk[other] ** 2 / k_at_time[other]
     return terms
+
+
+def aalen_johansen_risk(
+    time: np.ndarray, event: np.ndarray, competing: np.ndarray, horizon: float
+) -> tuple[float, float]:
+    """Cumulative incidence of the cause of interest at ``horizon`` (Aalen-Johansen) and its
+    infinitesimal-jackknife standard error.
+
+    With u_j the distinct times, Y_j at risk, d_j events of any cause and d_j^k of the cause of
+    interest, F̂_k(t) = Σ_{u_j ≤ t} Ŝ(u_{j−1}) d_j^k / Y_j, Ŝ the all-cause Kaplan-Meier (the
+    estimate of scikit-survival's ``cumulative_incidence_competing_risks``, lifelines'
+    ``AalenJohansenFitter`` without jitter, R's ``survfit`` multi-state and ``prodlim``). The
+    variance is Σ_i IJ_i², IJ_i = ∂F̂_k(t) / ∂w_i the derivative with respect to row i's case
+    weight: the infinitesimal jackknife R's ``survfit`` reports for multi-state curves.
+    Before the first event of the cause the risk is 0 with SE 0.
+
+    Parameters
+    ----------
+    time : ndarray of shape (n,), float
+    event : ndarray of shape (n,), bool
+        True where the cause of interest was observed.
+    competing : ndarray of shape (n,), bool
+        True where another cause was observed.
+    horizon : float
+
+    Returns
+    -------
+    (float, float)
+        F̂_k(horizon) and its standard error.
+    """
+    influence = aalen_johansen_influence(time, event, competing, horizon)
+    risk, ij = influence
+    return risk, float(np.sqrt(np.sum(ij**2)))
+
+
+def aalen_johansen_influence(
+    time: np.ndarray, event: np.ndarray, competing: np.ndarray, horizon: float
+) -> tuple[float, np.ndarray]:
+    """F̂_k(horizon) of :func:`aalen_johansen_risk` and each row's IJ_i = ∂F̂_k / ∂w_i.
+
+    With h_j = d_j^k / Y_j, q_j = Ŝ(u_{j−1}) h_j, B(j) = Σ_{l ≤ j} d_l / (Y_l (Y_l − d_l)) and
+    m_i the index of T_i, J the last index with u_J ≤ t, p = min(m_i, J):
+
+        IJ_i = Σ_{j ≤ p} q_j B(j−1) + B(m_i)(F̂(u_J) − F̂(u_p))
+               − 1{event_i} (F̂(u_J) − F̂(u_p)) / (Y_{m_i} − d_{m_i})
+               + 1{cause k at m_i ≤ J} Ŝ(u_{m_i−1}) / Y_{m_i} − Σ_{j ≤ p} q_j / Y_j
+
+    (the product rule on Ŝ(u_{j−1}) h_j; ∂ log Ŝ(u_j) / ∂w_i = B(min(j, m_i)) − 1{event_i,
+    m_i ≤ j} / (Y_{m_i} − d_{m_i})).
+    """
+    unique, position = np.unique(time, return_inverse=True)
+    counts = np.bincount(position, minlength=unique.size).astype(float)
+    at_risk = np.cumsum(counts[::-1])[::-1]
+    any_event = event | competing
+    deaths = np.bincount(position, weights=any_event.astype(float), minlength=unique.size)
+    cause = np.bincount(position, weights=event.astype(float), minlength=unique.size)
+    hazard = cause / at_risk
+    with np.errstate(divide="ignore", invalid="ignore"):
+        survival = np.cumprod(1.0 - deaths / at_risk)
+        before = np.concatenate([[1.0], survival[:-1]])  # Ŝ(u_{j-1})
+        b_terms = np.where(at_risk > deaths, deaths / (at_risk * (at_risk - deaths)), 0.0)
+        leave = np.where(at_risk > deaths, 1.0 / (at_risk - deaths), 0.0)
+    increments = before * hazard
+    cumulative = np.cumsum(increments)  # F̂(u_j)
+    last = int(np.searchsorted(unique, horizon, side="right")) - 1
+    if last < 0:
+        return 0.0, np.zeros(time.shape[0])
+    b = np.cumsum(b_terms)
+    b_before = np.concatenate([[0.0], b[:-1]])  # B(j - 1)
+    c1 = np.cumsum(increments * b_before)
+    c3 = np.cumsum(increments / at_risk)
+    p = np.minimum(position, last)
+    after = cumulative[last] - cumulative[p]
+    ij = (c1[p] + b[position] * after - np.where(any_event, leave[position], 0.0) * after
+          + np.where(event & (position <= last), before[position] / at_risk[position], 0.0) - c3[p])
+    return float(cumulative[last]), ij
+
+
+def brier_censoring_influence(
+    at: np.ndarray, terms: np.ndarray, cens_time: np.ndarray, cens_observed: np.ndarray
+) -> np.ndarray:
+    """The part of the Brier score's influence function due to estimating the censoring curve.
+
+    Each IPCW term r_i = w_i / K(s_i) (s_i = T_i for a case, the horizon for an event-free row)
+    depends on the censoring survival K, a Kaplan-Meier curve of the reference sample
+    (``cens_time``, ``cens_observed``: True where an event, of any cause, was observed, so the row
+    is not censored). Linearising K through its Nelson-Aalen hazard Λ_C (d r_i = r_i dΛ_C(s_i)),
+    observation k of the reference sample moves Σ_i r_i by
+
+        ψ_k = Σ_i r_i [1{T_k ≤ s_i, k censored} / R(T_k) − Σ_{u ≤ min(s_i, T_k), k at risk at u} c_u / R_u²]
+
+    with c_u the censorings at u and R_u the rows at risk of censoring at u; as in survfair's
+    censoring curves (:mod:`survfair._censoring`), events at a tied time leave the risk set before
+    censorings, so R_u = #{T ≥ u} − #{events at u} and an event at T_k is not at risk of
+    censoring at T_k. This is the censoring term of riskRegression's ``Score(conservative=FALSE)``
+    for a Kaplan-Meier censoring model (its ``getInfluenceFunctionBrierKMCensoringTerm``; the two
+    are equal when no censoring shares its time with an event).
+
+    Parameters
+    ----------
+    at : ndarray of shape (n_terms,)
+        s_i, the time at which each term's weight K(s_i) is read.
+    terms : ndarray of shape (n_terms,)
+        r_i, the IPCW terms (0 for rows censored before the horizon: they do not contribute).
+    cens_time, cens_observed : ndarray of shape (n_reference,)
+        The sample on which K was estimated (the group's rows, or everyone with pooled censoring).
+
+    Returns
+    -------
+    ndarray of shape (n_reference,)
+        ψ_k for each row of the reference sample, in its order (not divided by n).
+    """
+    unique, inverse = np.unique(cens_time, return_inverse=True)
+    at_risk = np.cumsum(np.bincount(inverse, minlength=unique.size)[::-1])[::-1].astype(float)
+    observed = np.bincount(inverse, weights=cens_observed.astype(float), minlength=unique.size)
+    censored = np.bincount(inverse, weights=(~cens_observed).astype(float), minlength=unique.size)
+    risk_set = at_risk - observed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        increment = np.where(censored > 0, censored / risk_set**2, 0.0)
+        jump = np.where(risk_set > 0, 1.0 / risk_set, 0.0)
+    cumulative = np.cumsum(increment)  # M(u_j) = Σ_{u ≤ u_j} c_u / R_u²
+    # M at each term's s_i (0 before the first reference time)
+    position = np.searchsorted(unique, at, side="right") - 1
+    m_at = np.where(position >= 0, cumulative[np.maximum(position, 0)], 0.0)
+    order = np.argsort(at, kind="stable")
+    sorted_at = at[order]
+    sorted_terms = terms[order]
+    total = sorted_terms.sum()
+    below_terms = np.concatenate([[0.0], np.cumsum(sorted_terms)])  # Σ r_i over the first j sorted terms
+    below_weighted = np.concatenate([[0.0], np.cumsum(sorted_terms * m_at[order])])
+    # terms with s_i < T_k, and the rest (s_i >= T_k)
+    n_below = np.searchsorted(sorted_at, cens_time, side="left")
+    below = below_terms[n_below]
+    above = total - below
+    own = cumulative[inverse]  # M(T_k)
+    before = np.where(inverse > 0, cumulative[np.maximum(inverse - 1, 0)], 0.0)  # M(T_k-)
+    m_k = np.where(cens_observed, before, own)
+    return np.where(cens_observed, 0.0, jump[inverse]) * above - below_weighted[n_below] - m_k * above
+
+
+def brier_influence(terms: np.ndarray, censoring_term: np.ndarray | None,
+                    members: np.ndarray | None = None) -> np.ndarray:
+    """Influence function of a Brier score B = Σ r_i / n over the rows of its censoring reference.
+
+    ``censoring_term`` None: the weights held fixed, φ_i = (r_i − B) / n over the group's rows
+    (riskRegression's ``Score(conservative=TRUE)``). Otherwise ψ of
+    :func:`brier_censoring_influence` over the N rows of the censoring reference, of which
+    ``members`` (None: all) are the group's: φ_k = (1{k in the group}(r_k − B) + ψ_k) / n.
+    :func:`influence_standard_error` turns φ into a standard error.
+    """
+    n = terms.shape[0]
+    own = (terms - terms.mean()) / n
+    if censoring_term is None:
+        return own
+    phi = censoring_term.astype(float) / n
+    if members is None:
+        phi += own
+    else:
+        phi[members] += own
+    return phi
+
+
+def influence_standard_error(phi: np.ndarray) -> float:
+    """sqrt(N / (N − 1) Σ (φ_k − φ̄)²): with φ = IF / N this is riskRegression's ``sd(IF) / sqrt(N)``."""
+    size = phi.shape[0]
+    if size < 2:
+        return np.nan
+    return float(np.sqrt(size / (size - 1) * np.sum((phi - phi.mean()) ** 2)))

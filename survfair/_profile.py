@@ -83,7 +83,7 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time:
     with np.errstate(invalid="ignore"):
         earlier = np.array([np.nanmean(matrix[a, off[a]]) if g > 1 else np.nan for a in range(g)])
         later = np.array([np.nanmean(matrix[off[:, a], a]) if g > 1 else np.nan for a in range(g)])
-    summary = calibration.summary(time)
+    summary = calibration.summary(float(calibration.times[0]) if time is None else time)  # one horizon
     frame = pd.DataFrame({
         "n": summary["n"].to_numpy(),
         "events": summary["events"].to_numpy(),

@@ -212,7 +212,7 @@ def test_result_protocol(cohort):
     np.testing.assert_array_equal(res.times, [3.0, 5.0])  # sorted, columns follow their horizons
     assert res.summary(3.0).loc["F", "expected_risk"] == pytest.approx(risk(3.0)[group == "F"].mean())
     frame = res.to_frame()
-    assert list(frame.columns[:5]) == ["time", "group", "n", "events", "statistic"]
+    assert list(frame.columns[:6]) == ["time", "group", "n", "events", "n_clipped", "statistic"]
     assert set(frame["statistic"]) >= {"oe_ratio", "slope", "intercept", "ici", "e50", "e90", "brier",
                                        "integrated_brier"}
     json.dumps(res.to_dict())
@@ -466,3 +466,272 @@ def test_findings_largest_gap_names_the_oe_ici_and_brier_contrasts_in_their_dire
     calm = survfair.calibration_findings(survfair.calibration(time[keep], event[keep], group[keep], p[keep], 5.0))
     gap = next(s for s in calm.sentences if "largest calibration gaps" in s)
     assert gap.endswith("; no clear difference at the 95% level.")
+
+
+# -- predictions of exactly 0 or 1 (issue 33.7) -----------------------------------------------------
+def test_clipped_predictions_are_counted_per_group_and_horizon_and_named_in_findings(cohort):
+    time, event, group, risk = cohort
+    p = np.column_stack([risk(3.0), risk(5.0)])
+    f_rows = np.flatnonzero(group == "F")
+    p[f_rows[:7], 1] = 1.0  # seven survival probabilities of 0 at t = 5 in F
+    p[f_rows[7:9], 0] = 0.0  # two risks of exactly 0 at t = 3
+    res = survfair.calibration(time, event, group, p, [3.0, 5.0])
+    frame = res.to_frame()
+    counts = frame.drop_duplicates(["time", "group"]).set_index(["time", "group"])["n_clipped"]
+    assert counts.loc[(5.0, "F")] == 7 and counts.loc[(3.0, "F")] == 2
+    assert counts.loc[(5.0, "M")] == 0 and counts.loc[(3.0, "M")] == 0
+    assert res.summary(5.0).loc["F", "n_clipped"] == 7
+    assert {"time": 5.0, "group": "F", "n_clipped": 7} in res.to_dict()["n_clipped"]
+    assert "clipped" in str(res)
+    found = survfair.calibration_findings(res)
+    clipped = [s for s in found.sentences if "clipped" in s]
+    assert len(clipped) == 2
+    assert "F (7 of" in clipped[1] and "slope, intercept and ICI" in clipped[1]
+    # without clipped risks, no such sentence and no column in the printed table
+    plain = survfair.calibration(time, event, group, risk(5.0), 5.0)
+    assert not any("clipped" in s for s in survfair.calibration_findings(plain).sentences)
+    assert "clipped" not in str(plain)
+
+
+def test_slope_moves_with_the_clip_only_through_clipped_rows(cohort, monkeypatch):
+    """Why the count matters: with risks of exactly 1 the slope depends on CLOGLOG_CLIP."""
+    import survfair._calibration_stats as stats
+
+    time, event, group, risk = cohort
+    p = risk(5.0).copy()
+    p[:30] = 1.0
+    slopes = []
+    for clip in (1e-10, 1e-12):
+        monkeypatch.setattr(stats, "CLOGLOG_CLIP", clip)
+        slopes.append(survfair.calibration(time, event, group, p, 5.0).summary().loc["F", "slope"])
+    assert abs(slopes[0] - slopes[1]) > 1e-3
+    slopes = []
+    for clip in (1e-10, 1e-12):
+        monkeypatch.setattr(stats, "CLOGLOG_CLIP", clip)
+        slopes.append(survfair.calibration(time, event, group, risk(5.0), 5.0).summary().loc["F", "slope"])
+    assert slopes[0] == slopes[1]
+
+
+# -- what users see (issue 32.6) -----------------------------------------------------------------
+def test_summary_returns_the_horizon_asked_for_or_every_horizon_labelled(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    every = res.summary()
+    assert every["time"].tolist() == [3.0, 3.0, 5.0, 5.0]
+    assert list(every.index) == ["F", "M", "F", "M"]
+    at5 = res.summary(5.0)
+    assert at5["time"].tolist() == [5.0, 5.0]
+    pd.testing.assert_frame_equal(at5, every[every["time"] == 5.0])
+    one = survfair.calibration(time, event, group, risk(5.0), 5.0).summary()
+    assert one["time"].tolist() == [5.0, 5.0]
+
+
+def test_printed_result_shows_a_table_per_horizon(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    text = repr(res)
+    assert text == str(res) and text.startswith("CalibrationResult: 2 group(s), 600 rows")
+    assert "t = 3" in text and "t = 5" in text and "integrated Brier score" in text
+    oe = res.summary(5.0).loc["M", "oe_ratio"]
+    assert f"{oe:.2f} [" in text
+    header = [line for line in text.splitlines() if line.lstrip().startswith("group")]
+    assert len(header) == 2 and "O/E" in header[0] and "slope" in header[0]
+
+
+def test_warning_names_only_the_missing_statistics():
+    """Groups with 7 and 9 events by the horizon: the slope and intercept are estimated (5 events per
+    coefficient), the spline curve (2 coefficients: 10 events) is not; the warning says ICI only."""
+    time, event, group, risk = weibull_cohort(400, 5, scale=60.0)
+    p = risk(5.0)
+    events_by = [(event & (time <= 5.0) & (group == g)).sum() for g in ("F", "M")]
+    assert all(5 <= e < 10 for e in events_by), events_by
+    with pytest.warns(UserWarning, match="undefined") as caught:
+        res = survfair.calibration(time, event, group, p, 5.0)
+    message = str([w for w in caught if "undefined" in str(w.message)][0].message)
+    summary = res.summary()
+    assert np.isfinite(summary["slope"]).all() and np.isfinite(summary["intercept"]).all()
+    assert "ICI, E50, E90 (fewer than 10 events) at t=5" in message
+    assert "slope" not in message and "intercept" not in message
+
+
+def test_warning_says_a_fit_failed_rather_than_too_few_events(cohort):
+    """Constant predictions: the Cox fits on cloglog F have no information (many events, no fit); the
+    warning must not blame the number of events."""
+    time, event, group, _ = cohort
+    with pytest.warns(UserWarning, match="could not be fitted") as caught:
+        survfair.calibration(time, event, group, np.full(time.size, 0.3), 5.0)
+    message = str([w for w in caught if "undefined" in str(w.message)][0].message)
+    assert "fewer than" not in message
+
+
+# -- competing risks (cause=, issue 33.5) ----------------------------------------------------------
+def competing_cohort(n=800, seed=4):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    t1 = rng.exponential(6 * np.exp(-0.6 * x))
+    t2 = rng.exponential(9, n)
+    censor = rng.uniform(0, 15, n)
+    time = np.round(np.minimum.reduce([t1, t2, censor]), 1) + 0.1  # ties on purpose
+    event = np.select([np.minimum(t1, t2) <= censor], [np.where(t1 <= t2, 1, 2)], 0)
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    return time, event, group, np.clip(0.25 * np.exp(0.5 * x), 0, 1)
+
+
+def test_competing_risks_observed_risk_equals_scikit_survival_aalen_johansen():
+    from sksurv.nonparametric import cumulative_incidence_competing_risks
+
+    time, event, group, predicted = competing_cohort()
+    for cause in (1, 2):
+        res = survfair.calibration(time, event, group, predicted, 3.0, cause=cause)
+        for g in ("F", "M"):
+            members = group == g
+            x, cif = cumulative_incidence_competing_risks(event[members], time[members])
+            expected = cif[cause][np.searchsorted(x, 3.0, side="right") - 1]
+            assert res.summary().loc[g, "observed_risk"] == pytest.approx(expected, rel=1e-13)
+
+
+def test_competing_risks_influence_is_the_derivative_of_aalen_johansen():
+    """The IJ variance's terms are dF/dw_i: checked against finite differences of a weighted AJ."""
+    from survfair._calibration_stats import aalen_johansen_influence
+
+    time, event, _, _ = competing_cohort(60, 9)
+    e1, e2 = event == 1, event == 2
+
+    def weighted(w):
+        value, survival = 0.0, 1.0
+        for u in np.unique(time):
+            at_risk = w[time >= u].sum()
+            if u <= 3.0:
+                value += survival * w[(time == u) & e1].sum() / at_risk
+            survival *= 1 - w[(time == u) & (e1 | e2)].sum() / at_risk
+        return value
+
+    estimate, ij = aalen_johansen_influence(time, e1, e2, 3.0)
+    assert estimate == pytest.approx(weighted(np.ones(60)), rel=1e-13)
+    step = 1e-6
+    unit = np.eye(60)
+    numeric = [(weighted(1 + step * unit[i]) - weighted(1 - step * unit[i])) / (2 * step) for i in range(60)]
+    np.testing.assert_allclose(ij, numeric, atol=1e-8)
+
+
+def test_competing_risks_without_competing_events_is_kaplan_meier():
+    time, event, group, risk = weibull_cohort(600, 3)
+    p = risk(5.0)
+    plain = survfair.calibration(time, event, group, p, 5.0).to_frame().set_index(["group", "statistic"])
+    crisks = survfair.calibration(time, event.astype(int), group, p, 5.0, cause=1).to_frame().set_index(
+        ["group", "statistic"])
+    for statistic in ("observed_risk", "oe_ratio", "brier"):
+        np.testing.assert_allclose(crisks.xs(statistic, level="statistic")["estimate"],
+                                   plain.xs(statistic, level="statistic")["estimate"], rtol=1e-12)
+    # the IJ variance of a Kaplan-Meier curve is close to, not equal to, Greenwood's
+    np.testing.assert_allclose(crisks.xs("observed_risk", level="statistic")["se"],
+                               plain.xs("observed_risk", level="statistic")["se"], rtol=0.05)
+
+
+def test_competing_risks_undefined_statistics_are_nan_without_warning_and_said_in_findings():
+    import warnings
+
+    time, event, group, predicted = competing_cohort()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = survfair.calibration(time, event, group, np.column_stack([predicted, np.minimum(1.5 * predicted, 1)]),
+                                   [2.0, 4.0], cause=1)
+    summary = res.summary()
+    assert summary[["slope", "intercept", "ici", "e50", "e90"]].isna().all().all()
+    assert np.isfinite(summary[["observed_risk", "oe_ratio", "brier", "gnd_p"]]).all().all()
+    assert res.cause == 1 and json.loads(json.dumps(res.to_dict()))["cause"] == 1
+    assert "<table" in res._repr_html_()
+    assert "cause=1" in str(res) and "not defined for a cumulative incidence" in str(res)
+    found = survfair.calibration_findings(res)
+    assert any("Competing risks (cause 1)" in s and "Aalen-Johansen" in s for s in found.sentences)
+    assert not any("ICI, E50 and E90 have intervals only" in s for s in found.sentences)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(cause=0), ValueError, "cause must be >= 1"),
+    (dict(cause=True), TypeError, "cause must be an integer"),
+    (dict(cause=3), ValueError, "event has no row of cause=3"),
+    (dict(brier_variance="score"), ValueError, "brier_variance"),
+], ids=["cause-0", "cause-bool", "cause-absent", "brier-variance"])
+def test_competing_risks_and_brier_variance_validation(kwargs, error, match):
+    time, event, group, predicted = competing_cohort()
+    with pytest.raises(error, match=match):
+        survfair.calibration(time, event, group, predicted, 3.0, **kwargs)
+
+
+def test_competing_risks_refuses_event_codes_that_are_not_causes():
+    time, event, group, predicted = competing_cohort()
+    bad = event.astype(float)
+    bad[[4, 9]] = 1.5
+    with pytest.raises(ValueError, match="event must hold cause codes"):
+        survfair.calibration(time, bad, group, predicted, 3.0, cause=1)
+
+
+def test_competing_risks_bootstrap_runs():
+    time, event, group, predicted = competing_cohort(300, 2)
+    res = survfair.calibration(time, event, group, predicted, 3.0, cause=1, ci="bootstrap", n_resamples=10,
+                               random_state=1, progress=False)
+    summary = res.summary()
+    assert np.isfinite(summary["oe_ratio_ci_low"]).all() and np.isfinite(summary["brier_ci_high"]).all()
+
+
+# -- Brier variance (issue 33.4) --------------------------------------------------------------------
+def _naive_censoring_term(at, terms, time, observed):
+    """O(n^2) twin of brier_censoring_influence: the sum over terms of r_i IF_Lambda(s_i; k), written
+    from its definition (events leave the risk set of censoring before censorings at a tied time)."""
+    psi = np.zeros(time.size)
+    unique = np.unique(time)
+    risk_set = np.array([(time >= u).sum() - ((time == u) & observed).sum() for u in unique], float)
+    censored = np.array([((time == u) & ~observed).sum() for u in unique], float)
+    for k in range(time.size):
+        for s, r in zip(at, terms):
+            jump = (not observed[k]) and time[k] <= s
+            value = 1.0 / risk_set[np.searchsorted(unique, time[k])] if jump else 0.0
+            for j, u in enumerate(unique):
+                at_risk = time[k] > u or (time[k] == u and not observed[k])
+                if u <= min(s, time[k]) and at_risk and censored[j] > 0:
+                    value -= censored[j] / risk_set[j] ** 2
+            psi[k] += r * value
+    return psi
+
+
+def test_brier_censoring_influence_equals_its_naive_twin_with_ties():
+    from survfair._calibration_stats import brier_censoring_influence
+
+    rng = np.random.default_rng(12)
+    time = rng.integers(1, 15, 80).astype(float)  # many ties, events and censorings together
+    observed = rng.random(80) < 0.6
+    horizon = 8.0
+    risk = rng.uniform(0.05, 0.9, 80)
+    at = np.where(observed & (time <= horizon), time, horizon)
+    terms = np.where(observed & (time <= horizon), (1 - risk) ** 2, np.where(time > horizon, risk**2, 0.0))
+    np.testing.assert_allclose(brier_censoring_influence(at, terms, time, observed),
+                               _naive_censoring_term(at, terms, time, observed), rtol=1e-12, atol=1e-14)
+
+
+def test_brier_variance_pooled_equals_group_for_one_group_and_integrated_uses_the_option(cohort):
+    time, event, group, risk = cohort
+    p = np.column_stack([risk(3.0), risk(5.0)])
+    one = np.zeros(time.size)
+    frames = {c: survfair.calibration(time, event, one, p, [3.0, 5.0], censoring=c).to_frame() for c in
+              ("group", "pooled")}
+    pd.testing.assert_frame_equal(frames["group"], frames["pooled"])
+    default = survfair.calibration(time, event, group, p, [3.0, 5.0]).to_frame()
+    fixed = survfair.calibration(time, event, group, p, [3.0, 5.0], brier_variance="conservative").to_frame()
+    for statistic in ("brier", "integrated_brier"):
+        a = default[default["statistic"] == statistic]["se"].to_numpy()
+        b = fixed[fixed["statistic"] == statistic]["se"].to_numpy()
+        assert (b > a).all() and (b < 1.5 * a).all()
+    # pooled censoring: the censoring term runs over every row; the SE stays close to the group one
+    pooled = survfair.calibration(time, event, group, p, [3.0, 5.0], censoring="pooled").to_frame()
+    ratio = (pooled[pooled["statistic"] == "brier"]["se"].to_numpy()
+             / default[default["statistic"] == "brier"]["se"].to_numpy())
+    assert ((ratio > 0.8) & (ratio < 1.25)).all()
+
+
+def test_fairness_profile_uses_the_first_horizon_by_default(cohort):
+    time, event, group, risk = cohort
+    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    ranking = survfair.xci(time, event, group, risk(5.0), tau=10)
+    profile = survfair.fairness_profile(ranking, res)
+    assert profile["oe_ratio"].tolist() == res.summary(3.0)["oe_ratio"].tolist()

@@ -60,3 +60,57 @@ def test_plot_errors(result):
     with pytest.raises(TypeError, match="CalibrationResult"):
         plot_observed_expected("result")
     plt.close("all")
+
+
+def _small_risk_result():
+    rng = np.random.default_rng(7)
+    n = 1500
+    x = rng.normal(size=n) * 0.6 - 0.5
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    true_time = rng.exponential(30 * np.exp(-x))
+    censor = rng.uniform(0, 12, n)
+    risk = 1 - np.exp(-5 * np.exp(x) / 30)
+    return survfair.calibration(np.minimum(true_time, censor), true_time <= censor, group,
+                                np.where(group == "M", 0.7 * risk, risk), 5.0), risk
+
+
+def test_axes_fit_the_predicted_range_and_curves_stay_where_the_data_are():
+    """Predicted risks of 0-0.35: the square is fitted to what is drawn, not 0-1; each curve spans the
+    1st-99th percentiles of its group's predictions."""
+    result, risk = _small_risk_result()
+    assert risk.max() < 0.45
+    ax = plot_calibration(result)
+    high = ax.get_xlim()[1]
+    assert ax.get_xlim() == ax.get_ylim() and 0.2 < high < 0.5
+    curves = result.curves
+    for group in ("F", "M"):
+        own = curves[curves["group"] == group]["predicted"]
+        assert own.max() <= high
+    for line in ax.lines[:-1]:
+        xs = np.asarray(line.get_xdata(), float)
+        if xs.size == 101:
+            assert xs.min() > 0 and xs.max() <= high
+    assert "nan" not in " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    plt.close(ax.figure)
+    ax = plot_observed_expected(result)
+    assert ax.get_xlabel().startswith("O/E = observed / predicted") and ax.get_ylabel() == "group"
+    ticks = [float(v) for v in ax.get_xticks()]
+    assert 1.0 in ticks and len(ticks) >= 3
+    plt.close(ax.figure)
+
+
+def test_competing_risks_plot_labels_and_legend_without_nan():
+    rng = np.random.default_rng(3)
+    n = 600
+    t1, t2, c = rng.exponential(5, n), rng.exponential(8, n), rng.uniform(0, 12, n)
+    time = np.minimum.reduce([t1, t2, c])
+    event = np.select([time == t1, time == t2], [1, 2], 0)
+    group = np.where(rng.random(n) < 0.5, "a", "b")
+    cif = (1 / 5) / (1 / 5 + 1 / 8) * (1 - np.exp(-3 * (1 / 5 + 1 / 8)))
+    predicted = np.clip(cif + rng.normal(0, 0.03, n), 0.01, 0.99)
+    result = survfair.calibration(time, event, group, predicted, 3.0, cause=1)
+    ax = plot_calibration(result)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[0].startswith("a: O/E") and not any("nan" in t for t in texts)
+    assert "Aalen-Johansen" in ax.get_ylabel() and "cumulative incidence of cause 1" in ax.get_xlabel()
+    plt.close(ax.figure)
