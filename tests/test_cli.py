@@ -1032,3 +1032,18 @@ def test_json_and_csv_carry_the_differences_per_horizon(tmp_path, capsys):
     rows = table[table["kind"] == "horizon_summary"]
     assert list(rows["statistic"][:2]) == ["delta_within", "delta_between"]
     np.testing.assert_allclose(rows["value"], expected["value"], rtol=1e-9)
+
+
+# ---- hostile inputs (issue 33, item 8) ----
+
+
+def test_single_group_audit_table_output(csv_file, tmp_path, capsys):
+    """One group: no differences, hence no p_adjusted column; the table output printed an internal error."""
+    _, frame = csv_file
+    path = tmp_path / "one.csv"
+    frame.assign(sex="F").to_csv(path, index=False)
+    code = main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+                 "--tau", "20"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "overall_c" in captured.out and "internal error" not in captured.err

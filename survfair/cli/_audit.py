@@ -191,6 +191,8 @@ def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: 
         shown["flag"] = ["†" if f is True else "" for f in shown["flagged"]]
     keep = ["summary", "a", "b", "value"] + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"] if intervals else [])
     keep += ["flag"] if "flag" in shown else []
+    # a single group has no differences, hence no p_adjusted column (nor any other absent one)
+    keep = [column for column in keep if column in shown]
     return shown[keep].to_string(index=False, float_format="{:.4f}".format, na_rep="")
 
 
