@@ -1121,3 +1121,15 @@ def test_staged_outputs_check_again_before_moving_into_place(tmp_path):
             os.mkfifo(output)
     assert stat.S_ISFIFO(os.lstat(output).st_mode)
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # the temporary file is gone
+
+
+@pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("\t", "tab")], ids=["semicolon", "tab"])
+def test_missing_column_hints_at_another_delimiter(sep, name, csv_file, tmp_path, capsys):
+    _, frame = csv_file
+    path = tmp_path / "other.csv"
+    frame.to_csv(path, index=False, sep=sep)
+    assert main(_audit_args(path)) == 2
+    err = _one_error_line(capsys.readouterr().err)
+    assert f"its header line looks {name}-delimited" in err and "comma-separated" in err
+    assert main(_audit_args(csv_file[0], "--risk", "nope")) == 2  # a comma-separated file: no hint
+    assert "delimited" not in _one_error_line(capsys.readouterr().err)

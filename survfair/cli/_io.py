@@ -99,7 +99,30 @@ def require_columns(path: str, available: Sequence[str], wanted: Mapping[str, It
         for column in columns:
             if column is not None and column not in present:
                 shown = ", ".join(available[:20]) + (", ..." if len(available) > 20 else "")
-                raise CLIError(f"{option}: column {column!r} is not in data file {path} (columns: {shown}).")
+                raise CLIError(f"{option}: column {column!r} is not in data file {path}{_delimiter_hint(path)} "
+                               f"(columns: {shown}).")
+
+
+#: Delimiters a CSV file may have been written with instead of the comma survfair reads.
+_OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "vertical bar"}
+
+
+def _delimiter_hint(path: str) -> str:
+    """A hint when a CSV file's header line holds more semicolons, tabs or vertical bars than
+    commas: the file was probably written with that delimiter (a spreadsheet in a locale with a
+    decimal comma writes semicolons). The parse is not changed: the user converts the file."""
+    if _kind(path, "--data") != "csv":
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline(1 << 16).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:
+        return ""
+    delimiter = max(_OTHER_DELIMITERS, key=line.count)
+    if line.count(delimiter) <= line.count(","):
+        return ""
+    return (f"; its header line looks {_OTHER_DELIMITERS[delimiter]}-delimited, but survfair reads "
+            "comma-separated CSV: save the file with commas (or as Parquet)")
 
 
 def read_table(path: str, columns: Sequence[str] | None = None, *, option: str = "--data",
