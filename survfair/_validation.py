@@ -1006,6 +1006,19 @@ def check_binary_inputs(
     )
 
 
+def warn_single_cluster(sample: "SurvivalSample", ci: Any, stacklevel: int) -> None:
+    """The one warning for ``cluster=`` with a single cluster: the cluster-robust variance sums
+    every row's influence into one total, which is 0 (the influence sums to 0), and a bootstrap of
+    clusters redraws the same cluster; the intervals then have zero width."""
+    if ci is not None and sample.n_clusters == 1:
+        warnings.warn(
+            "cluster holds a single cluster: cluster-robust standard errors are 0 and the intervals have zero "
+            "width; give at least two clusters, or leave out cluster= if the rows are independent.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
 def warn_excluded_rows(n_excluded: int, stacklevel: int) -> None:
     """The one warning for rows that ``groups=`` left out (nothing is dropped silently)."""
     if n_excluded:
