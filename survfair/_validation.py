@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 import warnings
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -269,17 +270,35 @@ def _escape_label(text: str) -> str:
     return text.replace("\\", "\\\\").replace(GROUP_SEPARATOR, "\\" + GROUP_SEPARATOR)
 
 
-def _refuse_text_collisions(labels: Sequence, texts: Sequence[str], what: str) -> None:
-    """Refuse distinct labels (or label tuples) that would print as the same text."""
-    seen: dict[str, Any] = {}
-    for label, text in zip(labels, texts):
-        if text in seen:
+def _refuse_text_collisions(labels: Sequence, texts: Sequence[str], what: str,
+                            rows: Callable[[int], str] | None = None) -> None:
+    """Refuse distinct labels (or label tuples) that would print as the same text.
+
+    Texts are compared after Unicode normalisation (NFC): "é" typed as one code point (NFC) and
+    as "e" + a combining accent (NFD, as some file systems and keyboards give it) are distinct
+    strings that every table and terminal shows the same. They are refused, naming both labels by
+    their code points and, with ``rows`` (label position -> rows), the rows of each; they are never
+    merged, because survfair does not change a label the user gave (a merge would move rows between
+    groups without a word) -- the user normalises the column (``unicodedata.normalize("NFC", ...)``).
+    """
+    seen: dict[str, tuple[int, Any, str]] = {}
+    for k, (label, text) in enumerate(zip(labels, texts)):
+        key = unicodedata.normalize("NFC", text)
+        if key in seen:
+            first, other, other_text = seen[key]
+            if text != other_text:  # the same letters in two Unicode normal forms
+                where = (lambda j: f" ({rows(j)})") if rows is not None else (lambda j: "")
+                raise ValueError(
+                    f"group: the distinct {what} {ascii(other)}{where(first)} and {ascii(label)}{where(k)} differ "
+                    f"only in Unicode normalisation and both print as {text!r}; normalise the labels first "
+                    "(unicodedata.normalize('NFC', label)) so that they form one group, or rename one."
+                )
             raise ValueError(
-                f"group: the distinct {what} {seen[text]!r} and {label!r} both print as {text!r}, so "
+                f"group: the distinct {what} {other!r} and {label!r} both print as {text!r}, so "
                 "tables, reports and the command line could not tell them apart; make the labels of "
                 "each group column one type (e.g. all strings) or rename them."
             )
-        seen[text] = label
+        seen[key] = (k, label, text)
 
 
 def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
@@ -301,7 +320,8 @@ def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
     first_rows = pd.Series(np.arange(len(frame))).groupby(key).first().to_numpy()
     tuples = [tuple(_plain(frame.iloc[row, k]) for k in range(frame.shape[1])) for row in first_rows]
     names = [GROUP_SEPARATOR.join(_escape_label(str(part)) for part in combo) for combo in tuples]
-    _refuse_text_collisions(tuples, names, "label combinations")
+    _refuse_text_collisions(tuples, names, "label combinations",
+                            rows=lambda k: describe_rows(key == k, frame.index))
     return pd.Series(np.asarray(names, dtype=object)[key], index=frame.index, name=GROUP_SEPARATOR.join(map(str, frame.columns)))
 
 
@@ -348,7 +368,8 @@ def encode_groups(
     if missing.any():
         raise ValueError(f"group contains missing labels at {describe_rows(missing, index)}.")
     uniques = [label.item() if isinstance(label, np.generic) else label for label in uniques]
-    _refuse_text_collisions(uniques, [str(label) for label in uniques], "labels")
+    _refuse_text_collisions(uniques, [str(label) for label in uniques], "labels",
+                            rows=lambda k: describe_rows(codes == k, index))
     present = uniques
     if groups is None:
         chosen = present
