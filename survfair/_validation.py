@@ -823,6 +823,8 @@ def check_survival_inputs(
     if weight_values is not None and weight_values.size and not (weight_values > 0).any():
         raise ValueError(f"weights are all 0 ({describe_rows(weight_values == 0, index)}): every pair would weigh 0, "
                          "so no estimate is defined; give the rows to analyse a positive weight.")
+    if weight_values is not None:
+        weight_values = normalise_weights(weight_values)
     sample = SurvivalSample(
         time=np.ascontiguousarray(time_values),
         event=np.ascontiguousarray(event_values),
@@ -891,6 +893,35 @@ def _as_entry(values: np.ndarray, time: np.ndarray, index: pd.Index | None) -> n
             f"{describe_rows(late, index)}."
         )
     return entry
+
+
+#: Case weights whose largest value lies in [2**-WEIGHT_EXPONENT, 2**WEIGHT_EXPONENT] are used as
+#: given; beyond, they are first divided by a power of two (see :func:`normalise_weights`).
+WEIGHT_EXPONENT = 64
+
+
+def normalise_weights(weights: np.ndarray) -> np.ndarray:
+    """Case weights on a scale where products of two weights and an IPCW factor, and their sums
+    over n^2 pairs, neither overflow nor underflow.
+
+    Every estimate is a ratio of weighted sums, so multiplying all weights by a constant changes
+    nothing -- in exact arithmetic. In floating point, weights of 1e200 made w_i w_j overflow to
+    inf (all-NaN matrices) and weights of 1e-160 made it underflow into subnormal numbers (cells
+    off by 5e-8, infinite standard errors). So when the largest weight lies outside
+    [2**-64, 2**64] the weights are divided by the power of two that brings it into [0.5, 1): an
+    exact division (no rounding: only the exponent changes), hence the same numbers as weights of
+    the same shape near 1. Ordinary weights are left alone, so the weighted sums of the pair
+    counts stay in the user's units (integer weights give the counts of repeated rows). A weight
+    more than about 2**1070 times smaller than the largest becomes 0 (it would weigh nothing
+    beside it in any sum anyway).
+    """
+    largest = float(weights.max(initial=0.0))
+    if largest == 0.0:
+        return weights
+    _, exponent = np.frexp(largest)  # largest = mantissa * 2**exponent, mantissa in [0.5, 1)
+    if abs(int(exponent)) <= WEIGHT_EXPONENT:
+        return weights
+    return np.ldexp(weights, -int(exponent))
 
 
 def _as_weights(values: np.ndarray, index: pd.Index | None) -> np.ndarray:

@@ -301,7 +301,9 @@ def xci(
         censoring Kaplan-Meier is weighted. Sampling (inverse-probability) weights, as R's
         ``concordance(weights=)``: the analytic variance is the infinitesimal jackknife (each
         row's influence is w_k times the derivative of the estimate in its weight), the bootstrap
-        draws rows with their weights, and rescaling all weights changes nothing. Integer
+        draws rows with their weights, and rescaling all weights changes nothing (weights whose
+        largest lies outside [2**-64, 2**64] are first divided by a power of two, so that their
+        products neither overflow nor underflow). Integer
         frequency weights give the estimates of repeated rows but not their (narrower) intervals:
         repeat the rows for that. The integer pair counts stay counts of pairs.
     cause : int, optional

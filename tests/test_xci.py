@@ -224,3 +224,47 @@ def test_threads_give_bit_identical_results(data_factory):
     np.testing.assert_array_equal(one.pair_counts.numerator, many.pair_counts.numerator)
     np.testing.assert_array_equal(one.influence.cells, many.influence.cells)
     assert survfair.xci(time, event, codes, risk, tau=8.0, n_jobs=None).overall == one.overall
+
+
+def _weighted_cohort(n=300, seed=1):
+    rng = np.random.default_rng(seed)
+    time = rng.exponential(1.0, n)
+    group = rng.choice(["a", "b"], n)
+    risk = rng.normal(size=n) + 0.3 * (group == "a")
+    event = rng.random(n) < 0.7
+    weights = rng.uniform(0.5, 2.0, n)
+    entry = np.minimum(rng.uniform(0.0, 0.2, n), 0.5 * time)
+    return time, event, group, risk, weights, entry
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e200, 2.0**-70, 2.0**70], ids=["1e-160", "1e200", "2^-70", "2^70"])
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+def test_rescaling_the_weights_changes_nothing(scale, ci):
+    """Weights times 1e200 gave all-NaN matrices (w_i w_j overflowed) and times 1e-160 cells off by
+    5e-8 and infinite SEs (subnormal products), with numpy RuntimeWarnings; the weights are now
+    divided by a power of two when their largest lies outside [2^-64, 2^64]."""
+    time, event, group, risk, weights, entry = _weighted_cohort()
+    options = dict(entry=entry, tau=1.5, ci=ci, n_resamples=50, random_state=0)
+    base = survfair.xci(time, event, group, risk, weights=weights, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning, no positivity warning either
+        scaled = survfair.xci(time, event, group, risk, weights=weights * scale, **options)
+        d0, d1 = survfair.delta_between(base, "a", "b"), survfair.delta_between(scaled, "a", "b")
+    np.testing.assert_allclose(scaled.matrix.to_numpy(), base.matrix.to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(scaled.se.to_numpy(), base.se.to_numpy(), rtol=1e-10)
+    assert d1.se == pytest.approx(d0.se, rel=1e-10) and np.isfinite(d1.se)
+    if ci == "analytic":  # the same for xauc_t's analytic SEs
+        times = [0.5, 1.0]
+        h0 = survfair.xauc_t(time, event, group, risk, times, weights=weights, entry=entry).to_frame()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            h1 = survfair.xauc_t(time, event, group, risk, times, weights=weights * scale, entry=entry).to_frame()
+        np.testing.assert_allclose(h1["se"], h0["se"], rtol=1e-10)
+
+
+def test_ordinary_weights_are_used_as_given():
+    """Weights within [2^-64, 2^64] are not rescaled: the weighted sums stay in the user's units."""
+    time, event, group, risk, weights, entry = _weighted_cohort()
+    once = survfair.xci(time, event, group, risk, weights=np.ones(time.size), ci=None, tau=1.5)
+    twice = survfair.xci(time, event, group, risk, weights=np.full(time.size, 2.0), ci=None, tau=1.5)
+    np.testing.assert_allclose(twice.pair_counts.denominator, 4 * once.pair_counts.denominator, rtol=1e-13)
