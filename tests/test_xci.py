@@ -268,3 +268,35 @@ def test_ordinary_weights_are_used_as_given():
     once = survfair.xci(time, event, group, risk, weights=np.ones(time.size), ci=None, tau=1.5)
     twice = survfair.xci(time, event, group, risk, weights=np.full(time.size, 2.0), ci=None, tau=1.5)
     np.testing.assert_allclose(twice.pair_counts.denominator, 4 * once.pair_counts.denominator, rtol=1e-13)
+
+
+def _zero_weight_cell_cohort(seed=5):
+    """Cell (a, b) has comparable pairs, all of weight 0: the later members of b who weigh anything
+    entered after every event of a (they leave the set of later members before those events are
+    reached), the ones comparable with a's events weigh 0."""
+    rng = np.random.default_rng(seed)
+    na, nb1, nb0 = 40, 60, 20
+    time = np.concatenate([rng.uniform(1.5, 1.9, na), rng.uniform(3, 4, nb1), rng.uniform(2, 3, nb0)])
+    entry = np.concatenate([rng.uniform(0, 0.2, na), rng.uniform(2, 2.9, nb1), rng.uniform(0, 1, nb0)])
+    event = np.concatenate([np.ones(na, bool), rng.random(nb1) < 0.5, rng.random(nb0) < 0.5])
+    group = np.array(["a"] * na + ["b"] * (nb1 + nb0))
+    weights = np.concatenate([rng.uniform(0.1, 3, na) * np.e, rng.uniform(0.1, 3.3, nb1) * np.pi, np.zeros(nb0)])
+    return time, event, group, rng.normal(size=time.size), weights, entry
+
+
+@pytest.mark.parametrize("method", ["naive", "ipcw"])
+@pytest.mark.parametrize("ci", [None, "analytic"])
+def test_a_cell_whose_comparable_pairs_all_weigh_0_is_undefined(method, ci):
+    """It read 0.0031 over a denominator of 1.3e-11 (residues of running totals of the weights of
+    members who left at their entry); now exactly 0, so NaN with the undefined-cell warning."""
+    time, event, group, risk, weights, entry = _zero_weight_cell_cohort()
+    with pytest.warns(survfair.UndefinedXCIWarning, match=r"\('a', 'b'\)"):
+        res = survfair.xci(time, event, group, risk, weights=weights, entry=entry, method=method, ci=ci)
+    assert res.pair_counts.comparable[0, 1] > 0 and res.pair_counts.denominator[0, 1] == 0.0
+    assert np.isnan(res.matrix.loc["a", "b"]) and np.isfinite(res.matrix.loc["a", "a"])
+    codes = (group == "b").astype(int)
+    expected = brute_xci(time, event, codes, risk, 2, method=method, weights=weights, entry=entry)
+    assert expected["denominator"][0, 1] == 0.0  # the pair loop: every pair of the cell weighs 0
+    np.testing.assert_allclose(res.pair_counts.denominator, expected["denominator"], rtol=1e-12)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(res.values, expected["numerator"] / expected["denominator"], rtol=1e-12)
