@@ -1099,6 +1099,10 @@ def test_markdown_report_figures_folder_and_simulate_folder_are_checked(csv_file
     (folder / "figure_1.png").symlink_to(elsewhere / "victim.png")
     assert main(_audit_args(path, "--report", str(tmp_path / "audit.md"))) == 2
     assert "figure_1.png' is a symbolic link" in _one_error_line(capsys.readouterr().err)
+    linked = tmp_path / "linked_files"
+    linked.symlink_to(elsewhere, target_is_directory=True)
+    assert main(_audit_args(path, "--report", str(tmp_path / "linked.md"))) == 2
+    assert "linked_files' is a symbolic link" in _one_error_line(capsys.readouterr().err)
     out = tmp_path / "sim"
     out.mkdir()
     os.mkfifo(out / "study.csv")

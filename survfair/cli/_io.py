@@ -244,6 +244,8 @@ def check_report_path(path: str | Path, option: str = "--report") -> None:
     refuse_special_file(path, option)
     if path.suffix.lower() == ".md":
         folder = path.parent / f"{path.stem}_files"
+        if folder.is_symlink():  # derived from the report's name, not named by the user: not followed
+            refuse_special_file(folder, option)
         check_output_folder(folder, option, sorted(p.name for p in folder.glob("figure_*.png"))
                             if folder.is_dir() else ())
 
