@@ -25,6 +25,9 @@ from ._validation import SurvivalSample, describe_rows, label_array
 __all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_sorted", "kaplan_meier_from_counts", "inverse_censoring", "InverseCensoring"]
 
 POSITIVITY_WARN_LEVEL = 0.1
+#: Zero of a weighted sum obtained by differencing running totals (see :func:`_kaplan_meier_sweep`
+#: and survfair._kernel.RESIDUE, the same rule): |value| <= RESIDUE x the total it was built from.
+RESIDUE = 1e-12
 _ABSENT = np.empty(0)  # no case weights / no delayed entry
 
 
@@ -108,9 +111,16 @@ def _kaplan_meier_sweep(time, event, rows, weight, entry_values, entry_weights, 
             i += 1
         at_risk = entered - passed
         if censored != 0:
-            # sums of weights: when the last rows at risk are censored here, K is 0, not a rounding residue
+            # Zero rule: with case weights, the risk set and what is left of it are differences of
+            # running totals (weight entered minus weight passed), exact with counts but not with
+            # weights: their rounding error is about eps x the weight that ENTERED, not x the
+            # (possibly far smaller) weight at risk. So what is left after this time is 0 when
+            # left <= RESIDUE x entered (RESIDUE = 1e-12, about 4500 eps). When the last rows at
+            # risk are censored here, K is then exactly 0 (a PositivityError where it is used as a
+            # weight), not a residue of 3e-16 giving IPCW weights of 1e31. Without weights the sums
+            # are whole numbers below 1e12 and the rule never fires on a nonzero remainder.
             left = at_risk - deaths - censored
-            ratio = 1.0 if left <= 1e-12 * at_risk else censored / (at_risk - deaths)
+            ratio = 1.0 if left <= RESIDUE * max(entered, at_risk) else censored / (at_risk - deaths)
             value = value * (1.0 - ratio)
         if not steps_only or value != kept_value or i == n:
             if store:

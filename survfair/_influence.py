@@ -69,7 +69,7 @@ from dataclasses import field
 import numpy as np
 
 from ._frozen import FrozenCachedProperty, frozen_result
-from ._censoring import CensoringCurves, inverse_censoring
+from ._censoring import RESIDUE as KM_RESIDUE, CensoringCurves, inverse_censoring
 from ._jit import cached_njit
 from ._kernel import (IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions,
                       later_member_arrays)
@@ -573,7 +573,9 @@ def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, 
                 # events leave the risk set before the censorings at a tied time (the KM convention)
                 at_risk = entered[c] - passed[c] - deaths[c]
                 left = at_risk - censored[c]
-                if left > 1e-12 * at_risk:  # else K_c drops to 0, no finite weight beyond
+                # the zero rule of the censoring KM (survfair._censoring.RESIDUE): relative to the
+                # weight that entered, of which at_risk and left are differences
+                if left > KM_RESIDUE * max(entered[c], at_risk):  # else K_c drops to 0, no finite weight beyond
                     jump[c] = 1.0 / left
                     rate[c] = censored[c] / (at_risk * left)
                 sensitivity_overall[c] = 0.0

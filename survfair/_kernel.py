@@ -75,6 +75,17 @@ _WEIGHT_BLOCK_SHIFT = 6
 # int64 constants for the arguments of the small compiled helpers: a literal 0 or 1 at a call site
 # makes numba compile one more specialisation per distinct literal on the first call
 _ZERO = np.int64(0)
+#: Zero rule for weighted sums built by differencing running totals (delayed entry: a member's
+#: case weight is added to its column's set at its time and subtracted at its entry). The result
+#: carries a rounding error of about eps x the weight ever ADDED to the set, not x what is left,
+#: so a set whose members left all weigh 0 held 4e-19 instead of 0 and a cell with only
+#: zero-weight comparable pairs read 0.0 (numerator 0 over that residue) instead of undefined.
+#: A set weight, or a weight below a risk, of at most RESIDUE x the weight added so far is
+#: therefore 0. Without delayed entry nothing is subtracted and the rule never fires on a
+#: nonzero sum of non-negative weights; it treats as 0 only weights 1e12 times smaller than those
+#: that passed through the set. The censoring Kaplan-Meier (survfair._censoring.RESIDUE) and the
+#: influence's Kaplan-Meier term apply the same rule to their weighted risk sets.
+RESIDUE = 1e-12
 _ONE = np.int64(1)
 
 
@@ -243,6 +254,7 @@ def _column_pass(
     weights = np.zeros(sizes[column] + 1 if has_weight else 1, np.float64)
     weight_blocks = np.zeros(((sizes[column] >> _WEIGHT_BLOCK_SHIFT) + 2) if has_weight else 1, np.float64)
     weight_total = 0.0
+    weight_added = 0.0  # every case weight added to the set so far: the scale of RESIDUE
     next_entry = 0  # position in the leave_* arrays of the next member to leave
 
     comparable = np.zeros(n_groups, np.int64)
@@ -291,6 +303,7 @@ def _column_pass(
                     if case_weight is not None:
                         _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
                         weight_total += case_weight[m]
+                        weight_added += case_weight[m]
         if inserted > 0:
             for m in range(start, end):
                 if not event[m]:
@@ -315,6 +328,13 @@ def _column_pass(
                     score = _weighted_score(m, column, window, weights, weight_blocks, lower_bound, tie_row,
                                             upper_bound, strict)
                     total = weight_total
+                    if leave_entry is not None:  # differences of running totals: the zero rule (RESIDUE)
+                        residue = RESIDUE * weight_added
+                        if abs(total) <= residue:
+                            total = 0.0
+                            score = 0.0
+                        elif abs(score) <= residue:
+                            score = 0.0
                 else:
                     score = lower if strict else lower + 0.5 * ties
                     total = inserted
@@ -338,6 +358,7 @@ def _column_pass(
                 if case_weight is not None:
                     _weightset_add(weights, weight_blocks, rank[m], case_weight[m])
                     weight_total += case_weight[m]
+                    weight_added += case_weight[m]
         end = start
     if later_num is not None:
         _later_finish(later, sizes[column], running, column, codes, rank, words, case_weight, later_num, later_den)

@@ -23,7 +23,7 @@ from scipy import special
 from ._frozen import frozen_result
 from ._memory import require_memory
 from ._intervals import NO_VARIANCE_SE
-from ._results import combine_cells, contrast_covariance, json_safe, no_variance_cells
+from ._results import CellMatrixAccessors, combine_cells, contrast_covariance, json_safe, no_variance_cells
 from ._validation import check_option
 
 __all__ = ["OmnibusTest", "omnibus_test", "adjust_p_values", "ADJUSTMENTS", "HYPOTHESES"]
@@ -213,6 +213,8 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
 
     Raises
     ------
+    TypeError
+        If ``result`` is not an XCIResult or an XAUCResult (a string, an XAUCtResult, ...).
     ValueError
         For an unknown ``hypothesis``.
     MemoryLimitError
@@ -264,6 +266,11 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     >>> test.n_contrasts, test.df, round(test.p_value, 3)  # exchangeable groups: G - 1 = 2 directions
     (3, 2, 0.258)
     """
+    if not isinstance(result, CellMatrixAccessors):  # XCIResult and XAUCResult, the G x G matrix results
+        hint = ("; an AUC(t) result gives its differences per horizon in .pairwise_deltas()"
+                if type(result).__name__ == "XAUCtResult" else "")
+        raise TypeError(f"result must be an XCIResult (survfair.xci) or an XAUCResult (survfair.xauc), got "
+                        f"{type(result).__name__}{hint}.")
     check_option(hypothesis, "hypothesis", HYPOTHESES)
     g = len(result.groups)
     k = n_contrasts(g, hypothesis)

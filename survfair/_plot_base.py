@@ -8,7 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["new_axes", "literal", "literal_legend"]
+__all__ = ["new_axes", "literal", "literal_legend", "short_label", "MAX_LABEL", "MAX_TEXT"]
+
+#: Longest group label or model name drawn in a figure, in characters; a longer one is cut with
+#: an ellipsis ("…"). Tables, JSON and the report's text keep the full label. A 10,000-character
+#: label made a report's figure ask matplotlib for a canvas it could not allocate (MemoryError).
+MAX_LABEL = 40
+#: Longest text of any kind drawn in a figure (titles, legend entries, tick labels composed of
+#: several labels): the cap :func:`literal` applies to everything it escapes.
+MAX_TEXT = 200
+
+
+def short_label(label: Any, limit: int = MAX_LABEL) -> str:
+    """``str(label)`` cut to ``limit`` characters, the last one an ellipsis, when it is longer."""
+    text = str(label)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def new_axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)):
@@ -29,8 +43,10 @@ def literal(text: Any) -> str:
     our own Text objects would not cover. ``get_text()`` / ``get_label()`` therefore return the
     escaped form; what is drawn is the label itself. (Under ``text.usetex`` TeX reads ``\$`` as a
     dollar too, but other TeX specials such as ``_`` or ``%`` are not escaped.)
+
+    A text longer than :data:`MAX_TEXT` characters is cut with an ellipsis (see :func:`short_label`).
     """
-    return str(text).replace("$", r"\$")
+    return short_label(text, MAX_TEXT).replace("$", r"\$")
 
 
 def literal_legend(ax: Any, entries: list[tuple[Any, str]], **kwargs: Any):

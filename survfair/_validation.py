@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 import warnings
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -269,17 +270,35 @@ def _escape_label(text: str) -> str:
     return text.replace("\\", "\\\\").replace(GROUP_SEPARATOR, "\\" + GROUP_SEPARATOR)
 
 
-def _refuse_text_collisions(labels: Sequence, texts: Sequence[str], what: str) -> None:
-    """Refuse distinct labels (or label tuples) that would print as the same text."""
-    seen: dict[str, Any] = {}
-    for label, text in zip(labels, texts):
-        if text in seen:
+def _refuse_text_collisions(labels: Sequence, texts: Sequence[str], what: str,
+                            rows: Callable[[int], str] | None = None) -> None:
+    """Refuse distinct labels (or label tuples) that would print as the same text.
+
+    Texts are compared after Unicode normalisation (NFC): "é" typed as one code point (NFC) and
+    as "e" + a combining accent (NFD, as some file systems and keyboards give it) are distinct
+    strings that every table and terminal shows the same. They are refused, naming both labels by
+    their code points and, with ``rows`` (label position -> rows), the rows of each; they are never
+    merged, because survfair does not change a label the user gave (a merge would move rows between
+    groups without a word) -- the user normalises the column (``unicodedata.normalize("NFC", ...)``).
+    """
+    seen: dict[str, tuple[int, Any, str]] = {}
+    for k, (label, text) in enumerate(zip(labels, texts)):
+        key = unicodedata.normalize("NFC", text)
+        if key in seen:
+            first, other, other_text = seen[key]
+            if text != other_text:  # the same letters in two Unicode normal forms
+                where = (lambda j: f" ({rows(j)})") if rows is not None else (lambda j: "")
+                raise ValueError(
+                    f"group: the distinct {what} {ascii(other)}{where(first)} and {ascii(label)}{where(k)} differ "
+                    f"only in Unicode normalisation and both print as {text!r}; normalise the labels first "
+                    "(unicodedata.normalize('NFC', label)) so that they form one group, or rename one."
+                )
             raise ValueError(
-                f"group: the distinct {what} {seen[text]!r} and {label!r} both print as {text!r}, so "
+                f"group: the distinct {what} {other!r} and {label!r} both print as {text!r}, so "
                 "tables, reports and the command line could not tell them apart; make the labels of "
                 "each group column one type (e.g. all strings) or rename them."
             )
-        seen[text] = label
+        seen[key] = (k, label, text)
 
 
 def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
@@ -301,7 +320,8 @@ def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
     first_rows = pd.Series(np.arange(len(frame))).groupby(key).first().to_numpy()
     tuples = [tuple(_plain(frame.iloc[row, k]) for k in range(frame.shape[1])) for row in first_rows]
     names = [GROUP_SEPARATOR.join(_escape_label(str(part)) for part in combo) for combo in tuples]
-    _refuse_text_collisions(tuples, names, "label combinations")
+    _refuse_text_collisions(tuples, names, "label combinations",
+                            rows=lambda k: describe_rows(key == k, frame.index))
     return pd.Series(np.asarray(names, dtype=object)[key], index=frame.index, name=GROUP_SEPARATOR.join(map(str, frame.columns)))
 
 
@@ -348,7 +368,8 @@ def encode_groups(
     if missing.any():
         raise ValueError(f"group contains missing labels at {describe_rows(missing, index)}.")
     uniques = [label.item() if isinstance(label, np.generic) else label for label in uniques]
-    _refuse_text_collisions(uniques, [str(label) for label in uniques], "labels")
+    _refuse_text_collisions(uniques, [str(label) for label in uniques], "labels",
+                            rows=lambda k: describe_rows(codes == k, index))
     present = uniques
     if groups is None:
         chosen = present
@@ -802,6 +823,8 @@ def check_survival_inputs(
     if weight_values is not None and weight_values.size and not (weight_values > 0).any():
         raise ValueError(f"weights are all 0 ({describe_rows(weight_values == 0, index)}): every pair would weigh 0, "
                          "so no estimate is defined; give the rows to analyse a positive weight.")
+    if weight_values is not None:
+        weight_values = normalise_weights(weight_values)
     sample = SurvivalSample(
         time=np.ascontiguousarray(time_values),
         event=np.ascontiguousarray(event_values),
@@ -870,6 +893,35 @@ def _as_entry(values: np.ndarray, time: np.ndarray, index: pd.Index | None) -> n
             f"{describe_rows(late, index)}."
         )
     return entry
+
+
+#: Case weights whose largest value lies in [2**-WEIGHT_EXPONENT, 2**WEIGHT_EXPONENT] are used as
+#: given; beyond, they are first divided by a power of two (see :func:`normalise_weights`).
+WEIGHT_EXPONENT = 64
+
+
+def normalise_weights(weights: np.ndarray) -> np.ndarray:
+    """Case weights on a scale where products of two weights and an IPCW factor, and their sums
+    over n^2 pairs, neither overflow nor underflow.
+
+    Every estimate is a ratio of weighted sums, so multiplying all weights by a constant changes
+    nothing -- in exact arithmetic. In floating point, weights of 1e200 made w_i w_j overflow to
+    inf (all-NaN matrices) and weights of 1e-160 made it underflow into subnormal numbers (cells
+    off by 5e-8, infinite standard errors). So when the largest weight lies outside
+    [2**-64, 2**64] the weights are divided by the power of two that brings it into [0.5, 1): an
+    exact division (no rounding: only the exponent changes), hence the same numbers as weights of
+    the same shape near 1. Ordinary weights are left alone, so the weighted sums of the pair
+    counts stay in the user's units (integer weights give the counts of repeated rows). A weight
+    more than about 2**1070 times smaller than the largest becomes 0 (it would weigh nothing
+    beside it in any sum anyway).
+    """
+    largest = float(weights.max(initial=0.0))
+    if largest == 0.0:
+        return weights
+    _, exponent = np.frexp(largest)  # largest = mantissa * 2**exponent, mantissa in [0.5, 1)
+    if abs(int(exponent)) <= WEIGHT_EXPONENT:
+        return weights
+    return np.ldexp(weights, -int(exponent))
 
 
 def _as_weights(values: np.ndarray, index: pd.Index | None) -> np.ndarray:
@@ -1004,6 +1056,19 @@ def check_binary_inputs(
         time, pd.Series(is_positive, index=index), pd.Series(raw["group"], index=index),
         pd.Series(raw["score"], index=index), groups=groups, risk_name="score",
     )
+
+
+def warn_single_cluster(sample: "SurvivalSample", ci: Any, stacklevel: int) -> None:
+    """The one warning for ``cluster=`` with a single cluster: the cluster-robust variance sums
+    every row's influence into one total, which is 0 (the influence sums to 0), and a bootstrap of
+    clusters redraws the same cluster; the intervals then have zero width."""
+    if ci is not None and sample.n_clusters == 1:
+        warnings.warn(
+            "cluster holds a single cluster: cluster-robust standard errors are 0 and the intervals have zero "
+            "width; give at least two clusters, or leave out cluster= if the rows are independent.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def warn_excluded_rows(n_excluded: int, stacklevel: int) -> None:

@@ -47,6 +47,7 @@ from ._validation import (
     label_array,
     check_tied_tol,
     warn_excluded_rows,
+    warn_single_cluster,
 )
 
 __all__ = ["xauc_t", "XAUCtResult"]
@@ -247,6 +248,7 @@ def xauc_t(
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
                                                entry=entry, weights=weights, cause=cause)
     warn_excluded_rows(n_excluded, stacklevel=2)
+    warn_single_cluster(sample, ci, stacklevel=2)
     horizons = check_horizons(times, sample.time)
     curves = fit_censoring(sample, censoring)
     g = sample.n_groups

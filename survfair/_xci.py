@@ -34,6 +34,7 @@ from ._validation import (
     check_survival_inputs,
     raise_no_comparable_pair,
     warn_excluded_rows,
+    warn_single_cluster,
 )
 
 __all__ = ["xci", "estimate_xci"]
@@ -289,6 +290,7 @@ def xci(
         ``concordance(..., cluster=)``) and the bootstrap resamples whole clusters (within groups
         when every cluster lies in one group, otherwise all clusters together; BCa's acceleration
         then comes from the clusters' summed influence). Missing labels are refused, naming rows.
+        A single cluster gives standard errors of 0 (zero-width intervals) and a warning.
     entry : array-like of shape (n_samples,) or column name, optional
         Time each row entered observation (delayed entry, left truncation; 0 <= entry < time, in
         the unit of ``time``). A pair (i, j) is comparable only if j was under observation at
@@ -302,7 +304,9 @@ def xci(
         censoring Kaplan-Meier is weighted. Sampling (inverse-probability) weights, as R's
         ``concordance(weights=)``: the analytic variance is the infinitesimal jackknife (each
         row's influence is w_k times the derivative of the estimate in its weight), the bootstrap
-        draws rows with their weights, and rescaling all weights changes nothing. Integer
+        draws rows with their weights, and rescaling all weights changes nothing (weights whose
+        largest lies outside [2**-64, 2**64] are first divided by a power of two, so that their
+        products neither overflow nor underflow). Integer
         frequency weights give the estimates of repeated rows but not their (narrower) intervals:
         repeat the rows for that. The integer pair counts stay counts of pairs.
     cause : int, optional
@@ -488,6 +492,7 @@ def xci(
     sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
                                                entry=entry, weights=weights, cause=cause)
     warn_excluded_rows(n_excluded, stacklevel=2)
+    warn_single_cluster(sample, ci, stacklevel=2)
 
     curves, minima, reference = None, {}, None
     # one sort by time and one by risk serve the censoring fit and the pair counts

@@ -9,6 +9,8 @@ A higher ``risk`` always means an earlier expected event.
 Group labels, model names and titles are data, not markup: every text drawn from them goes
 through :func:`survfair._plot_base.literal`, so a ``$`` is a dollar sign and never starts matplotlib mathtext, and
 legends are built by :func:`survfair._plot_base.literal_legend`, which keeps labels that start with ``_``.
+A group label or model name longer than 40 characters is cut with an ellipsis in figures
+(:func:`survfair._plot_base.short_label`; any drawn text at 200), never in tables or JSON.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._model_comparison import ModelComparison
-from ._plot_base import literal, literal_legend, new_axes
+from ._plot_base import MAX_LABEL, literal, literal_legend, new_axes, short_label
 from ._results import XCIResult, no_variance_cells
 from ._validation import check_option, check_scalar, check_survival_inputs
 from ._xauc import XAUCResult
@@ -248,7 +250,7 @@ def plot_xci_heatmap(
     number of groups: 10 pt cells up to 3 groups, 9 up to 6, 8.5 up to 9, 8 beyond; intervals on
     a second line up to 8 groups ("(SE 0)" instead of the zero-width interval of a cell with
     standard error 0, which has no estimate of its sampling variability). Group labels and the title are drawn literally (a ``$`` is a
-    dollar sign).
+    dollar sign); labels longer than 40 characters are cut with an ellipsis.
 
     Parameters
     ----------
@@ -329,7 +331,7 @@ def plot_xci_heatmap(
     low, high = result.confidence_interval()
     no_variance = no_variance_cells(result)
     with_intervals = bool(np.isfinite(low.to_numpy()).any())
-    labels = [literal(g) for g in result.groups]
+    labels = [literal(short_label(g)) for g in result.groups]  # full labels stay in the tables
     notes = [flag_note] if flag_note else []
     axes_size = None
     if ax is not None:
@@ -456,7 +458,7 @@ def plot_risk_densities(
             if np.unique(values).size < 2:
                 continue
             density = gaussian_kde(values)(grid)
-            text = f"{label}, {word} (n={values.size})"
+            text = f"{short_label(label)}, {word} (n={values.size})"
             (line,) = ax.plot(grid, density, linestyle=style, color=colours[code], label=literal(text), **kwargs)
             entries.append((line, text))
     ax.set_xlabel("risk score (higher = earlier event)")
@@ -538,7 +540,7 @@ def plot_censoring_curves(
         rows = frame[[value == target for value in frame["group"]]]  # elementwise: labels may be tuples
         times = np.concatenate([[0.0], rows["time"].to_numpy()])
         probs = np.concatenate([[1.0], rows["censoring_survival"].to_numpy()])
-        text = f"K_{label}(t)"
+        text = f"K_{short_label(label)}(t)"
         (line,) = ax.step(times, probs, where="post", label=literal(text), **kwargs)
         entries.append((line, text))
     text = "K = 0.1 (positivity warning)"
@@ -603,8 +605,8 @@ def _forest_label(statistic: str, column: str, pair: Any) -> str:
     """``delta_between[F,M]`` -> ``Δbetween (F, M)``."""
     name = _FOREST_WORDS.get(statistic, statistic)
     if pair is None:
-        return f"{name} ({column[len(statistic) + 1:-1]})"
-    return f"{name} ({pair[0]}, {pair[1]})"
+        return f"{name} ({short_label(column[len(statistic) + 1:-1], 2 * MAX_LABEL + 1)})"
+    return f"{name} ({short_label(pair[0])}, {short_label(pair[1])})"
 
 
 def _forest_flags(
@@ -758,7 +760,8 @@ def plot_forest(
     # A new figure: the row labels (10 pt), about 4 in for the points, the legend (8 pt), and
     # 0.3 in per row (more when many models share a row), at most 40 in tall (a report scrolls).
     label_width = max(_text_width(label, 10.0) for label in labels)
-    legend_width = max(_text_width(text, 8.0) for text in [*models, "† open: uses a cell with little data"]) + 0.5
+    shown = [short_label(model) for model in models]  # model names as drawn
+    legend_width = max(_text_width(text, 8.0) for text in [*shown, "† open: uses a cell with little data"]) + 0.5
     width = max(label_width + 4.0 + legend_width + 0.4, max(_text_width(line, 10.0) for line in xlabel) + 1.0)
     height = 1.4 + 0.2 * len(xlabel) + len(rows) * max(0.3, 0.1 * len(models))
     ax = new_axes(ax, (min(max(width, 6.0), _MAX_FIGURE), min(max(height, 3.0), 40.0)))
@@ -775,12 +778,12 @@ def plot_forest(
         err = np.where(np.isfinite(err), err, 0.0)
         colour = f"C{k % 10}"
         bars = ax.errorbar(x, y + offsets[k], xerr=err, fmt="o", capsize=3, color=colour,
-                           label=literal(model), **kwargs)
-        entries.append((bars, model))
+                           label=literal(shown[k]), **kwargs)
+        entries.append((bars, shown[k]))
         hollow = np.flatnonzero(marked[k])
         if hollow.size:
             ax.plot(x[hollow], y[hollow] + offsets[k], "o", markerfacecolor="white", markeredgecolor=colour,
-                    linestyle="none", zorder=3, label=f"_flagged {literal(model)}")
+                    linestyle="none", zorder=3, label=f"_flagged {literal(shown[k])}")
     if any(flagged_rows):
         mark = Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="0.3")
         entries.append((mark, f"{_DAGGER} open: uses a cell with little data"))
@@ -819,11 +822,12 @@ def _curve(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _xroc_label(curve: Any) -> str:
     """The paper's name of an :class:`~survfair.XROCCurve`: xROC(a, b), xROC_1(a) or xROC_0(b)."""
+    a, b = short_label(curve.a), short_label(curve.b)
     if curve.kind == "balanced1":
-        return f"xROC_1({curve.a})"
+        return f"xROC_1({a})"
     if curve.kind == "balanced0":
-        return f"xROC_0({curve.b})"
-    return f"xROC({curve.a}, {curve.b})"
+        return f"xROC_0({b})"
+    return f"xROC({a}, {b})"
 
 
 def _xroc_entries(curves: Any) -> list[tuple[Any, Any]]:
@@ -938,7 +942,7 @@ def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, 
     pairs = {(a.get("a"), a.get("b")) for a in attrs}
     a, b = "a", "b"
     if len(pairs) == 1 and None not in next(iter(pairs)):
-        a, b = (literal(g) for g in next(iter(pairs)))
+        a, b = (literal(short_label(g)) for g in next(iter(pairs)))
     xlabel, ylabel = _ROLE_WORDS[role]
     return role, xlabel.format(a=a, b=b), ylabel.format(a=a, b=b)
 
@@ -1023,7 +1027,7 @@ def plot_conditional_xauc(
         if (array < 0).any() or (array > 1).any():
             raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1].")
         colour = f"C{k % 10}"
-        text = f"{label} (mean {array.mean():.3f})"
+        text = f"{short_label(label)} (mean {array.mean():.3f})"
         *_, patches = ax.hist(array, bins=edges, alpha=0.5, color=colour, label=literal(text), **kwargs)
         entries.append((patches, text))
         ax.axvline(array.mean(), color=colour, linestyle="--", linewidth=1.5)

@@ -156,3 +156,31 @@ def test_the_passes_evaluate_a_curve_as_inverse_censoring_does(reached_zero):
         got = np.array([_column_factor(*inverse.steps(0), t, state) for t in query[order]])
         np.testing.assert_array_equal(got, expected[order])
     assert np.isinf(expected[-1]) if reached_zero else np.isnan(expected[-1])
+
+
+def test_a_weighted_kaplan_meier_that_empties_reaches_0_exactly():
+    """Group b's heavy rows (weights ~1e3) pass before its last row at risk (weight 0.001) is
+    censored at t = 2; a row entering at 2.5 has an event at 3. The weighted risk set left after
+    t = 2 was a residue of the running totals, K_b stopped at 5e-10 and the event at 3 got an IPCW
+    weight of 4e18 with only a warning; K_b is now exactly 0 there and xci raises the documented
+    PositivityError."""
+    import warnings
+
+    rng = np.random.default_rng(2)
+    nb, na = 50, 60
+    time = np.concatenate([rng.uniform(0, 4, na), rng.uniform(0, 1, nb), [2.0, 3.0]])
+    event = np.concatenate([rng.random(na) < 0.6, rng.random(nb) < 0.5, [False, True]])
+    weights = np.concatenate([rng.uniform(0.5, 2, na), rng.uniform(100, 1000, nb) * np.pi, [0.001, 1.0]])
+    entry = np.concatenate([np.zeros(na + nb), [0.0, 2.5]])
+    group = np.array(["a"] * na + ["b"] * (nb + 2))
+    risk = rng.normal(size=time.size)
+    sample, _ = survfair._validation.check_survival_inputs(time, event, group, risk, data=None, weights=weights,
+                                                           entry=entry)
+    curves = survfair._censoring.fit_censoring(sample, "group")
+    assert curves.evaluate(1, np.array([2.0, 3.0])).tolist() == [0.0, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", survfair.PositivityWarning)  # the error, not a warning of 1e18 weights
+        with pytest.raises(survfair.PositivityError, match=r"group 'b' is 0 at time 3"):
+            survfair.xci(time, event, group, risk, weights=weights, entry=entry)
+    # group a, whose risk set never empties, keeps a proper curve
+    assert 0 < curves.evaluate(0, np.array([1.0]))[0] < 1

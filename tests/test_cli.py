@@ -1051,3 +1051,106 @@ def test_too_many_groups_for_analytic_intervals_is_one_line_with_the_remedies(tm
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
     assert "analytic intervals: the censoring terms of" in err[0] and "use --ci none" in err[0]
+# ---- hostile inputs (issue 33, item 8) ----
+
+
+def test_single_group_audit_table_output(csv_file, tmp_path, capsys):
+    """One group: no differences, hence no p_adjusted column; the table output printed an internal error."""
+    _, frame = csv_file
+    path = tmp_path / "one.csv"
+    frame.assign(sex="F").to_csv(path, index=False)
+    code = main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+                 "--tau", "20"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "overall_c" in captured.out and "internal error" not in captured.err
+
+
+def _special_paths(tmp_path):
+    """A symbolic link to a file, a named pipe, and a character device (only its type is read)."""
+    import os
+
+    target = tmp_path / "target.txt"
+    target.write_text("keep")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    return target, {"a symbolic link": link, "a named pipe": fifo, "a character device": "/dev/null"}
+
+
+@pytest.mark.parametrize("kind", ["a symbolic link", "a named pipe", "a character device"])
+def test_outputs_never_replace_a_path_that_is_not_a_regular_file(kind, csv_file, tmp_path, capsys):
+    import os
+    import stat
+
+    path, _ = csv_file
+    target, special = _special_paths(tmp_path)
+    output = special[kind]
+    before = os.lstat(output).st_mode
+    code = main(_audit_args(path, "--output", str(output)))
+    err = _one_error_line(capsys.readouterr().err)
+    assert code == 2
+    assert f"--output: '{output}' is {kind}" in err and "leave out --output" in err
+    assert os.lstat(output).st_mode == before and target.read_text() == "keep"
+    assert stat.S_ISREG(os.lstat(target).st_mode)
+    # the report and mitigate's outputs follow the same rule
+    link = special["a symbolic link"].with_suffix(".html")
+    link.symlink_to(target)
+    assert main(_audit_args(path, "--report", str(link))) == 2
+    assert "--report: " in _one_error_line(capsys.readouterr().err) and link.is_symlink()
+    assert main(["mitigate", "--data", str(path), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
+                 "--output", str(special["a named pipe"])]) == 2
+    assert "a named pipe (FIFO), not a regular file" in _one_error_line(capsys.readouterr().err)
+    assert target.read_text() == "keep"
+
+
+def test_markdown_report_figures_folder_and_simulate_folder_are_checked(csv_file, tmp_path, capsys):
+    import os
+
+    path, _ = csv_file
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = tmp_path / "audit_files"
+    folder.mkdir()
+    (folder / "figure_1.png").symlink_to(elsewhere / "victim.png")
+    assert main(_audit_args(path, "--report", str(tmp_path / "audit.md"))) == 2
+    assert "figure_1.png' is a symbolic link" in _one_error_line(capsys.readouterr().err)
+    linked = tmp_path / "linked_files"
+    linked.symlink_to(elsewhere, target_is_directory=True)
+    assert main(_audit_args(path, "--report", str(tmp_path / "linked.md"))) == 2
+    assert "linked_files' is a symbolic link" in _one_error_line(capsys.readouterr().err)
+    out = tmp_path / "sim"
+    out.mkdir()
+    os.mkfifo(out / "study.csv")
+    assert main(["simulate", "--quick", "--output-dir", str(out)]) == 2
+    assert "--output-dir: " in _one_error_line(capsys.readouterr().err)
+
+
+def test_staged_outputs_check_again_before_moving_into_place(tmp_path):
+    """A path that became a pipe while the command computed is not replaced either."""
+    import os
+    import stat
+
+    from survfair.cli._errors import CLIError
+    from survfair.cli._io import staged_outputs
+
+    output = tmp_path / "out.txt"
+    with pytest.raises(CLIError, match="--output: .* is a named pipe"):
+        with staged_outputs() as stage:
+            stage.text("numbers", str(output))
+            os.mkfifo(output)
+    assert stat.S_ISFIFO(os.lstat(output).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # the temporary file is gone
+
+
+@pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("\t", "tab")], ids=["semicolon", "tab"])
+def test_missing_column_hints_at_another_delimiter(sep, name, csv_file, tmp_path, capsys):
+    _, frame = csv_file
+    path = tmp_path / "other.csv"
+    frame.to_csv(path, index=False, sep=sep)
+    assert main(_audit_args(path)) == 2
+    err = _one_error_line(capsys.readouterr().err)
+    assert f"its header line looks {name}-delimited" in err and "comma-separated" in err
+    assert main(_audit_args(csv_file[0], "--risk", "nope")) == 2  # a comma-separated file: no hint
+    assert "delimited" not in _one_error_line(capsys.readouterr().err)

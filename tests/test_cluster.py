@@ -74,6 +74,23 @@ def test_one_cluster_per_row_is_the_unclustered_variance():
     np.testing.assert_allclose(h1["se"], h0["se"], rtol=1e-12)
 
 
+def test_a_single_cluster_warns_at_the_call():
+    """One cluster: the summed influence is 0, so every SE is 0 and the intervals have zero width;
+    this used to pass without a word."""
+    time, event, group, risk, _ = _cohort()
+    with pytest.warns(UserWarning, match=r"^cluster holds a single cluster") as caught:
+        one = survfair.xci(time, event, group, risk, tau=3, cluster=np.zeros(time.size))
+    assert caught[0].filename == __file__  # stacklevel=2: the warning points at the call
+    assert np.all(one.se.to_numpy() < 1e-12)
+    with pytest.warns(UserWarning, match=r"^cluster holds a single cluster"):
+        survfair.xauc_t(time, event, group, risk, [0.5, 1.0], cluster=np.zeros(time.size))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no intervals, nothing to warn about
+        survfair.xci(time, event, group, risk, tau=3, cluster=np.zeros(time.size), ci=None)
+
+
 def test_clustered_variance_is_the_sum_of_each_clusters_influence():
     time, event, group, risk, cluster = _cohort()
     plain = survfair.xci(time, event, group, risk, tau=3)

@@ -188,6 +188,16 @@ def test_unknown_hypothesis_is_refused():
         omnibus_test(survfair.xci(t, e, g, r, tau=2.0), hypothesis="all")
 
 
+def test_a_result_of_another_kind_is_a_type_error_naming_the_argument():
+    """A string or an AUC(t) result raised AttributeError ('str' object has no attribute 'groups')."""
+    t, e, g, r = _cohort(100, ["a", "b"], 8)
+    with pytest.raises(TypeError, match=r"result must be an XCIResult .* or an XAUCResult .*got str"):
+        omnibus_test("audit.json")
+    curve = survfair.xauc_t(t, e, g, r, times=[float(np.median(t))])
+    with pytest.raises(TypeError, match=r"got XAUCtResult; .*pairwise_deltas"):
+        omnibus_test(curve)
+
+
 @pytest.mark.slow
 def test_size_under_the_null():
     """Under the null (groups drawn from one distribution, risk unrelated to group) the 5% test

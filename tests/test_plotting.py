@@ -579,3 +579,32 @@ def test_a_cell_with_standard_error_0_shows_no_zero_width_interval():
     texts = [t.get_text() for t in ax.texts]
     assert texts[1] == "1.000†\n(SE 0)" and texts[2] == "0.000†\n(SE 0)"
     assert "[" in texts[0] and "standard error 0 (no variance estimate)" in ax.get_xlabel()
+
+
+def test_very_long_labels_are_cut_in_figures_and_kept_in_tables(sample, tmp_path):
+    """A 10,000-character group label and model name: write_report failed with a MemoryError inside
+    matplotlib (the figure was sized for the label); figures now cut labels to MAX_LABEL characters
+    with an ellipsis, and the tables keep them whole."""
+    from survfair._plot_base import MAX_LABEL, MAX_TEXT
+
+    long = "L" * 10_000
+    frame = sample.assign(group=np.where(sample["group"] == "F", long, "M"), noise=-sample["risk"])
+    res = sf.xci("time", "event", "group", "risk", data=frame, tau=1.5)
+    texts = []
+    ax = plotting.plot_xci_heatmap(res)
+    texts += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    ax = plotting.plot_risk_densities("event", "group", "risk", data=frame)
+    texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    ax = plotting.plot_censoring_curves(res)
+    texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    comparison = sf.compare("time", "event", "group", {long: "risk", "noise": "noise"}, data=frame, tau=1.5)
+    ax = plotting.plot_forest(comparison)
+    texts += [t.get_text() for t in ax.get_yticklabels() + ax.get_legend().get_texts()]
+    figure_width = ax.figure.get_size_inches()[0]
+    plt.close("all")
+    assert texts and max(len(t) for t in texts) <= MAX_TEXT
+    assert any(t.startswith("L" * (MAX_LABEL - 1) + "\u2026") for t in texts)
+    assert not any("L" * MAX_LABEL in t for t in texts)
+    assert figure_width < 20
+    report = sf.write_report(tmp_path / "long.html", res)
+    assert long in report.read_text()  # the tables keep the full label

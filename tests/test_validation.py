@@ -260,6 +260,26 @@ def test_labels_that_print_the_same_are_refused():
         survfair.xci("t", "e", "x", "r", data=frame)
 
 
+def test_labels_in_two_unicode_normal_forms_are_refused_naming_labels_and_rows():
+    """'é' as one code point (NFC) and as e + combining accent (NFD) were two groups that print the
+    same; they are refused (never merged: a label is the user's), naming both and their rows."""
+    import unicodedata
+
+    n = 20
+    nfc, nfd = unicodedata.normalize("NFC", "é"), unicodedata.normalize("NFD", "é")
+    frame = pd.DataFrame({
+        "t": np.arange(1.0, n + 1), "e": np.ones(n, bool), "r": -np.arange(1.0, n + 1),
+        "x": [nfd if k == 3 else nfc for k in range(n)], "y": ["u"] * n,
+    })
+    message = r"distinct labels 'e\\u0301' \(rows \[3\] \(1 row\)\) and '\\xe9' \(rows \[0, 1, 2, 4, .*differ only in Unicode"
+    with pytest.raises(ValueError, match=message):
+        survfair.xci("t", "e", "x", "r", data=frame)
+    with pytest.raises(ValueError, match=r"label combinations \('\\xe9', 'u'\) \(rows \[0, .*\('e\\u0301', 'u'\) \(rows \[3\] .*Unicode"):
+        survfair.xci("t", "e", ["x", "y"], "r", data=frame)
+    normalised = frame.assign(x=frame["x"].map(lambda s: unicodedata.normalize("NFC", s)))
+    assert survfair.xci("t", "e", "x", "r", data=normalised, method="naive").groups == (nfc,)
+
+
 def test_intersection_keeps_numeric_labels_and_order():
     frame = pd.DataFrame({"t": T, "e": E, "g": G, "h": [2, 10, 2, 10, 2], "r": R})
     res = survfair.xci("t", "e", ["g", "h"], "r", data=frame, method="naive")

@@ -250,3 +250,77 @@ def test_naive_estimator_truncated_at_tau_equals_r_concordance_ymax():
     exact = survfair.xci(data["time"], data["status"].astype(bool), np.zeros(len(data)), data["risk"],
                          method="naive", tau=89.0, ci=None)
     assert exact.overall != pytest.approx(reference.set_index("ymax").loc[89.0, "concordance"], rel=1e-6)
+def _weighted_cohort(n=300, seed=1):
+    rng = np.random.default_rng(seed)
+    time = rng.exponential(1.0, n)
+    group = rng.choice(["a", "b"], n)
+    risk = rng.normal(size=n) + 0.3 * (group == "a")
+    event = rng.random(n) < 0.7
+    weights = rng.uniform(0.5, 2.0, n)
+    entry = np.minimum(rng.uniform(0.0, 0.2, n), 0.5 * time)
+    return time, event, group, risk, weights, entry
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e200, 2.0**-70, 2.0**70], ids=["1e-160", "1e200", "2^-70", "2^70"])
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+def test_rescaling_the_weights_changes_nothing(scale, ci):
+    """Weights times 1e200 gave all-NaN matrices (w_i w_j overflowed) and times 1e-160 cells off by
+    5e-8 and infinite SEs (subnormal products), with numpy RuntimeWarnings; the weights are now
+    divided by a power of two when their largest lies outside [2^-64, 2^64]."""
+    time, event, group, risk, weights, entry = _weighted_cohort()
+    options = dict(entry=entry, tau=1.5, ci=ci, n_resamples=50, random_state=0)
+    base = survfair.xci(time, event, group, risk, weights=weights, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning, no positivity warning either
+        scaled = survfair.xci(time, event, group, risk, weights=weights * scale, **options)
+        d0, d1 = survfair.delta_between(base, "a", "b"), survfair.delta_between(scaled, "a", "b")
+    np.testing.assert_allclose(scaled.matrix.to_numpy(), base.matrix.to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(scaled.se.to_numpy(), base.se.to_numpy(), rtol=1e-10)
+    assert d1.se == pytest.approx(d0.se, rel=1e-10) and np.isfinite(d1.se)
+    if ci == "analytic":  # the same for xauc_t's analytic SEs
+        times = [0.5, 1.0]
+        h0 = survfair.xauc_t(time, event, group, risk, times, weights=weights, entry=entry).to_frame()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            h1 = survfair.xauc_t(time, event, group, risk, times, weights=weights * scale, entry=entry).to_frame()
+        np.testing.assert_allclose(h1["se"], h0["se"], rtol=1e-10)
+
+
+def test_ordinary_weights_are_used_as_given():
+    """Weights within [2^-64, 2^64] are not rescaled: the weighted sums stay in the user's units."""
+    time, event, group, risk, weights, entry = _weighted_cohort()
+    once = survfair.xci(time, event, group, risk, weights=np.ones(time.size), ci=None, tau=1.5)
+    twice = survfair.xci(time, event, group, risk, weights=np.full(time.size, 2.0), ci=None, tau=1.5)
+    np.testing.assert_allclose(twice.pair_counts.denominator, 4 * once.pair_counts.denominator, rtol=1e-13)
+
+
+def _zero_weight_cell_cohort(seed=5):
+    """Cell (a, b) has comparable pairs, all of weight 0: the later members of b who weigh anything
+    entered after every event of a (they leave the set of later members before those events are
+    reached), the ones comparable with a's events weigh 0."""
+    rng = np.random.default_rng(seed)
+    na, nb1, nb0 = 40, 60, 20
+    time = np.concatenate([rng.uniform(1.5, 1.9, na), rng.uniform(3, 4, nb1), rng.uniform(2, 3, nb0)])
+    entry = np.concatenate([rng.uniform(0, 0.2, na), rng.uniform(2, 2.9, nb1), rng.uniform(0, 1, nb0)])
+    event = np.concatenate([np.ones(na, bool), rng.random(nb1) < 0.5, rng.random(nb0) < 0.5])
+    group = np.array(["a"] * na + ["b"] * (nb1 + nb0))
+    weights = np.concatenate([rng.uniform(0.1, 3, na) * np.e, rng.uniform(0.1, 3.3, nb1) * np.pi, np.zeros(nb0)])
+    return time, event, group, rng.normal(size=time.size), weights, entry
+
+
+@pytest.mark.parametrize("method", ["naive", "ipcw"])
+@pytest.mark.parametrize("ci", [None, "analytic"])
+def test_a_cell_whose_comparable_pairs_all_weigh_0_is_undefined(method, ci):
+    """It read 0.0031 over a denominator of 1.3e-11 (residues of running totals of the weights of
+    members who left at their entry); now exactly 0, so NaN with the undefined-cell warning."""
+    time, event, group, risk, weights, entry = _zero_weight_cell_cohort()
+    with pytest.warns(survfair.UndefinedXCIWarning, match=r"\('a', 'b'\)"):
+        res = survfair.xci(time, event, group, risk, weights=weights, entry=entry, method=method, ci=ci)
+    assert res.pair_counts.comparable[0, 1] > 0 and res.pair_counts.denominator[0, 1] == 0.0
+    assert np.isnan(res.matrix.loc["a", "b"]) and np.isfinite(res.matrix.loc["a", "a"])
+    codes = (group == "b").astype(int)
+    expected = brute_xci(time, event, codes, risk, 2, method=method, weights=weights, entry=entry)
+    assert expected["denominator"][0, 1] == 0.0  # the pair loop: every pair of the cell weighs 0
+    np.testing.assert_allclose(res.pair_counts.denominator, expected["denominator"], rtol=1e-12)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(res.values, expected["numerator"] / expected["denominator"], rtol=1e-12)

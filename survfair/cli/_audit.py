@@ -46,6 +46,7 @@ from ._errors import CLIError, library_errors
 from ._io import (
     REPORT_SUFFIXES,
     check_output_paths,
+    check_report_path,
     neutralise_formulas,
     read_table,
     require_columns,
@@ -191,6 +192,8 @@ def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: 
         shown["flag"] = ["†" if f is True else "" for f in shown["flagged"]]
     keep = ["summary", "a", "b", "value"] + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"] if intervals else [])
     keep += ["flag"] if "flag" in shown else []
+    # a single group has no differences, hence no p_adjusted column (nor any other absent one)
+    keep = [column for column in keep if column in shown]
     return shown[keep].to_string(index=False, float_format="{:.4f}".format, na_rep="")
 
 
@@ -509,7 +512,7 @@ def _check(args: argparse.Namespace) -> list[str] | None:
         if given:
             raise CLIError(f"{', '.join(given)} need --data (without --data, audit runs the flchain demo).")
     check_output_paths({"--output": args.output, "--report": args.report}, data=args.data,
-                       suffixes={"--report": REPORT_SUFFIXES})
+                       suffixes={"--report": REPORT_SUFFIXES}, stdout="--output")
     if not args.data:
         return None
     wanted = {"--group": args.group, "--risk": args.risk}
@@ -550,6 +553,7 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
+            check_report_path(args.report)  # again: the path may have changed while computing
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
             write_report(args.report, audits[0].result, settings=settings, provenance=provenance,
                          title="survfair binary (xAUC) audit report", **reporting_options(args))
@@ -618,6 +622,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
+            check_report_path(args.report)  # again: the path may have changed while computing
             first = next(iter(comparison.results.values()))
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
             write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,

@@ -120,6 +120,10 @@ def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progres
     with pd.option_context("display.width", 180, "display.max_columns", 30, "display.precision", 4):
         print(table[shown].to_string(index=False))
     if output_dir is not None:
+        from ._io import check_output_folder
+        from ._simulate import OUTPUT_FILES
+
+        check_output_folder(output_dir, "--output-dir", OUTPUT_FILES)  # again: it may have changed meanwhile
         output_dir.mkdir(parents=True, exist_ok=True)
         table.to_csv(output_dir / "study.csv", index=False)
         from matplotlib.figure import Figure

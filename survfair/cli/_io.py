@@ -4,6 +4,9 @@
   extension, optionally only some columns, and names the option and column when one is missing.
 * :func:`check_output_paths` refuses, before anything is computed, output paths with a wrong
   extension, in a missing directory, equal to the input or to each other.
+* :func:`refuse_special_file` refuses an existing output path that is not a regular file (a
+  symbolic link, a named pipe, a device, a socket): the command line writes only to regular files
+  or new paths, and never replaces anything else.
 * :func:`staged_outputs` writes the results, all or none; CSV tables composed by survfair go
   through :func:`neutralise_formulas` (spreadsheet formula injection).
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +33,9 @@ __all__ = [
     "table_columns",
     "require_columns",
     "check_output_paths",
+    "refuse_special_file",
+    "check_output_folder",
+    "check_report_path",
     "neutralise_formulas",
     "staged_outputs",
 ]
@@ -92,7 +99,30 @@ def require_columns(path: str, available: Sequence[str], wanted: Mapping[str, It
         for column in columns:
             if column is not None and column not in present:
                 shown = ", ".join(available[:20]) + (", ..." if len(available) > 20 else "")
-                raise CLIError(f"{option}: column {column!r} is not in data file {path} (columns: {shown}).")
+                raise CLIError(f"{option}: column {column!r} is not in data file {path}{_delimiter_hint(path)} "
+                               f"(columns: {shown}).")
+
+
+#: Delimiters a CSV file may have been written with instead of the comma survfair reads.
+_OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "vertical bar"}
+
+
+def _delimiter_hint(path: str) -> str:
+    """A hint when a CSV file's header line holds more semicolons, tabs or vertical bars than
+    commas: the file was probably written with that delimiter (a spreadsheet in a locale with a
+    decimal comma writes semicolons). The parse is not changed: the user converts the file."""
+    if _kind(path, "--data") != "csv":
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline(1 << 16).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:
+        return ""
+    delimiter = max(_OTHER_DELIMITERS, key=line.count)
+    if line.count(delimiter) <= line.count(","):
+        return ""
+    return (f"; its header line looks {_OTHER_DELIMITERS[delimiter]}-delimited, but survfair reads "
+            "comma-separated CSV: save the file with commas (or as Parquet)")
 
 
 def read_table(path: str, columns: Sequence[str] | None = None, *, option: str = "--data",
@@ -143,6 +173,83 @@ def _read_parquet(file: Path, columns: list[str] | None, progress: bool) -> pd.D
     return table.to_pandas()
 
 
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _special_kind(path: str | Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (a symbolic link is reported as
+    such, never followed); None for a regular file or a path that does not exist."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError:  # unreadable parent etc.: the write itself will say why
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def refuse_special_file(path: str | Path, option: str, *, stdout: bool = False) -> None:
+    """Refuse an output path that exists and is not a regular file.
+
+    ``os.replace`` (how staged outputs are moved into place) replaces whatever the path names: run
+    as root, ``--output /dev/full`` turned the device into a regular file; a symbolic link or a
+    named pipe would be replaced by a file too, and a direct write follows the link or blocks on
+    the pipe. So the command line writes only to regular files or new paths. To write to a pipe,
+    a device or standard output, leave out ``--output`` (standard output is its default) and
+    redirect the shell's output.
+
+    ``stdout``: the option's default is standard output, which the message then suggests.
+
+    Raises
+    ------
+    CLIError
+        Naming the option, the path and what it is.
+    """
+    kind = _special_kind(path)
+    if kind is None:
+        return
+    if kind == "a directory":
+        raise CLIError(f"{option}: {str(path)!r} is a directory, not a file.")
+    hint = (f" (to write to a pipe or device, leave out {option} and redirect standard output)"
+            if stdout else "")
+    raise CLIError(f"{option}: {str(path)!r} is {kind}, not a regular file; survfair writes only to regular "
+                   f"files or new paths{hint}.")
+
+
+def check_output_folder(folder: str | Path, option: str, names: Iterable[str] = ()) -> None:
+    """Refuse an output folder that exists and is not a directory (a symbolic link to one is
+    accepted: the user named it), and any of the files ``names`` in it that exists and is not a
+    regular file (see :func:`refuse_special_file`)."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise CLIError(f"{option}: {str(folder)!r} is not a directory.")
+    for name in names:
+        refuse_special_file(folder / name, option)
+
+
+def check_report_path(path: str | Path, option: str = "--report") -> None:
+    """:func:`refuse_special_file` for a report, and for a Markdown report its figures folder
+    ``<stem>_files/`` and the ``figure_*.png`` files already in it (:func:`survfair.write_report`
+    writes them directly)."""
+    path = Path(path)
+    refuse_special_file(path, option)
+    if path.suffix.lower() == ".md":
+        folder = path.parent / f"{path.stem}_files"
+        if folder.is_symlink():  # derived from the report's name, not named by the user: not followed
+            refuse_special_file(folder, option)
+        check_output_folder(folder, option, sorted(p.name for p in folder.glob("figure_*.png"))
+                            if folder.is_dir() else ())
+
+
 def _same_file(a: str, b: str) -> bool:
     first, second = Path(a), Path(b)
     if first.resolve() == second.resolve():
@@ -158,6 +265,7 @@ def check_output_paths(
     *,
     data: str | None = None,
     suffixes: Mapping[str, Sequence[str]] | None = None,
+    stdout: str | None = None,
 ) -> None:
     """Check every output path before anything is computed.
 
@@ -169,13 +277,16 @@ def check_output_paths(
         The input file, which no output may overwrite.
     suffixes : mapping of option -> allowed extensions, optional
         Options whose file type is fixed by the extension (``--report``: .html, .htm, .md).
+    stdout : str, optional
+        The option whose default is standard output (``--output`` of ``survfair audit``).
 
     Raises
     ------
     CLIError
         For an extension not allowed, a directory that does not exist (the same rule for every
-        output: nothing is created), a path that is a directory, an output equal to ``data`` or
-        two outputs that are the same file.
+        output: nothing is created), a path that exists and is not a regular file (a directory, a
+        symbolic link, a named pipe, a device: :func:`refuse_special_file`), an output equal to
+        ``data`` or two outputs that are the same file.
     """
     given = {option: path for option, path in outputs.items() if path}
     for option, path in given.items():
@@ -190,8 +301,9 @@ def check_output_paths(
             raise CLIError(f"{option}: directory {str(parent)!r} does not exist; create it first.")
         if not parent.is_dir():
             raise CLIError(f"{option}: {str(parent)!r} is not a directory.")
-        if target.is_dir():
-            raise CLIError(f"{option}: {path!r} is a directory, not a file.")
+        refuse_special_file(path, option, stdout=option == stdout)  # a directory, link, pipe, device, socket
+        if option == "--report":  # and a Markdown report's figures folder
+            check_report_path(path, option)
         if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
             raise CLIError(f"{option}: cannot write {path!r} (permission denied).")
         if data is not None and _same_file(path, data):
@@ -227,41 +339,49 @@ class _Staged:
     """Outputs written to temporary files beside their targets, moved into place together."""
 
     def __init__(self) -> None:
-        self._moves: list[tuple[str, Path]] = []
+        self._moves: list[tuple[str, Path, str]] = []
         self._stdout: list[str] = []
 
-    def _temporary(self, path: str) -> str:
+    def _temporary(self, path: str, option: str) -> str:
         target = Path(path)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
         os.close(handle)
-        self._moves.append((temporary, target))
+        self._moves.append((temporary, target, option))
         return temporary
 
-    def text(self, text: str, path: str | None) -> None:
+    def text(self, text: str, path: str | None, option: str = "--output") -> None:
         """``text`` to ``path``, or to stdout without a path (also only at the end)."""
         if not path:
             self._stdout.append(text)
             return
-        Path(self._temporary(path)).write_text(text, encoding="utf-8")
+        Path(self._temporary(path, option)).write_text(text, encoding="utf-8")
 
     def table(self, frame: pd.DataFrame, path: str, option: str, *, neutralise: bool = True) -> None:
         """A table as CSV or Parquet (by the extension of ``path``), CSV text cells neutralised unless ``neutralise`` is False."""
         kind = _kind(path, option)
-        temporary = self._temporary(path)
+        temporary = self._temporary(path, option)
         if kind == "csv":
             (neutralise_formulas(frame) if neutralise else frame).to_csv(temporary, index=False)
         else:
             frame.to_parquet(temporary, index=False)
 
     def commit(self) -> None:
-        for temporary, target in self._moves:
+        # checked again just before the move (the path may have changed while computing):
+        # os.replace would replace a link, a pipe or a device as readily as a file
+        try:
+            for _, target, option in self._moves:
+                refuse_special_file(target, option)
+        except CLIError:
+            self.discard()
+            raise
+        for temporary, target, _ in self._moves:
             os.replace(temporary, target)
         self._moves.clear()
         for text in self._stdout:
             sys.stdout.write(text)
 
     def discard(self) -> None:
-        for temporary, _ in self._moves:
+        for temporary, _, _ in self._moves:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ._errors import CLIError
+from ._io import check_output_folder
 from ._options import add_debug_option
 
 __all__ = ["register", "run"]
@@ -79,6 +80,13 @@ def _check_args(args) -> None:
         raise CLIError(f"--seed must be >= 0, got {args.seed}")
     if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
         raise CLIError(f"--output-dir {args.output_dir} exists and is not a directory")
+    if args.output_dir is not None:  # the files written there: regular files or new (never a link, pipe, device)
+        check_output_folder(args.output_dir, "--output-dir", OUTPUT_FILES)
+
+
+#: Every file ``survfair simulate`` may write to ``--output-dir``.
+OUTPUT_FILES = ("figure1_table.csv", "figure1.png", "ipcw_bias_table.csv", "study.csv", "coverage.png",
+                "power.png", "power.csv")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             print(table.drop(columns=["n", "n_replications"]).to_string(index=False))
             print()
             if out is not None:
+                check_output_folder(out, "--output-dir", OUTPUT_FILES)  # again: it may have changed meanwhile
                 table.to_csv(out / "figure1_table.csv", index=False)
                 _save_figure(table, out / "figure1.png", plot_study)
         if args.study in ("ipcw", "all"):
@@ -123,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
                      "truth", "bias", "sd", "rmse", "mc_se"]
             print(table[shown].to_string(index=False))
             if out is not None:
+                check_output_folder(out, "--output-dir", OUTPUT_FILES)
                 table.to_csv(out / "ipcw_bias_table.csv", index=False)
     if out is not None:
         print(f"\nwrote tables{' and figure1.png' if args.study != 'ipcw' else ''} to {out}")

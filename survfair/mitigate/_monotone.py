@@ -25,7 +25,7 @@ from .._summaries import check_utility_weights
 from .._validation import SurvivalSample
 from .._settings import EstimatorSettings
 from ._adjusted_calibration import calibration_dict, calibration_rows, check_predicted_option, with_calibration
-from ._problem import check_reference, check_transform_inputs, split_samples
+from ._problem import pop_row_options, check_reference, check_transform_inputs, split_samples
 from ._tables import BeforeAfterIntervals, before_after_table, format_table
 
 __all__ = ["group_monotone", "GroupMonotone"]
@@ -66,7 +66,8 @@ def _event_distribution(sample: SurvivalSample, code: int, weights: np.ndarray) 
 
 
 def _event_weights(sample: SurvivalSample, settings: EstimatorSettings) -> np.ndarray:
-    """Weight of each row in its group's score distribution among events before tau."""
+    """Weight of each row in its group's score distribution among events before tau: its inverse
+    censoring survival (IPCW; the censoring curves respect ``entry``) times its case weight."""
     tau = math.inf if settings.tau is None else settings.tau
     used = sample.event & (sample.time < tau)
     weights = used.astype(float)
@@ -84,6 +85,8 @@ def _event_weights(sample: SurvivalSample, settings: EstimatorSettings) -> np.nd
                     "time; pass a smaller tau."
                 )
             weights[rows] = 1.0 / survival
+    if sample.weights is not None:  # case weights: each event counts with its weight, as in the pairs
+        weights = weights * sample.weights
     return weights
 
 
@@ -267,7 +270,11 @@ def group_monotone(
         scores' predicted risks per group before and after (``scale="log_hazard"``: the risk
         becomes 1 − (1 − F̂)^exp(h(r) − r)), on the evaluation sample.
     **xci_kwargs
-        Passed to :func:`survfair.xci` for the before/after table.
+        Passed to :func:`survfair.xci` for the before/after table. ``entry``, ``weights`` and
+        ``cluster`` (arrays of shape (n_samples,) or column names, as in :func:`survfair.xci`) are
+        used by the fit too: the adjustment is fitted to the case-weighted event
+        distributions (censoring curves that respect ``entry``) of the rows the table reports (with a
+        separate ``fit_on`` DataFrame, name them as columns so that both data sets carry them).
 
     Returns
     -------
@@ -308,7 +315,9 @@ def group_monotone(
     """
     alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
-    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on)
+    # entry, weights and cluster change the cells: the fit uses them, as the table does
+    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on,
+                                                      pop_row_options(xci_kwargs))
     ref = check_reference(reference, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")

@@ -36,6 +36,7 @@ __all__ = [
     "check_transform_inputs",
     "subsample",
     "split_samples",
+    "pop_row_options",
     "offdiagonal",
     "State",
     "ShiftProblem",
@@ -78,14 +79,24 @@ def check_transform_inputs(risk: Any, group: Any, data: pd.DataFrame | None, gro
 
 
 def subsample(sample: SurvivalSample, rows: np.ndarray) -> SurvivalSample:
-    """Rows ``rows`` (boolean mask) of a validated sample, keeping the group order."""
+    """Rows ``rows`` (boolean mask) of a validated sample, keeping the group order and the rows'
+    case weights, entry times and clusters (renumbered 0..C-1)."""
+    def part(values):
+        return None if values is None else np.ascontiguousarray(values[rows])
+
+    cluster = None
+    if sample.cluster is not None:
+        cluster = np.unique(sample.cluster[rows], return_inverse=True)[1].astype(np.int64)
     return SurvivalSample(
-        time=np.ascontiguousarray(sample.time[rows]),
-        event=np.ascontiguousarray(sample.event[rows]),
-        group_codes=np.ascontiguousarray(sample.group_codes[rows]),
+        time=part(sample.time),
+        event=part(sample.event),
+        group_codes=part(sample.group_codes),
         groups=sample.groups,
-        risk=None if sample.risk is None else np.ascontiguousarray(sample.risk[rows]),
+        risk=part(sample.risk),
         index=sample.index[rows],
+        cluster=cluster,
+        weights=part(sample.weights),
+        entry=part(sample.entry),
     )
 
 
@@ -121,16 +132,27 @@ def _require_all_groups(sample: SurvivalSample, name: str) -> None:
         raise ValueError(f"fit_on: {name} have no row of groups {missing}; every group needs rows there.")
 
 
+#: The row options of :func:`survfair.xci` that also change what an adjustment is fitted to.
+ROW_OPTIONS = ("entry", "weights", "cluster")
+
+
 def split_samples(
-    time: Any, event: Any, group: Any, risk: Any, data: pd.DataFrame | None, fit_on: Any
+    time: Any, event: Any, group: Any, risk: Any, data: pd.DataFrame | None, fit_on: Any,
+    rows: dict | None = None,
 ) -> tuple[SurvivalSample, SurvivalSample | None, np.ndarray | None]:
     """Validate the inputs and split them into (fitting sample, evaluation sample or None, fit mask).
 
     ``fit_on`` None: fit on everything, no evaluation sample. A boolean mask or integer positions:
     fit on those rows, evaluate on the others. A DataFrame (same column names) or a tuple
     (time, event, group, risk): fit on that separate data set, evaluate on the main inputs.
+
+    ``rows``: ``entry``, ``weights`` and ``cluster`` as given to the adjustment (None or absent:
+    not given); each sample carries its rows' values, so that the fit and the table use them. With
+    a separate fitting DataFrame, those named as columns are read from it too; given as arrays they
+    belong to the main inputs only and are refused (the fitting data would have none).
     """
-    sample, _ = check_survival_inputs(time, event, group, risk, data=data)
+    rows = {name: value for name, value in (rows or {}).items() if value is not None}
+    sample, _ = check_survival_inputs(time, event, group, risk, data=data, **rows)
     if fit_on is None:
         return sample, None, None
     if isinstance(fit_on, str):  # a boolean column of data, like every other argument
@@ -144,11 +166,19 @@ def split_samples(
     if isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b":  # a mask is per row: same index rule
         input_index({"time": time, "event": event, "group": group, "risk": risk, "fit_on": fit_on}, data)
     if isinstance(fit_on, pd.DataFrame) or (isinstance(fit_on, tuple) and len(fit_on) == 4):
+        arrays = [name for name, value in rows.items() if not isinstance(value, str)]
+        if arrays or (rows and not isinstance(fit_on, pd.DataFrame)):
+            given = arrays or list(rows)
+            raise ValueError(
+                f"{', '.join(given)}: given {'as arrays' if arrays else ''} with separate fitting data (fit_on), "
+                f"{'they belong' if len(given) > 1 else 'it belongs'} to the evaluation rows only; pass fit_on as a "
+                "DataFrame and name the columns (e.g. weights='w') so that both data sets carry them."
+                .replace("given  with", "given with"))
         if isinstance(fit_on, pd.DataFrame):
             names = (time, event, group, risk)
             if not all(isinstance(v, (str, list)) for v in names):
                 raise TypeError("fit_on is a DataFrame, so time, event, group and risk must be column names of data.")
-            fit_sample, excluded = check_survival_inputs(*names, data=fit_on, groups=None)
+            fit_sample, excluded = check_survival_inputs(*names, data=fit_on, groups=None, **rows)
         else:
             fit_sample, excluded = check_survival_inputs(*fit_on, data=None, groups=None)
         unknown = [g for g in sample.groups if g not in fit_sample.groups]
@@ -174,6 +204,13 @@ def split_samples(
     _require_all_groups(fit_sample, "the fitting rows")
     _require_all_groups(eval_sample, "the evaluation rows (the others)")
     return fit_sample, eval_sample, mask
+
+
+def pop_row_options(xci_kwargs: dict) -> dict:
+    """Take ``entry``, ``weights`` and ``cluster`` out of an adjustment's ``**xci_kwargs``: they
+    change the cells the adjustment is fitted to, so the fit uses them, not only the table (which
+    reads them from each sample)."""
+    return {name: xci_kwargs.pop(name) for name in ROW_OPTIONS if name in xci_kwargs}
 
 
 # -- the fitting problem -----------------------------------------------------------------------

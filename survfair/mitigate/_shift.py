@@ -20,7 +20,7 @@ from .._summaries import OBJECTIVES, check_utility_weights
 from .._validation import check_option, check_scalar
 from .._settings import EstimatorSettings
 from ._adjusted_calibration import calibration_dict, calibration_rows, check_predicted_option, with_calibration
-from ._problem import ShiftProblem, check_reference, check_transform_inputs, split_samples
+from ._problem import pop_row_options, ShiftProblem, check_reference, check_transform_inputs, split_samples
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
 from ._tables import BeforeAfterIntervals, before_after_table, format_table
 
@@ -262,7 +262,10 @@ def group_shift(
         whose shift by d turns F̂ into 1 − (1 − F̂)^exp(d), or the predicted risk itself (one horizon).
     **xci_kwargs
         Passed to :func:`survfair.xci` when the before/after table is computed (e.g. inference
-        options), so that the table's se / intervals are filled.
+        options), so that the table's se / intervals are filled. ``entry``, ``weights`` and
+        ``cluster`` (arrays of shape (n_samples,) or column names, as in :func:`survfair.xci`) are
+        used by the fit too: the adjustment is fitted to the same cells the table reports (with a
+        separate ``fit_on`` DataFrame, name them as columns so that both data sets carry them).
 
     Returns
     -------
@@ -322,7 +325,9 @@ def group_shift(
     alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
-    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on)
+    # entry, weights and cluster change the cells: the fit uses them, as the table does
+    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on,
+                                                      pop_row_options(xci_kwargs))
     ref = check_reference(reference, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a group shift needs at least two groups.")

@@ -35,7 +35,7 @@ def _result(sample: SurvivalSample, risk: np.ndarray, settings: EstimatorSetting
     return xci(
         sample.time, sample.event, sample.labels, risk, method=settings.method, tau=settings.tau,
         censoring=settings.censoring, tied_tol=settings.tied_tol, strict=settings.strict,
-        groups=sample.groups, **xci_kwargs,
+        groups=sample.groups, entry=sample.entry, weights=sample.weights, cluster=sample.cluster, **xci_kwargs,
     )
 
 
