@@ -409,7 +409,7 @@ def test_all_zero_weights_are_refused_naming_weights_and_zero_weight_events_say_
         with pytest.raises(ValueError, match=r"^weights are all 0 \(rows \[0, 1, 2, .*\(40 rows\)\)"):
             call()
     on_censored = np.where(event, 0.0, 1.0)
-    for method, where in (("naive", "events are all 0"), ("ipcw", "events before tau=1 are all 0")):
+    for method, where in (("naive", "events before tau=1 are all 0"), ("ipcw", "events before tau=1 are all 0")):
         with pytest.raises(survfair.NoComparablePairError, match=f"every comparable pair has weight 0: the weights "
                            f"of the {where}") as raised:
             survfair.xci(time, event, group, risk, weights=on_censored, method=method, tau=1.0, ci=None)
