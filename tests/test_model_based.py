@@ -367,3 +367,42 @@ def test_model_based_xauc_equals_brute_force(n_groups):
     # the observed xAUC's influence rows give its DeLong covariance exactly
     rows = res.observed_influence
     np.testing.assert_allclose(rows.T @ rows, res.observed.covariance, rtol=1e-10, atol=1e-14)
+
+
+def _cox_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b"], n)})
+    df["gb"] = (df["g"] == "b").astype(float)
+    t = rng.exponential(5 * np.exp(-df["x"] - 0.5 * df["gb"]))
+    c = rng.exponential(8, n)
+    df["T"], df["E"] = np.minimum(t, c), (t <= c).astype(int)
+    return df
+
+
+def test_lifelines_model_equals_its_closed_form():
+    """A fitted lifelines Cox model through the adapter (its Breslow curves on the event-time grid)
+    gives the Gönen-Heller cells of its linear predictor with a Breslow baseline (to 1e-3: the curves
+    are step functions read as linear between event times)."""
+    from lifelines import CoxPHFitter
+
+    df = _cox_data()
+    cox = CoxPHFitter().fit(df[["x", "gb", "T", "E"]], "T", "E")
+    risk = survfair.risk_scores(cox, df[["x", "gb"]])
+    by_model = survfair.model_based_xci("T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]], tau=10.0)
+    lp = (df[["x", "gb"]] @ cox.params_).to_numpy()
+    closed = survfair.model_based_xci("T", "E", "g", risk, data=df, linear_predictor=lp, tau=10.0)
+    np.testing.assert_allclose(by_model.model_based.to_numpy(), closed.model_based.to_numpy(), atol=1e-3)
+    np.testing.assert_allclose(by_model.observed.values, closed.observed.values)
+
+
+def test_sksurv_model_through_the_adapter():
+    from sksurv.linear_model import CoxPHSurvivalAnalysis
+    from sksurv.util import Surv
+
+    df = _cox_data(seed=1)
+    y = Surv.from_arrays(df["E"].astype(bool), df["T"])
+    cox = CoxPHSurvivalAnalysis().fit(df[["x", "gb"]], y)
+    risk = survfair.risk_scores(cox, df[["x", "gb"]])
+    res = survfair.model_based_xci("T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]], tau=10.0)
+    closed = survfair.model_based_xci("T", "E", "g", risk, data=df, linear_predictor=risk, tau=10.0)
+    np.testing.assert_allclose(res.model_based.to_numpy(), closed.model_based.to_numpy(), atol=1e-3)
