@@ -350,8 +350,7 @@ def excess_delta_between(result: ModelBasedResult, a: Any, b: Any):
     >>> t = scale * rng.exponential(size=n) * np.exp(-lp)
     >>> grid = np.linspace(0.5, 30, 60)
     >>> curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])  # the true model
-    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid,
-    ...                                tau=30.0, method="naive")
+    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=30.0)
     >>> est = survfair.excess_delta_between(res, "old", "young")
     >>> bool(abs(survfair.delta_between(res.observed, "old", "young").value) > 0.2), bool(est.p_value > 0.05)
     (True, True)
@@ -395,7 +394,7 @@ def excess_delta_within(result: ModelBasedResult, a: Any, b: Any):
     >>> lp = rng.normal(size=n) * np.where(group == "a", 2.0, 0.5)  # wider spread of risk in a
     >>> t = rng.exponential(size=n) * np.exp(-lp)
     >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, linear_predictor=lp,
-    ...                                baseline=([0.0, 100.0], [0.0, 100.0]), tau=50.0, method="naive")
+    ...                                baseline=([0.0, 100.0], [0.0, 100.0]), tau=50.0)
     >>> res.model_based.round(2)  # doctest: +NORMALIZE_WHITESPACE
     b (later)             a     b
     a (earlier event)

@@ -186,6 +186,7 @@ def test_monte_carlo_reference_agrees_with_exact():
     assert (diff < 4 * mc.monte_carlo_se).all()
 
 
+@pytest.mark.filterwarnings("ignore::survfair.UndefinedXCIWarning")
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), n_groups=st.integers(1, 4))
 def test_invariances(seed, n_groups):
@@ -406,3 +407,28 @@ def test_sksurv_model_through_the_adapter():
     res = survfair.model_based_xci("T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]], tau=10.0)
     closed = survfair.model_based_xci("T", "E", "g", risk, data=df, linear_predictor=risk, tau=10.0)
     np.testing.assert_allclose(res.model_based.to_numpy(), closed.model_based.to_numpy(), atol=1e-3)
+
+
+def test_cluster_rows_are_summed_within_clusters():
+    """With cluster=, the model-based rows are summed per cluster like the observed rows; with one
+    cluster per row the standard errors are unchanged."""
+    design, cohort = oracle_cohort(n=400, seed=4)
+    grid = np.linspace(0.05, 40.0, 100)
+    kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=30.0)
+    plain = survfair.model_based_xci("time", "event", "group", "risk", **kw)
+    singletons = survfair.model_based_xci("time", "event", "group", "risk", cluster=np.arange(400), **kw)
+    np.testing.assert_allclose(singletons.se().to_numpy(), plain.se().to_numpy(), rtol=1e-10)
+    pairs = survfair.model_based_xci("time", "event", "group", "risk", cluster=np.arange(400) // 2, **kw)
+    assert pairs.influence.shape[0] == 200 == pairs.observed_influence.shape[0]
+    with pytest.raises(ValueError, match="does not support cluster"):
+        survfair.model_based_xci("time", "event", "group", "risk", cluster=np.arange(400), ci="bootstrap", **kw)
+
+
+def test_undefined_cell_warning_points_at_the_caller():
+    t, e, g, r = [1.0, 2.0, 3.0, 4.0], [1, 1, 0, 0], ["a", "a", "b", "b"], [4.0, 3.0, 2.0, 1.0]
+    curves = np.tile([0.9, 0.7, 0.4], (4, 1))
+    with pytest.warns(survfair.UndefinedXCIWarning) as record:
+        res = survfair.model_based_xci(t, e, g, r, survival=curves, times=[1.0, 2.0, 5.0], tau=4.5)
+    assert record[0].filename == __file__
+    assert np.isnan(res.observed.values[1, 0]) and np.isfinite(res.model_based.loc["b", "a"])
+    assert np.isnan(res.excess.loc["b", "a"]) and np.isnan(survfair.excess_delta_between(res, "a", "b").value)
