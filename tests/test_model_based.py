@@ -214,7 +214,7 @@ def test_invariances(seed, n_groups):
 def oracle_cohort(score="with_group", n=1500, seed=0):
     design = ph_design({"old": 0.5, "young": 0.5}, shape={"old": 1.5, "young": 1.5},
                        scale={"old": 2.0, "young": 15.0}, group_effect={"old": 0.0, "young": 0.0},
-                       censoring={"fraction": 0.25}, administrative=40.0, score=score)
+                       censoring={"fraction": {"old": 0.1, "young": 0.25}}, administrative=40.0, score=score)
     cohort = design.draw(n, random_state=seed)
     return design, cohort
 
@@ -225,7 +225,7 @@ def test_oracle_true_model_has_no_excess():
     design, cohort = oracle_cohort()
     grid = np.linspace(0.05, 40.0, 800)
     res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort,
-                                   survival=true_curves(design, cohort, grid), times=grid, tau=30.0)
+                                   survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
     observed = survfair.delta_between(res.observed, "old", "young")
     excess = survfair.excess_delta_between(res, "old", "young")
     assert abs(observed.value) > 0.2 and observed.p_value < 1e-6
@@ -255,7 +255,7 @@ def test_influence_se_matches_bootstrap():
     relative Monte-Carlo error of about 1 / sqrt(2 x 400) = 3.5%, so 15% is over 4 of them)."""
     design, cohort = oracle_cohort(n=600, seed=3)
     grid = np.linspace(0.05, 40.0, 400)
-    kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=30.0)
+    kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
     analytic = survfair.model_based_xci("time", "event", "group", "risk", **kw)
     boot = survfair.model_based_xci("time", "event", "group", "risk", ci="bootstrap", n_resamples=400,
                                     random_state=0, **kw)
@@ -269,7 +269,7 @@ def test_result_object():
     design, cohort = oracle_cohort(n=300, seed=2)
     grid = np.linspace(0.05, 40.0, 100)
     res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort,
-                                   survival=true_curves(design, cohort, grid), times=grid, tau=30.0)
+                                   survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
     frame = res.to_frame()
     assert list(frame.columns) == ["a", "b", "observed", "observed_se", "model_based", "model_based_se", "excess",
                                    "excess_se", "ci_low", "ci_high", "p_value", "monte_carlo_se"]
@@ -414,7 +414,7 @@ def test_cluster_rows_are_summed_within_clusters():
     cluster per row the standard errors are unchanged."""
     design, cohort = oracle_cohort(n=400, seed=4)
     grid = np.linspace(0.05, 40.0, 100)
-    kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=30.0)
+    kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
     plain = survfair.model_based_xci("time", "event", "group", "risk", **kw)
     singletons = survfair.model_based_xci("time", "event", "group", "risk", cluster=np.arange(400), **kw)
     np.testing.assert_allclose(singletons.se().to_numpy(), plain.se().to_numpy(), rtol=1e-10)

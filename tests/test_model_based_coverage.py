@@ -44,12 +44,12 @@ def true_curves(design, cohort, grid):
 DESIGNS = {
     # different baseline hazards per group; the score is the true linear predictor
     "weibull_scales": (ph_design({"old": 0.5, "young": 0.5}, shape=1.5, scale={"old": 2.0, "young": 15.0},
-                                 censoring={"fraction": 0.25}, administrative=40.0), 30.0),
+                                 censoring={"fraction": {"old": 0.1, "young": 0.25}}, administrative=40.0), 15.0),
     "weibull_shapes": (ph_design({"a": 0.4, "b": 0.6}, shape={"a": 0.8, "b": 2.5}, scale={"a": 3.0, "b": 15.0},
-                                 group_effect={"a": 0.3, "b": 0.0}, censoring={"fraction": 0.3},
-                                 administrative=30.0), 20.0),
+                                 group_effect={"a": 0.3, "b": 0.0}, censoring={"fraction": {"a": 0.1, "b": 0.3}},
+                                 administrative=30.0), 15.0),
     "gompertz": (ph_design({"x": 0.5, "y": 0.5}, baseline="gompertz", shape={"x": 0.05, "y": 0.2},
-                           scale={"x": 4.0, "y": 100.0}, censoring={"fraction": 0.3}, administrative=30.0), 25.0),
+                           scale={"x": 4.0, "y": 100.0}, censoring={"fraction": {"x": 0.1, "y": 0.3}}, administrative=30.0), 25.0),
 }
 
 
