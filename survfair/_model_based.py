@@ -279,7 +279,7 @@ def model_based_xci(
         censoring and ignores ``tau``, so it estimates another quantity than the reference (with
         ``method="naive"`` pass ``tau=None`` at least).
     reference_method : {"auto", "exact", "monte_carlo"}, default="auto"
-        The PH reference: exact over all n^2 pairs (``"auto"``: up to 20,000 rows), or Monte Carlo
+        The PH reference: exact over all n^2 pairs (``"auto"``: up to 10,000 rows), or Monte Carlo
         (event times drawn from the model, pairs counted by the xCI kernel) until every cell's
         Monte-Carlo standard error is below ``monte_carlo_se`` (at most 2,000 draws).
     monte_carlo_se : float, default=0.002
