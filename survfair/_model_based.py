@@ -372,7 +372,7 @@ def model_based_xci(
     >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=30.0)
     >>> table = res.summaries().set_index(["summary", "a", "b"]).round(2)
     >>> table.loc[("delta_between", "old", "young"), ["observed", "model_based", "excess", "p_value"]].tolist()
-    [-0.24, -0.27, 0.03, 0.4]
+    [-0.24, -0.27, 0.03, 0.41]
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, False)
     level, n_resamples, target_se = _check_common(ci, confidence_level, n_resamples, reference_method,
