@@ -335,8 +335,9 @@ class ModelBasedResult:
             raise ValueError(f"group {label!r} is not in the result (groups: {list(self.groups)}).") from None
 
     def _frame(self, values: np.ndarray) -> pd.DataFrame:
-        index = pd.Index(list(self.groups), name=ROW_NAME, tupleize_cols=False)
-        columns = pd.Index(list(self.groups), name=COLUMN_NAME, tupleize_cols=False)
+        index = pd.Index(list(self.groups), name=getattr(self.observed, "_row_name", ROW_NAME), tupleize_cols=False)
+        columns = pd.Index(list(self.groups), name=getattr(self.observed, "_column_name", COLUMN_NAME),
+                           tupleize_cols=False)
         return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
 
 

@@ -477,3 +477,15 @@ def test_breslow_through_the_last_event_without_tau():
     assert breslow_cumulative_hazard(time, event, lp, 3.0) == pytest.approx(expected - 1 / h[3:].sum())
     res = survfair.model_based_xci(time, event, ["a", "b", "a", "b", "a"], lp, linear_predictor=lp, ci=None)
     assert res.tau == 3.0
+
+
+def test_binary_result_is_labelled_like_xauc():
+    rng = np.random.default_rng(9)
+    n = 200
+    group = np.where(rng.random(n) < 0.5, "a", "b")
+    p = rng.uniform(0.1, 0.9, n)
+    y = (rng.random(n) < p).astype(int)
+    res = survfair.model_based_xauc(y, group, p, probability=p)
+    assert res.model_based.index.name == res.observed.matrix.index.name
+    assert res.excess.columns.name == res.observed.matrix.columns.name
+    json.dumps(res.to_dict())
