@@ -407,6 +407,9 @@ def model_based_xci(
             raise ValueError("model is given, so X (its covariates, one row per input row) must be given too.")
         from ._models import predicted_risks
 
+        if isinstance(X, pd.DataFrame) and not X.index.equals(index):
+            raise ValueError("X carries a pandas index that is not identical to the other inputs' (rows are matched "
+                             "by position, never aligned); reset or align it first.")
         if times is None:
             events = np.unique(sample.time[sample.event & (sample.time < tau_ref)])
             grid = np.unique(np.append(events[events > 0], tau_ref))
