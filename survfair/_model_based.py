@@ -254,7 +254,8 @@ def model_based_xci(
     ----------
     time, event, group, risk, data
         As :func:`xci`: observed times, event indicators (0/1), group labels, risk scores (higher =
-        earlier event), and a DataFrame in which strings are column names.
+        earlier event), and a DataFrame in which strings are column names. ``risk=None`` takes the
+        model's own scores: :func:`risk_scores` of ``model`` on ``X``, or ``linear_predictor``.
     survival : array-like or DataFrame of shape (n_samples, n_times), optional
         Predicted survival probabilities S_i(times[k]) of every row (rows as the other inputs, before
         ``groups`` excludes any), non-increasing in time; with ``times``.
@@ -382,6 +383,13 @@ def model_based_xci(
     if len(given) != 1:
         raise ValueError("give exactly one source of predictions: survival (with times), model (with X) or "
                          f"linear_predictor (with an optional baseline); got {given or 'none'}.")
+    if risk is None and model is not None and X is not None:  # the model's own risk scores
+        from ._models import risk_scores
+
+        risk = risk_scores(model, X)
+        risk = pd.Series(risk, index=X.index) if isinstance(X, pd.DataFrame) else risk
+    elif risk is None and linear_predictor is not None:
+        risk = linear_predictor
     full, _ = check_survival_inputs(time, event, group, risk, data=data, cluster=cluster)
     sample, n_excluded = (full, 0) if groups is None else check_survival_inputs(
         time, event, group, risk, data=data, groups=groups, cluster=cluster)

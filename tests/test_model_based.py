@@ -394,6 +394,8 @@ def test_lifelines_model_equals_its_closed_form():
     closed = survfair.model_based_xci("T", "E", "g", risk, data=df, linear_predictor=lp, tau=10.0)
     np.testing.assert_allclose(by_model.model_based.to_numpy(), closed.model_based.to_numpy(), atol=1e-3)
     np.testing.assert_allclose(by_model.observed.values, closed.observed.values)
+    own = survfair.model_based_xci("T", "E", "g", None, data=df, model=cox, X=df[["x", "gb"]], tau=10.0)
+    np.testing.assert_allclose(own.model_based.to_numpy(), by_model.model_based.to_numpy())
     with pytest.raises(ValueError, match="X carries a pandas index"):
         survfair.model_based_xci("T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]].iloc[::-1], tau=10.0)
 
