@@ -212,7 +212,13 @@ class ModelBasedResult:
         return np.eye(len(self.groups) ** 2)
 
     def se(self, of: str = "excess") -> pd.DataFrame:
-        """Standard errors of the ``of`` matrix ("excess", "model_based" or "observed")."""
+        """Standard errors of the ``of`` matrix ("excess", "model_based" or "observed"), aligned with it.
+
+        Raises
+        ------
+        ValueError
+            If ``of`` is not one of the three matrices.
+        """
         return self._frame(self.contrast_inference(self._cell_weights(), of)[1].reshape(self._shape))
 
     def confidence_interval(self, confidence_level: float | None = None, *,
@@ -243,7 +249,26 @@ class ModelBasedResult:
         return w
 
     def estimate(self, kind: str, a: Any, b: Any, confidence_level: float | None = None):
-        """The excess Δbetween or Δwithin of (a, b) as an :class:`Estimate` (H0: excess = 0)."""
+        """The excess Δbetween or Δwithin of (a, b) as an :class:`Estimate` (H0: excess = 0).
+
+        Parameters
+        ----------
+        kind : {"delta_between", "delta_within"}
+        a, b : hashable
+            Group labels of the result.
+        confidence_level : float, optional
+            Defaults to :attr:`confidence_level`.
+
+        Returns
+        -------
+        Estimate
+            See :func:`excess_delta_between`.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``kind``, a label that is not a group, or a level outside (0, 1).
+        """
         from ._summaries import Estimate
 
         kind = check_option(kind, "summary", ("delta_between", "delta_within"))
