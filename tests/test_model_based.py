@@ -493,3 +493,22 @@ def test_binary_result_is_labelled_like_xauc():
     assert res.model_based.index.name == res.observed.matrix.index.name
     assert res.excess.columns.name == res.observed.matrix.columns.name
     json.dumps(res.to_dict())
+
+
+def test_result_is_deeply_frozen_and_pickles():
+    import pickle
+
+    design, cohort = oracle_cohort(n=200, seed=5)
+    grid = np.linspace(0.05, 40.0, 50)
+    res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort,
+                                   survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
+    before = res.to_frame()
+    frame = res.model_based
+    frame.iloc[0, 0] = -1.0
+    for name in ("numerator", "denominator", "influence", "observed_influence"):
+        with pytest.raises(ValueError):
+            getattr(res, name)[0] = 0.0
+    pd.testing.assert_frame_equal(res.to_frame(), before)
+    clone = pickle.loads(pickle.dumps(res))
+    pd.testing.assert_frame_equal(clone.to_frame(), before)
+    assert not clone.influence.flags.writeable
