@@ -512,3 +512,25 @@ def test_result_is_deeply_frozen_and_pickles():
     clone = pickle.loads(pickle.dumps(res))
     pd.testing.assert_frame_equal(clone.to_frame(), before)
     assert not clone.influence.flags.writeable
+
+
+@pytest.mark.filterwarnings("ignore::survfair.UndefinedXCIWarning")
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_row_order_does_not_matter(seed):
+    """Permuting the rows (and their predictions) leaves every cell and standard error unchanged."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    times, survival = random_curves(rng, n, 5)
+    group = rng.choice(["a", "b", "c"], size=n)
+    risk = rng.integers(0, 4, n).astype(float)
+    time, event = rng.uniform(0.5, times[-1], n), rng.random(n) < 0.8
+    perm = rng.permutation(n)
+    for extra in (dict(survival=survival, times=times), dict(linear_predictor=risk / 2)):
+        kw = dict(tau=times[-1], method="naive")
+        one = survfair.model_based_xci(time, event, group, risk, **extra, **kw)
+        shuffled = {k: (v[perm] if k in ("survival", "linear_predictor") else v) for k, v in extra.items()}
+        two = survfair.model_based_xci(time[perm], event[perm], group[perm], risk[perm], **shuffled, **kw)
+        np.testing.assert_allclose(two.model_based.to_numpy(), one.model_based.to_numpy(), rtol=1e-10)
+        np.testing.assert_allclose(two.se(of="model_based").to_numpy(), one.se(of="model_based").to_numpy(),
+                                   rtol=1e-8)
