@@ -70,6 +70,8 @@ if _TYPE_CHECKING:
     from ._scorer import make_xci_scorer, xci_score
     from ._report import write_report
     from ._paired import ComparisonResult, compare_xci
+    from ._model_based import model_based_xauc, model_based_xci
+    from ._model_based_result import ModelBasedResult, excess_delta_between, excess_delta_within
 
 __version__ = "0.1.0.dev0"
 
@@ -112,6 +114,8 @@ _LAZY = {
         "._scorer": ("make_xci_scorer", "xci_score"),
         "._report": ("write_report",),
         "._paired": ("ComparisonResult", "compare_xci"),
+        "._model_based": ("model_based_xci", "model_based_xauc"),
+        "._model_based_result": ("ModelBasedResult", "excess_delta_between", "excess_delta_within"),
     }.items()
     for name in names
 }
@@ -192,6 +196,11 @@ __all__ = [
     "make_xci_scorer",
     "xci_score",
     "write_report",
+    "model_based_xci",
+    "model_based_xauc",
+    "ModelBasedResult",
+    "excess_delta_between",
+    "excess_delta_within",
 ]
 
 
