@@ -228,6 +228,10 @@ class Findings:
     summarised : bool
         More than :data:`SUMMARISED_GROUPS` groups: :attr:`deltas` holds only the largest
         differences of each family, their p-values adjusted by Bonferroni over every pair.
+    excess : DataFrame or None
+        With a model-based reference: its Δbetween rows (:meth:`ModelBasedResult.summaries`:
+        observed, model_based, excess with se, ci_low, ci_high, p_value) with ``p_adjusted`` within
+        the family of excess asymmetries. None without a reference.
 
     See Also
     --------
@@ -240,6 +244,7 @@ class Findings:
     flags: pd.DataFrame = field(repr=False)
     adjust: str = "holm"
     summarised: bool = False
+    excess: pd.DataFrame | None = field(repr=False, default=None)
 
     @property
     def flagged_cells(self) -> set:
@@ -259,6 +264,7 @@ class Findings:
                 "summarised": self.summarised,
                 "deltas": self.deltas.to_dict(orient="records"),
                 "omnibus": self.omnibus.to_dict(),
+                "excess": None if self.excess is None else self.excess.to_dict(orient="records"),
                 "flagged_cells": self.flags[self.flags["flagged"]].to_dict(orient="records"),
             }
         )
@@ -522,6 +528,116 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
             f"{words}{reader.caution([(a, b), (b, a)])}")
 
 
+def _flipped(row: pd.Series) -> pd.Series:
+    """A row of the excess table for the pair (b, a): groups swapped, every difference negated."""
+    row = row.copy()
+    row["a"], row["b"] = row["b"], row["a"]
+    for column in ("observed", "model_based", "excess"):
+        row[column] = -row[column]
+    row["ci_low"], row["ci_high"] = -row["ci_high"], -row["ci_low"]
+    return row
+
+
+def _excess_judgement(row: pd.Series, alpha: float) -> str:
+    """:func:`_judgement` of an excess row (its value is the excess)."""
+    judged = row.copy()
+    judged["value"] = row["excess"]
+    return _judgement(judged, alpha)
+
+
+def _excess_text(row: pd.Series, adjust: str) -> str:
+    """``"excess Δbetween(a, b) = +10.3 points [6.1, 14.5], Holm-adjusted p < 0.001"``."""
+    text = f"excess Δbetween({row['a']}, {row['b']}) = {_points(row['excess'])}"
+    interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
+    if interval == "–":
+        return text
+    return f"{text} {interval}, {adjust_name(adjust)} {p_phrase(row['p_adjusted'])}"
+
+
+def _observed_text(deltas: pd.DataFrame, a: Any, b: Any) -> str:
+    """``"+29.2 points [26.1, 32.3]"``: the observed Δbetween(a, b) with its interval."""
+    between = deltas[deltas["summary"] == "delta_between"]
+    match = between[(between["a"] == a) & (between["b"] == b)]
+    sign = 1.0
+    if match.empty:
+        match, sign = between[(between["a"] == b) & (between["b"] == a)], -1.0
+    if match.empty:
+        return "undefined"
+    row = match.iloc[0]
+    low, high = sorted((sign * row["ci_low"], sign * row["ci_high"]))
+    interval = interval_text(low * 100, high * 100, digits=1)
+    return _points(sign * row["value"]) + ("" if interval == "–" else f" {interval}")
+
+
+def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame, adjust: str) -> str | None:
+    """The sentence that leads when a model-based reference is given (issue 32): the largest excess
+    asymmetry the data show clearly, or -- when none is clear -- that the largest observed asymmetry
+    is what the model's own predictions imply."""
+    rows = excess[excess["excess"].notna()]
+    if rows.empty:
+        return None
+    binary = _is_binary(reader.result)
+    alpha = reader.alpha
+    clear = rows[[_excess_judgement(row, alpha) == "clear" for _, row in rows.iterrows()]]
+    if not clear.empty:
+        row = clear.loc[clear["excess"].abs().idxmax()]
+        row = _flipped(row) if row["excess"] < 0 else row  # the group the excess favours first
+        a, b = row["a"], row["b"]
+        if binary:
+            words = (f"positives of {b} were scored above negatives of {a} less often than the model's own "
+                     f"probabilities imply")
+        else:
+            words = (f"the model ranks members of {b} who had the event first below members of {a} more often than "
+                     f"its own predictions imply")
+        return (f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} (observed "
+                f"Δbetween {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}); the interval "
+                f"excludes 0. In words: beyond what the groups' different risks explain, {b} is ranked worse in "
+                f"this pair; if a higher score means earlier care, the model disadvantages {b}. This reading "
+                f"assumes the predictions are calibrated within each group (check the calibration)."
+                f"{reader.caution([(a, b), (b, a)])}")
+    row = rows.loc[rows["observed"].abs().idxmax()]
+    row = _flipped(row) if row["observed"] < 0 else row  # as the observed sentence: favoured group first
+    a, b = row["a"], row["b"]
+    verdict = _excess_judgement(row, alpha)
+    tail = {
+        "not adjusted": f" Its interval excludes 0, but this is one of several comparisons and its {adjust_name(adjust)} "
+                        f"p-value is not below {alpha:g}: the data do not clearly show an excess.",
+        "chance": "",
+    }.get(verdict, " Without an interval for the excess, chance cannot be ruled out.")
+    return (f"No excess cross-group asymmetry: the largest observed asymmetry, Δbetween({a}, {b}) = "
+            f"{_observed_text(deltas, a, b)}, is what the model's own predictions imply (model-based "
+            f"{_points(row['model_based'])}; {_excess_text(row, adjust)}): it comes from the groups' different "
+            f"risks, not from how the model ranks them, provided the predictions are calibrated within each group."
+            f"{tail}{reader.caution([(a, b), (b, a)])}")
+
+
+def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
+    """" Against the model-based reference, 1 of 3 excess asymmetries ..." (empty without intervals)."""
+    tested = excess[excess["ci_low"].notna() & excess["ci_high"].notna()]
+    if tested.empty:
+        return ""
+    excluded = int(((tested["ci_low"] > 0) | (tested["ci_high"] < 0)).sum())
+    significant = int((tested["p_adjusted"] < reader.alpha).sum())
+    one = len(tested) == 1
+    return (f" Against the model-based reference, {excluded} of {len(tested)} excess asymmetr{'y' if one else 'ies'} "
+            f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 ({significant} with "
+            f"{adjust_name(adjust)} p < {reader.alpha:g}).")
+
+
+def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
+    """The reference's Δbetween rows with ``p_adjusted`` within that family."""
+    if tuple(model_based.groups) != tuple(result.groups):
+        raise ValueError(f"model_based has groups {list(model_based.groups)}, the result {list(result.groups)}: "
+                         "pass the model-based result of the same audit.")
+    table = model_based.summaries()
+    table = table[table["summary"] == "delta_between"].reset_index(drop=True)
+    table["p_adjusted"] = np.nan
+    finite = table["p_value"].notna()
+    if finite.any():
+        table.loc[finite, "p_adjusted"] = adjust_p_values(table.loc[finite, "p_value"].to_numpy(), method=adjust)
+    return table
+
+
 def adjust_name(adjust: str) -> str:
     """How an adjustment is named in a sentence ("Holm-adjusted")."""
     return {"holm": "Holm-adjusted", "bh": "BH-adjusted", "bonferroni": "Bonferroni-adjusted", "none": "unadjusted"}[
@@ -624,7 +740,7 @@ def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
 
 
 def findings(
-    result: Any, *, adjust: str = "holm", min_events: int = 10, min_pairs: int = 100
+    result: Any, *, adjust: str = "holm", min_events: int = 10, min_pairs: int = 100, model_based: Any = None
 ) -> Findings:
     """The plain-language summary of an audit, generated from the result.
 
@@ -637,6 +753,12 @@ def findings(
         Bonferroni over every pair of the family whatever ``adjust`` is (see Notes).
     min_events, min_pairs : int, default=10 and 100
         Thresholds of :func:`small_sample_flags`.
+    model_based : ModelBasedResult, optional
+        The model-based reference of the same audit (:func:`survfair.model_based_xci`,
+        :func:`survfair.model_based_xauc`). The findings then lead with the excess asymmetry
+        (observed minus what the model's own predictions imply) instead of the observed one. A
+        ``ModelBasedResult`` passed as ``result`` is read as its observed result with itself as the
+        reference.
 
     Returns
     -------
@@ -682,6 +804,8 @@ def findings(
     comparable pairs (< 100); (b, a) 3 events in b (< 10), 4 members in a (< 10), 6 comparable pairs (< 100).
     """
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
+    if hasattr(result, "observed") and hasattr(result, "summaries"):  # a ModelBasedResult
+        result, model_based = result.observed, result if model_based is None else model_based
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
     reader = _Reader(result, flags)
     summarised = len(result.groups) > SUMMARISED_GROUPS
@@ -695,8 +819,12 @@ def findings(
     name = "AUC" if _is_binary(result) else "concordance (C)"
     interval = interval_text(*pooled.confidence_interval, as_percent=True)
     sentences = [f"Pooled {name}: {percent(pooled.value)}" + ("" if interval == "–" else f" {interval}") + "."]
+    excess = None if model_based is None else _excess_table(model_based, result, adjust)
     between = _largest(deltas, "delta_between")
-    if between is not None:
+    lead = None if excess is None else _excess_sentence(reader, excess, deltas, adjust)
+    if lead is not None:
+        sentences.append(lead)
+    elif between is not None:
         sentences.append(_asymmetry_sentence(reader, between, adjust))
     worst = _worst_sentence(reader)
     if worst is not None and len(result.groups) > 1:
@@ -706,7 +834,9 @@ def findings(
         sentences.append(_within_sentence(reader, within, adjust))
     tests = _summary_sentence(result, deltas, reader) if summarised else _tests_sentence(deltas, omnibus, adjust,
                                                                                             reader)
+    if excess is not None and tests is not None:
+        tests += _excess_count(excess, adjust, reader)
     for extra in (tests, _flags_sentence(result, flags, min_events, min_pairs)):
         if extra is not None:
             sentences.append(extra)
-    return Findings(tuple(sentences), deltas, omnibus, flags, adjust, summarised)
+    return Findings(tuple(sentences), deltas, omnibus, flags, adjust, summarised, excess)

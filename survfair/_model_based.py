@@ -276,9 +276,9 @@ def model_based_xci(
     method, tau, censoring, tied_tol, groups, cluster
         As :func:`xci` (they define the observed matrix). ``tau`` is also the truncation of the
         reference; None: the last observed event time of the analysed rows (the observed estimate
-        has no pair beyond it). Use the default ``method="ipcw"``: the naive estimate depends on the
-        censoring and ignores ``tau``, so it estimates another quantity than the reference (with
-        ``method="naive"`` pass ``tau=None`` at least).
+        has no pair beyond it). Use the default ``method="ipcw"``: the naive estimate (truncated at
+        ``tau`` as the reference is) still depends on the censoring, so under censoring it estimates
+        another quantity than the reference.
     reference_method : {"auto", "exact", "monte_carlo"}, default="auto"
         The PH reference: exact over all n^2 pairs (``"auto"``: up to 10,000 rows), or Monte Carlo
         (event times drawn from the model, pairs counted by the xCI kernel) until every cell's

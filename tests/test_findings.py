@@ -407,3 +407,55 @@ def test_many_groups_without_intervals_test_nothing(monkeypatch):
     sentence = next(s for s in findings(res).sentences if s.startswith("With 6 groups"))
     assert "no intervals were computed, so no difference is tested" in sentence
     assert "excluding 0" not in sentence
+
+
+def _two_age_groups(n=1000, seed=0, hidden=0.0, hidden_group="young"):
+    """Two groups with very different baseline hazards and the TRUE curves as the model (issue 32's
+    oracle); ``hidden`` adds a group effect on the hazard that the model's score and curves leave out."""
+    rng = np.random.default_rng(seed)
+    group = np.where(rng.random(n) < 0.5, "old", "young")
+    lp = rng.normal(size=n)
+    scale = np.where(group == "old", 2.0, 20.0)
+    true_lp = lp + hidden * (group == hidden_group)
+    t = scale * rng.exponential(size=n) * np.exp(-true_lp)
+    c = rng.exponential(40, n)
+    grid = np.linspace(0.05, 30, 300)
+    curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
+    return survfair.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
+
+
+def test_the_oracle_reads_as_no_excess_asymmetry():
+    """Issue 32: with the true risk as the score the observed Δbetween is large (the groups' risks
+    differ), and the findings must say that the model's own predictions imply it: no group is
+    called disadvantaged."""
+    reference = _two_age_groups()
+    assert abs(survfair.delta_between(reference.observed, "old", "young").value) > 0.2
+    found = findings(reference)
+    lead = found.sentences[1]
+    assert lead.startswith("No excess cross-group asymmetry: the largest observed asymmetry, Δbetween(young, old) = +")
+    assert "it comes from the groups' different risks, not from how the model ranks them" in lead
+    assert "disadvantage" not in found.to_text()
+    assert found.excess is not None and len(found.excess) == 1
+    same = findings(reference.observed, model_based=reference)
+    assert same.sentences == found.sentences
+    assert "Against the model-based reference, 0 of 1 excess asymmetry" in found.sentences[-1]
+
+
+@pytest.mark.parametrize("hidden_group, worse", [("young", "young"), ("old", "old")])
+def test_a_model_missing_a_group_effect_shows_the_excess_against_the_right_group(hidden_group, worse):
+    """Both directions: the group whose extra hazard the model leaves out has its early events
+    ranked too low, and the findings lead with that excess and name it."""
+    reference = _two_age_groups(hidden=1.2, hidden_group=hidden_group)
+    lead = findings(reference).sentences[1]
+    other = "old" if worse == "young" else "young"
+    assert lead.startswith(f"Excess cross-group asymmetry, {other} vs {worse}: the model ranks members of {worse} "
+                           f"who had the event first below members of {other} more often than its own predictions imply")
+    assert f"if a higher score means earlier care, the model disadvantages {worse}." in lead
+    assert "the interval excludes 0" in lead and "assumes the predictions are calibrated" in lead
+
+
+def test_the_model_based_reference_must_be_of_the_same_groups():
+    reference = _two_age_groups(n=300)
+    other = survfair.xci(np.arange(1.0, 31), np.ones(30, bool), ["a", "b", "c"] * 10, -np.arange(30.0))
+    with pytest.raises(ValueError, match="model_based has groups"):
+        findings(other, model_based=reference)
