@@ -14,6 +14,9 @@ calibration O/E                           log: O/E exp(+- z SE(log O/E)), SE(log
 calibration O/E ratio between groups      log, the same
 calibration observed risk (Kaplan-Meier)  R's "log" transform of S = 1 - risk: S exp(+- z se / S)
 calibration intercept, slope, Brier       raw
+model-based cells                         logit, as the observed cells
+excess (observed - model-based)           raw with Student t on Satterthwaite's df, clipped to the
+                                          range of the difference ([-1, 1] a cell, [-2, 2] a Δ)
 ========================================  ==========================================================
 """
 
@@ -205,3 +208,30 @@ def test_the_oe_interval_agrees_with_its_p_value(calibration_result):
     oe = frame[frame["statistic"] == "oe_ratio"]
     excludes = (oe["ci_low"] > 1) | (oe["ci_high"] < 1)
     pd.testing.assert_series_equal(excludes, oe["p_value"] < 0.05, check_names=False)
+
+
+def test_model_based_and_excess_intervals():
+    rng = np.random.default_rng(4)
+    n = 500
+    group = np.where(rng.random(n) < 0.5, "old", "young")
+    lp = rng.normal(size=n)
+    scale = np.where(group == "old", 2.0, 20.0)
+    t = scale * rng.exponential(size=n) * np.exp(-lp)
+    grid = np.linspace(0.05, 30, 200)
+    curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
+    res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=15.0)
+    low, high = res.confidence_interval(of="model_based")
+    expected = _logit_limits(res.model_based.to_numpy(), res.se(of="model_based").to_numpy(), 0.95)
+    _close(low.to_numpy(), expected[0])
+    _close(high.to_numpy(), expected[1])
+    df = res.effective_df(np.eye(4))
+    quantile = stats.t.ppf(0.975, df)
+    value, se = res.excess.to_numpy().ravel(), res.se().to_numpy().ravel()
+    low, high = res.confidence_interval()
+    _close(low.to_numpy(), np.clip(value - quantile * se, -1, 1))
+    _close(high.to_numpy(), np.clip(value + quantile * se, -1, 1))
+    estimate = survfair.excess_delta_between(res, "old", "young")
+    df = res.effective_df(np.array([[0.0, 1.0, -1.0, 0.0]]))
+    quantile = stats.t.ppf(0.975, df[0])
+    _close(estimate.confidence_interval, np.clip([estimate.value - quantile * estimate.se,
+                                                 estimate.value + quantile * estimate.se], -2, 2))
