@@ -931,9 +931,10 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
             figures[title] = (plot_xci_difference(res, limit=limit, title=title).figure,
                               _CAPTIONS["difference_binary" if binary else "difference"])
         if name in references:
-            observed, reference = references[name]
+            _, reference = references[name]
             title = "Observed − model-based" + (f", {name}" if name else "")
-            figures[title] = (plot_xci_difference(observed, reference, limit=limit, title=title).figure,
+            reference = reference.set_axis(list(res.groups), axis=0).set_axis(list(res.groups), axis=1)
+            figures[title] = (plot_xci_difference(res, reference, limit=limit, title=title).figure,
                               _CAPTIONS["excess"])
     if comparison is not None:
         figures["Δbetween and Δwithin per model"] = (plot_forest(comparison).figure, _CAPTIONS["forest"])
