@@ -331,10 +331,9 @@ class CalibrationResult:
         })
 
     def _repr_html_(self) -> str:
-        from ._notebook import table_html
+        from ._notebook import calibration_html  # every horizon, labelled (presentation layer)
 
-        settings = f"horizons {[float(t) for t in self.times]}, intervals: {self.ci_method}"
-        return table_html("CalibrationResult", settings, self.summary().reset_index())
+        return calibration_html(self)
 
     def __repr__(self) -> str:
         return (f"CalibrationResult(groups={list(self.groups)!r}, times={[float(t) for t in self.times]!r}, "
