@@ -892,6 +892,29 @@ _CAPTIONS = {
 }
 
 
+def _oriented_forest_table(comparison: ModelComparison) -> pd.DataFrame:
+    """The comparison's wide table with each Δ pair oriented as the first model's findings (its
+    favoured group first): one orientation per row of the forest plot, the same for every model."""
+    table = comparison.table.copy()
+    first = table.index[0]
+    groups = list(comparison.groups)
+    for i, a in enumerate(groups):
+        for b in groups[i + 1:]:
+            for summary in ("delta_between", "delta_within"):
+                name = f"{summary}[{a},{b}]"
+                if name not in table or not table.loc[first, name] < 0:
+                    continue
+                mirror = f"{summary}[{b},{a}]"
+                renamed = {name: mirror, f"{name}_p_value": f"{mirror}_p_value"}
+                table[name] = -table[name]
+                if f"{name}_ci_low" in table and f"{name}_ci_high" in table:
+                    low, high = table[f"{name}_ci_low"].copy(), table[f"{name}_ci_high"].copy()
+                    table[f"{name}_ci_low"], table[f"{name}_ci_high"] = -high, -low
+                    renamed.update({f"{name}_ci_low": f"{mirror}_ci_low", f"{name}_ci_high": f"{mirror}_ci_high"})
+                table = table.rename(columns=renamed)
+    return table
+
+
 def _difference_limit(matrices: list[np.ndarray]) -> float:
     """One symmetric colour limit for every difference heatmap of a report: the largest absolute
     difference, rounded up to a multiple of 0.05 (at least 0.05)."""
@@ -931,13 +954,17 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
             figures[title] = (plot_xci_difference(res, limit=limit, title=title).figure,
                               _CAPTIONS["difference_binary" if binary else "difference"])
         if name in references:
-            _, reference = references[name]
+            observed, reference = references[name]
             title = "Observed − model-based" + (f", {name}" if name else "")
-            reference = reference.set_axis(list(res.groups), axis=0).set_axis(list(res.groups), axis=1)
-            figures[title] = (plot_xci_difference(res, reference, limit=limit, title=title).figure,
+            # the reference's own observed − model-based, drawn on the result's labels: the result
+            # minus (result − excess) is the excess
+            excess = (observed - reference).to_numpy()
+            shifted = pd.DataFrame(res.values - excess, index=res.matrix.index, columns=res.matrix.columns)
+            figures[title] = (plot_xci_difference(res, shifted, limit=limit, title=title).figure,
                               _CAPTIONS["excess"])
     if comparison is not None:
-        figures["Δbetween and Δwithin per model"] = (plot_forest(comparison).figure, _CAPTIONS["forest"])
+        figures["Δbetween and Δwithin per model"] = (
+            plot_forest(_oriented_forest_table(comparison), flags=dict(flags)).figure, _CAPTIONS["forest"])
     notes = []
     if binary:
         fig = _xroc_figure(result)
@@ -972,12 +999,12 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
             (f"{metric} matrix{suffix}", _matrix_table(res, found[name].flagged_cells),
              "In percent; rows are the group of the " + ("positive" if binary else "member with the earlier event")
              + ", columns the group of the " + ("negative." if binary else "later member.")
-             + " † marks a cell resting on little data (see the cells table).", False),
+             + " † marks a cell resting on little data (see the cells in the appendix).", False),
             (f"Differences between groups{suffix}", differences := _summary_table(res, found[name]),
              "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
              f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
              "interval of the worst cell is that cell's own (it does not account for having picked the minimum). "
-             "† marks a difference that uses a cell resting on little data (see the cells table); 'no interval: "
+             "† marks a difference that uses a cell resting on little data (see the cells in the appendix); 'no interval: "
              "standard error 0' where both cells were estimated without sampling variability.",
              len(differences) > _FOLD_ROWS),
             (f"Joint tests{suffix}", (tests := _tests_table(res, found[name]))[_TEST_COLUMNS],

@@ -521,3 +521,15 @@ def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
     assert measured["wide"] == [] and measured["unboxed"] == 0
     if width == 390:
         assert measured["scrolling"] >= 1  # the verdict is wider than a phone: it scrolls in its box
+
+
+def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
+    from survfair._report import _oriented_forest_table
+
+    out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
+    table = _oriented_forest_table(out)
+    d = out.table.loc["one", "delta_between[F,M]"]
+    name = "delta_between[F,M]" if d >= 0 else "delta_between[M,F]"
+    assert table.loc["one", name] == pytest.approx(abs(d))
+    assert table.loc["two", name] == pytest.approx(out.table.loc["two", "delta_between[F,M]"] * (1 if d >= 0 else -1))
+    assert (table[f"{name}_ci_low"] <= table[name]).all() and (table[name] <= table[f"{name}_ci_high"]).all()
