@@ -588,7 +588,7 @@ def verdict_table(results: Mapping[str, Any], found: Mapping[str, Findings], *,
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive", ci=None)
     >>> table = verdict_table({"score": res}, {"score": survfair.findings(res)})
-    >>> table.loc["score", "largest Δbetween"]
+    >>> table.loc["score", "largest Δbetween"]  # the favoured group first
     'Δbetween (a, b) +13.3 pts †'
     """
     rows = {}
@@ -623,7 +623,7 @@ def verdict_table(results: Mapping[str, Any], found: Mapping[str, Findings], *,
                 f"{_pp(excess[0])} pts {_pp_interval(excess[1], excess[2])}".replace(f" {MISSING}", ""))
         if calibration and name in calibration:
             row.update(_calibration_cells(calibration[name]))
-        rows[name or "model"] = row
+        rows[name or "risk score"] = row
     table = pd.DataFrame.from_dict(rows, orient="index").fillna(MISSING)
     table.index.name = "model"
     return table
@@ -1243,8 +1243,8 @@ def write_report(
                  for name, res in results.items()]
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
         ("Provenance", _provenance_table(main, provenance, __version__, stamp), "", False),
-        ("Settings", settings_main, "The tie tolerance and the strict variant are in the appendix."
-         if len(settings_internal) else "", False),
+        ("Settings", settings_main, "Estimator internals (" + ", ".join(settings_internal.index)
+         + ") are in the appendix." if len(settings_internal) else "", False),
         ("Data summary", summary.drop(columns=internals), summary_note, False),
     ]
     sections, appendix = _sections(main, comparison, found, flags, horizons, horizon_found, time_unit, min_events)

@@ -524,7 +524,8 @@ def plot_xci_difference(
                         fontsize=size, color="white" if dark else "black")
     bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, label="difference, percentage points\n0 = no difference")
     ticks = np.linspace(-limit, limit, 5)
-    bar.set_ticks(ticks, labels=[f"{100 * t:+.0f}".replace("-", "\u2212").replace("+0", "0") for t in ticks])
+    bar.set_ticks(ticks, labels=[("0" if abs(t) < 1e-12 else f"{round(100 * t, 1):+g}").replace("-", "\u2212")
+                                 for t in ticks])
     ax.set_title(literal(title) if title is not None else default_title)
     return ax
 
