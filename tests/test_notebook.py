@@ -28,6 +28,9 @@ def test_results_display_in_an_executed_notebook(tmp_path):
         "survfair.xauc_t(time, event, group, risk, [0.5, 1.0])",
         "survfair.findings(res)",
         "survfair.compare(time, event, group, {'score': risk, 'noise': rng.normal(size=n)}, tau=2.0)",
+        "p = 1 - np.exp(-np.exp(risk)[:, None] * np.array([[0.3, 0.6]]))\n"
+        "survfair.calibration(time, event, group, p, [0.5, 1.0])",
+        "survfair.compare_xci(res, survfair.xci(time, event, group, rng.normal(size=n), tau=2.0))",
     ]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     ExecutePreprocessor(timeout=300, kernel_name="python3").preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
@@ -36,11 +39,13 @@ def test_results_display_in_an_executed_notebook(tmp_path):
     streams = "".join(o.get("text", "") for o in outputs if o["output_type"] == "stream")
     assert "TqdmWarning" not in streams and "IProgress" not in streams
     shown = [o["data"]["text/html"] for o in outputs if o["output_type"] == "execute_result" and "text/html" in o["data"]]
-    assert len(shown) == 5
+    assert len(shown) == 7
     assert "<b>XCIResult</b>: method = ipcw" in shown[0] and "Largest cross-group asymmetry" in shown[0]
     assert "bootstrap intervals" in shown[1]
     assert "<b>XAUCtResult</b>" in shown[2] and "AUC(t) at t = 0.5, largest cross-group asymmetry" in shown[2]
     assert "<b>ModelComparison</b>: 2 models" in shown[4] and "<summary>Findings: noise</summary>" in shown[4]
+    assert "<h4>At t = 0.5</h4>" in shown[5] and "<h4>At t = 1</h4>" in shown[5]  # every horizon, labelled
+    assert "<b>ComparisonResult</b>" in shown[6] and "<th>model 2</th>" in shown[6]
     body, _ = HTMLExporter().from_notebook_node(notebook)
     assert body.count('class="survfair"') >= 4
 
