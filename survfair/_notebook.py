@@ -23,7 +23,7 @@ _STYLE = (
     "<style>.survfair td,.survfair th{padding:2px 8px;text-align:right;white-space:nowrap}"
     ".survfair th{background:#eef1f6}.survfair small{color:#666}.survfair ul{margin:.3em 0 .6em 1.2em;"
     "padding:0}.survfair li{margin:.2em 0;max-width:60em}.survfair td.label{text-align:left;white-space:normal}"
-    ".survfair .scroll{overflow-x:auto;max-width:100%}.survfair h4{margin:.8em 0 .3em}"
+    ".survfair .scroll{overflow-x:auto;max-width:100%}.survfair h4{margin:.8em 0 .3em}.survfair th.label{text-align:left}"
     "</style>"
 )
 _FLAG_NOTE = "<p><small>† rests on little data or has standard error 0 (survfair.small_sample_flags)</small></p>"
