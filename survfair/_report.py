@@ -1205,7 +1205,11 @@ def write_report(
             raise TypeError(f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.")
     if horizons is not None and not isinstance(horizons, Mapping):
         horizons = {"": horizons}
-    calibrations = _per_model(calibration, results, "calibration")
+    # by the name the sections show (a mapping's keys; "" for a single CalibrationResult), and by
+    # the model of the verdict row they belong to
+    calibrations = ({"" if k is None else str(k): v for k, v in calibration.items()} if isinstance(calibration, Mapping)
+                    else {} if calibration is None else {"": calibration})
+    calibrated_models = _per_model(calibration, results, "calibration")
     for name, cal in calibrations.items():
         if not isinstance(cal, CalibrationResult):
             where = "calibration" if calibration is cal else f"calibration[{name!r}]"
@@ -1238,8 +1242,8 @@ def write_report(
     summary = _for_people(data_summary if data_summary is not None else data_summary_table(main))
     internals = [c for c in summary.columns if str(c).startswith("censored") or c == "min_censoring_survival"]
     settings_main, settings_internal = _split_settings(_settings_table(main, settings))
-    verdict = verdict_table(results, found, model_based=reference_frames, calibration=calibrations)
-    sentences = [_verdict_sentence(name, res, found[name], reference_frames.get(name), calibrations.get(name))
+    verdict = verdict_table(results, found, model_based=reference_frames, calibration=calibrated_models)
+    sentences = [_verdict_sentence(name, res, found[name], reference_frames.get(name), calibrated_models.get(name))
                  for name, res in results.items()]
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
         ("Provenance", _provenance_table(main, provenance, __version__, stamp), "", False),

@@ -533,3 +533,13 @@ def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
     assert table.loc["one", name] == pytest.approx(abs(d))
     assert table.loc["two", name] == pytest.approx(out.table.loc["two", "delta_between[F,M]"] * (1 if d >= 0 else -1))
     assert (table[f"{name}_ci_low"] <= table[name]).all() and (table[name] <= table[f"{name}_ci_high"]).all()
+
+
+def test_a_named_calibration_of_one_result_keeps_its_name(tmp_path):
+    time, event, group, x, risk = _calibrated_cohort(n=300)
+    result = sf.xci(time, event, group, x, tau=10)
+    text = write_report(tmp_path / "n.md", result, calibration={"Cox": sf.calibration(time, event, group, risk, 5.0)},
+                        default_figures=False).read_text(encoding="utf-8")
+    assert "## Findings: calibration: Cox" in text and "## Calibration at t = 5: Cox" in text
+    verdict = text[text.index("## Verdict"):text.index("## Findings")]
+    assert "O/E at t = 5" in verdict and "| risk score |" in verdict
