@@ -21,9 +21,20 @@ if [ -z "$browser" ]; then
 fi
 profile="$(mktemp -d)"
 trap 'rm -rf "$profile"' EXIT
+# Chromium's headless window is at least 500 px wide: a narrower width (a phone, 390 px) is shown
+# in an <iframe> of that width, at the left of a 500 px window (the rest stays white).
+target="file://$(realpath "$report")"
+window="$width"
+if [ "$width" -lt 500 ]; then
+    window=500
+    printf '<!DOCTYPE html><html><body style="margin:0;background:#fff">%s</body></html>\n' \
+        "<iframe src=\"$target\" style=\"border:0;border-right:1px dashed #999;width:${width}px;height:${height}px\"></iframe>" \
+        > "$profile/frame.html"
+    target="file://$profile/frame.html"
+fi
 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --hide-scrollbars --user-data-dir="$profile" --screenshot="$(realpath -m "$out")" \
-    --window-size="${width},${height}" "file://$(realpath "$report")" >/dev/null 2>&1
+    --disable-background-networking --disable-component-update --disable-sync --allow-file-access-from-files \
+    --hide-scrollbars --user-data-dir="$profile/chromium" --screenshot="$(realpath -m "$out")" \
+    --window-size="${window},${height}" "$target" >/dev/null 2>&1
 echo "$out"
 "${PYTHON:-python3}" "$(dirname "$0")/check_report_layout.py" "$report" --width "$width"

@@ -389,10 +389,9 @@ class CalibrationResult:
         })
 
     def _repr_html_(self) -> str:
-        from ._notebook import table_html
+        from ._notebook import calibration_html  # every horizon, labelled (presentation layer)
 
-        settings = f"horizons {[float(t) for t in self.times]}, intervals: {self.ci_method}"
-        return table_html("CalibrationResult", settings, self.summary().reset_index())
+        return calibration_html(self)
 
     def to_text(self) -> str:
         """The result as plain text: a header, then one compact table per horizon (what ``print``

@@ -588,7 +588,7 @@ def _sksurv_survival_at(model: Any, X: Any, times: np.ndarray) -> np.ndarray:
     return np.array([fn(times) for fn in functions], dtype=float).reshape(len(functions), times.size)
 
 
-def predicted_risks(model: Any, X: Any, times: Any) -> np.ndarray:
+def predicted_risks(model: Any, X: Any, times: Any) -> pd.DataFrame:
     """Predicted event probabilities F̂(t | x) = 1 − Ŝ(t | x) of a fitted model, at each horizon.
 
     ==========================================  ==================================================
@@ -616,8 +616,15 @@ def predicted_risks(model: Any, X: Any, times: Any) -> np.ndarray:
 
     Returns
     -------
-    ndarray of shape (n_samples, n_times), float64
-        Event probabilities in [0, 1], one column per horizon in the order given.
+    DataFrame of shape (n_samples, n_times), float64
+        Event probabilities in [0, 1], one column per horizon in the order given, labelled by
+        the horizon (columns named "time"); the rows carry the index of ``X`` when it is a
+        DataFrame (else 0..n-1), so the frame lines up with the data it was predicted for.
+        :func:`calibration` takes it as ``predicted`` with ``times=risks.columns``;
+        ``.to_numpy()`` gives the plain array.
+
+        .. versionchanged:: 0.1
+           A DataFrame with labelled columns (was an unlabelled ndarray).
 
     Raises
     ------
@@ -638,13 +645,16 @@ def predicted_risks(model: Any, X: Any, times: Any) -> np.ndarray:
     --------
     >>> import numpy as np, pandas as pd
     >>> from lifelines import CoxPHFitter
+    >>> import survfair
     >>> from survfair import predicted_risks
     >>> rng = np.random.default_rng(0)
     >>> df = pd.DataFrame({"x": rng.normal(size=200)})
     >>> df["T"], df["E"] = rng.exponential(5 * np.exp(-df["x"])), 1
     >>> cox = CoxPHFitter().fit(df, "T", "E")
-    >>> predicted_risks(cox, df[["x"]], [3, 6]).shape
-    (200, 2)
+    >>> risks = predicted_risks(cox, df[["x"]], [3, 6])
+    >>> risks.shape, list(risks.columns)
+    ((200, 2), [3.0, 6.0])
+    >>> result = survfair.calibration(df["T"], df["E"], np.zeros(200), risks, risks.columns)
     """
     from ._validation import check_numbers
 
@@ -674,4 +684,6 @@ def predicted_risks(model: Any, X: Any, times: Any) -> np.ndarray:
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))[:10].tolist()
         raise ValueError(f"model: predicted survival probabilities are NaN or outside [0, 1] (rows {rows}).")
-    return np.clip(risks, 0.0, 1.0)
+    index = X.index if isinstance(X, (pd.DataFrame, pd.Series)) else pd.RangeIndex(risks.shape[0])
+    return pd.DataFrame(np.clip(risks, 0.0, 1.0), index=index,
+                        columns=pd.Index([float(t) for t in horizons], name="time"))

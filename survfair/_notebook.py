@@ -17,12 +17,13 @@ import numpy as np
 from ._findings import findings
 from ._format import cell_text
 
-__all__ = ["matrix_result_html", "comparison_html", "horizons_html", "table_html"]
+__all__ = ["matrix_result_html", "comparison_html", "horizons_html", "table_html", "calibration_html", "paired_html"]
 
 _STYLE = (
     "<style>.survfair td,.survfair th{padding:2px 8px;text-align:right;white-space:nowrap}"
     ".survfair th{background:#eef1f6}.survfair small{color:#666}.survfair ul{margin:.3em 0 .6em 1.2em;"
     "padding:0}.survfair li{margin:.2em 0;max-width:60em}.survfair td.label{text-align:left;white-space:normal}"
+    ".survfair .scroll{overflow-x:auto;max-width:100%}.survfair h4{margin:.8em 0 .3em}.survfair th.label{text-align:left}"
     "</style>"
 )
 _FLAG_NOTE = "<p><small>† rests on little data or has standard error 0 (survfair.small_sample_flags)</small></p>"
@@ -124,3 +125,47 @@ def table_html(name: str, settings: str, frame: Any, max_rows: int = 30) -> str:
     shown = frame.head(max_rows).to_html(float_format=lambda v: f"{v:.4f}", na_rep="–", border=0)
     more = f"<p><small>{len(frame) - max_rows} more rows: .to_frame()</small></p>" if len(frame) > max_rows else ""
     return _box(name, settings, f"{shown}{more}")
+
+
+#: the calibration statistics a notebook shows per horizon (the report's table without E90 and the
+#: observed risk's interval): narrow enough for a notebook column, every horizon labelled
+_CALIBRATION_COLUMNS = ["n", "events", "observed", "predicted", "O/E", "O/E interval", "slope", "slope interval",
+                        "ICI", "Brier", "GND p"]
+
+
+def calibration_html(result: Any) -> str:
+    """HTML of a CalibrationResult: per horizon, labelled, one row per group (counts, observed
+    against predicted risk, O/E and slope with their intervals, ICI, Brier, GND p; a dagger on a
+    group with few events by the horizon), then the findings sentences.
+
+    Every horizon is shown (the display used to show the first horizon only, unlabelled, as one
+    table 3,226 px wide); each table sits in a box that scrolls sideways when the column is narrow.
+    """
+    from ._calibration_findings import calibration_findings
+    from ._report import _calibration_table, _html_table
+
+    found = calibration_findings(result)
+    times = [float(t) for t in result.times]
+    settings = (f"{len(times)} horizon{'s' if len(times) > 1 else ''} {times}, groups = {list(result.groups)}, "
+                f"n = {result.n_samples}, intervals: {result.ci_method}")
+    parts = []
+    for t in times:
+        table = _calibration_table(result, t, found.flags)
+        table = table[[c for c in _CALIBRATION_COLUMNS if c in table.columns]]
+        parts.append(f"<h4>At t = {t:g}</h4><div class=\"scroll\">{_html_table(table)}</div>")
+    flagged = bool(found.flags["flagged"].any()) if "flagged" in found.flags else False
+    note = "<p><small>† few events by the horizon: the group's numbers rest on little data</small></p>" if flagged else ""
+    more = "<p><small>Every statistic and interval: .to_frame(); per horizon: .summary(t)</small></p>"
+    return _box("CalibrationResult", settings, "".join(parts) + note + _sentences(found.sentences) + more)
+
+
+def paired_html(result: Any) -> str:
+    """HTML of a ComparisonResult (:func:`survfair.compare_xci`): both models and the difference
+    model 1 − model 2 with its paired interval and p-value, one row per quantity."""
+    from ._report import _html_table
+
+    level = f"{100 * result.confidence_level:g}%"
+    settings = (f"model 1 vs model 2 on the same {result.n_samples} people, groups = {list(result.groups)}, "
+                f"{level} {result.ci_method} paired intervals")
+    note = "<p><small>difference = model 1 − model 2; every number: .to_frame()</small></p>"
+    return _box("ComparisonResult", settings, f"<div class=\"scroll\">{_html_table(result.display_table())}</div>{note}")

@@ -253,12 +253,58 @@ class ComparisonResult:
         """Difference of the pooled C, an :class:`Estimate`."""
         return self._row("overall")
 
+    def display_table(self) -> pd.DataFrame:
+        """Both models and their difference, for a reader: one row per quantity ("xCI (F, M)",
+        "Δbetween (F, M)", "min xCI", "pooled C") with model 1, model 2, the difference
+        model 1 − model 2, its interval and p-value, as text (four decimals; p-values with
+        three significant digits). What the repr and the notebook show.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by quantity; columns "model 1", "model 2", "difference", "interval", "p".
+
+        Examples
+        --------
+        >>> import survfair
+        >>> time, event = [1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0]
+        >>> group = list("abababab")
+        >>> r1 = survfair.xci(time, event, group, [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+        >>> r2 = survfair.xci(time, event, group, [8, 7, 6, 5, 4, 3, 2, 1], method="naive")
+        >>> table = survfair.compare_xci(r1, r2).display_table()
+        >>> table.loc["pooled C", ["model 1", "model 2", "difference"]].tolist()
+        ['0.7500', '1.0000', '-0.2500']
+        """
+        names = {"xci": "xCI", "delta_between": "Δbetween", "delta_within": "Δwithin", "min_xci": "min xCI",
+                 "overall": "pooled C"}
+        four = lambda v: "–" if v is None or not np.isfinite(v) else f"{v:.4f}"  # noqa: E731
+        rows = {}
+        for row in self.to_frame().itertuples(index=False):
+            label = names.get(row.quantity, str(row.quantity))
+            if row.quantity in ("xci", "delta_between", "delta_within"):
+                label += f" ({row.a}, {row.b})"
+            interval = ("–" if not (np.isfinite(row.ci_low) and np.isfinite(row.ci_high))
+                        else f"[{row.ci_low:.4f}, {row.ci_high:.4f}]")
+            rows[label] = {"model 1": four(row.value_1), "model 2": four(row.value_2),
+                           "difference": four(row.difference), "interval": interval,
+                           "p": "–" if not np.isfinite(row.p_value) else f"{row.p_value:.3g}"}
+        table = pd.DataFrame.from_dict(rows, orient="index")
+        table.index.name = "quantity"
+        return table
+
+    def _repr_html_(self) -> str:
+        """Jupyter display: both models, the difference with its interval and p-value."""
+        from ._notebook import paired_html  # presentation, imported when Jupyter asks
+
+        return paired_html(self)
+
     def __repr__(self) -> str:
-        with pd.option_context("display.precision", 4, "display.width", 140):
-            body = str(stored(self, "table"))
+        with pd.option_context("display.width", 160, "display.max_columns", 10, "display.max_colwidth", 40):
+            body = self.display_table().to_string()
+        level = f"{100 * self.confidence_level:g}%"
         return (
             f"ComparisonResult(ci_method={self.ci_method!r}, n_samples={self.n_samples}, "
-            f"groups={list(self.groups)}, difference = model 1 - model 2)\n{body}"
+            f"groups={list(self.groups)}, difference = model 1 - model 2, {level} intervals)\n{body}"
         )
 
 

@@ -27,7 +27,7 @@ from ._xauc import XAUCResult
 from ._xauc_summaries import balanced_xauc
 from ._xauc_t import case_control_definition
 
-__all__ = ["write_report", "data_summary_table", "data_fingerprint"]
+__all__ = ["write_report", "data_summary_table", "data_fingerprint", "oriented_pairs", "verdict_table"]
 
 _CSS = """
 body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
@@ -42,6 +42,9 @@ ul.findings li{margin:.45em 0}details{margin:.6em 0}summary{cursor:pointer;color
 td{white-space:nowrap}td.label{white-space:normal}
 img{max-width:100%;border:1px solid #dde}p.note{font-size:.9em;color:#444}
 .meta{color:#666;font-size:.85em}
+div.scroll{overflow-x:auto;max-width:100%;margin:.8em 0}div.scroll table{margin:0}
+ul.verdict li{margin:.45em 0;font-weight:500}td.label{overflow-wrap:break-word}
+@media (max-width:600px){body{padding:0 .6em;margin:1em auto}th,td{padding:.25em .45em}h1{font-size:1.5em}}
 """
 
 _NOTE = (
@@ -168,13 +171,13 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
 
 def _pp(value: float) -> str:
     """A difference of two probabilities in percentage points."""
-    return f"{100 * value:+.1f}" if np.isfinite(value) else MISSING
+    return f"{100 * value:+.1f}".replace("-0.0", "+0.0") if np.isfinite(value) else MISSING
 
 
 def _pp_interval(low: float, high: float) -> str:
     if not (np.isfinite(low) and np.isfinite(high)):
         return MISSING
-    return f"[{100 * low:+.1f}, {100 * high:+.1f}]"
+    return f"[{_pp(low)}, {_pp(high)}]"
 
 
 def _n_resamples(result: Any) -> int | None:
@@ -188,6 +191,52 @@ _NAMES = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
 def _delta_label(summary: str, a: Any, b: Any, flagged: bool = False) -> str:
     """``"Δbetween (F, M)"``, with a dagger when a cell it uses is flagged."""
     return f"{_NAMES[summary]} ({a}, {b})" + (" †" if flagged else "")
+
+
+def oriented_pairs(deltas: pd.DataFrame) -> pd.DataFrame:
+    """Each pair of a differences table in the orientation the findings use: the group the
+    difference favours first, so that the value is >= 0.
+
+    A row with a negative value (Δbetween(F, M) = −0.10) is shown as its mirror (Δbetween(M, F) =
+    +0.10): ``a`` and ``b`` swap, the value and the interval change sign (the limits swap), the
+    standard error and the p-values stay. Rows with a value >= 0 or NaN are kept as they are. The
+    findings name the largest difference in this orientation, so the report, the notebook and
+    the command line show every pair the way the sentences read.
+
+    Parameters
+    ----------
+    deltas : DataFrame
+        Rows of differences with columns a, b, value and, when present, ci_low and ci_high
+        (:func:`survfair.pairwise_deltas`, ``Findings.deltas``, ``HorizonFindings.deltas``).
+
+    Returns
+    -------
+    DataFrame
+        A copy, same index and columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"summary": ["delta_between"], "a": ["F"], "b": ["M"], "value": [-0.1],
+    ...                       "ci_low": [-0.2], "ci_high": [0.05], "p_value": [0.2]})
+    >>> print(oriented_pairs(table)[["a", "b", "value", "ci_low", "ci_high"]].to_string(index=False))
+    a b  value  ci_low  ci_high
+    M F    0.1   -0.05      0.2
+    """
+    shown = deltas.copy()
+    if shown.empty:
+        return shown
+    flip = (pd.to_numeric(shown["value"], errors="coerce") < 0).to_numpy()
+    if not flip.any():
+        return shown
+    shown = shown.astype({"a": object, "b": object})
+    a, b = shown["a"].to_numpy(copy=True), shown["b"].to_numpy(copy=True)
+    shown.loc[flip, "a"], shown.loc[flip, "b"] = b[flip], a[flip]
+    shown.loc[flip, "value"] = -shown.loc[flip, "value"]
+    if "ci_low" in shown and "ci_high" in shown:
+        low, high = shown["ci_low"].to_numpy(copy=True), shown["ci_high"].to_numpy(copy=True)
+        shown.loc[flip, "ci_low"], shown.loc[flip, "ci_high"] = -high[flip], -low[flip]
+    return shown
 
 
 def _delta_row(d: Any, adjust: str, boot: int | None) -> dict:
@@ -207,7 +256,7 @@ def _summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFr
     words = "xAUC" if isinstance(result, XAUCResult) else "xCI"
     boot = _n_resamples(result)
     rows = [{"statistic": _delta_label(d.summary, d.a, d.b, d.flagged), **_delta_row(d, found.adjust, boot)}
-            for d in found.deltas.itertuples(index=False)]
+            for d in oriented_pairs(found.deltas).itertuples(index=False)]
     smallest = min_xci(result)
     # the cell's own interval, as in the findings and as the note says (positions, not labels:
     # intersection labels are tuples, which .loc would read as lists)
@@ -305,7 +354,7 @@ def _horizon_table(horizons: Any, found: HorizonFindings, time_unit: str | None)
 def _horizon_delta_table(found: HorizonFindings, time_unit: str | None) -> pd.DataFrame:
     """The differences at every horizon, as the matrix's differences table, with adjusted p-values."""
     rows = [{_time_header(time_unit): f"{d.time:,g}", "statistic": _delta_label(d.summary, d.a, d.b, d.flagged),
-             **_delta_row(d, found.adjust, None)} for d in found.deltas.itertuples(index=False)]
+             **_delta_row(d, found.adjust, None)} for d in oriented_pairs(found.deltas).itertuples(index=False)]
     return pd.DataFrame(rows).set_index(_time_header(time_unit))
 
 
@@ -358,12 +407,13 @@ def _calibration_contrast_table(found) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("horizon")
 
 
-def _calibration_sections(calibration: CalibrationResult, found, time_unit: str | None
+def _calibration_sections(calibration: CalibrationResult, found, time_unit: str | None, model: str = ""
                           ) -> list[tuple[str, pd.DataFrame, str, bool]]:
     sections = []
     unit = f" {time_unit}" if time_unit else ""
+    of = f": {model}" if model else ""
     for t in calibration.times:
-        sections.append((f"Calibration at t = {t:g}{unit}", _calibration_table(calibration, float(t), found.flags),
+        sections.append((f"Calibration at t = {t:g}{unit}{of}", _calibration_table(calibration, float(t), found.flags),
                          "Observed risk by Kaplan-Meier within the group against the mean predicted risk; O/E = "
                          "observed / predicted (1 = right on average; interval from Greenwood's variance); slope "
                          "on the complementary log-log scale (1 = right spread, below 1 = too extreme); ICI and E90: "
@@ -376,24 +426,26 @@ def _calibration_sections(calibration: CalibrationResult, found, time_unit: str 
         shown = [_CONTRAST_LABELS[s].split(" (")[0] + "s" for s in dict.fromkeys(found.contrasts["statistic"])
                  if s in _CONTRAST_LABELS]
         listed_ = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "".join(shown)
-        sections.append(("Calibration differences between groups", table,
+        sections.append((f"Calibration differences between groups{of}", table,
                          f"{listed_} between every pair of groups; p-values adjusted ({found.adjust}) within each "
                          "statistic and horizon.", len(table) > _FOLD_ROWS))
     return sections
 
 
-def _calibration_figures(calibration: CalibrationResult, time_unit: str | None) -> dict[str, tuple[Any, str]]:
+def _calibration_figures(calibration: CalibrationResult, time_unit: str | None, model: str = ""
+                         ) -> dict[str, tuple[Any, str]]:
     from .plotting import plot_calibration, plot_observed_expected
 
     figures = {}
     unit = f" {time_unit}" if time_unit else ""
+    of = f", {model}" if model else ""
     for t in calibration.times:
-        figures[f"Calibration per group at t = {t:g}{unit}"] = (
+        figures[f"Calibration per group at t = {t:g}{unit}{of}"] = (
             plot_calibration(calibration, float(t), time_unit=time_unit).figure,
             "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; lines: smooth "
             "calibration curves; on the dashed diagonal predicted risk equals observed risk, above it the "
             "model under-predicts the group's risk.")
-        figures[f"Observed / expected risk per group at t = {t:g}{unit}"] = (
+        figures[f"Observed / expected risk per group at t = {t:g}{unit}{of}"] = (
             plot_observed_expected(calibration, float(t), time_unit=time_unit).figure,
             "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the interval.")
     return figures
@@ -404,7 +456,8 @@ def _comparison_table(comparison: ModelComparison, found: Mapping[str, Findings]
     rows = []
     for name, result in comparison.results.items():
         table = _summary_table(result, found[name]).reset_index()
-        between = found[name].deltas[found[name].deltas["summary"] == "delta_between"].dropna(subset=["value"])
+        deltas = oriented_pairs(found[name].deltas)
+        between = deltas[deltas["summary"] == "delta_between"].dropna(subset=["value"])
         keep = table["statistic"].str.startswith(("worst cell", "pooled"))
         if not between.empty:
             largest = between["value"].abs().idxmax()
@@ -413,6 +466,198 @@ def _comparison_table(comparison: ModelComparison, found: Mapping[str, Findings]
         for row in table[keep].to_dict(orient="records"):
             rows.append({"model": name, **row})
     return pd.DataFrame(rows).set_index("model")
+
+
+# -- the verdict: one table across models, one sentence per model ------------------------------
+
+#: columns a model-based reference's tidy frame must have (``model_based=`` of :func:`write_report`)
+MODEL_BASED_COLUMNS = ("summary", "a", "b", "observed", "model_based", "excess", "se", "ci_low", "ci_high", "p_value")
+
+
+def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame:
+    """The tidy frame of a model-based reference: ``reference.to_frame()`` (or the DataFrame
+    itself), checked for the columns of :data:`MODEL_BASED_COLUMNS`.
+
+    Rows whose ``summary`` is "delta_between" give the excess Δbetween of a pair (observed −
+    model-based); rows whose ``summary`` is "xci" (or "xauc") give the cells, for the difference
+    heatmap of observed − model-based.
+
+    Raises
+    ------
+    TypeError
+        If ``reference`` is neither a DataFrame nor has a ``to_frame()`` method returning one.
+    ValueError
+        If columns are missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> stub = pd.DataFrame({"summary": ["delta_between"], "a": ["F"], "b": ["M"], "observed": [-0.1],
+    ...                      "model_based": [-0.02], "excess": [-0.08], "se": [0.03], "ci_low": [-0.14],
+    ...                      "ci_high": [-0.02], "p_value": [0.008]})
+    >>> model_based_frame(stub)["excess"].tolist()
+    [-0.08]
+    """
+    frame = reference if isinstance(reference, pd.DataFrame) else None
+    if frame is None and callable(getattr(reference, "to_frame", None)):
+        frame = reference.to_frame()
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a model-based result with a to_frame() method returning a DataFrame "
+                        f"(or that DataFrame), got {type(reference).__name__}.")
+    missing = [c for c in MODEL_BASED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name}: the model-based frame lacks the columns {missing} (needs "
+                         f"{list(MODEL_BASED_COLUMNS)}).")
+    return frame
+
+
+def _excess_between(frame: pd.DataFrame) -> pd.DataFrame:
+    """The excess Δbetween rows of a model-based frame as a differences table (value = excess),
+    oriented like the observed Δbetween they belong to (favoured group first)."""
+    rows = frame[frame["summary"] == "delta_between"]
+    table = pd.DataFrame({"summary": "delta_between", "a": rows["a"].to_numpy(), "b": rows["b"].to_numpy(),
+                          "value": rows["excess"].to_numpy(float), "observed": rows["observed"].to_numpy(float),
+                          "ci_low": rows["ci_low"].to_numpy(float), "ci_high": rows["ci_high"].to_numpy(float),
+                          "p_value": rows["p_value"].to_numpy(float)})
+    return table
+
+
+def _excess_for(frame: pd.DataFrame | None, a: Any, b: Any) -> tuple[float, float, float, float] | None:
+    """(excess, ci_low, ci_high, p) of the pair (a, b) in this orientation, or None."""
+    if frame is None:
+        return None
+    for row in _excess_between(frame).itertuples(index=False):
+        if (row.a, row.b) == (a, b):
+            return row.value, row.ci_low, row.ci_high, row.p_value
+        if (row.a, row.b) == (b, a):
+            return -row.value, -row.ci_high, -row.ci_low, row.p_value
+    return None
+
+
+def _largest_between(found: Findings) -> pd.Series | None:
+    """The largest |Δbetween| in the findings' orientation (favoured group first), or None."""
+    deltas = oriented_pairs(found.deltas)
+    between = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
+    if between.empty:
+        return None
+    return between.loc[between["value"].abs().idxmax()]
+
+
+def _calibration_cells(calibration: CalibrationResult) -> dict[str, str]:
+    """Per horizon: "O/E at t" and "slope at t" as "F 1.12 · M 0.93"."""
+    cells = {}
+    for t in calibration.times:
+        summary = calibration.summary(float(t))
+        for statistic, label in (("oe_ratio", "O/E"), ("slope", "slope")):
+            if statistic in summary:
+                cells[f"{label} at t = {float(t):g}"] = " · ".join(
+                    f"{g} {number(v, 2)}" for g, v in summary[statistic].items())
+    return cells
+
+
+def verdict_table(results: Mapping[str, Any], found: Mapping[str, Findings], *,
+                  model_based: Mapping[str, Any] | None = None,
+                  calibration: Mapping[str, CalibrationResult] | None = None) -> pd.DataFrame:
+    """The report's opening table: one row per model with its headline numbers, for a reader.
+
+    Columns: pooled C (AUC for a binary audit) with its interval; the worst-served cell and its
+    value; the largest Δbetween in the findings' orientation (favoured group first, >= 0, in
+    percentage points) with its interval and adjusted p-value; the excess Δbetween of that pair
+    (observed − model-based) when ``model_based`` has the model; O/E and slope per group at each
+    horizon when ``calibration`` has the model. A dagger marks a number that uses a flagged cell.
+
+    Parameters
+    ----------
+    results : mapping of str -> XCIResult or XAUCResult
+        By model name ("" for a single unnamed result).
+    found : mapping of str -> Findings
+        :func:`survfair.findings` of each result.
+    model_based : mapping of str -> model-based result, optional
+        Objects with ``to_frame()`` (see :func:`model_based_frame`), by model name.
+    calibration : mapping of str -> CalibrationResult, optional
+        By model name.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by model; every cell is text.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive", ci=None)
+    >>> table = verdict_table({"score": res}, {"score": survfair.findings(res)})
+    >>> table.loc["score", "largest Δbetween"]  # the favoured group first
+    'Δbetween (a, b) +13.3 pts †'
+    """
+    rows = {}
+    for name, result in results.items():
+        f = found[name]
+        binary = isinstance(result, XAUCResult)
+        words = "xAUC" if binary else "xCI"
+        flagged = f.flagged_cells
+        row: dict[str, str] = {}
+        pooled = overall_c(result)
+        interval = interval_text(*pooled.confidence_interval, as_percent=True)
+        row["pooled AUC" if binary else "pooled C"] = percent(pooled.value) + ("" if interval == MISSING
+                                                                                else f" {interval}")
+        if len(result.groups) > 1:
+            smallest = min_xci(result)
+            row["worst cell"] = (f"{words} ({smallest.a}, {smallest.b}) {percent(smallest.value)}"
+                                 + (" †" if (smallest.a, smallest.b) in flagged else ""))
+        else:
+            row["worst cell"] = MISSING
+        largest = _largest_between(f)
+        if largest is None:
+            row["largest Δbetween"], row["interval"], row[f"p ({f.adjust})"] = MISSING, MISSING, MISSING
+        else:
+            shown = _delta_row(largest, f.adjust, _n_resamples(result))
+            row["largest Δbetween"] = (_delta_label("delta_between", largest["a"], largest["b"])
+                                       + f" {shown['value']}" + (" †" if largest["flagged"] else ""))
+            row["interval"], row[f"p ({f.adjust})"] = shown["interval"], shown[f"p ({f.adjust})"]
+        if model_based:
+            frame = model_based_frame(model_based[name], f"model_based[{name!r}]") if name in model_based else None
+            excess = None if largest is None else _excess_for(frame, largest["a"], largest["b"])
+            row["excess Δbetween"] = MISSING if excess is None else (
+                f"{_pp(excess[0])} pts {_pp_interval(excess[1], excess[2])}".replace(f" {MISSING}", ""))
+        if calibration and name in calibration:
+            row.update(_calibration_cells(calibration[name]))
+        rows[name or "risk score"] = row
+    table = pd.DataFrame.from_dict(rows, orient="index").fillna(MISSING)
+    table.index.name = "model"
+    return table
+
+
+def _verdict_sentence(name: str, result: Any, found: Findings, model_based: Any = None,
+                      calibration: CalibrationResult | None = None) -> str:
+    """One sentence per model: the largest asymmetry (favoured group first) and whether the data
+    show it, the worst cell, the excess over the model-based reference and calibration when given."""
+    who = name or "The model"
+    binary = isinstance(result, XAUCResult)
+    pooled = overall_c(result)
+    parts = [f"{who}: pooled {'AUC' if binary else 'C'} {percent(pooled.value)}"]
+    largest = _largest_between(found)
+    if largest is not None:
+        a, b = largest["a"], largest["b"]
+        level = 1 - getattr(result, "confidence_level", 0.95)
+        clear = (np.isfinite(largest["ci_low"]) and largest["ci_low"] > 0
+                 and np.isfinite(largest["p_adjusted"]) and largest["p_adjusted"] < level)
+        judged = (f"{b} is ranked worse in this pair" if clear
+                  else "the data do not clearly show either group disadvantaged")
+        parts.append(f"largest asymmetry Δbetween({a}, {b}) = {_pp(largest['value'])} points ({judged})")
+        if model_based is not None:
+            excess = _excess_for(model_based_frame(model_based, f"model_based[{name!r}]"), a, b)
+            if excess is not None:
+                parts.append(f"{_pp(excess[0])} points of it beyond what the model's own predictions imply")
+    if len(result.groups) > 1:
+        smallest = min_xci(result)
+        parts.append(f"worst-served cell ({smallest.a}, {smallest.b}) at {percent(smallest.value)}")
+    if calibration is not None:
+        t = float(calibration.times[0])
+        oe = calibration.summary(t)["oe_ratio"]
+        parts.append(f"O/E at t = {t:g}: " + ", ".join(f"{g} {number(v, 2)}" for g, v in oe.items()))
+    return "; ".join(parts) + "."
 
 
 def _settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str, Any] | None) -> pd.DataFrame:
@@ -627,6 +872,16 @@ _CAPTIONS = {
     "heatmap_binary": "How to read: each cell is how often a positive of the row group was scored above a "
                       "negative of the column group; 50% is chance. One colour scale for every heatmap; † marks "
                       "cells that rest on little data.",
+    "difference": "How to read: each cell (a, b) is xCI(a, b) − xCI(b, a) in percentage points, the Δbetween "
+                  "of the pair: positive (purple) when members of the row group who had the event first were ranked "
+                  "correctly more often than members of the column group who had it first; white is no difference. "
+                  "Every difference heatmap of this report uses the same scale.",
+    "difference_binary": "How to read: each cell (a, b) is xAUC(a, b) − xAUC(b, a) in percentage points, the "
+                         "ΔxAUC of the pair: positive (purple) when positives of the row group were scored above "
+                         "negatives of the column group more often than the reverse; white is no difference.",
+    "excess": "How to read: each cell is the observed cell minus what the model's own predictions imply "
+              "(model-based), in percentage points; white is no excess. Same scale as the other difference "
+              "heatmaps.",
     "forest": "How to read: each line is a difference between two groups with its interval; a line that "
               "crosses 0 is compatible with no difference.",
     "censoring": "How to read: the probability of remaining uncensored (still under observation) over time, "
@@ -637,13 +892,44 @@ _CAPTIONS = {
 }
 
 
+def _oriented_forest_table(comparison: ModelComparison) -> pd.DataFrame:
+    """The comparison's wide table with each Δ pair oriented as the first model's findings (its
+    favoured group first): one orientation per row of the forest plot, the same for every model."""
+    table = comparison.table.copy()
+    first = table.index[0]
+    groups = list(comparison.groups)
+    for i, a in enumerate(groups):
+        for b in groups[i + 1:]:
+            for summary in ("delta_between", "delta_within"):
+                name = f"{summary}[{a},{b}]"
+                if name not in table or not table.loc[first, name] < 0:
+                    continue
+                mirror = f"{summary}[{b},{a}]"
+                renamed = {name: mirror, f"{name}_p_value": f"{mirror}_p_value"}
+                table[name] = -table[name]
+                if f"{name}_ci_low" in table and f"{name}_ci_high" in table:
+                    low, high = table[f"{name}_ci_low"].copy(), table[f"{name}_ci_high"].copy()
+                    table[f"{name}_ci_low"], table[f"{name}_ci_high"] = -high, -low
+                    renamed.update({f"{name}_ci_low": f"{mirror}_ci_low", f"{name}_ci_high": f"{mirror}_ci_high"})
+                table = table.rename(columns=renamed)
+    return table
+
+
+def _difference_limit(matrices: list[np.ndarray]) -> float:
+    """One symmetric colour limit for every difference heatmap of a report: the largest absolute
+    difference, rounded up to a multiple of 0.05 (at least 0.05)."""
+    largest = max((float(np.nanmax(np.abs(m))) for m in matrices if np.isfinite(m).any()), default=0.0)
+    return max(0.05, math.ceil(largest / 0.05 - 1e-9) * 0.05)
+
+
 def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison | None,
-                     flags: Mapping[str, pd.DataFrame], time_unit: str | None
+                     flags: Mapping[str, pd.DataFrame], time_unit: str | None,
+                     model_based: Mapping[str, pd.DataFrame] | None = None,
                      ) -> tuple[dict[str, tuple[Any, str]], list[str]]:
     """Titled figures with their one-sentence caption, and notes on the figures left out."""
     import matplotlib.pyplot as plt
 
-    from .plotting import plot_censoring_curves, plot_forest, plot_xci_heatmap
+    from .plotting import plot_censoring_curves, plot_forest, plot_xci_difference, plot_xci_heatmap
 
     binary = isinstance(result, XAUCResult)
     caption = _CAPTIONS["heatmap_binary" if binary else "heatmap"]
@@ -654,8 +940,31 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
     for name, res in results.items():
         title = f"{'xAUC' if binary else 'xCI'} matrix" + (f", {name}" if name else "")
         figures[title] = (plot_xci_heatmap(res, title=name or None, flags=flags[name]).figure, caption)
+    # the differences on a diverging scale centred on 0, one limit for every difference heatmap
+    metric = "xAUC" if binary else "xCI"
+    references = {name: _cell_matrices(frame, results[name].groups) for name, frame in (model_based or {}).items()
+                  if name in results}
+    references = {name: pair for name, pair in references.items() if pair is not None}
+    matrices = [res.values - res.values.T for res in results.values() if len(res.groups) > 1]
+    matrices += [observed.to_numpy() - reference.to_numpy() for observed, reference in references.values()]
+    limit = _difference_limit(matrices)
+    for name, res in results.items():
+        if len(res.groups) > 1:
+            title = f"{metric}(a, b) − {metric}(b, a)" + (f", {name}" if name else "")
+            figures[title] = (plot_xci_difference(res, limit=limit, title=title).figure,
+                              _CAPTIONS["difference_binary" if binary else "difference"])
+        if name in references:
+            observed, reference = references[name]
+            title = "Observed − model-based" + (f", {name}" if name else "")
+            # the reference's own observed − model-based, drawn on the result's labels: the result
+            # minus (result − excess) is the excess
+            excess = (observed - reference).to_numpy()
+            shifted = pd.DataFrame(res.values - excess, index=res.matrix.index, columns=res.matrix.columns)
+            figures[title] = (plot_xci_difference(res, shifted, limit=limit, title=title).figure,
+                              _CAPTIONS["excess"])
     if comparison is not None:
-        figures["Δbetween and Δwithin per model"] = (plot_forest(comparison).figure, _CAPTIONS["forest"])
+        figures["Δbetween and Δwithin per model"] = (
+            plot_forest(_oriented_forest_table(comparison), flags=dict(flags)).figure, _CAPTIONS["forest"])
     notes = []
     if binary:
         fig = _xroc_figure(result)
@@ -674,37 +983,40 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
 _FOLD_ROWS = 24
 
 
-def _sections(result, comparison, found, flags, horizons, horizon_found, time_unit, min_events
-              ) -> list[tuple[str, pd.DataFrame, str, bool]]:
-    """(title, table, note, collapsed) of the result sections, in reading order."""
+#: the columns of the joint tests in the body of the report; the rest are in the appendix
+_TEST_COLUMNS = ["chi-square", "df", "p", "contrasts"]
+
+
+def _sections(result, comparison, found, flags, horizons, horizon_found, time_unit, min_events):
+    """(title, table, note, collapsed) of the result sections in reading order, and of the
+    appendix (joint tests in detail, cells, pair counts)."""
     binary = isinstance(result, XAUCResult)
     metric = "xAUC" if binary else "xCI"
-    sections = []
-    if comparison is not None:
-        sections.append(("Models side by side", _comparison_table(comparison, found),
-                         "The headline numbers of every model: its largest cross-group asymmetry, worst-served "
-                         "cell and pooled C (differences in percentage points); † marks a number that uses a cell "
-                         "resting on little data (see the cells table).", False))
+    sections, appendix = [], []
     for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
         suffix = f": {name}" if name else ""
         sections += [
             (f"{metric} matrix{suffix}", _matrix_table(res, found[name].flagged_cells),
              "In percent; rows are the group of the " + ("positive" if binary else "member with the earlier event")
              + ", columns the group of the " + ("negative." if binary else "later member.")
-             + " † marks a cell resting on little data (see the cells table).", False),
+             + " † marks a cell resting on little data (see the cells in the appendix).", False),
             (f"Differences between groups{suffix}", differences := _summary_table(res, found[name]),
              "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
              f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
              "interval of the worst cell is that cell's own (it does not account for having picked the minimum). "
-             "† marks a difference that uses a cell resting on little data (see the cells table); 'no interval: "
+             "† marks a difference that uses a cell resting on little data (see the cells in the appendix); 'no interval: "
              "standard error 0' where both cells were estimated without sampling variability.",
              len(differences) > _FOLD_ROWS),
-            (f"Joint tests{suffix}", _tests_table(res, found[name]),
-             "Wald chi-square tests of several differences at once (survfair.omnibus_test); 'degenerate' counts "
-             "directions without first-order variance, which are left out of the degrees of freedom; differences "
-             "that use an undefined cell or a cell with standard error 0 (no variance estimate) are left out of "
-             "the test.", False),
-            (f"Cells{suffix}", _cells_table(res, flags[name]),
+            (f"Joint tests{suffix}", (tests := _tests_table(res, found[name]))[_TEST_COLUMNS],
+             "Wald chi-square tests of several differences at once (survfair.omnibus_test); what each test leaves "
+             "out is in the appendix.", False),
+        ]
+        appendix += [
+            (f"Appendix: joint tests in detail{suffix}", tests,
+             "'degenerate' counts directions without first-order variance, which are left out of the degrees of "
+             "freedom; differences that use an undefined cell or a cell with standard error 0 (no variance "
+             "estimate) are left out of the test.", False),
+            (f"Appendix: cells{suffix}", _cells_table(res, flags[name]),
              "Every cell with its interval, the comparable pairs it rests on, and why it is flagged († ). A cell "
              "with standard error 0 (every pair ranked the same way) has no estimate of its sampling variability: "
              "it is shown without an interval.", True),
@@ -734,9 +1046,9 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
         counts = res.counts.set_index(["a", "b"])
         counts.index = [f"{a} → {b}" for a, b in counts.index]
         counts.index.name = "a → b"
-        sections.append((f"Pair counts{': ' + name if name else ''}", counts, f"Counts first, ratios last: {ratio}.",
-                         True))
-    return sections
+        appendix.append((f"Appendix: pair counts{': ' + name if name else ''}", counts,
+                         f"Counts first, ratios last: {ratio}.", True))
+    return sections, appendix
 
 
 def write_report(
@@ -746,7 +1058,8 @@ def write_report(
     settings: Mapping[str, Any] | None = None,
     provenance: Mapping[str, Any] | None = None,
     horizons: Any = None,
-    calibration: CalibrationResult | None = None,
+    calibration: CalibrationResult | Mapping[str, CalibrationResult] | None = None,
+    model_based: Any = None,
     data_summary: pd.DataFrame | None = None,
     extra_tables: Mapping[str, pd.DataFrame] | None = None,
     figures: Mapping[str, Any] | None = None,
@@ -759,16 +1072,28 @@ def write_report(
 ) -> Path:
     """Write an audit report: one self-contained HTML file, or Markdown (by the file extension).
 
-    The report reads top to bottom for a reader who did not run the audit: **findings** first
-    (:func:`survfair.findings` for every model: the largest cross-group asymmetry in words with its
-    interval and adjusted p-value, the worst-served cell, within-group differences, the joint test,
-    flagged cells), then how to read the matrix, the provenance (survfair version, date, the call or
-    command, input file and fingerprint, rows analysed and excluded), the settings (once), the data
-    summary, and per model the matrix in percent, the differences between groups with adjusted
-    p-values, the joint tests and every cell with its flag; AUC(t) horizons and the balanced xAUC
-    when given; the pair counts; then the figures, each with a one-sentence caption on how to read
-    it. Heatmaps share one colour scale. Long tables are folded (``<details>``) so the page stays
-    readable; every table is long and narrow, so it fits 1280 px without horizontal scrolling.
+    The report reads top to bottom for a reader who did not run the audit. It opens with the
+    **verdict**: one table across models (:func:`verdict_table`: pooled C, worst cell, the largest
+    Δbetween with its interval and adjusted p-value, the excess Δbetween over a model-based
+    reference when given, O/E and slope per group when calibration is given) and one sentence per
+    model. Then the **findings** (:func:`survfair.findings` for every model, then calibration and
+    AUC(t)), how to read the matrix, the provenance (survfair version, date, the call or command,
+    input file and fingerprint, rows analysed and excluded), the settings, the data summary, and
+    per model the matrix in percent, the differences between groups with adjusted p-values and the
+    joint tests; AUC(t) horizons, the balanced xAUC and calibration per model when given; then the
+    figures, each with a one-sentence caption on how to read it: the cell heatmaps on one fixed
+    0-1 scale and, per model, the differences xCI(a, b) − xCI(b, a) on a diverging scale centred
+    on 0 (:func:`survfair.plotting.plot_xci_difference`; observed − model-based as well when
+    given). Internals close the report in an **appendix**: tie tolerance and strictness, censoring
+    shares and the smallest censoring survival, the joint tests' degenerate and left-out
+    contrasts, every cell with its flag, and the pair counts.
+
+    Every pair of groups is shown in the orientation of the findings: the favoured group first,
+    so that Δbetween and Δwithin are >= 0 (:func:`oriented_pairs`); the sentences and the tables
+    read the same.
+
+    Tables sit in boxes that scroll sideways on a narrow screen (a phone, 390 px), so the page
+    itself never does; long tables are folded (``<details>``).
 
     For a binary audit (an :class:`~survfair.XAUCResult`) the same sections hold the xAUC matrix
     (rows a = group of the positive, columns b = group of the negative; Kallus & Zhou 2019) with
@@ -796,15 +1121,26 @@ def write_report(
         and excluded are added.
     horizons : XAUCtResult or mapping of str -> XAUCtResult, optional
         AUC(t) results (:func:`survfair.xauc_t`) to tabulate, by model name.
-    calibration : CalibrationResult, optional
-        Calibration of the predicted risks within groups (:func:`survfair.calibration`): its findings
-        (:func:`survfair.calibration_findings`) follow the discrimination findings, a table per
-        horizon and the contrasts between groups follow the result's sections, and the calibration
-        plots join the figures.
+    calibration : CalibrationResult or mapping of str -> CalibrationResult, optional
+        Calibration of the predicted risks within groups (:func:`survfair.calibration`), one per
+        model: ``{model name: CalibrationResult}`` (a single CalibrationResult is that of the one
+        model, or of all models of a comparison). Each calibration's findings
+        (:func:`survfair.calibration_findings`) follow the discrimination findings, under a heading
+        that names its model; its tables per horizon and its contrasts follow the result's
+        sections; its plots join the figures; O/E and slope per group enter the verdict table of
+        the model of that name.
+    model_based : object or mapping of str -> object, optional
+        A model-based reference per model (what the model's own predictions imply), by model name
+        (an object alone is that of the single model). Anything with a ``to_frame()`` method
+        returning a tidy frame with the columns summary, a, b, observed, model_based, excess, se,
+        ci_low, ci_high, p_value (:func:`model_based_frame`), or that frame itself. Rows with
+        summary "delta_between" fill the verdict's "excess Δbetween" column and a table of the
+        excess per pair; rows with summary "xci" (or "xauc": the cells) add a heatmap of
+        observed − model-based.
     data_summary : DataFrame, optional
         Replaces the default per-group summary (:func:`data_summary_table`); formatted the same
         way (``*_pct`` columns as percentages with one decimal, ``min_censoring_survival`` with
-        three digits).
+        three digits); the censoring columns are shown in the appendix.
     extra_tables : mapping of str -> DataFrame, optional
         Additional titled tables, shown after the result's.
     figures : mapping of str -> matplotlib Figure, optional
@@ -828,15 +1164,27 @@ def write_report(
     ------
     TypeError
         If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, ``calibration`` is not
-        a CalibrationResult, or a table is not a DataFrame.
+        a CalibrationResult or a mapping of them, a ``model_based`` entry has no ``to_frame()``, or a
+        table is not a DataFrame.
     ValueError
-        If the extension of ``path`` is not .html, .htm or .md, or ``adjust`` or the thresholds
-        are invalid.
+        If the extension of ``path`` is not .html, .htm or .md, ``adjust`` or the thresholds are
+        invalid, or a model-based frame lacks columns.
 
     See Also
     --------
-    survfair.findings : the sentences that open the report.
+    survfair.findings : the sentences that follow the verdict.
+    verdict_table : the opening table.
     data_fingerprint : the SHA-256 of the analysed columns, for ``provenance``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> text = write_report(folder / "audit.md", res, default_figures=False).read_text(encoding="utf-8")
+    >>> text.index("## Verdict") < text.index("## Findings") < text.index("## Appendix: estimator internals")
+    True
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -857,6 +1205,18 @@ def write_report(
             raise TypeError(f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.")
     if horizons is not None and not isinstance(horizons, Mapping):
         horizons = {"": horizons}
+    # by the name the sections show (a mapping's keys; "" for a single CalibrationResult), and by
+    # the model of the verdict row they belong to
+    calibrations = ({"" if k is None else str(k): v for k, v in calibration.items()} if isinstance(calibration, Mapping)
+                    else {} if calibration is None else {"": calibration})
+    calibrated_models = _per_model(calibration, results, "calibration")
+    for name, cal in calibrations.items():
+        if not isinstance(cal, CalibrationResult):
+            where = "calibration" if calibration is cal else f"calibration[{name!r}]"
+            raise TypeError(f"{where} must be a CalibrationResult, got {type(cal).__name__}.")
+    references = _per_model(model_based, results, "model_based")
+    reference_frames = {name: model_based_frame(ref, f"model_based[{name!r}]" if name else "model_based")
+                        for name, ref in references.items()}
     found = {name: findings(res, adjust=adjust, min_events=min_events, min_pairs=min_pairs)
              for name, res in results.items()}
     flags = {name: f.flags for name, f in found.items()}
@@ -864,13 +1224,9 @@ def write_report(
     horizon_found = {name: horizon_findings(curve, adjust=adjust, min_events=min_events, min_pairs=min_pairs,
                                             time_unit=time_unit) for name, curve in (horizons or {}).items()}
     headings.update({f"AUC(t){': ' + name if name else ''}": f for name, f in horizon_found.items()})
-    calibration_found = None
-    if calibration is not None:
-        if not isinstance(calibration, CalibrationResult):
-            raise TypeError(f"calibration must be a CalibrationResult, got {type(calibration).__name__}.")
-        calibration_found = calibration_findings(calibration, adjust=adjust, min_events=min_events,
-                                                 time_unit=time_unit)
-        headings["calibration"] = calibration_found
+    calibration_found = {name: calibration_findings(cal, adjust=adjust, min_events=min_events, time_unit=time_unit)
+                         for name, cal in calibrations.items()}
+    headings.update({f"calibration{': ' + name if name else ''}": f for name, f in calibration_found.items()})
 
     from . import __version__
 
@@ -879,28 +1235,52 @@ def write_report(
     summary_note = (
         "Per group: rows analysed, positives, negatives and the share of positives."
         if binary
-        else "Per group: rows analysed, events"
+        else "Per group: rows analysed and events"
         + (" of the cause of interest, competing events (other causes)" if getattr(main, "cause", None) else "")
-        + ", censored rows; min_censoring_survival is the smallest "
-        "censoring survival K_g used as an IPCW weight (positivity: weights up to 1/K^2)."
+        + "; how many rows were censored, and the smallest censoring survival used as a weight, are in the appendix."
     )
+    summary = _for_people(data_summary if data_summary is not None else data_summary_table(main))
+    internals = [c for c in summary.columns if str(c).startswith("censored") or c == "min_censoring_survival"]
+    settings_main, settings_internal = _split_settings(_settings_table(main, settings))
+    verdict = verdict_table(results, found, model_based=reference_frames, calibration=calibrated_models)
+    sentences = [_verdict_sentence(name, res, found[name], reference_frames.get(name), calibrated_models.get(name))
+                 for name, res in results.items()]
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
         ("Provenance", _provenance_table(main, provenance, __version__, stamp), "", False),
-        ("Settings", _settings_table(main, settings), "", False),
-        ("Data summary", _for_people(data_summary if data_summary is not None else data_summary_table(main)),
-         summary_note, False),
+        ("Settings", settings_main, "Estimator internals (" + ", ".join(settings_internal.index)
+         + ") are in the appendix." if len(settings_internal) else "", False),
+        ("Data summary", summary.drop(columns=internals), summary_note, False),
     ]
-    sections = _sections(main, comparison, found, flags, horizons, horizon_found, time_unit, min_events)
-    if calibration is not None:  # after the discrimination tables, before the folded pair counts
-        counts_start = len(sections) - len(results)
-        sections[counts_start:counts_start] = _calibration_sections(calibration, calibration_found, time_unit)
+    sections, appendix = _sections(main, comparison, found, flags, horizons, horizon_found, time_unit, min_events)
+    for name, frame in reference_frames.items():
+        excess = _excess_table(frame, found[name])
+        if not excess.empty:
+            sections.append((f"Excess Δbetween over the model-based reference{': ' + name if name else ''}", excess,
+                             "Observed Δbetween, what the model's own predictions imply (model-based), and the "
+                             "excess = observed − model-based, in percentage points, each pair oriented as in the "
+                             "findings (favoured group first).", len(excess) > _FOLD_ROWS))
+    for name, cal in calibrations.items():
+        sections += _calibration_sections(cal, calibration_found[name], time_unit, name)
     tables += sections
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, "", False))
+    appendix = [
+        *([("Appendix: estimator internals", settings_internal,
+            "The tie tolerance decides when two risk scores count as tied (a tied pair counts 1/2); strict = True "
+            "is the paper's variant that counts only pairs with distinct times, and ties as 0.", False)]
+          if len(settings_internal) else []),
+        *([("Appendix: censoring per group", summary[internals], "Censored rows and their share per group"
+            + ("; min_censoring_survival is the smallest censoring survival K_g used as an IPCW weight "
+               "(positivity: weights up to 1/K^2)." if "min_censoring_survival" in internals else "."), False)]
+          if internals else []),
+        *appendix,
+    ]
 
-    drawn, figure_notes = _default_figures(main, comparison, flags, time_unit) if default_figures else ({}, [])
-    if default_figures and calibration is not None:
-        drawn.update(_calibration_figures(calibration, time_unit))
+    drawn, figure_notes = ({}, [])
+    if default_figures:
+        drawn, figure_notes = _default_figures(main, comparison, flags, time_unit, reference_frames)
+        for name, cal in calibrations.items():
+            drawn.update(_calibration_figures(cal, time_unit, name))
     drawn.update({name: (fig, name) for name, fig in (figures or {}).items()})
     images = {name: (_png(fig), caption) for name, (fig, caption) in drawn.items()}
     if default_figures:
@@ -912,54 +1292,140 @@ def write_report(
 
     meta = f"survfair {__version__}, {stamp}"
     note_html, note_md = _notes(main)
+    verdict_note = ("One row per model: "
+                    + ("pooled AUC" if binary else "pooled C") + ", the worst-served cell, and the largest "
+                    "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its interval "
+                    "and adjusted p-value" + ("; excess Δbetween = observed − model-based" if reference_frames else "")
+                    + ("; calibration: observed / expected risk (O/E, 1 = right on average) and slope (1 = right "
+                       "spread) per group" if calibrations else "")
+                    + ". † marks a number that uses a cell resting on little data.")
+    parts = {"verdict": (verdict, verdict_note, sentences), "headings": headings, "tables": tables,
+             "appendix": appendix}
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".md":
-        path.write_text(_markdown(path, title, meta, note_md, headings, tables, images, figure_notes),
-                        encoding="utf-8")
+        path.write_text(_markdown(path, title, meta, note_md, parts, images, figure_notes), encoding="utf-8")
     else:
-        path.write_text(_html(title, meta, note_html, headings, tables, images, figure_notes), encoding="utf-8")
+        path.write_text(_html(title, meta, note_html, parts, images, figure_notes), encoding="utf-8")
     return path
+
+
+def _per_model(value: Any, results: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """``calibration=`` / ``model_based=`` as {model name: value}: a mapping as given; a single
+    value is the one model's (a single calibration of a comparison belongs to no model: key "")."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        if len(results) == 1 and len(value) == 1 and next(iter(value)) not in results:
+            return {next(iter(results)): next(iter(value.values()))}  # the only model, by another name
+        return {"" if k is None else str(k): v for k, v in value.items()}
+    if len(results) == 1:
+        return {next(iter(results)): value}
+    if name == "calibration":
+        return {"": value}
+    raise TypeError(f"{name} must be a mapping {{model name: result}} for a comparison of {len(results)} models, "
+                    f"got {type(value).__name__}.")
+
+
+#: settings that are the estimator's internals: shown in the appendix
+_INTERNAL_SETTINGS = ("tied tolerance", "strict")
+
+
+def _split_settings(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    internal = table.index.isin(_INTERNAL_SETTINGS)
+    return table[~internal], table[internal]
+
+
+def _excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
+    """Per pair: observed, model-based and excess Δbetween in points, oriented as the findings."""
+    rows = []
+    observed = oriented_pairs(found.deltas)
+    observed = observed[observed["summary"] == "delta_between"]
+    between = frame[frame["summary"] == "delta_between"]
+    for row in observed.itertuples(index=False):
+        for k in range(len(between)):
+            pair = (between["a"].iloc[k], between["b"].iloc[k])
+            if pair in ((row.a, row.b), (row.b, row.a)):
+                sign = 1.0 if pair == (row.a, row.b) else -1.0
+                low, high = sign * between["ci_low"].iloc[k], sign * between["ci_high"].iloc[k]
+                rows.append({"pair": _delta_label("delta_between", row.a, row.b),
+                             "observed": _pp(sign * float(between["observed"].iloc[k])) + " pts",
+                             "model-based": _pp(sign * float(between["model_based"].iloc[k])) + " pts",
+                             "excess": _pp(sign * float(between["excess"].iloc[k])) + " pts",
+                             "interval": _pp_interval(min(low, high), max(low, high)),
+                             "p": p_value_text(between["p_value"].iloc[k])})
+                break
+    return pd.DataFrame(rows).set_index("pair") if rows else pd.DataFrame()
+
+
+def _cell_matrices(frame: pd.DataFrame, groups: tuple) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """(observed, model-based) cell matrices of a model-based frame, or None without cell rows."""
+    cells = frame[frame["summary"].isin(["xci", "xauc"])]
+    if cells.empty:
+        return None
+    labels = [str(g) for g in groups]
+    cells = cells.assign(a=cells["a"].astype(str), b=cells["b"].astype(str))
+    return tuple(cells.pivot(index="a", columns="b", values=column).reindex(index=labels, columns=labels)
+                 .astype(float) for column in ("observed", "model_based"))
 
 
 def _findings_heading(name: str) -> str:
     return f"Findings: {name}" if name else "Findings"
 
 
-def _markdown(path: Path, title, meta, note, found, tables, images, figure_notes=()) -> str:
+def _wrapped(table_html: str) -> str:
+    """A table in a box that scrolls sideways, so that a wide table never widens the page."""
+    return f'<div class="scroll">{table_html}</div>'
+
+
+def _markdown(path: Path, title, meta, note, parts, images, figure_notes=()) -> str:
     folder = path.parent / f"{path.stem}_files"
-    parts = [f"# {_md_text(title)}", "", f"_Generated by {meta}._", ""]
-    for name, f in found.items():
-        parts += [f"## {_md_text(_findings_heading(name))}", ""]
-        parts += [f"- {_md_text(sentence)}" for sentence in f.sentences] + [""]
-    parts += ["## How to read", "", note, ""]
-    for name, table, note, _ in tables:
-        parts += [f"## {_md_text(name)}", ""] + ([_md_text(note), ""] if note else []) + [_md_table(table), ""]
+    lines = [f"# {_md_text(title)}", "", f"_Generated by {meta}._", ""]
+    verdict, verdict_note, sentences = parts["verdict"]
+    lines += ["## Verdict", "", _md_text(verdict_note), "", _md_table(verdict), ""]
+    lines += [f"- {_md_text(sentence)}" for sentence in sentences] + [""]
+    for name, f in parts["headings"].items():
+        lines += [f"## {_md_text(_findings_heading(name))}", ""]
+        lines += [f"- {_md_text(sentence)}" for sentence in f.sentences] + [""]
+    lines += ["## How to read", "", note, ""]
+    for name, table, text, _ in parts["tables"]:
+        lines += [f"## {_md_text(name)}", ""] + ([_md_text(text), ""] if text else []) + [_md_table(table), ""]
     if images or figure_notes:
-        parts += ["## Figures", ""] + [f"{_md_text(text)}\n" for text in figure_notes]
+        lines += ["## Figures", ""] + [f"{_md_text(text)}\n" for text in figure_notes]
     if images:
         folder.mkdir(exist_ok=True)
         for k, (name, (png, caption)) in enumerate(images.items()):
             file = folder / f"figure_{k + 1}.png"
             file.write_bytes(png)
-            parts += [f"![{_md_text(name)}]({folder.name}/{file.name})", "",
+            lines += [f"![{_md_text(name)}]({folder.name}/{file.name})", "",
                       f"*{_md_text(name)}.* {_md_text(caption) if caption != name else ''}".rstrip(), ""]
-    return "\n".join(parts)
+    for name, table, text, _ in parts["appendix"]:
+        lines += [f"## {_md_text(name)}", ""] + ([_md_text(text), ""] if text else []) + [_md_table(table), ""]
+    return "\n".join(lines)
 
 
-def _html(title, meta, note, found, tables, images, figure_notes=()) -> str:
+def _html_section(name: str, table: pd.DataFrame, note: str, collapsed: bool) -> list[str]:
+    body = [f"<h2>{html.escape(name)}</h2>"]
+    if note:
+        body.append(f'<p class="note">{html.escape(note)}</p>')
+    if collapsed:
+        body.append(f"<details><summary>{len(table)} rows (click to show)</summary>"
+                    f"{_wrapped(_html_table(table))}</details>")
+    else:
+        body.append(_wrapped(_html_table(table)))
+    return body
+
+
+def _html(title, meta, note, parts, images, figure_notes=()) -> str:
     body = [f"<h1>{html.escape(title)}</h1>", f'<p class="meta">Generated by {html.escape(meta)}.</p>']
-    for name, f in found.items():
+    verdict, verdict_note, sentences = parts["verdict"]
+    body += ["<h2>Verdict</h2>", f'<p class="note">{html.escape(verdict_note)}</p>', _wrapped(_html_table(verdict)),
+             '<ul class="verdict">' + "".join(f"<li>{html.escape(s)}</li>" for s in sentences) + "</ul>"]
+    for name, f in parts["headings"].items():
         body.append(f"<h2>{html.escape(_findings_heading(name))}</h2>")
         body.append('<ul class="findings">' + "".join(f"<li>{html.escape(s)}</li>" for s in f.sentences) + "</ul>")
     body += ["<h2>How to read</h2>", f'<p class="note">{note}</p>']
-    for name, table, note, collapsed in tables:
-        body.append(f"<h2>{html.escape(name)}</h2>")
-        if note:
-            body.append(f'<p class="note">{html.escape(note)}</p>')
-        if collapsed:
-            body.append(f"<details><summary>{len(table)} rows (click to show)</summary>{_html_table(table)}</details>")
-        else:
-            body.append(_html_table(table))
+    for section in parts["tables"]:
+        body += _html_section(*section)
     if images or figure_notes:
         body.append("<h2>Figures</h2>")
         body += [f'<p class="note">{html.escape(text)}</p>' for text in figure_notes]
@@ -969,6 +1435,8 @@ def _html(title, meta, note, found, tables, images, figure_notes=()) -> str:
             text = html.escape(name) + ("" if caption == name else f". {html.escape(caption)}")
             body.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{data}">'
                         f"<figcaption>{text}</figcaption></figure>")
+    for section in parts["appendix"]:
+        body += _html_section(*section)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -101,6 +101,8 @@ class Estimate:
     >>> low, high = est.confidence_interval
     >>> round(low, 4), round(high, 4), round(est.p_value, 4)  # a difference of probabilities: within [-1, 1]
     (-0.193, 1.0, 0.1573)
+    >>> est  # rounded for reading; the attributes keep every digit
+    Estimate(value=0.5000, se=0.3536, 95% CI [-0.1930, 1.0000], p_value=0.157, null=0)
     """
 
     value: float
@@ -112,6 +114,17 @@ class Estimate:
 
     def __float__(self) -> float:
         return float(self.value)
+
+    def __repr__(self) -> str:
+        """Rounded for a reader: four decimals, p-values with three significant digits
+        (``.to_dict()`` and the attributes keep every digit)."""
+        low, high = self.confidence_interval
+        four = lambda v: "nan" if v is None or math.isnan(v) else f"{v:.4f}"  # noqa: E731
+        interval = "" if math.isnan(low) and math.isnan(high) else (
+            f", {100 * self.confidence_level:g}% CI [{four(low)}, {four(high)}]")
+        p = "" if math.isnan(self.p_value) else f", p_value={self.p_value:.3g}"
+        se = "" if math.isnan(self.se) else f", se={four(self.se)}"
+        return f"Estimate(value={four(self.value)}{se}{interval}{p}, null={self.null:g})"
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: value, se, ci_low, ci_high, p_value, null, confidence_level."""

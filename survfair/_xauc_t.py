@@ -409,6 +409,11 @@ class XAUCtResult:
     ...                       [8, 3, 6, 5, 4, 7, 2, 1], times=[4.5])
     >>> res
     XAUCtResult(groups=['a', 'b'], times=[4.5], censoring='group', ci_method='analytic')
+    AUC(t) at t = 4.5 (rows a: cases, columns b: controls):
+    b (control)     a     b
+    a (case)
+    a           1.000 0.750
+    b           1.000 0.500
     >>> print(res.matrix(4.5))  # doctest: +NORMALIZE_WHITESPACE
     b (control)    a     b
     a (case)
@@ -569,8 +574,30 @@ class XAUCtResult:
             extra += ", weighted=True"
         if self.n_clusters is not None:
             extra += f", n_clusters={self.n_clusters}"
-        return (f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
+        head = (f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
                 f"censoring={self.censoring!r}, ci_method={self.ci_method!r}{extra})")
+        return head + "\n" + _numbers_text(self)
+
+
+#: the terminal shows the matrices of at most this many horizons and groups (the rest: .to_frame())
+_REPR_HORIZONS, _REPR_GROUPS = 6, 8
+
+
+def _numbers_text(result: XAUCtResult) -> str:
+    """The AUC(t) matrices for a terminal: per horizon, rows a (case group) by columns b (control
+    group), three decimals; beyond :data:`_REPR_HORIZONS` horizons or :data:`_REPR_GROUPS` groups
+    a line says where every number is."""
+    groups = len(result.groups)
+    if groups > _REPR_GROUPS:
+        return f"{groups} x {groups} cells at each of {len(result.times)} horizons: .to_frame() or .matrix(t)"
+    lines = []
+    with pd.option_context("display.width", 120):
+        for t in result.times[:_REPR_HORIZONS]:
+            lines += [f"AUC(t) at t = {float(t):g} (rows a: cases, columns b: controls):",
+                      result.matrix(float(t)).to_string(float_format="{:.3f}".format)]
+    if len(result.times) > _REPR_HORIZONS:
+        lines.append(f"... and {len(result.times) - _REPR_HORIZONS} more horizons: .to_frame() or .matrix(t)")
+    return "\n".join(line.rstrip() for block in lines for line in block.splitlines())
 
 
 def case_control_definition(result: XAUCtResult) -> tuple[str, str]:

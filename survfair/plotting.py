@@ -29,6 +29,7 @@ from ._xauc import XAUCResult
 
 __all__ = [
     "plot_xci_heatmap",
+    "plot_xci_difference",
     "plot_risk_densities",
     "plot_censoring_curves",
     "plot_forest",
@@ -374,6 +375,159 @@ def plot_xci_heatmap(
         default_colours = isinstance(cmap, str) and cmap == "RdBu"
         meaning += "\nred < 0.5 (coin flip) < blue" if default_colours else "\ncentre: 0.5 (coin flip)"
     ax.figure.colorbar(image, ax=ax, label=meaning, shrink=0.8)
+    ax.set_title(literal(title) if title is not None else default_title)
+    return ax
+
+
+def _difference_matrix(value: Any, name: str) -> tuple[pd.DataFrame, str | None]:
+    """A square matrix (DataFrame) from a result or a DataFrame, and the metric's name."""
+    if isinstance(value, (XCIResult, XAUCResult)):
+        metric = "xAUC" if isinstance(value, XAUCResult) else "xCI"
+        return value.matrix.astype(float), metric
+    if isinstance(value, pd.DataFrame):
+        if value.shape[0] != value.shape[1] or list(value.index) != list(value.columns):
+            raise ValueError(f"{name} must be a square matrix with the same labels on both axes, got "
+                             f"{value.shape[0]} rows {list(value.index)[:5]} and columns {list(value.columns)[:5]}.")
+        return value.astype(float), None
+    raise TypeError(f"{name} must be an XCIResult, an XAUCResult or a square DataFrame, got {type(value).__name__}.")
+
+
+def plot_xci_difference(
+    result: Any,
+    reference: Any = "transpose",
+    *,
+    ax: Any = None,
+    cmap: Any = "PuOr",
+    limit: float | None = None,
+    title: str | None = None,
+    **kwargs: Any,
+):
+    """Heatmap of a difference of cell matrices, on a diverging colour scale centred on 0.
+
+    How to read it: white is no difference; the further a cell is from white, the larger the
+    difference, in percentage points printed in the cell. The 0-1 scale of
+    :func:`plot_xci_heatmap` shows 0.734 and 0.837 as two similar blues; this view shows their
+    difference, +10.3 points, as a clear colour.
+
+    What is drawn depends on ``reference``:
+
+    * ``"transpose"`` (default): ``M - M^T``, the Δbetween of every pair: cell (a, b) is
+      xCI(a, b) - xCI(b, a) (Wang et al. 2026, Section 4.2.1), so (b, a) is its negative and
+      the diagonal is empty. A positive cell (a, b) means members of a who had the event first
+      were ranked correctly more often than members of b who had it first.
+    * a result or a matrix: ``M - reference``, e.g. observed minus the model-based matrix (the
+      excess of each cell), or one model minus another on the same data.
+    * ``None``: ``result`` is already a difference matrix (a DataFrame) and is drawn as given.
+
+    Parameters
+    ----------
+    result : XCIResult, XAUCResult or DataFrame
+        The cell matrix (rows a, columns b; a square DataFrame with the same labels on both axes).
+    reference : "transpose", XCIResult, XAUCResult, DataFrame or None, default="transpose"
+        What to subtract (see above); its labels must be those of ``result``.
+    ax : matplotlib Axes, optional
+    cmap : str or matplotlib Colormap, default="PuOr"
+        A diverging map (its centre is drawn at 0); not the red-blue map of the cell heatmaps,
+        so that a difference is not read as a concordance. Undefined cells are light grey.
+    limit : float, optional
+        The colour scale spans [-limit, +limit] (probability units: 0.1 = 10 points); default:
+        the largest absolute difference, rounded up to a multiple of 0.05. Give the same limit to
+        compare colours across heatmaps.
+    title : str, optional
+        Default: "xCI(a, b) − xCI(b, a)" or "xCI − reference".
+    **kwargs
+        Passed to ``ax.imshow``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        With one ``AxesImage`` (``TwoSlopeNorm`` with ``vcenter=0``), one text per defined cell
+        (percentage points, signed), and a colour bar.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` or ``reference`` is not a result or a DataFrame.
+    ValueError
+        If a matrix is not square, the labels of ``reference`` differ from those of ``result``,
+        or ``limit`` is not > 0.
+
+    See Also
+    --------
+    plot_xci_heatmap : the cells themselves, on the fixed 0-1 scale.
+    survfair.delta_between : one pair's Δbetween with its interval.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import survfair
+    >>> from survfair.plotting import plot_xci_difference
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> ax = plot_xci_difference(res)
+    >>> float(ax.images[0].norm.vcenter), [t.get_text() for t in ax.texts]
+    (0.0, ['+13.3', '−13.3'])
+    """
+    from matplotlib.colors import TwoSlopeNorm
+    import matplotlib
+
+    matrix, metric = _difference_matrix(result, "result")
+    labels = list(matrix.index)
+    metric = metric or "cell"
+    if isinstance(reference, str) and reference == "transpose":
+        values = matrix.to_numpy() - matrix.to_numpy().T
+        np.fill_diagonal(values, np.nan)
+        default_title = f"{metric}(a, b) − {metric}(b, a): Δbetween of each pair"
+    elif reference is None:
+        values = matrix.to_numpy().copy()
+        default_title = "difference"
+    else:
+        other, _ = _difference_matrix(reference, "reference")
+        if [str(g) for g in other.index] != [str(g) for g in labels]:
+            raise ValueError(f"reference has the groups {[str(g) for g in other.index]}, result "
+                             f"{[str(g) for g in labels]}: they must be the same, in the same order.")
+        values = matrix.to_numpy() - other.to_numpy()
+        default_title = f"{metric} − reference"
+    finite = np.abs(values[np.isfinite(values)])
+    if limit is None:
+        largest = float(finite.max()) if finite.size else 0.0
+        limit = max(0.05, math.ceil(largest / 0.05 - 1e-9) * 0.05)
+    limit = check_scalar(limit, "limit", low=0.0)
+    if not limit > 0:
+        raise ValueError(f"limit must be > 0, got {limit!r}.")
+    n = len(labels)
+    side = min(max(0.9 * n + 2.6, 4.4), _MAX_FIGURE)
+    ax = new_axes(ax, (side + 0.8, side))
+    colours = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
+    colours = colours.with_extremes(bad="0.85")
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=norm, **kwargs)
+    shown = [literal(g) for g in labels]
+    size = 10.0 if n <= 3 else 9.0 if n <= 6 else 8.0
+    ax.set_xticks(range(n), shown, fontsize=size)
+    ax.set_yticks(range(n), shown, fontsize=size)
+    if max((len(str(g)) for g in labels), default=0) > 6:
+        for text in ax.get_xticklabels():
+            text.set(rotation=30, horizontalalignment="right", rotation_mode="anchor")
+    words = {"xCI": ("a: group of the earlier event", "b: group of the later member"),
+             "xAUC": ("a: group of the positive", "b: group of the negative")}.get(metric, ("a", "b"))
+    ax.set_ylabel(words[0])
+    ax.set_xlabel(words[1])
+    if n <= 12:
+        for i in range(n):
+            for j in range(n):
+                value = values[i, j]
+                if not np.isfinite(value):
+                    continue
+                r, g, b, _ = image.cmap(image.norm(value))
+                dark = 0.299 * r + 0.587 * g + 0.114 * b <= 0.5
+                ax.text(j, i, f"{100 * value:+.1f}".replace("-", "\u2212"), ha="center", va="center",
+                        fontsize=size, color="white" if dark else "black")
+    bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, label="difference, percentage points\n0 = no difference")
+    ticks = np.linspace(-limit, limit, 5)
+    bar.set_ticks(ticks, labels=[("0" if abs(t) < 1e-12 else f"{round(100 * t, 1):+g}").replace("-", "\u2212")
+                                 for t in ticks])
     ax.set_title(literal(title) if title is not None else default_title)
     return ax
 

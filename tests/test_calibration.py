@@ -347,7 +347,8 @@ def test_predicted_risks_adapters_equal_the_models_survival_functions(cohort):
     cox = CoxPHSurvivalAnalysis().fit(x, y)
     got = survfair.predicted_risks(cox, x, 5.0)
     expected = np.array([1 - fn(5.0) for fn in cox.predict_survival_function(x)])
-    np.testing.assert_array_equal(got[:, 0], expected)
+    np.testing.assert_array_equal(got[5.0], expected)  # labelled columns: the horizons (issue 32.6)
+    assert list(got.columns) == [5.0] and got.columns.name == "time" and got.index.equals(x.index)
     with pytest.raises(ValueError, match="outside the model's survival functions"):
         survfair.predicted_risks(cox, x, time.max() + 1)
     with pytest.raises(TypeError, match="no survival function"):

@@ -48,7 +48,8 @@ def test_csv_audit_table(csv_file, capsys):
                  "--risk", "score", "--tau", "20"])
     assert code == 0
     out = capsys.readouterr().out
-    assert "risk = score" in out and "delta_between F M" in out
+    # the pair as the findings name it (favoured group first): "M vs F" and "delta_between M F"
+    assert "risk = score" in out and "Largest cross-group asymmetry, M vs F" in out and "delta_between M F" in out
 
 
 def test_csv_audit_json_intersection(csv_file, tmp_path):
@@ -518,6 +519,34 @@ def test_python_dash_m_survfair():
     assert done.returncode == 0 and done.stdout == f"survfair {survfair.__version__}\n"
 
 
+@pytest.mark.parametrize("arguments", [["--version"], ["--help"], []], ids=["version", "help", "nothing"])
+def test_version_and_help_import_neither_pandas_scipy_nor_numba(arguments):
+    """Issue 32.6: ``survfair --version`` took 3.4-3.7 s of CPU importing pandas, scipy and numba
+    before reading its arguments. Timing-free: the modules loaded are checked in a fresh process."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom survfair.cli import main\ncode = main(sys.argv[1:])\n"
+            "heavy = sorted(m for m in ('pandas', 'scipy', 'numba', 'sklearn', 'matplotlib') if m in sys.modules)\n"
+            "print('HEAVY', heavy, file=sys.stderr)\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code, *arguments], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stderr
+    assert ("survfair " in done.stdout) if arguments == ["--version"] else ("audit" in done.stdout)
+
+
+def test_the_help_of_the_subcommands_is_the_same_without_their_modules():
+    """The top-level help lists every subcommand with the help line its module registers."""
+    from survfair.cli import build_parser
+    from survfair.cli._main import COMMANDS
+
+    full = build_parser()
+    light = build_parser([])
+    assert full.format_help() == light.format_help()
+    registered = {a.dest: a.help for a in full._subparsers._group_actions[0]._choices_actions}
+    assert registered == COMMANDS
+
+
 def test_audit_never_forms_the_cell_covariance(csv_file, monkeypatch, capsys):
     """Before: the audit built the G^2 x G^2 covariance (466 GiB for 500 groups of 2) just to
     print standard errors; now cells and Δs come from the influence rows."""
@@ -901,7 +930,7 @@ def test_cli_report_formats_the_data_summary_for_people(csv_file, tmp_path):
     report = tmp_path / "r.html"
     assert main(_audit_args(path, "--report", str(report), "--output", str(tmp_path / "o.txt"))) == 0
     text = report.read_text()
-    summary = text[text.index("<h2>Data summary</h2>"):]
+    summary = text[text.index("<h2>Appendix: censoring per group</h2>"):]  # the censoring columns (issue 32.4)
     summary = summary[:summary.index("</table>")]
     share = 100 * (1 - frame.loc[frame["sex"] == "F", "e"].mean())
     assert f"<td>{share:.1f}%</td>" in summary and f"{share:.4f}" not in summary
@@ -940,7 +969,7 @@ def test_text_p_values_use_the_shared_formatter(csv_file, tmp_path, capsys):
     shifted = frame.assign(dead=(frame["t"] < 10).astype(int), score=frame["score"] + 3.0 * (frame["race"] == "A"))
     shifted.to_csv(binary, index=False)
     assert main(["audit", "--data", str(binary), "--outcome", "dead", "--group", "sex", "--group", "race",
-                 "--risk", "score"]) == 0
+                 "--risk", "score", "--method", "naive"]) == 0
     text = capsys.readouterr().out
     block = text[text.index("ΔxAUC(a, b)"):text.index("Joint Wald tests")]
     header = block.splitlines()[2].split()
@@ -972,7 +1001,7 @@ def test_horizon_text_has_the_unit_differences_and_findings(csv_file, capsys):
                                               "ci_high", "p_value", "p_adjusted", "flag"]
     curve = survfair.xauc_t("t", "e", "sex", "score", [5.0, 10.0], data=frame)
     expected = curve.pairwise_deltas().iloc[3]
-    assert f"{expected['value']:.4f}" in deltas.splitlines()[5]
+    assert f"{abs(expected['value']):.4f}" in deltas.splitlines()[5]  # oriented: favoured group first
 
 
 def test_mitigate_audits_a_subset_of_groups(tmp_path, capsys):
@@ -1154,3 +1183,42 @@ def test_missing_column_hints_at_another_delimiter(sep, name, csv_file, tmp_path
     assert f"its header line looks {name}-delimited" in err and "comma-separated" in err
     assert main(_audit_args(csv_file[0], "--risk", "nope")) == 2  # a comma-separated file: no hint
     assert "delimited" not in _one_error_line(capsys.readouterr().err)
+def test_calibration_of_each_risk_column(calibration_csv, tmp_path, capsys):
+    """Issue 32.5: with several --risk columns, one set of --predicted columns per --risk gives one
+    calibration per risk column, each named, in every output and in the report's verdict."""
+    path, frame = calibration_csv
+    two = tmp_path / "two.csv"
+    frame.assign(lp2=frame["lp"] * 0.5, risk5b=frame["risk5"] * 0.9).to_csv(two, index=False)
+    argv = ["audit", "--data", str(two), "--time", "t", "--event", "e", "--group", "sex", "--risk", "lp",
+            "--risk", "lp2", "--tau", "10", "--horizon", "5", "--predicted", "risk5", "--predicted", "risk5b"]
+    report = tmp_path / "r.html"
+    assert main([*argv, "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "== calibration of predicted risks: risk = lp ==" in out
+    assert "== calibration of predicted risks: risk = lp2 ==" in out
+    text = report.read_text(encoding="utf-8")
+    for heading in ("Findings: calibration: lp", "Findings: calibration: lp2", "Calibration at t = 5: lp2"):
+        assert f"<h2>{heading}</h2>" in text
+    verdict = text[text.index("<h2>Verdict</h2>"):text.index("<h2>Findings")]
+    assert verdict.count("<th>O/E at t = 5</th>") == 1 and verdict.count("F ") >= 2
+    assert main([*argv, "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in payload[-2:]] == ["calibration of predicted risks: risk = lp",
+                                                 "calibration of predicted risks: risk = lp2"]
+    assert payload[-1]["predicted"] == ["risk5b"] and payload[-1]["risk"] == "lp2"
+    assert main([*argv[:-2], "--format", "json"]) == 0  # one set for both: one calibration, as before
+    assert json.loads(capsys.readouterr().out)[-1]["name"] == "calibration of predicted risks"
+    assert main([*argv, "--predicted", "risk5"]) == 2
+    assert "or one per --horizon for each of the 2 --risk columns (2)" in capsys.readouterr().err
+
+
+def test_the_text_tables_orient_pairs_as_the_findings(csv_file, capsys):
+    """Issue 32.4: the findings said Δbetween(M, F) = +x while the table printed F M -x."""
+    path, _ = csv_file
+    assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "race",
+                 "--risk", "score", "--method", "naive"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("summaries ("):]
+    rows = [line.split() for line in table.splitlines()[2:] if line.split()[:1] in (["delta_between"],
+                                                                                   ["delta_within"])]
+    assert rows and all(float(row[3]) >= 0 for row in rows)

@@ -608,3 +608,45 @@ def test_very_long_labels_are_cut_in_figures_and_kept_in_tables(sample, tmp_path
     assert figure_width < 20
     report = sf.write_report(tmp_path / "long.html", res)
     assert long in report.read_text()  # the tables keep the full label
+# -- differences on a diverging scale (issue 32.4) -----------------------------------------------------
+def test_difference_heatmap_of_each_pair(result, tmp_path):
+    """xCI − xCIᵀ: the Δbetween of every pair, centred on 0, the diagonal empty."""
+    from matplotlib.colors import TwoSlopeNorm
+
+    ax = plotting.plot_xci_difference(result)
+    image = ax.images[0]
+    assert isinstance(image.norm, TwoSlopeNorm) and image.norm.vcenter == 0.0
+    assert image.norm.vmin == -image.norm.vmax
+    delta = sf.delta_between(result, "F", "M").value
+    assert abs(image.norm.vmax) >= abs(delta) and image.norm.vmax == pytest.approx(
+        max(0.05, np.ceil(abs(delta) / 0.05) * 0.05))
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == [f"{100 * delta:+.1f}".replace("-", "\u2212"), f"{-100 * delta:+.1f}".replace("-", "\u2212")]
+    data = image.get_array()
+    assert data.mask[0, 0] and data.mask[1, 1]  # the diagonal is 0 by definition: not drawn
+    assert ax.get_ylabel() == "a: group of the earlier event"
+    _png_ok(ax, tmp_path)
+
+
+def test_difference_heatmap_against_a_reference(result, sample):
+    other = sf.xci("time", "event", "group", "time", data=sample, tau=1.5)
+    fig, ax = plt.subplots()
+    assert plotting.plot_xci_difference(result, other, ax=ax, limit=0.5) is ax
+    expected = result.values - other.values
+    np.testing.assert_allclose(ax.images[0].get_array().data, expected)
+    assert ax.images[0].norm.vmax == 0.5 and len(ax.texts) == 4
+    given = pd.DataFrame(expected, index=["F", "M"], columns=["F", "M"])
+    ax = plotting.plot_xci_difference(given, None)  # already a difference: drawn as given
+    np.testing.assert_allclose(ax.images[0].get_array().data, expected)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda r: plotting.plot_xci_difference(r.matrix.iloc[:, :1]), ValueError, "square matrix"),
+    (lambda r: plotting.plot_xci_difference([[0.5]]), TypeError, "must be an XCIResult, an XAUCResult or a square"),
+    (lambda r: plotting.plot_xci_difference(r, r.matrix.rename(index={"F": "X"}, columns={"F": "X"})), ValueError,
+     "reference has the groups"),
+    (lambda r: plotting.plot_xci_difference(r, limit=0), ValueError, "limit must be > 0"),
+], ids=["not square", "not a matrix", "other groups", "limit 0"])
+def test_difference_heatmap_errors(result, call, error, message):
+    with pytest.raises(error, match=message):
+        call(result)

@@ -53,14 +53,16 @@ def test_html_report_contains_everything(result, tmp_path):
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
     headings = re.findall(r"<h2>(.*?)</h2>", text)
-    assert headings == ["Findings", "How to read", "Provenance", "Settings", "Data summary", "xCI matrix",
-                        "Differences between groups", "Joint tests", "Cells", "Pair counts", "My extra table",
-                        "Figures"]
+    # the verdict first, details after, internals in the appendix at the end (issue 32.4)
+    assert headings == ["Verdict", "Findings", "How to read", "Provenance", "Settings", "Data summary", "xCI matrix",
+                        "Differences between groups", "Joint tests", "My extra table", "Figures",
+                        "Appendix: estimator internals", "Appendix: censoring per group",
+                        "Appendix: joint tests in detail", "Appendix: cells", "Appendix: pair counts"]
     for caption in ("xCI matrix. How to read", "Probability of remaining uncensored per group. How to read",
-                    "My figure"):
+                    "xCI(a, b) − xCI(b, a). How to read", "My figure"):
         assert f"<figcaption>{caption}" in text
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
-    assert len(images) == 3
+    assert len(images) == 4
     assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
     assert "survfair audit x.csv" in text and "ipcw" in text
     # findings first, generated from the result
@@ -69,10 +71,15 @@ def test_html_report_contains_everything(result, tmp_path):
     # numbers for people: percent with one decimal, differences in points, p-values, the version
     assert f"<td>{100 * result.matrix.loc['F', 'M']:.1f}%" in text
     delta = sf.delta_between(result, "F", "M")
-    assert f"<td>{100 * delta.value:+.1f} pts</td>" in text
+    assert f"<td>{100 * abs(delta.value):+.1f} pts</td>" in text  # oriented as the findings: favoured group first
     assert f"<td>{100 * result.overall:.1f}%</td>" in text
     assert "70.2000" not in text and "confidence_level" not in text and "ci_method" not in text
     assert f"<td>{sf.__version__}</td>" in text and "<th class=label>confidence level</th>" in text
+    # internals only in the appendix
+    appendix = text[text.index("<h2>Appendix: estimator internals</h2>"):]
+    assert "<th class=label>tied tolerance</th>" not in text[:text.index("<h2>Figures</h2>")]
+    assert "<th class=label>tied tolerance</th>" in appendix and "<th>degenerate</th>" in appendix
+    assert "<th>censored_pct</th>" in appendix and "<th>degenerate</th>" not in text[:text.index("<h2>Figures</h2>")]
     assert str(result.group_sizes["F"]["n"]) in text
     assert text.count("<details>") == 2  # the cells and the pair counts are folded
     _no_external_resource(text)
@@ -85,9 +92,9 @@ def test_html_report_of_comparison_with_intervals(sample, tmp_path):
                      ci="analytic")
     text = write_report(tmp_path / "cmp.htm", out).read_text(encoding="utf-8")
     assert "<h2>Findings: model one</h2>" in text and "<h2>Findings: model two</h2>" in text
-    assert "<h2>Models side by side</h2>" in text
-    side = re.search(r"<h2>Models side by side</h2>.*?<table>(.*?)</table>", text, re.S).group(1)
-    assert side.count("<th class=label>model one</th>") == 3 and side.count("<th class=label>model two</th>") == 3
+    verdict = re.search(r"<h2>Verdict</h2>.*?<table>(.*?)</table>", text, re.S).group(1)
+    assert verdict.count("<th class=label>model one</th>") == 1 and verdict.count("<th class=label>model two</th>") == 1
+    assert "<figcaption>xCI(a, b) − xCI(b, a), model two. How to read" in text
     assert "<h2>xCI matrix: model two</h2>" in text
     assert "<figcaption>xCI matrix, model one. How to read" in text
     assert "<figcaption>xCI matrix, model two. How to read" in text
@@ -98,12 +105,12 @@ def test_html_report_of_comparison_with_intervals(sample, tmp_path):
 def test_markdown_report(result, tmp_path):
     path = write_report(tmp_path / "report.md", result, data_summary=pd.DataFrame({"n": [3]}, index=["all"]))
     text = path.read_text(encoding="utf-8")
-    for heading in ("## Findings", "## Provenance", "## Settings", "## Data summary", "## xCI matrix",
-                    "## Differences between groups", "## Joint tests", "## Pair counts"):
+    for heading in ("## Verdict", "## Findings", "## Provenance", "## Settings", "## Data summary", "## xCI matrix",
+                    "## Differences between groups", "## Joint tests", "## Appendix: pair counts"):
         assert heading in text
-    assert text.index("## Findings") < text.index("## Settings")
+    assert text.index("## Verdict") < text.index("## Findings") < text.index("## Settings")
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
-    assert links == ["report_files/figure_1.png", "report_files/figure_2.png"]
+    assert links == ["report_files/figure_1.png", "report_files/figure_2.png", "report_files/figure_3.png"]
     for link in links:
         assert (tmp_path / link).read_bytes()[:4] == b"\x89PNG"
     assert "| all | 3 |" in text
@@ -200,8 +207,8 @@ def test_binary_report_html(binary, tmp_path):
                         data_summary=data_summary_table(binary))
     text = path.read_text(encoding="utf-8")
     headings = re.findall(r"<h2>(.*?)</h2>", text)
-    for heading in ("Findings", "Settings", "Data summary", "xAUC matrix", "Differences between groups",
-                    "Joint tests", "Balanced xAUC", "Pair counts", "Figures"):
+    for heading in ("Verdict", "Findings", "Settings", "Data summary", "xAUC matrix", "Differences between groups",
+                    "Joint tests", "Balanced xAUC", "Appendix: pair counts", "Figures"):
         assert heading in headings
     assert "Kallus &amp; Zhou 2019" in text and "group of the POSITIVE" in text
     assert "<th class=label>a (positive) \\ b (negative)</th>" in text
@@ -210,15 +217,16 @@ def test_binary_report_html(binary, tmp_path):
     low, high = binary.confidence_interval()
     assert (f"<td>{100 * binary.matrix.loc['M', 'F']:.1f}%</td><td>[{100 * low.loc['M', 'F']:.1f}%, "
             f"{100 * high.loc['M', 'F']:.1f}%]</td>") in text
-    delta = sf.delta_between(binary, "F", "M")
-    row = re.search(r"<th class=label>Δbetween \(F, M\)</th>(.*?)</tr>", text).group(1)
+    delta = sf.delta_between(binary, "M", "F")  # M is favoured: the findings and the tables say (M, F)
+    assert delta.value > 0 and "Δbetween (F, M)" not in text
+    row = re.search(r"<th class=label>Δbetween \(M, F\)</th>(.*?)</tr>", text).group(1)
     cells = re.findall(r"<td>([^<]*)</td>", row)
     assert cells[:2] == [f"{100 * delta.value:+.1f} pts",
                          f"[{100 * delta.confidence_interval.low:+.1f}, {100 * delta.confidence_interval.high:+.1f}]"]
     assert f"<td>{100 * binary.overall:.1f}%</td>" in text
     for caption in ("xAUC matrix. How to read", "xROC curves per pair of groups. How to read"):
         assert f"<figcaption>{caption}" in text
-    assert len(re.findall(r'src="data:image/png;base64,', text)) == 2
+    assert len(re.findall(r'src="data:image/png;base64,', text)) == 3  # with the difference heatmap
     assert "<td class=label>delong</td>" in text and "positive_pct" in text
     _no_external_resource(text)
 
@@ -230,10 +238,10 @@ def test_binary_report_markdown(binary, tmp_path):
     # row a = group of the positive, column b = group of the negative
     assert "| a (positive) \\\\ b (negative) | F | M |" in text
     assert f"| M | {100 * m.loc['M', 'F']:.1f}% | {100 * m.loc['M', 'M']:.1f}% |" in text
-    for heading in ("## xAUC matrix", "## Differences between groups", "## Balanced xAUC", "## Pair counts"):
+    for heading in ("## xAUC matrix", "## Differences between groups", "## Balanced xAUC", "## Appendix: pair counts"):
         assert heading in text
-    assert "Δbetween (F, M)" in text and "Kallus & Zhou 2019" in text
-    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == ["binary_files/figure_1.png", "binary_files/figure_2.png"]
+    assert "Δbetween (M, F)" in text and "Kallus & Zhou 2019" in text
+    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == [f"binary_files/figure_{k}.png" for k in (1, 2, 3)]
     balanced = sf.balanced_xauc(binary)
     assert f"| F | {balanced.loc['F', 'positives']} | {balanced.loc['F', 'negatives']} | {100 * balanced.loc['F', 'xauc1']:.1f}% |" in text
 
@@ -259,9 +267,11 @@ def test_flags_and_adjustment_are_shown(sample, tmp_path):
     text = write_report(tmp_path / "f.html", res, adjust="bh", min_pairs=10**6, default_figures=False
                         ).read_text(encoding="utf-8")
     assert "<th>p (bh)</th>" in text and "BH-adjusted" in text
-    # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use them
-    assert text.count(" †</td>") == 8 and "comparable pairs (&lt; 1000000)" in text
-    for label in ("Δbetween (F, M) †", "Δwithin (F, M) †", "worst cell: xCI"):
+    # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use them;
+    # in the verdict: the worst cell and the largest Δbetween
+    assert text.count(" †</td>") == 10 and "comparable pairs (&lt; 1000000)" in text
+    between = survfair_label(res, "delta_between")
+    for label in (f"{between} †", f"{survfair_label(res, 'delta_within')} †", "worst cell: xCI"):
         assert f"<th class=label>{label}" in text
 
 
@@ -286,7 +296,7 @@ def test_review_fixes_of_the_report(sample, tmp_path):
                                                tau=1.5))
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
     text = write_report(tmp_path / "two.md", out, default_figures=False).read_text(encoding="utf-8")
-    assert "## Pair counts: one" in text and "## Pair counts: two" in text
+    assert "## Appendix: pair counts: one" in text and "## Appendix: pair counts: two" in text
 
 
 def test_the_data_summary_is_formatted_for_people(result, tmp_path):
@@ -319,7 +329,7 @@ def test_report_with_calibration(tmp_path, suffix):
     assert (html.escape(first) if suffix == ".html" else first.replace("<", "\\<")[:20]) [:20] in text
     assert "M<&>" not in text  # the label is escaped in both formats
     # the calibration tables come before the folded pair counts
-    assert text.index("Calibration at t = 5") < text.index("Pair counts")
+    assert text.index("Calibration at t = 5") < text.index("Appendix: pair counts")
     with pytest.raises(TypeError, match="CalibrationResult"):
         write_report(tmp_path / f"bad{suffix}", result, calibration=result)
 
@@ -379,9 +389,9 @@ def test_cells_with_standard_error_0_and_the_joint_test_in_the_report(tmp_path):
     res = sf.xci(time, np.ones(600, bool), group, risk, method="naive")
     text = write_report(tmp_path / "z.html", res, default_figures=False).read_text(encoding="utf-8")
     assert "[0.0%, 0.0%]" not in text and "[100.0%, 100.0%]" not in text and "[+100.0, +100.0]" not in text
-    cells = _section(text, "Cells")
+    cells = _section(text, "Appendix: cells")
     assert "<td>100.0% †</td><td class=label>no interval: standard error 0</td>" in cells
-    tests = _section(text, "Joint tests")
+    tests = _section(text, "Appendix: joint tests in detail")
     assert "<th>left out (standard error 0)</th>" in tests
     row = re.search(r"no cross-group asymmetry \(every Δbetween = 0\)</th>(.*?)</tr>", tests).group(1)
     statistic, df, p, contrasts, _, _, no_variance = re.findall(r"<td>([^<]*)</td>", row)
@@ -406,5 +416,130 @@ def test_binary_report_flags_balanced_xauc_and_says_why_there_is_no_xroc(tmp_pat
 def test_models_side_by_side_mark_flagged_rows(sample, tmp_path):
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "risk"}, data=sample, tau=1.5)
     text = write_report(tmp_path / "c.html", out, min_pairs=10**6, default_figures=False).read_text(encoding="utf-8")
-    side = _section(text, "Models side by side")
-    assert side.count("Δbetween (F, M) †") == 2 and side.count("worst cell: xCI") == 2
+    verdict = _section(text, "Verdict")
+    label = survfair_label(out.results["one"], "delta_between")
+    assert verdict.count(f"{label} +") == 2 and verdict.count(" †</td>") >= 4
+
+
+def survfair_label(result, summary):
+    """The label of the pair a differences table shows: the favoured group first (as the findings)."""
+    row = sf.pairwise_deltas(result).query("summary == @summary").iloc[0]
+    a, b = (row["a"], row["b"]) if row["value"] >= 0 else (row["b"], row["a"])
+    return f"{'Δbetween' if summary == 'delta_between' else 'Δwithin'} ({a}, {b})"
+
+
+# -- issue 32: the verdict first, one orientation, several calibrations, phones ---------------------
+def _stub_model_based(result, shift=0.02):
+    """A stand-in for the model-based xCI (not built yet): a tidy frame with the agreed columns,
+    Δbetween per pair in the library's order (a before b) and the cells."""
+    rows = []
+    for d in sf.pairwise_deltas(result).query("summary == 'delta_between'").itertuples():
+        rows.append({"summary": "delta_between", "a": d.a, "b": d.b, "observed": d.value,
+                     "model_based": d.value - shift, "excess": shift, "se": 0.01, "ci_low": shift - 0.0196,
+                     "ci_high": shift + 0.0196, "p_value": 0.045})
+    for a in result.groups:
+        for b in result.groups:
+            value = float(result.matrix.loc[a, b])
+            rows.append({"summary": "xci", "a": a, "b": b, "observed": value, "model_based": value - shift,
+                         "excess": shift, "se": 0.01, "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan})
+    return pd.DataFrame(rows)
+
+
+class _ModelBased:
+    def __init__(self, frame):
+        self.frame = frame
+
+    def to_frame(self):
+        return self.frame
+
+
+def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
+    time, event, group, x, risk = _calibrated_cohort()
+    out = sf.compare(time, event, group, {"lp": x, "noise": x + np.random.default_rng(1).normal(size=len(x))},
+                     tau=10)
+    calibrations = {"lp": sf.calibration(time, event, group, risk, 5.0),
+                    "noise": sf.calibration(time, event, group, np.column_stack([0.6 * risk, 0.8 * risk]), [3.0, 5.0])}
+    stub = _stub_model_based(out.results["lp"])
+    text = write_report(tmp_path / "v.html", out, calibration=calibrations, model_based={"lp": _ModelBased(stub)},
+                        time_unit="years").read_text(encoding="utf-8")
+    assert re.findall(r"<h2>(.*?)</h2>", text)[0] == "Verdict"
+    verdict = _section(text, "Verdict")
+    head = re.findall(r"<th>(.*?)</th>", verdict)
+    assert head[:6] == ["pooled C", "worst cell", "largest Δbetween", "interval", "p (holm)", "excess Δbetween"]
+    assert "O/E at t = 5" in head and "slope at t = 3" in head
+    # the excess of the pair as the verdict orients it: favoured group first, sign follows the swap
+    d = sf.pairwise_deltas(out.results["lp"]).query("summary == 'delta_between'").iloc[0]
+    sign = 1 if d["value"] >= 0 else -1
+    assert f"<td>{100 * sign * 0.02:+.1f} pts [" in verdict
+    oe = calibrations["noise"].summary(3.0)["oe_ratio"]
+    assert html.escape(" · ".join(f"{g} {v:.2f}" for g, v in oe.items())) in verdict
+    sentences = re.findall(r"<li>(.*?)</li>", re.search(r'<ul class="verdict">(.*?)</ul>', verdict).group(1))
+    assert len(sentences) == 2 and sentences[0].startswith("lp: pooled C") and "beyond what the model" in sentences[0]
+    # one calibration section per model, named
+    for heading in ("Findings: calibration: lp", "Findings: calibration: noise", "Calibration at t = 5 years: lp",
+                    "Calibration at t = 3 years: noise", "Excess Δbetween over the model-based reference: lp"):
+        assert f"<h2>{heading}</h2>" in text
+    assert "<figcaption>Observed − model-based, lp. How to read" in text
+    assert "<figcaption>Calibration per group at t = 5 years, noise." in text
+    with pytest.raises(ValueError, match="lacks the columns"):
+        write_report(tmp_path / "bad.html", out, model_based={"lp": stub.drop(columns="excess")})
+    with pytest.raises(TypeError, match=r"calibration\['lp'\] must be a CalibrationResult"):
+        write_report(tmp_path / "bad.html", out, calibration={"lp": out})
+
+
+def test_every_table_orients_pairs_as_the_findings(binary, tmp_path):
+    """Issue 32.4: the findings said Δbetween(M, F) = +x while the table showed (F, M) −x."""
+    found = sf.findings(binary)
+    largest = found.sentences[1]
+    assert "Δbetween(M, F) = +" in largest
+    for suffix in (".html", ".md"):
+        text = write_report(tmp_path / f"o{suffix}", binary, default_figures=False).read_text(encoding="utf-8")
+        assert "Δbetween (M, F)" in text and "Δbetween (F, M)" not in text and "pts" in text
+        assert not re.search(r"Δbetween \(M, F\)[ †|<>/a-z=\\]*-\d", text)  # never a negative value
+
+
+def test_tables_scroll_inside_their_box(result, tmp_path):
+    text = write_report(tmp_path / "s.html", result, default_figures=False).read_text(encoding="utf-8")
+    assert text.count("<table>") == text.count('<div class="scroll"><table>') > 5
+    assert "div.scroll{overflow-x:auto" in text
+
+
+@pytest.mark.skipif(__import__("shutil").which("chromium") is None, reason="needs Debian's chromium")
+@pytest.mark.parametrize("width", [390, 1280])
+def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
+    """Rendered by headless Chromium: the page never scrolls sideways, wide tables scroll in their box."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "check_report_layout", Path(__file__).parents[1] / "scripts" / "check_report_layout.py")
+    layout = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layout)
+    path = write_report(tmp_path / "w.html", result, provenance={"data SHA-256": "f" * 64})
+    measured = layout.measure(path, width)
+    assert measured["window"] == width and measured["page"] <= width
+    assert measured["wide"] == [] and measured["unboxed"] == 0
+    if width == 390:
+        assert measured["scrolling"] >= 1  # the verdict is wider than a phone: it scrolls in its box
+
+
+def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
+    from survfair._report import _oriented_forest_table
+
+    out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
+    table = _oriented_forest_table(out)
+    d = out.table.loc["one", "delta_between[F,M]"]
+    name = "delta_between[F,M]" if d >= 0 else "delta_between[M,F]"
+    assert table.loc["one", name] == pytest.approx(abs(d))
+    assert table.loc["two", name] == pytest.approx(out.table.loc["two", "delta_between[F,M]"] * (1 if d >= 0 else -1))
+    assert (table[f"{name}_ci_low"] <= table[name]).all() and (table[name] <= table[f"{name}_ci_high"]).all()
+
+
+def test_a_named_calibration_of_one_result_keeps_its_name(tmp_path):
+    time, event, group, x, risk = _calibrated_cohort(n=300)
+    result = sf.xci(time, event, group, x, tau=10)
+    text = write_report(tmp_path / "n.md", result, calibration={"Cox": sf.calibration(time, event, group, risk, 5.0)},
+                        default_figures=False).read_text(encoding="utf-8")
+    assert "## Findings: calibration: Cox" in text and "## Calibration at t = 5: Cox" in text
+    verdict = text[text.index("## Verdict"):text.index("## Findings")]
+    assert "O/E at t = 5" in verdict and "| risk score |" in verdict

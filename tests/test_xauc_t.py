@@ -352,14 +352,16 @@ def test_result_records_cause_controls_entry_weights_and_clusters():
     plain = xauc_t(time, [s == 1 for s in status], group, risk, [4.5])
     assert (plain.cause, plain.controls, plain.delayed_entry, plain.weighted, plain.n_clusters) == (
         None, "event_free", False, False, None)
-    assert repr(plain) == "XAUCtResult(groups=['a', 'b'], times=[4.5], censoring='group', ci_method='analytic')"
+    assert repr(plain).splitlines()[0] == (
+        "XAUCtResult(groups=['a', 'b'], times=[4.5], censoring='group', ci_method='analytic')")
+    assert "AUC(t) at t = 4.5" in repr(plain)  # the numbers follow the settings (issue 32.6)
     res = xauc_t(time, status, group, risk, [4.5], cause=1, entry=[0, 0, 0.5, 0, 0, 0, 0, 0],
                  weights=[1, 2, 1, 1, 1, 1, 1, 1], cluster=[0, 0, 1, 1, 2, 2, 3, 3])
     assert (res.cause, res.controls, res.delayed_entry, res.weighted, res.n_clusters) == (1, "all", True, True, 4)
     exported = json.loads(json.dumps(res.to_dict()))
     assert {k: exported[k] for k in ("cause", "controls", "delayed_entry", "weighted", "n_clusters")} == {
         "cause": 1, "controls": "all", "delayed_entry": True, "weighted": True, "n_clusters": 4}
-    assert repr(res).endswith("cause=1, controls='all', delayed_entry=True, weighted=True, n_clusters=4)")
+    assert repr(res).splitlines()[0].endswith("cause=1, controls='all', delayed_entry=True, weighted=True, n_clusters=4)")
     assert xauc_t(time, status, group, risk, [4.5], cause=1, controls="event_free").controls == "event_free"
     # without cause the controls are the event-free whatever controls= says
     assert xauc_t(time, [s == 1 for s in status], group, risk, [4.5], controls="all").controls == "event_free"

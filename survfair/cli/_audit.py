@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ from .._datasets import load_flchain
 from .._exceptions import ExcludedRowsWarning
 from .._models import fit_checked, risk_scores
 from .._format import MISSING, p_value_text
-from .._report import data_fingerprint, joint_tests_table, write_report
+from .._report import data_fingerprint, joint_tests_table, oriented_pairs, write_report
 from .._results import XCIResult
 from .._findings import Findings, findings, joint_tests
 from .._horizon_findings import horizon_findings
@@ -40,6 +40,7 @@ from ._calibration import (
     calibration_audit,
     calibration_long_table,
     check_calibration,
+    predicted_per_risk,
     render_calibration,
 )
 from ._errors import CLIError, library_errors
@@ -254,9 +255,9 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         counts = result.counts.drop(columns=["xci"])
         lines += ["", "pair counts:", _text_table(counts, index=False, float_format="{:.6g}".format)]
         boot = None if getattr(result, "bootstrap", None) is None else int(result.bootstrap.cells.shape[0])
-        summaries = tables["summaries"]
-        lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; † uses a "
-                      "cell resting on little data):",
+        summaries = oriented_pairs(tables["summaries"])  # each pair as the findings say it: favoured group first
+        lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; each pair "
+                      "with the group it favours first; † uses a cell resting on little data):",
                   summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, _has_intervals(result))]
         if len(summaries) > TEXT_TABLE_ROWS:
             lines.append(f"... and {len(summaries) - TEXT_TABLE_ROWS} more rows: every row is in --format csv or "
@@ -338,15 +339,17 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
                 entry["horizon_differences"] = json.loads(horizon_found[name].deltas.to_json(orient="records"))
                 entry["horizon_findings"] = list(horizon_found[name].sentences)
             payload.append(entry)
-        if calibrated is not None:  # one more entry: the calibration of the --predicted columns
-            payload.append({"name": "calibration of predicted risks",
-                            **render_calibration(calibrated, "json", list(args.predicted))["calibration"]})
+        for risk, (audit, columns) in (calibrated or {}).items():  # one more entry per calibrated --risk
+            risk = risk if len(calibrated) > 1 else ""  # one calibration: named as before
+            payload.append({"name": "calibration of predicted risks" + (f": risk = {risk}" if risk else ""),
+                            **render_calibration(audit, "json", columns, risk)["calibration"]})
         return json.dumps(payload, indent=2) + "\n"
     if output_format == "csv":
         parts = [long_table(name, result, horizons.get(name), reporting, horizon_found.get(name))
                  for name, result, _ in named_results]
-        if calibrated is not None:
-            parts.append(calibration_long_table(calibrated[0], "calibration of predicted risks"))
+        for risk, (audit, _) in (calibrated or {}).items():
+            parts.append(calibration_long_table(audit[0], "calibration of predicted risks"
+                                                + (f": risk = {risk}" if risk and len(calibrated) > 1 else "")))
         frame = pd.concat(parts, ignore_index=True)
         frame = frame[CSV_COLUMNS + [c for c in frame.columns if c not in CSV_COLUMNS]]
         return neutralise_formulas(frame).to_csv(index=False)
@@ -447,8 +450,9 @@ def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
     if args.cause is not None:
         settings["cause of interest"] = f"{args.cause} (other causes of {args.event} are competing events)"
     if getattr(args, "predicted", None):
-        settings["predicted risks (horizon: column)"] = ", ".join(
-            f"{t:g}: {c}" for t, c in zip(args.horizon, args.predicted))
+        for risk, columns in predicted_per_risk(args).items():
+            settings["predicted risks (horizon: column)" + (f", risk {risk}" if risk and len(args.risk) > 1 else "")] = (
+                ", ".join(f"{t:g}: {c}" for t, c in zip(args.horizon, columns)))
     if args.groups:
         settings.update({"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded})
     return named, comparison, settings
@@ -609,16 +613,19 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
                     horizon_found[name] = horizon_findings(computed[0], time_unit=getattr(args, "time_unit", None),
                                                            **reporting_options(args))
     reporting = reporting_options(args)
-    calibrated = None
+    calibrated = None  # {risk column: (calibration audit, its --predicted columns)}
     if getattr(args, "predicted", None):
         phases.advance()
         groups = match_groups(frame, args.group, args.groups)
         subset, _ = subset_groups(frame, args.group, groups)
-        calibrated = calibration_audit(args, subset, groups)
+        calibrated = {risk: (calibration_audit(argparse.Namespace(**{**vars(args), "predicted": columns}), subset,
+                                               groups), columns)
+                      for risk, columns in predicted_per_risk(args).items()}
     phases.advance()  # findings and output
     text = _render(named_results, args.format, horizons, reporting, calibrated, args, horizon_found) + horizon_text
     if calibrated is not None and args.format == "table":
-        text += "\n" + render_calibration(calibrated, "table", list(args.predicted))
+        text += "".join("\n" + render_calibration(audit, "table", columns, risk if len(calibrated) > 1 else "")
+                        for risk, (audit, columns) in calibrated.items())
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
@@ -627,9 +634,18 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
             write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
                          provenance=provenance, horizons=horizon_results or None,
-                         calibration=None if calibrated is None else calibrated[0],
+                         calibration=None if calibrated is None else _report_calibrations(calibrated, comparison),
                          time_unit=args.time_unit, **reporting)
     return 0
+
+
+def _report_calibrations(calibrated: dict, comparison) -> Any:
+    """``write_report``'s ``calibration=``: one CalibrationResult per model (the models of the
+    report are named by their --risk column), or the single calibration of no particular column."""
+    results = {risk: audit[0] for risk, (audit, _) in calibrated.items()}
+    if "" in results:
+        return results[""]
+    return results if len(comparison.results) > 1 else next(iter(results.values()))
 
 
 #: settings entries that say where the data come from: shown under the report's provenance

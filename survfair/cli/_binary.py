@@ -230,8 +230,10 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
 
 def _deltas_text(deltas: pd.DataFrame, found) -> str:
     """ΔxAUC of every pair for the text output: four decimals, p-values as in the report, † on a
-    difference that uses a flagged cell."""
-    shown = deltas.copy()
+    difference that uses a flagged cell; each pair oriented as the findings (favoured group first)."""
+    from .._report import oriented_pairs
+
+    shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"})).rename(columns={"value": "delta_between"})
     for column in ("p_value", "p_adjusted"):
         shown[column] = [p_value_text(p) for p in shown[column]]
     flagged = found.flagged_cells
@@ -336,7 +338,9 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
 
 
 def _horizon_deltas_text(found, intervals: bool, unit: str | None) -> str:
-    shown = found.deltas.copy()
+    from .._report import oriented_pairs
+
+    shown = oriented_pairs(found.deltas)  # favoured group first, as the findings
     for column in ("p_value", "p_adjusted"):
         shown[column] = [p_value_text(p) for p in shown[column]]
     shown["flag"] = ["†" if f else "" for f in shown["flagged"]]

@@ -17,8 +17,8 @@ from ._binary import library_notes
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument
 
-__all__ = ["add_calibration_arguments", "check_calibration", "calibration_audit", "render_calibration",
-           "calibration_long_table"]
+__all__ = ["add_calibration_arguments", "check_calibration", "predicted_per_risk", "calibration_audit",
+           "render_calibration", "calibration_long_table"]
 
 
 def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +27,9 @@ def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_argument(
         "--predicted", metavar="COLUMN", action="append",
         help="column of predicted event probabilities F(t | x) at the matching --horizon (give one per "
-             "--horizon, in the same order): adds calibration within groups (O/E, slope, ICI, Brier, GND test)",
+             "--horizon, in the same order; with several --risk, one per --horizon for each --risk, the columns of "
+             "the first --risk first): adds calibration within groups (O/E, slope, ICI, Brier, GND test), one "
+             "per --risk",
     )
 
 
@@ -39,10 +41,31 @@ def check_calibration(args: argparse.Namespace) -> list[str]:
     if not args.data or args.time is None:
         raise CLIError("--predicted needs a survival audit with --data, --time and --event.")
     horizons = args.horizon or []
-    if len(horizons) != len(predicted):
-        raise CLIError(f"give one --predicted column per --horizon, in the same order; got {len(predicted)} "
+    risks = _risks(args)
+    if len(predicted) != len(horizons) and not (len(risks) > 1 and len(predicted) == len(horizons) * len(risks)):
+        several = (f", or one per --horizon for each of the {len(risks)} --risk columns ({len(horizons) * len(risks)})"
+                   if len(risks) > 1 else "")
+        raise CLIError(f"give one --predicted column per --horizon, in the same order{several}; got {len(predicted)} "
                        f"--predicted and {len(horizons)} --horizon.")
     return list(predicted)
+
+
+def _risks(args: argparse.Namespace) -> list[str]:
+    risk = getattr(args, "risk", None) or []
+    return [risk] if isinstance(risk, str) else list(risk)
+
+
+def predicted_per_risk(args: argparse.Namespace) -> dict[str, list[str]]:
+    """The ``--predicted`` columns of each ``--risk`` column (checked by :func:`check_calibration`):
+    ``{risk: columns}`` when there is one set of columns per horizon for each risk, else
+    ``{"": columns}`` (one calibration, of no particular risk column)."""
+    predicted = list(getattr(args, "predicted", None) or [])
+    risks, k = _risks(args), len(args.horizon or [])
+    if len(risks) > 1 and k and len(predicted) == k * len(risks):
+        return {risk: predicted[i * k:(i + 1) * k] for i, risk in enumerate(risks)}
+    if len(risks) == 1 and predicted:
+        return {risks[0]: predicted}
+    return {"": predicted} if predicted else {}
 
 
 def calibration_audit(args: argparse.Namespace, frame: pd.DataFrame, groups: list | None
@@ -75,14 +98,16 @@ def _table(result: CalibrationResult, t: float) -> pd.DataFrame:
     return summary[columns].rename(columns=lambda c: c.replace("_ci_", "_").replace("_risk", ""))
 
 
-def render_calibration(audit, output_format: str, predicted: list[str]) -> str | list | dict:
-    """Text block (table format) or JSON-ready dict of a calibration audit."""
+def render_calibration(audit, output_format: str, predicted: list[str], model: str = "") -> str | list | dict:
+    """Text block (table format) or JSON-ready dict of a calibration audit; ``model`` names the
+    risk column whose predicted risks these are (in the heading, and as "risk" in JSON)."""
     result, found, notes = audit
     if output_format == "json":
-        return {"calibration": {"predicted": predicted, "notes": notes, "findings": found.to_dict(),
+        return {"calibration": {"predicted": predicted, **({"risk": model} if model else {}), "notes": notes,
+                                "findings": found.to_dict(),
                                 **result.to_dict(), "contrasts": json.loads(result.contrasts().to_json(
                                     orient="records"))}}
-    lines = ["== calibration of predicted risks ==", "findings:", found.to_text(), "",
+    lines = [f"== calibration of predicted risks{': risk = ' + model if model else ''} ==", "findings:", found.to_text(), "",
              f"predicted columns {predicted} at horizons {[float(t) for t in result.times]}; n = {result.n_samples}, "
              f"groups = {list(result.groups)}; intervals: {result.ci_method}", *notes]
     with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 30):

@@ -9,13 +9,12 @@ values of the data by :func:`match_label`.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-import numpy as np
-import pandas as pd
-
-from .._validation import resolve_group
 from ._errors import CLIError, EXIT_CODES_HELP
+
+if TYPE_CHECKING:  # numpy and pandas are imported where they are used: ``survfair --help`` needs neither
+    import pandas as pd
 
 __all__ = [
     "HelpFormatter",
@@ -176,6 +175,11 @@ def group_argument(group: Sequence[str] | str) -> Any:
 def group_labels(frame: pd.DataFrame, group: Sequence[str] | str) -> pd.Series:
     """Per row, the group label the library analyses: the column's value, or the library's
     intersectional name ("F|Black") for several columns (the library's own rule, not a copy)."""
+    import numpy as np
+    import pandas as pd
+
+    from .._validation import resolve_group
+
     columns = [group] if isinstance(group, str) else list(group)
     if len(columns) == 1:
         return frame[columns[0]]
@@ -199,6 +203,8 @@ def column_roles(args: argparse.Namespace, **roles: str | None) -> dict[str, str
 
 
 def _python(value: Any) -> Any:
+    import numpy as np
+
     return value.item() if isinstance(value, np.generic) else value
 
 
@@ -236,6 +242,8 @@ def match_groups(frame: pd.DataFrame, group: Sequence[str], texts: Sequence[str]
     """The group labels that ``--groups`` names, as values of the data (None without ``--groups``)."""
     if not texts:
         return None
+    import pandas as pd
+
     labels = group_labels(frame, group)
     present = pd.unique(labels.dropna())
     try:
