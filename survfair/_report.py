@@ -499,7 +499,9 @@ def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame
     [-0.08]
     """
     frame = reference if isinstance(reference, pd.DataFrame) else None
-    if frame is None and callable(getattr(reference, "to_frame", None)):
+    if frame is None and _is_model_based(reference):
+        frame = _model_based_rows(reference)
+    elif frame is None and callable(getattr(reference, "to_frame", None)):
         frame = reference.to_frame()
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{name} must be a model-based result with a to_frame() method returning a DataFrame "
@@ -509,6 +511,20 @@ def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame
         raise ValueError(f"{name}: the model-based frame lacks the columns {missing} (needs "
                          f"{list(MODEL_BASED_COLUMNS)}).")
     return frame
+
+
+def _is_model_based(reference: Any) -> bool:
+    """A :class:`survfair.ModelBasedResult` (its pair table and its observed result)."""
+    return callable(getattr(reference, "summaries", None)) and hasattr(reference, "observed")
+
+
+def _model_based_rows(reference: Any) -> pd.DataFrame:
+    """A ModelBasedResult as the report's tidy frame: its pair summaries, then its cells (summary
+    "xci" or "xauc", with the excess's SE as ``se``)."""
+    cells = reference.to_frame().rename(columns={"excess_se": "se"})
+    cells.insert(0, "summary", "xauc" if hasattr(reference.observed, "positive") else "xci")
+    return pd.concat([reference.summaries(), cells[[c for c in cells.columns if c in
+                                                    ("summary", *MODEL_BASED_COLUMNS)]]], ignore_index=True)
 
 
 def _excess_between(frame: pd.DataFrame) -> pd.DataFrame:
@@ -643,13 +659,22 @@ def _verdict_sentence(name: str, result: Any, found: Findings, model_based: Any 
         level = 1 - getattr(result, "confidence_level", 0.95)
         clear = (np.isfinite(largest["ci_low"]) and largest["ci_low"] > 0
                  and np.isfinite(largest["p_adjusted"]) and largest["p_adjusted"] < level)
-        judged = (f"{b} is ranked worse in this pair" if clear
-                  else "the data do not clearly show either group disadvantaged")
-        parts.append(f"largest asymmetry Δbetween({a}, {b}) = {_pp(largest['value'])} points ({judged})")
+        excess = None
         if model_based is not None:
             excess = _excess_for(model_based_frame(model_based, f"model_based[{name!r}]"), a, b)
-            if excess is not None:
-                parts.append(f"{_pp(excess[0])} points of it beyond what the model's own predictions imply")
+        judged = (f"{b} is ranked worse in this pair" if clear
+                  else "the data do not clearly show an asymmetry")
+        if clear and excess is None:  # issue 32: an observed asymmetry alone does not blame the model
+            judged += "; part or all of it may come from the groups' different risks"
+        parts.append(f"largest asymmetry Δbetween({a}, {b}) = {_pp(largest['value'])} points ({judged})")
+        if excess is not None:
+            value, low, high, _ = excess
+            interval = f" [{_pp(low)}, {_pp(high)}]" if np.isfinite(low) and np.isfinite(high) else ""
+            if np.isfinite(low) and (low > 0 or high < 0):
+                parts.append(f"{_pp(value)} points{interval} of it beyond what the model's own predictions imply")
+            else:
+                parts.append(f"none of it clearly beyond what the model's own predictions imply (excess "
+                             f"{_pp(value)} points{interval})")
     if len(result.groups) > 1:
         smallest = min_xci(result)
         parts.append(f"worst-served cell ({smallest.a}, {smallest.b}) at {percent(smallest.value)}")
@@ -1129,9 +1154,11 @@ def write_report(
         that names its model; its tables per horizon and its contrasts follow the result's
         sections; its plots join the figures; O/E and slope per group enter the verdict table of
         the model of that name.
-    model_based : object or mapping of str -> object, optional
-        A model-based reference per model (what the model's own predictions imply), by model name
-        (an object alone is that of the single model). Anything with a ``to_frame()`` method
+    model_based : ModelBasedResult or mapping of str -> ModelBasedResult, optional
+        A model-based reference per model (what the model's own predictions imply,
+        :func:`survfair.model_based_xci`), by model name (one alone is that of the single model; a
+        ``ModelBasedResult`` passed as ``result`` is its own reference). The findings then lead with
+        the excess asymmetry. Also accepted: anything with a ``to_frame()`` method
         returning a tidy frame with the columns summary, a, b, observed, model_based, excess, se,
         ci_low, ci_high, p_value (:func:`model_based_frame`), or that frame itself. Rows with
         summary "delta_between" fill the verdict's "excess Δbetween" column and a table of the
@@ -1190,6 +1217,8 @@ def write_report(
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise ValueError(f"path must end in .html, .htm or .md, got {path.name!r}.")
+    if _is_model_based(result):  # a ModelBasedResult: its observed result, with itself as the reference
+        result, model_based = result.observed, result if model_based is None else model_based
     if isinstance(result, ModelComparison):
         comparison, main = result, next(iter(result.results.values()))
         results = dict(result.results)
@@ -1217,7 +1246,8 @@ def write_report(
     references = _per_model(model_based, results, "model_based")
     reference_frames = {name: model_based_frame(ref, f"model_based[{name!r}]" if name else "model_based")
                         for name, ref in references.items()}
-    found = {name: findings(res, adjust=adjust, min_events=min_events, min_pairs=min_pairs)
+    found = {name: findings(res, adjust=adjust, min_events=min_events, min_pairs=min_pairs,
+                            model_based=references[name] if _is_model_based(references.get(name)) else None)
              for name, res in results.items()}
     flags = {name: f.flags for name, f in found.items()}
     headings: dict[str, Any] = dict(found)

@@ -543,3 +543,28 @@ def test_a_named_calibration_of_one_result_keeps_its_name(tmp_path):
     assert "## Findings: calibration: Cox" in text and "## Calibration at t = 5: Cox" in text
     verdict = text[text.index("## Verdict"):text.index("## Findings")]
     assert "O/E at t = 5" in verdict and "| risk score |" in verdict
+
+
+def test_a_model_based_result_reports_its_excess_first(tmp_path):
+    """Issue 32: write_report of a ModelBasedResult (the oracle: the true curves of two age groups)
+    opens with a verdict that puts the asymmetry down to the groups' risks, leads the findings with
+    'No excess cross-group asymmetry', and draws observed − model-based on a diverging scale."""
+    rng = np.random.default_rng(0)
+    n = 800
+    group = np.where(rng.random(n) < 0.5, "old", "young")
+    lp = rng.normal(size=n)
+    scale = np.where(group == "old", 2.0, 20.0)
+    t = scale * rng.exponential(size=n) * np.exp(-lp)
+    c = rng.exponential(40, n)
+    grid = np.linspace(0.05, 30, 300)
+    curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
+    reference = sf.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
+    text = sf.write_report(tmp_path / "mb.md", reference).read_text(encoding="utf-8")
+    verdict = text[text.index("## Verdict"):text.index("## Findings")]
+    assert "none of it clearly beyond what the model" in verdict
+    findings_part = text[text.index("## Findings"):]
+    assert "No excess cross-group asymmetry" in findings_part.split("\n## ")[0]
+    assert "disadvantage" not in text
+    assert "Excess Δbetween over the model-based reference" in text
+    html = sf.write_report(tmp_path / "mb.html", reference, model_based=reference).read_text(encoding="utf-8")
+    assert html.index("Verdict") < html.index("No excess cross-group asymmetry")
