@@ -1,5 +1,6 @@
 """The command line: the flchain demo, a CSV written here, and one-line errors with exit code 2."""
 
+import io
 import json
 
 import numpy as np
@@ -1222,3 +1223,92 @@ def test_the_text_tables_orient_pairs_as_the_findings(csv_file, capsys):
     rows = [line.split() for line in table.splitlines()[2:] if line.split()[:1] in (["delta_between"],
                                                                                    ["delta_within"])]
     assert rows and all(float(row[3]) >= 0 for row in rows)
+
+
+@pytest.fixture
+def age_groups_csv(tmp_path):
+    """Two age groups with very different baseline hazards; ``lp`` is the true linear predictor and
+    S(t | x) at four times the true survival (issue 32's oracle); ``lp_missing`` leaves out the old
+    group's extra hazard."""
+    rng = np.random.default_rng(0)
+    n = 600
+    group = np.where(rng.random(n) < 0.5, "old", "young")
+    lp = rng.normal(size=n)
+    t = 10.0 * rng.exponential(size=n) * np.exp(-lp - 2.0 * (group == "old"))
+    c = np.minimum(rng.exponential(40, n), 30.0)
+    frame = pd.DataFrame({"t": np.minimum(t, c), "e": (t <= c).astype(int), "age": group,
+                          "lp": lp + 2.0 * (group == "old"), "lp_missing": lp})
+    for k, time in enumerate((1.0, 5.0, 10.0, 20.0)):
+        frame[f"s{k}"] = np.exp(-time / 10.0 * np.exp(frame["lp"]))
+    path = tmp_path / "ages.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_model_based_reference_on_the_command_line(age_groups_csv, tmp_path, capsys):
+    """Issue 32: --model-based-lp gives each --risk its model-based reference; the findings lead with
+    the excess (none for the true linear predictor, a clear one for the model missing the old group's
+    hazard), in every output format and in the report."""
+    path, _ = age_groups_csv
+    base = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "age", "--tau", "15",
+            "--risk", "lp", "--risk", "lp_missing", "--model-based-lp", "lp", "--model-based-lp", "lp_missing"]
+    report = tmp_path / "r.html"
+    assert main([*base, "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    first, second = out.split("== ")[1:3]
+    assert "No excess cross-group asymmetry" in first
+    assert "Excess cross-group asymmetry, young vs old" in second and "the model disadvantages old" in second
+    assert "excess over the model-based reference" in first
+    assert "No excess cross-group asymmetry" in report.read_text()
+    assert main([*base, "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert {"cells", "summaries"} <= set(payload[0]["model_based"])
+    assert payload[1]["findings"]["excess"][0]["p_adjusted"] < 0.05
+    assert main([*base, "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    excess = table[table["kind"] == "excess"]
+    assert set(excess["statistic"]) == {"delta_between", "delta_within"} and excess["value"].notna().all()
+
+
+def test_model_based_survival_columns_on_the_command_line(age_groups_csv, capsys):
+    path, _ = age_groups_csv
+    assert main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "age", "--tau", "15",
+                 "--risk", "lp", "--model-based-survival", "s0", "s1", "s2", "s3",
+                 "--model-based-times", "1", "5", "10", "20"]) == 0
+    assert "No excess cross-group asymmetry" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--model-based-lp", "lp", "--model-based-survival", "s0", "--model-based-times", "1"], "not both"),
+    (["--model-based-lp", "lp", "--model-based-lp", "lp"], "one --model-based-lp column per --risk"),
+    (["--model-based-survival", "s0", "s1", "--model-based-times", "1"], "one --model-based-survival column per"),
+    (["--model-based-lp", "nope"], "nope"),
+])
+def test_model_based_options_are_checked(age_groups_csv, capsys, extra, message):
+    path, _ = age_groups_csv
+    code = main(["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "age", "--risk", "lp",
+                 *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0]
+
+
+def test_calibration_of_a_cause_on_the_command_line(tmp_path, capsys):
+    """Issue 33.5 on the CLI: --predicted with --cause calibrates the cumulative incidence
+    (Aalen-Johansen observed risk); --brier-variance chooses the Brier SE."""
+    rng = np.random.default_rng(2)
+    n = 400
+    t1, t2, c = rng.exponential(5, n), rng.exponential(8, n), rng.uniform(0, 12, n)
+    time = np.minimum(np.minimum(t1, t2), c)
+    status = np.where(time == c, 0, np.where(t1 < t2, 1, 2))
+    frame = pd.DataFrame({"t": time, "status": status, "g": rng.choice(["a", "b"], n), "r": -t1 + rng.normal(size=n),
+                          "cif3": np.full(n, 1 - np.exp(-3 * (1 / 5 + 1 / 8))) * (1 / 5) / (1 / 5 + 1 / 8)})
+    path = tmp_path / "cr.csv"
+    frame.to_csv(path, index=False)
+    args = ["audit", "--data", str(path), "--time", "t", "--event", "status", "--cause", "1", "--group", "g",
+            "--risk", "r", "--horizon", "3", "--predicted", "cif3", "--format", "json"]
+    assert main(args) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main([*args, "--brier-variance", "conservative"]) == 0
+    conservative = json.loads(capsys.readouterr().out)
+    assert "calibration" in default[-1]["name"] and "calibration" in conservative[-1]["name"]
+    assert json.dumps(default[-1]) != json.dumps(conservative[-1])

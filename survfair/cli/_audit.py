@@ -44,6 +44,7 @@ from ._calibration import (
     render_calibration,
 )
 from ._errors import CLIError, library_errors
+from ._model_based import add_model_based_arguments, check_model_based, excess_table, excess_text, model_based_audits
 from ._io import (
     REPORT_SUFFIXES,
     check_output_paths,
@@ -148,6 +149,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_reporting_options(parser)
     add_binary_arguments(parser)
     add_calibration_arguments(parser)
+    add_model_based_arguments(parser)
     add_debug_option(parser, top_level=False)
     parser.set_defaults(handler=run)
     return parser
@@ -231,8 +233,8 @@ def _matrix_text(result: XCIResult) -> list[str]:
     return lines
 
 
-def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: dict) -> str:
-    found = findings(result, **reporting)
+def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: dict, reference=None) -> str:
+    found = findings(result, model_based=reference, **reporting)
     tables = _summary_tables(result, found)
     settings = f"method={result.method}"
     if result.method == "ipcw":
@@ -266,6 +268,9 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
             lines += ["", "joint Wald tests (survfair.omnibus_test; contrasts with an undefined cell or a cell with "
                           "standard error 0 left out):",
                       joint_tests_table(tables["joint_tests"]).to_string()]
+        if reference is not None:
+            lines += ["", "excess over the model-based reference (observed - what the model's own predictions imply; "
+                          "interval and p-value of the excess):", excess_text(reference)]
         flagged = found.flags[found.flags["flagged"]]
         if not flagged.empty:
             lines += ["", "cells resting on little data:", _text_table(flagged[["a", "b", "reason"]], index=False)]
@@ -284,7 +289,7 @@ CSV_COLUMNS = ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "
 
 
 def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = None, reporting: dict | None = None,
-               horizon_found=None) -> pd.DataFrame:
+               horizon_found=None, reference=None) -> pd.DataFrame:
     """The CSV table of one risk column: tidy, one row per number.
 
     ``kind`` "cell": one row per xCI cell (statistic "xci"; the pair counts, numerator and
@@ -293,8 +298,11 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     n_excluded (rows outside --groups). ``kind`` "horizon": one row per xAUC(t) cell (statistic
     "xauc_t", ``time``, cases, controls, ...); ``kind`` "horizon_summary": delta_within and
     delta_between of every pair at every horizon (``time``), p-values adjusted as in the report.
+    ``kind`` "excess" (with a model-based reference): delta_between and delta_within of every pair,
+    ``value`` the excess (observed - model-based) with its se, interval and p-value, and the
+    ``observed`` and ``model_based`` values.
     """
-    found = findings(result, **(reporting or {}))
+    found = findings(result, model_based=reference, **(reporting or {}))
     flags = found.flags.set_index(["a", "b"])
     cells = result.to_frame().assign(kind="cell", statistic="xci", p_value=np.nan)
     cells["value"] = cells["xci"]
@@ -308,6 +316,9 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
         {"kind": "summary", "statistic": "n_excluded", "a": "", "b": "", "value": result.n_excluded},
     ])
     parts = [cells, summaries, utilities, counts]
+    if reference is not None:
+        excess = excess_table(name, reference).drop(columns="model").rename(columns={"summary": "statistic"})
+        parts.append(excess.assign(kind="excess", value=excess["excess"]).drop(columns="excess"))
     if horizons is not None:
         if horizon_found is not None:  # kind "horizon_summary": Δwithin / Δbetween at every horizon
             deltas = horizon_found.deltas.rename(columns={"summary": "statistic"})
@@ -322,13 +333,17 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
 
 
 def _render(named_results, output_format: str, horizons: dict, reporting: dict, calibrated=None,
-            args: argparse.Namespace | None = None, horizon_found: dict | None = None) -> str:
-    horizon_found = horizon_found or {}
+            args: argparse.Namespace | None = None, horizon_found: dict | None = None,
+            references: dict | None = None) -> str:
+    horizon_found, references = horizon_found or {}, references or {}
     if output_format == "json":
         payload = []
         for name, result, notes in named_results:
-            found = findings(result, **reporting)
+            found = findings(result, model_based=references.get(name), **reporting)
             entry = {"name": name, "notes": notes, "findings": found.to_dict(), **result.to_dict()}
+            if name in references:  # observed, model-based and excess per cell and per pair
+                reference = references[name].to_dict()
+                entry["model_based"] = {key: reference[key] for key in ("reference", "tau", "cells", "summaries")}
             tables = _summary_tables(result, found)
             entry["summaries"] = json.loads(tables["summaries"].to_json(orient="records"))
             entry["joint_tests"] = [test.to_dict() for test in tables["joint_tests"]]
@@ -345,7 +360,7 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
                             **render_calibration(audit, "json", columns, risk)["calibration"]})
         return json.dumps(payload, indent=2) + "\n"
     if output_format == "csv":
-        parts = [long_table(name, result, horizons.get(name), reporting, horizon_found.get(name))
+        parts = [long_table(name, result, horizons.get(name), reporting, horizon_found.get(name), references.get(name))
                  for name, result, _ in named_results]
         for risk, (audit, _) in (calibrated or {}).items():
             parts.append(calibration_long_table(audit[0], "calibration of predicted risks"
@@ -353,7 +368,8 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
         frame = pd.concat(parts, ignore_index=True)
         frame = frame[CSV_COLUMNS + [c for c in frame.columns if c not in CSV_COLUMNS]]
         return neutralise_formulas(frame).to_csv(index=False)
-    return "\n".join(_format_text(name, result, notes, reporting) for name, result, notes in named_results)
+    return "\n".join(_format_text(name, result, notes, reporting, references.get(name))
+                     for name, result, notes in named_results)
 
 
 # -- computing ---------------------------------------------------------------------------------
@@ -496,9 +512,6 @@ def _check(args: argparse.Namespace) -> list[str] | None:
             raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
     elif getattr(args, "predicted", None) and not args.data:
         raise CLIError("--predicted needs --data (a survival audit with --time and --event).")
-    elif getattr(args, "predicted", None) and args.cause is not None:
-        raise CLIError("--predicted (calibration within groups) does not support competing risks yet; audit the "
-                       "concordance with --cause, or calibrate without --cause.")
     elif args.data:
         missing = [flag for flag, value in (("--time", args.time), ("--event", args.event),
                                             ("--group", args.group), ("--risk", args.risk)) if not value]
@@ -527,6 +540,10 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     predicted = check_calibration(args)
     if predicted:
         wanted["--predicted"] = predicted
+    if not binary:
+        reference_columns = check_model_based(args)
+        if reference_columns:
+            wanted["--model-based-lp / --model-based-survival"] = reference_columns
     for role in ROW_OPTIONS:
         if getattr(args, role, None):
             wanted[f"--{role}"] = [getattr(args, role)]
@@ -584,6 +601,8 @@ def _phases(args: argparse.Namespace) -> list[str]:
         names.append("AUC(t) at the horizons")
     if getattr(args, "predicted", None):
         names.append("calibration")
+    if check_model_based(args):
+        names.append("model-based reference")
     return names + ["findings and output"]
 
 
@@ -621,8 +640,19 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
         calibrated = {risk: (calibration_audit(argparse.Namespace(**{**vars(args), "predicted": columns}), subset,
                                                groups), columns)
                       for risk, columns in predicted_per_risk(args).items()}
+    references: dict = {}  # {result name: ModelBasedResult}
+    if frame is not None and check_model_based(args):
+        phases.advance()
+        groups = match_groups(frame, args.group, args.groups)
+        subset, _ = subset_groups(frame, args.group, groups)
+        by_risk, reference_notes = model_based_audits(args, subset, groups)
+        for (name, _, notes), risk in zip(named_results, args.risk):
+            if risk in by_risk:
+                references[name] = by_risk[risk]
+                notes.extend(note for note in reference_notes if note not in notes)
     phases.advance()  # findings and output
-    text = _render(named_results, args.format, horizons, reporting, calibrated, args, horizon_found) + horizon_text
+    text = _render(named_results, args.format, horizons, reporting, calibrated, args, horizon_found,
+                   references) + horizon_text
     if calibrated is not None and args.format == "table":
         text += "".join("\n" + render_calibration(audit, "table", columns, risk if len(calibrated) > 1 else "")
                         for risk, (audit, columns) in calibrated.items())
@@ -635,8 +665,19 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
             write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
                          provenance=provenance, horizons=horizon_results or None,
                          calibration=None if calibrated is None else _report_calibrations(calibrated, comparison),
+                         model_based=_report_references(references, named_results, comparison),
                          time_unit=args.time_unit, **reporting)
     return 0
+
+
+def _report_references(references: dict, named_results, comparison) -> Any:
+    """``write_report``'s ``model_based=``: the reference of each model, by the model names of the
+    report (its results' keys, in the order of the named results); None without references."""
+    if not references:
+        return None
+    by_model = {model: references[name] for model, (name, _, _) in zip(comparison.results, named_results)
+                if name in references}
+    return by_model if len(comparison.results) > 1 else next(iter(by_model.values()), None)
 
 
 def _report_calibrations(calibrated: dict, comparison) -> Any:

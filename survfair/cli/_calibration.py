@@ -31,6 +31,12 @@ def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
              "the first --risk first): adds calibration within groups (O/E, slope, ICI, Brier, GND test), one "
              "per --risk",
     )
+    options.add_argument(
+        "--brier-variance", choices=["influence", "conservative"], default="influence",
+        help="standard error of the Brier scores: 'influence' (default) counts the estimation of the censoring "
+             "Kaplan-Meier, as riskRegression's Score; 'conservative' holds the censoring weights fixed "
+             "(Score(conservative=TRUE), wider)",
+    )
 
 
 def check_calibration(args: argparse.Namespace) -> list[str]:
@@ -77,7 +83,10 @@ def calibration_audit(args: argparse.Namespace, frame: pd.DataFrame, groups: lis
         return None
     ci = None if args.ci == "none" else args.ci
     options = dict(data=frame, groups=groups, censoring=args.censoring or "group", ci=ci,
-                   confidence_level=args.confidence_level, n_jobs=args.n_jobs)
+                   confidence_level=args.confidence_level, n_jobs=args.n_jobs,
+                   brier_variance=getattr(args, "brier_variance", "influence"))
+    if getattr(args, "cause", None) is not None:  # the cumulative incidence of the cause (Aalen-Johansen)
+        options["cause"] = args.cause
     if ci == "bootstrap":
         options.update(n_resamples=args.n_resamples, random_state=args.seed)
     roles = column_roles(args, predicted="--predicted " + ", ".join(repr(c) for c in predicted),
