@@ -423,7 +423,7 @@ def model_based_xci(
             grid = np.unique(np.append(events[events > 0], tau_ref))
         else:
             grid = _check_grid(np.ones((1, np.size(times))), times, index)
-        curves = 1.0 - predicted_risks(model, X, grid)
+        curves = 1.0 - predicted_risks(model, X, grid).to_numpy(dtype=float)
         if curves.shape[0] != n_full:
             raise ValueError(f"X has {curves.shape[0]} rows but the other inputs have {n_full}.")
         source = _Source("grid", survival=curves, times=grid)

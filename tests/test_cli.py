@@ -31,6 +31,12 @@ def test_flchain_demo(flchain_output):
     assert text.count("(converged)") == 2
     for word in ("xCI matrix", "pair counts", "delta_within", "delta_between", "min_xci", "utility"):
         assert word in text
+    # issue 32: each demo model carries its model-based reference (its Cox linear predictor, Breslow
+    # baseline), and the findings lead with the excess rather than the observed asymmetry
+    assert text.count("excess over the model-based reference") == 2
+    for block in text.split("== flchain: ")[1:]:
+        lead = block.split("\n- ")[2]
+        assert lead.startswith(("No excess cross-group asymmetry", "Excess cross-group asymmetry"))
 
 
 @pytest.fixture
@@ -818,7 +824,7 @@ def test_cause_option_audits_competing_risks(competing_csv, capsys):
         (args[:-2] + ["--cause", "0"], "--cause must be >= 1 (0 is the code of a censored row), got 0"),
         ([*args[:11], "--tau", "20"], "event must be boolean or 0/1"),
         (["audit", "--cause", "1"], "--cause needs --data"),
-        ([*args, "--horizon", "10", "--predicted", "score"], "--predicted (calibration within groups) does not support"),
+        ([*args, "--horizon", "10", "--predicted", "score"], "predicted risks must be event probabilities in [0, 1]"),
     ]:
         assert main(argv) == 2
         line = _one_error_line(capsys.readouterr().err)

@@ -33,6 +33,7 @@ from ._binary import (
     horizon_frame,
     horizon_result,
     horizon_table,
+    library_notes,
     render_binary,
 )
 from ._calibration import (
@@ -44,6 +45,7 @@ from ._calibration import (
     render_calibration,
 )
 from ._errors import CLIError, library_errors
+from .._model_based import model_based_xci
 from ._model_based import add_model_based_arguments, check_model_based, excess_table, excess_text, model_based_audits
 from ._io import (
     REPORT_SUFFIXES,
@@ -435,6 +437,7 @@ def _flchain_demo(args: argparse.Namespace):
         for name, covariates in models.items()
     }
     comparison = _compare(scores, "time", "event", "sex", data=frame, options=options)
+    references = _demo_references(args, frame, scores, options)
     excluded = excluded_note(next(iter(comparison.results.values())).n_excluded, args.groups)
     named = [
         (f"flchain: {name}", comparison.results[name],
@@ -443,7 +446,21 @@ def _flchain_demo(args: argparse.Namespace):
     ]
     settings = {"data": "flchain (scikit-survival)", "rows dropped": f"{cohort.n_dropped} ({cohort.dropped_reason})",
                 "group": "sex", **{f"model {k}": ", ".join(v) for k, v in models.items()}}
-    return named, comparison, settings
+    return named, comparison, settings, {f"flchain: {name}": reference for name, reference in references.items()}
+
+
+def _demo_references(args: argparse.Namespace, frame: pd.DataFrame, scores: dict, options: dict) -> dict:
+    """Each demo Cox model's model-based reference (its linear predictor, Breslow baseline): the
+    demo shows how much of each asymmetry the model's own predictions imply."""
+    keep = {k: v for k, v in options.items() if k in ("method", "tau", "censoring", "groups")}
+    ci = None if args.ci == "none" else args.ci
+    if ci == "bootstrap":
+        keep.update(n_resamples=args.n_resamples, random_state=args.seed)
+    with library_notes():
+        return {name: model_based_xci(frame["time"].to_numpy(), frame["event"].to_numpy(), frame["sex"].to_numpy(),
+                                      score, linear_predictor=score, ci=ci, confidence_level=args.confidence_level,
+                                      **keep)
+                for name, score in scores.items()}
 
 
 def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
@@ -610,8 +627,9 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     phases.advance()  # the pair counts
     if frame is not None:
         named_results, comparison, settings = _file_audit(args, frame)
+        references: dict = {}  # {result name: ModelBasedResult}
     else:
-        named_results, comparison, settings = _flchain_demo(args)
+        named_results, comparison, settings, references = _flchain_demo(args)
     horizons: dict = {}
     horizon_found: dict = {}
     horizon_results: dict = {}
@@ -640,7 +658,6 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
         calibrated = {risk: (calibration_audit(argparse.Namespace(**{**vars(args), "predicted": columns}), subset,
                                                groups), columns)
                       for risk, columns in predicted_per_risk(args).items()}
-    references: dict = {}  # {result name: ModelBasedResult}
     if frame is not None and check_model_based(args):
         phases.advance()
         groups = match_groups(frame, args.group, args.groups)
