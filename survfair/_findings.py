@@ -586,29 +586,38 @@ def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame
         if binary:
             words = (f"positives of {b} were scored above negatives of {a} less often than the model's own "
                      f"probabilities imply")
+            meaning = (f"beyond what the groups' different base rates explain, positives of {b} are scored too low "
+                       f"in this pair; if a higher score means earlier attention, the model disadvantages {b}")
         else:
             words = (f"the model ranks members of {b} who had the event first below members of {a} more often than "
                      f"its own predictions imply")
+            meaning = (f"beyond what the groups' different risks explain, {b} is ranked worse in this pair; if a "
+                       f"higher score means earlier care, the model disadvantages {b}")
         return (f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} (observed "
                 f"Δbetween {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}); the interval "
-                f"excludes 0. In words: beyond what the groups' different risks explain, {b} is ranked worse in "
-                f"this pair; if a higher score means earlier care, the model disadvantages {b}. This reading "
-                f"assumes the predictions are calibrated within each group (check the calibration)."
-                f"{reader.caution([(a, b), (b, a)])}")
+                f"excludes 0. In words: {meaning}. This reading assumes the predictions are calibrated within each "
+                f"group (check the calibration).{reader.caution([(a, b), (b, a)])}")
     row = rows.loc[rows["observed"].abs().idxmax()]
     row = _flipped(row) if row["observed"] < 0 else row  # as the observed sentence: favoured group first
     a, b = row["a"], row["b"]
+    numbers = (f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}; "
+               f"{_excess_text(row, adjust)}")
+    caution = reader.caution([(a, b), (b, a)])
     verdict = _excess_judgement(row, alpha)
-    tail = {
-        "not adjusted": f" Its interval excludes 0, but this is one of several comparisons and its {adjust_name(adjust)} "
-                        f"p-value is not below {alpha:g}: the data do not clearly show an excess.",
-        "chance": "",
-    }.get(verdict, " Without an interval for the excess, chance cannot be ruled out.")
-    return (f"No excess cross-group asymmetry: the largest observed asymmetry, Δbetween({a}, {b}) = "
-            f"{_observed_text(deltas, a, b)}, is what the model's own predictions imply (model-based "
-            f"{_points(row['model_based'])}; {_excess_text(row, adjust)}): it comes from the groups' different "
-            f"risks, not from how the model ranks them, provided the predictions are calibrated within each group."
-            f"{tail}{reader.caution([(a, b), (b, a)])}")
+    if verdict == "chance":
+        return (f"No excess cross-group asymmetry: the largest observed asymmetry, Δbetween({a}, {b}) = "
+                f"{_observed_text(deltas, a, b)}, is what the model's own predictions imply (model-based "
+                f"{_points(row['model_based'])}; {_excess_text(row, adjust)}; the interval includes 0): it comes "
+                f"from the groups' different risks, not from how the model ranks them, provided the predictions are "
+                f"calibrated within each group.{caution}")
+    if verdict in ("not adjusted", "unresolved"):
+        return (f"Excess cross-group asymmetry not confirmed: for the largest observed asymmetry ({numbers}) the "
+                f"interval of the excess excludes 0, but this is one of several comparisons and its "
+                f"{adjust_name(adjust)} p-value is not below {alpha:g}: the data do not clearly show that the model "
+                f"adds to what its own predictions imply.{caution}")
+    return (f"Largest observed asymmetry against the model-based reference: {numbers}. Without a usable interval for "
+            f"the excess (none computed, or a standard error of 0), chance cannot be ruled out: the data cannot say whether the model adds "
+            f"to what its own predictions imply.{caution}")
 
 
 def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
@@ -629,6 +638,13 @@ def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     if tuple(model_based.groups) != tuple(result.groups):
         raise ValueError(f"model_based has groups {list(model_based.groups)}, the result {list(result.groups)}: "
                          "pass the model-based result of the same audit.")
+    observed = model_based.observed.values
+    if observed.shape != result.values.shape or not np.allclose(observed, result.values, rtol=1e-9, atol=1e-12,
+                                                                equal_nan=True):
+        # its excess is observed - model-based of ITS observed matrix: another result's numbers would
+        # not add up (e.g. an audit with case weights against a reference without them)
+        raise ValueError("model_based was computed on another observed matrix than result (other rows, weights, "
+                         "entry times or settings): pass the model-based result of the same audit.")
     table = model_based.summaries()
     table = table[table["summary"] == "delta_between"].reset_index(drop=True)
     table["p_adjusted"] = np.nan

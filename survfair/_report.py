@@ -668,12 +668,14 @@ def _verdict_sentence(name: str, result: Any, found: Findings, model_based: Any 
             judged += "; part or all of it may come from the groups' different risks"
         parts.append(f"largest asymmetry Δbetween({a}, {b}) = {_pp(largest['value'])} points ({judged})")
         if excess is not None:
-            value, low, high, _ = excess
+            value, low, high, p = excess
+            adjusted = _adjusted_excess_p(found, a, b)
+            p = p if adjusted is None else adjusted  # judged as the findings judge it: adjusted when they adjust
             interval = f" [{_pp(low)}, {_pp(high)}]" if np.isfinite(low) and np.isfinite(high) else ""
-            if np.isfinite(low) and (low > 0 or high < 0):
-                parts.append(f"{_pp(value)} points{interval} of it beyond what the model's own predictions imply")
+            if np.isfinite(low) and (low > 0 or high < 0) and np.isfinite(p) and p < level:
+                parts.append(f"excess {_pp(value)} points{interval} over what the model's own predictions imply")
             else:
-                parts.append(f"none of it clearly beyond what the model's own predictions imply (excess "
+                parts.append(f"no clear excess over what the model's own predictions imply (excess "
                              f"{_pp(value)} points{interval})")
     if len(result.groups) > 1:
         smallest = min_xci(result)
@@ -1347,7 +1349,11 @@ def _per_model(value: Any, results: Mapping[str, Any], name: str) -> dict[str, A
     if isinstance(value, Mapping):
         if len(results) == 1 and len(value) == 1 and next(iter(value)) not in results:
             return {next(iter(results)): next(iter(value.values()))}  # the only model, by another name
-        return {"" if k is None else str(k): v for k, v in value.items()}
+        named = {"" if k is None else str(k): v for k, v in value.items()}
+        unknown = [k for k in named if k not in results and not (name == "calibration" and k == "")]
+        if name == "model_based" and unknown:
+            raise ValueError(f"model_based names no model of the result: {unknown} (models: {list(results)}).")
+        return named
     if len(results) == 1:
         return {next(iter(results)): value}
     if name == "calibration":
@@ -1365,6 +1371,17 @@ def _split_settings(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return table[~internal], table[internal]
 
 
+def _adjusted_excess_p(found: Findings, a: Any, b: Any) -> float | None:
+    """The adjusted p-value of the excess Δbetween of (a, b) in either order, as the findings
+    adjusted it (within the family of excess asymmetries); None when the findings have none."""
+    if found.excess is None:
+        return None
+    for row in found.excess.itertuples(index=False):
+        if (row.a, row.b) in ((a, b), (b, a)):
+            return float(row.p_adjusted)
+    return None
+
+
 def _excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     """Per pair: observed, model-based and excess Δbetween in points, oriented as the findings."""
     rows = []
@@ -1377,12 +1394,14 @@ def _excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
             if pair in ((row.a, row.b), (row.b, row.a)):
                 sign = 1.0 if pair == (row.a, row.b) else -1.0
                 low, high = sign * between["ci_low"].iloc[k], sign * between["ci_high"].iloc[k]
+                adjusted = _adjusted_excess_p(found, row.a, row.b)
                 rows.append({"pair": _delta_label("delta_between", row.a, row.b),
                              "observed": _pp(sign * float(between["observed"].iloc[k])) + " pts",
                              "model-based": _pp(sign * float(between["model_based"].iloc[k])) + " pts",
                              "excess": _pp(sign * float(between["excess"].iloc[k])) + " pts",
                              "interval": _pp_interval(min(low, high), max(low, high)),
-                             "p": p_value_text(between["p_value"].iloc[k])})
+                             "p": p_value_text(between["p_value"].iloc[k]),
+                             f"p ({found.adjust})": MISSING if adjusted is None else p_value_text(adjusted)})
                 break
     return pd.DataFrame(rows).set_index("pair") if rows else pd.DataFrame()
 

@@ -427,7 +427,7 @@ class XCIResult(CellMatrixAccessors):
         Group labels in matrix order.
     settings : EstimatorSettings
         How the matrix was estimated; also readable as ``method`` ({"naive", "ipcw"}: eq. 4 or
-        eq. 7), ``tau`` (IPCW truncation time or None), ``censoring`` ({"group", "pooled"}, None
+        eq. 7), ``tau`` (truncation time of either estimator, or None), ``censoring`` ({"group", "pooled"}, None
         for the naive estimator), ``tied_tol`` and ``strict`` (the paper's literal eqs. 3-4).
     n_samples : int
         Rows analysed.
@@ -571,8 +571,8 @@ class XCIResult(CellMatrixAccessors):
         """Tidy pair counts, one row per ordered group pair (a, b).
 
         Columns: a, b, comparable, concordant, discordant, tied_risk, tied_time, numerator,
-        denominator, xci. Counts are over all comparable pairs; with IPCW and ``tau``, pairs whose
-        earlier member has time >= tau are counted but weigh 0 (as in scikit-survival).
+        denominator, xci. Counts are over all comparable pairs; with ``tau`` (either estimator), pairs
+        whose earlier member has time >= tau are counted but weigh 0 (as in scikit-survival).
         ``tied_time`` counts scikit-survival's ties in time: comparable pairs of an event and a
         censoring at the same time (the censored member counts as later). R's
         ``survival::concordance`` reports under ``tied.y`` the event-event ties instead, which
@@ -633,6 +633,8 @@ class XCIResult(CellMatrixAccessors):
         settings = f"method={self.method!r}"
         if self.method == "ipcw":
             settings += f", tau={self.tau!r}, censoring={self.censoring!r}"
+        elif self.tau is not None:  # the naive estimator truncates at tau too
+            settings += f", tau={self.tau!r}"
         if self.cause is not None:
             settings += f", cause={self.cause!r}"
         with pd.option_context("display.precision", 4, "display.width", 120):

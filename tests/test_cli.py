@@ -1318,3 +1318,20 @@ def test_calibration_of_a_cause_on_the_command_line(tmp_path, capsys):
     conservative = json.loads(capsys.readouterr().out)
     assert "calibration" in default[-1]["name"] and "calibration" in conservative[-1]["name"]
     assert json.dumps(default[-1]) != json.dumps(conservative[-1])
+
+
+def test_model_based_options_refused_where_they_cannot_hold(age_groups_csv, tmp_path, capsys):
+    """Review: with --weights the reference's observed matrix was unweighted (the excess did not add
+    up); a binary audit ignored the options without a word. Both are refused."""
+    path, frame = age_groups_csv
+    frame = frame.assign(w=1.0 + np.arange(len(frame)) % 3, y=frame["e"])
+    other = tmp_path / "w.csv"
+    frame.to_csv(other, index=False)
+    code = main(["audit", "--data", str(other), "--time", "t", "--event", "e", "--group", "age", "--risk", "lp",
+                 "--weights", "w", "--model-based-lp", "lp"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "does not support --weights" in err[0]
+    code = main(["audit", "--data", str(other), "--outcome", "y", "--group", "age", "--risk", "lp",
+                 "--model-based-lp", "lp"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "binary audit" in err[0]

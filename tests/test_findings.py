@@ -459,3 +459,31 @@ def test_the_model_based_reference_must_be_of_the_same_groups():
     other = survfair.xci(np.arange(1.0, 31), np.ones(30, bool), ["a", "b", "c"] * 10, -np.arange(30.0))
     with pytest.raises(ValueError, match="model_based has groups"):
         findings(other, model_based=reference)
+
+
+def test_without_an_excess_interval_nothing_is_put_down_to_the_groups_risks():
+    """Review: with ci=None the lead said 'No excess ... it comes from the groups' different risks'
+    for an excess of +27 points. Without an interval it says that chance cannot be ruled out."""
+    rng = np.random.default_rng(0)
+    n = 600
+    group = np.where(rng.random(n) < 0.5, "old", "young")
+    lp = rng.normal(size=n)
+    t = 10.0 * rng.exponential(size=n) * np.exp(-lp - 2.0 * (group == "old"))
+    grid = np.linspace(0.05, 30, 200)
+    curves = np.exp(-grid[None, :] / 10.0 * np.exp(lp)[:, None])  # leaves out the old group's hazard
+    reference = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=15.0,
+                                         ci=None)
+    lead = findings(reference).sentences[1]
+    assert lead.startswith("Largest observed asymmetry against the model-based reference")
+    assert "chance cannot be ruled out" in lead
+    assert "No excess" not in lead and "comes from the groups' different risks" not in lead
+
+
+def test_a_reference_of_another_observed_matrix_is_refused():
+    reference = _two_age_groups(n=400)
+    observed = reference.observed
+    other = survfair.xci(np.arange(1.0, 401), np.ones(400, bool), np.where(np.arange(400) % 2, "old", "young"),
+                         -np.arange(400.0))
+    with pytest.raises(ValueError, match="another observed matrix"):
+        findings(other, model_based=reference)
+    assert findings(observed, model_based=reference).excess is not None

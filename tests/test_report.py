@@ -474,7 +474,7 @@ def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
     oe = calibrations["noise"].summary(3.0)["oe_ratio"]
     assert html.escape(" · ".join(f"{g} {v:.2f}" for g, v in oe.items())) in verdict
     sentences = re.findall(r"<li>(.*?)</li>", re.search(r'<ul class="verdict">(.*?)</ul>', verdict).group(1))
-    assert len(sentences) == 2 and sentences[0].startswith("lp: pooled C") and "beyond what the model" in sentences[0]
+    assert len(sentences) == 2 and sentences[0].startswith("lp: pooled C") and "over what the model" in sentences[0]
     # one calibration section per model, named
     for heading in ("Findings: calibration: lp", "Findings: calibration: noise", "Calibration at t = 5 years: lp",
                     "Calibration at t = 3 years: noise", "Excess Δbetween over the model-based reference: lp"):
@@ -561,7 +561,7 @@ def test_a_model_based_result_reports_its_excess_first(tmp_path):
     reference = sf.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
     text = sf.write_report(tmp_path / "mb.md", reference).read_text(encoding="utf-8")
     verdict = text[text.index("## Verdict"):text.index("## Findings")]
-    assert "none of it clearly beyond what the model" in verdict
+    assert "no clear excess over what the model" in verdict
     findings_part = text[text.index("## Findings"):]
     assert "No excess cross-group asymmetry" in findings_part.split("\n## ")[0]
     assert "disadvantage" not in text

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._model_based import model_based_xci
+from .._multiplicity import adjust_p_values
 from .._model_based_result import ModelBasedResult
 from ._binary import library_notes
 from ._errors import CLIError, library_errors
@@ -63,6 +64,10 @@ def check_model_based(args: argparse.Namespace) -> list[str]:
                        "--event (the binary audit has no model-based reference on the command line yet).")
     if args.cause is not None:
         raise CLIError("the model-based reference does not support competing risks (--cause) yet.")
+    given = [f"--{role}" for role in ("entry", "weights") if getattr(args, role, None)]
+    if given:  # the reference's observed matrix would leave them out, and the excess would not add up
+        raise CLIError(f"the model-based reference does not support {' or '.join(given)} yet; audit without "
+                       f"{'it' if len(given) == 1 else 'them'} to compare with the model's own predictions.")
     risks = _risks(args)
     if lp and len(lp) != len(risks):
         raise CLIError(f"give one --model-based-lp column per --risk, in the same order; got {len(lp)} "
@@ -117,11 +122,20 @@ def excess_table(name: str, reference: ModelBasedResult) -> pd.DataFrame:
     return table
 
 
-def excess_text(reference: ModelBasedResult) -> str:
-    """The excess table of the text output: observed, model-based and excess per pair, four decimals."""
+def excess_text(reference: ModelBasedResult, adjust: str = "holm") -> str:
+    """The excess table of the text output: observed, model-based and excess per pair (four
+    decimals), the excess's p-value and its adjusted p-value (``adjust`` within each family, as the
+    findings adjust it)."""
     table = reference.summaries()[["summary", "a", "b", "observed", "model_based", "excess", "se", "ci_low",
                                    "ci_high", "p_value"]]
     shown = table.copy()
-    shown["p_value"] = [("" if not math.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}"))
-                        for p in np.asarray(shown["p_value"], dtype=float)]
+    shown["p_adjusted"] = np.nan
+    for _, part in shown.groupby("summary", sort=False):
+        finite = part["p_value"].notna()
+        if finite.any():
+            shown.loc[part.index[finite], "p_adjusted"] = adjust_p_values(part.loc[finite, "p_value"].to_numpy(),
+                                                                          method=adjust)
+    for column in ("p_value", "p_adjusted"):
+        shown[column] = [("" if not math.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}"))
+                         for p in np.asarray(shown[column], dtype=float)]
     return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="")

@@ -137,7 +137,8 @@ def add_estimator_options(parser: argparse.ArgumentParser) -> argparse._Argument
     options.add_argument("--method", choices=["ipcw", "naive"], default="ipcw",
                          help="ipcw: censoring-weighted xCI (eq. 7); naive: unweighted pair counts")
     options.add_argument("--tau", metavar="T", type=float,
-                         help="IPCW truncation time, same unit as --time (default: none, no truncation)")
+                         help="truncation time of either estimator (only pairs whose earlier event is before it count), same "
+                              "unit as --time (default: none, no truncation)")
     options.add_argument("--censoring", choices=["group", "pooled"], default="group",
                          help="censoring Kaplan-Meier curves per group (the paper's eq. 6) or pooled")
     return options
