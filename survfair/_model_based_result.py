@@ -4,6 +4,7 @@ observed matrix, the model-based reference, and their difference (the excess asy
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import field
 from typing import Any
 
@@ -164,13 +165,21 @@ class ModelBasedResult:
             low_bound, high_bound = low_bound - high_bound, high_bound - low_bound
         if draws is not None:
             contrasts = np.where(np.isnan(draws), 0.0, draws) @ weights.T
+            # a replicate in which a cell the contrast uses is undefined has no value of it (as in
+            # contrast_inference): set to 0 it would pull the interval and the p-value towards 0
+            contrasts[(np.isnan(draws).astype(float) @ (weights != 0).T.astype(float)) > 0] = np.nan
             alpha = (1 - level) / 2
-            with np.errstate(invalid="ignore"):
+            with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a contrast undefined in every replicate: NaN
                 low = np.nanquantile(contrasts, alpha, axis=0)
                 high = np.nanquantile(contrasts, 1 - alpha, axis=0)
-            # percentile p-value of H0: 0 (twice the smaller tail share)
-            share = np.mean(contrasts <= 0, axis=0)
-            p = np.clip(2 * np.minimum(share, 1 - share), 1 / (contrasts.shape[0] + 1), 1.0)
+            # percentile p-value of H0: 0 (twice the smaller tail share of the replicates that have it)
+            finite = np.isfinite(contrasts)
+            counted = finite.sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = np.where(finite, contrasts <= 0, False).sum(axis=0) / counted
+                p = np.clip(2 * np.minimum(share, 1 - share), 1 / (counted + 1), 1.0)
+            p = np.where(counted > 0, p, np.nan)
             return values, se, low, high, np.where(np.isnan(values), np.nan, p)
         if of == "excess" and self._rows_of(of) is not None:
             # Student t with Satterthwaite's degrees of freedom of the sum of squares (see effective_df)

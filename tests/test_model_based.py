@@ -534,3 +534,31 @@ def test_row_order_does_not_matter(seed):
         np.testing.assert_allclose(two.model_based.to_numpy(), one.model_based.to_numpy(), rtol=1e-10)
         np.testing.assert_allclose(two.se(of="model_based").to_numpy(), one.se(of="model_based").to_numpy(),
                                    rtol=1e-8)
+
+
+def test_bootstrap_replicates_without_a_cell_leave_the_interval_and_p_value_alone():
+    """Review: a replicate in which a cell of the contrast was undefined entered the percentile
+    interval and the p-value as 0 (a failed replicate) or as half a contrast; it has no value."""
+    rng = np.random.default_rng(3)
+    n = 208
+    g = np.array(["A"] * 200 + ["B"] * 8)
+    lp = rng.normal(size=n)
+    t = rng.exponential(np.exp(-lp))
+    e = np.ones(n, bool)
+    e[200:206] = False  # two events in B: many replicates lose its cells
+    grid = np.linspace(0.01, 5, 100)
+    curves = np.exp(-grid[None, :] * np.exp(lp)[:, None])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = survfair.model_based_xci(t, e, g, lp, survival=curves, times=grid, tau=3.0, ci="bootstrap",
+                                       n_resamples=200, random_state=1)
+    draws = res.replicates[:, 0] - res.replicates[:, 1]  # observed - model-based per replicate
+    between = draws[:, 0, 1] - draws[:, 1, 0]
+    assert np.isnan(between).any()
+    kept = between[np.isfinite(between)]
+    estimate = survfair.excess_delta_between(res, "A", "B")
+    low, high = np.quantile(kept, [0.025, 0.975])
+    assert estimate.confidence_interval.low == pytest.approx(low, rel=1e-12)
+    assert estimate.confidence_interval.high == pytest.approx(high, rel=1e-12)
+    share = np.mean(kept <= 0)
+    assert estimate.p_value == pytest.approx(max(2 * min(share, 1 - share), 1 / (kept.size + 1)), rel=1e-12)
