@@ -526,7 +526,8 @@ def test_python_dash_m_survfair():
     assert done.returncode == 0 and done.stdout == f"survfair {survfair.__version__}\n"
 
 
-@pytest.mark.parametrize("arguments", [["--version"], ["--help"], []], ids=["version", "help", "nothing"])
+@pytest.mark.parametrize("arguments", [["--version"], ["--help"], [], ["audit", "--help"]],
+                         ids=["version", "help", "nothing", "audit-help"])
 def test_version_and_help_import_neither_pandas_scipy_nor_numba(arguments):
     """Issue 32.6: ``survfair --version`` took 3.4-3.7 s of CPU importing pandas, scipy and numba
     before reading its arguments. Timing-free: the modules loaded are checked in a fresh process."""
@@ -540,6 +541,8 @@ def test_version_and_help_import_neither_pandas_scipy_nor_numba(arguments):
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stderr
     assert ("survfair " in done.stdout) if arguments == ["--version"] else ("audit" in done.stdout)
+    if arguments == ["audit", "--help"]:  # the audit's parser lives apart from the audit (_audit_options)
+        assert "--model-based-lp" in done.stdout and "--predicted" in done.stdout and "--outcome" in done.stdout
 
 
 def test_the_help_of_the_subcommands_is_the_same_without_their_modules():

@@ -27,7 +27,6 @@ from .._progress import PhaseBar
 from .._summaries import min_xci, overall_c, utility
 from .._xci import kernels_compiled
 from ._binary import (
-    add_binary_arguments,
     binary_audit,
     binary_long_table,
     horizon_frame,
@@ -37,16 +36,16 @@ from ._binary import (
     render_binary,
 )
 from ._calibration import (
-    add_calibration_arguments,
     calibration_audit,
     calibration_long_table,
     check_calibration,
     predicted_per_risk,
     render_calibration,
 )
+from . import _audit_options
 from ._errors import CLIError, library_errors
 from .._model_based import model_based_xci
-from ._model_based import add_model_based_arguments, check_model_based, excess_table, excess_text, model_based_audits
+from ._model_based import check_model_based, excess_table, excess_text, model_based_audits
 from ._io import (
     REPORT_SUFFIXES,
     check_output_paths,
@@ -58,11 +57,6 @@ from ._io import (
     table_columns,
 )
 from ._options import (
-    add_data_options,
-    add_debug_option,
-    add_estimator_options,
-    add_reporting_options,
-    add_groups_option,
     ROW_OPTIONS,
     column_roles,
     excluded_note,
@@ -77,84 +71,11 @@ __all__ = ["register", "run", "FLCHAIN_DEMO_TAU"]
 #: above 0.79 at 4000 days (about 11 years), while it falls to 0.02 by the end of follow-up.
 FLCHAIN_DEMO_TAU = 4000.0
 
-EXAMPLES = """\
-examples:
-  survfair audit
-      the flchain demonstration (two Cox models, group = sex)
-  survfair audit --data cohort.csv --time time --event event --group sex --risk risk --tau 3650
-  survfair audit --data cohort.parquet --time t --event died --group sex --group race \\
-      --risk model_a --risk model_b --format json --output audit.json --report audit.html
-  survfair audit --data cohort.csv --time t --event e --group race --groups White Black --risk risk
-      audit two groups only; rows of other groups are excluded and counted
-  survfair audit --data screening.csv --outcome cancer --positive yes --group sex --risk score
-      binary outcome: the xAUC matrix (Kallus & Zhou 2019)
-  survfair audit --data cohort.csv --time t --event e --group sex --risk lp \\
-      --horizon 5 --predicted risk5 --horizon 10 --predicted risk10 --report audit.html
-      add calibration within groups of the predicted 5- and 10-year risks
-"""
-
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    """Add the ``audit`` subcommand to an argparse sub-parser collection; returns its parser."""
-    parser = subparsers.add_parser(
-        "audit",
-        help="xCI audit of risk scores (flchain demo without --data)",
-        description="Cross-group concordance (xCI) audit of risk columns of a CSV or Parquet file; without "
-                    "--data, the flchain demonstration. With --outcome and no --time, a binary xAUC audit.",
-        epilog=EXAMPLES,
-    )
-    data = add_data_options(parser, required=False, several_risks=True,
-                            data_help="CSV or Parquet file (default: none, the flchain demonstration)")
-    add_groups_option(data)
-    data.add_argument("--cluster", metavar="COL",
-                      help="column of cluster labels (hospital, practice, person of repeated records): cluster-robust "
-                           "analytic intervals, and the bootstrap resamples whole clusters")
-    data.add_argument("--entry", metavar="COL",
-                      help="column of entry times (delayed entry, left truncation; unit of --time, entry < time): "
-                           "a pair counts only if the later member was under observation at the earlier event")
-    data.add_argument("--weights", metavar="COL",
-                      help="column of case weights (>= 0; sampling or inverse-probability weights, e.g. of a "
-                           "case-cohort design): a pair weighs w_i w_j, the censoring Kaplan-Meier is weighted")
-    data.add_argument("--cause", metavar="K", type=int,
-                      help="competing risks: --event holds cause codes (0 = censored, 1..K = causes) and K is the "
-                           "event of interest; other causes are competing events (cause-specific xCI of Wolbers et "
-                           "al. 2014; with --horizon, the AUC(t) controls are chosen by --controls)")
-    data.add_argument("--controls", choices=["all", "event_free"], default="all",
-                      help="with --cause and --horizon, who the AUC(t) controls are: 'all' (default), everyone who "
-                           "is not a case -- event-free after t or with a competing event by t (Blanche et al. "
-                           "2013's second definition, riskRegression's Score); 'event_free', only those event-free "
-                           "after t. Without --cause the controls are the event-free")
-    add_estimator_options(parser)
-    output = parser.add_argument_group("output")
-    output.add_argument("--format", choices=["table", "json", "csv"], default="table",
-                        help="text tables, JSON, or one tidy CSV table (cells and summaries)")
-    output.add_argument("--output", metavar="FILE",
-                        help="write the output to this file, whatever its extension (default: stdout)")
-    output.add_argument("--report", metavar="FILE",
-                        help="also write a report: .html/.htm (self-contained) or .md (default: none)")
-    inference = parser.add_argument_group("intervals")
-    inference.add_argument("--ci", choices=["analytic", "bootstrap", "none"], default="analytic",
-                           help="interval method: analytic influence-function intervals, bootstrap, or none")
-    inference.add_argument("--confidence-level", metavar="L", type=float, default=0.95, help="interval level")
-    inference.add_argument("--n-resamples", metavar="N", type=int, default=1000, help="bootstrap replicates")
-    inference.add_argument("--seed", type=int, help="bootstrap random seed (default: none, a fresh seed)")
-    inference.add_argument("--n-jobs", metavar="J", type=int,
-                           help="threads for the pair counts and bootstrap jobs (default: every core; "
-                                "the numbers are the same for any value)")
-    inference.add_argument("--bootstrap-method", choices=["bca", "percentile"], default="bca",
-                           help="bootstrap interval")
-    inference.add_argument("--stratify", choices=["group", "group_event", "none"], default="group",
-                           help="bootstrap strata")
-    parser.add_argument("--no-progress", dest="progress", action="store_false",
-                        help="turn off the progress bars (drawn only when stderr is a terminal)")
-    add_reporting_options(parser)
-    add_binary_arguments(parser)
-    add_calibration_arguments(parser)
-    add_model_based_arguments(parser)
-    add_debug_option(parser, top_level=False)
-    parser.set_defaults(handler=run)
-    return parser
+    """Add the ``audit`` subcommand (its options live in :mod:`survfair.cli._audit_options`)."""
+    return _audit_options.register(subparsers)
 
 
 # -- rendering ---------------------------------------------------------------------------------

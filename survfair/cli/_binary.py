@@ -33,29 +33,12 @@ from .._summaries import delta_between
 from .._xauc import XAUCResult, xauc
 from .._xauc_summaries import balanced_xauc, group_metrics
 from .._xauc_t import case_control_definition, xauc_t
+from ._audit_options import add_binary_arguments  # the option (light module, shared with the parser)
 from ._errors import CLIError, library_errors, print_warning
 from ._options import ROW_OPTIONS, column_roles, group_argument, match_groups, match_label, reporting_options
 
 __all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
            "horizon_frame", "horizon_table", "library_notes"]
-
-
-def add_binary_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--binary``, ``--outcome COL``, ``--positive LABEL`` and ``--horizon T`` (repeatable)."""
-    options = parser.add_argument_group("binary outcomes and horizons (xAUC)")
-    options.add_argument(
-        "--binary", action="store_true",
-        help="audit a binary outcome with the xAUC matrix (automatic when --outcome is given without --time)",
-    )
-    options.add_argument("--outcome", metavar="COL", help="column with the binary outcome (two labels)")
-    options.add_argument(
-        "--positive", metavar="LABEL", default="1",
-        help="label of the positive class, the one that should score higher",
-    )
-    options.add_argument(
-        "--horizon", metavar="T", type=float, action="append",
-        help="add the cross-group cumulative/dynamic AUC(t) matrix at time T; repeatable",
-    )
 
 
 @contextlib.contextmanager

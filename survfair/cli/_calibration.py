@@ -14,29 +14,12 @@ from .._calibration import calibration
 from .._calibration_findings import CalibrationFindings, calibration_findings
 from .._calibration_result import CalibrationResult
 from ._binary import library_notes
+from ._audit_options import add_calibration_arguments  # the option (light module, shared with the parser)
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument
 
 __all__ = ["add_calibration_arguments", "check_calibration", "predicted_per_risk", "calibration_audit",
            "render_calibration", "calibration_long_table"]
-
-
-def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--predicted COLUMN`` (repeatable, one per ``--horizon``)."""
-    options = parser.add_argument_group("calibration of predicted risks")
-    options.add_argument(
-        "--predicted", metavar="COLUMN", action="append",
-        help="column of predicted event probabilities F(t | x) at the matching --horizon (give one per "
-             "--horizon, in the same order; with several --risk, one per --horizon for each --risk, the columns of "
-             "the first --risk first): adds calibration within groups (O/E, slope, ICI, Brier, GND test), one "
-             "per --risk",
-    )
-    options.add_argument(
-        "--brier-variance", choices=["influence", "conservative"], default="influence",
-        help="standard error of the Brier scores: 'influence' (default) counts the estimation of the censoring "
-             "Kaplan-Meier, as riskRegression's Score; 'conservative' holds the censoring weights fixed "
-             "(Score(conservative=TRUE), wider)",
-    )
 
 
 def check_calibration(args: argparse.Namespace) -> list[str]:

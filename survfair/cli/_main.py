@@ -34,6 +34,11 @@ COMMANDS = {
 }
 
 
+#: The module that registers a subcommand's options, where it is not the subcommand's own: the
+#: audit's parser lives apart from the audit, so ``survfair audit --help`` imports no estimator.
+_REGISTRARS = {"audit": "_audit_options"}
+
+
 def _version() -> str:
     from .. import __version__
 
@@ -59,7 +64,7 @@ def build_parser(commands: Sequence[str] | None = None) -> Parser:
     wanted = COMMANDS if commands is None else commands
     for name, help_line in COMMANDS.items():
         if name in wanted:
-            importlib.import_module(f"{__package__}._{name}").register(subparsers)
+            importlib.import_module(f"{__package__}.{_REGISTRARS.get(name, '_' + name)}").register(subparsers)
         else:
             subparsers.add_parser(name, help=help_line, add_help=False)
     return parser

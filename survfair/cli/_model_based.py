@@ -17,32 +17,11 @@ from .._model_based import model_based_xci
 from .._multiplicity import adjust_p_values
 from .._model_based_result import ModelBasedResult
 from ._binary import library_notes
+from ._audit_options import add_model_based_arguments  # the option (light module, shared with the parser)
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument
 
 __all__ = ["add_model_based_arguments", "check_model_based", "model_based_audits", "excess_table"]
-
-
-def add_model_based_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--model-based-lp`` and ``--model-based-survival`` / ``--model-based-times``."""
-    options = parser.add_argument_group(
-        "model-based reference (is an asymmetry the model's fault?)",
-        "The xCI each model would have if its own predictions were true, and the excess asymmetry: "
-        "observed minus model-based. The findings then lead with the excess.")
-    options.add_argument(
-        "--model-based-lp", metavar="COLUMN", action="append",
-        help="a proportional-hazards model's linear predictor, one per --risk in the same order (often the --risk "
-             "column itself); the baseline hazard is Breslow's from the audited rows",
-    )
-    options.add_argument(
-        "--model-based-survival", metavar="COLUMN", nargs="+",
-        help="the model's predicted survival S(t | x), one column per --model-based-times in the same order "
-             "(one --risk only)",
-    )
-    options.add_argument(
-        "--model-based-times", metavar="T", type=float, nargs="+",
-        help="the times of the --model-based-survival columns, increasing, in the unit of --time",
-    )
 
 
 def _risks(args: argparse.Namespace) -> list[str]:
