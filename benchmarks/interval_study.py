@@ -1,6 +1,6 @@
 """Interval methods for xCI cells and Δbetween near the boundary and in small groups (issue 18, item 4; issue 33, item 2).
 
-Draws cohorts from nine designs (survfair.simulate; four with fixed group sizes, small groups near
+Draws cohorts from eleven designs (survfair.simulate; six with fixed group sizes, small groups near
 and away from the boundary), estimates every cell with ``ci="analytic"`` and keeps, per
 replication, the estimate, the analytic SE, the stratified delete-one jackknife SE and the counts
 the flags read (events of the row group, members of each group); then computes the coverage and
@@ -109,6 +109,7 @@ def designs() -> dict:
     boundary = dict(group_effect={"a": -1.5, "b": 0.0}, beta=-1.0, sigma=0.25, censoring={"fraction": 0.5})
     # a score that ranks group a 1.5 SD too low (cross cell (a, b) about 0.26, (b, a) about 0.97)
     cross = ph_design({"a": 1 / 3, "b": 2 / 3}, group_effect=0.0, beta=1.0, censoring={"fraction": 0.3})
+    heavy = ph_design({"a": 1 / 3, "b": 2 / 3}, group_effect=0.0, beta=1.0, censoring={"fraction": {"a": 0.75, "b": 0.3}})
     small_boundary = aft_design({"a": 1 / 3, "b": 2 / 3}, group_effect={"a": -1.5, "b": 0.0}, beta=-1.0,
                                 sigma=0.25, censoring={"fraction": 0.1})
     out = {
@@ -116,6 +117,11 @@ def designs() -> dict:
         "cross 0.26, groups of 35 and 70": Design(cross, 105, 12.0, {"a": 35, "b": 70}, {"a": -1.5}, key=5),
         "cross 0.26, groups of 50 and 100": Design(cross, 150, 12.0, {"a": 50, "b": 100}, {"a": -1.5}, key=6),
         "cross 0.26, groups of 70 and 140": Design(cross, 210, 12.0, {"a": 70, "b": 140}, {"a": -1.5}, key=7),
+        # the same with 75% of the smaller group censored (about 9 and 18 events in it)
+        "cross 0.26, groups of 35 and 70, 75% censored": Design(heavy, 105, 12.0, {"a": 35, "b": 70}, {"a": -1.5},
+                                                               key=9),
+        "cross 0.26, groups of 70 and 140, 75% censored": Design(heavy, 210, 12.0, {"a": 70, "b": 140}, {"a": -1.5},
+                                                                key=10),
         "boundary, groups of 35 and 70": Design(small_boundary, 105, 3.0, {"a": 35, "b": 70}, key=8),
         # issue 18
         # a cell at 0.98 whose row group has about 30 events
