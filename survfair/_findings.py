@@ -30,9 +30,9 @@ __all__ = ["Findings", "findings", "small_sample_flags", "flag_reasons", "joint_
 #: what a flagged cell's interval may do, as measured by benchmarks/interval_study.py (issue 33.2;
 #: benchmarks/results/interval_study.csv): the worst coverage of the analytic intervals there
 SMALL_CELL_COVERAGE_NOTE = (
-    "analytic intervals of such cells can be too narrow: with fewer than 35 events in one of a cell's "
-    "two groups, nominal 95% intervals covered as little as 88% of the time in simulation (91% for a "
-    "cell, 88% for a Δbetween, where one group of 35 people had 9 events)"
+    "intervals of such cells can be too narrow: with fewer than 35 events in one of a cell's two groups, "
+    "nominal 95% analytic intervals covered as little as 90% of the time in simulation (a Δbetween 88%, "
+    "where one group of 35 people had 9 events)"
 )
 
 #: A cell (a, b) of an xCI matrix is flagged when a or b has fewer events than this (issue 33.2):
@@ -662,7 +662,7 @@ def _flags_sentence(result: Any, flags: pd.DataFrame, min_events: int, min_pairs
             "interval is not a sign of precision." if flagged["no_variance"].any() else "")
     what_to_do = (" Read their intervals and the tests that use them as optimistic; merging small groups or "
                   "collecting more events is what makes them reliable (ci='bootstrap' does not: its BCa intervals "
-                  "covered 92% where the analytic ones covered 88%)." if narrow else "")
+                  "covered as little as 90% there too)." if narrow else "")
     return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units}, or "
             f"{min_pairs} comparable pairs{interval_rule}) or have standard error 0: {shown}{more}. "
             f"The {SMALL_CELL_COVERAGE_NOTE}.{what_to_do}{zero}")
