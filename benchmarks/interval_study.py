@@ -228,7 +228,7 @@ def _t_star(theta_star, se_star, theta):
     theta_star, se_star = theta_star[ok], se_star[ok]
     diff = theta_star - theta
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(se_star > 0, diff / np.where(se_star > 0, se_star, 1.0), np.sign(diff) * np.inf)
+        t = np.where(se_star > 0, diff / np.where(se_star > 0, se_star, 1.0), np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
     return np.clip(t, -1e12, 1e12)
 
 
@@ -341,15 +341,18 @@ def summarise(frame: pd.DataFrame, name: str, spec: Design, truth: pd.DataFrame,
         reference = np.mean(np.subtract(*limits["wald" if is_delta else "logit"][::-1]))
         counts = {key: float(part[key].median()) for key in ("row_events", "events", "col_members", "min_members",
                                                              "comparable")}
+        bootstrapped = part["low_percentile"].notna().to_numpy() if "low_percentile" in part else None
         for method, (low, high) in limits.items():
+            # the cohorts the method was computed on; one without finite limits counts as not covering
+            done = bootstrapped if method in CELL_BOOTSTRAP and bootstrapped is not None else np.ones(len(low), bool)
             valid = np.isfinite(low) & np.isfinite(high)
-            covered = (low[valid] <= value) & (value <= high[valid])
+            covered = valid[done] & (low[done] <= value) & (value <= high[done])
             coverage = float(covered.mean()) if covered.size else np.nan
             rows.append({"design": name, "n": spec.n, "quantity": quantity, "truth": value, **counts,
                          "method": method, "coverage": coverage,
                          "mcse": float(np.sqrt(coverage * (1 - coverage) / covered.size)) if covered.size else np.nan,
-                         "width": float(np.mean(high[valid] - low[valid])) / reference if covered.size else np.nan,
-                         "replications": int(covered.size),
+                         "width": float(np.mean((high - low)[valid & done])) / reference if covered.size else np.nan,
+                         "replications": int(covered.size), "invalid": int((done & ~valid).sum()),
                          "n_resamples": n_resamples if method in CELL_BOOTSTRAP else 0})
     return rows
 
