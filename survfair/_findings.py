@@ -662,7 +662,7 @@ def _flags_sentence(result: Any, flags: pd.DataFrame, min_events: int, min_pairs
             "interval is not a sign of precision." if flagged["no_variance"].any() else "")
     what_to_do = (" Read their intervals and the tests that use them as optimistic; merging small groups or "
                   "collecting more events is what makes them reliable (ci='bootstrap' does not: its BCa intervals "
-                  "covered as little as 90% there too)." if narrow else "")
+                  "covered as little as 91% there too)." if narrow else "")
     return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units}, or "
             f"{min_pairs} comparable pairs{interval_rule}) or have standard error 0: {shown}{more}. "
             f"The {SMALL_CELL_COVERAGE_NOTE}.{what_to_do}{zero}")
