@@ -27,11 +27,22 @@ from ._validation import check_option, check_scalar
 
 __all__ = ["Findings", "findings", "small_sample_flags", "flag_reasons", "joint_tests", "SMALL_CELL_COVERAGE_NOTE"]
 
-#: what a flagged cell's interval may do, as measured (issue tracker, survfair simulation checks)
+#: what a flagged cell's interval may do, as measured by benchmarks/interval_study.py (issue 33.2;
+#: benchmarks/results/interval_study.csv): the worst coverage of the analytic intervals there
 SMALL_CELL_COVERAGE_NOTE = (
-    "intervals of such cells can be too narrow: with about 30 events in the smaller group and a cell "
-    "near 0.98, nominal 95% intervals covered 89% in simulation"
+    "intervals of such cells can be too narrow: with fewer than 35 events in one of a cell's two groups, "
+    "nominal 95% analytic intervals covered as little as 90% of the time in simulation (a Δbetween 88%, "
+    "where one group of 35 people had 9 events)"
 )
+
+#: A cell (a, b) of an xCI matrix is flagged when a or b has fewer events than this (issue 33.2):
+#: every design of benchmarks/interval_study.py whose analytic intervals covered below 93% has a
+#: group with at most 32 events (median), and the designs whose smaller group had 35 events or more
+#: covered 93% or more in every cell and Δbetween (see docs/how-to/intervals.md).
+INTERVAL_MIN_EVENTS = 35
+
+#: what to do about a cell flagged by the interval rule (what the study supports)
+INTERVAL_ADVICE = "interval may be too narrow: merge small groups or collect more events"
 
 
 def _is_binary(result: Any) -> bool:
@@ -42,8 +53,10 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100) -> pd.DataFrame:
-    """Cells that rest on little data, or have no estimate of their variability, with the reason.
+def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100,
+                       min_interval_events: int = INTERVAL_MIN_EVENTS) -> pd.DataFrame:
+    """Cells that rest on little data, or have no estimate of their variability, or whose interval
+    may be too narrow, with the reason.
 
     Parameters
     ----------
@@ -55,24 +68,30 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
         positives or group ``b`` fewer negatives.
     min_pairs : int, default=100
         ... or when the cell has fewer comparable pairs.
+    min_interval_events : int, default=35
+        ... or, for an xCI result with intervals, when ``a`` or ``b`` has fewer events: the interval
+        of such a cell may be too narrow (column ``narrow_interval``). The default comes from the
+        interval study of issue 33.2 (see Notes).
 
     Returns
     -------
     DataFrame
         One row per cell (row-major): a, b, comparable, events (xCI: events in ``a``; xAUC:
         positives in ``a``), controls (xCI: members of ``b``; xAUC: negatives in ``b``),
-        no_variance (the cell's standard error is 0, see Notes), flagged (bool), reason (empty
-        when not flagged).
+        no_variance (the cell's standard error is 0, see Notes), narrow_interval (the interval rule
+        applies), flagged (bool), reason (empty when not flagged; says what to do when the interval
+        rule applies).
 
     Raises
     ------
     TypeError, ValueError
-        If ``min_events`` or ``min_pairs`` is not an integer >= 0.
+        If ``min_events``, ``min_pairs`` or ``min_interval_events`` is not an integer >= 0.
 
     See Also
     --------
     findings : uses the flags to qualify its sentences.
     xci : the counts the flags are read from.
+
     Notes
     -----
     A cell whose standard error is 0 is flagged whatever its counts: every comparable pair was
@@ -81,6 +100,11 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     sampling variability is not estimated, not absent. (Without inference no cell has a standard
     error and this reason never applies.)
 
+    The interval rule (xCI only) is calibrated on ``benchmarks/interval_study.py``: in every design
+    where survfair's analytic interval of a cell or of a Δbetween covered below 93% (down to 88%),
+    one of the cell's groups had fewer than 35 events; where both had 35 or more, every cell and
+    Δbetween covered 93% or more (docs/how-to/intervals.md has the table).
+
     Examples
     --------
     >>> import survfair
@@ -88,10 +112,11 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
     >>> flags = small_sample_flags(res)
     >>> bool(flags["flagged"].all()), flags["reason"][0]  # cell (a, a): every pair ranked correctly
-    (True, '4 events in a (< 10); 4 members in a (< 10); 6 comparable pairs (< 100); estimated at 100.0%, standard error 0 (no variance estimate)')
+    (True, '4 events in a (< 10); 4 members in a (< 10); 6 comparable pairs (< 100); estimated at 100.0%, standard error 0 (no variance estimate); interval may be too narrow: merge small groups or collect more events')
     """
     min_events = check_scalar(min_events, "min_events", "integer", low=0)
     min_pairs = check_scalar(min_pairs, "min_pairs", "integer", low=0)
+    min_interval_events = check_scalar(min_interval_events, "min_interval_events", "integer", low=0)
     groups = list(result.groups)
     g = len(groups)
     labels = np.empty(g, dtype=object)
@@ -101,7 +126,14 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     values, no_variance = result.values.ravel(), no_variance_cells(result).ravel()
     few_events, few_controls = np.repeat(events < min_events, g), np.tile(controls < min_events, g)
     few_pairs = pairs < min_pairs
-    flagged = few_events | few_controls | few_pairs | no_variance
+    if _is_binary(result) or getattr(result, "ci_method", None) is None:  # measured for xCI intervals
+        narrow_row = narrow_column = np.zeros(g * g, dtype=bool)
+    else:  # the events of both groups; a count the little-data rule names already is not repeated
+        interval_events = _group_events(result)
+        narrow_row = np.repeat(interval_events < min_interval_events, g)
+        narrow_column = np.tile(interval_events < min_interval_events, g)
+    narrow = narrow_row | narrow_column
+    flagged = few_events | few_controls | few_pairs | no_variance | narrow
     # reasons only for the flagged cells: a Python string per cell of 4 million (2,000 groups) took minutes
     reasons = np.full(g * g, "", dtype=object)
     for cell in np.flatnonzero(flagged):
@@ -109,16 +141,29 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
         parts = []
         if few_events[cell]:
             parts.append(f"{_count(int(events[i]), first)} in {groups[i]} (< {min_events})")
+        if narrow_row[cell] and not few_events[cell]:
+            parts.append(f"{_count(int(interval_events[i]), 'event')} in {groups[i]} (< {min_interval_events})")
         if few_controls[cell]:
             parts.append(f"{_count(int(controls[j]), second)} in {groups[j]} (< {min_events})")
+        if narrow_column[cell] and j != i:
+            parts.append(f"{_count(int(interval_events[j]), 'event')} in {groups[j]} (< {min_interval_events})")
         if few_pairs[cell]:
             parts.append(f"{_count(int(pairs[cell]), 'comparable pair')} (< {min_pairs})")
         if no_variance[cell]:
             parts.append(f"estimated at {percent(values[cell])}, standard error 0 (no variance estimate)")
+        if narrow[cell]:
+            parts.append(INTERVAL_ADVICE)
         reasons[cell] = "; ".join(parts)
     return pd.DataFrame({"a": np.repeat(labels, g), "b": np.tile(labels, g), "comparable": pairs,
                          "events": np.repeat(events, g), "controls": np.tile(controls, g),
-                         "no_variance": no_variance, "flagged": flagged, "reason": reasons})
+                         "no_variance": no_variance, "narrow_interval": narrow, "flagged": flagged,
+                         "reason": reasons})
+
+
+def _group_events(result: Any) -> np.ndarray:
+    """Events per group of an xCI result (the interval rule's count)."""
+    sizes = [result.group_sizes.get(group, {}) for group in result.groups]
+    return np.array([int(size.get("events", 0)) for size in sizes], dtype=np.int64)
 
 
 def _group_counts(result: Any) -> tuple[np.ndarray, np.ndarray, str, str]:
@@ -737,15 +782,22 @@ def _flags_sentence(result: Any, flags: pd.DataFrame, min_events: int, min_pairs
     flagged = flags[flags["flagged"]]
     if flagged.empty:
         return None
-    shown = "; ".join(f"({r.a}, {r.b}): {r.reason.replace('; ', ', ')}" for r in flagged.head(5).itertuples())
+    advice = "; " + INTERVAL_ADVICE
+    shown = "; ".join(f"({r.a}, {r.b}): {r.reason.replace(advice, '').replace('; ', ', ')}"
+                      for r in flagged.head(5).itertuples())
     more = f"; and {len(flagged) - 5} more" if len(flagged) > 5 else ""
     units = ("positives in the row group or negatives in the column group" if _is_binary(result)
              else "events in the row group or members in the column group")
+    narrow = "narrow_interval" in flagged.columns and flagged["narrow_interval"].any()
+    interval_rule = f", or {INTERVAL_MIN_EVENTS} events in either group" if narrow else ""
     zero = (" Cells with standard error 0 have no estimate of their sampling variability: their zero-width "
             "interval is not a sign of precision." if flagged["no_variance"].any() else "")
+    what_to_do = (" Read their intervals and the tests that use them as optimistic; merging small groups or "
+                  "collecting more events is what makes them reliable (ci='bootstrap' does not: its BCa intervals "
+                  "covered as little as 91% there too)." if narrow else "")
     return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units}, or "
-            f"{min_pairs} comparable pairs) or have standard error 0: {shown}{more}. The {SMALL_CELL_COVERAGE_NOTE}."
-            f"{zero}")
+            f"{min_pairs} comparable pairs{interval_rule}) or have standard error 0: {shown}{more}. "
+            f"The {SMALL_CELL_COVERAGE_NOTE}.{what_to_do}{zero}")
 
 
 def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:

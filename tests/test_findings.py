@@ -84,7 +84,9 @@ def test_small_cells_are_flagged_with_the_reason():
     assert tiny["flagged"] and tiny["reason"] == "4 events in tiny (< 10); 4 members in tiny (< 10); 6 comparable pairs (< 100)"
     sentence = findings(res).sentences[-1]
     # (big, big): 36 events, 630 pairs; (big, tiny): 144 pairs but the later members are 4 people
-    assert sentence.startswith("3 of 4 cells rest on little data") and "covered 89% in simulation" in sentence
+    assert sentence.startswith("3 of 4 cells rest on little data") and "covered as little as 90%" in sentence
+    # without intervals the interval rule (events of either group < 35) does not apply
+    assert not flags["narrow_interval"].any() and "35 events in either group" not in sentence
     assert flags.set_index(["a", "b"]).loc[("big", "tiny"), "reason"] == "4 members in tiny (< 10)"
     relaxed = small_sample_flags(res, min_events=1, min_pairs=1)
     # the tiny group's events all come after the big group's: no (tiny, big) pair is comparable
@@ -180,8 +182,13 @@ def test_a_headline_resting_on_small_cells_says_so():
     r = rng.normal(size=408) + 2.0 * (g == "tiny")
     t = rng.exponential(np.exp(-rng.normal(size=408)))
     f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
-    assert f.sentences[1].endswith("Caution: cells (tiny, big), (big, tiny) rest on little data: (tiny, big) 8 events "
-                                   "in tiny (< 10); (big, tiny) 8 members in tiny (< 10).")
+    advice = "interval may be too narrow: merge small groups or collect more events"
+    assert f.sentences[1].endswith(f"Caution: cells (tiny, big), (big, tiny) rest on little data: (tiny, big) 8 events "
+                                   f"in tiny (< 10), {advice}; (big, tiny) 8 members in tiny (< 10), 8 events in tiny "
+                                   f"(< 35), {advice}.")
+    # the flag sentence says the rule once and what to do, without repeating the advice per cell
+    assert f.sentences[-1].count(advice) == 0 and "or 35 events in either group" in f.sentences[-1]
+    assert "merging small groups or collecting more events" in f.sentences[-1]
 
 
 def test_many_groups_skip_the_joint_test_and_say_so(monkeypatch):
@@ -386,11 +393,13 @@ def test_small_sample_flags_vectorised_equal_the_rule_cell_by_cell():
     r = rng.normal(size=300)
     t = rng.exponential(np.exp(-r))
     res = survfair.xci(t, rng.random(300) < 0.7, g, r, method="naive")
-    flags = small_sample_flags(res, min_events=12, min_pairs=150)
+    flags = small_sample_flags(res, min_events=12, min_pairs=150, min_interval_events=60)
     sizes = res.group_sizes
     for row in flags.itertuples():
+        narrow = sizes[row.a]["events"] < 60 or sizes[row.b]["events"] < 60
+        assert row.narrow_interval == narrow
         expected = (sizes[row.a]["events"] < 12 or sizes[row.b]["n"] < 12 or row.comparable < 150
-                    or row.no_variance)
+                    or row.no_variance or narrow)
         assert row.flagged == expected
         assert (row.reason != "") == expected
         assert row.events == sizes[row.a]["events"] and row.controls == sizes[row.b]["n"]
