@@ -110,8 +110,8 @@ def plot_calibration(
     from ._plot_base import literal, literal_legend, new_axes
 
     result = _check(result)
-    summary = result.summary(time)  # ValueError for a time that is not a horizon
-    t = result._time(time)
+    t = result._time(time)  # ValueError for a time that is not a horizon; None: the first horizon
+    summary = result.summary(t)
     chosen = list(result.groups) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in result.groups]
     if unknown:
@@ -219,8 +219,8 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     from ._plot_base import literal, new_axes
 
     result = _check(result)
-    summary = result.summary(time)
-    t = result._time(time)
+    t = result._time(time)  # None: the first horizon (summary(None) is every horizon)
+    summary = result.summary(t)
     n = len(summary)
     ax = new_axes(ax, (6.0, 1.3 + 0.6 * n))
     positions = np.arange(n)[::-1]

@@ -114,3 +114,26 @@ def test_competing_risks_plot_labels_and_legend_without_nan():
     assert texts[0].startswith("a: O/E") and not any("nan" in t for t in texts)
     assert "Aalen-Johansen" in ax.get_ylabel() and "cumulative incidence of cause 1" in ax.get_xlabel()
     plt.close(ax.figure)
+
+
+def test_plots_without_a_time_draw_the_first_horizon_only():
+    """Review: summary() now returns every horizon, and the plots called it with time=None: with two
+    horizons the observed/expected plot drew every group twice under the first horizon's title."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(4)
+    n = 400
+    x = rng.normal(size=n)
+    t = 6.0 * rng.weibull(1.5, n) * np.exp(-0.5 * x)
+    c = rng.uniform(0, 15, n)
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    risk = np.column_stack([1 - np.exp(-((h / 6.0) ** 1.5) * np.exp(0.75 * x)) for h in (2.0, 4.0)])
+    result = survfair.calibration(np.minimum(t, c), t <= c, group, risk, [2.0, 4.0])
+    default = survfair.plotting.plot_observed_expected(result)
+    first = survfair.plotting.plot_observed_expected(result, time=2.0)
+    assert len(default.get_yticks()) == len(first.get_yticks())
+    assert [t.get_text() for t in default.get_yticklabels()] == [t.get_text() for t in first.get_yticklabels()]
+    plt.close("all")
