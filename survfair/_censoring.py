@@ -26,7 +26,7 @@ __all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan
 
 POSITIVITY_WARN_LEVEL = 0.1
 #: Zero of a weighted sum obtained by differencing running totals (see :func:`_kaplan_meier_sweep`
-#: and survfair._kernel.RESIDUE, the same rule): |value| <= RESIDUE x the total it was built from.
+#: and the pair-count kernel, which uses this constant): |value| <= RESIDUE x the total it was built from.
 RESIDUE = 1e-12
 _ABSENT = np.empty(0)  # no case weights / no delayed entry
 

@@ -22,8 +22,8 @@ from ._format import cell_text, interval_text, p_phrase, percent, statistic_text
 from ._intervals import NO_VARIANCE_SE
 from ._multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
 from ._results import difference_inference, difference_p_at_floor, json_safe, no_variance_cells
-from ._summaries import deltas_p_at_floor, overall_c, pairwise_deltas
-from ._validation import check_option, check_scalar
+from ._summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
+from ._validation import check_option, check_scalar, label_array
 
 __all__ = ["Findings", "findings", "small_sample_flags", "flag_reasons", "joint_tests", "SMALL_CELL_COVERAGE_NOTE"]
 
@@ -119,8 +119,7 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     min_interval_events = check_scalar(min_interval_events, "min_interval_events", "integer", low=0)
     groups = list(result.groups)
     g = len(groups)
-    labels = np.empty(g, dtype=object)
-    labels[:] = groups
+    labels = label_array(groups)
     events, controls, first, second = _group_counts(result)
     pairs = result.pair_counts.comparable.ravel().astype(np.int64)
     values, no_variance = result.values.ravel(), no_variance_cells(result).ravel()
@@ -129,9 +128,8 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     if _is_binary(result) or getattr(result, "ci_method", None) is None:  # measured for xCI intervals
         narrow_row = narrow_column = np.zeros(g * g, dtype=bool)
     else:  # the events of both groups; a count the little-data rule names already is not repeated
-        interval_events = _group_events(result)
-        narrow_row = np.repeat(interval_events < min_interval_events, g)
-        narrow_column = np.tile(interval_events < min_interval_events, g)
+        narrow_row = np.repeat(events < min_interval_events, g)
+        narrow_column = np.tile(events < min_interval_events, g)
     narrow = narrow_row | narrow_column
     flagged = few_events | few_controls | few_pairs | no_variance | narrow
     # reasons only for the flagged cells: a Python string per cell of 4 million (2,000 groups) took minutes
@@ -142,11 +140,11 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
         if few_events[cell]:
             parts.append(f"{_count(int(events[i]), first)} in {groups[i]} (< {min_events})")
         if narrow_row[cell] and not few_events[cell]:
-            parts.append(f"{_count(int(interval_events[i]), 'event')} in {groups[i]} (< {min_interval_events})")
+            parts.append(f"{_count(int(events[i]), 'event')} in {groups[i]} (< {min_interval_events})")
         if few_controls[cell]:
             parts.append(f"{_count(int(controls[j]), second)} in {groups[j]} (< {min_events})")
         if narrow_column[cell] and j != i:
-            parts.append(f"{_count(int(interval_events[j]), 'event')} in {groups[j]} (< {min_interval_events})")
+            parts.append(f"{_count(int(events[j]), 'event')} in {groups[j]} (< {min_interval_events})")
         if few_pairs[cell]:
             parts.append(f"{_count(int(pairs[cell]), 'comparable pair')} (< {min_pairs})")
         if no_variance[cell]:
@@ -158,12 +156,6 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
                          "events": np.repeat(events, g), "controls": np.tile(controls, g),
                          "no_variance": no_variance, "narrow_interval": narrow, "flagged": flagged,
                          "reason": reasons})
-
-
-def _group_events(result: Any) -> np.ndarray:
-    """Events per group of an xCI result (the interval rule's count)."""
-    sizes = [result.group_sizes.get(group, {}) for group in result.groups]
-    return np.array([int(size.get("events", 0)) for size in sizes], dtype=np.int64)
 
 
 def _group_counts(result: Any) -> tuple[np.ndarray, np.ndarray, str, str]:
@@ -340,11 +332,10 @@ def _largest_deltas(result: Any, flags: pd.DataFrame, k: int) -> pd.DataFrame:
     :func:`_adjusted`, their p-values adjusted by Bonferroni over every pair of their family."""
     g = len(result.groups)
     cells = result.values.ravel()
-    a, b = np.triu_indices(g, k=1)
-    labels = np.empty(g, dtype=object)
-    labels[:] = result.groups
+    a, b = np.triu_indices(g, k=1)  # the pairs of difference_cell_pairs, in its order
+    labels = label_array(result.groups)
     parts = []
-    for name, first, second in (("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)):
+    for name, first, second in difference_cell_pairs(g):
         size = np.abs(cells[first] - cells[second])
         size[~np.isfinite(size)] = -1.0
         chosen = np.sort(np.argsort(-size, kind="stable")[:k])
@@ -468,16 +459,27 @@ def caution_text(reasons: dict, cells: list) -> str:
     return f" Caution: cells {shown} rest on little data: {details}."
 
 
+#: the differences of a row of the excess table (its interval is the excess's)
+_EXCESS_VALUES = ("observed", "model_based", "excess")
+
+
+def _flipped(row: pd.Series, values: tuple) -> pd.Series:
+    """A difference's row for the pair (b, a): groups swapped, the ``values`` columns negated and
+    the interval mirrored."""
+    row = row.copy()
+    row["a"], row["b"] = row["b"], row["a"]
+    for column in values:
+        row[column] = -row[column]
+    row["ci_low"], row["ci_high"] = -row["ci_high"], -row["ci_low"]
+    return row
+
+
 def _largest(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
     part = deltas[(deltas["summary"] == summary) & deltas["value"].notna()]
     if part.empty:
         return None
     row = part.loc[part["value"].abs().idxmax()]
-    if row["value"] < 0:  # name the favoured group first
-        row = row.copy()
-        row["a"], row["b"] = row["b"], row["a"]
-        row["value"], row["ci_low"], row["ci_high"] = -row["value"], -row["ci_high"], -row["ci_low"]
-    return row
+    return _flipped(row, ("value",)) if row["value"] < 0 else row  # name the favoured group first
 
 
 def _no_variance(row: pd.Series) -> bool:
@@ -573,16 +575,6 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
             f"{words}{reader.caution([(a, b), (b, a)])}")
 
 
-def _flipped(row: pd.Series) -> pd.Series:
-    """A row of the excess table for the pair (b, a): groups swapped, every difference negated."""
-    row = row.copy()
-    row["a"], row["b"] = row["b"], row["a"]
-    for column in ("observed", "model_based", "excess"):
-        row[column] = -row[column]
-    row["ci_low"], row["ci_high"] = -row["ci_high"], -row["ci_low"]
-    return row
-
-
 def _excess_judgement(row: pd.Series, alpha: float) -> str:
     """:func:`_judgement` of an excess row (its value is the excess)."""
     judged = row.copy()
@@ -626,7 +618,7 @@ def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame
     clear = rows[[_excess_judgement(row, alpha) == "clear" for _, row in rows.iterrows()]]
     if not clear.empty:
         row = clear.loc[clear["excess"].abs().idxmax()]
-        row = _flipped(row) if row["excess"] < 0 else row  # the group the excess favours first
+        row = _flipped(row, _EXCESS_VALUES) if row["excess"] < 0 else row  # the group the excess favours first
         a, b = row["a"], row["b"]
         if binary:
             words = (f"positives of {b} were scored above negatives of {a} less often than the model's own "
@@ -643,7 +635,7 @@ def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame
                 f"excludes 0. In words: {meaning}. This reading assumes the predictions are calibrated within each "
                 f"group (check the calibration).{reader.caution([(a, b), (b, a)])}")
     row = rows.loc[rows["observed"].abs().idxmax()]
-    row = _flipped(row) if row["observed"] < 0 else row  # as the observed sentence: favoured group first
+    row = _flipped(row, _EXCESS_VALUES) if row["observed"] < 0 else row  # as the observed sentence
     a, b = row["a"], row["b"]
     numbers = (f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}; "
                f"{_excess_text(row, adjust)}")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._censoring import RESIDUE
 from ._frozen import frozen_result
 from ._jit import cached_njit
 
@@ -83,9 +84,8 @@ _ZERO = np.int64(0)
 #: A set weight, or a weight below a risk, of at most RESIDUE x the weight added so far is
 #: therefore 0. Without delayed entry nothing is subtracted and the rule never fires on a
 #: nonzero sum of non-negative weights; it treats as 0 only weights 1e12 times smaller than those
-#: that passed through the set. The censoring Kaplan-Meier (survfair._censoring.RESIDUE) and the
-#: influence's Kaplan-Meier term apply the same rule to their weighted risk sets.
-RESIDUE = 1e-12
+#: that passed through the set. RESIDUE is the censoring Kaplan-Meier's (survfair._censoring):
+#: the KM and the influence's Kaplan-Meier term apply the same rule to their weighted risk sets.
 _ONE = np.int64(1)
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ._calibration_findings import calibration_findings
 from ._calibration_result import CalibrationResult
-from ._findings import Findings, findings, joint_tests
+from ._findings import Findings, _largest, findings, joint_tests
 from ._format import MISSING, NO_INTERVAL, interval_text, number, p_value_text, percent, statistic_text
 from ._horizon_findings import HorizonFindings, horizon_findings
 from ._intervals import NO_VARIANCE_SE
@@ -550,15 +550,6 @@ def _excess_for(frame: pd.DataFrame | None, a: Any, b: Any) -> tuple[float, floa
     return None
 
 
-def _largest_between(found: Findings) -> pd.Series | None:
-    """The largest |Δbetween| in the findings' orientation (favoured group first), or None."""
-    deltas = oriented_pairs(found.deltas)
-    between = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
-    if between.empty:
-        return None
-    return between.loc[between["value"].abs().idxmax()]
-
-
 def _calibration_cells(calibration: CalibrationResult) -> dict[str, str]:
     """Per horizon: "O/E at t" and "slope at t" as "F 1.12 · M 0.93"."""
     cells = {}
@@ -624,7 +615,7 @@ def verdict_table(results: Mapping[str, Any], found: Mapping[str, Findings], *,
                                  + (" †" if (smallest.a, smallest.b) in flagged else ""))
         else:
             row["worst cell"] = MISSING
-        largest = _largest_between(f)
+        largest = _largest(f.deltas, "delta_between")
         if largest is None:
             row["largest Δbetween"], row["interval"], row[f"p ({f.adjust})"] = MISSING, MISSING, MISSING
         else:
@@ -653,7 +644,7 @@ def _verdict_sentence(name: str, result: Any, found: Findings, model_based: Any 
     binary = isinstance(result, XAUCResult)
     pooled = overall_c(result)
     parts = [f"{who}: pooled {'AUC' if binary else 'C'} {percent(pooled.value)}"]
-    largest = _largest_between(found)
+    largest = _largest(found.deltas, "delta_between")
     if largest is not None:
         a, b = largest["a"], largest["b"]
         level = 1 - getattr(result, "confidence_level", 0.95)

@@ -413,7 +413,7 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     a, b = np.triu_indices(g, k=1)
     labels = np.array(result.groups + ("",), dtype=object)[:g]
     parts = []
-    for name, first, second in _difference_cells(g):
+    for name, first, second in difference_cell_pairs(g):
         values, se, low, high, p = difference_inference(result, first, second, result.confidence_level)
         parts.append(pd.DataFrame({"summary": name, "a": labels[a], "b": labels[b], "value": values, "se": se,
                                    "ci_low": low, "ci_high": high, "p_value": p}))
@@ -422,7 +422,7 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     return _interleaved(parts)
 
 
-def _difference_cells(g: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def difference_cell_pairs(g: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """(summary, first cells, second cells) of Δwithin and Δbetween for every pair a < b, row-major."""
     a, b = np.triu_indices(g, k=1)
     return [("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)]
@@ -445,7 +445,7 @@ def deltas_p_at_floor(result: XCIResult) -> np.ndarray:
     -------
     ndarray of bool, shape (G (G - 1),), in the row order of :func:`pairwise_deltas`.
     """
-    parts = [difference_p_at_floor(result, first, second) for _, first, second in _difference_cells(len(result.groups))]
+    parts = [difference_p_at_floor(result, first, second) for _, first, second in difference_cell_pairs(len(result.groups))]
     return _interleaved(parts) if parts[0].size else np.zeros(0, dtype=bool)
 
 

@@ -36,7 +36,7 @@ from ._kernel import (IndividualContributions, count_pairs, count_pairs_and_cont
                       later_member_arrays)
 from ._intervals import bounded_wald_interval, cell_wald_interval, wald_p_value
 from ._results import json_safe, readonly
-from ._summaries import _difference_cells, _interleaved
+from ._summaries import _interleaved, difference_cell_pairs
 from ._settings import CENSORING
 from ._validation import (
     check_confidence_level,
@@ -353,7 +353,7 @@ def _horizon_deltas(t: float, values: np.ndarray, cells: np.ndarray | None, labe
     g = len(labels)
     a, b = np.triu_indices(g, k=1)
     parts = []
-    for name, first, second in _difference_cells(g):
+    for name, first, second in difference_cell_pairs(g):
         value = values[first] - values[second]
         se = np.full(value.shape, np.nan) if cells is None else difference_se(cells, first, second, chunk=16)
         low, high = bounded_wald_interval(value, se, level, -1.0, 1.0)

@@ -342,9 +342,6 @@ class CohortDesign:
         ValueError
             For an unknown ``weighting``, or ``"entry"`` without delayed entry in the design.
         """
-        from .._summaries import delta_between
-        from .._xci import xci
-
         n_truth = check_scalar(n_truth, "n_truth", "integer", low=10)
         tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
         weighting = ("entry" if self.entry_max > 0 else "population") if weighting is None else weighting
@@ -352,38 +349,15 @@ class CohortDesign:
         if weighting == "entry" and not self.entry_max > 0:
             raise ValueError("weighting='entry' needs a design with delayed entry (entry=...); this design has none.")
         if weighting == "entry":
-            population = self.true_xci(tau, n_truth=n_truth, random_state=random_state, weighting="population")
-            return self._entry_weighted_truth(tau, n_truth, random_state, population)
-        rng = random_generator(random_state)
-        g = len(self.groups)
-        code = np.repeat(np.arange(g), n_truth)
-        z = rng.standard_normal(code.shape[0])
-        event_time = self._event_times(code, z, rng)
-        event = np.ones(code.shape[0], bool) if tau is None else event_time < tau
-        labels, risk = label_array(self.groups)[code], self._risk(code, z)
-        if self.competing:  # uncensored causes: 1 when T comes first, 2 when D does
-            competing_time = self._competing_times(code, rng)
-            first = np.minimum(event_time, competing_time)
-            status = np.where(event_time <= competing_time, 1, 2)
-            if tau is not None:  # events after tau are later than every event before it, whatever their cause
-                status = np.where(first < tau, status, 0)
-            if not (status == 1).any():
-                raise ValueError("true_xci: no event of cause 1 before tau in the reference sample; raise tau.")
-            result = xci(first, status, labels, risk, method="naive", groups=list(self.groups), cause=1)
-        else:
-            result = xci(event_time, event, labels, risk, method="naive", groups=list(self.groups))
-        deltas = {}
-        for i, a in enumerate(self.groups):
-            for b in self.groups[i + 1:]:
-                estimate = delta_between(result, a, b)
-                deltas[(a, b)] = (float(estimate.value), float(estimate.se))
-        return TrueXCI(self.groups, tau, int(code.shape[0]), "monte_carlo", result.values,
-                       result.se.to_numpy(), deltas)
+            population = self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=False)
+            return self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=True, population=population)
+        return self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=False)
 
-    def _entry_weighted_truth(self, tau: float | None, n_truth: int, random_state: Any,
-                              population: TrueXCI) -> TrueXCI:
-        """The target of ``xci(..., entry=)``: the estimator itself on a large uncensored sample
-        whose people are kept only when they enter before their first event (left truncation)."""
+    def _monte_carlo_truth(self, tau: float | None, n_truth: int, random_state: Any, *, delayed_entry: bool,
+                           population: TrueXCI | None = None) -> TrueXCI:
+        """The naive kernel on ``n_truth`` uncensored draws per group; with ``delayed_entry`` the
+        target of ``xci(..., entry=)``: only the people who enter before their first event are kept
+        (left truncation), and the kernel compares them with ``entry=``."""
         from .._summaries import delta_between
         from .._xci import xci
 
@@ -391,26 +365,31 @@ class CohortDesign:
         g = len(self.groups)
         code = np.repeat(np.arange(g), n_truth)
         z = rng.standard_normal(code.shape[0])
-        event_time = self._event_times(code, z, rng)
-        first, status = event_time, np.ones(code.shape[0], np.int64)
-        if self.competing:
+        first = self._event_times(code, z, rng)
+        status = np.ones(code.shape[0], np.int64)
+        if self.competing:  # uncensored causes: 1 when T comes first, 2 when D does
             competing_time = self._competing_times(code, rng)
-            first = np.minimum(event_time, competing_time)
-            status = np.where(event_time <= competing_time, 1, 2)
-        if tau is not None:
+            status = np.where(first <= competing_time, 1, 2)
+            first = np.minimum(first, competing_time)
+        if tau is not None:  # events after tau are later than every event before it, whatever their cause
             status = np.where(first < tau, status, 0)
-        entry = rng.uniform(0.0, self.entry_max, code.shape[0])
-        seen = entry < first
+        if self.competing and not (status == 1).any():
+            raise ValueError("true_xci: no event of cause 1 before tau in the reference sample; raise tau.")
+        seen, options = np.ones(code.shape[0], bool), {}
+        if delayed_entry:
+            entry = rng.uniform(0.0, self.entry_max, code.shape[0])
+            seen = entry < first
+            options["entry"] = entry[seen]
         labels, risk = label_array(self.groups)[code], self._risk(code, z)
         result = xci(first[seen], status[seen], labels[seen], risk[seen], method="naive", groups=list(self.groups),
-                     entry=entry[seen], cause=1 if self.competing else None, progress=False)
+                     cause=1 if self.competing else None, **options)
         deltas = {}
         for i, a in enumerate(self.groups):
             for b in self.groups[i + 1:]:
                 estimate = delta_between(result, a, b)
                 deltas[(a, b)] = (float(estimate.value), float(estimate.se))
         return TrueXCI(self.groups, tau, int(seen.sum()), "monte_carlo", result.values, result.se.to_numpy(), deltas,
-                       "entry", population)
+                       "entry" if delayed_entry else "population", population)
 
     def to_dict(self) -> dict:
         """JSON-safe description of the design."""
