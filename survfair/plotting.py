@@ -503,11 +503,11 @@ def plot_xci_difference(
     colours = colours.with_extremes(bad="0.85")
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
     image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=norm, **kwargs)
-    shown = [literal(g) for g in labels]
+    shown = [literal(short_label(g)) for g in labels]  # cut as in every figure; full labels stay in the tables
     size = 10.0 if n <= 3 else 9.0 if n <= 6 else 8.0
     ax.set_xticks(range(n), shown, fontsize=size)
     ax.set_yticks(range(n), shown, fontsize=size)
-    if max((len(str(g)) for g in labels), default=0) > 6:
+    if max((len(str(short_label(g))) for g in labels), default=0) > 6:
         for text in ax.get_xticklabels():
             text.set(rotation=30, horizontalalignment="right", rotation_mode="anchor")
     words = {"xCI": ("a: group of the earlier event", "b: group of the later member"),
