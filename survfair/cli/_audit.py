@@ -45,7 +45,7 @@ from ._calibration import (
 from . import _audit_options
 from ._errors import CLIError, library_errors
 from .._model_based import model_based_xci
-from ._model_based import check_model_based, excess_table, excess_text, model_based_audits
+from ._model_based import check_model_based, excess_text, model_based_audits
 from ._io import (
     REPORT_SUFFIXES,
     check_output_paths,
@@ -243,7 +243,7 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     ])
     parts = [cells, summaries, utilities, counts]
     if reference is not None:
-        excess = excess_table(name, reference).drop(columns="model").rename(columns={"summary": "statistic"})
+        excess = reference.summaries().rename(columns={"summary": "statistic"})
         parts.append(excess.assign(kind="excess", value=excess["excess"]).drop(columns="excess"))
     if horizons is not None:
         if horizon_found is not None:  # kind "horizon_summary": Δwithin / Δbetween at every horizon
@@ -555,14 +555,16 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
         references: dict = {}  # {result name: ModelBasedResult}
     else:
         named_results, comparison, settings, references = _flchain_demo(args)
+    groups = subset = None  # the audited labels and rows of the file, for the analyses beside the xCI
+    if frame is not None:
+        groups = match_groups(frame, args.group, args.groups)
+        subset, _ = subset_groups(frame, args.group, groups)
     horizons: dict = {}
     horizon_found: dict = {}
     horizon_results: dict = {}
     horizon_text = ""
     if args.horizon:
         phases.advance()
-        groups = match_groups(frame, args.group, args.groups)
-        subset, _ = subset_groups(frame, args.group, groups)
         for (name, _, _), risk in zip(named_results, args.risk):
             one = _one_risk(args, risk)
             computed = horizon_result(one, subset)
@@ -578,15 +580,11 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     calibrated = None  # {risk column: (calibration audit, its --predicted columns)}
     if getattr(args, "predicted", None):
         phases.advance()
-        groups = match_groups(frame, args.group, args.groups)
-        subset, _ = subset_groups(frame, args.group, groups)
         calibrated = {risk: (calibration_audit(argparse.Namespace(**{**vars(args), "predicted": columns}), subset,
                                                groups), columns)
                       for risk, columns in predicted_per_risk(args).items()}
     if frame is not None and check_model_based(args):
         phases.advance()
-        groups = match_groups(frame, args.group, args.groups)
-        subset, _ = subset_groups(frame, args.group, groups)
         by_risk, reference_notes = model_based_audits(args, subset, groups)
         for (name, _, notes), risk in zip(named_results, args.risk):
             if risk in by_risk:

@@ -14,11 +14,10 @@ from .._calibration import calibration
 from .._calibration_findings import CalibrationFindings, calibration_findings
 from .._calibration_result import CalibrationResult
 from ._binary import library_notes
-from ._audit_options import add_calibration_arguments  # the option (light module, shared with the parser)
 from ._errors import CLIError, library_errors
-from ._options import column_roles, group_argument
+from ._options import column_roles, group_argument, risk_columns
 
-__all__ = ["add_calibration_arguments", "check_calibration", "predicted_per_risk", "calibration_audit",
+__all__ = ["check_calibration", "predicted_per_risk", "calibration_audit",
            "render_calibration", "calibration_long_table"]
 
 
@@ -30,7 +29,7 @@ def check_calibration(args: argparse.Namespace) -> list[str]:
     if not args.data or args.time is None:
         raise CLIError("--predicted needs a survival audit with --data, --time and --event.")
     horizons = args.horizon or []
-    risks = _risks(args)
+    risks = risk_columns(args)
     if len(predicted) != len(horizons) and not (len(risks) > 1 and len(predicted) == len(horizons) * len(risks)):
         several = (f", or one per --horizon for each of the {len(risks)} --risk columns ({len(horizons) * len(risks)})"
                    if len(risks) > 1 else "")
@@ -39,17 +38,12 @@ def check_calibration(args: argparse.Namespace) -> list[str]:
     return list(predicted)
 
 
-def _risks(args: argparse.Namespace) -> list[str]:
-    risk = getattr(args, "risk", None) or []
-    return [risk] if isinstance(risk, str) else list(risk)
-
-
 def predicted_per_risk(args: argparse.Namespace) -> dict[str, list[str]]:
     """The ``--predicted`` columns of each ``--risk`` column (checked by :func:`check_calibration`):
     ``{risk: columns}`` when there is one set of columns per horizon for each risk, else
     ``{"": columns}`` (one calibration, of no particular risk column)."""
     predicted = list(getattr(args, "predicted", None) or [])
-    risks, k = _risks(args), len(args.horizon or [])
+    risks, k = risk_columns(args), len(args.horizon or [])
     if len(risks) > 1 and k and len(predicted) == k * len(risks):
         return {risk: predicted[i * k:(i + 1) * k] for i, risk in enumerate(risks)}
     if len(risks) == 1 and predicted:

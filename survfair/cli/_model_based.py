@@ -17,16 +17,10 @@ from .._model_based import model_based_xci
 from .._multiplicity import adjust_p_values
 from .._model_based_result import ModelBasedResult
 from ._binary import library_notes
-from ._audit_options import add_model_based_arguments  # the option (light module, shared with the parser)
 from ._errors import CLIError, library_errors
-from ._options import column_roles, group_argument
+from ._options import column_roles, group_argument, risk_columns
 
-__all__ = ["add_model_based_arguments", "check_model_based", "model_based_audits", "excess_table"]
-
-
-def _risks(args: argparse.Namespace) -> list[str]:
-    risk = getattr(args, "risk", None) or []
-    return [risk] if isinstance(risk, str) else list(risk)
+__all__ = ["check_model_based", "model_based_audits", "excess_text"]
 
 
 def check_model_based(args: argparse.Namespace) -> list[str]:
@@ -47,7 +41,7 @@ def check_model_based(args: argparse.Namespace) -> list[str]:
     if given:  # the reference's observed matrix would leave them out, and the excess would not add up
         raise CLIError(f"the model-based reference does not support {' or '.join(given)} yet; audit without "
                        f"{'it' if len(given) == 1 else 'them'} to compare with the model's own predictions.")
-    risks = _risks(args)
+    risks = risk_columns(args)
     if lp and len(lp) != len(risks):
         raise CLIError(f"give one --model-based-lp column per --risk, in the same order; got {len(lp)} "
                        f"--model-based-lp and {len(risks)} --risk.")
@@ -63,7 +57,7 @@ def check_model_based(args: argparse.Namespace) -> list[str]:
 def _sources(args: argparse.Namespace, frame: pd.DataFrame) -> dict[str, dict]:
     """``{risk: keyword arguments of model_based_xci giving its predictions}``."""
     lp = getattr(args, "model_based_lp", None) or []
-    risks = _risks(args)
+    risks = risk_columns(args)
     if lp:
         return {risk: {"linear_predictor": column} for risk, column in zip(risks, lp)}
     columns = list(args.model_based_survival)
@@ -91,14 +85,6 @@ def model_based_audits(args: argparse.Namespace, frame: pd.DataFrame, groups: li
             results[risk] = model_based_xci(args.time, args.event, group_argument(args.group), risk, **source,
                                             **options)
     return results, notes
-
-
-def excess_table(name: str, reference: ModelBasedResult) -> pd.DataFrame:
-    """The excess Δbetween and Δwithin of every pair, with the model's name first (long format for
-    the CSV and JSON outputs)."""
-    table = reference.summaries().copy()
-    table.insert(0, "model", name)
-    return table
 
 
 def excess_text(reference: ModelBasedResult, adjust: str = "holm") -> str:

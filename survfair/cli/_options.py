@@ -24,6 +24,7 @@ __all__ = [
     "add_estimator_options",
     "add_reporting_options",
     "reporting_options",
+    "risk_columns",
     "add_debug_option",
     "column_roles",
     "group_argument",
@@ -185,6 +186,12 @@ def group_labels(frame: pd.DataFrame, group: Sequence[str] | str) -> pd.Series:
     if len(columns) == 1:
         return frame[columns[0]]
     return pd.Series(np.asarray(resolve_group(columns, frame), dtype=object), index=frame.index)
+
+
+def risk_columns(args: argparse.Namespace) -> list[str]:
+    """The ``--risk`` columns as a list (one, several, or none given)."""
+    risk = getattr(args, "risk", None) or []
+    return [risk] if isinstance(risk, str) else list(risk)
 
 
 def column_roles(args: argparse.Namespace, **roles: str | None) -> dict[str, str]:
