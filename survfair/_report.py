@@ -16,7 +16,8 @@ import pandas as pd
 
 from ._calibration_findings import calibration_findings
 from ._calibration_result import CalibrationResult
-from ._findings import Findings, _largest, findings, joint_tests
+from ._findings import _EXCESS_VALUES, Findings, _flipped, _largest, findings, joint_tests
+from ._plot_base import difference_limit
 from ._format import MISSING, NO_INTERVAL, interval_text, number, p_value_text, percent, statistic_text
 from ._horizon_findings import HorizonFindings, horizon_findings
 from ._intervals import NO_VARIANCE_SE
@@ -538,16 +539,22 @@ def _excess_between(frame: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def _pair_row(table: pd.DataFrame | None, a: Any, b: Any, values: tuple) -> pd.Series | None:
+    """The row of the pair (a, b) of a table of differences, in that orientation: found as (a, b),
+    or as (b, a) and flipped (``values`` negated, the interval mirrored); None if absent."""
+    if table is None:
+        return None
+    for k, pair in enumerate(zip(table["a"], table["b"])):
+        if pair in ((a, b), (b, a)):
+            row = table.iloc[k]
+            return row if pair == (a, b) else _flipped(row, values)
+    return None
+
+
 def _excess_for(frame: pd.DataFrame | None, a: Any, b: Any) -> tuple[float, float, float, float] | None:
     """(excess, ci_low, ci_high, p) of the pair (a, b) in this orientation, or None."""
-    if frame is None:
-        return None
-    for row in _excess_between(frame).itertuples(index=False):
-        if (row.a, row.b) == (a, b):
-            return row.value, row.ci_low, row.ci_high, row.p_value
-        if (row.a, row.b) == (b, a):
-            return -row.value, -row.ci_high, -row.ci_low, row.p_value
-    return None
+    row = _pair_row(None if frame is None else _excess_between(frame), a, b, ("value",))
+    return None if row is None else (row["value"], row["ci_low"], row["ci_high"], row["p_value"])
 
 
 def _calibration_cells(calibration: CalibrationResult) -> dict[str, str]:
@@ -933,13 +940,6 @@ def _oriented_forest_table(comparison: ModelComparison) -> pd.DataFrame:
     return table
 
 
-def _difference_limit(matrices: list[np.ndarray]) -> float:
-    """One symmetric colour limit for every difference heatmap of a report: the largest absolute
-    difference, rounded up to a multiple of 0.05 (at least 0.05)."""
-    largest = max((float(np.nanmax(np.abs(m))) for m in matrices if np.isfinite(m).any()), default=0.0)
-    return max(0.05, math.ceil(largest / 0.05 - 1e-9) * 0.05)
-
-
 def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison | None,
                      flags: Mapping[str, pd.DataFrame], time_unit: str | None,
                      model_based: Mapping[str, pd.DataFrame] | None = None,
@@ -965,7 +965,7 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
     references = {name: pair for name, pair in references.items() if pair is not None}
     matrices = [res.values - res.values.T for res in results.values() if len(res.groups) > 1]
     matrices += [observed.to_numpy() - reference.to_numpy() for observed, reference in references.values()]
-    limit = _difference_limit(matrices)
+    limit = difference_limit(matrices)
     for name, res in results.items():
         if len(res.groups) > 1:
             title = f"{metric}(a, b) − {metric}(b, a)" + (f", {name}" if name else "")
@@ -1365,12 +1365,8 @@ def _split_settings(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 def _adjusted_excess_p(found: Findings, a: Any, b: Any) -> float | None:
     """The adjusted p-value of the excess Δbetween of (a, b) in either order, as the findings
     adjusted it (within the family of excess asymmetries); None when the findings have none."""
-    if found.excess is None:
-        return None
-    for row in found.excess.itertuples(index=False):
-        if (row.a, row.b) in ((a, b), (b, a)):
-            return float(row.p_adjusted)
-    return None
+    row = _pair_row(found.excess, a, b, ())
+    return None if row is None else float(row["p_adjusted"])
 
 
 def _excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
@@ -1380,20 +1376,17 @@ def _excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     observed = observed[observed["summary"] == "delta_between"]
     between = frame[frame["summary"] == "delta_between"]
     for row in observed.itertuples(index=False):
-        for k in range(len(between)):
-            pair = (between["a"].iloc[k], between["b"].iloc[k])
-            if pair in ((row.a, row.b), (row.b, row.a)):
-                sign = 1.0 if pair == (row.a, row.b) else -1.0
-                low, high = sign * between["ci_low"].iloc[k], sign * between["ci_high"].iloc[k]
-                adjusted = _adjusted_excess_p(found, row.a, row.b)
-                rows.append({"pair": _delta_label("delta_between", row.a, row.b),
-                             "observed": _pp(sign * float(between["observed"].iloc[k])) + " pts",
-                             "model-based": _pp(sign * float(between["model_based"].iloc[k])) + " pts",
-                             "excess": _pp(sign * float(between["excess"].iloc[k])) + " pts",
-                             "interval": _pp_interval(min(low, high), max(low, high)),
-                             "p": p_value_text(between["p_value"].iloc[k]),
-                             f"p ({found.adjust})": MISSING if adjusted is None else p_value_text(adjusted)})
-                break
+        pair = _pair_row(between, row.a, row.b, _EXCESS_VALUES)
+        if pair is None:
+            continue
+        adjusted = _adjusted_excess_p(found, row.a, row.b)
+        rows.append({"pair": _delta_label("delta_between", row.a, row.b),
+                     "observed": _pp(float(pair["observed"])) + " pts",
+                     "model-based": _pp(float(pair["model_based"])) + " pts",
+                     "excess": _pp(float(pair["excess"])) + " pts",
+                     "interval": _pp_interval(float(pair["ci_low"]), float(pair["ci_high"])),
+                     "p": p_value_text(pair["p_value"]),
+                     f"p ({found.adjust})": MISSING if adjusted is None else p_value_text(adjusted)})
     return pd.DataFrame(rows).set_index("pair") if rows else pd.DataFrame()
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._model_comparison import ModelComparison
-from ._plot_base import MAX_LABEL, literal, literal_legend, new_axes, short_label
+from ._plot_base import MAX_LABEL, difference_limit, literal, literal_legend, new_axes, short_label
 from ._results import XCIResult, no_variance_cells
 from ._validation import check_option, check_scalar, check_survival_inputs
 from ._xauc import XAUCResult
@@ -489,10 +489,8 @@ def plot_xci_difference(
                              f"{[str(g) for g in labels]}: they must be the same, in the same order.")
         values = matrix.to_numpy() - other.to_numpy()
         default_title = f"{metric} − reference"
-    finite = np.abs(values[np.isfinite(values)])
     if limit is None:
-        largest = float(finite.max()) if finite.size else 0.0
-        limit = max(0.05, math.ceil(largest / 0.05 - 1e-9) * 0.05)
+        limit = difference_limit([values])
     limit = check_scalar(limit, "limit", low=0.0)
     if not limit > 0:
         raise ValueError(f"limit must be > 0, got {limit!r}.")
