@@ -156,13 +156,6 @@ def _brier_weights(sample: SurvivalSample, curves: CensoringCurves, times: np.nd
     return k_time, k_horizon
 
 
-#: statistics that need a Cox model on cloglog F̂ (undefined under competing risks, see below)
-COX_STATISTICS = ("intercept", "slope", "ici", "e50", "e90")
-#: why they are NaN with ``cause=``
-CAUSE_REASON = ("the cloglog calibration intercept, slope and the smooth Cox-spline curve (ICI, E50, E90) "
-                "model the all-cause hazard and are not defined for a cumulative incidence")
-
-
 @dataclass(frozen=True)
 class _Reference:
     """The censoring reference of one group's Brier weights: the rows on which its K was fitted
