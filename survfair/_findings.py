@@ -474,6 +474,19 @@ def _flipped(row: pd.Series, values: tuple) -> pd.Series:
     return row
 
 
+def pair_row(table: pd.DataFrame | None, a: Any, b: Any, values: tuple) -> pd.Series | None:
+    """The row of the pair (a, b) of a table of differences, in that orientation: found as (a, b),
+    or as (b, a) and flipped (``values`` negated, the interval mirrored); None if absent. Labels
+    are compared one by one (a tuple label of intersectional groups is one label)."""
+    if table is None:
+        return None
+    for k, pair in enumerate(zip(table["a"], table["b"])):
+        if pair in ((a, b), (b, a)):
+            row = table.iloc[k]
+            return row if pair == (a, b) else _flipped(row, values)
+    return None
+
+
 def _largest(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
     part = deltas[(deltas["summary"] == summary) & deltas["value"].notna()]
     if part.empty:
@@ -591,19 +604,18 @@ def _excess_text(row: pd.Series, adjust: str) -> str:
     return f"{text} {interval}, {adjust_name(adjust)} {p_phrase(row['p_adjusted'])}"
 
 
+def _observed_row(deltas: pd.DataFrame, a: Any, b: Any) -> pd.Series | None:
+    """The observed Δbetween(a, b) of the findings' differences, in that orientation."""
+    return pair_row(deltas[deltas["summary"] == "delta_between"], a, b, ("value",))
+
+
 def _observed_text(deltas: pd.DataFrame, a: Any, b: Any) -> str:
     """``"+29.2 points [26.1, 32.3]"``: the observed Δbetween(a, b) with its interval."""
-    between = deltas[deltas["summary"] == "delta_between"]
-    match = between[(between["a"] == a) & (between["b"] == b)]
-    sign = 1.0
-    if match.empty:
-        match, sign = between[(between["a"] == b) & (between["b"] == a)], -1.0
-    if match.empty:
+    row = _observed_row(deltas, a, b)
+    if row is None:
         return "undefined"
-    row = match.iloc[0]
-    low, high = sorted((sign * row["ci_low"], sign * row["ci_high"]))
-    interval = interval_text(low * 100, high * 100, digits=1)
-    return _points(sign * row["value"]) + ("" if interval == "–" else f" {interval}")
+    interval = interval_text(row["ci_low"] * 100, row["ci_high"] * 100, digits=1)
+    return _points(row["value"]) + ("" if interval == "–" else f" {interval}")
 
 
 def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame, adjust: str) -> str | None:
@@ -641,6 +653,13 @@ def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame
                f"{_excess_text(row, adjust)}")
     caution = reader.caution([(a, b), (b, a)])
     verdict = _excess_judgement(row, alpha)
+    observed = _observed_row(deltas, a, b)
+    if verdict == "chance" and observed is not None and _judgement(observed, alpha) == "chance":
+        # nothing to explain: "it comes from the groups' different risks" would claim a difference
+        return (f"No cross-group asymmetry, observed or in excess: Δbetween({a}, {b}) = "
+                f"{_observed_text(deltas, a, b)} is within what chance alone would give, and so is its excess over "
+                f"what the model's own predictions imply (model-based {_points(row['model_based'])}; "
+                f"{_excess_text(row, adjust)}; the interval includes 0).{caution}")
     if verdict == "chance":
         return (f"No excess cross-group asymmetry: the largest observed asymmetry, Δbetween({a}, {b}) = "
                 f"{_observed_text(deltas, a, b)}, is what the model's own predictions imply (model-based "

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ._calibration_findings import calibration_findings
 from ._calibration_result import CalibrationResult
-from ._findings import _EXCESS_VALUES, Findings, _flipped, _largest, findings, joint_tests
+from ._findings import _EXCESS_VALUES, Findings, _largest, findings, joint_tests, pair_row
 from ._plot_base import difference_limit
 from ._format import MISSING, NO_INTERVAL, interval_text, number, p_value_text, percent, statistic_text
 from ._horizon_findings import HorizonFindings, horizon_findings
@@ -539,21 +539,9 @@ def _excess_between(frame: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _pair_row(table: pd.DataFrame | None, a: Any, b: Any, values: tuple) -> pd.Series | None:
-    """The row of the pair (a, b) of a table of differences, in that orientation: found as (a, b),
-    or as (b, a) and flipped (``values`` negated, the interval mirrored); None if absent."""
-    if table is None:
-        return None
-    for k, pair in enumerate(zip(table["a"], table["b"])):
-        if pair in ((a, b), (b, a)):
-            row = table.iloc[k]
-            return row if pair == (a, b) else _flipped(row, values)
-    return None
-
-
 def _excess_for(frame: pd.DataFrame | None, a: Any, b: Any) -> tuple[float, float, float, float] | None:
     """(excess, ci_low, ci_high, p) of the pair (a, b) in this orientation, or None."""
-    row = _pair_row(None if frame is None else _excess_between(frame), a, b, ("value",))
+    row = pair_row(None if frame is None else _excess_between(frame), a, b, ("value",))
     return None if row is None else (row["value"], row["ci_low"], row["ci_high"], row["p_value"])
 
 
@@ -1365,7 +1353,7 @@ def _split_settings(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 def _adjusted_excess_p(found: Findings, a: Any, b: Any) -> float | None:
     """The adjusted p-value of the excess Δbetween of (a, b) in either order, as the findings
     adjusted it (within the family of excess asymmetries); None when the findings have none."""
-    row = _pair_row(found.excess, a, b, ())
+    row = pair_row(found.excess, a, b, ())
     return None if row is None else float(row["p_adjusted"])
 
 
@@ -1376,7 +1364,7 @@ def _excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     observed = observed[observed["summary"] == "delta_between"]
     between = frame[frame["summary"] == "delta_between"]
     for row in observed.itertuples(index=False):
-        pair = _pair_row(between, row.a, row.b, _EXCESS_VALUES)
+        pair = pair_row(between, row.a, row.b, _EXCESS_VALUES)
         if pair is None:
             continue
         adjusted = _adjusted_excess_p(found, row.a, row.b)

@@ -496,3 +496,21 @@ def test_a_reference_of_another_observed_matrix_is_refused():
     with pytest.raises(ValueError, match="another observed matrix"):
         findings(other, model_based=reference)
     assert findings(observed, model_based=reference).excess is not None
+
+
+def test_a_null_with_a_reference_claims_neither_an_asymmetry_nor_its_source():
+    """Read-through: with exchangeable groups (no difference) and the true model, the lead said the
+    (chance) asymmetry 'comes from the groups' different risks', which do not differ."""
+    rng = np.random.default_rng(0)
+    n = 1000
+    group = np.where(rng.random(n) < 0.5, "a", "b")
+    lp = rng.normal(size=n)
+    t = 10 * rng.exponential(size=n) * np.exp(-lp)
+    c = rng.exponential(40, n)
+    grid = np.linspace(0.05, 30, 300)
+    curves = np.exp(-grid[None, :] / 10 * np.exp(lp)[:, None])
+    reference = survfair.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
+    lead = findings(reference).sentences[1]
+    assert lead.startswith("No cross-group asymmetry, observed or in excess: Δbetween(")
+    assert "is within what chance alone would give" in lead
+    assert "different risks" not in lead and "disadvantage" not in lead
