@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from ._compiled import _kaplan_meier
 from ._frozen import frozen_result
-from ._jit import cached_njit
 
 from ._exceptions import PositivityError, PositivityWarning, listed
 from ._validation import SurvivalSample, describe_rows, label_array
@@ -25,7 +25,7 @@ from ._validation import SurvivalSample, describe_rows, label_array
 __all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_sorted", "kaplan_meier_from_counts", "inverse_censoring", "InverseCensoring"]
 
 POSITIVITY_WARN_LEVEL = 0.1
-#: Zero of a weighted sum obtained by differencing running totals (see :func:`_kaplan_meier_sweep`
+#: Zero of a weighted sum obtained by differencing running totals (see :func:`kaplan_meier_sorted`
 #: and the pair-count kernel, which uses this constant): |value| <= RESIDUE x the total it was built from.
 RESIDUE = 1e-12
 _ABSENT = np.empty(0)  # no case weights / no delayed entry
@@ -66,70 +66,29 @@ def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights, 
     K changes and the last unique time (the same step function; 2 of 3 rows of a cohort with a third
     censored fall away, and at 10^8 rows that is 1 GB of curves).
     """
-    steps_only = bool(steps_only)
-    n_out = _kaplan_meier_sweep(time, event, rows, weight, entry_values, entry_weights, steps_only,
-                                np.empty(0), np.empty(0))
+    arrays = (_floats(time), _flags(event), _indices(rows), _floats(weight), _floats(entry_values),
+              _floats(entry_weights), bool(steps_only), RESIDUE)
+    n_out = _kaplan_meier.kaplan_meier_sweep(*arrays, _ABSENT, _ABSENT)  # the counting sweep
     unique_time = np.empty(n_out, np.float64)
     survival = np.empty(n_out, np.float64)
-    _kaplan_meier_sweep(time, event, rows, weight, entry_values, entry_weights, steps_only, unique_time, survival)
+    _kaplan_meier.kaplan_meier_sweep(*arrays, unique_time, survival)
     return unique_time, survival
 
 
-@cached_njit(nogil=True)
-def _kaplan_meier_sweep(time, event, rows, weight, entry_values, entry_weights, steps_only, out_time, out_survival):
-    """The sweep of :func:`kaplan_meier_sorted`: counts the times it keeps, and stores them in
-    ``out_time`` / ``out_survival`` unless they are empty (the counting sweep). One compiled
-    function for both sweeps: a literal flag would compile it twice on the first call."""
-    n = rows.shape[0]
-    store = out_time.shape[0] > 0
-    has_weight = weight.shape[0] > 0
-    entered = 0.0
-    for i in range(n):
-        entered += weight[rows[i]] if has_weight else 1.0
-    n_entries = entry_values.shape[0]
-    if n_entries > 0:
-        entered = 0.0
-    next_entry = 0
-    passed = 0.0
-    value = 1.0
-    kept_value = 1.0
-    i = 0
-    j = 0
-    while i < n:
-        t = time[rows[i]]
-        while next_entry < n_entries and entry_values[next_entry] < t:
-            entered += entry_weights[next_entry] if has_weight else 1.0
-            next_entry += 1
-        deaths = 0.0
-        censored = 0.0
-        while i < n and time[rows[i]] == t:
-            w = weight[rows[i]] if has_weight else 1.0
-            if event[rows[i]]:
-                deaths += w
-            else:
-                censored += w
-            i += 1
-        at_risk = entered - passed
-        if censored != 0:
-            # Zero rule: with case weights, the risk set and what is left of it are differences of
-            # running totals (weight entered minus weight passed), exact with counts but not with
-            # weights: their rounding error is about eps x the weight that ENTERED, not x the
-            # (possibly far smaller) weight at risk. So what is left after this time is 0 when
-            # left <= RESIDUE x entered (RESIDUE = 1e-12, about 4500 eps). When the last rows at
-            # risk are censored here, K is then exactly 0 (a PositivityError where it is used as a
-            # weight), not a residue of 3e-16 giving IPCW weights of 1e31. Without weights the sums
-            # are whole numbers below 1e12 and the rule never fires on a nonzero remainder.
-            left = at_risk - deaths - censored
-            ratio = 1.0 if left <= RESIDUE * max(entered, at_risk) else censored / (at_risk - deaths)
-            value = value * (1.0 - ratio)
-        if not steps_only or value != kept_value or i == n:
-            if store:
-                out_time[j] = t
-                out_survival[j] = value
-            kept_value = value
-            j += 1
-        passed += deaths + censored
-    return j
+def _floats(values) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+def _flags(values) -> np.ndarray:
+    """Booleans as the compiled sweeps read them (one byte each, no copy when already bool)."""
+    return np.ascontiguousarray(values, dtype=np.bool_).view(np.uint8)
+
+
+def _indices(values) -> np.ndarray:
+    """Row indices as int32 or int64 (the compiled sweeps take either without a copy)."""
+    values = np.asarray(values)
+    dtype = values.dtype if values.dtype in (np.int32, np.int64) else np.int64
+    return np.ascontiguousarray(values, dtype=dtype)
 
 
 def censoring_kaplan_meier(
@@ -153,39 +112,6 @@ def censoring_kaplan_meier(
     if order is None:
         order = np.argsort(time)
     return kaplan_meier_sorted(time, event, order, _ABSENT, _ABSENT, _ABSENT, False)
-
-
-@cached_njit(nogil=True)
-def _step_lookup(curve_times, curve, times, undefined_beyond):
-    """Right-continuous step function at ``times``: a merge when ``times`` ascend, else binary search."""
-    n = times.shape[0]
-    out = np.empty(n, np.float64)
-    last = curve_times[curve_times.shape[0] - 1]
-    ascending = True
-    for i in range(1, n):
-        if times[i] < times[i - 1]:
-            ascending = False
-            break
-    position = -1
-    for i in range(n):
-        t = times[i]
-        if ascending:
-            while position + 1 < curve_times.shape[0] and curve_times[position + 1] <= t:
-                position += 1
-        else:  # binary search for the last time <= t (np.searchsorted would add 0.7 s to the first compile)
-            low, high = 0, curve_times.shape[0]
-            while low < high:
-                middle = (low + high) >> 1
-                if curve_times[middle] <= t:
-                    low = middle + 1
-                else:
-                    high = middle
-            position = low - 1
-        if undefined_beyond and t > last:
-            out[i] = np.nan
-        else:
-            out[i] = 1.0 if position < 0 else curve[position]
-    return out
 
 
 @frozen_result
@@ -227,7 +153,10 @@ class CensoringCurves:
         """
         curve_times, curve = self.times[group_index], self.survival[group_index]
         times = np.ascontiguousarray(times, dtype=np.float64)
-        return _step_lookup(curve_times, curve, times, bool(curve[-1] > 0))
+        times = _floats(times)
+        out = np.empty(times.shape[0], np.float64)
+        _kaplan_meier.step_lookup(_floats(curve_times), _floats(curve), times, bool(curve[-1] > 0), out)
+        return out
 
     def last_time(self, group_index: int) -> float:
         """Largest time of the group's reference sample."""
