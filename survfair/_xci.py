@@ -15,14 +15,12 @@ from ._kernel import (
     IndividualContributions,
     PairCounts,
     PreparedPairs,
-    _column_pass,
     count_pairs,
     count_pairs_and_contributions,
     kernel_threads,
     prepare_pairs,
 )
-from ._influence import _influence_rows, rows_beyond_contributions
-from ._jit import compiled_in_cache
+from ._influence import rows_beyond_contributions
 from ._memory import require_memory
 from ._results import XCIResult
 from ._xci_dask import is_dask_frame, xci_dask
@@ -151,13 +149,6 @@ def estimate_xci_with_contributions(
         tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
     )
     return _checked(counts, bad, sample, curves, tau, reference), contributions
-
-
-def kernels_compiled(ci: str | None) -> bool:
-    """Whether the main kernels of an :func:`xci` call with ``ci`` ("analytic", "bootstrap", "none"
-    or None) are compiled in the on-disk cache (:func:`survfair._jit.compiled_in_cache`): False when
-    the call will first compile them, which takes seconds."""
-    return compiled_in_cache(_column_pass, *((_influence_rows,) if ci == "analytic" else ()))
 
 
 def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:

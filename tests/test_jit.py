@@ -97,18 +97,3 @@ def test_compiled_in_cache_tells_whether_the_next_call_compiles(tmp_path):
     source.write_text(_KERNEL_MODULE.replace("2 * x", "x + x"))
     os.utime(source, (1, 1))  # a stamp unlike the cached one even within the file system's time resolution
     assert probe() == ["False", "True"]
-
-
-def test_the_command_line_says_when_it_compiles(monkeypatch):
-    """The first phase's name says that the kernels compile (seconds, once per machine) when they
-    are not in the cache, and nothing otherwise."""
-    import argparse
-
-    from survfair.cli import _audit
-
-    args = argparse.Namespace(ci="analytic", horizon=None, predicted=None)
-    monkeypatch.setattr(_audit, "kernels_compiled", lambda ci: False)
-    assert _audit._phases(args)[0] == ("pair counts and analytic intervals (compiling the kernels: first run on "
-                                       "this machine)")
-    monkeypatch.setattr(_audit, "kernels_compiled", lambda ci: True)
-    assert _audit._phases(args)[0] == "pair counts and analytic intervals"

@@ -25,7 +25,6 @@ from .._findings import Findings, findings, joint_tests
 from .._horizon_findings import horizon_findings
 from .._progress import PhaseBar
 from .._summaries import min_xci, overall_c, utility
-from .._xci import kernels_compiled
 from ._binary import (
     binary_audit,
     binary_long_table,
@@ -534,11 +533,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _phases(args: argparse.Namespace) -> list[str]:
-    """The long phases of a survival audit, in the order :func:`_survival_run` advances through them.
-    The first says when its kernels are not in the compile cache: the first run on a machine (or
-    after an upgrade) waits seconds for numba, and the bar says why."""
-    compiling = "" if kernels_compiled(args.ci) else " (compiling the kernels: first run on this machine)"
-    names = ["pair counts" + ("" if args.ci == "none" else f" and {args.ci} intervals") + compiling]
+    """The long phases of a survival audit, in the order :func:`_survival_run` advances through them."""
+    names = ["pair counts" + ("" if args.ci == "none" else f" and {args.ci} intervals")]
     if args.horizon:
         names.append("AUC(t) at the horizons")
     if getattr(args, "predicted", None):
