@@ -5,12 +5,14 @@ import pytest
 
 
 def pytest_configure(config):
-    """The tests exercise survfair as installed (``pip install -e ".[test]"``), never a source
+    """The tests exercise survfair as installed (``pip install --no-build-isolation -e ".[test]"``,
+    the README's command; the compiled kernels exist only in an install), never a source
     tree that happens to be importable: an uninstalled checkout is a usage error."""
     try:
         importlib.metadata.distribution("survfair")
     except importlib.metadata.PackageNotFoundError:
-        raise pytest.UsageError('survfair is not installed; run: pip install -e ".[test]"') from None
+        raise pytest.UsageError("survfair is not installed; run: pip install meson-python meson ninja cython "
+                                '&& pip install --no-build-isolation -e ".[test]"') from None
 
 
 def censored_cohort(seed: int, n: int = 240, n_groups: int = 3):
