@@ -4,7 +4,7 @@ A higher ``risk`` always means a higher risk, i.e. an earlier expected event.
 """
 
 # Every public name is imported on first use (PEP 562 module ``__getattr__``), so that
-# ``import survfair`` does not load numpy, pandas, scipy.stats, numba, scikit-learn or matplotlib
+# ``import survfair`` does not load numpy, pandas, scipy.stats, scikit-learn or matplotlib
 # up front; ``survfair.xci`` (or ``from survfair import xci``) loads what it needs the first time.
 # The names, ``__all__`` and ``dir(survfair)`` are those of the eager package. Type checkers and
 # IDEs read the imports under TYPE_CHECKING (the package ships ``py.typed``); keep the table

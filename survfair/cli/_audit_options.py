@@ -1,5 +1,5 @@
 """The options of ``survfair audit``, without the audit: building this parser imports no pandas,
-scipy, numba or survfair estimator (``survfair audit --help`` answers at once); the audit itself
+scipy or survfair estimator (``survfair audit --help`` answers at once); the audit itself
 (:mod:`survfair.cli._audit`) is imported when the command runs."""
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ examples:
 
 #: The subcommands in the order of the help, each with its one-line help as its module's
 #: ``register`` sets it (tests/test_cli.py checks that they agree). A subcommand's module (and with
-#: it pandas, scipy and numba) is imported only when that subcommand runs, so ``survfair --version``
+#: it pandas and scipy) is imported only when that subcommand runs, so ``survfair --version``
 #: and ``survfair --help`` answer at once (0.1 s instead of 1-4 s of imports).
 COMMANDS = {
     "audit": "xCI audit of risk scores (flchain demo without --data)",
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Errors print one line on stderr (a traceback only with ``--debug``); exit codes: 0 success,
     1 internal error (a bug), 2 bad input or options. Only the module of the subcommand given is
-    imported: ``survfair --version`` and ``survfair --help`` load neither pandas, scipy nor numba.
+    imported: ``survfair --version`` and ``survfair --help`` load neither pandas nor scipy.
     """
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in arguments
