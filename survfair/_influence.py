@@ -70,7 +70,7 @@ import numpy as np
 
 from ._frozen import FrozenCachedProperty, frozen_result
 from ._censoring import RESIDUE as KM_RESIDUE, CensoringCurves, inverse_censoring
-from ._jit import cached_njit
+from ._compiled import _influence as _compiled
 from ._kernel import (IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions,
                       later_member_arrays)
 from ._memory import require_memory
@@ -420,228 +420,6 @@ def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     return out
 
 
-@cached_njit(nogil=True)
-def _role_factor(count):
-    """DeLong's sqrt(m / (m - 1)); 1 where m <= 1 (a lone member's component is exactly 0)."""
-    return math.sqrt(count / (count - 1)) if count > 1 else 1.0
-
-
-@cached_njit(nogil=True)
-def _influence_rows(time, event, codes, weight, entry, entry_asc, e_num, e_den, l_num, l_den, x_e_num, x_e_den,
-                    x_l_num, x_l_den, point, point_num, point_den, theta, inv_den, pooled, inv_total, curve_of, mult,
-                    mult_later, cells, overall, compact):
-    """phi_k of every cell and of the pooled C (module docstring), one sweep up the time order.
-
-    Every array is in time order, the output rows ``cells`` (n, G*G) and ``overall`` (n,) too
-    (sequential writes; the covariance does not depend on the order of the rows). A non-empty
-    ``mult`` adds the Kaplan-Meier term of estimated weights: ``curve_of[g]`` is the censoring curve
-    of group g's rows (all 0 when pooled) and ``mult[c, a*G + b]`` how many of the inverse-K factors
-    of a pair of cell (a, b) are curve c's (see :func:`censoring_multiplicity`). For a cell (a, b),
-    F_ab(s) = sum_{i in a, t_i >= s} psi^E_i(ab) is the cell's sensitivity to the censoring hazard at
-    s, and k in curve c adds mult_c(ab) [1{k censored} F(t_k) / (Y_c - C_c)(t_k)
-    - sum_{s at which k is at risk of censoring} F(s) C_c(s) / (Y_c (Y_c - C_c))(s)] (Y: at risk of
-    censoring, C: censored at s), the derivative of 1 / (K_a(t_i) K_b(t_i)) through the KM fit.
-
-    Competing risks: ``x_*`` (n, G; shape (0, 0) otherwise) are the contributions of the pairs of the
-    second kind alone, whose later member's factor is K_b(t_j) at ITS time: for curve c of the later
-    member (``mult_later[c, a*G + b]``, 1 where ``curve_of[b] == c``) those pairs leave the
-    earlier member's F at t_i and enter at t_j as the later member's psi^L (``event`` is then every
-    observed event, the censoring fit's). ``point`` (-1: none) is a time-order position at which the
-    later-member sums ``point_num`` / ``point_den`` (G*G,) of members who are not that row enter the
-    same correction (:func:`survfair.xauc_t`'s event-free controls, whose factor is K_b at the horizon).
-
-    ``compact``: ``cells`` is (n, 2G), row k holding only the cells of its group's row and column
-    (:func:`compact_cell`); valid when every curve is one group's (or there is none), since then
-    k's influence lies in those 2G - 1 cells. Else ``cells`` is (n, G*G).
-    """
-    n, g = e_num.shape
-    g2 = g * g
-    width = cells.shape[1]
-    n_curves = mult.shape[0]
-    # first sweep: members per role and cell (DeLong's factor), curve sizes, the cells' psi^E sums
-    m_e = np.zeros(g2)
-    m_l = np.zeros(g2)
-    overall_e = 0.0  # floats like m_e / m_l: one compile of _role_factor, not one per type
-    overall_l = 0.0
-    has_weight = weight.shape[0] > 0
-    entered = np.zeros(max(n_curves, 1))  # weight that has entered each curve's risk sets so far
-    total = np.zeros(g2)  # 0 up to rounding at theta-hat; kept exact so F ends at 0
-    total_overall = np.zeros(g2)
-    second_kind = (x_e_num.shape[0] > 0 or point >= 0) and n_curves > 0
-    total_x = np.zeros(g2)  # the same for the later member's curve's correction (competing risks)
-    total_x_overall = np.zeros(g2)
-    if second_kind and point >= 0:
-        _add_point(point_num, point_den, theta, pooled, total_x, total_x_overall)
-    for m in range(n):
-        a = codes[m]
-        earlier = False
-        later = False
-        for b in range(g):
-            if e_den[m, b] > 0:
-                m_e[a * g + b] += 1
-                earlier = True
-            if l_den[m, b] > 0:
-                m_l[b * g + a] += 1
-                later = True
-            total[a * g + b] += e_num[m, b] - theta[a * g + b] * e_den[m, b]
-            total_overall[a * g + b] += e_num[m, b] - pooled * e_den[m, b]
-            if second_kind and x_e_num.shape[0] > 0:
-                _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, total_x,
-                                 total_x_overall)
-        overall_e += earlier
-        overall_l += later
-        if n_curves > 0 and entry_asc.shape[0] == 0:  # everyone at risk from time 0
-            entered[curve_of[a]] += weight[m] if has_weight else 1.0
-    factor_e = np.array([_role_factor(x) for x in m_e])
-    factor_l = np.array([_role_factor(x) for x in m_l])
-    overall_factor_e = _role_factor(overall_e)
-    overall_factor_l = _role_factor(overall_l)
-
-    curves = max(n_curves, 1)
-    # the cells whose weights involve curve c (2G - 1 of them per group curve): the sweep's loops;
-    # curve_slots: where a row of curve c keeps them (compact rows: one curve per group, so the
-    # row's group is c). Tables, not _slot's integer division at every use in the sweep
-    curve_cells = np.zeros((curves, g2), np.int64)
-    curve_slots = np.zeros((curves, g2), np.int64)
-    curve_n_cells = np.zeros(curves, np.int64)
-    for c in range(n_curves):
-        for cell in range(g2):
-            if mult[c, cell] > 0 or (second_kind and mult_later[c, cell] > 0):
-                curve_cells[c, curve_n_cells[c]] = cell
-                curve_slots[c, curve_n_cells[c]] = _slot(c, cell, g, compact)
-                curve_n_cells[c] += 1
-    # the slots of a row of group a as the earlier (cell (a, b)) and later (cell (b, a)) member
-    earlier_slot = np.zeros((g, g), np.int64)
-    later_slot = np.zeros((g, g), np.int64)
-    for a in range(g):
-        for b in range(g):
-            earlier_slot[a, b] = _slot(a, a * g + b, g, compact)
-            later_slot[a, b] = _slot(a, b * g + a, g, compact)
-    # 1 / D of the cell in each slot of a row of group a (0 for the unused compact slot G + a)
-    slot_scale = np.zeros((g, width))
-    cell_of = _cell_table(g)
-    for a in range(g):
-        for slot in range(width):
-            cell = cell_of[a, slot] if compact else slot
-            if cell >= 0:
-                slot_scale[a, slot] = inv_den[cell]
-    below = np.zeros(g2)  # the psi^E sums over rows with time < s, so F = total - below
-    below_overall = np.zeros(g2)
-    below_x = np.zeros(g2)
-    below_x_overall = np.zeros(g2)
-    # the compensators and sensitivities include the multiplicities: curve c's share of each cell
-    compensator = np.zeros((curves, g2))
-    compensator_overall = np.zeros(curves)
-    passed = np.zeros(curves)
-    deaths = np.zeros(curves)
-    censored = np.zeros(curves)
-    jump = np.zeros(curves)
-    rate = np.zeros(curves)
-    sensitivity = np.zeros((curves, g2))
-    sensitivity_overall = np.zeros(curves)
-    row = np.empty(width)
-    credited = n_curves > 0 and entry_asc.shape[0] > 0  # delayed entry: k's compensator at entry
-    next_entry = 0
-    start = 0
-    while start < n:
-        end = start + 1
-        while end < n and time[end] == time[start]:
-            end += 1
-        while n_curves > 0 and next_entry < entry_asc.shape[0] and entry[entry_asc[next_entry]] < time[start]:
-            k = entry_asc[next_entry]  # enters the risk sets: the compensator so far is not k's
-            next_entry += 1
-            c = curve_of[codes[k]]
-            w_k = weight[k] if has_weight else 1.0
-            entered[c] += w_k
-            for j in range(curve_n_cells[c]):
-                cells[k, curve_slots[c, j]] += w_k * compensator[c, curve_cells[c, j]]
-            overall[k] += w_k * compensator_overall[c]
-        if n_curves > 0:
-            deaths[:] = 0.0
-            censored[:] = 0.0
-            for m in range(start, end):
-                w_m = weight[m] if has_weight else 1.0
-                if event[m]:
-                    deaths[curve_of[codes[m]]] += w_m
-                else:
-                    censored[curve_of[codes[m]]] += w_m
-            for c in range(n_curves):
-                jump[c] = 0.0
-                rate[c] = 0.0
-                if censored[c] == 0:  # no row of c jumps here and c's compensators do not grow
-                    continue
-                # events leave the risk set before the censorings at a tied time (the KM convention)
-                at_risk = entered[c] - passed[c] - deaths[c]
-                left = at_risk - censored[c]
-                # the zero rule of the censoring KM (survfair._censoring.RESIDUE): relative to the
-                # weight that entered, of which at_risk and left are differences
-                if left > KM_RESIDUE * max(entered[c], at_risk):  # else K_c drops to 0, no finite weight beyond
-                    jump[c] = 1.0 / left
-                    rate[c] = censored[c] / (at_risk * left)
-                sensitivity_overall[c] = 0.0
-                for j in range(curve_n_cells[c]):
-                    cell = curve_cells[c, j]
-                    sensitivity[c, cell] = mult[c, cell] * (total[cell] - below[cell])
-                    sensitivity_overall[c] += mult[c, cell] * (total_overall[cell] - below_overall[cell])
-                    if second_kind and mult_later[c, cell] > 0:
-                        sensitivity[c, cell] += mult_later[c, cell] * (total_x[cell] - below_x[cell])
-                        sensitivity_overall[c] += mult_later[c, cell] * (total_x_overall[cell] - below_x_overall[cell])
-        for m in range(start, end):
-            a = codes[m]
-            row[:] = 0.0
-            psi_e = 0.0
-            psi_l = 0.0
-            for b in range(g):
-                e = a * g + b  # k as the earlier member: cell (a, b)
-                el = b * g + a  # k as the later member: cell (b, a)
-                earlier = e_num[m, b] - theta[e] * e_den[m, b]
-                earlier_overall = e_num[m, b] - pooled * e_den[m, b]
-                row[earlier_slot[a, b]] += factor_e[e] * earlier
-                row[later_slot[a, b]] += factor_l[el] * (l_num[m, b] - theta[el] * l_den[m, b])
-                psi_e += earlier_overall
-                psi_l += l_num[m, b] - pooled * l_den[m, b]
-                # F of the later blocks counts k (F of this block was taken before the loop)
-                below[e] += earlier
-                below_overall[e] += earlier_overall
-                if second_kind and x_e_num.shape[0] > 0:
-                    _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, below_x,
-                                     below_x_overall)
-            if second_kind and m == point:
-                _add_point(point_num, point_den, theta, pooled, below_x, below_x_overall)
-            value_overall = overall_factor_e * psi_e + overall_factor_l * psi_l
-            if n_curves > 0:
-                c = curve_of[a]
-                w_m = weight[m] if has_weight else 1.0
-                if event[m]:  # an event at s is not at risk of censoring at s
-                    for j in range(curve_n_cells[c]):
-                        row[curve_slots[c, j]] -= w_m * compensator[c, curve_cells[c, j]]
-                    value_overall -= w_m * compensator_overall[c]
-                else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
-                    own_jump = jump[c] - rate[c]
-                    for j in range(curve_n_cells[c]):
-                        cell = curve_cells[c, j]
-                        row[curve_slots[c, j]] += w_m * (sensitivity[c, cell] * own_jump - compensator[c, cell])
-                    value_overall += w_m * (sensitivity_overall[c] * own_jump - compensator_overall[c])
-            scale = slot_scale[a]
-            if credited:  # plus the compensator credited at k's entry
-                for slot in range(width):
-                    cells[m, slot] = (row[slot] + cells[m, slot]) * scale[slot]
-            else:  # cells may be the later sums' memory (influence_rows): row m is read, not added to
-                for slot in range(width):
-                    cells[m, slot] = row[slot] * scale[slot]
-            overall[m] = (value_overall + overall[m]) * inv_total
-        for c in range(n_curves):
-            if rate[c] > 0:
-                for j in range(curve_n_cells[c]):
-                    cell = curve_cells[c, j]
-                    compensator[c, cell] += sensitivity[c, cell] * rate[c]
-                compensator_overall[c] += sensitivity_overall[c] * rate[c]
-        if n_curves > 0:
-            for m in range(start, end):
-                passed[curve_of[codes[m]]] += weight[m] if has_weight else 1.0
-        start = end
-
-
 def rows_over_contributions(width: int, n_groups: int, mult: np.ndarray, *, delayed_entry: bool) -> bool:
     """Whether influence rows ``width`` numbers wide can be written over the later members' sums
     (the (n, 2G) block of :func:`survfair._kernel.later_member_arrays`): they must be as wide as the
@@ -681,57 +459,35 @@ def _compact(n_groups: int, curve_of: np.ndarray, mult: np.ndarray) -> bool:
     return n_groups >= _COMPACT_FROM_GROUPS and _compact_rows_hold(curve_of, mult)
 
 
-@cached_njit(nogil=True)
-def compact_cell(group, slot, g):
-    """The cell (row-major index) of a compact influence row's ``slot`` for a row of ``group``:
-    slots 0..G-1 are the cells (group, b) (the row as the earlier member), slots G + a the cells
-    (a, group) for a != group (as the later member); -1 for slot G + group (that cell is slot
-    ``group``)."""
-    if slot < g:
-        return group * g + slot
-    other = slot - g
-    return -1 if other == group else other * g + group
+# the compiled sweep's own helpers (survfair/_compiled/_influence.pyx), so that the Python side and
+# the sweep never disagree on where a compact row keeps a cell
+#: compact_cell(group, slot, G): the cell (row-major index) of a compact row's ``slot`` for a row of
+#: ``group``: slots 0..G-1 are the cells (group, b), slots G + a the cells (a, group), a != group;
+#: -1 for slot G + group (that cell is slot ``group``)
+compact_cell = _compiled.compact_cell
+#: _cell_table(G): (G, 2G) int64, :func:`compact_cell` of every group and slot
+_cell_table = _compiled.cell_table
+#: _slot(group, cell, G, compact): where a row of ``group`` keeps ``cell``
+_slot = _compiled.slot
+#: _role_factor(m): DeLong's sqrt(m / (m - 1)), 1 where m <= 1
+_role_factor = _compiled.role_factor
 
 
-@cached_njit(nogil=True)
-def _cell_table(g):
-    """(G, 2G): :func:`compact_cell` of every group and slot."""
-    table = np.empty((g, 2 * g), np.int64)
-    for group in range(g):
-        for slot in range(2 * g):
-            table[group, slot] = compact_cell(group, slot, g)
-    return table
+def _floats(values) -> np.ndarray:
+    """Float64 C-contiguous (no copy when already)."""
+    return np.ascontiguousarray(values, dtype=np.float64)
 
 
-@cached_njit(nogil=True)
-def _slot(group, cell, g, compact):
-    """Where a row of ``group`` keeps ``cell``: the cell itself in dense rows, else its compact slot
-    (only the cells of the group's row and column are ever asked for)."""
-    if not compact:
-        return cell
-    earlier = cell // g
-    return cell - earlier * g if earlier == group else g + earlier
+def _flags(values) -> np.ndarray:
+    """Booleans as the compiled sweep reads them (one byte each, no copy when already bool)."""
+    return np.ascontiguousarray(values, dtype=np.bool_).view(np.uint8)
 
 
-@cached_njit(nogil=True)
-def _add_second_kind(m, a, b, g, x_e_num, x_e_den, x_l_num, x_l_den, theta, pooled, out, out_overall):
-    """Row m's correction of the later member's curve for cells (a, b) and (b, a): minus its pairs of
-    the second kind as the earlier member (their later factor is not at t_m), plus its pairs of the
-    second kind as the later member (their later factor is at t_m)."""
-    e = a * g + b
-    el = b * g + a
-    out[e] -= x_e_num[m, b] - theta[e] * x_e_den[m, b]
-    out_overall[e] -= x_e_num[m, b] - pooled * x_e_den[m, b]
-    out[el] += x_l_num[m, b] - theta[el] * x_l_den[m, b]
-    out_overall[el] += x_l_num[m, b] - pooled * x_l_den[m, b]
-
-
-@cached_njit(nogil=True)
-def _add_point(point_num, point_den, theta, pooled, out, out_overall):
-    """The point sources' share of the later member's curve's correction (see :func:`_influence_rows`)."""
-    for cell in range(point_num.shape[0]):
-        out[cell] += point_num[cell] - theta[cell] * point_den[cell]
-        out_overall[cell] += point_num[cell] - pooled * point_den[cell]
+def _indices(values, dtypes: tuple) -> np.ndarray:
+    """Integers of one of ``dtypes`` (the compiled sweep takes each without a copy), else the last."""
+    values = np.asarray(values)
+    dtype = values.dtype if values.dtype in dtypes else dtypes[-1]
+    return np.ascontiguousarray(values, dtype=dtype)
 
 
 def time_ordered_options(sample: SurvivalSample, order: np.ndarray, prepared: PreparedPairs | None = None) -> tuple:
@@ -834,10 +590,14 @@ def influence_rows(
         second = (np.zeros((0, 0)),) * 4 if second is None else second
         mult_later = censoring_multiplicity(curve_of, g, later_factor=True) - censoring_multiplicity(
             curve_of, g, later_factor=False)
-    _influence_rows(time, event, codes, *options, contributions.earlier_numerator, contributions.earlier_denominator,
-                    contributions.later_numerator, contributions.later_denominator, *second, int(point_sources[0]),
-                    *point_sources[1:], theta, inv_den, pooled, inv_total, curve_of, mult, mult_later, cells, overall,
-                    compact)
+    weight, entry, entry_asc = options
+    _compiled.influence_sweep(
+        _floats(time), _flags(event), _indices(codes, (np.int16, np.int32, np.int64)), _floats(weight), _floats(entry),
+        _indices(entry_asc, (np.int32, np.int64)), contributions.earlier_numerator, contributions.earlier_denominator,
+        contributions.later_numerator, contributions.later_denominator, *second, int(point_sources[0]),
+        *(_floats(values) for values in point_sources[1:]), _floats(theta), _floats(inv_den), float(pooled),
+        float(inv_total), _indices(curve_of, (np.int64,)), _floats(mult), _floats(mult_later), cells, overall,
+        bool(compact), KM_RESIDUE)
     if compact:
         cells[CompactLayout(codes, g, defined).undefined_slots[codes]] = np.nan
     else:

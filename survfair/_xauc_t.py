@@ -675,7 +675,7 @@ def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weigh
     by_time[time_position] = np.arange(n)
     selected = np.flatnonzero(rows)[parts.order]
     position = time_position[selected]
-    block, *later = later_member_arrays(n, g)  # the kernel's own layout: one compile of the sweep
+    block, *later = later_member_arrays(n, g)  # the kernel's own layout: the rows are written over it below
     placed = [np.zeros((n, g)), np.zeros((n, g)), *later]
     for everyone, values in zip(placed, (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator,
                                          parts.later_denominator)):
