@@ -1,6 +1,7 @@
 """Pair-count kernel: every cell of the G x G xCI matrix in O(G n log n) time, memory linear in n.
 
-No pair is ever materialised. One sort by time and one by risk; a sweep in risk order gives every
+No pair is ever materialised. The sweeps are C (Cython, ``survfair/_compiled/_pairs.pyx``, built
+ahead of time); this module prepares their arrays and runs them. One sort by time and one by risk; a sweep in risk order gives every
 row its rank within its own group and the bounds of its tie window [r - tol, r + tol] as ranks
 within every group (``PreparedPairs.lower`` / ``upper``: G 4-byte integers per row, the upper
 bounds only for rows whose window holds another risk). Then, for each column group b, individuals are visited in
@@ -86,7 +87,7 @@ _WEIGHT_BLOCK_SHIFT = 6
 #: (The passes in survfair/_compiled/_pairs.pyx apply it with ``RESIDUE`` passed in.)
 
 
-# The later member's sums, gathered in the column pass. Member k of group b is the later member of
+# The later member's sums, gathered in the column pass (survfair/_compiled/_pairs.pyx). Member k of group b is the later member of
 # the pairs (i, k) with i an event the column pass visits while k is in its rank set. Each such event
 # adds its weight w_i to its row group's running total and to every rank at or above its tie window
 # (w_i / 2 within the window): the weight of the pairs k does NOT rank correctly. k's sums are the

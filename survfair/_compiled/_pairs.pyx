@@ -278,6 +278,14 @@ cdef inline double _weighted_score(const Shared* s, Py_ssize_t m, Py_ssize_t col
     return below + 0.5 * (_weight_below(weights, weight_blocks, upper_bound[tie_row[m] * G + column]) - below)
 
 
+# The later member's sums (see the note in survfair/_kernel.py): each event the column pass visits
+# adds its weight to its row group's running total and to every rank at or above its tie window
+# (half within the window) of a Fenwick tree of G-vectors over the ranks of the column group; a
+# member's sums are the values at its rank when it leaves the set minus those when it entered. The
+# tree has size + 2 rows of G: slot p + 1 holds rank p, row 0 stays 0, row size + 1 is a read's
+# scratch. A read sums the path from its shortest prefix up, the order of the closing prefix pass,
+# so a value that did not change while a member was in the set cancels exactly.
+
 cdef inline void _later_add(double* tree, Py_ssize_t size, Py_ssize_t G, Py_ssize_t group, double w,
                             Py_ssize_t lower, Py_ssize_t upper) noexcept nogil:
     """Event weight ``w`` of row group ``group`` to every rank at or above ``upper`` and half of it to
@@ -351,8 +359,36 @@ cdef void _later_finish(const Shared* s, double* tree, Py_ssize_t size, const do
 cdef int _column_pass(const Shared* s, Py_ssize_t column, const code_t* codes, const index_t* rank,
                       int64_t* comparable, int64_t* concordant, int64_t* tied_risk, int64_t* tied_time,
                       double* numerator, double* denominator, int64_t* bad_out) noexcept nogil:
-    """Counts for every row group against column group ``column`` (``_kernel._passes`` describes
-    the options); returns -1 when its scratch memory could not be allocated."""
+    """Counts for every row group a against column group ``column``; returns -1 when its scratch
+    memory could not be allocated (0 otherwise).
+
+    All per-row arrays are in ascending time order; the rows are visited in blocks of equal time
+    from the largest time down while a counting rank set holds the ranks within group ``column`` of
+    its members already visited (the "later" members). Writes the six per-row-group sums (length G)
+    and ``bad_out``, the time-order position of the first event whose weight is not finite (-1 when
+    all are), so the caller can name the group and time. With ``per_row``, every event's own
+    weighted numerator and denominator against the column group (its contributions as the earlier
+    member of a pair) go to ``out_num[m, column]`` / ``out_den[m, column]`` on the way; with the
+    later members' arrays (non-empty ``later_num``), every member m of group ``column`` gets its
+    contributions as the later member of the pairs of each row group a in ``later_num[m, a]`` /
+    ``later_den[m, a]`` (see the note above ``later_member_arrays`` in ``_kernel.py`` and
+    :func:`_later_add`).
+
+    ``case_weight`` (NULL: none) is every row's case weight w_j: the later members' weights are
+    then summed in a weighted rank set beside the counting one, and a pair weighs w_j times the
+    earlier member's factor (``own`` holds w_i). ``entry`` (NULL: none) are the entry times and
+    ``leave_*`` the entry, group code, rank and case weight of every row in decreasing order of
+    entry (read sequentially): a member leaves the set of later members when the sweep reaches its
+    entry time (it was not under observation at earlier event times). A row whose entry is not
+    before its time is never a later member (its ``leave_code`` is -1).
+
+    ``competing`` (NULL: none) marks the rows with a competing event (competing risks, ``event`` is
+    then the cause of interest): they are later members of the events before their own time only,
+    like events (a competing event at the time of an event is a pair of the second kind, counted by
+    :func:`_competing_column_pass`).
+
+    Zero rule with delayed entry: a set weight, or a weight below a risk, of at most
+    ``residue`` x the weight added to the set so far is 0 (see ``RESIDUE`` in ``_kernel.py``)."""
     cdef const index_t* lower_bound = <const index_t*>s.lower
     cdef const index_t* tie_row = <const index_t*>s.tie_row
     cdef const index_t* upper_bound = <const index_t*>s.upper
