@@ -1,11 +1,11 @@
 """Pair-count kernel: every cell of the G x G xCI matrix in O(G n log n) time, memory linear in n.
 
 No pair is ever materialised. The sweeps are C (Cython, ``survfair/_compiled/_pairs.pyx``, built
-ahead of time); this module prepares their arrays and runs them. One sort by time and one by risk; a sweep in risk order gives every
-row its rank within its own group and the bounds of its tie window [r - tol, r + tol] as ranks
-within every group (``PreparedPairs.lower`` / ``upper``: G 4-byte integers per row, the upper
-bounds only for rows whose window holds another risk). Then, for each column group b, individuals are visited in
-decreasing order of time while a set of the risk ranks *within group b* holds the members of b
+ahead of time); this module prepares their arrays and runs them. One sort by time and one by risk;
+a sweep in risk order gives every row its rank within its own group and the bounds of its tie
+window [r - tol, r + tol] as ranks within every group (``PreparedPairs.lower`` / ``upper``: G
+4-byte integers per row, the upper bounds only for rows whose window holds another risk). Then,
+for each column group b, individuals are visited in decreasing order of time while a set of the risk ranks *within group b* holds the members of b
 already visited (the "later" members): a bitset of ranks with a Fenwick (binary indexed) tree of
 counts per block of 512 ranks, which stays in cache. For an event i, two rank queries give how
 many of them have a risk below r_i - tol (concordant) and up to r_i + tol (so the difference is
@@ -87,8 +87,8 @@ _WEIGHT_BLOCK_SHIFT = 6
 #: (The passes in survfair/_compiled/_pairs.pyx apply it with ``RESIDUE`` passed in.)
 
 
-# The later member's sums, gathered in the column pass (survfair/_compiled/_pairs.pyx). Member k of group b is the later member of
-# the pairs (i, k) with i an event the column pass visits while k is in its rank set. Each such event
+# The later member's sums, gathered in the column pass (survfair/_compiled/_pairs.pyx). Member k
+# of group b is the later member of the pairs (i, k) with i an event the column pass visits while k is in its rank set. Each such event
 # adds its weight w_i to its row group's running total and to every rank at or above its tie window
 # (w_i / 2 within the window): the weight of the pairs k does NOT rank correctly. k's sums are the
 # values at its rank when it leaves the set (at its entry, or at the end of the pass) minus those
@@ -426,9 +426,10 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
 
     The passes of different columns are independent: the compiled ``column_passes`` runs them in one
     OpenMP loop over the columns, on ``min(n_jobs, G)`` threads, each with its own scratch memory.
-    Each pass writes only its own column of the counts and of the earlier-member contributions, and the later-member contributions of the rows of its group, so
-    threads never write the same memory and every sum is formed in the same order as with one
-    thread: the numbers are bit-identical for any ``n_jobs``.
+    Each pass writes only its own column of the counts and of the earlier-member contributions, and
+    the later-member contributions of the rows of its group, so threads never write the same memory
+    and every sum is formed in the same order as with one thread: the numbers are bit-identical for
+    any ``n_jobs``.
     """
     own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau)
     cutoff = np.inf if tau is None else float(tau)
