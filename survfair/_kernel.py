@@ -5,8 +5,8 @@ ahead of time); this module prepares their arrays and runs them. One sort by tim
 a sweep in risk order gives every row its rank within its own group and the bounds of its tie
 window [r - tol, r + tol] as ranks within every group (``PreparedPairs.lower`` / ``upper``: G
 4-byte integers per row, the upper bounds only for rows whose window holds another risk). Then,
-for each column group b, individuals are visited in decreasing order of time while a set of the risk ranks *within group b* holds the members of b
-already visited (the "later" members): a bitset of ranks with a Fenwick (binary indexed) tree of
+for each column group b, individuals are visited in decreasing order of time while a set of the
+risk ranks *within group b* holds the members of b already visited (the "later" members): a bitset of ranks with a Fenwick (binary indexed) tree of
 counts per block of 512 ranks, which stays in cache. For an event i, two rank queries give how
 many of them have a risk below r_i - tol (concordant) and up to r_i + tol (so the difference is
 the tied risks); the second is skipped when no other member of b lies within tol. Memory: the
