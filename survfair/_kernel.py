@@ -4,13 +4,14 @@ No pair is ever materialised. The sweeps are C (Cython, ``survfair/_compiled/_pa
 ahead of time); this module prepares their arrays and runs them. One sort by time and one by risk;
 a sweep in risk order gives every row its rank within its own group and the bounds of its tie
 window [r - tol, r + tol] as ranks within every group (``PreparedPairs.lower`` / ``upper``: G
-4-byte integers per row, the upper bounds only for rows whose window holds another risk). Then,
-for each column group b, individuals are visited in decreasing order of time while a set of the
-risk ranks *within group b* holds the members of b already visited (the "later" members): a bitset of ranks with a Fenwick (binary indexed) tree of
-counts per block of 512 ranks, which stays in cache. For an event i, two rank queries give how
-many of them have a risk below r_i - tol (concordant) and up to r_i + tol (so the difference is
-the tied risks); the second is skipped when no other member of b lies within tol. Memory: the
-rank bounds (4 G n bytes, plus 4 G bytes per row with a tied risk) plus O(n) for the rest.
+4-byte integers per row, the upper bounds only for rows whose window holds another risk). Then, for
+each column group b, individuals are visited in decreasing order of time while a set of the risk
+ranks *within group b* holds the members of b already visited (the "later" members): a bitset of
+ranks with a Fenwick (binary indexed) tree of counts per block of 512 ranks, which stays in cache.
+For an event i, two rank queries give how many of them have a risk below r_i - tol (concordant) and
+up to r_i + tol (so the difference is the tied risks); the second is skipped when no other member
+of b lies within tol. Memory: the rank bounds (4 G n bytes, plus 4 G bytes per row with a tied
+risk) plus O(n) for the rest.
 
 The kernel returns counts, never ratios (counts first, ratios last): for every ordered group
 pair (a, b) the comparable, concordant and tied-risk pair counts, the pairs tied in time, and the
@@ -87,23 +88,24 @@ _WEIGHT_BLOCK_SHIFT = 6
 #: (The passes in survfair/_compiled/_pairs.pyx apply it with ``RESIDUE`` passed in.)
 
 
-# The later member's sums, gathered in the column pass (survfair/_compiled/_pairs.pyx). Member k
-# of group b is the later member of the pairs (i, k) with i an event the column pass visits while k is in its rank set. Each such event
-# adds its weight w_i to its row group's running total and to every rank at or above its tie window
-# (w_i / 2 within the window): the weight of the pairs k does NOT rank correctly. k's sums are the
-# values at its rank when it leaves the set (at its entry, or at the end of the pass) minus those
-# when it entered, and its numerator is its denominator minus that value. Each read is one path of a
-# Fenwick tree of G-vectors (all G row groups from G contiguous values per node), where a query per
-# row group in a pass of its own (n G weighted rank queries) cost as much as the point estimate
-# again. The members still in the set at the end are read from one in-place prefix pass over the
-# tree, which adds the same nodes in the same order as a query (the path summed from its shortest
-# prefix up): a value that did not change while k was in the set cancels exactly, so a perfect
-# ranking has numerators exactly equal to denominators and influence exactly 0, as before.
-# The tree has size + 2 rows of G: slot p + 1 holds rank p, row 0 stays 0, row size + 1 is a read's scratch.
-# Precision: a member's sums are differences of totals that also hold the weights of events visited
-# before it entered (later times, not its pairs), so their absolute error is about 1e-16 of those
-# totals, not of its own sums: 1e-12 relative on real data, but a case weight 10^12 times the rest
-# on a later event would blur the small sums of earlier rows (the separate pass of before did not).
+# The later member's sums, gathered in the column pass (survfair/_compiled/_pairs.pyx). Member k of
+# group b is the later member of the pairs (i, k) with i an event the column pass visits while k is
+# in its rank set. Each such event adds its weight w_i to its row group's running total and to every
+# rank at or above its tie window (w_i / 2 within the window): the weight of the pairs k does NOT
+# rank correctly. k's sums are the values at its rank when it leaves the set (at its entry, or at
+# the end of the pass) minus those when it entered, and its numerator is its denominator minus that
+# value. Each read is one path of a Fenwick tree of G-vectors (all G row groups from G contiguous
+# values per node), where a query per row group in a pass of its own (n G weighted rank queries)
+# cost as much as the point estimate again. The members still in the set at the end are read from
+# one in-place prefix pass over the tree, which adds the same nodes in the same order as a query
+# (the path summed from its shortest prefix up): a value that did not change while k was in the set
+# cancels exactly, so a perfect ranking has numerators exactly equal to denominators and influence
+# exactly 0, as before. The tree has size + 2 rows of G: slot p + 1 holds rank p, row 0 stays 0, row
+# size + 1 is a read's scratch. Precision: a member's sums are differences of totals that also hold
+# the weights of events visited before it entered (later times, not its pairs), so their absolute
+# error is about 1e-16 of those totals, not of its own sums: 1e-12 relative on real data, but a case
+# weight 10^12 times the rest on a later event would blur the small sums of earlier rows (the
+# separate pass of before did not).
 
 
 def _none() -> np.ndarray:
