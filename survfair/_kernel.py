@@ -278,14 +278,22 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
     return PreparedPairs(order, *arrays, upper, sizes, **options)
 
 
-def own_factors(codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k) -> np.ndarray:
+def own_factors(codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n_jobs: int = 1) -> np.ndarray:
     """1 / K_{g_m}(t_m) of every row, each from its own group's curve (``time`` ascending; ``inverse_k``
-    as for :func:`count_pairs`): filled group by group in place, with no mask or gathered copy of the
-    times (4 bytes a row at 10^8 rows)."""
-    out = np.ones(time.shape[0])
+    as for :func:`count_pairs`): one pass over the rows carrying every group's step position (no mask
+    or gathered copy of the times: 4 bytes a row at 10^8 rows), in blocks on ``n_jobs`` threads (the
+    same numbers for any ``n_jobs``)."""
+    n = time.shape[0]
+    out = np.empty(n)
+    curves = []
     for g in range(n_groups):
         times, values, undefined = inverse_k.steps(g)
-        _pairs.own_factors(codes, _floats(time), g, _floats(times), _floats(values), bool(undefined), out)
+        curves.append((_floats(times), _floats(values), bool(undefined)))
+    blocks = _chunks(n, _parts(n, n_jobs))
+    codes = np.asarray(codes)
+    if codes.dtype not in (np.int16, np.int32, np.int64):
+        codes = codes.astype(np.int64)
+    _pairs.own_factors_all(np.ascontiguousarray(codes), _floats(time), curves, _bounds(blocks), out, len(blocks))
     return out
 
 
@@ -304,7 +312,7 @@ def _column_factor(k_times, k_values, k_undefined, t, state) -> float:
 _NO_CURVE = (np.empty(0), np.empty(0), False)
 
 
-def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None):
+def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None, n_jobs=1):
     """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and the column's curve.
 
     The own factors are evaluated at every row's time (:func:`own_factors`); the
@@ -318,7 +326,7 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None):
     n = prep.time.shape[0]
     if not weighted:
         return np.ones(1), (lambda column: _NO_CURVE), False
-    own = np.ones(n) if inverse_k is None else own_factors(prep.codes, prep.time, n_groups, inverse_k)
+    own = np.ones(n) if inverse_k is None else own_factors(prep.codes, prep.time, n_groups, inverse_k, n_jobs)
     if row_weight is not None:
         own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
     if prep.case_weight.shape[0] > 0:  # the earlier member's own case weight w_i
@@ -433,7 +441,7 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     and every sum is formed in the same order as with one thread: the numbers are bit-identical for
     any ``n_jobs``.
     """
-    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau)
+    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau, n_jobs)
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]

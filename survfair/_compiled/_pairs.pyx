@@ -202,6 +202,56 @@ def own_factors(const code_t[::1] codes, const double[::1] time, Py_ssize_t grou
                 out[m] = _column_factor(&k, time[m], &s)
 
 
+cdef int _own_block(const Curve* curves, Py_ssize_t G, const code_t* codes, const double* time, Py_ssize_t start,
+                    Py_ssize_t stop, double* out) noexcept nogil:
+    """Rows [start, stop) of :func:`own_factors_all`, each group's curve state starting afresh (the
+    step position found does not depend on where its walk started: the same numbers)."""
+    cdef KState* states = <KState*>malloc(G * sizeof(KState))
+    cdef Py_ssize_t g, m
+    if states == NULL:
+        return -1
+    for g in range(G):
+        states[g].position = -1
+        states[g].inverse = 1.0
+    for m in range(start, stop):
+        g = codes[m]
+        out[m] = _column_factor(&curves[g], time[m], &states[g]) if 0 <= g < G else 1.0
+    free(states)
+    return 0
+
+
+def own_factors_all(const code_t[::1] codes, const double[::1] time, list curves, const int64_t[::1] bounds,
+                    double[::1] out, int threads):
+    """``out[m] = 1 / K_{codes[m]}(time[m])`` for every row (``time`` ascending; ``curves`` holds each
+    group's (times, K, undefined beyond the last); 1 for a code outside [0, G)), in one pass over the rows, in blocks [bounds[b],
+    bounds[b + 1]) on ``threads`` OpenMP threads."""
+    cdef Py_ssize_t G = len(curves), g, b, n_blocks = bounds.shape[0] - 1, n = time.shape[0]
+    cdef const double[::1] curve_times
+    cdef const double[::1] curve_values
+    cdef Curve* cs = <Curve*>malloc(max(G, 1) * sizeof(Curve))
+    cdef const code_t* codes_p = &codes[0] if n > 0 else NULL
+    cdef const double* time_p = &time[0] if n > 0 else NULL
+    cdef double* out_p = &out[0] if n > 0 else NULL
+    cdef int failed = 0
+    if cs == NULL:
+        raise MemoryError()
+    try:
+        for g in range(G):
+            curve_times = curves[g][0]  # the caller keeps the arrays alive for the call
+            curve_values = curves[g][1]
+            cs[g].size = curve_times.shape[0]
+            cs[g].times = &curve_times[0] if curve_times.shape[0] > 0 else NULL
+            cs[g].values = &curve_values[0] if curve_values.shape[0] > 0 else NULL
+            cs[g].undefined = bool(curves[g][2])
+        with nogil:
+            for b in prange(n_blocks, num_threads=threads, schedule='static'):
+                failed += _own_block(cs, G, codes_p, time_p, bounds[b], bounds[b + 1], out_p) != 0
+    finally:
+        free(cs)
+    if failed:
+        raise MemoryError()
+
+
 # ---------------------------------------------------------------------------------------------
 # the column passes
 
