@@ -10,7 +10,6 @@ largest n with 8 groups (measured in a fresh subprocess).
     python benchmarks/bench_xci.py --threads   # only: xci time against n_jobs (n = 10^6, 10^7)
     python benchmarks/bench_xci.py --epi       # only: cluster / entry / weights / cause against plain xci
     python benchmarks/bench_xci.py --groups    # only: analytic / point cost and memory at G = 2 ... 32
-    python benchmarks/bench_xci.py --cold      # only: first-call latency, fresh and warm compile cache
     python benchmarks/bench_xci.py --dask      # only: a Dask DataFrame (Parquet files) against in memory
     python benchmarks/bench_xci.py --huge      # only: n = 10^8, G = 8 point estimate, time and memory (minutes)
     python benchmarks/bench_xci.py --phases    # only: where the memory of one point estimate goes, phase by phase
@@ -156,7 +155,7 @@ print(memory.before, memory.peak)
 
 class PeakRSS:
     """``with PeakRSS() as memory:`` samples this process's resident memory every ``interval``
-    seconds on a thread: ``memory.before`` and ``memory.peak`` in MB (the kernels' numba
+    seconds on a thread: ``memory.before`` and ``memory.peak`` in MB (the compiled kernels'
     allocations are invisible to tracemalloc)."""
 
     def __init__(self, interval: float = 0.005):
@@ -193,7 +192,7 @@ def rss_mb() -> float:
 
 def peak_memory_mb(n: int, n_groups: int) -> tuple[float, float]:
     """(RSS with the data loaded, peak RSS during one IPCW call), in MB, sampled every 5 ms in a
-    fresh process (the kernel's numba allocations are invisible to tracemalloc)."""
+    fresh process (the compiled kernels' allocations are invisible to tracemalloc)."""
     code = MEMORY_PROBE.format(here=os.path.dirname(os.path.abspath(__file__)), n=n, g=n_groups, tau=TAU)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     before, peak = (float(v) for v in out.split())
@@ -289,50 +288,6 @@ def groups_table(repeats: int, n: int = 10**6) -> int:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         point, analytic, ratio, low, high, peak = (float(v) for v in out.split())
         print(f"| {g} | {point:.3f} | {analytic:.3f} | {ratio:.2f}x | {low:.2f}-{high:.2f} | {peak:,.0f} |", flush=True)
-    return 0
-
-
-COLD_PROBE = """
-import time
-start = time.perf_counter()
-import numpy as np
-import survfair
-imported = time.perf_counter()
-rng = np.random.default_rng(0)
-n = 2000
-t = rng.exponential(1.0, n)
-e = rng.random(n) < 0.6
-g = rng.integers(0, 2, n)
-r = -t + rng.normal(0.0, 1.0, n)
-first = time.perf_counter()
-survfair.xci(t, e, g, r, tau=2.0, ci={ci!r})
-done = time.perf_counter()
-print(imported - start, done - first)
-"""
-
-
-def cold_table(repeats: int) -> int:
-    """Seconds to import survfair and of the first xci call in a fresh process: with an empty
-    compile cache (a new ``SURVFAIR_CACHE_DIR``: the kernels are compiled) and with the cache that
-    run wrote (they are loaded)."""
-    import tempfile
-
-    print(f"Fresh process per run, median of {repeats}; n = 2,000, two groups, IPCW.\n")
-    print("| intervals | cache | import (s) | first call (s) |")
-    print("|---|---|---|---|")
-    for ci in ("analytic", None):
-        runs = {"empty": [], "warm": []}
-        for _ in range(repeats):
-            with tempfile.TemporaryDirectory() as cache:
-                env = {**os.environ, "SURVFAIR_CACHE_DIR": cache}
-                env.pop("NUMBA_CACHE_DIR", None)
-                for state in ("empty", "warm"):
-                    out = subprocess.run([sys.executable, "-c", COLD_PROBE.format(ci=ci)], capture_output=True,
-                                         text=True, check=True, env=env).stdout
-                    runs[state].append([float(v) for v in out.split()])
-        for state, values in runs.items():
-            imported, first = np.median(np.array(values), axis=0)
-            print(f"| {ci or 'none'} | {state} | {imported:.2f} | {first:.2f} |", flush=True)
     return 0
 
 
@@ -492,7 +447,6 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", action="store_true", help="only the n_jobs scaling table")
     parser.add_argument("--epi", action="store_true", help="only the cluster / entry / weights cost table")
     parser.add_argument("--groups", action="store_true", help="only the analytic / point table for G = 2 ... 32")
-    parser.add_argument("--cold", action="store_true", help="only the first-call latency (compile cache)")
     parser.add_argument("--dask", action="store_true", help="only the Dask DataFrame point estimate at 10^7 rows")
     parser.add_argument("--huge", action="store_true", help="only the n = 10^8, G = 8 row (minutes, ~10 GB)")
     parser.add_argument("--phases", action="store_true", help="only the memory of a 2e7-row point estimate by phase")
@@ -505,15 +459,13 @@ def main(argv=None) -> int:
         return dask_table(args.repeats)
     if args.groups:
         return groups_table(args.repeats)
-    if args.cold:
-        return cold_table(args.repeats)
     if args.epi:
         return epi_table(args.repeats)
     if args.threads:
         return threads_table(args.repeats, args.max_n)
     sizes = [10**k for k in range(3, 8) if 10**k <= args.max_n]
 
-    # compile the numba kernels once, outside the timings
+    # load every module once, outside the timings
     warm = cohort(200, 8)
     for function, _ in CANDIDATES.values():
         if function.__name__ == "run":

@@ -529,7 +529,7 @@ def test_python_dash_m_survfair():
 
 @pytest.mark.parametrize("arguments", [["--version"], ["--help"], [], ["audit", "--help"]],
                          ids=["version", "help", "nothing", "audit-help"])
-def test_version_and_help_import_neither_pandas_scipy_nor_numba(arguments):
+def test_version_and_help_import_neither_pandas_nor_scipy(arguments):
     """Issue 32.6: ``survfair --version`` took 3.4-3.7 s of CPU importing pandas, scipy and numba
     before reading its arguments. Timing-free: the modules loaded are checked in a fresh process."""
     import subprocess

@@ -10,8 +10,8 @@ from survfair._progress import PhaseBar
 
 
 def test_the_clock_moves_while_a_phase_blocks(monkeypatch, capsys):
-    """Issue 32.6: the elapsed time stood still while numba compiled the kernels (one long call
-    between two updates); a background thread now redraws the bar every second."""
+    """Issue 32.6: the elapsed time stood still during one long call between two updates (numba
+    compiling the kernels, then); a background thread now redraws the bar every second."""
     monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: True)
     monkeypatch.setattr(PhaseBar, "TICK", 0.2)
     with PhaseBar(["pair counts", "output"], "survfair audit", True) as phases:
