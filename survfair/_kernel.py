@@ -238,8 +238,9 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
     ``case_weight`` / ``entry`` / ``competing`` (shape (n_samples,), or None) are the rows' case
     weights, entry times (delayed entry) and competing-event indicators (competing risks: ``event``
     is then the cause of interest), permuted here into time order with the rest. With ``n_jobs`` > 1
-    the two sorts run at once and the permutation in blocks, on threads (numpy's sort and the
-    compiled blocks release the GIL); the arrays are the same for any ``n_jobs``."""
+    the two sorts run at once on two Python threads (numpy's sort releases the GIL) and the
+    permutation and rank sweep in blocks of at least ``_MIN_BLOCK_ROWS`` rows on OpenMP threads; the
+    arrays are the same for any ``n_jobs``."""
     # Neither sort needs to be stable: rows of equal time form one block, and a tie window of
     # risks is the same set whatever the order of equal risks.
     n = time.shape[0]
