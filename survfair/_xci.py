@@ -496,7 +496,7 @@ def xci(
             observed = prepared.event if sample.competing is None else prepared.event | prepared.competing
             curves = fit_censoring(sample, censoring, presorted=(prepared.time, observed, prepared.codes,
                                                                  prepared.case_weight, prepared.entry,
-                                                                 prepared.entries_in_order()))
+                                                                 prepared.entries_in_order()), n_jobs=threads)
             reference = sample
         else:
             columns = {"time": time, "event": event, "group": group}

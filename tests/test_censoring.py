@@ -184,3 +184,20 @@ def test_a_weighted_kaplan_meier_that_empties_reaches_0_exactly():
             survfair.xci(time, event, group, risk, weights=weights, entry=entry)
     # group a, whose risk set never empties, keeps a proper curve
     assert 0 < curves.evaluate(0, np.array([1.0]))[0] < 1
+
+
+def test_the_groups_curves_on_threads_are_those_of_one_thread():
+    """From 50,000 rows fit_censoring(n_jobs=) fits the groups' curves on threads: the same arrays."""
+    from survfair._censoring import fit_censoring
+    from survfair._validation import check_survival_inputs
+
+    rng = np.random.default_rng(3)
+    n = 60_000
+    time = np.round(rng.exponential(1.0, n), 3)
+    event = rng.random(n) < 0.6
+    codes = rng.integers(0, 3, n)
+    sample = check_survival_inputs(time, event, codes, rng.normal(size=n))[0]
+    one, two = (fit_censoring(sample, "group", n_jobs=j) for j in (1, 2))
+    for a, b in zip(one.times + one.survival, two.times + two.survival):
+        assert np.array_equal(a, b)
+    assert len(one.times) == 3
