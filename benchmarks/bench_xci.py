@@ -253,23 +253,25 @@ def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
 
 
 GROUPS_PROBE = """
-import resource, statistics, sys, time, warnings
+import statistics, sys, time, warnings
 sys.path.insert(0, {here!r})
 import survfair
-from bench_xci import cohort
+from bench_xci import PeakRSS, cohort
 warnings.simplefilter("ignore")
 data = cohort({n}, 64)
 group = data[2] % {g}
 survfair.xci(data[0][:2000], data[1][:2000], group[:2000], data[3][:2000], tau={tau}, n_jobs=1)
 seconds = {{None: [], "analytic": []}}
-for _ in range({repeats}):  # point and analytic alternate: a drift in the machine's speed hits both
-    for ci in (None, "analytic"):
-        start = time.perf_counter()
-        survfair.xci(data[0], data[1], group, data[3], tau={tau}, ci=ci, n_jobs=1)
-        seconds[ci].append(time.perf_counter() - start)
+# sampled from /proc, not ru_maxrss: Linux keeps the parent's peak across fork and exec
+with PeakRSS() as memory:
+    for _ in range({repeats}):  # point and analytic alternate: a drift in the machine's speed hits both
+        for ci in (None, "analytic"):
+            start = time.perf_counter()
+            survfair.xci(data[0], data[1], group, data[3], tau={tau}, ci=ci, n_jobs=1)
+            seconds[ci].append(time.perf_counter() - start)
 ratios = [a / p for p, a in zip(seconds[None], seconds["analytic"])]
 print(statistics.median(seconds[None]), statistics.median(seconds["analytic"]), statistics.median(ratios),
-      min(ratios), max(ratios), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+      min(ratios), max(ratios), memory.peak)
 """
 
 
