@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from ._compiled import _kaplan_meier
+from ._compiled import _kaplan_meier, flags, floats, indices
 from ._frozen import frozen_result
 
 from ._exceptions import PositivityError, PositivityWarning, listed
@@ -68,29 +68,13 @@ def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights, 
     K changes and the last unique time (the same step function; 2 of 3 rows of a cohort with a third
     censored fall away, and at 10^8 rows that is 1 GB of curves).
     """
-    arrays = (_floats(time), _flags(event), _indices(rows), _floats(weight), _floats(entry_values),
-              _floats(entry_weights), bool(steps_only), RESIDUE)
+    arrays = (floats(time), flags(event), indices(rows), floats(weight), floats(entry_values),
+              floats(entry_weights), bool(steps_only), RESIDUE)
     n_out = _kaplan_meier.kaplan_meier_sweep(*arrays, _ABSENT, _ABSENT)  # the counting sweep
     unique_time = np.empty(n_out, np.float64)
     survival = np.empty(n_out, np.float64)
     _kaplan_meier.kaplan_meier_sweep(*arrays, unique_time, survival)
     return unique_time, survival
-
-
-def _floats(values) -> np.ndarray:
-    return np.ascontiguousarray(values, dtype=np.float64)
-
-
-def _flags(values) -> np.ndarray:
-    """Booleans as the compiled sweeps read them (one byte each, no copy when already bool)."""
-    return np.ascontiguousarray(values, dtype=np.bool_).view(np.uint8)
-
-
-def _indices(values) -> np.ndarray:
-    """Row indices as int32 or int64 (the compiled sweeps take either without a copy)."""
-    values = np.asarray(values)
-    dtype = values.dtype if values.dtype in (np.int32, np.int64) else np.int64
-    return np.ascontiguousarray(values, dtype=dtype)
 
 
 def censoring_kaplan_meier(
@@ -155,9 +139,9 @@ class CensoringCurves:
         """
         curve_times, curve = self.times[group_index], self.survival[group_index]
         times = np.ascontiguousarray(times, dtype=np.float64)
-        times = _floats(times)
+        times = floats(times)
         out = np.empty(times.shape[0], np.float64)
-        _kaplan_meier.step_lookup(_floats(curve_times), _floats(curve), times, bool(curve[-1] > 0), out)
+        _kaplan_meier.step_lookup(floats(curve_times), floats(curve), times, bool(curve[-1] > 0), out)
         return out
 
     def last_time(self, group_index: int) -> float:

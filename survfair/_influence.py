@@ -70,6 +70,7 @@ import numpy as np
 
 from ._frozen import FrozenCachedProperty, frozen_result
 from ._censoring import RESIDUE as KM_RESIDUE, CensoringCurves, inverse_censoring
+from ._compiled import CODE_TYPES, flags, floats, indices
 from ._compiled import _influence as _compiled
 from ._kernel import (IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions,
                       later_member_arrays)
@@ -108,7 +109,7 @@ class CompactLayout:
     @FrozenCachedProperty
     def cell_of(self) -> np.ndarray:
         """(G, 2G): the cell of each slot for a row of each group, -1 for the unused slot (the
-        sweep's own :func:`compact_cell`, so the two never disagree)."""
+        sweep's own table, :data:`_cell_table`, so the two never disagree)."""
         return _cell_table(self.n_groups)
 
     @FrozenCachedProperty
@@ -131,7 +132,7 @@ class CompactLayout:
             yield group, cells[used], rows[members][:, used]
 
     def slot(self, group: int, cells: np.ndarray, missing: int) -> np.ndarray:
-        """The slot of each cell for a row of ``group`` (:func:`_slot`), ``missing`` for the cells
+        """The slot of each cell for a row of ``group`` (the sweep's rule, vectorised), ``missing`` for the cells
         that do not involve the group (its rows hold 0 there)."""
         earlier, later = np.divmod(cells, self.n_groups)
         slot = np.where(earlier == group, later, self.n_groups + earlier)
@@ -459,35 +460,10 @@ def _compact(n_groups: int, curve_of: np.ndarray, mult: np.ndarray) -> bool:
     return n_groups >= _COMPACT_FROM_GROUPS and _compact_rows_hold(curve_of, mult)
 
 
-# the compiled sweep's own helpers (survfair/_compiled/_influence.pyx), so that the Python side and
-# the sweep never disagree on where a compact row keeps a cell
-#: compact_cell(group, slot, G): the cell (row-major index) of a compact row's ``slot`` for a row of
-#: ``group``: slots 0..G-1 are the cells (group, b), slots G + a the cells (a, group), a != group;
-#: -1 for slot G + group (that cell is slot ``group``)
-compact_cell = _compiled.compact_cell
-#: _cell_table(G): (G, 2G) int64, :func:`compact_cell` of every group and slot
+#: _cell_table(G): (G, 2G) int64, the cell (row-major index) of each slot of a compact row for a row
+#: of each group (slots 0..G-1: the cells (group, b); slots G + a: the cells (a, group), a != group;
+#: -1 for slot G + group) -- the compiled sweep's own table, so the Python side never disagrees
 _cell_table = _compiled.cell_table
-#: _slot(group, cell, G, compact): where a row of ``group`` keeps ``cell``
-_slot = _compiled.slot
-#: _role_factor(m): DeLong's sqrt(m / (m - 1)), 1 where m <= 1
-_role_factor = _compiled.role_factor
-
-
-def _floats(values) -> np.ndarray:
-    """Float64 C-contiguous (no copy when already)."""
-    return np.ascontiguousarray(values, dtype=np.float64)
-
-
-def _flags(values) -> np.ndarray:
-    """Booleans as the compiled sweep reads them (one byte each, no copy when already bool)."""
-    return np.ascontiguousarray(values, dtype=np.bool_).view(np.uint8)
-
-
-def _indices(values, dtypes: tuple) -> np.ndarray:
-    """Integers of one of ``dtypes`` (the compiled sweep takes each without a copy), else the last."""
-    values = np.asarray(values)
-    dtype = values.dtype if values.dtype in dtypes else dtypes[-1]
-    return np.ascontiguousarray(values, dtype=dtype)
 
 
 def time_ordered_options(sample: SurvivalSample, order: np.ndarray, prepared: PreparedPairs | None = None) -> tuple:
@@ -540,7 +516,7 @@ def influence_rows(
     """phi_k of every cell, shape (n, G*G), and of the pooled ratio, shape (n,), in time order.
 
     With ``compact`` the cells are (n, 2G): row k keeps only the cells of its group's row and
-    column (:func:`compact_cell`; see :class:`CompactLayout`), which hold all of its influence when
+    column (:data:`_cell_table`; see :class:`CompactLayout`), which hold all of its influence when
     each censoring curve is one group's or the weights are fixed (refused otherwise).
 
     ``overwrite``: the rows may be written over the contributions' later members' sums, which are
@@ -592,11 +568,11 @@ def influence_rows(
             curve_of, g, later_factor=False)
     weight, entry, entry_asc = options
     _compiled.influence_sweep(
-        _floats(time), _flags(event), _indices(codes, (np.int16, np.int32, np.int64)), _floats(weight), _floats(entry),
-        _indices(entry_asc, (np.int32, np.int64)), contributions.earlier_numerator, contributions.earlier_denominator,
+        floats(time), flags(event), indices(codes, CODE_TYPES), floats(weight), floats(entry),
+        indices(entry_asc), contributions.earlier_numerator, contributions.earlier_denominator,
         contributions.later_numerator, contributions.later_denominator, *second, int(point_sources[0]),
-        *(_floats(values) for values in point_sources[1:]), _floats(theta), _floats(inv_den), float(pooled),
-        float(inv_total), _indices(curve_of, (np.int64,)), _floats(mult), _floats(mult_later), cells, overall,
+        *(floats(values) for values in point_sources[1:]), floats(theta), floats(inv_den), float(pooled),
+        float(inv_total), indices(curve_of, (np.int64,)), floats(mult), floats(mult_later), cells, overall,
         bool(compact), KM_RESIDUE)
     if compact:
         cells[CompactLayout(codes, g, defined).undefined_slots[codes]] = np.nan

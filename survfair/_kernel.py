@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._censoring import RESIDUE, _flags, _floats
+from ._censoring import RESIDUE
 from ._frozen import frozen_result
-from ._compiled import _pairs
+from ._compiled import CODE_TYPES, _pairs, flags, floats, indices
 
 __all__ = [
     "PairCounts", "PreparedPairs", "IndividualContributions", "prepare_pairs", "count_pairs",
@@ -62,17 +62,6 @@ class PairCounts:
     @property
     def discordant(self) -> np.ndarray:
         return self.comparable - self.concordant - self.tied_risk
-
-
-#: A set of ranks is a bitset plus a Fenwick tree of counts per block of 512 ranks (8 words, one
-#: cache line): at n = 10^7 the bitset is 1.25 MB and stays in cache, where a Fenwick tree over all
-#: ranks (40 MB) would miss on most of its levels. Counting the members below a rank reads one
-#: small tree path and one cache line of the bitset.
-_BLOCK_SHIFT = 9  # 512 ranks per block
-#: A weighted set of ranks stores each member's weight at its rank, plus a Fenwick tree of the sums
-#: per block of 64 ranks (8 cache lines): the weight below a rank is one short tree path plus a
-#: contiguous run of at most 63 stored weights.
-_WEIGHT_BLOCK_SHIFT = 6
 
 
 #: Zero rule for weighted sums built by differencing running totals (delayed entry: a member's
@@ -205,12 +194,9 @@ def _gather(order, time, event, codes, order_risk, risk, by_time, by_risk, block
     position in risk order), block by block on OpenMP threads; the positions of the rows live only in
     here (peak memory at 10^7 rows matters)."""
     slot = np.empty(order.shape[0], by_risk[2].dtype)  # time-order position of every row
-    codes = np.asarray(codes)
-    if codes.dtype not in (np.int16, np.int32, np.int64):
-        codes = codes.astype(np.int64)
     out_time, out_event, out_codes = by_time
-    _pairs.gather(order, _floats(time), _flags(event), np.ascontiguousarray(codes),
-                  np.ascontiguousarray(order_risk, dtype=np.int64), _floats(risk), slot, out_time,
+    _pairs.gather(order, floats(time), flags(event), indices(codes, CODE_TYPES),
+                  np.ascontiguousarray(order_risk, dtype=np.int64), floats(risk), slot, out_time,
                   out_event.view(np.uint8), out_codes, *by_risk, _bounds(blocks), threads)
 
 
@@ -286,16 +272,16 @@ def own_factors(codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n
     same numbers for any ``n_jobs``)."""
     n = time.shape[0]
     out = np.empty(n)
-    curves = []
-    for g in range(n_groups):
-        times, values, undefined = inverse_k.steps(g)
-        curves.append((_floats(times), _floats(values), bool(undefined)))
+    curves = [_curve_arrays(inverse_k.steps(g)) for g in range(n_groups)]
     blocks = _chunks(n, _parts(n, n_jobs))
-    codes = np.asarray(codes)
-    if codes.dtype not in (np.int16, np.int32, np.int64):
-        codes = codes.astype(np.int64)
-    _pairs.own_factors_all(np.ascontiguousarray(codes), _floats(time), curves, _bounds(blocks), out, len(blocks))
+    _pairs.own_factors_all(indices(codes, CODE_TYPES), floats(time), curves, _bounds(blocks), out, len(blocks))
     return out
+
+
+def _curve_arrays(steps: tuple) -> tuple:
+    """A censoring curve (times, K just after each, undefined beyond the last) as the passes read it."""
+    times, values, undefined = steps
+    return floats(times), floats(values), bool(undefined)
 
 
 def _column_factor(k_times, k_values, k_undefined, t, state) -> float:
@@ -306,7 +292,7 @@ def _column_factor(k_times, k_values, k_undefined, t, state) -> float:
     where K is 0, NaN beyond the last time when ``k_undefined``, 1 without a curve (empty
     ``k_times``): the same numbers as evaluating the curve at an array of times and dividing
     (:class:`survfair._censoring.InverseCensoring`)."""
-    return _pairs.column_factor(_floats(k_times), _floats(k_values), bool(k_undefined), float(t), state)
+    return _pairs.column_factor(*_curve_arrays((k_times, k_values, k_undefined)), float(t), state)
 
 
 #: the passes' censoring curve when there is none (factor 1): (times, K, undefined beyond the last)
@@ -460,26 +446,20 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     competing = prep.competing.shape[0] > 0
     # competing risks: the pairs of the second kind, kept apart (the variance's censoring term needs them)
     second = [np.zeros(shape) if competing else nothing for _ in range(4)]
-    # absent options are empty arrays (the compiled passes test for them once per pass)
-    index = prep.rank.dtype
+    # absent options are empty arrays (the compiled passes test for them once per pass); every row
+    # position array has the rank's dtype (one specialisation of the passes per call)
+    index = (prep.rank.dtype.type,)
     leave_entry, leave_code, leave_rank, leave_weight = prep.leave
-
-    def positions(values):
-        return np.ascontiguousarray(values, dtype=index)
-
-    curves = []
-    for column in range(n_groups):
-        times, values, undefined = column_steps(column)
-        curves.append((_floats(times), _floats(values), bool(undefined)))
+    curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
     bad_positions = np.full(n_groups, -1, np.int64)
     threads = max(1, min(int(n_jobs), n_groups))
     _pairs.column_passes(
-        prep.time, _flags(prep.event), prep.codes, prep.rank, prep.lower, prep.tie_row,
+        prep.time, flags(prep.event), prep.codes, prep.rank, prep.lower, prep.tie_row,
         prep.upper.reshape(-1, n_groups), np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
-        _floats(prep.case_weight), _floats(prep.entry), _flags(prep.competing), _floats(leave_entry),
-        positions(leave_code), positions(leave_rank), _floats(leave_weight), positions(prep.entry_asc),
-        _floats(own), curves, bool(weighted), float(cutoff), bool(strict), float(RESIDUE), bool(with_contributions),
-        rows[0] if with_contributions else nothing, rows[1] if with_contributions else nothing, *later, *second,
+        floats(prep.case_weight), floats(prep.entry), flags(prep.competing), floats(leave_entry),
+        indices(leave_code, index), indices(leave_rank, index), floats(leave_weight), indices(prep.entry_asc, index),
+        floats(own), curves, bool(weighted), float(cutoff), bool(strict), float(RESIDUE), bool(with_contributions),
+        *rows[:2], *later, *second,
         *cells, bad_positions, threads,
     )
     bad = None

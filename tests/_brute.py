@@ -130,8 +130,8 @@ def kaplan_meier_term_by_finite_differences(estimate, weights, step=1e-6):
 def naive_c_se_with_and_without_delong_factor(time, event, risk, *, cluster=None, tied_tol=1e-8, weights=None,
                                               entry=None):
     """Standard error of the naive (Harrell) C of one group, rebuilt from the kernel's per-row
-    contributions: (with DeLong's sqrt(m / (m - 1)) per role, as survfair applies it in
-    ``survfair._influence._role_factor``; without it, the infinitesimal jackknife that R's
+    contributions: with DeLong's sqrt(m / (m - 1)) per role, as survfair's influence sweep applies
+    it; without it, the infinitesimal jackknife that R's
     ``concordance`` reports).
 
     psi^E_k = num^E_k - C den^E_k (row k as the earlier member), psi^L_k likewise as the later one;

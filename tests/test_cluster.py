@@ -26,8 +26,8 @@ def test_point_estimate_and_counts_equal_r_and_clustered_se_matches(retinopathy)
     that factor nearly cancels from, agrees to 5e-4.
 
     That factor is the only difference: survfair applies sqrt(m / (m - 1)) to each role's part of a
-    row's influence (``survfair._influence._role_factor``, m = rows with a positive weight as the
-    earlier / later member). Rebuilt from the kernel's per-row contributions, the SE with the factor
+    row's influence (DeLong's factor, in the influence sweep of survfair/_compiled/_influence.pyx;
+    m = rows with a positive weight as the earlier / later member). Rebuilt from the kernel's per-row contributions, the SE with the factor
     equals survfair's to 1e-12, and with the factor undone equals R's ``concordance`` standard error,
     plain and clustered, to 1e-10."""
     reference = pd.read_csv(HERE / "reference.csv", skipinitialspace=True).set_index("subset")

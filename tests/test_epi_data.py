@@ -50,8 +50,8 @@ def test_pooled_c_with_entry_and_weights_equals_r_concordance(flchain, nwtco):
     m / (m - 1) per role, so survfair's standard errors are 0.02-0.25% larger.
 
     That factor is the only difference: survfair applies sqrt(m / (m - 1)) to each role's part of a
-    row's influence (``survfair._influence._role_factor``). Rebuilt from the kernel's per-row
-    contributions (with entry and weights), the SE with the factor equals survfair's to 1e-12, and
+    row's influence (DeLong's factor, in the influence sweep of survfair/_compiled/_influence.pyx).
+    Rebuilt from the kernel's per-row contributions (with entry and weights), the SE with the factor equals survfair's to 1e-12, and
     with the factor undone equals R's to 1e-10."""
     reference = pd.read_csv(HERE / "concordance.csv", skipinitialspace=True)
     for _, ref in reference.iterrows():

@@ -42,17 +42,9 @@ cdef inline double *ptr(Grid v, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
     return <double *>(v.data + i * v.s0 + j * v.s1)
 
 
-cdef Grid readable(const double[:, :] values):
-    cdef Grid v
-    v.data = NULL
-    v.s0 = values.strides[0]
-    v.s1 = values.strides[1]
-    if values.shape[0] > 0 and values.shape[1] > 0:
-        v.data = <char *> &values[0, 0]
-    return v
-
-
-cdef Grid writable(double[:, :] values):
+cdef Grid grid(const double[:, :] values):
+    """The array's first element and byte strides. The output rows are taken through this too: they
+    are a writable array (the const view only reads its address), written through ``ptr``."""
     cdef Grid v
     v.data = NULL
     v.s0 = values.strides[0]
@@ -118,29 +110,14 @@ cdef inline void c_add_point(Py_ssize_t g2, const double *point_num, const doubl
         out_overall[cell] += point_num[cell] - pooled * point_den[cell]
 
 
-def role_factor(double count):
-    """DeLong's sqrt(m / (m - 1)); 1 where m <= 1."""
-    return c_role_factor(count)
-
-
-def compact_cell(Py_ssize_t group, Py_ssize_t slot, Py_ssize_t g):
-    """The cell of a compact row's ``slot`` for a row of ``group`` (-1: the unused slot G + group)."""
-    return c_compact_cell(group, slot, g)
-
-
 def cell_table(Py_ssize_t g):
-    """(G, 2G) int64: :func:`compact_cell` of every group and slot."""
+    """(G, 2G) int64: the cell of every group's every compact slot (``c_compact_cell``)."""
     table = np.empty((g, 2 * g), np.int64)
     cdef int64_t[:, ::1] out = table
     if g > 0:
         with nogil:
             c_cell_table(g, &out[0, 0])
     return table
-
-
-def slot(Py_ssize_t group, Py_ssize_t cell, Py_ssize_t g, bint compact):
-    """Where a row of ``group`` keeps ``cell`` (dense: the cell; compact: its slot)."""
-    return c_slot(group, cell, g, compact)
 
 
 cdef inline double *zeros(Py_ssize_t count, bint *failed) noexcept nogil:
@@ -176,10 +153,10 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
     cdef bint has_x = x_e_num.shape[0] > 0
     cdef bint second_kind = (has_x or point >= 0) and n_curves > 0
     cdef bint credited = n_curves > 0 and n_entries > 0
-    cdef Grid E_num = readable(e_num), E_den = readable(e_den), L_num = readable(l_num), L_den = readable(l_den)
-    cdef Grid X_e_num = readable(x_e_num), X_e_den = readable(x_e_den)
-    cdef Grid X_l_num = readable(x_l_num), X_l_den = readable(x_l_den)
-    cdef Grid out = writable(cells)
+    cdef Grid E_num = grid(e_num), E_den = grid(e_den), L_num = grid(l_num), L_den = grid(l_den)
+    cdef Grid X_e_num = grid(x_e_num), X_e_den = grid(x_e_den)
+    cdef Grid X_l_num = grid(x_l_num), X_l_den = grid(x_l_den)
+    cdef Grid out = grid(cells)
     cdef const double *theta_p = &theta[0]
     cdef const double *point_num_p = NULL
     cdef const double *point_den_p = NULL
