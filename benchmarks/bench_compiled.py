@@ -184,16 +184,8 @@ import sys, time, warnings
 sys.path.insert(0, {here!r})
 import numpy as np
 import survfair
-from bench_xci import PeakRSS
-rng = np.random.default_rng(0)
-n = {n}
-time_ = rng.exponential(1.0, n)
-censor = rng.exponential(2.0, n)
-event = time_ <= censor
-risk = -time_ + rng.normal(0.0, 1.0, n)
-np.minimum(time_, censor, out=time_)
-del censor
-group = rng.integers(0, {g}, n, dtype=np.int32)
+from bench_xci import PeakRSS, huge_cohort
+time_, event, group, risk = huge_cohort({n}, {g})
 with warnings.catch_warnings(), PeakRSS(0.01) as memory:
     warnings.simplefilter("ignore")
     start = time.perf_counter()

@@ -340,18 +340,10 @@ import sys, time, warnings
 sys.path.insert(0, {here!r})
 import numpy as np
 import survfair
-from bench_xci import PeakRSS
+from bench_xci import PeakRSS, huge_cohort
 survfair.xci(np.arange(1.0, 501.0), np.ones(500, bool), np.arange(500) % {g}, -np.arange(500.0), tau=2.0,
-             ci=None, n_jobs={n_jobs})  # load and compile first
-rng = np.random.default_rng(0)
-n = {n}
-time_ = rng.exponential(1.0, n)
-censor = rng.exponential(2.0, n)
-event = time_ <= censor
-risk = -time_ + rng.normal(0.0, 1.0, n)
-np.minimum(time_, censor, out=time_)
-del censor
-group = rng.integers(0, {g}, n, dtype=np.int32)
+             ci=None, n_jobs={n_jobs})  # load everything first
+time_, event, group, risk = huge_cohort({n}, {g})
 with warnings.catch_warnings(), PeakRSS(0.01) as memory:
     warnings.simplefilter("ignore")
     start = time.perf_counter()
@@ -359,6 +351,19 @@ with warnings.catch_warnings(), PeakRSS(0.01) as memory:
     seconds = time.perf_counter() - start
 print(seconds, memory.before, memory.peak)
 """
+
+
+def huge_cohort(n: int, n_groups: int):
+    """:func:`cohort`'s design built in place, for 10^8 rows: float64 time and risk, bool event,
+    int32 group (the censoring times are freed before the groups are drawn)."""
+    rng = np.random.default_rng(0)
+    time_ = rng.exponential(1.0, n)
+    censor = rng.exponential(2.0, n)
+    event = time_ <= censor
+    risk = -time_ + rng.normal(0.0, 1.0, n)
+    np.minimum(time_, censor, out=time_)
+    del censor
+    return time_, event, rng.integers(0, n_groups, n, dtype=np.int32), risk
 
 
 def huge_row(n: int = 10**8, n_groups: int = 8) -> int:

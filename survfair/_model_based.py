@@ -29,6 +29,7 @@ from ._model_based_result import ModelBasedResult
 from ._settings import EstimatorSettings
 from ._validation import (
     SurvivalSample,
+    _column,
     check_binary_inputs,
     check_confidence_level,
     check_option,
@@ -91,9 +92,7 @@ def _as_row_values(value: Any, data: pd.DataFrame | None, name: str, index: pd.I
     if isinstance(value, str):
         if data is None:
             raise TypeError(f"{name} is a column name ({value!r}) but data is None.")
-        if value not in data.columns:
-            raise ValueError(f"{name}: {value!r} is not a column of data.")
-        value = data[value]
+        value = _column(value, data, name)
     own = value.index if isinstance(value, (pd.Series, pd.DataFrame)) else None
     if own is not None and not own.equals(index):
         raise ValueError(f"{name} carries a pandas index that is not identical to the other inputs' (rows are "

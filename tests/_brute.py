@@ -131,8 +131,7 @@ def naive_c_se_with_and_without_delong_factor(time, event, risk, *, cluster=None
                                               entry=None):
     """Standard error of the naive (Harrell) C of one group, rebuilt from the kernel's per-row
     contributions: with DeLong's sqrt(m / (m - 1)) per role, as survfair's influence sweep applies
-    it; without it, the infinitesimal jackknife that R's
-    ``concordance`` reports).
+    it; without it, the infinitesimal jackknife that R's ``concordance`` reports.
 
     psi^E_k = num^E_k - C den^E_k (row k as the earlier member), psi^L_k likewise as the later one;
     phi_k = (s_E psi^E_k + s_L psi^L_k) / D with s = sqrt(m / (m - 1)), m the rows with a positive
