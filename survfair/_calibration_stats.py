@@ -13,6 +13,7 @@ Greenwood-Nam-D'Agostino sum.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -91,25 +92,30 @@ def truncate(time: np.ndarray, event: np.ndarray, horizon: float) -> tuple[np.nd
 
 
 def breslow_cumulative_hazard(
-    time: np.ndarray, event: np.ndarray, linear_predictor: np.ndarray, horizon: float
+    time: np.ndarray, event: np.ndarray, linear_predictor: np.ndarray, horizon: float, *, inclusive: bool = True
 ) -> tuple[float, float]:
     """Breslow's cumulative baseline hazard at ``horizon`` for a fixed linear predictor, and its
     variance given the predictor.
 
-    Λ̂₀(t) = Σ_{event times s ≤ t} d_s / Σ_{j: T_j ≥ s} exp(η_j), variance Σ d_s / (Σ exp η_j)²
-    (R's ``survfit`` of a Cox model with ``ctype=1``; for an offset-only model this is the whole
-    variance, as no coefficient is estimated).
+    Λ̂₀(t) = Σ_{event times s ≤ t} d_s / Σ_{j: T_j ≥ s} exp(η_j) (s < t with ``inclusive=False``),
+    variance Σ d_s / (Σ exp η_j)² (R's ``survfit`` of a Cox model with ``ctype=1``; for an
+    offset-only model this is the whole variance, as no coefficient is estimated). The baseline
+    belongs to exp(η) as given (no centring); η is shifted by its maximum inside, so that a large
+    linear predictor does not overflow. O(n log n).
     """
-    weight = np.exp(linear_predictor)
+    shift = float(np.max(linear_predictor)) if linear_predictor.size else 0.0
+    weight = np.exp(linear_predictor - shift)
     order = np.argsort(time, kind="stable")
     sorted_time, sorted_weight = time[order], weight[order]
     at_risk = np.cumsum(sorted_weight[::-1])[::-1]  # sum over T_j >= T_(k), ties: first of the run
-    event_times, deaths = np.unique(time[event & (time <= horizon)], return_counts=True)
+    used = event & ((time <= horizon) if inclusive else (time < horizon))
+    event_times, deaths = np.unique(time[used], return_counts=True)
     if event_times.size == 0:
         return 0.0, 0.0
     first = np.searchsorted(sorted_time, event_times, side="left")
     denominators = at_risk[first]
-    return float(np.sum(deaths / denominators)), float(np.sum(deaths / denominators**2))
+    scale = math.exp(-shift)
+    return float(np.sum(deaths / denominators) * scale), float(np.sum(deaths / denominators**2) * scale**2)
 
 
 def calibration_intercept(time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float) -> tuple[float, float]:

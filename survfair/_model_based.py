@@ -7,7 +7,6 @@ beside the observed matrix of the same rows.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -15,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from ._calibration_stats import breslow_cumulative_hazard
 from ._influence import sum_by_cluster
 from ._kernel import IndividualContributions
 from ._model_based_engine import (
@@ -40,7 +40,7 @@ from ._validation import (
     warn_excluded_rows,
 )
 
-__all__ = ["model_based_xci", "model_based_xauc", "breslow_cumulative_hazard"]
+__all__ = ["model_based_xci", "model_based_xauc"]
 
 _REFERENCE_METHODS = ("auto", "exact", "monte_carlo")
 #: Monte-Carlo draws: at least this many before the standard error is checked, at most the other.
@@ -61,27 +61,6 @@ class _Source:
         if self.kind == "grid":
             return _Source("grid", survival=self.survival[rows], times=self.times)
         return _Source("ph", lp=self.lp[rows], baseline=self.baseline)
-
-
-def breslow_cumulative_hazard(time: np.ndarray, event: np.ndarray, linear_predictor: np.ndarray, at: float, *,
-                              inclusive: bool = False) -> float:
-    """Breslow's estimate of the baseline cumulative hazard H0 at ``at``:
-    sum over distinct event times t_k < at (<= at with ``inclusive``) of d_k / sum_{time_j >= t_k} exp(lp_j).
-
-    The baseline belongs to h = exp(lp) as given (no centring). Computed in O(n log n).
-    """
-    order = np.argsort(time, kind="stable")
-    t, e = time[order], event[order]
-    shift = float(np.max(linear_predictor))
-    weight = np.exp(linear_predictor[order] - shift)
-    at_risk = np.cumsum(weight[::-1])[::-1]  # sum over time_j >= t (first of each tie block below)
-    used = e & ((t <= at) if inclusive else (t < at))
-    if not used.any():
-        return 0.0
-    unique, first = np.unique(t, return_index=True)
-    deaths = np.bincount(np.searchsorted(unique, t[used]), minlength=unique.size)
-    keep = deaths > 0
-    return float(np.sum(deaths[keep] / at_risk[first[keep]]) * math.exp(-shift))
 
 
 def _as_row_values(value: Any, data: pd.DataFrame | None, name: str, index: pd.Index, n: int, *,
@@ -161,7 +140,7 @@ def _reference(source: _Source, sample: SurvivalSample, tau: float, tau_given: b
         f, q = grid_terms(source.survival, source.times, tau)
         return factorised_contributions(risk, codes, g, f, q, tied_tol), "survival_curves", None, None
     if source.baseline is None:
-        cumhaz = breslow_cumulative_hazard(sample.time, sample.event, source.lp, tau, inclusive=not tau_given)
+        cumhaz, _ = breslow_cumulative_hazard(sample.time, sample.event, source.lp, tau, inclusive=not tau_given)
     else:
         cumhaz = _baseline_at(source.baseline, tau)
     exact = reference_method == "exact" or (reference_method == "auto" and sample.n_samples <= PH_EXACT_MAX_ROWS)

@@ -113,7 +113,7 @@ import pandas as pd
 from hypothesis import given, settings, strategies as st
 
 import survfair
-from survfair._model_based import breslow_cumulative_hazard
+from survfair._calibration_stats import breslow_cumulative_hazard
 from survfair.simulate import ph_design
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "model_based"
@@ -141,7 +141,8 @@ def test_cpe_and_breslow_match_r():
     assert value - scalars["n_tied"] / (n * (n - 1)) == pytest.approx(scalars["cpe"], abs=1e-12)
     # Breslow's uncentred baseline before tau, and the truncated cells by sex
     tau = scalars["tau"]
-    h0 = breslow_cumulative_hazard(rows["time"].to_numpy(float), rows["event"].to_numpy(bool), lp, tau)
+    h0, _ = breslow_cumulative_hazard(rows["time"].to_numpy(float), rows["event"].to_numpy(bool), lp, tau,
+                                      inclusive=False)
     assert h0 == pytest.approx(scalars["H0_tau"], rel=1e-10)
     res = survfair.model_based_xci(rows["time"], rows["event"], rows["sex"], lp, linear_predictor=lp, tau=tau,
                                    tied_tol=1e-8)
@@ -477,8 +478,8 @@ def test_breslow_through_the_last_event_without_tau():
     lp = np.array([0.5, -0.2, 0.1, 0.0, 0.3])
     h = np.exp(lp)
     expected = 1 / h.sum() + 1 / h[1:].sum() + 1 / h[3:].sum()
-    assert breslow_cumulative_hazard(time, event, lp, 3.0, inclusive=True) == pytest.approx(expected)
-    assert breslow_cumulative_hazard(time, event, lp, 3.0) == pytest.approx(expected - 1 / h[3:].sum())
+    assert breslow_cumulative_hazard(time, event, lp, 3.0, inclusive=True)[0] == pytest.approx(expected)
+    assert breslow_cumulative_hazard(time, event, lp, 3.0, inclusive=False)[0] == pytest.approx(expected - 1 / h[3:].sum())
     res = survfair.model_based_xci(time, event, ["a", "b", "a", "b", "a"], lp, linear_predictor=lp, ci=None)
     assert res.tau == 3.0
 
