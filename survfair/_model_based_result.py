@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._frozen import frozen_result
+from ._frozen import FrozenCachedProperty, frozen_result
 from ._intervals import (
     ConfidenceInterval,
     bounded_wald_interval,
@@ -113,11 +113,22 @@ class ModelBasedResult:
         return {"excess": self.excess_values, "model_based": self.model_based_values,
                 "observed": self.observed.values}[of]
 
+    @property
+    def _has_rows(self) -> bool:
+        return self.influence is not None and self.observed_influence is not None
+
+    @FrozenCachedProperty
+    def _excess_rows(self) -> np.ndarray:
+        """Observed minus model-based influence rows (n x G^2): formed once, read by every SE,
+        interval and degrees of freedom of the excess."""
+        return self.observed_influence - self.influence
+
     def _rows_of(self, of: str) -> np.ndarray | None:
-        if self.influence is None or self.observed_influence is None:
+        if not self._has_rows:
             return None
-        return {"excess": self.observed_influence - self.influence, "model_based": self.influence,
-                "observed": self.observed_influence}[of]
+        if of == "excess":
+            return self._excess_rows
+        return {"model_based": self.influence, "observed": self.observed_influence}[of]
 
     def _draws_of(self, of: str) -> np.ndarray | None:
         if self.replicates is None:
@@ -181,7 +192,7 @@ class ModelBasedResult:
                 p = np.clip(2 * np.minimum(share, 1 - share), 1 / (counted + 1), 1.0)
             p = np.where(counted > 0, p, np.nan)
             return values, se, low, high, np.where(np.isnan(values), np.nan, p)
-        if of == "excess" and self._rows_of(of) is not None:
+        if of == "excess" and self._has_rows:
             # Student t with Satterthwaite's degrees of freedom of the sum of squares (see effective_df)
             df = self.effective_df(weights)
             quantile = stats.t.ppf(0.5 + level / 2, np.where(np.isfinite(df), df, 1e12))
