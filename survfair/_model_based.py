@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._calibration_stats import breslow_cumulative_hazard
+from ._delong import placements
 from ._influence import sum_by_cluster
 from ._kernel import IndividualContributions
 from ._model_based_engine import (
@@ -593,19 +594,19 @@ def _xauc_rows(observed, sample: SurvivalSample) -> np.ndarray:
     adds (V_k(b) - theta_ab) / n1_a to cell (a, b), a negative k of b adds (W_k(a) - theta_ab) / n0_b,
     with V, W the shares of pairs k wins or loses, times DeLong et al.'s (1988) sqrt(m / (m - 1)) per role,
     so that ``rows.T @ rows`` is the DeLong covariance of :func:`xauc` (tested)."""
-    rows_data = observed.rows
     g, codes, pos = sample.n_groups, sample.group_codes, sample.event
     n1 = np.bincount(codes[pos], minlength=g).astype(float)
     n0 = np.bincount(codes[~pos], minlength=g).astype(float)
+    v10, v01 = placements(observed.rows, (n1, n0))  # the same placement values as xauc's DeLong covariance
     theta = np.nan_to_num(observed.values)
     n = codes.shape[0]
     out = np.zeros((n, g * g))
     ar = np.arange(n)
     with np.errstate(invalid="ignore", divide="ignore"):
         for other in range(g):
-            v = rows_data.earlier_numerator[:, other] / n0[other] - theta[codes, other]
+            v = v10[:, other] - theta[codes, other]
             out[ar[pos], codes[pos] * g + other] += (v / n1[codes] * _delong(n1[codes]))[pos]
-            w = rows_data.later_numerator[:, other] / n1[other] - theta[other, codes]
+            w = v01[:, other] - theta[other, codes]
             out[ar[~pos], other * g + codes[~pos]] += (w / n0[codes] * _delong(n0[codes]))[~pos]
     undefined = ~np.isfinite(observed.values.ravel())
     out[:, undefined] = np.nan
