@@ -410,8 +410,9 @@ class CalibrationResult:
                 + f", {kind}, censoring={self.censoring!r}"
                 + (f", cause={self.cause} (cumulative incidence)" if self.cause is not None else ""))
         lines = [head]
+        frame = self.to_frame()  # once, not once per horizon
         for t in self.times:
-            summary = self.summary(float(t))
+            summary = self._summary_at(frame, float(t))
 
             def fmt(value: float, spec: str) -> str:
                 return format(value, spec) if np.isfinite(value) else "-"
