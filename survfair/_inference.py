@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ._bootstrap import bootstrap, warn_bootstrap_failures
-from ._influence import influence
-from ._kernel import IndividualContributions, PreparedPairs
+from ._influence import Influence, influence
+from ._kernel import IndividualContributions, PreparedPairs, kernel_threads
+from ._moments import moment_influence, moments_apply
 from ._results import Jackknife, XCIResult
 from ._validation import SurvivalSample, check_confidence_level, check_n_jobs, check_option, check_scalar
 
-__all__ = ["check_inference_options", "with_inference", "CI_METHODS", "STRATIFY", "BOOTSTRAP_METHODS"]
+__all__ = ["check_inference_options", "with_inference", "influence_with_rows", "CI_METHODS", "STRATIFY", "BOOTSTRAP_METHODS"]
 
 CI_METHODS = (None, "analytic", "bootstrap")
 STRATIFY = ("group", "group_event", None)
@@ -72,8 +73,15 @@ def with_inference(
         return result
     curves = result.censoring_curves if result.method == "ipcw" else None
     if ci == "analytic":
-        inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
-                        prepared=prepared, contributions=contributions, jackknife=False, **settings)
+        inf = None
+        estimated = curves.kind if curves is not None and refit_censoring else None
+        if contributions is None and moments_apply(sample, prepared, estimated):  # no rows kept
+            inf = moment_influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
+                                   prepared=prepared, n_jobs=kernel_threads(n_jobs), method=settings["method"],
+                                   tau=settings["tau"], strict=settings["strict"], tied_tol=settings["tied_tol"])
+        if inf is None:
+            inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
+                            prepared=prepared, contributions=contributions, jackknife=False, **settings)
         return replace(result, influence=inf, ci_method="analytic")
     draws = bootstrap(
         sample,
@@ -94,3 +102,17 @@ def with_inference(
         jackknife = Jackknife(inf.jackknife, inf.jackknife_overall)
     return replace(result, bootstrap=draws, jackknife=jackknife, ci_method="bootstrap",
                    bootstrap_method=bootstrap_method)
+
+
+def influence_with_rows(result: XCIResult) -> Influence:
+    """The result's influence rows: those it holds, or, when its analytic intervals came from the
+    moment engine (no rows kept, :mod:`survfair._moments`), the row path's on its sample (what
+    paired comparisons and the model-based reference read)."""
+    stored = result.influence
+    if stored is not None and getattr(stored, "has_rows", True):
+        return stored
+    if stored is not None:
+        return stored.rows
+    curves = result.censoring_curves if result.method == "ipcw" else None
+    return influence(result.sample, result.pair_counts, curves=curves, censoring_estimated=result.refit_censoring,
+                     **result.settings.pair_options)

@@ -36,7 +36,7 @@ from ._compiled import CODE_TYPES, _pairs, flags, floats, indices
 
 __all__ = [
     "PairCounts", "PreparedPairs", "IndividualContributions", "prepare_pairs", "count_pairs",
-    "count_pairs_and_contributions", "later_member_arrays",
+    "count_pairs_and_contributions", "later_member_arrays", "ascending_passes", "ascending_applies",
 ]
 
 
@@ -505,6 +505,30 @@ def count_pairs_and_contributions(
     prep = prepared if prepared is not None else prepare_pairs(
         time, event, codes, risk, n_groups, tied_tol, case_weight=case_weight, entry=entry, competing=competing)
     return _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True, n_jobs=n_jobs)
+
+
+def ascending_passes(prep: PreparedPairs, n_groups: int, *, inverse_k=None, tau: float | None = None,
+                     strict: bool = False, n_jobs: int = 1):
+    """The column passes walking up the time order, advanced chunk by chunk (the moment engine's,
+    :mod:`survfair._moments`): ``passes.advance(start, stop, e_num, e_den, l_num, l_den, threads)``
+    fills, for the rows [start, stop) (whole blocks of equal time, after the rows before them), every
+    event's earlier sums and every row's later sums, (stop - start, G) arrays, with the same meaning
+    and the same weights as :class:`IndividualContributions` (they differ from the descending passes'
+    only by the rounding of sums taken in another order). No delayed entry, no competing risks, int32
+    positions (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""
+    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, None, tau, n_jobs)
+    curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
+    return _pairs.AscendingPasses(
+        prep.time, flags(prep.event), prep.codes, prep.rank, prep.lower, prep.tie_row,
+        prep.upper.reshape(-1, n_groups), np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
+        floats(prep.case_weight), floats(own), curves, bool(weighted), np.inf if tau is None else float(tau),
+        bool(strict), float(RESIDUE), max(1, min(int(n_jobs), n_groups)))
+
+
+def ascending_applies(prep: PreparedPairs) -> bool:
+    """Whether :func:`ascending_passes` takes these prepared rows."""
+    return (prep.entry.shape[0] == 0 and prep.competing.shape[0] == 0 and prep.rank.dtype == np.int32
+            and prep.codes.dtype == np.int16)
 
 
 def later_member_arrays(n: int, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ._calibration_stats import breslow_cumulative_hazard
 from ._delong import placements
+from ._inference import influence_with_rows
 from ._influence import sum_by_cluster
 from ._kernel import IndividualContributions
 from ._model_based_engine import (
@@ -439,7 +440,7 @@ def model_based_xci(
         rows = influence_rows(parts, sample.group_codes, sample.n_groups)
         if sample.cluster is not None:
             rows = sum_by_cluster(rows, sample.cluster)
-        return ModelBasedResult(**fields, influence=rows, observed_influence=observed.influence.cells,
+        return ModelBasedResult(**fields, influence=rows, observed_influence=influence_with_rows(observed).cells,
                                 ci_method="analytic")
     if ci == "bootstrap":
         replicates = _joint_bootstrap(sample, source, settings, tau_ref, tau_given, reference_method, target_se,

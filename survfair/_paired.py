@@ -514,6 +514,8 @@ def compare_xci(
 
     def _influence(res):
         stored = res.influence
+        if stored is not None and not getattr(stored, "has_rows", True):
+            stored = stored.rows  # the moment engine's: its rows, recomputed
         if stored is not None and (ci == "analytic" or stored.has_jackknife):  # BCa reads the jackknife
             return stored
         curves = res.censoring_curves if res.method == "ipcw" else None

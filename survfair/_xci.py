@@ -21,6 +21,7 @@ from ._kernel import (
     prepare_pairs,
 )
 from ._influence import rows_beyond_contributions
+from ._moments import moments_apply
 from ._memory import require_memory
 from ._results import XCIResult
 from ._xci_dask import is_dask_frame, xci_dask
@@ -506,7 +507,9 @@ def xci(
     estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
                      n_jobs=threads, reference=reference)
     contributions = None
-    if ci == "analytic":  # the variance needs every individual's contributions: same passes
+    estimated = curves.kind if method == "ipcw" and censoring_reference is None else None
+    if ci == "analytic" and not moments_apply(sample, prepared, estimated):
+        # the row path: the variance needs every individual's contributions, from the same passes
         counts, contributions = estimate_xci_with_contributions(sample, **estimator)
     else:
         counts = estimate_xci(sample, **estimator)

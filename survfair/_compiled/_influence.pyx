@@ -134,6 +134,277 @@ cdef inline Py_ssize_t *index_zeros(Py_ssize_t count, bint *failed) noexcept nog
     return values
 
 
+cdef struct Sweep:
+    # what the sweep up the time order carries from one block of equal time to the next
+    Py_ssize_t g
+    Py_ssize_t g2
+    Py_ssize_t width
+    Py_ssize_t n_curves
+    bint compact
+    bint has_weight
+    bint has_x
+    bint second_kind
+    Py_ssize_t point
+    double pooled
+    double inv_total
+    double residue
+    double overall_factor_e
+    double overall_factor_l
+    const double *theta
+    const int64_t *curve_of
+    const double *mult  # (n_curves, G^2) row-major
+    const double *mult_later
+    const double *point_num
+    const double *point_den
+    double *m_e
+    double *m_l
+    double *entered
+    double *total
+    double *total_overall
+    double *total_x
+    double *total_x_overall
+    double *factor_e
+    double *factor_l
+    Py_ssize_t *curve_cells
+    Py_ssize_t *curve_slots
+    Py_ssize_t *curve_n_cells
+    Py_ssize_t *earlier_slot
+    Py_ssize_t *later_slot
+    int64_t *cell_of
+    double *slot_scale
+    double *below
+    double *below_overall
+    double *below_x
+    double *below_x_overall
+    double *compensator
+    double *compensator_overall
+    double *passed
+    double *deaths
+    double *censored
+    double *jump
+    double *rate
+    double *sensitivity
+    double *sensitivity_overall
+    double *row
+
+
+cdef bint c_sweep_new(Sweep *w, Py_ssize_t g, Py_ssize_t width, Py_ssize_t n_curves, bint compact) noexcept nogil:
+    """Zeroed scratch of a sweep; False when an allocation failed (free with ``c_sweep_free`` either way)."""
+    cdef bint failed = False
+    cdef Py_ssize_t g2 = g * g, curves = n_curves if n_curves > 1 else 1
+    w.g = g
+    w.g2 = g2
+    w.width = width
+    w.n_curves = n_curves
+    w.compact = compact
+    w.m_e = zeros(g2, &failed)
+    w.m_l = zeros(g2, &failed)
+    w.entered = zeros(curves, &failed)
+    w.total = zeros(g2, &failed)
+    w.total_overall = zeros(g2, &failed)
+    w.total_x = zeros(g2, &failed)
+    w.total_x_overall = zeros(g2, &failed)
+    w.factor_e = zeros(g2, &failed)
+    w.factor_l = zeros(g2, &failed)
+    w.curve_cells = index_zeros(curves * g2, &failed)
+    w.curve_slots = index_zeros(curves * g2, &failed)
+    w.curve_n_cells = index_zeros(curves, &failed)
+    w.earlier_slot = index_zeros(g2, &failed)
+    w.later_slot = index_zeros(g2, &failed)
+    w.cell_of = <int64_t *> calloc(2 * g2 if g2 > 0 else 1, sizeof(int64_t))
+    failed = failed or w.cell_of == NULL
+    w.slot_scale = zeros(g * width, &failed)
+    w.below = zeros(g2, &failed)
+    w.below_overall = zeros(g2, &failed)
+    w.below_x = zeros(g2, &failed)
+    w.below_x_overall = zeros(g2, &failed)
+    w.compensator = zeros(curves * g2, &failed)
+    w.compensator_overall = zeros(curves, &failed)
+    w.passed = zeros(curves, &failed)
+    w.deaths = zeros(curves, &failed)
+    w.censored = zeros(curves, &failed)
+    w.jump = zeros(curves, &failed)
+    w.rate = zeros(curves, &failed)
+    w.sensitivity = zeros(curves * g2, &failed)
+    w.sensitivity_overall = zeros(curves, &failed)
+    w.row = zeros(width, &failed)
+    return not failed
+
+
+cdef void c_sweep_free(Sweep *w) noexcept nogil:
+    free(w.m_e)
+    free(w.m_l)
+    free(w.entered)
+    free(w.total)
+    free(w.total_overall)
+    free(w.total_x)
+    free(w.total_x_overall)
+    free(w.factor_e)
+    free(w.factor_l)
+    free(w.curve_cells)
+    free(w.curve_slots)
+    free(w.curve_n_cells)
+    free(w.earlier_slot)
+    free(w.later_slot)
+    free(w.cell_of)
+    free(w.slot_scale)
+    free(w.below)
+    free(w.below_overall)
+    free(w.below_x)
+    free(w.below_x_overall)
+    free(w.compensator)
+    free(w.compensator_overall)
+    free(w.passed)
+    free(w.deaths)
+    free(w.censored)
+    free(w.jump)
+    free(w.rate)
+    free(w.sensitivity)
+    free(w.sensitivity_overall)
+    free(w.row)
+
+
+cdef void c_sweep_tables(Sweep *w, const double *inv_den) noexcept nogil:
+    """DeLong's factors from the members per role (``m_e`` / ``m_l``), the cells of each curve and
+    their slots, the slots of each role, and 1 / D of every slot."""
+    cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, a, b, c, s, cell
+    for cell in range(g2):
+        w.factor_e[cell] = c_role_factor(w.m_e[cell])
+        w.factor_l[cell] = c_role_factor(w.m_l[cell])
+    # the cells whose weights involve curve c and where a row of curve c keeps them
+    for c in range(w.n_curves):
+        for cell in range(g2):
+            if w.mult[c * g2 + cell] > 0 or (w.second_kind and w.mult_later[c * g2 + cell] > 0):
+                w.curve_cells[c * g2 + w.curve_n_cells[c]] = cell
+                w.curve_slots[c * g2 + w.curve_n_cells[c]] = c_slot(c, cell, g, w.compact)
+                w.curve_n_cells[c] += 1
+    # the slots of a row of group a as the earlier (cell (a, b)) and later (cell (b, a)) member
+    for a in range(g):
+        for b in range(g):
+            w.earlier_slot[a * g + b] = c_slot(a, a * g + b, g, w.compact)
+            w.later_slot[a * g + b] = c_slot(a, b * g + a, g, w.compact)
+    # 1 / D of the cell in each slot of a row of group a (0 for the unused compact slot G + a)
+    c_cell_table(g, w.cell_of)
+    for a in range(g):
+        for s in range(width):
+            cell = w.cell_of[a * 2 * g + s] if w.compact else s
+            if cell >= 0:
+                w.slot_scale[a * width + s] = inv_den[cell]
+
+
+cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double *time, const unsigned char *event,
+                        const code_t *codes, const double *weight, Grid E_num, Grid E_den, Grid L_num, Grid L_den,
+                        Grid X_e_num, Grid X_e_den, Grid X_l_num, Grid X_l_den, Py_ssize_t shift, Grid out,
+                        const int64_t *dest, double *overall_p, bint credited) noexcept nogil:
+    """The rows [start, end) of one time: each row's phi into ``out`` and ``overall_p``.
+
+    Row m's contributions are read at row ``m - shift`` of the Grids; its phi is written to row
+    ``dest[m - shift]`` of ``out`` / ``overall_p`` (``dest`` NULL: row m). With ``credited`` the row
+    already holds the compensator credited at its entry, which is added, not written over."""
+    cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, n_curves = w.n_curves
+    cdef Py_ssize_t m, a, b, c, j, cell, s, e, el, cn, here, to
+    cdef double w_m, at_risk, left, psi_e, psi_l, earlier_value, earlier_overall, value_overall
+    cdef double own_jump, en, ed, ln, ld
+    cdef double *scale
+    cdef double *target
+    cdef double *row = w.row
+    cdef const double *theta_p = w.theta
+    if n_curves > 0:
+        for c in range(n_curves):
+            w.deaths[c] = 0.0
+            w.censored[c] = 0.0
+        for m in range(start, end):
+            w_m = weight[m] if w.has_weight else 1.0
+            if event[m]:
+                w.deaths[w.curve_of[codes[m]]] += w_m
+            else:
+                w.censored[w.curve_of[codes[m]]] += w_m
+        for c in range(n_curves):
+            w.jump[c] = 0.0
+            w.rate[c] = 0.0
+            if w.censored[c] == 0:  # no row of c jumps here and c's compensators do not grow
+                continue
+            # events leave the risk set before the censorings at a tied time (the KM convention)
+            at_risk = w.entered[c] - w.passed[c] - w.deaths[c]
+            left = at_risk - w.censored[c]
+            # the zero rule of the censoring KM, relative to the weight that entered
+            if left > w.residue * (w.entered[c] if w.entered[c] >= at_risk else at_risk):
+                w.jump[c] = 1.0 / left
+                w.rate[c] = w.censored[c] / (at_risk * left)
+            w.sensitivity_overall[c] = 0.0
+            for j in range(w.curve_n_cells[c]):
+                cell = w.curve_cells[c * g2 + j]
+                w.sensitivity[c * g2 + cell] = w.mult[c * g2 + cell] * (w.total[cell] - w.below[cell])
+                w.sensitivity_overall[c] += w.mult[c * g2 + cell] * (w.total_overall[cell] - w.below_overall[cell])
+                if w.second_kind and w.mult_later[c * g2 + cell] > 0:
+                    w.sensitivity[c * g2 + cell] += w.mult_later[c * g2 + cell] * (w.total_x[cell] - w.below_x[cell])
+                    w.sensitivity_overall[c] += w.mult_later[c * g2 + cell] * (
+                        w.total_x_overall[cell] - w.below_x_overall[cell])
+    for m in range(start, end):
+        a = codes[m]
+        here = m - shift
+        to = dest[here] if dest != NULL else m
+        for s in range(width):
+            row[s] = 0.0
+        psi_e = 0.0
+        psi_l = 0.0
+        for b in range(g):
+            e = a * g + b  # k as the earlier member: cell (a, b)
+            el = b * g + a  # k as the later member: cell (b, a)
+            en = get(E_num, here, b)
+            ed = get(E_den, here, b)
+            ln = get(L_num, here, b)
+            ld = get(L_den, here, b)
+            earlier_value = en - theta_p[e] * ed
+            earlier_overall = en - w.pooled * ed
+            row[w.earlier_slot[a * g + b]] += w.factor_e[e] * earlier_value
+            row[w.later_slot[a * g + b]] += w.factor_l[el] * (ln - theta_p[el] * ld)
+            psi_e += earlier_overall
+            psi_l += ln - w.pooled * ld
+            # F of the later blocks counts k (F of this block was taken before the loop)
+            w.below[e] += earlier_value
+            w.below_overall[e] += earlier_overall
+            if w.second_kind and w.has_x:
+                c_add_second_kind(here, a, b, g, X_e_num, X_e_den, X_l_num, X_l_den, theta_p, w.pooled, w.below_x,
+                                  w.below_x_overall)
+        if w.second_kind and m == w.point:
+            c_add_point(g2, w.point_num, w.point_den, theta_p, w.pooled, w.below_x, w.below_x_overall)
+        value_overall = w.overall_factor_e * psi_e + w.overall_factor_l * psi_l
+        if n_curves > 0:
+            c = w.curve_of[a]
+            w_m = weight[m] if w.has_weight else 1.0
+            cn = w.curve_n_cells[c]
+            if event[m]:  # an event at s is not at risk of censoring at s
+                for j in range(cn):
+                    row[w.curve_slots[c * g2 + j]] -= w_m * w.compensator[c * g2 + w.curve_cells[c * g2 + j]]
+                value_overall -= w_m * w.compensator_overall[c]
+            else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
+                own_jump = w.jump[c] - w.rate[c]
+                for j in range(cn):
+                    cell = w.curve_cells[c * g2 + j]
+                    row[w.curve_slots[c * g2 + j]] += w_m * (
+                        w.sensitivity[c * g2 + cell] * own_jump - w.compensator[c * g2 + cell])
+                value_overall += w_m * (w.sensitivity_overall[c] * own_jump - w.compensator_overall[c])
+        scale = w.slot_scale + a * width
+        if credited:  # plus the compensator credited at k's entry
+            for s in range(width):
+                target = ptr(out, to, s)
+                target[0] = (row[s] + target[0]) * scale[s]
+        else:  # cells may be the later sums' memory: row m is read above, not added to
+            for s in range(width):
+                ptr(out, to, s)[0] = row[s] * scale[s]
+        overall_p[to] = (value_overall + overall_p[to]) * w.inv_total
+    for c in range(n_curves):
+        if w.rate[c] > 0:
+            for j in range(w.curve_n_cells[c]):
+                cell = w.curve_cells[c * g2 + j]
+                w.compensator[c * g2 + cell] += w.sensitivity[c * g2 + cell] * w.rate[c]
+            w.compensator_overall[c] += w.sensitivity_overall[c] * w.rate[c]
+    if n_curves > 0:
+        for m in range(start, end):
+            w.passed[w.curve_of[codes[m]]] += weight[m] if w.has_weight else 1.0
+
+
 def influence_sweep(const double[::1] time, const unsigned char[::1] event, const code_t[::1] codes,
                     const double[::1] weight, const double[::1] entry, const entry_t[::1] entry_asc,
                     const double[:, :] e_num, const double[:, :] e_den, const double[:, :] l_num,
@@ -148,96 +419,39 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
     its docstrings; ``residue`` is the censoring Kaplan-Meier's zero rule)."""
     cdef Py_ssize_t n = e_num.shape[0], g = e_num.shape[1]
     cdef Py_ssize_t g2 = g * g, width = cells.shape[1], n_curves = mult.shape[0]
-    cdef Py_ssize_t n_entries = entry_asc.shape[0], curves = n_curves if n_curves > 1 else 1
-    cdef bint has_weight = weight.shape[0] > 0
+    cdef Py_ssize_t n_entries = entry_asc.shape[0]
     cdef bint has_x = x_e_num.shape[0] > 0
-    cdef bint second_kind = (has_x or point >= 0) and n_curves > 0
     cdef bint credited = n_curves > 0 and n_entries > 0
     cdef Grid E_num = grid(e_num), E_den = grid(e_den), L_num = grid(l_num), L_den = grid(l_den)
     cdef Grid X_e_num = grid(x_e_num), X_e_den = grid(x_e_den)
     cdef Grid X_l_num = grid(x_l_num), X_l_den = grid(x_l_den)
     cdef Grid out = grid(cells)
-    cdef const double *theta_p = &theta[0]
-    cdef const double *point_num_p = NULL
-    cdef const double *point_den_p = NULL
     cdef double *overall_p = &overall[0] if n > 0 else NULL
-    if point >= 0:
-        point_num_p = &point_num[0]
-        point_den_p = &point_den[0]
-    cdef bint failed = False
-    cdef double *m_e = NULL
-    cdef double *m_l = NULL
-    cdef double *entered = NULL
-    cdef double *total = NULL
-    cdef double *total_overall = NULL
-    cdef double *total_x = NULL
-    cdef double *total_x_overall = NULL
-    cdef double *factor_e = NULL
-    cdef double *factor_l = NULL
-    cdef Py_ssize_t *curve_cells = NULL
-    cdef Py_ssize_t *curve_slots = NULL
-    cdef Py_ssize_t *curve_n_cells = NULL
-    cdef Py_ssize_t *earlier_slot = NULL
-    cdef Py_ssize_t *later_slot = NULL
-    cdef int64_t *cell_of = NULL
-    cdef double *slot_scale = NULL
-    cdef double *below = NULL
-    cdef double *below_overall = NULL
-    cdef double *below_x = NULL
-    cdef double *below_x_overall = NULL
-    cdef double *compensator = NULL
-    cdef double *compensator_overall = NULL
-    cdef double *passed = NULL
-    cdef double *deaths = NULL
-    cdef double *censored = NULL
-    cdef double *jump = NULL
-    cdef double *rate = NULL
-    cdef double *sensitivity = NULL
-    cdef double *sensitivity_overall = NULL
-    cdef double *row = NULL
-    cdef double overall_e = 0.0, overall_l = 0.0, overall_factor_e, overall_factor_l
-    cdef double w_k, w_m, at_risk, left, psi_e, psi_l, earlier_value, earlier_overall, value_overall
-    cdef double own_jump, en, ed, ln, ld
-    cdef double *scale
+    cdef Sweep w
+    cdef bint ok
+    cdef double overall_e = 0.0, overall_l = 0.0, w_k, en, ed
     cdef double *target
-    cdef Py_ssize_t m, a, b, c, j, k, cell, s, e, el, start, end, next_entry = 0, cn
+    cdef Py_ssize_t m, a, b, c, j, k, start, end, next_entry = 0
     cdef bint earlier, later
+    w.theta = &theta[0]
+    w.curve_of = &curve_of[0]
+    w.mult = &mult[0, 0] if n_curves > 0 else NULL
+    w.mult_later = &mult_later[0, 0] if mult_later.shape[0] > 0 else NULL
+    w.point = point
+    w.point_num = &point_num[0] if point >= 0 else NULL
+    w.point_den = &point_den[0] if point >= 0 else NULL
+    w.pooled = pooled
+    w.inv_total = inv_total
+    w.residue = residue
+    w.has_weight = weight.shape[0] > 0
+    w.has_x = has_x
+    w.second_kind = (has_x or point >= 0) and n_curves > 0
     with nogil:
-        m_e = zeros(g2, &failed)
-        m_l = zeros(g2, &failed)
-        entered = zeros(curves, &failed)
-        total = zeros(g2, &failed)
-        total_overall = zeros(g2, &failed)
-        total_x = zeros(g2, &failed)
-        total_x_overall = zeros(g2, &failed)
-        factor_e = zeros(g2, &failed)
-        factor_l = zeros(g2, &failed)
-        curve_cells = index_zeros(curves * g2, &failed)
-        curve_slots = index_zeros(curves * g2, &failed)
-        curve_n_cells = index_zeros(curves, &failed)
-        earlier_slot = index_zeros(g2, &failed)
-        later_slot = index_zeros(g2, &failed)
-        cell_of = <int64_t *> calloc(2 * g2 if g2 > 0 else 1, sizeof(int64_t))
-        failed = failed or cell_of == NULL
-        slot_scale = zeros(g * width, &failed)
-        below = zeros(g2, &failed)
-        below_overall = zeros(g2, &failed)
-        below_x = zeros(g2, &failed)
-        below_x_overall = zeros(g2, &failed)
-        compensator = zeros(curves * g2, &failed)
-        compensator_overall = zeros(curves, &failed)
-        passed = zeros(curves, &failed)
-        deaths = zeros(curves, &failed)
-        censored = zeros(curves, &failed)
-        jump = zeros(curves, &failed)
-        rate = zeros(curves, &failed)
-        sensitivity = zeros(curves * g2, &failed)
-        sensitivity_overall = zeros(curves, &failed)
-        row = zeros(width, &failed)
-        if not failed:
+        ok = c_sweep_new(&w, g, width, n_curves, compact)
+        if ok:
             # first sweep: members per role and cell (DeLong's factor), curve sizes, the cells' psi^E sums
-            if second_kind and point >= 0:
-                c_add_point(g2, point_num_p, point_den_p, theta_p, pooled, total_x, total_x_overall)
+            if w.second_kind and point >= 0:
+                c_add_point(g2, w.point_num, w.point_den, w.theta, pooled, w.total_x, w.total_x_overall)
             for m in range(n):
                 a = codes[m]
                 earlier = False
@@ -246,45 +460,23 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
                     en = get(E_num, m, b)
                     ed = get(E_den, m, b)
                     if ed > 0:
-                        m_e[a * g + b] += 1
+                        w.m_e[a * g + b] += 1
                         earlier = True
                     if get(L_den, m, b) > 0:
-                        m_l[b * g + a] += 1
+                        w.m_l[b * g + a] += 1
                         later = True
-                    total[a * g + b] += en - theta_p[a * g + b] * ed
-                    total_overall[a * g + b] += en - pooled * ed
-                    if second_kind and has_x:
-                        c_add_second_kind(m, a, b, g, X_e_num, X_e_den, X_l_num, X_l_den, theta_p, pooled, total_x,
-                                          total_x_overall)
+                    w.total[a * g + b] += en - w.theta[a * g + b] * ed
+                    w.total_overall[a * g + b] += en - pooled * ed
+                    if w.second_kind and has_x:
+                        c_add_second_kind(m, a, b, g, X_e_num, X_e_den, X_l_num, X_l_den, w.theta, pooled, w.total_x,
+                                          w.total_x_overall)
                 overall_e += earlier
                 overall_l += later
                 if n_curves > 0 and n_entries == 0:  # everyone at risk from time 0
-                    entered[curve_of[a]] += weight[m] if has_weight else 1.0
-            for cell in range(g2):
-                factor_e[cell] = c_role_factor(m_e[cell])
-                factor_l[cell] = c_role_factor(m_l[cell])
-            overall_factor_e = c_role_factor(overall_e)
-            overall_factor_l = c_role_factor(overall_l)
-
-            # the cells whose weights involve curve c and where a row of curve c keeps them
-            for c in range(n_curves):
-                for cell in range(g2):
-                    if mult[c, cell] > 0 or (second_kind and mult_later[c, cell] > 0):
-                        curve_cells[c * g2 + curve_n_cells[c]] = cell
-                        curve_slots[c * g2 + curve_n_cells[c]] = c_slot(c, cell, g, compact)
-                        curve_n_cells[c] += 1
-            # the slots of a row of group a as the earlier (cell (a, b)) and later (cell (b, a)) member
-            for a in range(g):
-                for b in range(g):
-                    earlier_slot[a * g + b] = c_slot(a, a * g + b, g, compact)
-                    later_slot[a * g + b] = c_slot(a, b * g + a, g, compact)
-            # 1 / D of the cell in each slot of a row of group a (0 for the unused compact slot G + a)
-            c_cell_table(g, cell_of)
-            for a in range(g):
-                for s in range(width):
-                    cell = cell_of[a * 2 * g + s] if compact else s
-                    if cell >= 0:
-                        slot_scale[a * width + s] = inv_den[cell]
+                    w.entered[curve_of[a]] += weight[m] if w.has_weight else 1.0
+            w.overall_factor_e = c_role_factor(overall_e)
+            w.overall_factor_l = c_role_factor(overall_l)
+            c_sweep_tables(&w, &inv_den[0])
 
             start = 0
             while start < n:
@@ -295,134 +487,115 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
                     k = entry_asc[next_entry]  # enters the risk sets: the compensator so far is not k's
                     next_entry += 1
                     c = curve_of[codes[k]]
-                    w_k = weight[k] if has_weight else 1.0
-                    entered[c] += w_k
-                    for j in range(curve_n_cells[c]):
-                        target = ptr(out, k, curve_slots[c * g2 + j])
-                        target[0] += w_k * compensator[c * g2 + curve_cells[c * g2 + j]]
-                    overall_p[k] += w_k * compensator_overall[c]
-                if n_curves > 0:
-                    for c in range(n_curves):
-                        deaths[c] = 0.0
-                        censored[c] = 0.0
-                    for m in range(start, end):
-                        w_m = weight[m] if has_weight else 1.0
-                        if event[m]:
-                            deaths[curve_of[codes[m]]] += w_m
-                        else:
-                            censored[curve_of[codes[m]]] += w_m
-                    for c in range(n_curves):
-                        jump[c] = 0.0
-                        rate[c] = 0.0
-                        if censored[c] == 0:  # no row of c jumps here and c's compensators do not grow
-                            continue
-                        # events leave the risk set before the censorings at a tied time (the KM convention)
-                        at_risk = entered[c] - passed[c] - deaths[c]
-                        left = at_risk - censored[c]
-                        # the zero rule of the censoring KM, relative to the weight that entered
-                        if left > residue * (entered[c] if entered[c] >= at_risk else at_risk):
-                            jump[c] = 1.0 / left
-                            rate[c] = censored[c] / (at_risk * left)
-                        sensitivity_overall[c] = 0.0
-                        for j in range(curve_n_cells[c]):
-                            cell = curve_cells[c * g2 + j]
-                            sensitivity[c * g2 + cell] = mult[c, cell] * (total[cell] - below[cell])
-                            sensitivity_overall[c] += mult[c, cell] * (total_overall[cell] - below_overall[cell])
-                            if second_kind and mult_later[c, cell] > 0:
-                                sensitivity[c * g2 + cell] += mult_later[c, cell] * (total_x[cell] - below_x[cell])
-                                sensitivity_overall[c] += mult_later[c, cell] * (
-                                    total_x_overall[cell] - below_x_overall[cell])
-                for m in range(start, end):
-                    a = codes[m]
-                    for s in range(width):
-                        row[s] = 0.0
-                    psi_e = 0.0
-                    psi_l = 0.0
-                    for b in range(g):
-                        e = a * g + b  # k as the earlier member: cell (a, b)
-                        el = b * g + a  # k as the later member: cell (b, a)
-                        en = get(E_num, m, b)
-                        ed = get(E_den, m, b)
-                        ln = get(L_num, m, b)
-                        ld = get(L_den, m, b)
-                        earlier_value = en - theta_p[e] * ed
-                        earlier_overall = en - pooled * ed
-                        row[earlier_slot[a * g + b]] += factor_e[e] * earlier_value
-                        row[later_slot[a * g + b]] += factor_l[el] * (ln - theta_p[el] * ld)
-                        psi_e += earlier_overall
-                        psi_l += ln - pooled * ld
-                        # F of the later blocks counts k (F of this block was taken before the loop)
-                        below[e] += earlier_value
-                        below_overall[e] += earlier_overall
-                        if second_kind and has_x:
-                            c_add_second_kind(m, a, b, g, X_e_num, X_e_den, X_l_num, X_l_den, theta_p, pooled,
-                                              below_x, below_x_overall)
-                    if second_kind and m == point:
-                        c_add_point(g2, point_num_p, point_den_p, theta_p, pooled, below_x, below_x_overall)
-                    value_overall = overall_factor_e * psi_e + overall_factor_l * psi_l
-                    if n_curves > 0:
-                        c = curve_of[a]
-                        w_m = weight[m] if has_weight else 1.0
-                        cn = curve_n_cells[c]
-                        if event[m]:  # an event at s is not at risk of censoring at s
-                            for j in range(cn):
-                                row[curve_slots[c * g2 + j]] -= w_m * compensator[c * g2 + curve_cells[c * g2 + j]]
-                            value_overall -= w_m * compensator_overall[c]
-                        else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
-                            own_jump = jump[c] - rate[c]
-                            for j in range(cn):
-                                cell = curve_cells[c * g2 + j]
-                                row[curve_slots[c * g2 + j]] += w_m * (
-                                    sensitivity[c * g2 + cell] * own_jump - compensator[c * g2 + cell])
-                            value_overall += w_m * (sensitivity_overall[c] * own_jump - compensator_overall[c])
-                    scale = slot_scale + a * width
-                    if credited:  # plus the compensator credited at k's entry
-                        for s in range(width):
-                            target = ptr(out, m, s)
-                            target[0] = (row[s] + target[0]) * scale[s]
-                    else:  # cells may be the later sums' memory: row m is read above, not added to
-                        for s in range(width):
-                            ptr(out, m, s)[0] = row[s] * scale[s]
-                    overall_p[m] = (value_overall + overall_p[m]) * inv_total
-                for c in range(n_curves):
-                    if rate[c] > 0:
-                        for j in range(curve_n_cells[c]):
-                            cell = curve_cells[c * g2 + j]
-                            compensator[c * g2 + cell] += sensitivity[c * g2 + cell] * rate[c]
-                        compensator_overall[c] += sensitivity_overall[c] * rate[c]
-                if n_curves > 0:
-                    for m in range(start, end):
-                        passed[curve_of[codes[m]]] += weight[m] if has_weight else 1.0
+                    w_k = weight[k] if w.has_weight else 1.0
+                    w.entered[c] += w_k
+                    for j in range(w.curve_n_cells[c]):
+                        target = ptr(out, k, w.curve_slots[c * g2 + j])
+                        target[0] += w_k * w.compensator[c * g2 + w.curve_cells[c * g2 + j]]
+                    overall_p[k] += w_k * w.compensator_overall[c]
+                c_sweep_block(&w, start, end, &time[0], &event[0], &codes[0], &weight[0] if w.has_weight else NULL,
+                              E_num, E_den, L_num, L_den, X_e_num, X_e_den, X_l_num, X_l_den, 0, out, NULL,
+                              overall_p, credited)
                 start = end
-        free(m_e)
-        free(m_l)
-        free(entered)
-        free(total)
-        free(total_overall)
-        free(total_x)
-        free(total_x_overall)
-        free(factor_e)
-        free(factor_l)
-        free(curve_cells)
-        free(curve_slots)
-        free(curve_n_cells)
-        free(earlier_slot)
-        free(later_slot)
-        free(cell_of)
-        free(slot_scale)
-        free(below)
-        free(below_overall)
-        free(below_x)
-        free(below_x_overall)
-        free(compensator)
-        free(compensator_overall)
-        free(passed)
-        free(deaths)
-        free(censored)
-        free(jump)
-        free(rate)
-        free(sensitivity)
-        free(sensitivity_overall)
-        free(row)
-    if failed:
+        c_sweep_free(&w)
+    if not ok:
         raise MemoryError("the influence sweep's scratch arrays")
+
+
+cdef class StreamingSweep:
+    """The same sweep, fed chunk by chunk (:meth:`rows`), for the moment engine (survfair._moments):
+    the contributions of a chunk of whole time blocks come in, its rows go out, and what the sweep
+    carries lives here between chunks. No delayed entry, no competing risks (no second kind).
+
+    What the row sweep's first pass gathers from all rows is given: the members per role and cell
+    (``m_e`` / ``m_l``, (G*G,)), the members per role overall, and the cells' psi^E sums (``total`` /
+    ``total_overall``). ``entered`` holds each curve's total case weight (everyone at risk from 0)."""
+
+    cdef Sweep w
+    cdef bint ok
+    cdef object keep
+    cdef double *counted  # (2 G^2 + 2): the members per role and cell, and overall, of the rows fed
+
+    def __cinit__(self, const double[::1] theta, const double[::1] inv_den, double pooled, double inv_total,
+                  const int64_t[::1] curve_of, const double[:, ::1] mult, Py_ssize_t width, bint compact,
+                  double residue, bint has_weight, const double[::1] m_e, const double[::1] m_l, double overall_e,
+                  double overall_l, const double[::1] total, const double[::1] total_overall,
+                  const double[::1] entered):
+        cdef Py_ssize_t g = curve_of.shape[0], n_curves = mult.shape[0], cell, c
+        self.ok = False
+        self.keep = (theta, curve_of, mult)
+        self.w.theta = &theta[0]
+        self.w.curve_of = &curve_of[0]
+        self.w.mult = &mult[0, 0] if n_curves > 0 else NULL
+        self.w.mult_later = NULL
+        self.w.point = -1
+        self.w.point_num = NULL
+        self.w.point_den = NULL
+        self.w.pooled = pooled
+        self.w.inv_total = inv_total
+        self.w.residue = residue
+        self.w.has_weight = has_weight
+        self.w.has_x = False
+        self.w.second_kind = False
+        self.ok = c_sweep_new(&self.w, g, width, n_curves, compact)
+        self.counted = <double *> calloc(2 * g * g + 2, sizeof(double))
+        if not self.ok or self.counted == NULL:
+            raise MemoryError("the influence sweep's scratch arrays")
+        for cell in range(g * g):
+            self.w.m_e[cell] = m_e[cell]
+            self.w.m_l[cell] = m_l[cell]
+            self.w.total[cell] = total[cell]
+            self.w.total_overall[cell] = total_overall[cell]
+        for c in range(n_curves):
+            self.w.entered[c] = entered[c]
+        self.w.overall_factor_e = c_role_factor(overall_e)
+        self.w.overall_factor_l = c_role_factor(overall_l)
+        c_sweep_tables(&self.w, &inv_den[0])
+
+    def __dealloc__(self):
+        c_sweep_free(&self.w)
+        free(self.counted)
+
+    def seen(self):
+        """(members per role and cell as the earlier member (G*G,), as the later member (G*G,), rows
+        with an earlier / a later role): counted from the contributions fed, to be checked against
+        the ``m_e`` / ``m_l`` given (the DeLong factors the rows were formed with)."""
+        cdef Py_ssize_t g2 = self.w.g2
+        values = np.array(<double[:2 * g2 + 2]> self.counted) if g2 > 0 else np.zeros(2)
+        return values[:g2], values[g2:2 * g2], float(values[2 * g2]), float(values[2 * g2 + 1])
+
+    def rows(self, const double[::1] time, const unsigned char[::1] event, const code_t[::1] codes,
+             const double[::1] weight, const double[:, :] e_num, const double[:, :] e_den, const double[:, :] l_num,
+             const double[:, :] l_den, const int64_t[::1] dest, double[:, :] cells, double[::1] overall):
+        """The next chunk of rows (whole time blocks, after every row fed before; ``time`` / ``event``
+        / ``codes`` / ``weight`` and the contributions are the chunk's): row m's phi to row ``dest[m]``
+        of the zeroed ``cells`` / ``overall``."""
+        cdef Py_ssize_t n = time.shape[0], first = 0, end, m, a, b, g = self.w.g, g2 = self.w.g2
+        cdef bint earlier, later
+        cdef Grid none = grid(np.empty((0, 0)))
+        cdef Grid E_num = grid(e_num), E_den = grid(e_den), L_num = grid(l_num), L_den = grid(l_den)
+        cdef Grid out = grid(cells)
+        cdef const double *weight_p = &weight[0] if self.w.has_weight else NULL
+        if n == 0:
+            return
+        with nogil:
+            while first < n:
+                end = first + 1
+                while end < n and time[end] == time[first]:
+                    end += 1
+                c_sweep_block(&self.w, first, end, &time[0], &event[0], &codes[0], weight_p, E_num, E_den, L_num,
+                              L_den, none, none, none, none, 0, out, &dest[0], &overall[0], False)
+                first = end
+            for m in range(n):
+                a = codes[m]
+                earlier = False
+                later = False
+                for b in range(g):
+                    if get(E_den, m, b) > 0:
+                        self.counted[a * g + b] += 1
+                        earlier = True
+                    if get(L_den, m, b) > 0:
+                        self.counted[g2 + b * g + a] += 1
+                        later = True
+                self.counted[2 * g2] += earlier
+                self.counted[2 * g2 + 1] += later

@@ -1050,3 +1050,251 @@ def rank_chunks(const double[::1] sorted_risk, const code_t[::1] code_by_risk, c
                 failed += 1
     if failed:
         raise MemoryError()
+
+
+# ---------------------------------------------------------------------------------------------
+# the ascending passes (analytic intervals without stored rows)
+#
+# The column passes above walk down the time order: an event's sums as the earlier member are final
+# at its own time, but a member's sums as the later member only when the pass ends. The moment engine
+# (survfair._moments) needs both at a row's own time, so that each row's influence can be formed and
+# added into per-group moments chunk by chunk and no row is kept. These passes walk UP the time
+# order: the rank set of column b starts with every member of b and a member leaves it at its own
+# time (events before the queries of their block, censored members after them, all of them first
+# when ``strict``), so that at an event's time the set holds exactly the later members of its pairs.
+# The later member's sums are read when it leaves: the events of earlier times have all added their
+# weights to the later-member tree by then, and nothing is subtracted. The weights in the set are
+# differences of running totals (members leave), so the zero rule of delayed entry applies to them
+# (``residue`` x the weight the set started with). All G columns advance together over a chunk of
+# time blocks (one OpenMP iteration per column, each writing its own column of the chunk's earlier
+# sums and its own members' later sums); their state lives between calls in :class:`AscendingPasses`.
+
+cdef struct Ascending:  # one column's state between chunks
+    RankSet set_
+    double* weights
+    double* weight_blocks
+    Py_ssize_t weight_tree_size
+    double weight_total
+    double weight_start
+    int64_t inserted
+    double* tree
+    double* running
+    double* value
+    KState k_state
+    Py_ssize_t size
+
+
+cdef int _ascending_new(Ascending* c, Py_ssize_t column, Py_ssize_t n, Py_ssize_t G, Py_ssize_t size,
+                        const int16_t* codes, const int32_t* rank, const double* case_weight) noexcept nogil:
+    """Column ``column``'s set holding all of its members, an empty later-member tree."""
+    cdef Py_ssize_t m
+    c.size = size
+    c.inserted = 0
+    c.weight_total = 0.0
+    c.k_state.position = -1
+    c.k_state.inverse = 1.0
+    c.weight_tree_size = (size >> WEIGHT_BLOCK_SHIFT) + 1
+    c.weights = NULL
+    c.weight_blocks = NULL
+    c.tree = <double*>calloc((size + 2) * G, sizeof(double))
+    c.running = <double*>calloc(G, sizeof(double))
+    c.value = <double*>calloc(G, sizeof(double))
+    if _rankset_new(&c.set_, size) != 0 or c.tree == NULL or c.running == NULL or c.value == NULL:
+        return -1
+    if case_weight != NULL:
+        c.weights = <double*>calloc(size + 1, sizeof(double))
+        c.weight_blocks = <double*>calloc((size >> WEIGHT_BLOCK_SHIFT) + 2, sizeof(double))
+        if c.weights == NULL or c.weight_blocks == NULL:
+            return -1
+    for m in range(n):
+        if codes[m] == column:
+            _rankset_add(&c.set_, rank[m])
+            c.inserted += 1
+            if case_weight != NULL:
+                _weightset_add(c.weights, c.weight_blocks, c.weight_tree_size, rank[m], case_weight[m])
+                c.weight_total += case_weight[m]
+    c.weight_start = c.weight_total
+    return 0
+
+
+cdef void _ascending_free(Ascending* c) noexcept nogil:
+    _rankset_free(&c.set_)
+    free(c.weights)
+    free(c.weight_blocks)
+    free(c.tree)
+    free(c.running)
+    free(c.value)
+
+
+cdef inline void _ascending_leave(Ascending* c, Py_ssize_t G, Py_ssize_t m, const int32_t* rank,
+                                  const double* case_weight, double* l_num, double* l_den) noexcept nogil:
+    """Member m leaves column's set: its later sums (row ``m`` of the chunk's ``l_num`` / ``l_den``, G
+    values) are read from the tree at its rank, the path summed as :func:`_later_read` sums it."""
+    cdef Py_ssize_t r = rank[m], a, slot = r + 1, prefix = 0, bit = 1
+    cdef double factor = case_weight[m] if case_weight != NULL else 1.0
+    _rankset_remove(&c.set_, r)
+    c.inserted -= 1
+    if case_weight != NULL:
+        _weightset_add(c.weights, c.weight_blocks, c.weight_tree_size, r, -case_weight[m])
+        c.weight_total -= case_weight[m]
+    for a in range(G):
+        c.value[a] = 0.0
+    while bit <= slot:
+        bit <<= 1
+    while bit > 1:
+        bit >>= 1
+        if slot & bit:
+            prefix |= bit
+            for a in range(G):
+                c.value[a] = c.tree[prefix * G + a] + c.value[a]
+    for a in range(G):
+        l_num[a] = factor * (c.running[a] - c.value[a])
+        l_den[a] = factor * c.running[a]
+
+
+cdef void _ascending_column(const Shared* s, Ascending* c, Py_ssize_t column, Py_ssize_t start, Py_ssize_t stop,
+                            const int16_t* codes, const int32_t* rank, double* e_num, double* e_den,
+                            double* l_num, double* l_den) noexcept nogil:
+    """Rows [start, stop) (whole blocks of equal time) of column ``column``: its column of the chunk's
+    earlier sums (``e_num[(m - start) * G + column]``) and the later sums of its members who leave."""
+    cdef const int32_t* lower_bound = <const int32_t*>s.lower
+    cdef const int32_t* tie_row = <const int32_t*>s.tie_row
+    cdef const int32_t* upper_bound = <const int32_t*>s.upper
+    cdef const double* time = s.time
+    cdef const unsigned char* event = s.event
+    cdef const double* case_weight = s.case_weight
+    cdef Py_ssize_t G = s.n_groups, first = start, end, m, row
+    cdef bint strict = s.strict, window
+    cdef double t, w, score, total, residue = s.residue * c.weight_start
+    cdef int64_t lower, ties
+    while first < stop:
+        t = time[first]
+        end = first + 1
+        while end < stop and time[end] == t:
+            end += 1
+        # members at t leave before the queries: events (an event at t is no later member of an event
+        # at t), and every member when strict (only time_i < time_j is comparable)
+        for m in range(first, end):
+            if codes[m] == column and (strict or event[m]):
+                _ascending_leave(c, G, m, rank, case_weight, l_num + (m - start) * G, l_den + (m - start) * G)
+        if c.inserted > 0:
+            for m in range(first, end):
+                if not event[m]:
+                    continue
+                row = codes[m]
+                window = _tie_window(s, m, column, &c.set_, codes, lower_bound, tie_row, upper_bound, &lower, &ties)
+                w = 1.0
+                if s.weighted:
+                    if t >= s.tau or s.own[m] == 0.0:
+                        w = 0.0
+                    else:
+                        w = s.own[m] * _column_factor(&s.curves[column], t, &c.k_state)
+                if case_weight != NULL:
+                    score = _weighted_score(s, m, column, window, c.weights, c.weight_blocks, lower_bound, tie_row,
+                                            upper_bound)
+                    total = c.weight_total
+                    if fabs(total) <= residue:  # differences of running totals: the zero rule
+                        total = 0.0
+                        score = 0.0
+                    elif fabs(score) <= residue:
+                        score = 0.0
+                else:
+                    score = <double>lower if strict else <double>lower + 0.5 * <double>ties
+                    total = <double>c.inserted
+                e_num[(m - start) * G + column] = w * score
+                e_den[(m - start) * G + column] = w * total
+                if w != 0.0 and isfinite(w):
+                    _later_add(c.tree, c.size, G, row, w, lower_bound[m * G + column],
+                               upper_bound[tie_row[m] * G + column] if window and not strict else -1)
+                    c.running[row] += w
+        if not strict:  # the censored members at t were later members of the events at t
+            for m in range(first, end):
+                if codes[m] == column and not event[m]:
+                    _ascending_leave(c, G, m, rank, case_weight, l_num + (m - start) * G, l_den + (m - start) * G)
+        first = end
+
+
+cdef class AscendingPasses:
+    """The ascending passes of all G columns, advanced chunk by chunk (:meth:`advance`).
+
+    Takes the prepared arrays of ``survfair._kernel.prepare_pairs`` (int32 positions, int16 codes;
+    no delayed entry, no competing risks) and keeps references to them for its life."""
+
+    cdef Shared s
+    cdef Ascending* columns
+    cdef Py_ssize_t n_columns
+    cdef object keep
+    cdef const int16_t* codes
+    cdef const int32_t* rank
+
+    def __cinit__(self, const double[::1] time, const unsigned char[::1] event, const int16_t[::1] codes,
+                  const int32_t[::1] rank, const int32_t[:, ::1] lower, const int32_t[::1] tie_row,
+                  const int32_t[:, ::1] upper, const int64_t[::1] sizes, const double[::1] case_weight,
+                  const double[::1] own, list curves, bint weighted, double tau, bint strict, double residue,
+                  int threads):
+        cdef Py_ssize_t G = sizes.shape[0], column, n = time.shape[0]
+        cdef const double[::1] curve_times
+        cdef const double[::1] curve_values
+        cdef int failed = 0
+        self.columns = NULL
+        self.n_columns = 0
+        self.s.curves = NULL
+        self.keep = (time, event, codes, rank, lower, tie_row, upper, sizes, case_weight, own, curves)
+        if len(curves) != G:
+            raise ValueError("one curve per column group")
+        self.s.n = n
+        self.s.n_groups = G
+        self.s.time = &time[0]
+        self.s.event = &event[0]
+        self.s.lower = &lower[0, 0]
+        self.s.tie_row = &tie_row[0]
+        self.s.upper = &upper[0, 0] if upper.shape[0] > 0 else NULL
+        self.s.sizes = &sizes[0]
+        self.s.case_weight = &case_weight[0] if case_weight.shape[0] > 0 else NULL
+        self.s.own = &own[0] if own.shape[0] > 0 else NULL
+        self.s.weighted = weighted
+        self.s.strict = strict
+        self.s.tau = tau
+        self.s.residue = residue
+        self.codes = &codes[0]
+        self.rank = &rank[0]
+        self.s.curves = <Curve*>malloc(G * sizeof(Curve))
+        self.columns = <Ascending*>calloc(G, sizeof(Ascending))
+        if self.s.curves == NULL or self.columns == NULL:
+            raise MemoryError()
+        self.n_columns = G
+        for column in range(G):
+            curve_times = curves[column][0]  # kept alive by self.keep
+            curve_values = curves[column][1]
+            self.s.curves[column].size = curve_times.shape[0]
+            self.s.curves[column].times = &curve_times[0] if curve_times.shape[0] > 0 else NULL
+            self.s.curves[column].values = &curve_values[0] if curve_values.shape[0] > 0 else NULL
+            self.s.curves[column].undefined = bool(curves[column][2])
+        with nogil:
+            for column in prange(G, num_threads=threads, schedule='dynamic'):
+                failed += _ascending_new(&self.columns[column], column, n, G, sizes[column], self.codes,
+                                         self.rank, self.s.case_weight) != 0
+        if failed:
+            raise MemoryError("the ascending passes could not allocate their rank sets and trees")
+
+    def __dealloc__(self):
+        cdef Py_ssize_t column
+        if self.columns != NULL:
+            for column in range(self.n_columns):
+                _ascending_free(&self.columns[column])
+            free(self.columns)
+        free(self.s.curves)
+
+    def advance(self, Py_ssize_t start, Py_ssize_t stop, double[:, ::1] e_num, double[:, ::1] e_den,
+                double[:, ::1] l_num, double[:, ::1] l_den, int threads):
+        """Rows [start, stop) (whole blocks of equal time, after the rows before them): every event's
+        earlier sums and every row's later sums, into zeroed (stop - start, G) arrays."""
+        cdef Py_ssize_t column, G = self.n_columns
+        if stop <= start:
+            return
+        if e_num.shape[0] != stop - start or e_num.shape[1] != G:
+            raise ValueError("chunk arrays of shape (stop - start, G)")
+        with nogil:
+            for column in prange(G, num_threads=threads, schedule='dynamic'):
+                _ascending_column(&self.s, &self.columns[column], column, start, stop, self.codes, self.rank,
+                                  &e_num[0, 0], &e_den[0, 0], &l_num[0, 0], &l_den[0, 0])
