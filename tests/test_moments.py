@@ -107,14 +107,21 @@ def test_many_groups_and_a_group_without_events(monkeypatch):
     event[group == 3] = False  # no earlier member in group 3's row of cells
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        engine = survfair.xci(time, event, group, risk)
-        rows = _row_path(monkeypatch, time, event, group, risk)
+        engine = survfair.xci(time, event, group, risk, tau=2.0)
+        rows = _row_path(monkeypatch, time, event, group, risk, tau=2.0)
     _assert_same(engine, rows)
-    summary_m = survfair.concordance_gap(engine) if hasattr(survfair, "concordance_gap") else None
-    if summary_m is not None:
-        summary_r = survfair.concordance_gap(rows)
-        np.testing.assert_allclose(np.asarray(summary_m.to_frame().select_dtypes("number"), float),
-                                   np.asarray(summary_r.to_frame().select_dtypes("number"), float), rtol=TOLERANCE)
+    # what the summaries read: differences, contrasts, the pooled C, findings sentences
+    for summary in (survfair.pairwise_deltas, survfair.decompose):
+        got, want = summary(engine), summary(rows)
+        numeric = want.select_dtypes("number").columns
+        np.testing.assert_allclose(got[numeric].to_numpy(float), want[numeric].to_numpy(float), rtol=TOLERANCE,
+                                   atol=TOLERANCE * NO_VARIANCE_SE)
+    for summary in (survfair.overall_c, lambda r: survfair.delta_between(r, 0, 1), survfair.min_utility):
+        got, want = summary(engine), summary(rows)
+        np.testing.assert_allclose([got.value, got.se, *got.confidence_interval, got.p_value],
+                                   [want.value, want.se, *want.confidence_interval, want.p_value],
+                                   rtol=TOLERANCE)
+    assert str(survfair.findings(engine)) == str(survfair.findings(rows))
 
 
 def test_chunks_and_threads_do_not_change_the_numbers(monkeypatch):
@@ -129,9 +136,10 @@ def test_chunks_and_threads_do_not_change_the_numbers(monkeypatch):
 
 def test_rows_where_rows_are_needed():
     time, event, group, risk, _ = _cohort(9, groups=3)
+    time = time + 0.1  # no time of 0: every row can enter before its time
     cluster = np.arange(time.shape[0]) // 3
     assert isinstance(survfair.xci(time, event, group, risk, cluster=cluster).influence, Influence)
-    entry = np.minimum(time, 0.05)
+    entry = np.minimum(time / 2, 0.05)
     assert isinstance(survfair.xci(time, event, group, risk, entry=entry).influence, Influence)
     status = np.where(event, 1 + (np.arange(time.shape[0]) % 2), 0)
     assert isinstance(survfair.xci(time, status, group, risk, cause=1).influence, Influence)
