@@ -110,6 +110,12 @@ class MomentInfluence:
         """Per-individual influence of the pooled C, (n_samples,), from :attr:`rows`."""
         return self.rows.overall
 
+    @property
+    def jackknife(self) -> np.ndarray:
+        raise RuntimeError("analytic intervals from the moment engine keep no contributions, so they cannot give "
+                           "the delete-one jackknife (as influence(jackknife=False)); read .rows.jackknife, which "
+                           "recomputes them")
+
     def cell_se(self) -> np.ndarray:
         """Standard error of every cell, shape (G*G,) (NaN for undefined cells)."""
         return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))

@@ -66,3 +66,15 @@ def with_fixed_se(result, se):
     k = len(result.groups) ** 2
     influence = Influence(se * np.eye(k), np.zeros(k), np.arange(k), None)
     return dataclasses.replace(result, influence=influence, ci_method="analytic")
+
+
+@pytest.fixture
+def row_path(monkeypatch):
+    """Analytic intervals by the row path (survfair._influence), the moment engine switched off
+    (survfair._moments): for tests of the rows themselves, their layout and their memory checks."""
+    import survfair._inference
+    import survfair._moments
+    import survfair._xci
+
+    for module in (survfair._moments, survfair._xci, survfair._inference):
+        monkeypatch.setattr(module, "moments_apply", lambda *args, **kwargs: False)

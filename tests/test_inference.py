@@ -20,6 +20,8 @@ from scipy import stats
 
 import survfair
 from survfair import _bootstrap, _influence
+
+_COMPACT = _influence._COMPACT_FROM_GROUPS
 from survfair._censoring import fit_censoring, inverse_censoring
 from survfair._intervals import bootstrap_interval
 from survfair._validation import check_survival_inputs
@@ -244,7 +246,8 @@ def test_censoring_reference_keeps_the_weights_fixed():
     sample = res.sample
     fixed = _influence.influence(sample, res.pair_counts, method="ipcw", tau=3.0, curves=res.censoring_curves,
                                  tied_tol=1e-8, strict=False, censoring_estimated=False)
-    np.testing.assert_array_equal(res.covariance, fixed.covariance)
+    # the moment engine's covariance: the same terms summed in another order
+    np.testing.assert_allclose(res.covariance, fixed.covariance, rtol=1e-12, atol=1e-15)
     refit = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
     assert not np.allclose(refit.covariance, res.covariance, rtol=1e-6, atol=0)
 
@@ -634,7 +637,7 @@ def _compact_cases(rng, n, g):
 
 
 @pytest.mark.parametrize("g", [3, 5])
-def test_compact_influence_rows_give_the_dense_numbers(monkeypatch, g):
+def test_compact_influence_rows_give_the_dense_numbers(monkeypatch, row_path, g):
     """Issue 17: with G >= 3 the analytic influence is kept as n x 2G compact rows (a row's cells
     are those of its group's row and column). Every variance read from them -- cells, covariance,
     standard errors, contrasts, cell differences, clusters, the pooled C -- equals the dense
@@ -650,7 +653,7 @@ def test_compact_influence_rows_give_the_dense_numbers(monkeypatch, g):
             compact = survfair.xci(*args, **options).influence
             monkeypatch.setattr(_influence, "_COMPACT_FROM_GROUPS", 10**9)
             dense = survfair.xci(*args, **options).influence
-            monkeypatch.undo()
+            monkeypatch.setattr(_influence, "_COMPACT_FROM_GROUPS", _COMPACT)
         if name != "cluster":  # clustered rows are one per cluster, always dense
             assert compact.layout is not None and compact.cells_in_time_order.shape[1] == 2 * g
         assert dense.layout is None
@@ -758,7 +761,7 @@ def test_analytic_results_keep_no_contributions_and_bca_comparisons_recompute_th
     other = risk + np.random.default_rng(1).normal(size=150)
     analytic = [survfair.xci(time, event, group, r) for r in (risk, other)]
     assert not any(res.influence.has_jackknife for res in analytic)
-    with pytest.raises(RuntimeError, match="jackknife=False"):
+    with pytest.raises(RuntimeError, match="jackknife"):
         analytic[0].influence.jackknife
     point = [survfair.xci(time, event, group, r, ci=None) for r in (risk, other)]
     options = dict(ci="bootstrap", n_resamples=40, random_state=5, progress=False)

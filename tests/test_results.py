@@ -67,17 +67,17 @@ def test_many_small_groups_with_analytic_intervals():
 def test_memory_limit_is_checked_before_allocating(monkeypatch):
     import survfair._memory as memory
 
-    monkeypatch.setattr(memory, "available_memory", lambda: 100_000)  # 100 kB left (the compact rows need 128 kB)
+    monkeypatch.setattr(memory, "available_memory", lambda: 100_000)  # 100 kB left (the sums need 450 kB)
     time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
     codes = np.arange(400) % 20
-    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the influence rows .* groups="):
+    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the later members' sums .* groups="):
         survfair.xci(time, event, codes, risk, ci="analytic")
     with pytest.raises(survfair.MemoryLimitError, match=r"bootstrap replicates .* n_resamples"):
         survfair.xci(time, event, codes, risk, ci="bootstrap", n_resamples=2000)
     assert issubclass(survfair.MemoryLimitError, ValueError)
 
 
-def test_analytic_memory_is_checked_before_the_passes(monkeypatch):
+def test_analytic_memory_is_checked_before_the_passes(monkeypatch, row_path):
     """The contributions (4 n G, with the influence rows written over half of them) and the pooled
     C's row are refused together before the kernel's passes run, so an analytic call too large for
     the machine fails at once with the remedies instead of after minutes of passes (e.g. 10^8 rows
@@ -106,7 +106,7 @@ def test_analytic_memory_is_checked_before_the_passes(monkeypatch):
     ({"censoring": "pooled"}, 33),  # one curve for all groups: dense rows of their own (G^2)
     ({"method": "naive", "entry": True}, 17),
 ])
-def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, options, counted):
+def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, row_path, options, counted):
     """Review finding: the check before the passes counted no rows of their own with delayed entry
     and estimated weights, nor with pooled censoring (both write their rows into a new array). The
     count it checks is the numbers a row then allocated: contributions plus rows not written over
@@ -147,11 +147,15 @@ def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, options, co
     assert checked == allocated == [counted]
 
 
-def test_analytic_results_stay_frozen(data_factory):
+@pytest.mark.parametrize("path", ["moments", "rows"])
+def test_analytic_results_stay_frozen(data_factory, request, path):
     """Review finding: the influence rows and the covariance were writable arrays."""
+    if path == "rows":
+        request.getfixturevalue("row_path")
     time, event, codes, risk = data_factory(200, 2, 3)
     res = survfair.xci(time, event, codes, risk, tau=20.0, ci="analytic")
-    for array in (res.influence.cells_in_time_order, res.influence.overall_in_time_order, res.covariance,
+    rows = res.influence.rows if path == "moments" else res.influence
+    for array in (rows.cells_in_time_order, rows.overall_in_time_order, res.covariance,
                   res.influence.cells, res.influence.overall):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 99.0
