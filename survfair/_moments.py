@@ -56,9 +56,18 @@ __all__ = ["MomentInfluence", "moments_apply", "moment_influence"]
 MAX_GROUPS = 32
 #: Pooled censoring estimated on the rows: every row moves all G^2 cells (dense rows).
 MAX_POOLED_GROUPS = 4
-#: Rows per chunk (extended to the end of a block of equal time): the chunk's sums and rows, 6G + 1
-#: numbers a row, stay within a few MB.
-CHUNK_ROWS = 16_384
+#: Bytes of a chunk's sums and rows (6G + 2 numbers a row): the passes switch from one column's
+#: tree to the next once per chunk, so larger chunks are faster (at 10^6 rows and G = 8 the passes
+#: took 0.95 s in chunks of 16,384 rows, 0.69 s in chunks of 262,144, 0.65 s in one chunk).
+CHUNK_BYTES = 64 * 2**20
+#: Rows per chunk at least and at most (extended to the end of a block of equal time).
+CHUNK_ROWS = (16_384, 262_144)
+
+
+def chunk_rows(n_groups: int) -> int:
+    """Rows per chunk for G groups: as many as fit in :data:`CHUNK_BYTES`, within :data:`CHUNK_ROWS`."""
+    low, high = CHUNK_ROWS
+    return int(min(high, max(low, CHUNK_BYTES // (8 * (6 * n_groups + 2)))))
 
 
 def moments_apply(sample: SurvivalSample, prepared: PreparedPairs | None, estimated: str | None) -> bool:
@@ -238,7 +247,8 @@ def moment_influence(
     g, prep = sample.n_groups, prepared
     n = prep.time.shape[0]
     per_row = g + 2  # the later members' trees of G sums, the weights in the rank sets, the codes' order
-    require_memory(8.0 * n * per_row + 8.0 * min(n, CHUNK_ROWS) * (6 * g + 2),
+    chunk = chunk_rows(g)
+    require_memory(8.0 * n * per_row + 8.0 * min(n, chunk) * (6 * g + 2),
                    f"analytic intervals: the later members' sums of {g} groups for {n} rows ({per_row} numbers a row)",
                    ("groups", "bootstrap", "no_intervals"))
     ipcw = method == "ipcw"
@@ -273,7 +283,7 @@ def moment_influence(
     blocks = g if compact else 1
     moments = np.zeros((blocks, width + 1, width + 1))
     start = 0
-    for stop in _chunk_stops(prep.time, CHUNK_ROWS):
+    for stop in _chunk_stops(prep.time, chunk):
         rows = stop - start
         sums = [np.zeros((rows, g)) for _ in range(4)]
         passes.advance(start, stop, *sums, threads)

@@ -129,7 +129,7 @@ def test_chunks_and_threads_do_not_change_the_numbers(monkeypatch):
     whole = survfair.xci(time, event, group, risk, weights=weights, n_jobs=1)
     threaded = survfair.xci(time, event, group, risk, weights=weights, n_jobs=2)
     np.testing.assert_array_equal(whole.influence.covariance, threaded.influence.covariance)
-    monkeypatch.setattr(moments, "CHUNK_ROWS", 7)  # chunks of a few rows, cut at blocks of equal time
+    monkeypatch.setattr(moments, "CHUNK_ROWS", (7, 7))  # chunks of a few rows, cut at blocks of equal time
     chunked = survfair.xci(time, event, group, risk, weights=weights, n_jobs=2)
     np.testing.assert_allclose(chunked.influence.covariance, whole.influence.covariance, rtol=1e-12, atol=1e-18)
 
@@ -208,6 +208,12 @@ def test_ascending_passes_equal_descending(strict):
     # about 1e-15 in either direction (a difference of running totals)
     for got, want in zip(sums[1::2], expected[1::2]):
         assert np.array_equal(got > 0, want > 0)
+
+
+def test_chunk_sizes():
+    assert moments.chunk_rows(1) == moments.CHUNK_ROWS[1]
+    assert moments.chunk_rows(32) * 8 * (6 * 32 + 2) <= moments.CHUNK_BYTES
+    assert moments.chunk_rows(10**6) == moments.CHUNK_ROWS[0]
 
 
 def test_chunk_stops_keep_blocks_of_equal_time_whole():
