@@ -374,8 +374,9 @@ def xci(
     PositivityError
         (a ValueError) if a censoring survival K_g used as a weight is 0.
     MemoryLimitError
-        (a ValueError) if the intervals would not fit in memory (the analytic influence rows,
-        n x G^2, or the bootstrap replicates, with many groups); the message names the remedies.
+        (a ValueError) if the intervals would not fit in memory (the analytic intervals' sums,
+        8 (G + 2) bytes a row, or the influence rows where they are kept, or the bootstrap
+        replicates, with many groups); the message names the remedies.
 
     Warns
     -----
