@@ -5,6 +5,7 @@ One run prints every table of docs/benchmarks.md's "Compiled core" section:
     python benchmarks/bench_compiled.py                 # everything but 10^8 rows (about 30 minutes)
     python benchmarks/bench_compiled.py --quick         # 10^6 rows only, 3 repeats (a few minutes)
     python benchmarks/bench_compiled.py --huge          # + analytic intervals at n = 10^8, G = 8 (~25 GB box)
+    python benchmarks/bench_compiled.py --only-engines  # only the moment engine against the row path
     python benchmarks/bench_compiled.py --reference-tree /path/to/old/checkout --reference-python /venv/bin/python
                                                         # + single-thread point estimates against an
                                                         #   older tree (e.g. the numba kernels), alternating
@@ -19,7 +20,9 @@ Tables:
 3. threads: point estimate and analytic intervals against ``n_jobs`` at n = 10^6, 10^7, G = 2, 8;
 4. groups: analytic / point at G = 2, 8, 16, 32 (n = 10^6, 10^7), peak RSS of each process;
 5. R ``survival::concordance`` (one pooled C) against survfair's single-threaded G = 2 matrix;
-6. with ``--huge``: analytic intervals at n = 10^8, G = 8, seconds and peak RSS.
+6. engines: analytic intervals by the moment engine (the default, no per-person rows) against the
+   row path (per-person rows kept), seconds and the memory each call adds (``--engines``);
+7. with ``--huge``: analytic intervals at n = 10^8, G = 8, seconds and peak RSS.
 
 Every timing is a median of runs in the same session (the machine is shared): read the ratios.
 """
@@ -199,6 +202,52 @@ print(seconds, memory.before, memory.peak, outcome)
 """
 
 
+ENGINE_PROBE = """
+import statistics, sys, time, warnings
+sys.path.insert(0, {here!r})
+import survfair
+import survfair._inference, survfair._moments, survfair._xci
+from bench_xci import PeakRSS, cohort
+warnings.simplefilter("ignore")
+data = cohort({n}, {g})
+survfair.xci(data[0][:2000], data[1][:2000], data[2][:2000], data[3][:2000], tau=1.5, n_jobs=1)
+if {rows!r}:  # the row path: the moment engine switched off
+    for module in (survfair._moments, survfair._xci, survfair._inference):
+        module.moments_apply = lambda *args, **kwargs: False
+seconds = []
+with PeakRSS() as memory:
+    for _ in range({repeats}):
+        start = time.perf_counter()
+        survfair.xci(*data, tau=1.5, ci="analytic", n_jobs=1)
+        seconds.append(time.perf_counter() - start)
+print(statistics.median(seconds), memory.peak - memory.before)
+"""
+
+
+def engine_table(sizes: list[int], repeats: int) -> None:
+    """Analytic intervals (IPCW, one thread) by the moment engine and by the row path, each in fresh
+    processes that alternate (medians of their medians); the memory column is the peak resident
+    memory the calls added to the process (the data and libraries already loaded)."""
+    print(f"IPCW, tau = 1.5, n_jobs = 1; median of {repeats} calls in each of 3 alternating fresh processes "
+          "per engine; memory: peak RSS above that before the calls.\n")
+    print("| n | G | moment engine (s) | row path (s) | engine / rows | engine memory (MB) | row path memory (MB) |")
+    print("|---|---|---|---|---|---|---|")
+    for n in sizes:
+        for g in (2, 8, 32):
+            runs = {False: [], True: []}
+            for _ in range(3):
+                for rows in (False, True):
+                    code = ENGINE_PROBE.format(here=str(HERE), n=n, g=g, rows=rows, repeats=repeats)
+                    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                         text=True).stdout.split()
+                    runs[rows].append((float(out[0]), float(out[1])))
+            engine, rows = (statistics.median(t for t, _ in runs[k]) for k in (False, True))
+            engine_mb, rows_mb = (max(m for _, m in runs[k]) for k in (False, True))
+            print(f"| 10^{len(str(n)) - 1} | {g} | {engine:.3f} | {rows:.3f} | {engine / rows:.2f}x | "
+                  f"{engine_mb:,.0f} | {rows_mb:,.0f} |", flush=True)
+    print()
+
+
 def huge_table(n: int = 10**8, n_groups: int = 8) -> None:
     cores = available_cores()
     code = HUGE_ANALYTIC.format(here=str(HERE), n=n, g=n_groups, n_jobs=cores)
@@ -217,6 +266,8 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="10^6 rows only, 3 repeats")
     parser.add_argument("--huge", action="store_true", help="also analytic intervals at 10^8 rows, G = 8")
     parser.add_argument("--only-huge", action="store_true", help="only the 10^8 rows table")
+    parser.add_argument("--engines", action="store_true", help="also the moment engine against the row path")
+    parser.add_argument("--only-engines", action="store_true", help="only the moment engine against the row path")
     parser.add_argument("--skip-install", action="store_true", help="no fresh venv (tables 1 and 2)")
     parser.add_argument("--reference-tree", help="an older checkout to time single-threaded against")
     parser.add_argument("--reference-python", default=sys.executable, help="the interpreter for --reference-tree")
@@ -226,6 +277,9 @@ def main(argv=None) -> int:
         return 0
     repeats = 3 if args.quick else args.repeats
     sizes = [10**6] if args.quick else [10**6, 10**7]
+    if args.only_engines:
+        engine_table(sizes, min(repeats, 3))
+        return 0
     import numpy as np
 
     print(f"Machine: {platform.machine()}, {available_cores()} cores, Python {platform.python_version()}, "
@@ -246,6 +300,9 @@ def main(argv=None) -> int:
         r_table(sizes, min(repeats, 3))
     else:
         print("(R not installed: no R table)\n")
+    if args.engines:
+        print("### The moment engine against the row path\n")
+        engine_table(sizes, min(repeats, 3))
     if args.huge:
         huge_table()
     return 0
