@@ -13,7 +13,8 @@ from ._moments import moment_influence, moments_apply
 from ._results import Jackknife, XCIResult
 from ._validation import SurvivalSample, check_confidence_level, check_n_jobs, check_option, check_scalar
 
-__all__ = ["check_inference_options", "with_inference", "influence_with_rows", "CI_METHODS", "STRATIFY", "BOOTSTRAP_METHODS"]
+__all__ = ["check_inference_options", "with_inference", "influence_with_rows", "CI_METHODS", "STRATIFY",
+           "BOOTSTRAP_METHODS"]
 
 CI_METHODS = (None, "analytic", "bootstrap")
 STRATIFY = ("group", "group_event", None)
@@ -109,10 +110,8 @@ def influence_with_rows(result: XCIResult) -> Influence:
     moment engine (no rows kept, :mod:`survfair._moments`), the row path's on its sample (what
     paired comparisons and the model-based reference read)."""
     stored = result.influence
-    if stored is not None and getattr(stored, "has_rows", True):
-        return stored
     if stored is not None:
-        return stored.rows
+        return stored if stored.has_rows else stored.rows
     curves = result.censoring_curves if result.method == "ipcw" else None
     return influence(result.sample, result.pair_counts, curves=curves, censoring_estimated=result.refit_censoring,
                      **result.settings.pair_options)

@@ -189,6 +189,9 @@ class Influence:
     _leave_out: tuple | None = field(repr=False)
     layout: CompactLayout | None = field(default=None, repr=False)
 
+    #: the rows are held (the moment engine's :class:`survfair._moments.MomentInfluence` holds none)
+    has_rows = True
+
     @FrozenCachedProperty
     def cells(self) -> np.ndarray:
         if self.layout is None:

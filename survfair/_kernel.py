@@ -512,7 +512,8 @@ def ascending_passes(prep: PreparedPairs, n_groups: int, *, inverse_k=None, tau:
     """The column passes walking up the time order, advanced chunk by chunk (the moment engine's,
     :mod:`survfair._moments`): ``passes.advance(start, stop, e_num, e_den, l_num, l_den, threads)``
     fills, for the rows [start, stop) (whole blocks of equal time, after the rows before them), every
-    event's earlier sums and every row's later sums, (stop - start, G) arrays, with the same meaning
+    event's earlier sums (zeroed column-major (stop - start, G) arrays) and every row's later sums
+    (row-major (stop - start, G), every row written), with the same meaning
     and the same weights as :class:`IndividualContributions` (they differ from the descending passes'
     only by the rounding of sums taken in another order). No delayed entry, no competing risks, int32
     positions (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""

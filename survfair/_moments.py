@@ -36,6 +36,8 @@ rows from five groups on (each row then moves all G^2 cells) and more than 32 gr
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ._censoring import RESIDUE as KM_RESIDUE, CensoringCurves, inverse_censoring
@@ -68,6 +70,26 @@ def chunk_rows(n_groups: int) -> int:
     """Rows per chunk for G groups: as many as fit in :data:`CHUNK_BYTES`, within :data:`CHUNK_ROWS`."""
     low, high = CHUNK_ROWS
     return int(min(high, max(low, CHUNK_BYTES // (8 * (6 * n_groups + 2)))))
+
+
+#: From this many rows, with more than one thread, BLAS is held to one thread while the engine runs:
+#: OpenBLAS's threads wait busily after each product of a chunk's moments and took the cores from
+#: the passes' OpenMP threads (at 10^6 rows, G = 8, n_jobs = 2 the call took 1.08 s with them, 0.86 s
+#: without; 1.20 s on one thread). Below it the limit's first use (about 45 ms) is not worth it.
+_BLAS_LIMIT_ROWS = 200_000
+_controller = None
+
+
+def _one_blas_thread(n: int, threads: int):
+    """A context that holds BLAS to one thread (threadpoolctl), or does nothing."""
+    global _controller
+    if threads <= 1 or n < _BLAS_LIMIT_ROWS:
+        return contextlib.nullcontext()
+    if _controller is None:  # inspecting the loaded libraries is the slow part: once per process
+        from threadpoolctl import ThreadpoolController
+
+        _controller = ThreadpoolController()
+    return _controller.limit(limits=1, user_api="blas")
 
 
 def moments_apply(sample: SurvivalSample, prepared: PreparedPairs | None, estimated: str | None) -> bool:
@@ -282,20 +304,35 @@ def moment_influence(
     threads = max(1, min(int(n_jobs), g))
     blocks = g if compact else 1
     moments = np.zeros((blocks, width + 1, width + 1))
+    with _one_blas_thread(n, threads):
+        _accumulate(passes, sweep, prep, moments, chunk, g, width, compact, threads)
+    seen_e, seen_l, seen_overall_e, seen_overall_l = sweep.seen()
+    if not (np.array_equal(seen_e, m_e) and np.array_equal(seen_l, m_l) and seen_overall_e == overall_e
+            and seen_overall_l == overall_l):
+        return None
+    source = (sample, counts, dict(method=method, tau=tau, curves=curves, strict=strict, tied_tol=tied_tol,
+                                   censoring_estimated=censoring_estimated))
+    return _assembled(moments, g, width, compact, defined, total_den, source)
+
+
+def _accumulate(passes, sweep, prep: PreparedPairs, moments: np.ndarray, chunk: int, g: int, width: int,
+                compact: bool, threads: int) -> None:
+    """The chunks, up the time order: their sums (ascending passes), rows (the sweep), and each
+    group's rows' products added into ``moments`` (no row is kept past its chunk)."""
+    event, weight = prep.event, prep.case_weight
     start = 0
     for stop in _chunk_stops(prep.time, chunk):
         rows = stop - start
-        sums = [np.zeros((rows, g)) for _ in range(4)]
+        # the earlier sums column-major (each column's thread writes its own), the later ones row-major
+        sums = [np.zeros((g, rows)).T, np.zeros((g, rows)).T, np.empty((rows, g)), np.empty((rows, g))]
         passes.advance(start, stop, *sums, threads)
         codes = prep.codes[start:stop]
         by_group = np.argsort(codes, kind="stable")
         dest = np.empty(rows, np.int64)
         dest[by_group] = np.arange(rows)
-        cells, overall = np.zeros((rows, width)), np.zeros(rows)
+        x, overall = np.zeros((rows, width + 1)), np.zeros(rows)  # the rows, the pooled C's beside them
         sweep.rows(prep.time[start:stop], flags(event[start:stop]), indices(codes, CODE_TYPES),
-                   weight[start:stop] if weight.shape[0] else weight, *sums, dest, cells, overall)
-        x = np.empty((rows, width + 1))
-        x[:, :width] = cells
+                   weight[start:stop] if weight.shape[0] else weight, *sums, dest, x[:, :width], overall)
         x[:, width] = overall
         if compact:
             bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=g))])
@@ -306,13 +343,6 @@ def moment_influence(
         else:
             moments[0] += x.T @ x
         start = stop
-    seen_e, seen_l, seen_overall_e, seen_overall_l = sweep.seen()
-    if not (np.array_equal(seen_e, m_e) and np.array_equal(seen_l, m_l) and seen_overall_e == overall_e
-            and seen_overall_l == overall_l):
-        return None
-    source = (sample, counts, dict(method=method, tau=tau, curves=curves, strict=strict, tied_tol=tied_tol,
-                                   censoring_estimated=censoring_estimated))
-    return _assembled(moments, g, width, compact, defined, total_den, source)
 
 
 def _assembled(moments: np.ndarray, g: int, width: int, compact: bool, defined: np.ndarray,

@@ -514,7 +514,7 @@ def compare_xci(
 
     def _influence(res):
         stored = res.influence
-        if stored is not None and not getattr(stored, "has_rows", True):
+        if stored is not None and not stored.has_rows:
             stored = stored.rows  # the moment engine's: its rows, recomputed
         if stored is not None and (ci == "analytic" or stored.has_jackknife):  # BCa reads the jackknife
             return stored

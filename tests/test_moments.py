@@ -195,7 +195,8 @@ def test_ascending_passes_equal_descending(strict):
     stops = moments._chunk_stops(prep.time, 37)
     start = 0
     for stop in stops:
-        parts = [np.zeros((stop - start, 3)) for _ in range(4)]
+        parts = [np.zeros((3, stop - start)).T, np.zeros((3, stop - start)).T, np.empty((stop - start, 3)),
+                 np.empty((stop - start, 3))]
         passes.advance(int(start), int(stop), *parts, 2)
         for whole, part in zip(sums, parts):
             whole[start:stop] = part

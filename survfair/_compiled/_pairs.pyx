@@ -1154,16 +1154,18 @@ cdef inline void _ascending_leave(Ascending* c, Py_ssize_t G, Py_ssize_t m, cons
 
 cdef void _ascending_column(const Shared* s, Ascending* c, Py_ssize_t column, Py_ssize_t start, Py_ssize_t stop,
                             const int16_t* codes, const int32_t* rank, double* e_num, double* e_den,
-                            double* l_num, double* l_den) noexcept nogil:
+                            double* later, int64_t* who) noexcept nogil:
     """Rows [start, stop) (whole blocks of equal time) of column ``column``: its column of the chunk's
-    earlier sums (``e_num[(m - start) * G + column]``) and the later sums of its members who leave."""
+    earlier sums (column-major: ``e_num[column * (stop - start) + m - start]``, so that no two threads
+    write one cache line) and the later sums of its members who leave, in the order they leave, into
+    its own buffer (``later``: G numerators then G denominators a member; ``who``: their rows)."""
     cdef const int32_t* lower_bound = <const int32_t*>s.lower
     cdef const int32_t* tie_row = <const int32_t*>s.tie_row
     cdef const int32_t* upper_bound = <const int32_t*>s.upper
     cdef const double* time = s.time
     cdef const unsigned char* event = s.event
     cdef const double* case_weight = s.case_weight
-    cdef Py_ssize_t G = s.n_groups, first = start, end, m, row
+    cdef Py_ssize_t G = s.n_groups, first = start, end, m, row, left = 0, rows = stop - start
     cdef bint strict = s.strict, window
     cdef double t, w, score, total, residue = s.residue * c.weight_start
     cdef int64_t lower, ties
@@ -1176,7 +1178,9 @@ cdef void _ascending_column(const Shared* s, Ascending* c, Py_ssize_t column, Py
         # at t), and every member when strict (only time_i < time_j is comparable)
         for m in range(first, end):
             if codes[m] == column and (strict or event[m]):
-                _ascending_leave(c, G, m, rank, case_weight, l_num + (m - start) * G, l_den + (m - start) * G)
+                _ascending_leave(c, G, m, rank, case_weight, later + left * 2 * G, later + left * 2 * G + G)
+                who[left] = m - start
+                left += 1
         if c.inserted > 0:
             for m in range(first, end):
                 if not event[m]:
@@ -1201,8 +1205,8 @@ cdef void _ascending_column(const Shared* s, Ascending* c, Py_ssize_t column, Py
                 else:
                     score = <double>lower if strict else <double>lower + 0.5 * <double>ties
                     total = <double>c.inserted
-                e_num[(m - start) * G + column] = w * score
-                e_den[(m - start) * G + column] = w * total
+                e_num[column * rows + m - start] = w * score
+                e_den[column * rows + m - start] = w * total
                 if w != 0.0 and isfinite(w):
                     _later_add(c.tree, c.size, G, row, w, lower_bound[m * G + column],
                                upper_bound[tie_row[m] * G + column] if window and not strict else -1)
@@ -1210,7 +1214,9 @@ cdef void _ascending_column(const Shared* s, Ascending* c, Py_ssize_t column, Py
         if not strict:  # the censored members at t were later members of the events at t
             for m in range(first, end):
                 if codes[m] == column and not event[m]:
-                    _ascending_leave(c, G, m, rank, case_weight, l_num + (m - start) * G, l_den + (m - start) * G)
+                    _ascending_leave(c, G, m, rank, case_weight, later + left * 2 * G, later + left * 2 * G + G)
+                    who[left] = m - start
+                    left += 1
         first = end
 
 
@@ -1285,16 +1291,44 @@ cdef class AscendingPasses:
             free(self.columns)
         free(self.s.curves)
 
-    def advance(self, Py_ssize_t start, Py_ssize_t stop, double[:, ::1] e_num, double[:, ::1] e_den,
+    def advance(self, Py_ssize_t start, Py_ssize_t stop, double[::1, :] e_num, double[::1, :] e_den,
                 double[:, ::1] l_num, double[:, ::1] l_den, int threads):
         """Rows [start, stop) (whole blocks of equal time, after the rows before them): every event's
-        earlier sums and every row's later sums, into zeroed (stop - start, G) arrays."""
-        cdef Py_ssize_t column, G = self.n_columns
+        earlier sums into the zeroed column-major (stop - start, G) ``e_num`` / ``e_den``, and every
+        row's later sums into the row-major ``l_num`` / ``l_den`` (each column's members gathered in a
+        buffer of its own while the columns run, then put in place)."""
+        cdef Py_ssize_t column, G = self.n_columns, rows = stop - start, m, j, a, k
+        cdef Py_ssize_t* members = NULL
+        cdef Py_ssize_t* offset = NULL
+        cdef double* later = NULL
+        cdef int64_t* who = NULL
         if stop <= start:
             return
-        if e_num.shape[0] != stop - start or e_num.shape[1] != G:
+        if e_num.shape[0] != rows or e_num.shape[1] != G or l_num.shape[0] != rows or l_num.shape[1] != G:
             raise ValueError("chunk arrays of shape (stop - start, G)")
-        with nogil:
-            for column in prange(G, num_threads=threads, schedule='dynamic'):
-                _ascending_column(&self.s, &self.columns[column], column, start, stop, self.codes, self.rank,
-                                  &e_num[0, 0], &e_den[0, 0], &l_num[0, 0], &l_den[0, 0])
+        members = <Py_ssize_t*>calloc(G + 1, sizeof(Py_ssize_t))
+        offset = <Py_ssize_t*>calloc(G + 1, sizeof(Py_ssize_t))
+        later = <double*>malloc(rows * 2 * G * sizeof(double))
+        who = <int64_t*>malloc(rows * sizeof(int64_t))
+        try:
+            if members == NULL or offset == NULL or later == NULL or who == NULL:
+                raise MemoryError("the ascending passes' chunk buffers")
+            with nogil:
+                for m in range(start, stop):
+                    members[self.codes[m]] += 1
+                for column in range(G):
+                    offset[column + 1] = offset[column] + members[column]
+                for column in prange(G, num_threads=threads, schedule='dynamic'):
+                    _ascending_column(&self.s, &self.columns[column], column, start, stop, self.codes, self.rank,
+                                      &e_num[0, 0], &e_den[0, 0], later + offset[column] * 2 * G,
+                                      who + offset[column])
+                for k in range(rows):
+                    m = who[k]
+                    for a in range(G):
+                        l_num[m, a] = later[k * 2 * G + a]
+                        l_den[m, a] = later[k * 2 * G + G + a]
+        finally:
+            free(members)
+            free(offset)
+            free(later)
+            free(who)
