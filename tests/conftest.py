@@ -78,3 +78,12 @@ def row_path(monkeypatch):
 
     for module in (survfair._moments, survfair._xci, survfair._inference):
         monkeypatch.setattr(module, "moments_apply", lambda *args, **kwargs: False)
+
+
+@pytest.fixture
+def moment_engine(monkeypatch):
+    """Analytic intervals by the moment engine (survfair._moments) at any size: it otherwise takes
+    over from the row path only where the rows would exceed ``ROW_PATH_BYTES`` (2 GiB)."""
+    import survfair._moments
+
+    monkeypatch.setattr(survfair._moments, "ROW_PATH_BYTES", 0)

@@ -348,10 +348,10 @@ def test_exit_codes_tracebacks_and_memory(csv_file, tmp_path, monkeypatch, capsy
                   "r": rng.normal(size=400)}).to_csv(many, index=False)
     assert main(["audit", "--data", str(many), "--time", "t", "--event", "e", "--group", "g", "--risk", "r"]) == 2
     line = _one_error_line(capsys.readouterr().err)
-    # (checked before the ascending passes of the moment engine: G later members' sums a row, the weights
-    # and the order, plus the chunk's sums and rows, 6G + 2 numbers a row of it)
-    assert line == ("survfair: error: analytic intervals: the later members' sums of 20 groups for 400 rows (22 "
-                    "numbers a row) would need 450.0 KiB of memory, more than is available (97.7 KiB); "
+    # (checked before the passes: 4G contributions, the 2G compact influence rows written over half of them,
+    # plus the pooled C's: issue 17)
+    assert line == ("survfair: error: analytic intervals: the influence rows and contributions of 400 cells for 400 "
+                    "rows (81 numbers a row) would need 253.1 KiB of memory, more than is available (97.7 KiB); "
                     "audit fewer groups (--groups), or use --ci bootstrap, or use --ci none")
     assert main(["audit", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus" in _one_error_line(capsys.readouterr().err)

@@ -15,6 +15,11 @@ from survfair._intervals import NO_VARIANCE_SE
 from survfair._kernel import ascending_passes, prepare_pairs
 from survfair._moments import MomentInfluence
 
+@pytest.fixture(autouse=True)
+def engine_at_any_size(moment_engine):
+    """These tests are about the engine: it runs on their small cohorts too."""
+
+
 # The engine sums the same terms in another order (the later members' sums going up the time order,
 # the Kaplan-Meier term's F as a total minus what went before): equal to this relative precision,
 # with standard errors below NO_VARIANCE_SE counted as 0 (a cell without sampling variability).
@@ -223,3 +228,18 @@ def test_chunk_stops_keep_blocks_of_equal_time_whole():
     assert stops[-1] == time.shape[0]
     assert all(time[stop - 1] != time[stop] for stop in stops[:-1])
     assert np.all(np.diff(stops) > 0)
+
+
+def test_the_engine_takes_over_where_the_rows_would_take_more_than_two_gib(monkeypatch):
+    """The row path below ROW_PATH_BYTES (faster there on one thread), the engine above it."""
+    import types
+
+    monkeypatch.setattr(moments, "ROW_PATH_BYTES", 2 * 2**30)
+    time, event, group, risk, _ = _cohort(13, groups=8)
+    assert isinstance(survfair.xci(time, event, group, risk).influence, Influence)
+    prep = prepare_pairs(time, event, group, risk, 8, 1e-8)
+    for n, engine in ((10**6, False), (10**7, True), (10**8, True)):  # 8 n (4G + 1) bytes: 0.26, 2.6, 26 GB
+        sample = types.SimpleNamespace(n_groups=8, n_samples=n, cluster=None)
+        assert moments.moments_apply(sample, prep, "group") is engine
+    sample = types.SimpleNamespace(n_groups=2, n_samples=10**7, cluster=None)  # 0.72 GB of rows
+    assert not moments.moments_apply(sample, prep, "group")

@@ -66,10 +66,14 @@ def test_many_small_groups_with_analytic_intervals():
 
 def test_memory_limit_is_checked_before_allocating(monkeypatch):
     import survfair._memory as memory
+    import survfair._moments as moments
 
-    monkeypatch.setattr(memory, "available_memory", lambda: 100_000)  # 100 kB left (the sums need 450 kB)
+    monkeypatch.setattr(memory, "available_memory", lambda: 100_000)  # 100 kB left (the compact rows need 128 kB)
     time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
     codes = np.arange(400) % 20
+    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the influence rows .* groups="):
+        survfair.xci(time, event, codes, risk, ci="analytic")
+    monkeypatch.setattr(moments, "ROW_PATH_BYTES", 0)  # the moment engine refuses too, before its passes (the sums need 450 kB)
     with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the later members' sums .* groups="):
         survfair.xci(time, event, codes, risk, ci="analytic")
     with pytest.raises(survfair.MemoryLimitError, match=r"bootstrap replicates .* n_resamples"):
@@ -150,8 +154,7 @@ def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, row_path, o
 @pytest.mark.parametrize("path", ["moments", "rows"])
 def test_analytic_results_stay_frozen(data_factory, request, path):
     """Review finding: the influence rows and the covariance were writable arrays."""
-    if path == "rows":
-        request.getfixturevalue("row_path")
+    request.getfixturevalue("moment_engine" if path == "moments" else "row_path")
     time, event, codes, risk = data_factory(200, 2, 3)
     res = survfair.xci(time, event, codes, risk, tau=20.0, ci="analytic")
     rows = res.influence.rows if path == "moments" else res.influence
