@@ -49,7 +49,7 @@ def test_undefined_tests_stay_nan_and_do_not_count():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        (dict(p_values=[0.1], method="fdr"), ValueError, r"method must be one of \['holm', 'bh', 'bonferroni', 'none'\]"),
+        (dict(p_values=[0.1], adjust="fdr"), ValueError, r"adjust must be one of \['holm', 'bh', 'bonferroni', 'none'\]"),
         (dict(p_values=[1.5]), ValueError, r"p_values must lie in \[0, 1\]"),
     ],
 )
