@@ -114,7 +114,7 @@ def main() -> None:
     for label, comparison in results.items():
         if args.quick and label == "before":
             continue  # one report is enough in the small setting
-        sf.write_report(args.out / f"flchain_unawareness_{label}.html", comparison,
+        sf.write_report(comparison, args.out / f"flchain_unawareness_{label}.html",
                         settings={"data": f"flchain, {label} the perturbation", "covariates": ", ".join(covariates),
                                   "rows dropped": f"{before.n_dropped} ({before.dropped_reason})"})
     print(f"\nFigures and reports written to {args.out}/")

@@ -74,17 +74,17 @@ def flchain(png: Path, n_points: int = 41) -> None:
         model = fit_cox(design[fit_half], frame["time"][fit_half].to_numpy(), frame["event"][fit_half].to_numpy())
         frame = frame.assign(risk=model.predict(design))  # higher = earlier death
         shift = group_shift("time", "event", "sex", "risk", data=frame, tau=TAU, fit_on=fit_half,
-                            objective="abs_delta_between", reference="M")
+                            objective="abs_delta_between", reference_group="M")
         print(f"\n== {label} (converged) ==\ngroup shift (objective abs_delta_between): offset of women = "
               f"{shift.offsets['F']:+.4f} (optimality gap {shift.optimality_gap}, {shift.n_evaluations} kernel evaluations)")
         print(rows(shift.to_frame()))
         monotone = group_monotone("time", "event", "sex", "risk", data=frame, tau=TAU, fit_on=fit_half,
-                                  reference="M")
+                                  reference_group="M")
         print("monotone maps (women's event-score distribution matched to men's):")
         print(rows(monotone.to_frame(), ("delta_between", "min_xci", "overall")))
 
         held_out = frame[~fit_half]
-        result = frontier("time", "event", "sex", "risk", data=held_out, tau=TAU, reference="M", n_points=n_points)
+        result = frontier("time", "event", "sex", "risk", data=held_out, tau=TAU, reference_group="M", n_points=n_points)
         curve = result.to_frame()
         best_c = curve.loc[curve["overall"].idxmax()]
         print(f"frontier on the held-out half: pooled C {curve['overall'].min():.4f}-{curve['overall'].max():.4f}; "

@@ -22,6 +22,7 @@ if _TYPE_CHECKING:
         NoComparablePairError,
         PositivityError,
         PositivityWarning,
+        SurvfairDeprecationWarning,
         UndefinedXAUCWarning,
         UndefinedXCIWarning,
     )
@@ -82,7 +83,8 @@ _LAZY = {
         "._censoring": ("CensoringCurves",),
         "._exceptions": (
             "ConvergenceError", "ExcludedRowsWarning", "MemoryLimitError", "NoComparablePairError",
-            "PositivityError", "PositivityWarning", "UndefinedXAUCWarning", "UndefinedXCIWarning",
+            "PositivityError", "PositivityWarning", "SurvfairDeprecationWarning", "UndefinedXAUCWarning",
+            "UndefinedXCIWarning",
         ),
         "._kernel": ("PairCounts",),
         "._intervals": ("ConfidenceInterval",),
@@ -162,6 +164,7 @@ __all__ = [
     "ConvergenceError",
     "ExcludedRowsWarning",
     "MemoryLimitError",
+    "SurvfairDeprecationWarning",
     "simulate",
     "calibration",
     "CalibrationResult",

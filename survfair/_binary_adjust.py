@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from ._deprecation import DEPRECATED, renamed
 from ._frozen import frozen_result
 from ._kernel import count_pairs
 from ._results import json_safe
@@ -186,7 +187,8 @@ def logistic_adjustment(
     *,
     data: pd.DataFrame | None = None,
     positive: Any = 1,
-    adjust: Any = None,
+    adjusted_group: Any = None,
+    adjust: Any = DEPRECATED,
     alpha_bounds: tuple[float, float] = (0.0, 5.0),
     beta: float = -2.0,
     grid: int = 101,
@@ -209,9 +211,12 @@ def logistic_adjustment(
         applied to the raw score).
     a, b : hashable
         The pair of groups.
-    adjust : hashable, optional
+    adjusted_group : hashable, optional
         Group to transform, ``a`` or ``b``. Default: the disadvantaged one, whose positives are
         ranked above the other group's negatives less often (smaller xAUC(g, other)).
+    adjust : hashable, optional
+        Deprecated name of ``adjusted_group`` (removed in 0.3; ``adjust`` names a p-value
+        adjustment everywhere else).
     alpha_bounds : (float, float), default=(0.0, 5.0)
         Search range of alpha.
     beta : float, default=-2.0
@@ -234,7 +239,7 @@ def logistic_adjustment(
     ------
     TypeError, ValueError
         As :func:`survfair.xauc`; if ``a``/``b`` do not occur, are equal or lack positives or
-        negatives; ``adjust`` not in (a, b); invalid ``alpha_bounds``, ``beta`` or ``grid``.
+        negatives; ``adjusted_group`` not in (a, b); invalid ``alpha_bounds``, ``beta`` or ``grid``.
 
     Warns
     -----
@@ -248,6 +253,7 @@ def logistic_adjustment(
     xauc : the estimator the adjustment is judged by.
     mitigate.group_shift : the survival analogue (offsets on the risk scale).
     """
+    adjusted_group = renamed("logistic_adjustment", "adjust", "adjusted_group", adjust, adjusted_group)
     (low, high), beta = _check_bounds(alpha_bounds, beta)
     grid = check_scalar(grid, "grid", "integer", low=2)
     tied_tol = check_tied_tol(tied_tol)
@@ -256,12 +262,12 @@ def logistic_adjustment(
     ca, cb = _check_pair(sample, a, b)
     before = xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
     warn_orientation(before, stacklevel=2)
-    if adjust is None:
+    if adjusted_group is None:
         m = before.values
-        adjust = a if m[ca, cb] <= m[cb, ca] else b
-    elif adjust not in (a, b):
-        raise ValueError(f"adjust must be one of the pair ({a!r}, {b!r}), got {adjust!r}.")
-    members = sample.group_codes == sample.groups.index(adjust)
+        adjusted_group = a if m[ca, cb] <= m[cb, ca] else b
+    elif adjusted_group not in (a, b):
+        raise ValueError(f"adjusted_group must be one of the pair ({a!r}, {b!r}), got {adjusted_group!r}.")
+    members = sample.group_codes == sample.groups.index(adjusted_group)
 
     def transformed(alpha: float) -> np.ndarray:
         risk = sample.risk.copy()
@@ -283,7 +289,7 @@ def logistic_adjustment(
         replace(sample, risk=adjusted), positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
     )
     scores = pd.Series(adjusted, index=sample.index.copy(), name="adjusted_score")
-    return LogisticAdjustment(a, b, adjust, best, beta, (low, high), scores, before, after)
+    return LogisticAdjustment(a, b, adjusted_group, best, beta, (low, high), scores, before, after)
 
 
 def _mid_cdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -230,7 +230,7 @@ def bootstrap(
     n_resamples: int,
     random_state=None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
     stratify: str | None = "group",
 ) -> list[BootstrapDraws]:
     """Bootstrap replicates of the xCI matrix and pooled C, for one or several risk scores.
@@ -255,7 +255,7 @@ def bootstrap(
     n_jobs : int or None
         Parallel jobs (joblib; threads by default -- the kernel releases the GIL -- or whatever
         backend is active, e.g. ``with joblib.parallel_backend("dask"):``).
-    progress : bool, default=True
+    progress : bool, default=False
         Show a tqdm progress bar (on a terminal or in Jupyter; see survfair._progress).
     stratify : {"group", "group_event", None}, default="group"
         Resample within groups (every replicate keeps each group's size), within group x event

@@ -392,7 +392,7 @@ def calibration(
     n_resamples: int = 1000,
     random_state: Any = None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
 ) -> CalibrationResult:
     """Calibration of predicted risks within each group, at one or more horizons.
 
@@ -487,7 +487,7 @@ def calibration(
     n_jobs : int, optional
         joblib jobs of the bootstrap (processes: the Cox fits hold the GIL; None: joblib's default,
         one job unless inside a ``joblib.parallel_backend`` context).
-    progress : bool, default=True
+    progress : bool, default=False
         tqdm progress bar of the bootstrap.
 
     Returns

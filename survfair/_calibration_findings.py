@@ -287,7 +287,7 @@ def calibration_findings(
     contrasts = result.contrasts([s for s in ("oe_ratio", "slope", "ici", "brier") if s in ("oe_ratio", "slope")
                                   or s in estimated], adjust=adjust)
     gnd = result.gnd.copy()  # one family: every group at every horizon
-    gnd["p_adjusted"] = adjust_p_values(gnd["p_value"].to_numpy(float), method=adjust) if len(gnd) else []
+    gnd["p_adjusted"] = adjust_p_values(gnd["p_value"].to_numpy(float), adjust=adjust) if len(gnd) else []
     sentences, flag_rows = [], []
     for t in result.times:
         tt = _horizon(float(t), time_unit)

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._calibration_result import CalibrationResult, km_risk_interval
+from ._deprecation import DEPRECATED, renamed
 
 __all__ = ["plot_calibration", "plot_observed_expected"]
 
@@ -40,8 +41,9 @@ def _horizon_words(t: float, time_unit: str | None) -> str:
 
 def plot_calibration(
     result: CalibrationResult,
-    time: float | None = None,
+    horizon: float | None = None,
     *,
+    time: Any = DEPRECATED,
     groups: Sequence | None = None,
     ax: Any = None,
     show_bins: bool = True,
@@ -64,8 +66,10 @@ def plot_calibration(
     ----------
     result : CalibrationResult
         From :func:`survfair.calibration`.
-    time : float, optional
+    horizon : float, optional
         The horizon (default: the first of ``result.times``).
+    time : float, optional
+        Deprecated name of ``horizon`` (removed in 0.3).
     groups : sequence, optional
         Groups to draw (default: all), in legend order.
     ax : matplotlib Axes, optional
@@ -85,7 +89,7 @@ def plot_calibration(
     TypeError
         If ``result`` is not a CalibrationResult or ``time_unit`` not a string.
     ValueError
-        If ``time`` is not a horizon of the result or a group is unknown.
+        If ``horizon`` is not a horizon of the result or a group is unknown.
 
     See Also
     --------
@@ -109,8 +113,9 @@ def plot_calibration(
     """
     from ._plot_base import literal, literal_legend, new_axes
 
+    horizon = renamed("plot_calibration", "time", "horizon", time, horizon)
     result = _check(result)
-    t = result._time(time)  # ValueError for a time that is not a horizon; None: the first horizon
+    t = result._time(horizon)  # ValueError for a time that is not a horizon; None: the first horizon
     summary = result.summary(t)
     chosen = list(result.groups) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in result.groups]
@@ -167,8 +172,8 @@ def legend_label(group, row) -> str:
     return f"{group}: " + ", ".join(parts) if parts else f"{group}"
 
 
-def plot_observed_expected(result: CalibrationResult, time: float | None = None, *, ax: Any = None,
-                           time_unit: str | None = None):
+def plot_observed_expected(result: CalibrationResult, horizon: float | None = None, *, time: Any = DEPRECATED,
+                           ax: Any = None, time_unit: str | None = None):
     """Observed / expected risk (O/E) per group with its interval, on a log scale, at one horizon.
 
     How to read it: 1 means the group's predicted risks are right on average; above 1 the model
@@ -178,8 +183,10 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     Parameters
     ----------
     result : CalibrationResult
-    time : float, optional
+    horizon : float, optional
         The horizon (default: the first).
+    time : float, optional
+        Deprecated name of ``horizon`` (removed in 0.3).
     ax : matplotlib Axes, optional
     time_unit : str, optional
         Unit of the horizon in the title.
@@ -195,7 +202,7 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     TypeError
         If ``result`` is not a CalibrationResult.
     ValueError
-        If ``time`` is not a horizon of the result.
+        If ``horizon`` is not a horizon of the result.
 
     See Also
     --------
@@ -218,8 +225,9 @@ def plot_observed_expected(result: CalibrationResult, time: float | None = None,
     """
     from ._plot_base import literal, new_axes
 
+    horizon = renamed("plot_observed_expected", "time", "horizon", time, horizon)
     result = _check(result)
-    t = result._time(time)  # None: the first horizon (summary(None) is every horizon)
+    t = result._time(horizon)  # None: the first horizon (summary(None) is every horizon)
     summary = result.summary(t)
     n = len(summary)
     ax = new_axes(ax, (6.0, 1.3 + 0.6 * n))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._deprecation import DEPRECATED, renamed
 from ._frozen import frozen_result
 from ._intervals import bootstrap_interval, bootstrap_p_value, two_sided_z, wald_p_value
 from ._multiplicity import adjust_p_values
@@ -201,15 +202,17 @@ class CalibrationResult:
         frame["p_value"] = self._p_values()
         return frame.reset_index(drop=True)
 
-    def summary(self, time: float | None = None) -> pd.DataFrame:
+    def summary(self, horizon: float | None = None, *, time: Any = DEPRECATED) -> pd.DataFrame:
         """One row per group and horizon: counts, each statistic with its interval, the
         Greenwood-Nam-D'Agostino test.
 
         Parameters
         ----------
-        time : float, optional
+        horizon : float, optional
             The horizon to return, one of :attr:`times`. None (default): every horizon, in
             ascending order, each row labelled by its ``time`` column.
+        time : float, optional
+            Deprecated name of ``horizon`` (removed in 0.3).
 
         Returns
         -------
@@ -217,12 +220,12 @@ class CalibrationResult:
             Indexed by group (table order within each horizon); columns time, n, events,
             n_clipped, each statistic (with ``<statistic>_ci_low`` / ``_ci_high`` for the observed
             risk, O/E, intercept, slope, ICI and Brier score), gnd_chi2, gnd_df, gnd_p. One row per
-            group when ``time`` is given or the result has one horizon.
+            group when ``horizon`` is given or the result has one horizon.
 
         Raises
         ------
         ValueError
-            If ``time`` is not one of :attr:`times`.
+            If ``horizon`` is not one of :attr:`times`.
 
         Examples
         --------
@@ -243,7 +246,8 @@ class CalibrationResult:
         >>> res.summary(4)[["time", "n", "events"]].shape
         (2, 3)
         """
-        times = [float(t) for t in self.times] if time is None else [self._time(time)]
+        horizon = renamed("CalibrationResult.summary", "time", "horizon", time, horizon)
+        times = [float(t) for t in self.times] if horizon is None else [self._time(horizon)]
         frame_all = self.to_frame()
         parts = [self._summary_at(frame_all, t) for t in times]
         return pd.concat(parts) if len(parts) > 1 else parts[0]
@@ -326,7 +330,7 @@ class CalibrationResult:
                         if a in by_group and b in by_group:
                             family.append(self._contrast(frame, by_group[a], by_group[b], statistic, z, level))
                             family[-1].update(time=float(t), statistic=statistic, a=a, b=b)
-                adjusted = adjust_p_values([r["p_value"] for r in family], method=adjust) if family else []
+                adjusted = adjust_p_values([r["p_value"] for r in family], adjust=adjust) if family else []
                 for r, p in zip(family, adjusted):
                     r["p_adjusted"] = float(p)
                 rows += family

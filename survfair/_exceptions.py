@@ -31,6 +31,11 @@ class ExcludedRowsWarning(UserWarning):
     """Warned when ``groups=`` leaves rows of other groups out of the analysis (their number)."""
 
 
+class SurvfairDeprecationWarning(FutureWarning):
+    """Warned once when a renamed keyword is passed by its old name (it keeps working until the
+    release that removes it; docs/reference/api-changes.md lists every rename)."""
+
+
 class ConvergenceError(RuntimeError):
     """Raised when a model fit did not converge and its scores must not be reported."""
 

@@ -321,7 +321,7 @@ def _adjusted(result: Any, deltas: pd.DataFrame, method: str, flags: pd.DataFram
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for summary, part in deltas.groupby("summary", sort=False):
-        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method=method)
+        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), adjust=method)
     deltas["p_at_floor"] = deltas_p_at_floor(result)
     _mark_cells(deltas, flags)
     return deltas
@@ -706,7 +706,7 @@ def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     table["p_adjusted"] = np.nan
     finite = table["p_value"].notna()
     if finite.any():
-        table.loc[finite, "p_adjusted"] = adjust_p_values(table.loc[finite, "p_value"].to_numpy(), method=adjust)
+        table.loc[finite, "p_adjusted"] = adjust_p_values(table.loc[finite, "p_value"].to_numpy(), adjust=adjust)
     return table
 
 

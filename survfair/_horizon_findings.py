@@ -117,7 +117,7 @@ def _adjusted(deltas: pd.DataFrame, method: str, flags: pd.DataFrame) -> pd.Data
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for _, part in deltas.groupby("summary", sort=False):
-        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), method=method)
+        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), adjust=method)
     flagged = {(r.time, r.a, r.b) for r in flags.itertuples() if r.flagged}
     no_variance = {(r.time, r.a, r.b) for r in flags.itertuples() if r.no_variance}
     cells = [((r.time, r.a, r.a), (r.time, r.b, r.b)) if r.summary == "delta_within"

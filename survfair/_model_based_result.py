@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ._deprecation import DEPRECATED, renamed
 from ._frozen import FrozenCachedProperty, frozen_result
 from ._intervals import (
     ConfidenceInterval,
@@ -26,6 +27,16 @@ __all__ = ["ModelBasedResult", "excess_delta_between", "excess_delta_within"]
 
 #: What ``confidence_interval(of=...)`` and the SEs can be asked about.
 _QUANTITIES = ("excess", "model_based", "observed")
+
+
+def _coefficients(method: str, coefficients, weights) -> np.ndarray:
+    """The contrasts' coefficients given to ``method`` (by their old name ``weights``, with a
+    warning), as a (K, G*G) array."""
+    coefficients = renamed(f"ModelBasedResult.{method}", "weights", "coefficients", weights, coefficients,
+                           stacklevel=4)
+    if coefficients is None:
+        raise TypeError(f"ModelBasedResult.{method}() missing its coefficients: a (K, G*G) array.")
+    return np.atleast_2d(np.asarray(coefficients, dtype=float))
 
 
 @frozen_result
@@ -136,13 +147,15 @@ class ModelBasedResult:
         obs, mb = self.replicates[:, 0], self.replicates[:, 1]
         return {"excess": obs - mb, "model_based": mb, "observed": obs}[of].reshape(len(self.replicates), -1)
 
-    def contrast_inference(self, weights: np.ndarray, of: str = "excess") -> tuple:
-        """Value, SE (K,) of contrasts ``weights @ vec(matrix)`` of the excess, model-based or observed
-        cells (weights of shape (K, G*G)). The analytic SE is sqrt(sum_k (phi_k . w)^2) over the same
-        individuals' rows (observed minus model-based for the excess), plus the Monte-Carlo variance
-        of the reference (cells taken as independent); with bootstrap replicates, their SD."""
+    def contrast_inference(self, coefficients: np.ndarray | None = None, of: str = "excess", *,
+                           weights: Any = DEPRECATED) -> tuple:
+        """Value, SE (K,) of contrasts ``coefficients @ vec(matrix)`` of the excess, model-based or
+        observed cells (coefficients of shape (K, G*G); ``weights`` is their deprecated name, removed
+        in 0.3). The analytic SE is sqrt(sum_k (phi_k . w)^2) over the same individuals' rows
+        (observed minus model-based for the excess), plus the Monte-Carlo variance of the reference
+        (cells taken as independent); with bootstrap replicates, their SD."""
+        weights = _coefficients("contrast_inference", coefficients, weights)
         of = check_option(of, "of", _QUANTITIES)
-        weights = np.atleast_2d(np.asarray(weights, dtype=float))
         cells = self._values_of(of).ravel()
         used = weights != 0
         with np.errstate(invalid="ignore"):
@@ -208,8 +221,9 @@ class ModelBasedResult:
             low, high = bounded_wald_interval(values, se, level, low_bound, high_bound)
         return values, se, low, high, wald_p_value(values, se, 0.0)
 
-    def effective_df(self, weights: np.ndarray) -> np.ndarray:
-        """Satterthwaite degrees of freedom of the analytic variance of excess contrasts, (K,).
+    def effective_df(self, coefficients: np.ndarray | None = None, *, weights: Any = DEPRECATED) -> np.ndarray:
+        """Satterthwaite degrees of freedom of the analytic variance of excess contrasts, (K,)
+        (``coefficients`` of shape (K, G*G); ``weights`` is their deprecated name, removed in 0.3).
 
         The variance is a sum of squares over individuals (or clusters), V = sum_k d_k^2 with
         d_k = (phi_obs,k - phi_mb,k) . w; a few large d_k (long survivors with large censoring weights,
@@ -218,7 +232,7 @@ class ModelBasedResult:
         nu degrees of freedom (inf without influence rows). In a design with very different baselines
         (n = 500) this raised the coverage of the 95% interval from 0.915 to 0.938 (median nu = 11).
         """
-        weights = np.atleast_2d(np.asarray(weights, dtype=float))
+        weights = _coefficients("effective_df", coefficients, weights)
         rows = self._rows_of("excess")
         if rows is None:
             return np.full(weights.shape[0], np.inf)

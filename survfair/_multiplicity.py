@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ._deprecation import DEPRECATED, renamed
 from ._frozen import frozen_result
 from ._memory import require_memory
 from ._intervals import NO_VARIANCE_SE
@@ -33,7 +34,7 @@ ADJUSTMENTS = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", "none
 HYPOTHESES = ("no_asymmetry", "equal_within", "equal_cells")
 
 
-def adjust_p_values(p_values: Any, *, method: str = "holm") -> np.ndarray:
+def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPRECATED) -> np.ndarray:
     """Adjusted p-values of one family of tests.
 
     Parameters
@@ -41,9 +42,12 @@ def adjust_p_values(p_values: Any, *, method: str = "holm") -> np.ndarray:
     p_values : array-like of float, shape (m,)
         Unadjusted p-values of the family. NaN entries (undefined tests) are kept as NaN and do
         not count towards the family size.
-    method : {"holm", "bh", "bonferroni", "none"}, default="holm"
+    adjust : {"holm", "bh", "bonferroni", "none"}, default="holm"
         Holm's step-down (family-wise error rate, any dependence), Benjamini-Hochberg (false
-        discovery rate), Bonferroni, or no adjustment.
+        discovery rate), Bonferroni, or no adjustment (the ``adjust`` of :func:`findings` and
+        :func:`write_report`).
+    method : str, optional
+        Deprecated name of ``adjust`` (removed in 0.3; ``method`` names the estimator elsewhere).
 
     Returns
     -------
@@ -54,7 +58,7 @@ def adjust_p_values(p_values: Any, *, method: str = "holm") -> np.ndarray:
     Raises
     ------
     ValueError
-        For an unknown ``method`` or p-values outside [0, 1].
+        For an unknown ``adjust`` or p-values outside [0, 1].
 
     See Also
     --------
@@ -71,10 +75,11 @@ def adjust_p_values(p_values: Any, *, method: str = "holm") -> np.ndarray:
     >>> from survfair import adjust_p_values
     >>> [round(float(p), 3) for p in adjust_p_values([0.01, 0.04, 0.03])]
     [0.03, 0.06, 0.06]
-    >>> [round(float(p), 3) for p in adjust_p_values([0.01, 0.04, 0.03], method="bh")]
+    >>> [round(float(p), 3) for p in adjust_p_values([0.01, 0.04, 0.03], adjust="bh")]
     [0.03, 0.04, 0.04]
     """
-    check_option(method, "method", tuple(ADJUSTMENTS))
+    method = renamed("adjust_p_values", "method", "adjust", method, adjust, "holm")
+    check_option(method, "adjust", tuple(ADJUSTMENTS))
     p = np.atleast_1d(np.asarray(p_values, dtype=float))
     defined = ~np.isnan(p)
     if ((p[defined] < 0) | (p[defined] > 1)).any():

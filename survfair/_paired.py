@@ -386,7 +386,7 @@ def compare_xci(
     n_resamples: int = 1000,
     random_state=None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
     stratify: str | None = "group",
     bootstrap_method: str = "bca",
 ) -> ComparisonResult:

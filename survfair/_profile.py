@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from ._calibration_result import CalibrationResult
+from ._deprecation import DEPRECATED, renamed
 from ._results import XCIResult
 
 __all__ = ["fairness_profile"]
 
 
-def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time: float | None = None) -> pd.DataFrame:
+def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, horizon: float | None = None,
+                     time: Any = DEPRECATED) -> pd.DataFrame:
     """One table per audit: each group's ranking (xCI) beside its calibration at one horizon.
 
     Discrimination and calibration answer different questions and cannot in general both be
@@ -25,8 +29,10 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time:
         :func:`survfair.xci` of the risk scores (any scores: the ranking does not need probabilities).
     calibration : CalibrationResult
         :func:`survfair.calibration` of the same people's predicted risks, with the same groups.
-    time : float, optional
+    horizon : float, optional
         Horizon of the calibration columns (default: the first).
+    time : float, optional
+        Deprecated name of ``horizon`` (removed in 0.3).
 
     Returns
     -------
@@ -45,7 +51,7 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time:
     TypeError
         If the arguments are not an XCIResult and a CalibrationResult.
     ValueError
-        If their groups differ, or ``time`` is not a horizon of ``calibration``.
+        If their groups differ, or ``horizon`` is not a horizon of ``calibration``.
 
     See Also
     --------
@@ -67,6 +73,7 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time:
     >>> list(profile.columns[:4])
     ['n', 'events', 'xci_within', 'xci_as_earlier']
     """
+    horizon = renamed("fairness_profile", "time", "horizon", time, horizon)
     if not isinstance(result, XCIResult) or not isinstance(calibration, CalibrationResult):
         raise TypeError(
             "fairness_profile needs an XCIResult (survfair.xci) and a CalibrationResult (survfair.calibration), "
@@ -83,7 +90,7 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, time:
     with np.errstate(invalid="ignore"):
         earlier = np.array([np.nanmean(matrix[a, off[a]]) if g > 1 else np.nan for a in range(g)])
         later = np.array([np.nanmean(matrix[off[:, a], a]) if g > 1 else np.nan for a in range(g)])
-    summary = calibration.summary(float(calibration.times[0]) if time is None else time)  # one horizon
+    summary = calibration.summary(float(calibration.times[0]) if horizon is None else horizon)  # one horizon
     frame = pd.DataFrame({
         "n": summary["n"].to_numpy(),
         "events": summary["events"].to_numpy(),

@@ -7,6 +7,7 @@ import datetime as _dt
 import html
 import io
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._calibration_findings import calibration_findings
+from ._deprecation import REMOVED_IN, warn_once
 from ._calibration_result import CalibrationResult
 from ._findings import _EXCESS_VALUES, Findings, _largest, findings, joint_tests, pair_row
 from ._plot_base import difference_limit
@@ -1058,8 +1060,8 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
 
 
 def write_report(
-    path: str | Path,
     result: XCIResult | XAUCResult | ModelComparison,
+    path: str | Path,
     *,
     settings: Mapping[str, Any] | None = None,
     provenance: Mapping[str, Any] | None = None,
@@ -1112,13 +1114,14 @@ def write_report(
 
     Parameters
     ----------
-    path : str or Path
-        ``*.html`` / ``*.htm``: one file, figures embedded as base64 PNG, inline CSS, no script and
-        no external resource. ``*.md``: Markdown; figures are written as PNG files to the folder
-        ``<stem>_files/`` next to it and linked relatively.
     result : XCIResult, XAUCResult or ModelComparison
         What to report. For a ModelComparison every model gets its findings, matrix and tables;
         the data summary and censoring curves are those of the first model (the same data).
+    path : str or Path
+        ``*.html`` / ``*.htm``: one file, figures embedded as base64 PNG, inline CSS, no script and
+        no external resource. ``*.md``: Markdown; figures are written as PNG files to the folder
+        ``<stem>_files/`` next to it and linked relatively. (Before 0.2 the path came first:
+        ``write_report(path, result)`` still works, with a warning, until 0.3.)
     settings : mapping, optional
         Settings to show beside the estimator's own (a key naming one of those replaces it).
     provenance : mapping, optional
@@ -1190,10 +1193,14 @@ def write_report(
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> text = write_report(folder / "audit.md", res, default_figures=False).read_text(encoding="utf-8")
+    >>> text = write_report(res, folder / "audit.md", default_figures=False).read_text(encoding="utf-8")
     >>> text.index("## Verdict") < text.index("## Findings") < text.index("## Appendix: estimator internals")
     True
     """
+    if isinstance(result, (str, os.PathLike)) and not isinstance(path, (str, os.PathLike)):  # the old order
+        warn_once(("write_report", "order"), "write_report(path, result) is deprecated: use write_report(result, "
+                  f"path); the old order will be refused in survfair {REMOVED_IN}.", stacklevel=2)
+        result, path = path, result
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._deprecation import DEPRECATED, renamed
 from ._frozen import frozen_result
 from ._intervals import (
     ConfidenceInterval,
@@ -192,24 +193,29 @@ def _cell(result: XCIResult, label: object) -> int:
         raise ValueError(f"group {label!r} is not in the result (groups: {list(result.groups)}).") from None
 
 
-def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: float = 0.0) -> Estimate:
+def contrast(result: XCIResult, coefficients: pd.DataFrame | np.ndarray | None = None, *, null: float = 0.0,
+             weights: Any = DEPRECATED) -> Estimate:
     """Any linear contrast sum_ab w_ab xCI_ab, with standard error, interval and p-value.
 
     The disparities of Wang et al. (2026), Section 4.2.1 (:func:`delta_within`,
     :func:`delta_between`) and the group utilities of Section 4.3 (:func:`utility`) are such
-    contrasts; this function takes any weights, e.g. a pre-specified comparison among many groups
+    contrasts; this function takes any coefficients, e.g. a pre-specified comparison among many groups
     (the paper's Section 8 suggests pre-specified contrasts in multi-group settings).
 
     Parameters
     ----------
     result : XCIResult or XAUCResult
         A G x G matrix result, with or without inference.
-    weights : DataFrame or ndarray of shape (G, G), float
-        Weights aligned with ``result.matrix`` (rows a = earlier event / positive's group,
-        columns b). A DataFrame is aligned by its row and column labels: groups it lacks weigh 0,
-        and labels that are not groups of the result are ignored. An ndarray is in matrix order.
+    coefficients : DataFrame or ndarray of shape (G, G), float
+        The contrast's coefficients w_ab, aligned with ``result.matrix`` (rows a = earlier event /
+        positive's group, columns b). A DataFrame is aligned by its row and column labels: groups
+        it lacks weigh 0, and labels that are not groups of the result are refused. An ndarray is
+        in matrix order.
     null : float, default=0.0
         Value under H0 for the p-value.
+    weights : DataFrame or ndarray, optional
+        Deprecated name of ``coefficients`` (removed in 0.3; ``weights`` are case weights
+        everywhere else).
 
     Returns
     -------
@@ -218,8 +224,8 @@ def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: flo
         of weight 0 never matter). ``se`` from the influence functions (``ci="analytic"``), the
         DeLong covariance (:class:`XAUCResult`) or the SD of the bootstrap replicates. Interval:
         raw-scale Wald from ``se``, clipped to the values the contrast can take ([sum of the
-        negative weights, sum of the positive weights], as every cell lies in [0, 1]; logit-scale
-        Wald, inside (0, 1), when the weights pick a single cell with weight 1), or with bootstrap replicates BCa or percentile as the
+        negative coefficients, sum of the positive ones], as every cell lies in [0, 1]; logit-scale
+        Wald, inside (0, 1), when the coefficients pick a single cell with 1), or with bootstrap replicates BCa or percentile as the
         result's ``bootstrap_method``. ``p_value``: two-sided, H0: contrast == ``null``, Wald
         on the raw scale or by inverting the bootstrap interval. se, interval and p-value are
         NaN without inference.
@@ -227,8 +233,10 @@ def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: flo
     Raises
     ------
     ValueError
-        If ``weights`` does not have shape (G, G) or is not numeric, or a DataFrame of weights
-        names a label that is not a group of the result (missing groups get weight 0).
+        If ``coefficients`` does not have shape (G, G) or is not numeric, or a DataFrame of
+        coefficients names a label that is not a group of the result (missing groups get 0).
+    TypeError
+        If no coefficients are given.
 
     See Also
     --------
@@ -244,21 +252,25 @@ def contrast(result: XCIResult, weights: pd.DataFrame | np.ndarray, *, null: flo
     >>> import survfair
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
-    >>> weights = np.array([[0.0, 1.0], [-1.0, 0.0]])  # xCI_ab - xCI_ba
-    >>> est = survfair.contrast(res, weights)
+    >>> coefficients = np.array([[0.0, 1.0], [-1.0, 0.0]])  # xCI_ab - xCI_ba
+    >>> est = survfair.contrast(res, coefficients)
     >>> round(est.value, 4), round(est.se, 4), round(est.p_value, 4)
     (0.1333, 0.4128, 0.7467)
     """
-    if isinstance(weights, pd.DataFrame):
-        unknown = [label for label in [*weights.index, *weights.columns] if label not in result.groups]
+    coefficients = renamed("contrast", "weights", "coefficients", weights, coefficients)
+    if coefficients is None:
+        raise TypeError("contrast() missing its coefficients: a (G, G) array or DataFrame like result.matrix.")
+    if isinstance(coefficients, pd.DataFrame):
+        unknown = [label for label in [*coefficients.index, *coefficients.columns] if label not in result.groups]
         if unknown:  # a misspelt group would otherwise get weight 0 without a word
-            raise ValueError(f"weights: labels {unknown!r} are not groups of the result (groups: {list(result.groups)}).")
-        weights = weights.reindex(index=list(result.groups), columns=list(result.groups)).fillna(0).to_numpy()
-    weights = np.asarray(weights, dtype=float)
+            raise ValueError(f"coefficients: labels {unknown!r} are not groups of the result "
+                             f"(groups: {list(result.groups)}).")
+        coefficients = coefficients.reindex(index=list(result.groups), columns=list(result.groups)).fillna(0).to_numpy()
+    coefficients = np.asarray(coefficients, dtype=float)
     g = len(result.groups)
-    if weights.shape != (g, g):
-        raise ValueError(f"weights must have shape ({g}, {g}) like result.matrix, got {weights.shape}.")
-    return _estimate(result, weights.reshape(1, -1), null)
+    if coefficients.shape != (g, g):
+        raise ValueError(f"coefficients must have shape ({g}, {g}) like result.matrix, got {coefficients.shape}.")
+    return _estimate(result, coefficients.reshape(1, -1), null)
 
 
 def _estimate(result: XCIResult, flat_weights: np.ndarray, null: float) -> Estimate:

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from ._deprecation import DEPRECATED, renamed
 from ._frozen import frozen_result
 from ._censoring import fit_censoring, raise_positivity
 from ._exceptions import UndefinedXAUCWarning, listed
@@ -494,13 +495,15 @@ class XAUCtResult:
                 for row in self.delta_table.to_dict(orient="records")],
         })
 
-    def matrix(self, time: float) -> pd.DataFrame:
+    def matrix(self, horizon: float | None = None, *, time: Any = DEPRECATED) -> pd.DataFrame:
         """The G x G xAUC matrix at one horizon (rows a = cases' group, columns b = controls').
 
         Parameters
         ----------
-        time : float
+        horizon : float
             One of :attr:`times` (compared exactly).
+        time : float, optional
+            Deprecated name of ``horizon`` (removed in 0.3).
 
         Returns
         -------
@@ -510,17 +513,21 @@ class XAUCtResult:
         Raises
         ------
         ValueError
-            If ``time`` is not a horizon of the result.
+            If ``horizon`` is not a horizon of the result.
+        TypeError
+            If no horizon is given.
         """
-        return self._pivot(time, "xauc")
+        return self._pivot(self._horizon("matrix", horizon, time), "xauc")
 
-    def se(self, time: float) -> pd.DataFrame:
+    def se(self, horizon: float | None = None, *, time: Any = DEPRECATED) -> pd.DataFrame:
         """Standard errors aligned with :meth:`matrix` (NaN without intervals).
 
         Parameters
         ----------
-        time : float
+        horizon : float
             One of :attr:`times` (compared exactly).
+        time : float, optional
+            Deprecated name of ``horizon`` (removed in 0.3).
 
         Returns
         -------
@@ -530,9 +537,19 @@ class XAUCtResult:
         Raises
         ------
         ValueError
-            If ``time`` is not a horizon of the result.
+            If ``horizon`` is not a horizon of the result.
+        TypeError
+            If no horizon is given.
         """
-        return self._pivot(time, "se")
+        return self._pivot(self._horizon("se", horizon, time), "se")
+
+    @staticmethod
+    def _horizon(method: str, horizon, time) -> float:
+        """The horizon given to ``method`` (by its old name ``time``, with a warning)."""
+        horizon = renamed(f"XAUCtResult.{method}", "time", "horizon", time, horizon, stacklevel=4)
+        if horizon is None:
+            raise TypeError(f"XAUCtResult.{method}() missing its horizon: one of the result's times.")
+        return horizon
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Tidy interval limits (time, a, b, ci_low, ci_high) at ``confidence_level`` (default:

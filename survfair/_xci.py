@@ -214,7 +214,7 @@ def xci(
     n_resamples: int = 1000,
     random_state: Any = None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
     stratify: str | None = "group",
     bootstrap_method: str = "bca",
 ) -> XCIResult:
@@ -336,7 +336,7 @@ def xci(
         runs ``n_jobs`` joblib jobs (threads; None: joblib's default, one job unless inside a
         ``joblib.parallel_backend`` context); inside ``with joblib.parallel_backend("dask"):``
         the replicates run on a Dask cluster.
-    progress : bool, default=True
+    progress : bool, default=False
         tqdm progress bar of the bootstrap (shown on a terminal or in Jupyter).
     stratify : {"group", "group_event", None}, default="group"
         Bootstrap strata: resample within groups (group sizes fixed, no group can vanish), within

@@ -46,7 +46,7 @@ def test_logistic_adjustment_table_layout_and_alignment():
     y, g, s = shifted_groups(2, n=800)
     index = pd.Index(np.arange(800) * 3)
     frame = pd.DataFrame({"y": y, "g": g, "s": s}, index=index)
-    result = logistic_adjustment("y", "g", "s", "a", "b", data=frame, adjust="b", alpha_bounds=(0.5, 3.0), grid=11)
+    result = logistic_adjustment("y", "g", "s", "a", "b", data=frame, adjusted_group="b", alpha_bounds=(0.5, 3.0), grid=11)
     assert result.adjusted_group == "b" and 0.5 <= result.alpha <= 3.0
     assert result.scores.index.equals(index)
     np.testing.assert_array_equal(result.scores[frame.g == "a"], s[g == "a"])
@@ -107,7 +107,7 @@ def test_equal_opportunity_with_ties_and_unequal_sizes_is_monotone():
     [
         ({"a": "a", "b": "a"}, ValueError, "a and b must be different groups"),
         ({"a": "z"}, ValueError, r"a: group 'z' does not occur"),
-        ({"adjust": "c"}, ValueError, r"adjust must be one of the pair"),
+        ({"adjusted_group": "c"}, ValueError, r"adjusted_group must be one of the pair"),
         ({"alpha_bounds": (3.0, 1.0)}, ValueError, "alpha_bounds must be finite with low < high"),
         ({"alpha_bounds": "x"}, TypeError, "alpha_bounds must be a pair"),
         ({"beta": "x"}, TypeError, "beta must be a finite number"),

@@ -435,7 +435,7 @@ def test_findings_never_claim_calibration_when_gnd_rejects_and_adjust_it_over_gr
     assert "and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of predicted risk " \
            "(smallest Holm-adjusted p = " in at3
     # one family: every group at every horizon (4 tests), Holm by default, as adjust= says otherwise
-    np.testing.assert_allclose(found.gnd["p_adjusted"], survfair.adjust_p_values(res.gnd["p_value"], method="holm"))
+    np.testing.assert_allclose(found.gnd["p_adjusted"], survfair.adjust_p_values(res.gnd["p_value"], adjust="holm"))
     raw = survfair.calibration_findings(res, adjust="none")
     np.testing.assert_allclose(raw.gnd["p_adjusted"], res.gnd["p_value"])
     assert json.loads(json.dumps(found.to_dict()))["gnd"][0]["p_adjusted"] == pytest.approx(

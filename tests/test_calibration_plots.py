@@ -133,7 +133,7 @@ def test_plots_without_a_time_draw_the_first_horizon_only():
     risk = np.column_stack([1 - np.exp(-((h / 6.0) ** 1.5) * np.exp(0.75 * x)) for h in (2.0, 4.0)])
     result = survfair.calibration(np.minimum(t, c), t <= c, group, risk, [2.0, 4.0])
     default = survfair.plotting.plot_observed_expected(result)
-    first = survfair.plotting.plot_observed_expected(result, time=2.0)
+    first = survfair.plotting.plot_observed_expected(result, horizon=2.0)
     assert len(default.get_yticks()) == len(first.get_yticks())
     assert [t.get_text() for t in default.get_yticklabels()] == [t.get_text() for t in first.get_yticklabels()]
     plt.close("all")

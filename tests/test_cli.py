@@ -1036,7 +1036,7 @@ def test_mitigate_audits_a_subset_of_groups(tmp_path, capsys):
     written = pd.read_csv(out)
     assert len(written) == n and written.loc[written["race"] == "C", "risk_adjusted"].isna().all()
     subset = frame[frame["race"] != "C"]
-    fitted = survfair.mitigate.group_shift("time", "event", "race", "risk", data=subset, reference="B")
+    fitted = survfair.mitigate.group_shift("time", "event", "race", "risk", data=subset, reference_group="B")
     np.testing.assert_allclose(written.loc[written["race"] != "C", "risk_adjusted"],
                                fitted.transform("risk", "race", data=subset))
     assert fitted.offsets["B"] == 0.0

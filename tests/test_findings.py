@@ -62,7 +62,7 @@ def test_adjusted_p_values_are_those_of_each_family():
     deltas = findings(res, adjust="bh").deltas
     for summary in ("delta_between", "delta_within"):
         part = deltas[deltas["summary"] == summary]
-        np.testing.assert_array_equal(part["p_adjusted"], survfair.adjust_p_values(part["p_value"], method="bh"))
+        np.testing.assert_array_equal(part["p_adjusted"], survfair.adjust_p_values(part["p_value"], adjust="bh"))
     text = findings(res, adjust="bh").to_text()
     assert "BH-adjusted" in text and "joint test of no cross-group asymmetry: chi-square(" in text
 

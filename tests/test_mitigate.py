@@ -304,8 +304,8 @@ def test_invalid_options_are_rejected():
     time, event, g, risk = simulate(60, seed=1)
     with pytest.raises(ValueError, match="objective must be one of"):
         group_shift(time, event, g, risk, objective="accuracy")
-    with pytest.raises(ValueError, match="reference: group 7 does not occur"):
-        group_shift(time, event, g, risk, reference=7)
+    with pytest.raises(ValueError, match="reference_group: group 7 does not occur"):
+        group_shift(time, event, g, risk, reference_group=7)
     with pytest.raises(ValueError, match="only one group"):
         group_shift(time, event, np.zeros(60), risk)
     with pytest.raises(ValueError, match="fit_on selects every row"):
@@ -467,7 +467,7 @@ def test_cli_writes_all_rows_in_order(tmp_path, capsys):
     assert list(written["id"]) == list(frame["id"]) and len(written) == 300
     frame = pd.read_csv(data)  # what the CLI saw
     fitted = group_shift("t", "e", "sex", "score", data=frame, objective="min_xci", fit_on=frame["fit"].to_numpy(),
-                         reference="M")
+                         reference_group="M")
     np.testing.assert_allclose(written["risk_adjusted"], fitted.transform("score", "sex", data=frame), rtol=1e-14)
     assert fitted.offsets["M"] == 0.0
     printed = capsys.readouterr().out

@@ -35,9 +35,9 @@ def test_adjusted_p_values_equal_the_hand_computation():
     rng = np.random.default_rng(3)
     p = rng.uniform(0, 0.2, 15)
     np.testing.assert_allclose(adjust_p_values(p), _holm(p), rtol=1e-13)
-    np.testing.assert_allclose(adjust_p_values(p, method="bh"), _bh(p), rtol=1e-13)
-    np.testing.assert_allclose(adjust_p_values(p, method="bonferroni"), np.minimum(p * 15, 1), rtol=1e-13)
-    np.testing.assert_array_equal(adjust_p_values(p, method="none"), p)
+    np.testing.assert_allclose(adjust_p_values(p, adjust="bh"), _bh(p), rtol=1e-13)
+    np.testing.assert_allclose(adjust_p_values(p, adjust="bonferroni"), np.minimum(p * 15, 1), rtol=1e-13)
+    np.testing.assert_array_equal(adjust_p_values(p, adjust="none"), p)
 
 
 def test_undefined_tests_stay_nan_and_do_not_count():
@@ -49,7 +49,7 @@ def test_undefined_tests_stay_nan_and_do_not_count():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        (dict(p_values=[0.1], method="fdr"), ValueError, r"method must be one of \['holm', 'bh', 'bonferroni', 'none'\]"),
+        (dict(p_values=[0.1], adjust="fdr"), ValueError, r"adjust must be one of \['holm', 'bh', 'bonferroni', 'none'\]"),
         (dict(p_values=[1.5]), ValueError, r"p_values must lie in \[0, 1\]"),
     ],
 )

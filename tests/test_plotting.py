@@ -608,7 +608,7 @@ def test_very_long_labels_are_cut_in_figures_and_kept_in_tables(sample, tmp_path
     assert any(t.startswith("L" * (MAX_LABEL - 1) + "\u2026") for t in texts)
     assert not any("L" * MAX_LABEL in t for t in texts)
     assert figure_width < 20
-    report = sf.write_report(tmp_path / "long.html", res)
+    report = sf.write_report(res, tmp_path / "long.html")
     assert long in report.read_text()  # the tables keep the full label
 # -- differences on a diverging scale (issue 32.4) -----------------------------------------------------
 def test_difference_heatmap_of_each_pair(result, tmp_path):

@@ -48,7 +48,7 @@ def test_html_report_contains_everything(result, tmp_path):
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
     extra = pd.DataFrame({"value": [1.0]}, index=pd.Index(["x"], name="k"))
-    path = write_report(tmp_path / "report.html", result, settings={"command": "survfair audit x.csv"},
+    path = write_report(result, tmp_path / "report.html", settings={"command": "survfair audit x.csv"},
                         extra_tables={"My extra table": extra}, figures={"My figure": fig}, time_unit="days")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
@@ -90,7 +90,7 @@ def test_html_report_contains_everything(result, tmp_path):
 def test_html_report_of_comparison_with_intervals(sample, tmp_path):
     out = sf.compare("time", "event", "group", {"model one": "risk", "model two": "time"}, data=sample, tau=1.5,
                      ci="analytic")
-    text = write_report(tmp_path / "cmp.htm", out).read_text(encoding="utf-8")
+    text = write_report(out, tmp_path / "cmp.htm").read_text(encoding="utf-8")
     assert "<h2>Findings: model one</h2>" in text and "<h2>Findings: model two</h2>" in text
     verdict = re.search(r"<h2>Verdict</h2>.*?<table>(.*?)</table>", text, re.S).group(1)
     assert verdict.count("<th class=label>model one</th>") == 1 and verdict.count("<th class=label>model two</th>") == 1
@@ -103,7 +103,7 @@ def test_html_report_of_comparison_with_intervals(sample, tmp_path):
 
 
 def test_markdown_report(result, tmp_path):
-    path = write_report(tmp_path / "report.md", result, data_summary=pd.DataFrame({"n": [3]}, index=["all"]))
+    path = write_report(result, tmp_path / "report.md", data_summary=pd.DataFrame({"n": [3]}, index=["all"]))
     text = path.read_text(encoding="utf-8")
     for heading in ("## Verdict", "## Findings", "## Provenance", "## Settings", "## Data summary", "## xCI matrix",
                     "## Differences between groups", "## Joint tests", "## Appendix: pair counts"):
@@ -129,11 +129,11 @@ def test_data_summary_table(result):
 
 def test_report_errors(result, tmp_path):
     with pytest.raises(ValueError, match=r"path must end in .html, .htm or .md"):
-        write_report(tmp_path / "r.pdf", result)
+        write_report(result, tmp_path / "r.pdf")
     with pytest.raises(TypeError, match="result must be an XCIResult, an XAUCResult or a ModelComparison"):
-        write_report(tmp_path / "r.html", result.matrix)
+        write_report(result.matrix, tmp_path / "r.html")
     with pytest.raises(TypeError, match=r"extra_tables\['t'\] must be a DataFrame"):
-        write_report(tmp_path / "r.html", result, extra_tables={"t": [1, 2]})
+        write_report(result, tmp_path / "r.html", extra_tables={"t": [1, 2]})
 
 
 # -- user strings are text, in every format --------------------------------------------------------
@@ -149,7 +149,7 @@ def test_dollar_labels(sample, tmp_path, suffix):
     labelled = _labelled(sample, ("$0-$50k", "a$_$b"))
     res = sf.xci("time", "event", "group", "risk", data=labelled, tau=1.5)
     # "a$_$b" used to make drawing the embedded heatmap fail with an empty-looking mathtext error
-    text = write_report(tmp_path / f"report{suffix}", res).read_text(encoding="utf-8")
+    text = write_report(res, tmp_path / f"report{suffix}").read_text(encoding="utf-8")
     if suffix == ".html":
         assert "<th class=label>$0-$50k</th>" in text and "<th class=label>a$_$b</th>" in text
     else:  # "$" as a reference, so renderers that read $...$ as LaTeX show it as text
@@ -165,7 +165,7 @@ def test_user_strings_are_escaped(sample, tmp_path, suffix):
     extra = pd.DataFrame({HOSTILE[0]: [HOSTILE[1]]}, index=pd.Index([HOSTILE[0]], name=HOSTILE[1]))
     fig, _ = plt.subplots()
     path = write_report(
-        tmp_path / f"report{suffix}", comparison, title=HOSTILE[0],
+        comparison, tmp_path / f"report{suffix}", title=HOSTILE[0],
         settings={HOSTILE[0]: HOSTILE[1], "command": f"survfair audit --group '{HOSTILE[1]}'"},
         extra_tables={HOSTILE[1]: extra}, figures={HOSTILE[0]: fig},
     )
@@ -183,7 +183,7 @@ def test_markdown_cells_render_as_the_literal_strings(result, tmp_path):
 
     strings = [*HOSTILE, "p|q", "*x* _y_ `z` [l](u) ~s~ #h", "$0-$50k", "a\\b", "&amp;", "two\nlines"]
     frame = pd.DataFrame({"value": strings}, index=pd.Index([f"k{i}" for i in range(len(strings))], name="key"))
-    path = write_report(tmp_path / "r.md", result, extra_tables={"cells": frame}, default_figures=False)
+    path = write_report(result, tmp_path / "r.md", extra_tables={"cells": frame}, default_figures=False)
     rendered = markdown.markdown(path.read_text(encoding="utf-8"), extensions=["tables"])
     assert "<script" not in rendered and "<img" not in rendered
     cells = re.findall(r"<td>k\d+</td>\s*<td>(.*?)</td>", rendered, flags=re.S)
@@ -203,7 +203,7 @@ def binary():
 
 
 def test_binary_report_html(binary, tmp_path):
-    path = write_report(tmp_path / "binary.html", binary, settings={"outcome": "y"},
+    path = write_report(binary, tmp_path / "binary.html", settings={"outcome": "y"},
                         data_summary=data_summary_table(binary))
     text = path.read_text(encoding="utf-8")
     headings = re.findall(r"<h2>(.*?)</h2>", text)
@@ -232,7 +232,7 @@ def test_binary_report_html(binary, tmp_path):
 
 
 def test_binary_report_markdown(binary, tmp_path):
-    text = write_report(tmp_path / "binary.md", binary).read_text(encoding="utf-8")
+    text = write_report(binary, tmp_path / "binary.md").read_text(encoding="utf-8")
     m = binary.matrix
     assert m.loc["M", "F"] > m.loc["F", "M"] + 0.1  # the orientation is visible in the data
     # row a = group of the positive, column b = group of the negative
@@ -252,7 +252,7 @@ def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
     curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
     fingerprint = data_fingerprint(sample[["time", "event", "group", "risk"]])
-    text = write_report(tmp_path / "h.html", res, horizons=curve,
+    text = write_report(res, tmp_path / "h.html", horizons=curve,
                         provenance={"command": "survfair audit --horizon 0.5 1", "data SHA-256": fingerprint},
                         ).read_text(encoding="utf-8")
     assert "<h2>AUC(t) by horizon</h2>" in text
@@ -264,7 +264,7 @@ def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
 
 def test_flags_and_adjustment_are_shown(sample, tmp_path):
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
-    text = write_report(tmp_path / "f.html", res, adjust="bh", min_pairs=10**6, default_figures=False
+    text = write_report(res, tmp_path / "f.html", adjust="bh", min_pairs=10**6, default_figures=False
                         ).read_text(encoding="utf-8")
     assert "<th>p (bh)</th>" in text and "BH-adjusted" in text
     # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use them;
@@ -286,21 +286,21 @@ def test_review_fixes_of_the_report(sample, tmp_path):
     """Intersection (tuple) labels, a group called "all", and one pair-counts table per model."""
     pairs = sample.assign(older=sample["risk"] > 0)
     res = sf.xci("time", "event", ["group", "older"], "risk", data=pairs, tau=1.5)
-    write_report(tmp_path / "tuple.html", sf.xci("time", "event", pd.Series(list(zip(pairs.group, pairs.older))),
-                                                  "risk", data=pairs, tau=1.5))
-    assert "<h2>xCI matrix</h2>" in write_report(tmp_path / "i.html", res).read_text(encoding="utf-8")
+    write_report(sf.xci("time", "event", pd.Series(list(zip(pairs.group, pairs.older))), "risk", data=pairs, tau=1.5),
+                 tmp_path / "tuple.html")
+    assert "<h2>xCI matrix</h2>" in write_report(res, tmp_path / "i.html").read_text(encoding="utf-8")
     named_all = sample.assign(group=np.where(sample["group"] == "F", "all", "M"))
     table = data_summary_table(sf.xci("time", "event", "group", "risk", data=named_all, tau=1.5))
     assert list(table.index) == ["M", "all", "(all)"] and table.loc["(all)", "n"] == len(sample)
-    write_report(tmp_path / "all.html", sf.xci("time", "event", "group", "risk", data=named_all.assign(group="all"),
-                                               tau=1.5))
+    write_report(sf.xci("time", "event", "group", "risk", data=named_all.assign(group="all"), tau=1.5),
+                 tmp_path / "all.html")
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
-    text = write_report(tmp_path / "two.md", out, default_figures=False).read_text(encoding="utf-8")
+    text = write_report(out, tmp_path / "two.md", default_figures=False).read_text(encoding="utf-8")
     assert "## Appendix: pair counts: one" in text and "## Appendix: pair counts: two" in text
 
 
 def test_the_data_summary_is_formatted_for_people(result, tmp_path):
-    text = write_report(tmp_path / "d.html", result, default_figures=False).read_text(encoding="utf-8")
+    text = write_report(result, tmp_path / "d.html", default_figures=False).read_text(encoding="utf-8")
     table = data_summary_table(result)
     share = table.loc["F", "censored_pct"]
     assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text
@@ -321,7 +321,7 @@ def test_report_with_calibration(tmp_path, suffix):
     time, event, group, x, risk = _calibrated_cohort()
     result = sf.xci(time, event, group, x, tau=10)
     calibration = sf.calibration(time, event, group, risk, 5.0)
-    path = write_report(tmp_path / f"r{suffix}", result, calibration=calibration, time_unit="years")
+    path = write_report(result, tmp_path / f"r{suffix}", calibration=calibration, time_unit="years")
     text = path.read_text()
     found = sf.calibration_findings(calibration, time_unit="years")
     assert "Findings: calibration" in text and "Calibration at t = 5 years" in text
@@ -331,21 +331,21 @@ def test_report_with_calibration(tmp_path, suffix):
     # the calibration tables come before the folded pair counts
     assert text.index("Calibration at t = 5") < text.index("Appendix: pair counts")
     with pytest.raises(TypeError, match="CalibrationResult"):
-        write_report(tmp_path / f"bad{suffix}", result, calibration=result)
+        write_report(result, tmp_path / f"bad{suffix}", calibration=result)
 
 
 def test_report_marks_calibration_groups_with_few_events(tmp_path):
     time, event, group, x, risk = _calibrated_cohort(n=300, seed=2)
     small = np.where(np.arange(300) < 20, "S", group)  # 20 people: few events by t = 5
     calibration = sf.calibration(time, event, small, risk, 5.0)
-    path = write_report(tmp_path / "r.md", sf.xci(time, event, small, x, tau=10), calibration=calibration,
+    path = write_report(sf.xci(time, event, small, x, tau=10), tmp_path / "r.md", calibration=calibration,
                         min_events=15)  # S has 12 events by t = 5
     assert "S †" in path.read_text()
 
 
 def test_a_given_data_summary_is_formatted_too(result, tmp_path):
     table = data_summary_table(result)
-    text = write_report(tmp_path / "d.html", result, data_summary=table, default_figures=False).read_text()
+    text = write_report(result, tmp_path / "d.html", data_summary=table, default_figures=False).read_text()
     share = table.loc["F", "censored_pct"]
     assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text
 
@@ -360,7 +360,7 @@ def test_horizons_get_the_same_treatment(sample, tmp_path):
     """Issue 14 audit: the AUC(t) table had no time unit, no differences, no flags, no findings."""
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
     curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
-    text = write_report(tmp_path / "h.html", res, horizons=curve, time_unit="years", min_events=60,
+    text = write_report(res, tmp_path / "h.html", horizons=curve, time_unit="years", min_events=60,
                         default_figures=False).read_text(encoding="utf-8")
     findings = _section(text, "Findings: AUC(t)")
     assert "AUC(t) at t = 0.5 years, largest cross-group asymmetry" in findings
@@ -387,7 +387,7 @@ def test_cells_with_standard_error_0_and_the_joint_test_in_the_report(tmp_path):
     risk = rng.normal(size=600) + 10.0 * (group == "a")
     time = rng.exponential(np.exp(-rng.normal(size=600) - 5.0 * (group == "a")))
     res = sf.xci(time, np.ones(600, bool), group, risk, method="naive")
-    text = write_report(tmp_path / "z.html", res, default_figures=False).read_text(encoding="utf-8")
+    text = write_report(res, tmp_path / "z.html", default_figures=False).read_text(encoding="utf-8")
     assert "[0.0%, 0.0%]" not in text and "[100.0%, 100.0%]" not in text and "[+100.0, +100.0]" not in text
     cells = _section(text, "Appendix: cells")
     assert "<td>100.0% †</td><td class=label>no interval: standard error 0</td>" in cells
@@ -405,7 +405,7 @@ def test_binary_report_flags_balanced_xauc_and_says_why_there_is_no_xroc(tmp_pat
     g = rng.choice(list("ABCDE"), n, p=[0.3, 0.3, 0.2, 0.195, 0.005])
     y = rng.integers(0, 2, n)
     res = sf.xauc(y, g, y + rng.normal(size=n))
-    text = write_report(tmp_path / "b.html", res).read_text(encoding="utf-8")
+    text = write_report(res, tmp_path / "b.html").read_text(encoding="utf-8")
     assert "No xROC figure: 5 groups have 20 ordered pairs" in _section(text, "Figures")
     balanced = _section(text, "Balanced xAUC")
     sizes = sf.balanced_xauc(res).loc["E"]
@@ -415,7 +415,7 @@ def test_binary_report_flags_balanced_xauc_and_says_why_there_is_no_xroc(tmp_pat
 
 def test_models_side_by_side_mark_flagged_rows(sample, tmp_path):
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "risk"}, data=sample, tau=1.5)
-    text = write_report(tmp_path / "c.html", out, min_pairs=10**6, default_figures=False).read_text(encoding="utf-8")
+    text = write_report(out, tmp_path / "c.html", min_pairs=10**6, default_figures=False).read_text(encoding="utf-8")
     verdict = _section(text, "Verdict")
     label = survfair_label(out.results["one"], "delta_between")
     assert verdict.count(f"{label} +") == 2 and verdict.count(" †</td>") >= 4
@@ -460,7 +460,7 @@ def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
     calibrations = {"lp": sf.calibration(time, event, group, risk, 5.0),
                     "noise": sf.calibration(time, event, group, np.column_stack([0.6 * risk, 0.8 * risk]), [3.0, 5.0])}
     stub = _stub_model_based(out.results["lp"])
-    text = write_report(tmp_path / "v.html", out, calibration=calibrations, model_based={"lp": _ModelBased(stub)},
+    text = write_report(out, tmp_path / "v.html", calibration=calibrations, model_based={"lp": _ModelBased(stub)},
                         time_unit="years").read_text(encoding="utf-8")
     assert re.findall(r"<h2>(.*?)</h2>", text)[0] == "Verdict"
     verdict = _section(text, "Verdict")
@@ -482,9 +482,9 @@ def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
     assert "<figcaption>Observed − model-based, lp. How to read" in text
     assert "<figcaption>Calibration per group at t = 5 years, noise." in text
     with pytest.raises(ValueError, match="lacks the columns"):
-        write_report(tmp_path / "bad.html", out, model_based={"lp": stub.drop(columns="excess")})
+        write_report(out, tmp_path / "bad.html", model_based={"lp": stub.drop(columns="excess")})
     with pytest.raises(TypeError, match=r"calibration\['lp'\] must be a CalibrationResult"):
-        write_report(tmp_path / "bad.html", out, calibration={"lp": out})
+        write_report(out, tmp_path / "bad.html", calibration={"lp": out})
 
 
 def test_every_table_orients_pairs_as_the_findings(binary, tmp_path):
@@ -493,13 +493,13 @@ def test_every_table_orients_pairs_as_the_findings(binary, tmp_path):
     largest = found.sentences[1]
     assert "Δbetween(M, F) = +" in largest
     for suffix in (".html", ".md"):
-        text = write_report(tmp_path / f"o{suffix}", binary, default_figures=False).read_text(encoding="utf-8")
+        text = write_report(binary, tmp_path / f"o{suffix}", default_figures=False).read_text(encoding="utf-8")
         assert "Δbetween (M, F)" in text and "Δbetween (F, M)" not in text and "pts" in text
         assert not re.search(r"Δbetween \(M, F\)[ †|<>/a-z=\\]*-\d", text)  # never a negative value
 
 
 def test_tables_scroll_inside_their_box(result, tmp_path):
-    text = write_report(tmp_path / "s.html", result, default_figures=False).read_text(encoding="utf-8")
+    text = write_report(result, tmp_path / "s.html", default_figures=False).read_text(encoding="utf-8")
     assert text.count("<table>") == text.count('<div class="scroll"><table>') > 5
     assert "div.scroll{overflow-x:auto" in text
 
@@ -515,7 +515,7 @@ def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
         "check_report_layout", Path(__file__).parents[1] / "scripts" / "check_report_layout.py")
     layout = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(layout)
-    path = write_report(tmp_path / "w.html", result, provenance={"data SHA-256": "f" * 64})
+    path = write_report(result, tmp_path / "w.html", provenance={"data SHA-256": "f" * 64})
     measured = layout.measure(path, width)
     assert measured["window"] == width and measured["page"] <= width
     assert measured["wide"] == [] and measured["unboxed"] == 0
@@ -538,7 +538,7 @@ def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
 def test_a_named_calibration_of_one_result_keeps_its_name(tmp_path):
     time, event, group, x, risk = _calibrated_cohort(n=300)
     result = sf.xci(time, event, group, x, tau=10)
-    text = write_report(tmp_path / "n.md", result, calibration={"Cox": sf.calibration(time, event, group, risk, 5.0)},
+    text = write_report(result, tmp_path / "n.md", calibration={"Cox": sf.calibration(time, event, group, risk, 5.0)},
                         default_figures=False).read_text(encoding="utf-8")
     assert "## Findings: calibration: Cox" in text and "## Calibration at t = 5: Cox" in text
     verdict = text[text.index("## Verdict"):text.index("## Findings")]
@@ -559,12 +559,12 @@ def test_a_model_based_result_reports_its_excess_first(tmp_path):
     grid = np.linspace(0.05, 30, 300)
     curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
     reference = sf.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
-    text = sf.write_report(tmp_path / "mb.md", reference).read_text(encoding="utf-8")
+    text = sf.write_report(reference, tmp_path / "mb.md").read_text(encoding="utf-8")
     verdict = text[text.index("## Verdict"):text.index("## Findings")]
     assert "no clear excess over what the model" in verdict
     findings_part = text[text.index("## Findings"):]
     assert "No excess cross-group asymmetry" in findings_part.split("\n## ")[0]
     assert "disadvantage" not in text
     assert "Excess Δbetween over the model-based reference" in text
-    html = sf.write_report(tmp_path / "mb.html", reference, model_based=reference).read_text(encoding="utf-8")
+    html = sf.write_report(reference, tmp_path / "mb.html", model_based=reference).read_text(encoding="utf-8")
     assert html.index("Verdict") < html.index("No excess cross-group asymmetry")

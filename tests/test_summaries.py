@@ -89,7 +89,7 @@ def test_review_fixes_of_the_summaries():
 
     res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
                        [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
-    with pytest.raises(ValueError, match=r"weights: labels \['c'\] are not groups of the result"):
+    with pytest.raises(ValueError, match=r"coefficients: labels \['c'\] are not groups of the result"):
         survfair.contrast(res, pd.DataFrame([[1.0]], index=["c"], columns=["a"]))
     binary = survfair.xauc([1, 0, 1, 0, 1, 0, 1, 0], list("aabbaabb"), [0.9, 0.1, 0.8, 0.3, 0.7, 0.2, 0.6, 0.4])
     with pytest.raises(TypeError, match="auc_decomposition"):

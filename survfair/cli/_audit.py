@@ -517,7 +517,7 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
         if args.report:  # last: if it fails, the staged output is discarded
             check_report_path(args.report)  # again: the path may have changed while computing
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
-            write_report(args.report, audits[0].result, settings=settings, provenance=provenance,
+            write_report(audits[0].result, args.report, settings=settings, provenance=provenance,
                          title="survfair binary (xAUC) audit report", **reporting_options(args))
     return 0
 
@@ -598,7 +598,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
             check_report_path(args.report)  # again: the path may have changed while computing
             first = next(iter(comparison.results.values()))
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
-            write_report(args.report, comparison if len(comparison.results) > 1 else first, settings=settings,
+            write_report(comparison if len(comparison.results) > 1 else first, args.report, settings=settings,
                          provenance=provenance, horizons=horizon_results or None,
                          calibration=None if calibrated is None else _report_calibrations(calibrated, comparison),
                          model_based=_report_references(references, named_results, comparison),

@@ -125,7 +125,7 @@ def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
             columns=["a", "b", "delta_between", "se", "ci_low", "ci_high", "p_value"],
         )
         # the ΔxAUC of every pair are printed together: one family, adjusted as the survival audit's
-        deltas["p_adjusted"] = adjust_p_values(deltas["p_value"].to_numpy(), method=getattr(args, "adjust", None) or "holm")
+        deltas["p_adjusted"] = adjust_p_values(deltas["p_value"].to_numpy(), adjust=getattr(args, "adjust", None) or "holm")
         balanced = balanced_xauc(res)
         metrics = group_metrics(res)
     return BinaryAudit(args.risk, outcome, positive, res, deltas, balanced, metrics, notes)

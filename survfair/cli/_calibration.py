@@ -60,7 +60,7 @@ def calibration_audit(args: argparse.Namespace, frame: pd.DataFrame, groups: lis
         return None
     ci = None if args.ci == "none" else args.ci
     options = dict(data=frame, groups=groups, censoring=args.censoring or "group", ci=ci,
-                   confidence_level=args.confidence_level, n_jobs=args.n_jobs,
+                   confidence_level=args.confidence_level, n_jobs=args.n_jobs, progress=args.progress,
                    brier_variance=getattr(args, "brier_variance", "influence"))
     if getattr(args, "cause", None) is not None:  # the cumulative incidence of the cause (Aalen-Johansen)
         options["cause"] = args.cause

@@ -122,7 +122,7 @@ _SETTING_OPTIONS = {
     "positive": "--positive",
     "alpha": "--alpha",
     "beta": "--beta",
-    "reference": "--reference",
+    "reference_group": "--reference",
     "objective": "--objective",
     "stratify": "--stratify",
     "bootstrap_method": "--bootstrap-method",

@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         reference = match_label(labels, args.reference, "--reference", "the groups")
     common = dict(
         data=fitting, method=args.method, tau=args.tau, censoring=args.censoring,
-        reference=reference, fit_on=_fit_mask(fitting, args.fit_column), alpha=args.alpha, beta=args.beta,
+        reference_group=reference, fit_on=_fit_mask(fitting, args.fit_column), alpha=args.alpha, beta=args.beta,
     )
     roles = {}
     if args.predicted:

@@ -99,7 +99,7 @@ def excess_text(reference: ModelBasedResult, adjust: str = "holm") -> str:
         finite = part["p_value"].notna()
         if finite.any():
             shown.loc[part.index[finite], "p_adjusted"] = adjust_p_values(part.loc[finite, "p_value"].to_numpy(),
-                                                                          method=adjust)
+                                                                          adjust=adjust)
     for column in ("p_value", "p_adjusted"):
         shown[column] = [("" if not math.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}"))
                          for p in np.asarray(shown[column], dtype=float)]

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._deprecation import DEPRECATED, renamed
 from .._frozen import frozen_result
 from .._calibration import calibration, predicted_matrix
 from .._results import json_safe
@@ -140,11 +141,12 @@ def frontier(
     censoring: str = "group",
     tied_tol: float = 1e-8,
     strict: bool = False,
-    reference: Any = None,
+    reference_group: Any = None,
     max_evaluations: int = MAX_EVALUATIONS,
     random_state: Any = None,
     predicted: Any = None,
     times: Any = None,
+    reference: Any = DEPRECATED,
 ) -> Frontier:
     """Accuracy (pooled C) against cross-group fairness over a family of group shifts.
 
@@ -167,8 +169,10 @@ def frontier(
         Fairness weights; given, or with three or more groups (default ``[0, 0.25, 0.5, 1, 2, 4, 8]``).
     method, tau, censoring, tied_tol, strict
         xCI estimator settings (as in :func:`survfair.xci`).
-    reference : group label, optional
+    reference_group : group label, optional
         Group kept at offset 0 (default: the first group).
+    reference : group label, optional
+        Deprecated name of ``reference_group`` (removed in 0.3).
     max_evaluations, random_state
         Search settings for the λ path (see :func:`group_shift`); ``random_state`` is checked
         also for the two-group offset grid, which does not use it. None (the default): fresh
@@ -203,11 +207,12 @@ def frontier(
     plot_frontier : draws it.
     group_shift : one point of it, fitted to an objective.
     """
+    reference_group = renamed("frontier", "reference", "reference_group", reference, reference_group)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if sample.n_groups < 2:
         raise ValueError("group: only one group; a frontier needs at least two groups.")
-    ref = check_reference(reference, sample.groups)
+    ref = check_reference(reference_group, sample.groups)
     n_points = check_scalar(n_points, "n_points", "integer", low=2)
     seed = repeatable_seed(check_random_state(random_state))  # checked even where the grid does not search
     problem = ShiftProblem(sample, settings)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import DEPRECATED, renamed
 from .._frozen import frozen_result
 from .._censoring import fit_censoring
 from .._exceptions import PositivityError
@@ -231,13 +232,14 @@ def group_monotone(
     censoring: str = "group",
     tied_tol: float = 1e-8,
     strict: bool = False,
-    reference: Any = None,
+    reference_group: Any = None,
     fit_on: Any = None,
     alpha: float = 1.0,
     beta: float = 1.0,
     predicted: Any = None,
     times: Any = None,
     scale: str = "log_hazard",
+    reference: Any = DEPRECATED,
     **xci_kwargs: Any,
 ) -> GroupMonotone:
     """Fit per-group monotone maps matching each group's event score distribution to a reference's.
@@ -258,8 +260,10 @@ def group_monotone(
         ``"naive"``: unweighted. Also the estimator of the before/after table.
     tau, censoring, tied_tol, strict
         As in :func:`survfair.xci`; only events before ``tau`` enter the distributions.
-    reference : group label, optional
+    reference_group : group label, optional
         Target group (mapped by the identity). Default: the first group in matrix order.
+    reference : group label, optional
+        Deprecated name of ``reference_group`` (removed in 0.3).
     fit_on : boolean mask, integer positions, DataFrame or tuple, optional
         As in :func:`group_shift`: where the maps are fitted; the rest is the evaluation sample.
     alpha, beta : float, default=1.0
@@ -313,12 +317,13 @@ def group_monotone(
 
     Wang, H. et al. (2026). arXiv:2606.16872, Sections 4.2-4.3.
     """
+    reference_group = renamed("group_monotone", "reference", "reference_group", reference, reference_group)
     alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     # entry, weights and cluster change the cells: the fit uses them, as the table does
     fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on,
                                                       pop_row_options(xci_kwargs))
-    ref = check_reference(reference, fit_sample.groups)
+    ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")
     risks = check_predicted_option(predicted, times, scale, data,

@@ -46,14 +46,14 @@ __all__ = [
 # -- option checks -----------------------------------------------------------------------------
 
 
-def check_reference(reference: Any, groups: tuple) -> int:
+def check_reference(reference_group: Any, groups: tuple) -> int:
     """Index of the reference group (default: the first group in matrix order)."""
-    if reference is None:
+    if reference_group is None:
         return 0
     try:
-        return groups.index(reference)
+        return groups.index(reference_group)
     except ValueError:
-        raise ValueError(f"reference: group {reference!r} does not occur (groups: {list(groups)}).") from None
+        raise ValueError(f"reference_group: group {reference_group!r} does not occur (groups: {list(groups)}).") from None
 
 
 # -- transform ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import DEPRECATED, renamed
 from .._frozen import frozen_result
 from .._results import json_safe
 from .._summaries import OBJECTIVES, check_utility_weights
@@ -197,13 +198,14 @@ def group_shift(
     censoring: str = "group",
     tied_tol: float = 1e-8,
     strict: bool = False,
-    reference: Any = None,
+    reference_group: Any = None,
     fit_on: Any = None,
     max_evaluations: int = MAX_EVALUATIONS,
     random_state: Any = None,
     predicted: Any = None,
     times: Any = None,
     scale: str = "log_hazard",
+    reference: Any = DEPRECATED,
     **xci_kwargs: Any,
 ) -> GroupShift:
     """Fit per-group additive offsets on the risk scale that optimise a cross-group fairness objective.
@@ -230,8 +232,10 @@ def group_shift(
         Utility weights, finite and >= 0, not both 0 (checked for every objective).
     method, tau, censoring, tied_tol, strict
         xCI estimator settings, as in :func:`survfair.xci`; used for the fit and the table.
-    reference : group label, optional
+    reference_group : group label, optional
         Group whose offset is 0. Default: the first group in matrix (sorted) order.
+    reference : group label, optional
+        Deprecated name of ``reference_group`` (removed in 0.3).
     fit_on : boolean mask, column name, integer row positions, DataFrame or tuple, optional
         Data on which the offsets are fitted. None: all rows (the table then has in-sample rows
         only). A boolean mask of shape (n_samples,), the name of a boolean column of ``data``, or
@@ -321,6 +325,7 @@ def group_shift(
     >>> fitted.optimality_gap
     0.0
     """
+    reference_group = renamed("group_shift", "reference", "reference_group", reference, reference_group)
     objective = check_option(objective, "objective", OBJECTIVES)
     alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
@@ -328,7 +333,7 @@ def group_shift(
     # entry, weights and cluster change the cells: the fit uses them, as the table does
     fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on,
                                                       pop_row_options(xci_kwargs))
-    ref = check_reference(reference, fit_sample.groups)
+    ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a group shift needs at least two groups.")
     risks = check_predicted_option(predicted, times, scale, data,

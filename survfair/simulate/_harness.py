@@ -173,7 +173,7 @@ def coverage_study(
     n_truth: int = 1_000_000,
     random_state: Any = None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
 ) -> CoverageStudy:
     """Bias, SE/SD, RMSE, coverage and power of xCI estimators on cohorts drawn from a design.
 
@@ -201,7 +201,7 @@ def coverage_study(
         Seeds of the replications (spawned up front: the same numbers for any ``n_jobs``).
     n_jobs : int, optional
         joblib jobs (processes): None or 1 for one, -1 for every core; a non-zero integer.
-    progress : bool, default=True
+    progress : bool, default=False
 
     Returns
     -------

@@ -67,7 +67,7 @@ def study(
     beta2_hat: float = 1.0,
     p_group: float = 0.5,
     random_state: Any = None,
-    progress: bool = True,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """The simulation study of Wang et al. (2026), Section 5.1 (Figure 1).
 
@@ -95,7 +95,7 @@ def study(
         P(G = 1).
     random_state : None, int, SeedSequence or Generator
         Seed of the replications.
-    progress : bool, default=True
+    progress : bool, default=False
         Show a tqdm bar over the replications (on a terminal or in Jupyter).
 
     Returns
@@ -191,7 +191,7 @@ def ipcw_bias_study(
     p_group: float = 0.5,
     estimators: Sequence[str] = ESTIMATORS,
     random_state: Any = None,
-    progress: bool = True,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Why IPCW exists: bias and RMSE of naive and IPCW xCI under group-specific censoring.
 
@@ -228,7 +228,7 @@ def ipcw_bias_study(
         Estimators to run.
     random_state : None, int, SeedSequence or Generator
         Seed of the replications.
-    progress : bool, default=True
+    progress : bool, default=False
         tqdm bar over the replications (on a terminal or in Jupyter).
 
     Returns
