@@ -78,7 +78,7 @@ from ._memory import require_memory
 from ._validation import SurvivalSample
 
 __all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster", "difference_se",
-           "rows_over_contributions", "rows_beyond_contributions", "censoring_terms"]
+           "rows_over_contributions", "rows_beyond_contributions", "censoring_terms", "cell_ratios"]
 
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
@@ -501,6 +501,20 @@ def censoring_multiplicity(curve_of: np.ndarray, n_groups: int, *, later_factor:
     return mult
 
 
+def cell_ratios(numerator: np.ndarray, denominator: np.ndarray) -> tuple:
+    """What the influence sweep reads from the cells' pair sums (G*G,): (defined cells, xCI of each
+    (0 where undefined), 1 / D (0 where undefined), the pooled C, 1 / its denominator, that
+    denominator); the pooled values are 0 without a weighted pair."""
+    defined = denominator > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
+        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
+    total_num, total_den = numerator.sum(), denominator.sum()
+    pooled = total_num / total_den if total_den > 0 else 0.0
+    inv_total = 1.0 / total_den if total_den > 0 else 0.0
+    return defined, theta, inv_den, pooled, inv_total, total_den
+
+
 def influence_rows(
     time: np.ndarray,
     event: np.ndarray,
@@ -540,13 +554,7 @@ def influence_rows(
     (None: none).
     """
     n, g = contributions.earlier_numerator.shape
-    defined = denominator > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
-        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
-    total_num, total_den = numerator.sum(), denominator.sum()
-    pooled = total_num / total_den if total_den > 0 else 0.0
-    inv_total = 1.0 / total_den if total_den > 0 else 0.0
+    defined, theta, inv_den, pooled, inv_total, total_den = cell_ratios(numerator, denominator)
     if compact and not _compact_rows_hold(curve_of, mult):
         raise ValueError("compact influence rows need one censoring curve per group")
     width = 2 * g if compact else g * g

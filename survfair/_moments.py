@@ -48,7 +48,7 @@ from ._compiled import _influence as _compiled
 from dataclasses import field
 
 from ._frozen import FrozenCachedProperty, frozen_result
-from ._influence import Influence, _cell_table, _compact_rows_hold, censoring_terms, influence
+from ._influence import Influence, _cell_table, _compact_rows_hold, cell_ratios, censoring_terms, influence
 from ._kernel import PairCounts, PreparedPairs, ascending_applies, ascending_passes
 from ._memory import require_memory
 from ._validation import SurvivalSample
@@ -293,13 +293,7 @@ def moment_influence(
     compact = _compact_rows_hold(curve_of, mult)
     width = 2 * g if compact else g * g
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
-    defined = denominator > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
-        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
-    total_num, total_den = numerator.sum(), denominator.sum()
-    pooled = total_num / total_den if total_den > 0 else 0.0
-    inv_total = 1.0 / total_den if total_den > 0 else 0.0
+    defined, theta, inv_den, pooled, inv_total, total_den = cell_ratios(numerator, denominator)
     m_e, m_l, overall_e, overall_l = _role_counts(prep, g, tau, strict)
     event = prep.event  # the censoring fit's events (no competing risks here)
     weight = prep.case_weight

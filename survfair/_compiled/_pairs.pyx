@@ -339,12 +339,10 @@ cdef inline void _later_add(double* tree, Py_ssize_t size, Py_ssize_t G, Py_ssiz
         slot += slot & (-slot)
 
 
-cdef inline void _later_read(double* tree, Py_ssize_t size, Py_ssize_t G, Py_ssize_t rank, const double* running,
-                             double sign, Py_ssize_t m, const Matrix* later_num, const Matrix* later_den) noexcept nogil:
-    """Add ``sign`` times the value at ``rank`` (and the running totals) to member m's sums."""
-    cdef double* value = tree + (size + 1) * G
+cdef inline void _later_value(const double* tree, Py_ssize_t G, Py_ssize_t rank, double* value) noexcept nogil:
+    """The G values at ``rank`` of a Fenwick tree of G-vectors (range adds, point reads): the path
+    summed from its shortest prefix up, the order of :func:`_later_finish`'s prefix pass."""
     cdef Py_ssize_t a, slot = rank + 1, prefix = 0, bit = 1
-    cdef double* target
     for a in range(G):
         value[a] = 0.0
     while bit <= slot:
@@ -355,6 +353,15 @@ cdef inline void _later_read(double* tree, Py_ssize_t size, Py_ssize_t G, Py_ssi
             prefix |= bit
             for a in range(G):
                 value[a] = tree[prefix * G + a] + value[a]
+
+
+cdef inline void _later_read(double* tree, Py_ssize_t size, Py_ssize_t G, Py_ssize_t rank, const double* running,
+                             double sign, Py_ssize_t m, const Matrix* later_num, const Matrix* later_den) noexcept nogil:
+    """Add ``sign`` times the value at ``rank`` (and the running totals) to member m's sums."""
+    cdef double* value = tree + (size + 1) * G
+    cdef Py_ssize_t a
+    cdef double* target
+    _later_value(tree, G, rank, value)
     for a in range(G):
         target = _at(later_num, m, a)
         target[0] += sign * value[a]
@@ -1130,23 +1137,14 @@ cdef inline void _ascending_leave(Ascending* c, Py_ssize_t G, Py_ssize_t m, cons
                                   const double* case_weight, double* l_num, double* l_den) noexcept nogil:
     """Member m leaves column's set: its later sums (row ``m`` of the chunk's ``l_num`` / ``l_den``, G
     values) are read from the tree at its rank, the path summed as :func:`_later_read` sums it."""
-    cdef Py_ssize_t r = rank[m], a, slot = r + 1, prefix = 0, bit = 1
+    cdef Py_ssize_t r = rank[m], a
     cdef double factor = case_weight[m] if case_weight != NULL else 1.0
     _rankset_remove(&c.set_, r)
     c.inserted -= 1
     if case_weight != NULL:
         _weightset_add(c.weights, c.weight_blocks, c.weight_tree_size, r, -case_weight[m])
         c.weight_total -= case_weight[m]
-    for a in range(G):
-        c.value[a] = 0.0
-    while bit <= slot:
-        bit <<= 1
-    while bit > 1:
-        bit >>= 1
-        if slot & bit:
-            prefix |= bit
-            for a in range(G):
-                c.value[a] = c.tree[prefix * G + a] + c.value[a]
+    _later_value(c.tree, G, r, c.value)
     for a in range(G):
         l_num[a] = factor * (c.running[a] - c.value[a])
         l_den[a] = factor * c.running[a]
