@@ -39,14 +39,13 @@ rows from five groups on (each row then moves all G^2 cells) and more than 32 gr
 from __future__ import annotations
 
 import contextlib
+from dataclasses import field
 
 import numpy as np
 
 from ._censoring import RESIDUE as KM_RESIDUE, CensoringCurves, inverse_censoring
 from ._compiled import CODE_TYPES, flags, floats, indices
 from ._compiled import _influence as _compiled
-from dataclasses import field
-
 from ._frozen import FrozenCachedProperty, frozen_result
 from ._influence import Influence, _cell_table, _compact_rows_hold, cell_ratios, censoring_terms, influence
 from ._kernel import PairCounts, PreparedPairs, ascending_applies, ascending_passes
