@@ -252,6 +252,20 @@ def logistic_adjustment(
     equal_opportunity_adjustment : a monotone map onto another group's positive scores.
     xauc : the estimator the adjustment is judged by.
     mitigate.group_shift : the survival analogue (offsets on the risk scale).
+
+    Examples
+    --------
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(3)
+    >>> y = rng.integers(0, 2, 400)
+    >>> group = np.where(rng.random(400) < 0.5, "a", "b")
+    >>> score = 1 / (1 + np.exp(-(y + 0.8 * (group == "a") + rng.normal(size=400))))
+    >>> adjusted = survfair.logistic_adjustment(y, group, score, "a", "b", grid=21)
+    >>> adjusted.adjusted_group
+    'b'
+    >>> gap = lambda res: abs(res.values[0, 1] - res.values[1, 0])  # |xAUC(a, b) - xAUC(b, a)|
+    >>> bool(gap(adjusted.after) < gap(adjusted.before))
+    True
     """
     adjusted_group = renamed("logistic_adjustment", "adjust", "adjusted_group", adjust, adjusted_group)
     (low, high), beta = _check_bounds(alpha_bounds, beta)
@@ -385,6 +399,17 @@ def equal_opportunity_adjustment(
     G_1^b and (G_1^a)^{-1} are the empirical positive-class distributions made continuous by
     linear interpolation between mid-ranks, so h is strictly increasing (group b's ranking and
     AUC^b are kept); beyond the range of group b's positives h continues with slope 1.
+
+    Examples
+    --------
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(3)
+    >>> y = rng.integers(0, 2, 400)
+    >>> group = np.where(rng.random(400) < 0.5, "a", "b")
+    >>> score = 1 / (1 + np.exp(-(y + 0.8 * (group == "a") + rng.normal(size=400))))
+    >>> adjusted = survfair.equal_opportunity_adjustment(y, group, score, "a", "b")
+    >>> list(adjusted.to_frame().columns)[:3]
+    ['metric', 'before', 'after']
     """
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)

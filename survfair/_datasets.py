@@ -83,6 +83,15 @@ def load_flchain(*, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool
     -----
     ``creatinine`` is missing for 1350 of 7874 people; requesting it drops those rows, and the
     number is reported in ``n_dropped`` (nothing is dropped silently).
+
+    Examples
+    --------
+    >>> import survfair
+    >>> cohort = survfair.load_flchain()
+    >>> cohort.n_loaded - cohort.n_dropped == len(cohort.frame)
+    True
+    >>> list(cohort.covariates)
+    ['age', 'female', 'kappa', 'lambda', 'creatinine', 'mgus']
     """
     perturb = check_scalar(perturb, "perturb", "bool")  # 1 or "yes" is refused, not taken as True
     if isinstance(covariates, str):

@@ -260,6 +260,18 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
     --------
     risk_scores : the fitted model's risk scores.
     compare : audits several fitted models.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, survfair
+    >>> from sksurv.linear_model import CoxPHSurvivalAnalysis
+    >>> from sksurv.util import Surv
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"marker": rng.normal(size=100)})
+    >>> y = Surv.from_arrays(event=np.ones(100, bool), time=rng.exponential(np.exp(-X["marker"])))
+    >>> model = survfair.fit_checked(CoxPHSurvivalAnalysis(), X, y)  # raises ConvergenceError if the fit did not converge
+    >>> round(float(model.coef_[0]), 1)
+    1.2
     """
     kind = _kind(model)
     if kind == "callable":
@@ -477,6 +489,20 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
     ----------
     Ishwaran H, Kogalur UB, Blackstone EH, Lauer MS. Random survival forests. Ann. Appl. Stat.
     2(3):841-860, 2008 (ensemble mortality, Section 4.1).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, survfair
+    >>> from sksurv.linear_model import CoxPHSurvivalAnalysis
+    >>> from sksurv.util import Surv
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.normal(60, 10, 200), "marker": rng.normal(size=200)})
+    >>> t = rng.exponential(np.exp(-0.03 * (X["age"] - 60) - 0.5 * X["marker"]))
+    >>> y = Surv.from_arrays(event=np.ones(200, bool), time=t)
+    >>> model = CoxPHSurvivalAnalysis().fit(X, y)
+    >>> risk = survfair.risk_scores(model, X)  # higher = earlier event, for any supported model
+    >>> risk.shape, bool(np.corrcoef(risk, X["marker"])[0, 1] > 0)
+    ((200,), True)
     """
     kind = _kind(model)
     n = _n_rows(X)

@@ -73,6 +73,14 @@ def xci_score(
     --------
     make_xci_scorer : the scikit-learn scorer around it.
     min_xci, abs_delta_between, min_utility, nash_welfare : the same statistics with intervals.
+
+    Examples
+    --------
+    >>> import numpy as np, survfair
+    >>> from sksurv.util import Surv
+    >>> y = Surv.from_arrays(event=[1, 1, 1, 1, 1, 1, 1, 0], time=[1, 2, 3, 4, 5, 6, 7, 8])
+    >>> survfair.xci_score(y, [8, 3, 6, 5, 4, 7, 2, 1], group=list("abababab"), statistic="min_xci", method="naive")
+    0.5
     """
     statistic = check_option(statistic, "statistic", STATISTICS)
     alpha, beta = check_utility_weights(alpha, beta)  # for every statistic, as in group_shift
@@ -166,6 +174,21 @@ def make_xci_scorer(
     --------
     xci_score : the number the scorer returns.
     mitigate.group_shift : optimises the same objectives after fitting.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, survfair
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sksurv.linear_model import CoxPHSurvivalAnalysis
+    >>> from sksurv.util import Surv
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"marker": rng.normal(size=300), "female": rng.integers(0, 2, 300)})
+    >>> t = rng.exponential(np.exp(-X["marker"]))
+    >>> y = Surv.from_arrays(event=rng.random(300) < 0.8, time=t)
+    >>> scorer = survfair.make_xci_scorer(statistic="min_xci", group_column="female", tau=2.0)
+    >>> scores = cross_val_score(CoxPHSurvivalAnalysis(), X, y, cv=3, scoring=scorer)
+    >>> scores.shape, bool(((scores > 0) & (scores < 1)).all())
+    ((3,), True)
     """
     import sklearn
     from sklearn.metrics import make_scorer

@@ -206,6 +206,16 @@ def frontier(
     --------
     plot_frontier : draws it.
     group_shift : one point of it, fitted to an objective.
+
+    Examples
+    --------
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.integers(0, 2, 300); z = rng.normal(size=300)
+    >>> t = np.exp(0.5 * g + z + rng.normal(size=300))
+    >>> curve = survfair.mitigate.frontier(t, np.ones(300), g, -z + 0.8 * g, method="naive", n_points=5)
+    >>> curve.to_frame()["offset"].round(2).tolist()  # the grid, and 0: the unadjusted scores
+    [-4.96, -2.93, -0.9, 0.0, 1.13, 3.16]
     """
     reference_group = renamed("frontier", "reference", "reference_group", reference, reference_group)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
@@ -315,6 +325,19 @@ def plot_frontier(
     See Also
     --------
     frontier : computes it.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, survfair
+    >>> from survfair.mitigate import frontier, plot_frontier
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.integers(0, 2, 300); z = rng.normal(size=300)
+    >>> t = np.exp(0.5 * g + z + rng.normal(size=300))
+    >>> ax = plot_frontier(frontier(t, np.ones(300), g, -z + 0.8 * g, method="naive", n_points=5))
+    >>> ax.get_xlabel()
+    'max |Δbetween xCI|'
     """
     if fairness not in FAIRNESS_COLUMNS:
         raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")

@@ -316,6 +316,16 @@ def group_monotone(
     Ranking and the xAUC Metric. NeurIPS. Appendix E.2, Proposition 2.
 
     Wang, H. et al. (2026). arXiv:2606.16872, Sections 4.2-4.3.
+
+    Examples
+    --------
+    >>> import numpy as np, survfair
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.integers(0, 2, 300); z = rng.normal(size=300)
+    >>> t = np.exp(0.5 * g + z + rng.normal(size=300))
+    >>> fitted = survfair.mitigate.group_monotone(t, np.ones(300), g, -z + 0.8 * g, method="naive")
+    >>> fitted.reference  # the first group: its scores are not mapped
+    0
     """
     reference_group = renamed("group_monotone", "reference", "reference_group", reference, reference_group)
     alpha, beta = check_utility_weights(alpha, beta)

@@ -433,6 +433,17 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     --------
     coverage_study : computes what it draws.
     plot_power : the power of the same study.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from survfair.simulate import coverage_study, ph_design, plot_coverage
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.5}, censoring={"fraction": 0.3})
+    >>> study = coverage_study(design, [100, 200], n_replications=10, random_state=1, n_truth=100_000)
+    >>> ax = plot_coverage(study)
+    >>> ax.get_ylabel()
+    'coverage of delta_between intervals'
     """
     from .._plot_base import literal, literal_legend, new_axes
 
@@ -478,6 +489,17 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     --------
     power_curve : computes what it draws.
     plot_coverage : the coverage of the same study.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from survfair.simulate import ph_design, plot_power, power_curve
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.8}, score="without_group")
+    >>> curve = power_curve(design, [100, 400], "F", "M", n_replications=10, random_state=0, n_truth=100_000)
+    >>> ax = plot_power(curve)
+    >>> ax.get_xlabel()
+    'cohort size n'
     """
     from .._plot_base import new_axes
 

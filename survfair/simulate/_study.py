@@ -121,6 +121,13 @@ def study(
     References
     ----------
     Wang, H. et al. (2026). arXiv:2606.16872, Section 5.1 and Figure 1.
+
+    Examples
+    --------
+    >>> from survfair.simulate import study
+    >>> table = study([0.4, 0.8], n=200, n_replications=3, random_state=0)
+    >>> sorted(set(table["beta1_hat"]))
+    [0.4, 0.8]
     """
     grid = _grid(beta1_hat, "beta1_hat")
     n = check_scalar(n, "n", "integer", low=4)
@@ -261,6 +268,13 @@ def ipcw_bias_study(
     References
     ----------
     Wang, H. et al. (2026). arXiv:2606.16872, eq. 4-7 and Proposition 4.2.
+
+    Examples
+    --------
+    >>> from survfair.simulate import ipcw_bias_study
+    >>> table = ipcw_bias_study(n=[200], n_replications=3, random_state=0)
+    >>> sorted(set(table["estimator"]))
+    ['ipcw', 'ipcw_pooled', 'naive']
     """
     sizes = [check_scalar(v, "n", "integer", low=4) for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])]
     if not sizes:
@@ -399,6 +413,15 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
     See Also
     --------
     study : computes the table it draws.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from survfair.simulate import plot_study, study
+    >>> axes = plot_study(study([0.4, 0.8], n=200, n_replications=3, random_state=0))
+    >>> len(axes)
+    2
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be the DataFrame returned by study(), got {type(table).__name__}.")
