@@ -242,13 +242,10 @@ def xci(
     data : pandas.DataFrame or dask.dataframe.DataFrame, optional
         Table in which string arguments are column names. Rows are matched by position;
         pandas inputs (and ``data``) whose indexes are not identical (same labels, same
-        order) are refused with a ValueError, never aligned. A Dask DataFrame (a cohort larger
-        than one machine's memory, e.g. ``dask.dataframe.read_parquet`` of a directory) gives the
-        exact point estimate on the cluster (``ci=None``; ``time``, ``event``, ``group`` and
-        ``risk`` must name single columns; ``cluster``, ``entry``, ``weights``, ``cause`` and
-        ``censoring_reference`` are not supported there): Dask sorts the rows by time, each
-        partition is counted by the kernel and the pairs across partitions by merging sorted
-        risks; equal to the in-memory result to 1e-12 (docs: how-to, large data).
+        order) are refused with a ValueError, never aligned. A Dask DataFrame gives the exact
+        point estimate of a cohort larger than memory (``ci=None``; single columns as roles; no
+        ``cluster``, ``entry``, ``weights``, ``cause`` or ``censoring_reference``; docs: how-to,
+        large data).
     method : {"ipcw", "naive"}, default="ipcw"
         ``"naive"``: eq. 4 (ratio of concordant to comparable pairs). ``"ipcw"``: eq. 7, each
         comparable pair weighted by 1 / (K_a(O_i) K_b(O_i)).
@@ -315,9 +312,7 @@ def xci(
         :func:`survfair.compare_xci` and the command line: every number comes with an interval).
         ``"analytic"``: covariance of all G^2 cells from the influence functions (U-statistic /
         DeLong structural components, plus the Kaplan-Meier term of the estimated IPCW weights),
-        Wald intervals (logit scale for the cells and the pooled C, raw scale for differences);
-        costs about twice the point estimate with 2 groups, more with many (the later-member
-        pass queries every group's ranks).
+        Wald intervals (logit scale for the cells and the pooled C, raw scale for differences).
         ``"bootstrap"``: ``n_resamples`` replicates resampling individuals within strata and
         refitting the censoring weights in each (complete IPCW uncertainty), BCa or percentile
         intervals. None: point estimates only.
@@ -331,8 +326,7 @@ def xci(
     n_jobs : int, optional
         Parallelism. The per-group passes of the pair-count kernel run on ``n_jobs`` threads
         (None: every core this process may use; -1 likewise; the kernel releases the GIL), with
-        bit-identical numbers for any value (measured on 2 cores at n = 10^6, G = 8: the passes
-        1.9x faster for the point estimate, 1.8x with the analytic contributions). The bootstrap
+        bit-identical numbers for any value (timings: docs, benchmarks). The bootstrap
         runs ``n_jobs`` joblib jobs (threads; None: joblib's default, one job unless inside a
         ``joblib.parallel_backend`` context); inside ``with joblib.parallel_backend("dask"):``
         the replicates run on a Dask cluster.
@@ -404,27 +398,11 @@ def xci(
     counts. The pooled C (``.overall``) is the weighted average of the cells (Proposition 4.1;
     see :func:`survfair.decompose`); its interval is :func:`survfair.overall_c`.
 
-    Inference. The analytic covariance linearises each cell N_ab / D_ab and projects the pair sums
-    on the individuals (Hajek projection of a one- or two-sample U-statistic): individual k's
-    influence on cell (a, b) is its weighted numerator minus xCI_ab times its weighted denominator,
-    as the earlier member (k in a) plus as the later member (k in b), divided by D_ab, with DeLong's
-    m / (m - 1) factor per role. With one group and a binary outcome it is exactly the DeLong
-    variance of the AUC. For IPCW, each individual's influence also includes its effect on the
-    Kaplan-Meier fits of K_g (the derivative of the estimate, KM refitted, in that individual's
-    case weight), so the analytic variance accounts for the estimation of the weights, as the
-    bootstrap does by refitting K_g per replicate. With ``censoring_reference`` both keep the
-    reference curves fixed (that sample is not resampled). A replicate in which a cell has no
-    comparable pair gives NaN for that cell (counted and warned, left out).
-
-    With ``entry`` and ``weights`` and one group, ``method="naive"`` equals R's
-    ``concordance(Surv(entry, time, status) ~ x, weights=w, reverse=TRUE)`` (with ``tied_tol=0``:
-    R compares risks exactly), tested on ``survival::flchain`` and ``survival::nwtco``. With
-    ``cause`` and one group, ``method="ipcw"`` with ``censoring="pooled"`` equals R's
-    ``pec::cindex(..., cause=)`` (Wolbers et al. 2014) on data without censorings tied to event
-    times (pec weighs by G(t-), the censoring survival just before t, where survfair takes K(t) with
-    events leaving the risk set first; the two agree unless a censoring falls at an event time),
-    ``tied_tol=0`` and a ``tau`` between event times (pec keeps events at t_i <= its time), tested
-    on ``survival::mgus2``.
+    Inference: the analytic covariance is the Hajek projection of each cell's pair sums on the
+    individuals, with DeLong's m / (m - 1) factor per role and, for IPCW, each individual's effect
+    on the Kaplan-Meier fits of K_g (docs: how-to, intervals; the formulas in
+    ``survfair/_influence.py``). Agreement with R's ``survival::concordance`` (entry, weights) and
+    ``pec::cindex`` (competing risks): docs, conventions.
 
     References
     ----------
