@@ -256,8 +256,9 @@ class ModelBasedResult:
         return self._frame(self.contrast_inference(self._cell_weights(), of)[1].reshape(self._shape))
 
     def confidence_interval(self, confidence_level: float | None = None, *,
-                            of: str = "excess") -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Lower and upper limits of every cell of the ``of`` matrix, aligned with it.
+                            of: str = "excess") -> ConfidenceInterval:
+        """Lower and upper limits of every cell of the ``of`` matrix, aligned with it: a
+        :class:`~survfair.ConfidenceInterval` of two G x G DataFrames (``low, high = ...`` unpacks it).
 
         Analytic: for the excess, value -/+ t_nu SE with Satterthwaite's nu (:meth:`effective_df`),
         clipped to [-1, 1]; Wald on the logit scale for the model-based and observed cells; ``ci="bootstrap"``: percentile intervals of the joint
@@ -270,7 +271,7 @@ class ModelBasedResult:
         """
         level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
         _, _, low, high, _ = self._contrast_interval(self._cell_weights(), check_option(of, "of", _QUANTITIES), level)
-        return self._frame(low.reshape(self._shape)), self._frame(high.reshape(self._shape))
+        return ConfidenceInterval(self._frame(low.reshape(self._shape)), self._frame(high.reshape(self._shape)))
 
     # -- summaries ------------------------------------------------------------------------------
     def _pair_weights(self, kind: str, a: int, b: int) -> np.ndarray:

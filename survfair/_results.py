@@ -15,6 +15,7 @@ from ._frozen import frozen_result
 from ._censoring import CensoringCurves
 from ._intervals import (
     NO_VARIANCE_SE,
+    ConfidenceInterval,
     bootstrap_at_floor,
     bootstrap_interval,
     bootstrap_p_value,
@@ -313,8 +314,10 @@ class CellMatrixAccessors:
         """Standard errors aligned with :attr:`matrix` (NaN when no inference was requested)."""
         return self._frame(cell_se(self).reshape(self.values.shape))
 
-    def confidence_interval(self, confidence_level: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference).
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Lower and upper interval limits aligned with :attr:`matrix` (NaN without inference), as a
+        :class:`~survfair.ConfidenceInterval` of two G x G DataFrames (``low, high = ...`` unpacks
+        it, as the tuple it was).
 
         Wald intervals on the logit scale from :attr:`covariance` (``ci_method="analytic"``;
         they stay inside (0, 1)) or BCa / percentile
@@ -323,7 +326,7 @@ class CellMatrixAccessors:
         level = self.confidence_level if confidence_level is None else confidence_level
         low, high = cell_interval(self, level)
         shape = self.values.shape
-        return self._frame(low.reshape(shape)), self._frame(high.reshape(shape))
+        return ConfidenceInterval(self._frame(low.reshape(shape)), self._frame(high.reshape(shape)))
 
     @property
     def ci_low(self) -> pd.DataFrame:

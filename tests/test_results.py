@@ -269,3 +269,16 @@ def test_every_tabular_result_has_confidence_interval_at_any_level(tabular_resul
         assert (wide.loc[finite, high] > narrow.loc[finite, high]).all()
     with pytest.raises(ValueError, match="confidence_level"):
         res.confidence_interval(1.5)
+
+
+def test_matrix_intervals_are_confidence_intervals(data_factory):
+    """Issue 35 (one interval type): the matrix results' confidence_interval() is a
+    ConfidenceInterval of two G x G frames, unpacked as the tuple it was."""
+    time, event, codes, risk = data_factory(200, 2, 3)
+    res = survfair.xci(time, event, codes, risk, tau=20.0)
+    interval = res.confidence_interval(0.9)
+    assert isinstance(interval, survfair.ConfidenceInterval)
+    low, high = interval
+    pd.testing.assert_frame_equal(low, interval.low)
+    pd.testing.assert_frame_equal(high, res.confidence_interval(0.9)[1])
+    assert low.shape == high.shape == res.matrix.shape and bool((low <= high).all().all())
