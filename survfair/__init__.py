@@ -18,6 +18,7 @@ if _TYPE_CHECKING:
     from ._exceptions import (
         ConvergenceError,
         ExcludedRowsWarning,
+        InvalidParameterError,
         MemoryLimitError,
         NoComparablePairError,
         PositivityError,
@@ -82,7 +83,8 @@ _LAZY = {
     for module, names in {
         "._censoring": ("CensoringCurves",),
         "._exceptions": (
-            "ConvergenceError", "ExcludedRowsWarning", "MemoryLimitError", "NoComparablePairError",
+            "ConvergenceError", "ExcludedRowsWarning", "InvalidParameterError", "MemoryLimitError",
+            "NoComparablePairError",
             "PositivityError", "PositivityWarning", "SurvfairDeprecationWarning", "UndefinedXAUCWarning",
             "UndefinedXCIWarning",
         ),
@@ -164,6 +166,7 @@ __all__ = [
     "ConvergenceError",
     "ExcludedRowsWarning",
     "MemoryLimitError",
+    "InvalidParameterError",
     "SurvfairDeprecationWarning",
     "simulate",
     "calibration",

@@ -7,6 +7,33 @@ import warnings
 import numpy as np
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """Raised when an argument of a public function has the wrong type or value.
+
+    Both a ``ValueError`` and a ``TypeError`` (as scikit-learn's ``InvalidParameterError``), so that
+    code catching either keeps working; the message starts with the argument's name.
+
+    Attributes
+    ----------
+    parameter : str
+        The name of the argument at fault (``"confidence_level"``, ``"time"``, ...): what the
+        command line maps to its option.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> try:
+    ...     survfair.xci([1, 2], [1, 0], ["a", "a"], [0.5, 0.2], confidence_level=2)
+    ... except survfair.InvalidParameterError as error:
+    ...     print(error.parameter)
+    confidence_level
+    """
+
+    def __init__(self, message: str, *, parameter: str):
+        super().__init__(message)
+        self.parameter = parameter
+
+
 class NoComparablePairError(ValueError):
     """Raised when the data contain no comparable pair at all, so no concordance is defined."""
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._frozen import frozen_result
-from ._exceptions import MemoryLimitError
+from ._exceptions import InvalidParameterError, MemoryLimitError
 from ._models import as_risk, check_feature_keys
 from ._results import XCIResult, json_safe
 from ._summaries import min_xci, overall_c, pairwise_deltas
@@ -349,6 +349,8 @@ def compare(
             result = xci(time, event, group, risk, data=data, **xci_kwargs)
         except MemoryLimitError:
             raise  # about the request (groups, intervals), not about this model
+        except InvalidParameterError as error:  # the same argument, of this model's call
+            raise InvalidParameterError(f"models[{name!r}]: {error}", parameter=error.parameter) from error
         except (TypeError, ValueError) as error:
             raise type(error)(f"models[{name!r}]: {error}") from error
         results[str(name)] = result

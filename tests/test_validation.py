@@ -478,3 +478,36 @@ def test_options_are_keyword_only():
     assert "n_replications" in inspect.signature(simulate.study).parameters
     assert "n_replications" in inspect.signature(simulate.ipcw_bias_study).parameters
     assert "n_truth" in inspect.signature(simulate.coverage_study).parameters
+
+
+@pytest.mark.parametrize("call, parameter", [
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, confidence_level=2), "confidence_level"),
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, tied_tol=-1.0), "tied_tol"),
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, tau=-1.0), "tau"),
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, n_jobs=0), "n_jobs"),
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, strict="yes"), "strict"),
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, method="uno"), "method"),
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, ci="bootstrap", n_resamples=1), "n_resamples"),
+    (lambda t, e, g, r: survfair.xci(t[:-1], e, g, r), None),  # mismatched lengths: no single argument
+    (lambda t, e, g, r: survfair.xci(np.where(np.arange(t.size) == 3, np.nan, t), e, g, r), "time"),
+    (lambda t, e, g, r: survfair.xci(t, e.astype(int) * 2, g, r), "event"),
+    (lambda t, e, g, r: survfair.xci(t, e, g, r, weights=-np.ones(t.size)), "weights"),
+    (lambda t, e, g, r: survfair.calibration(t, e, g, np.clip(r, 0.01, 0.99), [1.0], confidence_level=0), "confidence_level"),
+    (lambda t, e, g, r: survfair.xauc((e > 0).astype(int), g, r, tied_tol=-1), "tied_tol"),
+])
+def test_errors_carry_the_parameter(call, parameter):
+    """Issue 35: the validation's errors are InvalidParameterError (a ValueError and a TypeError)
+    naming the argument at fault in ``.parameter``, which the command line maps to its option."""
+    rng = np.random.default_rng(0)
+    t, e = rng.exponential(size=60) + 0.01, rng.random(60) < 0.7
+    g, r = np.arange(60) % 2, rng.normal(size=60)
+    if parameter is None:
+        with pytest.raises(ValueError) as caught:
+            call(t, e, g, r)
+        assert getattr(caught.value, "parameter", None) is None
+        return
+    with pytest.raises(survfair.InvalidParameterError) as caught:
+        call(t, e, g, r)
+    assert caught.value.parameter == parameter
+    assert str(caught.value).startswith(parameter)
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, TypeError)

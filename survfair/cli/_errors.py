@@ -148,6 +148,14 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
     if match:
         text = text[match.end():]
         columns["risk"] = f"--risk {match.group('name')!r}"
+    parameter = getattr(error, "parameter", None)  # an InvalidParameterError names it: no guessing
+    if parameter is not None and text.startswith(parameter):
+        if parameter in columns:
+            text = f"{columns[parameter]}: {text}"
+        elif parameter in _SETTING_OPTIONS:
+            text = _SETTING_OPTIONS[parameter] + text[len(parameter):]
+        return _CAUSE_ARGUMENT.sub(lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text)
+    # the library's other errors still start with the argument's name (not yet InvalidParameterError)
     word = _FIRST_WORD.match(text)
     if word and word.group("word") in columns:
         text = f"{columns[word.group('word')]}: {text}"
