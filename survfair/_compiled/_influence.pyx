@@ -101,6 +101,24 @@ cdef inline void c_add_second_kind(Py_ssize_t m, Py_ssize_t a, Py_ssize_t b, Py_
     out_overall[el] += ln - pooled * ld
 
 
+cdef inline void c_count_roles(Py_ssize_t m, Py_ssize_t a, Py_ssize_t g, Grid E_den, Grid L_den, double *m_e,
+                               double *m_l, double *overall_e, double *overall_l) noexcept nogil:
+    """Row m (of group a) into DeLong's member counts: each cell where it has a positive weight as
+    the earlier member (``m_e``, cell (a, b)) and as the later member (``m_l``, cell (b, a)), and
+    whether it has either role at all (``overall_e`` / ``overall_l``)."""
+    cdef Py_ssize_t b
+    cdef bint earlier = False, later = False
+    for b in range(g):
+        if get(E_den, m, b) > 0:
+            m_e[a * g + b] += 1
+            earlier = True
+        if get(L_den, m, b) > 0:
+            m_l[b * g + a] += 1
+            later = True
+    overall_e[0] += earlier
+    overall_l[0] += later
+
+
 cdef inline void c_add_point(Py_ssize_t g2, const double *point_num, const double *point_den, const double *theta,
                              double pooled, double *out, double *out_overall) noexcept nogil:
     """The point sources' share of the later member's curve's correction."""
@@ -432,7 +450,6 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
     cdef double overall_e = 0.0, overall_l = 0.0, w_k, en, ed
     cdef double *target
     cdef Py_ssize_t m, a, b, c, j, k, start, end, next_entry = 0
-    cdef bint earlier, later
     w.theta = &theta[0]
     w.curve_of = &curve_of[0]
     w.mult = &mult[0, 0] if n_curves > 0 else NULL
@@ -454,24 +471,15 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
                 c_add_point(g2, w.point_num, w.point_den, w.theta, pooled, w.total_x, w.total_x_overall)
             for m in range(n):
                 a = codes[m]
-                earlier = False
-                later = False
+                c_count_roles(m, a, g, E_den, L_den, w.m_e, w.m_l, &overall_e, &overall_l)
                 for b in range(g):
                     en = get(E_num, m, b)
                     ed = get(E_den, m, b)
-                    if ed > 0:
-                        w.m_e[a * g + b] += 1
-                        earlier = True
-                    if get(L_den, m, b) > 0:
-                        w.m_l[b * g + a] += 1
-                        later = True
                     w.total[a * g + b] += en - w.theta[a * g + b] * ed
                     w.total_overall[a * g + b] += en - pooled * ed
                     if w.second_kind and has_x:
                         c_add_second_kind(m, a, b, g, X_e_num, X_e_den, X_l_num, X_l_den, w.theta, pooled, w.total_x,
                                           w.total_x_overall)
-                overall_e += earlier
-                overall_l += later
                 if n_curves > 0 and n_entries == 0:  # everyone at risk from time 0
                     w.entered[curve_of[a]] += weight[m] if w.has_weight else 1.0
             w.overall_factor_e = c_role_factor(overall_e)
@@ -570,8 +578,7 @@ cdef class StreamingSweep:
         """The next chunk of rows (whole time blocks, after every row fed before; ``time`` / ``event``
         / ``codes`` / ``weight`` and the contributions are the chunk's): row m's phi to row ``dest[m]``
         of the zeroed ``cells`` / ``overall``."""
-        cdef Py_ssize_t n = time.shape[0], first = 0, end, m, a, b, g = self.w.g, g2 = self.w.g2
-        cdef bint earlier, later
+        cdef Py_ssize_t n = time.shape[0], first = 0, end, m, g = self.w.g, g2 = self.w.g2
         cdef Grid none = grid(np.empty((0, 0)))
         cdef Grid E_num = grid(e_num), E_den = grid(e_den), L_num = grid(l_num), L_den = grid(l_den)
         cdef Grid out = grid(cells)
@@ -587,15 +594,5 @@ cdef class StreamingSweep:
                               L_den, none, none, none, none, 0, out, &dest[0], &overall[0], False)
                 first = end
             for m in range(n):
-                a = codes[m]
-                earlier = False
-                later = False
-                for b in range(g):
-                    if get(E_den, m, b) > 0:
-                        self.counted[a * g + b] += 1
-                        earlier = True
-                    if get(L_den, m, b) > 0:
-                        self.counted[g2 + b * g + a] += 1
-                        later = True
-                self.counted[2 * g2] += earlier
-                self.counted[2 * g2 + 1] += later
+                c_count_roles(m, codes[m], g, E_den, L_den, self.counted, self.counted + g2, self.counted + 2 * g2,
+                              self.counted + 2 * g2 + 1)
