@@ -33,18 +33,19 @@ _warned: set[tuple[str, str]] = set()
 
 
 def renamed(function: str, old: str, new: str, old_value: Any, new_value: Any, default: Any = None,
-            *, stacklevel: int = 3) -> Any:
+            *, missing: str | None = None, stacklevel: int = 3) -> Any:
     """The value of keyword ``new`` of ``function``, given either as ``new`` or by its old name.
 
     ``old_value`` is what the caller passed as ``old`` (:data:`DEPRECATED` if nothing),
     ``new_value`` what it passed as ``new`` (``default`` if nothing). The old name warns once per
     process and function (:class:`SurvfairDeprecationWarning`, pointing at the caller with
-    ``stacklevel``).
+    ``stacklevel``). ``missing`` describes a required keyword (``"its horizon: ..."``): neither
+    name given is then refused.
 
     Raises
     ------
     TypeError
-        If both names are given.
+        If both names are given, or neither when ``missing`` is given.
 
     Examples
     --------
@@ -57,6 +58,8 @@ def renamed(function: str, old: str, new: str, old_value: Any, new_value: Any, d
     'f(time=...) is deprecated: use f(horizon=...); time= will be removed in survfair 0.3.'
     """
     if old_value is DEPRECATED:
+        if missing is not None and new_value is default:
+            raise TypeError(f"{function}() missing {missing}.")
         return new_value
     if new_value is not default:
         raise TypeError(f"{function}() got both {new}= and its old name {old}=; pass {new}= only.")

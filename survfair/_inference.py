@@ -105,13 +105,17 @@ def with_inference(
                    bootstrap_method=bootstrap_method)
 
 
-def influence_with_rows(result: XCIResult) -> Influence:
+def influence_with_rows(result: XCIResult, *, jackknife: bool = False) -> Influence:
     """The result's influence rows: those it holds, or, when its analytic intervals came from the
-    moment engine (no rows kept, :mod:`survfair._moments`), the row path's on its sample (what
-    paired comparisons and the model-based reference read)."""
+    moment engine (no rows kept, :mod:`survfair._moments`), the row path's on its sample, or, without
+    analytic intervals, computed on its sample (what paired comparisons and the model-based
+    reference read). With ``jackknife`` the rows can also give the delete-one estimates (BCa), which
+    an analytic result's stored rows cannot."""
     stored = result.influence
-    if stored is not None:
-        return stored if stored.has_rows else stored.rows
+    if stored is not None and not stored.has_rows:
+        stored = stored.rows  # recomputed, with the jackknife
+    if stored is not None and (stored.has_jackknife or not jackknife):
+        return stored
     curves = result.censoring_curves if result.method == "ipcw" else None
     return influence(result.sample, result.pair_counts, curves=curves, censoring_estimated=result.refit_censoring,
                      **result.settings.pair_options)

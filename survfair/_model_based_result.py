@@ -33,9 +33,7 @@ def _coefficients(method: str, coefficients, weights) -> np.ndarray:
     """The contrasts' coefficients given to ``method`` (by their old name ``weights``, with a
     warning), as a (K, G*G) array."""
     coefficients = renamed(f"ModelBasedResult.{method}", "weights", "coefficients", weights, coefficients,
-                           stacklevel=4)
-    if coefficients is None:
-        raise TypeError(f"ModelBasedResult.{method}() missing its coefficients: a (K, G*G) array.")
+                           missing="its coefficients: a (K, G*G) array", stacklevel=4)
     return np.atleast_2d(np.asarray(coefficients, dtype=float))
 
 

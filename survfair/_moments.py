@@ -294,7 +294,6 @@ def moment_influence(
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
     defined, theta, inv_den, pooled, inv_total, total_den = cell_ratios(numerator, denominator)
     m_e, m_l, overall_e, overall_l = _role_counts(prep, g, tau, strict)
-    event = prep.event  # the censoring fit's events (no competing risks here)
     weight = prep.case_weight
     n_curves = mult.shape[0]
     entered = np.zeros(max(n_curves, 1))

@@ -18,8 +18,7 @@ import pandas as pd
 
 from ._bootstrap import bootstrap, warn_bootstrap_failures
 from ._frozen import frozen_result, stored
-from ._inference import check_inference_options
-from ._influence import influence
+from ._inference import check_inference_options, influence_with_rows
 from ._memory import require_memory
 from ._intervals import (
     ConfidenceInterval,
@@ -512,19 +511,10 @@ def compare_xci(
 
     settings = result_1.settings.pair_options
 
-    def _influence(res):
-        stored = res.influence
-        if stored is not None and not stored.has_rows:
-            stored = stored.rows  # the moment engine's: its rows, recomputed
-        if stored is not None and (ci == "analytic" or stored.has_jackknife):  # BCa reads the jackknife
-            return stored
-        curves = res.censoring_curves if res.method == "ipcw" else None
-        return influence(res.sample, res.pair_counts, curves=curves, censoring_estimated=res.refit_censoring,
-                         **settings)
-
     need_influence = ci == "analytic" or bootstrap_method == "bca"
-    inf_1 = _influence(result_1) if need_influence else None
-    inf_2 = _influence(result_2) if need_influence else None
+    bca = ci != "analytic"  # BCa reads the jackknife
+    inf_1 = influence_with_rows(result_1, jackknife=bca) if need_influence else None
+    inf_2 = influence_with_rows(result_2, jackknife=bca) if need_influence else None
 
     def _pick(matrix, column):
         return matrix[:, column] if column >= 0 else np.full(matrix.shape[0], np.nan)

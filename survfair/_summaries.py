@@ -257,9 +257,8 @@ def contrast(result: XCIResult, coefficients: pd.DataFrame | np.ndarray | None =
     >>> round(est.value, 4), round(est.se, 4), round(est.p_value, 4)
     (0.1333, 0.4128, 0.7467)
     """
-    coefficients = renamed("contrast", "weights", "coefficients", weights, coefficients)
-    if coefficients is None:
-        raise TypeError("contrast() missing its coefficients: a (G, G) array or DataFrame like result.matrix.")
+    coefficients = renamed("contrast", "weights", "coefficients", weights, coefficients,
+                           missing="its coefficients: a (G, G) array or DataFrame like result.matrix")
     if isinstance(coefficients, pd.DataFrame):
         unknown = [label for label in [*coefficients.index, *coefficients.columns] if label not in result.groups]
         if unknown:  # a misspelt group would otherwise get weight 0 without a word

@@ -363,6 +363,10 @@ def _horizon_deltas(t: float, values: np.ndarray, cells: np.ndarray | None, labe
     return _interleaved(parts) if len(a) else parts[0]
 
 
+#: what :meth:`XAUCtResult.matrix` and :meth:`XAUCtResult.se` say when no horizon is given
+_NO_HORIZON = "its horizon: one of the result's times"
+
+
 @frozen_result
 class XAUCtResult:
     """Result of :func:`survfair.xauc_t`: one G x G cross-group AUC(t) matrix per horizon.
@@ -517,7 +521,8 @@ class XAUCtResult:
         TypeError
             If no horizon is given.
         """
-        return self._pivot(self._horizon("matrix", horizon, time), "xauc")
+        horizon = renamed("XAUCtResult.matrix", "time", "horizon", time, horizon, missing=_NO_HORIZON)
+        return self._pivot(horizon, "xauc")
 
     def se(self, horizon: float | None = None, *, time: Any = DEPRECATED) -> pd.DataFrame:
         """Standard errors aligned with :meth:`matrix` (NaN without intervals).
@@ -541,15 +546,8 @@ class XAUCtResult:
         TypeError
             If no horizon is given.
         """
-        return self._pivot(self._horizon("se", horizon, time), "se")
-
-    @staticmethod
-    def _horizon(method: str, horizon, time) -> float:
-        """The horizon given to ``method`` (by its old name ``time``, with a warning)."""
-        horizon = renamed(f"XAUCtResult.{method}", "time", "horizon", time, horizon, stacklevel=4)
-        if horizon is None:
-            raise TypeError(f"XAUCtResult.{method}() missing its horizon: one of the result's times.")
-        return horizon
+        horizon = renamed("XAUCtResult.se", "time", "horizon", time, horizon, missing=_NO_HORIZON)
+        return self._pivot(horizon, "se")
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Tidy interval limits (time, a, b, ci_low, ci_high) at ``confidence_level`` (default:

@@ -149,18 +149,14 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
         text = text[match.end():]
         columns["risk"] = f"--risk {match.group('name')!r}"
     parameter = getattr(error, "parameter", None)  # an InvalidParameterError names it: no guessing
-    if parameter is not None and text.startswith(parameter):
-        if parameter in columns:
-            text = f"{columns[parameter]}: {text}"
-        elif parameter in _SETTING_OPTIONS:
-            text = _SETTING_OPTIONS[parameter] + text[len(parameter):]
-        return _CAUSE_ARGUMENT.sub(lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text)
-    # the library's other errors still start with the argument's name (not yet InvalidParameterError)
-    word = _FIRST_WORD.match(text)
-    if word and word.group("word") in columns:
-        text = f"{columns[word.group('word')]}: {text}"
-    elif word and word.group("word") in _SETTING_OPTIONS:  # a setting: say the option, not the argument
-        text = _SETTING_OPTIONS[word.group("word")] + text[word.end("word"):]
+    if parameter is None or not text.startswith(parameter):
+        # the library's other errors still start with the argument's name (not yet InvalidParameterError)
+        word = _FIRST_WORD.match(text)
+        parameter = word.group("word") if word else None
+    if parameter in columns:
+        text = f"{columns[parameter]}: {text}"
+    elif parameter in _SETTING_OPTIONS:  # a setting: say the option, not the argument
+        text = _SETTING_OPTIONS[parameter] + text[len(parameter):]
     text = _CAUSE_ARGUMENT.sub(lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text)
     return text or "invalid input"
 
