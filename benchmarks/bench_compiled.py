@@ -206,13 +206,13 @@ ENGINE_PROBE = """
 import statistics, sys, time, warnings
 sys.path.insert(0, {here!r})
 import survfair
-import survfair._inference, survfair._moments, survfair._xci
+import survfair._core.inference, survfair._core.moments, survfair._xci.estimator
 from bench_xci import PeakRSS, cohort
 warnings.simplefilter("ignore")
 data = cohort({n}, {g})
 survfair.xci(data[0][:2000], data[1][:2000], data[2][:2000], data[3][:2000], tau=1.5, n_jobs=1)
 if {rows!r}:  # the row path: the moment engine switched off
-    for module in (survfair._moments, survfair._xci, survfair._inference):
+    for module in (survfair._core.moments, survfair._xci.estimator, survfair._core.inference):
         module.moments_apply = lambda *args, **kwargs: False
 seconds = []
 with PeakRSS() as memory:

@@ -1,4 +1,4 @@
-"""Same numbers before and after a port of the influence sweep (survfair._influence).
+"""Same numbers before and after a port of the influence sweep (survfair._core.influence).
 
 Runs many random settings of the analytic intervals -- ``xci(ci="analytic")`` (naive / IPCW with
 per-group or pooled censoring, ties, strict, tau, case weights, delayed entry, competing risks,

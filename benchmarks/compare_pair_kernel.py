@@ -51,7 +51,7 @@ N_SIZES = [1, 2, 3, 4, 7, 12, 30, 61, 150, 400, 1000, 3000]
 
 def _curves(rng, time, event, codes, n_groups, kind):
     """Censoring curves as InverseCensoring: each group's censoring Kaplan-Meier, or random steps."""
-    from survfair._censoring import CensoringCurves, censoring_kaplan_meier, inverse_censoring
+    from survfair._core.censoring import CensoringCurves, censoring_kaplan_meier, inverse_censoring
 
     times, survival = [], []
     for g in range(n_groups):
@@ -119,7 +119,7 @@ def _setting(index):
 
 
 def _kernel_outputs(s) -> dict:
-    from survfair import _kernel
+    from survfair._core import kernel as _kernel
 
     out = {}
     options = dict(case_weight=s["case_weight"], entry=s["entry"], competing=s["competing"])

@@ -16,7 +16,7 @@ mean width of several intervals:
   exact delete-one estimates with the censoring weights held fixed, ``result.influence.jackknife``);
 * bootstrap (issue 33), from B resamples within groups with the censoring curves refitted per
   resample (the scheme of ``xci(ci="bootstrap", stratify="group")``):
-  ``percentile`` and ``bca`` (survfair's own limits, :func:`survfair._intervals.bootstrap_interval`,
+  ``percentile`` and ``bca`` (survfair's own limits, :func:`survfair._core.intervals.bootstrap_interval`,
   BCa acceleration from the same jackknife as ``xci``), and the studentized bootstrap
   (bootstrap-t): per resample the analytic SE* of the resample, from its own influence rows
   (Kaplan-Meier term included; about 0.3 ms a resample at 105 rows), and the interval
@@ -51,10 +51,10 @@ from joblib import Parallel, delayed
 from scipy import special, stats
 
 import survfair
-from survfair._censoring import fit_censoring, inverse_censoring
-from survfair._influence import influence
-from survfair._intervals import bootstrap_interval
-from survfair._kernel import count_pairs_and_contributions
+from survfair._core.censoring import fit_censoring, inverse_censoring
+from survfair._core.influence import influence
+from survfair._core.intervals import bootstrap_interval
+from survfair._core.kernel import count_pairs_and_contributions
 from survfair.simulate import aft_design, ph_design
 
 LEVEL = 0.95
@@ -187,7 +187,7 @@ def resample_estimates(result, n_resamples: int, seed) -> tuple[np.ndarray, np.n
     """B resamples within groups, censoring refitted per group on each (``xci(ci="bootstrap",
     stratify="group")``'s scheme): the cells (B, G*G), their analytic SE* (B, G*G) and the SE* of
     every difference of cells (a, b) - (b, a), a < b (B, pairs), each from the resample's own
-    influence rows (:func:`survfair._influence.influence`, Kaplan-Meier term included: the SE that
+    influence rows (:func:`survfair._core.influence.influence`, Kaplan-Meier term included: the SE that
     ``xci(ci="analytic")`` would report on the resample). A resample whose weights cannot be formed
     (a censoring survival of 0) is NaN, as in ``xci``'s bootstrap."""
     sample, settings = result.sample, result.settings

@@ -14,8 +14,8 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
-    from ._censoring import CensoringCurves
-    from ._exceptions import (
+    from ._core.censoring import CensoringCurves
+    from ._core.exceptions import (
         ConvergenceError,
         ExcludedRowsWarning,
         InvalidParameterError,
@@ -27,11 +27,11 @@ if _TYPE_CHECKING:
         UndefinedXAUCWarning,
         UndefinedXCIWarning,
     )
-    from ._kernel import PairCounts
-    from ._intervals import ConfidenceInterval
-    from ._results import BootstrapDraws, Jackknife, XCIResult
-    from ._settings import EstimatorSettings
-    from ._summaries import (
+    from ._core.kernel import PairCounts
+    from ._core.intervals import ConfidenceInterval
+    from ._core.results import BootstrapDraws, Jackknife, XCIResult
+    from ._core.settings import EstimatorSettings
+    from ._xci.summaries import (
         Estimate,
         MinXCI,
         concordance_imparity,
@@ -47,79 +47,88 @@ if _TYPE_CHECKING:
         pairwise_deltas,
         utility,
     )
-    from ._findings import Findings, findings, small_sample_flags
-    from ._multiplicity import OmnibusTest, adjust_p_values, omnibus_test
-    from ._xci import xci
-    from ._calibration import calibration, risks_from_linear_predictor
-    from ._calibration_result import CalibrationResult
-    from ._calibration_findings import CalibrationFindings, calibration_findings
-    from ._profile import fairness_profile
-    from ._datasets import FlchainCohort, load_flchain
+    from ._present.findings.ranking import Findings, findings, small_sample_flags
+    from ._core.multiplicity import OmnibusTest, adjust_p_values, omnibus_test
+    from ._xci.estimator import xci
+    from ._calibration.estimator import calibration, risks_from_linear_predictor
+    from ._calibration.result import CalibrationResult
+    from ._present.findings.calibration import CalibrationFindings, calibration_findings
+    from ._calibration.profile import fairness_profile
+    from ._core.datasets import FlchainCohort, load_flchain
     from . import simulate
-    from ._xauc import XAUCResult, xauc
-    from ._xauc_summaries import auc_decomposition, balanced_xauc, delta_balanced_xauc, group_metrics
-    from ._xroc import XROCCurve, balanced_xroc, conditional_xauc, xroc
-    from ._xauc_t import XAUCtResult, xauc_t
-    from ._binary_adjust import (
+    from ._binary.xauc import XAUCResult, xauc
+    from ._binary.summaries import auc_decomposition, balanced_xauc, delta_balanced_xauc, group_metrics
+    from ._binary.xroc import XROCCurve, balanced_xroc, conditional_xauc, xroc
+    from ._binary.xauc_t import XAUCtResult, xauc_t
+    from ._binary.adjustment import (
         EqualOpportunityAdjustment,
         LogisticAdjustment,
         equal_opportunity_adjustment,
         logistic_adjustment,
     )
     from . import mitigate
-    from ._models import SUPPORTED_MODELS, fit_checked, predicted_risks, risk_scores
-    from ._model_comparison import ModelComparison, compare
-    from ._scorer import make_xci_scorer, xci_score
-    from ._report import write_report
-    from ._paired import ComparisonResult, compare_xci
-    from ._model_based import model_based_xauc, model_based_xci
-    from ._model_based_result import ModelBasedResult, excess_delta_between, excess_delta_within
+    from ._models.fitting import SUPPORTED_MODELS, fit_checked, predicted_risks, risk_scores
+    from ._models.comparison import ModelComparison, compare
+    from ._xci.scorer import make_xci_scorer, xci_score
+    from ._present.report import write_report
+    from ._xci.paired import ComparisonResult, compare_xci
+    from ._models.model_based import model_based_xauc, model_based_xci
+    from ._models.model_based_result import ModelBasedResult, excess_delta_between, excess_delta_within
 
-__version__ = "0.1.0.dev0"
+from ._core import display as _display  # noqa: E402  (a few lines each, no third-party import)
+from ._core.version import __version__  # noqa: E402
+
+
+def _load_renderers() -> None:
+    """Register the results' Jupyter HTML (the presentation layer), the first time one is shown."""
+    _importlib.import_module("._present.notebook", __name__)
+
+
+_display.add_loader(_load_renderers)
 
 #: The submodule that defines each public name (the imports above, as a table).
 _LAZY = {
     name: module
     for module, names in {
-        "._censoring": ("CensoringCurves",),
-        "._exceptions": (
+        "._core.censoring": ("CensoringCurves",),
+        "._core.exceptions": (
             "ConvergenceError", "ExcludedRowsWarning", "InvalidParameterError", "MemoryLimitError",
             "NoComparablePairError",
             "PositivityError", "PositivityWarning", "SurvfairDeprecationWarning", "UndefinedXAUCWarning",
             "UndefinedXCIWarning",
         ),
-        "._kernel": ("PairCounts",),
-        "._intervals": ("ConfidenceInterval",),
-        "._results": ("BootstrapDraws", "Jackknife", "XCIResult"),
-        "._settings": ("EstimatorSettings",),
-        "._summaries": (
+        "._core.kernel": ("PairCounts",),
+        "._core.intervals": ("ConfidenceInterval",),
+        "._core.results": ("BootstrapDraws", "Jackknife", "XCIResult"),
+        "._core.settings": ("EstimatorSettings",),
+        "._xci.summaries": (
             "Estimate", "MinXCI", "concordance_imparity", "contrast", "decompose", "delta_between",
             "delta_within", "min_xci", "abs_delta_between", "min_utility", "nash_welfare",
             "overall_c", "pairwise_deltas", "utility",
         ),
-        "._multiplicity": ("OmnibusTest", "adjust_p_values", "omnibus_test"),
-        "._findings": ("Findings", "findings", "small_sample_flags"),
-        "._xci": ("xci",),
-        "._calibration": ("calibration", "risks_from_linear_predictor"),
-        "._calibration_result": ("CalibrationResult",),
-        "._calibration_findings": ("CalibrationFindings", "calibration_findings"),
-        "._profile": ("fairness_profile",),
-        "._datasets": ("FlchainCohort", "load_flchain"),
-        "._xauc": ("XAUCResult", "xauc"),
-        "._xauc_summaries": ("auc_decomposition", "balanced_xauc", "delta_balanced_xauc", "group_metrics"),
-        "._xroc": ("XROCCurve", "balanced_xroc", "conditional_xauc", "xroc"),
-        "._xauc_t": ("XAUCtResult", "xauc_t"),
-        "._binary_adjust": (
+        "._core.multiplicity": ("OmnibusTest", "adjust_p_values", "omnibus_test"),
+        "._present.findings.ranking": ("Findings", "findings", "small_sample_flags"),
+        "._xci.estimator": ("xci",),
+        "._calibration.estimator": ("calibration", "risks_from_linear_predictor"),
+        "._calibration.result": ("CalibrationResult",),
+        "._present.findings.calibration": ("CalibrationFindings", "calibration_findings"),
+        "._calibration.profile": ("fairness_profile",),
+        "._core.datasets": ("FlchainCohort", "load_flchain"),
+        "._binary.xauc": ("XAUCResult", "xauc"),
+        "._binary.summaries": ("auc_decomposition", "balanced_xauc", "delta_balanced_xauc", "group_metrics"),
+        "._binary.xroc": ("XROCCurve", "balanced_xroc", "conditional_xauc", "xroc"),
+        "._binary.xauc_t": ("XAUCtResult", "xauc_t"),
+        "._binary.adjustment": (
             "EqualOpportunityAdjustment", "LogisticAdjustment", "equal_opportunity_adjustment",
             "logistic_adjustment",
         ),
-        "._models": ("SUPPORTED_MODELS", "fit_checked", "predicted_risks", "risk_scores"),
-        "._model_comparison": ("ModelComparison", "compare"),
-        "._scorer": ("make_xci_scorer", "xci_score"),
-        "._report": ("write_report",),
-        "._paired": ("ComparisonResult", "compare_xci"),
-        "._model_based": ("model_based_xci", "model_based_xauc"),
-        "._model_based_result": ("ModelBasedResult", "excess_delta_between", "excess_delta_within"),
+        "._models.fitting": ("SUPPORTED_MODELS", "fit_checked", "predicted_risks", "risk_scores"),
+        "._models.comparison": ("ModelComparison", "compare"),
+        "._xci.scorer": ("make_xci_scorer", "xci_score"),
+        "._present.report": ("write_report",),
+        "._xci.paired": ("ComparisonResult", "compare_xci"),
+        "._models.model_based": ("model_based_xci", "model_based_xauc"),
+        "._models.model_based_result": ("ModelBasedResult", "excess_delta_between", "excess_delta_within"),
     }.items()
     for name in names
 }

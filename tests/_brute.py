@@ -138,7 +138,7 @@ def naive_c_se_with_and_without_delong_factor(time, event, risk, *, cluster=None
     weight in that role, or s = 1 without the factor; with ``cluster`` each cluster's phi is summed
     before squaring.
     """
-    from survfair._kernel import count_pairs_and_contributions
+    from survfair._core.kernel import count_pairs_and_contributions
 
     time, event, risk = (np.asarray(v, float) for v in (time, event, risk))
     event = event.astype(bool)

@@ -61,7 +61,7 @@ def with_fixed_se(result, se):
     cells are uncorrelated (influence rows se * I), for tests of what is built on the intervals."""
     import dataclasses
 
-    from survfair._influence import Influence
+    from survfair._core.influence import Influence
 
     k = len(result.groups) ** 2
     influence = Influence(se * np.eye(k), np.zeros(k), np.arange(k), None)
@@ -70,20 +70,20 @@ def with_fixed_se(result, se):
 
 @pytest.fixture
 def row_path(monkeypatch):
-    """Analytic intervals by the row path (survfair._influence), the moment engine switched off
-    (survfair._moments): for tests of the rows themselves, their layout and their memory checks."""
-    import survfair._inference
-    import survfair._moments
-    import survfair._xci
+    """Analytic intervals by the row path (survfair._core.influence), the moment engine switched off
+    (survfair._core.moments): for tests of the rows themselves, their layout and their memory checks."""
+    import survfair._core.inference
+    import survfair._core.moments
+    import survfair._xci.estimator
 
-    for module in (survfair._moments, survfair._xci, survfair._inference):
+    for module in (survfair._core.moments, survfair._xci.estimator, survfair._core.inference):
         monkeypatch.setattr(module, "moments_apply", lambda *args, **kwargs: False)
 
 
 @pytest.fixture
 def moment_engine(monkeypatch):
-    """Analytic intervals by the moment engine (survfair._moments) at any size: it otherwise takes
+    """Analytic intervals by the moment engine (survfair._core.moments) at any size: it otherwise takes
     over from the row path only where the rows would exceed ``ROW_PATH_BYTES`` (2 GiB)."""
-    import survfair._moments
+    import survfair._core.moments
 
-    monkeypatch.setattr(survfair._moments, "ROW_PATH_BYTES", 0)
+    monkeypatch.setattr(survfair._core.moments, "ROW_PATH_BYTES", 0)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import survfair
-from survfair._calibration_stats import (
+from survfair._calibration.stats import (
     breslow_cumulative_hazard,
     calibration_slope,
     cloglog,
@@ -496,7 +496,7 @@ def test_clipped_predictions_are_counted_per_group_and_horizon_and_named_in_find
 
 def test_slope_moves_with_the_clip_only_through_clipped_rows(cohort, monkeypatch):
     """Why the count matters: with risks of exactly 1 the slope depends on CLOGLOG_CLIP."""
-    import survfair._calibration_stats as stats
+    import survfair._calibration.stats as stats
 
     time, event, group, risk = cohort
     p = risk(5.0).copy()
@@ -593,7 +593,7 @@ def test_competing_risks_observed_risk_equals_scikit_survival_aalen_johansen():
 
 def test_competing_risks_influence_is_the_derivative_of_aalen_johansen():
     """The IJ variance's terms are dF/dw_i: checked against finite differences of a weighted AJ."""
-    from survfair._calibration_stats import aalen_johansen_influence
+    from survfair._calibration.stats import aalen_johansen_influence
 
     time, event, _, _ = competing_cohort(60, 9)
     e1, e2 = event == 1, event == 2
@@ -697,7 +697,7 @@ def _naive_censoring_term(at, terms, time, observed):
 
 
 def test_brier_censoring_influence_equals_its_naive_twin_with_ties():
-    from survfair._calibration_stats import brier_censoring_influence
+    from survfair._calibration.stats import brier_censoring_influence
 
     rng = np.random.default_rng(12)
     time = rng.integers(1, 15, 80).astype(float)  # many ties, events and censorings together

@@ -81,7 +81,7 @@ def test_calibration_equals_r(computed, reference, group, horizon):
 
 
 def test_smooth_curve_values_equal_r_for_every_person(computed):
-    from survfair._calibration_stats import smooth_calibration
+    from survfair._calibration.stats import smooth_calibration
 
     data, _ = computed
     expected = pd.read_csv(HERE / "smooth_obs.csv", skipinitialspace=True)

@@ -1,4 +1,4 @@
-"""The censoring Kaplan-Meier K_g(t) (``survfair._censoring``): tie convention, equality with
+"""The censoring Kaplan-Meier K_g(t) (``survfair._core.censoring``): tie convention, equality with
 scikit-survival's ``CensoringDistributionEstimator``, the curves a result exposes, positivity."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from sksurv.util import Surv
 
 import survfair
-from survfair._censoring import (
+from survfair._core.censoring import (
     CensoringCurves,
     censoring_kaplan_meier,
     check_positivity,
@@ -66,7 +66,7 @@ def test_censoring_curves_exposed():
 def test_censoring_km_equals_sksurv(seed):
     from sksurv.nonparametric import CensoringDistributionEstimator
 
-    from survfair._censoring import CensoringCurves, censoring_kaplan_meier
+    from survfair._core.censoring import CensoringCurves, censoring_kaplan_meier
 
     time, event, _, _ = make_data(400, 1, seed, n_times=30)
     estimator = CensoringDistributionEstimator().fit(Surv.from_arrays(event=event, time=time))
@@ -144,7 +144,7 @@ def test_fitted_curves_keep_the_steps_of_the_full_kaplan_meier(seed):
 def test_the_passes_evaluate_a_curve_as_inverse_censoring_does(reached_zero):
     # the kernel's per-row evaluation during a sweep, in either direction, equals 1 / K at an array
     # of times bit for bit: 1 before the first time, Inf where K is 0, NaN beyond an unfinished curve
-    from survfair._kernel import _column_factor
+    from survfair._core.kernel import _column_factor
 
     times = np.array([1.0, 2.0, 4.0, 7.0])
     survival = np.array([0.9, 0.6, 0.3, 0.0 if reached_zero else 0.2])
@@ -174,9 +174,9 @@ def test_a_weighted_kaplan_meier_that_empties_reaches_0_exactly():
     entry = np.concatenate([np.zeros(na + nb), [0.0, 2.5]])
     group = np.array(["a"] * na + ["b"] * (nb + 2))
     risk = rng.normal(size=time.size)
-    sample, _ = survfair._validation.check_survival_inputs(time, event, group, risk, data=None, weights=weights,
+    sample, _ = survfair._core.validation.check_survival_inputs(time, event, group, risk, data=None, weights=weights,
                                                            entry=entry)
-    curves = survfair._censoring.fit_censoring(sample, "group")
+    curves = survfair._core.censoring.fit_censoring(sample, "group")
     assert curves.evaluate(1, np.array([2.0, 3.0])).tolist() == [0.0, 0.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error", survfair.PositivityWarning)  # the error, not a warning of 1e18 weights
@@ -188,8 +188,8 @@ def test_a_weighted_kaplan_meier_that_empties_reaches_0_exactly():
 
 def test_the_groups_curves_on_threads_are_those_of_one_thread():
     """From 50,000 rows fit_censoring(n_jobs=) fits the groups' curves on threads: the same arrays."""
-    from survfair._censoring import fit_censoring
-    from survfair._validation import check_survival_inputs
+    from survfair._core.censoring import fit_censoring
+    from survfair._core.validation import check_survival_inputs
 
     rng = np.random.default_rng(3)
     n = 60_000

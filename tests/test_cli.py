@@ -338,10 +338,10 @@ def test_exit_codes_tracebacks_and_memory(csv_file, tmp_path, monkeypatch, capsy
 
     # the library itself refuses before allocating (here: as if only 1 MB were left), in Python
     # terms; the command line says it in terms of its options
-    import survfair._memory
+    import survfair._core.memory
 
     monkeypatch.undo()
-    monkeypatch.setattr(survfair._memory, "available_memory", lambda: 100_000)
+    monkeypatch.setattr(survfair._core.memory, "available_memory", lambda: 100_000)
     many = tmp_path / "many.csv"
     rng = np.random.default_rng(0)
     pd.DataFrame({"t": rng.exponential(size=400), "e": rng.random(400) < 0.8, "g": np.arange(400) % 20,
@@ -561,7 +561,7 @@ def test_the_help_of_the_subcommands_is_the_same_without_their_modules():
 def test_audit_never_forms_the_cell_covariance(csv_file, monkeypatch, capsys):
     """Before: the audit built the G^2 x G^2 covariance (466 GiB for 500 groups of 2) just to
     print standard errors; now cells and Δs come from the influence rows."""
-    from survfair._influence import Influence
+    from survfair._core.influence import Influence
 
     def refuse(self):
         raise AssertionError("the audit formed the G^2 x G^2 covariance")
@@ -893,7 +893,7 @@ def test_parquet_is_read_by_row_group_with_its_index_and_only_the_columns_asked(
 def test_progress_bars_on_a_terminal_and_not_otherwise(csv_file, tmp_path, monkeypatch, capsys):
     """Issue 17: on a terminal, a bar for reading and one of named phases; in a pipe (the tests'
     stderr) and with --no-progress, nothing on stderr."""
-    from survfair import _progress
+    from survfair._core import progress as _progress
 
     _, frame = csv_file
     path = tmp_path / "cohort.parquet"
@@ -989,7 +989,7 @@ def test_text_p_values_use_the_shared_formatter(csv_file, tmp_path, capsys):
     res = survfair.xauc("dead", ["sex", "race"], "score", data=shifted)
     deltas = survfair.pairwise_deltas(res).query("summary == 'delta_between'")
     adjusted = survfair.adjust_p_values(deltas["p_value"].to_numpy())
-    from survfair._format import p_value_text
+    from survfair._present.format import p_value_text
 
     for row, p in zip(block.splitlines()[3:], adjusted):
         assert p_value_text(p) in row
@@ -1049,7 +1049,7 @@ def test_json_and_csv_carry_the_differences_per_horizon(tmp_path, capsys):
     only; JSON and CSV now carry them with the same adjusted p-values (one family over horizons)."""
     import io
 
-    from survfair._horizon_findings import horizon_findings
+    from survfair._present.findings.horizons import horizon_findings
 
     rng = np.random.default_rng(1)
     n = 600
@@ -1077,7 +1077,7 @@ def test_json_and_csv_carry_the_differences_per_horizon(tmp_path, capsys):
 def test_too_many_groups_for_analytic_intervals_is_one_line_with_the_remedies(tmp_path, monkeypatch, capsys):
     """Issue 33.8: 2,000 groups gave a bare MemoryError (the censoring terms are G^3 numbers): now
     refused before the allocation, naming the remedies."""
-    from survfair import _memory
+    from survfair._core import memory as _memory
 
     monkeypatch.setattr(_memory, "available_memory", lambda: 4_000_000)  # 100^3 numbers: 8 MB
     rng = np.random.default_rng(0)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import survfair
-from survfair._bootstrap import _cluster_strata, _multiplicity
+from survfair._core.bootstrap import _cluster_strata, _multiplicity
 from _brute import naive_c_se_with_and_without_delong_factor
 
 HERE = Path(__file__).parent / "fixtures" / "cluster"

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import survfair
-from survfair import _influence
-from survfair._kernel import count_pairs_and_contributions
+from survfair._core import influence as _influence
+from survfair._core.kernel import count_pairs_and_contributions
 from _brute import brute_xci, kaplan_meier_term_by_finite_differences, weighted_censoring_survival
 
 HERE = Path(__file__).parent / "fixtures" / "competing"
@@ -303,8 +303,8 @@ def test_xauc_t_equals_its_brute_force_twin(controls, options):
 def test_xauc_t_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     """Cases' weights at their times, event-free controls' at the horizon, competing controls' at
     their own times: the censoring term of the variance is the derivative through the refitted KM."""
-    from survfair import _xauc_t
-    from survfair._validation import check_survival_inputs
+    from survfair._binary import xauc_t as _xauc_t
+    from survfair._core.validation import check_survival_inputs
 
     time, status, codes, risk, _, weights = _data(40, seed=11, n_causes=2)
     weights = np.where(weights == 0, 0.5, weights)
@@ -327,7 +327,7 @@ def test_xauc_t_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     by_time = np.argsort(time)
     position = np.empty_like(by_time)
     position[by_time] = np.arange(time.size)
-    counts = survfair._kernel.count_pairs(
+    counts = survfair._core.kernel.count_pairs(
         np.where(case[rows], 0.0, 1.0), case[rows], codes[rows], risk[rows], 2,
         row_weight=np.where(case[rows], inverse[rows], 1.0), case_weight=(weights * factor)[rows])[0]
     estimated = _xauc_t._influence_cells(sample, rows, parts, counts, position, np.arange(2), controls_at=t)

@@ -1,4 +1,4 @@
-"""Issue 17: the xCI point estimate of a dask.dataframe (survfair/_xci_dask.py), on a LocalCluster.
+"""Issue 17: the xCI point estimate of a dask.dataframe (survfair/_xci/on_dask.py), on a LocalCluster.
 
 The partitions of the time-sorted frame are counted by the in-memory kernel and every pair across
 two partitions by a merge count of sorted risks; the censoring curves come from per-time counts.

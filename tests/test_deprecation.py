@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import survfair
-import survfair._deprecation as deprecation
+import survfair._core.deprecation as deprecation
 from survfair import SurvfairDeprecationWarning
 
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import survfair
-from survfair._censoring import fit_censoring
-from survfair._kernel import count_pairs_and_contributions
-from survfair._validation import check_survival_inputs
+from survfair._core.censoring import fit_censoring
+from survfair._core.kernel import count_pairs_and_contributions
+from survfair._core.validation import check_survival_inputs
 from _brute import (brute_xci, kaplan_meier_term_by_finite_differences, naive_c_se_with_and_without_delong_factor,
                     weighted_censoring_survival)
 
@@ -208,7 +208,7 @@ def test_kaplan_meier_term_is_the_derivative_through_the_weighted_left_truncated
     tau = float(np.quantile(time, 0.85))
     group = np.array(["a", "b"])[codes]
     res = survfair.xci(time, event, group, risk, tau=tau, entry=entry, weights=weights)
-    from survfair import _influence
+    from survfair._core import influence as _influence
 
     fixed = _influence.influence(res.sample, res.pair_counts, method="ipcw", tau=tau, curves=res.censoring_curves,
                                  tied_tol=1e-8, strict=False, censoring_estimated=False)

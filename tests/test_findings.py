@@ -1,4 +1,4 @@
-"""Findings sentences (survfair._findings): direction on constructed results, flags, adjustment."""
+"""Findings sentences (survfair._present.findings.ranking): direction on constructed results, flags, adjustment."""
 
 import json
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import survfair
-from survfair._findings import findings, small_sample_flags
+from survfair._present.findings.ranking import findings, small_sample_flags
 
 
 def _asymmetric(first="F", second="M", n=400, seed=0):
@@ -195,7 +195,7 @@ def test_many_groups_skip_the_joint_test_and_say_so(monkeypatch):
     """500 groups have 124,750 asymmetries: their joint test would need a 124,750 x 124,750
     covariance. The findings leave it out (above JOINT_TEST_LIMIT contrasts, or when memory would
     not allow) and say so; omnibus_test itself refuses with MemoryLimitError."""
-    import survfair._findings as module
+    import survfair._present.findings.ranking as module
 
     rng = np.random.default_rng(9)
     g = rng.integers(0, 8, 800)
@@ -206,7 +206,7 @@ def test_many_groups_skip_the_joint_test_and_say_so(monkeypatch):
     assert found.omnibus.source == "not computed" and np.isnan(found.omnibus.p_value)
     assert "the joint test is not computed for 28 contrasts (more than 27" in found.to_text()
     monkeypatch.setattr(module, "JOINT_TEST_LIMIT", 2000)
-    monkeypatch.setattr("survfair._memory.available_memory", lambda: 1000)
+    monkeypatch.setattr("survfair._core.memory.available_memory", lambda: 1000)
     with pytest.raises(survfair.MemoryLimitError, match="the joint test of 28 contrasts"):
         survfair.omnibus_test(res)
     assert findings(res).omnibus.source == "not computed"
@@ -335,8 +335,8 @@ def test_the_count_leaves_out_differences_using_a_cell_with_standard_error_0():
 def test_auc_t_findings_name_the_cases_and_controls_of_the_result():
     """Review: the AUC(t) sentence said "event by t" / "event-free at t" under cause= and
     controls="all", contradicting the header built from the same result."""
-    from survfair._horizon_findings import horizon_findings
-    from survfair._xauc_t import case_control_definition
+    from survfair._present.findings.horizons import horizon_findings
+    from survfair._binary.xauc_t import case_control_definition
 
     rng = np.random.default_rng(3)
     n = 600
@@ -356,7 +356,7 @@ def test_many_groups_summarise_the_largest_differences_with_bonferroni(monkeypat
     """Issue 33.8: with 2,000 groups the findings tested 4 million differences (no result in 15
     minutes). Above SUMMARISED_GROUPS only the largest few are tested; their numbers are those of
     the full table and their p-values Bonferroni over every pair (at least the Holm value)."""
-    from survfair import _findings
+    from survfair._present.findings import ranking as _findings
 
     rng = np.random.default_rng(12)
     n = 3000
@@ -406,7 +406,7 @@ def test_small_sample_flags_vectorised_equal_the_rule_cell_by_cell():
 
 
 def test_many_groups_without_intervals_test_nothing(monkeypatch):
-    from survfair import _findings
+    from survfair._present.findings import ranking as _findings
 
     rng = np.random.default_rng(3)
     g = rng.choice(list("abcdef"), 400)

@@ -20,7 +20,7 @@ import pytest
 
 import survfair
 from survfair import mitigate, simulate
-from survfair._frozen import FrozenDict, frozen_result
+from survfair._core.frozen import FrozenDict, frozen_result
 from conftest import censored_cohort
 
 pytestmark = pytest.mark.filterwarnings("ignore::survfair.PositivityWarning")

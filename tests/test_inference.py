@@ -19,13 +19,13 @@ import pytest
 from scipy import stats
 
 import survfair
-from survfair import _bootstrap, _influence
+from survfair._core import bootstrap as _bootstrap, influence as _influence
 
 _COMPACT = _influence._COMPACT_FROM_GROUPS
-from survfair._censoring import fit_censoring, inverse_censoring
-from survfair._intervals import bootstrap_interval
-from survfair._validation import check_survival_inputs
-from survfair._xci import estimate_xci
+from survfair._core.censoring import fit_censoring, inverse_censoring
+from survfair._core.intervals import bootstrap_interval
+from survfair._core.validation import check_survival_inputs
+from survfair._xci.estimator import estimate_xci
 from _brute import weighted_censoring_survival
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -602,7 +602,7 @@ def test_coverage_lognormal_group_censoring(n, ci):
 def test_influence_does_not_depend_on_the_order_of_the_contributions():
     """Contributions in input order (``in_input_order()``) or in the kernel's
     time order give the same influence rows, the Kaplan-Meier term included."""
-    from survfair._kernel import count_pairs_and_contributions
+    from survfair._core.kernel import count_pairs_and_contributions
 
     time, event, group, risk = _cohort(200, seed=12, n_groups=3, ties=True)
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
@@ -707,8 +707,8 @@ def test_dask_backend_scatters_the_data_once_not_per_batch(dask_client, monkeypa
 def _rows_both_ways(sample, g, *, curves=None, pooled=False):
     """The influence rows of ``sample`` written into a new array and written over the later members'
     sums (each from its own kernel passes): (new, over, whether ``over`` is the sums' memory)."""
-    from survfair._kernel import count_pairs_and_contributions
-    from survfair._xci import estimate_xci
+    from survfair._core.kernel import count_pairs_and_contributions
+    from survfair._xci.estimator import estimate_xci
 
     method, tau = ("naive", None) if curves is None else ("ipcw", 1.5)  # tau: no group's K reaches 0 before it
     counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=1e-8, strict=False)

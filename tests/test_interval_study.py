@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import survfair
-from survfair._findings import INTERVAL_MIN_EVENTS, small_sample_flags
+from survfair._present.findings.ranking import INTERVAL_MIN_EVENTS, small_sample_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

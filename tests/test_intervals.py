@@ -1,11 +1,11 @@
-"""The interval arithmetic (survfair._intervals): Wald on the raw and logit scale, p-values,
+"""The interval arithmetic (survfair._core.intervals): Wald on the raw and logit scale, p-values,
 bootstrap limits. Normal quantiles come from scipy.special and must equal scipy.stats.norm."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from survfair._intervals import (
+from survfair._core.intervals import (
     bootstrap_interval,
     bootstrap_p_value,
     cell_wald_interval,

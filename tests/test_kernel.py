@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from survfair._censoring import fit_censoring, inverse_censoring
-from survfair._kernel import count_pairs, count_pairs_and_contributions
-from survfair._validation import check_survival_inputs
+from survfair._core.censoring import fit_censoring, inverse_censoring
+from survfair._core.kernel import count_pairs, count_pairs_and_contributions
+from survfair._core.validation import check_survival_inputs
 from conftest import make_data
 
 
@@ -57,7 +57,7 @@ def test_preparation_in_blocks_equals_one_sweep(monkeypatch, tol, n_groups):
     """Issue 17: the sorts and the rank sweep on threads, in blocks of the risk order that start
     from the counts of the blocks before them: every array equals the one-sweep preparation, also
     when tie windows (rounded risks, a wide tol) straddle block boundaries."""
-    from survfair import _kernel
+    from survfair._core import kernel as _kernel
 
     rng = np.random.default_rng(5)
     n = 2_000
@@ -148,8 +148,8 @@ def test_threads_give_bit_identical_results(options):
     """n_jobs=1 and n_jobs=2 give the same bits: with 120,000 rows the preparation really runs in two
     blocks (``_MIN_BLOCK_ROWS`` is 50,000) and the column passes on two OpenMP threads, each pass
     writing only its own column."""
-    from survfair import _kernel
-    from survfair._censoring import CensoringCurves, censoring_kaplan_meier, inverse_censoring
+    from survfair._core import kernel as _kernel
+    from survfair._core.censoring import CensoringCurves, censoring_kaplan_meier, inverse_censoring
 
     assert _kernel._parts(120_000, 2) == 2
     rng = np.random.default_rng(11)
@@ -198,7 +198,7 @@ def test_int64_indices_and_wide_group_codes_give_the_same_numbers():
     (G > 32767) as well as int32 / int16 ones, without copies: the same numbers."""
     import dataclasses
 
-    from survfair import _kernel
+    from survfair._core import kernel as _kernel
 
     rng = np.random.default_rng(3)
     n, n_groups = 3_000, 4

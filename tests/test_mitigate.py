@@ -188,7 +188,7 @@ def test_fitted_offset_is_consistent_monte_carlo():
     estimates = []
     for seed in range(100):
         time, event, g, risk = simulate(2000, seed=1000 + seed)
-        problem = ShiftProblem(survfair._validation.check_survival_inputs(time, event, g, risk)[0],
+        problem = ShiftProblem(survfair._core.validation.check_survival_inputs(time, event, g, risk)[0],
                                EstimatorSettings.checked("ipcw", None, "group", 1e-8, False))
         goal = make_objective("abs_delta_between", 1.0, 1.0, problem.weights)
         estimates.append(exact_line_search(problem, goal, np.zeros(2), 1, max_evaluations=3000).offset)
@@ -244,7 +244,7 @@ def test_three_groups_coordinatewise_optimal_and_within_invariant():
     assert np.isnan(fitted.optimality_gap)
     assert fitted.objective_after < fitted.objective_before / 3
     # no single group's offset can improve the objective (exact line search from the optimum)
-    sample = survfair._validation.check_survival_inputs(time, event, g, risk)[0]
+    sample = survfair._core.validation.check_survival_inputs(time, event, g, risk)[0]
     problem = ShiftProblem(sample, EstimatorSettings.checked("naive", None, "group", 1e-8, False))
     goal = make_objective("abs_delta_between", 1.0, 1.0, problem.weights)
     for k in (1, 2):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from survfair._model_based_engine import (
+from survfair._models.model_based_engine import (
     cells_from_contributions,
     factorised_contributions,
     grid_terms,
@@ -113,7 +113,7 @@ import pandas as pd
 from hypothesis import given, settings, strategies as st
 
 import survfair
-from survfair._calibration_stats import breslow_cumulative_hazard
+from survfair._calibration.stats import breslow_cumulative_hazard
 from survfair.simulate import ph_design
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "model_based"

@@ -1,4 +1,4 @@
-"""Several models audited side by side (``survfair._model_comparison``: ``compare``, ``ModelComparison``):
+"""Several models audited side by side (``survfair._models.comparison``: ``compare``, ``ModelComparison``):
 agreement with xci and the summaries, intervals, a feature matrix per model, errors, exports."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_compare_matches_xci_and_summaries(obvious):
 
 
 def test_compare_intervals_appear_when_results_carry_them(obvious, monkeypatch):
-    import survfair._model_comparison as comparison
+    import survfair._models.comparison as comparison
 
     frame, time, event, group = obvious
 

@@ -44,7 +44,7 @@ from sksurv.util import Surv
 
 import survfair as sf
 from survfair import ConvergenceError, fit_checked, risk_scores
-from survfair._datasets import load_flchain
+from survfair._core.datasets import load_flchain
 
 
 @pytest.fixture(scope="module")
@@ -282,7 +282,7 @@ def test_time_predicting_sksurv_models_are_negated_exactly(whas):
 
 def test_expected_events_ranks_a_proportional_hazards_model_as_its_linear_predictor(whas):
     """For a Cox model the expected number of events is exp(lp) times a constant."""
-    from survfair._models import _expected_events
+    from survfair._models.fitting import _expected_events
 
     _, _, frame, *_ = whas
     model = fit_checked(CoxPHFitter(), frame, "time", "event")
@@ -292,7 +292,7 @@ def test_expected_events_ranks_a_proportional_hazards_model_as_its_linear_predic
 
 
 def test_expected_events_in_blocks_equals_one_pass(whas, monkeypatch):
-    import survfair._models as models
+    import survfair._models.fitting as models
 
     _, _, frame, *_ = whas
     model = ORIENTED["lifelines-aalen"][0](whas, 500)
@@ -326,7 +326,7 @@ def test_supported_models_are_all_accepted_and_documented():
     import importlib
     from pathlib import Path
 
-    from survfair._models import _kind
+    from survfair._models.fitting import _kind
 
     how_to = (Path(__file__).resolve().parents[1] / "docs" / "how-to" / "audit-models.md").read_text(encoding="utf-8")
     for entry in sf.SUPPORTED_MODELS[:-2]:
@@ -339,7 +339,7 @@ def test_supported_models_are_all_accepted_and_documented():
 
 
 def _accepted_classes():
-    from survfair._models import _lifelines_classes, _sksurv_classes
+    from survfair._models.fitting import _lifelines_classes, _sksurv_classes
 
     return list(_lifelines_classes()) + list(_sksurv_classes())
 

@@ -1,5 +1,5 @@
-"""The moment engine (survfair._moments): analytic intervals without stored rows, checked against the
-row path (survfair._influence) that it replaces where no rows are needed."""
+"""The moment engine (survfair._core.moments): analytic intervals without stored rows, checked against the
+row path (survfair._core.influence) that it replaces where no rows are needed."""
 
 import warnings
 
@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import survfair
-import survfair._inference as inference
-import survfair._moments as moments
-import survfair._xci as xci_module
-from survfair._influence import Influence, count_pairs_and_contributions
-from survfair._intervals import NO_VARIANCE_SE
-from survfair._kernel import ascending_passes, prepare_pairs
-from survfair._moments import MomentInfluence
+import survfair._core.inference as inference
+import survfair._core.moments as moments
+import survfair._xci.estimator as xci_module
+from survfair._core.influence import Influence, count_pairs_and_contributions
+from survfair._core.intervals import NO_VARIANCE_SE
+from survfair._core.kernel import ascending_passes, prepare_pairs
+from survfair._core.moments import MomentInfluence
 
 @pytest.fixture(autouse=True)
 def engine_at_any_size(moment_engine):

@@ -1,4 +1,4 @@
-"""Adjusted p-values and the omnibus Wald tests (survfair._multiplicity)."""
+"""Adjusted p-values and the omnibus Wald tests (survfair._core.multiplicity)."""
 
 import json
 
@@ -103,7 +103,7 @@ def _distinct_groups(n, seed):
 
 
 def test_joint_statistic_equals_the_quadratic_form_of_the_dense_covariance():
-    from survfair._multiplicity import _degenerate_ratio
+    from survfair._core.multiplicity import _degenerate_ratio
 
     t, e, g, r = _distinct_groups(900, 2)
     res = survfair.xci(t, e, g, r, tau=2.0)

@@ -1,4 +1,4 @@
-"""The paired comparison of two risk scores on the same rows (``survfair._paired``, ``compare_xci``):
+"""The paired comparison of two risk scores on the same rows (``survfair._xci.paired``, ``compare_xci``):
 DeLong's test as the one-group binary case, paired bootstrap against analytic, refusals."""
 
 from __future__ import annotations

@@ -585,7 +585,7 @@ def test_very_long_labels_are_cut_in_figures_and_kept_in_tables(sample, tmp_path
     """A 10,000-character group label and model name: write_report failed with a MemoryError inside
     matplotlib (the figure was sized for the label); figures now cut labels to MAX_LABEL characters
     with an ellipsis, and the tables keep them whole."""
-    from survfair._plot_base import MAX_LABEL, MAX_TEXT
+    from survfair._present.plots.base import MAX_LABEL, MAX_TEXT
 
     long = "L" * 10_000
     frame = sample.assign(group=np.where(sample["group"] == "F", long, "M"), noise=-sample["risk"])

@@ -1,12 +1,12 @@
-"""Progress bars (survfair._progress): the phase bar's clock and notes."""
+"""Progress bars (survfair._core.progress): the phase bar's clock and notes."""
 
 from __future__ import annotations
 
 import re
 import time
 
-from survfair import _progress
-from survfair._progress import PhaseBar
+from survfair._core import progress as _progress
+from survfair._core.progress import PhaseBar
 
 
 def test_the_clock_moves_while_a_phase_blocks(monkeypatch, capsys):

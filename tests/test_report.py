@@ -15,8 +15,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import survfair as sf  # noqa: E402
+import survfair._present.findings.horizons  # noqa: E402
 from survfair import write_report  # noqa: E402
-from survfair._report import data_summary_table  # noqa: E402
+from survfair._present.report import data_summary_table  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +119,7 @@ def test_markdown_report(result, tmp_path):
 
 
 def test_data_summary_table(result):
-    from survfair._report import data_summary_table
+    from survfair._present.report import data_summary_table
 
     table = data_summary_table(result)
     assert list(table.index) == ["F", "M", "all"]
@@ -247,7 +248,7 @@ def test_binary_report_markdown(binary, tmp_path):
 
 
 def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
-    from survfair._report import data_fingerprint
+    from survfair._present.report import data_fingerprint
 
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
     curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
@@ -367,7 +368,7 @@ def test_horizons_get_the_same_treatment(sample, tmp_path):
     assert "adjusted over every horizon and pair together" in findings
     table = _section(text, "AUC(t) by horizon")
     assert "<th class=label>time (years)</th>" in table
-    flags = sf._horizon_findings.horizon_flags(curve, min_events=60)
+    flags = sf._present.findings.horizons.horizon_flags(curve, min_events=60)
     assert table.count(" †</td>") == int(flags["flagged"].sum()) > 0
     reason = flags.loc[flags["flagged"], "reason"].iloc[0]
     assert f"<td class=label>{html.escape(reason)}</td>" in table
@@ -524,7 +525,7 @@ def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
 
 
 def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
-    from survfair._report import _oriented_forest_table
+    from survfair._present.report import _oriented_forest_table
 
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
     table = _oriented_forest_table(out)

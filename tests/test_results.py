@@ -65,8 +65,8 @@ def test_many_small_groups_with_analytic_intervals():
 
 
 def test_memory_limit_is_checked_before_allocating(monkeypatch):
-    import survfair._memory as memory
-    import survfair._moments as moments
+    import survfair._core.memory as memory
+    import survfair._core.moments as moments
 
     monkeypatch.setattr(memory, "available_memory", lambda: 100_000)  # 100 kB left (the compact rows need 128 kB)
     time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
@@ -86,8 +86,8 @@ def test_analytic_memory_is_checked_before_the_passes(monkeypatch, row_path):
     C's row are refused together before the kernel's passes run, so an analytic call too large for
     the machine fails at once with the remedies instead of after minutes of passes (e.g. 10^8 rows
     and G = 8 need 26 GB)."""
-    import survfair._memory as memory
-    import survfair._xci as xci_module
+    import survfair._core.memory as memory
+    import survfair._xci.estimator as xci_module
 
     time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
     codes = np.arange(400) % 20
@@ -115,8 +115,8 @@ def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, row_path, o
     and estimated weights, nor with pooled censoring (both write their rows into a new array). The
     count it checks is the numbers a row then allocated: contributions plus rows not written over
     them, plus the pooled C's."""
-    import survfair._influence as influence_module
-    import survfair._xci as xci_module
+    import survfair._core.influence as influence_module
+    import survfair._xci.estimator as xci_module
 
     rng = np.random.default_rng(0)
     n, g = 300, 4
@@ -165,7 +165,7 @@ def test_analytic_results_stay_frozen(data_factory, request, path):
 
 
 def test_xauc_refuses_a_delong_covariance_that_would_not_fit(monkeypatch):
-    import survfair._memory as memory
+    import survfair._core.memory as memory
 
     monkeypatch.setattr(memory, "available_memory", lambda: 100_000)
     rng = np.random.default_rng(1)

@@ -147,7 +147,7 @@ def _near_separated(n_small=8, seed=0):
 def test_difference_intervals_stay_within_minus_one_and_one():
     """Issue 14 audit: a Wald interval of Δbetween near +1 reached past +100 points ([+92.0, +102.7])."""
     res = survfair.xci(*_near_separated(), method="naive")
-    z = survfair._intervals.two_sided_z(res.confidence_level)
+    z = survfair._core.intervals.two_sided_z(res.confidence_level)
     table = survfair.pairwise_deltas(res)
     assert ((table["ci_low"] >= -1) & (table["ci_high"] <= 1)).all()
     for row in table.itertuples(index=False):

@@ -468,7 +468,7 @@ def _small_high_auc():
 
 
 def test_balanced_xauc_interval_is_logit_wald_and_stays_in_unit_interval():
-    from survfair._intervals import cell_wald_interval
+    from survfair._core.intervals import cell_wald_interval
 
     y, g, s = _small_high_auc()
     table = balanced_xauc(xauc(y, g, s))
@@ -504,7 +504,7 @@ def test_group_metrics_auc_interval_equals_the_matrix_diagonal():
 
 @pytest.mark.parametrize("n_groups", [1, 3])
 def test_overall_estimate_is_delong_of_the_pooled_auc(n_groups):
-    from survfair._intervals import cell_wald_interval
+    from survfair._core.intervals import cell_wald_interval
 
     y, g, s, groups = make_data(17, n=300, n_groups=n_groups)
     res = xauc(y, g, s)

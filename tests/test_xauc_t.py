@@ -202,15 +202,15 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
     """The influence rows behind the ``se`` column: their Kaplan-Meier part equals the finite-
     difference derivative of the estimate in each row's case weight with the censoring fit
     refitted, minus the same derivative with the fit held fixed (tied times and risks)."""
-    from survfair._kernel import count_pairs_and_contributions
-    from survfair._validation import check_survival_inputs
-    from survfair._xauc_t import _influence_cells
+    from survfair._core.kernel import count_pairs_and_contributions
+    from survfair._core.validation import check_survival_inputs
+    from survfair._binary.xauc_t import _influence_cells
 
     time, event, g, risk, groups = make_survival(7, n=45, n_groups=2)
     t = 0.5
     sample, _ = check_survival_inputs(time, event, g, risk)
     frame = xauc_t(time, event, g, risk, [t], censoring=censoring).to_frame()
-    curves = survfair._censoring.fit_censoring(sample, censoring)
+    curves = survfair._core.censoring.fit_censoring(sample, censoring)
     case, control = sample.event & (sample.time <= t), sample.time > t
     rows = case | control
     inverse = np.ones(sample.n_samples)

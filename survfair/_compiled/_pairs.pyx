@@ -8,7 +8,7 @@ freed before a pass returns. The G column passes of one call run in one OpenMP `
 columns (each iteration allocates its own scratch and writes only its own column of the (G, G)
 counts, its own column of the earlier members' arrays and the later members' rows of its own
 group), so every number is the same for any thread count. An absent option is an empty array (a
-NULL pointer in here), not None. See the Python wrappers in ``survfair/_kernel.py`` for the
+NULL pointer in here), not None. See the Python wrappers in ``survfair/_core/kernel.py`` for the
 algorithms; the comments there hold for the functions of the same names here.
 """
 
@@ -316,7 +316,7 @@ cdef inline double _weighted_score(const Shared* s, Py_ssize_t m, Py_ssize_t col
     return below + 0.5 * (_weight_below(weights, weight_blocks, upper_bound[tie_row[m] * G + column]) - below)
 
 
-# The later member's sums (see the note in survfair/_kernel.py): each event the column pass visits
+# The later member's sums (see the note in survfair/_core/kernel.py): each event the column pass visits
 # adds its weight to its row group's running total and to every rank at or above its tie window
 # (half within the window) of a Fenwick tree of G-vectors over the ranks of the column group; a
 # member's sums are the values at its rank when it leaves the set minus those when it entered. The
@@ -416,7 +416,7 @@ cdef int _column_pass(const Shared* s, Py_ssize_t column, const code_t* codes, c
     member of a pair) go to ``out_num[m, column]`` / ``out_den[m, column]`` on the way; with the
     later members' arrays (non-empty ``later_num``), every member m of group ``column`` gets its
     contributions as the later member of the pairs of each row group a in ``later_num[m, a]`` /
-    ``later_den[m, a]`` (see the note above ``later_member_arrays`` in ``_kernel.py`` and
+    ``later_den[m, a]`` (see the note above ``later_member_arrays`` in ``_core/kernel.py`` and
     :func:`_later_add`).
 
     ``case_weight`` (NULL: none) is every row's case weight w_j: the later members' weights are
@@ -433,7 +433,7 @@ cdef int _column_pass(const Shared* s, Py_ssize_t column, const code_t* codes, c
     :func:`_competing_column_pass`).
 
     Zero rule with delayed entry: a set weight, or a weight below a risk, of at most
-    ``residue`` x the weight added to the set so far is 0 (see ``RESIDUE`` in ``_kernel.py``)."""
+    ``residue`` x the weight added to the set so far is 0 (see ``RESIDUE`` in ``_core/kernel.py``)."""
     cdef const index_t* lower_bound = <const index_t*>s.lower
     cdef const index_t* tie_row = <const index_t*>s.tie_row
     cdef const index_t* upper_bound = <const index_t*>s.upper

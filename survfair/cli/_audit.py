@@ -14,17 +14,17 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._model_comparison import compare
-from .._datasets import load_flchain
-from .._exceptions import ExcludedRowsWarning
-from .._models import fit_checked, risk_scores
-from .._format import MISSING, p_value_text
-from .._report import data_fingerprint, joint_tests_table, oriented_pairs, write_report
-from .._results import XCIResult
-from .._findings import Findings, findings, joint_tests
-from .._horizon_findings import horizon_findings
-from .._progress import PhaseBar
-from .._summaries import min_xci, overall_c, utility
+from .._models.comparison import compare
+from .._core.datasets import load_flchain
+from .._core.exceptions import ExcludedRowsWarning
+from .._models.fitting import fit_checked, risk_scores
+from .._present.format import MISSING, p_value_text
+from .._present.report import data_fingerprint, joint_tests_table, oriented_pairs, write_report
+from .._core.results import XCIResult
+from .._present.findings.ranking import Findings, findings, joint_tests
+from .._present.findings.horizons import horizon_findings
+from .._core.progress import PhaseBar
+from .._xci.summaries import min_xci, overall_c, utility
 from ._binary import (
     binary_audit,
     binary_long_table,
@@ -43,7 +43,7 @@ from ._calibration import (
 )
 from . import _audit_options
 from ._errors import CLIError, library_errors
-from .._model_based import model_based_xci
+from .._models.model_based import model_based_xci
 from ._model_based import check_model_based, excess_text, model_based_audits
 from ._io import (
     REPORT_SUFFIXES,
@@ -105,7 +105,7 @@ def _summary_tables(result: XCIResult, found: Findings) -> dict[str, pd.DataFram
 def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: bool) -> str:
     """The summaries of the text output: numbers with four decimals, p-values as in the report
     (``< 0.001``; a bound at the bootstrap floor), † on a difference that uses a flagged cell; the
-    joint tests are printed apart (:func:`survfair._report.joint_tests_table`)."""
+    joint tests are printed apart (:func:`survfair._present.report.joint_tests_table`)."""
     shown = summaries[~summaries["summary"].str.startswith("omnibus_")].copy()
     # known from the replicates where the table says so; None (the percentile floor rule) elsewhere
     floor = [None if f is None or pd.isna(f) else bool(f) for f in shown.get("p_at_floor", [None] * len(shown))]

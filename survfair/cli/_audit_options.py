@@ -91,14 +91,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_calibration_arguments(parser)
     add_model_based_arguments(parser)
     add_debug_option(parser, top_level=False)
-    parser.set_defaults(handler=_run)
+    # the audit and its imports are loaded only when it runs (by _main, which sits above both)
+    parser.set_defaults(handler=("_audit", "run"))
     return parser
-
-
-def _run(args: argparse.Namespace) -> int:
-    from ._audit import run  # the audit and its imports, only now
-
-    return run(args)
 
 
 def add_binary_arguments(parser: argparse.ArgumentParser) -> None:

@@ -25,14 +25,14 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .._findings import findings, joint_tests
-from .._format import p_value_text
-from .._horizon_findings import horizon_findings, horizon_text
-from .._multiplicity import adjust_p_values
-from .._summaries import delta_between
-from .._xauc import XAUCResult, xauc
-from .._xauc_summaries import balanced_xauc, group_metrics
-from .._xauc_t import case_control_definition, xauc_t
+from .._present.findings.ranking import findings, joint_tests
+from .._present.format import p_value_text
+from .._present.findings.horizons import horizon_findings, horizon_text
+from .._core.multiplicity import adjust_p_values
+from .._xci.summaries import delta_between
+from .._binary.xauc import XAUCResult, xauc
+from .._binary.summaries import balanced_xauc, group_metrics
+from .._binary.xauc_t import case_control_definition, xauc_t
 from ._audit_options import add_binary_arguments  # the option (light module, shared with the parser)
 from ._errors import CLIError, library_errors, print_warning
 from ._options import ROW_OPTIONS, column_roles, group_argument, match_groups, match_label, reporting_options
@@ -214,7 +214,7 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
 def _deltas_text(deltas: pd.DataFrame, found) -> str:
     """ΔxAUC of every pair for the text output: four decimals, p-values as in the report, † on a
     difference that uses a flagged cell; each pair oriented as the findings (favoured group first)."""
-    from .._report import oriented_pairs
+    from .._present.report import oriented_pairs
 
     shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"})).rename(columns={"value": "delta_between"})
     for column in ("p_value", "p_adjusted"):
@@ -228,7 +228,7 @@ def _joint_tests_lines(result: XAUCResult, found) -> list[str]:
     """The joint Wald tests of the matrix (as the survival audit and the report), or nothing for one group."""
     if len(result.groups) < 2:
         return []
-    from .._report import joint_tests_table
+    from .._present.report import joint_tests_table
 
     return ["", "Joint Wald tests (survfair.omnibus_test, DeLong covariance; contrasts with a cell of standard "
                 "error 0 left out):", joint_tests_table(joint_tests(result, found.omnibus)).to_string()]
@@ -321,7 +321,7 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
 
 
 def _horizon_deltas_text(found, intervals: bool, unit: str | None) -> str:
-    from .._report import oriented_pairs
+    from .._present.report import oriented_pairs
 
     shown = oriented_pairs(found.deltas)  # favoured group first, as the findings
     for column in ("p_value", "p_adjusted"):

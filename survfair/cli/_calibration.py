@@ -10,9 +10,9 @@ import json
 
 import pandas as pd
 
-from .._calibration import calibration
-from .._calibration_findings import CalibrationFindings, calibration_findings
-from .._calibration_result import CalibrationResult
+from .._calibration.estimator import calibration
+from .._present.findings.calibration import CalibrationFindings, calibration_findings
+from .._calibration.result import CalibrationResult
 from ._binary import library_notes
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument, risk_columns

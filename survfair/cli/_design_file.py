@@ -17,6 +17,10 @@ from ._errors import CLIError
 
 __all__ = ["read_design_file", "run_design_file", "DESIGN_EXAMPLE"]
 
+#: Every file ``survfair simulate`` may write to ``--output-dir``.
+OUTPUT_FILES = ("figure1_table.csv", "figure1.png", "ipcw_bias_table.csv", "study.csv", "coverage.png",
+                "power.png", "power.csv")
+
 DESIGN_EXAMPLE = """\
 # survfair simulate --design study.toml
 [design]
@@ -121,8 +125,6 @@ def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progres
         print(table[shown].to_string(index=False))
     if output_dir is not None:
         from ._io import check_output_folder
-        from ._simulate import OUTPUT_FILES
-
         check_output_folder(output_dir, "--output-dir", OUTPUT_FILES)  # again: it may have changed meanwhile
         output_dir.mkdir(parents=True, exist_ok=True)
         table.to_csv(output_dir / "study.csv", index=False)

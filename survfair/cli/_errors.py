@@ -23,8 +23,8 @@ import traceback
 import warnings
 from typing import Callable, Iterator, Mapping
 
-from .._exceptions import ConvergenceError, MemoryLimitError
-from .._memory import format_bytes
+from .._core.exceptions import ConvergenceError, MemoryLimitError
+from .._core.memory import format_bytes
 
 __all__ = [
     "CLIError",

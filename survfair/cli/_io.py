@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import pandas as pd
 
-from .._progress import progress_bar
+from .._core.progress import progress_bar
 from ._errors import CLIError
 
 __all__ = [

@@ -40,7 +40,7 @@ _REGISTRARS = {"audit": "_audit_options"}
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._core.version import __version__
 
     return f"survfair {__version__}"
 
@@ -68,6 +68,14 @@ def build_parser(commands: Sequence[str] | None = None) -> Parser:
         else:
             subparsers.add_parser(name, help=help_line, add_help=False)
     return parser
+
+
+def _handler(handler):
+    """A subcommand's handler: a function, or (module, name) of this package, imported only now."""
+    if isinstance(handler, tuple):
+        module, name = handler
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+    return handler
 
 
 def _named_command(arguments: Sequence[str]) -> list[str]:
@@ -101,6 +109,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         args.command_line = shlex.join(["survfair", *arguments])  # for the reports' provenance
-        return args.handler(args)
+        return _handler(args.handler)(args)
 
     return guarded(run, debug=debug)

@@ -13,9 +13,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._model_based import model_based_xci
-from .._multiplicity import adjust_p_values
-from .._model_based_result import ModelBasedResult
+from .._models.model_based import model_based_xci
+from .._core.multiplicity import adjust_p_values
+from .._models.model_based_result import ModelBasedResult
 from ._binary import library_notes
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument, risk_columns

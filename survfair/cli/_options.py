@@ -180,7 +180,7 @@ def group_labels(frame: pd.DataFrame, group: Sequence[str] | str) -> pd.Series:
     import numpy as np
     import pandas as pd
 
-    from .._validation import resolve_group
+    from .._core.validation import resolve_group
 
     columns = [group] if isinstance(group, str) else list(group)
     if len(columns) == 1:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ._design_file import DESIGN_EXAMPLE, OUTPUT_FILES, run_design_file
 from ._errors import CLIError
 from ._io import check_output_folder
 from ._options import add_debug_option
@@ -84,24 +85,15 @@ def _check_args(args) -> None:
         check_output_folder(args.output_dir, "--output-dir", OUTPUT_FILES)
 
 
-#: Every file ``survfair simulate`` may write to ``--output-dir``.
-OUTPUT_FILES = ("figure1_table.csv", "figure1.png", "ipcw_bias_table.csv", "study.csv", "coverage.png",
-                "power.png", "power.csv")
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``survfair simulate`` with parsed ``args``; print the tables; return the exit code."""
     from ..simulate import PAPER_GRID, ipcw_bias_study, plot_study, study
 
     _check_args(args)
     if getattr(args, "design_template", False):
-        from ._design_file import DESIGN_EXAMPLE
-
         print(DESIGN_EXAMPLE, end="")
         return 0
     if getattr(args, "design", None) is not None:
-        from ._design_file import run_design_file
-
         return run_design_file(args.design, quick=args.quick, output_dir=args.output_dir,
                                progress=not args.no_progress)
     progress = not args.no_progress

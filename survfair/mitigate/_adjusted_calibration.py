@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._calibration import check_predicted_risks, predicted_matrix
-from .._validation import SurvivalSample, check_numbers, check_option, input_index
+from .._calibration.estimator import check_predicted_risks, predicted_matrix
+from ._calibration_cost import calibration_cost
+from .._core.validation import SurvivalSample, check_numbers, check_option, input_index
 
 __all__ = ["PredictedRisks", "check_predicted_option", "adjustment_calibration", "with_calibration", "calibration_rows",
            "calibration_dict"]
@@ -100,8 +101,6 @@ def adjustment_calibration(adjustment: Any, sample: SurvivalSample, rows: np.nda
     positions), None when ``sample`` is every input row. The inputs are passed with ``sample``'s
     index, so a row named in an error is the input's row.
     """
-    from ._calibration_cost import calibration_cost  # that module imports the adjusters
-
     expected = sample.n_samples if rows is None else rows.shape[0]
     if predicted.values.shape[0] != expected:
         raise ValueError(f"predicted has {predicted.values.shape[0]} rows; time, event, group and risk have "

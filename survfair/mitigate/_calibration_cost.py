@@ -9,15 +9,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._frozen import frozen_result
-from .._calibration import calibration, predicted_matrix
-from .._calibration_result import CalibrationResult
-from .._exceptions import PositivityWarning
-from .._results import json_safe
-from .._validation import check_option, check_survival_inputs
-from ._monotone import GroupMonotone
-from ._shift import GroupShift
-from ._tables import before_after_table, format_table, interval_table
+from .._core.frozen import frozen_result
+from .._calibration.estimator import calibration, predicted_matrix
+from .._calibration.result import CalibrationResult
+from .._core.exceptions import PositivityWarning
+from .._core.results import json_safe
+from .._core.validation import check_option, check_survival_inputs
+from ._tables import FittedAdjustment, before_after_table, format_table, interval_table
 
 __all__ = ["CalibrationCost", "calibration_cost", "adjusted_risks", "SCALES"]
 
@@ -143,7 +141,7 @@ def _calibration_rows(before: CalibrationResult, after: CalibrationResult, level
 
 
 def calibration_cost(
-    adjustment: GroupShift | GroupMonotone,
+    adjustment: FittedAdjustment,
     time: Any,
     event: Any,
     group: Any,
@@ -223,7 +221,7 @@ def calibration_cost(
     >>> sorted(set(table["part"]))
     ['calibration', 'ranking']
     """
-    if not isinstance(adjustment, (GroupShift, GroupMonotone)):
+    if not isinstance(adjustment, FittedAdjustment):
         raise TypeError(f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}.")
     scale = check_option(scale, "scale", SCALES)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)

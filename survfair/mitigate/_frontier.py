@@ -8,15 +8,15 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._deprecation import DEPRECATED, renamed
-from .._frozen import frozen_result
-from .._calibration import calibration, predicted_matrix
-from .._results import json_safe
-from .._settings import EstimatorSettings
-from .._summaries import max_abs_delta_between
+from .._core.deprecation import DEPRECATED, renamed
+from .._core.frozen import frozen_result
+from .._calibration.estimator import calibration, predicted_matrix
+from .._core.results import json_safe
+from .._core.settings import EstimatorSettings
+from .._xci.summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective, repeatable_seed
-from .._validation import check_numbers, check_random_state, check_scalar, check_survival_inputs, input_index
+from .._core.validation import check_numbers, check_random_state, check_scalar, check_survival_inputs, input_index
 
 __all__ = ["Frontier", "frontier", "plot_frontier"]
 

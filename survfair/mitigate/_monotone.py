@@ -17,17 +17,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._deprecation import DEPRECATED, renamed
-from .._frozen import frozen_result
-from .._censoring import fit_censoring
-from .._exceptions import PositivityError
-from .._results import json_safe, readonly
-from .._summaries import check_utility_weights
-from .._validation import SurvivalSample
-from .._settings import EstimatorSettings
+from .._core.deprecation import DEPRECATED, renamed
+from .._core.frozen import frozen_result
+from .._core.censoring import fit_censoring
+from .._core.exceptions import PositivityError
+from .._core.results import json_safe, readonly
+from .._xci.summaries import check_utility_weights
+from .._core.validation import SurvivalSample
+from .._core.settings import EstimatorSettings
 from ._adjusted_calibration import calibration_dict, calibration_rows, check_predicted_option, with_calibration
 from ._problem import pop_row_options, check_reference, check_transform_inputs, split_samples
-from ._tables import BeforeAfterIntervals, before_after_table, format_table
+from ._tables import FittedAdjustment, before_after_table, format_table
 
 __all__ = ["group_monotone", "GroupMonotone"]
 
@@ -110,7 +110,7 @@ def fit_maps(sample: SurvivalSample, settings: EstimatorSettings, reference: int
 
 
 @frozen_result
-class GroupMonotone(BeforeAfterIntervals):
+class GroupMonotone(FittedAdjustment):
     """A fitted set of per-group monotone maps (reference group: identity).
 
     Attributes

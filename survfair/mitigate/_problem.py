@@ -2,7 +2,7 @@
 the evaluation of the xCI matrix at given offsets (:class:`ShiftProblem`).
 
 The search never counts pairs itself: every evaluation of the objective runs the shifted scores
-through :func:`survfair._xci.estimate_xci` (the O(G n log n) kernel), with the censoring curves
+through :func:`survfair._xci.estimator.estimate_xci` (the O(G n log n) kernel), with the censoring curves
 fitted once on the fitting sample (they do not depend on the risk).
 
 Shared by :func:`survfair.mitigate.group_shift`, :func:`survfair.mitigate.group_monotone` and
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._censoring import CensoringCurves, fit_censoring
-from .._validation import (
+from .._core.censoring import CensoringCurves, fit_censoring
+from .._core.validation import (
     SurvivalSample,
     as_numeric,
     describe_rows,
@@ -28,8 +28,8 @@ from .._validation import (
     input_index,
     unmasked,
 )
-from .._settings import EstimatorSettings
-from .._xci import estimate_xci
+from .._core.settings import EstimatorSettings
+from .._xci.estimator import estimate_xci
 
 __all__ = [
     "check_reference",

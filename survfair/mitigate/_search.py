@@ -45,12 +45,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._summaries import (
+from .._xci.summaries import (
     OBJECTIVES,
     group_utilities,
     max_abs_delta_between,
 )
-from .._validation import check_random_state
+from .._core.validation import check_random_state
 from ._problem import ShiftProblem, State, offdiagonal
 
 __all__ = ["MAX_EVALUATIONS", "Objective", "make_objective", "LineSearch", "exact_line_search", "fit_offsets"]

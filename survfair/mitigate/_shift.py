@@ -14,16 +14,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._deprecation import DEPRECATED, renamed
-from .._frozen import frozen_result
-from .._results import json_safe
-from .._summaries import OBJECTIVES, check_utility_weights
-from .._validation import check_option, check_scalar
-from .._settings import EstimatorSettings
+from .._core.deprecation import DEPRECATED, renamed
+from .._core.frozen import frozen_result
+from .._core.results import json_safe
+from .._xci.summaries import OBJECTIVES, check_utility_weights
+from .._core.validation import check_option, check_scalar
+from .._core.settings import EstimatorSettings
 from ._adjusted_calibration import calibration_dict, calibration_rows, check_predicted_option, with_calibration
 from ._problem import pop_row_options, ShiftProblem, check_reference, check_transform_inputs, split_samples
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
-from ._tables import BeforeAfterIntervals, before_after_table, format_table
+from ._tables import FittedAdjustment, before_after_table, format_table
 
 __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
@@ -32,7 +32,7 @@ __all__ = ["group_shift", "GroupShift", "OBJECTIVES"]
 
 
 @frozen_result
-class GroupShift(BeforeAfterIntervals):
+class GroupShift(FittedAdjustment):
     """A fitted group shift: risk_i + offset[group_i], one offset per group (reference at 0).
 
     Attributes

@@ -12,20 +12,20 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .._exceptions import PositivityWarning
-from .._results import XCIResult
-from .._summaries import (
+from .._core.exceptions import PositivityWarning
+from .._core.results import XCIResult
+from .._xci.summaries import (
     contrast,
     delta_between,
     delta_within,
     min_xci,
     utility,
 )
-from .._validation import SurvivalSample, check_confidence_level
-from .._settings import EstimatorSettings
-from .._xci import xci
+from .._core.validation import SurvivalSample, check_confidence_level
+from .._core.settings import EstimatorSettings
+from .._xci.estimator import xci
 
-__all__ = ["BeforeAfterIntervals", "before_after_table", "interval_table", "format_table"]
+__all__ = ["FittedAdjustment", "before_after_table", "interval_table", "format_table"]
 
 
 # -- before / after table ----------------------------------------------------------------------
@@ -139,9 +139,10 @@ def format_table(table: pd.DataFrame) -> str:
         return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="")
 
 
-class BeforeAfterIntervals:
-    """``confidence_interval`` of the adjustments' before/after tables (:class:`GroupShift`,
-    :class:`GroupMonotone`), which hold ``table``, ``results``, ``alpha`` and ``beta``."""
+class FittedAdjustment:
+    """The base of the fitted adjustments (:class:`GroupShift`, :class:`GroupMonotone`): the
+    ``confidence_interval`` of their before/after tables, which hold ``table``, ``results``,
+    ``alpha`` and ``beta``. :func:`calibration_cost` accepts exactly its subclasses."""
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals of every before/after number at ``confidence_level``, from the stored results.

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._frozen import frozen_result
-from .._validation import check_scalar, random_generator
+from .._core.frozen import frozen_result
+from .._core.validation import check_scalar, random_generator
 from ._lognormal import GROUPS
 
 __all__ = ["lognormal_cohort", "CensoringSpec", "parse_censoring"]

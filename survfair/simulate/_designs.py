@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
-from .._frozen import frozen_result
-from .._results import json_safe
-from .._validation import check_option, check_scalar, label_array, random_generator
+from .._core.frozen import frozen_result
+from .._core.results import json_safe
+from .._core.validation import check_option, check_scalar, label_array, random_generator
 
 __all__ = ["CohortDesign", "TrueXCI", "ph_design", "aft_design", "PH_BASELINES", "AFT_DISTRIBUTIONS"]
 
@@ -358,8 +358,8 @@ class CohortDesign:
         """The naive kernel on ``n_truth`` uncensored draws per group; with ``delayed_entry`` the
         target of ``xci(..., entry=)``: only the people who enter before their first event are kept
         (left truncation), and the kernel compares them with ``entry=``."""
-        from .._summaries import delta_between
-        from .._xci import xci
+        from .._xci.summaries import delta_between
+        from .._xci.estimator import xci
 
         rng = random_generator(random_state)
         g = len(self.groups)

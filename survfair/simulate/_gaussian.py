@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import check_scalar
+from .._core.validation import check_scalar
 
 __all__ = ["gaussian_xauc"]
 

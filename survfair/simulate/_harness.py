@@ -17,10 +17,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._frozen import frozen_result
-from .._progress import progress_bar
-from .._results import json_safe
-from .._validation import check_confidence_level, check_n_jobs, check_option, check_random_state, check_scalar, label_array
+from .._core.frozen import frozen_result
+from .._core.progress import progress_bar
+from .._core.results import json_safe
+from .._core.validation import check_confidence_level, check_n_jobs, check_option, check_random_state, check_scalar, label_array
 from ._designs import CohortDesign, TrueXCI
 
 __all__ = ["ESTIMATORS", "CoverageStudy", "coverage_study", "power_curve", "study_power", "plot_coverage", "plot_power"]
@@ -41,9 +41,9 @@ def _pairs(groups: tuple) -> list:
 def _one(design: CohortDesign, n: int, estimators: tuple, tau, ci: str, level: float, n_resamples: int, seed):
     """One replication: for every estimator, (cells, cell SEs, cell limits, Δbetween values, SEs,
     limits), NaN where the estimator failed on this cohort."""
-    from .._exceptions import NoComparablePairError, PositivityError
-    from .._summaries import delta_between
-    from .._xci import xci
+    from .._core.exceptions import NoComparablePairError, PositivityError
+    from .._xci.summaries import delta_between
+    from .._xci.estimator import xci
 
     rng = np.random.default_rng(seed)
     cohort = design.draw(n, random_state=rng)
@@ -445,7 +445,7 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     >>> ax.get_ylabel()
     'coverage of delta_between intervals'
     """
-    from .._plot_base import literal, literal_legend, new_axes
+    from .._present.plots.base import literal, literal_legend, new_axes
 
     if not isinstance(study, CoverageStudy):
         raise TypeError(f"study must be a CoverageStudy, got {type(study).__name__}.")
@@ -501,7 +501,7 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     >>> ax.get_xlabel()
     'cohort size n'
     """
-    from .._plot_base import new_axes
+    from .._present.plots.base import new_axes
 
     if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(curve.columns):
         raise TypeError("curve must be the DataFrame of survfair.simulate.power_curve.")

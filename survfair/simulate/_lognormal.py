@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._frozen import frozen_result
-from .._results import json_safe, readonly
-from .._validation import check_option, check_scalar, check_tau
+from .._core.frozen import frozen_result
+from .._core.results import json_safe, readonly
+from .._core.validation import check_option, check_scalar, check_tau
 
 __all__ = ["LognormalXCI", "lognormal_xci"]
 

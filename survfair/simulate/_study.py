@@ -9,10 +9,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._exceptions import NoComparablePairError, PositivityError
-from .._xci import xci
-from .._progress import progress_bar
-from .._validation import check_scalar, random_generator
+from .._core.exceptions import NoComparablePairError, PositivityError
+from .._xci.estimator import xci
+from .._core.progress import progress_bar
+from .._core.validation import check_scalar, random_generator
 from ._cohort import CensoringSpec, lognormal_cohort, parse_censoring
 from ._lognormal import GROUPS, lognormal_xci
 

@@ -1,0 +1,122 @@
+"""Numbers for people: percentages, p-values, intervals (the report, the findings, the CLI).
+
+One place decides how a number is shown to a reader, so the report, the findings sentences and
+the command line agree: probabilities as percentages with one decimal, p-values with two
+significant digits and ``< 0.001`` below that, a bootstrap p-value at its resolution floor as
+``<= 2/(B+1)``, NaN as an en dash.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["percent", "p_value_text", "p_phrase", "number", "interval_text", "cell_text", "statistic_text",
+           "MISSING", "NO_INTERVAL"]
+
+MISSING = "–"
+#: What is shown instead of the zero-width interval of an estimate with standard error 0
+NO_INTERVAL = "no interval: standard error 0"
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def percent(value: Any, digits: int = 1) -> str:
+    """``0.8412`` -> ``"84.1%"``; NaN -> ``"–"``.
+
+    >>> percent(0.8412), percent(float("nan"))
+    ('84.1%', '–')
+    """
+    return f"{100 * float(value):.{digits}f}%" if _finite(value) else MISSING
+
+
+def number(value: Any, digits: int = 3) -> str:
+    """A number with ``digits`` decimals (``-0.000`` shown as ``0.000``); NaN -> ``"–"``.
+
+    >>> number(0.12345), number(-0.0001), number(float("nan"))
+    ('0.123', '0.000', '–')
+    """
+    if not _finite(value):
+        return MISSING
+    text = f"{float(value):.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def p_value_text(value: Any, n_resamples: int | None = None, at_floor: bool | None = None) -> str:
+    """A p-value as a reader expects it.
+
+    Two significant digits (``0.043``, ``0.21``), ``< 0.001`` below 0.001. A bootstrap p-value
+    at its resolution floor is a bound, shown as ``<= p``: with ``at_floor`` (no replicate crossed
+    the null, :func:`survfair._xci.summaries.deltas_p_at_floor`; BCa's bound can be above 2/(B+1),
+    e.g. 0.029 at B = 199), or with ``n_resamples`` when the value is at most 2/(B+1)
+    (``<= 0.002`` for B = 999), because a smaller p-value cannot be resolved from B replicates.
+    An adjusted p-value of a bound is a bound too.
+
+    >>> p_value_text(0.04321), p_value_text(0.00002), p_value_text(0.002, n_resamples=999)
+    ('0.043', '< 0.001', '<= 0.002 (bootstrap floor)')
+    >>> p_value_text(0.0291, n_resamples=199, at_floor=True)
+    '<= 0.029 (bootstrap floor)'
+    """
+    if not _finite(value):
+        return MISSING
+    p = float(value)
+    if at_floor:
+        return f"<= {p:.2g} (bootstrap floor)"
+    if n_resamples and at_floor is None:  # not known from the replicates: the percentile floor
+        floor = 2 / (n_resamples + 1)
+        if p <= floor * (1 + 1e-9):
+            return f"<= {floor:.2g} (bootstrap floor)"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+
+
+def p_phrase(value: Any, n_resamples: int | None = None, at_floor: bool | None = None) -> str:
+    """A p-value in a sentence: ``"p = 0.043"`` or ``"p < 0.001"`` (:func:`p_value_text`).
+
+    >>> p_phrase(0.04321), p_phrase(0.00002)
+    ('p = 0.043', 'p < 0.001')
+    """
+    text = p_value_text(value, n_resamples, at_floor)
+    return f"p {text}" if text[0] in "<>" else f"p = {text}"
+
+
+def interval_text(low: Any, high: Any, *, as_percent: bool = False, digits: int = 3) -> str:
+    """``"[0.712, 0.801]"`` or, with ``as_percent``, ``"[71.2%, 80.1%]"``; ``"–"`` if undefined.
+
+    >>> interval_text(0.7123, 0.8011), interval_text(0.7123, 0.8011, as_percent=True)
+    ('[0.712, 0.801]', '[71.2%, 80.1%]')
+    """
+    if not (_finite(low) and _finite(high)):
+        return MISSING
+    show = percent if as_percent else (lambda v: number(v, digits))
+    return f"[{show(low)}, {show(high)}]"
+
+
+def cell_text(value: Any, low: Any, high: Any, no_variance: bool = False) -> str:
+    """A cell in percent with its interval: ``"84.1% [80.2%, 87.6%]"``; ``"84.1%"`` without one.
+
+    A cell with standard error 0 (``no_variance``: every pair ranked the same way) has a
+    zero-width interval that is no measure of precision; it is shown with :data:`NO_INTERVAL`.
+
+    >>> cell_text(0.8412, 0.802, 0.876), cell_text(1.0, 1.0, 1.0, no_variance=True)
+    ('84.1% [80.2%, 87.6%]', '100.0% (no interval: standard error 0)')
+    """
+    if no_variance and _finite(value):
+        return f"{percent(value)} ({NO_INTERVAL})"
+    interval = interval_text(low, high, as_percent=True)
+    return percent(value) if interval == MISSING else f"{percent(value)} {interval}"
+
+
+def statistic_text(value: Any) -> str:
+    """A test statistic: two decimals, thousands separated (``"26,750.24"``); NaN -> ``"–"``.
+
+    >>> statistic_text(3.14159), statistic_text(26750.2447)
+    ('3.14', '26,750.24')
+    """
+    return f"{float(value):,.2f}" if _finite(value) else MISSING

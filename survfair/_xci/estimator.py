@@ -1,0 +1,537 @@
+"""The public estimator :func:`xci`: validation -> censoring -> pair counts -> result."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, inverse_censoring, raise_positivity
+from .._core.exceptions import warn_undefined_cells
+from .._core.inference import check_inference_options, with_inference
+from .._core.kernel import (
+    IndividualContributions,
+    PairCounts,
+    PreparedPairs,
+    count_pairs,
+    count_pairs_and_contributions,
+    kernel_threads,
+    prepare_pairs,
+)
+from .._core.influence import rows_beyond_contributions
+from .._core.moments import moments_apply
+from .._core.memory import require_memory
+from .._core.results import XCIResult
+from .on_dask import is_dask_frame, xci_dask
+from .._core.settings import EstimatorSettings
+from .._core.validation import (
+    check_confidence_level,
+    SurvivalSample,
+    describe_rows,
+    check_survival_inputs,
+    raise_no_comparable_pair,
+    warn_excluded_rows,
+    warn_single_cluster,
+)
+
+__all__ = ["xci", "estimate_xci"]
+
+def _reference_sample(reference: Any, data_columns: dict, groups: tuple, cause: int | None = None) -> SurvivalSample:
+    """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group).
+
+    With competing risks (``cause``) its event column holds cause codes too: any cause is an event
+    of the censoring fit (the reference need not contain the cause of interest)."""
+    if isinstance(reference, pd.DataFrame):
+        if not all(isinstance(data_columns[k], (str, list)) for k in ("time", "event", "group")):
+            raise TypeError(
+                "censoring_reference is a DataFrame, so time, event and group must be column names of data."
+            )
+        args = (data_columns["time"], data_columns["event"], data_columns["group"])
+        # entry / weights named as columns of data are read from the reference too (a weighted,
+        # left-truncated censoring fit); given as arrays they belong to the evaluated rows only
+        extra = {name: column for name in ("entry", "weights")
+                 if isinstance(column := data_columns.get(name), str)}
+        return _observed_only(check_survival_inputs(*args, data=reference, groups=groups, require_risk=False,
+                                                    **extra, cause=cause, require_cause=False)[0])
+    if isinstance(reference, (tuple, list)) and len(reference) == 3:
+        time, event, group = reference
+        sample, _ = check_survival_inputs(time, event, group, data=None, groups=groups, require_risk=False,
+                                          cause=cause, require_cause=False)
+        return _observed_only(sample)
+    raise TypeError(
+        "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
+        f"(time, event, group); got {type(reference).__name__}."
+    )
+
+
+def _check_dask_options(ci, **options) -> None:
+    """A Dask DataFrame gets the exact point estimate; the options that need every row at once
+    are refused, naming them."""
+    if ci is not None:
+        raise ValueError(f"with a Dask DataFrame as data, xci computes the point estimate only: pass ci=None "
+                         f"(got ci={ci!r}); intervals need every row's influence in one process.")
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        raise ValueError(f"with a Dask DataFrame as data, {', '.join(given)} {'is' if len(given) == 1 else 'are'} "
+                         "not supported; compute the frame (.compute()) to use "
+                         f"{'it' if len(given) == 1 else 'them'}.")
+
+
+def _observed_only(sample: SurvivalSample) -> SurvivalSample:
+    """The censoring fit reads ``observed``: every cause is an event there."""
+    if sample.competing is None:
+        return sample
+    return dataclasses.replace(sample, event=sample.observed, competing=None, cause=None)
+
+
+def estimate_xci(
+    sample: SurvivalSample,
+    *,
+    method: str,
+    tau: float | None,
+    curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+    prepared: PreparedPairs | None = None,
+    n_jobs: int = 1,
+    reference: SurvivalSample | None = None,
+) -> PairCounts:
+    """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
+
+    ``reference`` is the sample ``curves`` were fitted on, when known: a positivity error then names
+    the rows that emptied a left-truncated risk set.
+
+    Raises
+    ------
+    PositivityError
+        If a censoring survival used as a weight is 0 or undefined.
+    NoComparablePairError
+        If no pair is comparable (or, for IPCW, every comparable pair has weight 0).
+    """
+    counts, bad = count_pairs(
+        sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
+        **kernel_options(sample, method, tau, curves),
+        tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
+    )
+    return _checked(counts, bad, sample, curves, tau, reference)
+
+
+def estimate_xci_with_contributions(
+    sample: SurvivalSample,
+    *,
+    method: str,
+    tau: float | None,
+    curves: CensoringCurves | None,
+    tied_tol: float,
+    strict: bool,
+    prepared: PreparedPairs | None = None,
+    n_jobs: int = 1,
+    reference: SurvivalSample | None = None,
+) -> tuple[PairCounts, IndividualContributions]:
+    """:func:`estimate_xci` plus every individual's contributions (for the analytic variance),
+    from the same kernel passes. Raises as :func:`estimate_xci`, and
+    :class:`survfair.MemoryLimitError` before the passes when the contributions and the influence
+    rows built from them would not fit (8 (4G + 1) bytes a row from two groups on, the rows written
+    over the later members' sums: 26 GB at 10^8 rows and G = 8, where minutes of passes would
+    otherwise end in a MemoryError; 8 (6G + 1) with delayed entry and weights estimated on
+    ``sample``, 8 (4G + G^2 + 1) with pooled censoring estimated on it, from three groups on)."""
+    n, g = sample.n_samples, sample.n_groups
+    # curves fitted on these rows: the influence rows carry their Kaplan-Meier term
+    estimated = curves.kind if method == "ipcw" and reference is sample else None
+    beyond = rows_beyond_contributions(g, estimated, delayed_entry=sample.entry is not None)
+    arrays = 4 * g * (2 if sample.competing is not None else 1) + beyond + 1
+    require_memory(8.0 * n * arrays, f"analytic intervals: the influence rows and contributions of {g * g} cells "
+                   f"for {n} rows ({arrays} numbers a row)", ("groups", "bootstrap", "no_intervals"))
+    counts, bad, contributions = count_pairs_and_contributions(
+        sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
+        **kernel_options(sample, method, tau, curves),
+        tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
+    )
+    return _checked(counts, bad, sample, curves, tau, reference), contributions
+
+
+def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:
+    """The kernel's weighting options for these settings and data: IPCW factors (IPCW only), the
+    truncation at ``tau`` (both estimators: the naive one truncates as R's ``concordance(ymax=)``
+    truncates Harrell's C), the rows' case weights, entry times and competing events."""
+    ipcw = method == "ipcw"
+    return dict(inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau,
+                case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
+
+
+def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau, reference=None) -> PairCounts:
+    """Raise for a weight that cannot be formed or for no usable pair; else return ``counts``."""
+    if bad is not None:
+        row, column = bad
+        own = sample.group_codes[row]
+        t = sample.time[row]
+        k_own = curves.evaluate(own, np.array([t]))[0]
+        culprit = own if not (k_own > 0) else column
+        raise_positivity(curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]), reference)
+    if counts.comparable.sum() == 0:
+        raise_no_comparable_pair()
+    if counts.denominator.sum() == 0:
+        raise_no_comparable_pair(_zero_denominator(sample, tau))
+    return counts
+
+
+def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
+    """Why comparable pairs exist but their weights sum to 0: truncation at ``tau`` (IPCW), or case
+    weights of 0 on the events (or on every later member of an event's pairs)."""
+    used = sample.event if tau is None else sample.event & (sample.time < tau)
+    if sample.weights is None or not used.any():
+        return f"every comparable pair has its earlier event at or after tau={tau}"
+    where = "" if tau is None else f" before tau={tau:g}"
+    if not (sample.weights[used] > 0).any():
+        return (f"every comparable pair has weight 0: the weights of the events{where} are all 0 "
+                f"({describe_rows(used, sample.index)})")
+    return (f"every comparable pair has weight 0: each event{where} of positive weight is compared only with "
+            "rows of weight 0")
+
+
+def xci(
+    time: Any,
+    event: Any,
+    group: Any,
+    risk: Any,
+    *,
+    data: pd.DataFrame | None = None,
+    method: str = "ipcw",
+    tau: float | None = None,
+    censoring: str = "group",
+    tied_tol: float = 1e-8,
+    censoring_reference: Any = None,
+    groups: Sequence | None = None,
+    strict: bool = False,
+    cluster: Any = None,
+    entry: Any = None,
+    weights: Any = None,
+    cause: int | None = None,
+    ci: str | None = "analytic",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    random_state: Any = None,
+    n_jobs: int | None = None,
+    progress: bool = False,
+    stratify: str | None = "group",
+    bootstrap_method: str = "bca",
+) -> XCIResult:
+    """Group-conditional concordance index: the full G x G xCI matrix in one O(G n log n) pass.
+
+    ``xCI_{a,b} = P(R_i > R_j | T_i < T_j, G_i = a, G_j = b)`` (eq. 2 of Wang et al. 2026),
+    estimated naively (eq. 4, Harrell-style) or with truncated inverse probability of censoring
+    weights (eq. 5-7). A higher ``risk`` means an earlier expected event; survival probabilities or
+    predicted times must be negated first (nothing flips a sign silently).
+
+    Parameters
+    ----------
+    time : array-like of shape (n_samples,), column name, or structured array
+        Observed times min(T, U), float >= 0, in any unit. May also be scikit-survival's
+        structured ``y`` (event, time), with ``event=None``.
+    event : array-like of shape (n_samples,), column name, or None
+        True / 1 if the event was observed, False / 0 if censored.
+    group : array-like of shape (n_samples,), column name, or list of column names
+        Sensitive-attribute labels (any hashable). Several columns are combined into
+        intersectional labels such as ``"F|Black"``, one per distinct tuple of labels (a ``|`` or
+        backslash inside a label is escaped with a backslash, so two tuples never share a name;
+        labels that would still print the same, such as ``1`` and ``"1"``, are refused).
+    risk : array-like of shape (n_samples,) or column name
+        Risk score, float; higher = earlier event.
+    data : pandas.DataFrame or dask.dataframe.DataFrame, optional
+        Table in which string arguments are column names. Rows are matched by position;
+        pandas inputs (and ``data``) whose indexes are not identical (same labels, same
+        order) are refused with a ValueError, never aligned. A Dask DataFrame gives the exact
+        point estimate of a cohort larger than memory (``ci=None``; single columns as roles; no
+        ``cluster``, ``entry``, ``weights``, ``cause`` or ``censoring_reference``; docs: how-to,
+        large data).
+    method : {"ipcw", "naive"}, default="ipcw"
+        ``"naive"``: eq. 4 (ratio of concordant to comparable pairs). ``"ipcw"``: eq. 7, each
+        comparable pair weighted by 1 / (K_a(O_i) K_b(O_i)).
+    tau : float, optional
+        Truncation time (same unit as ``time``): only pairs whose earlier member has time < tau
+        count (eq. 5), in both estimators: the naive one is then Harrell's C truncated at tau, as
+        R's ``survival::concordance(ymax=)`` computes it (R keeps an event at exactly ymax, survfair
+        stops before tau, as its IPCW estimator does). None: no truncation.
+    censoring : {"group", "pooled"}, default="group"
+        ``"group"``: Kaplan-Meier of the censoring distribution within each group (eq. 6);
+        ``"pooled"``: one curve for everyone (scikit-survival's ``concordance_index_ipcw``).
+    tied_tol : float, default=1e-8
+        Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
+    censoring_reference : DataFrame or tuple (time, event, group), optional
+        Sample on which K_g is fitted (like scikit-survival's ``survival_train``); by default the
+        evaluated data. A DataFrame must have the same column names as ``data``.
+    groups : sequence, optional
+        Group labels to analyse, in matrix order. Rows of other groups are excluded (with a
+        warning giving their number; ``result.n_excluded``). Default: all labels, sorted. The
+        exclusion comes first: the censoring curves (pooled or per group, and those of a
+        ``censoring_reference``) are fitted on the rows of these groups only, as if the data held
+        nothing else, so a subset audit equals the audit of the subset's rows.
+    strict : bool, default=False
+        Use the paper's literal eq. 3-4: comparable only if O_i < O_j strictly, tied risk counts 0.
+        The default follows scikit-survival (a censored time equal to an event time is later;
+        tied risk counts 1/2).
+    cluster : array-like of shape (n_samples,) or column name, optional
+        Cluster of every row (hospital, practice, family, the person of repeated records): rows of
+        one cluster may be dependent, clusters are independent. The point estimate is unchanged;
+        the analytic variance sums each cluster's influence before squaring (cluster-robust, as R's
+        ``concordance(..., cluster=)``) and the bootstrap resamples whole clusters (within groups
+        when every cluster lies in one group, otherwise all clusters together; BCa's acceleration
+        then comes from the clusters' summed influence). Missing labels are refused, naming rows.
+        A single cluster gives standard errors of 0 (zero-width intervals) and a warning.
+    entry : array-like of shape (n_samples,) or column name, optional
+        Time each row entered observation (delayed entry, left truncation; 0 <= entry < time, in
+        the unit of ``time``). A pair (i, j) is comparable only if j was under observation at
+        i's event (entry_j < time_i, plus the time rule), and the censoring Kaplan-Meier uses risk
+        sets on (entry, time] (a ``censoring_reference`` DataFrame is read with the same entry
+        column when ``entry`` names one). None: everyone is observed from time 0. The estimand
+        then weighs each event time t by P(E < t)^2 (both members entered before t; docs:
+        how-to, intervals), which differs from the population xCI when concordance changes over time.
+    weights : array-like of shape (n_samples,) or column name, optional
+        Case weights, finite and >= 0: a pair weighs w_i w_j (times its IPCW weight) and the
+        censoring Kaplan-Meier is weighted. Sampling (inverse-probability) weights, as R's
+        ``concordance(weights=)``: the analytic variance is the infinitesimal jackknife (each
+        row's influence is w_k times the derivative of the estimate in its weight), the bootstrap
+        draws rows with their weights, and rescaling all weights changes nothing (weights whose
+        largest lies outside [2**-64, 2**64] are first divided by a power of two, so that their
+        products neither overflow nor underflow). Integer
+        frequency weights give the estimates of repeated rows but not their (narrower) intervals:
+        repeat the rows for that. The integer pair counts stay counts of pairs.
+    cause : int, optional
+        Competing risks: ``event`` holds cause codes (0 = censored, 1..K = causes) and ``cause``
+        (>= 1) selects the event of interest; every other cause is a competing event. The cells
+        become the cause-specific concordance of Wolbers et al. (2014): an event i of cause
+        ``cause`` at t_i (before ``tau``) is compared with j if t_j > t_i (or j is censored at
+        t_i), weighing 1 / (K_a(t_i) K_b(t_i)), or if j had a competing event at t_j <= t_i,
+        weighing 1 / (K_a(t_i) K_b(t_j)); a competing event is an event for the censoring
+        Kaplan-Meier, not a censoring. Treating the competing events as censored instead would drop
+        the second kind of pairs and bias the weights. None (default): ``event`` must be 0/1.
+    ci : {"analytic", "bootstrap", None}, default="analytic"
+        Uncertainty to attach (the same default as :func:`survfair.xauc_t`,
+        :func:`survfair.compare_xci` and the command line: every number comes with an interval).
+        ``"analytic"``: covariance of all G^2 cells from the influence functions (U-statistic /
+        DeLong structural components, plus the Kaplan-Meier term of the estimated IPCW weights),
+        Wald intervals (logit scale for the cells and the pooled C, raw scale for differences).
+        ``"bootstrap"``: ``n_resamples`` replicates resampling individuals within strata and
+        refitting the censoring weights in each (complete IPCW uncertainty), BCa or percentile
+        intervals. None: point estimates only.
+    confidence_level : float, default=0.95
+        Level of every interval reported by the result and its summaries.
+    n_resamples : int, default=1000
+        Bootstrap replicates (``ci="bootstrap"``).
+    random_state : None, int, numpy Generator / RandomState / SeedSequence, default=None
+        Seed of the bootstrap. Per-replicate seeds are spawned from one ``SeedSequence`` up front,
+        so the same seed gives identical numbers for any ``n_jobs`` and joblib backend.
+    n_jobs : int, optional
+        Parallelism. The per-group passes of the pair-count kernel run on ``n_jobs`` threads
+        (None: every core this process may use; -1 likewise; the kernel releases the GIL), with
+        bit-identical numbers for any value (timings: docs, benchmarks). The bootstrap
+        runs ``n_jobs`` joblib jobs (threads; None: joblib's default, one job unless inside a
+        ``joblib.parallel_backend`` context); inside ``with joblib.parallel_backend("dask"):``
+        the replicates run on a Dask cluster.
+    progress : bool, default=False
+        tqdm progress bar of the bootstrap (shown on a terminal or in Jupyter).
+    stratify : {"group", "group_event", None}, default="group"
+        Bootstrap strata: resample within groups (group sizes fixed, no group can vanish), within
+        group x event, or from the whole sample.
+    bootstrap_method : {"bca", "percentile"}, default="bca"
+        Bootstrap interval. BCa's acceleration comes from the exact delete-one jackknife computed
+        from the per-individual contributions (censoring weights fixed), O(n G^2).
+
+    Returns
+    -------
+    XCIResult
+        ``.matrix`` (rows a = earlier event, columns b = later member), ``.counts``, ``.overall``,
+        the fitted ``.censoring_curves``, and the settings.
+
+    Raises
+    ------
+    TypeError
+        For arguments of the wrong type (e.g. non-numeric risk, ``data`` not a DataFrame, a
+        ``censoring_reference`` that is neither a DataFrame nor a (time, event, group) tuple,
+        non-integer ``n_resamples`` / ``n_jobs``, non-bool ``strict`` / ``progress``; with
+        ``ci="bootstrap"``, an unsupported ``random_state``).
+    ValueError
+        For mismatched lengths, NaN/inf, negative times, events other than 0/1 (with ``cause``:
+        other than integer codes >= 0, or a ``cause`` < 1 or absent from ``event``), empty input, 2-D
+        risk, missing ``cluster`` labels, ``entry`` < 0 or >= ``time``, negative ``weights`` (each
+        naming the rows), labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
+        ``censoring``, or negative ``tied_tol``; pandas inputs with differing indexes; invalid
+        inference options (``ci``, ``confidence_level`` outside (0, 1), ``n_resamples`` < 2,
+        ``n_jobs=0``, ``stratify``, ``bootstrap_method``; with ``ci="bootstrap"``, a negative
+        integer ``random_state``). With a Dask DataFrame as ``data``: ``ci`` other than None, an
+        unsupported option given, or a role that is not one of its columns.
+    NoComparablePairError
+        (a ValueError) if no pair in the data is comparable, or (IPCW with ``tau``) every
+        comparable pair has its earlier event at or after ``tau``.
+    PositivityError
+        (a ValueError) if a censoring survival K_g used as a weight is 0.
+    MemoryLimitError
+        (a ValueError) if the intervals would not fit in memory (the analytic intervals' sums,
+        8 (G + 2) bytes a row, or the influence rows where they are kept, or the bootstrap
+        replicates, with many groups); the message names the remedies.
+
+    Warns
+    -----
+    UndefinedXCIWarning
+        For cells without a comparable pair (those cells are NaN), and with ``ci="bootstrap"``
+        for replicates that failed or left a cell undefined (left out of the intervals).
+    PositivityWarning
+        When a K_g falls below 0.1 before tau.
+    ExcludedRowsWarning
+        When ``groups`` leaves rows of other groups out (their number).
+
+    See Also
+    --------
+    xauc : the uncensored binary special case, xAUC (Kallus & Zhou 2019).
+    xauc_t : cross-group cumulative/dynamic AUC at horizons t.
+    compare_xci : paired comparison of two scores' xCI on the same people.
+    compare : several models side by side (the paper's Tables 1-3).
+    delta_within, delta_between, pairwise_deltas, min_xci, utility : the fairness summaries.
+    overall_c, decompose : the pooled C and its decomposition (Proposition 4.1).
+
+    Notes
+    -----
+    With one group, ``method="naive"`` equals ``sksurv.metrics.concordance_index_censored`` and
+    ``method="ipcw"`` equals ``sksurv.metrics.concordance_index_ipcw(y, y, risk, tau)``, values and
+    counts. The pooled C (``.overall``) is the weighted average of the cells (Proposition 4.1;
+    see :func:`survfair.decompose`); its interval is :func:`survfair.overall_c`.
+
+    Inference: the analytic covariance is the Hajek projection of each cell's pair sums on the
+    individuals, with DeLong's m / (m - 1) factor per role and, for IPCW, each individual's effect
+    on the Kaplan-Meier fits of K_g (docs: how-to, intervals; the formulas in
+    ``survfair/_core/influence.py``). Agreement with R's ``survival::concordance`` (entry, weights) and
+    ``pec::cindex`` (competing risks): docs, conventions.
+
+    References
+    ----------
+    Wang, H. et al. (2026). Towards Fair Predictions: Group Conditional Concordance Index to
+    Quantify Fairness in Time-to-Event Prognostication. arXiv:2606.16872, eq. 2-7.
+
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated ROC curves: a nonparametric approach. Biometrics 44(3), 837-845.
+
+    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+
+    Wolbers, M., Blanche, P., Koller, M. T., Witteman, J. C. M. and Gerds, T. A. (2014). Concordance
+    for prognostic models with competing risks. Biostatistics 15(3), 526-539.
+
+    Uno, H. et al. (2011). On the C-statistics for evaluating overall adequacy of risk prediction
+    procedures with censored survival data. Statistics in Medicine 30(10), 1105-1117.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4, 3, 2, 1], method="naive")
+    >>> float(res.matrix.loc["a", "b"])
+    1.0
+
+    A larger cohort, with the analytic standard errors (the default ``ci="analytic"``):
+
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    >>> print(res.matrix.round(4))  # doctest: +NORMALIZE_WHITESPACE
+    b (later)               a    b
+    a (earlier event)
+    a                  1.0000  0.8
+    b                  0.6667  0.5
+    >>> round(float(res.se.loc["a", "b"]), 4), round(res.overall, 4)
+    (0.2309, 0.75)
+
+    Competing risks: cause codes, the event of interest ``cause=1``. The deaths of cause 2 (at
+    times 2 and 4) stay comparable with the later events of cause 1, which treating them as
+    censored would drop:
+
+    >>> t, g, r = [1, 2, 3, 4, 5, 6, 7, 8], list("aabbaabb"), [8, 3, 6, 7, 4, 5, 2, 1]
+    >>> status = [1, 2, 1, 2, 1, 0, 1, 0]
+    >>> res = survfair.xci(t, status, g, r, method="naive", cause=1)
+    >>> res.pair_counts.comparable.tolist()
+    [[5, 7], [4, 5]]
+    >>> survfair.xci(t, [s == 1 for s in status], g, r, method="naive").pair_counts.comparable.tolist()
+    [[4, 6], [2, 4]]
+    """
+    settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
+    if is_dask_frame(data):
+        _check_dask_options(ci, censoring_reference=censoring_reference, cluster=cluster, entry=entry,
+                            weights=weights, cause=cause)
+        return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
+    method, tau, censoring = settings.method, settings.tau, settings.censoring
+    tied_tol, strict = settings.tied_tol, settings.strict
+    check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
+    confidence_level = check_confidence_level(confidence_level)
+    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
+                                               entry=entry, weights=weights, cause=cause)
+    warn_excluded_rows(n_excluded, stacklevel=2)
+    warn_single_cluster(sample, ci, stacklevel=2)
+
+    curves, minima, reference = None, {}, None
+    # one sort by time and one by risk serve the censoring fit and the pair counts
+    threads = kernel_threads(n_jobs)
+    prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol,
+                             case_weight=sample.weights, entry=sample.entry, competing=sample.competing,
+                             n_jobs=threads)
+    if method == "ipcw":
+        if censoring_reference is None:
+            observed = prepared.event if sample.competing is None else prepared.event | prepared.competing
+            curves = fit_censoring(sample, censoring, presorted=(prepared.time, observed, prepared.codes,
+                                                                 prepared.case_weight, prepared.entry,
+                                                                 prepared.entries_in_order()), n_jobs=threads)
+            reference = sample
+        else:
+            columns = {"time": time, "event": event, "group": group}
+            columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})
+            reference = _reference_sample(censoring_reference, columns, sample.groups, cause)
+            curves = fit_censoring(reference, censoring)
+    estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
+                     n_jobs=threads, reference=reference)
+    contributions = None
+    estimated = curves.kind if method == "ipcw" and censoring_reference is None else None
+    if ci == "analytic" and not moments_apply(sample, prepared, estimated):
+        # the row path: the variance needs every individual's contributions, from the same passes
+        counts, contributions = estimate_xci_with_contributions(sample, **estimator)
+    else:
+        counts = estimate_xci(sample, **estimator)
+    if ci is None:  # nothing below reads the sorted arrays: free them (57 bytes a row at G = 8)
+        prepared = estimator = None
+    if curves is not None:
+        last = np.max(sample.time, where=sample.event & (sample.time < (np.inf if tau is None else tau)),
+                      initial=-np.inf)  # no copy of the event times
+        if last > -np.inf:
+            minima = check_positivity(curves, float(last))
+    warn_undefined_cells(counts.denominator, sample.groups, stacklevel=2)
+
+    def per_group(rows=None):  # one pass over the codes, not one per group; no float copy of a mask
+        codes = sample.group_codes if rows is None else sample.group_codes[rows]
+        return np.bincount(codes, minlength=sample.n_groups).astype(np.int64)
+
+    counts_by_group = {"n": per_group(), "events": per_group(sample.event)}
+    if sample.competing is not None:
+        counts_by_group["competing_events"] = per_group(sample.competing)
+    sizes = {label: {name: int(values[k]) for name, values in counts_by_group.items()}
+             for k, label in enumerate(sample.groups)}
+    result = XCIResult(
+        groups=sample.groups,
+        settings=settings,
+        n_samples=sample.n_samples,
+        n_excluded=n_excluded,
+        pair_counts=counts,
+        censoring_curves=curves,
+        min_censoring_survival=minima,
+        group_sizes=sizes,
+    )
+    return with_inference(
+        result,
+        sample,
+        ci=ci,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        progress=progress,
+        stratify=stratify,
+        bootstrap_method=bootstrap_method,
+        refit_censoring=censoring_reference is None,
+        prepared=prepared,
+        contributions=contributions,
+    )
