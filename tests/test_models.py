@@ -5,7 +5,6 @@ compare() and ModelComparison are tested in test_model_comparison.py.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 import numpy as np

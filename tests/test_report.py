@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import survfair as sf  # noqa: E402
 import survfair._present.findings.horizons  # noqa: E402
 from survfair import write_report  # noqa: E402
-from survfair._present.report import data_summary_table  # noqa: E402
+from survfair._present.tables import data_summary_table  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_markdown_report(result, tmp_path):
 
 
 def test_data_summary_table(result):
-    from survfair._present.report import data_summary_table
+    from survfair._present.tables import data_summary_table
 
     table = data_summary_table(result)
     assert list(table.index) == ["F", "M", "all"]
@@ -248,7 +248,7 @@ def test_binary_report_markdown(binary, tmp_path):
 
 
 def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
-    from survfair._present.report import data_fingerprint
+    from survfair._present.tables import data_fingerprint
 
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
     curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
@@ -525,10 +525,10 @@ def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
 
 
 def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
-    from survfair._present.report import _oriented_forest_table
+    from survfair._present.tables import oriented_forest_table
 
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
-    table = _oriented_forest_table(out)
+    table = oriented_forest_table(out)
     d = out.table.loc["one", "delta_between[F,M]"]
     name = "delta_between[F,M]" if d >= 0 else "delta_between[M,F]"
     assert table.loc["one", name] == pytest.approx(abs(d))

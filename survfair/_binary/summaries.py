@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .delong import balanced_parts, pooled_parts
-from .._core.intervals import ConfidenceInterval, bounded_wald_interval, cell_wald_interval, wald_p_value
+from .._core.intervals import ConfidenceInterval, bounded_wald_interval, wald_p_value
 from .._xci.summaries import Estimate
 from .._core.validation import check_confidence_level
 from .xauc import XAUCResult, add_estimate, balanced_xauc, group_code, group_index

@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
 from .._core.kernel import IndividualContributions, count_pairs_and_contributions
 

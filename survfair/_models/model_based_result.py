@@ -3,7 +3,6 @@ observed matrix, the model-based reference, and their difference (the excess asy
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import field
 from typing import Any

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 __all__ = ["percent", "p_value_text", "p_phrase", "number", "interval_text", "cell_text", "statistic_text",
            "MISSING", "NO_INTERVAL"]
 
@@ -120,3 +122,30 @@ def statistic_text(value: Any) -> str:
     ('3.14', '26,750.24')
     """
     return f"{float(value):,.2f}" if _finite(value) else MISSING
+
+
+def table_value(value: Any) -> str:
+    """A value in a table cell: integers whole, floats to 4 decimals (1 from 1,000, 3 significant
+    digits below 0.001), NaN as an en dash, text as it is."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):d}"
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "–"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if float(value).is_integer() and abs(value) < 1e15:
+            return f"{int(value):d}"
+        if abs(value) >= 1e3:
+            return f"{value:.1f}"
+        if abs(value) < 1e-3:
+            return f"{value:.3g}"
+        return f"{value:.4f}"
+    return str(value)
+
+
+def findings_heading(name: str) -> str:
+    """The heading of a model's findings in a report ("Findings: name", or "Findings")."""
+    return f"Findings: {name}" if name else "Findings"

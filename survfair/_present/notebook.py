@@ -87,14 +87,15 @@ def comparison_html(comparison: Any) -> str:
     """HTML of a ModelComparison: the headline numbers of every model (largest asymmetry, worst
     cell, pooled C, with intervals, adjusted p-values and flags, as the report's "Models side by
     side"), then each model's findings, folded."""
-    from .report import _comparison_table, _html_table
+    from .html import html_table
+    from .tables import comparison_table
 
     found = {name: findings(result) for name, result in comparison.results.items()}
     first = next(iter(comparison.results.values()))
     level = f"{100 * first.confidence_level:g}%"
     intervals = f"{level} {first.ci_method} intervals" if first.ci_method else "no intervals (ci=None)"
     settings = f"{len(found)} models, groups = {list(comparison.groups)}, n = {first.n_samples}, {intervals}"
-    table = _html_table(_comparison_table(comparison, found))
+    table = html_table(comparison_table(comparison, found))
     flagged = any(f.flags["flagged"].any() for f in found.values())
     folded = "".join(f"<details><summary>Findings: {html.escape(str(name))}</summary>{_sentences(f.sentences)}"
                      "</details>" for name, f in found.items())
@@ -107,7 +108,8 @@ def horizons_html(result: Any) -> str:
     """HTML of an XAUCtResult: per horizon the matrix in percent with intervals and flags, the
     differences with adjusted p-values, and the findings."""
     from .findings.horizons import horizon_findings, horizon_text
-    from .report import _horizon_delta_table, _html_table
+    from .html import html_table
+    from .tables import horizon_delta_table
 
     found = horizon_findings(result)
     level = f"{100 * result.confidence_level:g}% {result.ci_method} intervals" if result.ci_method else "no intervals"
@@ -122,7 +124,7 @@ def horizons_html(result: Any) -> str:
                      + _matrix_html(result.groups, values, low, high, found.flags[found.flags["time"] == t].reset_index(),
                                     "a (case) \\ b (control)"))
     note = _FLAG_NOTE if found.flags["flagged"].any() else ""
-    deltas = f"<p>Differences (p adjusted: {found.adjust})</p>{_html_table(_horizon_delta_table(found, None))}"
+    deltas = f"<p>Differences (p adjusted: {found.adjust})</p>{html_table(horizon_delta_table(found, None))}"
     return _box("XAUCtResult", settings, "".join(parts) + note + deltas + _sentences(found.sentences))
 
 
@@ -149,7 +151,8 @@ def calibration_html(result: Any) -> str:
     table 3,226 px wide); each table sits in a box that scrolls sideways when the column is narrow.
     """
     from .findings.calibration import calibration_findings
-    from .report import _calibration_table, _html_table
+    from .html import html_table
+    from .tables import calibration_table
 
     found = calibration_findings(result)
     times = [float(t) for t in result.times]
@@ -157,9 +160,9 @@ def calibration_html(result: Any) -> str:
                 f"n = {result.n_samples}, intervals: {result.ci_method}")
     parts = []
     for t in times:
-        table = _calibration_table(result, t, found.flags)
+        table = calibration_table(result, t, found.flags)
         table = table[[c for c in _CALIBRATION_COLUMNS if c in table.columns]]
-        parts.append(f"<h4>At t = {t:g}</h4><div class=\"scroll\">{_html_table(table)}</div>")
+        parts.append(f"<h4>At t = {t:g}</h4><div class=\"scroll\">{html_table(table)}</div>")
     flagged = bool(found.flags["flagged"].any()) if "flagged" in found.flags else False
     note = "<p><small>† few events by the horizon: the group's numbers rest on little data</small></p>" if flagged else ""
     more = "<p><small>Every statistic and interval: .to_frame(); per horizon: .summary(t)</small></p>"
@@ -169,13 +172,13 @@ def calibration_html(result: Any) -> str:
 def paired_html(result: Any) -> str:
     """HTML of a ComparisonResult (:func:`survfair.compare_xci`): both models and the difference
     model 1 − model 2 with its paired interval and p-value, one row per quantity."""
-    from .report import _html_table
+    from .html import html_table
 
     level = f"{100 * result.confidence_level:g}%"
     settings = (f"model 1 vs model 2 on the same {result.n_samples} people, groups = {list(result.groups)}, "
                 f"{level} {result.ci_method} paired intervals")
     note = "<p><small>difference = model 1 − model 2; every number: .to_frame()</small></p>"
-    return _box("ComparisonResult", settings, f"<div class=\"scroll\">{_html_table(result.display_table())}</div>{note}")
+    return _box("ComparisonResult", settings, f"<div class=\"scroll\">{html_table(result.display_table())}</div>{note}")
 
 
 for _cls, _render in ((XCIResult, matrix_result_html), (XAUCResult, matrix_result_html),

@@ -18,13 +18,13 @@ from .._models.comparison import compare
 from .._core.datasets import load_flchain
 from .._core.exceptions import ExcludedRowsWarning
 from .._models.fitting import fit_checked, risk_scores
-from .._present.format import MISSING, p_value_text
-from .._present.report import data_fingerprint, joint_tests_table, oriented_pairs, write_report
+from .._present.tables import data_fingerprint, joint_tests_table, oriented_pairs, summary_frames
+from .._present.text import TEXT_TABLE_ROWS, has_intervals, matrix_text, summaries_text, text_table
+from .._present.report import write_report
 from .._core.results import XCIResult
-from .._present.findings.ranking import Findings, findings, joint_tests
+from .._present.findings.ranking import findings
 from .._present.findings.horizons import horizon_findings
 from .._core.progress import PhaseBar
-from .._xci.summaries import min_xci, overall_c, utility
 from ._binary import (
     binary_audit,
     binary_long_table,
@@ -80,84 +80,9 @@ def register(subparsers) -> argparse.ArgumentParser:
 # -- rendering ---------------------------------------------------------------------------------
 
 
-def _summary_tables(result: XCIResult, found: Findings) -> dict[str, pd.DataFrame]:
-    """Δwithin / Δbetween for every pair of groups (with adjusted p-values), min-xCI, the pooled C
-    and the joint test of no asymmetry; utilities."""
-    rows = found.deltas.to_dict(orient="records")
-    minimum = min_xci(result)
-    low, high = minimum.estimate.confidence_interval
-    rows.append(
-        {"summary": "min_xci", "a": minimum.a, "b": minimum.b, "value": minimum.value, "se": minimum.estimate.se,
-         "ci_low": low, "ci_high": high, "p_value": np.nan}
-    )
-    pooled = overall_c(result)
-    low, high = pooled.confidence_interval
-    rows.append({"summary": "overall_c", "a": "", "b": "", "value": pooled.value, "se": pooled.se,
-                 "ci_low": low, "ci_high": high, "p_value": np.nan})
-    tests = joint_tests(result, found.omnibus) if len(result.groups) > 1 else []
-    for test in tests:  # value = the chi-square statistic; the df in the name, all fields in the JSON "joint_tests"
-        rows.append({"summary": f"omnibus_{test.hypothesis} (chi-square, df={test.df})", "a": "", "b": "",
-                     "value": test.statistic, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                     "p_value": test.p_value})
-    return {"summaries": pd.DataFrame(rows), "utility": utility(result).reset_index(), "joint_tests": tests}
-
-
-def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: bool) -> str:
-    """The summaries of the text output: numbers with four decimals, p-values as in the report
-    (``< 0.001``; a bound at the bootstrap floor), † on a difference that uses a flagged cell; the
-    joint tests are printed apart (:func:`survfair._present.report.joint_tests_table`)."""
-    shown = summaries[~summaries["summary"].str.startswith("omnibus_")].copy()
-    # known from the replicates where the table says so; None (the percentile floor rule) elsewhere
-    floor = [None if f is None or pd.isna(f) else bool(f) for f in shown.get("p_at_floor", [None] * len(shown))]
-    for column in ("p_value", "p_adjusted"):
-        if column in shown:
-            shown[column] = [MISSING if pd.isna(p) else p_value_text(p, n_resamples, f)
-                             for p, f in zip(shown[column], floor)]
-    if "flagged" in shown:
-        shown["flag"] = ["†" if f is True else "" for f in shown["flagged"]]
-    keep = ["summary", "a", "b", "value"] + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"] if intervals else [])
-    keep += ["flag"] if "flag" in shown else []
-    # a single group has no differences, hence no p_adjusted column (nor any other absent one)
-    keep = [column for column in keep if column in shown]
-    return shown[keep].to_string(index=False, float_format="{:.4f}".format, na_rep="")
-
-
-def _has_intervals(result: XCIResult) -> bool:
-    return result.ci_method is not None  # never result.covariance: it is G^2 x G^2, built on request
-
-
-#: The text output is read by people: beyond these sizes it says where the whole table is instead
-#: (formatting 2.25 million cells of 1,500 groups took minutes and no reader could use them).
-TEXT_MATRIX_GROUPS = 20
-TEXT_TABLE_ROWS = 200
-
-
-def _text_table(frame: pd.DataFrame, **options) -> str:
-    """``frame.to_string(**options)``, cut to its first TEXT_TABLE_ROWS rows with a note."""
-    if len(frame) <= TEXT_TABLE_ROWS:
-        return frame.to_string(**options)
-    rest = len(frame) - TEXT_TABLE_ROWS
-    return (frame.head(TEXT_TABLE_ROWS).to_string(**options)
-            + f"\n... and {rest} more rows: every row is in --format csv or --format json")
-
-
-def _matrix_text(result: XCIResult) -> list[str]:
-    g = len(result.groups)
-    if g > TEXT_MATRIX_GROUPS:
-        return ["", f"xCI matrix: {g} x {g} cells, too many for a text table; every cell is in "
-                    "--format csv or --format json (and in the pair counts below)."]
-    lines = ["", "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
-             result.matrix.to_string(float_format="{:.4f}".format)]
-    if _has_intervals(result):
-        low, high = result.confidence_interval()
-        lines += [f"{result.confidence_level:.0%} interval, low:", low.to_string(float_format="{:.4f}".format),
-                  "high:", high.to_string(float_format="{:.4f}".format)]
-    return lines
-
-
 def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: dict, reference=None) -> str:
     found = findings(result, model_based=reference, **reporting)
-    tables = _summary_tables(result, found)
+    tables = summary_frames(result, found)
     settings = f"method={result.method}"
     if result.method == "ipcw":
         settings += f", censoring={result.censoring}, tau={result.tau}"
@@ -177,18 +102,18 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         smallest = ", ".join(f"{g}: {k:.3g}" for g, k in result.min_censoring_survival.items())
         lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
     with pd.option_context("display.precision", 4, "display.width", 140, "display.max_columns", 20):
-        lines += _matrix_text(result)
+        lines += matrix_text(result)
         counts = result.counts.drop(columns=["xci"])
-        lines += ["", "pair counts:", _text_table(counts, index=False, float_format="{:.6g}".format)]
+        lines += ["", "pair counts:", text_table(counts, index=False, float_format="{:.6g}".format)]
         boot = None if getattr(result, "bootstrap", None) is None else int(result.bootstrap.cells.shape[0])
         summaries = oriented_pairs(tables["summaries"])  # each pair as the findings say it: favoured group first
         lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; each pair "
                       "with the group it favours first; † uses a cell resting on little data):",
-                  summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, _has_intervals(result))]
+                  summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, has_intervals(result))]
         if len(summaries) > TEXT_TABLE_ROWS:
             lines.append(f"... and {len(summaries) - TEXT_TABLE_ROWS} more rows: every row is in --format csv or "
                          "--format json")
-        if tables["joint_tests"] and _has_intervals(result):
+        if tables["joint_tests"] and has_intervals(result):
             lines += ["", "joint Wald tests (survfair.omnibus_test; contrasts with an undefined cell or a cell with "
                           "standard error 0 left out):",
                       joint_tests_table(tables["joint_tests"]).to_string()]
@@ -198,14 +123,14 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
                       excess_text(reference, reporting["adjust"])]
         flagged = found.flags[found.flags["flagged"]]
         if not flagged.empty:
-            lines += ["", "cells resting on little data:", _text_table(flagged[["a", "b", "reason"]], index=False)]
+            lines += ["", "cells resting on little data:", text_table(flagged[["a", "b", "reason"]], index=False)]
         if result.ci_method == "analytic":
             lines.append("(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)")
         utilities = tables["utility"]
-        if not _has_intervals(result):
+        if not has_intervals(result):
             utilities = utilities[["group", "value"]]
         lines += ["", "utility U(a) (alpha = beta = 1):",
-                  _text_table(utilities, index=False, float_format="{:.4f}".format)]
+                  text_table(utilities, index=False, float_format="{:.4f}".format)]
     return "\n".join(lines) + "\n"
 
 
@@ -232,7 +157,7 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     cells = result.to_frame().assign(kind="cell", statistic="xci", p_value=np.nan)
     cells["value"] = cells["xci"]
     cells["flag"] = [flags.loc[(a, b), "reason"] for a, b in zip(cells["a"], cells["b"])]
-    tables = _summary_tables(result, found)
+    tables = summary_frames(result, found)
     summaries = tables["summaries"].rename(columns={"summary": "statistic"}).assign(kind="summary")
     utilities = tables["utility"].rename(columns={"group": "a"}).assign(kind="summary", statistic="utility", b="",
                                                                         p_value=np.nan)
@@ -269,7 +194,7 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
             if name in references:  # observed, model-based and excess per cell and per pair
                 reference = references[name].to_dict()
                 entry["model_based"] = {key: reference[key] for key in ("reference", "tau", "cells", "summaries")}
-            tables = _summary_tables(result, found)
+            tables = summary_frames(result, found)
             entry["summaries"] = json.loads(tables["summaries"].to_json(orient="records"))
             entry["joint_tests"] = [test.to_dict() for test in tables["joint_tests"]]
             entry["utility"] = json.loads(tables["utility"].to_json(orient="records"))

@@ -214,7 +214,7 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
 def _deltas_text(deltas: pd.DataFrame, found) -> str:
     """ΔxAUC of every pair for the text output: four decimals, p-values as in the report, † on a
     difference that uses a flagged cell; each pair oriented as the findings (favoured group first)."""
-    from .._present.report import oriented_pairs
+    from .._present.tables import oriented_pairs
 
     shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"})).rename(columns={"value": "delta_between"})
     for column in ("p_value", "p_adjusted"):
@@ -228,7 +228,7 @@ def _joint_tests_lines(result: XAUCResult, found) -> list[str]:
     """The joint Wald tests of the matrix (as the survival audit and the report), or nothing for one group."""
     if len(result.groups) < 2:
         return []
-    from .._present.report import joint_tests_table
+    from .._present.tables import joint_tests_table
 
     return ["", "Joint Wald tests (survfair.omnibus_test, DeLong covariance; contrasts with a cell of standard "
                 "error 0 left out):", joint_tests_table(joint_tests(result, found.omnibus)).to_string()]
@@ -321,7 +321,7 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
 
 
 def _horizon_deltas_text(found, intervals: bool, unit: str | None) -> str:
-    from .._present.report import oriented_pairs
+    from .._present.tables import oriented_pairs
 
     shown = oriented_pairs(found.deltas)  # favoured group first, as the findings
     for column in ("p_value", "p_adjusted"):

@@ -7,14 +7,14 @@ from dataclasses import field
 import numpy as np
 import pandas as pd
 
-from ..._core.frozen import frozen_result
 from ..._calibration.result import CalibrationResult
 from ..._calibration.stats import CLOGLOG_CLIP
-from .ranking import adjust_name
-from ..format import interval_text, p_phrase, percent
+from ..._core.frozen import frozen_result
 from ..._core.multiplicity import adjust_p_values
 from ..._core.results import json_safe
 from ..._core.validation import check_option, check_scalar
+from ..format import interval_text, p_phrase, percent
+from .ranking import adjust_name
 
 __all__ = ["CalibrationFindings", "calibration_findings"]
 

@@ -14,25 +14,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._binary.xauc_t import case_control_definition
+from ..._core.frozen import frozen_result
+from ..._core.intervals import NO_VARIANCE_SE
+from ..._core.multiplicity import ADJUSTMENTS, adjust_p_values
+from ..._core.results import json_safe
+from ..._core.validation import check_option, check_scalar
+from ..format import cell_text
 from .ranking import (
     _ONE_CELL,
+    SMALL_CELL_COVERAGE_NOTE,
     _count,
     _judgement,
-    _largest,
+    largest_delta,
     _no_variance,
     _not_confirmed,
     adjust_name,
     caution_text,
     difference_text,
-    SMALL_CELL_COVERAGE_NOTE,
 )
-from ..._core.frozen import frozen_result
-from ..format import cell_text
-from ..._core.intervals import NO_VARIANCE_SE
-from ..._core.multiplicity import ADJUSTMENTS, adjust_p_values
-from ..._core.results import json_safe
-from ..._core.validation import check_option, check_scalar
-from ..._binary.xauc_t import case_control_definition
 
 __all__ = ["HorizonFindings", "horizon_findings", "horizon_flags", "horizon_text"]
 
@@ -146,7 +146,7 @@ class _Horizon:
 
 def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, time: float, adjust: str,
                       time_unit: str | None) -> str | None:
-    row = _largest(deltas[deltas["time"] == time], "delta_between")
+    row = largest_delta(deltas[deltas["time"] == time], "delta_between")
     if row is None:
         return None
     a, b = row["a"], row["b"]

@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._core.frozen import frozen_result
 from ..._core.exceptions import MemoryLimitError
-from ..format import cell_text, interval_text, p_phrase, percent, statistic_text
+from ..._core.frozen import frozen_result
 from ..._core.intervals import NO_VARIANCE_SE
 from ..._core.multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
 from ..._core.results import difference_inference, difference_p_at_floor, json_safe, no_variance_cells
-from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
 from ..._core.validation import check_option, check_scalar, label_array
+from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
+from ..format import cell_text, interval_text, p_phrase, percent, statistic_text
 
 __all__ = ["Findings", "findings", "small_sample_flags", "flag_reasons", "joint_tests", "SMALL_CELL_COVERAGE_NOTE"]
 
@@ -460,7 +460,7 @@ def caution_text(reasons: dict, cells: list) -> str:
 
 
 #: the differences of a row of the excess table (its interval is the excess's)
-_EXCESS_VALUES = ("observed", "model_based", "excess")
+EXCESS_VALUES = ("observed", "model_based", "excess")
 
 
 def _flipped(row: pd.Series, values: tuple) -> pd.Series:
@@ -487,7 +487,7 @@ def pair_row(table: pd.DataFrame | None, a: Any, b: Any, values: tuple) -> pd.Se
     return None
 
 
-def _largest(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
+def largest_delta(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
     part = deltas[(deltas["summary"] == summary) & deltas["value"].notna()]
     if part.empty:
         return None
@@ -630,7 +630,7 @@ def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame
     clear = rows[[_excess_judgement(row, alpha) == "clear" for _, row in rows.iterrows()]]
     if not clear.empty:
         row = clear.loc[clear["excess"].abs().idxmax()]
-        row = _flipped(row, _EXCESS_VALUES) if row["excess"] < 0 else row  # the group the excess favours first
+        row = _flipped(row, EXCESS_VALUES) if row["excess"] < 0 else row  # the group the excess favours first
         a, b = row["a"], row["b"]
         if binary:
             words = (f"positives of {b} were scored above negatives of {a} less often than the model's own "
@@ -647,7 +647,7 @@ def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame
                 f"excludes 0. In words: {meaning}. This reading assumes the predictions are calibrated within each "
                 f"group (check the calibration).{reader.caution([(a, b), (b, a)])}")
     row = rows.loc[rows["observed"].abs().idxmax()]
-    row = _flipped(row, _EXCESS_VALUES) if row["observed"] < 0 else row  # as the observed sentence
+    row = _flipped(row, EXCESS_VALUES) if row["observed"] < 0 else row  # as the observed sentence
     a, b = row["a"], row["b"]
     numbers = (f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}; "
                f"{_excess_text(row, adjust)}")
@@ -899,7 +899,7 @@ def findings(
     interval = interval_text(*pooled.confidence_interval, as_percent=True)
     sentences = [f"Pooled {name}: {percent(pooled.value)}" + ("" if interval == "–" else f" {interval}") + "."]
     excess = None if model_based is None else _excess_table(model_based, result, adjust)
-    between = _largest(deltas, "delta_between")
+    between = largest_delta(deltas, "delta_between")
     lead = None if excess is None else _excess_sentence(reader, excess, deltas, adjust)
     if lead is not None:
         sentences.append(lead)
@@ -908,7 +908,7 @@ def findings(
     worst = _worst_sentence(reader)
     if worst is not None and len(result.groups) > 1:
         sentences.append(worst)
-    within = _largest(deltas, "delta_within")
+    within = largest_delta(deltas, "delta_within")
     if within is not None:
         sentences.append(_within_sentence(reader, within, adjust))
     tests = _summary_sentence(result, deltas, reader) if summarised else _tests_sentence(deltas, omnibus, adjust,

@@ -14,11 +14,11 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..._models.comparison import ModelComparison
-from .base import MAX_LABEL, difference_limit, literal, literal_legend, new_axes, short_label
+from ..._binary.xauc import XAUCResult
 from ..._core.results import XCIResult, no_variance_cells
 from ..._core.validation import check_option, check_scalar, check_survival_inputs
-from ..._binary.xauc import XAUCResult
+from ..._models.comparison import ModelComparison
+from .base import MAX_LABEL, difference_limit, literal, literal_legend, new_axes, short_label
 
 
 def _check_result(result: Any, name: str = "result") -> XCIResult:
@@ -450,8 +450,8 @@ def plot_xci_difference(
     >>> float(ax.images[0].norm.vcenter), [t.get_text() for t in ax.texts]
     (0.0, ['+13.3', '−13.3'])
     """
-    from matplotlib.colors import TwoSlopeNorm
     import matplotlib
+    from matplotlib.colors import TwoSlopeNorm
 
     matrix, metric = _difference_matrix(result, "result")
     labels = list(matrix.index)
