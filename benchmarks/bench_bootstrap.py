@@ -35,7 +35,9 @@ def main() -> None:
     parser.add_argument("--tau", type=float, default=3.0)
     args = parser.parse_args()
     time_, event, group, risk = cohort(args.n)
-    survfair.xci(time_[:200], event[:200], group[:200], risk[:200], ci="analytic")  # load everything outside the timings
+    survfair.xci(
+        time_[:200], event[:200], group[:200], risk[:200], ci="analytic"
+    )  # load everything outside the timings
     survfair.xci(time_[:200], event[:200], group[:200], risk[:200], ci="bootstrap", n_resamples=2)
 
     t0 = time.perf_counter()
@@ -50,8 +52,16 @@ def main() -> None:
     for n_jobs in args.n_jobs:
         t0, c0 = time.perf_counter(), time.process_time()
         res = survfair.xci(
-            time_, event, group, risk, tau=args.tau, ci="bootstrap", n_resamples=args.n_resamples,
-            random_state=0, n_jobs=n_jobs, progress=False,
+            time_,
+            event,
+            group,
+            risk,
+            tau=args.tau,
+            ci="bootstrap",
+            n_resamples=args.n_resamples,
+            random_state=0,
+            n_jobs=n_jobs,
+            progress=False,
         )
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         print(

@@ -44,8 +44,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from bench_xci import (available_cores, cohort, groups_table, r_concordance_seconds,  # noqa: E402
-                       threads_table)
+from bench_xci import (  # noqa: E402  (the benchmarks folder, put on the path above)
+    available_cores,
+    cohort,
+    groups_table,
+    r_concordance_seconds,  # noqa: E402
+    threads_table,
+)
 
 FIRST_CALL = """
 import time
@@ -70,7 +75,9 @@ def _seconds(command: list[str], env: dict | None = None) -> float:
 
 
 def _du_mb(path: Path) -> float:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
+    return (
+        sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
+    )
 
 
 def install_tables(repeats: int) -> None:
@@ -78,18 +85,34 @@ def install_tables(repeats: int) -> None:
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         wheels = work / "wheels"
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
-                       check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
+            check=True,
+        )
         wheel = next(wheels.glob("survfair-*.whl"))
         venv = work / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         python, command = venv / "bin" / "python", venv / "bin" / "survfair"
         subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True)
-        site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                   check=True, capture_output=True, text=True).stdout.strip())
-        packages = sorted(((_du_mb(p), p.name) for p in site.iterdir() if p.is_dir() and not p.name.endswith(
-            (".dist-info", "__pycache__"))), reverse=True)
-        print(f"### Install (a fresh venv, `pip install` of the wheel built from this checkout: {wheel.name})\n")
+        site = Path(
+            subprocess.run(
+                [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+        )
+        packages = sorted(
+            (
+                (_du_mb(p), p.name)
+                for p in site.iterdir()
+                if p.is_dir() and not p.name.endswith((".dist-info", "__pycache__"))
+            ),
+            reverse=True,
+        )
+        print(
+            f"### Install (a fresh venv, `pip install` of the wheel built from this checkout: {wheel.name})\n"
+        )
         print("| | MB |")
         print("|---|---|")
         print(f"| site-packages, all | {_du_mb(site):,.0f} |")
@@ -97,25 +120,51 @@ def install_tables(repeats: int) -> None:
         for size, name in packages[:6]:
             print(f"| largest: {name} | {size:,.0f} |")
         print()
-        first = float(subprocess.run([str(python), "-c", FIRST_CALL], check=True, capture_output=True,
-                                     text=True).stdout)
-        later = [float(subprocess.run([str(python), "-c", FIRST_CALL], check=True, capture_output=True,
-                                      text=True).stdout) for _ in range(repeats)]
+        first = float(
+            subprocess.run(
+                [str(python), "-c", FIRST_CALL], check=True, capture_output=True, text=True
+            ).stdout
+        )
+        later = [
+            float(
+                subprocess.run(
+                    [str(python), "-c", FIRST_CALL], check=True, capture_output=True, text=True
+                ).stdout
+            )
+            for _ in range(repeats)
+        ]
         help_seconds = [_seconds([str(command), "--help"]) for _ in range(repeats)]
         audits = {"first": [], "second": []}
-        for _ in range(repeats):  # a reinstall of survfair (fresh files), then two audits: alternating
-            subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)],
-                           check=True)
+        for _ in range(
+            repeats
+        ):  # a reinstall of survfair (fresh files), then two audits: alternating
+            subprocess.run(
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--force-reinstall",
+                    "--no-deps",
+                    str(wheel),
+                ],
+                check=True,
+            )
             audits["first"].append(_seconds([str(command), "audit", "--no-progress"]))
             audits["second"].append(_seconds([str(command), "audit", "--no-progress"]))
         gaps = [a - b for a, b in zip(audits["first"], audits["second"])]
         print(f"### Latency in that venv (fresh process per run; median of {repeats})\n")
         print("| what | seconds |")
         print("|---|---|")
-        print(f"| first process after the install: import + `xci(ci=\"analytic\")`, 2,000 rows | {first:.2f} |")
+        print(
+            f'| first process after the install: import + `xci(ci="analytic")`, 2,000 rows | {first:.2f} |'
+        )
         print(f"| later processes: the same | {statistics.median(later):.2f} |")
         print(f"| `survfair --help` | {statistics.median(help_seconds):.2f} |")
-        print(f"| first `survfair audit` after a reinstall | {statistics.median(audits['first']):.2f} |")
+        print(
+            f"| first `survfair audit` after a reinstall | {statistics.median(audits['first']):.2f} |"
+        )
         print(f"| second `survfair audit` | {statistics.median(audits['second']):.2f} |")
         print(f"| first - second (median of the pairs) | {statistics.median(gaps):+.2f} |\n")
 
@@ -126,7 +175,9 @@ def r_table(sizes: list[int], repeats: int) -> None:
 
     import survfair
 
-    print("### Against R (one pooled C, timed inside R) and survfair's G = 2 IPCW matrix on one thread\n")
+    print(
+        "### Against R (one pooled C, timed inside R) and survfair's G = 2 IPCW matrix on one thread\n"
+    )
     print("| n | R survival::concordance (s) | survfair, n_jobs = 1 (s) | ratio |")
     print("|---|---|---|---|")
     for n in sizes:
@@ -137,7 +188,9 @@ def r_table(sizes: list[int], repeats: int) -> None:
             warnings.simplefilter("ignore")
             for _ in range(repeats):
                 start = time.perf_counter()
-                survfair.xci(data[0], data[1], data[2], data[3], method="ipcw", tau=2.0, ci=None, n_jobs=1)
+                survfair.xci(
+                    data[0], data[1], data[2], data[3], method="ipcw", tau=2.0, ci=None, n_jobs=1
+                )
                 runs.append(time.perf_counter() - start)
         ours = statistics.median(runs)
         cell = "R not installed" if r_seconds is None else f"{r_seconds:.2f}"
@@ -164,7 +217,9 @@ print(time.perf_counter() - start, survfair.__file__)
 def reference_table(tree: str, python: str, sizes: list[int], repeats: int) -> None:
     """Single-threaded point estimates, this checkout against ``tree`` run by ``python``, one fresh
     process per run, the two alternating (a warm-up call first: the older tree may compile)."""
-    print(f"### Single thread against the reference tree {tree} (alternating fresh processes, median of {repeats})\n")
+    print(
+        f"### Single thread against the reference tree {tree} (alternating fresh processes, median of {repeats})\n"
+    )
     print("| n | G | reference (s) | this checkout (s) | reference / this |")
     print("|---|---|---|---|---|")
     env_ref = {**os.environ, "PYTHONPATH": tree}
@@ -173,12 +228,24 @@ def reference_table(tree: str, python: str, sizes: list[int], repeats: int) -> N
             code = REFERENCE_PROBE.format(here=str(HERE), n=n, g=g)
             runs = {"reference": [], "this": []}
             for _ in range(repeats):
-                for name, interpreter, env in (("reference", python, env_ref), ("this", sys.executable, None)):
-                    out = subprocess.run([interpreter, "-c", code], check=True, capture_output=True, text=True,
-                                         env=env, cwd=tempfile.gettempdir()).stdout.split()
+                for name, interpreter, env in (
+                    ("reference", python, env_ref),
+                    ("this", sys.executable, None),
+                ):
+                    out = subprocess.run(
+                        [interpreter, "-c", code],
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                        env=env,
+                        cwd=tempfile.gettempdir(),
+                    ).stdout.split()
                     runs[name].append(float(out[0]))
             ref, this = statistics.median(runs["reference"]), statistics.median(runs["this"])
-            print(f"| 10^{len(str(n)) - 1} | {g} | {ref:.3f} | {this:.3f} | {ref / this:.2f}x |", flush=True)
+            print(
+                f"| 10^{len(str(n)) - 1} | {g} | {ref:.3f} | {this:.3f} | {ref / this:.2f}x |",
+                flush=True,
+            )
     print()
 
 
@@ -228,9 +295,13 @@ def engine_table(sizes: list[int], repeats: int) -> None:
     """Analytic intervals (IPCW, one thread) by the moment engine and by the row path, each in fresh
     processes that alternate (medians of their medians); the memory column is the peak resident
     memory the calls added to the process (the data and libraries already loaded)."""
-    print(f"IPCW, tau = 1.5, n_jobs = 1; median of {repeats} calls in each of 3 alternating fresh processes "
-          "per engine; memory: peak RSS above that before the calls.\n")
-    print("| n | G | moment engine (s) | row path (s) | engine / rows | engine memory (MB) | row path memory (MB) |")
+    print(
+        f"IPCW, tau = 1.5, n_jobs = 1; median of {repeats} calls in each of 3 alternating fresh processes "
+        "per engine; memory: peak RSS above that before the calls.\n"
+    )
+    print(
+        "| n | G | moment engine (s) | row path (s) | engine / rows | engine memory (MB) | row path memory (MB) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for n in sizes:
         for g in (2, 8, 32):
@@ -238,23 +309,30 @@ def engine_table(sizes: list[int], repeats: int) -> None:
             for _ in range(3):
                 for rows in (False, True):
                     code = ENGINE_PROBE.format(here=str(HERE), n=n, g=g, rows=rows, repeats=repeats)
-                    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                                         text=True).stdout.split()
+                    out = subprocess.run(
+                        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+                    ).stdout.split()
                     runs[rows].append((float(out[0]), float(out[1])))
             engine, rows = (statistics.median(t for t, _ in runs[k]) for k in (False, True))
             engine_mb, rows_mb = (max(m for _, m in runs[k]) for k in (False, True))
-            print(f"| 10^{len(str(n)) - 1} | {g} | {engine:.3f} | {rows:.3f} | {engine / rows:.2f}x | "
-                  f"{engine_mb:,.0f} | {rows_mb:,.0f} |", flush=True)
+            print(
+                f"| 10^{len(str(n)) - 1} | {g} | {engine:.3f} | {rows:.3f} | {engine / rows:.2f}x | "
+                f"{engine_mb:,.0f} | {rows_mb:,.0f} |",
+                flush=True,
+            )
     print()
 
 
 def huge_table(n: int = 10**8, n_groups: int = 8) -> None:
     cores = available_cores()
     code = HUGE_ANALYTIC.format(here=str(HERE), n=n, g=n_groups, n_jobs=cores)
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split(
-        maxsplit=3)
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.split(maxsplit=3)
     seconds, before, peak, outcome = float(out[0]), float(out[1]), float(out[2]), out[3].strip()
-    print(f"### Analytic intervals at n = 10^{len(str(n)) - 1}, G = {n_groups}, IPCW, n_jobs = {cores}\n")
+    print(
+        f"### Analytic intervals at n = 10^{len(str(n)) - 1}, G = {n_groups}, IPCW, n_jobs = {cores}\n"
+    )
     print("| outcome | seconds | RSS before (MB) | peak RSS (MB) |")
     print("|---|---|---|---|")
     print(f"| {outcome} | {seconds:.1f} | {before:,.0f} | {peak:,.0f} |\n")
@@ -264,13 +342,25 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="10^6 rows only, 3 repeats")
-    parser.add_argument("--huge", action="store_true", help="also analytic intervals at 10^8 rows, G = 8")
+    parser.add_argument(
+        "--huge", action="store_true", help="also analytic intervals at 10^8 rows, G = 8"
+    )
     parser.add_argument("--only-huge", action="store_true", help="only the 10^8 rows table")
-    parser.add_argument("--engines", action="store_true", help="also the moment engine against the row path")
-    parser.add_argument("--only-engines", action="store_true", help="only the moment engine against the row path")
-    parser.add_argument("--skip-install", action="store_true", help="no fresh venv (tables 1 and 2)")
-    parser.add_argument("--reference-tree", help="an older checkout to time single-threaded against")
-    parser.add_argument("--reference-python", default=sys.executable, help="the interpreter for --reference-tree")
+    parser.add_argument(
+        "--engines", action="store_true", help="also the moment engine against the row path"
+    )
+    parser.add_argument(
+        "--only-engines", action="store_true", help="only the moment engine against the row path"
+    )
+    parser.add_argument(
+        "--skip-install", action="store_true", help="no fresh venv (tables 1 and 2)"
+    )
+    parser.add_argument(
+        "--reference-tree", help="an older checkout to time single-threaded against"
+    )
+    parser.add_argument(
+        "--reference-python", default=sys.executable, help="the interpreter for --reference-tree"
+    )
     args = parser.parse_args(argv)
     if args.only_huge:
         huge_table()
@@ -282,9 +372,11 @@ def main(argv=None) -> int:
         return 0
     import numpy as np
 
-    print(f"Machine: {platform.machine()}, {available_cores()} cores, Python {platform.python_version()}, "
-          f"numpy {np.__version__}, load average {os.getloadavg()[0]:.1f} at the start; "
-          f"{time.strftime('%Y-%m-%d %H:%M')}.\n")
+    print(
+        f"Machine: {platform.machine()}, {available_cores()} cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}, load average {os.getloadavg()[0]:.1f} at the start; "
+        f"{time.strftime('%Y-%m-%d %H:%M')}.\n"
+    )
     if not args.skip_install:
         install_tables(repeats)
     if args.reference_tree:

@@ -70,7 +70,16 @@ def _survfair(method: str, n_groups: int, **options):
         event = given.pop("event", event)  # cause codes for cause=
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            survfair.xci(time_, event, group, risk, method=method, tau=TAU, **{"n_jobs": 1, "ci": None, **given})
+            survfair.xci(
+                time_,
+                event,
+                group,
+                risk,
+                method=method,
+                tau=TAU,
+                **{"n_jobs": 1, "ci": None, **given},
+            )
+
     return run
 
 
@@ -113,11 +122,21 @@ def r_concordance_seconds(data, repeats: int) -> float | None:
     time_, event, _, risk = data
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_r_concordance.R")
     with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
-        np.savetxt(handle, np.column_stack([time_, event, risk]), delimiter=",", header="time,event,risk",
-                   comments="", fmt=["%.17g", "%d", "%.17g"])
+        np.savetxt(
+            handle,
+            np.column_stack([time_, event, risk]),
+            delimiter=",",
+            header="time,event,risk",
+            comments="",
+            fmt=["%.17g", "%d", "%.17g"],
+        )
     try:
-        out = subprocess.run(["Rscript", script, handle.name, str(repeats)], capture_output=True, text=True,
-                             check=True).stdout
+        out = subprocess.run(
+            ["Rscript", script, handle.name, str(repeats)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     finally:
         os.unlink(handle.name)
     return float(out.split()[0])
@@ -193,8 +212,12 @@ def rss_mb() -> float:
 def peak_memory_mb(n: int, n_groups: int) -> tuple[float, float]:
     """(RSS with the data loaded, peak RSS during one IPCW call), in MB, sampled every 5 ms in a
     fresh process (the compiled kernels' allocations are invisible to tracemalloc)."""
-    code = MEMORY_PROBE.format(here=os.path.dirname(os.path.abspath(__file__)), n=n, g=n_groups, tau=TAU)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = MEMORY_PROBE.format(
+        here=os.path.dirname(os.path.abspath(__file__)), n=n, g=n_groups, tau=TAU
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     before, peak = (float(v) for v in out.split())
     return before, peak
 
@@ -204,18 +227,25 @@ def threads_table(repeats: int, max_n: float) -> int:
     cores = available_cores()
     jobs = sorted({1, 2, cores})
     _survfair("ipcw", 8, ci="analytic")(cohort(200, 8))  # compile outside the timings
-    print(f"Machine: {platform.processor() or platform.machine()}, {cores} cores; median of {repeats} runs; "
-          "xci IPCW, tau = 2; seconds (speed-up against n_jobs = 1).\n")
+    print(
+        f"Machine: {platform.processor() or platform.machine()}, {cores} cores; median of {repeats} runs; "
+        "xci IPCW, tau = 2; seconds (speed-up against n_jobs = 1).\n"
+    )
     print("| n | G | intervals | " + " | ".join(f"n_jobs = {j}" for j in jobs) + " |")
     print("|" + "---|" * (3 + len(jobs)))
     for n in [10**k for k in (6, 7) if 10**k <= max_n]:
         data = cohort(n, 8)
         for g in (2, 8):
             for ci in (None, "analytic"):
-                seconds = {j: median_seconds(lambda: _survfair("ipcw", g, ci=ci, n_jobs=j)(data), repeats)
-                           for j in jobs}
+                seconds = {
+                    j: median_seconds(lambda: _survfair("ipcw", g, ci=ci, n_jobs=j)(data), repeats)
+                    for j in jobs
+                }
                 cells = [f"{seconds[j]:.3f} ({seconds[1] / seconds[j]:.2f}x)" for j in jobs]
-                print(f"| 10^{int(np.log10(n))} | {g} | {ci or 'none'} | " + " | ".join(cells) + " |", flush=True)
+                print(
+                    f"| 10^{int(np.log10(n))} | {g} | {ci or 'none'} | " + " | ".join(cells) + " |",
+                    flush=True,
+                )
     return 0
 
 
@@ -232,20 +262,31 @@ def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
         # competing risks: half of the events become a competing cause (the same rows, times, risks)
         "cause=": {"event": np.where(data[1], rng.choice([1, 2], n), 0), "cause": 1},
     }
-    options["all three"] = {k: v for name in ("cluster=", "entry=", "weights=") for k, v in options[name].items()}
+    options["all three"] = {
+        k: v for name in ("cluster=", "entry=", "weights=") for k, v in options[name].items()
+    }
     options["all four"] = {k: v for extra in list(options.values())[1:5] for k, v in extra.items()}
     small = tuple(column[:2000] for column in data)
     for extra in options.values():  # compile outside the timings
-        _survfair("ipcw", n_groups, ci="analytic", **{k: (v[:2000] if k != "cause" else v) for k, v in extra.items()})(small)
-    print(f"Machine: {platform.processor() or platform.machine()}; n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, "
-          f"n_jobs = 1; median of {repeats} runs; seconds (ratio to plain in the same column).\n")
+        _survfair(
+            "ipcw",
+            n_groups,
+            ci="analytic",
+            **{k: (v[:2000] if k != "cause" else v) for k, v in extra.items()},
+        )(small)
+    print(
+        f"Machine: {platform.processor() or platform.machine()}; n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, "
+        f"n_jobs = 1; median of {repeats} runs; seconds (ratio to plain in the same column).\n"
+    )
     print("| option | point estimate | ratio | analytic intervals | ratio |")
     print("|---|---|---|---|---|")
     base = {}
     for name, extra in options.items():
         cells = []
         for ci in (None, "analytic"):
-            seconds = median_seconds(lambda: _survfair("ipcw", n_groups, ci=ci, **extra)(data), repeats)
+            seconds = median_seconds(
+                lambda: _survfair("ipcw", n_groups, ci=ci, **extra)(data), repeats
+            )
             base.setdefault(ci, seconds)
             cells += [f"{seconds:.3f}", f"{seconds / base[ci]:.2f}x"]
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
@@ -280,16 +321,25 @@ def groups_table(repeats: int, n: int = 10**6) -> int:
     G = 2, 8, 16, 32, each G in a fresh process (its peak resident memory is the last column). The
     two calls alternate, and the ratio is the median of the ratios of each pair (its range beside it),
     which a drift in the speed of a shared machine moves less than a ratio of two medians."""
-    print(f"n = 10^{int(np.log10(n))}, IPCW, tau = 1.5, n_jobs = 1, median of {repeats} alternating pairs; "
-          "peak RSS of the process (analytic run included).\n")
-    print("| G | point estimate (s) | analytic intervals (s) | ratio (median of pairs) | range of the ratios | peak RSS (MB) |")
+    print(
+        f"n = 10^{int(np.log10(n))}, IPCW, tau = 1.5, n_jobs = 1, median of {repeats} alternating pairs; "
+        "peak RSS of the process (analytic run included).\n"
+    )
+    print(
+        "| G | point estimate (s) | analytic intervals (s) | ratio (median of pairs) | range of the ratios | peak RSS (MB) |"
+    )
     print("|---|---|---|---|---|---|")
     here = os.path.dirname(os.path.abspath(__file__))
     for g in (2, 8, 16, 32):
         code = GROUPS_PROBE.format(here=here, n=n, g=g, tau=1.5, repeats=repeats)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
         point, analytic, ratio, low, high, peak = (float(v) for v in out.split())
-        print(f"| {g} | {point:.3f} | {analytic:.3f} | {ratio:.2f}x | {low:.2f}-{high:.2f} | {peak:,.0f} |", flush=True)
+        print(
+            f"| {g} | {point:.3f} | {analytic:.3f} | {ratio:.2f}x | {low:.2f}-{high:.2f} | {peak:,.0f} |",
+            flush=True,
+        )
     return 0
 
 
@@ -315,22 +365,35 @@ def dask_table(repeats: int, n: int = 10**7, n_files: int = 16) -> int:
             data = pd.read_parquet(folder)
             return survfair.xci("time", "event", "group", "risk", data=data, tau=TAU, ci=None)
 
-        with distributed.LocalCluster(n_workers=cores, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as cluster, distributed.Client(cluster):
+        with (
+            distributed.LocalCluster(
+                n_workers=cores, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster),
+        ):
+
             def on_dask():
-                return survfair.xci("time", "event", "group", "risk", data=dd.read_parquet(folder), tau=TAU, ci=None)
+                return survfair.xci(
+                    "time", "event", "group", "risk", data=dd.read_parquet(folder), tau=TAU, ci=None
+                )
 
             first, second = in_memory(), on_dask()  # compile, and check the numbers
             difference = float(np.nanmax(np.abs(first.values - second.values)))
             memory_seconds = median_seconds(in_memory, repeats)
             dask_seconds = median_seconds(on_dask, repeats)
-    print(f"n = 10^{int(np.log10(n))} rows in {n_files} Parquet files, G = 2, IPCW, tau = {TAU}, point estimate, "
-          f"median of {repeats}; {cores} cores.\n")
+    print(
+        f"n = 10^{int(np.log10(n))} rows in {n_files} Parquet files, G = 2, IPCW, tau = {TAU}, point estimate, "
+        f"median of {repeats}; {cores} cores.\n"
+    )
     print("| path | seconds | ratio |")
     print("|---|---|---|")
-    print(f"| in memory (pandas.read_parquet + xci, n_jobs = {cores}) | {memory_seconds:.2f} | 1.00x |")
-    print(f"| Dask DataFrame on a LocalCluster ({cores} worker processes) | {dask_seconds:.2f} | "
-          f"{dask_seconds / memory_seconds:.2f}x |")
+    print(
+        f"| in memory (pandas.read_parquet + xci, n_jobs = {cores}) | {memory_seconds:.2f} | 1.00x |"
+    )
+    print(
+        f"| Dask DataFrame on a LocalCluster ({cores} worker processes) | {dask_seconds:.2f} | "
+        f"{dask_seconds / memory_seconds:.2f}x |"
+    )
     print(f"\nlargest difference of a cell between the two: {difference:.1e}")
     return 0
 
@@ -372,20 +435,32 @@ def huge_row(n: int = 10**8, n_groups: int = 8) -> int:
     bool, group int32) and its peak during the call, sampled every 10 ms from /proc."""
     cores = available_cores()
     here = os.path.dirname(os.path.abspath(__file__))
-    print(f"n = 10^{int(np.log10(n))}, G = {n_groups}, IPCW, tau = 2, point estimate; one run per row.\n")
+    print(
+        f"n = 10^{int(np.log10(n))}, G = {n_groups}, IPCW, tau = 2, point estimate; one run per row.\n"
+    )
     print("| n_jobs | seconds | RSS before the call (MB) | peak RSS (MB) | the call itself (MB) |")
     print("|---|---|---|---|---|")
     for n_jobs in sorted({1, cores}):
         code = HUGE_PROBE.format(here=here, n=n, g=n_groups, n_jobs=n_jobs)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
         seconds, before, peak = (float(v) for v in out.split())
-        print(f"| {n_jobs} | {seconds:.1f} | {before:,.0f} | {peak:,.0f} | {peak - before:,.0f} |", flush=True)
+        print(
+            f"| {n_jobs} | {seconds:.1f} | {before:,.0f} | {peak:,.0f} | {peak - before:,.0f} |",
+            flush=True,
+        )
     return 0
 
 
 PHASES = (  # (module, function): the steps of a point estimate whose start and end are marked
-    ("_xci", "check_survival_inputs"), ("_xci", "prepare_pairs"), ("_kernel", "_gather"),
-    ("_kernel", "_rank_sweep"), ("_xci", "fit_censoring"), ("_kernel", "_weights"), ("_kernel", "_passes"),
+    ("_xci", "check_survival_inputs"),
+    ("_xci", "prepare_pairs"),
+    ("_kernel", "_gather"),
+    ("_kernel", "_rank_sweep"),
+    ("_xci", "fit_censoring"),
+    ("_kernel", "_weights"),
+    ("_kernel", "_passes"),
     ("_xci", "check_positivity"),
 )
 
@@ -419,7 +494,9 @@ def phases_table(n: int = 2 * 10**7, n_groups: int = 8, n_jobs: int = 2) -> int:
     group = group.astype(np.int32)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        survfair.xci(time_[:500], event[:500], group[:500], risk[:500], tau=TAU, ci=None, n_jobs=n_jobs)
+        survfair.xci(
+            time_[:500], event[:500], group[:500], risk[:500], tau=TAU, ci=None, n_jobs=n_jobs
+        )
         samples, done = [], threading.Event()
 
         def sample():
@@ -434,8 +511,10 @@ def phases_table(n: int = 2 * 10**7, n_groups: int = 8, n_jobs: int = 2) -> int:
         survfair.xci(time_, event, group, risk, tau=TAU, ci=None, n_jobs=n_jobs)
         done.set()
         sampler.join()
-    print(f"n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, point estimate, n_jobs = {n_jobs}; resident memory "
-          "above that before the call (MB), peak between each mark and the next.\n")
+    print(
+        f"n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, point estimate, n_jobs = {n_jobs}; resident memory "
+        "above that before the call (MB), peak between each mark and the next.\n"
+    )
     print("| from | at (s) | peak until the next mark (MB) |")
     print("|---|---|---|")
     marks.append((samples[-1][0], "end"))
@@ -452,11 +531,21 @@ def main(argv=None) -> int:
     parser.add_argument("--max-n", type=float, default=1e7)
     parser.add_argument("--repeats", type=int, default=3, help="repeats per cell (median reported)")
     parser.add_argument("--threads", action="store_true", help="only the n_jobs scaling table")
-    parser.add_argument("--epi", action="store_true", help="only the cluster / entry / weights cost table")
-    parser.add_argument("--groups", action="store_true", help="only the analytic / point table for G = 2 ... 32")
-    parser.add_argument("--dask", action="store_true", help="only the Dask DataFrame point estimate at 10^7 rows")
-    parser.add_argument("--huge", action="store_true", help="only the n = 10^8, G = 8 row (minutes, ~10 GB)")
-    parser.add_argument("--phases", action="store_true", help="only the memory of a 2e7-row point estimate by phase")
+    parser.add_argument(
+        "--epi", action="store_true", help="only the cluster / entry / weights cost table"
+    )
+    parser.add_argument(
+        "--groups", action="store_true", help="only the analytic / point table for G = 2 ... 32"
+    )
+    parser.add_argument(
+        "--dask", action="store_true", help="only the Dask DataFrame point estimate at 10^7 rows"
+    )
+    parser.add_argument(
+        "--huge", action="store_true", help="only the n = 10^8, G = 8 row (minutes, ~10 GB)"
+    )
+    parser.add_argument(
+        "--phases", action="store_true", help="only the memory of a 2e7-row point estimate by phase"
+    )
     args = parser.parse_args(argv)
     if args.phases:
         return phases_table()
@@ -492,9 +581,11 @@ def main(argv=None) -> int:
             if seconds is not None:
                 table.setdefault(R_PEER, {})[n] = seconds
 
-    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, numpy {np.__version__}; median of {args.repeats} runs "
-          "(1 run for scikit-survival at n >= 10^5). Seconds; '-' = not run at that size.\n")
+    print(
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, numpy {np.__version__}; median of {args.repeats} runs "
+        "(1 run for scikit-survival at n >= 10^5). Seconds; '-' = not run at that size.\n"
+    )
     header = "| method | " + " | ".join(f"n = 10^{int(np.log10(n))}" for n in sizes) + " |"
     print(header)
     print("|" + "---|" * (len(sizes) + 1))
@@ -505,27 +596,37 @@ def main(argv=None) -> int:
     print()
     ipcw2 = table["survfair IPCW, G=2"]
     if 10**6 in ipcw2 and 10**6 in table.get(R_PEER, {}):
-        print(f"- n = 10^6, G = 2, IPCW matrix vs R's survival::concordance (one C): "
-              f"{table[R_PEER][10**6] / ipcw2[10**6]:.1f}x faster")
+        print(
+            f"- n = 10^6, G = 2, IPCW matrix vs R's survival::concordance (one C): "
+            f"{table[R_PEER][10**6] / ipcw2[10**6]:.1f}x faster"
+        )
     if 10**6 in ipcw2 and 10**6 in table["lifelines concordance_index (one C)"]:
         ratio = table["lifelines concordance_index (one C)"][10**6] / ipcw2[10**6]
-        print(f"- n = 10^6, G = 2, IPCW matrix vs lifelines' single C: {ratio:.1f}x faster (target >= 30x)")
+        print(
+            f"- n = 10^6, G = 2, IPCW matrix vs lifelines' single C: {ratio:.1f}x faster (target >= 30x)"
+        )
     if 10**5 in ipcw2 and 10**5 in table["sksurv concordance_index_ipcw (one C)"]:
         ratio = table["sksurv concordance_index_ipcw (one C)"][10**5] / ipcw2[10**5]
-        print(f"- n = 10^5, G = 2, IPCW matrix vs scikit-survival's IPCW C: {ratio:.0f}x faster (target >= 500x)")
+        print(
+            f"- n = 10^5, G = 2, IPCW matrix vs scikit-survival's IPCW C: {ratio:.0f}x faster (target >= 500x)"
+        )
     if 10**7 in ipcw2:
         ratio = ipcw2[10**7] / table["numpy.argsort (floor)"][10**7]
         print(f"- n = 10^7, G = 2, IPCW: {ratio:.1f}x numpy.argsort of n floats (target <= 10x)")
     analytic = table["survfair IPCW + analytic CI, G=2"]
     for n in (10**5, 10**6):
         if n in analytic and n in ipcw2:
-            print(f"- n = 10^{int(np.log10(n))}, G = 2: analytic intervals cost {analytic[n] / ipcw2[n]:.2f}x "
-                  "the point estimate (target <= 3x)")
+            print(
+                f"- n = 10^{int(np.log10(n))}, G = 2: analytic intervals cost {analytic[n] / ipcw2[n]:.2f}x "
+                "the point estimate (target <= 3x)"
+            )
     if sizes[-1] >= 10**7:
         before, peak = peak_memory_mb(10**7, 8)
-        print(f"- n = 10^7, G = 8, IPCW: peak RSS during the call {peak:,.0f} MB, of which {before:,.0f} MB "
-              f"were the interpreter, libraries and input arrays before it (the call itself: "
-              f"{peak - before:,.0f} MB); target < 1,500 MB")
+        print(
+            f"- n = 10^7, G = 8, IPCW: peak RSS during the call {peak:,.0f} MB, of which {before:,.0f} MB "
+            f"were the interpreter, libraries and input arrays before it (the call itself: "
+            f"{peak - before:,.0f} MB); target < 1,500 MB"
+        )
     return 0
 
 

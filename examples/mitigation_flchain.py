@@ -26,9 +26,8 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args  # noqa: E402
-
 import numpy as np  # noqa: E402
+from _common import parse_args  # noqa: E402
 from scipy import optimize, stats  # noqa: E402
 
 import survfair  # noqa: E402
@@ -47,13 +46,18 @@ def fit_cox(design, time, event):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         model = CoxPHSurvivalAnalysis().fit(design, Surv.from_arrays(event=event, time=time))
-    if any(issubclass(w.category, ConvergenceWarning) for w in caught) or not np.isfinite(model.coef_).all():
+    if (
+        any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        or not np.isfinite(model.coef_).all()
+    ):
         raise ConvergenceError("the Cox model did not converge")
     return model
 
 
 def rows(table, metrics=("xci", "delta_between", "min_xci", "overall")):
-    shown = table[table["metric"].isin(metrics)][["sample", "metric", "a", "b", "before", "after", "change"]].copy()
+    shown = table[table["metric"].isin(metrics)][
+        ["sample", "metric", "a", "b", "before", "after", "change"]
+    ].copy()
     shown[["a", "b"]] = shown[["a", "b"]].map(lambda v: "" if v is None else v)
     return shown.to_string(index=False, float_format="{:.4f}".format)
 
@@ -62,8 +66,10 @@ def flchain(png: Path, n_points: int = 41) -> None:
     cohort = load_flchain()
     rng = np.random.default_rng(2026)
     fit_half = rng.permutation(len(cohort.frame)) < len(cohort.frame) // 2
-    print(f"flchain: {len(cohort.frame)} people ({cohort.n_dropped} dropped: {cohort.dropped_reason}); "
-          f"fit on a random half ({fit_half.sum()}), evaluated on the other; tau = {TAU:g} days; group = sex")
+    print(
+        f"flchain: {len(cohort.frame)} people ({cohort.n_dropped} dropped: {cohort.dropped_reason}); "
+        f"fit on a random half ({fit_half.sum()}), evaluated on the other; tau = {TAU:g} days; group = sex"
+    )
     models = {
         "Cox PH with sex": list(cohort.covariates),
         "Cox PH without sex": [c for c in cohort.covariates if c != "female"],
@@ -71,31 +77,67 @@ def flchain(png: Path, n_points: int = 41) -> None:
     for label, covariates in models.items():
         frame = cohort.frame
         design = cohort.design[covariates]
-        model = fit_cox(design[fit_half], frame["time"][fit_half].to_numpy(), frame["event"][fit_half].to_numpy())
+        model = fit_cox(
+            design[fit_half],
+            frame["time"][fit_half].to_numpy(),
+            frame["event"][fit_half].to_numpy(),
+        )
         frame = frame.assign(risk=model.predict(design))  # higher = earlier death
-        shift = group_shift("time", "event", "sex", "risk", data=frame, tau=TAU, fit_on=fit_half,
-                            objective="abs_delta_between", reference_group="M")
-        print(f"\n== {label} (converged) ==\ngroup shift (objective abs_delta_between): offset of women = "
-              f"{shift.offsets['F']:+.4f} (optimality gap {shift.optimality_gap}, {shift.n_evaluations} kernel evaluations)")
+        shift = group_shift(
+            "time",
+            "event",
+            "sex",
+            "risk",
+            data=frame,
+            tau=TAU,
+            fit_on=fit_half,
+            objective="abs_delta_between",
+            reference_group="M",
+        )
+        print(
+            f"\n== {label} (converged) ==\ngroup shift (objective abs_delta_between): offset of women = "
+            f"{shift.offsets['F']:+.4f} (optimality gap {shift.optimality_gap}, {shift.n_evaluations} kernel evaluations)"
+        )
         print(rows(shift.to_frame()))
-        monotone = group_monotone("time", "event", "sex", "risk", data=frame, tau=TAU, fit_on=fit_half,
-                                  reference_group="M")
+        monotone = group_monotone(
+            "time",
+            "event",
+            "sex",
+            "risk",
+            data=frame,
+            tau=TAU,
+            fit_on=fit_half,
+            reference_group="M",
+        )
         print("monotone maps (women's event-score distribution matched to men's):")
         print(rows(monotone.to_frame(), ("delta_between", "min_xci", "overall")))
 
         held_out = frame[~fit_half]
-        result = frontier("time", "event", "sex", "risk", data=held_out, tau=TAU, reference_group="M", n_points=n_points)
+        result = frontier(
+            "time",
+            "event",
+            "sex",
+            "risk",
+            data=held_out,
+            tau=TAU,
+            reference_group="M",
+            n_points=n_points,
+        )
         curve = result.to_frame()
         best_c = curve.loc[curve["overall"].idxmax()]
-        print(f"frontier on the held-out half: pooled C {curve['overall'].min():.4f}-{curve['overall'].max():.4f}; "
-              f"highest at offset {best_c['offset']:+.3f}, where |Δbetween| = {best_c['abs_delta_between']:.4f}")
+        print(
+            f"frontier on the held-out half: pooled C {curve['overall'].min():.4f}-{curve['overall'].max():.4f}; "
+            f"highest at offset {best_c['offset']:+.3f}, where |Δbetween| = {best_c['abs_delta_between']:.4f}"
+        )
         if label == "Cox PH without sex":
             import matplotlib.pyplot as plt
 
             fig, axes = plt.subplots(1, 2, figsize=(11, 4))
             plot_frontier(result, ax=axes[0], chosen=shift, sample="evaluation")
             plot_frontier(result, ax=axes[1], fairness="min_xci", chosen=shift, sample="evaluation")
-            fig.suptitle(f"flchain, held-out half, {label}: group shifts of women's risk (reference: men)")
+            fig.suptitle(
+                f"flchain, held-out half, {label}: group shifts of women's risk (reference: men)"
+            )
             fig.tight_layout()
             fig.savefig(png, dpi=120)
             plt.close(fig)
@@ -112,12 +154,16 @@ def closed_form_cell(d: float, earlier: int) -> float:
     sign = 1 if earlier == 0 else -1
     mean_u, mean_d = sign * (C1 - d), -sign * B1
     var_u, var_d, cov_ud = 2 * C2**2 * SZ**2, 2 * B2**2 * SZ**2 + 2 * SE**2, -C2 * B2 * 2 * SZ**2
-    joint = stats.multivariate_normal(mean=[-mean_u, mean_d], cov=[[var_u, -cov_ud], [-cov_ud, var_d]]).cdf([0, 0])
+    joint = stats.multivariate_normal(
+        mean=[-mean_u, mean_d], cov=[[var_u, -cov_ud], [-cov_ud, var_d]]
+    ).cdf([0, 0])
     return joint / stats.norm.cdf(-mean_d / np.sqrt(var_d))
 
 
 def simulation(n: int = 8000, seed: int = 7) -> None:
-    dstar = optimize.brentq(lambda d: closed_form_cell(d, 0) - closed_form_cell(d, 1), -5, 5, xtol=1e-12)
+    dstar = optimize.brentq(
+        lambda d: closed_form_cell(d, 0) - closed_form_cell(d, 1), -5, 5, xtol=1e-12
+    )
     rng = np.random.default_rng(seed)
     g = rng.integers(0, 2, n)
     z = rng.normal(0, SZ, n)
@@ -126,9 +172,11 @@ def simulation(n: int = 8000, seed: int = 7) -> None:
     time, event, risk = np.minimum(t, c), t <= c, -(C1 * g + C2 * z)
     fit_half = np.arange(n) < n // 2
     shift = group_shift(time, event, g, risk, fit_on=fit_half)
-    print(f"\nlog-normal model (n = {n}, {1 - event.mean():.0%} censored, IPCW): closed-form d* = {dstar:+.4f} "
-          f"(xCI_01 = xCI_10 = {closed_form_cell(dstar, 0):.4f}; unadjusted {closed_form_cell(0, 0):.4f} vs "
-          f"{closed_form_cell(0, 1):.4f}); fitted offset = {shift.offsets[1]:+.4f}")
+    print(
+        f"\nlog-normal model (n = {n}, {1 - event.mean():.0%} censored, IPCW): closed-form d* = {dstar:+.4f} "
+        f"(xCI_01 = xCI_10 = {closed_form_cell(dstar, 0):.4f}; unadjusted {closed_form_cell(0, 0):.4f} vs "
+        f"{closed_form_cell(0, 1):.4f}); fitted offset = {shift.offsets[1]:+.4f}"
+    )
     print(rows(shift.to_frame(), ("delta_between", "overall")))
 
 

@@ -18,17 +18,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parse_args  # noqa: E402
-
 import pandas as pd  # noqa: E402
+from _common import parse_args  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from survfair.simulate import PAPER_GRID, ipcw_bias_study, lognormal_xci, plot_study, study  # noqa: E402
 
 
 def main(argv=None) -> int:
-    args = parse_args(__doc__.splitlines()[0], argv,
-                      extra=lambda parser: parser.add_argument("--seed", type=int, default=2026))
+    args = parse_args(
+        __doc__.splitlines()[0],
+        argv,
+        extra=lambda parser: parser.add_argument("--seed", type=int, default=2026),
+    )
     pd.set_option("display.width", 160)
     pd.set_option("display.precision", 4)
 
@@ -38,7 +40,12 @@ def main(argv=None) -> int:
     print()
 
     grid = (0.2, 0.6, 1.0) if args.quick else PAPER_GRID
-    table = study(grid, n=200 if args.quick else 500, n_replications=8 if args.quick else 50, random_state=args.seed)
+    table = study(
+        grid,
+        n=200 if args.quick else 500,
+        n_replications=8 if args.quick else 50,
+        random_state=args.seed,
+    )
     print("Section 5.1: empirical vs closed-form xCI")
     print(table.to_string(index=False))
     print(f"max |exact - approx| on the grid: {(table['exact'] - table['approx']).abs().max():.4f}")
@@ -50,7 +57,9 @@ def main(argv=None) -> int:
     print(f"saved {path}\n")
 
     bias = ipcw_bias_study(
-        n=(300,) if args.quick else (250, 1000), n_replications=20 if args.quick else 200, random_state=args.seed
+        n=(300,) if args.quick else (250, 1000),
+        n_replications=20 if args.quick else 200,
+        random_state=args.seed,
     )
     print("Naive vs IPCW xCI under group-specific censoring (truth: exact truncated xCI, tau = 4)")
     shown = ["n", "censoring", "a", "b", "estimator", "truth", "bias", "sd", "rmse", "mc_se"]

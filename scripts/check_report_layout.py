@@ -52,20 +52,41 @@ FRAME = """<!DOCTYPE html><html><head><title>waiting</title></head><body style="
 
 
 def measure(report: Path, width: int) -> dict:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    browser = (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+    )
     if browser is None:
-        sys.exit("check_report_layout: chromium not found; install it with: apt-get install -y chromium")
+        sys.exit(
+            "check_report_layout: chromium not found; install it with: apt-get install -y chromium"
+        )
     with tempfile.TemporaryDirectory() as folder:
         copy = Path(folder) / "report.html"
-        copy.write_text(report.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+        copy.write_text(
+            report.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"),
+            encoding="utf-8",
+        )
         frame = Path(folder) / "frame.html"
         frame.write_text(FRAME.format(width=width), encoding="utf-8")
         dom = subprocess.run(
-            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-             "--allow-file-access-from-files", "--virtual-time-budget=5000",
-             f"--user-data-dir={folder}/profile", f"--window-size={max(width, 500) + 20},1000", "--dump-dom",
-             frame.as_uri()],
-            capture_output=True, text=True, timeout=120,
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--hide-scrollbars",
+                "--allow-file-access-from-files",
+                "--virtual-time-budget=5000",
+                f"--user-data-dir={folder}/profile",
+                f"--window-size={max(width, 500) + 20},1000",
+                "--dump-dom",
+                frame.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         ).stdout
     found = re.search(r"<title>LAYOUT(.*?)</title>", dom)
     if found is None:
@@ -84,9 +105,11 @@ def main() -> int:
         overflow = m["page"] > m["window"] or bool(m["wide"]) or m["unboxed"] > 0
         failed |= overflow
         verdict = "OVERFLOWS" if overflow else "fits"
-        print(f"{report}: page {m['page']} px, window {m['window']} px, {verdict}; "
-              f"{m['scrolling']} table boxes scroll sideways, {m['unboxed']} tables outside a scroll box"
-              + (f" (wider than the body: {', '.join(m['wide'])})" if m["wide"] else ""))
+        print(
+            f"{report}: page {m['page']} px, window {m['window']} px, {verdict}; "
+            f"{m['scrolling']} table boxes scroll sideways, {m['unboxed']} tables outside a scroll box"
+            + (f" (wider than the body: {', '.join(m['wide'])})" if m["wide"] else "")
+        )
     return 1 if failed else 0
 
 

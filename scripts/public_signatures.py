@@ -26,8 +26,10 @@ def _describe(obj) -> str:
         methods = sorted(m for m, v in vars(obj).items() if not m.startswith("_") and callable(v))
         properties = sorted(m for m, v in vars(obj).items() if isinstance(v, property))
         fields = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
-        return (f"class; fields: {', '.join(fields) or '-'}; methods: {', '.join(methods) or '-'}; "
-                f"properties: {', '.join(properties) or '-'}")
+        return (
+            f"class; fields: {', '.join(fields) or '-'}; methods: {', '.join(methods) or '-'}; "
+            f"properties: {', '.join(properties) or '-'}"
+        )
     try:
         return str(inspect.signature(obj))
     except (TypeError, ValueError):
@@ -46,6 +48,12 @@ def dump(path: str) -> None:
         json.dump(out, handle, indent=1, sort_keys=True)
 
 
+def _cell(text: str) -> str:
+    if text in ("(new)", "(removed)", "unchanged"):
+        return text
+    return "`" + text.replace("|", "\\|") + "`"
+
+
 def table(old_path: str, new_path: str) -> str:
     old, new = json.load(open(old_path)), json.load(open(new_path))
     lines = ["| name | before | after |", "|---|---|---|"]
@@ -53,8 +61,7 @@ def table(old_path: str, new_path: str) -> str:
         before, after = old.get(key, "(new)"), new.get(key, "(removed)")
         if before == after:
             after = "unchanged"
-        cell = lambda s: "`" + s.replace("|", "\\|") + "`" if s not in ("(new)", "(removed)", "unchanged") else s  # noqa: E731
-        lines.append(f"| `{key}` | {cell(before)} | {cell(after)} |")
+        lines.append(f"| `{key}` | {_cell(before)} | {_cell(after)} |")
     return "\n".join(lines)
 
 

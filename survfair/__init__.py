@@ -14,7 +14,27 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from . import mitigate, simulate
+    from ._binary.adjustment import (
+        EqualOpportunityAdjustment,
+        LogisticAdjustment,
+        equal_opportunity_adjustment,
+        logistic_adjustment,
+    )
+    from ._binary.summaries import (
+        auc_decomposition,
+        balanced_xauc,
+        delta_balanced_xauc,
+        group_metrics,
+    )
+    from ._binary.xauc import XAUCResult, xauc
+    from ._binary.xauc_t import XAUCtResult, xauc_t
+    from ._binary.xroc import XROCCurve, balanced_xroc, conditional_xauc, xroc
+    from ._calibration.estimator import calibration, risks_from_linear_predictor
+    from ._calibration.profile import fairness_profile
+    from ._calibration.result import CalibrationResult
     from ._core.censoring import CensoringCurves
+    from ._core.datasets import FlchainCohort, load_flchain
     from ._core.exceptions import (
         ConvergenceError,
         ExcludedRowsWarning,
@@ -27,56 +47,44 @@ if _TYPE_CHECKING:
         UndefinedXAUCWarning,
         UndefinedXCIWarning,
     )
-    from ._core.kernel import PairCounts
     from ._core.intervals import ConfidenceInterval
+    from ._core.kernel import PairCounts
+    from ._core.multiplicity import OmnibusTest, adjust_p_values, omnibus_test
     from ._core.results import BootstrapDraws, Jackknife, XCIResult
     from ._core.settings import EstimatorSettings
+    from ._models.comparison import ModelComparison, compare
+    from ._models.fitting import SUPPORTED_MODELS, fit_checked, predicted_risks, risk_scores
+    from ._models.model_based import model_based_xauc, model_based_xci
+    from ._models.model_based_result import (
+        ModelBasedResult,
+        excess_delta_between,
+        excess_delta_within,
+    )
+    from ._present.findings.calibration import CalibrationFindings, calibration_findings
+    from ._present.findings.ranking import Findings, findings, small_sample_flags
+    from ._present.report import write_report
+    from ._xci.estimator import xci
+    from ._xci.paired import ComparisonResult, compare_xci
+    from ._xci.scorer import make_xci_scorer, xci_score
     from ._xci.summaries import (
         Estimate,
         MinXCI,
+        abs_delta_between,
         concordance_imparity,
         contrast,
         decompose,
         delta_between,
         delta_within,
-        min_xci,
-        abs_delta_between,
         min_utility,
+        min_xci,
         nash_welfare,
         overall_c,
         pairwise_deltas,
         utility,
     )
-    from ._present.findings.ranking import Findings, findings, small_sample_flags
-    from ._core.multiplicity import OmnibusTest, adjust_p_values, omnibus_test
-    from ._xci.estimator import xci
-    from ._calibration.estimator import calibration, risks_from_linear_predictor
-    from ._calibration.result import CalibrationResult
-    from ._present.findings.calibration import CalibrationFindings, calibration_findings
-    from ._calibration.profile import fairness_profile
-    from ._core.datasets import FlchainCohort, load_flchain
-    from . import simulate
-    from ._binary.xauc import XAUCResult, xauc
-    from ._binary.summaries import auc_decomposition, balanced_xauc, delta_balanced_xauc, group_metrics
-    from ._binary.xroc import XROCCurve, balanced_xroc, conditional_xauc, xroc
-    from ._binary.xauc_t import XAUCtResult, xauc_t
-    from ._binary.adjustment import (
-        EqualOpportunityAdjustment,
-        LogisticAdjustment,
-        equal_opportunity_adjustment,
-        logistic_adjustment,
-    )
-    from . import mitigate
-    from ._models.fitting import SUPPORTED_MODELS, fit_checked, predicted_risks, risk_scores
-    from ._models.comparison import ModelComparison, compare
-    from ._xci.scorer import make_xci_scorer, xci_score
-    from ._present.report import write_report
-    from ._xci.paired import ComparisonResult, compare_xci
-    from ._models.model_based import model_based_xauc, model_based_xci
-    from ._models.model_based_result import ModelBasedResult, excess_delta_between, excess_delta_within
 
 from ._core import display as _display  # noqa: E402  (a few lines each, no third-party import)
-from ._core.version import __version__  # noqa: E402
+from ._core.version import __version__ as __version__
 
 
 def _load_renderers() -> None:
@@ -92,9 +100,15 @@ _LAZY = {
     for module, names in {
         "._core.censoring": ("CensoringCurves",),
         "._core.exceptions": (
-            "ConvergenceError", "ExcludedRowsWarning", "InvalidParameterError", "MemoryLimitError",
+            "ConvergenceError",
+            "ExcludedRowsWarning",
+            "InvalidParameterError",
+            "MemoryLimitError",
             "NoComparablePairError",
-            "PositivityError", "PositivityWarning", "SurvfairDeprecationWarning", "UndefinedXAUCWarning",
+            "PositivityError",
+            "PositivityWarning",
+            "SurvfairDeprecationWarning",
+            "UndefinedXAUCWarning",
             "UndefinedXCIWarning",
         ),
         "._core.kernel": ("PairCounts",),
@@ -102,9 +116,20 @@ _LAZY = {
         "._core.results": ("BootstrapDraws", "Jackknife", "XCIResult"),
         "._core.settings": ("EstimatorSettings",),
         "._xci.summaries": (
-            "Estimate", "MinXCI", "concordance_imparity", "contrast", "decompose", "delta_between",
-            "delta_within", "min_xci", "abs_delta_between", "min_utility", "nash_welfare",
-            "overall_c", "pairwise_deltas", "utility",
+            "Estimate",
+            "MinXCI",
+            "concordance_imparity",
+            "contrast",
+            "decompose",
+            "delta_between",
+            "delta_within",
+            "min_xci",
+            "abs_delta_between",
+            "min_utility",
+            "nash_welfare",
+            "overall_c",
+            "pairwise_deltas",
+            "utility",
         ),
         "._core.multiplicity": ("OmnibusTest", "adjust_p_values", "omnibus_test"),
         "._present.findings.ranking": ("Findings", "findings", "small_sample_flags"),
@@ -115,11 +140,18 @@ _LAZY = {
         "._calibration.profile": ("fairness_profile",),
         "._core.datasets": ("FlchainCohort", "load_flchain"),
         "._binary.xauc": ("XAUCResult", "xauc"),
-        "._binary.summaries": ("auc_decomposition", "balanced_xauc", "delta_balanced_xauc", "group_metrics"),
+        "._binary.summaries": (
+            "auc_decomposition",
+            "balanced_xauc",
+            "delta_balanced_xauc",
+            "group_metrics",
+        ),
         "._binary.xroc": ("XROCCurve", "balanced_xroc", "conditional_xauc", "xroc"),
         "._binary.xauc_t": ("XAUCtResult", "xauc_t"),
         "._binary.adjustment": (
-            "EqualOpportunityAdjustment", "LogisticAdjustment", "equal_opportunity_adjustment",
+            "EqualOpportunityAdjustment",
+            "LogisticAdjustment",
+            "equal_opportunity_adjustment",
             "logistic_adjustment",
         ),
         "._models.fitting": ("SUPPORTED_MODELS", "fit_checked", "predicted_risks", "risk_scores"),
@@ -128,7 +160,11 @@ _LAZY = {
         "._present.report": ("write_report",),
         "._xci.paired": ("ComparisonResult", "compare_xci"),
         "._models.model_based": ("model_based_xci", "model_based_xauc"),
-        "._models.model_based_result": ("ModelBasedResult", "excess_delta_between", "excess_delta_within"),
+        "._models.model_based_result": (
+            "ModelBasedResult",
+            "excess_delta_between",
+            "excess_delta_within",
+        ),
     }.items()
     for name in names
 }
@@ -223,14 +259,20 @@ def _private_modules() -> set[str]:
     """The package's own ``_name`` modules (all of them were attributes of the eager package)."""
     import pkgutil
 
-    return {m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("_") and not m.name.startswith("__")}
+    return {
+        m.name
+        for m in pkgutil.iter_modules(__path__)
+        if m.name.startswith("_") and not m.name.startswith("__")
+    }
 
 
 def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is not None:
         value = getattr(_importlib.import_module(module, __name__), name)
-    elif name in _SUBPACKAGES or (name.startswith("_") and not name.startswith("__") and name in _private_modules()):
+    elif name in _SUBPACKAGES or (
+        name.startswith("_") and not name.startswith("__") and name in _private_modules()
+    ):
         value = _importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -239,7 +281,15 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    own = {name for name in globals() if name.startswith("__") and name not in ("__getattr__", "__dir__")}
-    loaded = {name for name, value in globals().items()
-              if getattr(value, "__name__", "").startswith(__name__ + ".") and type(value).__name__ == "module"}
+    own = {
+        name
+        for name in globals()
+        if name.startswith("__") and name not in ("__getattr__", "__dir__")
+    }
+    loaded = {
+        name
+        for name, value in globals().items()
+        if getattr(value, "__name__", "").startswith(__name__ + ".")
+        and type(value).__name__ == "module"
+    }
     return sorted(own | set(__all__) | set(_SUBPACKAGES) | _private_modules() | loaded)

@@ -23,6 +23,7 @@ def censoring_survival(time, event):
                 value *= 1.0 - censored / (at_risk - deaths)
         cache[t] = value
         return value
+
     return k
 
 
@@ -43,8 +44,22 @@ def weighted_censoring_survival(time, event, weights, members, t, entry=None):
     return value
 
 
-def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, censoring="group",
-              tied_tol=1e-8, strict=False, entry=None, weights=None, competing=None):
+def brute_xci(
+    time,
+    event,
+    codes,
+    risk,
+    n_groups,
+    *,
+    method="naive",
+    tau=None,
+    censoring="group",
+    tied_tol=1e-8,
+    strict=False,
+    entry=None,
+    weights=None,
+    competing=None,
+):
     """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over pairs.
 
     ``competing`` (competing risks; ``event`` is then the cause of interest): besides the pairs
@@ -63,13 +78,25 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
             if censoring == "pooled":
                 curves = [censoring_survival(time, observed)] * n_groups
             else:
-                curves = [censoring_survival(time[codes == g], observed[codes == g]) for g in range(n_groups)]
+                curves = [
+                    censoring_survival(time[codes == g], observed[codes == g])
+                    for g in range(n_groups)
+                ]
         else:
             v = np.ones(n) if weights is None else np.asarray(weights, float)
-            members = [np.arange(n)] * n_groups if censoring == "pooled" else [
-                np.flatnonzero(codes == g) for g in range(n_groups)]
-            curves = [(lambda t, rows=rows: weighted_censoring_survival(time, observed, v, rows, t, entry))
-                      for rows in members]
+            members = (
+                [np.arange(n)] * n_groups
+                if censoring == "pooled"
+                else [np.flatnonzero(codes == g) for g in range(n_groups)]
+            )
+            curves = [
+                (
+                    lambda t, rows=rows: weighted_censoring_survival(
+                        time, observed, v, rows, t, entry
+                    )
+                )
+                for rows in members
+            ]
     shape = (n_groups, n_groups)
     num, den = np.zeros(shape), np.zeros(shape)
     comparable, concordant, tied, tied_time = (np.zeros(shape, int) for _ in range(4))
@@ -92,7 +119,9 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
                 later_time = time[i]
             a, b = codes[i], codes[j]
             w = 1.0 if weights is None else weights[i] * weights[j]
-            if tau is not None and time[i] >= tau:  # truncation: both estimators (naive: R's concordance(ymax=))
+            if (
+                tau is not None and time[i] >= tau
+            ):  # truncation: both estimators (naive: R's concordance(ymax=))
                 w = 0.0
             elif method == "ipcw":
                 if w == 0.0:  # a zero case weight weighs 0 whatever K is
@@ -107,8 +136,14 @@ def brute_xci(time, event, codes, risk, n_groups, *, method="naive", tau=None, c
             tied_time[a, b] += (time[i] == time[j]) and not second_kind
             num[a, b] += w * (is_conc + (0 if strict else 0.5 * is_tie))
             den[a, b] += w
-    return dict(numerator=num, denominator=den, comparable=comparable, concordant=concordant,
-                tied_risk=tied, tied_time=tied_time)
+    return dict(
+        numerator=num,
+        denominator=den,
+        comparable=comparable,
+        concordant=concordant,
+        tied_risk=tied,
+        tied_time=tied_time,
+    )
 
 
 def sksurv_censoring(time, event):
@@ -127,8 +162,9 @@ def kaplan_meier_term_by_finite_differences(estimate, weights, step=1e-6):
     return np.array(rows)
 
 
-def naive_c_se_with_and_without_delong_factor(time, event, risk, *, cluster=None, tied_tol=1e-8, weights=None,
-                                              entry=None):
+def naive_c_se_with_and_without_delong_factor(
+    time, event, risk, *, cluster=None, tied_tol=1e-8, weights=None, entry=None
+):
     """Standard error of the naive (Harrell) C of one group, rebuilt from the kernel's per-row
     contributions: with DeLong's sqrt(m / (m - 1)) per role, as survfair's influence sweep applies
     it; without it, the infinitesimal jackknife that R's ``concordance`` reports.
@@ -148,7 +184,9 @@ def naive_c_se_with_and_without_delong_factor(time, event, risk, *, cluster=None
         options["case_weight"] = np.asarray(weights, float)
     if entry is not None:
         options["entry"] = np.asarray(entry, float)
-    counts, _, parts = count_pairs_and_contributions(time, event, codes, risk, 1, tied_tol=tied_tol, **options)
+    counts, _, parts = count_pairs_and_contributions(
+        time, event, codes, risk, 1, tied_tol=tied_tol, **options
+    )
     parts = parts.in_input_order()
     numerator, denominator = counts.numerator[0, 0], counts.denominator[0, 0]
     c = numerator / denominator
@@ -160,10 +198,13 @@ def naive_c_se_with_and_without_delong_factor(time, event, risk, *, cluster=None
         return np.sqrt(m / (m - 1)) if m > 1 else 1.0
 
     out = []
-    for s_e, s_l in ((factor(parts.earlier_denominator[:, 0]), factor(parts.later_denominator[:, 0])), (1.0, 1.0)):
+    for s_e, s_l in (
+        (factor(parts.earlier_denominator[:, 0]), factor(parts.later_denominator[:, 0])),
+        (1.0, 1.0),
+    ):
         phi = (s_e * earlier + s_l * later) / denominator
         if cluster is not None:
             _, codes_of = np.unique(np.asarray(cluster), return_inverse=True)
             phi = np.bincount(codes_of, weights=phi)
-        out.append(float(np.sqrt(np.sum(phi ** 2))))
+        out.append(float(np.sqrt(np.sum(phi**2))))
     return tuple(out)

@@ -11,8 +11,10 @@ def pytest_configure(config):
     try:
         importlib.metadata.distribution("survfair")
     except importlib.metadata.PackageNotFoundError:
-        raise pytest.UsageError("survfair is not installed; run: pip install meson-python meson ninja cython "
-                                '&& pip install --no-build-isolation -e ".[test]"') from None
+        raise pytest.UsageError(
+            "survfair is not installed; run: pip install meson-python meson ninja cython "
+            '&& pip install --no-build-isolation -e ".[test]"'
+        ) from None
 
 
 def censored_cohort(seed: int, n: int = 240, n_groups: int = 3):

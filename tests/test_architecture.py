@@ -9,8 +9,12 @@ layer or below, never from a sibling of its own rank, and the graph has no cycle
 from __future__ import annotations
 
 import ast
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the backport survfair depends on there
+    import tomli as tomllib
 
 import pytest
 
@@ -20,8 +24,19 @@ PACKAGE = Path(survfair.__file__).parent
 
 #: Rank of each top-level part of the package (a module may import from its own part or a lower rank).
 LAYERS = {
-    "_compiled": 0, "_core": 1, "_xci": 2, "_binary": 3, "_calibration": 4, "_models": 5,
-    "_present": 6, "simulate": 7, "mitigate": 7, "plotting": 8, "cli": 8, "__main__": 9, "": 10,
+    "_compiled": 0,
+    "_core": 1,
+    "_xci": 2,
+    "_binary": 3,
+    "_calibration": 4,
+    "_models": 5,
+    "_present": 6,
+    "simulate": 7,
+    "mitigate": 7,
+    "plotting": 8,
+    "cli": 8,
+    "__main__": 9,
+    "": 10,
 }
 
 
@@ -58,11 +73,20 @@ def import_graph() -> dict[str, set[str]]:
             names = []
             if isinstance(node, ast.ImportFrom):
                 base = _target(module, is_package, node)
-                names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+                names = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                    for alias in node.names
+                ]
             elif isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and module == "survfair":
-                names = ["survfair" + node.value] if node.value.startswith("._") else []  # the lazy table
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and module == "survfair"
+            ):
+                names = (
+                    ["survfair" + node.value] if node.value.startswith("._") else []
+                )  # the lazy table
             edges |= {k for k in (_known(n, modules) for n in names) if k and k != module}
         graph[module] = edges
     return graph
@@ -77,7 +101,8 @@ def test_the_graph_is_read():
     graph = import_graph()
     assert "survfair._core.kernel" in graph["survfair._xci.estimator"]
     assert "survfair._compiled._pairs" in graph["survfair._core.kernel"] or any(
-        m.startswith("survfair._compiled") for m in graph["survfair._core.kernel"])
+        m.startswith("survfair._compiled") for m in graph["survfair._core.kernel"]
+    )
     assert "survfair._present.notebook" in graph["survfair"]  # a string of the lazy table / loader
 
 
@@ -104,7 +129,7 @@ def test_the_import_graph_has_no_cycle():
         state[module] = 1
         for target in sorted(graph[module]):
             if state.get(target) == 1:
-                cycles.append(path[path.index(target):] + [target])
+                cycles.append(path[path.index(target) :] + [target])
             elif target not in state:
                 visit(target, path + [target])
         state[module] = 2

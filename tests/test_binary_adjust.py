@@ -31,11 +31,15 @@ def test_logistic_adjustment_reduces_disparity_and_keeps_within_group_auc(seed):
     assert abs(after) < 0.5 * abs(before)
     assert result.adjusted_group == "a"  # its positives are ranked above b's negatives less often
     assert 0.0 <= result.alpha <= 5.0 and result.beta == -2.0
-    np.testing.assert_allclose(np.diag(result.after.values), np.diag(result.before.values), atol=1e-12)
+    np.testing.assert_allclose(
+        np.diag(result.after.values), np.diag(result.before.values), atol=1e-12
+    )
     # the adjusted scores are h applied to group a only, and recomputing xAUC on them gives `after`
     expected = np.where(g == "a", expit(result.alpha * s - 2.0), s)
     np.testing.assert_allclose(result.scores.to_numpy(), expected, atol=1e-15)
-    np.testing.assert_allclose(survfair.xauc(y, g, result.scores).values, result.after.values, atol=1e-15)
+    np.testing.assert_allclose(
+        survfair.xauc(y, g, result.scores).values, result.after.values, atol=1e-15
+    )
     # no alpha on a fine grid does better than the optimum
     for alpha in np.linspace(0, 5, 41):
         trial = survfair.xauc(y, g, np.where(g == "a", expit(alpha * s - 2.0), s))
@@ -46,13 +50,23 @@ def test_logistic_adjustment_table_layout_and_alignment():
     y, g, s = shifted_groups(2, n=800)
     index = pd.Index(np.arange(800) * 3)
     frame = pd.DataFrame({"y": y, "g": g, "s": s}, index=index)
-    result = logistic_adjustment("y", "g", "s", "a", "b", data=frame, adjusted_group="b", alpha_bounds=(0.5, 3.0), grid=11)
+    result = logistic_adjustment(
+        "y", "g", "s", "a", "b", data=frame, adjusted_group="b", alpha_bounds=(0.5, 3.0), grid=11
+    )
     assert result.adjusted_group == "b" and 0.5 <= result.alpha <= 3.0
     assert result.scores.index.equals(index)
     np.testing.assert_array_equal(result.scores[frame.g == "a"], s[g == "a"])
     table = result.to_frame().set_index("metric")
     assert list(table.columns) == ["before", "after", "change"]
-    assert list(table.index) == ["AUC", "AUC^a", "AUC^b", "xAUC(a, b)", "xAUC(b, a)", "ΔxAUC", "alpha"]
+    assert list(table.index) == [
+        "AUC",
+        "AUC^a",
+        "AUC^b",
+        "xAUC(a, b)",
+        "xAUC(b, a)",
+        "ΔxAUC",
+        "alpha",
+    ]
     assert np.isnan(table.loc["alpha", "before"]) and table.loc["alpha", "after"] == result.alpha
     assert table.loc["AUC", "before"] == pytest.approx(result.before.overall)
     assert "LogisticAdjustment(" in repr(result)
@@ -82,7 +96,9 @@ def test_equal_opportunity_adjustment_proposition_2(n):
     # equal TPR at every threshold inside the positives' range (up to one positive's mass)
     pos_a, pos_b = s[(g == "a") & (y == 1)], result.scores.to_numpy()[(g == "b") & (y == 1)]
     for theta in np.quantile(pos_a, [0.1, 0.3, 0.5, 0.7, 0.9]):
-        assert np.mean(pos_b > theta) == pytest.approx(np.mean(pos_a > theta), abs=3.0 / min(pos_a.size, pos_b.size))
+        assert np.mean(pos_b > theta) == pytest.approx(
+            np.mean(pos_a > theta), abs=3.0 / min(pos_a.size, pos_b.size)
+        )
     table = result.to_frame().set_index("metric")
     assert table.loc["AUC^b - AUC^a (Prop. 2)", "after"] == pytest.approx(result.predicted_delta)
     np.testing.assert_array_equal(result.scores[g == "a"], s[g == "a"])
@@ -99,7 +115,9 @@ def test_equal_opportunity_with_ties_and_unequal_sizes_is_monotone():
     order = np.argsort(b_scores, kind="stable")
     diffs_in, diffs_out = np.diff(b_scores[order]), np.diff(adjusted[order])
     assert np.all(diffs_out[diffs_in > 0] > 0) and np.all(diffs_out[diffs_in == 0] == 0)
-    assert result.after.matrix.loc["b", "b"] == pytest.approx(result.before.matrix.loc["b", "b"], abs=1e-14)
+    assert result.after.matrix.loc["b", "b"] == pytest.approx(
+        result.before.matrix.loc["b", "b"], abs=1e-14
+    )
 
 
 @pytest.mark.parametrize(
@@ -130,11 +148,16 @@ def test_group_without_negatives_is_rejected():
         equal_opportunity_adjustment(y, g, np.arange(6.0), "a", "c")
 
 
-@pytest.mark.parametrize("adjustment", [logistic_adjustment, equal_opportunity_adjustment],
-                         ids=["logistic", "equal-opportunity"])
+@pytest.mark.parametrize(
+    "adjustment",
+    [logistic_adjustment, equal_opportunity_adjustment],
+    ids=["logistic", "equal-opportunity"],
+)
 def test_adjustments_warn_when_the_score_is_oriented_against_positive(adjustment):
     y, g, s = shifted_groups(4, n=600)
-    with pytest.warns(UserWarning, match=r"pooled AUC is 0\.\d+ < 0\.5.*oriented against positive=0"):
+    with pytest.warns(
+        UserWarning, match=r"pooled AUC is 0\.\d+ < 0\.5.*oriented against positive=0"
+    ):
         adjustment(y, g, s, "a", "b", positive=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)

@@ -5,7 +5,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import survfair
 from survfair._calibration.stats import (
@@ -18,7 +19,9 @@ from survfair._calibration.stats import (
 )
 
 
-def weibull_cohort(n, seed, *, shape=1.5, effect=0.75, scale=6.0, censor_high=15.0, groups=("F", "M")):
+def weibull_cohort(
+    n, seed, *, shape=1.5, effect=0.75, scale=6.0, censor_high=15.0, groups=("F", "M")
+):
     """Weibull PH data with the true F(t | x) available: S(t | x) = exp(-(t / scale)^shape e^(effect x))."""
     rng = np.random.default_rng(seed)
     x = rng.normal(size=n)
@@ -79,7 +82,9 @@ def test_observed_risk_equals_lifelines_kaplan_meier(cohort):
         rows = group == g
         km = KaplanMeierFitter().fit(time[rows], event[rows])
         # the same product, multiplied in another order: equal to rounding
-        assert res.summary().loc[g, "observed_risk"] == pytest.approx(1 - km.predict(4.0), rel=1e-13)
+        assert res.summary().loc[g, "observed_risk"] == pytest.approx(
+            1 - km.predict(4.0), rel=1e-13
+        )
 
 
 def test_greenwood_standard_error_against_its_formula(cohort):
@@ -140,8 +145,11 @@ def test_rcs_basis_is_harrells_formula():
     def cube(v):
         return np.clip(v, 0, None) ** 3
 
-    expected = (cube(x - k[0]) - cube(x - k[1]) * (k[2] - k[0]) / (k[2] - k[1])
-                + cube(x - k[2]) * (k[1] - k[0]) / (k[2] - k[1])) / (k[2] - k[0]) ** 2
+    expected = (
+        cube(x - k[0])
+        - cube(x - k[1]) * (k[2] - k[0]) / (k[2] - k[1])
+        + cube(x - k[2]) * (k[1] - k[0]) / (k[2] - k[1])
+    ) / (k[2] - k[0]) ** 2
     np.testing.assert_allclose(basis[:, 1], expected, rtol=1e-14)
     np.testing.assert_array_equal(basis[:, 0], x)
     # linear beyond the outer knots: second differences vanish there
@@ -176,7 +184,9 @@ def test_gnd_statistic_from_its_bins(cohort):
 def test_risks_from_linear_predictor_closed_form():
     lp = np.array([-1.0, 0.0, 2.0])
     risks = survfair.risks_from_linear_predictor(lp, [0.9, 0.8], mean_linear_predictor=0.5)
-    np.testing.assert_allclose(risks, 1 - np.array([0.9, 0.8])[None, :] ** np.exp(lp - 0.5)[:, None], rtol=1e-15)
+    np.testing.assert_allclose(
+        risks, 1 - np.array([0.9, 0.8])[None, :] ** np.exp(lp - 0.5)[:, None], rtol=1e-15
+    )
     with pytest.raises(ValueError, match="baseline_survival"):
         survfair.risks_from_linear_predictor(lp, [0.0])
     with pytest.raises(ValueError, match="linear_predictor contains NaN"):
@@ -208,13 +218,25 @@ def test_well_specified_predictions_are_calibrated_and_a_miscalibrated_group_is_
 # -- result protocol -------------------------------------------------------------------------------
 def test_result_protocol(cohort):
     time, event, group, risk = cohort
-    res = survfair.calibration(time, event, group, np.column_stack([risk(5.0), risk(3.0)]), [5.0, 3.0])
+    res = survfair.calibration(
+        time, event, group, np.column_stack([risk(5.0), risk(3.0)]), [5.0, 3.0]
+    )
     np.testing.assert_array_equal(res.times, [3.0, 5.0])  # sorted, columns follow their horizons
-    assert res.summary(3.0).loc["F", "expected_risk"] == pytest.approx(risk(3.0)[group == "F"].mean())
+    assert res.summary(3.0).loc["F", "expected_risk"] == pytest.approx(
+        risk(3.0)[group == "F"].mean()
+    )
     frame = res.to_frame()
     assert list(frame.columns[:6]) == ["time", "group", "n", "events", "n_clipped", "statistic"]
-    assert set(frame["statistic"]) >= {"oe_ratio", "slope", "intercept", "ici", "e50", "e90", "brier",
-                                       "integrated_brier"}
+    assert set(frame["statistic"]) >= {
+        "oe_ratio",
+        "slope",
+        "intercept",
+        "ici",
+        "e50",
+        "e90",
+        "brier",
+        "integrated_brier",
+    }
     json.dumps(res.to_dict())
     wide = res.confidence_interval(0.5)
     narrow, full = wide["ci_high"] - wide["ci_low"], frame["ci_high"] - frame["ci_low"]
@@ -228,8 +250,21 @@ def test_result_protocol(cohort):
 
 def test_bootstrap_is_reproducible_for_any_n_jobs_and_gives_ici_intervals(cohort):
     time, event, group, risk = cohort
-    runs = [survfair.calibration(time, event, group, risk(5.0), 5.0, ci="bootstrap", n_resamples=20,
-                                 random_state=7, n_jobs=n_jobs, progress=False) for n_jobs in (1, 2)]
+    runs = [
+        survfair.calibration(
+            time,
+            event,
+            group,
+            risk(5.0),
+            5.0,
+            ci="bootstrap",
+            n_resamples=20,
+            random_state=7,
+            n_jobs=n_jobs,
+            progress=False,
+        )
+        for n_jobs in (1, 2)
+    ]
     np.testing.assert_array_equal(runs[0].draws, runs[1].draws)
     summary = runs[0].summary()
     assert np.isfinite(summary["ici_ci_low"]).all()
@@ -247,8 +282,9 @@ def test_row_order_changes_nothing(seed):
     kwargs = dict(times=5.0, ci="analytic")
     with _quiet():
         first = survfair.calibration(time, event, group, p, **kwargs).to_frame()
-        second = survfair.calibration(time[permutation], event[permutation], group[permutation], p[permutation],
-                                      **kwargs).to_frame()
+        second = survfair.calibration(
+            time[permutation], event[permutation], group[permutation], p[permutation], **kwargs
+        ).to_frame()
     pd.testing.assert_frame_equal(first, second, rtol=1e-9, atol=1e-12)
 
 
@@ -295,12 +331,16 @@ def test_refuses_horizons_beyond_a_groups_follow_up(cohort):
 
 def test_refuses_differing_pandas_indexes_and_names_columns_of_data(cohort):
     time, event, group, risk = cohort
-    data = pd.DataFrame({"time": time, "event": event, "sex": group, "r5": risk(5.0), "r3": risk(3.0)})
+    data = pd.DataFrame(
+        {"time": time, "event": event, "sex": group, "r5": risk(5.0), "r3": risk(3.0)}
+    )
     shuffled = data.sample(frac=1.0, random_state=0)
     with pytest.raises(ValueError, match="not identical"):
         survfair.calibration("time", "event", "sex", shuffled["r5"], 5.0, data=data)
     by_name = survfair.calibration("time", "event", "sex", ["r3", "r5"], [3.0, 5.0], data=data)
-    by_array = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    by_array = survfair.calibration(
+        time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0]
+    )
     pd.testing.assert_frame_equal(by_name.to_frame(), by_array.to_frame())
     with pytest.raises(ValueError, match="not in data"):
         survfair.calibration("time", "event", "sex", ["r4"], [4.0], data=data)
@@ -365,9 +405,13 @@ def test_fairness_profile_puts_xci_beside_calibration(cohort):
     assert list(profile.index) == ["F", "M"]
     assert profile.loc["F", "xci_as_earlier"] == result.matrix.loc["F", "M"]
     assert profile.loc["F", "xci_as_later"] == result.matrix.loc["M", "F"]
-    assert profile.loc["F", "delta_between"] == pytest.approx(result.matrix.loc["F", "M"] - result.matrix.loc["M", "F"])
+    assert profile.loc["F", "delta_between"] == pytest.approx(
+        result.matrix.loc["F", "M"] - result.matrix.loc["M", "F"]
+    )
     with pytest.raises(ValueError, match="different groups"):
-        survfair.fairness_profile(result, survfair.calibration(time, event, np.where(group == "F", "W", "M"), p, 5.0))
+        survfair.fairness_profile(
+            result, survfair.calibration(time, event, np.where(group == "F", "W", "M"), p, 5.0)
+        )
     with pytest.raises(TypeError):
         survfair.fairness_profile(result, result)
 
@@ -392,7 +436,9 @@ def test_ici_agrees_with_lifelines_survival_probability_calibration():
     cox = CoxPHFitter().fit(frame, "T", "E")
     _, ici_lifelines, _ = _silently(survival_probability_calibration, cox, frame, t0=5.0)
     plt.close("all")
-    ours = survfair.calibration(frame["T"], frame["E"], np.zeros(3000), survfair.predicted_risks(cox, x, 5.0), 5.0)
+    ours = survfair.calibration(
+        frame["T"], frame["E"], np.zeros(3000), survfair.predicted_risks(cox, x, 5.0), 5.0
+    )
     ici = ours.summary().iloc[0]["ici"]
     assert ici < 0.02 and ici_lifelines < 0.02
     assert abs(ici - ici_lifelines) < 0.01
@@ -419,27 +465,38 @@ def test_findings_never_claim_calibration_when_gnd_rejects_and_adjust_it_over_gr
     shuffled = right.copy()
     men = group == "M"
     shuffled[men] = np.random.default_rng(0).permutation(right[men])
-    res = _silently(survfair.calibration, time, event, group, np.column_stack([shuffled, risk(3.0)]), [5.0, 3.0])
+    res = _silently(
+        survfair.calibration, time, event, group, np.column_stack([shuffled, risk(3.0)]), [5.0, 3.0]
+    )
     found = survfair.calibration_findings(res)
     at5 = [s for s in found.sentences if s.startswith("At t = 5,")]
     assert not any("matches the observed" in s for s in at5)
     assert "At t = 5, the O/E interval includes 1 for F, M." in at5
     rejected = next(s for s in at5 if "Greenwood-Nam-D'Agostino test rejects" in s)
-    assert rejected.startswith("At t = 5, the Greenwood-Nam-D'Agostino test rejects calibration across deciles of "
-                               "predicted risk for M (chi-square(9) = ")
-    assert rejected.endswith("Holm-adjusted p < 0.001): right on average (O/E interval includes 1), wrong within "
-                             "risk groups.")
+    assert rejected.startswith(
+        "At t = 5, the Greenwood-Nam-D'Agostino test rejects calibration across deciles of "
+        "predicted risk for M (chi-square(9) = "
+    )
+    assert rejected.endswith(
+        "Holm-adjusted p < 0.001): right on average (O/E interval includes 1), wrong within "
+        "risk groups."
+    )
     assert " F (" not in rejected
     # t = 3 is untouched: calibration is claimed, and the GND result is part of the claim
     at3 = next(s for s in found.sentences if s.startswith("At t = 3,") and "matches" in s)
-    assert "and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of predicted risk " \
-           "(smallest Holm-adjusted p = " in at3
+    assert (
+        "and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of predicted risk "
+        "(smallest Holm-adjusted p = " in at3
+    )
     # one family: every group at every horizon (4 tests), Holm by default, as adjust= says otherwise
-    np.testing.assert_allclose(found.gnd["p_adjusted"], survfair.adjust_p_values(res.gnd["p_value"], adjust="holm"))
+    np.testing.assert_allclose(
+        found.gnd["p_adjusted"], survfair.adjust_p_values(res.gnd["p_value"], adjust="holm")
+    )
     raw = survfair.calibration_findings(res, adjust="none")
     np.testing.assert_allclose(raw.gnd["p_adjusted"], res.gnd["p_value"])
     assert json.loads(json.dumps(found.to_dict()))["gnd"][0]["p_adjusted"] == pytest.approx(
-        found.gnd["p_adjusted"].iloc[0])
+        found.gnd["p_adjusted"].iloc[0]
+    )
 
 
 def test_findings_largest_gap_names_the_oe_ici_and_brier_contrasts_in_their_direction():
@@ -458,13 +515,17 @@ def test_findings_largest_gap_names_the_oe_ici_and_brier_contrasts_in_their_dire
     largest = oe.iloc[int(np.argmax(np.abs(np.log(oe["estimate"]))))]  # B vs C: B's O/E the larger
     assert (largest["a"], largest["b"]) == ("B", "C") and largest["estimate"] > 1
     assert f"the O/E ratio of B is {largest['estimate']:.2f} times that of C [" in gap
-    assert "the ICI (mean |predicted - observed risk|) of C exceeds that of" in gap  # C's curve is far off
+    assert (
+        "the ICI (mean |predicted - observed risk|) of C exceeds that of" in gap
+    )  # C's curve is far off
     assert "(its interval and p-value need ci='bootstrap')" in gap
     assert "the Brier score of C exceeds that of" in gap
     assert gap.endswith("a difference at the 95% level in the O/E ratio and the Brier score.")
     # two well-calibrated groups: the same sentence, no clear difference
     keep = group != "C"
-    calm = survfair.calibration_findings(survfair.calibration(time[keep], event[keep], group[keep], p[keep], 5.0))
+    calm = survfair.calibration_findings(
+        survfair.calibration(time[keep], event[keep], group[keep], p[keep], 5.0)
+    )
     gap = next(s for s in calm.sentences if "largest calibration gaps" in s)
     assert gap.endswith("; no clear difference at the 95% level.")
 
@@ -509,14 +570,18 @@ def test_slope_moves_with_the_clip_only_through_clipped_rows(cohort, monkeypatch
     slopes = []
     for clip in (1e-10, 1e-12):
         monkeypatch.setattr(stats, "CLOGLOG_CLIP", clip)
-        slopes.append(survfair.calibration(time, event, group, risk(5.0), 5.0).summary().loc["F", "slope"])
+        slopes.append(
+            survfair.calibration(time, event, group, risk(5.0), 5.0).summary().loc["F", "slope"]
+        )
     assert slopes[0] == slopes[1]
 
 
 # -- what users see (issue 32.6) -----------------------------------------------------------------
 def test_summary_returns_the_horizon_asked_for_or_every_horizon_labelled(cohort):
     time, event, group, risk = cohort
-    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    res = survfair.calibration(
+        time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0]
+    )
     every = res.summary()
     assert every["time"].tolist() == [3.0, 3.0, 5.0, 5.0]
     assert list(every.index) == ["F", "M", "F", "M"]
@@ -529,7 +594,9 @@ def test_summary_returns_the_horizon_asked_for_or_every_horizon_labelled(cohort)
 
 def test_printed_result_shows_a_table_per_horizon(cohort):
     time, event, group, risk = cohort
-    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    res = survfair.calibration(
+        time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0]
+    )
     text = repr(res)
     assert text == str(res) and text.startswith("CalibrationResult: 2 group(s), 600 rows")
     assert "t = 3" in text and "t = 5" in text and "integrated Brier score" in text
@@ -611,22 +678,38 @@ def test_competing_risks_influence_is_the_derivative_of_aalen_johansen():
     assert estimate == pytest.approx(weighted(np.ones(60)), rel=1e-13)
     step = 1e-6
     unit = np.eye(60)
-    numeric = [(weighted(1 + step * unit[i]) - weighted(1 - step * unit[i])) / (2 * step) for i in range(60)]
+    numeric = [
+        (weighted(1 + step * unit[i]) - weighted(1 - step * unit[i])) / (2 * step)
+        for i in range(60)
+    ]
     np.testing.assert_allclose(ij, numeric, atol=1e-8)
 
 
 def test_competing_risks_without_competing_events_is_kaplan_meier():
     time, event, group, risk = weibull_cohort(600, 3)
     p = risk(5.0)
-    plain = survfair.calibration(time, event, group, p, 5.0).to_frame().set_index(["group", "statistic"])
-    crisks = survfair.calibration(time, event.astype(int), group, p, 5.0, cause=1).to_frame().set_index(
-        ["group", "statistic"])
+    plain = (
+        survfair.calibration(time, event, group, p, 5.0)
+        .to_frame()
+        .set_index(["group", "statistic"])
+    )
+    crisks = (
+        survfair.calibration(time, event.astype(int), group, p, 5.0, cause=1)
+        .to_frame()
+        .set_index(["group", "statistic"])
+    )
     for statistic in ("observed_risk", "oe_ratio", "brier"):
-        np.testing.assert_allclose(crisks.xs(statistic, level="statistic")["estimate"],
-                                   plain.xs(statistic, level="statistic")["estimate"], rtol=1e-12)
+        np.testing.assert_allclose(
+            crisks.xs(statistic, level="statistic")["estimate"],
+            plain.xs(statistic, level="statistic")["estimate"],
+            rtol=1e-12,
+        )
     # the IJ variance of a Kaplan-Meier curve is close to, not equal to, Greenwood's
-    np.testing.assert_allclose(crisks.xs("observed_risk", level="statistic")["se"],
-                               plain.xs("observed_risk", level="statistic")["se"], rtol=0.05)
+    np.testing.assert_allclose(
+        crisks.xs("observed_risk", level="statistic")["se"],
+        plain.xs("observed_risk", level="statistic")["se"],
+        rtol=0.05,
+    )
 
 
 def test_competing_risks_undefined_statistics_are_nan_without_warning_and_said_in_findings():
@@ -635,8 +718,14 @@ def test_competing_risks_undefined_statistics_are_nan_without_warning_and_said_i
     time, event, group, predicted = competing_cohort()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = survfair.calibration(time, event, group, np.column_stack([predicted, np.minimum(1.5 * predicted, 1)]),
-                                   [2.0, 4.0], cause=1)
+        res = survfair.calibration(
+            time,
+            event,
+            group,
+            np.column_stack([predicted, np.minimum(1.5 * predicted, 1)]),
+            [2.0, 4.0],
+            cause=1,
+        )
     summary = res.summary()
     assert summary[["slope", "intercept", "ici", "e50", "e90"]].isna().all().all()
     assert np.isfinite(summary[["observed_risk", "oe_ratio", "brier", "gnd_p"]]).all().all()
@@ -648,12 +737,16 @@ def test_competing_risks_undefined_statistics_are_nan_without_warning_and_said_i
     assert not any("ICI, E50 and E90 have intervals only" in s for s in found.sentences)
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    (dict(cause=0), ValueError, "cause must be >= 1"),
-    (dict(cause=True), TypeError, "cause must be an integer"),
-    (dict(cause=3), ValueError, "event has no row of cause=3"),
-    (dict(brier_variance="score"), ValueError, "brier_variance"),
-], ids=["cause-0", "cause-bool", "cause-absent", "brier-variance"])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(cause=0), ValueError, "cause must be >= 1"),
+        (dict(cause=True), TypeError, "cause must be an integer"),
+        (dict(cause=3), ValueError, "event has no row of cause=3"),
+        (dict(brier_variance="score"), ValueError, "brier_variance"),
+    ],
+    ids=["cause-0", "cause-bool", "cause-absent", "brier-variance"],
+)
 def test_competing_risks_and_brier_variance_validation(kwargs, error, match):
     time, event, group, predicted = competing_cohort()
     with pytest.raises(error, match=match):
@@ -670,10 +763,23 @@ def test_competing_risks_refuses_event_codes_that_are_not_causes():
 
 def test_competing_risks_bootstrap_runs():
     time, event, group, predicted = competing_cohort(300, 2)
-    res = survfair.calibration(time, event, group, predicted, 3.0, cause=1, ci="bootstrap", n_resamples=10,
-                               random_state=1, progress=False)
+    res = survfair.calibration(
+        time,
+        event,
+        group,
+        predicted,
+        3.0,
+        cause=1,
+        ci="bootstrap",
+        n_resamples=10,
+        random_state=1,
+        progress=False,
+    )
     summary = res.summary()
-    assert np.isfinite(summary["oe_ratio_ci_low"]).all() and np.isfinite(summary["brier_ci_high"]).all()
+    assert (
+        np.isfinite(summary["oe_ratio_ci_low"]).all()
+        and np.isfinite(summary["brier_ci_high"]).all()
+    )
 
 
 # -- Brier variance (issue 33.4) --------------------------------------------------------------------
@@ -705,34 +811,48 @@ def test_brier_censoring_influence_equals_its_naive_twin_with_ties():
     horizon = 8.0
     risk = rng.uniform(0.05, 0.9, 80)
     at = np.where(observed & (time <= horizon), time, horizon)
-    terms = np.where(observed & (time <= horizon), (1 - risk) ** 2, np.where(time > horizon, risk**2, 0.0))
-    np.testing.assert_allclose(brier_censoring_influence(at, terms, time, observed),
-                               _naive_censoring_term(at, terms, time, observed), rtol=1e-12, atol=1e-14)
+    terms = np.where(
+        observed & (time <= horizon), (1 - risk) ** 2, np.where(time > horizon, risk**2, 0.0)
+    )
+    np.testing.assert_allclose(
+        brier_censoring_influence(at, terms, time, observed),
+        _naive_censoring_term(at, terms, time, observed),
+        rtol=1e-12,
+        atol=1e-14,
+    )
 
 
 def test_brier_variance_pooled_equals_group_for_one_group_and_integrated_uses_the_option(cohort):
     time, event, group, risk = cohort
     p = np.column_stack([risk(3.0), risk(5.0)])
     one = np.zeros(time.size)
-    frames = {c: survfair.calibration(time, event, one, p, [3.0, 5.0], censoring=c).to_frame() for c in
-              ("group", "pooled")}
+    frames = {
+        c: survfair.calibration(time, event, one, p, [3.0, 5.0], censoring=c).to_frame()
+        for c in ("group", "pooled")
+    }
     pd.testing.assert_frame_equal(frames["group"], frames["pooled"])
     default = survfair.calibration(time, event, group, p, [3.0, 5.0]).to_frame()
-    fixed = survfair.calibration(time, event, group, p, [3.0, 5.0], brier_variance="conservative").to_frame()
+    fixed = survfair.calibration(
+        time, event, group, p, [3.0, 5.0], brier_variance="conservative"
+    ).to_frame()
     for statistic in ("brier", "integrated_brier"):
         a = default[default["statistic"] == statistic]["se"].to_numpy()
         b = fixed[fixed["statistic"] == statistic]["se"].to_numpy()
         assert (b > a).all() and (b < 1.5 * a).all()
     # pooled censoring: the censoring term runs over every row; the SE stays close to the group one
     pooled = survfair.calibration(time, event, group, p, [3.0, 5.0], censoring="pooled").to_frame()
-    ratio = (pooled[pooled["statistic"] == "brier"]["se"].to_numpy()
-             / default[default["statistic"] == "brier"]["se"].to_numpy())
+    ratio = (
+        pooled[pooled["statistic"] == "brier"]["se"].to_numpy()
+        / default[default["statistic"] == "brier"]["se"].to_numpy()
+    )
     assert ((ratio > 0.8) & (ratio < 1.25)).all()
 
 
 def test_fairness_profile_uses_the_first_horizon_by_default(cohort):
     time, event, group, risk = cohort
-    res = survfair.calibration(time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0])
+    res = survfair.calibration(
+        time, event, group, np.column_stack([risk(3.0), risk(5.0)]), [3.0, 5.0]
+    )
     ranking = survfair.xci(time, event, group, risk(5.0), tau=10)
     profile = survfair.fairness_profile(ranking, res)
     assert profile["oe_ratio"].tolist() == res.summary(3.0)["oe_ratio"].tolist()

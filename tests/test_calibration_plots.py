@@ -24,8 +24,12 @@ def result():
     labels[:] = [tuple(v) for v in group]
     risk = lambda t: 1 - np.exp(-t * np.exp(x) / 5)  # noqa: E731
     inflated = np.array([lab[0] == "M" for lab in labels])
-    predicted = np.column_stack([np.where(inflated, np.minimum(1.5 * risk(t), 1), risk(t)) for t in (2.0, 4.0)])
-    return survfair.calibration(np.minimum(true_time, censor), true_time <= censor, labels, predicted, [2.0, 4.0])
+    predicted = np.column_stack(
+        [np.where(inflated, np.minimum(1.5 * risk(t), 1), risk(t)) for t in (2.0, 4.0)]
+    )
+    return survfair.calibration(
+        np.minimum(true_time, censor), true_time <= censor, labels, predicted, [2.0, 4.0]
+    )
 
 
 def test_plot_calibration_draws_bins_curves_and_the_diagonal(result):
@@ -70,8 +74,13 @@ def _small_risk_result():
     true_time = rng.exponential(30 * np.exp(-x))
     censor = rng.uniform(0, 12, n)
     risk = 1 - np.exp(-5 * np.exp(x) / 30)
-    return survfair.calibration(np.minimum(true_time, censor), true_time <= censor, group,
-                                np.where(group == "M", 0.7 * risk, risk), 5.0), risk
+    return survfair.calibration(
+        np.minimum(true_time, censor),
+        true_time <= censor,
+        group,
+        np.where(group == "M", 0.7 * risk, risk),
+        5.0,
+    ), risk
 
 
 def test_axes_fit_the_predicted_range_and_curves_stay_where_the_data_are():
@@ -112,7 +121,9 @@ def test_competing_risks_plot_labels_and_legend_without_nan():
     ax = plot_calibration(result)
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert texts[0].startswith("a: O/E") and not any("nan" in t for t in texts)
-    assert "Aalen-Johansen" in ax.get_ylabel() and "cumulative incidence of cause 1" in ax.get_xlabel()
+    assert (
+        "Aalen-Johansen" in ax.get_ylabel() and "cumulative incidence of cause 1" in ax.get_xlabel()
+    )
     plt.close(ax.figure)
 
 
@@ -135,5 +146,7 @@ def test_plots_without_a_time_draw_the_first_horizon_only():
     default = survfair.plotting.plot_observed_expected(result)
     first = survfair.plotting.plot_observed_expected(result, horizon=2.0)
     assert len(default.get_yticks()) == len(first.get_yticks())
-    assert [t.get_text() for t in default.get_yticklabels()] == [t.get_text() for t in first.get_yticklabels()]
+    assert [t.get_text() for t in default.get_yticklabels()] == [
+        t.get_text() for t in first.get_yticklabels()
+    ]
     plt.close("all")

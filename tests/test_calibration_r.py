@@ -23,14 +23,17 @@ HERE = Path(__file__).parent / "fixtures" / "calibration"
 @pytest.fixture(scope="module")
 def computed():
     data = pd.read_csv(HERE / "input.csv")
-    result = survfair.calibration("time", "event", "group", ["pred3", "pred5"], [3.0, 5.0], data=data,
-                                  min_bin_events=0)
+    result = survfair.calibration(
+        "time", "event", "group", ["pred3", "pred5"], [3.0, 5.0], data=data, min_bin_events=0
+    )
     return data, result
 
 
 @pytest.fixture(scope="module")
 def reference():
-    return pd.read_csv(HERE / "reference.csv", skipinitialspace=True).set_index(["group", "horizon"])
+    return pd.read_csv(HERE / "reference.csv", skipinitialspace=True).set_index(
+        ["group", "horizon"]
+    )
 
 
 def _ours(result, group, horizon):
@@ -55,8 +58,12 @@ def test_calibration_equals_r(computed, reference, group, horizon):
     # the documented interval exp(log O/E +- z SE(log O/E)) from R's own log-scale SE (issue 33: the
     # limits once divided the log-scale SE by O/E a second time; the SE test above could not see it)
     z = 1.959963984540054
-    assert ours.loc["oe_ratio", "ci_low"] == pytest.approx(ref["oe"] * np.exp(-z * ref["oe_se_log"]), rel=1e-12)
-    assert ours.loc["oe_ratio", "ci_high"] == pytest.approx(ref["oe"] * np.exp(z * ref["oe_se_log"]), rel=1e-12)
+    assert ours.loc["oe_ratio", "ci_low"] == pytest.approx(
+        ref["oe"] * np.exp(-z * ref["oe_se_log"]), rel=1e-12
+    )
+    assert ours.loc["oe_ratio", "ci_high"] == pytest.approx(
+        ref["oe"] * np.exp(z * ref["oe_se_log"]), rel=1e-12
+    )
     # slope: coxph(Surv(min(T, t), event by t) ~ cloglog F); intercept: offset model, Breslow baseline
     assert ours.loc["slope", "estimate"] == pytest.approx(ref["slope"], rel=1e-8)
     assert ours.loc["slope", "se"] == pytest.approx(ref["slope_se"], rel=1e-8)
@@ -76,7 +83,9 @@ def test_calibration_equals_r(computed, reference, group, horizon):
     assert ours.loc["brier", "estimate"] == pytest.approx(ref["brier_manual"], rel=1e-13)
     assert ours.loc["brier", "estimate"] == pytest.approx(ref["brier"], rel=1e-12)
     frame = result.to_frame()
-    ibs = frame[(frame["group"] == group) & (frame["statistic"] == "integrated_brier")]["estimate"].item()
+    ibs = frame[(frame["group"] == group) & (frame["statistic"] == "integrated_brier")][
+        "estimate"
+    ].item()
     assert ibs == pytest.approx(ref["ibs"], rel=1e-13)
 
 
@@ -87,9 +96,15 @@ def test_smooth_curve_values_equal_r_for_every_person(computed):
     expected = pd.read_csv(HERE / "smooth_obs.csv", skipinitialspace=True)
     for (group, horizon), rows in expected.groupby(["group", "horizon"]):
         members = data.index[data["group"] == group]
-        fit = smooth_calibration(data.loc[members, "time"].to_numpy(), data.loc[members, "event"].to_numpy(bool),
-                                 data.loc[members, f"pred{horizon}"].to_numpy(), float(horizon))
-        np.testing.assert_allclose(fit.observed, rows.sort_values("row")["obs"].to_numpy(), rtol=1e-8)
+        fit = smooth_calibration(
+            data.loc[members, "time"].to_numpy(),
+            data.loc[members, "event"].to_numpy(bool),
+            data.loc[members, f"pred{horizon}"].to_numpy(),
+            float(horizon),
+        )
+        np.testing.assert_allclose(
+            fit.observed, rows.sort_values("row")["obs"].to_numpy(), rtol=1e-8
+        )
 
 
 def test_gnd_bins_equal_r(computed):
@@ -99,9 +114,15 @@ def test_gnd_bins_equal_r(computed):
         ours = result.bins[(result.bins["group"] == group) & (result.bins["time"] == horizon)]
         np.testing.assert_array_equal(ours["n"].to_numpy(), rows["n"].to_numpy())
         np.testing.assert_array_equal(ours["events"].to_numpy(), rows["events"].to_numpy())
-        np.testing.assert_allclose(ours["observed"].to_numpy(), rows["km_fail"].to_numpy(), rtol=1e-13)
-        np.testing.assert_allclose(ours["observed_se"].to_numpy(), rows["km_se"].to_numpy(), rtol=1e-12)
-        np.testing.assert_allclose(ours["predicted"].to_numpy(), rows["expected"].to_numpy(), rtol=1e-13)
+        np.testing.assert_allclose(
+            ours["observed"].to_numpy(), rows["km_fail"].to_numpy(), rtol=1e-13
+        )
+        np.testing.assert_allclose(
+            ours["observed_se"].to_numpy(), rows["km_se"].to_numpy(), rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            ours["predicted"].to_numpy(), rows["expected"].to_numpy(), rtol=1e-13
+        )
 
 
 BRIER = Path(__file__).parent / "fixtures" / "calibration_brier"
@@ -115,15 +136,31 @@ def brier_reference():
 def _brier_rows(brier_variance):
     lung = pd.read_csv(BRIER / "lung.csv")
     data = pd.read_csv(HERE / "input.csv")
-    frames = [survfair.calibration("time", "event", "group", "pred365", 365, data=lung,
-                                   brier_variance=brier_variance).to_frame().assign(data="lung"),
-              survfair.calibration("time", "event", "group", ["pred3", "pred5"], [3, 5], data=data,
-                                   brier_variance=brier_variance).to_frame().assign(data="calibration")]
+    frames = [
+        survfair.calibration(
+            "time", "event", "group", "pred365", 365, data=lung, brier_variance=brier_variance
+        )
+        .to_frame()
+        .assign(data="lung"),
+        survfair.calibration(
+            "time",
+            "event",
+            "group",
+            ["pred3", "pred5"],
+            [3, 5],
+            data=data,
+            brier_variance=brier_variance,
+        )
+        .to_frame()
+        .assign(data="calibration"),
+    ]
     frame = pd.concat(frames)
     return frame[frame["statistic"] == "brier"].set_index(["data", "group", "time"])
 
 
-@pytest.mark.parametrize("brier_variance, column", [("influence", "se"), ("conservative", "se_conservative")])
+@pytest.mark.parametrize(
+    "brier_variance, column", [("influence", "se"), ("conservative", "se_conservative")]
+)
 def test_brier_standard_errors_equal_riskregression_score(brier_reference, brier_variance, column):
     """brier_variance="influence" (default) is Score's default (conservative=FALSE: the influence
     function counts the Kaplan-Meier estimation of the censoring weights), "conservative" is
@@ -140,7 +177,9 @@ def test_brier_standard_errors_equal_riskregression_score(brier_reference, brier
 
 
 def test_conservative_brier_se_is_larger_lung_women_by_45_percent(brier_reference):
-    women = brier_reference[(brier_reference["data"] == "lung") & (brier_reference["group"] == "women")].iloc[0]
+    women = brier_reference[
+        (brier_reference["data"] == "lung") & (brier_reference["group"] == "women")
+    ].iloc[0]
     assert women["se_conservative"] / women["se"] == pytest.approx(1.455, abs=1e-3)
     default, conservative = _brier_rows("influence"), _brier_rows("conservative")
     ratio = conservative["se"] / default["se"]
@@ -158,11 +197,35 @@ def competing_results():
     simulated = pd.read_csv(CR / "input.csv")
     out = {}
     for brier_variance in ("influence", "conservative"):
-        frames = [survfair.calibration("time", "event", "group", "pred1825", 1825, data=melanoma, cause=1,
-                                       brier_variance=brier_variance).to_frame().assign(data="melanoma"),
-                  survfair.calibration("time", "event", "group", ["pred2", "pred4"], [2, 4], data=simulated, cause=1,
-                                       brier_variance=brier_variance).to_frame().assign(data="simulated")]
-        out[brier_variance] = pd.concat(frames).set_index(["data", "group", "time", "statistic"]).sort_index()
+        frames = [
+            survfair.calibration(
+                "time",
+                "event",
+                "group",
+                "pred1825",
+                1825,
+                data=melanoma,
+                cause=1,
+                brier_variance=brier_variance,
+            )
+            .to_frame()
+            .assign(data="melanoma"),
+            survfair.calibration(
+                "time",
+                "event",
+                "group",
+                ["pred2", "pred4"],
+                [2, 4],
+                data=simulated,
+                cause=1,
+                brier_variance=brier_variance,
+            )
+            .to_frame()
+            .assign(data="simulated"),
+        ]
+        out[brier_variance] = (
+            pd.concat(frames).set_index(["data", "group", "time", "statistic"]).sort_index()
+        )
     return out
 
 
@@ -174,15 +237,28 @@ def test_competing_risks_equal_survfit_prodlim_and_score(competing_results):
     reference = pd.read_csv(CR / "reference.csv", skipinitialspace=True)
     for _, ref in reference.iterrows():
         for brier_variance, se_column in (("influence", "se"), ("conservative", "se_conservative")):
-            ours = competing_results[brier_variance].loc[(ref["data"], ref["group"], float(ref["horizon"]))]
-            assert ours.loc["observed_risk", "n"] == ref["n"] and ours.loc["observed_risk", "events"] == ref["events"]
+            ours = competing_results[brier_variance].loc[
+                (ref["data"], ref["group"], float(ref["horizon"]))
+            ]
+            assert (
+                ours.loc["observed_risk", "n"] == ref["n"]
+                and ours.loc["observed_risk", "events"] == ref["events"]
+            )
             assert ours.loc["observed_risk", "estimate"] == pytest.approx(ref["aj"], rel=1e-12)
-            assert ours.loc["observed_risk", "estimate"] == pytest.approx(ref["prodlim_cif"], rel=1e-12)
+            assert ours.loc["observed_risk", "estimate"] == pytest.approx(
+                ref["prodlim_cif"], rel=1e-12
+            )
             assert ours.loc["observed_risk", "se"] == pytest.approx(ref["aj_se"], rel=1e-12)
             assert ours.loc["observed_risk", "se"] == pytest.approx(ref["prodlim_se"], rel=1e-12)
-            assert ours.loc["expected_risk", "estimate"] == pytest.approx(ref["expected"], rel=1e-13)
-            assert ours.loc["oe_ratio", "estimate"] == pytest.approx(ref["aj"] / ref["expected"], rel=1e-12)
-            assert ours.loc["oe_ratio", "se"] == pytest.approx(ref["aj_se"] / ref["expected"], rel=1e-12)
+            assert ours.loc["expected_risk", "estimate"] == pytest.approx(
+                ref["expected"], rel=1e-13
+            )
+            assert ours.loc["oe_ratio", "estimate"] == pytest.approx(
+                ref["aj"] / ref["expected"], rel=1e-12
+            )
+            assert ours.loc["oe_ratio", "se"] == pytest.approx(
+                ref["aj_se"] / ref["expected"], rel=1e-12
+            )
             assert ours.loc["brier", "estimate"] == pytest.approx(ref["brier"], rel=1e-12)
             assert ours.loc["brier", "se"] == pytest.approx(ref[se_column], rel=1e-12)
             for statistic in ("slope", "intercept", "ici", "e50", "e90"):

@@ -3,6 +3,7 @@ scikit-survival's ``CensoringDistributionEstimator``, the curves a result expose
 
 import numpy as np
 import pytest
+from conftest import make_data
 from sksurv.util import Surv
 
 import survfair
@@ -14,7 +15,6 @@ from survfair._core.censoring import (
     kaplan_meier_from_counts,
     raise_positivity,
 )
-from conftest import make_data
 
 # Six rows with an event-censoring tie at t = 2 and at t = 3. Events leave the risk set before the
 # censorings at a tied time (scikit-survival's reverse=True), so K(t) = prod_{s <= t} (1 - c_s / (n_s - d_s)):
@@ -33,18 +33,28 @@ def test_tie_convention_on_a_hand_example():
     np.testing.assert_array_equal(unique_time, HAND_UNIQUE)
     np.testing.assert_allclose(survival, HAND_K, rtol=1e-15, atol=0)
     # the same from per-time counts (rows 1, 2, 2, 1; events 0, 1, 1, 0), bit for bit
-    np.testing.assert_array_equal(kaplan_meier_from_counts(np.array([1, 2, 2, 1]), np.array([0, 1, 1, 0])), survival)
+    np.testing.assert_array_equal(
+        kaplan_meier_from_counts(np.array([1, 2, 2, 1]), np.array([0, 1, 1, 0])), survival
+    )
     # right-continuous step function: 1 before the first time, K(t) at t, still 0 after a curve ending at 0
     curves = CensoringCurves("pooled", ("all",), (unique_time,), (survival,))
-    np.testing.assert_allclose(curves.evaluate(0, np.array([0.0, 1.0, 1.999, 2.0, 4.9, 5.0, 7.0])),
-                               [1.0, 5 / 6, 5 / 6, 5 / 8, 5 / 16, 0.0, 0.0], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(
+        curves.evaluate(0, np.array([0.0, 1.0, 1.999, 2.0, 4.9, 5.0, 7.0])),
+        [1.0, 5 / 6, 5 / 6, 5 / 8, 5 / 16, 0.0, 0.0],
+        rtol=1e-15,
+        atol=0,
+    )
     with np.errstate(divide="ignore"):
-        np.testing.assert_array_equal(inverse_censoring(curves)(0, np.array([2.0, 5.0])), [8 / 5, np.inf])
+        np.testing.assert_array_equal(
+            inverse_censoring(curves)(0, np.array([2.0, 5.0])), [8 / 5, np.inf]
+        )
     assert inverse_censoring(None) is None
 
 
 def test_curve_is_undefined_beyond_its_last_time_unless_it_reached_zero():
-    unique_time, survival = censoring_kaplan_meier(HAND_TIME[:3], HAND_EVENT[:3])  # 1 censored, 2 and 3 events
+    unique_time, survival = censoring_kaplan_meier(
+        HAND_TIME[:3], HAND_EVENT[:3]
+    )  # 1 censored, 2 and 3 events
     np.testing.assert_allclose(survival, [2 / 3, 2 / 3, 2 / 3], rtol=1e-15, atol=0)
     curves = CensoringCurves("pooled", ("all",), (unique_time,), (survival,))
     assert curves.last_time(0) == 3.0
@@ -76,7 +86,9 @@ def test_censoring_km_equals_sksurv(seed):
     curves = CensoringCurves("pooled", (0,), (unique_time,), (survival,))
     query = np.r_[0.0, 0.5, time, unique_time + 0.5][:-1]
     query = query[query <= unique_time[-1]]
-    np.testing.assert_allclose(curves.evaluate(0, query), estimator.predict_proba(query), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(
+        curves.evaluate(0, query), estimator.predict_proba(query), rtol=1e-15, atol=0
+    )
 
 
 def test_all_censored_group_has_a_censoring_curve():
@@ -91,33 +103,53 @@ def test_all_censored_group_has_a_censoring_curve():
 
 def test_reference_without_a_group_is_refused():
     time, event, codes, risk = make_data(200, 2, 3)
-    with pytest.raises(ValueError, match=r"labels \[1\] do not occur in group \(labels present: \[0\]\)"):
-        survfair.xci(time, event, codes, risk, tau=20.0,
-                     censoring_reference=(time[codes == 0], event[codes == 0], codes[codes == 0]))
+    with pytest.raises(
+        ValueError, match=r"labels \[1\] do not occur in group \(labels present: \[0\]\)"
+    ):
+        survfair.xci(
+            time,
+            event,
+            codes,
+            risk,
+            tau=20.0,
+            censoring_reference=(time[codes == 0], event[codes == 0], codes[codes == 0]),
+        )
 
 
 # -- positivity ---------------------------------------------------------------------------------
 def _two_curves():
-    low = CensoringCurves("group", ("a", "b"), (HAND_UNIQUE, np.array([1.0, 4.0])),
-                          (np.array([0.9, 0.5, 0.2, 0.05]), np.array([0.8, 0.6])))
+    low = CensoringCurves(
+        "group",
+        ("a", "b"),
+        (HAND_UNIQUE, np.array([1.0, 4.0])),
+        (np.array([0.9, 0.5, 0.2, 0.05]), np.array([0.8, 0.6])),
+    )
     return low
 
 
 def test_positivity_minimum_and_warning_below_one_tenth():
     curves = _two_curves()
     assert check_positivity(curves, 2.5) == {"a": 0.5, "b": 0.8}  # no warning: both above 0.1
-    with pytest.warns(survfair.PositivityWarning, match=r"group 'a' falls to 0.05 by time 5.*up to 400"):
+    with pytest.warns(
+        survfair.PositivityWarning, match=r"group 'a' falls to 0.05 by time 5.*up to 400"
+    ):
         minima = check_positivity(curves, 6.0)
     assert minima == {"a": 0.05, "b": 0.6}  # each curve is read up to its own last time (5 and 4)
     # K = 0 is not warned about here: it is an error where a weight needs it (raise_positivity)
-    assert check_positivity(CensoringCurves("pooled", ("a",), (HAND_UNIQUE,), (HAND_K,)), 5.0) == {"a": 0.0}
+    assert check_positivity(CensoringCurves("pooled", ("a",), (HAND_UNIQUE,), (HAND_K,)), 5.0) == {
+        "a": 0.0
+    }
 
 
 def test_positivity_errors_name_group_and_time():
     curves = _two_curves()
-    with pytest.raises(survfair.PositivityError, match=r"group 'a' is 0 at time 5, .*smaller tau \(below 5\)"):
+    with pytest.raises(
+        survfair.PositivityError, match=r"group 'a' is 0 at time 5, .*smaller tau \(below 5\)"
+    ):
         raise_positivity(curves, 0, 5.0, 0.0)
-    with pytest.raises(survfair.PositivityError, match=r"group 'b' is undefined at time 4.5, beyond the last time"):
+    with pytest.raises(
+        survfair.PositivityError, match=r"group 'b' is undefined at time 4.5, beyond the last time"
+    ):
         raise_positivity(curves, 1, 4.5, np.nan)
 
 
@@ -133,11 +165,16 @@ def test_fitted_curves_keep_the_steps_of_the_full_kaplan_meier(seed):
         unique_time, survival = censoring_kaplan_meier(time[rows], event[rows])
         steps, values = res.censoring_curves.times[g], res.censoring_curves.survival[g]
         assert steps[-1] == unique_time[-1] and steps.shape[0] < unique_time.shape[0]
-        assert np.all(np.diff(np.r_[1.0, values[:-1]]) != 0)  # every listed time but the last is a step
+        assert np.all(
+            np.diff(np.r_[1.0, values[:-1]]) != 0
+        )  # every listed time but the last is a step
         query = np.r_[0.0, unique_time, unique_time + 0.25][:-1]
-        np.testing.assert_array_equal(res.censoring_curves.evaluate(g, np.sort(query)),
-                                      CensoringCurves("group", (label,), (unique_time,), (survival,)).evaluate(
-                                          0, np.sort(query)))
+        np.testing.assert_array_equal(
+            res.censoring_curves.evaluate(g, np.sort(query)),
+            CensoringCurves("group", (label,), (unique_time,), (survival,)).evaluate(
+                0, np.sort(query)
+            ),
+        )
 
 
 @pytest.mark.parametrize("reached_zero", [False, True])
@@ -170,16 +207,21 @@ def test_a_weighted_kaplan_meier_that_empties_reaches_0_exactly():
     nb, na = 50, 60
     time = np.concatenate([rng.uniform(0, 4, na), rng.uniform(0, 1, nb), [2.0, 3.0]])
     event = np.concatenate([rng.random(na) < 0.6, rng.random(nb) < 0.5, [False, True]])
-    weights = np.concatenate([rng.uniform(0.5, 2, na), rng.uniform(100, 1000, nb) * np.pi, [0.001, 1.0]])
+    weights = np.concatenate(
+        [rng.uniform(0.5, 2, na), rng.uniform(100, 1000, nb) * np.pi, [0.001, 1.0]]
+    )
     entry = np.concatenate([np.zeros(na + nb), [0.0, 2.5]])
     group = np.array(["a"] * na + ["b"] * (nb + 2))
     risk = rng.normal(size=time.size)
-    sample, _ = survfair._core.validation.check_survival_inputs(time, event, group, risk, data=None, weights=weights,
-                                                           entry=entry)
+    sample, _ = survfair._core.validation.check_survival_inputs(
+        time, event, group, risk, data=None, weights=weights, entry=entry
+    )
     curves = survfair._core.censoring.fit_censoring(sample, "group")
     assert curves.evaluate(1, np.array([2.0, 3.0])).tolist() == [0.0, 0.0]
     with warnings.catch_warnings():
-        warnings.simplefilter("error", survfair.PositivityWarning)  # the error, not a warning of 1e18 weights
+        warnings.simplefilter(
+            "error", survfair.PositivityWarning
+        )  # the error, not a warning of 1e18 weights
         with pytest.raises(survfair.PositivityError, match=r"group 'b' is 0 at time 3"):
             survfair.xci(time, event, group, risk, weights=weights, entry=entry)
     # group a, whose risk set never empties, keeps a proper curve

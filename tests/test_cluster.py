@@ -5,10 +5,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _brute import naive_c_se_with_and_without_delong_factor
 
 import survfair
 from survfair._core.bootstrap import _cluster_strata, _multiplicity
-from _brute import naive_c_se_with_and_without_delong_factor
 
 HERE = Path(__file__).parent / "fixtures" / "cluster"
 
@@ -44,9 +44,13 @@ def test_point_estimate_and_counts_equal_r_and_clustered_se_matches(retinopathy)
         assert 1.0 < se / ref["se"] < 1.007 and 1.0 < se_cluster / ref["se_cluster"] < 1.007
         assert se_cluster / se == pytest.approx(ref["se_cluster"] / ref["se"], rel=5e-4)
         assert clustered.n_clusters == rows["id"].nunique()
-        for cluster, got, expected in ((None, se, ref["se"]), (rows["id"], se_cluster, ref["se_cluster"])):
+        for cluster, got, expected in (
+            (None, se, ref["se"]),
+            (rows["id"], se_cluster, ref["se_cluster"]),
+        ):
             with_factor, without = naive_c_se_with_and_without_delong_factor(
-                rows["futime"], rows["status"], rows["risk"], cluster=cluster)
+                rows["futime"], rows["status"], rows["risk"], cluster=cluster
+            )
             assert got == pytest.approx(with_factor, rel=1e-12)
             assert without == pytest.approx(expected, rel=1e-10)
 
@@ -70,7 +74,9 @@ def test_one_cluster_per_row_is_the_unclustered_variance():
     d0, d1 = survfair.delta_between(plain, "a", "b"), survfair.delta_between(alone, "a", "b")
     assert d1.se == pytest.approx(d0.se, rel=1e-12)
     h0 = survfair.xauc_t(time, event, group, risk, [0.5, 1.0]).to_frame()
-    h1 = survfair.xauc_t(time, event, group, risk, [0.5, 1.0], cluster=np.arange(time.size)).to_frame()
+    h1 = survfair.xauc_t(
+        time, event, group, risk, [0.5, 1.0], cluster=np.arange(time.size)
+    ).to_frame()
     np.testing.assert_allclose(h1["se"], h0["se"], rtol=1e-12)
 
 
@@ -100,8 +106,11 @@ def test_clustered_variance_is_the_sum_of_each_clusters_influence():
     clustered = survfair.xci(time, event, group, risk, tau=3, cluster=cluster)
     np.testing.assert_allclose(clustered.se.to_numpy(), expected, rtol=1e-12)
     labels = np.array([f"site {c}" for c in cluster])  # any hashable labels
-    np.testing.assert_allclose(survfair.xci(time, event, group, risk, tau=3, cluster=labels).se.to_numpy(),
-                               expected, rtol=1e-12)
+    np.testing.assert_allclose(
+        survfair.xci(time, event, group, risk, tau=3, cluster=labels).se.to_numpy(),
+        expected,
+        rtol=1e-12,
+    )
 
 
 def test_cluster_bootstrap_resamples_whole_clusters():
@@ -113,12 +122,30 @@ def test_cluster_bootstrap_resamples_whole_clusters():
         multiplicity = _multiplicity(strata, 8, np.random.SeedSequence(seed), cluster)
         for c in range(4):
             assert len(set(multiplicity[cluster == c])) == 1  # a cluster is drawn whole
-        assert multiplicity[cluster == 0][0] + multiplicity[cluster == 2][0] == 2  # group 0 keeps 2 clusters
-    spanning = np.array([0, 1, 1, 0, 1, 0, 1, 1])  # cluster 0 holds both groups: all clusters together
+        assert (
+            multiplicity[cluster == 0][0] + multiplicity[cluster == 2][0] == 2
+        )  # group 0 keeps 2 clusters
+    spanning = np.array(
+        [0, 1, 1, 0, 1, 0, 1, 1]
+    )  # cluster 0 holds both groups: all clusters together
     assert len(_cluster_strata(cluster, spanning, "group")) == 1
     time, event, group, risk, cl = _cohort()
-    runs = [survfair.xci(time, event, group, risk, tau=3, cluster=cl, ci="bootstrap", n_resamples=60, random_state=3,
-                         n_jobs=n_jobs, progress=False) for n_jobs in (1, 2)]
+    runs = [
+        survfair.xci(
+            time,
+            event,
+            group,
+            risk,
+            tau=3,
+            cluster=cl,
+            ci="bootstrap",
+            n_resamples=60,
+            random_state=3,
+            n_jobs=n_jobs,
+            progress=False,
+        )
+        for n_jobs in (1, 2)
+    ]
     np.testing.assert_array_equal(runs[0].bootstrap.cells, runs[1].bootstrap.cells)
     low, high = runs[0].confidence_interval()
     assert (low.to_numpy() < runs[0].values).all() and (runs[0].values < high.to_numpy()).all()
@@ -147,12 +174,16 @@ def test_cluster_validation_and_groups_subset():
         survfair.xci(time, event, group, risk, cluster=cluster[:-1])
     frame = pd.DataFrame({"t": time, "e": event, "g": group, "r": risk, "c": cluster})
     with pytest.raises(ValueError, match="not identical"):
-        survfair.xci("t", "e", "g", "r", data=frame, cluster=frame["c"].sample(frac=1.0, random_state=0))
+        survfair.xci(
+            "t", "e", "g", "r", data=frame, cluster=frame["c"].sample(frac=1.0, random_state=0)
+        )
     by_name = survfair.xci("t", "e", "g", "r", data=frame, cluster="c", tau=3)
     with pytest.warns(survfair.ExcludedRowsWarning):
         subset = survfair.xci("t", "e", "g", "r", data=frame, cluster="c", tau=3, groups=["a"])
     rows = frame["g"] == "a"
-    alone = survfair.xci(time[rows], event[rows], group[rows], risk[rows], tau=3, cluster=cluster[rows])
+    alone = survfair.xci(
+        time[rows], event[rows], group[rows], risk[rows], tau=3, cluster=cluster[rows]
+    )
     assert subset.se.iloc[0, 0] == pytest.approx(alone.se.iloc[0, 0], rel=1e-12)
     assert subset.n_clusters == len(set(cluster[rows]))
     assert by_name.to_dict()["n_clusters"] == 50
@@ -167,9 +198,16 @@ def test_paired_comparison_of_clustered_results():
     # the paired difference's influence, summed by cluster, by hand
     plain_1 = survfair.xci(time, event, group, risk, tau=3)
     plain_2 = survfair.xci(time, event, group, other, tau=3)
-    rows = pd.DataFrame(plain_1.influence.overall - plain_2.influence.overall).groupby(cluster).sum().to_numpy()
+    rows = (
+        pd.DataFrame(plain_1.influence.overall - plain_2.influence.overall)
+        .groupby(cluster)
+        .sum()
+        .to_numpy()
+    )
     assert comparison.overall.se == pytest.approx(float(np.sqrt((rows**2).sum())), rel=1e-10)
-    boot = survfair.compare_xci(first, second, ci="bootstrap", n_resamples=50, random_state=2, progress=False)
+    boot = survfair.compare_xci(
+        first, second, ci="bootstrap", n_resamples=50, random_state=2, progress=False
+    )
     assert np.isfinite(boot.overall.confidence_interval).all()
     with pytest.raises(ValueError, match="different clusters"):
         survfair.compare_xci(first, plain_2)

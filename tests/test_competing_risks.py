@@ -6,12 +6,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from _brute import brute_xci, kaplan_meier_term_by_finite_differences, weighted_censoring_survival
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import survfair
 from survfair._core import influence as _influence
 from survfair._core.kernel import count_pairs_and_contributions
-from _brute import brute_xci, kaplan_meier_term_by_finite_differences, weighted_censoring_survival
 
 HERE = Path(__file__).parent / "fixtures" / "competing"
 
@@ -37,6 +38,7 @@ def _data(n, seed, n_groups=2, ties=True, n_causes=2):
 
 # -- reference values ------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def reference():
     return pd.read_csv(HERE / "cindex.csv")
@@ -50,7 +52,9 @@ def _mgus2():
     pcm = d["pstat"] == 1
     d["time"] = np.where(pcm, d["ptime"], d["futime"]).astype(float)
     d["status"] = np.where(pcm, 1, 2 * d["death"])
-    d["time"] += np.where(d["status"] == 0, 0.25, 0.0)  # no censoring ties an event time (see the R script)
+    d["time"] += np.where(
+        d["status"] == 0, 0.25, 0.0
+    )  # no censoring ties an event time (see the R script)
     d["neg_hgb"] = -d["hgb"]
     return d
 
@@ -63,9 +67,20 @@ def test_cause_specific_c_equals_r_pec_cindex(reference):
     for row in reference.itertuples():
         rows = d[d[row.risk].notna()]
         assert len(rows) == row.n
-        res = survfair.xci(rows["time"], rows["status"], np.zeros(len(rows)), rows[row.risk], cause=int(row.cause),
-                           tau=row.tau, censoring="pooled", tied_tol=0, ci=None)
-        assert res.overall == pytest.approx(float(row.cindex), rel=1e-10), row  # summation order only
+        res = survfair.xci(
+            rows["time"],
+            rows["status"],
+            np.zeros(len(rows)),
+            rows[row.risk],
+            cause=int(row.cause),
+            tau=row.tau,
+            censoring="pooled",
+            tied_tol=0,
+            ci=None,
+        )
+        assert res.overall == pytest.approx(float(row.cindex), rel=1e-10), (
+            row
+        )  # summation order only
 
 
 def test_treating_competing_deaths_as_censored_changes_the_answer(reference):
@@ -77,23 +92,54 @@ def test_treating_competing_deaths_as_censored_changes_the_answer(reference):
 
 # -- brute-force twins -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("method,censoring,strict,quantile", [
-    ("naive", "group", False, None), ("naive", "group", True, None), ("ipcw", "group", False, 0.7),
-    ("ipcw", "pooled", False, 0.8), ("ipcw", "group", True, 0.6),
-])
+
+@pytest.mark.parametrize(
+    "method,censoring,strict,quantile",
+    [
+        ("naive", "group", False, None),
+        ("naive", "group", True, None),
+        ("ipcw", "group", False, 0.7),
+        ("ipcw", "pooled", False, 0.8),
+        ("ipcw", "group", True, 0.6),
+    ],
+)
 @pytest.mark.parametrize("options", ["none", "entry", "weights", "both"])
 def test_kernel_equals_its_brute_force_twin(method, censoring, strict, quantile, options):
     seed = zlib.crc32(f"{method} {censoring} {strict} {options}".encode())
     time, status, codes, risk, entry, weights = _data(120, seed=seed, n_groups=3, n_causes=3)
     tau = None if quantile is None else float(np.quantile(time, quantile))
-    given = dict(entry=entry if options in ("entry", "both") else None,
-                 weights=weights if options in ("weights", "both") else None)
+    given = dict(
+        entry=entry if options in ("entry", "both") else None,
+        weights=weights if options in ("weights", "both") else None,
+    )
     group = np.array(["a", "b", "c"])[codes]
     for cause in (1, 2):
-        res = survfair.xci(time, status, group, risk, cause=cause, method=method, censoring=censoring, strict=strict,
-                           tau=tau, ci=None, **given)
-        expected = brute_xci(time, status == cause, codes, risk, 3, method=method, censoring=censoring,
-                             strict=strict, tau=tau, competing=(status != 0) & (status != cause), **given)
+        res = survfair.xci(
+            time,
+            status,
+            group,
+            risk,
+            cause=cause,
+            method=method,
+            censoring=censoring,
+            strict=strict,
+            tau=tau,
+            ci=None,
+            **given,
+        )
+        expected = brute_xci(
+            time,
+            status == cause,
+            codes,
+            risk,
+            3,
+            method=method,
+            censoring=censoring,
+            strict=strict,
+            tau=tau,
+            competing=(status != 0) & (status != cause),
+            **given,
+        )
         counts = res.pair_counts
         for name in ("comparable", "concordant", "tied_risk", "tied_time"):
             np.testing.assert_array_equal(getattr(counts, name), expected[name], err_msg=name)
@@ -106,8 +152,9 @@ def test_every_rows_contributions_equal_the_pair_loop():
     kind alone (what the variance's censoring term needs)."""
     time, status, codes, risk, entry, weights = _data(70, seed=5)
     event, competing = status == 1, status == 2
-    _, _, parts = count_pairs_and_contributions(time, event, codes, risk, 2, case_weight=weights, entry=entry,
-                                                competing=competing)
+    _, _, parts = count_pairs_and_contributions(
+        time, event, codes, risk, 2, case_weight=weights, entry=entry, competing=competing
+    )
     parts = parts.in_input_order()
     n = time.size
     sums = np.zeros((2, 4, n, 2))  # (all pairs, second kind) x (e_num, e_den, l_num, l_den)
@@ -124,11 +171,22 @@ def test_every_rows_contributions_equal_the_pair_loop():
                 sums[kind, 1, i, codes[j]] += w
                 sums[kind, 2, j, codes[i]] += w * h
                 sums[kind, 3, j, codes[i]] += w
-    got = [(parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator, parts.later_denominator),
-           parts.second_kind]
+    got = [
+        (
+            parts.earlier_numerator,
+            parts.earlier_denominator,
+            parts.later_numerator,
+            parts.later_denominator,
+        ),
+        parts.second_kind,
+    ]
     for kind in (0, 1):
-        for name, values, expected in zip(("e_num", "e_den", "l_num", "l_den"), got[kind], sums[kind]):
-            np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-12, err_msg=f"{kind} {name}")
+        for name, values, expected in zip(
+            ("e_num", "e_den", "l_num", "l_den"), got[kind], sums[kind]
+        ):
+            np.testing.assert_allclose(
+                values, expected, rtol=1e-12, atol=1e-12, err_msg=f"{kind} {name}"
+            )
     assert sums[1, 1].sum() > 0
 
 
@@ -164,18 +222,28 @@ def test_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     tau = float(np.quantile(time, 0.85))
     group = np.array(["a", "b"])[codes]
     res = survfair.xci(time, status, group, risk, cause=1, tau=tau, weights=weights)
-    fixed = _influence.influence(res.sample, res.pair_counts, method="ipcw", tau=tau, curves=res.censoring_curves,
-                                 tied_tol=1e-8, strict=False, censoring_estimated=False)
+    fixed = _influence.influence(
+        res.sample,
+        res.pair_counts,
+        method="ipcw",
+        tau=tau,
+        curves=res.censoring_curves,
+        tied_tol=1e-8,
+        strict=False,
+        censoring_estimated=False,
+    )
     km_term = res.influence.cells - fixed.cells
     base = _weighted_ipcw(time, status, codes, risk, weights, weights, tau)
     np.testing.assert_allclose(base, res.values.ravel(), rtol=1e-12)
     expected = kaplan_meier_term_by_finite_differences(
-        lambda v, v_km: _weighted_ipcw(time, status, codes, risk, v, v_km, tau), weights)
+        lambda v, v_km: _weighted_ipcw(time, status, codes, risk, v, v_km, tau), weights
+    )
     np.testing.assert_allclose(km_term, expected, rtol=1e-4, atol=1e-6)
     assert np.abs(km_term).max() > 1e-3
 
 
 # -- properties ------------------------------------------------------------------------------------
+
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(["naive", "ipcw"]))
@@ -217,8 +285,22 @@ def test_analytic_and_bootstrap_intervals_agree():
     time, status, codes, risk, _, _ = _data(600, seed=2, ties=False)
     group = np.array(["a", "b"])[codes]
     analytic = survfair.xci(time, status, group, risk, cause=1, tau=1.5)
-    boot = [survfair.xci(time, status, group, risk, cause=1, tau=1.5, ci="bootstrap", n_resamples=300,
-                         random_state=4, n_jobs=n_jobs, progress=False) for n_jobs in (1, 2)]
+    boot = [
+        survfair.xci(
+            time,
+            status,
+            group,
+            risk,
+            cause=1,
+            tau=1.5,
+            ci="bootstrap",
+            n_resamples=300,
+            random_state=4,
+            n_jobs=n_jobs,
+            progress=False,
+        )
+        for n_jobs in (1, 2)
+    ]
     np.testing.assert_array_equal(boot[0].bootstrap.cells, boot[1].bootstrap.cells)
     ratio = boot[0].se.to_numpy() / analytic.se.to_numpy()
     assert np.all(np.abs(ratio - 1) < 0.2), ratio  # 300 replicates: the SE of an SE is about 4%
@@ -234,6 +316,7 @@ def test_result_records_the_cause():
 
 # -- validation ------------------------------------------------------------------------------------
 
+
 def test_cause_codes_are_validated_naming_rows():
     time = [1.0, 2.0, 3.0, 4.0]
     group = ["a", "b", "a", "b"]
@@ -242,7 +325,9 @@ def test_cause_codes_are_validated_naming_rows():
         survfair.xci(time, [0, 1, 2, 1], group, risk)  # codes without cause= stay an error
     with pytest.raises(ValueError, match=r"integers >= 0; other values at rows \[2\]"):
         survfair.xci(time, [0, 1, 1.5, 1], group, risk, cause=1)
-    with pytest.raises(ValueError, match=r"event has no row of cause=3 \(causes present: \[1, 2\]\)"):
+    with pytest.raises(
+        ValueError, match=r"event has no row of cause=3 \(causes present: \[1, 2\]\)"
+    ):
         survfair.xci(time, [0, 1, 2, 1], group, risk, cause=3)
     with pytest.raises(ValueError, match="cause must be >= 1"):
         survfair.xci(time, [0, 1, 2, 1], group, risk, cause=0)
@@ -253,6 +338,7 @@ def test_cause_codes_are_validated_naming_rows():
 
 
 # -- xauc_t ----------------------------------------------------------------------------------------
+
 
 def _brute_xauc_t(time, status, codes, risk, t, v, v_km, controls="all", entry=None):
     """O(n^2) cause-1 cross-group AUC(t): cases weigh v_i / K_a(time_i), event-free controls
@@ -287,14 +373,27 @@ def _brute_xauc_t(time, status, codes, risk, t, v, v_km, controls="all", entry=N
 @pytest.mark.parametrize("controls", ["all", "event_free"])
 @pytest.mark.parametrize("options", ["none", "entry", "weights"])
 def test_xauc_t_equals_its_brute_force_twin(controls, options):
-    time, status, codes, risk, entry, weights = _data(80, seed=zlib.crc32(f"{controls} {options}".encode()),
-                                                      n_causes=3)
+    time, status, codes, risk, entry, weights = _data(
+        80, seed=zlib.crc32(f"{controls} {options}".encode()), n_causes=3
+    )
     weights = np.where(weights == 0, 0.5, weights)
-    given = dict(entry=entry if options == "entry" else None, weights=weights if options == "weights" else None)
+    given = dict(
+        entry=entry if options == "entry" else None,
+        weights=weights if options == "weights" else None,
+    )
     v = weights if options == "weights" else np.ones(time.size)
     horizons = np.quantile(time, [0.3, 0.6])
-    res = survfair.xauc_t(time, status, np.array(["a", "b"])[codes], risk, horizons, cause=1, controls=controls,
-                          ci=None, **given)
+    res = survfair.xauc_t(
+        time,
+        status,
+        np.array(["a", "b"])[codes],
+        risk,
+        horizons,
+        cause=1,
+        controls=controls,
+        ci=None,
+        **given,
+    )
     for t in horizons:
         expected = _brute_xauc_t(time, status, codes, risk, t, v, v, controls, given["entry"])
         np.testing.assert_allclose(res.matrix(t).to_numpy().ravel(), expected, rtol=1e-12)
@@ -316,25 +415,44 @@ def test_xauc_t_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
 
     sample, _ = check_survival_inputs(time, status, group, risk, weights=weights, cause=1)
     curves = _xauc_t.fit_censoring(sample, "group")
-    inverse = _xauc_t._inverse_at_own_time(curves, sample, np.flatnonzero((status != 0) & (time <= t)))
+    inverse = _xauc_t._inverse_at_own_time(
+        curves, sample, np.flatnonzero((status != 0) & (time <= t))
+    )
     case = (status == 1) & (time <= t)
     control = (time > t) | ((status == 2) & (time <= t))
     rows = case | control
     factor = _xauc_t._control_factors(curves, sample, case, control, inverse, t)
     _, _, parts = count_pairs_and_contributions(
-        np.where(case[rows], 0.0, 1.0), case[rows], codes[rows], risk[rows], 2,
-        row_weight=np.where(case[rows], inverse[rows], 1.0), case_weight=(weights * factor)[rows])
+        np.where(case[rows], 0.0, 1.0),
+        case[rows],
+        codes[rows],
+        risk[rows],
+        2,
+        row_weight=np.where(case[rows], inverse[rows], 1.0),
+        case_weight=(weights * factor)[rows],
+    )
     by_time = np.argsort(time)
     position = np.empty_like(by_time)
     position[by_time] = np.arange(time.size)
     counts = survfair._core.kernel.count_pairs(
-        np.where(case[rows], 0.0, 1.0), case[rows], codes[rows], risk[rows], 2,
-        row_weight=np.where(case[rows], inverse[rows], 1.0), case_weight=(weights * factor)[rows])[0]
-    estimated = _xauc_t._influence_cells(sample, rows, parts, counts, position, np.arange(2), controls_at=t)
-    fixed = _xauc_t._influence_cells(sample, rows, parts, counts, position, np.arange(2), weights_estimated=False)
+        np.where(case[rows], 0.0, 1.0),
+        case[rows],
+        codes[rows],
+        risk[rows],
+        2,
+        row_weight=np.where(case[rows], inverse[rows], 1.0),
+        case_weight=(weights * factor)[rows],
+    )[0]
+    estimated = _xauc_t._influence_cells(
+        sample, rows, parts, counts, position, np.arange(2), controls_at=t
+    )
+    fixed = _xauc_t._influence_cells(
+        sample, rows, parts, counts, position, np.arange(2), weights_estimated=False
+    )
     km_term = (estimated - fixed)[position]  # rows back in input order
     expected = kaplan_meier_term_by_finite_differences(
-        lambda v, v_km: _brute_xauc_t(time, status, codes, risk, t, v, v_km), weights)
+        lambda v, v_km: _brute_xauc_t(time, status, codes, risk, t, v, v_km), weights
+    )
     np.testing.assert_allclose(km_term, expected, rtol=1e-4, atol=1e-6)
     assert np.abs(km_term).max() > 1e-3
 
@@ -361,7 +479,15 @@ def test_xauc_t_equals_r_riskregression_score():
     d = _mgus2()
     reference = pd.read_csv(HERE / "auc.csv")
     for risk, rows in reference.groupby("risk"):
-        res = survfair.xauc_t(d["time"], d["status"], np.zeros(len(d)), d[risk], rows["time"], cause=1,
-                              censoring="pooled", tied_tol=0).to_frame()
+        res = survfair.xauc_t(
+            d["time"],
+            d["status"],
+            np.zeros(len(d)),
+            d[risk],
+            rows["time"],
+            cause=1,
+            censoring="pooled",
+            tied_tol=0,
+        ).to_frame()
         np.testing.assert_allclose(res["xauc"], rows["auc"], rtol=1e-10)
         np.testing.assert_allclose(res["se"], rows["se"], rtol=0.02)

@@ -38,7 +38,9 @@ def _same(old, new):
 
 def _old_and_new(call_old, call_new, old_name):
     """The old name warns once (then not again), gives what the new name gives."""
-    with pytest.warns(SurvfairDeprecationWarning, match=rf"\({old_name}=\.\.\.\) is deprecated") as caught:
+    with pytest.warns(
+        SurvfairDeprecationWarning, match=rf"\({old_name}=\.\.\.\) is deprecated"
+    ) as caught:
         old = call_old()
     assert caught[0].filename == __file__  # the warning points at the caller
     with warnings.catch_warnings(record=True) as again:
@@ -56,8 +58,10 @@ def test_horizon_for_one_time_point():
     result = survfair.xci(time, event, group, x, tau=6)
     for old, new in [
         (lambda: calibrated.summary(time=4.0), lambda: calibrated.summary(horizon=4.0)),
-        (lambda: survfair.fairness_profile(result, calibrated, time=4.0),
-         lambda: survfair.fairness_profile(result, calibrated, horizon=4.0)),
+        (
+            lambda: survfair.fairness_profile(result, calibrated, time=4.0),
+            lambda: survfair.fairness_profile(result, calibrated, horizon=4.0),
+        ),
     ]:
         _same(*_old_and_new(old, new, "time"))
     horizons = survfair.xauc_t(time, event, group, x, [2.0, 4.0])
@@ -85,11 +89,19 @@ def test_horizon_in_the_calibration_plots():
 
 
 def test_coefficients_of_a_contrast():
-    result = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
-                          [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    result = survfair.xci(
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 1, 1, 1, 1, 1, 1, 0],
+        list("abababab"),
+        [8, 3, 6, 5, 4, 7, 2, 1],
+        method="naive",
+    )
     coefficients = np.array([[0.0, 1.0], [-1.0, 0.0]])
-    old, new = _old_and_new(lambda: survfair.contrast(result, weights=coefficients),
-                            lambda: survfair.contrast(result, coefficients=coefficients), "weights")
+    old, new = _old_and_new(
+        lambda: survfair.contrast(result, weights=coefficients),
+        lambda: survfair.contrast(result, coefficients=coefficients),
+        "weights",
+    )
     assert old == new
     with pytest.raises(TypeError, match="missing its coefficients"):
         survfair.contrast(result)
@@ -101,9 +113,13 @@ def test_adjusted_group_of_the_logistic_adjustment():
     group = np.where(rng.random(400) < 0.5, "a", "b")
     score = 1 / (1 + np.exp(-(y + 0.5 * (group == "a") + rng.normal(size=400))))
     options = dict(alpha_bounds=(0.5, 3.0), grid=11)
-    old, new = _old_and_new(lambda: survfair.logistic_adjustment(y, group, score, "a", "b", adjust="b", **options),
-                            lambda: survfair.logistic_adjustment(y, group, score, "a", "b", adjusted_group="b",
-                                                                 **options), "adjust")
+    old, new = _old_and_new(
+        lambda: survfair.logistic_adjustment(y, group, score, "a", "b", adjust="b", **options),
+        lambda: survfair.logistic_adjustment(
+            y, group, score, "a", "b", adjusted_group="b", **options
+        ),
+        "adjust",
+    )
     assert old.adjusted_group == new.adjusted_group == "b" and old.alpha == new.alpha
 
 
@@ -112,24 +128,37 @@ def test_reference_group_of_the_mitigations(name):
     time, event, group, x = _cohort(200)
     function = getattr(survfair.mitigate, name)
     options = dict(method="naive", tau=6.0, **({"n_points": 3} if name == "frontier" else {}))
-    old, new = _old_and_new(lambda: function(time, event, group, x, reference="M", **options),
-                            lambda: function(time, event, group, x, reference_group="M", **options), "reference")
+    old, new = _old_and_new(
+        lambda: function(time, event, group, x, reference="M", **options),
+        lambda: function(time, event, group, x, reference_group="M", **options),
+        "reference",
+    )
     assert old.reference == new.reference == "M"
     pd.testing.assert_frame_equal(old.to_frame(), new.to_frame())
 
 
 def test_adjust_names_the_p_value_adjustment():
     p = np.array([0.01, 0.04, 0.03])
-    old, new = _old_and_new(lambda: survfair.adjust_p_values(p, method="bh"),
-                            lambda: survfair.adjust_p_values(p, adjust="bh"), "method")
+    old, new = _old_and_new(
+        lambda: survfair.adjust_p_values(p, method="bh"),
+        lambda: survfair.adjust_p_values(p, adjust="bh"),
+        "method",
+    )
     np.testing.assert_array_equal(old, new)
 
 
 def test_write_report_takes_the_result_first(tmp_path):
-    result = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
-                          [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+    result = survfair.xci(
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 1, 1, 1, 1, 1, 1, 0],
+        list("abababab"),
+        [8, 3, 6, 5, 4, 7, 2, 1],
+        method="naive",
+    )
     new = survfair.write_report(result, tmp_path / "new.md", default_figures=False)
-    with pytest.warns(SurvfairDeprecationWarning, match=r"write_report\(path, result\) is deprecated") as caught:
+    with pytest.warns(
+        SurvfairDeprecationWarning, match=r"write_report\(path, result\) is deprecated"
+    ) as caught:
         old = survfair.write_report(tmp_path / "old.md", result, default_figures=False)
     assert caught[0].filename == __file__
     drop = [line for line in new.read_text().splitlines() if "date" not in line.lower()]
@@ -139,6 +168,14 @@ def test_write_report_takes_the_result_first(tmp_path):
 def test_progress_is_off_by_default_in_the_python_api():
     import inspect
 
-    for function in (survfair.xci, survfair.compare_xci, survfair.calibration, survfair.simulate.study,
-                     survfair.simulate.ipcw_bias_study, survfair.simulate.coverage_study):
-        assert inspect.signature(function).parameters["progress"].default is False, function.__name__
+    for function in (
+        survfair.xci,
+        survfair.compare_xci,
+        survfair.calibration,
+        survfair.simulate.study,
+        survfair.simulate.ipcw_bias_study,
+        survfair.simulate.coverage_study,
+    ):
+        assert inspect.signature(function).parameters["progress"].default is False, (
+            function.__name__
+        )

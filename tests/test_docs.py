@@ -30,14 +30,15 @@ from pathlib import Path
 
 import pytest
 
-
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 README = "README.md"  # the repository's front page is executed like a docs page
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")) + [README]
 
-FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
-                   re.MULTILINE | re.DOTALL)
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 def python_blocks(page: str) -> list[tuple[int, str]]:
@@ -57,7 +58,9 @@ def test_runner_finds_blocks():
     assert counted["getting-started.md"] >= 2
     assert counted["concepts.md"] >= 3
     assert sum(counted.values()) >= 30, counted
-    sample = "text\n```python\nx = 1\n```\n\n```console\n$ ls\n```\n    ```python\n    y = 2\n    ```\n"
+    sample = (
+        "text\n```python\nx = 1\n```\n\n```console\n$ ls\n```\n    ```python\n    y = 2\n    ```\n"
+    )
     assert [body for _, body in _blocks_of(sample)] == ["x = 1\n", "y = 2\n"]
     executed = '```python exec="on" source="above" result="text" session="p"\nz = 3\n```\n'
     assert [body for _, body in _blocks_of(executed)] == ["z = 3\n"]
@@ -73,7 +76,9 @@ def fence_options(page: str) -> list[tuple[int, dict[str, str]]]:
     for match in FENCE.finditer(text):
         if match.group("lang") == "python":
             opening = match.group(0).split("\n", 1)[0]
-            found.append((text.count("\n", 0, match.start()) + 1, dict(FENCE_OPTIONS.findall(opening))))
+            found.append(
+                (text.count("\n", 0, match.start()) + 1, dict(FENCE_OPTIONS.findall(opening)))
+            )
     return found
 
 
@@ -91,14 +96,20 @@ def test_docs_blocks_run_at_build_time_in_one_session_per_page():
         session = page.removesuffix(".md").replace("/", "-")
         for line, options in fence_options(page):
             if options.get("exec") != "on" or options.get("session") != session:
-                problems.append(f'docs/{page}:{line}: want ```python exec="on" ... session="{session}"``` (has {options})')
+                problems.append(
+                    f'docs/{page}:{line}: want ```python exec="on" ... session="{session}"``` (has {options})'
+                )
             if "result" in options and "html" in options:
                 problems.append(f"docs/{page}:{line}: result= and html= exclude each other")
     assert not problems, "\n".join(problems)
 
 
 def _blocks_of(text: str):
-    return [(0, textwrap.dedent(m.group("body"))) for m in FENCE.finditer(text) if m.group("lang") == "python"]
+    return [
+        (0, textwrap.dedent(m.group("body")))
+        for m in FENCE.finditer(text)
+        if m.group("lang") == "python"
+    ]
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)])
@@ -125,8 +136,22 @@ def test_mkdocs_build_strict(tmp_path):
     """``mkdocs build --strict`` passes (mkdocs, mkdocs-material, mkdocstrings[python] are test extras)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(ROOT / "mkdocs.yml"),
+            "-d",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-4000:]
     assert "WARNING" not in done.stderr, done.stderr[-4000:]
@@ -134,8 +159,12 @@ def test_mkdocs_build_strict(tmp_path):
     assert 'id="survfair.xci"' in html
     # docs/griffe_rst.py renders the numpydoc reST: no raw Sphinx role, tables as tables
     for page in (tmp_path / "site" / "reference").rglob("*.html"):
-        assert ":func:`" not in page.read_text(encoding="utf-8") and ":func:" not in page.read_text(encoding="utf-8"), page
-    risk_scores = html[html.index('id="survfair.risk_scores"'):html.index('id="survfair.fit_checked"')]
+        assert ":func:`" not in page.read_text(encoding="utf-8") and ":func:" not in page.read_text(
+            encoding="utf-8"
+        ), page
+    risk_scores = html[
+        html.index('id="survfair.risk_scores"') : html.index('id="survfair.fit_checked"')
+    ]
     assert "<table>" in risk_scores and "=====" not in risk_scores
     changelog = (tmp_path / "site" / "changelog" / "index.html").read_text(encoding="utf-8")
     assert "--8&lt;--" not in changelog and "--8<--" not in changelog
@@ -144,34 +173,52 @@ def test_mkdocs_build_strict(tmp_path):
 
 def _check_built_pages_show_outputs(site: Path):
     """The executed blocks' outputs are on the pages, and nothing is loaded from the network."""
+
     def page(name):
         return (site / name / "index.html").read_text(encoding="utf-8")
 
     started = page("getting-started")
-    assert "== flchain: Cox PH without sex ==" in started and "findings:" in started  # survfair audit
-    assert "a (earlier event)" in started                                            # print(res)
-    figures = {name: page(name).count('<div class="survfair-figure"><svg') for name in
-               ["how-to/audit-models", "how-to/binary", "how-to/mitigation", "how-to/published-equation",
-                "how-to/simulation"]}
+    assert (
+        "== flchain: Cox PH without sex ==" in started and "findings:" in started
+    )  # survfair audit
+    assert "a (earlier event)" in started  # print(res)
+    figures = {
+        name: page(name).count('<div class="survfair-figure"><svg')
+        for name in [
+            "how-to/audit-models",
+            "how-to/binary",
+            "how-to/mitigation",
+            "how-to/published-equation",
+            "how-to/simulation",
+        ]
+    }
     assert all(count >= 1 for count in figures.values()), figures
     cli = page("cli")
     for command in ["survfair", "survfair audit", "survfair simulate", "survfair mitigate"]:
         assert f"usage: {command} [-h]" in cli, command
     concepts = page("concepts")
     assert 'class="arithmatex"' in concepts and "javascripts/katex/katex.min.js" in concepts
-    remote = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"', re.IGNORECASE)
+    remote = re.compile(
+        r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"', re.IGNORECASE
+    )
     for html in site.rglob("*.html"):
         loaded = remote.findall(html.read_text(encoding="utf-8"))
         assert not loaded, (html, loaded)
     for css in site.rglob("*.css"):
-        imports = re.findall(r'@import\s+(?:url\()?["\']?(?:https?:)?//[^;]*', css.read_text(encoding="utf-8"))
+        imports = re.findall(
+            r'@import\s+(?:url\()?["\']?(?:https?:)?//[^;]*', css.read_text(encoding="utf-8")
+        )
         assert not imports, (css, imports)
 
 
 @pytest.mark.parametrize(
     "module, page",
-    [("survfair", "survfair.md"), ("survfair.simulate", "simulate.md"),
-     ("survfair.mitigate", "mitigate.md"), ("survfair.plotting", "plotting.md")],
+    [
+        ("survfair", "survfair.md"),
+        ("survfair.simulate", "simulate.md"),
+        ("survfair.mitigate", "mitigate.md"),
+        ("survfair.plotting", "plotting.md"),
+    ],
 )
 def test_reference_lists_every_public_name(module, page):
     import importlib
@@ -180,7 +227,9 @@ def test_reference_lists_every_public_name(module, page):
     names = getattr(mod, "__all__", None) or [n for n in dir(mod) if n.startswith("plot_")]
     text = (DOCS / "reference" / page).read_text(encoding="utf-8")
     documented = set(re.findall(r"^::: ([\w.]+)", text, re.MULTILINE))
-    listed = re.findall(r"^\s+- (\w+)\s*$", text, re.MULTILINE)  # a `members:` list narrows `::: module`
+    listed = re.findall(
+        r"^\s+- (\w+)\s*$", text, re.MULTILINE
+    )  # a `members:` list narrows `::: module`
     if listed:
         documented.discard(module)
         documented |= {f"{module}.{name}" for name in listed}
@@ -194,7 +243,9 @@ def test_reference_lists_every_public_name(module, page):
     assert not missing, f"not in docs/reference/{page}: {missing}"
 
 
-@pytest.mark.parametrize("module", ["survfair", "survfair.mitigate", "survfair.simulate", "survfair.plotting"])
+@pytest.mark.parametrize(
+    "module", ["survfair", "survfair.mitigate", "survfair.simulate", "survfair.plotting"]
+)
 def test_every_public_callable_documents_parameters_and_see_also(module):
     """Issue 19 audit, item F: ~30 public callables had no See Also, and ph_xci_integral,
     plot_coverage and plot_power no Parameters; no docstring example may be skipped."""
@@ -206,12 +257,15 @@ def test_every_public_callable_documents_parameters_and_see_also(module):
     for name in mod.__all__:
         obj = getattr(mod, name)
         if not (inspect.isfunction(obj) or inspect.isclass(obj)) or (
-                inspect.isclass(obj) and issubclass(obj, BaseException)):
+            inspect.isclass(obj) and issubclass(obj, BaseException)
+        ):
             continue
         doc = inspect.getdoc(obj) or ""
         if "See Also\n---" not in doc:
             missing.append(f"{name}: See Also")
-        takes = inspect.isfunction(obj) and any(p.kind is not p.VAR_KEYWORD for p in inspect.signature(obj).parameters.values())
+        takes = inspect.isfunction(obj) and any(
+            p.kind is not p.VAR_KEYWORD for p in inspect.signature(obj).parameters.values()
+        )
         if takes and "Parameters\n---" not in doc:
             missing.append(f"{name}: Parameters")
         if "+SKIP" in doc:
@@ -219,13 +273,19 @@ def test_every_public_callable_documents_parameters_and_see_also(module):
     assert not missing, missing
 
 
-@pytest.mark.parametrize("module", ["survfair", "survfair.mitigate", "survfair.simulate", "survfair.plotting"])
+@pytest.mark.parametrize(
+    "module", ["survfair", "survfair.mitigate", "survfair.simulate", "survfair.plotting"]
+)
 def test_every_public_function_has_an_example(module):
     """Issue 35: 15 of 72 public functions had no Examples section (each one runs as a doctest)."""
     import importlib
 
     mod = importlib.import_module(module)
     names = getattr(mod, "__all__", None) or [n for n in dir(mod) if n.startswith("plot_")]
-    missing = [name for name in names if inspect.isfunction(getattr(mod, name))
-               and "Examples\n" not in (getattr(mod, name).__doc__ or "")]
+    missing = [
+        name
+        for name in names
+        if inspect.isfunction(getattr(mod, name))
+        and "Examples\n" not in (getattr(mod, name).__doc__ or "")
+    ]
     assert not missing, f"no Examples section: {missing}"

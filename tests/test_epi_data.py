@@ -6,14 +6,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from _brute import (
+    brute_xci,
+    kaplan_meier_term_by_finite_differences,
+    naive_c_se_with_and_without_delong_factor,
+    weighted_censoring_survival,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import survfair
 from survfair._core.censoring import fit_censoring
 from survfair._core.kernel import count_pairs_and_contributions
 from survfair._core.validation import check_survival_inputs
-from _brute import (brute_xci, kaplan_meier_term_by_finite_differences, naive_c_se_with_and_without_delong_factor,
-                    weighted_censoring_survival)
 
 HERE = Path(__file__).parent / "fixtures" / "epi"
 
@@ -38,7 +43,9 @@ def nwtco():
 
     cohort = data("survival", "nwtco")
     sampled = cohort[(cohort["in.subcohort"] == 1) | (cohort["rel"] == 1)].copy()
-    ratio = (cohort["rel"] == 0).sum() / ((cohort["in.subcohort"] == 1) & (cohort["rel"] == 0)).sum()
+    ratio = (cohort["rel"] == 0).sum() / (
+        (cohort["in.subcohort"] == 1) & (cohort["rel"] == 0)
+    ).sum()
     sampled["w"] = np.where(sampled["rel"] == 1, 1.0, ratio)
     return sampled
 
@@ -67,10 +74,18 @@ def test_pooled_c_with_entry_and_weights_equals_r_concordance(flchain, nwtco):
         assert res.values[0, 0] == pytest.approx(ref["concordance"], rel=1e-13, abs=0)
         pairs = ref["concordant"] + ref["discordant"] + ref["tied_risk"]
         assert res.pair_counts.denominator[0, 0] == pytest.approx(pairs, rel=1e-13)
-        assert res.pair_counts.numerator[0, 0] == pytest.approx(ref["concordant"] + ref["tied_risk"] / 2, rel=1e-13)
+        assert res.pair_counts.numerator[0, 0] == pytest.approx(
+            ref["concordant"] + ref["tied_risk"] / 2, rel=1e-13
+        )
         assert 1.0 < res.se.iloc[0, 0] / ref["se"] < 1.003
         with_factor, without = naive_c_se_with_and_without_delong_factor(
-            args[0], args[1], args[3], tied_tol=0.0, weights=options.get("weights"), entry=options.get("entry"))
+            args[0],
+            args[1],
+            args[3],
+            tied_tol=0.0,
+            weights=options.get("weights"),
+            entry=options.get("entry"),
+        )
         assert res.se.iloc[0, 0] == pytest.approx(with_factor, rel=1e-12)
         assert without == pytest.approx(ref["se"], rel=1e-10)
 
@@ -89,13 +104,17 @@ def test_censoring_kaplan_meier_with_entry_and_weights_equals_r_survfit(flchain,
     convention-matched setting of reference.R (censorings moved 1/8 day after tied events)."""
     reference = pd.read_csv(HERE / "censoring.csv", skipinitialspace=True)
     fl_exit = flchain["exit"] + np.where(flchain["death"] == 0, 0.125, 0)
-    entry_sample, _ = check_survival_inputs(fl_exit, flchain["death"], flchain["sex"], require_risk=False,
-                                            entry=flchain["entry"])
+    entry_sample, _ = check_survival_inputs(
+        fl_exit, flchain["death"], flchain["sex"], require_risk=False, entry=flchain["entry"]
+    )
     nw_time = nwtco["edrel"] + np.where(nwtco["rel"] == 0, 0.125, 0)
-    weight_sample, _ = check_survival_inputs(nw_time, nwtco["rel"], nwtco["histol"], require_risk=False,
-                                             weights=nwtco["w"])
-    curves = {"flchain_entry": fit_censoring(entry_sample, "group"),
-              "nwtco_weights": fit_censoring(weight_sample, "group")}
+    weight_sample, _ = check_survival_inputs(
+        nw_time, nwtco["rel"], nwtco["histol"], require_risk=False, weights=nwtco["w"]
+    )
+    curves = {
+        "flchain_entry": fit_censoring(entry_sample, "group"),
+        "nwtco_weights": fit_censoring(weight_sample, "group"),
+    }
     for (name, subset), ref in reference.groupby(["data", "subset"]):
         fitted = curves[name]
         label = subset if name == "flchain_entry" else int(subset)
@@ -110,7 +129,9 @@ def test_case_cohort_weights_recover_the_full_cohort(nwtco):
 
     cohort = data("survival", "nwtco")
     group = np.where(cohort["age"] < 24, "under 2", "2 and over")
-    full = survfair.xci(cohort["edrel"], cohort["rel"], group, cohort["stage"], method="naive", ci=None).values
+    full = survfair.xci(
+        cohort["edrel"], cohort["rel"], group, cohort["stage"], method="naive", ci=None
+    ).values
     sampled_group = np.where(nwtco["age"] < 24, "under 2", "2 and over")
     args = (nwtco["edrel"], nwtco["rel"], sampled_group, nwtco["stage"])
     weighted = survfair.xci(*args, method="naive", weights=nwtco["w"])
@@ -137,20 +158,49 @@ def _data(n, seed, n_groups=2, ties=True):
     return time, event, codes, risk, entry, weights
 
 
-@pytest.mark.parametrize("method,censoring,strict,tau", [
-    ("naive", "group", False, None), ("naive", "group", True, None), ("ipcw", "group", False, 1.4),
-    ("ipcw", "pooled", False, 1.2), ("ipcw", "group", True, 0.9),
-])
+@pytest.mark.parametrize(
+    "method,censoring,strict,tau",
+    [
+        ("naive", "group", False, None),
+        ("naive", "group", True, None),
+        ("ipcw", "group", False, 1.4),
+        ("ipcw", "pooled", False, 1.2),
+        ("ipcw", "group", True, 0.9),
+    ],
+)
 @pytest.mark.parametrize("options", ["entry", "weights", "both"])
 def test_kernel_equals_its_brute_force_twin(method, censoring, strict, tau, options):
     seed = zlib.crc32(f"{method} {censoring} {strict} {options}".encode())
     time, event, codes, risk, entry, weights = _data(90, seed=seed, n_groups=3)
-    given = dict(entry=entry if options != "weights" else None, weights=weights if options != "entry" else None)
+    given = dict(
+        entry=entry if options != "weights" else None,
+        weights=weights if options != "entry" else None,
+    )
     group = np.array(["a", "b", "c"])[codes]
-    res = survfair.xci(time, event, group, risk, method=method, censoring=censoring, strict=strict, tau=tau, ci=None,
-                       **given)
-    expected = brute_xci(time, event, codes, risk, 3, method=method, censoring=censoring, strict=strict, tau=tau,
-                         **given)
+    res = survfair.xci(
+        time,
+        event,
+        group,
+        risk,
+        method=method,
+        censoring=censoring,
+        strict=strict,
+        tau=tau,
+        ci=None,
+        **given,
+    )
+    expected = brute_xci(
+        time,
+        event,
+        codes,
+        risk,
+        3,
+        method=method,
+        censoring=censoring,
+        strict=strict,
+        tau=tau,
+        **given,
+    )
     counts = res.pair_counts
     for name in ("comparable", "concordant", "tied_risk", "tied_time"):
         np.testing.assert_array_equal(getattr(counts, name), expected[name], err_msg=name)
@@ -162,7 +212,9 @@ def test_every_rows_contributions_equal_the_pair_loop():
     """Each row's weighted sums as the earlier and as the later member of its pairs (what the
     analytic variance and the jackknife are built from), with entry and weights."""
     time, event, codes, risk, entry, weights = _data(70, seed=5)
-    _, _, parts = count_pairs_and_contributions(time, event, codes, risk, 2, case_weight=weights, entry=entry)
+    _, _, parts = count_pairs_and_contributions(
+        time, event, codes, risk, 2, case_weight=weights, entry=entry
+    )
     parts = parts.in_input_order()
     n = time.size
     e_num, e_den, l_num, l_den = (np.zeros((n, 2)) for _ in range(4))
@@ -177,8 +229,15 @@ def test_every_rows_contributions_equal_the_pair_loop():
             e_den[i, codes[j]] += w
             l_num[j, codes[i]] += w * h
             l_den[j, codes[i]] += w
-    for got, expected in zip((parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator,
-                              parts.later_denominator), (e_num, e_den, l_num, l_den)):
+    for got, expected in zip(
+        (
+            parts.earlier_numerator,
+            parts.earlier_denominator,
+            parts.later_numerator,
+            parts.later_denominator,
+        ),
+        (e_num, e_den, l_num, l_den),
+    ):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
@@ -187,7 +246,10 @@ def _weighted_ipcw(time, event, codes, risk, entry, v, v_km, tau):
     members = [np.flatnonzero(codes == g) for g in range(2)]
     num, den = np.zeros((2, 2)), np.zeros((2, 2))
     for i in np.flatnonzero(event & (time < tau)):
-        k = [weighted_censoring_survival(time, event, v_km, members[g], time[i], entry) for g in range(2)]
+        k = [
+            weighted_censoring_survival(time, event, v_km, members[g], time[i], entry)
+            for g in range(2)
+        ]
         for j in range(len(time)):
             later = time[i] < time[j] or (time[i] == time[j] and not event[j])
             if j == i or not later or not entry[j] < time[i]:
@@ -210,13 +272,22 @@ def test_kaplan_meier_term_is_the_derivative_through_the_weighted_left_truncated
     res = survfair.xci(time, event, group, risk, tau=tau, entry=entry, weights=weights)
     from survfair._core import influence as _influence
 
-    fixed = _influence.influence(res.sample, res.pair_counts, method="ipcw", tau=tau, curves=res.censoring_curves,
-                                 tied_tol=1e-8, strict=False, censoring_estimated=False)
+    fixed = _influence.influence(
+        res.sample,
+        res.pair_counts,
+        method="ipcw",
+        tau=tau,
+        curves=res.censoring_curves,
+        tied_tol=1e-8,
+        strict=False,
+        censoring_estimated=False,
+    )
     km_term = res.influence.cells - fixed.cells
     base = _weighted_ipcw(time, event, codes, risk, entry, weights, weights, tau)
     np.testing.assert_allclose(base, res.values.ravel(), rtol=1e-12)
     expected = kaplan_meier_term_by_finite_differences(
-        lambda v, v_km: _weighted_ipcw(time, event, codes, risk, entry, v, v_km, tau), weights)
+        lambda v, v_km: _weighted_ipcw(time, event, codes, risk, entry, v, v_km, tau), weights
+    )
     np.testing.assert_allclose(km_term, expected, rtol=1e-4, atol=1e-6)
     assert np.abs(km_term).max() > 1e-3
 
@@ -236,8 +307,11 @@ def test_entry_zero_and_unit_weights_change_nothing(seed, method):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), method=st.sampled_from(["naive", "ipcw"]),
-       censoring=st.sampled_from(["group", "pooled"]))
+@given(
+    seed=st.integers(0, 10_000),
+    method=st.sampled_from(["naive", "ipcw"]),
+    censoring=st.sampled_from(["group", "pooled"]),
+)
 def test_integer_weights_equal_row_replication(seed, method, censoring):
     """Point estimates and censoring curves: a weight of k is k copies of the row (with delayed
     entry too). The standard errors differ by design: weights are sampling weights (see the docs)."""
@@ -248,21 +322,53 @@ def test_integer_weights_equal_row_replication(seed, method, censoring):
     rows = np.repeat(np.arange(time.size), copies)
 
     def both():
-        weighted = survfair.xci(time, event, group, risk, method=method, censoring=censoring, tau=tau, entry=entry,
-                                weights=copies, ci=None)
-        replicated = survfair.xci(time[rows], event[rows], group[rows], risk[rows], method=method,
-                                  censoring=censoring, tau=tau, entry=entry[rows], ci=None)
+        weighted = survfair.xci(
+            time,
+            event,
+            group,
+            risk,
+            method=method,
+            censoring=censoring,
+            tau=tau,
+            entry=entry,
+            weights=copies,
+            ci=None,
+        )
+        replicated = survfair.xci(
+            time[rows],
+            event[rows],
+            group[rows],
+            risk[rows],
+            method=method,
+            censoring=censoring,
+            tau=tau,
+            entry=entry[rows],
+            ci=None,
+        )
         return weighted, replicated
 
     try:
         weighted, replicated = both()
     except survfair.PositivityError as error:  # left truncation can empty a risk set early: then
-        with pytest.raises(survfair.PositivityError, match=str(error)[:40]):  # the copies fail alike
-            survfair.xci(time[rows], event[rows], group[rows], risk[rows], method=method, censoring=censoring,
-                         tau=tau, entry=entry[rows], ci=None)
+        with pytest.raises(
+            survfair.PositivityError, match=str(error)[:40]
+        ):  # the copies fail alike
+            survfair.xci(
+                time[rows],
+                event[rows],
+                group[rows],
+                risk[rows],
+                method=method,
+                censoring=censoring,
+                tau=tau,
+                entry=entry[rows],
+                ci=None,
+            )
         return
     np.testing.assert_allclose(weighted.values, replicated.values, rtol=1e-12)
-    np.testing.assert_allclose(weighted.pair_counts.denominator, replicated.pair_counts.denominator, rtol=1e-12)
+    np.testing.assert_allclose(
+        weighted.pair_counts.denominator, replicated.pair_counts.denominator, rtol=1e-12
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -294,8 +400,21 @@ def test_analytic_and_bootstrap_intervals_agree_with_entry_and_weights():
     group = np.array(["a", "b"])[codes]
     options = dict(tau=1.5, entry=entry, weights=weights)
     analytic = survfair.xci(time, event, group, risk, **options)
-    boot = [survfair.xci(time, event, group, risk, ci="bootstrap", n_resamples=300, random_state=4, n_jobs=n_jobs,
-                         progress=False, **options) for n_jobs in (1, 2)]
+    boot = [
+        survfair.xci(
+            time,
+            event,
+            group,
+            risk,
+            ci="bootstrap",
+            n_resamples=300,
+            random_state=4,
+            n_jobs=n_jobs,
+            progress=False,
+            **options,
+        )
+        for n_jobs in (1, 2)
+    ]
     np.testing.assert_array_equal(boot[0].bootstrap.cells, boot[1].bootstrap.cells)
     ratio = boot[0].se.to_numpy() / analytic.se.to_numpy()
     assert np.all(np.abs(ratio - 1) < 0.2), ratio  # 300 replicates: the SE of an SE is about 4%
@@ -308,8 +427,15 @@ def test_bootstrap_with_entry_at_zero_replays_the_bootstrap_without_entry(censor
     # used to fail with an IndexError: its refitted curve was kept for the first group only)
     time, event, codes, risk, _, weights = _data(300, seed=5, n_groups=3, ties=True)
     group = np.array(["a", "b", "c"])[codes]
-    options = dict(tau=1.5, weights=weights, censoring=censoring, ci="bootstrap", n_resamples=40, random_state=2,
-                   progress=False)
+    options = dict(
+        tau=1.5,
+        weights=weights,
+        censoring=censoring,
+        ci="bootstrap",
+        n_resamples=40,
+        random_state=2,
+        progress=False,
+    )
     plain = survfair.xci(time, event, group, risk, **options)
     entered = survfair.xci(time, event, group, risk, entry=np.zeros_like(time), **options)
     assert np.isfinite(plain.bootstrap.cells).any()
@@ -335,15 +461,18 @@ def _brute_xauc_t(time, event, codes, risk, t, entry, weights):
 def test_xauc_t_with_entry_and_weights_equals_its_brute_force_twin():
     time, event, codes, risk, entry, weights = _data(120, seed=9)
     group = np.array(["a", "b"])[codes]
-    res = survfair.xauc_t(time, event, group, risk, [0.5, 1.0], entry=entry, weights=weights).to_frame()
+    res = survfair.xauc_t(
+        time, event, group, risk, [0.5, 1.0], entry=entry, weights=weights
+    ).to_frame()
     for t in (0.5, 1.0):
         num, den = _brute_xauc_t(time, event, codes, risk, t, entry, weights)
         rows = res[res["time"] == t]
         np.testing.assert_allclose(rows["numerator"], num.ravel(), rtol=1e-12)
         np.testing.assert_allclose(rows["denominator"], den.ravel(), rtol=1e-12)
     plain = survfair.xauc_t(time, event, group, risk, [0.5, 1.0]).to_frame()
-    same = survfair.xauc_t(time, event, group, risk, [0.5, 1.0], entry=np.zeros(time.size),
-                           weights=np.ones(time.size)).to_frame()
+    same = survfair.xauc_t(
+        time, event, group, risk, [0.5, 1.0], entry=np.zeros(time.size), weights=np.ones(time.size)
+    ).to_frame()
     np.testing.assert_allclose(same["xauc"], plain["xauc"], rtol=1e-12)
     np.testing.assert_allclose(same["se"], plain["se"], rtol=1e-10)
 
@@ -378,18 +507,25 @@ def test_risk_set_emptied_by_delayed_entry_is_named_not_blamed_on_tau():
     suggesting a smaller tau."""
     time, event, risk = [0.1, 1, 2, 3, 4, 5], [0, 1, 1, 0, 1, 0], [1, 5, 4, 3, 2, 1]
     entry = [0, 0.5, 0.5, 0.5, 0.5, 0.5]
-    for call in (lambda: survfair.xci(time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None),
-                 lambda: survfair.xauc_t(time, event, ["a"] * 6, risk, [1.5], entry=entry)):
+    for call in (
+        lambda: survfair.xci(time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None),
+        lambda: survfair.xauc_t(time, event, ["a"] * 6, risk, [1.5], entry=entry),
+    ):
         with pytest.raises(survfair.PositivityError) as raised:
             call()
         message = str(raised.value)
         assert "pass a smaller tau" not in message
         assert "fell to 0 at time 0.1" in message
-        assert r"rows [0] (1 row)" in message and "delayed entry (5 rows with later times entered" in message
+        assert (
+            r"rows [0] (1 row)" in message
+            and "delayed entry (5 rows with later times entered" in message
+        )
         assert "no tau above 0.1 avoids it" in message and "survfit" in message
         assert 'censoring="pooled"' in message and 'method="naive"' in message
     with pytest.raises(survfair.PositivityError, match="no tau above 0.1") as raised:
-        survfair.xci(time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None, censoring="pooled")
+        survfair.xci(
+            time, event, ["a"] * 6, risk, entry=entry, tau=1.5, ci=None, censoring="pooled"
+        )
     assert 'censoring="pooled"' not in str(raised.value)  # already pooled: not offered again
     # a curve that reaches 0 at its last time keeps the old advice (a smaller tau does help)
     with pytest.raises(survfair.PositivityError, match=r"pass a smaller tau \(below 5\)"):
@@ -403,14 +539,25 @@ def test_all_zero_weights_are_refused_naming_weights_and_zero_weight_events_say_
     time, event, codes, risk, entry, weights = _data(40, seed=3)
     group = np.array(["a", "b"])[codes]
     zero = np.zeros(time.shape[0])
-    for call in (lambda: survfair.xci(time, event, group, risk, weights=zero),
-                 lambda: survfair.xci(time, event, group, risk, weights=zero, method="naive", ci=None),
-                 lambda: survfair.xauc_t(time, event, group, risk, [float(np.median(time))], weights=zero)):
-        with pytest.raises(ValueError, match=r"^weights are all 0 \(rows \[0, 1, 2, .*\(40 rows\)\)"):
+    for call in (
+        lambda: survfair.xci(time, event, group, risk, weights=zero),
+        lambda: survfair.xci(time, event, group, risk, weights=zero, method="naive", ci=None),
+        lambda: survfair.xauc_t(time, event, group, risk, [float(np.median(time))], weights=zero),
+    ):
+        with pytest.raises(
+            ValueError, match=r"^weights are all 0 \(rows \[0, 1, 2, .*\(40 rows\)\)"
+        ):
             call()
     on_censored = np.where(event, 0.0, 1.0)
-    for method, where in (("naive", "events before tau=1 are all 0"), ("ipcw", "events before tau=1 are all 0")):
-        with pytest.raises(survfair.NoComparablePairError, match=f"every comparable pair has weight 0: the weights "
-                           f"of the {where}") as raised:
-            survfair.xci(time, event, group, risk, weights=on_censored, method=method, tau=1.0, ci=None)
+    for method, where in (
+        ("naive", "events before tau=1 are all 0"),
+        ("ipcw", "events before tau=1 are all 0"),
+    ):
+        with pytest.raises(
+            survfair.NoComparablePairError,
+            match=f"every comparable pair has weight 0: the weights of the {where}",
+        ) as raised:
+            survfair.xci(
+                time, event, group, risk, weights=on_censored, method=method, tau=1.0, ci=None
+            )
         assert "no event is followed by a later time" not in str(raised.value)

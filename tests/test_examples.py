@@ -17,17 +17,33 @@ EXAMPLES = {
     "binary_horizon.py": ["Cross-check with scikit-learn", "xAUC disparity"],
     "mitigation_flchain.py": ["== Cox PH without sex (converged) ==", "closed-form d* = "],
     "simulation_study.py": ["Section 5.1: empirical vs closed-form xCI", "Naive vs IPCW xCI"],
-    "calibration_pbc.py": ["S0(5 years) estimated in the 312 trial patients", "calibration of the predicted 5-year risk",
-                           "fairness profile"],
-    "clustered_retinopathy.py": ["394 eyes of 197 patients", "SE ratio, clustered / independent",
-                                 "cluster bootstrap"],
-    "entry_and_weights.py": ["xCI with and without delayed entry", "against the full cohort",
-                             "largest error against the full cohort"],
-    "competing_risks.py": ["cause-specific xCI vs deaths treated as censored",
-                           "largest change of a cell when deaths are treated as censored", "event_free"],
+    "calibration_pbc.py": [
+        "S0(5 years) estimated in the 312 trial patients",
+        "calibration of the predicted 5-year risk",
+        "fairness profile",
+    ],
+    "clustered_retinopathy.py": [
+        "394 eyes of 197 patients",
+        "SE ratio, clustered / independent",
+        "cluster bootstrap",
+    ],
+    "entry_and_weights.py": [
+        "xCI with and without delayed entry",
+        "against the full cohort",
+        "largest error against the full cohort",
+    ],
+    "competing_risks.py": [
+        "cause-specific xCI vs deaths treated as censored",
+        "largest change of a cell when deaths are treated as censored",
+        "event_free",
+    ],
 }
 OUTPUTS = {
-    "flchain_unawareness.py": ["flchain_risk_densities_before.png", "flchain_forest.png", "flchain_unawareness_after.html"],
+    "flchain_unawareness.py": [
+        "flchain_risk_densities_before.png",
+        "flchain_forest.png",
+        "flchain_unawareness_after.html",
+    ],
     "flchain_model_zoo.py": ["zoo_heatmaps.png", "zoo_forest.png", "flchain_model_zoo.html"],
     "published_equation.py": ["npi_audit.png", "npi_report.md", "npi_report_files/figure_1.png"],
     "binary_horizon.py": ["binary_xroc.png"],
@@ -45,7 +61,11 @@ def test_example_runs_quick(script, tmp_path):
     env = dict(os.environ, MPLBACKEND="Agg")  # survfair as installed, not the source tree
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / script), "--quick", "--out", str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     for text in EXAMPLES[script]:

@@ -25,27 +25,37 @@ def test_the_asymmetry_sentence_gives_the_direction_without_blaming_the_model(fi
     forward, backward = res.matrix.loc[first, second], res.matrix.loc[second, first]
     assert forward - backward > 0.2
     sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
-    assert sentence.startswith(f"Largest cross-group asymmetry, {first} vs {second}: when a member of {first} "
-                               f"had the event first, the model ranked them above the member of {second} {100 * forward:.1f}%")
-    assert (f"members of {second} who had the event first were ranked correctly less often than members of "
-            f"{first}") in sentence
+    assert sentence.startswith(
+        f"Largest cross-group asymmetry, {first} vs {second}: when a member of {first} "
+        f"had the event first, the model ranked them above the member of {second} {100 * forward:.1f}%"
+    )
+    assert (
+        f"members of {second} who had the event first were ranked correctly less often than members of "
+        f"{first}"
+    ) in sentence
     # issue 32: an observed asymmetry alone never names a disadvantaged group
     assert "disadvantaged" not in sentence
     assert f"This alone does not show that the model treats {second} worse" in sentence
     assert "survfair.model_based_xci" in sentence
     assert "Holm-adjusted p < 0.001; the interval excludes 0" in sentence
     worst = next(s for s in findings(res).sentences if s.startswith("Worst-served"))
-    assert worst.startswith(f"Worst-served cell ({second}, {first}): when a member of {second} had the event first")
+    assert worst.startswith(
+        f"Worst-served cell ({second}, {first}): when a member of {second} had the event first"
+    )
 
 
 def test_binary_sentences_speak_of_positives_and_negatives():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 600)
     g = rng.choice(["a", "b"], 600)
-    s = y + rng.normal(size=600) + 1.0 * (g == "b")  # b's scores are inflated: b's positives rank high
+    s = (
+        y + rng.normal(size=600) + 1.0 * (g == "b")
+    )  # b's scores are inflated: b's positives rank high
     res = survfair.xauc(y, g, s)
     sentence = next(x for x in findings(res).sentences if x.startswith("Largest cross-group"))
-    assert sentence.startswith("Largest cross-group asymmetry, b vs a: a positive of b was scored above a negative of a")
+    assert sentence.startswith(
+        "Largest cross-group asymmetry, b vs a: a positive of b was scored above a negative of a"
+    )
     assert "positives of a were scored above negatives of b less often than the reverse" in sentence
     assert "under-served" not in sentence and "disadvantaged" not in sentence
     assert "survfair.model_based_xauc" in sentence
@@ -62,7 +72,9 @@ def test_adjusted_p_values_are_those_of_each_family():
     deltas = findings(res, adjust="bh").deltas
     for summary in ("delta_between", "delta_within"):
         part = deltas[deltas["summary"] == summary]
-        np.testing.assert_array_equal(part["p_adjusted"], survfair.adjust_p_values(part["p_value"], adjust="bh"))
+        np.testing.assert_array_equal(
+            part["p_adjusted"], survfair.adjust_p_values(part["p_value"], adjust="bh")
+        )
     text = findings(res, adjust="bh").to_text()
     assert "BH-adjusted" in text and "joint test of no cross-group asymmetry: chi-square(" in text
 
@@ -81,10 +93,17 @@ def test_small_cells_are_flagged_with_the_reason():
     res = survfair.xci(time, np.ones(40, bool), group, risk, method="naive", ci=None)
     flags = small_sample_flags(res)
     tiny = flags.set_index(["a", "b"]).loc[("tiny", "tiny")]
-    assert tiny["flagged"] and tiny["reason"] == "4 events in tiny (< 10); 4 members in tiny (< 10); 6 comparable pairs (< 100)"
+    assert (
+        tiny["flagged"]
+        and tiny["reason"]
+        == "4 events in tiny (< 10); 4 members in tiny (< 10); 6 comparable pairs (< 100)"
+    )
     sentence = findings(res).sentences[-1]
     # (big, big): 36 events, 630 pairs; (big, tiny): 144 pairs but the later members are 4 people
-    assert sentence.startswith("3 of 4 cells rest on little data") and "covered as little as 90%" in sentence
+    assert (
+        sentence.startswith("3 of 4 cells rest on little data")
+        and "covered as little as 90%" in sentence
+    )
     # without intervals the interval rule (events of either group < 35) does not apply
     assert not flags["narrow_interval"].any() and "35 events in either group" not in sentence
     assert flags.set_index(["a", "b"]).loc[("big", "tiny"), "reason"] == "4 members in tiny (< 10)"
@@ -105,7 +124,10 @@ def test_a_cell_resting_on_a_small_column_group_is_flagged():
     res = survfair.xci(time, event, group, risk, method="naive")
     flags = small_sample_flags(res).set_index(["a", "b"])
     assert res.pair_counts.comparable[0, 1] >= 100  # enough pairs, but 4 later members
-    assert flags.loc[("big", "four"), "flagged"] and "4 members in four (< 10)" in flags.loc[("big", "four"), "reason"]
+    assert (
+        flags.loc[("big", "four"), "flagged"]
+        and "4 members in four (< 10)" in flags.loc[("big", "four"), "reason"]
+    )
     assert flags.loc[("big", "four"), "controls"] == 4 and not flags.loc[("big", "big"), "flagged"]
 
 
@@ -120,15 +142,25 @@ def test_a_cell_with_standard_error_0_is_flagged_and_shown_without_an_interval()
     assert res.matrix.loc["a", "b"] == 1.0 and res.matrix.loc["b", "a"] == 0.0
     flags = small_sample_flags(res).set_index(["a", "b"])
     assert flags.loc[("a", "b"), "no_variance"] and flags.loc[("a", "b"), "reason"] == (
-        "estimated at 100.0%, standard error 0 (no variance estimate)")
+        "estimated at 100.0%, standard error 0 (no variance estimate)"
+    )
     assert not flags.loc[("a", "a"), "flagged"]
     f = findings(res)
     headline = f.sentences[1]
-    assert "100.0% (no interval: standard error 0)" in headline and "[100.0%, 100.0%]" not in headline
+    assert (
+        "100.0% (no interval: standard error 0)" in headline and "[100.0%, 100.0%]" not in headline
+    )
     assert "Δbetween(a, b) = +100.0 points (no interval or test: standard error 0)" in headline
-    assert "Without a variance estimate chance cannot be ruled out" in headline and "Caution: cells (a, b), (b, a)" in headline
+    assert (
+        "Without a variance estimate chance cannot be ruled out" in headline
+        and "Caution: cells (a, b), (b, a)" in headline
+    )
     # the joint test leaves the difference out instead of dividing by a rounding residue of 0
-    assert f.omnibus.n_no_variance == 1 and f.omnibus.n_contrasts == 0 and np.isnan(f.omnibus.statistic)
+    assert (
+        f.omnibus.n_no_variance == 1
+        and f.omnibus.n_contrasts == 0
+        and np.isnan(f.omnibus.statistic)
+    )
     assert "joint test of no cross-group asymmetry is undefined" in f.to_text()
 
 
@@ -143,7 +175,9 @@ def test_findings_export_and_refuse_bad_options():
 
 
 def test_one_group_gives_only_the_pooled_sentence():
-    res = survfair.xci([1.0, 2, 3, 4], [1, 1, 1, 0], ["a"] * 4, [4.0, 3, 2, 1], method="naive", ci=None)
+    res = survfair.xci(
+        [1.0, 2, 3, 4], [1, 1, 1, 0], ["a"] * 4, [4.0, 3, 2, 1], method="naive", ci=None
+    )
     (sentence,) = findings(res, min_events=0, min_pairs=0).sentences
     assert sentence.startswith("Pooled concordance (C): 100.0%")
 
@@ -183,9 +217,11 @@ def test_a_headline_resting_on_small_cells_says_so():
     t = rng.exponential(np.exp(-rng.normal(size=408)))
     f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
     advice = "interval may be too narrow: merge small groups or collect more events"
-    assert f.sentences[1].endswith(f"Caution: cells (tiny, big), (big, tiny) rest on little data: (tiny, big) 8 events "
-                                   f"in tiny (< 10), {advice}; (big, tiny) 8 members in tiny (< 10), 8 events in tiny "
-                                   f"(< 35), {advice}.")
+    assert f.sentences[1].endswith(
+        f"Caution: cells (tiny, big), (big, tiny) rest on little data: (tiny, big) 8 events "
+        f"in tiny (< 10), {advice}; (big, tiny) 8 members in tiny (< 10), 8 events in tiny "
+        f"(< 35), {advice}."
+    )
     # the flag sentence says the rule once and what to do, without repeating the advice per cell
     assert f.sentences[-1].count(advice) == 0 and "or 35 events in either group" in f.sentences[-1]
     assert "merging small groups or collecting more events" in f.sentences[-1]
@@ -228,11 +264,16 @@ def test_the_within_group_sentence_is_judged_by_its_adjusted_p_value_too():
         excludes = row["ci_low"] > 0 or row["ci_high"] < 0
         if excludes and row["p_adjusted"] >= 0.05:
             seen.add("not confirmed")
-            assert sentence.endswith("its adjusted p-value is not below 0.05: the data do not clearly show a "
-                                     "difference between the groups.")
+            assert sentence.endswith(
+                "its adjusted p-value is not below 0.05: the data do not clearly show a "
+                "difference between the groups."
+            )
         elif excludes:
             seen.add("clear")
-            assert "In words: the model orders who has the event first less accurately inside" in sentence
+            assert (
+                "In words: the model orders who has the event first less accurately inside"
+                in sentence
+            )
         else:
             seen.add("chance")
             assert sentence.endswith("The difference is within what chance alone would give.")
@@ -244,7 +285,9 @@ def test_a_within_group_headline_on_a_flagged_cell_says_so():
     rng = np.random.default_rng(2)
     g = np.array(["big"] * 400 + ["tiny"] * 8)
     r = rng.normal(size=408)
-    t = rng.exponential(np.exp(-r - 3.0 * (g == "tiny") * r))  # the score orders tiny almost perfectly
+    t = rng.exponential(
+        np.exp(-r - 3.0 * (g == "tiny") * r)
+    )  # the score orders tiny almost perfectly
     f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
     sentence = next(s for s in f.sentences if s.startswith("Largest within-group"))
     assert "Caution: cell (tiny, tiny) rests on little data: 8 events in tiny (< 10)" in sentence
@@ -259,7 +302,9 @@ def test_the_significance_count_uses_the_confidence_level():
 def test_a_bca_p_value_at_the_bootstrap_floor_is_shown_as_a_bound():
     """Issue 14 audit: all 199 replicates of Δbetween lay above 0, yet the BCa-inverted p-value
     (above 2/(B+1)) was printed as an estimate; the floor is now read from the replicates."""
-    res = survfair.xci(*_asymmetric(n=300), method="naive", ci="bootstrap", n_resamples=199, random_state=0)
+    res = survfair.xci(
+        *_asymmetric(n=300), method="naive", ci="bootstrap", n_resamples=199, random_state=0
+    )
     f = findings(res)
     row = f.deltas.set_index("summary").loc["delta_between"]
     draws = res.replicates[:, 0, 1] - res.replicates[:, 1, 0]
@@ -278,13 +323,24 @@ def test_an_adjusted_bound_at_the_bootstrap_floor_asks_for_more_replicates():
     shift = {k: 0.6 * i for i, k in enumerate("ABCDEF")}
     risk = rng.normal(size=n) + np.array([shift[x] for x in g])
     time = rng.exponential(np.exp(-rng.normal(size=n)))
-    res = survfair.xci(time, np.ones(n, bool), g, risk, method="naive", ci="bootstrap", n_resamples=49,
-                       random_state=0)
+    res = survfair.xci(
+        time,
+        np.ones(n, bool),
+        g,
+        risk,
+        method="naive",
+        ci="bootstrap",
+        n_resamples=49,
+        random_state=0,
+    )
     f = findings(res)
     row = f.deltas.query("summary == 'delta_between'").loc[lambda d: d["value"].abs().idxmax()]
     assert row["p_at_floor"] and row["p_adjusted"] >= 0.05
     headline = f.sentences[1]
-    assert f"with 49 replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}" in headline
+    assert (
+        f"with 49 replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}"
+        in headline
+    )
     assert "the data do not clearly show" not in headline
     assert "at the bootstrap floor, not resolved below 0.05 with 49 replicates" in f.to_text()
 
@@ -295,13 +351,18 @@ def test_a_difference_with_one_cell_of_standard_error_0_is_not_called_clear():
     rng = np.random.default_rng(6)
     g = np.array(["big"] * 400 + ["four"] * 4)
     r = rng.normal(size=404)
-    t = np.where(g == "four", 100.0 - 10 * r, rng.exponential(np.exp(-r)))  # inside four: perfectly ordered
+    t = np.where(
+        g == "four", 100.0 - 10 * r, rng.exponential(np.exp(-r))
+    )  # inside four: perfectly ordered
     f = findings(survfair.xci(t, np.ones(404, bool), g, r, method="naive"))
     assert f.flags.set_index(["a", "b"]).loc[("four", "four"), "no_variance"]
     row = f.deltas.query("summary == 'delta_within'").iloc[0]
     assert row["no_variance_cell"] and (row["ci_low"] > 0 or row["ci_high"] < 0)
     sentence = next(s for s in f.sentences if s.startswith("Largest within-group"))
-    assert "so the interval leaves out that cell's uncertainty and chance cannot be ruled out" in sentence
+    assert (
+        "so the interval leaves out that cell's uncertainty and chance cannot be ruled out"
+        in sentence
+    )
     assert "In words:" not in sentence
 
 
@@ -326,17 +387,21 @@ def test_the_count_leaves_out_differences_using_a_cell_with_standard_error_0():
     between = found.deltas[found.deltas["summary"] == "delta_between"]
     untestable = int(between["no_variance_cell"].sum())
     assert untestable >= 1
-    count = next(s for s in found.sentences if "between-group difference" in s and "excluding 0" in s)
-    assert count.startswith(f"0 of {len(between) - untestable} between-group difference") or \
-        f"of {len(between) - untestable} between-group difference" in count
+    count = next(
+        s for s in found.sentences if "between-group difference" in s and "excluding 0" in s
+    )
+    assert (
+        count.startswith(f"0 of {len(between) - untestable} between-group difference")
+        or f"of {len(between) - untestable} between-group difference" in count
+    )
     assert "using a cell with standard error 0 not counted" in count
 
 
 def test_auc_t_findings_name_the_cases_and_controls_of_the_result():
     """Review: the AUC(t) sentence said "event by t" / "event-free at t" under cause= and
     controls="all", contradicting the header built from the same result."""
-    from survfair._present.findings.horizons import horizon_findings
     from survfair._binary.xauc_t import case_control_definition
+    from survfair._present.findings.horizons import horizon_findings
 
     rng = np.random.default_rng(3)
     n = 600
@@ -375,15 +440,21 @@ def test_many_groups_summarise_the_largest_differences_with_bonferroni(monkeypat
     for column in ("value", "se", "ci_low", "ci_high", "p_value"):
         np.testing.assert_allclose(merged[column], merged[f"{column}_full"], rtol=1e-13)
     pairs = 12 * 11 // 2
-    np.testing.assert_allclose(merged["p_adjusted"], np.minimum(1, pairs * merged["p_value"]), rtol=1e-13)
+    np.testing.assert_allclose(
+        merged["p_adjusted"], np.minimum(1, pairs * merged["p_value"]), rtol=1e-13
+    )
     assert (merged["p_adjusted"] >= merged["p_adjusted_full"] - 1e-15).all()  # never below Holm's
-    for family, part in full.deltas.groupby("summary"):  # the largest of each family are the ones kept
+    for family, part in full.deltas.groupby(
+        "summary"
+    ):  # the largest of each family are the ones kept
         largest = part["value"].abs().nlargest(_findings.SUMMARISED_PAIRS)
         kept = summary.deltas[summary.deltas["summary"] == family]
         np.testing.assert_allclose(np.sort(kept["value"].abs()), np.sort(largest), rtol=1e-13)
     assert summary.omnibus.source == "not computed"
-    assert any(s.startswith("With 12 groups (66 pairs) the findings summarise") for s in summary.sentences)
-    assert summary.sentences[1] .startswith("Largest cross-group asymmetry")
+    assert any(
+        s.startswith("With 12 groups (66 pairs) the findings summarise") for s in summary.sentences
+    )
+    assert summary.sentences[1].startswith("Largest cross-group asymmetry")
     assert "Bonferroni-adjusted" in summary.sentences[1]
 
 
@@ -398,8 +469,13 @@ def test_small_sample_flags_vectorised_equal_the_rule_cell_by_cell():
     for row in flags.itertuples():
         narrow = sizes[row.a]["events"] < 60 or sizes[row.b]["events"] < 60
         assert row.narrow_interval == narrow
-        expected = (sizes[row.a]["events"] < 12 or sizes[row.b]["n"] < 12 or row.comparable < 150
-                    or row.no_variance or narrow)
+        expected = (
+            sizes[row.a]["events"] < 12
+            or sizes[row.b]["n"] < 12
+            or row.comparable < 150
+            or row.no_variance
+            or narrow
+        )
         assert row.flagged == expected
         assert (row.reason != "") == expected
         assert row.events == sizes[row.a]["events"] and row.controls == sizes[row.b]["n"]
@@ -411,7 +487,9 @@ def test_many_groups_without_intervals_test_nothing(monkeypatch):
     rng = np.random.default_rng(3)
     g = rng.choice(list("abcdef"), 400)
     r = rng.normal(size=400)
-    res = survfair.xci(rng.exponential(np.exp(-r)), np.ones(400, bool), g, r, method="naive", ci=None)
+    res = survfair.xci(
+        rng.exponential(np.exp(-r)), np.ones(400, bool), g, r, method="naive", ci=None
+    )
     monkeypatch.setattr(_findings, "SUMMARISED_GROUPS", 4)
     sentence = next(s for s in findings(res).sentences if s.startswith("With 6 groups"))
     assert "no intervals were computed, so no difference is tested" in sentence
@@ -430,7 +508,9 @@ def _two_age_groups(n=1000, seed=0, hidden=0.0, hidden_group="young"):
     c = rng.exponential(40, n)
     grid = np.linspace(0.05, 30, 300)
     curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-    return survfair.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
+    return survfair.model_based_xci(
+        np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0
+    )
 
 
 def test_the_oracle_reads_as_no_excess_asymmetry():
@@ -441,7 +521,9 @@ def test_the_oracle_reads_as_no_excess_asymmetry():
     assert abs(survfair.delta_between(reference.observed, "old", "young").value) > 0.2
     found = findings(reference)
     lead = found.sentences[1]
-    assert lead.startswith("No excess cross-group asymmetry: the largest observed asymmetry, Δbetween(young, old) = +")
+    assert lead.startswith(
+        "No excess cross-group asymmetry: the largest observed asymmetry, Δbetween(young, old) = +"
+    )
     assert "it comes from the groups' different risks, not from how the model ranks them" in lead
     assert "disadvantage" not in found.to_text()
     assert found.excess is not None and len(found.excess) == 1
@@ -451,21 +533,27 @@ def test_the_oracle_reads_as_no_excess_asymmetry():
 
 
 @pytest.mark.parametrize("hidden_group, worse", [("young", "young"), ("old", "old")])
-def test_a_model_missing_a_group_effect_shows_the_excess_against_the_right_group(hidden_group, worse):
+def test_a_model_missing_a_group_effect_shows_the_excess_against_the_right_group(
+    hidden_group, worse
+):
     """Both directions: the group whose extra hazard the model leaves out has its early events
     ranked too low, and the findings lead with that excess and name it."""
     reference = _two_age_groups(hidden=1.2, hidden_group=hidden_group)
     lead = findings(reference).sentences[1]
     other = "old" if worse == "young" else "young"
-    assert lead.startswith(f"Excess cross-group asymmetry, {other} vs {worse}: the model ranks members of {worse} "
-                           f"who had the event first below members of {other} more often than its own predictions imply")
+    assert lead.startswith(
+        f"Excess cross-group asymmetry, {other} vs {worse}: the model ranks members of {worse} "
+        f"who had the event first below members of {other} more often than its own predictions imply"
+    )
     assert f"if a higher score means earlier care, the model disadvantages {worse}." in lead
     assert "the interval excludes 0" in lead and "assumes the predictions are calibrated" in lead
 
 
 def test_the_model_based_reference_must_be_of_the_same_groups():
     reference = _two_age_groups(n=300)
-    other = survfair.xci(np.arange(1.0, 31), np.ones(30, bool), ["a", "b", "c"] * 10, -np.arange(30.0))
+    other = survfair.xci(
+        np.arange(1.0, 31), np.ones(30, bool), ["a", "b", "c"] * 10, -np.arange(30.0)
+    )
     with pytest.raises(ValueError, match="model_based has groups"):
         findings(other, model_based=reference)
 
@@ -479,9 +567,12 @@ def test_without_an_excess_interval_nothing_is_put_down_to_the_groups_risks():
     lp = rng.normal(size=n)
     t = 10.0 * rng.exponential(size=n) * np.exp(-lp - 2.0 * (group == "old"))
     grid = np.linspace(0.05, 30, 200)
-    curves = np.exp(-grid[None, :] / 10.0 * np.exp(lp)[:, None])  # leaves out the old group's hazard
-    reference = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=15.0,
-                                         ci=None)
+    curves = np.exp(
+        -grid[None, :] / 10.0 * np.exp(lp)[:, None]
+    )  # leaves out the old group's hazard
+    reference = survfair.model_based_xci(
+        t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=15.0, ci=None
+    )
     lead = findings(reference).sentences[1]
     assert lead.startswith("Largest observed asymmetry against the model-based reference")
     assert "chance cannot be ruled out" in lead
@@ -491,8 +582,12 @@ def test_without_an_excess_interval_nothing_is_put_down_to_the_groups_risks():
 def test_a_reference_of_another_observed_matrix_is_refused():
     reference = _two_age_groups(n=400)
     observed = reference.observed
-    other = survfair.xci(np.arange(1.0, 401), np.ones(400, bool), np.where(np.arange(400) % 2, "old", "young"),
-                         -np.arange(400.0))
+    other = survfair.xci(
+        np.arange(1.0, 401),
+        np.ones(400, bool),
+        np.where(np.arange(400) % 2, "old", "young"),
+        -np.arange(400.0),
+    )
     with pytest.raises(ValueError, match="another observed matrix"):
         findings(other, model_based=reference)
     assert findings(observed, model_based=reference).excess is not None
@@ -509,7 +604,9 @@ def test_a_null_with_a_reference_claims_neither_an_asymmetry_nor_its_source():
     c = rng.exponential(40, n)
     grid = np.linspace(0.05, 30, 300)
     curves = np.exp(-grid[None, :] / 10 * np.exp(lp)[:, None])
-    reference = survfair.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
+    reference = survfair.model_based_xci(
+        np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0
+    )
     lead = findings(reference).sentences[1]
     assert lead.startswith("No cross-group asymmetry, observed or in excess: Δbetween(")
     assert "is within what chance alone would give" in lead

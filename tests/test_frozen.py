@@ -17,11 +17,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import censored_cohort
 
 import survfair
 from survfair import mitigate, simulate
 from survfair._core.frozen import FrozenDict, frozen_result
-from conftest import censored_cohort
 
 pytestmark = pytest.mark.filterwarnings("ignore::survfair.PositivityWarning")
 
@@ -37,11 +37,15 @@ def results():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out["xci"] = survfair.xci(time, event, g, risk)
-        out["xci_bootstrap"] = survfair.xci(time, event, g, risk, ci="bootstrap", n_resamples=30, random_state=1)
+        out["xci_bootstrap"] = survfair.xci(
+            time, event, g, risk, ci="bootstrap", n_resamples=30, random_state=1
+        )
         out["xauc"] = survfair.xauc(y, g, score)
         out["xauc_t"] = survfair.xauc_t(time, event, g, risk, [0.5, 1.0])
         out["calibration"] = survfair.calibration(time, event, g, predicted, [0.5])
-        out["compare"] = survfair.compare(time, event, g, {"a": risk, "b": risk + rng.normal(size=n)})
+        out["compare"] = survfair.compare(
+            time, event, g, {"a": risk, "b": risk + rng.normal(size=n)}
+        )
         out["overall_c"] = survfair.overall_c(out["xci"])
         out["min_xci"] = survfair.min_xci(out["xci"])
         out["omnibus"] = survfair.omnibus_test(out["xci"])
@@ -52,13 +56,16 @@ def results():
         out["group_shift"] = mitigate.group_shift(time, event, g, risk, random_state=0)
         out["group_monotone"] = mitigate.group_monotone(time, event, g, risk)
         out["frontier"] = mitigate.frontier(time, event, two, risk, n_points=5)
-        out["calibration_cost"] = mitigate.calibration_cost(out["group_shift"], time, event, g, risk, predicted, [0.5])
+        out["calibration_cost"] = mitigate.calibration_cost(
+            out["group_shift"], time, event, g, risk, predicted, [0.5]
+        )
         out["lognormal_xci"] = simulate.lognormal_xci(0.8, 1, 0.5, 0.5, 0.8, 1)
         design = simulate.ph_design({"a": 0.5, "b": 0.5})
         out["design"] = design
         out["true_xci"] = design.true_xci(n_truth=4000)
-        out["coverage_study"] = simulate.coverage_study(design, [60], n_replications=2, n_truth=4000,
-                                                        random_state=0, progress=False)
+        out["coverage_study"] = simulate.coverage_study(
+            design, [60], n_replications=2, n_truth=4000, random_state=0, progress=False
+        )
         out["flchain"] = survfair.load_flchain()
     return out
 
@@ -100,7 +107,9 @@ def _vandalise(value, depth=0):
     accepted = 0
     if isinstance(value, pd.DataFrame):
         for column in value.columns:
-            if pd.api.types.is_numeric_dtype(value[column]) and not pd.api.types.is_bool_dtype(value[column]):
+            if pd.api.types.is_numeric_dtype(value[column]) and not pd.api.types.is_bool_dtype(
+                value[column]
+            ):
                 value.loc[:, column] = 0
         value.drop(value.index, inplace=True)
         accepted += 1
@@ -144,9 +153,30 @@ def _vandalise(value, depth=0):
     return accepted
 
 
-NAMES = ["xci", "xci_bootstrap", "xauc", "xauc_t", "calibration", "compare", "overall_c", "min_xci", "omnibus",
-         "findings", "xroc", "logistic_adjustment", "eo_adjustment", "group_shift", "group_monotone", "frontier",
-         "calibration_cost", "lognormal_xci", "design", "true_xci", "coverage_study", "flchain"]
+NAMES = [
+    "xci",
+    "xci_bootstrap",
+    "xauc",
+    "xauc_t",
+    "calibration",
+    "compare",
+    "overall_c",
+    "min_xci",
+    "omnibus",
+    "findings",
+    "xroc",
+    "logistic_adjustment",
+    "eo_adjustment",
+    "group_shift",
+    "group_monotone",
+    "frontier",
+    "calibration_cost",
+    "lognormal_xci",
+    "design",
+    "true_xci",
+    "coverage_study",
+    "flchain",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -180,14 +210,20 @@ def test_the_audits_examples_no_longer_change_the_exports(results):
     with pytest.raises(ValueError, match="read-only"):
         res.influence.layout.codes[0] = 1
     with pytest.raises(ValueError, match="read-only"):
-        res.sample.risk[0] = 1  # nothing is written through the result (a view: no copy at registry scale)
+        res.sample.risk[0] = (
+            1  # nothing is written through the result (a view: no copy at registry scale)
+        )
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
 def test_copies_and_pickles_stay_read_only(results, name, how):
     obj = results[name]
-    clone = {"pickle": lambda o: pickle.loads(pickle.dumps(o)), "deepcopy": copy.deepcopy, "copy": copy.copy}[how](obj)
+    clone = {
+        "pickle": lambda o: pickle.loads(pickle.dumps(o)),
+        "deepcopy": copy.deepcopy,
+        "copy": copy.copy,
+    }[how](obj)
     assert type(clone) is type(obj)
     _same(_exports(obj), _exports(clone))
     for _, value in _public_values(clone):
@@ -212,7 +248,9 @@ def _public_classes():
 
 @pytest.mark.parametrize("cls", list(_public_classes()), ids=lambda c: c.__name__)
 def test_every_public_result_class_uses_the_shared_mechanism(cls):
-    assert getattr(cls, "__frozen_result__", False), f"{cls.__name__} is a plain @dataclass(frozen=True)"
+    assert getattr(cls, "__frozen_result__", False), (
+        f"{cls.__name__} is a plain @dataclass(frozen=True)"
+    )
 
 
 def test_the_callers_arrays_are_never_locked():

@@ -16,17 +16,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _brute import weighted_censoring_survival
 from scipy import stats
 
 import survfair
-from survfair._core import bootstrap as _bootstrap, influence as _influence
-
-_COMPACT = _influence._COMPACT_FROM_GROUPS
+from survfair._core import bootstrap as _bootstrap
+from survfair._core import influence as _influence
 from survfair._core.censoring import fit_censoring, inverse_censoring
 from survfair._core.intervals import bootstrap_interval
 from survfair._core.validation import check_survival_inputs
 from survfair._xci.estimator import estimate_xci
-from _brute import weighted_censoring_survival
+
+_COMPACT = _influence._COMPACT_FROM_GROUPS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -84,7 +85,9 @@ def _brute_influence(time, event, codes, risk, n_groups, weight, tied_tol=1e-8, 
     oe = e_num.sum(1) - pooled * e_den.sum(1)
     ol = l_num.sum(1) - pooled * l_den.sum(1)
     me, ml = (e_den.sum(1) > 0).sum(), (l_den.sum(1) > 0).sum()
-    phi_overall = (math.sqrt(me / (me - 1)) * oe + math.sqrt(ml / (ml - 1)) * ol) / denominator.sum()
+    phi_overall = (
+        math.sqrt(me / (me - 1)) * oe + math.sqrt(ml / (ml - 1)) * ol
+    ) / denominator.sum()
     return phi.T @ phi, phi_overall @ phi_overall
 
 
@@ -115,7 +118,9 @@ def test_naive_covariance_with_tau_equals_direct_pair_loop(n_groups):
     time, event, group, risk = _cohort(70, seed=n_groups, n_groups=n_groups, ties=True)
     tau = float(np.quantile(time, 0.6))
     res = survfair.xci(time, event, group, risk, method="naive", tau=tau, ci="analytic")
-    cov, var_overall = _brute_influence(time, event, group, risk, n_groups, lambda i, j: 1.0, tau=tau)
+    cov, var_overall = _brute_influence(
+        time, event, group, risk, n_groups, lambda i, j: 1.0, tau=tau
+    )
     np.testing.assert_allclose(res.covariance, cov, rtol=1e-12, atol=1e-15)
     assert survfair.overall_c(res).se == pytest.approx(math.sqrt(var_overall), rel=1e-12)
     untruncated = survfair.xci(time, event, group, risk, method="naive", ci=None)
@@ -129,8 +134,16 @@ def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
     res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring)
     curves = res.censoring_curves
     sample, _ = check_survival_inputs(time, event, group, risk)
-    inf = _influence.influence(sample, res.pair_counts, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8,
-                               strict=False, censoring_estimated=False)
+    inf = _influence.influence(
+        sample,
+        res.pair_counts,
+        method="ipcw",
+        tau=tau,
+        curves=curves,
+        tied_tol=1e-8,
+        strict=False,
+        censoring_estimated=False,
+    )
     k = np.array([[curves.evaluate(g, np.array([t]))[0] for g in range(2)] for t in time])
 
     def weight(i, j):
@@ -141,12 +154,20 @@ def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
     assert inf.overall @ inf.overall == pytest.approx(var_overall, rel=1e-11)
 
 
-def _case_weighted_ipcw(time, event, codes, risk, v, n_groups, tau, censoring, refit=True, strict=False):
+def _case_weighted_ipcw(
+    time, event, codes, risk, v, n_groups, tau, censoring, refit=True, strict=False
+):
     """O(n^2) IPCW matrix and pooled C with case weights ``v``: each pair weighs v_i v_j, and the
     censoring Kaplan-Meier (events before censorings at a tied time) counts row l as v_l rows
     (``refit``) or is fitted with unit weights (weights held fixed)."""
-    members = [np.arange(len(time))] * n_groups if censoring == "pooled" else [codes == a for a in range(n_groups)]
-    members = [np.flatnonzero(np.broadcast_to(m, time.shape)) if m.dtype == bool else m for m in members]
+    members = (
+        [np.arange(len(time))] * n_groups
+        if censoring == "pooled"
+        else [codes == a for a in range(n_groups)]
+    )
+    members = [
+        np.flatnonzero(np.broadcast_to(m, time.shape)) if m.dtype == bool else m for m in members
+    ]
     w_km = v if refit else np.ones(len(time))
     tau = np.inf if tau is None else tau
 
@@ -179,7 +200,9 @@ def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier
     inf = res.influence
     n = len(time)
     ones = np.ones(n)
-    theta, pooled, denominator = _case_weighted_ipcw(time, event, group, risk, ones, 2, tau, censoring)
+    theta, pooled, denominator = _case_weighted_ipcw(
+        time, event, group, risk, ones, 2, tau, censoring
+    )
     np.testing.assert_allclose(theta, res.values, rtol=1e-12)
     step = 1e-6
     derivative = np.empty((n, 4))
@@ -192,7 +215,9 @@ def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier
         derivative_overall[k] = (pooled_k - pooled) / step
     # phi carries DeLong's sqrt(m / (m - 1)) on the pair terms; undo it through a fixed-weight twin
     sample = res.sample
-    settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=False)
+    settings = dict(
+        method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=False
+    )
     fixed = _influence.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     plain = _brute_plain_phi(time, event, group, risk, res)
     km_term = inf.cells - fixed.cells
@@ -217,9 +242,13 @@ def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring
     elif tau == "tied_event":
         tied = [t for t in np.unique(time[event]) if (time == t).sum() > 1]
         tau = float(tied[len(tied) // 2])
-    res = survfair.xci(time, event, group, risk, tau=tau, censoring=censoring, strict=strict, ci="analytic")
+    res = survfair.xci(
+        time, event, group, risk, tau=tau, censoring=censoring, strict=strict, ci="analytic"
+    )
     sample = res.sample
-    settings = dict(method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=strict)
+    settings = dict(
+        method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=strict
+    )
     fixed = _influence.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     km_term = res.influence.cells - fixed.cells
     args = (time, event, group, risk)
@@ -231,8 +260,12 @@ def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring
     for k in range(len(time)):
         v = ones.copy()
         v[k] += step
-        refitted, _, _ = _case_weighted_ipcw(*args, v, n_groups, tau, censoring, refit=True, strict=strict)
-        held, _, _ = _case_weighted_ipcw(*args, v, n_groups, tau, censoring, refit=False, strict=strict)
+        refitted, _, _ = _case_weighted_ipcw(
+            *args, v, n_groups, tau, censoring, refit=True, strict=strict
+        )
+        held, _, _ = _case_weighted_ipcw(
+            *args, v, n_groups, tau, censoring, refit=False, strict=strict
+        )
         expected[k] = ((refitted - held) / step).ravel()
     np.testing.assert_allclose(km_term, expected, rtol=1e-4, atol=1e-7)
     assert np.abs(km_term).max() > 1e-3
@@ -241,11 +274,20 @@ def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring
 def test_censoring_reference_keeps_the_weights_fixed():
     """Curves fitted on other rows carry no Kaplan-Meier term for the audited rows."""
     time, event, group, risk = _cohort(120, seed=5, n_groups=2, ties=True)
-    res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic",
-                       censoring_reference=(time, event, group))
+    res = survfair.xci(
+        time, event, group, risk, tau=3.0, ci="analytic", censoring_reference=(time, event, group)
+    )
     sample = res.sample
-    fixed = _influence.influence(sample, res.pair_counts, method="ipcw", tau=3.0, curves=res.censoring_curves,
-                                 tied_tol=1e-8, strict=False, censoring_estimated=False)
+    fixed = _influence.influence(
+        sample,
+        res.pair_counts,
+        method="ipcw",
+        tau=3.0,
+        curves=res.censoring_curves,
+        tied_tol=1e-8,
+        strict=False,
+        censoring_estimated=False,
+    )
     # the moment engine's covariance: the same terms summed in another order
     np.testing.assert_allclose(res.covariance, fixed.covariance, rtol=1e-12, atol=1e-15)
     refit = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
@@ -308,7 +350,9 @@ def test_summaries_use_the_covariance_and_wald_p_values():
         assert (high - low) / 2 == pytest.approx(stats.norm.ppf(0.975) * se, rel=1e-10)
         within = survfair.delta_within(res, a, b)
         i, j = a * 4, b * 4
-        assert within.se == pytest.approx(math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j]), rel=1e-12)
+        assert within.se == pytest.approx(
+            math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j]), rel=1e-12
+        )
     assert np.all(np.linalg.eigvalsh(cov) > -1e-12)  # a Gram matrix: positive semi-definite
     table = survfair.utility(res)
     assert table["se"].notna().all()
@@ -316,8 +360,12 @@ def test_summaries_use_the_covariance_and_wald_p_values():
     low, high = (frame.to_numpy() for frame in res.confidence_interval())
     theta, se = res.values, res.se.to_numpy()
     z = stats.norm.ppf(0.975)
-    np.testing.assert_allclose(np.log(low / (1 - low)), np.log(theta / (1 - theta)) - z * se / (theta * (1 - theta)))
-    np.testing.assert_allclose(np.log(high / (1 - high)), np.log(theta / (1 - theta)) + z * se / (theta * (1 - theta)))
+    np.testing.assert_allclose(
+        np.log(low / (1 - low)), np.log(theta / (1 - theta)) - z * se / (theta * (1 - theta))
+    )
+    np.testing.assert_allclose(
+        np.log(high / (1 - high)), np.log(theta / (1 - theta)) + z * se / (theta * (1 - theta))
+    )
 
 
 def test_jackknife_is_exact_for_the_naive_estimator():
@@ -354,17 +402,22 @@ def test_jackknife_of_a_cell_left_without_pairs_is_undefined(seed):
         res = survfair.xci(time, event, group, risk, weights=weights, method="ipcw")
     # what BCa reads (an analytic result keeps no contributions: its rows were written over them)
     assert not res.influence.has_jackknife
-    jackknife = _influence.influence(res.sample, res.pair_counts, curves=res.censoring_curves,
-                                     **res.settings.pair_options).jackknife
+    jackknife = _influence.influence(
+        res.sample, res.pair_counts, curves=res.censoring_curves, **res.settings.pair_options
+    ).jackknife
     assert np.isnan(jackknife[n_a, 1])  # row k, cell (a, b)
     assert np.isfinite(jackknife[:n_a, 1]).all()  # deleting an a row leaves pairs in (a, b)
-    assert np.all((jackknife[np.isfinite(jackknife)] >= 0) & (jackknife[np.isfinite(jackknife)] <= 1))
+    assert np.all(
+        (jackknife[np.isfinite(jackknife)] >= 0) & (jackknife[np.isfinite(jackknife)] <= 1)
+    )
 
 
 def test_analytic_se_close_to_bootstrap_se():
     time, event, group, risk = _cohort(1500, seed=4)
     analytic = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
-    boot = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=300, random_state=1)
+    boot = survfair.xci(
+        time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=300, random_state=1
+    )
     ratio = analytic.se.to_numpy() / boot.se.to_numpy()
     assert np.all((ratio > 0.75) & (ratio < 1.33)), ratio
 
@@ -379,20 +432,34 @@ def test_bootstrap_replicate_equals_estimator_refitted_on_the_resample(censoring
     tau = 3.0
     seed = np.random.SeedSequence(123)
     draws = _bootstrap.bootstrap(
-        sample, method="ipcw", tau=tau, censoring=censoring, fixed_curves=None, tied_tol=1e-8,
-        strict=False, n_resamples=3, random_state=seed, progress=False,
+        sample,
+        method="ipcw",
+        tau=tau,
+        censoring=censoring,
+        fixed_curves=None,
+        tied_tol=1e-8,
+        strict=False,
+        n_resamples=3,
+        random_state=seed,
+        progress=False,
     )[0]
     # rebuild replicate 0 by hand: same strata, same per-replicate seed, rows in time order
     order = np.argsort(sample.time, kind="stable")
     codes = sample.group_codes[order]
     members = tuple(np.flatnonzero(codes == s) for s in np.unique(codes))
-    mult = _bootstrap._multiplicity(members, sample.n_samples, np.random.SeedSequence(123).spawn(3)[0])
+    mult = _bootstrap._multiplicity(
+        members, sample.n_samples, np.random.SeedSequence(123).spawn(3)[0]
+    )
     rows = order[np.repeat(np.arange(sample.n_samples), mult)]
     resample, _ = check_survival_inputs(time[rows], event[rows], group[rows], risk[rows])
     curves = fit_censoring(resample, censoring)
-    counts = estimate_xci(resample, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8, strict=False)
+    counts = estimate_xci(
+        resample, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8, strict=False
+    )
     np.testing.assert_allclose(draws.cells[0], counts.numerator / counts.denominator, rtol=1e-12)
-    assert draws.overall[0] == pytest.approx(counts.numerator.sum() / counts.denominator.sum(), rel=1e-12)
+    assert draws.overall[0] == pytest.approx(
+        counts.numerator.sum() / counts.denominator.sum(), rel=1e-12
+    )
     # stratified by group: every replicate keeps the group sizes
     assert np.array_equal(np.bincount(group[rows]), np.bincount(group))
 
@@ -406,8 +473,18 @@ def test_fast_censoring_refit_equals_scikit_survival():
     mult = rng.multinomial(400, np.full(400, 1 / 400))
     rows = np.repeat(np.arange(400), mult)
     problem = _bootstrap._Problem(
-        time=t, event=e, codes=g, risks=(risk,), n_groups=2, method="ipcw", tau=None, tied_tol=1e-8,
-        strict=False, censoring="group", fixed_curves=None, grids=grids,
+        time=t,
+        event=e,
+        codes=g,
+        risks=(risk,),
+        n_groups=2,
+        method="ipcw",
+        tau=None,
+        tied_tol=1e-8,
+        strict=False,
+        censoring="group",
+        fixed_curves=None,
+        grids=grids,
         strata_members=(np.arange(400),),
     )
     inverse = _bootstrap._refit_inverse(problem, mult, rows)
@@ -418,17 +495,23 @@ def test_fast_censoring_refit_equals_scikit_survival():
         with np.errstate(divide="ignore"):
             expected = 1 / curves.evaluate(group_index, probe)
         np.testing.assert_allclose(inverse(group_index, probe), expected, rtol=1e-13)
-        np.testing.assert_allclose(inverse(group_index, t[rows]), expected[: rows.shape[0]], rtol=1e-13)
+        np.testing.assert_allclose(
+            inverse(group_index, t[rows]), expected[: rows.shape[0]], rtol=1e-13
+        )
 
 
 @pytest.fixture(scope="module")
 def dask_client():
     import distributed  # a test extra: missing it is a failure, not a skip
+
     # two workers: with one thread in all, joblib's Dask backend counts one job and runs the
     # batches in the calling thread, never on the cluster
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
@@ -456,11 +539,18 @@ def test_undefined_cells_in_replicates_are_nan_counted_and_warned():
     group = np.r_[np.zeros(n - 4, int), np.ones(4, int)]
     time = rng.exponential(1.0, n)
     event = rng.random(n) < 0.7
-    event[n - 4:] = [True, False, False, False]  # group 1 has a single event
+    event[n - 4 :] = [True, False, False, False]  # group 1 has a single event
     risk = rng.normal(size=n)
     with pytest.warns(survfair.UndefinedXCIWarning, match="no comparable pair"):
         res = survfair.xci(
-            time, event, group, risk, method="naive", ci="bootstrap", n_resamples=200, random_state=0,
+            time,
+            event,
+            group,
+            risk,
+            method="naive",
+            ci="bootstrap",
+            n_resamples=200,
+            random_state=0,
             progress=False,
         )
     draws = res.bootstrap
@@ -473,8 +563,16 @@ def test_undefined_cells_in_replicates_are_nan_counted_and_warned():
 def test_min_xci_percentile_interval_is_the_bootstrap_of_the_minimum():
     time, event, group, risk = _cohort(500, seed=12, n_groups=3)
     res = survfair.xci(
-        time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=150, random_state=5,
-        bootstrap_method="percentile", progress=False,
+        time,
+        event,
+        group,
+        risk,
+        tau=3.0,
+        ci="bootstrap",
+        n_resamples=150,
+        random_state=5,
+        bootstrap_method="percentile",
+        progress=False,
     )
     minima = res.replicates.reshape(150, -1).min(axis=1)
     est = survfair.min_xci(res).estimate
@@ -483,8 +581,17 @@ def test_min_xci_percentile_interval_is_the_bootstrap_of_the_minimum():
     # the interval of the minimum is not the smallest cell's own interval
     low = res.confidence_interval()[0].to_numpy()
     assert est.confidence_interval.low <= low.min() + 1e-12
-    bca = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=150, random_state=5,
-                       progress=False)
+    bca = survfair.xci(
+        time,
+        event,
+        group,
+        risk,
+        tau=3.0,
+        ci="bootstrap",
+        n_resamples=150,
+        random_state=5,
+        progress=False,
+    )
     assert np.isfinite(survfair.min_xci(bca).estimate.confidence_interval.low)
 
 
@@ -502,13 +609,32 @@ def test_bca_matches_scipy_bootstrap():
 
 def test_bootstrap_p_value_inverts_the_interval():
     time, event, group, risk = _cohort(400, seed=13)
-    res = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=200, random_state=3,
-                       progress=False)
+    res = survfair.xci(
+        time,
+        event,
+        group,
+        risk,
+        tau=3.0,
+        ci="bootstrap",
+        n_resamples=200,
+        random_state=3,
+        progress=False,
+    )
     est = survfair.delta_between(res, 0, 1)
     # the null on an interval limit gives p = 1 - level
     for level in (0.8, 0.9):
-        lvl = survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=200, random_state=3,
-                           progress=False, confidence_level=level)
+        lvl = survfair.xci(
+            time,
+            event,
+            group,
+            risk,
+            tau=3.0,
+            ci="bootstrap",
+            n_resamples=200,
+            random_state=3,
+            progress=False,
+            confidence_level=level,
+        )
         limit = survfair.delta_between(lvl, 0, 1).confidence_interval.low
         p = survfair.contrast(res, np.array([[0, 1], [-1, 0]]), null=limit).p_value
         assert p == pytest.approx(1 - level, abs=0.02)
@@ -517,7 +643,9 @@ def test_bootstrap_p_value_inverts_the_interval():
 
 def test_progress_bar_silent_when_not_a_tty(capsys):
     time, event, group, risk = _cohort(150, seed=1)
-    survfair.xci(time, event, group, risk, ci="bootstrap", n_resamples=5, random_state=0, progress=True)
+    survfair.xci(
+        time, event, group, risk, ci="bootstrap", n_resamples=5, random_state=0, progress=True
+    )
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
 
@@ -529,11 +657,19 @@ def test_progress_bar_silent_when_not_a_tty(capsys):
     "kwargs, error, match",
     [
         ({"ci": "wald"}, ValueError, "ci must be one of"),
-        ({"ci": "bootstrap", "n_resamples": 1}, ValueError, "n_resamples must be an integer >= 2, got 1"),
+        (
+            {"ci": "bootstrap", "n_resamples": 1},
+            ValueError,
+            "n_resamples must be an integer >= 2, got 1",
+        ),
         ({"ci": "bootstrap", "n_resamples": 10.0}, TypeError, "n_resamples must be an integer"),
         ({"stratify": "event"}, ValueError, "stratify must be one of"),
         ({"bootstrap_method": "basic"}, ValueError, "bootstrap_method must be one of"),
-        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be a number in \(0, 1\), got 1.5"),
+        (
+            {"confidence_level": 1.5},
+            ValueError,
+            r"confidence_level must be a number in \(0, 1\), got 1.5",
+        ),
         ({"n_jobs": 0}, ValueError, "n_jobs must not be 0"),
         ({"progress": "yes"}, TypeError, "progress must be True or False"),
         ({"ci": "bootstrap", "random_state": "seed"}, TypeError, "random_state must be"),
@@ -594,8 +730,16 @@ def test_coverage_lognormal_group_censoring(n, ci):
     from coverage_study import SIMULATOR_TAU, coverage_study, simulator_setting
 
     generator, truth = simulator_setting(SIMULATOR_TAU)
-    table = coverage_study(generator, truth, n=n, n_replications=COVERAGE_REPLICATIONS, ci=ci, tau=SIMULATOR_TAU,
-                           n_resamples=300, seed=n)
+    table = coverage_study(
+        generator,
+        truth,
+        n=n,
+        n_replications=COVERAGE_REPLICATIONS,
+        ci=ci,
+        tau=SIMULATOR_TAU,
+        n_resamples=300,
+        seed=n,
+    )
     assert (table["coverage"] - 0.95).abs().le(COVERAGE_BAND).all(), table
 
 
@@ -607,17 +751,32 @@ def test_influence_does_not_depend_on_the_order_of_the_contributions():
     time, event, group, risk = _cohort(200, seed=12, n_groups=3, ties=True)
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
     sample = res.sample
-    settings = dict(method="ipcw", tau=3.0, curves=res.censoring_curves, tied_tol=1e-8, strict=False,
-                    censoring_estimated=True)
+    settings = dict(
+        method="ipcw",
+        tau=3.0,
+        curves=res.censoring_curves,
+        tied_tol=1e-8,
+        strict=False,
+        censoring_estimated=True,
+    )
     _, _, in_time_order = count_pairs_and_contributions(
-        sample.time, sample.event, sample.group_codes, sample.risk, 3,
-        inverse_k=inverse_censoring(res.censoring_curves), tau=3.0,
+        sample.time,
+        sample.event,
+        sample.group_codes,
+        sample.risk,
+        3,
+        inverse_k=inverse_censoring(res.censoring_curves),
+        tau=3.0,
     )
     parts = in_time_order.in_input_order()
     assert parts.order is None
-    from_input_order = _influence.influence(sample, res.pair_counts, contributions=parts, **settings)
+    from_input_order = _influence.influence(
+        sample, res.pair_counts, contributions=parts, **settings
+    )
     np.testing.assert_allclose(from_input_order.cells, res.influence.cells, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(from_input_order.overall, res.influence.overall, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        from_input_order.overall, res.influence.overall, rtol=1e-12, atol=1e-15
+    )
 
 
 def _compact_cases(rng, n, g):
@@ -629,7 +788,11 @@ def _compact_cases(rng, n, g):
     yield "ipcw group", (time, event, group, risk), dict(tau=2.0)
     yield "weights", (time, event, group, risk), dict(tau=2.0, weights=rng.uniform(0.5, 2.0, n))
     yield "entry", (time, event, group, risk), dict(tau=2.0, entry=time * rng.uniform(0.0, 0.5, n))
-    yield "cause", (time, np.where(event, rng.integers(1, 3, n), 0), group, risk), dict(tau=2.0, cause=1)
+    yield (
+        "cause",
+        (time, np.where(event, rng.integers(1, 3, n), 0), group, risk),
+        dict(tau=2.0, cause=1),
+    )
     yield "cluster", (time, event, group, risk), dict(tau=2.0, cluster=rng.integers(0, 150, n))
     # a group without events: its row of cells is undefined (NaN), its column is not
     no_events = event & (group != 0)
@@ -668,7 +831,9 @@ def test_compact_influence_rows_give_the_dense_numbers(monkeypatch, row_path, g)
             (compact.contrast_covariance(weights), dense.contrast_covariance(weights)),
             (compact.overall_variance, dense.overall_variance),
         ]:
-            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-15, err_msg=name)  # sums in another order
+            np.testing.assert_allclose(
+                got, expected, rtol=1e-9, atol=1e-15, err_msg=name
+            )  # sums in another order
             np.testing.assert_array_equal(np.isnan(got), np.isnan(expected), err_msg=name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", survfair.UndefinedXCIWarning)
@@ -695,13 +860,38 @@ def test_dask_backend_scatters_the_data_once_not_per_batch(dask_client, monkeypa
 
     monkeypatch.setattr(distributed.Client, "scatter", counting_scatter)
     with joblib.parallel_backend("dask"):
-        survfair.xci(time, event, group, risk, tau=3.0, ci="bootstrap", n_resamples=64, random_state=1, n_jobs=2,
-                     progress=False)
+        survfair.xci(
+            time,
+            event,
+            group,
+            risk,
+            tau=3.0,
+            ci="bootstrap",
+            n_resamples=64,
+            random_state=1,
+            n_jobs=2,
+            progress=False,
+        )
     assert scattered.count("_Problem") == 1
-    sample = _bootstrap._Problem(time=time, event=event, codes=group, risks=(risk,), n_groups=2, method="ipcw",
-                                 tau=3.0, tied_tol=1e-8, strict=False, censoring=None, fixed_curves=None, grids=(),
-                                 strata_members=(np.arange(3000),))
-    assert dask.sizeof.sizeof(sample) >= time.nbytes + event.nbytes + group.nbytes + risk.nbytes + 3000 * 8
+    sample = _bootstrap._Problem(
+        time=time,
+        event=event,
+        codes=group,
+        risks=(risk,),
+        n_groups=2,
+        method="ipcw",
+        tau=3.0,
+        tied_tol=1e-8,
+        strict=False,
+        censoring=None,
+        fixed_curves=None,
+        grids=(),
+        strata_members=(np.arange(3000),),
+    )
+    assert (
+        dask.sizeof.sizeof(sample)
+        >= time.nbytes + event.nbytes + group.nbytes + risk.nbytes + 3000 * 8
+    )
 
 
 def _rows_both_ways(sample, g, *, curves=None, pooled=False):
@@ -710,22 +900,46 @@ def _rows_both_ways(sample, g, *, curves=None, pooled=False):
     from survfair._core.kernel import count_pairs_and_contributions
     from survfair._xci.estimator import estimate_xci
 
-    method, tau = ("naive", None) if curves is None else ("ipcw", 1.5)  # tau: no group's K reaches 0 before it
-    counts = estimate_xci(sample, method=method, tau=tau, curves=curves, tied_tol=1e-8, strict=False)
+    method, tau = (
+        ("naive", None) if curves is None else ("ipcw", 1.5)
+    )  # tau: no group's K reaches 0 before it
+    counts = estimate_xci(
+        sample, method=method, tau=tau, curves=curves, tied_tol=1e-8, strict=False
+    )
     curve_of = np.zeros(g, np.int64) if pooled else np.arange(g, dtype=np.int64)
-    mult = (np.zeros((0, g * g)) if curves is None
-            else _influence.censoring_multiplicity(curve_of, g, later_factor=True))
+    mult = (
+        np.zeros((0, g * g))
+        if curves is None
+        else _influence.censoring_multiplicity(curve_of, g, later_factor=True)
+    )
     compact = g >= 3 and not pooled
     out = []
     for overwrite in (False, True):
         _, _, parts = count_pairs_and_contributions(
-            sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol=1e-8, case_weight=sample.weights,
-            inverse_k=None if curves is None else inverse_censoring(curves), tau=tau)
+            sample.time,
+            sample.event,
+            sample.group_codes,
+            sample.risk,
+            g,
+            tied_tol=1e-8,
+            case_weight=sample.weights,
+            inverse_k=None if curves is None else inverse_censoring(curves),
+            tau=tau,
+        )
         order = parts.order
         cells, overall = _influence.influence_rows(
-            sample.time[order], sample.observed[order], sample.group_codes[order], parts, counts.numerator.ravel(),
-            counts.denominator.ravel(), curve_of, mult, _influence.time_ordered_options(sample, order),
-            compact=compact, overwrite=overwrite)
+            sample.time[order],
+            sample.observed[order],
+            sample.group_codes[order],
+            parts,
+            counts.numerator.ravel(),
+            counts.denominator.ravel(),
+            curve_of,
+            mult,
+            _influence.time_ordered_options(sample, order),
+            compact=compact,
+            overwrite=overwrite,
+        )
         out.append((cells, overall, np.shares_memory(cells, parts.later_block)))
     return out
 
@@ -743,12 +957,20 @@ def test_rows_written_over_the_later_sums_are_the_same_rows(n_groups, censoring,
     sample, _ = check_survival_inputs(time, event, group, risk, weights=weights)
     curves = None if censoring is None else fit_censoring(sample, censoring)
     (new, new_overall, new_shared), (over, over_overall, shared) = _rows_both_ways(
-        sample, n_groups, curves=curves, pooled=censoring == "pooled")
+        sample, n_groups, curves=curves, pooled=censoring == "pooled"
+    )
     assert not new_shared
     width = over.shape[1]
     assert shared == (width == 2 * n_groups)
-    assert width == (1 if n_groups == 1 else 4 if n_groups == 2 else n_groups**2 if censoring == "pooled"
-                     else 2 * n_groups)
+    assert width == (
+        1
+        if n_groups == 1
+        else 4
+        if n_groups == 2
+        else n_groups**2
+        if censoring == "pooled"
+        else 2 * n_groups
+    )
     np.testing.assert_array_equal(over, new)
     np.testing.assert_array_equal(over_overall, new_overall)
 

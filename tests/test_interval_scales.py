@@ -59,8 +59,12 @@ def _km_risk_limits(risk, se, level):
 
 
 def _close(actual, expected):
-    np.testing.assert_allclose(np.ravel(np.asarray(actual, float)), np.ravel(np.asarray(expected, float)),
-                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        np.ravel(np.asarray(actual, float)),
+        np.ravel(np.asarray(expected, float)),
+        rtol=1e-12,
+        atol=1e-14,
+    )
 
 
 def _cohort(n=600, seed=3, groups=("a", "b", "c")):
@@ -88,13 +92,22 @@ def test_xci_cells_and_pooled_c_are_logit_wald(xci_result, level):
     if level == xci_result.confidence_level:
         _close(frame["ci_low"], _logit_limits(frame["xci"], frame["se"], level)[0])
     pooled = survfair.overall_c(xci_result)
-    _close(pooled.confidence_interval, _logit_limits([pooled.value], [pooled.se], pooled.confidence_level))
+    _close(
+        pooled.confidence_interval,
+        _logit_limits([pooled.value], [pooled.se], pooled.confidence_level),
+    )
 
 
 def test_xci_differences_are_raw_wald_clipped_to_the_unit_range(xci_result):
     for a, b in [("a", "b"), ("b", "c"), ("c", "a")]:
-        for estimate in (survfair.delta_between(xci_result, a, b), survfair.delta_within(xci_result, a, b)):
-            _close(estimate.confidence_interval, _raw_limits([estimate.value], [estimate.se], 0.95, -1, 1))
+        for estimate in (
+            survfair.delta_between(xci_result, a, b),
+            survfair.delta_within(xci_result, a, b),
+        ):
+            _close(
+                estimate.confidence_interval,
+                _raw_limits([estimate.value], [estimate.se], 0.95, -1, 1),
+            )
     table = survfair.pairwise_deltas(xci_result)
     _close(table["ci_low"], _raw_limits(table["value"], table["se"], 0.95, -1, 1)[0])
     _close(table["ci_high"], _raw_limits(table["value"], table["se"], 0.95, -1, 1)[1])
@@ -132,8 +145,11 @@ def test_xauc_cells_and_differences(xauc_result):
     balanced = survfair.delta_balanced_xauc(xauc_result, "a", "b")
     _close(balanced.confidence_interval, _raw_limits([balanced.value], [balanced.se], 0.95, -1, 1))
     # near the bound the raw limit would pass 1: a difference of two probabilities is clipped
-    small = survfair.xauc([1, 1, 1, 0, 0, 0] * 2, ["a"] * 6 + ["b"] * 6,
-                          [2.63, 2.37, 3.14, 0.1, -0.54, 0.36, -1.2, -1.55, -3.2, -1.27, -0.62, 0.04])
+    small = survfair.xauc(
+        [1, 1, 1, 0, 0, 0] * 2,
+        ["a"] * 6 + ["b"] * 6,
+        [2.63, 2.37, 3.14, 0.1, -0.54, 0.36, -1.2, -1.55, -3.2, -1.27, -0.62, 0.04],
+    )
     extreme = survfair.delta_balanced_xauc(small, "a", "b")
     assert extreme.value + _z(0.95) * extreme.se > 1
     _close(extreme.confidence_interval, _raw_limits([extreme.value], [extreme.se], 0.95, -1, 1))
@@ -163,8 +179,12 @@ def calibration_result():
     censor = rng.uniform(0, 15.0, n)
     time, event = np.minimum(true_time, censor), true_time <= censor
     # mis-scaled predictions: O/E away from 1 in both directions across horizons
-    predicted = np.column_stack([1 - np.exp(-((t / 6.0) ** 1.5) * np.exp(0.75 * x) * c)
-                                 for t, c in [(3.0, 0.6), (5.0, 1.5)]])
+    predicted = np.column_stack(
+        [
+            1 - np.exp(-((t / 6.0) ** 1.5) * np.exp(0.75 * x) * c)
+            for t, c in [(3.0, 0.6), (5.0, 1.5)]
+        ]
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return survfair.calibration(time, event, group, predicted, [3.0, 5.0])
@@ -174,7 +194,9 @@ def calibration_result():
 def test_calibration_intervals_on_their_documented_scales(calibration_result, level):
     frame = calibration_result.to_frame()
     intervals = calibration_result.confidence_interval(level)
-    merged = frame.drop(columns=["ci_low", "ci_high"]).merge(intervals, on=["time", "group", "statistic"])
+    merged = frame.drop(columns=["ci_low", "ci_high"]).merge(
+        intervals, on=["time", "group", "statistic"]
+    )
     for statistic, part in merged.groupby("statistic"):
         value, se = part["estimate"].to_numpy(), part["se"].to_numpy()
         if statistic == "oe_ratio":
@@ -219,7 +241,9 @@ def test_model_based_and_excess_intervals():
     t = scale * rng.exponential(size=n) * np.exp(-lp)
     grid = np.linspace(0.05, 30, 200)
     curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-    res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=15.0)
+    res = survfair.model_based_xci(
+        t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=15.0
+    )
     low, high = res.confidence_interval(of="model_based")
     expected = _logit_limits(res.model_based.to_numpy(), res.se(of="model_based").to_numpy(), 0.95)
     _close(low.to_numpy(), expected[0])
@@ -233,5 +257,11 @@ def test_model_based_and_excess_intervals():
     estimate = survfair.excess_delta_between(res, "old", "young")
     df = res.effective_df(np.array([[0.0, 1.0, -1.0, 0.0]]))
     quantile = stats.t.ppf(0.975, df[0])
-    _close(estimate.confidence_interval, np.clip([estimate.value - quantile * estimate.se,
-                                                 estimate.value + quantile * estimate.se], -2, 2))
+    _close(
+        estimate.confidence_interval,
+        np.clip(
+            [estimate.value - quantile * estimate.se, estimate.value + quantile * estimate.se],
+            -2,
+            2,
+        ),
+    )

@@ -27,7 +27,7 @@ def _study() -> pd.DataFrame:
 
 
 def _cells(quantity: str) -> list[tuple[str, str]]:
-    a, b = (label.strip() for label in quantity[quantity.index("(") + 1:-1].split(","))
+    a, b = (label.strip() for label in quantity[quantity.index("(") + 1 : -1].split(","))
     return [(a, b), (b, a)] if quantity.startswith("Δ") else [(a, b)]
 
 
@@ -58,14 +58,27 @@ def test_the_flags_cover_every_cell_the_study_found_under_covering():
     for design, part in table.groupby("design", sort=False):
         cells = part[~part["quantity"].str.startswith("Δ")]
         groups = sorted({a for quantity in cells["quantity"] for a, _ in _cells(quantity)})
-        events = {g: int(cells.loc[cells["quantity"] == f"xCI({g}, {g})", "row_events"].iloc[0]) for g in groups}
-        members = {g: int(cells.loc[cells["quantity"] == f"xCI({g}, {g})", "col_members"].iloc[0]) for g in groups}
-        flags = small_sample_flags(_cohort_with_counts(members, events)).astype({"a": str, "b": str})
+        events = {
+            g: int(cells.loc[cells["quantity"] == f"xCI({g}, {g})", "row_events"].iloc[0])
+            for g in groups
+        }
+        members = {
+            g: int(cells.loc[cells["quantity"] == f"xCI({g}, {g})", "col_members"].iloc[0])
+            for g in groups
+        }
+        flags = small_sample_flags(_cohort_with_counts(members, events)).astype(
+            {"a": str, "b": str}
+        )
         flagged = {(r.a, r.b) for r in flags.itertuples() if r.flagged}
         for row in part.itertuples():
             if row.coverage < 0.93:
                 under += 1
-                assert flagged & set(_cells(row.quantity)), (design, row.quantity, row.coverage, events)
+                assert flagged & set(_cells(row.quantity)), (
+                    design,
+                    row.quantity,
+                    row.coverage,
+                    events,
+                )
         if min(events.values()) >= INTERVAL_MIN_EVENTS:
             assert part["coverage"].min() >= 0.93 and not flagged, design
     assert under >= 8  # the study has under-covering designs: the check is not empty
@@ -75,14 +88,22 @@ def test_the_flag_rule_is_the_study_threshold():
     """35 events in either group: 34 flags the cells of that group and says what to do, 35 does not."""
     res = _cohort_with_counts({"s": 60, "l": 200}, {"s": 34, "l": 120})
     flags = small_sample_flags(res).set_index(["a", "b"])
-    assert flags["narrow_interval"].tolist() == [False, True, True, True]  # (l, l), (l, s), (s, l), (s, s)
-    assert flags.loc[("l", "s"), "reason"] == ("34 events in s (< 35); interval may be too narrow: merge small groups "
-                                               "or collect more events")
+    assert flags["narrow_interval"].tolist() == [
+        False,
+        True,
+        True,
+        True,
+    ]  # (l, l), (l, s), (s, l), (s, s)
+    assert flags.loc[("l", "s"), "reason"] == (
+        "34 events in s (< 35); interval may be too narrow: merge small groups "
+        "or collect more events"
+    )
     res = _cohort_with_counts({"s": 60, "l": 200}, {"s": 35, "l": 120})
     assert not small_sample_flags(res)["flagged"].any()
     # the threshold can be moved, and 0 switches the rule off
-    assert not small_sample_flags(_cohort_with_counts({"s": 60, "l": 200}, {"s": 34, "l": 120}),
-                                  min_interval_events=0)["flagged"].any()
+    assert not small_sample_flags(
+        _cohort_with_counts({"s": 60, "l": 200}, {"s": 34, "l": 120}), min_interval_events=0
+    )["flagged"].any()
 
 
 @pytest.mark.slow
@@ -94,7 +115,9 @@ def test_jackknife_t_and_studentized_bootstrap_reach_93_percent_on_the_worst_des
     import interval_study
 
     name = "cross 0.26, groups of 35 and 70, 75% censored"
-    table = interval_study.run({name: interval_study.designs()[name]}, 400, 400, 399, 2026, 2, verbose=False)
+    table = interval_study.run(
+        {name: interval_study.designs()[name]}, 400, 400, 399, 2026, 2, verbose=False
+    )
     for method in ("jackknife_t", "studentized"):
         part = table[table["method"] == method]
         assert len(part) == 5

@@ -20,7 +20,10 @@ from survfair._core.intervals import (
 def test_quantiles_equal_scipy_stats(level):
     assert two_sided_z(level) == stats.norm.ppf((1 + level) / 2)
     low, high = wald_interval([0.3], [0.1], level)
-    assert (low[0], high[0]) == (0.3 - stats.norm.ppf((1 + level) / 2) * 0.1, 0.3 + stats.norm.ppf((1 + level) / 2) * 0.1)
+    assert (low[0], high[0]) == (
+        0.3 - stats.norm.ppf((1 + level) / 2) * 0.1,
+        0.3 + stats.norm.ppf((1 + level) / 2) * 0.1,
+    )
 
 
 def test_wald_p_values_equal_scipy_stats_and_are_nan_without_information():
@@ -32,7 +35,9 @@ def test_wald_p_values_equal_scipy_stats_and_are_nan_without_information():
 
 
 def test_probability_intervals_stay_in_the_unit_interval():
-    low, high = cell_wald_interval([1.0, 0.0, 0.5, np.nan, 0.9], [0.05, 0.05, 0.0, 0.1, np.nan], 0.95)
+    low, high = cell_wald_interval(
+        [1.0, 0.0, 0.5, np.nan, 0.9], [0.05, 0.05, 0.0, 0.1, np.nan], 0.95
+    )
     np.testing.assert_allclose(low[:3], [1 - 1.959963984540054 * 0.05, 0.0, 0.5])
     np.testing.assert_allclose(high[:3], [1.0, 1.959963984540054 * 0.05, 0.5])
     assert np.isnan(low[3:]).all() and np.isnan(high[3:]).all()
@@ -52,12 +57,16 @@ def test_percentile_limits_are_numpy_quantiles_and_bca_reduces_to_them_without_s
     rng = np.random.default_rng(0)
     draws = rng.normal(0.5, 0.1, size=(2001, 1))
     low, high = bootstrap_interval(np.array([0.5]), draws, None, 0.9)
-    np.testing.assert_allclose([low[0], high[0]], np.quantile(draws[:, 0], [0.05, 0.95]), rtol=1e-15)  # (1-0.9)/2 != 0.05 in the last bit
+    np.testing.assert_allclose(
+        [low[0], high[0]], np.quantile(draws[:, 0], [0.05, 0.95]), rtol=1e-15
+    )  # (1-0.9)/2 != 0.05 in the last bit
     # BCa with an estimate at the replicates' median (z0 = 0) and a symmetric jackknife (a = 0)
     median = float(np.median(draws[:, 0]))
     jackknife = np.array([[-1.0], [0.0], [1.0]])
     low_bca, high_bca = bootstrap_interval(np.array([median]), draws, jackknife, 0.9)
-    np.testing.assert_allclose([low_bca[0], high_bca[0]], np.quantile(draws[:, 0], [0.05, 0.95]), rtol=1e-12)
+    np.testing.assert_allclose(
+        [low_bca[0], high_bca[0]], np.quantile(draws[:, 0], [0.05, 0.95]), rtol=1e-12
+    )
 
 
 def test_bootstrap_p_value_inverts_the_percentile_interval():
@@ -65,5 +74,7 @@ def test_bootstrap_p_value_inverts_the_percentile_interval():
     draws = rng.normal(0.3, 0.1, size=(4000, 1))
     low, high = bootstrap_interval(np.array([0.3]), draws, None, 0.9)
     # the interval's lower limit is where the two-sided p-value crosses 0.10
-    assert bootstrap_p_value(np.array([0.3]), draws, None, float(low[0]))[0] == pytest.approx(0.10, abs=2e-3)
+    assert bootstrap_p_value(np.array([0.3]), draws, None, float(low[0]))[0] == pytest.approx(
+        0.10, abs=2e-3
+    )
     assert bootstrap_p_value(np.array([0.3]), draws, None, 5.0)[0] == pytest.approx(2 / 4001)

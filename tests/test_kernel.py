@@ -2,12 +2,13 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import make_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from survfair._core.censoring import fit_censoring, inverse_censoring
 from survfair._core.kernel import count_pairs, count_pairs_and_contributions
 from survfair._core.validation import check_survival_inputs
-from conftest import make_data
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -21,11 +22,16 @@ def test_contributions_sum_to_cells(strict, method, n_groups):
     args = (sample.time, sample.event, sample.group_codes, sample.risk, n_groups)
     counts, bad = count_pairs(*args, inverse_k=inverse_k, tau=tau, strict=strict)
     assert bad is None
-    parts = count_pairs_and_contributions(*args, inverse_k=inverse_k, tau=tau, strict=strict)[2].in_input_order()
+    parts = count_pairs_and_contributions(*args, inverse_k=inverse_k, tau=tau, strict=strict)[
+        2
+    ].in_input_order()
     g = sample.group_codes
     for a in range(n_groups):
         for b in range(n_groups):
-            for name, cell in (("numerator", counts.numerator), ("denominator", counts.denominator)):
+            for name, cell in (
+                ("numerator", counts.numerator),
+                ("denominator", counts.denominator),
+            ):
                 earlier = getattr(parts, f"earlier_{name}")[g == a, b].sum()
                 later = getattr(parts, f"later_{name}")[g == b, a].sum()
                 assert earlier == pytest.approx(cell[a, b], rel=1e-12, abs=1e-9)
@@ -40,13 +46,18 @@ def test_rank_sets_across_block_boundaries():
     parts = count_pairs_and_contributions(*args)[2].in_input_order()
     for a in range(2):
         for b in range(2):
-            assert parts.later_numerator[codes == b, a].sum() == pytest.approx(counts.numerator[a, b], rel=1e-12)
-            assert parts.earlier_numerator[codes == a, b].sum() == pytest.approx(counts.numerator[a, b], rel=1e-12)
+            assert parts.later_numerator[codes == b, a].sum() == pytest.approx(
+                counts.numerator[a, b], rel=1e-12
+            )
+            assert parts.earlier_numerator[codes == a, b].sum() == pytest.approx(
+                counts.numerator[a, b], rel=1e-12
+            )
     # against an O(n^2) count of concordant pairs
-    i, j = np.nonzero(event[:, None] & (time[:, None] < time[None, :]) | (event[:, None] & (time[:, None] == time[None, :]) & ~event[None, :]))
-    np.testing.assert_array_equal(
-        counts.comparable.sum(), i.size
+    i, j = np.nonzero(
+        event[:, None] & (time[:, None] < time[None, :])
+        | (event[:, None] & (time[:, None] == time[None, :]) & ~event[None, :])
     )
+    np.testing.assert_array_equal(counts.comparable.sum(), i.size)
     concordant = (risk[i] > risk[j] + 1e-8).sum()
     assert counts.concordant.sum() == concordant
 
@@ -69,8 +80,20 @@ def test_preparation_in_blocks_equals_one_sweep(monkeypatch, tol, n_groups):
     monkeypatch.setattr(_kernel, "_MIN_BLOCK_ROWS", 7)
     for n_jobs in (2, 3, 16):
         many = _kernel.prepare_pairs(time, event, codes, risk, n_groups, tol, n_jobs=n_jobs)
-        for name in ("order", "time", "event", "codes", "rank", "lower", "tie_row", "upper", "group_sizes"):
-            np.testing.assert_array_equal(getattr(one, name), getattr(many, name), err_msg=f"{name}, {n_jobs}")
+        for name in (
+            "order",
+            "time",
+            "event",
+            "codes",
+            "rank",
+            "lower",
+            "tie_row",
+            "upper",
+            "group_sizes",
+        ):
+            np.testing.assert_array_equal(
+                getattr(one, name), getattr(many, name), err_msg=f"{name}, {n_jobs}"
+            )
     # and the one sweep is right: ranks within groups, lower bounds by counting
     order_risk = risk[one.order]
     for m in rng.choice(n, 50, replace=False):
@@ -103,8 +126,13 @@ def _pair_loop_contributions(time, event, codes, risk, n_groups, weights, entry,
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n_groups=st.integers(1, 4), strict=st.booleans(),
-       weighted=st.booleans(), delayed=st.booleans())
+@given(
+    seed=st.integers(0, 10_000),
+    n_groups=st.integers(1, 4),
+    strict=st.booleans(),
+    weighted=st.booleans(),
+    delayed=st.booleans(),
+)
 def test_contributions_equal_the_pair_loop(seed, n_groups, strict, weighted, delayed):
     """Both members' sums of every row (the later member's now gathered in the column pass itself)
     against a loop over all pairs: ties in time and risk, strict or not, case weights (some 0) and
@@ -115,15 +143,32 @@ def test_contributions_equal_the_pair_loop(seed, n_groups, strict, weighted, del
     event = rng.random(n) < 0.6
     codes = rng.integers(0, n_groups, n)
     risk = rng.integers(0, 8, n) / 4.0
-    weights = np.where(rng.random(n) < 0.15, 0.0, rng.exponential(1.0, n)) if weighted else np.ones(n)
-    entry = np.where(rng.random(n) < 0.5, rng.random(n) * time * 1.2, 0.0) if delayed else np.zeros(n)
+    weights = (
+        np.where(rng.random(n) < 0.15, 0.0, rng.exponential(1.0, n)) if weighted else np.ones(n)
+    )
+    entry = (
+        np.where(rng.random(n) < 0.5, rng.random(n) * time * 1.2, 0.0) if delayed else np.zeros(n)
+    )
     _, _, parts = count_pairs_and_contributions(
-        time, event, codes, risk, n_groups, strict=strict, case_weight=weights if weighted else None,
-        entry=entry if delayed else None)
+        time,
+        event,
+        codes,
+        risk,
+        n_groups,
+        strict=strict,
+        case_weight=weights if weighted else None,
+        entry=entry if delayed else None,
+    )
     parts = parts.in_input_order()
-    got = (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator, parts.later_denominator)
-    for value, expected in zip(got, _pair_loop_contributions(time, event, codes, risk, n_groups, weights, entry,
-                                                             strict)):
+    got = (
+        parts.earlier_numerator,
+        parts.earlier_denominator,
+        parts.later_numerator,
+        parts.later_denominator,
+    )
+    for value, expected in zip(
+        got, _pair_loop_contributions(time, event, codes, risk, n_groups, weights, entry, strict)
+    ):
         np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-12)
 
 
@@ -134,12 +179,17 @@ def test_perfect_ranking_has_numerators_exactly_equal_to_denominators(n_groups):
     interval [1, 1] rather than a rounding-sized standard error. With case weights the later
     member's sums stay exact too (the earlier member's weighted sums are two different sums)."""
     rng = np.random.default_rng(8)
-    time, event, codes = rng.permutation(3000) + 1.0, rng.random(3000) < 0.6, rng.integers(0, n_groups, 3000)
+    time, event, codes = (
+        rng.permutation(3000) + 1.0,
+        rng.random(3000) < 0.6,
+        rng.integers(0, n_groups, 3000),
+    )
     _, _, parts = count_pairs_and_contributions(time, event, codes, -time, n_groups)
     np.testing.assert_array_equal(parts.earlier_numerator, parts.earlier_denominator)
     np.testing.assert_array_equal(parts.later_numerator, parts.later_denominator)
-    _, _, parts = count_pairs_and_contributions(time, event, codes, -time, n_groups,
-                                                case_weight=rng.exponential(1.0, 3000))
+    _, _, parts = count_pairs_and_contributions(
+        time, event, codes, -time, n_groups, case_weight=rng.exponential(1.0, 3000)
+    )
     np.testing.assert_array_equal(parts.later_numerator, parts.later_denominator)
 
 
@@ -163,28 +213,74 @@ def test_threads_give_bit_identical_results(options):
     if options == "weighted":
         weights = rng.uniform(0.5, 2.0, n)
         weights[rng.random(n) < 0.05] = 0.0
-        kwargs = dict(case_weight=weights, entry=time * rng.uniform(0, 0.5, n) * (rng.random(n) < 0.3),
-                      row_weight=rng.uniform(0.5, 1.5, n))
+        kwargs = dict(
+            case_weight=weights,
+            entry=time * rng.uniform(0, 0.5, n) * (rng.random(n) < 0.3),
+            row_weight=rng.uniform(0.5, 1.5, n),
+        )
     if options == "competing":
         kwargs = dict(competing=(state >= 0.5) & (state < 0.7))
     steps = [censoring_kaplan_meier(time[codes == g], event[codes == g]) for g in range(n_groups)]
-    inverse_k = inverse_censoring(CensoringCurves("group", tuple(range(n_groups)), tuple(s[0] for s in steps),
-                                                  tuple(s[1] for s in steps)))
+    inverse_k = inverse_censoring(
+        CensoringCurves(
+            "group", tuple(range(n_groups)), tuple(s[0] for s in steps), tuple(s[1] for s in steps)
+        )
+    )
     results = []
     for n_jobs in (1, 2):
-        preparation = dict(case_weight=kwargs.get("case_weight"), entry=kwargs.get("entry"),
-                           competing=kwargs.get("competing"))
-        prep = _kernel.prepare_pairs(time, event, codes, risk, n_groups, 1e-8, n_jobs=n_jobs, **preparation)
+        preparation = dict(
+            case_weight=kwargs.get("case_weight"),
+            entry=kwargs.get("entry"),
+            competing=kwargs.get("competing"),
+        )
+        prep = _kernel.prepare_pairs(
+            time, event, codes, risk, n_groups, 1e-8, n_jobs=n_jobs, **preparation
+        )
         counts, bad, contributions = count_pairs_and_contributions(
-            time, event, codes, risk, n_groups, inverse_k=inverse_k, tau=float(np.quantile(time, 0.9)),
-            prepared=prep, n_jobs=n_jobs, **kwargs)
-        point, _ = count_pairs(time, event, codes, risk, n_groups, inverse_k=inverse_k, prepared=prep,
-                               n_jobs=n_jobs, **kwargs)
-        arrays = [getattr(prep, name) for name in ("order", "rank", "lower", "tie_row", "upper", "group_sizes")]
-        arrays += [getattr(c, name) for c in (counts, point) for name in
-                   ("comparable", "concordant", "tied_risk", "tied_time", "numerator", "denominator")]
-        arrays += [contributions.earlier_numerator, contributions.earlier_denominator,
-                   contributions.later_numerator, contributions.later_denominator]
+            time,
+            event,
+            codes,
+            risk,
+            n_groups,
+            inverse_k=inverse_k,
+            tau=float(np.quantile(time, 0.9)),
+            prepared=prep,
+            n_jobs=n_jobs,
+            **kwargs,
+        )
+        point, _ = count_pairs(
+            time,
+            event,
+            codes,
+            risk,
+            n_groups,
+            inverse_k=inverse_k,
+            prepared=prep,
+            n_jobs=n_jobs,
+            **kwargs,
+        )
+        arrays = [
+            getattr(prep, name)
+            for name in ("order", "rank", "lower", "tie_row", "upper", "group_sizes")
+        ]
+        arrays += [
+            getattr(c, name)
+            for c in (counts, point)
+            for name in (
+                "comparable",
+                "concordant",
+                "tied_risk",
+                "tied_time",
+                "numerator",
+                "denominator",
+            )
+        ]
+        arrays += [
+            contributions.earlier_numerator,
+            contributions.earlier_denominator,
+            contributions.later_numerator,
+            contributions.later_denominator,
+        ]
         arrays += list(contributions.second_kind or ())
         results.append((arrays, bad))
     assert results[0][1] == results[1][1]
@@ -209,22 +305,58 @@ def test_int64_indices_and_wide_group_codes_give_the_same_numbers():
     risk = np.round(rng.normal(0.0, 1.0, n), 2)
     entry = time * rng.uniform(0, 0.5, n) * (rng.random(n) < 0.3)
     weights = rng.uniform(0.5, 2.0, n)
-    prep = _kernel.prepare_pairs(time, event, codes, risk, n_groups, 1e-8, case_weight=weights, entry=entry,
-                                 competing=competing)
+    prep = _kernel.prepare_pairs(
+        time,
+        event,
+        codes,
+        risk,
+        n_groups,
+        1e-8,
+        case_weight=weights,
+        entry=entry,
+        competing=competing,
+    )
     assert prep.rank.dtype == np.int32 and prep.codes.dtype == np.int16
     wide = dataclasses.replace(
-        prep, codes=prep.codes.astype(np.int64), rank=prep.rank.astype(np.int64),
-        lower=prep.lower.astype(np.int64), tie_row=prep.tie_row.astype(np.int64), upper=prep.upper.astype(np.int64),
+        prep,
+        codes=prep.codes.astype(np.int64),
+        rank=prep.rank.astype(np.int64),
+        lower=prep.lower.astype(np.int64),
+        tie_row=prep.tie_row.astype(np.int64),
+        upper=prep.upper.astype(np.int64),
         entry_asc=prep.entry_asc.astype(np.int64),
-        leave=(prep.leave[0], prep.leave[1].astype(np.int64), prep.leave[2].astype(np.int64), prep.leave[3]))
+        leave=(
+            prep.leave[0],
+            prep.leave[1].astype(np.int64),
+            prep.leave[2].astype(np.int64),
+            prep.leave[3],
+        ),
+    )
     narrow_codes = dataclasses.replace(prep, codes=prep.codes.astype(np.int32))
     outputs = []
     for prepared in (prep, wide, narrow_codes):
         counts, bad, contributions = count_pairs_and_contributions(
-            time, event, codes, risk, n_groups, tau=2.0, case_weight=weights, entry=entry, competing=competing,
-            prepared=prepared)
-        outputs.append([counts.comparable, counts.concordant, counts.numerator, counts.denominator,
-                        contributions.earlier_numerator, contributions.later_numerator])
+            time,
+            event,
+            codes,
+            risk,
+            n_groups,
+            tau=2.0,
+            case_weight=weights,
+            entry=entry,
+            competing=competing,
+            prepared=prepared,
+        )
+        outputs.append(
+            [
+                counts.comparable,
+                counts.concordant,
+                counts.numerator,
+                counts.denominator,
+                contributions.earlier_numerator,
+                contributions.later_numerator,
+            ]
+        )
     for other in outputs[1:]:
         for one, two in zip(outputs[0], other):
             np.testing.assert_array_equal(one, two)

@@ -15,9 +15,9 @@ from sksurv.nonparametric import CensoringDistributionEstimator
 from sksurv.util import Surv
 
 import survfair
+from survfair import EstimatorSettings
 from survfair.cli import main
 from survfair.mitigate import frontier, group_monotone, group_shift, plot_frontier
-from survfair import EstimatorSettings
 from survfair.mitigate._problem import ShiftProblem
 from survfair.mitigate._search import exact_line_search, make_objective
 
@@ -43,12 +43,16 @@ def closed_form_cell(d: float, earlier: int) -> float:
     var_u, var_d = 2 * C2**2 * SZ**2, 2 * B2**2 * SZ**2 + 2 * SE**2
     cov_ud = -C2 * B2 * 2 * SZ**2
     # P(U > 0, D < 0) = P(-U < 0, D < 0)
-    joint = stats.multivariate_normal(mean=[-mean_u, mean_d], cov=[[var_u, -cov_ud], [-cov_ud, var_d]]).cdf([0, 0])
+    joint = stats.multivariate_normal(
+        mean=[-mean_u, mean_d], cov=[[var_u, -cov_ud], [-cov_ud, var_d]]
+    ).cdf([0, 0])
     return joint / stats.norm.cdf(-mean_d / np.sqrt(var_d))
 
 
 def closed_form_offset() -> float:
-    return optimize.brentq(lambda d: closed_form_cell(d, 0) - closed_form_cell(d, 1), -5, 5, xtol=1e-12)
+    return optimize.brentq(
+        lambda d: closed_form_cell(d, 0) - closed_form_cell(d, 1), -5, 5, xtol=1e-12
+    )
 
 
 def simulate(n: int, seed: int, censoring_mean: float | None = 6.0):
@@ -68,7 +72,9 @@ def simulate(n: int, seed: int, censoring_mean: float | None = 6.0):
 
 def brute_matrix(time, event, codes, risk, n_groups, tol, weights=None):
     """xCI matrix by enumerating every pair (scikit-survival's conventions); O(n^2) memory, tests only."""
-    comparable = event[:, None] & ((time[:, None] < time[None, :]) | ((time[:, None] == time[None, :]) & ~event[None, :]))
+    comparable = event[:, None] & (
+        (time[:, None] < time[None, :]) | ((time[:, None] == time[None, :]) & ~event[None, :])
+    )
     np.fill_diagonal(comparable, False)
     diff = risk[:, None] - risk[None, :]
     score = np.where(np.abs(diff) <= tol, 0.5, (diff > 0).astype(float))
@@ -89,7 +95,11 @@ def ipcw_weights(time, event, codes, tau):
     k = np.empty((n_groups, len(time)))
     for g in range(n_groups):
         rows = codes == g
-        k[g] = CensoringDistributionEstimator().fit(Surv.from_arrays(event[rows], time[rows])).predict_proba(time)
+        k[g] = (
+            CensoringDistributionEstimator()
+            .fit(Surv.from_arrays(event[rows], time[rows]))
+            .predict_proba(time)
+        )
     own = k[codes, np.arange(len(time))]
     with np.errstate(divide="ignore"):
         weights = 1.0 / (own[:, None] * k[codes].T)
@@ -103,7 +113,9 @@ def objective_value(matrix, weights, name, alpha=1.0, beta=1.0):
         return abs(matrix[0, 1] - matrix[1, 0])
     if name == "min_xci":
         return matrix[off].min()
-    u = np.array([alpha * matrix[0, 1] + beta * matrix[1, 0], alpha * matrix[1, 0] + beta * matrix[0, 1]])
+    u = np.array(
+        [alpha * matrix[0, 1] + beta * matrix[1, 0], alpha * matrix[1, 0] + beta * matrix[0, 1]]
+    )
     return u.min() if name == "min_utility" else u.prod()
 
 
@@ -142,15 +154,29 @@ def test_exact_search_equals_enumeration_of_all_breakpoints(objective, kind, met
         if objective == "abs_delta_between":
             value = -value
         best = value if best is None else max(best, value)
-    fitted = group_shift(time, event, g, risk, objective=objective, alpha=alpha, beta=beta, method=method,
-                         tied_tol=tol, tau=tau)
-    reported = -fitted.objective_after if objective == "abs_delta_between" else fitted.objective_after
+    fitted = group_shift(
+        time,
+        event,
+        g,
+        risk,
+        objective=objective,
+        alpha=alpha,
+        beta=beta,
+        method=method,
+        tied_tol=tol,
+        tau=tau,
+    )
+    reported = (
+        -fitted.objective_after if objective == "abs_delta_between" else fitted.objective_after
+    )
     assert fitted.optimality_gap == 0.0
     assert reported == pytest.approx(best, abs=1e-12)
     # the chosen offset really attains it (brute-force twin on the transformed scores)
     matrix, _ = brute_matrix(time, event, g, fitted.transform(risk, g), 2, tol, weights_fn)
     attained = objective_value(matrix, None, objective, alpha, beta)
-    assert (-attained if objective == "abs_delta_between" else attained) == pytest.approx(best, abs=1e-12)
+    assert (-attained if objective == "abs_delta_between" else attained) == pytest.approx(
+        best, abs=1e-12
+    )
     # and the plateau around it has the same value at both ends
     low, high = fitted.plateau
     assert low <= fitted.offsets.iloc[1] <= high
@@ -159,8 +185,9 @@ def test_exact_search_equals_enumeration_of_all_breakpoints(objective, kind, met
 def test_exhausted_budget_reports_a_valid_optimality_gap():
     time, event, g, risk, tol = small_data("continuous", seed=5, n=60)
     exact = group_shift(time, event, g, risk, objective="min_utility", method="naive", beta=0.3)
-    cheap = group_shift(time, event, g, risk, objective="min_utility", method="naive", beta=0.3,
-                        max_evaluations=10)
+    cheap = group_shift(
+        time, event, g, risk, objective="min_utility", method="naive", beta=0.3, max_evaluations=10
+    )
     assert exact.optimality_gap == 0.0
     assert cheap.optimality_gap > 0
     assert cheap.objective_after <= exact.objective_after + 1e-15
@@ -188,10 +215,14 @@ def test_fitted_offset_is_consistent_monte_carlo():
     estimates = []
     for seed in range(100):
         time, event, g, risk = simulate(2000, seed=1000 + seed)
-        problem = ShiftProblem(survfair._core.validation.check_survival_inputs(time, event, g, risk)[0],
-                               EstimatorSettings.checked("ipcw", None, "group", 1e-8, False))
+        problem = ShiftProblem(
+            survfair._core.validation.check_survival_inputs(time, event, g, risk)[0],
+            EstimatorSettings.checked("ipcw", None, "group", 1e-8, False),
+        )
         goal = make_objective("abs_delta_between", 1.0, 1.0, problem.weights)
-        estimates.append(exact_line_search(problem, goal, np.zeros(2), 1, max_evaluations=3000).offset)
+        estimates.append(
+            exact_line_search(problem, goal, np.zeros(2), 1, max_evaluations=3000).offset
+        )
     estimates = np.array(estimates)
     se = estimates.std(ddof=1) / np.sqrt(len(estimates))
     assert abs(estimates.mean() - dstar) < 4 * se + 1e-3
@@ -203,7 +234,9 @@ def test_within_group_cells_are_invariant_exactly():
     before, after = fitted.results["fit"]
     for k in range(2):
         for field in ("comparable", "concordant", "tied_risk", "numerator", "denominator"):
-            assert getattr(before.pair_counts, field)[k, k] == getattr(after.pair_counts, field)[k, k]
+            assert (
+                getattr(before.pair_counts, field)[k, k] == getattr(after.pair_counts, field)[k, k]
+            )
     within = fitted.to_frame().query("metric == 'delta_within' or (metric == 'xci' and a == b)")
     assert (within["change"] == 0).all()
 
@@ -266,8 +299,12 @@ def test_transform_preserves_order_and_length_and_rejects_unknown_groups():
     assert isinstance(out, np.ndarray) and out.shape == (300,)
     np.testing.assert_array_equal(out, risk[order] + fitted.offsets.loc[labels[order]].to_numpy())
     frame = pd.DataFrame({"r": risk, "sex": labels})
-    np.testing.assert_array_equal(fitted.transform("r", "sex", data=frame), risk + fitted.offsets[labels].to_numpy())
-    with pytest.raises(ValueError, match=r"group: labels \['X'\] were not seen when fitting.*rows \[1\]"):
+    np.testing.assert_array_equal(
+        fitted.transform("r", "sex", data=frame), risk + fitted.offsets[labels].to_numpy()
+    )
+    with pytest.raises(
+        ValueError, match=r"group: labels \['X'\] were not seen when fitting.*rows \[1\]"
+    ):
         fitted.transform([0.1, 0.2], ["F", "X"])
     with pytest.raises(ValueError, match="mismatched lengths"):
         fitted.transform([0.1, 0.2], ["F"])
@@ -329,8 +366,13 @@ def test_fit_on_mask_positions_and_separate_data_agree():
     by_positions = group_shift(time, event, g, risk, fit_on=np.flatnonzero(mask))
     frame = pd.DataFrame({"t": time, "e": event, "g": g, "r": risk})
     by_frame = group_shift("t", "e", "g", "r", data=frame[~mask], fit_on=frame[mask])
-    by_tuple = group_shift(time[~mask], event[~mask], g[~mask], risk[~mask],
-                           fit_on=(time[mask], event[mask], g[mask], risk[mask]))
+    by_tuple = group_shift(
+        time[~mask],
+        event[~mask],
+        g[~mask],
+        risk[~mask],
+        fit_on=(time[mask], event[mask], g[mask], risk[mask]),
+    )
     in_sample = group_shift(time[mask], event[mask], g[mask], risk[mask])
     for other in (by_positions, by_frame, by_tuple, in_sample):
         assert other.offsets.equals(by_mask.offsets)
@@ -340,13 +382,17 @@ def test_fit_on_mask_positions_and_separate_data_agree():
     fit_rows = table[table["sample"] == "fit"].reset_index(drop=True)
     pd.testing.assert_frame_equal(fit_rows, in_sample.to_frame())
     # evaluation rows are the xCI of the held-out half with the fitted offsets
-    held_out = survfair.xci(time[~mask], event[~mask], g[~mask], by_mask.transform(risk[~mask], g[~mask]))
+    held_out = survfair.xci(
+        time[~mask], event[~mask], g[~mask], by_mask.transform(risk[~mask], g[~mask])
+    )
     after = table.query("sample == 'evaluation' and metric == 'xci'")["after"].to_numpy()
     np.testing.assert_array_equal(after, held_out.values.ravel())
     pooled = table.query("sample == 'evaluation' and metric == 'overall'")["after"].iloc[0]
     assert pooled == pytest.approx(held_out.overall, abs=1e-12)
     with pytest.raises(ValueError, match="fit_on has no row of groups"):
-        group_shift(time, event, g, risk, fit_on=(time[g == 0], event[g == 0], g[g == 0], risk[g == 0]))
+        group_shift(
+            time, event, g, risk, fit_on=(time[g == 0], event[g == 0], g[g == 0], risk[g == 0])
+        )
 
 
 def test_results_are_immutable():
@@ -379,7 +425,11 @@ def test_group_monotone_matches_event_score_distributions_and_keeps_within_cells
     assert mapped_q == pytest.approx(ref_q, abs=0.05)
     assert (fitted.to_frame().query("metric == 'xci' and a == b")["change"] == 0).all()
     # a shifted copy of a group is mapped back exactly by a shift
-    time2, event2, g2 = np.tile(time[g == 0], 2), np.tile(event[g == 0], 2), np.repeat([0, 1], (g == 0).sum())
+    time2, event2, g2 = (
+        np.tile(time[g == 0], 2),
+        np.tile(event[g == 0], 2),
+        np.repeat([0, 1], (g == 0).sum()),
+    )
     risk2 = np.concatenate([risk[g == 0], risk[g == 0] + 1.5])
     back = group_monotone(time2, event2, g2, risk2, method="naive").transform(risk2, g2)
     np.testing.assert_allclose(back[g2 == 1], risk[g == 0], atol=1e-12)
@@ -406,8 +456,16 @@ def test_frontier_two_groups_agrees_with_xci_and_plots():
     table = curve.to_frame()
     assert curve.kind == "offsets" and curve.reference == 0 and curve.n_samples == 500
     assert json.loads(json.dumps(curve.to_dict()))["points"][0]["offset"] == table["offset"].iloc[0]
-    assert {"offset", "offset[0]", "offset[1]", "overall", "delta_between", "abs_delta_between",
-            "min_xci", "unadjusted"} <= set(table.columns)
+    assert {
+        "offset",
+        "offset[0]",
+        "offset[1]",
+        "overall",
+        "delta_between",
+        "abs_delta_between",
+        "min_xci",
+        "unadjusted",
+    } <= set(table.columns)
     assert table["unadjusted"].sum() == 1
     for _, row in table.iloc[[0, 7, 14]].iterrows():
         res = survfair.xci(time, event, g, risk + row["offset"] * g)
@@ -454,21 +512,61 @@ def test_frontier_lambda_path_three_groups():
 
 def test_cli_writes_all_rows_in_order(tmp_path, capsys):
     time, event, g, risk = simulate(300, seed=16)
-    frame = pd.DataFrame({"t": time, "e": event.astype(int), "sex": np.where(g == 1, "M", "F"), "score": risk,
-                          "fit": np.arange(300) % 3 != 0, "id": np.arange(300)[::-1]})
+    frame = pd.DataFrame(
+        {
+            "t": time,
+            "e": event.astype(int),
+            "sex": np.where(g == 1, "M", "F"),
+            "score": risk,
+            "fit": np.arange(300) % 3 != 0,
+            "id": np.arange(300)[::-1],
+        }
+    )
     data = tmp_path / "in.csv"
     frame.to_csv(data, index=False)
     out, report = tmp_path / "out.csv", tmp_path / "report.csv"
-    code = main(["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "sex", "--risk", "score",
-         "--objective", "min_xci", "--fit-column", "fit", "--reference", "M", "--output", str(out),
-         "--report-table", str(report)])
+    code = main(
+        [
+            "mitigate",
+            "--data",
+            str(data),
+            "--time",
+            "t",
+            "--event",
+            "e",
+            "--group",
+            "sex",
+            "--risk",
+            "score",
+            "--objective",
+            "min_xci",
+            "--fit-column",
+            "fit",
+            "--reference",
+            "M",
+            "--output",
+            str(out),
+            "--report-table",
+            str(report),
+        ]
+    )
     assert code == 0
     written = pd.read_csv(out)
     assert list(written["id"]) == list(frame["id"]) and len(written) == 300
     frame = pd.read_csv(data)  # what the CLI saw
-    fitted = group_shift("t", "e", "sex", "score", data=frame, objective="min_xci", fit_on=frame["fit"].to_numpy(),
-                         reference_group="M")
-    np.testing.assert_allclose(written["risk_adjusted"], fitted.transform("score", "sex", data=frame), rtol=1e-14)
+    fitted = group_shift(
+        "t",
+        "e",
+        "sex",
+        "score",
+        data=frame,
+        objective="min_xci",
+        fit_on=frame["fit"].to_numpy(),
+        reference_group="M",
+    )
+    np.testing.assert_allclose(
+        written["risk_adjusted"], fitted.transform("score", "sex", data=frame), rtol=1e-14
+    )
     assert fitted.offsets["M"] == 0.0
     printed = capsys.readouterr().out
     assert "delta_between" in printed and "evaluation" in printed
@@ -477,15 +575,46 @@ def test_cli_writes_all_rows_in_order(tmp_path, capsys):
 
 def test_cli_bad_input_prints_one_line_and_returns_2(tmp_path, capsys):
     data = tmp_path / "in.csv"
-    pd.DataFrame({"t": [1.0, 2.0], "e": [1, 0], "g": ["a", "b"], "r": [0.1, 0.2]}).to_csv(data, index=False)
+    pd.DataFrame({"t": [1.0, 2.0], "e": [1, 0], "g": ["a", "b"], "r": [0.1, 0.2]}).to_csv(
+        data, index=False
+    )
     for extra in (["--risk", "missing"], ["--risk", "r", "--tau", "-1"]):
-        code = main(["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "g", *extra,
-             "--output", str(tmp_path / "o.csv")])
+        code = main(
+            [
+                "mitigate",
+                "--data",
+                str(data),
+                "--time",
+                "t",
+                "--event",
+                "e",
+                "--group",
+                "g",
+                *extra,
+                "--output",
+                str(tmp_path / "o.csv"),
+            ]
+        )
         assert code == 2
         err = capsys.readouterr().err
         assert err.startswith("survfair: error:") and err.count("\n") == 1
-    code = main(["mitigate", "--data", str(tmp_path / "nope.csv"), "--time", "t", "--event", "e", "--group", "g",
-         "--risk", "r", "--output", str(tmp_path / "o.csv")])
+    code = main(
+        [
+            "mitigate",
+            "--data",
+            str(tmp_path / "nope.csv"),
+            "--time",
+            "t",
+            "--event",
+            "e",
+            "--group",
+            "g",
+            "--risk",
+            "r",
+            "--output",
+            str(tmp_path / "o.csv"),
+        ]
+    )
     assert code == 2
     assert "does not exist" in capsys.readouterr().err
 
@@ -494,12 +623,16 @@ def test_masked_and_reindexed_side_inputs_are_refused():
     """Review finding: fit_on, offsets (and xauc_t's times) bypassed the gate."""
     time, event, g, risk = simulate(200, seed=3)
     hidden = np.ma.masked_array(np.arange(200) % 2 == 0, mask=np.arange(200) == 5)
-    with pytest.raises(ValueError, match=r"fit_on contains masked \(missing\) values at rows \[5\]"):
+    with pytest.raises(
+        ValueError, match=r"fit_on contains masked \(missing\) values at rows \[5\]"
+    ):
         group_shift(time, event, g, risk, fit_on=hidden)
     index = pd.Index(np.arange(200) + 1000)
     frame = pd.DataFrame({"t": time, "e": event, "g": g, "r": risk}, index=index)
     mask = pd.Series(np.arange(200) % 2 == 0, index=index[::-1])
-    with pytest.raises(ValueError, match=r"data and fit_on carry pandas indexes that are not identical"):
+    with pytest.raises(
+        ValueError, match=r"data and fit_on carry pandas indexes that are not identical"
+    ):
         group_shift("t", "e", "g", "r", data=frame, fit_on=mask)
     with pytest.raises(ValueError, match=r"offsets contains masked"):
         frontier(time, event, g, risk, offsets=np.ma.masked_array([0.0, 1.0, 2.0], mask=[0, 0, 1]))
@@ -510,9 +643,13 @@ def test_masked_and_reindexed_side_inputs_are_refused():
 def test_fit_on_names_a_boolean_column_of_data():
     """Issue 19: mitigate refused fit_on="column" even with data= given."""
     time, event, g, risk = simulate(300, seed=21)
-    frame = pd.DataFrame({"t": time, "e": event, "g": g, "r": risk, "train": np.arange(300) % 3 != 0})
+    frame = pd.DataFrame(
+        {"t": time, "e": event, "g": g, "r": risk, "train": np.arange(300) % 3 != 0}
+    )
     by_name = group_shift("t", "e", "g", "r", data=frame, fit_on="train", tau=10.0)
-    by_mask = group_shift("t", "e", "g", "r", data=frame, fit_on=frame["train"].to_numpy(), tau=10.0)
+    by_mask = group_shift(
+        "t", "e", "g", "r", data=frame, fit_on=frame["train"].to_numpy(), tau=10.0
+    )
     assert by_name.offsets.equals(by_mask.offsets)
     with pytest.raises(TypeError, match=r"fit_on: column 'r' must be boolean"):
         group_shift("t", "e", "g", "r", data=frame, fit_on="r")
@@ -538,20 +675,38 @@ def test_a_fresh_seed_is_recorded_and_repeats_the_fit():
     time, event, g, risk = _three_groups()
     first = group_shift(time, event, g, risk, objective="min_utility", method="naive")
     assert isinstance(first.seed_entropy, int)
-    again = group_shift(time, event, g, risk, objective="min_utility", method="naive", random_state=first.seed_entropy)
-    assert again.offset_values == first.offset_values and again.objective_after == first.objective_after
+    again = group_shift(
+        time,
+        event,
+        g,
+        risk,
+        objective="min_utility",
+        method="naive",
+        random_state=first.seed_entropy,
+    )
+    assert (
+        again.offset_values == first.offset_values
+        and again.objective_after == first.objective_after
+    )
     assert first.to_dict()["seed_entropy"] == first.seed_entropy
     assert "fixed seed" not in first.search and "seeded by random_state" in first.search
-    seeded = [group_shift(time, event, g, risk, objective="min_utility", method="naive", random_state=5) for _ in range(2)]
+    seeded = [
+        group_shift(time, event, g, risk, objective="min_utility", method="naive", random_state=5)
+        for _ in range(2)
+    ]
     assert seeded[0].offset_values == seeded[1].offset_values and seeded[0].seed_entropy == 5
     two = group_shift(time, event, np.where(g == 2, 1, g), risk, method="naive")
     assert two.seed_entropy is None  # the exact two-group search draws nothing
     path = frontier(time, event, g, risk, method="naive", lambdas=[0.0, 1.0])
-    repeat = frontier(time, event, g, risk, method="naive", lambdas=[0.0, 1.0], random_state=path.seed_entropy)
+    repeat = frontier(
+        time, event, g, risk, method="naive", lambdas=[0.0, 1.0], random_state=path.seed_entropy
+    )
     pd.testing.assert_frame_equal(path.to_frame(), repeat.to_frame())
 
 
-@pytest.mark.parametrize("bad, error", [("a", TypeError), (-1, ValueError), (1.5, TypeError), (True, TypeError)])
+@pytest.mark.parametrize(
+    "bad, error", [("a", TypeError), (-1, ValueError), (1.5, TypeError), (True, TypeError)]
+)
 def test_random_state_is_checked_with_two_groups_too(bad, error):
     """Before: a two-group group_shift / frontier never looked at random_state ("a", -1, 1.5 accepted)."""
     time, event, g, risk = simulate(120, seed=1)
@@ -568,17 +723,57 @@ def test_cli_mitigate_is_reproducible_by_default(tmp_path, capsys):
     pd.DataFrame({"t": time, "e": event.astype(int), "g": g, "r": risk}).to_csv(data, index=False)
     written = []
     for name in ("a.csv", "b.csv"):
-        code = main(["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "g", "--risk", "r",
-                     "--method", "naive", "--objective", "min_utility", "--output", str(tmp_path / name)])
+        code = main(
+            [
+                "mitigate",
+                "--data",
+                str(data),
+                "--time",
+                "t",
+                "--event",
+                "e",
+                "--group",
+                "g",
+                "--risk",
+                "r",
+                "--method",
+                "naive",
+                "--objective",
+                "min_utility",
+                "--output",
+                str(tmp_path / name),
+            ]
+        )
         assert code == 0
         written.append(pd.read_csv(tmp_path / name)["risk_adjusted"])
     pd.testing.assert_series_equal(written[0], written[1])
     frame = pd.read_csv(data)
-    fitted = group_shift("t", "e", "g", "r", data=frame, method="naive", objective="min_utility", random_state=0)
-    np.testing.assert_allclose(written[0], fitted.transform("r", "g", data=frame), rtol=1e-12, atol=1e-12)
+    fitted = group_shift(
+        "t", "e", "g", "r", data=frame, method="naive", objective="min_utility", random_state=0
+    )
+    np.testing.assert_allclose(
+        written[0], fitted.transform("r", "g", data=frame), rtol=1e-12, atol=1e-12
+    )
     capsys.readouterr()
-    code = main(["mitigate", "--data", str(data), "--time", "t", "--event", "e", "--group", "g", "--risk", "r",
-                 "--seed", "-1", "--output", str(tmp_path / "c.csv")])
+    code = main(
+        [
+            "mitigate",
+            "--data",
+            str(data),
+            "--time",
+            "t",
+            "--event",
+            "e",
+            "--group",
+            "g",
+            "--risk",
+            "r",
+            "--seed",
+            "-1",
+            "--output",
+            str(tmp_path / "c.csv"),
+        ]
+    )
     assert code == 2 and "--seed must be >= 0" in capsys.readouterr().err
 
 
@@ -593,8 +788,9 @@ def test_seed_entropy_repeats_a_fit_seeded_by_a_spawned_seed_sequence():
     risk = x + rng.normal(scale=0.5, size=n)
     child = np.random.SeedSequence(123).spawn(1)[0]
     first = group_shift(np.minimum(t, c), t <= c, g, risk, random_state=child, max_evaluations=60)
-    again = group_shift(np.minimum(t, c), t <= c, g, risk, random_state=first.seed_entropy,
-                                 max_evaluations=60)
+    again = group_shift(
+        np.minimum(t, c), t <= c, g, risk, random_state=first.seed_entropy, max_evaluations=60
+    )
     assert first.offset_values == again.offset_values
 
 
@@ -628,13 +824,37 @@ def test_group_shift_fits_with_entry_and_weights_what_the_table_reports(method):
     split = group_shift(t, e, g, r, method=method, tau=2.0, weights=w, entry=entry, fit_on=mask)
     fit_row = split.to_frame().query("metric == 'delta_between' and sample == 'fit'").iloc[0]
     assert split.objective_before == pytest.approx(abs(fit_row["before"]), rel=1e-12)
-    on_fit = survfair.xci(t[mask], e[mask], g[mask], r[mask], method=method, tau=2.0, weights=w[mask],
-                          entry=entry[mask], ci=None)
-    assert fit_row["before"] == pytest.approx(survfair.delta_between(on_fit, "a", "b").value, rel=1e-12)
-    evaluation = split.to_frame().query("metric == 'delta_between' and sample == 'evaluation'").iloc[0]
-    on_rest = survfair.xci(t[~mask], e[~mask], g[~mask], r[~mask], method=method, tau=2.0, weights=w[~mask],
-                           entry=entry[~mask], ci=None)
-    assert evaluation["before"] == pytest.approx(survfair.delta_between(on_rest, "a", "b").value, rel=1e-12)
+    on_fit = survfair.xci(
+        t[mask],
+        e[mask],
+        g[mask],
+        r[mask],
+        method=method,
+        tau=2.0,
+        weights=w[mask],
+        entry=entry[mask],
+        ci=None,
+    )
+    assert fit_row["before"] == pytest.approx(
+        survfair.delta_between(on_fit, "a", "b").value, rel=1e-12
+    )
+    evaluation = (
+        split.to_frame().query("metric == 'delta_between' and sample == 'evaluation'").iloc[0]
+    )
+    on_rest = survfair.xci(
+        t[~mask],
+        e[~mask],
+        g[~mask],
+        r[~mask],
+        method=method,
+        tau=2.0,
+        weights=w[~mask],
+        entry=entry[~mask],
+        ci=None,
+    )
+    assert evaluation["before"] == pytest.approx(
+        survfair.delta_between(on_rest, "a", "b").value, rel=1e-12
+    )
 
 
 def test_group_monotone_fits_the_weighted_event_distributions():
@@ -645,7 +865,9 @@ def test_group_monotone_fits_the_weighted_event_distributions():
     rows = np.repeat(np.arange(t.size), w)
     repeated = group_monotone(t[rows], e[rows], g[rows], r[rows], method="naive")
     knots, values = weighted.maps["b"]
-    np.testing.assert_allclose(values, np.interp(knots, *repeated.maps["b"]), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        values, np.interp(knots, *repeated.maps["b"]), rtol=1e-10, atol=1e-12
+    )
     unweighted = group_monotone(t, e, g, r, method="naive")
     assert not np.allclose(unweighted.transform(r, g), weighted.transform(r, g))
 
@@ -655,5 +877,7 @@ def test_row_options_as_arrays_with_separate_fitting_data_are_refused():
     with pytest.raises(ValueError, match=r"^weights: given as arrays with separate fitting data"):
         group_shift(t, e, g, r, method="naive", weights=w, fit_on=(t, e, g, r))
     frame = pd.DataFrame({"t": t, "e": e, "g": g, "r": r, "w": w, "s": entry})
-    fitted = group_shift("t", "e", "g", "r", data=frame, method="naive", weights="w", entry="s", fit_on=frame)
+    fitted = group_shift(
+        "t", "e", "g", "r", data=frame, method="naive", weights="w", entry="s", fit_on=frame
+    )
     assert fitted.objective_after < fitted.objective_before

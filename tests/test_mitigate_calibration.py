@@ -21,7 +21,13 @@ def inflated():
     lp = x + 0.5 * (group == "b")
     risk3 = 1 - np.exp(-3 * np.exp(lp) / 5)
     risk5 = 1 - np.exp(-5 * np.exp(lp) / 5)
-    return np.minimum(true_time, censor), true_time <= censor, group, lp, np.column_stack([risk3, risk5])
+    return (
+        np.minimum(true_time, censor),
+        true_time <= censor,
+        group,
+        lp,
+        np.column_stack([risk3, risk5]),
+    )
 
 
 def test_adjusted_risks_closed_form():
@@ -31,7 +37,9 @@ def test_adjusted_risks_closed_form():
     shifted = adjusted_risks(f, r, r + np.array([0.7, -0.2]), "log_hazard")
     expected = 1 - (1 - f) ** np.exp(np.array([0.7, -0.2]))[:, None]
     np.testing.assert_allclose(shifted, expected, rtol=1e-14)
-    np.testing.assert_array_equal(adjusted_risks(f[:, :1], r, np.array([0.2, 0.4]), "probability")[:, 0], [0.2, 0.4])
+    np.testing.assert_array_equal(
+        adjusted_risks(f[:, :1], r, np.array([0.2, 0.4]), "probability")[:, 0], [0.2, 0.4]
+    )
 
 
 def test_calibration_cost_of_a_shift(inflated):
@@ -68,8 +76,9 @@ def test_calibration_cost_of_a_monotone_map_and_errors(inflated):
     cost = calibration_cost(monotone, time, event, group, lp, risks[:, 0], 3.0)
     adjusted = monotone.transform(lp, group)
     manual = 1 - (1 - risks[:, :1]) ** np.exp(adjusted - lp)[:, None]
-    pd.testing.assert_frame_equal(cost.after.to_frame(),
-                                  survfair.calibration(time, event, group, manual, 3.0).to_frame())
+    pd.testing.assert_frame_equal(
+        cost.after.to_frame(), survfair.calibration(time, event, group, manual, 3.0).to_frame()
+    )
     with pytest.raises(TypeError, match="GroupShift or GroupMonotone"):
         calibration_cost("shift", time, event, group, lp, risks[:, 0], 3.0)
     with pytest.raises(ValueError, match="one horizon"):
@@ -80,13 +89,19 @@ def test_calibration_cost_of_a_monotone_map_and_errors(inflated):
 
 def test_frontier_reports_each_groups_o_e(inflated):
     time, event, group, lp, risks = inflated
-    curve = frontier(time, event, group, lp, tau=8, predicted=risks[:, 0], times=3.0, n_points=4).to_frame()
+    curve = frontier(
+        time, event, group, lp, tau=8, predicted=risks[:, 0], times=3.0, n_points=4
+    ).to_frame()
     base = survfair.calibration(time, event, group, risks[:, 0], 3.0).summary()
     unadjusted = curve[curve["unadjusted"]].iloc[0]
     assert unadjusted["oe_ratio[a]"] == pytest.approx(base.loc["a", "oe_ratio"], rel=1e-12)
     assert unadjusted["oe_ratio[b]"] == pytest.approx(base.loc["b", "oe_ratio"], rel=1e-12)
-    assert (curve["oe_ratio[a]"] == curve["oe_ratio[a]"].iloc[0]).all()  # the reference group never moves
-    assert curve.sort_values("offset")["oe_ratio[b]"].is_monotonic_decreasing  # higher risk, lower O/E
+    assert (
+        curve["oe_ratio[a]"] == curve["oe_ratio[a]"].iloc[0]
+    ).all()  # the reference group never moves
+    assert curve.sort_values("offset")[
+        "oe_ratio[b]"
+    ].is_monotonic_decreasing  # higher risk, lower O/E
     with pytest.raises(ValueError, match="go together"):
         frontier(time, event, group, lp, tau=8, predicted=risks[:, 0])
     with pytest.raises(ValueError, match="one horizon"):
@@ -102,10 +117,14 @@ def test_group_shift_carries_the_calibration_of_its_adjusted_risks(inflated):
     plain = group_shift(time, event, group, lp, tau=8, fit_on=train)
     assert plain.calibration is None and "time" not in plain.to_frame().columns
     assert plain.to_dict()["calibration"] is None
-    shift = group_shift(time, event, group, lp, tau=8, fit_on=train, predicted=risks, times=[3.0, 5.0])
+    shift = group_shift(
+        time, event, group, lp, tau=8, fit_on=train, predicted=risks, times=[3.0, 5.0]
+    )
     assert shift.offset_values == plain.offset_values  # the fit does not change
     held = ~train
-    expected = calibration_cost(plain, time[held], event[held], group[held], lp[held], risks[held], [3.0, 5.0])
+    expected = calibration_cost(
+        plain, time[held], event[held], group[held], lp[held], risks[held], [3.0, 5.0]
+    )
     pd.testing.assert_frame_equal(shift.calibration.to_frame(), expected.to_frame())
     frame = shift.to_frame()
     ranking = frame[frame["time"].isna()].drop(columns="time")
@@ -123,11 +142,21 @@ def test_group_shift_carries_the_calibration_of_its_adjusted_risks(inflated):
 
 def test_group_monotone_carries_its_calibration_in_sample_and_options_are_checked(inflated):
     time, event, group, lp, risks = inflated
-    frame = pd.DataFrame({"t": time, "e": event, "g": group, "lp": lp, "r3": risks[:, 0]},
-                         index=pd.RangeIndex(100, 100 + len(time)))
+    frame = pd.DataFrame(
+        {"t": time, "e": event, "g": group, "lp": lp, "r3": risks[:, 0]},
+        index=pd.RangeIndex(100, 100 + len(time)),
+    )
     monotone = group_monotone("t", "e", "g", "lp", data=frame, tau=8, predicted="r3", times=3.0)
-    expected = calibration_cost(group_monotone("t", "e", "g", "lp", data=frame, tau=8), "t", "e", "g", "lp", "r3",
-                                3.0, data=frame)
+    expected = calibration_cost(
+        group_monotone("t", "e", "g", "lp", data=frame, tau=8),
+        "t",
+        "e",
+        "g",
+        "lp",
+        "r3",
+        3.0,
+        data=frame,
+    )
     pd.testing.assert_frame_equal(monotone.calibration.after.to_frame(), expected.after.to_frame())
     rows = monotone.to_frame().dropna(subset=["time"])
     assert set(rows["sample"]) == {"fit"} and monotone.to_dict()["calibration"]["sample"] == "fit"
@@ -154,12 +183,18 @@ def test_adjustment_intervals_follow_to_frame_rows_with_calibration():
     t, c = rng.exponential(np.exp(-x)), rng.exponential(2, n)
     time, event = np.minimum(t, c), t <= c
     predicted = 1 - np.exp(-np.exp(x) * 0.5)
-    fitted = survfair.mitigate.group_shift(time, event, g, x, predicted=predicted, times=[0.5], tau=1.5)
+    fitted = survfair.mitigate.group_shift(
+        time, event, g, x, predicted=predicted, times=[0.5], tau=1.5
+    )
     frame = fitted.to_frame()
     for level in (None, 0.8):
         limits = fitted.confidence_interval(level)
         assert len(limits) == len(frame)
-        pd.testing.assert_frame_equal(limits[["sample", "metric", "a", "b", "time"]].reset_index(drop=True),
-                                      frame[["sample", "metric", "a", "b", "time"]].reset_index(drop=True))
+        pd.testing.assert_frame_equal(
+            limits[["sample", "metric", "a", "b", "time"]].reset_index(drop=True),
+            frame[["sample", "metric", "a", "b", "time"]].reset_index(drop=True),
+        )
     same = fitted.confidence_interval(None)
-    np.testing.assert_allclose(same["after_ci_low"], frame["after_ci_low"], rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(
+        same["after_ci_low"], frame["after_ci_low"], rtol=1e-12, equal_nan=True
+    )

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import math
+import pathlib
+import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import survfair
+from survfair._calibration.stats import breslow_cumulative_hazard
 from survfair._models.model_based_engine import (
     cells_from_contributions,
     factorised_contributions,
     grid_terms,
     ph_contributions,
 )
+from survfair.simulate import ph_design
 
 
 def brute_force_cells(risk, codes, n_groups, pi, tied_tol=1e-8):
@@ -38,8 +47,10 @@ def brute_force_grid_pi(survival, times, tau):
     full_s = np.column_stack([np.ones(len(survival)), survival])
     fine = np.unique(np.concatenate([np.linspace(0, tau, 2001), full_t[full_t <= tau], [tau]]))
     s = np.array([np.interp(fine, full_t, row) for row in full_s])
-    dens = s[:, :-1] - s[:, 1:]           # mass of each fine interval
-    mid = 0.5 * (s[:, :-1] + s[:, 1:])    # P(T_j > T_i | T_i uniform in the interval), T_j linear there
+    dens = s[:, :-1] - s[:, 1:]  # mass of each fine interval
+    mid = 0.5 * (
+        s[:, :-1] + s[:, 1:]
+    )  # P(T_j > T_i | T_i uniform in the interval), T_j linear there
     return dens @ mid.T
 
 
@@ -105,16 +116,6 @@ def test_ph_engine_equals_brute_force(n_groups, cumhaz):
 
 
 # -- the public estimator --------------------------------------------------------------------------
-import json
-import pathlib
-import warnings
-
-import pandas as pd
-from hypothesis import given, settings, strategies as st
-
-import survfair
-from survfair._calibration.stats import breslow_cumulative_hazard
-from survfair.simulate import ph_design
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "model_based"
 
@@ -124,7 +125,7 @@ def true_curves(design, cohort, grid):
     code = np.array([design.groups.index(g) for g in cohort["group"]])
     shape, scale = np.asarray(design.shape)[code], np.asarray(design.scale)[code]
     lp = np.asarray(design.group_effect)[code] + design.beta * cohort["z"].to_numpy()
-    return np.exp(-(grid[None, :] / scale[:, None]) ** shape[:, None] * np.exp(lp)[:, None])
+    return np.exp(-((grid[None, :] / scale[:, None]) ** shape[:, None]) * np.exp(lp)[:, None])
 
 
 def test_cpe_and_breslow_match_r():
@@ -141,11 +142,13 @@ def test_cpe_and_breslow_match_r():
     assert value - scalars["n_tied"] / (n * (n - 1)) == pytest.approx(scalars["cpe"], abs=1e-12)
     # Breslow's uncentred baseline before tau, and the truncated cells by sex
     tau = scalars["tau"]
-    h0, _ = breslow_cumulative_hazard(rows["time"].to_numpy(float), rows["event"].to_numpy(bool), lp, tau,
-                                      inclusive=False)
+    h0, _ = breslow_cumulative_hazard(
+        rows["time"].to_numpy(float), rows["event"].to_numpy(bool), lp, tau, inclusive=False
+    )
     assert h0 == pytest.approx(scalars["H0_tau"], rel=1e-10)
-    res = survfair.model_based_xci(rows["time"], rows["event"], rows["sex"], lp, linear_predictor=lp, tau=tau,
-                                   tied_tol=1e-8)
+    res = survfair.model_based_xci(
+        rows["time"], rows["event"], rows["sex"], lp, linear_predictor=lp, tau=tau, tied_tol=1e-8
+    )
     cells = pd.read_csv(FIXTURES / "cells.csv")
     for a, b, expected in cells.itertuples(index=False):
         assert res.model_based.loc[a, b] == pytest.approx(expected, abs=1e-10)
@@ -162,10 +165,12 @@ def test_grid_of_a_ph_model_gives_the_closed_form():
     base = ([0.0, 10.0], [0.0, 10.0])  # H0(t) = t
     grid = np.arange(0.01, 5.0 + 1e-9, 0.01)
     curves = np.exp(-grid[None, :] * np.exp(lp)[:, None])
-    ph = survfair.model_based_xci(time, np.ones(n, bool), group, lp, linear_predictor=lp, baseline=base, tau=3.0,
-                                  ci=None)
-    on_grid = survfair.model_based_xci(time, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=3.0,
-                                       ci=None)
+    ph = survfair.model_based_xci(
+        time, np.ones(n, bool), group, lp, linear_predictor=lp, baseline=base, tau=3.0, ci=None
+    )
+    on_grid = survfair.model_based_xci(
+        time, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=3.0, ci=None
+    )
     assert ph.reference == "proportional_hazards" and on_grid.reference == "survival_curves"
     np.testing.assert_allclose(on_grid.model_based.to_numpy(), ph.model_based.to_numpy(), atol=1e-3)
 
@@ -178,8 +183,16 @@ def test_monte_carlo_reference_agrees_with_exact():
     time = rng.exponential(size=n) * np.exp(-lp)
     kw = dict(linear_predictor=lp, baseline=([0.0, 10.0], [0.0, 10.0]), tau=2.0, ci=None)
     exact = survfair.model_based_xci(time, np.ones(n, bool), group, lp, **kw)
-    mc = survfair.model_based_xci(time, np.ones(n, bool), group, lp, reference_method="monte_carlo",
-                                  monte_carlo_se=0.002, random_state=0, **kw)
+    mc = survfair.model_based_xci(
+        time,
+        np.ones(n, bool),
+        group,
+        lp,
+        reference_method="monte_carlo",
+        monte_carlo_se=0.002,
+        random_state=0,
+        **kw,
+    )
     assert mc.reference == "proportional_hazards_monte_carlo"
     assert np.nanmax(mc.monte_carlo_se) < 0.002 and mc.n_draws >= 5
     # within 4 Monte-Carlo SEs (a failure by chance has probability < 1e-4 per cell)
@@ -204,18 +217,28 @@ def test_invariances(seed, n_groups):
     kw = dict(survival=survival, times=times, tau=times[-2], method="naive", ci=None)
     base = survfair.model_based_xci(time, event, labels, risk, **kw)
     shifted = survfair.model_based_xci(time, event, labels, np.exp(risk / 3) + 2, **kw)
-    np.testing.assert_allclose(shifted.model_based.to_numpy(), base.model_based.to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        shifted.model_based.to_numpy(), base.model_based.to_numpy(), rtol=1e-12
+    )
     renamed = {"w": "z", "x": "y", "y": "x", "z": "w"}
-    other = survfair.model_based_xci(time, event, np.array([renamed[v] for v in labels]), risk, **kw)
+    other = survfair.model_based_xci(
+        time, event, np.array([renamed[v] for v in labels]), risk, **kw
+    )
     back = other.model_based.rename(index=renamed, columns=renamed)
     back = back.loc[list(base.groups), list(base.groups)]
     np.testing.assert_allclose(back.to_numpy(), base.model_based.to_numpy(), rtol=1e-12)
 
 
 def oracle_cohort(score="with_group", n=1500, seed=0):
-    design = ph_design({"old": 0.5, "young": 0.5}, shape={"old": 1.5, "young": 1.5},
-                       scale={"old": 2.0, "young": 15.0}, group_effect={"old": 0.0, "young": 0.0},
-                       censoring={"fraction": {"old": 0.1, "young": 0.25}}, administrative=40.0, score=score)
+    design = ph_design(
+        {"old": 0.5, "young": 0.5},
+        shape={"old": 1.5, "young": 1.5},
+        scale={"old": 2.0, "young": 15.0},
+        group_effect={"old": 0.0, "young": 0.0},
+        censoring={"fraction": {"old": 0.1, "young": 0.25}},
+        administrative=40.0,
+        score=score,
+    )
     cohort = design.draw(n, random_state=seed)
     return design, cohort
 
@@ -225,26 +248,47 @@ def test_oracle_true_model_has_no_excess():
     excess is near 0 and its interval covers 0."""
     design, cohort = oracle_cohort()
     grid = np.linspace(0.05, 40.0, 800)
-    res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort,
-                                   survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
+    res = survfair.model_based_xci(
+        "time",
+        "event",
+        "group",
+        "risk",
+        data=cohort,
+        survival=true_curves(design, cohort, grid),
+        times=grid,
+        tau=15.0,
+    )
     observed = survfair.delta_between(res.observed, "old", "young")
     excess = survfair.excess_delta_between(res, "old", "young")
     assert abs(observed.value) > 0.2 and observed.p_value < 1e-6
-    assert abs(excess.value) < 0.05 and excess.confidence_interval.low < 0 < excess.confidence_interval.high
+    assert (
+        abs(excess.value) < 0.05
+        and excess.confidence_interval.low < 0 < excess.confidence_interval.high
+    )
     row = res.summaries().query("summary == 'delta_between'").iloc[0]
-    assert row.excess == pytest.approx(excess.value) and row.observed == pytest.approx(observed.value)
+    assert row.excess == pytest.approx(excess.value) and row.observed == pytest.approx(
+        observed.value
+    )
 
 
 def test_model_missing_a_group_effect_has_excess():
     """A shared baseline, a group effect the model leaves out: the model expects no asymmetry, there is one."""
-    design = ph_design({"a": 0.5, "b": 0.5}, group_effect={"a": 0.0, "b": 1.5}, censoring={"fraction": 0.3},
-                       administrative=25.0, score="without_group")
+    design = ph_design(
+        {"a": 0.5, "b": 0.5},
+        group_effect={"a": 0.0, "b": 1.5},
+        censoring={"fraction": 0.3},
+        administrative=25.0,
+        score="without_group",
+    )
     cohort = design.draw(1500, random_state=1)
     grid = np.linspace(0.05, 25.0, 500)
     z = cohort["z"].to_numpy()
-    curves = np.exp(-(grid[None, :] / 10.0) ** 1.5 * np.exp(z)[:, None])  # the model: no group term
-    res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort, survival=curves, times=grid,
-                                   tau=20.0)
+    curves = np.exp(
+        -((grid[None, :] / 10.0) ** 1.5) * np.exp(z)[:, None]
+    )  # the model: no group term
+    res = survfair.model_based_xci(
+        "time", "event", "group", "risk", data=cohort, survival=curves, times=grid, tau=20.0
+    )
     excess = survfair.excess_delta_between(res, "a", "b")
     assert abs(survfair.delta_between(res.observed, "a", "b").value) > 0.1
     assert excess.p_value < 1e-3 and abs(excess.value) > 0.1
@@ -258,8 +302,9 @@ def test_influence_se_matches_bootstrap():
     grid = np.linspace(0.05, 40.0, 400)
     kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
     analytic = survfair.model_based_xci("time", "event", "group", "risk", **kw)
-    boot = survfair.model_based_xci("time", "event", "group", "risk", ci="bootstrap", n_resamples=400,
-                                    random_state=0, **kw)
+    boot = survfair.model_based_xci(
+        "time", "event", "group", "risk", ci="bootstrap", n_resamples=400, random_state=0, **kw
+    )
     for summary in (survfair.excess_delta_between, survfair.excess_delta_within):
         a, b = summary(analytic, "old", "young").se, summary(boot, "old", "young").se
         assert a == pytest.approx(b, rel=0.15)
@@ -269,11 +314,31 @@ def test_influence_se_matches_bootstrap():
 def test_result_object():
     design, cohort = oracle_cohort(n=300, seed=2)
     grid = np.linspace(0.05, 40.0, 100)
-    res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort,
-                                   survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
+    res = survfair.model_based_xci(
+        "time",
+        "event",
+        "group",
+        "risk",
+        data=cohort,
+        survival=true_curves(design, cohort, grid),
+        times=grid,
+        tau=15.0,
+    )
     frame = res.to_frame()
-    assert list(frame.columns) == ["a", "b", "observed", "observed_se", "model_based", "model_based_se", "excess",
-                                   "excess_se", "ci_low", "ci_high", "p_value", "monte_carlo_se"]
+    assert list(frame.columns) == [
+        "a",
+        "b",
+        "observed",
+        "observed_se",
+        "model_based",
+        "model_based_se",
+        "excess",
+        "excess_se",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "monte_carlo_se",
+    ]
     assert len(frame) == 4
     np.testing.assert_allclose(frame["excess"], frame["observed"] - frame["model_based"])
     json.dumps(res.to_dict())
@@ -322,7 +387,9 @@ def test_bad_input():
     with pytest.raises(TypeError, match="baseline must be a tuple"):
         survfair.model_based_xci(t, e, g, r, linear_predictor=r, baseline=np.ones(3))
     with pytest.raises(ValueError, match="beyond the last time of baseline"):
-        survfair.model_based_xci(t, e, g, r, linear_predictor=r, baseline=([0.0, 2.0], [0.0, 1.0]), tau=3.0)
+        survfair.model_based_xci(
+            t, e, g, r, linear_predictor=r, baseline=([0.0, 2.0], [0.0, 1.0]), tau=3.0
+        )
     with pytest.raises(ValueError, match="reference_method must be one of"):
         survfair.model_based_xci(t, e, g, r, linear_predictor=r, reference_method="fast")
     with pytest.raises(ValueError, match="ci must be one of"):
@@ -342,10 +409,19 @@ def test_groups_subset_keeps_predictions_aligned():
     time, event = rng.uniform(0, times[-1], n), rng.random(n) < 0.8
     kw = dict(times=times, tau=times[-1], method="naive", ci=None)
     with pytest.warns(survfair.ExcludedRowsWarning):
-        sub = survfair.model_based_xci(time, event, group, risk, survival=survival, groups=["c", "a"], **kw)
+        sub = survfair.model_based_xci(
+            time, event, group, risk, survival=survival, groups=["c", "a"], **kw
+        )
     keep = group != "b"
-    alone = survfair.model_based_xci(time[keep], event[keep], group[keep], risk[keep], survival=survival[keep],
-                                     groups=["c", "a"], **kw)
+    alone = survfair.model_based_xci(
+        time[keep],
+        event[keep],
+        group[keep],
+        risk[keep],
+        survival=survival[keep],
+        groups=["c", "a"],
+        **kw,
+    )
     np.testing.assert_allclose(sub.model_based.to_numpy(), alone.model_based.to_numpy())
     assert sub.groups == ("c", "a")
 
@@ -390,15 +466,23 @@ def test_lifelines_model_equals_its_closed_form():
     df = _cox_data()
     cox = CoxPHFitter().fit(df[["x", "gb", "T", "E"]], "T", "E")
     risk = survfair.risk_scores(cox, df[["x", "gb"]])
-    by_model = survfair.model_based_xci("T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]], tau=10.0)
+    by_model = survfair.model_based_xci(
+        "T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]], tau=10.0
+    )
     lp = (df[["x", "gb"]] @ cox.params_).to_numpy()
     closed = survfair.model_based_xci("T", "E", "g", risk, data=df, linear_predictor=lp, tau=10.0)
-    np.testing.assert_allclose(by_model.model_based.to_numpy(), closed.model_based.to_numpy(), atol=1e-3)
+    np.testing.assert_allclose(
+        by_model.model_based.to_numpy(), closed.model_based.to_numpy(), atol=1e-3
+    )
     np.testing.assert_allclose(by_model.observed.values, closed.observed.values)
-    own = survfair.model_based_xci("T", "E", "g", None, data=df, model=cox, X=df[["x", "gb"]], tau=10.0)
+    own = survfair.model_based_xci(
+        "T", "E", "g", None, data=df, model=cox, X=df[["x", "gb"]], tau=10.0
+    )
     np.testing.assert_allclose(own.model_based.to_numpy(), by_model.model_based.to_numpy())
     with pytest.raises(ValueError, match="X carries a pandas index"):
-        survfair.model_based_xci("T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]].iloc[::-1], tau=10.0)
+        survfair.model_based_xci(
+            "T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]].iloc[::-1], tau=10.0
+        )
 
 
 def test_sksurv_model_through_the_adapter():
@@ -409,7 +493,9 @@ def test_sksurv_model_through_the_adapter():
     y = Surv.from_arrays(df["E"].astype(bool), df["T"])
     cox = CoxPHSurvivalAnalysis().fit(df[["x", "gb"]], y)
     risk = survfair.risk_scores(cox, df[["x", "gb"]])
-    res = survfair.model_based_xci("T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]], tau=10.0)
+    res = survfair.model_based_xci(
+        "T", "E", "g", risk, data=df, model=cox, X=df[["x", "gb"]], tau=10.0
+    )
     closed = survfair.model_based_xci("T", "E", "g", risk, data=df, linear_predictor=risk, tau=10.0)
     np.testing.assert_allclose(res.model_based.to_numpy(), closed.model_based.to_numpy(), atol=1e-3)
 
@@ -421,12 +507,18 @@ def test_cluster_rows_are_summed_within_clusters():
     grid = np.linspace(0.05, 40.0, 100)
     kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
     plain = survfair.model_based_xci("time", "event", "group", "risk", **kw)
-    singletons = survfair.model_based_xci("time", "event", "group", "risk", cluster=np.arange(400), **kw)
+    singletons = survfair.model_based_xci(
+        "time", "event", "group", "risk", cluster=np.arange(400), **kw
+    )
     np.testing.assert_allclose(singletons.se().to_numpy(), plain.se().to_numpy(), rtol=1e-10)
-    pairs = survfair.model_based_xci("time", "event", "group", "risk", cluster=np.arange(400) // 2, **kw)
+    pairs = survfair.model_based_xci(
+        "time", "event", "group", "risk", cluster=np.arange(400) // 2, **kw
+    )
     assert pairs.influence.shape[0] == 200 == pairs.observed_influence.shape[0]
     with pytest.raises(ValueError, match="does not support cluster"):
-        survfair.model_based_xci("time", "event", "group", "risk", cluster=np.arange(400), ci="bootstrap", **kw)
+        survfair.model_based_xci(
+            "time", "event", "group", "risk", cluster=np.arange(400), ci="bootstrap", **kw
+        )
 
 
 def test_undefined_cell_warning_points_at_the_caller():
@@ -436,7 +528,9 @@ def test_undefined_cell_warning_points_at_the_caller():
         res = survfair.model_based_xci(t, e, g, r, survival=curves, times=[1.0, 2.0, 5.0], tau=4.5)
     assert record[0].filename == __file__
     assert np.isnan(res.observed.values[1, 0]) and np.isfinite(res.model_based.loc["b", "a"])
-    assert np.isnan(res.excess.loc["b", "a"]) and np.isnan(survfair.excess_delta_between(res, "a", "b").value)
+    assert np.isnan(res.excess.loc["b", "a"]) and np.isnan(
+        survfair.excess_delta_between(res, "a", "b").value
+    )
 
 
 def test_excess_xauc_se_matches_its_sampling_sd():
@@ -450,7 +544,9 @@ def test_excess_xauc_se_matches_its_sampling_sd():
         group = np.where(rng.random(n) < 0.5, "a", "b")
         p = 1 / (1 + np.exp(-(rng.normal(size=n) + np.where(group == "a", 1.0, -1.0))))
         y = (rng.random(n) < p).astype(int)
-        est = survfair.excess_delta_between(survfair.model_based_xauc(y, group, p, probability=p), "a", "b")
+        est = survfair.excess_delta_between(
+            survfair.model_based_xauc(y, group, p, probability=p), "a", "b"
+        )
         values.append(est.value)
         ses.append(est.se)
     sd = np.std(values, ddof=1)
@@ -466,9 +562,12 @@ def test_monte_carlo_reference_carries_influence_rows():
     t = rng.exponential(size=n) * np.exp(-lp)
     kw = dict(linear_predictor=lp, tau=1.5)
     exact = survfair.model_based_xci(t, np.ones(n, bool), group, lp, **kw)
-    mc = survfair.model_based_xci(t, np.ones(n, bool), group, lp, reference_method="monte_carlo", random_state=1,
-                                  **kw)
-    np.testing.assert_allclose(mc.se(of="model_based").to_numpy(), exact.se(of="model_based").to_numpy(), rtol=0.15)
+    mc = survfair.model_based_xci(
+        t, np.ones(n, bool), group, lp, reference_method="monte_carlo", random_state=1, **kw
+    )
+    np.testing.assert_allclose(
+        mc.se(of="model_based").to_numpy(), exact.se(of="model_based").to_numpy(), rtol=0.15
+    )
     assert mc.to_frame()["monte_carlo_se"].notna().all()
 
 
@@ -478,9 +577,15 @@ def test_breslow_through_the_last_event_without_tau():
     lp = np.array([0.5, -0.2, 0.1, 0.0, 0.3])
     h = np.exp(lp)
     expected = 1 / h.sum() + 1 / h[1:].sum() + 1 / h[3:].sum()
-    assert breslow_cumulative_hazard(time, event, lp, 3.0, inclusive=True)[0] == pytest.approx(expected)
-    assert breslow_cumulative_hazard(time, event, lp, 3.0, inclusive=False)[0] == pytest.approx(expected - 1 / h[3:].sum())
-    res = survfair.model_based_xci(time, event, ["a", "b", "a", "b", "a"], lp, linear_predictor=lp, ci=None)
+    assert breslow_cumulative_hazard(time, event, lp, 3.0, inclusive=True)[0] == pytest.approx(
+        expected
+    )
+    assert breslow_cumulative_hazard(time, event, lp, 3.0, inclusive=False)[0] == pytest.approx(
+        expected - 1 / h[3:].sum()
+    )
+    res = survfair.model_based_xci(
+        time, event, ["a", "b", "a", "b", "a"], lp, linear_predictor=lp, ci=None
+    )
     assert res.tau == 3.0
 
 
@@ -501,8 +606,16 @@ def test_result_is_deeply_frozen_and_pickles():
 
     design, cohort = oracle_cohort(n=200, seed=5)
     grid = np.linspace(0.05, 40.0, 50)
-    res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort,
-                                   survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
+    res = survfair.model_based_xci(
+        "time",
+        "event",
+        "group",
+        "risk",
+        data=cohort,
+        survival=true_curves(design, cohort, grid),
+        times=grid,
+        tau=15.0,
+    )
     before = res.to_frame()
     frame = res.model_based
     frame.iloc[0, 0] = -1.0
@@ -530,11 +643,18 @@ def test_row_order_does_not_matter(seed):
     for extra in (dict(survival=survival, times=times), dict(linear_predictor=risk / 2)):
         kw = dict(tau=times[-1], method="naive")
         one = survfair.model_based_xci(time, event, group, risk, **extra, **kw)
-        shuffled = {k: (v[perm] if k in ("survival", "linear_predictor") else v) for k, v in extra.items()}
-        two = survfair.model_based_xci(time[perm], event[perm], group[perm], risk[perm], **shuffled, **kw)
-        np.testing.assert_allclose(two.model_based.to_numpy(), one.model_based.to_numpy(), rtol=1e-10)
-        np.testing.assert_allclose(two.se(of="model_based").to_numpy(), one.se(of="model_based").to_numpy(),
-                                   rtol=1e-8)
+        shuffled = {
+            k: (v[perm] if k in ("survival", "linear_predictor") else v) for k, v in extra.items()
+        }
+        two = survfair.model_based_xci(
+            time[perm], event[perm], group[perm], risk[perm], **shuffled, **kw
+        )
+        np.testing.assert_allclose(
+            two.model_based.to_numpy(), one.model_based.to_numpy(), rtol=1e-10
+        )
+        np.testing.assert_allclose(
+            two.se(of="model_based").to_numpy(), one.se(of="model_based").to_numpy(), rtol=1e-8
+        )
 
 
 def test_bootstrap_replicates_without_a_cell_leave_the_interval_and_p_value_alone():
@@ -551,8 +671,18 @@ def test_bootstrap_replicates_without_a_cell_leave_the_interval_and_p_value_alon
     curves = np.exp(-grid[None, :] * np.exp(lp)[:, None])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = survfair.model_based_xci(t, e, g, lp, survival=curves, times=grid, tau=3.0, ci="bootstrap",
-                                       n_resamples=200, random_state=1)
+        res = survfair.model_based_xci(
+            t,
+            e,
+            g,
+            lp,
+            survival=curves,
+            times=grid,
+            tau=3.0,
+            ci="bootstrap",
+            n_resamples=200,
+            random_state=1,
+        )
     draws = res.replicates[:, 0] - res.replicates[:, 1]  # observed - model-based per replicate
     between = draws[:, 0, 1] - draws[:, 1, 0]
     assert np.isnan(between).any()
@@ -562,4 +692,6 @@ def test_bootstrap_replicates_without_a_cell_leave_the_interval_and_p_value_alon
     assert estimate.confidence_interval.low == pytest.approx(low, rel=1e-12)
     assert estimate.confidence_interval.high == pytest.approx(high, rel=1e-12)
     share = np.mean(kept <= 0)
-    assert estimate.p_value == pytest.approx(max(2 * min(share, 1 - share), 1 / (kept.size + 1)), rel=1e-12)
+    assert estimate.p_value == pytest.approx(
+        max(2 * min(share, 1 - share), 1 / (kept.size + 1)), rel=1e-12
+    )

@@ -43,13 +43,38 @@ def true_curves(design, cohort, grid):
 
 DESIGNS = {
     # different baseline hazards per group; the score is the true linear predictor
-    "weibull_scales": (ph_design({"old": 0.5, "young": 0.5}, shape=1.5, scale={"old": 2.0, "young": 15.0},
-                                 censoring={"fraction": {"old": 0.1, "young": 0.25}}, administrative=40.0), 15.0),
-    "weibull_shapes": (ph_design({"a": 0.4, "b": 0.6}, shape={"a": 0.8, "b": 2.5}, scale={"a": 3.0, "b": 15.0},
-                                 group_effect={"a": 0.3, "b": 0.0}, censoring={"fraction": {"a": 0.1, "b": 0.3}},
-                                 administrative=30.0), 15.0),
-    "gompertz": (ph_design({"x": 0.5, "y": 0.5}, baseline="gompertz", shape={"x": 0.05, "y": 0.2},
-                           scale={"x": 4.0, "y": 100.0}, censoring={"fraction": {"x": 0.1, "y": 0.3}}, administrative=30.0), 25.0),
+    "weibull_scales": (
+        ph_design(
+            {"old": 0.5, "young": 0.5},
+            shape=1.5,
+            scale={"old": 2.0, "young": 15.0},
+            censoring={"fraction": {"old": 0.1, "young": 0.25}},
+            administrative=40.0,
+        ),
+        15.0,
+    ),
+    "weibull_shapes": (
+        ph_design(
+            {"a": 0.4, "b": 0.6},
+            shape={"a": 0.8, "b": 2.5},
+            scale={"a": 3.0, "b": 15.0},
+            group_effect={"a": 0.3, "b": 0.0},
+            censoring={"fraction": {"a": 0.1, "b": 0.3}},
+            administrative=30.0,
+        ),
+        15.0,
+    ),
+    "gompertz": (
+        ph_design(
+            {"x": 0.5, "y": 0.5},
+            baseline="gompertz",
+            shape={"x": 0.05, "y": 0.2},
+            scale={"x": 4.0, "y": 100.0},
+            censoring={"fraction": {"x": 0.1, "y": 0.3}},
+            administrative=30.0,
+        ),
+        25.0,
+    ),
 }
 
 
@@ -65,8 +90,16 @@ def coverage(name: str, replications: int = REPLICATIONS, n: int = N, seed: int 
         cohort = design.draw(n, random_state=rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort,
-                                           survival=true_curves(design, cohort, grid), times=grid, tau=tau)
+            res = survfair.model_based_xci(
+                "time",
+                "event",
+                "group",
+                "risk",
+                data=cohort,
+                survival=true_curves(design, cohort, grid),
+                times=grid,
+                tau=tau,
+            )
         est = survfair.excess_delta_between(res, a, b)
         low, high = est.confidence_interval
         hits.append(low <= 0 <= high)
@@ -74,17 +107,28 @@ def coverage(name: str, replications: int = REPLICATIONS, n: int = N, seed: int 
         ses.append(est.se)
         observed.append(survfair.delta_between(res.observed, a, b).value)
     cov = float(np.mean(hits))
-    return dict(design=name, coverage=cov, mcse=math.sqrt(cov * (1 - cov) / replications),
-                mean_excess=float(np.mean(values)), sd_excess=float(np.std(values, ddof=1)),
-                mean_se=float(np.mean(ses)), mean_observed_delta=float(np.mean(observed)),
-                seconds=clock.perf_counter() - start)
+    return dict(
+        design=name,
+        coverage=cov,
+        mcse=math.sqrt(cov * (1 - cov) / replications),
+        mean_excess=float(np.mean(values)),
+        sd_excess=float(np.std(values, ddof=1)),
+        mean_se=float(np.mean(ses)),
+        mean_observed_delta=float(np.mean(observed)),
+        seconds=clock.perf_counter() - start,
+    )
 
 
 def power(effect: float, replications: int = 500, n: int = N, seed: int = 1) -> dict:
     """Share of p < 0.05 for excess Δbetween when the model (a PH linear predictor beta z, Breslow
     baseline) leaves out a log hazard ratio ``effect`` of group b."""
-    design = ph_design({"a": 0.5, "b": 0.5}, group_effect={"a": 0.0, "b": effect}, censoring={"fraction": 0.3},
-                       administrative=25.0, score="without_group")
+    design = ph_design(
+        {"a": 0.5, "b": 0.5},
+        group_effect={"a": 0.0, "b": effect},
+        censoring={"fraction": 0.3},
+        administrative=25.0,
+        score="without_group",
+    )
     rng = np.random.default_rng(seed)
     rejected, values = [], []
     start = clock.perf_counter()
@@ -92,13 +136,18 @@ def power(effect: float, replications: int = 500, n: int = N, seed: int = 1) -> 
         cohort = design.draw(n, random_state=rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = survfair.model_based_xci("time", "event", "group", "risk", data=cohort, linear_predictor="risk",
-                                           tau=20.0)
+            res = survfair.model_based_xci(
+                "time", "event", "group", "risk", data=cohort, linear_predictor="risk", tau=20.0
+            )
         est = survfair.excess_delta_between(res, "a", "b")
         rejected.append(est.p_value < 0.05)
         values.append(est.value)
-    return dict(effect=effect, power=float(np.mean(rejected)), mean_excess=float(np.mean(values)),
-                seconds=clock.perf_counter() - start)
+    return dict(
+        effect=effect,
+        power=float(np.mean(rejected)),
+        mean_excess=float(np.mean(values)),
+        seconds=clock.perf_counter() - start,
+    )
 
 
 @pytest.mark.slow

@@ -78,10 +78,14 @@ MODELS = {
     "lifelines-loglogistic": lambda d: _lifelines(LogLogisticAFTFitter(), d),
     "sksurv-cox": lambda d: _sksurv(CoxPHSurvivalAnalysis(), d),
     "sksurv-coxnet": lambda d: _sksurv(CoxnetSurvivalAnalysis(l1_ratio=0.5, alphas=[0.01]), d),
-    "sksurv-rsf": lambda d: _sksurv(RandomSurvivalForest(n_estimators=15, min_samples_leaf=10, random_state=0), d),
-    "sksurv-gbsa": lambda d: _sksurv(GradientBoostingSurvivalAnalysis(n_estimators=30, random_state=0), d),
+    "sksurv-rsf": lambda d: _sksurv(
+        RandomSurvivalForest(n_estimators=15, min_samples_leaf=10, random_state=0), d
+    ),
+    "sksurv-gbsa": lambda d: _sksurv(
+        GradientBoostingSurvivalAnalysis(n_estimators=30, random_state=0), d
+    ),
     "pipeline": lambda d: _sksurv(make_pipeline(StandardScaler(), CoxPHSurvivalAnalysis()), d),
-    "callable": lambda d: (lambda X: 2.0 * np.asarray(X)[:, 0]),
+    "callable": lambda d: lambda X: 2.0 * np.asarray(X)[:, 0],
 }
 
 
@@ -90,7 +94,9 @@ def test_orientation_within_group_concordance(obvious, name):
     model = MODELS[name](obvious)
     frame, time, event, group = obvious
     scores = risk_scores(model, frame)
-    assert scores.shape == (len(frame),) and scores.dtype == np.float64 and np.isfinite(scores).all()
+    assert (
+        scores.shape == (len(frame),) and scores.dtype == np.float64 and np.isfinite(scores).all()
+    )
     result = sf.xci(time, event, group, scores, method="naive")
     assert (np.diag(result.values) > 0.7).all(), result.matrix
     # higher score for higher x: same orientation as the truth
@@ -108,7 +114,9 @@ def test_lifelines_and_sksurv_cox_agree(obvious):
 def test_aft_score_is_minus_log_median(obvious):
     frame, *_ = obvious
     model = MODELS["lifelines-weibull"](obvious)
-    np.testing.assert_allclose(risk_scores(model, frame), -np.log(model.predict_median(frame).to_numpy()))
+    np.testing.assert_allclose(
+        risk_scores(model, frame), -np.log(model.predict_median(frame).to_numpy())
+    )
 
 
 def test_aft_infinite_median_gets_lowest_score(obvious, monkeypatch):
@@ -126,7 +134,10 @@ def test_aft_infinite_median_gets_lowest_score(obvious, monkeypatch):
 def test_unsupported_model_names_supported_ones():
     from sklearn.linear_model import LinearRegression
 
-    with pytest.raises(TypeError, match="unsupported model type .*LinearRegression.*CoxPHFitter.*RandomSurvivalForest"):
+    with pytest.raises(
+        TypeError,
+        match="unsupported model type .*LinearRegression.*CoxPHFitter.*RandomSurvivalForest",
+    ):
         risk_scores(LinearRegression(), np.zeros((3, 1)))
     with pytest.raises(TypeError, match="Pipeline must end in a supported"):
         risk_scores(make_pipeline(StandardScaler()), np.zeros((3, 1)))
@@ -169,11 +180,15 @@ _FORMULA = "age + bmi + hr + sysbp + diasbp"
 
 def _sk(model):
     """A scikit-survival model fitted on the first n rows (plain fit: the tests want its orientation)."""
+
     def fit(d, n):
         X, y, *_ = d
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a few iterations only: convergence is not the point here
+            warnings.simplefilter(
+                "ignore"
+            )  # a few iterations only: convergence is not the point here
             return model.fit(X.iloc[:n], y[:n])
+
     return fit
 
 
@@ -187,7 +202,9 @@ def _expected_events_twin(model, d, n):
     frame, time, event = d[2].iloc[:n], d[3], d[4]
     times = np.unique(time[event])
     hazard = model.predict_cumulative_hazard(frame, times=times)
-    return hazard[frame.index].sum(axis=0).to_numpy()  # by label: a stratified fit groups columns by stratum
+    return (
+        hazard[frame.index].sum(axis=0).to_numpy()
+    )  # by label: a stratified fit groups columns by stratum
 
 
 def _predict(model, d, n):
@@ -201,51 +218,119 @@ def _minus_predict(model, d, n):
 # name -> (fit, the model's own prediction oriented as a risk by hand, rows used)
 ORIENTED = {
     # scikit-survival, predict is a risk
-    "sksurv-extra-trees": (_sk(ExtraSurvivalTrees(n_estimators=20, min_samples_leaf=10, random_state=0)), _predict, 500),
+    "sksurv-extra-trees": (
+        _sk(ExtraSurvivalTrees(n_estimators=20, min_samples_leaf=10, random_state=0)),
+        _predict,
+        500,
+    ),
     "sksurv-survival-tree": (_sk(SurvivalTree(min_samples_leaf=20)), _predict, 500),
-    "sksurv-extra-survival-tree": (_sk(ExtraSurvivalTree(min_samples_leaf=20, random_state=0)), _predict, 500),
-    "sksurv-componentwise-coxph": (_sk(ComponentwiseGradientBoostingSurvivalAnalysis(n_estimators=50, random_state=0)),
-                                   _predict, 500),
+    "sksurv-extra-survival-tree": (
+        _sk(ExtraSurvivalTree(min_samples_leaf=20, random_state=0)),
+        _predict,
+        500,
+    ),
+    "sksurv-componentwise-coxph": (
+        _sk(ComponentwiseGradientBoostingSurvivalAnalysis(n_estimators=50, random_state=0)),
+        _predict,
+        500,
+    ),
     "sksurv-fast-svm-ranking": (_sk(FastSurvivalSVM(max_iter=20, random_state=0)), _predict, 500),
-    "sksurv-fast-kernel-svm-ranking": (_sk(FastKernelSurvivalSVM(kernel="rbf", max_iter=5, random_state=0)),
-                                       _predict, 200),
+    "sksurv-fast-kernel-svm-ranking": (
+        _sk(FastKernelSurvivalSVM(kernel="rbf", max_iter=5, random_state=0)),
+        _predict,
+        200,
+    ),
     "sksurv-naive-svm": (_sk(NaiveSurvivalSVM(random_state=0)), _predict, 200),
     "sksurv-minlip": (_sk(MinlipSurvivalAnalysis()), _predict, 100),
     "sksurv-hinge-loss-svm": (_sk(HingeLossSurvivalSVM()), _predict, 40),
     # scikit-survival, predict is a time: risk = -predict
     "sksurv-ipcridge": (_sk(IPCRidge()), _minus_predict, 500),
-    "sksurv-gbsa-ipcwls": (_sk(GradientBoostingSurvivalAnalysis(loss="ipcwls", n_estimators=20, random_state=0)),
-                           _minus_predict, 500),
-    "sksurv-gbsa-squared": (_sk(GradientBoostingSurvivalAnalysis(loss="squared", n_estimators=20, random_state=0)),
-                            _minus_predict, 500),
-    "sksurv-componentwise-ipcwls": (_sk(ComponentwiseGradientBoostingSurvivalAnalysis(
-        loss="ipcwls", n_estimators=50, random_state=0)), _minus_predict, 500),
-    "sksurv-fast-svm-regression": (_sk(FastSurvivalSVM(rank_ratio=0.5, fit_intercept=True, max_iter=20, random_state=0)),
-                                   _minus_predict, 500),
-    "sksurv-fast-svm-pure-regression": (_sk(FastSurvivalSVM(rank_ratio=0.0, fit_intercept=True, max_iter=20,
-                                                            random_state=0)), _minus_predict, 500),
-    "sksurv-fast-kernel-svm-regression": (_sk(FastKernelSurvivalSVM(kernel="rbf", rank_ratio=0.5, fit_intercept=True,
-                                                                    max_iter=5, random_state=0)), _minus_predict, 200),
+    "sksurv-gbsa-ipcwls": (
+        _sk(GradientBoostingSurvivalAnalysis(loss="ipcwls", n_estimators=20, random_state=0)),
+        _minus_predict,
+        500,
+    ),
+    "sksurv-gbsa-squared": (
+        _sk(GradientBoostingSurvivalAnalysis(loss="squared", n_estimators=20, random_state=0)),
+        _minus_predict,
+        500,
+    ),
+    "sksurv-componentwise-ipcwls": (
+        _sk(
+            ComponentwiseGradientBoostingSurvivalAnalysis(
+                loss="ipcwls", n_estimators=50, random_state=0
+            )
+        ),
+        _minus_predict,
+        500,
+    ),
+    "sksurv-fast-svm-regression": (
+        _sk(FastSurvivalSVM(rank_ratio=0.5, fit_intercept=True, max_iter=20, random_state=0)),
+        _minus_predict,
+        500,
+    ),
+    "sksurv-fast-svm-pure-regression": (
+        _sk(FastSurvivalSVM(rank_ratio=0.0, fit_intercept=True, max_iter=20, random_state=0)),
+        _minus_predict,
+        500,
+    ),
+    "sksurv-fast-kernel-svm-regression": (
+        _sk(
+            FastKernelSurvivalSVM(
+                kernel="rbf", rank_ratio=0.5, fit_intercept=True, max_iter=5, random_state=0
+            )
+        ),
+        _minus_predict,
+        200,
+    ),
     "pipeline-ipcridge": (_sk(make_pipeline(StandardScaler(), IPCRidge())), _minus_predict, 500),
     # lifelines
     "lifelines-cox": (_ll(CoxPHFitter()), lambda m, d, n: m.predict_log_partial_hazard(d[2]), 500),
     "lifelines-weibull": (_ll(WeibullAFTFitter()), lambda m, d, n: -m.predict_median(d[2]), 500),
-    "lifelines-cox-stratified": (lambda d, n: fit_checked(CoxPHFitter(), d[2].assign(male=(d[5] == "M").astype(float)),
-                                                       "time", "event", strata=["male"]),
-                                 lambda m, d, n: _expected_events_twin(m, (None, None, d[2].assign(
-                                     male=(d[5] == "M").astype(float)), d[3], d[4]), n), 500),
-    "lifelines-cox-spline": (_ll(CoxPHFitter(baseline_estimation_method="spline", n_baseline_knots=3)),
-                             _expected_events_twin, 500),
-    "lifelines-aalen": (_ll(AalenAdditiveFitter(coef_penalizer=1.0)),
-                        lambda m, d, n: m.predict_cumulative_hazard(d[2]).sum(axis=0).to_numpy(), 500),
-    "lifelines-piecewise": (_ll(PiecewiseExponentialRegressionFitter(breakpoints=[200.0, 800.0])),
-                            _expected_events_twin, 500),
-    "lifelines-generalized-gamma": (_ll(GeneralizedGammaRegressionFitter(),
-                                        regressors={"mu_": _FORMULA, "sigma_": "1", "lambda_": "1"}),
-                                    _expected_events_twin, 500),
-    "lifelines-crc-spline": (_ll(CRCSplineFitter(n_baseline_knots=3),
-                                 regressors={"beta_": _FORMULA, "gamma0_": "1", "gamma1_": "1", "gamma2_": "1"}),
-                             _expected_events_twin, 500),
+    "lifelines-cox-stratified": (
+        lambda d, n: fit_checked(
+            CoxPHFitter(),
+            d[2].assign(male=(d[5] == "M").astype(float)),
+            "time",
+            "event",
+            strata=["male"],
+        ),
+        lambda m, d, n: _expected_events_twin(
+            m, (None, None, d[2].assign(male=(d[5] == "M").astype(float)), d[3], d[4]), n
+        ),
+        500,
+    ),
+    "lifelines-cox-spline": (
+        _ll(CoxPHFitter(baseline_estimation_method="spline", n_baseline_knots=3)),
+        _expected_events_twin,
+        500,
+    ),
+    "lifelines-aalen": (
+        _ll(AalenAdditiveFitter(coef_penalizer=1.0)),
+        lambda m, d, n: m.predict_cumulative_hazard(d[2]).sum(axis=0).to_numpy(),
+        500,
+    ),
+    "lifelines-piecewise": (
+        _ll(PiecewiseExponentialRegressionFitter(breakpoints=[200.0, 800.0])),
+        _expected_events_twin,
+        500,
+    ),
+    "lifelines-generalized-gamma": (
+        _ll(
+            GeneralizedGammaRegressionFitter(),
+            regressors={"mu_": _FORMULA, "sigma_": "1", "lambda_": "1"},
+        ),
+        _expected_events_twin,
+        500,
+    ),
+    "lifelines-crc-spline": (
+        _ll(
+            CRCSplineFitter(n_baseline_knots=3),
+            regressors={"beta_": _FORMULA, "gamma0_": "1", "gamma1_": "1", "gamma2_": "1"},
+        ),
+        _expected_events_twin,
+        500,
+    ),
 }
 
 
@@ -262,16 +347,25 @@ def test_orientation_on_whas500_matches_sksurv_concordance(whas, name):
     scores = risk_scores(model, features)
     assert scores.shape == (n,) and scores.dtype == np.float64 and np.isfinite(scores).all()
     pooled = sf.xci(time[:n], event[:n], group[:n], scores, method="naive", ci=None).overall
-    expected = concordance_index_censored(event[:n], time[:n], np.asarray(native(model, whas, n), dtype=float))[0]
+    expected = concordance_index_censored(
+        event[:n], time[:n], np.asarray(native(model, whas, n), dtype=float)
+    )[0]
     assert pooled > 0.5
     assert abs(pooled - expected) <= 1e-12, (pooled, expected)
     if not name.startswith("lifelines"):
-        assert abs(pooled - model.score(X.iloc[:n], y[:n])) <= 1e-12  # scikit-survival's own orientation
+        assert (
+            abs(pooled - model.score(X.iloc[:n], y[:n])) <= 1e-12
+        )  # scikit-survival's own orientation
 
 
 def test_time_predicting_sksurv_models_are_negated_exactly(whas):
     X, *_ = whas
-    for name in ("sksurv-ipcridge", "sksurv-gbsa-ipcwls", "sksurv-fast-svm-regression", "pipeline-ipcridge"):
+    for name in (
+        "sksurv-ipcridge",
+        "sksurv-gbsa-ipcwls",
+        "sksurv-fast-svm-regression",
+        "pipeline-ipcridge",
+    ):
         fit, _, n = ORIENTED[name]
         model = fit(whas, n)
         np.testing.assert_array_equal(risk_scores(model, X.iloc[:n]), -model.predict(X.iloc[:n]))
@@ -296,7 +390,9 @@ def test_expected_events_in_blocks_equals_one_pass(whas, monkeypatch):
     _, _, frame, *_ = whas
     model = ORIENTED["lifelines-aalen"][0](whas, 500)
     whole = risk_scores(model, frame)
-    monkeypatch.setattr(models, "_HAZARD_BLOCK_CELLS", 1000)  # 6 rows per block with 162 event times
+    monkeypatch.setattr(
+        models, "_HAZARD_BLOCK_CELLS", 1000
+    )  # 6 rows per block with 162 event times
     np.testing.assert_array_equal(risk_scores(model, frame), whole)
 
 
@@ -304,19 +400,35 @@ def test_cox_time_varying_scored_at_one_row_per_person(whas):
     """Constant covariates split over two intervals: the same partial likelihood as CoxPHFitter."""
     _, _, frame, time, event, _ = whas
     people = frame.assign(id=np.arange(len(frame)))
-    first = people.assign(start=0.0, stop=np.minimum(time, 100.0), event=np.where(time <= 100.0, people["event"], 0))
+    first = people.assign(
+        start=0.0, stop=np.minimum(time, 100.0), event=np.where(time <= 100.0, people["event"], 0)
+    )
     second = people[time > 100.0].assign(start=100.0, stop=time[time > 100.0])
     long = pd.concat([first, second]).drop(columns="time")
-    model = fit_checked(CoxTimeVaryingFitter(), long, id_col="id", event_col="event", start_col="start",
-                        stop_col="stop")
+    model = fit_checked(
+        CoxTimeVaryingFitter(),
+        long,
+        id_col="id",
+        event_col="event",
+        start_col="start",
+        stop_col="stop",
+    )
     covariates = frame.drop(columns=["time", "event"])
     scores = risk_scores(model, covariates)
     cox = risk_scores(fit_checked(CoxPHFitter(), frame, "time", "event"), frame)
     np.testing.assert_allclose(scores - scores.mean(), cox - cox.mean(), atol=1e-5)
     assert concordance_index_censored(event, time, scores)[0] > 0.5
-    stratified = CoxTimeVaryingFitter().fit(long.assign(half=long["id"] % 2), id_col="id", event_col="event",
-                                            start_col="start", stop_col="stop", strata=["half"])
-    with pytest.raises(ValueError, match="stratified CoxTimeVaryingFitter has no risk that ranks across strata"):
+    stratified = CoxTimeVaryingFitter().fit(
+        long.assign(half=long["id"] % 2),
+        id_col="id",
+        event_col="event",
+        start_col="start",
+        stop_col="stop",
+        strata=["half"],
+    )
+    with pytest.raises(
+        ValueError, match="stratified CoxTimeVaryingFitter has no risk that ranks across strata"
+    ):
         risk_scores(stratified, covariates.assign(half=np.arange(len(covariates)) % 2))
 
 
@@ -327,7 +439,9 @@ def test_supported_models_are_all_accepted_and_documented():
 
     from survfair._models.fitting import _kind
 
-    how_to = (Path(__file__).resolve().parents[1] / "docs" / "how-to" / "audit-models.md").read_text(encoding="utf-8")
+    how_to = (
+        Path(__file__).resolve().parents[1] / "docs" / "how-to" / "audit-models.md"
+    ).read_text(encoding="utf-8")
     for entry in sf.SUPPORTED_MODELS[:-2]:
         module, name = entry.rsplit(".", 1)
         cls = getattr(importlib.import_module(module), name)
@@ -350,13 +464,26 @@ def test_still_unsupported_models_are_refused():
     with pytest.raises(TypeError, match="unsupported model type lifelines.*KaplanMeierFitter"):
         risk_scores(KaplanMeierFitter(), pd.DataFrame({"x": [1.0]}))
     with pytest.raises(TypeError, match="unsupported model type sksurv.*Stacking.*IPCRidge"):
-        risk_scores(Stacking(CoxPHSurvivalAnalysis(), [("a", CoxPHSurvivalAnalysis())]), np.zeros((2, 1)))
+        risk_scores(
+            Stacking(CoxPHSurvivalAnalysis(), [("a", CoxPHSurvivalAnalysis())]), np.zeros((2, 1))
+        )
 
 
-@pytest.mark.parametrize("model", [AalenAdditiveFitter(), GeneralizedGammaRegressionFitter(), CoxTimeVaryingFitter(),
-                                   IPCRidge(), FastSurvivalSVM(), FastKernelSurvivalSVM(), MinlipSurvivalAnalysis(),
-                                   ExtraSurvivalTrees(), make_pipeline(StandardScaler(), FastSurvivalSVM())],
-                         ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize(
+    "model",
+    [
+        AalenAdditiveFitter(),
+        GeneralizedGammaRegressionFitter(),
+        CoxTimeVaryingFitter(),
+        IPCRidge(),
+        FastSurvivalSVM(),
+        FastKernelSurvivalSVM(),
+        MinlipSurvivalAnalysis(),
+        ExtraSurvivalTrees(),
+        make_pipeline(StandardScaler(), FastSurvivalSVM()),
+    ],
+    ids=lambda m: type(m).__name__,
+)
 def test_unfitted_new_models_raise(model):
     final = model.steps[-1][1] if hasattr(model, "steps") else model
     with pytest.raises(ValueError, match=f"{type(final).__name__} is not fitted; call fit first"):
@@ -373,7 +500,10 @@ def separated():
 
 
 def test_fit_checked_lifelines_convergence_warning_raises(separated):
-    with pytest.raises(ConvergenceError, match="CoxPHFitter.fit did not converge.*Newton-Raphson failed to converge"):
+    with pytest.raises(
+        ConvergenceError,
+        match="CoxPHFitter.fit did not converge.*Newton-Raphson failed to converge",
+    ):
         fit_checked(CoxPHFitter(), separated, "time", "event")
 
 
@@ -437,20 +567,30 @@ def _xci_of(model, cohort, drop_sex=False):
 
 def test_flchain_unpenalised_cox_with_sex_is_exactly_invariant(flchain_pair):
     before, after = flchain_pair
-    np.testing.assert_allclose(_xci_of(CoxPHSurvivalAnalysis(), before), _xci_of(CoxPHSurvivalAnalysis(), after),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        _xci_of(CoxPHSurvivalAnalysis(), before),
+        _xci_of(CoxPHSurvivalAnalysis(), after),
+        rtol=0,
+        atol=1e-12,
+    )
 
 
 def test_flchain_cox_without_sex_changes(flchain_pair):
     before, after = flchain_pair
-    change = np.abs(_xci_of(CoxPHSurvivalAnalysis(), before, True) - _xci_of(CoxPHSurvivalAnalysis(), after, True))
+    change = np.abs(
+        _xci_of(CoxPHSurvivalAnalysis(), before, True)
+        - _xci_of(CoxPHSurvivalAnalysis(), after, True)
+    )
     assert change.max() > 0.02
 
 
 def test_flchain_penalised_sex_coefficient_breaks_invariance(flchain_pair):
     """Ridge penalises the sex coefficient, so it cannot absorb the shift exactly."""
     before, after = flchain_pair
-    change = np.abs(_xci_of(CoxPHSurvivalAnalysis(alpha=100.0), before) - _xci_of(CoxPHSurvivalAnalysis(alpha=100.0), after))
+    change = np.abs(
+        _xci_of(CoxPHSurvivalAnalysis(alpha=100.0), before)
+        - _xci_of(CoxPHSurvivalAnalysis(alpha=100.0), after)
+    )
     assert change.max() > 1e-3
 
 
@@ -460,6 +600,8 @@ def test_flchain_unpenalised_sex_in_coxnet_is_invariant_to_solver_tolerance(flch
     factor = np.array([0.0 if c == "female" else 1.0 for c in before.covariates])
 
     def model():
-        return CoxnetSurvivalAnalysis(l1_ratio=1.0, alphas=[0.01], penalty_factor=factor, tol=1e-12, max_iter=1_000_000)
+        return CoxnetSurvivalAnalysis(
+            l1_ratio=1.0, alphas=[0.01], penalty_factor=factor, tol=1e-12, max_iter=1_000_000
+        )
 
     np.testing.assert_allclose(_xci_of(model(), before), _xci_of(model(), after), atol=1e-4)

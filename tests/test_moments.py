@@ -15,6 +15,7 @@ from survfair._core.intervals import NO_VARIANCE_SE
 from survfair._core.kernel import ascending_passes, prepare_pairs
 from survfair._core.moments import MomentInfluence
 
+
 @pytest.fixture(autouse=True)
 def engine_at_any_size(moment_engine):
     """These tests are about the engine: it runs on their small cohorts too."""
@@ -53,17 +54,25 @@ def _assert_same(engine, rows):
     se_m, se_r = engine.influence.cell_se(), rows.influence.cell_se()
     assert np.array_equal(np.isnan(se_m), np.isnan(se_r))
     fine = np.isfinite(se_r)
-    np.testing.assert_allclose(se_m[fine], se_r[fine], rtol=TOLERANCE, atol=TOLERANCE * NO_VARIANCE_SE)
+    np.testing.assert_allclose(
+        se_m[fine], se_r[fine], rtol=TOLERANCE, atol=TOLERANCE * NO_VARIANCE_SE
+    )
     cov_m, cov_r = engine.influence.covariance, rows.influence.covariance
     assert np.array_equal(np.isnan(cov_m), np.isnan(cov_r))
     fine = np.isfinite(cov_r)
     scale = np.abs(cov_r[fine]).max()
     np.testing.assert_allclose(cov_m[fine], cov_r[fine], rtol=0, atol=TOLERANCE * scale)
-    np.testing.assert_allclose(engine.influence.overall_variance, rows.influence.overall_variance, rtol=TOLERANCE)
+    np.testing.assert_allclose(
+        engine.influence.overall_variance, rows.influence.overall_variance, rtol=TOLERANCE
+    )
     frame_m, frame_r = engine.to_frame(), rows.to_frame()
     numeric = frame_r.select_dtypes("number").columns
-    np.testing.assert_allclose(frame_m[numeric].to_numpy(float), frame_r[numeric].to_numpy(float),
-                               rtol=TOLERANCE, atol=TOLERANCE * NO_VARIANCE_SE)
+    np.testing.assert_allclose(
+        frame_m[numeric].to_numpy(float),
+        frame_r[numeric].to_numpy(float),
+        rtol=TOLERANCE,
+        atol=TOLERANCE * NO_VARIANCE_SE,
+    )
 
 
 SETTINGS = [
@@ -119,13 +128,23 @@ def test_many_groups_and_a_group_without_events(monkeypatch):
     for summary in (survfair.pairwise_deltas, survfair.decompose):
         got, want = summary(engine), summary(rows)
         numeric = want.select_dtypes("number").columns
-        np.testing.assert_allclose(got[numeric].to_numpy(float), want[numeric].to_numpy(float), rtol=TOLERANCE,
-                                   atol=TOLERANCE * NO_VARIANCE_SE)
-    for summary in (survfair.overall_c, lambda r: survfair.delta_between(r, 0, 1), survfair.min_utility):
+        np.testing.assert_allclose(
+            got[numeric].to_numpy(float),
+            want[numeric].to_numpy(float),
+            rtol=TOLERANCE,
+            atol=TOLERANCE * NO_VARIANCE_SE,
+        )
+    for summary in (
+        survfair.overall_c,
+        lambda r: survfair.delta_between(r, 0, 1),
+        survfair.min_utility,
+    ):
         got, want = summary(engine), summary(rows)
-        np.testing.assert_allclose([got.value, got.se, *got.confidence_interval, got.p_value],
-                                   [want.value, want.se, *want.confidence_interval, want.p_value],
-                                   rtol=TOLERANCE)
+        np.testing.assert_allclose(
+            [got.value, got.se, *got.confidence_interval, got.p_value],
+            [want.value, want.se, *want.confidence_interval, want.p_value],
+            rtol=TOLERANCE,
+        )
     assert str(survfair.findings(engine)) == str(survfair.findings(rows))
 
 
@@ -134,9 +153,13 @@ def test_chunks_and_threads_do_not_change_the_numbers(monkeypatch):
     whole = survfair.xci(time, event, group, risk, weights=weights, n_jobs=1)
     threaded = survfair.xci(time, event, group, risk, weights=weights, n_jobs=2)
     np.testing.assert_array_equal(whole.influence.covariance, threaded.influence.covariance)
-    monkeypatch.setattr(moments, "CHUNK_ROWS", (7, 7))  # chunks of a few rows, cut at blocks of equal time
+    monkeypatch.setattr(
+        moments, "CHUNK_ROWS", (7, 7)
+    )  # chunks of a few rows, cut at blocks of equal time
     chunked = survfair.xci(time, event, group, risk, weights=weights, n_jobs=2)
-    np.testing.assert_allclose(chunked.influence.covariance, whole.influence.covariance, rtol=1e-12, atol=1e-18)
+    np.testing.assert_allclose(
+        chunked.influence.covariance, whole.influence.covariance, rtol=1e-12, atol=1e-18
+    )
 
 
 def test_rows_where_rows_are_needed():
@@ -163,7 +186,9 @@ def test_paired_comparison_reads_the_row_path(monkeypatch):
     rows = survfair.compare_xci(row_first, row_second)
     frame_m, frame_r = engine.to_frame(), rows.to_frame()
     numeric = frame_r.select_dtypes("number").columns
-    np.testing.assert_array_equal(frame_m[numeric].to_numpy(float), frame_r[numeric].to_numpy(float))
+    np.testing.assert_array_equal(
+        frame_m[numeric].to_numpy(float), frame_r[numeric].to_numpy(float)
+    )
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -175,8 +200,9 @@ def test_role_counts_in_closed_form(strict, weights, tau):
     for seed in range(5):
         time, event, group, risk, w = _cohort(seed, n=300, groups=3, ties=0, weights=weights)
         prep = prepare_pairs(time, event, group, risk, 3, 1e-8, case_weight=w)
-        _, _, contributions = count_pairs_and_contributions(time, event, group, risk, 3, tau=tau, case_weight=w,
-                                                            strict=strict, prepared=prep)
+        _, _, contributions = count_pairs_and_contributions(
+            time, event, group, risk, 3, tau=tau, case_weight=w, strict=strict, prepared=prep
+        )
         codes = prep.codes
         m_e, m_l, earlier, later = moments._role_counts(prep, 3, tau, strict)
         ed, ld = contributions.earlier_denominator > 0, contributions.later_denominator > 0
@@ -193,21 +219,30 @@ def test_ascending_passes_equal_descending(strict):
     equal the column passes' walking down (to rounding; the same zeros)."""
     time, event, group, risk, w = _cohort(12, n=500, groups=3, ties=1, weights=True)
     prep = prepare_pairs(time, event, group, risk, 3, 1e-8, case_weight=w)
-    _, _, contributions = count_pairs_and_contributions(time, event, group, risk, 3, tau=1.5, case_weight=w,
-                                                        strict=strict, prepared=prep)
+    _, _, contributions = count_pairs_and_contributions(
+        time, event, group, risk, 3, tau=1.5, case_weight=w, strict=strict, prepared=prep
+    )
     passes = ascending_passes(prep, 3, tau=1.5, strict=strict, n_jobs=2)
     sums = [np.zeros((500, 3)) for _ in range(4)]
     stops = moments._chunk_stops(prep.time, 37)
     start = 0
     for stop in stops:
-        parts = [np.zeros((3, stop - start)).T, np.zeros((3, stop - start)).T, np.empty((stop - start, 3)),
-                 np.empty((stop - start, 3))]
+        parts = [
+            np.zeros((3, stop - start)).T,
+            np.zeros((3, stop - start)).T,
+            np.empty((stop - start, 3)),
+            np.empty((stop - start, 3)),
+        ]
         passes.advance(int(start), int(stop), *parts, 2)
         for whole, part in zip(sums, parts):
             whole[start:stop] = part
         start = stop
-    expected = (contributions.earlier_numerator, contributions.earlier_denominator, contributions.later_numerator,
-                contributions.later_denominator)
+    expected = (
+        contributions.earlier_numerator,
+        contributions.earlier_denominator,
+        contributions.later_numerator,
+        contributions.later_denominator,
+    )
     for got, want in zip(sums, expected):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
     # the same positive denominators (DeLong's members); a numerator of 0 is a rounding residue of
@@ -238,7 +273,11 @@ def test_the_engine_takes_over_where_the_rows_would_take_more_than_two_gib(monke
     time, event, group, risk, _ = _cohort(13, groups=8)
     assert isinstance(survfair.xci(time, event, group, risk).influence, Influence)
     prep = prepare_pairs(time, event, group, risk, 8, 1e-8)
-    for n, engine in ((10**6, False), (10**7, True), (10**8, True)):  # 8 n (4G + 1) bytes: 0.26, 2.6, 26 GB
+    for n, engine in (
+        (10**6, False),
+        (10**7, True),
+        (10**8, True),
+    ):  # 8 n (4G + 1) bytes: 0.26, 2.6, 26 GB
         sample = types.SimpleNamespace(n_groups=8, n_samples=n, cluster=None)
         assert moments.moments_apply(sample, prep, "group") is engine
     sample = types.SimpleNamespace(n_groups=2, n_samples=10**7, cluster=None)  # 0.72 GB of rows

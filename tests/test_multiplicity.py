@@ -36,7 +36,9 @@ def test_adjusted_p_values_equal_the_hand_computation():
     p = rng.uniform(0, 0.2, 15)
     np.testing.assert_allclose(adjust_p_values(p), _holm(p), rtol=1e-13)
     np.testing.assert_allclose(adjust_p_values(p, adjust="bh"), _bh(p), rtol=1e-13)
-    np.testing.assert_allclose(adjust_p_values(p, adjust="bonferroni"), np.minimum(p * 15, 1), rtol=1e-13)
+    np.testing.assert_allclose(
+        adjust_p_values(p, adjust="bonferroni"), np.minimum(p * 15, 1), rtol=1e-13
+    )
     np.testing.assert_array_equal(adjust_p_values(p, adjust="none"), p)
 
 
@@ -49,7 +51,11 @@ def test_undefined_tests_stay_nan_and_do_not_count():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        (dict(p_values=[0.1], adjust="fdr"), ValueError, r"adjust must be one of \['holm', 'bh', 'bonferroni', 'none'\]"),
+        (
+            dict(p_values=[0.1], adjust="fdr"),
+            ValueError,
+            r"adjust must be one of \['holm', 'bh', 'bonferroni', 'none'\]",
+        ),
         (dict(p_values=[1.5]), ValueError, r"p_values must lie in \[0, 1\]"),
     ],
 )
@@ -124,7 +130,9 @@ def test_joint_statistic_equals_the_quadratic_form_of_the_dense_covariance():
     rank = np.linalg.matrix_rank(r, tol=ratio * np.linalg.eigvalsh(r).max(), hermitian=True)
     assert test.df == rank and test.n_degenerate == 6 - rank
     z = d / sd
-    assert test.statistic == pytest.approx(float(z @ np.linalg.pinv(r, rcond=ratio, hermitian=True) @ z), rel=1e-9)
+    assert test.statistic == pytest.approx(
+        float(z @ np.linalg.pinv(r, rcond=ratio, hermitian=True) @ z), rel=1e-9
+    )
     assert test.p_value == pytest.approx(stats.chi2.sf(test.statistic, rank), rel=1e-12)
     if rank == 6:  # nothing dropped: the plain quadratic form
         assert test.statistic == pytest.approx(float(d @ np.linalg.solve(v, d)), rel=1e-9)
@@ -191,7 +199,9 @@ def test_unknown_hypothesis_is_refused():
 def test_a_result_of_another_kind_is_a_type_error_naming_the_argument():
     """A string or an AUC(t) result raised AttributeError ('str' object has no attribute 'groups')."""
     t, e, g, r = _cohort(100, ["a", "b"], 8)
-    with pytest.raises(TypeError, match=r"result must be an XCIResult .* or an XAUCResult .*got str"):
+    with pytest.raises(
+        TypeError, match=r"result must be an XCIResult .* or an XAUCResult .*got str"
+    ):
         omnibus_test("audit.json")
     curve = survfair.xauc_t(t, e, g, r, times=[float(np.median(t))])
     with pytest.raises(TypeError, match=r"got XAUCtResult; .*pairwise_deltas"):
@@ -221,7 +231,12 @@ def test_the_joint_test_leaves_out_differences_of_cells_with_standard_error_0():
     risk = rng.normal(size=600) + np.array([shift[g] for g in group])
     time = rng.exponential(np.exp(-rng.normal(size=600) - 5.0 * (group == "a")))
     res = survfair.xci(time, np.ones(600, bool), group, risk, method="naive")
-    assert survfair.pairwise_deltas(res).query("summary == 'delta_between' and a == 'a' and b == 'b'")["p_value"].isna().all()
+    assert (
+        survfair.pairwise_deltas(res)
+        .query("summary == 'delta_between' and a == 'a' and b == 'b'")["p_value"]
+        .isna()
+        .all()
+    )
     test = survfair.omnibus_test(res)
     # (a, b) and (a, c) use cells at exactly 1 or 0: only (b, c) is tested
     assert (test.n_no_variance, test.n_contrasts, test.df) == (2, 1, 1)

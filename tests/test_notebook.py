@@ -33,18 +33,35 @@ def test_results_display_in_an_executed_notebook(tmp_path):
         "survfair.compare_xci(res, survfair.xci(time, event, group, rng.normal(size=n), tau=2.0))",
     ]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    ExecutePreprocessor(timeout=300, kernel_name="python3").preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
+    ExecutePreprocessor(timeout=300, kernel_name="python3").preprocess(
+        notebook, {"metadata": {"path": str(tmp_path)}}
+    )
     outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o["output_type"] == "error"]
     streams = "".join(o.get("text", "") for o in outputs if o["output_type"] == "stream")
     assert "TqdmWarning" not in streams and "IProgress" not in streams
-    shown = [o["data"]["text/html"] for o in outputs if o["output_type"] == "execute_result" and "text/html" in o["data"]]
+    shown = [
+        o["data"]["text/html"]
+        for o in outputs
+        if o["output_type"] == "execute_result" and "text/html" in o["data"]
+    ]
     assert len(shown) == 7
-    assert "<b>XCIResult</b>: method = ipcw" in shown[0] and "Largest cross-group asymmetry" in shown[0]
+    assert (
+        "<b>XCIResult</b>: method = ipcw" in shown[0]
+        and "Largest cross-group asymmetry" in shown[0]
+    )
     assert "bootstrap intervals" in shown[1]
-    assert "<b>XAUCtResult</b>" in shown[2] and "AUC(t) at t = 0.5, largest cross-group asymmetry" in shown[2]
-    assert "<b>ModelComparison</b>: 2 models" in shown[4] and "<summary>Findings: noise</summary>" in shown[4]
-    assert "<h4>At t = 0.5</h4>" in shown[5] and "<h4>At t = 1</h4>" in shown[5]  # every horizon, labelled
+    assert (
+        "<b>XAUCtResult</b>" in shown[2]
+        and "AUC(t) at t = 0.5, largest cross-group asymmetry" in shown[2]
+    )
+    assert (
+        "<b>ModelComparison</b>: 2 models" in shown[4]
+        and "<summary>Findings: noise</summary>" in shown[4]
+    )
+    assert (
+        "<h4>At t = 0.5</h4>" in shown[5] and "<h4>At t = 1</h4>" in shown[5]
+    )  # every horizon, labelled
     assert "<b>ComparisonResult</b>" in shown[6] and "<th>model 2</th>" in shown[6]
     body, _ = HTMLExporter().from_notebook_node(notebook)
     assert body.count('class="survfair"') >= 4
@@ -61,7 +78,9 @@ def test_model_comparison_displays_headlines_intervals_findings_and_flags():
     """Issue 14 audit: a ModelComparison showed a wide table of values, without intervals,
     findings or flags."""
     time, event, group, risk, rng = _cohort()
-    comparison = survfair.compare(time, event, group, {"score": risk, "noise": rng.normal(size=400)}, tau=2.0)
+    comparison = survfair.compare(
+        time, event, group, {"score": risk, "noise": rng.normal(size=400)}, tau=2.0
+    )
     shown = comparison._repr_html_()
     found = survfair.findings(comparison.results["score"])
     between = found.deltas.query("summary == 'delta_between'").iloc[0]
@@ -71,7 +90,11 @@ def test_model_comparison_displays_headlines_intervals_findings_and_flags():
     assert "xci[F,F]" not in shown  # not the wide table of every column
     tiny = np.where(np.arange(400) < 5, "X", group)  # 5 members: every cell of X is flagged
     flagged = survfair.compare(time, event, tiny, {"score": risk}, method="naive")._repr_html_()
-    assert "worst cell: xCI" in flagged and " †</td>" in flagged and "† uses a cell resting on little data" in flagged
+    assert (
+        "worst cell: xCI" in flagged
+        and " †</td>" in flagged
+        and "† uses a cell resting on little data" in flagged
+    )
 
 
 def test_xauc_t_displays_matrices_differences_and_findings():
@@ -82,7 +105,10 @@ def test_xauc_t_displays_matrices_differences_and_findings():
     assert "numerator" not in shown and "weighted_cases" not in shown
     assert shown.count("a (case) \\ b (control)") == 2
     cell = res.to_frame().iloc[1]
-    assert f"{100 * cell['xauc']:.1f}%" in shown and f"[{100 * cell['ci_low']:.1f}%, {100 * cell['ci_high']:.1f}%]" in shown
+    assert (
+        f"{100 * cell['xauc']:.1f}%" in shown
+        and f"[{100 * cell['ci_low']:.1f}%, {100 * cell['ci_high']:.1f}%]" in shown
+    )
     assert "Δbetween (F, M)" in shown and "<th>p (holm)</th>" in shown
     assert "AUC(t) at t = 1, largest cross-group asymmetry" in shown
 
@@ -97,7 +123,7 @@ def test_calibration_displays_every_horizon_labelled():
     for t in ("0.5", "1", "2"):
         assert f"<h4>At t = {t}</h4>" in shown
     assert shown.count('<div class="scroll"><table>') == 3
-    head = shown[shown.index("<thead>"):shown.index("</thead>")]
+    head = shown[shown.index("<thead>") : shown.index("</thead>")]
     assert head.count("<th") <= 13  # one narrow table per horizon, not every statistic at once
     o_e = res.summary(2.0)["oe_ratio"]
     assert f"<td>{o_e.iloc[0]:.2f}</td>" in shown

@@ -8,9 +8,12 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from test_inference import (
+    _cohort,
+    _delong,
+)  # the inference tests' cohort and DeLong placement values
 
 import survfair
-from test_inference import _cohort, _delong  # the inference tests' cohort and DeLong placement values
 
 
 def test_paired_comparison_equals_delong_test_of_two_correlated_aucs():
@@ -43,7 +46,16 @@ def test_compare_identical_models_gives_zero_difference():
     cmp = survfair.compare_xci(res, res)
     frame = cmp.to_frame()
     assert list(frame.columns) == [
-        "quantity", "a", "b", "value_1", "value_2", "difference", "se", "ci_low", "ci_high", "p_value"
+        "quantity",
+        "a",
+        "b",
+        "value_1",
+        "value_2",
+        "difference",
+        "se",
+        "ci_low",
+        "ci_high",
+        "p_value",
     ]
     assert np.all(frame["difference"] == 0) and np.allclose(frame["se"], 0)
     assert set(frame["quantity"]) == {"xci", "delta_between", "delta_within", "min_xci", "overall"}
@@ -60,7 +72,9 @@ def test_compare_detects_a_fairer_model(ci):
     unfair = fair + 1.0 * group  # pushes group 1 up: xCI_{1,0} rises, xCI_{0,1} falls
     res_fair = survfair.xci(time, event, group, fair, method="naive")
     res_unfair = survfair.xci(time, event, group, unfair, method="naive")
-    cmp = survfair.compare_xci(res_unfair, res_fair, ci=ci, n_resamples=200, random_state=0, progress=False)
+    cmp = survfair.compare_xci(
+        res_unfair, res_fair, ci=ci, n_resamples=200, random_state=0, progress=False
+    )
     est = cmp.delta_between(1, 0)
     # the bootstrap p-value cannot go below about 2 / (B + 1)
     assert est.value > 0 and est.p_value < (1e-3 if ci == "analytic" else 0.02)
@@ -76,7 +90,9 @@ def test_compare_paired_bootstrap_agrees_with_analytic():
     r1 = survfair.xci(time, event, group, risk, tau=3.0)
     r2 = survfair.xci(time, event, group, other, tau=3.0)
     analytic = survfair.compare_xci(r1, r2).to_frame()
-    boot = survfair.compare_xci(r1, r2, ci="bootstrap", n_resamples=300, random_state=4, progress=False).to_frame()
+    boot = survfair.compare_xci(
+        r1, r2, ci="bootstrap", n_resamples=300, random_state=4, progress=False
+    ).to_frame()
     np.testing.assert_allclose(analytic["difference"], boot["difference"])
     ratio = analytic["se"] / boot["se"]
     assert ratio.between(0.7, 1.4).all(), ratio
@@ -117,14 +133,23 @@ def test_accessors_agree_with_the_table_and_the_summaries():
     frame = cmp.to_frame()
     assert len(frame) == 9 + 3 + 3 + 1 + 1  # cells, unordered pairs twice, min-xCI, overall
     assert cmp.n_samples == 400 and cmp.ci_method == "analytic" and cmp.n_resamples is None
-    assert cmp.cell(2, 0).value == pytest.approx(r1.matrix.loc[2, 0] - r2.matrix.loc[2, 0], abs=1e-15)
+    assert cmp.cell(2, 0).value == pytest.approx(
+        r1.matrix.loc[2, 0] - r2.matrix.loc[2, 0], abs=1e-15
+    )
     for name in ("delta_between", "delta_within"):
         summary = getattr(survfair, name)
         forward, backward = getattr(cmp, name)(0, 2), getattr(cmp, name)(2, 0)
-        assert forward.value == pytest.approx(summary(r1, 0, 2).value - summary(r2, 0, 2).value, abs=1e-15)
+        assert forward.value == pytest.approx(
+            summary(r1, 0, 2).value - summary(r2, 0, 2).value, abs=1e-15
+        )
         assert backward.value == -forward.value and backward.se == forward.se
-        assert tuple(backward.confidence_interval) == (-forward.confidence_interval[1], -forward.confidence_interval[0])
-    assert cmp.min_xci.value == pytest.approx(survfair.min_xci(r1).value - survfair.min_xci(r2).value, abs=1e-15)
+        assert tuple(backward.confidence_interval) == (
+            -forward.confidence_interval[1],
+            -forward.confidence_interval[0],
+        )
+    assert cmp.min_xci.value == pytest.approx(
+        survfair.min_xci(r1).value - survfair.min_xci(r2).value, abs=1e-15
+    )
     assert cmp.overall.value == pytest.approx(r1.overall - r2.overall, abs=1e-15)
     assert "ComparisonResult(ci_method='analytic', n_samples=400, groups=[0, 1, 2]" in repr(cmp)
     with pytest.raises(ValueError, match=r"group 7 is not in the results \(groups: \[0, 1, 2\]\)"):
@@ -137,12 +162,20 @@ def test_compare_rejects_other_settings_groups_and_censoring_reference():
     with pytest.raises(ValueError, match="different settings: tau=3.0 vs 2.0"):
         survfair.compare_xci(res, survfair.xci(time, event, group, risk, tau=2.0))
     with pytest.raises(ValueError, match="different settings: censoring='group' vs 'pooled'"):
-        survfair.compare_xci(res, survfair.xci(time, event, group, risk, tau=3.0, censoring="pooled"))
+        survfair.compare_xci(
+            res, survfair.xci(time, event, group, risk, tau=3.0, censoring="pooled")
+        )
     with pytest.raises(ValueError, match=r"different groups: \[0, 1\] vs \[1, 0\]"):
         survfair.compare_xci(res, survfair.xci(time, event, group, risk, tau=3.0, groups=[1, 0]))
-    with pytest.raises(ValueError, match="one result used censoring_reference and the other did not"):
-        survfair.compare_xci(res, survfair.xci(time, event, group, risk, tau=3.0,
-                                               censoring_reference=(time, event, group)))
+    with pytest.raises(
+        ValueError, match="one result used censoring_reference and the other did not"
+    ):
+        survfair.compare_xci(
+            res,
+            survfair.xci(
+                time, event, group, risk, tau=3.0, censoring_reference=(time, event, group)
+            ),
+        )
 
 
 def test_inputs_modified_after_the_call_are_refused_not_read():
@@ -158,7 +191,9 @@ def test_inputs_modified_after_the_call_are_refused_not_read():
     second = survfair.xci(time, event, group, risk + rng.normal(size=300))
     survfair.compare_xci(first, second)  # unchanged data: accepted
     risk *= -1
-    with pytest.raises(ValueError, match=r"result_1: the data it was computed from were modified in place"):
+    with pytest.raises(
+        ValueError, match=r"result_1: the data it was computed from were modified in place"
+    ):
         survfair.compare_xci(first, second)
     risk *= -1
     survfair.compare_xci(first, second)  # the same values again: accepted
@@ -180,16 +215,23 @@ def test_comparison_intervals_at_another_level_and_a_frozen_table(ci):
     comparison = survfair.compare_xci(first, second, ci=ci, n_resamples=200, random_state=0)
     table = comparison.to_frame()
     same = comparison.confidence_interval(comparison.confidence_level)
-    np.testing.assert_allclose(same[["ci_low", "ci_high"]], table[["ci_low", "ci_high"]], rtol=1e-12)
+    np.testing.assert_allclose(
+        same[["ci_low", "ci_high"]], table[["ci_low", "ci_high"]], rtol=1e-12
+    )
     assert list(same.columns) == ["quantity", "a", "b", "ci_low", "ci_high"]
     narrow = comparison.confidence_interval(confidence_level=0.5)
     defined = table["se"].to_numpy() > 0
-    assert (narrow["ci_high"] - narrow["ci_low"])[defined].lt((table["ci_high"] - table["ci_low"])[defined]).all()
+    assert (
+        (narrow["ci_high"] - narrow["ci_low"])[defined]
+        .lt((table["ci_high"] - table["ci_low"])[defined])
+        .all()
+    )
     if ci == "analytic":  # Wald: the half-width scales with the normal quantile
         ratio = stats.norm.ppf(0.75) / stats.norm.ppf(0.975)
         row = table.index[table["quantity"] == "delta_between"][0]
         assert narrow.loc[row, "ci_high"] - narrow.loc[row, "ci_low"] == pytest.approx(
-            ratio * (table.loc[row, "ci_high"] - table.loc[row, "ci_low"]), rel=1e-9)
+            ratio * (table.loc[row, "ci_high"] - table.loc[row, "ci_low"]), rel=1e-9
+        )
     table.loc[:, "difference"] = 0.0
     assert comparison.to_frame()["difference"].ne(0).any()
     with pytest.raises(ValueError):
@@ -210,7 +252,11 @@ def test_a_copied_or_rebuilt_result_keeps_the_checksum_of_its_validated_data():
     risk, other = -time + rng.normal(size=200), -time + rng.normal(size=200)
     first, second = survfair.xci(time, event, group, risk), survfair.xci(time, event, group, other)
     risk[:] = rng.normal(size=200)
-    for rebuilt in (copy.copy(first), copy.deepcopy(first), pickle.loads(pickle.dumps(first)),
-                    dataclasses.replace(first, confidence_level=0.9)):
+    for rebuilt in (
+        copy.copy(first),
+        copy.deepcopy(first),
+        pickle.loads(pickle.dumps(first)),
+        dataclasses.replace(first, confidence_level=0.9),
+    ):
         with pytest.raises(ValueError, match="modified in place"):
             survfair.compare_xci(rebuilt, second)

@@ -96,8 +96,15 @@ def test_censoring_curves_needs_ipcw(sample):
 def test_forest(sample, tmp_path):
     # a noise score (risk = time ranks every pair wrongly: cells at 0% with standard error 0, flagged)
     noisy = sample.assign(noise=np.random.default_rng(0).normal(size=len(sample)))
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "noise"}, data=noisy, tau=1.5,
-                            ci="analytic")
+    comparison = sf.compare(
+        "time",
+        "event",
+        "group",
+        {"risk": "risk", "noise": "noise"},
+        data=noisy,
+        tau=1.5,
+        ci="analytic",
+    )
     ax = plotting.plot_forest(comparison)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     # one row per difference, labelled in words, first on top; one colour (errorbar container) per model
@@ -106,17 +113,27 @@ def test_forest(sample, tmp_path):
     assert [b.get_label() for b in bars] == ["risk", "noise"]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["risk", "noise"]
     assert ax.get_title() == "Differences between groups, per model"
-    assert ax.get_xlabel().startswith("difference in concordance, percentage points\n"
-                                      "> 0: the first group of the pair is ranked correctly more often")
+    assert ax.get_xlabel().startswith(
+        "difference in concordance, percentage points\n"
+        "> 0: the first group of the pair is ranked correctly more often"
+    )
     assert "Δbetween (a, b) = xCI(a, b) − xCI(b, a)" in ax.get_xlabel()
-    assert any(line.get_xdata()[0] == 0.0 and line.get_xdata()[1] == 0.0 for line in ax.lines)  # the zero line
+    assert any(
+        line.get_xdata()[0] == 0.0 and line.get_xdata()[1] == 0.0 for line in ax.lines
+    )  # the zero line
     table = comparison.table
     for k, model in enumerate(["risk", "noise"]):  # x in percentage points, in row order
-        expected = 100 * table.loc[model, ["delta_between[F,M]", "delta_within[F,M]"]].to_numpy(float)
+        expected = 100 * table.loc[model, ["delta_between[F,M]", "delta_within[F,M]"]].to_numpy(
+            float
+        )
         np.testing.assert_allclose(bars[k].lines[0].get_xdata(), expected)
         low, high = bars[k].lines[2][0].get_segments()[0][:, 0]  # the interval of the first row
-        assert (low, high) == pytest.approx(100 * table.loc[model, ["delta_between[F,M]_ci_low",
-                                                                    "delta_between[F,M]_ci_high"]].to_numpy(float))
+        assert (low, high) == pytest.approx(
+            100
+            * table.loc[
+                model, ["delta_between[F,M]_ci_low", "delta_between[F,M]_ci_high"]
+            ].to_numpy(float)
+        )
     _png_ok(ax, tmp_path)
     with pytest.raises(ValueError, match="no column foo"):
         plotting.plot_forest(comparison.table, statistics=("foo",))
@@ -129,7 +146,9 @@ def _forest_marks(ax):
 
 def test_forest_marks_flagged_rows(sample):
     noisy = sample.assign(noise=np.random.default_rng(0).normal(size=len(sample)))
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "noise"}, data=noisy, tau=1.5)
+    comparison = sf.compare(
+        "time", "event", "group", {"risk": "risk", "noise": "noise"}, data=noisy, tau=1.5
+    )
     # default: flags from each result (min_events, min_pairs)
     ticks, hollow = _forest_marks(plotting.plot_forest(comparison))
     assert ticks == ["Δbetween (F, M)", "Δwithin (F, M)"] and hollow == []
@@ -138,17 +157,29 @@ def test_forest_marks_flagged_rows(sample):
     assert ticks == ["Δbetween (F, M) †", "Δwithin (F, M) †"] and len(hollow) == 2
     assert ax.get_legend().get_texts()[-1].get_text() == "† open: uses a cell with little data"
     assert _forest_marks(plotting.plot_forest(comparison, flags=False, min_pairs=10**6)) == (
-        ["Δbetween (F, M)", "Δwithin (F, M)"], [])
+        ["Δbetween (F, M)", "Δwithin (F, M)"],
+        [],
+    )
     # a given table: Δbetween (F, M) uses the cells (F, M) and (M, F); Δwithin (F, M) uses (F, F) and (M, M)
-    flags = pd.DataFrame({"a": ["F", "F", "M", "M"], "b": ["F", "M", "F", "M"],
-                          "flagged": [False, False, True, False]})
+    flags = pd.DataFrame(
+        {
+            "a": ["F", "F", "M", "M"],
+            "b": ["F", "M", "F", "M"],
+            "flagged": [False, False, True, False],
+        }
+    )
     for given in (flags, {"noise": flags}):
         ticks, hollow = _forest_marks(plotting.plot_forest(comparison.table, flags=given))
         assert ticks == ["Δbetween (F, M) †", "Δwithin (F, M)"]
         assert len(hollow) == (2 if given is flags else 1)
-        np.testing.assert_allclose(hollow[-1].get_ydata(), [0.25])  # model "noise", row 0, offset +0.25
+        np.testing.assert_allclose(
+            hollow[-1].get_ydata(), [0.25]
+        )  # model "noise", row 0, offset +0.25
     flags.loc[2, "flagged"], flags.loc[3, "flagged"] = False, True
-    assert _forest_marks(plotting.plot_forest(comparison, flags=flags))[0] == ["Δbetween (F, M)", "Δwithin (F, M) †"]
+    assert _forest_marks(plotting.plot_forest(comparison, flags=flags))[0] == [
+        "Δbetween (F, M)",
+        "Δwithin (F, M) †",
+    ]
     with pytest.raises(ValueError, match=r"missing \['flagged'\]"):
         plotting.plot_forest(comparison, flags=flags[["a", "b"]])
     with pytest.raises(ValueError, match=r"groups \['X'\] are not groups"):
@@ -168,12 +199,16 @@ def test_forest_with_many_groups_stays_readable():
     group = rng.choice(["F|<60", "F|60-74", "F|75+", "M|<60", "M|60-74", "M|75+"], n)
     risk = rng.normal(size=n)
     time = rng.exponential(np.exp(-risk))
-    comparison = sf.compare(time, np.ones(n, bool), group, {"risk": risk, "noise": rng.normal(size=n)},
-                            method="naive")
+    comparison = sf.compare(
+        time, np.ones(n, bool), group, {"risk": risk, "noise": rng.normal(size=n)}, method="naive"
+    )
     ax = plotting.plot_forest(comparison, statistics=("delta_between",))
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert len(ticks) == 15 and ticks[0] == "Δbetween (F|60-74, F|75+)"
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["risk", "noise"]  # models, not 15 pairs
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "risk",
+        "noise",
+    ]  # models, not 15 pairs
     ax.figure.canvas.draw()
     renderer = ax.figure.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.get_yticklabels()]
@@ -188,7 +223,7 @@ def test_xroc(tmp_path):
     rng = np.random.default_rng(0)
     y, s = rng.random(100) < 0.4, rng.normal(size=100)
     fpr, tpr, thr = roc_curve(y, s)
-    curves = {"xROC(a,b)": (fpr, tpr, thr), "xROC(b,a)": pd.DataFrame({"fpr": fpr, "tpr": tpr ** 2})}
+    curves = {"xROC(a,b)": (fpr, tpr, thr), "xROC(b,a)": pd.DataFrame({"fpr": fpr, "tpr": tpr**2})}
     ax = plotting.plot_xroc(curves)
     assert len(ax.lines) == 3  # two curves + chance diagonal
     np.testing.assert_array_equal(ax.lines[0].get_xdata(), fpr)
@@ -219,10 +254,16 @@ def test_xroc_accepts_the_library_curve_objects(tmp_path):
     balanced = [sf.balanced_xroc(res, "F", outcome=1), sf.balanced_xroc(res, "M", outcome=0)]
     ax = plotting.plot_xroc([fm, mf, *balanced])
     assert len(ax.lines) == 5
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["xROC(F, M)", "xROC(M, F)", "xROC_1(F)",
-                                                                   "xROC_0(M)"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "xROC(F, M)",
+        "xROC(M, F)",
+        "xROC_1(F)",
+        "xROC_0(M)",
+    ]
     # a mapping name -> XROCCurve, mixed with the other forms, equals plotting .to_frame()
-    ax = plotting.plot_xroc({"F vs M": fm, "M vs F": mf.to_frame(), "sk": (fm.fpr, fm.tpr)}, color="k")
+    ax = plotting.plot_xroc(
+        {"F vs M": fm, "M vs F": mf.to_frame(), "sk": (fm.fpr, fm.tpr)}, color="k"
+    )
     np.testing.assert_array_equal(ax.lines[0].get_xdata(), ax.lines[2].get_xdata())
     np.testing.assert_array_equal(ax.lines[1].get_ydata(), mf.tpr)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["F vs M", "M vs F", "sk"]
@@ -267,8 +308,15 @@ def literal_sample():
     risk = rng.normal(size=n)
     t = rng.exponential(np.exp(-risk))
     c = rng.exponential(2.0, size=n)
-    return pd.DataFrame({"time": np.minimum(t, c), "event": t <= c, "group": group, "risk": risk,
-                         "y": (t < 0.7).astype(int)})
+    return pd.DataFrame(
+        {
+            "time": np.minimum(t, c),
+            "event": t <= c,
+            "group": group,
+            "risk": risk,
+            "y": (t < 0.7).astype(int),
+        }
+    )
 
 
 @pytest.fixture
@@ -311,10 +359,19 @@ def _literal_cases():
         return plotting.plot_censoring_curves(res), [f"K_{g}(t)" for g in LABELS]
 
     def forest(sample):
-        comparison = sf.compare("time", "event", "group", {"$0-$50k": "risk", "a$_$b": "time", "_hidden": "risk"},
-                                data=sample, tau=1.5)
+        comparison = sf.compare(
+            "time",
+            "event",
+            "group",
+            {"$0-$50k": "risk", "a$_$b": "time", "_hidden": "risk"},
+            data=sample,
+            tau=1.5,
+        )
         return plotting.plot_forest(comparison, statistics=("delta_between",)), [
-            *LABELS, "Δbetween ($0-$50k, _hidden)", "Δbetween (_hidden, a$_$b)"]
+            *LABELS,
+            "Δbetween ($0-$50k, _hidden)",
+            "Δbetween (_hidden, a$_$b)",
+        ]
 
     def xroc(sample):
         curve = (np.array([0.0, 0.5, 1.0]), np.array([0.0, 0.8, 1.0]))
@@ -325,8 +382,10 @@ def _literal_cases():
         ax = plotting.plot_conditional_xauc({g: rng.random(20) for g in LABELS}, bins=5)
         return ax, [f"{g} (mean " for g in LABELS]
 
-    return [pytest.param(f, id=f.__name__)
-            for f in (heatmap, xauc_heatmap, densities, censoring, forest, xroc, conditional)]
+    return [
+        pytest.param(f, id=f.__name__)
+        for f in (heatmap, xauc_heatmap, densities, censoring, forest, xroc, conditional)
+    ]
 
 
 @pytest.mark.parametrize("case", _literal_cases())
@@ -351,23 +410,37 @@ def test_legend_rebuilt_by_the_caller_stays_literal(literal_sample, drawn):
 def test_heatmap_of_xauc_result(literal_sample, drawn):
     res = sf.xauc("y", "group", "risk", data=literal_sample)
     ax = plotting.plot_xci_heatmap(res, digits=3)
-    assert ax.get_ylabel() == "a: group of the positive" and ax.get_xlabel() == "b: group of the negative"
+    assert (
+        ax.get_ylabel() == "a: group of the positive"
+        and ax.get_xlabel() == "b: group of the negative"
+    )
     assert ax.get_title() == "xAUC (DeLong)"
     colorbar = ax.figure.axes[-1]
-    assert colorbar.get_ylabel() == "xAUC: share of pairs ranked correctly\nred < 0.5 (coin flip) < blue"
+    assert (
+        colorbar.get_ylabel()
+        == "xAUC: share of pairs ranked correctly\nred < 0.5 (coin flip) < blue"
+    )
     g0, g1 = res.groups[0], res.groups[1]
     low, high = res.confidence_interval()
     # row i = positive's group, column j = negative's group; the DeLong interval under the value
-    assert ax.texts[1].get_text() == (f"{res.matrix.loc[g0, g1]:.3f}\n"
-                                      f"[{low.loc[g0, g1]:.3f}, {high.loc[g0, g1]:.3f}]")
+    assert ax.texts[1].get_text() == (
+        f"{res.matrix.loc[g0, g1]:.3f}\n[{low.loc[g0, g1]:.3f}, {high.loc[g0, g1]:.3f}]"
+    )
     assert ax.texts[len(res.groups)].get_text().startswith(f"{res.matrix.loc[g1, g0]:.3f}\n")
     drawn(ax)
 
 
 def test_heatmap_fits_long_labels_and_intervals(literal_sample):
     """A new figure is sized to its cells: interval texts inside their cells, long column labels slanted."""
-    long = literal_sample.assign(group=literal_sample["group"].map(
-        {"$0-$50k": "<script>alert(1)</script>", "a$_$b": "household income $0-$50k", "_hidden": "other"}))
+    long = literal_sample.assign(
+        group=literal_sample["group"].map(
+            {
+                "$0-$50k": "<script>alert(1)</script>",
+                "a$_$b": "household income $0-$50k",
+                "_hidden": "other",
+            }
+        )
+    )
     res = sf.xci("time", "event", "group", "risk", data=long, tau=1.5, ci="analytic")
     ax = plotting.plot_xci_heatmap(res)
     ax.figure.canvas.draw()
@@ -379,18 +452,32 @@ def test_heatmap_fits_long_labels_and_intervals(literal_sample):
     assert [t.get_rotation() for t in ticks] == [30.0] * 3
     height = max(t.get_window_extent(renderer).height for t in ax.get_yticklabels())
     assert cell_width * 0.5 > 1.5 * height
-    short = plotting.plot_xci_heatmap(sf.xci("time", "event", "group", "risk", data=literal_sample.assign(
-        group=literal_sample["group"].map({"$0-$50k": "F", "a$_$b": "M", "_hidden": "X"})), tau=1.5))
+    short = plotting.plot_xci_heatmap(
+        sf.xci(
+            "time",
+            "event",
+            "group",
+            "risk",
+            data=literal_sample.assign(
+                group=literal_sample["group"].map({"$0-$50k": "F", "a$_$b": "M", "_hidden": "X"})
+            ),
+            tau=1.5,
+        )
+    )
     assert [t.get_rotation() for t in short.get_xticklabels()] == [0.0] * 3
 
 
 def test_forest_legend_beside_the_points(sample):
-    comparison = sf.compare("time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5)
+    comparison = sf.compare(
+        "time", "event", "group", {"risk": "risk", "noise": "time"}, data=sample, tau=1.5
+    )
     ax = plotting.plot_forest(comparison)
     ax.figure.canvas.draw()
     renderer = ax.figure.canvas.get_renderer()
     assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
-    assert ax.figure.get_window_extent(renderer).contains(*ax.get_legend().get_window_extent(renderer).p1)
+    assert ax.figure.get_window_extent(renderer).contains(
+        *ax.get_legend().get_window_extent(renderer).p1
+    )
 
 
 def test_heatmaps_share_one_colour_scale_and_accept_overrides(result, sample):
@@ -402,7 +489,9 @@ def test_heatmaps_share_one_colour_scale_and_accept_overrides(result, sample):
     assert plotting.plot_xci_heatmap(result, vmin=0.6, vmax=0.9).images[0].norm.vmin == 0.6
     given = Normalize(0.2, 0.8)
     assert plotting.plot_xci_heatmap(result, norm=given).images[0].norm is given
-    assert plotting.plot_xci_heatmap(result, cmap="viridis").images[0].cmap.name.startswith("viridis")
+    assert (
+        plotting.plot_xci_heatmap(result, cmap="viridis").images[0].cmap.name.startswith("viridis")
+    )
     plt.close("all")
 
 
@@ -410,7 +499,9 @@ def test_heatmaps_share_one_colour_scale_and_accept_overrides(result, sample):
 def test_heatmap_annotations_never_overlap(n_groups):
     rng = np.random.default_rng(n_groups)
     n = 150 * n_groups
-    bands = np.array([f"{s}|{a}" for s in ("F", "M") for a in ("<40", "40-59", "60-74", "75+", "85+", "95+")])
+    bands = np.array(
+        [f"{s}|{a}" for s in ("F", "M") for a in ("<40", "40-59", "60-74", "75+", "85+", "95+")]
+    )
     group = rng.choice(bands[:n_groups], n)
     risk = rng.normal(size=n)
     time = rng.exponential(np.exp(-risk))
@@ -420,7 +511,9 @@ def test_heatmap_annotations_never_overlap(n_groups):
     renderer = ax.figure.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text()]
     assert len(boxes) == n_groups**2
-    overlapping = [(i, j) for i in range(len(boxes)) for j in range(i) if boxes[i].overlaps(boxes[j])]
+    overlapping = [
+        (i, j) for i in range(len(boxes)) for j in range(i) if boxes[i].overlaps(boxes[j])
+    ]
     assert overlapping == []
     cell = ax.get_window_extent(renderer).width / n_groups
     assert all(box.width < cell and box.height < cell for box in boxes)  # each text inside its cell
@@ -436,41 +529,77 @@ def test_heatmap_annotations_never_overlap(n_groups):
     plt.close("all")
 
 
-@pytest.mark.parametrize("role, named, generic", [
-    ("negative",
-     ("negatives of M", "conditional xAUC of a negative of M: share of positives of F scored above it"),
-     ("negatives of b", "conditional xAUC of a negative of b: share of positives of a scored above it")),
-    ("positive",
-     ("positives of F", "conditional xAUC of a positive of F: share of negatives of M scored below it"),
-     ("positives of a", "conditional xAUC of a positive of a: share of negatives of b scored below it")),
-])
+@pytest.mark.parametrize(
+    "role, named, generic",
+    [
+        (
+            "negative",
+            (
+                "negatives of M",
+                "conditional xAUC of a negative of M: share of positives of F scored above it",
+            ),
+            (
+                "negatives of b",
+                "conditional xAUC of a negative of b: share of positives of a scored above it",
+            ),
+        ),
+        (
+            "positive",
+            (
+                "positives of F",
+                "conditional xAUC of a positive of F: share of negatives of M scored below it",
+            ),
+            (
+                "positives of a",
+                "conditional xAUC of a positive of a: share of negatives of b scored below it",
+            ),
+        ),
+    ],
+)
 def test_conditional_xauc_labels_follow_the_role(role, named, generic):
-    res = sf.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    res = sf.xauc(
+        [1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2]
+    )
     values = sf.conditional_xauc(res, "F", "M", role=role)
     ax = plotting.plot_conditional_xauc(values)  # the role and the groups travel with the Series
     assert (ax.get_ylabel(), ax.get_xlabel()) == named
     assert f"per {role}" in ax.get_title()
-    assert sum(p.get_height() for p in ax.containers[0]) == 2  # NaN rows (outside the role) are left out
-    assert ax.lines[0].get_xdata()[0] == pytest.approx(res.matrix.loc["F", "M"])  # the mean is xAUC(F, M)
+    assert (
+        sum(p.get_height() for p in ax.containers[0]) == 2
+    )  # NaN rows (outside the role) are left out
+    assert ax.lines[0].get_xdata()[0] == pytest.approx(
+        res.matrix.loc["F", "M"]
+    )  # the mean is xAUC(F, M)
     assert (plotting.plot_conditional_xauc(values.dropna(), role=role).get_ylabel()) == named[0]
     explicit = plotting.plot_conditional_xauc({"x": values.dropna().to_numpy()}, role=role)
     assert (explicit.get_ylabel(), explicit.get_xlabel()) == generic
     other = "positive" if role == "negative" else "negative"
-    with pytest.raises(ValueError, match=f"role='{other}', but the values were computed with role='{role}'"):
+    with pytest.raises(
+        ValueError, match=f"role='{other}', but the values were computed with role='{role}'"
+    ):
         plotting.plot_conditional_xauc(values, role=other)
     plt.close("all")
 
 
 def test_conditional_xauc_default_role_and_mixed_inputs():
-    res = sf.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    res = sf.xauc(
+        [1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2]
+    )
     # plain arrays: the default of conditional_xauc, role="negative"
     assert plotting.plot_conditional_xauc(pd.Series([0.2, 0.9])).get_ylabel() == "negatives of b"
     # two pairs of groups in one figure: generic words
-    both = {"F vs M": sf.conditional_xauc(res, "F", "M"), "M vs F": sf.conditional_xauc(res, "M", "F")}
+    both = {
+        "F vs M": sf.conditional_xauc(res, "F", "M"),
+        "M vs F": sf.conditional_xauc(res, "M", "F"),
+    }
     assert plotting.plot_conditional_xauc(both).get_ylabel() == "negatives of b"
     with pytest.raises(ValueError, match="mix the roles"):
-        plotting.plot_conditional_xauc({"n": sf.conditional_xauc(res, "F", "M"),
-                                        "p": sf.conditional_xauc(res, "F", "M", role="positive")})
+        plotting.plot_conditional_xauc(
+            {
+                "n": sf.conditional_xauc(res, "F", "M"),
+                "p": sf.conditional_xauc(res, "F", "M", role="positive"),
+            }
+        )
     with pytest.raises(ValueError, match="role must be one of"):
         plotting.plot_conditional_xauc(pd.Series([0.5]), role="both")
     plt.close("all")
@@ -501,8 +630,12 @@ def _hatched(ax):
 
 def test_flagged_cells_are_marked(result):
     ax = plotting.plot_xci_heatmap(result, min_pairs=10**6)
-    assert len(_hatched(ax)) == 4 and all(t.get_text().split("\n")[0].endswith("†") for t in ax.texts)
-    assert "† hatched: < 1000000 comparable pairs" in ax.get_xlabel()  # the rules that apply, from the reasons
+    assert len(_hatched(ax)) == 4 and all(
+        t.get_text().split("\n")[0].endswith("†") for t in ax.texts
+    )
+    assert (
+        "† hatched: < 1000000 comparable pairs" in ax.get_xlabel()
+    )  # the rules that apply, from the reasons
     # by default nothing is flagged in this sample: no mark, no note
     ax = plotting.plot_xci_heatmap(result)
     assert _hatched(ax) == [] and "†" not in "".join(t.get_text() for t in ax.texts)
@@ -512,12 +645,19 @@ def test_flagged_cells_are_marked(result):
     ax = plotting.plot_xci_heatmap(result, flags=flags)
     (patch,) = _hatched(ax)
     assert patch.get_xy() == (0.5, -0.5)  # column 1 (M), row 0 (F)
-    assert [t.get_text().split("\n")[0].endswith("†") for t in ax.texts] == [False, True, False, False]
+    assert [t.get_text().split("\n")[0].endswith("†") for t in ax.texts] == [
+        False,
+        True,
+        False,
+        False,
+    ]
     assert "† hatched: flagged in the given table" in ax.get_xlabel()
     # a table with reasons gives the rules, not a generic word (issue 14 audit)
     given = sf.small_sample_flags(result, min_events=10**4)
-    assert "† hatched: < 10000 events in a, < 10000 members in b" in plotting.plot_xci_heatmap(
-        result, flags=given).get_xlabel()
+    assert (
+        "† hatched: < 10000 events in a, < 10000 members in b"
+        in plotting.plot_xci_heatmap(result, flags=given).get_xlabel()
+    )
     assert _hatched(plotting.plot_xci_heatmap(result, flags=False, min_pairs=10**6)) == []
     with pytest.raises(ValueError, match=r"missing \['flagged'\]"):
         plotting.plot_xci_heatmap(result, flags=flags[["a", "b"]])
@@ -530,8 +670,13 @@ def test_flagged_cells_are_marked(result):
 
 def test_flag_hatch_contrasts_with_its_cell():
     """The hatch is drawn in white over a dark cell and in black over a light one, like the cell text."""
-    res = sf.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"), [8, 7, 6, 5, 4, 3, 2, 1],
-                 method="naive")  # every cell 1.0 (dark blue) and flagged
+    res = sf.xci(
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 1, 1, 1, 1, 1, 1, 0],
+        list("abababab"),
+        [8, 7, 6, 5, 4, 3, 2, 1],
+        method="naive",
+    )  # every cell 1.0 (dark blue) and flagged
     ax = plotting.plot_xci_heatmap(res)
     assert all(p.get_edgecolor()[:3] == (1.0, 1.0, 1.0) for p in _hatched(ax))
     assert {t.get_color() for t in ax.texts} == {"white"}
@@ -561,7 +706,11 @@ def test_risk_densities_take_the_package_order_and_helpers_have_a_home():
     import inspect
     import pathlib
 
-    assert list(inspect.signature(plotting.plot_risk_densities).parameters)[:3] == ["event", "group", "risk"]
+    assert list(inspect.signature(plotting.plot_risk_densities).parameters)[:3] == [
+        "event",
+        "group",
+        "risk",
+    ]
     root = pathlib.Path(sf.__file__).parent
     for path in root.rglob("*.py"):
         text = path.read_text()
@@ -593,13 +742,17 @@ def test_very_long_labels_are_cut_in_figures_and_kept_in_tables(sample, tmp_path
     texts = []
     ax = plotting.plot_xci_heatmap(res)
     texts += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
-    ax = plotting.plot_xci_difference(res)  # the difference view drew the whole label (found reading the change)
+    ax = plotting.plot_xci_difference(
+        res
+    )  # the difference view drew the whole label (found reading the change)
     texts += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
     ax = plotting.plot_risk_densities("event", "group", "risk", data=frame)
     texts += [t.get_text() for t in ax.get_legend().get_texts()]
     ax = plotting.plot_censoring_curves(res)
     texts += [t.get_text() for t in ax.get_legend().get_texts()]
-    comparison = sf.compare("time", "event", "group", {long: "risk", "noise": "noise"}, data=frame, tau=1.5)
+    comparison = sf.compare(
+        "time", "event", "group", {long: "risk", "noise": "noise"}, data=frame, tau=1.5
+    )
     ax = plotting.plot_forest(comparison)
     texts += [t.get_text() for t in ax.get_yticklabels() + ax.get_legend().get_texts()]
     figure_width = ax.figure.get_size_inches()[0]
@@ -610,6 +763,8 @@ def test_very_long_labels_are_cut_in_figures_and_kept_in_tables(sample, tmp_path
     assert figure_width < 20
     report = sf.write_report(res, tmp_path / "long.html")
     assert long in report.read_text()  # the tables keep the full label
+
+
 # -- differences on a diverging scale (issue 32.4) -----------------------------------------------------
 def test_difference_heatmap_of_each_pair(result, tmp_path):
     """xCI − xCIᵀ: the Δbetween of every pair, centred on 0, the diagonal empty."""
@@ -621,9 +776,13 @@ def test_difference_heatmap_of_each_pair(result, tmp_path):
     assert image.norm.vmin == -image.norm.vmax
     delta = sf.delta_between(result, "F", "M").value
     assert abs(image.norm.vmax) >= abs(delta) and image.norm.vmax == pytest.approx(
-        max(0.05, np.ceil(abs(delta) / 0.05) * 0.05))
+        max(0.05, np.ceil(abs(delta) / 0.05) * 0.05)
+    )
     texts = [t.get_text() for t in ax.texts]
-    assert texts == [f"{100 * delta:+.1f}".replace("-", "\u2212"), f"{-100 * delta:+.1f}".replace("-", "\u2212")]
+    assert texts == [
+        f"{100 * delta:+.1f}".replace("-", "\u2212"),
+        f"{-100 * delta:+.1f}".replace("-", "\u2212"),
+    ]
     data = image.get_array()
     assert data.mask[0, 0] and data.mask[1, 1]  # the diagonal is 0 by definition: not drawn
     assert ax.get_ylabel() == "a: group of the earlier event"
@@ -642,13 +801,26 @@ def test_difference_heatmap_against_a_reference(result, sample):
     np.testing.assert_allclose(ax.images[0].get_array().data, expected)
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda r: plotting.plot_xci_difference(r.matrix.iloc[:, :1]), ValueError, "square matrix"),
-    (lambda r: plotting.plot_xci_difference([[0.5]]), TypeError, "must be an XCIResult, an XAUCResult or a square"),
-    (lambda r: plotting.plot_xci_difference(r, r.matrix.rename(index={"F": "X"}, columns={"F": "X"})), ValueError,
-     "reference has the groups"),
-    (lambda r: plotting.plot_xci_difference(r, limit=0), ValueError, "limit must be > 0"),
-], ids=["not square", "not a matrix", "other groups", "limit 0"])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda r: plotting.plot_xci_difference(r.matrix.iloc[:, :1]), ValueError, "square matrix"),
+        (
+            lambda r: plotting.plot_xci_difference([[0.5]]),
+            TypeError,
+            "must be an XCIResult, an XAUCResult or a square",
+        ),
+        (
+            lambda r: plotting.plot_xci_difference(
+                r, r.matrix.rename(index={"F": "X"}, columns={"F": "X"})
+            ),
+            ValueError,
+            "reference has the groups",
+        ),
+        (lambda r: plotting.plot_xci_difference(r, limit=0), ValueError, "limit must be > 0"),
+    ],
+    ids=["not square", "not a matrix", "other groups", "limit 0"],
+)
 def test_difference_heatmap_errors(result, call, error, message):
     with pytest.raises(error, match=message):
         call(result)

@@ -70,7 +70,9 @@ def test_reversing_risk_gives_one_minus_xci_without_ties(data, method):
     tau = _safe_tau(time, group)
     base = _xci(time, event, group, risk, method=method, tau=tau)
     reversed_ = _xci(time, event, group, -risk, method=method, tau=tau)
-    np.testing.assert_allclose(reversed_.values, 1.0 - base.values, rtol=1e-12, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(
+        reversed_.values, 1.0 - base.values, rtol=1e-12, atol=1e-12, equal_nan=True
+    )
 
 
 @SETTINGS
@@ -84,7 +86,11 @@ def test_cells_lie_in_unit_interval_and_counts_add_up(data):
 
 
 @SETTINGS
-@given(data=survival_data(), seed=st.integers(0, 2**32 - 1), shuffle_which=st.sampled_from(["time", "risk", "group"]))
+@given(
+    data=survival_data(),
+    seed=st.integers(0, 2**32 - 1),
+    shuffle_which=st.sampled_from(["time", "risk", "group"]),
+)
 def test_pandas_index_rule(data, seed, shuffle_which):
     """Identical indexes match by position, any other order of the same labels is refused, and
     .to_numpy() of inputs in the same row order gives the positional result."""
@@ -93,8 +99,10 @@ def test_pandas_index_rule(data, seed, shuffle_which):
 
     time, event, group, risk = data
     labels = pd.Index(np.random.default_rng(seed).permutation(len(time)) + 1000)
-    series = {name: pd.Series(v, index=labels) for name, v in
-              (("time", time), ("event", event), ("group", group), ("risk", risk))}
+    series = {
+        name: pd.Series(v, index=labels)
+        for name, v in (("time", time), ("event", event), ("group", group), ("risk", risk))
+    }
     base = _xci(time, event, group, risk, method="naive").values
     np.testing.assert_array_equal(_xci(*series.values(), method="naive").values, base)
     order = np.random.default_rng(seed + 1).permutation(len(time))

@@ -49,18 +49,42 @@ def test_html_report_contains_everything(result, tmp_path):
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
     extra = pd.DataFrame({"value": [1.0]}, index=pd.Index(["x"], name="k"))
-    path = write_report(result, tmp_path / "report.html", settings={"command": "survfair audit x.csv"},
-                        extra_tables={"My extra table": extra}, figures={"My figure": fig}, time_unit="days")
+    path = write_report(
+        result,
+        tmp_path / "report.html",
+        settings={"command": "survfair audit x.csv"},
+        extra_tables={"My extra table": extra},
+        figures={"My figure": fig},
+        time_unit="days",
+    )
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
     headings = re.findall(r"<h2>(.*?)</h2>", text)
     # the verdict first, details after, internals in the appendix at the end (issue 32.4)
-    assert headings == ["Verdict", "Findings", "How to read", "Provenance", "Settings", "Data summary", "xCI matrix",
-                        "Differences between groups", "Joint tests", "My extra table", "Figures",
-                        "Appendix: estimator internals", "Appendix: censoring per group",
-                        "Appendix: joint tests in detail", "Appendix: cells", "Appendix: pair counts"]
-    for caption in ("xCI matrix. How to read", "Probability of remaining uncensored per group. How to read",
-                    "xCI(a, b) − xCI(b, a). How to read", "My figure"):
+    assert headings == [
+        "Verdict",
+        "Findings",
+        "How to read",
+        "Provenance",
+        "Settings",
+        "Data summary",
+        "xCI matrix",
+        "Differences between groups",
+        "Joint tests",
+        "My extra table",
+        "Figures",
+        "Appendix: estimator internals",
+        "Appendix: censoring per group",
+        "Appendix: joint tests in detail",
+        "Appendix: cells",
+        "Appendix: pair counts",
+    ]
+    for caption in (
+        "xCI matrix. How to read",
+        "Probability of remaining uncensored per group. How to read",
+        "xCI(a, b) − xCI(b, a). How to read",
+        "My figure",
+    ):
         assert f"<figcaption>{caption}" in text
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
     assert len(images) == 4
@@ -68,19 +92,26 @@ def test_html_report_contains_everything(result, tmp_path):
     assert "survfair audit x.csv" in text and "ipcw" in text
     # findings first, generated from the result
     findings = re.search(r'<ul class="findings">(.*?)</ul>', text).group(1)
-    assert [html.unescape(s) for s in re.findall(r"<li>(.*?)</li>", findings)] == list(sf.findings(result).sentences)
+    assert [html.unescape(s) for s in re.findall(r"<li>(.*?)</li>", findings)] == list(
+        sf.findings(result).sentences
+    )
     # numbers for people: percent with one decimal, differences in points, p-values, the version
     assert f"<td>{100 * result.matrix.loc['F', 'M']:.1f}%" in text
     delta = sf.delta_between(result, "F", "M")
-    assert f"<td>{100 * abs(delta.value):+.1f} pts</td>" in text  # oriented as the findings: favoured group first
+    assert (
+        f"<td>{100 * abs(delta.value):+.1f} pts</td>" in text
+    )  # oriented as the findings: favoured group first
     assert f"<td>{100 * result.overall:.1f}%</td>" in text
     assert "70.2000" not in text and "confidence_level" not in text and "ci_method" not in text
     assert f"<td>{sf.__version__}</td>" in text and "<th class=label>confidence level</th>" in text
     # internals only in the appendix
-    appendix = text[text.index("<h2>Appendix: estimator internals</h2>"):]
-    assert "<th class=label>tied tolerance</th>" not in text[:text.index("<h2>Figures</h2>")]
+    appendix = text[text.index("<h2>Appendix: estimator internals</h2>") :]
+    assert "<th class=label>tied tolerance</th>" not in text[: text.index("<h2>Figures</h2>")]
     assert "<th class=label>tied tolerance</th>" in appendix and "<th>degenerate</th>" in appendix
-    assert "<th>censored_pct</th>" in appendix and "<th>degenerate</th>" not in text[:text.index("<h2>Figures</h2>")]
+    assert (
+        "<th>censored_pct</th>" in appendix
+        and "<th>degenerate</th>" not in text[: text.index("<h2>Figures</h2>")]
+    )
     assert str(result.group_sizes["F"]["n"]) in text
     assert text.count("<details>") == 2  # the cells and the pair counts are folded
     _no_external_resource(text)
@@ -89,12 +120,22 @@ def test_html_report_contains_everything(result, tmp_path):
 
 
 def test_html_report_of_comparison_with_intervals(sample, tmp_path):
-    out = sf.compare("time", "event", "group", {"model one": "risk", "model two": "time"}, data=sample, tau=1.5,
-                     ci="analytic")
+    out = sf.compare(
+        "time",
+        "event",
+        "group",
+        {"model one": "risk", "model two": "time"},
+        data=sample,
+        tau=1.5,
+        ci="analytic",
+    )
     text = write_report(out, tmp_path / "cmp.htm").read_text(encoding="utf-8")
     assert "<h2>Findings: model one</h2>" in text and "<h2>Findings: model two</h2>" in text
     verdict = re.search(r"<h2>Verdict</h2>.*?<table>(.*?)</table>", text, re.S).group(1)
-    assert verdict.count("<th class=label>model one</th>") == 1 and verdict.count("<th class=label>model two</th>") == 1
+    assert (
+        verdict.count("<th class=label>model one</th>") == 1
+        and verdict.count("<th class=label>model two</th>") == 1
+    )
     assert "<figcaption>xCI(a, b) − xCI(b, a), model two. How to read" in text
     assert "<h2>xCI matrix: model two</h2>" in text
     assert "<figcaption>xCI matrix, model one. How to read" in text
@@ -104,14 +145,29 @@ def test_html_report_of_comparison_with_intervals(sample, tmp_path):
 
 
 def test_markdown_report(result, tmp_path):
-    path = write_report(result, tmp_path / "report.md", data_summary=pd.DataFrame({"n": [3]}, index=["all"]))
+    path = write_report(
+        result, tmp_path / "report.md", data_summary=pd.DataFrame({"n": [3]}, index=["all"])
+    )
     text = path.read_text(encoding="utf-8")
-    for heading in ("## Verdict", "## Findings", "## Provenance", "## Settings", "## Data summary", "## xCI matrix",
-                    "## Differences between groups", "## Joint tests", "## Appendix: pair counts"):
+    for heading in (
+        "## Verdict",
+        "## Findings",
+        "## Provenance",
+        "## Settings",
+        "## Data summary",
+        "## xCI matrix",
+        "## Differences between groups",
+        "## Joint tests",
+        "## Appendix: pair counts",
+    ):
         assert heading in text
     assert text.index("## Verdict") < text.index("## Findings") < text.index("## Settings")
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
-    assert links == ["report_files/figure_1.png", "report_files/figure_2.png", "report_files/figure_3.png"]
+    assert links == [
+        "report_files/figure_1.png",
+        "report_files/figure_2.png",
+        "report_files/figure_3.png",
+    ]
     for link in links:
         assert (tmp_path / link).read_bytes()[:4] == b"\x89PNG"
     assert "| all | 3 |" in text
@@ -131,7 +187,9 @@ def test_data_summary_table(result):
 def test_report_errors(result, tmp_path):
     with pytest.raises(ValueError, match=r"path must end in .html, .htm or .md"):
         write_report(result, tmp_path / "r.pdf")
-    with pytest.raises(TypeError, match="result must be an XCIResult, an XAUCResult or a ModelComparison"):
+    with pytest.raises(
+        TypeError, match="result must be an XCIResult, an XAUCResult or a ModelComparison"
+    ):
         write_report(result.matrix, tmp_path / "r.html")
     with pytest.raises(TypeError, match=r"extra_tables\['t'\] must be a DataFrame"):
         write_report(result, tmp_path / "r.html", extra_tables={"t": [1, 2]})
@@ -166,14 +224,24 @@ def test_user_strings_are_escaped(sample, tmp_path, suffix):
     extra = pd.DataFrame({HOSTILE[0]: [HOSTILE[1]]}, index=pd.Index([HOSTILE[0]], name=HOSTILE[1]))
     fig, _ = plt.subplots()
     path = write_report(
-        comparison, tmp_path / f"report{suffix}", title=HOSTILE[0],
+        comparison,
+        tmp_path / f"report{suffix}",
+        title=HOSTILE[0],
         settings={HOSTILE[0]: HOSTILE[1], "command": f"survfair audit --group '{HOSTILE[1]}'"},
-        extra_tables={HOSTILE[1]: extra}, figures={HOSTILE[0]: fig},
+        extra_tables={HOSTILE[1]: extra},
+        figures={HOSTILE[0]: fig},
     )
     plt.close(fig)
     text = path.read_text(encoding="utf-8")
-    assert "<script" not in text.lower() and "<img src=x" not in text.lower() and "onerror=alert(1)>" not in text
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    assert (
+        "<script" not in text.lower()
+        and "<img src=x" not in text.lower()
+        and "onerror=alert(1)>" not in text
+    )
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+        and "&lt;img src=x onerror=alert(1)&gt;" in text
+    )
     if suffix == ".html":
         _no_external_resource(text)
 
@@ -182,9 +250,21 @@ def test_markdown_cells_render_as_the_literal_strings(result, tmp_path):
     """Through a Markdown renderer (Python-Markdown, as MkDocs uses) every cell is the string itself."""
     import markdown
 
-    strings = [*HOSTILE, "p|q", "*x* _y_ `z` [l](u) ~s~ #h", "$0-$50k", "a\\b", "&amp;", "two\nlines"]
-    frame = pd.DataFrame({"value": strings}, index=pd.Index([f"k{i}" for i in range(len(strings))], name="key"))
-    path = write_report(result, tmp_path / "r.md", extra_tables={"cells": frame}, default_figures=False)
+    strings = [
+        *HOSTILE,
+        "p|q",
+        "*x* _y_ `z` [l](u) ~s~ #h",
+        "$0-$50k",
+        "a\\b",
+        "&amp;",
+        "two\nlines",
+    ]
+    frame = pd.DataFrame(
+        {"value": strings}, index=pd.Index([f"k{i}" for i in range(len(strings))], name="key")
+    )
+    path = write_report(
+        result, tmp_path / "r.md", extra_tables={"cells": frame}, default_figures=False
+    )
     rendered = markdown.markdown(path.read_text(encoding="utf-8"), extensions=["tables"])
     assert "<script" not in rendered and "<img" not in rendered
     cells = re.findall(r"<td>k\d+</td>\s*<td>(.*?)</td>", rendered, flags=re.S)
@@ -198,32 +278,56 @@ def binary():
     rng = np.random.default_rng(7)
     n = 400
     group = np.where(rng.random(n) < 0.5, "F", "M")
-    score = rng.normal(size=n) + 0.8 * (group == "M")  # M's scores shifted up: xAUC(M, F) > xAUC(F, M)
+    score = rng.normal(size=n) + 0.8 * (
+        group == "M"
+    )  # M's scores shifted up: xAUC(M, F) > xAUC(F, M)
     y = (rng.random(n) < 1 / (1 + np.exp(-(score - 0.8 * (group == "M") + 0.4)))).astype(int)
     return sf.xauc(y, group, score)
 
 
 def test_binary_report_html(binary, tmp_path):
-    path = write_report(binary, tmp_path / "binary.html", settings={"outcome": "y"},
-                        data_summary=data_summary_table(binary))
+    path = write_report(
+        binary,
+        tmp_path / "binary.html",
+        settings={"outcome": "y"},
+        data_summary=data_summary_table(binary),
+    )
     text = path.read_text(encoding="utf-8")
     headings = re.findall(r"<h2>(.*?)</h2>", text)
-    for heading in ("Verdict", "Findings", "Settings", "Data summary", "xAUC matrix", "Differences between groups",
-                    "Joint tests", "Balanced xAUC", "Appendix: pair counts", "Figures"):
+    for heading in (
+        "Verdict",
+        "Findings",
+        "Settings",
+        "Data summary",
+        "xAUC matrix",
+        "Differences between groups",
+        "Joint tests",
+        "Balanced xAUC",
+        "Appendix: pair counts",
+        "Figures",
+    ):
         assert heading in headings
     assert "Kallus &amp; Zhou 2019" in text and "group of the POSITIVE" in text
     assert "<th class=label>a (positive) \\ b (negative)</th>" in text
-    assert "a positive of M was scored above a negative of F" in text  # the findings speak of the xAUC
+    assert (
+        "a positive of M was scored above a negative of F" in text
+    )  # the findings speak of the xAUC
     # every cell with its DeLong interval, in percent
     low, high = binary.confidence_interval()
-    assert (f"<td>{100 * binary.matrix.loc['M', 'F']:.1f}%</td><td>[{100 * low.loc['M', 'F']:.1f}%, "
-            f"{100 * high.loc['M', 'F']:.1f}%]</td>") in text
-    delta = sf.delta_between(binary, "M", "F")  # M is favoured: the findings and the tables say (M, F)
+    assert (
+        f"<td>{100 * binary.matrix.loc['M', 'F']:.1f}%</td><td>[{100 * low.loc['M', 'F']:.1f}%, "
+        f"{100 * high.loc['M', 'F']:.1f}%]</td>"
+    ) in text
+    delta = sf.delta_between(
+        binary, "M", "F"
+    )  # M is favoured: the findings and the tables say (M, F)
     assert delta.value > 0 and "Δbetween (F, M)" not in text
     row = re.search(r"<th class=label>Δbetween \(M, F\)</th>(.*?)</tr>", text).group(1)
     cells = re.findall(r"<td>([^<]*)</td>", row)
-    assert cells[:2] == [f"{100 * delta.value:+.1f} pts",
-                         f"[{100 * delta.confidence_interval.low:+.1f}, {100 * delta.confidence_interval.high:+.1f}]"]
+    assert cells[:2] == [
+        f"{100 * delta.value:+.1f} pts",
+        f"[{100 * delta.confidence_interval.low:+.1f}, {100 * delta.confidence_interval.high:+.1f}]",
+    ]
     assert f"<td>{100 * binary.overall:.1f}%</td>" in text
     for caption in ("xAUC matrix. How to read", "xROC curves per pair of groups. How to read"):
         assert f"<figcaption>{caption}" in text
@@ -239,12 +343,22 @@ def test_binary_report_markdown(binary, tmp_path):
     # row a = group of the positive, column b = group of the negative
     assert "| a (positive) \\\\ b (negative) | F | M |" in text
     assert f"| M | {100 * m.loc['M', 'F']:.1f}% | {100 * m.loc['M', 'M']:.1f}% |" in text
-    for heading in ("## xAUC matrix", "## Differences between groups", "## Balanced xAUC", "## Appendix: pair counts"):
+    for heading in (
+        "## xAUC matrix",
+        "## Differences between groups",
+        "## Balanced xAUC",
+        "## Appendix: pair counts",
+    ):
         assert heading in text
     assert "Δbetween (M, F)" in text and "Kallus & Zhou 2019" in text
-    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == [f"binary_files/figure_{k}.png" for k in (1, 2, 3)]
+    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == [
+        f"binary_files/figure_{k}.png" for k in (1, 2, 3)
+    ]
     balanced = sf.balanced_xauc(binary)
-    assert f"| F | {balanced.loc['F', 'positives']} | {balanced.loc['F', 'negatives']} | {100 * balanced.loc['F', 'xauc1']:.1f}% |" in text
+    assert (
+        f"| F | {balanced.loc['F', 'positives']} | {balanced.loc['F', 'negatives']} | {100 * balanced.loc['F', 'xauc1']:.1f}% |"
+        in text
+    )
 
 
 def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
@@ -253,9 +367,12 @@ def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
     curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
     fingerprint = data_fingerprint(sample[["time", "event", "group", "risk"]])
-    text = write_report(res, tmp_path / "h.html", horizons=curve,
-                        provenance={"command": "survfair audit --horizon 0.5 1", "data SHA-256": fingerprint},
-                        ).read_text(encoding="utf-8")
+    text = write_report(
+        res,
+        tmp_path / "h.html",
+        horizons=curve,
+        provenance={"command": "survfair audit --horizon 0.5 1", "data SHA-256": fingerprint},
+    ).read_text(encoding="utf-8")
     assert "<h2>AUC(t) by horizon</h2>" in text
     frame = curve.to_frame()
     assert f"<td>{100 * frame['xauc'].iloc[0]:.1f}%</td>" in text
@@ -265,8 +382,9 @@ def test_horizons_and_provenance_reach_the_report(sample, tmp_path):
 
 def test_flags_and_adjustment_are_shown(sample, tmp_path):
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
-    text = write_report(res, tmp_path / "f.html", adjust="bh", min_pairs=10**6, default_figures=False
-                        ).read_text(encoding="utf-8")
+    text = write_report(
+        res, tmp_path / "f.html", adjust="bh", min_pairs=10**6, default_figures=False
+    ).read_text(encoding="utf-8")
     assert "<th>p (bh)</th>" in text and "BH-adjusted" in text
     # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use them;
     # in the verdict: the worst cell and the largest Δbetween
@@ -287,21 +405,36 @@ def test_review_fixes_of_the_report(sample, tmp_path):
     """Intersection (tuple) labels, a group called "all", and one pair-counts table per model."""
     pairs = sample.assign(older=sample["risk"] > 0)
     res = sf.xci("time", "event", ["group", "older"], "risk", data=pairs, tau=1.5)
-    write_report(sf.xci("time", "event", pd.Series(list(zip(pairs.group, pairs.older))), "risk", data=pairs, tau=1.5),
-                 tmp_path / "tuple.html")
-    assert "<h2>xCI matrix</h2>" in write_report(res, tmp_path / "i.html").read_text(encoding="utf-8")
+    write_report(
+        sf.xci(
+            "time",
+            "event",
+            pd.Series(list(zip(pairs.group, pairs.older))),
+            "risk",
+            data=pairs,
+            tau=1.5,
+        ),
+        tmp_path / "tuple.html",
+    )
+    assert "<h2>xCI matrix</h2>" in write_report(res, tmp_path / "i.html").read_text(
+        encoding="utf-8"
+    )
     named_all = sample.assign(group=np.where(sample["group"] == "F", "all", "M"))
     table = data_summary_table(sf.xci("time", "event", "group", "risk", data=named_all, tau=1.5))
     assert list(table.index) == ["M", "all", "(all)"] and table.loc["(all)", "n"] == len(sample)
-    write_report(sf.xci("time", "event", "group", "risk", data=named_all.assign(group="all"), tau=1.5),
-                 tmp_path / "all.html")
+    write_report(
+        sf.xci("time", "event", "group", "risk", data=named_all.assign(group="all"), tau=1.5),
+        tmp_path / "all.html",
+    )
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
     text = write_report(out, tmp_path / "two.md", default_figures=False).read_text(encoding="utf-8")
     assert "## Appendix: pair counts: one" in text and "## Appendix: pair counts: two" in text
 
 
 def test_the_data_summary_is_formatted_for_people(result, tmp_path):
-    text = write_report(result, tmp_path / "d.html", default_figures=False).read_text(encoding="utf-8")
+    text = write_report(result, tmp_path / "d.html", default_figures=False).read_text(
+        encoding="utf-8"
+    )
     table = data_summary_table(result)
     share = table.loc["F", "censored_pct"]
     assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text
@@ -314,7 +447,13 @@ def _calibrated_cohort(n=600, seed=5):
     censor = rng.uniform(0, 15, n)
     group = np.where(rng.random(n) < 0.5, "F", "M<&>")
     risk = 1 - np.exp(-((5 / (6 * np.exp(-0.5 * x))) ** 1.5))
-    return np.minimum(true_time, censor), true_time <= censor, group, x, np.where(group == "F", risk, 0.6 * risk)
+    return (
+        np.minimum(true_time, censor),
+        true_time <= censor,
+        group,
+        x,
+        np.where(group == "F", risk, 0.6 * risk),
+    )
 
 
 @pytest.mark.parametrize("suffix", [".html", ".md"])
@@ -327,7 +466,9 @@ def test_report_with_calibration(tmp_path, suffix):
     found = sf.calibration_findings(calibration, time_unit="years")
     assert "Findings: calibration" in text and "Calibration at t = 5 years" in text
     first = found.sentences[0]
-    assert (html.escape(first) if suffix == ".html" else first.replace("<", "\\<")[:20]) [:20] in text
+    assert (html.escape(first) if suffix == ".html" else first.replace("<", "\\<")[:20])[
+        :20
+    ] in text
     assert "M<&>" not in text  # the label is escaped in both formats
     # the calibration tables come before the folded pair counts
     assert text.index("Calibration at t = 5") < text.index("Appendix: pair counts")
@@ -339,14 +480,20 @@ def test_report_marks_calibration_groups_with_few_events(tmp_path):
     time, event, group, x, risk = _calibrated_cohort(n=300, seed=2)
     small = np.where(np.arange(300) < 20, "S", group)  # 20 people: few events by t = 5
     calibration = sf.calibration(time, event, small, risk, 5.0)
-    path = write_report(sf.xci(time, event, small, x, tau=10), tmp_path / "r.md", calibration=calibration,
-                        min_events=15)  # S has 12 events by t = 5
+    path = write_report(
+        sf.xci(time, event, small, x, tau=10),
+        tmp_path / "r.md",
+        calibration=calibration,
+        min_events=15,
+    )  # S has 12 events by t = 5
     assert "S †" in path.read_text()
 
 
 def test_a_given_data_summary_is_formatted_too(result, tmp_path):
     table = data_summary_table(result)
-    text = write_report(result, tmp_path / "d.html", data_summary=table, default_figures=False).read_text()
+    text = write_report(
+        result, tmp_path / "d.html", data_summary=table, default_figures=False
+    ).read_text()
     share = table.loc["F", "censored_pct"]
     assert f"<td>{share:.1f}%</td>" in text and f"{share:.4f}" not in text
 
@@ -354,15 +501,21 @@ def test_a_given_data_summary_is_formatted_too(result, tmp_path):
 def _section(text: str, heading: str) -> str:
     start = text.index(f"<h2>{heading}</h2>")
     end = text.find("<h2>", start + 1)
-    return text[start:end if end > 0 else None]
+    return text[start : end if end > 0 else None]
 
 
 def test_horizons_get_the_same_treatment(sample, tmp_path):
     """Issue 14 audit: the AUC(t) table had no time unit, no differences, no flags, no findings."""
     res = sf.xci("time", "event", "group", "risk", data=sample, tau=1.5)
     curve = sf.xauc_t("time", "event", "group", "risk", [0.5, 1.0], data=sample)
-    text = write_report(res, tmp_path / "h.html", horizons=curve, time_unit="years", min_events=60,
-                        default_figures=False).read_text(encoding="utf-8")
+    text = write_report(
+        res,
+        tmp_path / "h.html",
+        horizons=curve,
+        time_unit="years",
+        min_events=60,
+        default_figures=False,
+    ).read_text(encoding="utf-8")
     findings = _section(text, "Findings: AUC(t)")
     assert "AUC(t) at t = 0.5 years, largest cross-group asymmetry" in findings
     assert "adjusted over every horizon and pair together" in findings
@@ -375,9 +528,13 @@ def test_horizons_get_the_same_treatment(sample, tmp_path):
     deltas = _section(text, "AUC(t) differences between groups")
     d = curve.pairwise_deltas().iloc[1]
     assert d["summary"] == "delta_between"
-    row = re.search(r"<th class=label>0.5</th><td class=label>Δbetween \(F, M\)[ †]*</td>(.*?)</tr>", deltas).group(1)
+    row = re.search(
+        r"<th class=label>0.5</th><td class=label>Δbetween \(F, M\)[ †]*</td>(.*?)</tr>", deltas
+    ).group(1)
     assert re.findall(r"<td>([^<]*)</td>", row)[:2] == [
-        f"{100 * d['value']:+.1f} pts", f"[{100 * d['ci_low']:+.1f}, {100 * d['ci_high']:+.1f}]"]
+        f"{100 * d['value']:+.1f} pts",
+        f"[{100 * d['ci_low']:+.1f}, {100 * d['ci_high']:+.1f}]",
+    ]
     assert "<th>p (holm)</th>" in deltas
 
 
@@ -389,15 +546,23 @@ def test_cells_with_standard_error_0_and_the_joint_test_in_the_report(tmp_path):
     time = rng.exponential(np.exp(-rng.normal(size=600) - 5.0 * (group == "a")))
     res = sf.xci(time, np.ones(600, bool), group, risk, method="naive")
     text = write_report(res, tmp_path / "z.html", default_figures=False).read_text(encoding="utf-8")
-    assert "[0.0%, 0.0%]" not in text and "[100.0%, 100.0%]" not in text and "[+100.0, +100.0]" not in text
+    assert (
+        "[0.0%, 0.0%]" not in text
+        and "[100.0%, 100.0%]" not in text
+        and "[+100.0, +100.0]" not in text
+    )
     cells = _section(text, "Appendix: cells")
     assert "<td>100.0% †</td><td class=label>no interval: standard error 0</td>" in cells
     tests = _section(text, "Appendix: joint tests in detail")
     assert "<th>left out (standard error 0)</th>" in tests
-    row = re.search(r"no cross-group asymmetry \(every Δbetween = 0\)</th>(.*?)</tr>", tests).group(1)
+    row = re.search(r"no cross-group asymmetry \(every Δbetween = 0\)</th>(.*?)</tr>", tests).group(
+        1
+    )
     statistic, df, p, contrasts, _, _, no_variance = re.findall(r"<td>([^<]*)</td>", row)
     test = sf.omnibus_test(res)
-    assert (int(df), int(contrasts), int(no_variance)) == (test.df, 1, 2) and float(statistic.replace(",", "")) < 100
+    assert (int(df), int(contrasts), int(no_variance)) == (test.df, 1, 2) and float(
+        statistic.replace(",", "")
+    ) < 100
 
 
 def test_binary_report_flags_balanced_xauc_and_says_why_there_is_no_xroc(tmp_path):
@@ -416,7 +581,9 @@ def test_binary_report_flags_balanced_xauc_and_says_why_there_is_no_xroc(tmp_pat
 
 def test_models_side_by_side_mark_flagged_rows(sample, tmp_path):
     out = sf.compare("time", "event", "group", {"one": "risk", "two": "risk"}, data=sample, tau=1.5)
-    text = write_report(out, tmp_path / "c.html", min_pairs=10**6, default_figures=False).read_text(encoding="utf-8")
+    text = write_report(out, tmp_path / "c.html", min_pairs=10**6, default_figures=False).read_text(
+        encoding="utf-8"
+    )
     verdict = _section(text, "Verdict")
     label = survfair_label(out.results["one"], "delta_between")
     assert verdict.count(f"{label} +") == 2 and verdict.count(" †</td>") >= 4
@@ -435,14 +602,37 @@ def _stub_model_based(result, shift=0.02):
     Δbetween per pair in the library's order (a before b) and the cells."""
     rows = []
     for d in sf.pairwise_deltas(result).query("summary == 'delta_between'").itertuples():
-        rows.append({"summary": "delta_between", "a": d.a, "b": d.b, "observed": d.value,
-                     "model_based": d.value - shift, "excess": shift, "se": 0.01, "ci_low": shift - 0.0196,
-                     "ci_high": shift + 0.0196, "p_value": 0.045})
+        rows.append(
+            {
+                "summary": "delta_between",
+                "a": d.a,
+                "b": d.b,
+                "observed": d.value,
+                "model_based": d.value - shift,
+                "excess": shift,
+                "se": 0.01,
+                "ci_low": shift - 0.0196,
+                "ci_high": shift + 0.0196,
+                "p_value": 0.045,
+            }
+        )
     for a in result.groups:
         for b in result.groups:
             value = float(result.matrix.loc[a, b])
-            rows.append({"summary": "xci", "a": a, "b": b, "observed": value, "model_based": value - shift,
-                         "excess": shift, "se": 0.01, "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan})
+            rows.append(
+                {
+                    "summary": "xci",
+                    "a": a,
+                    "b": b,
+                    "observed": value,
+                    "model_based": value - shift,
+                    "excess": shift,
+                    "se": 0.01,
+                    "ci_low": np.nan,
+                    "ci_high": np.nan,
+                    "p_value": np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -456,17 +646,38 @@ class _ModelBased:
 
 def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
     time, event, group, x, risk = _calibrated_cohort()
-    out = sf.compare(time, event, group, {"lp": x, "noise": x + np.random.default_rng(1).normal(size=len(x))},
-                     tau=10)
-    calibrations = {"lp": sf.calibration(time, event, group, risk, 5.0),
-                    "noise": sf.calibration(time, event, group, np.column_stack([0.6 * risk, 0.8 * risk]), [3.0, 5.0])}
+    out = sf.compare(
+        time,
+        event,
+        group,
+        {"lp": x, "noise": x + np.random.default_rng(1).normal(size=len(x))},
+        tau=10,
+    )
+    calibrations = {
+        "lp": sf.calibration(time, event, group, risk, 5.0),
+        "noise": sf.calibration(
+            time, event, group, np.column_stack([0.6 * risk, 0.8 * risk]), [3.0, 5.0]
+        ),
+    }
     stub = _stub_model_based(out.results["lp"])
-    text = write_report(out, tmp_path / "v.html", calibration=calibrations, model_based={"lp": _ModelBased(stub)},
-                        time_unit="years").read_text(encoding="utf-8")
+    text = write_report(
+        out,
+        tmp_path / "v.html",
+        calibration=calibrations,
+        model_based={"lp": _ModelBased(stub)},
+        time_unit="years",
+    ).read_text(encoding="utf-8")
     assert re.findall(r"<h2>(.*?)</h2>", text)[0] == "Verdict"
     verdict = _section(text, "Verdict")
     head = re.findall(r"<th>(.*?)</th>", verdict)
-    assert head[:6] == ["pooled C", "worst cell", "largest Δbetween", "interval", "p (holm)", "excess Δbetween"]
+    assert head[:6] == [
+        "pooled C",
+        "worst cell",
+        "largest Δbetween",
+        "interval",
+        "p (holm)",
+        "excess Δbetween",
+    ]
     assert "O/E at t = 5" in head and "slope at t = 3" in head
     # the excess of the pair as the verdict orients it: favoured group first, sign follows the swap
     d = sf.pairwise_deltas(out.results["lp"]).query("summary == 'delta_between'").iloc[0]
@@ -474,11 +685,22 @@ def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
     assert f"<td>{100 * sign * 0.02:+.1f} pts [" in verdict
     oe = calibrations["noise"].summary(3.0)["oe_ratio"]
     assert html.escape(" · ".join(f"{g} {v:.2f}" for g, v in oe.items())) in verdict
-    sentences = re.findall(r"<li>(.*?)</li>", re.search(r'<ul class="verdict">(.*?)</ul>', verdict).group(1))
-    assert len(sentences) == 2 and sentences[0].startswith("lp: pooled C") and "over what the model" in sentences[0]
+    sentences = re.findall(
+        r"<li>(.*?)</li>", re.search(r'<ul class="verdict">(.*?)</ul>', verdict).group(1)
+    )
+    assert (
+        len(sentences) == 2
+        and sentences[0].startswith("lp: pooled C")
+        and "over what the model" in sentences[0]
+    )
     # one calibration section per model, named
-    for heading in ("Findings: calibration: lp", "Findings: calibration: noise", "Calibration at t = 5 years: lp",
-                    "Calibration at t = 3 years: noise", "Excess Δbetween over the model-based reference: lp"):
+    for heading in (
+        "Findings: calibration: lp",
+        "Findings: calibration: noise",
+        "Calibration at t = 5 years: lp",
+        "Calibration at t = 3 years: noise",
+        "Excess Δbetween over the model-based reference: lp",
+    ):
         assert f"<h2>{heading}</h2>" in text
     assert "<figcaption>Observed − model-based, lp. How to read" in text
     assert "<figcaption>Calibration per group at t = 5 years, noise." in text
@@ -494,18 +716,24 @@ def test_every_table_orients_pairs_as_the_findings(binary, tmp_path):
     largest = found.sentences[1]
     assert "Δbetween(M, F) = +" in largest
     for suffix in (".html", ".md"):
-        text = write_report(binary, tmp_path / f"o{suffix}", default_figures=False).read_text(encoding="utf-8")
+        text = write_report(binary, tmp_path / f"o{suffix}", default_figures=False).read_text(
+            encoding="utf-8"
+        )
         assert "Δbetween (M, F)" in text and "Δbetween (F, M)" not in text and "pts" in text
         assert not re.search(r"Δbetween \(M, F\)[ †|<>/a-z=\\]*-\d", text)  # never a negative value
 
 
 def test_tables_scroll_inside_their_box(result, tmp_path):
-    text = write_report(result, tmp_path / "s.html", default_figures=False).read_text(encoding="utf-8")
+    text = write_report(result, tmp_path / "s.html", default_figures=False).read_text(
+        encoding="utf-8"
+    )
     assert text.count("<table>") == text.count('<div class="scroll"><table>') > 5
     assert "div.scroll{overflow-x:auto" in text
 
 
-@pytest.mark.skipif(__import__("shutil").which("chromium") is None, reason="needs Debian's chromium")
+@pytest.mark.skipif(
+    __import__("shutil").which("chromium") is None, reason="needs Debian's chromium"
+)
 @pytest.mark.parametrize("width", [390, 1280])
 def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
     """Rendered by headless Chromium: the page never scrolls sideways, wide tables scroll in their box."""
@@ -513,7 +741,8 @@ def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
     from pathlib import Path
 
     spec = importlib.util.spec_from_file_location(
-        "check_report_layout", Path(__file__).parents[1] / "scripts" / "check_report_layout.py")
+        "check_report_layout", Path(__file__).parents[1] / "scripts" / "check_report_layout.py"
+    )
     layout = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(layout)
     path = write_report(result, tmp_path / "w.html", provenance={"data SHA-256": "f" * 64})
@@ -521,7 +750,9 @@ def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
     assert measured["window"] == width and measured["page"] <= width
     assert measured["wide"] == [] and measured["unboxed"] == 0
     if width == 390:
-        assert measured["scrolling"] >= 1  # the verdict is wider than a phone: it scrolls in its box
+        assert (
+            measured["scrolling"] >= 1
+        )  # the verdict is wider than a phone: it scrolls in its box
 
 
 def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
@@ -532,17 +763,25 @@ def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
     d = out.table.loc["one", "delta_between[F,M]"]
     name = "delta_between[F,M]" if d >= 0 else "delta_between[M,F]"
     assert table.loc["one", name] == pytest.approx(abs(d))
-    assert table.loc["two", name] == pytest.approx(out.table.loc["two", "delta_between[F,M]"] * (1 if d >= 0 else -1))
-    assert (table[f"{name}_ci_low"] <= table[name]).all() and (table[name] <= table[f"{name}_ci_high"]).all()
+    assert table.loc["two", name] == pytest.approx(
+        out.table.loc["two", "delta_between[F,M]"] * (1 if d >= 0 else -1)
+    )
+    assert (table[f"{name}_ci_low"] <= table[name]).all() and (
+        table[name] <= table[f"{name}_ci_high"]
+    ).all()
 
 
 def test_a_named_calibration_of_one_result_keeps_its_name(tmp_path):
     time, event, group, x, risk = _calibrated_cohort(n=300)
     result = sf.xci(time, event, group, x, tau=10)
-    text = write_report(result, tmp_path / "n.md", calibration={"Cox": sf.calibration(time, event, group, risk, 5.0)},
-                        default_figures=False).read_text(encoding="utf-8")
+    text = write_report(
+        result,
+        tmp_path / "n.md",
+        calibration={"Cox": sf.calibration(time, event, group, risk, 5.0)},
+        default_figures=False,
+    ).read_text(encoding="utf-8")
     assert "## Findings: calibration: Cox" in text and "## Calibration at t = 5: Cox" in text
-    verdict = text[text.index("## Verdict"):text.index("## Findings")]
+    verdict = text[text.index("## Verdict") : text.index("## Findings")]
     assert "O/E at t = 5" in verdict and "| risk score |" in verdict
 
 
@@ -559,13 +798,17 @@ def test_a_model_based_result_reports_its_excess_first(tmp_path):
     c = rng.exponential(40, n)
     grid = np.linspace(0.05, 30, 300)
     curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-    reference = sf.model_based_xci(np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0)
+    reference = sf.model_based_xci(
+        np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0
+    )
     text = sf.write_report(reference, tmp_path / "mb.md").read_text(encoding="utf-8")
-    verdict = text[text.index("## Verdict"):text.index("## Findings")]
+    verdict = text[text.index("## Verdict") : text.index("## Findings")]
     assert "no clear excess over what the model" in verdict
-    findings_part = text[text.index("## Findings"):]
+    findings_part = text[text.index("## Findings") :]
     assert "No excess cross-group asymmetry" in findings_part.split("\n## ")[0]
     assert "disadvantage" not in text
     assert "Excess Δbetween over the model-based reference" in text
-    html = sf.write_report(reference, tmp_path / "mb.html", model_based=reference).read_text(encoding="utf-8")
+    html = sf.write_report(reference, tmp_path / "mb.html", model_based=reference).read_text(
+        encoding="utf-8"
+    )
     assert html.index("Verdict") < html.index("No excess cross-group asymmetry")

@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import censored_cohort
 
 import survfair
-from conftest import censored_cohort
 
 
 def _perfect(n=20):
@@ -52,7 +52,9 @@ def test_many_small_groups_with_analytic_intervals():
     group = np.repeat(np.arange(300), 2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = survfair.xci(rng.exponential(size=n), rng.random(n) < 0.7, group, rng.normal(size=n), ci="analytic")
+        res = survfair.xci(
+            rng.exponential(size=n), rng.random(n) < 0.7, group, rng.normal(size=n), ci="analytic"
+        )
     # the cells' standard errors and a contrast come from the influence rows
     assert np.isfinite(res.se.to_numpy()).any()
     assert survfair.delta_within(res, 0, 1).se >= 0 or np.isnan(survfair.delta_within(res, 0, 1).se)
@@ -68,13 +70,21 @@ def test_memory_limit_is_checked_before_allocating(monkeypatch):
     import survfair._core.memory as memory
     import survfair._core.moments as moments
 
-    monkeypatch.setattr(memory, "available_memory", lambda: 100_000)  # 100 kB left (the compact rows need 128 kB)
+    monkeypatch.setattr(
+        memory, "available_memory", lambda: 100_000
+    )  # 100 kB left (the compact rows need 128 kB)
     time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
     codes = np.arange(400) % 20
-    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the influence rows .* groups="):
+    with pytest.raises(
+        survfair.MemoryLimitError, match=r"analytic intervals: the influence rows .* groups="
+    ):
         survfair.xci(time, event, codes, risk, ci="analytic")
-    monkeypatch.setattr(moments, "ROW_PATH_BYTES", 0)  # the moment engine refuses too, before its passes (the sums need 450 kB)
-    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the later members' sums .* groups="):
+    monkeypatch.setattr(
+        moments, "ROW_PATH_BYTES", 0
+    )  # the moment engine refuses too, before its passes (the sums need 450 kB)
+    with pytest.raises(
+        survfair.MemoryLimitError, match=r"analytic intervals: the later members' sums .* groups="
+    ):
         survfair.xci(time, event, codes, risk, ci="analytic")
     with pytest.raises(survfair.MemoryLimitError, match=r"bootstrap replicates .* n_resamples"):
         survfair.xci(time, event, codes, risk, ci="bootstrap", n_resamples=2000)
@@ -98,18 +108,24 @@ def test_analytic_memory_is_checked_before_the_passes(monkeypatch, row_path):
         raise AssertionError("the passes ran before the memory check")
 
     monkeypatch.setattr(xci_module, "count_pairs_and_contributions", passes_must_not_run)
-    with pytest.raises(survfair.MemoryLimitError, match=r"analytic intervals: the influence rows and contributions "
-                                                        r"of 400 cells for 400 rows \(81 numbers a row\).*groups="):
+    with pytest.raises(
+        survfair.MemoryLimitError,
+        match=r"analytic intervals: the influence rows and contributions "
+        r"of 400 cells for 400 rows \(81 numbers a row\).*groups=",
+    ):
         survfair.xci(time, event, codes, risk, ci="analytic")
 
 
-@pytest.mark.parametrize("options, counted", [
-    ({}, 17),  # 4G contributions, the compact rows over the later sums, the pooled C's row
-    ({"entry": True}, 25),  # the Kaplan-Meier credit at entry: rows of their own (2G)
-    ({"entry": True, "reference": True}, 17),  # weights fixed by a reference sample: no credit
-    ({"censoring": "pooled"}, 33),  # one curve for all groups: dense rows of their own (G^2)
-    ({"method": "naive", "entry": True}, 17),
-])
+@pytest.mark.parametrize(
+    "options, counted",
+    [
+        ({}, 17),  # 4G contributions, the compact rows over the later sums, the pooled C's row
+        ({"entry": True}, 25),  # the Kaplan-Meier credit at entry: rows of their own (2G)
+        ({"entry": True, "reference": True}, 17),  # weights fixed by a reference sample: no credit
+        ({"censoring": "pooled"}, 33),  # one curve for all groups: dense rows of their own (G^2)
+        ({"method": "naive", "entry": True}, 17),
+    ],
+)
 def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, row_path, options, counted):
     """Review finding: the check before the passes counted no rows of their own with delayed entry
     and estimated weights, nor with pooled censoring (both write their rows into a new array). The
@@ -124,7 +140,11 @@ def test_analytic_memory_check_counts_what_is_allocated(monkeypatch, row_path, o
     event = rng.random(n) < 0.7
     group = np.arange(n) % g
     risk = rng.normal(size=n)
-    kwargs = {"censoring": options.get("censoring", "group"), "method": options.get("method", "ipcw"), "tau": 1.0}
+    kwargs = {
+        "censoring": options.get("censoring", "group"),
+        "method": options.get("method", "ipcw"),
+        "tau": 1.0,
+    }
     if options.get("entry"):
         kwargs["entry"] = np.where(rng.random(n) < 0.3, 0.2, 0.0)
     if options.get("reference"):
@@ -158,8 +178,13 @@ def test_analytic_results_stay_frozen(data_factory, request, path):
     time, event, codes, risk = data_factory(200, 2, 3)
     res = survfair.xci(time, event, codes, risk, tau=20.0, ci="analytic")
     rows = res.influence.rows if path == "moments" else res.influence
-    for array in (rows.cells_in_time_order, rows.overall_in_time_order, res.covariance,
-                  res.influence.cells, res.influence.overall):
+    for array in (
+        rows.cells_in_time_order,
+        rows.overall_in_time_order,
+        res.covariance,
+        res.influence.cells,
+        res.influence.overall,
+    ):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 99.0
 
@@ -170,7 +195,9 @@ def test_xauc_refuses_a_delong_covariance_that_would_not_fit(monkeypatch):
     monkeypatch.setattr(memory, "available_memory", lambda: 100_000)
     rng = np.random.default_rng(1)
     group = np.arange(400) % 20
-    with pytest.raises(survfair.MemoryLimitError, match=r"DeLong covariance of the 400 xAUC cells .* groups=") as info:
+    with pytest.raises(
+        survfair.MemoryLimitError, match=r"DeLong covariance of the 400 xAUC cells .* groups="
+    ) as info:
         survfair.xauc(rng.integers(0, 2, 400), group, rng.normal(size=400))
     assert info.value.remedies == ("groups",) and info.value.needed == 8 * 20**4
 
@@ -180,14 +207,29 @@ def test_results_hold_typed_read_only_fields(data_factory):
     import dataclasses
 
     time, event, codes, risk = data_factory(200, 2, 5)
-    res = survfair.xci(time, event, codes, risk, tau=20.0, ci="bootstrap", n_resamples=50, random_state=1)
+    res = survfair.xci(
+        time, event, codes, risk, tau=20.0, ci="bootstrap", n_resamples=50, random_state=1
+    )
     assert not hasattr(res, "extras")
     assert res.settings == survfair.EstimatorSettings(method="ipcw", tau=20.0, censoring="group")
-    assert (res.method, res.tau, res.censoring, res.tied_tol, res.strict) == ("ipcw", 20.0, "group", 1e-8, False)
-    assert isinstance(res.bootstrap, survfair.BootstrapDraws) and res.replicates is res.bootstrap.cells
+    assert (res.method, res.tau, res.censoring, res.tied_tol, res.strict) == (
+        "ipcw",
+        20.0,
+        "group",
+        1e-8,
+        False,
+    )
+    assert (
+        isinstance(res.bootstrap, survfair.BootstrapDraws) and res.replicates is res.bootstrap.cells
+    )
     assert isinstance(res.jackknife, survfair.Jackknife) and res.jackknife.cells.shape == (200, 4)
     assert res.sample.n_samples == 200 and res.refit_censoring
-    for array in (res.bootstrap.cells, res.bootstrap.overall, res.jackknife.cells, res.jackknife.overall):
+    for array in (
+        res.bootstrap.cells,
+        res.bootstrap.overall,
+        res.jackknife.cells,
+        res.jackknife.overall,
+    ):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0.0
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -196,7 +238,10 @@ def test_results_hold_typed_read_only_fields(data_factory):
     assert naive.censoring is None and naive.settings.method == "naive"
     estimate = survfair.delta_between(res, 0, 1)
     assert estimate.confidence_interval[0] == estimate.confidence_interval.low
-    assert tuple(estimate.confidence_interval) == (estimate.confidence_interval[0], estimate.confidence_interval[1])
+    assert tuple(estimate.confidence_interval) == (
+        estimate.confidence_interval[0],
+        estimate.confidence_interval[1],
+    )
 
 
 def test_settings_are_validated_once():
@@ -213,14 +258,34 @@ def test_every_result_exports_to_json():
 
     import survfair
 
-    res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
-                       [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
-    other = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
-                         [8, 6, 3, 5, 4, 7, 2, 1], method="naive")
-    binary = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
-    objects = [res, binary, survfair.delta_between(res, "a", "b"), survfair.min_xci(res), res.settings,
-               survfair.compare_xci(res, other), survfair.xroc(binary, "a", "b"), survfair.omnibus_test(res),
-               survfair.findings(res)]
+    res = survfair.xci(
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 1, 1, 1, 1, 1, 1, 0],
+        list("abababab"),
+        [8, 3, 6, 5, 4, 7, 2, 1],
+        method="naive",
+    )
+    other = survfair.xci(
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 1, 1, 1, 1, 1, 1, 0],
+        list("abababab"),
+        [8, 6, 3, 5, 4, 7, 2, 1],
+        method="naive",
+    )
+    binary = survfair.xauc(
+        [1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2]
+    )
+    objects = [
+        res,
+        binary,
+        survfair.delta_between(res, "a", "b"),
+        survfair.min_xci(res),
+        res.settings,
+        survfair.compare_xci(res, other),
+        survfair.xroc(binary, "a", "b"),
+        survfair.omnibus_test(res),
+        survfair.findings(res),
+    ]
     for obj in objects:
         exported = json.loads(json.dumps(obj.to_dict(), allow_nan=False))
         assert isinstance(exported, dict) and exported, type(obj).__name__
@@ -238,12 +303,18 @@ def tabular_results():
     rng, time, event, g, x, risk, predicted = censored_cohort(4, n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        shift = mitigate.group_shift(time, event, g, risk, random_state=0, ci="analytic", fit_on=np.arange(n) % 2 == 0)
+        shift = mitigate.group_shift(
+            time, event, g, risk, random_state=0, ci="analytic", fit_on=np.arange(n) % 2 == 0
+        )
         return {
-            "compare": survfair.compare(time, event, g, {"a": risk, "b": risk + rng.normal(size=n)}),
+            "compare": survfair.compare(
+                time, event, g, {"a": risk, "b": risk + rng.normal(size=n)}
+            ),
             "group_shift": shift,
             "group_monotone": mitigate.group_monotone(time, event, g, risk, ci="analytic"),
-            "calibration_cost": mitigate.calibration_cost(shift, time, event, g, risk, predicted, [0.5]),
+            "calibration_cost": mitigate.calibration_cost(
+                shift, time, event, g, risk, predicted, [0.5]
+            ),
         }
 
 
@@ -257,7 +328,9 @@ def test_every_tabular_result_has_confidence_interval_at_any_level(tabular_resul
     limits = [c for c in default.columns if c.endswith(("ci_low", "ci_high"))]
     keys = [c for c in default.columns if c not in limits]
     assert keys and len(limits) in (2, 4)
-    pd.testing.assert_frame_equal(default, frame[keys + limits])  # the result's own level: to_frame's limits
+    pd.testing.assert_frame_equal(
+        default, frame[keys + limits]
+    )  # the result's own level: to_frame's limits
     same = res.confidence_interval(confidence_level=0.95)
     pd.testing.assert_frame_equal(same, default, rtol=1e-12)
     narrow, wide = res.confidence_interval(0.5), res.confidence_interval(confidence_level=0.99)

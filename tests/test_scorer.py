@@ -56,14 +56,20 @@ def test_scorer_in_grid_search_with_metadata_routing(data):
         for fold, (train, test) in enumerate(cv.split(X)):
             model = CoxPHSurvivalAnalysis(alpha=alpha).fit(X.iloc[train], y[train])
             expected = xci_score(y[test], model.predict(X.iloc[test]), group=group[test], tau=1.5)
-            assert search.cv_results_[f"split{fold}_test_score"][k] == pytest.approx(expected, abs=1e-12)
-    assert search.best_params_ == {"alpha": alphas[int(np.argmax(search.cv_results_["mean_test_score"]))]}
+            assert search.cv_results_[f"split{fold}_test_score"][k] == pytest.approx(
+                expected, abs=1e-12
+            )
+    assert search.best_params_ == {
+        "alpha": alphas[int(np.argmax(search.cv_results_["mean_test_score"]))]
+    }
 
 
 def test_scorer_with_group_column_without_routing(data):
     X, y, group = data
     X = X.assign(group=group)
-    scorer = make_xci_scorer(statistic="abs_delta_between", group_column="group", drop_group=True, tau=1.5)
+    scorer = make_xci_scorer(
+        statistic="abs_delta_between", group_column="group", drop_group=True, tau=1.5
+    )
     features = X.drop(columns="group")
     cv = KFold(3, shuffle=True, random_state=1)
     model = CoxPHSurvivalAnalysis()
@@ -72,12 +78,22 @@ def test_scorer_with_group_column_without_routing(data):
 
     # a pipeline that ignores the group column at fit time; the scorer drops it before predict
     pipe = make_pipeline(ColumnTransformer([("keep", "passthrough", ["x", "w", "is_b"])]), model)
-    scores = cross_val_score(pipe, X, y, scoring=make_xci_scorer(statistic="abs_delta_between", group_column="group",
-                                                                   tau=1.5), cv=cv)
+    scores = cross_val_score(
+        pipe,
+        X,
+        y,
+        scoring=make_xci_scorer(statistic="abs_delta_between", group_column="group", tau=1.5),
+        cv=cv,
+    )
     for fold, (train, test) in enumerate(cv.split(X)):
         fitted = CoxPHSurvivalAnalysis().fit(features.iloc[train], y[train])
-        expected = xci_score(y[test], fitted.predict(features.iloc[test]), group=group[test],
-                             statistic="abs_delta_between", tau=1.5)
+        expected = xci_score(
+            y[test],
+            fitted.predict(features.iloc[test]),
+            group=group[test],
+            statistic="abs_delta_between",
+            tau=1.5,
+        )
         assert scores[fold] == pytest.approx(expected, abs=1e-12)
         fitted_pipe = CoxPHSurvivalAnalysis().fit(features.iloc[train], y[train])
         assert scorer(fitted_pipe, X.iloc[test], y[test]) == pytest.approx(expected, abs=1e-12)
@@ -98,5 +114,7 @@ def test_scorer_errors(data):
 def test_scorer_without_its_group_is_refused_when_made():
     """Issue 19: without routing, scikit-learn only said "Scoring failed" and gave NaN."""
     with sklearn.config_context(enable_metadata_routing=False):
-        with pytest.raises(ValueError, match=r"the scorer needs the group of every row: pass group_column="):
+        with pytest.raises(
+            ValueError, match=r"the scorer needs the group of every row: pass group_column="
+        ):
             make_xci_scorer(statistic="min_xci", tau=1.5)

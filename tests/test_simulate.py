@@ -90,7 +90,9 @@ def test_exact_matches_monte_carlo(beta1, beta2, sigma_z, sigma, beta1_hat, beta
     rng = np.random.default_rng(20260)
     res = lognormal_xci(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat)
     for a, b in CELLS:
-        u, d, _ = mc_pairs(a, b, beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, size=300_000, rng=rng)
+        u, d, _ = mc_pairs(
+            a, b, beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, size=300_000, rng=rng
+        )
         binomial_check(u[d < 0] > 0, res.matrix.loc[a, b])
 
 
@@ -128,7 +130,9 @@ def test_within_group_cells_do_not_depend_on_beta1_hat():
 
 
 def test_cross_cells_trade_off_in_beta1_hat():
-    values = np.array([lognormal_xci(**PAPER, beta1_hat=h, beta2_hat=1.0).cells for h in PAPER_GRID])
+    values = np.array(
+        [lognormal_xci(**PAPER, beta1_hat=h, beta2_hat=1.0).cells for h in PAPER_GRID]
+    )
     # risk = -(beta1_hat G + ...): a larger beta1_hat lowers group 1's risk
     assert np.all(np.diff(values[:, 0, 1]) < 0)  # (1, 0) falls
     assert np.all(np.diff(values[:, 1, 0]) > 0)  # (0, 1) rises
@@ -146,8 +150,10 @@ def test_degenerate_score_ties_count_half_like_the_estimator():
     np.testing.assert_array_equal(res.values, [[0.5, 0.0], [1.0, 0.5]])
     assert np.all(lognormal_xci(**PAPER, beta1_hat=0.0, beta2_hat=0.0).values == 0.5)
     assert np.all(lognormal_xci(0.8, 1.0, 0.0, 0.5, 0.0, 1.0).values == 0.5)  # sigma_z = 0
-    np.testing.assert_array_equal(lognormal_xci(**PAPER, beta1_hat=0.5, beta2_hat=0.0, tau=3.0).values,
-                                  [[0.5, 0.0], [1.0, 0.5]])
+    np.testing.assert_array_equal(
+        lognormal_xci(**PAPER, beta1_hat=0.5, beta2_hat=0.0, tau=3.0).values,
+        [[0.5, 0.0], [1.0, 0.5]],
+    )
     # the estimator on a cohort scored the same way gives exactly the same numbers
     df = lognormal_cohort(300, 0.0, **PAPER, beta1_hat=0.5, beta2_hat=0.0, random_state=3)
     est = survfair.xci("time", "event", "group", "risk", data=df, method="naive", groups=[1, 0])
@@ -156,33 +162,59 @@ def test_degenerate_score_ties_count_half_like_the_estimator():
 
 @settings(max_examples=25, deadline=None)
 @given(
-    beta1=st.floats(-2, 2), beta2=st.floats(-2, 2), sigma_z=st.floats(0.05, 2), sigma=st.floats(0.05, 2),
-    beta1_hat=st.floats(-2, 2), beta2_hat=st.floats(0.05, 3), scale=st.floats(0.1, 10), beta0=st.floats(-3, 3),
+    beta1=st.floats(-2, 2),
+    beta2=st.floats(-2, 2),
+    sigma_z=st.floats(0.05, 2),
+    sigma=st.floats(0.05, 2),
+    beta1_hat=st.floats(-2, 2),
+    beta2_hat=st.floats(0.05, 3),
+    scale=st.floats(0.1, 10),
+    beta0=st.floats(-3, 3),
 )
 def test_invariances(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, scale, beta0):
     base = lognormal_xci(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat).values
     # ranks of the score are invariant to a positive rescaling of its coefficients
     np.testing.assert_allclose(
-        lognormal_xci(beta1, beta2, sigma_z, sigma, scale * beta1_hat, scale * beta2_hat).values, base, atol=1e-9)
+        lognormal_xci(beta1, beta2, sigma_z, sigma, scale * beta1_hat, scale * beta2_hat).values,
+        base,
+        atol=1e-9,
+    )
     # order of times is invariant to rescaling log-time and to the intercept (no tau)
     np.testing.assert_allclose(
-        lognormal_xci(scale * beta1, scale * beta2, sigma_z, scale * sigma, beta1_hat, beta2_hat, beta0=beta0).values,
-        base, atol=1e-9)
+        lognormal_xci(
+            scale * beta1, scale * beta2, sigma_z, scale * sigma, beta1_hat, beta2_hat, beta0=beta0
+        ).values,
+        base,
+        atol=1e-9,
+    )
     assert np.all((base >= 0) & (base <= 1))
 
 
 # -- truncated truth (eq. 5) -------------------------------------------------------------------------
 @pytest.mark.parametrize("tau", [0.5, 2.0, 6.0])
 def test_truncated_matches_trivariate_normal_cdf(tau):
-    params = dict(beta0=0.2, beta1=-0.6, beta2=1.0, sigma_z=0.5, sigma=0.5, beta1_hat=0.3, beta2_hat=1.0)
-    res = lognormal_xci(params["beta1"], params["beta2"], params["sigma_z"], params["sigma"],
-                        params["beta1_hat"], params["beta2_hat"], beta0=params["beta0"], tau=tau)
+    params = dict(
+        beta0=0.2, beta1=-0.6, beta2=1.0, sigma_z=0.5, sigma=0.5, beta1_hat=0.3, beta2_hat=1.0
+    )
+    res = lognormal_xci(
+        params["beta1"],
+        params["beta2"],
+        params["sigma_z"],
+        params["sigma"],
+        params["beta1_hat"],
+        params["beta2_hat"],
+        beta0=params["beta0"],
+        tau=tau,
+    )
     for a, b in [(1, 0), (0, 1), (1, 1)]:
         law = _pair_law(a, b, params, -1.0)
         flip = np.diag([-1.0, 1.0, 1.0])  # (-U, D, L) < (0, 0, log tau)
-        num = stats.multivariate_normal(flip @ law.mean, flip @ law.cov @ flip, abseps=1e-7, releps=0).cdf(
-            np.array([0.0, 0.0, math.log(tau)]))
-        den = stats.multivariate_normal(law.mean[1:], law.cov[1:, 1:]).cdf(np.array([0.0, math.log(tau)]))
+        num = stats.multivariate_normal(
+            flip @ law.mean, flip @ law.cov @ flip, abseps=1e-7, releps=0
+        ).cdf(np.array([0.0, 0.0, math.log(tau)]))
+        den = stats.multivariate_normal(law.mean[1:], law.cov[1:, 1:]).cdf(
+            np.array([0.0, math.log(tau)])
+        )
         assert res.matrix.loc[a, b] == pytest.approx(num / den, abs=2e-6)
         assert res.comparable_probability.loc[a, b] == pytest.approx(den, abs=1e-12)
 
@@ -193,8 +225,19 @@ def test_truncated_matches_monte_carlo(beta1, beta2, sigma_z, sigma, beta1_hat, 
     tau, beta0 = 1.3, 0.1
     res = lognormal_xci(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, beta0=beta0, tau=tau)
     for a, b in CELLS:
-        u, d, li = mc_pairs(a, b, beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, size=300_000, rng=rng,
-                            beta0=beta0)
+        u, d, li = mc_pairs(
+            a,
+            b,
+            beta1,
+            beta2,
+            sigma_z,
+            sigma,
+            beta1_hat,
+            beta2_hat,
+            size=300_000,
+            rng=rng,
+            beta0=beta0,
+        )
         keep = (d < 0) & (li < math.log(tau))
         binomial_check(u[keep] > 0, res.matrix.loc[a, b])
 
@@ -209,7 +252,9 @@ def test_truncated_truth_is_the_estimators_target():
         df = lognormal_cohort(800, 0.0, **PAPER, beta1_hat=0.6, beta2_hat=1.0, random_state=rng)
         event = df["time"].to_numpy() < tau
         time = np.minimum(df["time"].to_numpy(), tau)
-        draws.append(survfair.xci(time, event, df["group"], df["risk"], method="naive", groups=[1, 0]).values)
+        draws.append(
+            survfair.xci(time, event, df["group"], df["risk"], method="naive", groups=[1, 0]).values
+        )
     draws = np.array(draws)
     mean, se = draws.mean(axis=0), draws.std(axis=0, ddof=1) / math.sqrt(reps)
     assert np.all(np.abs(mean - truth) < 4 * se + 2e-3), (mean - truth, se)
@@ -218,7 +263,9 @@ def test_truncated_truth_is_the_estimators_target():
 def test_large_tau_equals_untruncated():
     np.testing.assert_allclose(
         lognormal_xci(**PAPER, beta1_hat=0.4, beta2_hat=1.0, tau=1e6).values,
-        lognormal_xci(**PAPER, beta1_hat=0.4, beta2_hat=1.0).values, atol=1e-9)
+        lognormal_xci(**PAPER, beta1_hat=0.4, beta2_hat=1.0).values,
+        atol=1e-9,
+    )
 
 
 def test_tiny_tau_is_undefined():
@@ -249,7 +296,9 @@ def paper_formula(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat):
 
 @pytest.mark.parametrize("beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat", POINTS)
 def test_approx_is_the_corrected_paper_formula(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat):
-    res = lognormal_xci(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, method="approx", orientation="paper")
+    res = lognormal_xci(
+        beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, method="approx", orientation="paper"
+    )
     ab, ba, within = paper_formula(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat)
     m = res.matrix
     assert m.loc[1, 0] == pytest.approx(ab, abs=1e-12)
@@ -275,13 +324,17 @@ def test_printed_variance_is_negative_and_corrected_matches_monte_carlo():
     mean, corrected = conditional_moments(law, variance="corrected")
     assert printed < 0 < corrected
     # the corrected moments are the true conditional moments of U given D < 0
-    u, d, _ = mc_pairs(1, 0, **PAPER, beta1_hat=0.8, beta2_hat=1.0, size=400_000, rng=np.random.default_rng(5))
+    u, d, _ = mc_pairs(
+        1, 0, **PAPER, beta1_hat=0.8, beta2_hat=1.0, size=400_000, rng=np.random.default_rng(5)
+    )
     sample = u[d < 0]
     assert abs(sample.mean() - mean) < 4.5 * sample.std() / math.sqrt(sample.size)
     assert sample.var() == pytest.approx(corrected, rel=0.01)
     # the reverse cell (D > 0 in the paper's pairing) is corrected too
     law_r = _pair_law(0, 1, params, -1.0)
-    u, d, _ = mc_pairs(0, 1, **PAPER, beta1_hat=0.8, beta2_hat=1.0, size=400_000, rng=np.random.default_rng(6))
+    u, d, _ = mc_pairs(
+        0, 1, **PAPER, beta1_hat=0.8, beta2_hat=1.0, size=400_000, rng=np.random.default_rng(6)
+    )
     assert u[d < 0].var() == pytest.approx(conditional_moments(law_r)[1], rel=0.01)
 
 
@@ -338,7 +391,9 @@ def _censored_fraction(rate, beta0, beta1_g, beta2, sigma_z, sigma):
 
 def test_cohort_group_specific_exponential_censoring():
     n = 20_000
-    df = lognormal_cohort(n, 0.0, **PAPER, censoring={"exponential": {1: 0.5, 0: 0.05}}, random_state=2)
+    df = lognormal_cohort(
+        n, 0.0, **PAPER, censoring={"exponential": {1: 0.5, 0: 0.05}}, random_state=2
+    )
     assert (df["time"] <= df["censoring_time"]).all()
     np.testing.assert_array_equal(df["event"], np.exp(df["log_time"]) <= df["censoring_time"])
     for g, rate in ((1, 0.5), (0, 0.05)):
@@ -350,7 +405,10 @@ def test_cohort_group_specific_exponential_censoring():
 
 def test_cohort_lognormal_and_administrative_censoring():
     df = lognormal_cohort(
-        10_000, 0.0, **PAPER, random_state=3,
+        10_000,
+        0.0,
+        **PAPER,
+        random_state=3,
         censoring={"lognormal": {1: (0.5, 0.4), 0: (1.5, 0.8)}, "administrative": {1: 3.0, 0: 5.0}},
     )
     for g, (mu, sd), end in ((1, (0.5, 0.4), 3.0), (0, (1.5, 0.8), 5.0)):
@@ -363,7 +421,9 @@ def test_cohort_lognormal_and_administrative_censoring():
     admin = lognormal_cohort(500, 0.0, **PAPER, censoring={"administrative": 1.0}, random_state=4)
     assert admin["time"].max() <= 1.0
     np.testing.assert_array_equal(admin["event"], np.exp(admin["log_time"]) <= 1.0)
-    zero = lognormal_cohort(200, 0.0, **PAPER, censoring={"exponential": {1: 0.0, 0: 1.0}}, random_state=5)
+    zero = lognormal_cohort(
+        200, 0.0, **PAPER, censoring={"exponential": {1: 0.0, 0: 1.0}}, random_state=5
+    )
     assert zero.loc[zero["group"] == 1, "event"].all()
 
 
@@ -381,11 +441,27 @@ def test_cohort_lognormal_and_administrative_censoring():
         (dict(censoring={"weibull": 1.0}), ValueError, r"unknown \['weibull'\]"),
         (dict(censoring={"exponential": 0.1, "lognormal": (0, 1)}), ValueError, "only one of"),
         (dict(censoring={"exponential": {1: 0.1}}), ValueError, r"missing \[0\]"),
-        (dict(censoring={"exponential": {1: 0.1, 0: 0.1, 2: 0.1}}), ValueError, r"unknown groups \[2\]"),
-        (dict(censoring={"exponential": -0.1}), ValueError, r"censoring\['exponential'\] must be a finite number >= 0, got -0.1"),
+        (
+            dict(censoring={"exponential": {1: 0.1, 0: 0.1, 2: 0.1}}),
+            ValueError,
+            r"unknown groups \[2\]",
+        ),
+        (
+            dict(censoring={"exponential": -0.1}),
+            ValueError,
+            r"censoring\['exponential'\] must be a finite number >= 0, got -0.1",
+        ),
         (dict(censoring={"lognormal": 1.0}), TypeError, r"must be a pair \(mu, sd\)"),
-        (dict(censoring={"lognormal": {1: (0, 0), 0: (0, 1)}}), ValueError, "sd must be a finite number > 0, got 0.0"),
-        (dict(censoring={"administrative": 0}), ValueError, r"censoring\['administrative'\] must be a number > 0, got 0.0"),
+        (
+            dict(censoring={"lognormal": {1: (0, 0), 0: (0, 1)}}),
+            ValueError,
+            "sd must be a finite number > 0, got 0.0",
+        ),
+        (
+            dict(censoring={"administrative": 0}),
+            ValueError,
+            r"censoring\['administrative'\] must be a number > 0, got 0.0",
+        ),
     ],
 )
 def test_cohort_validation(kwargs, error, match):
@@ -399,8 +475,19 @@ def test_cohort_validation(kwargs, error, match):
 # -- studies -----------------------------------------------------------------------------------------
 def test_study_small():
     table = study((0.2, 1.0), n=150, n_replications=4, random_state=1, progress=False)
-    assert list(table.columns) == ["beta1_hat", "a", "b", "n", "n_replications", "n_valid", "mc_mean", "mc_sd", "mc_se",
-                                   "exact", "approx"]
+    assert list(table.columns) == [
+        "beta1_hat",
+        "a",
+        "b",
+        "n",
+        "n_replications",
+        "n_valid",
+        "mc_mean",
+        "mc_sd",
+        "mc_se",
+        "exact",
+        "approx",
+    ]
     assert len(table) == 8 and (table["n_valid"] == 4).all()
     for _, row in table.iterrows():
         cell = lognormal_xci(**PAPER, beta1_hat=row["beta1_hat"], beta2_hat=1.0)
@@ -447,8 +534,12 @@ def test_plot_study():
 
 def test_ipcw_removes_the_bias_of_the_naive_estimator():
     table = ipcw_bias_study(
-        n=(400,), censoring=[{"exponential": {1: 0.5, 0: 0.05}}], n_replications=40, estimators=("naive", "ipcw"),
-        random_state=123, progress=False,
+        n=(400,),
+        censoring=[{"exponential": {1: 0.5, 0: 0.05}}],
+        n_replications=40,
+        estimators=("naive", "ipcw"),
+        random_state=123,
+        progress=False,
     )
     cell = table[(table["a"] == 1) & (table["b"] == 1)].set_index("estimator")
     naive, ipcw = cell.loc["naive"], cell.loc["ipcw"]
@@ -533,7 +624,9 @@ def test_gaussian_xauc_formula_and_layout():
     assert list(res.index) == ["a", "b"] and res.index.name == "a (positive)"
     for a in "ab":
         for b in "ab":
-            expected = stats.norm.cdf((MU[(a, 1)] - MU[(b, 0)]) / math.hypot(SD[(a, 1)], SD[(b, 0)]))
+            expected = stats.norm.cdf(
+                (MU[(a, 1)] - MU[(b, 0)]) / math.hypot(SD[(a, 1)], SD[(b, 0)])
+            )
             assert res.loc[a, b] == pytest.approx(expected, abs=1e-15)
     frame_mu = pd.DataFrame({0: [0.25, 0.0], 1: [0.75, math.sqrt(0.5)]}, index=["a", "b"])
     frame_sd = pd.DataFrame({0: [0.5, math.sqrt(0.5)], 1: [0.5, math.sqrt(0.5)]}, index=["a", "b"])
@@ -573,8 +666,12 @@ def test_gaussian_xauc_matches_simulation():
         groups += [g] * m
         labels += [y] * m
     labels = np.array(labels)
-    est = survfair.xci(np.where(labels == 1, 1.0, 2.0), labels, groups, np.concatenate(scores), method="naive")
-    bound = np.sqrt(res.to_numpy() * (1 - res.to_numpy()) / m)  # Var(AUC-hat) <= AUC(1-AUC)/min(m, n)
+    est = survfair.xci(
+        np.where(labels == 1, 1.0, 2.0), labels, groups, np.concatenate(scores), method="naive"
+    )
+    bound = np.sqrt(
+        res.to_numpy() * (1 - res.to_numpy()) / m
+    )  # Var(AUC-hat) <= AUC(1-AUC)/min(m, n)
     assert np.all(np.abs(est.values - res.to_numpy()) < 4.5 * bound)
 
 
@@ -591,7 +688,10 @@ def test_gaussian_xauc_ties_and_validation():
     with pytest.raises(ValueError, match="sigma must be >= 0"):
         gaussian_xauc(MU, {**SD, ("a", 0): -1.0})
     with pytest.raises(ValueError, match="need both outcomes"):
-        gaussian_xauc({("a", 0): 0.0, ("a", 1): 1.0, ("b", 1): 1.0}, {("a", 0): 1.0, ("a", 1): 1.0, ("b", 1): 1.0})
+        gaussian_xauc(
+            {("a", 0): 0.0, ("a", 1): 1.0, ("b", 1): 1.0},
+            {("a", 0): 1.0, ("a", 1): 1.0, ("b", 1): 1.0},
+        )
     with pytest.raises(ValueError, match="finite number"):
         gaussian_xauc({**MU, ("a", 0): float("inf")}, SD)
     with pytest.raises(ValueError, match="outcome columns"):
@@ -600,7 +700,14 @@ def test_gaussian_xauc_ties_and_validation():
 
 def test_public_exports():
     assert "simulate" in survfair.__all__
-    for name in ("lognormal_xci", "lognormal_cohort", "study", "ipcw_bias_study", "plot_study", "gaussian_xauc"):
+    for name in (
+        "lognormal_xci",
+        "lognormal_cohort",
+        "study",
+        "ipcw_bias_study",
+        "plot_study",
+        "gaussian_xauc",
+    ):
         assert name in survfair.simulate.__all__
 
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from conftest import make_data
 
 import survfair
-from conftest import make_data
 
 
 @pytest.mark.parametrize("ci", [None, "analytic", "bootstrap"])
@@ -15,12 +15,16 @@ def test_pairwise_deltas_equal_the_per_pair_estimates(ci):
     table = survfair.pairwise_deltas(res)
     assert len(table) == 2 * 6 and list(table["summary"][:2]) == ["delta_within", "delta_between"]
     for row in table.itertuples(index=False):
-        function = survfair.delta_within if row.summary == "delta_within" else survfair.delta_between
+        function = (
+            survfair.delta_within if row.summary == "delta_within" else survfair.delta_between
+        )
         estimate = function(res, row.a, row.b)
         expected = (estimate.value, estimate.se, *estimate.confidence_interval, estimate.p_value)
         # analytic: a difference's variance and a contrast's are read from the moment engine's covariance
         # by two formulas (f,f + s,s - 2 f,s against w' C w), equal to rounding
-        np.testing.assert_allclose((row.value, row.se, row.ci_low, row.ci_high, row.p_value), expected, rtol=1e-12)
+        np.testing.assert_allclose(
+            (row.value, row.se, row.ci_low, row.ci_high, row.p_value), expected, rtol=1e-12
+        )
 
 
 def test_pairwise_deltas_of_an_xauc_result_use_its_delong_covariance():
@@ -29,18 +33,30 @@ def test_pairwise_deltas_of_an_xauc_result_use_its_delong_covariance():
     res = survfair.xauc(y, group, y + rng.normal(size=300))
     table = survfair.pairwise_deltas(res)
     for row in table.itertuples(index=False):
-        function = survfair.delta_within if row.summary == "delta_within" else survfair.delta_between
+        function = (
+            survfair.delta_within if row.summary == "delta_within" else survfair.delta_between
+        )
         estimate = function(res, row.a, row.b)
-        np.testing.assert_allclose((row.value, row.se, row.ci_low, row.ci_high, row.p_value),
-                                   (estimate.value, estimate.se, *estimate.confidence_interval, estimate.p_value),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            (row.value, row.se, row.ci_low, row.ci_high, row.p_value),
+            (estimate.value, estimate.se, *estimate.confidence_interval, estimate.p_value),
+            rtol=1e-12,
+        )
 
 
 def test_pairwise_deltas_of_one_group_is_empty():
     time, event, _, risk = make_data(50, 1, 0)
     table = survfair.pairwise_deltas(survfair.xci(time, event, np.zeros(50), risk, method="naive"))
-    assert table.empty and list(table.columns) == ["summary", "a", "b", "value", "se", "ci_low", "ci_high",
-                                                   "p_value"]
+    assert table.empty and list(table.columns) == [
+        "summary",
+        "a",
+        "b",
+        "value",
+        "se",
+        "ci_low",
+        "ci_high",
+        "p_value",
+    ]
 
 
 def test_overall_c_of_an_xauc_result_is_its_pooled_auc_with_delong_se():
@@ -67,15 +83,30 @@ def test_every_objective_is_a_summary_with_the_scorer_value(ci):
     assert survfair.min_utility(res).value == pytest.approx(min(u), abs=1e-12)
     assert survfair.nash_welfare(res).value == pytest.approx(np.prod(u), rel=1e-12)
     assert survfair.abs_delta_between(res).value == pytest.approx(max(gaps), abs=1e-12)
-    for name, value in (("min_utility", min(u)), ("nash_welfare", np.prod(u)), ("abs_delta_between", -max(gaps))):
-        assert survfair.xci_score(y, risk, group=codes, statistic=name, tau=20.0) == pytest.approx(value, rel=1e-12)
-    if ci is not None:  # every interval contains its estimate (Bonferroni ranges, delta method, bootstrap)
-        for estimate in (survfair.min_utility(res), survfair.abs_delta_between(res), survfair.nash_welfare(res)):
+    for name, value in (
+        ("min_utility", min(u)),
+        ("nash_welfare", np.prod(u)),
+        ("abs_delta_between", -max(gaps)),
+    ):
+        assert survfair.xci_score(y, risk, group=codes, statistic=name, tau=20.0) == pytest.approx(
+            value, rel=1e-12
+        )
+    if (
+        ci is not None
+    ):  # every interval contains its estimate (Bonferroni ranges, delta method, bootstrap)
+        for estimate in (
+            survfair.min_utility(res),
+            survfair.abs_delta_between(res),
+            survfair.nash_welfare(res),
+        ):
             low, high = estimate.confidence_interval
             assert low <= estimate.value <= high, estimate
     if ci == "analytic":  # Nash welfare is smooth: delta method on the log scale
         estimate = survfair.nash_welfare(res)
-        assert estimate.se > 0 and estimate.confidence_interval[0] < estimate.value < estimate.confidence_interval[1]
+        assert (
+            estimate.se > 0
+            and estimate.confidence_interval[0] < estimate.value < estimate.confidence_interval[1]
+        )
         pair = survfair.abs_delta_between(res, a=0, b=1)
         delta = survfair.delta_between(res, 0, 1)
         assert pair.value == abs(delta.value) and pair.se == delta.se
@@ -87,19 +118,33 @@ def test_review_fixes_of_the_summaries():
     the same group twice (it recursed)."""
     import pandas as pd
 
-    res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
-                       [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
-    with pytest.raises(ValueError, match=r"coefficients: labels \['c'\] are not groups of the result"):
+    res = survfair.xci(
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 1, 1, 1, 1, 1, 1, 0],
+        list("abababab"),
+        [8, 3, 6, 5, 4, 7, 2, 1],
+        method="naive",
+    )
+    with pytest.raises(
+        ValueError, match=r"coefficients: labels \['c'\] are not groups of the result"
+    ):
         survfair.contrast(res, pd.DataFrame([[1.0]], index=["c"], columns=["a"]))
-    binary = survfair.xauc([1, 0, 1, 0, 1, 0, 1, 0], list("aabbaabb"), [0.9, 0.1, 0.8, 0.3, 0.7, 0.2, 0.6, 0.4])
+    binary = survfair.xauc(
+        [1, 0, 1, 0, 1, 0, 1, 0], list("aabbaabb"), [0.9, 0.1, 0.8, 0.3, 0.7, 0.2, 0.6, 0.4]
+    )
     with pytest.raises(TypeError, match="auc_decomposition"):
         survfair.decompose(binary)
     with pytest.raises(TypeError, match="null must be a finite number"):
         survfair.overall_c(res, null="0.5")
     low, high = survfair.abs_delta_between(res).confidence_interval
     assert 0.0 <= low <= high <= 1.0
-    other = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
-                         [8, 6, 3, 5, 4, 7, 2, 1], method="naive")
+    other = survfair.xci(
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 1, 1, 1, 1, 1, 1, 0],
+        list("abababab"),
+        [8, 6, 3, 5, 4, 7, 2, 1],
+        method="naive",
+    )
     paired = survfair.compare_xci(res, other)
     with pytest.raises(ValueError, match="delta_between needs two different groups, got 'a' twice"):
         paired.delta_between("a", "a")
@@ -121,10 +166,13 @@ def test_summaries_of_many_groups_form_no_contrast_by_cell_matrix():
     assert table.shape == (500, 4) and table[["se", "ci_low", "ci_high"]].isna().all().all()
     # a defined subset: the same numbers as the pairs' own Δbetween and the groups' own contrasts
     small = survfair.xci(*make_data(n=300, seed=4, n_groups=3), tau=20)
-    worst = max(((a, b) for a in range(3) for b in range(a + 1, 3)),
-                key=lambda pair: abs(survfair.delta_between(small, *pair).value))
-    assert survfair.abs_delta_between(small).value == pytest.approx(abs(survfair.delta_between(small, *worst).value),
-                                                                    rel=1e-12)
+    worst = max(
+        ((a, b) for a in range(3) for b in range(a + 1, 3)),
+        key=lambda pair: abs(survfair.delta_between(small, *pair).value),
+    )
+    assert survfair.abs_delta_between(small).value == pytest.approx(
+        abs(survfair.delta_between(small, *worst).value), rel=1e-12
+    )
     for k, row in survfair.utility(small).iterrows():
         weights = np.zeros((3, 3))
         weights[k, :] += 1.0
@@ -132,7 +180,9 @@ def test_summaries_of_many_groups_form_no_contrast_by_cell_matrix():
         weights[k, k] = 0.0
         expected = survfair.contrast(small, weights)
         assert row["se"] == pytest.approx(expected.se, rel=1e-12)
-        assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(expected.confidence_interval), rel=1e-12)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+            tuple(expected.confidence_interval), rel=1e-12
+        )
 
 
 def _near_separated(n_small=8, seed=0):
@@ -157,4 +207,7 @@ def test_difference_intervals_stay_within_minus_one_and_one():
     assert estimate.value + z * estimate.se > 1.05 and estimate.confidence_interval.high == 1.0
     # a contrast's range is [sum of negative weights, sum of positive weights]
     utility_like = survfair.contrast(res, np.array([[1.0, 1.0], [0.0, -0.5]]))
-    assert -0.5 <= utility_like.confidence_interval.low and utility_like.confidence_interval.high <= 2.0
+    assert (
+        -0.5 <= utility_like.confidence_interval.low
+        and utility_like.confidence_interval.high <= 2.0
+    )

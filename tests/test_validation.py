@@ -15,17 +15,53 @@ R = [0.5, 0.1, 0.3, 0.9, 0.2]
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        (dict(time=T[:4]), ValueError, r"mismatched lengths: time has 4, event has 5, group has 5, risk has 5"),
-        (dict(time=[1.0, np.nan, 3, 4, 5]), ValueError, r"time contains NaN or infinite values at rows \[1\]"),
-        (dict(risk=[0.1, 0.2, np.inf, 0.3, 0.4]), ValueError, r"risk contains NaN or infinite values at rows \[2\]"),
-        (dict(time=[1.0, -2, 3, -4, 5]), ValueError, r"time must be >= 0; negative values at rows \[1, 3\] \(2 rows\)"),
-        (dict(event=[1, 2, 0, 1, 0]), ValueError, r"event must be boolean or 0/1; other values at rows \[1\]"),
-        (dict(event=["yes", "no", "yes", "no", "no"]), TypeError, r"event must be boolean or 0/1, got dtype <U3"),
+        (
+            dict(time=T[:4]),
+            ValueError,
+            r"mismatched lengths: time has 4, event has 5, group has 5, risk has 5",
+        ),
+        (
+            dict(time=[1.0, np.nan, 3, 4, 5]),
+            ValueError,
+            r"time contains NaN or infinite values at rows \[1\]",
+        ),
+        (
+            dict(risk=[0.1, 0.2, np.inf, 0.3, 0.4]),
+            ValueError,
+            r"risk contains NaN or infinite values at rows \[2\]",
+        ),
+        (
+            dict(time=[1.0, -2, 3, -4, 5]),
+            ValueError,
+            r"time must be >= 0; negative values at rows \[1, 3\] \(2 rows\)",
+        ),
+        (
+            dict(event=[1, 2, 0, 1, 0]),
+            ValueError,
+            r"event must be boolean or 0/1; other values at rows \[1\]",
+        ),
+        (
+            dict(event=["yes", "no", "yes", "no", "no"]),
+            TypeError,
+            r"event must be boolean or 0/1, got dtype <U3",
+        ),
         (dict(risk=["a", "b", "c", "d", "e"]), TypeError, r"risk must be numeric, got dtype <U1"),
-        (dict(risk=np.array([0.1, "x", 0.3, 0.2, 0.5], dtype=object)), TypeError, r"risk must be numeric; non-numeric values at rows \[1\]"),
-        (dict(risk=np.ones((5, 2))), ValueError, r"risk must be 1-D, got an array of shape \(5, 2\)"),
+        (
+            dict(risk=np.array([0.1, "x", 0.3, 0.2, 0.5], dtype=object)),
+            TypeError,
+            r"risk must be numeric; non-numeric values at rows \[1\]",
+        ),
+        (
+            dict(risk=np.ones((5, 2))),
+            ValueError,
+            r"risk must be 1-D, got an array of shape \(5, 2\)",
+        ),
         (dict(time=[], event=[], group=[], risk=[]), ValueError, r"time is empty"),
-        (dict(group=["a", None, "a", "b", "a"]), ValueError, r"group contains missing labels at rows \[1\]"),
+        (
+            dict(group=["a", None, "a", "b", "a"]),
+            ValueError,
+            r"group contains missing labels at rows \[1\]",
+        ),
         (dict(groups=["a", "c"]), ValueError, r"groups: labels \['c'\] do not occur in group"),
         (dict(tau=0), ValueError, r"tau must be a finite number > 0 or None, got 0.0"),
         (dict(tau=-1.5), ValueError, r"tau must be a finite number > 0"),
@@ -79,7 +115,9 @@ def test_structured_y_needs_event_none():
     y = Surv.from_arrays(event=np.array(E, bool), time=np.array(T))
     res = survfair.xci(y, None, G, R, method="naive")
     assert res.n_samples == 5
-    with pytest.raises(ValueError, match="event must be None when time is scikit-survival's structured y"):
+    with pytest.raises(
+        ValueError, match="event must be None when time is scikit-survival's structured y"
+    ):
         survfair.xci(y, E, G, R)
 
 
@@ -107,6 +145,7 @@ def test_positivity_error_names_group_and_time():
 
 # -- issue 13: pandas indexes, masked arrays, intersectional labels -------------------------------
 
+
 def _ranked(n=12):
     """Perfectly ranked cohort: every xCI cell is 1.0 when the rows are matched correctly."""
     time = np.arange(1.0, n + 1)
@@ -114,8 +153,12 @@ def _ranked(n=12):
     group = np.where(np.arange(n) % 2, "b", "a")
     risk = -time
     index = pd.Index([f"p{k}" for k in range(n)])
-    return (pd.Series(time, index=index), pd.Series(event, index=index), pd.Series(group, index=index),
-            pd.Series(risk, index=index))
+    return (
+        pd.Series(time, index=index),
+        pd.Series(event, index=index),
+        pd.Series(group, index=index),
+        pd.Series(risk, index=index),
+    )
 
 
 INDEX_MESSAGE = r"carry pandas indexes that are not identical .*\.to_numpy\(\).*\.reindex"
@@ -133,7 +176,9 @@ def _public_calls():
     def transform(t, e, g, r):
         nonlocal shift
         t0, e0, g0, r0 = _ranked()
-        shift = shift or mitigate.group_shift(t0.to_numpy(), e0.to_numpy(), g0.to_numpy(), r0.to_numpy(), tau=11.0)
+        shift = shift or mitigate.group_shift(
+            t0.to_numpy(), e0.to_numpy(), g0.to_numpy(), r0.to_numpy(), tau=11.0
+        )
         return shift.transform(r, g)
 
     return {
@@ -142,14 +187,18 @@ def _public_calls():
         "xauc_t": lambda t, e, g, r: survfair.xauc_t(t, e, g, r, [5.0]),
         "compare": lambda t, e, g, r: survfair.compare(t, e, g, {"m": r}),
         "xci_score": lambda t, e, g, r: survfair.xci_score(
-            np.array(list(zip(e, t)), dtype=[("event", bool), ("time", float)]), r, group=g),
+            np.array(list(zip(e, t)), dtype=[("event", bool), ("time", float)]), r, group=g
+        ),
         "group_shift": lambda t, e, g, r: mitigate.group_shift(t, e, g, r, tau=11.0),
         "group_monotone": lambda t, e, g, r: mitigate.group_monotone(t, e, g, r, tau=11.0),
         "frontier": lambda t, e, g, r: mitigate.frontier(t, e, g, r, tau=11.0, n_points=3),
         "transform": transform,
-        "logistic_adjustment": lambda t, e, g, r: survfair.logistic_adjustment(e.astype(int), g, r, "a", "b"),
+        "logistic_adjustment": lambda t, e, g, r: survfair.logistic_adjustment(
+            e.astype(int), g, r, "a", "b"
+        ),
         "equal_opportunity_adjustment": lambda t, e, g, r: survfair.equal_opportunity_adjustment(
-            e.astype(int), g, r, "a", "b"),
+            e.astype(int), g, r, "a", "b"
+        ),
         "plot_risk_densities": lambda t, e, g, r: plotting.plot_risk_densities(e, g, r),
     }
 
@@ -173,22 +222,35 @@ def test_disjoint_pandas_index_is_refused_by_every_public_function(name):
 
 def test_index_rule_messages_and_what_is_accepted():
     time, event, group, risk = _ranked()
-    with pytest.raises(ValueError, match=r"^time and risk carry pandas indexes .*same labels in a different order"):
+    with pytest.raises(
+        ValueError, match=r"^time and risk carry pandas indexes .*same labels in a different order"
+    ):
         survfair.xci(time, event, group, risk.iloc[::-1])
     frame = pd.DataFrame({"t": time, "e": event, "g": group})
     with pytest.raises(ValueError, match=r"^data and risk carry pandas indexes"):
         survfair.xci("t", "e", "g", risk.iloc[::-1], data=frame)
     # identical indexes, arrays, and a mix of arrays with one indexed input match by position
     assert (survfair.xci(time, event, group, risk, method="naive").values == 1).all()
-    assert (survfair.xci(time.to_numpy(), event.to_numpy(), group, risk.iloc[::-1].to_numpy()[::-1],
-                         method="naive").values == 1).all()
+    assert (
+        survfair.xci(
+            time.to_numpy(),
+            event.to_numpy(),
+            group,
+            risk.iloc[::-1].to_numpy()[::-1],
+            method="naive",
+        ).values
+        == 1
+    ).all()
     assert (survfair.xci("t", "e", "g", risk, data=frame, method="naive").values == 1).all()
     # the shuffled-frame case: same labels, other order, wrapped predictions -> refused, not aligned
     shuffled = frame.sample(frac=1.0, random_state=0)
     predictions = pd.Series(-shuffled["t"].to_numpy())  # fresh RangeIndex, rows in shuffled order
     with pytest.raises(ValueError, match=INDEX_MESSAGE):
         survfair.xci("t", "e", "g", predictions, data=shuffled)
-    assert (survfair.xci("t", "e", "g", predictions.to_numpy(), data=shuffled, method="naive").values == 1).all()
+    assert (
+        survfair.xci("t", "e", "g", predictions.to_numpy(), data=shuffled, method="naive").values
+        == 1
+    ).all()
 
 
 def test_xauc_with_permuted_index_is_refused_not_matched_by_position():
@@ -220,27 +282,37 @@ def test_masked_entries_are_missing_values():
     time, event, group, risk = (np.asarray(v) for v in _ranked())
     masked = np.ma.masked_array(risk, mask=[False] * 3 + [True] + [False] * 8)
     masked.data[3] = 1e9  # the hidden raw value must never be used
-    with pytest.raises(ValueError, match=r"risk contains masked \(missing\) values at rows \[3\] \(1 row\)"):
+    with pytest.raises(
+        ValueError, match=r"risk contains masked \(missing\) values at rows \[3\] \(1 row\)"
+    ):
         survfair.xci(time, event, group, masked)
     masked_time = np.ma.masked_array(time, mask=[True, True] + [False] * 10)
-    with pytest.raises(ValueError, match=r"time contains masked \(missing\) values at rows \[0, 1\]"):
+    with pytest.raises(
+        ValueError, match=r"time contains masked \(missing\) values at rows \[0, 1\]"
+    ):
         survfair.xci(masked_time, event, group, risk)
     with pytest.raises(ValueError, match=r"score contains masked"):
         survfair.xauc(event.astype(int), group, masked)
     # a masked array without masked entries is its data
     unmasked = np.ma.masked_array(risk, mask=False)
-    np.testing.assert_array_equal(survfair.xci(time, event, group, unmasked).values,
-                                  survfair.xci(time, event, group, risk).values)
+    np.testing.assert_array_equal(
+        survfair.xci(time, event, group, unmasked).values,
+        survfair.xci(time, event, group, risk).values,
+    )
 
 
 def test_intersections_are_keyed_by_label_tuples():
     n = 40
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({
-        "t": rng.exponential(size=n), "e": np.ones(n, bool), "r": rng.normal(size=n),
-        "x": np.where(np.arange(n) % 2, "a|b", "a"),
-        "y": np.where(np.arange(n) % 2, "c", "b|c"),
-    })
+    frame = pd.DataFrame(
+        {
+            "t": rng.exponential(size=n),
+            "e": np.ones(n, bool),
+            "r": rng.normal(size=n),
+            "x": np.where(np.arange(n) % 2, "a|b", "a"),
+            "y": np.where(np.arange(n) % 2, "c", "b|c"),
+        }
+    )
     # before: ("a|b", "c") and ("a", "b|c") were both "a|b|c", one group
     res = survfair.xci("t", "e", ["x", "y"], "r", data=frame, method="naive")
     assert res.groups == ("a\\|b|c", "a|b\\|c")
@@ -249,12 +321,20 @@ def test_intersections_are_keyed_by_label_tuples():
 
 def test_labels_that_print_the_same_are_refused():
     n = 20
-    frame = pd.DataFrame({
-        "t": np.arange(1.0, n + 1), "e": np.ones(n, bool), "r": -np.arange(1.0, n + 1),
-        "x": np.array([1, "1"] * (n // 2), dtype=object), "y": ["u"] * n,
-    })
+    frame = pd.DataFrame(
+        {
+            "t": np.arange(1.0, n + 1),
+            "e": np.ones(n, bool),
+            "r": -np.arange(1.0, n + 1),
+            "x": np.array([1, "1"] * (n // 2), dtype=object),
+            "y": ["u"] * n,
+        }
+    )
     # before: 1 and "1" were two groups alone but one when intersected
-    with pytest.raises(ValueError, match=r"distinct label combinations \(1, 'u'\) and \('1', 'u'\) both print as '1\|u'"):
+    with pytest.raises(
+        ValueError,
+        match=r"distinct label combinations \(1, 'u'\) and \('1', 'u'\) both print as '1\|u'",
+    ):
         survfair.xci("t", "e", ["x", "y"], "r", data=frame)
     with pytest.raises(ValueError, match=r"distinct labels 1 and '1' both print as '1'"):
         survfair.xci("t", "e", "x", "r", data=frame)
@@ -267,14 +347,22 @@ def test_labels_in_two_unicode_normal_forms_are_refused_naming_labels_and_rows()
 
     n = 20
     nfc, nfd = unicodedata.normalize("NFC", "é"), unicodedata.normalize("NFD", "é")
-    frame = pd.DataFrame({
-        "t": np.arange(1.0, n + 1), "e": np.ones(n, bool), "r": -np.arange(1.0, n + 1),
-        "x": [nfd if k == 3 else nfc for k in range(n)], "y": ["u"] * n,
-    })
+    frame = pd.DataFrame(
+        {
+            "t": np.arange(1.0, n + 1),
+            "e": np.ones(n, bool),
+            "r": -np.arange(1.0, n + 1),
+            "x": [nfd if k == 3 else nfc for k in range(n)],
+            "y": ["u"] * n,
+        }
+    )
     message = r"distinct labels 'e\\u0301' \(rows \[3\] \(1 row\)\) and '\\xe9' \(rows \[0, 1, 2, 4, .*differ only in Unicode"
     with pytest.raises(ValueError, match=message):
         survfair.xci("t", "e", "x", "r", data=frame)
-    with pytest.raises(ValueError, match=r"label combinations \('\\xe9', 'u'\) \(rows \[0, .*\('e\\u0301', 'u'\) \(rows \[3\] .*Unicode"):
+    with pytest.raises(
+        ValueError,
+        match=r"label combinations \('\\xe9', 'u'\) \(rows \[0, .*\('e\\u0301', 'u'\) \(rows \[3\] .*Unicode",
+    ):
         survfair.xci("t", "e", ["x", "y"], "r", data=frame)
     normalised = frame.assign(x=frame["x"].map(lambda s: unicodedata.normalize("NFC", s)))
     assert survfair.xci("t", "e", "x", "r", data=normalised, method="naive").groups == (nfc,)
@@ -325,7 +413,9 @@ def test_one_random_state_rule():
     with pytest.raises(TypeError, match="random_state must be None, an int"):
         check_random_state(True)
     # the simulator now also takes a legacy RandomState, like the bootstrap always did
-    frame = simulate.lognormal_cohort(50, 0.0, 0.8, 1.0, 0.5, 0.5, random_state=np.random.RandomState(0))
+    frame = simulate.lognormal_cohort(
+        50, 0.0, 0.8, 1.0, 0.5, 0.5, random_state=np.random.RandomState(0)
+    )
     assert len(frame) == 50
     for function in (survfair.xci, mitigate.group_shift, mitigate.frontier):
         assert inspect.signature(function).parameters["random_state"].default is None
@@ -339,19 +429,49 @@ from survfair._core.validation import check_scalar  # noqa: E402
     "value, kwargs, error, message",
     [
         (1, dict(name="n", kind="integer", low=2), ValueError, "n must be an integer >= 2, got 1."),
-        (2.0, dict(name="n", kind="integer", low=2), TypeError, "n must be an integer >= 2, got 2.0."),
+        (
+            2.0,
+            dict(name="n", kind="integer", low=2),
+            TypeError,
+            "n must be an integer >= 2, got 2.0.",
+        ),
         (True, dict(name="n", kind="integer"), TypeError, "n must be an integer, got True."),
         (np.True_, dict(name="x"), TypeError, "x must be a finite number, got True."),
         (float("nan"), dict(name="x"), ValueError, "x must be a finite number, got nan."),
         (float("inf"), dict(name="x"), ValueError, "x must be a finite number, got inf."),
         (float("nan"), dict(name="x", finite=False), ValueError, "x must be a number, got nan."),
-        ("0.5", dict(name="x", low=0, high=1), TypeError, "x must be a number in [0, 1], got a str."),
+        (
+            "0.5",
+            dict(name="x", low=0, high=1),
+            TypeError,
+            "x must be a number in [0, 1], got a str.",
+        ),
         (np.zeros(3), dict(name="x"), TypeError, "x must be a finite number, got a ndarray."),
-        (0.0, dict(name="x", low=0, high=1, closed="neither"), ValueError, "x must be a number in (0, 1), got 0.0."),
-        (1.0, dict(name="x", low=0, high=1, closed="left"), ValueError, "x must be a number in [0, 1), got 1.0."),
-        (0.0, dict(name="x", low=0, high=1, closed="right"), ValueError, "x must be a number in (0, 1], got 0.0."),
+        (
+            0.0,
+            dict(name="x", low=0, high=1, closed="neither"),
+            ValueError,
+            "x must be a number in (0, 1), got 0.0.",
+        ),
+        (
+            1.0,
+            dict(name="x", low=0, high=1, closed="left"),
+            ValueError,
+            "x must be a number in [0, 1), got 1.0.",
+        ),
+        (
+            0.0,
+            dict(name="x", low=0, high=1, closed="right"),
+            ValueError,
+            "x must be a number in (0, 1], got 0.0.",
+        ),
         (-1e-12, dict(name="x", low=0), ValueError, "x must be a finite number >= 0, got -1e-12."),
-        (3, dict(name="x", high=2, closed="neither"), ValueError, "x must be a finite number < 2, got 3.0."),
+        (
+            3,
+            dict(name="x", high=2, closed="neither"),
+            ValueError,
+            "x must be a finite number < 2, got 3.0.",
+        ),
         (1, dict(name="flag", kind="bool"), TypeError, "flag must be True or False, got 1."),
         (None, dict(name="x"), TypeError, "x must be a finite number, got None."),
     ],
@@ -390,7 +510,12 @@ def _cohort():
         (lambda v: survfair.xci(**_cohort(), tau=v), "tau"),
         (lambda v: survfair.xci(**_cohort(), tied_tol=v), "tied_tol"),
         (lambda v: survfair.xci(**_cohort(), strict=v), "strict"),
-        (lambda v: survfair.xauc([1, 0, 1, 0], ["a", "a", "b", "b"], [0.9, 0.1, 0.8, 0.2], confidence_level=v), "confidence_level"),
+        (
+            lambda v: survfair.xauc(
+                [1, 0, 1, 0], ["a", "a", "b", "b"], [0.9, 0.1, 0.8, 0.2], confidence_level=v
+            ),
+            "confidence_level",
+        ),
         (lambda v: survfair.utility(survfair.xci(**_cohort(), ci=None), alpha=v), "alpha"),
         (lambda v: survfair.simulate.lognormal_xci(1, 1, 1, v, 1, 1), "sigma"),
         (lambda v: survfair.mitigate.group_shift(**_cohort(), beta=v), "beta"),
@@ -424,21 +549,68 @@ def _design():
         (lambda v: survfair.min_utility(_xci_result(), alpha=v), -1.0, ValueError, "alpha"),
         (lambda v: survfair.nash_welfare(_xci_result(), beta=v), -1.0, ValueError, "beta"),
         (lambda v: survfair.utility(_xci_result(), alpha=v), -0.5, ValueError, "alpha"),
-        (lambda v: survfair.min_utility(_xci_result(), alpha=v, beta=0.0), 0.0, ValueError, "alpha and beta"),
-        (lambda v: survfair.utility(_xci_result(), alpha=v, beta=0.0), 0.0, ValueError, "alpha and beta"),
-        (lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_utility", alpha=v), -1.0,
-         ValueError, "alpha"),
-        (lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_xci", beta=v), -1.0,
-         ValueError, "beta"),
-        (lambda v: survfair.make_xci_scorer(statistic="min_utility", group_column="g", alpha=v), -1.0, ValueError, "alpha"),
+        (
+            lambda v: survfair.min_utility(_xci_result(), alpha=v, beta=0.0),
+            0.0,
+            ValueError,
+            "alpha and beta",
+        ),
+        (
+            lambda v: survfair.utility(_xci_result(), alpha=v, beta=0.0),
+            0.0,
+            ValueError,
+            "alpha and beta",
+        ),
+        (
+            lambda v: survfair.xci_score(
+                survfair_y(), R, group=G, statistic="min_utility", alpha=v
+            ),
+            -1.0,
+            ValueError,
+            "alpha",
+        ),
+        (
+            lambda v: survfair.xci_score(survfair_y(), R, group=G, statistic="min_xci", beta=v),
+            -1.0,
+            ValueError,
+            "beta",
+        ),
+        (
+            lambda v: survfair.make_xci_scorer(statistic="min_utility", group_column="g", alpha=v),
+            -1.0,
+            ValueError,
+            "alpha",
+        ),
         # before: 1.5 passed and "x" raised joblib's own TypeError
-        (lambda v: survfair.simulate.coverage_study(_design(), [50], n_replications=2, n_truth=1000, n_jobs=v,
-                                                    progress=False), 1.5, TypeError, "n_jobs"),
-        (lambda v: survfair.simulate.coverage_study(_design(), [50], n_replications=2, n_truth=1000, n_jobs=v,
-                                                    progress=False), "x", TypeError, "n_jobs"),
+        (
+            lambda v: survfair.simulate.coverage_study(
+                _design(), [50], n_replications=2, n_truth=1000, n_jobs=v, progress=False
+            ),
+            1.5,
+            TypeError,
+            "n_jobs",
+        ),
+        (
+            lambda v: survfair.simulate.coverage_study(
+                _design(), [50], n_replications=2, n_truth=1000, n_jobs=v, progress=False
+            ),
+            "x",
+            TypeError,
+            "n_jobs",
+        ),
         # before: 2.5 failed inside scipy, True was taken as 1 node
-        (lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v), 2.5, TypeError, "n_nodes"),
-        (lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v), True, TypeError, "n_nodes"),
+        (
+            lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v),
+            2.5,
+            TypeError,
+            "n_nodes",
+        ),
+        (
+            lambda v: survfair.simulate.ph_xci_integral(_design(), "F", "M", n_nodes=v),
+            True,
+            TypeError,
+            "n_nodes",
+        ),
         # before: 1 was taken as True
         (lambda v: survfair.load_flchain(perturb=v), 1, TypeError, "perturb"),
     ],
@@ -461,40 +633,63 @@ def test_options_are_keyword_only():
     from survfair import simulate
 
     cases = {
-        survfair.balanced_xauc: ["confidence_level"], survfair.min_utility: ["alpha", "beta"],
-        survfair.nash_welfare: ["alpha", "beta"], survfair.utility: ["alpha", "beta"],
-        survfair.abs_delta_between: ["a", "b"], survfair.omnibus_test: ["hypothesis"],
-        survfair.adjust_p_values: ["method"], survfair.fairness_profile: ["time"],
-        survfair.make_xci_scorer: ["statistic"], simulate.ph_xci_integral: ["n_nodes"],
-        survfair.load_flchain: ["covariates", "perturb"], simulate.CohortDesign.draw: ["random_state"],
+        survfair.balanced_xauc: ["confidence_level"],
+        survfair.min_utility: ["alpha", "beta"],
+        survfair.nash_welfare: ["alpha", "beta"],
+        survfair.utility: ["alpha", "beta"],
+        survfair.abs_delta_between: ["a", "b"],
+        survfair.omnibus_test: ["hypothesis"],
+        survfair.adjust_p_values: ["method"],
+        survfair.fairness_profile: ["time"],
+        survfair.make_xci_scorer: ["statistic"],
+        simulate.ph_xci_integral: ["n_nodes"],
+        survfair.load_flchain: ["covariates", "perturb"],
+        simulate.CohortDesign.draw: ["random_state"],
         simulate.CohortDesign.censored_fraction: ["n", "random_state"],
         simulate.CohortDesign.true_xci: ["n_truth", "random_state"],
     }
     for function, names in cases.items():
         parameters = inspect.signature(function).parameters
         for name in names:
-            assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, (function.__qualname__, name)
+            assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, (
+                function.__qualname__,
+                name,
+            )
     # one name for the replications and for the truth's draws
     assert "n_replications" in inspect.signature(simulate.study).parameters
     assert "n_replications" in inspect.signature(simulate.ipcw_bias_study).parameters
     assert "n_truth" in inspect.signature(simulate.coverage_study).parameters
 
 
-@pytest.mark.parametrize("call, parameter", [
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, confidence_level=2), "confidence_level"),
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, tied_tol=-1.0), "tied_tol"),
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, tau=-1.0), "tau"),
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, n_jobs=0), "n_jobs"),
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, strict="yes"), "strict"),
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, method="uno"), "method"),
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, ci="bootstrap", n_resamples=1), "n_resamples"),
-    (lambda t, e, g, r: survfair.xci(t[:-1], e, g, r), None),  # mismatched lengths: no single argument
-    (lambda t, e, g, r: survfair.xci(np.where(np.arange(t.size) == 3, np.nan, t), e, g, r), "time"),
-    (lambda t, e, g, r: survfair.xci(t, e.astype(int) * 2, g, r), "event"),
-    (lambda t, e, g, r: survfair.xci(t, e, g, r, weights=-np.ones(t.size)), "weights"),
-    (lambda t, e, g, r: survfair.calibration(t, e, g, np.clip(r, 0.01, 0.99), [1.0], confidence_level=0), "confidence_level"),
-    (lambda t, e, g, r: survfair.xauc((e > 0).astype(int), g, r, tied_tol=-1), "tied_tol"),
-])
+@pytest.mark.parametrize(
+    "call, parameter",
+    [
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, confidence_level=2), "confidence_level"),
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, tied_tol=-1.0), "tied_tol"),
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, tau=-1.0), "tau"),
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, n_jobs=0), "n_jobs"),
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, strict="yes"), "strict"),
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, method="uno"), "method"),
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, ci="bootstrap", n_resamples=1), "n_resamples"),
+        (
+            lambda t, e, g, r: survfair.xci(t[:-1], e, g, r),
+            None,
+        ),  # mismatched lengths: no single argument
+        (
+            lambda t, e, g, r: survfair.xci(np.where(np.arange(t.size) == 3, np.nan, t), e, g, r),
+            "time",
+        ),
+        (lambda t, e, g, r: survfair.xci(t, e.astype(int) * 2, g, r), "event"),
+        (lambda t, e, g, r: survfair.xci(t, e, g, r, weights=-np.ones(t.size)), "weights"),
+        (
+            lambda t, e, g, r: survfair.calibration(
+                t, e, g, np.clip(r, 0.01, 0.99), [1.0], confidence_level=0
+            ),
+            "confidence_level",
+        ),
+        (lambda t, e, g, r: survfair.xauc((e > 0).astype(int), g, r, tied_tol=-1), "tied_tol"),
+    ],
+)
 def test_errors_carry_the_parameter(call, parameter):
     """Issue 35: the validation's errors are InvalidParameterError (a ValueError and a TypeError)
     naming the argument at fault in ``.parameter``, which the command line maps to its option."""

@@ -61,10 +61,18 @@ def brute_delong(y, g, s, groups):
             value = 0.0
             if a == c:
                 m = v10[a, b].size
-                value += np.sum((v10[a, b] - v10[a, b].mean()) * (v10[c, d] - v10[c, d].mean())) / (m - 1) / m
+                value += (
+                    np.sum((v10[a, b] - v10[a, b].mean()) * (v10[c, d] - v10[c, d].mean()))
+                    / (m - 1)
+                    / m
+                )
             if b == d:
                 n = v01[a, b].size
-                value += np.sum((v01[a, b] - v01[a, b].mean()) * (v01[c, d] - v01[c, d].mean())) / (n - 1) / n
+                value += (
+                    np.sum((v01[a, b] - v01[a, b].mean()) * (v01[c, d] - v01[c, d].mean()))
+                    / (n - 1)
+                    / n
+                )
             cov[x, z] = value
     return cov
 
@@ -130,7 +138,12 @@ def test_labels_strings_booleans_and_dataframe_columns():
     y, g, s, groups = make_data(4, n=200, n_groups=2)
     base = xauc(y, g, s)
     frame = pd.DataFrame(
-        {"outcome": np.where(y == 1, "yes", "no"), "grp": g, "sex": np.where(np.arange(200) % 2, "F", "M"), "p": s},
+        {
+            "outcome": np.where(y == 1, "yes", "no"),
+            "grp": g,
+            "sex": np.where(np.arange(200) % 2, "F", "M"),
+            "p": s,
+        },
         index=pd.RangeIndex(1000, 1200),
     )
     named = xauc("outcome", "grp", "p", data=frame, positive="yes")
@@ -144,10 +157,14 @@ def test_labels_strings_booleans_and_dataframe_columns():
     assert conditional_xauc(named, "a", "b").index.equals(frame.index)
 
 
-@pytest.mark.filterwarnings("ignore:the pooled AUC:UserWarning")  # random scores, either orientation
+@pytest.mark.filterwarnings(
+    "ignore:the pooled AUC:UserWarning"
+)  # random scores, either orientation
 @settings(max_examples=25, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(-5, 5)), min_size=6, max_size=40),
+    st.lists(
+        st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(-5, 5)), min_size=6, max_size=40
+    ),
     st.integers(0, 10_000),
 )
 def test_property_brute_force_transform_and_permutation(rows, seed):
@@ -171,8 +188,12 @@ def test_property_brute_force_transform_and_permutation(rows, seed):
 def test_delong_covariance_equals_direct_placement_computation(n_groups):
     y, g, s, groups = make_data(5, n=250, n_groups=n_groups)
     res = xauc(y, g, s)
-    np.testing.assert_allclose(res.covariance, brute_delong(y, g, s, groups), rtol=1e-10, atol=1e-14)
-    np.testing.assert_allclose(res.se.to_numpy() ** 2, np.diag(res.covariance).reshape(res.values.shape))
+    np.testing.assert_allclose(
+        res.covariance, brute_delong(y, g, s, groups), rtol=1e-10, atol=1e-14
+    )
+    np.testing.assert_allclose(
+        res.se.to_numpy() ** 2, np.diag(res.covariance).reshape(res.values.shape)
+    )
 
 
 def test_delong_single_auc_textbook_formula():
@@ -182,7 +203,9 @@ def test_delong_single_auc_textbook_formula():
     s = np.round(rng.normal(size=120) + y, 1)
     res = xauc(y, np.zeros(120), s)
     psi = _psi(s[y == 1], s[y == 0])
-    expected = psi.mean(axis=1).var(ddof=1) / psi.shape[0] + psi.mean(axis=0).var(ddof=1) / psi.shape[1]
+    expected = (
+        psi.mean(axis=1).var(ddof=1) / psi.shape[0] + psi.mean(axis=0).var(ddof=1) / psi.shape[1]
+    )
     assert abs(res.covariance[0, 0] - expected) <= 1e-15
 
 
@@ -194,8 +217,12 @@ def test_delta_between_of_xauc_uses_the_delong_covariance():
     assert res.covariance[ab, ba] == 0.0  # disjoint samples
     assert res.covariance[ab, aa] != 0.0  # shared positives of group a
     est = survfair.delta_between(res, "a", "b")
-    assert est.value == pytest.approx(res.matrix.loc["a", "b"] - res.matrix.loc["b", "a"], abs=1e-15)
-    assert est.se == pytest.approx(math.sqrt(res.covariance[ab, ab] + res.covariance[ba, ba]), rel=1e-12)
+    assert est.value == pytest.approx(
+        res.matrix.loc["a", "b"] - res.matrix.loc["b", "a"], abs=1e-15
+    )
+    assert est.se == pytest.approx(
+        math.sqrt(res.covariance[ab, ab] + res.covariance[ba, ba]), rel=1e-12
+    )
     z = 1.959963984540054
     assert est.confidence_interval.low == pytest.approx(est.value - z * est.se, rel=1e-9)
     assert 0 <= est.p_value <= 1 and est.null == 0.0
@@ -205,7 +232,9 @@ def test_delta_between_of_xauc_uses_the_delong_covariance():
     within = survfair.delta_within(res, "a", "b")
     cov = brute_delong(y, g, s, groups)
     bb = 1 * k + 1
-    assert within.se == pytest.approx(math.sqrt(cov[aa, aa] + cov[bb, bb] - 2 * cov[aa, bb]), rel=1e-10)
+    assert within.se == pytest.approx(
+        math.sqrt(cov[aa, aa] + cov[bb, bb] - 2 * cov[aa, bb]), rel=1e-10
+    )
 
 
 def test_delong_interval_coverage_small_monte_carlo():
@@ -242,7 +271,7 @@ def test_balanced_xauc_values_and_delong_variances_equal_brute_force():
     cov = np.cov(psi_a.mean(axis=0), psi_b.mean(axis=0))[0, 1] / psi_a.shape[1]
     est = delta_balanced_xauc(res, "a", "b", outcome=1)
     assert est.value == pytest.approx(psi_a.mean() - psi_b.mean(), abs=1e-12)
-    assert est.se ** 2 == pytest.approx(var_a + var_b - 2 * cov, rel=1e-10)
+    assert est.se**2 == pytest.approx(var_a + var_b - 2 * cov, rel=1e-10)
     est0 = delta_balanced_xauc(res, "a", "b", outcome=0)
     assert est0.value == pytest.approx(table.loc["a", "xauc0"] - table.loc["b", "xauc0"], abs=1e-12)
 
@@ -270,7 +299,12 @@ def test_xroc_area_equals_xauc_with_ties():
         for b in groups:
             curve = xroc(res, a, b)
             assert curve.area == pytest.approx(res.matrix.loc[a, b], abs=1e-12)
-            assert curve.fpr[0] == 0 and curve.tpr[0] == 0 and curve.fpr[-1] == 1 and curve.tpr[-1] == 1
+            assert (
+                curve.fpr[0] == 0
+                and curve.tpr[0] == 0
+                and curve.fpr[-1] == 1
+                and curve.tpr[-1] == 1
+            )
             assert np.all(np.diff(curve.thresholds) < 0) and np.isinf(curve.thresholds[0])
             # definition 1: TPR of a's positives and FPR of b's negatives at each threshold
             theta = curve.thresholds[3]
@@ -279,8 +313,12 @@ def test_xroc_area_equals_xauc_with_ties():
             assert curve.fpr[3] == pytest.approx(np.mean(neg >= theta))
     table = balanced_xauc(res)
     for a in groups:
-        assert balanced_xroc(res, a, outcome=1).area == pytest.approx(table.loc[a, "xauc1"], abs=1e-12)
-        assert balanced_xroc(res, a, outcome=0).area == pytest.approx(table.loc[a, "xauc0"], abs=1e-12)
+        assert balanced_xroc(res, a, outcome=1).area == pytest.approx(
+            table.loc[a, "xauc1"], abs=1e-12
+        )
+        assert balanced_xroc(res, a, outcome=0).area == pytest.approx(
+            table.loc[a, "xauc0"], abs=1e-12
+        )
     frame = xroc(res, "a", "b").to_frame()
     assert list(frame.columns) == ["threshold", "fpr", "tpr"]
     with pytest.raises(ValueError):
@@ -319,7 +357,9 @@ def test_group_metrics_auc_and_brier():
         m = g == a
         assert table.loc[a, "auc"] == pytest.approx(roc_auc_score(y[m], p[m]), abs=1e-12)
         assert table.loc[a, "brier"] == pytest.approx(brier_score_loss(y[m], p[m]), abs=1e-12)
-        assert table.loc[a, "brier_se"] == pytest.approx(((p[m] - y[m]) ** 2).std(ddof=1) / math.sqrt(m.sum()))
+        assert table.loc[a, "brier_se"] == pytest.approx(
+            ((p[m] - y[m]) ** 2).std(ddof=1) / math.sqrt(m.sum())
+        )
         assert table.loc[a, "n"] == m.sum() and table.loc[a, "positives"] == y[m].sum()
     with pytest.warns(UserWarning, match="not probabilities"):
         table = group_metrics(xauc(y, g, p * 3 - 1))
@@ -336,7 +376,10 @@ def test_result_is_frozen_readable_and_exports():
     with pytest.raises(ValueError):
         res.covariance[0, 0] = 1.0
     frame = res.to_frame()
-    assert list(frame.columns[:4]) == ["a", "b", "positives", "negatives"] and frame.columns[-1] == "ci_high"
+    assert (
+        list(frame.columns[:4]) == ["a", "b", "positives", "negatives"]
+        and frame.columns[-1] == "ci_high"
+    )
     assert res.matrix.index.name == "a (positive)" and res.matrix.columns.name == "b (negative)"
     json.dumps(res.to_dict())
     low, high = res.confidence_interval(0.5)
@@ -365,19 +408,50 @@ def test_empty_cell_is_nan_with_warning():
         ({"y": [1, 1, 1, 1, 1, 1]}, ValueError, "no negatives"),
         ({"y": [1, 0, 1, 0, 1, 0], "positive": 2}, ValueError, r"positive=2 does not occur in y"),
         ({"y": [1, 0, np.nan, 0, 1, 0]}, ValueError, r"y contains missing values at rows \[2\]"),
-        ({"y": [1, 0, 1, 0, 1]}, ValueError, "mismatched lengths: y has 5, group has 6, score has 6"),
-        ({"score": [0.1, np.nan, 0.3, 0.4, 0.5, 0.6]}, ValueError, r"score contains NaN.*rows \[1\]"),
+        (
+            {"y": [1, 0, 1, 0, 1]},
+            ValueError,
+            "mismatched lengths: y has 5, group has 6, score has 6",
+        ),
+        (
+            {"score": [0.1, np.nan, 0.3, 0.4, 0.5, 0.6]},
+            ValueError,
+            r"score contains NaN.*rows \[1\]",
+        ),
         ({"score": ["x", "y", "z", "x", "y", "z"]}, TypeError, "score must be numeric"),
         ({"positive": [1]}, TypeError, "positive must be a single label"),
         ({"tied_tol": -1.0}, ValueError, "tied_tol must be"),
-        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be a number in \(0, 1\), got 1.5"),
-        ({"group": ["a", None, "a", "b", "b", "b"]}, ValueError, r"group contains missing labels at rows \[1\]"),
+        (
+            {"confidence_level": 1.5},
+            ValueError,
+            r"confidence_level must be a number in \(0, 1\), got 1.5",
+        ),
+        (
+            {"group": ["a", None, "a", "b", "b", "b"]},
+            ValueError,
+            r"group contains missing labels at rows \[1\]",
+        ),
     ],
-    ids=["three-classes", "one-class", "positive-absent", "y-nan", "lengths", "score-nan", "score-type",
-         "positive-type", "tied-tol", "level", "group-missing"],
+    ids=[
+        "three-classes",
+        "one-class",
+        "positive-absent",
+        "y-nan",
+        "lengths",
+        "score-nan",
+        "score-type",
+        "positive-type",
+        "tied-tol",
+        "level",
+        "group-missing",
+    ],
 )
 def test_validation_errors(kwargs, error, match):
-    args = {"y": [1, 0, 1, 0, 1, 0], "group": ["a", "a", "a", "b", "b", "b"], "score": [0.9, 0.1, 0.8, 0.3, 0.6, 0.2]}
+    args = {
+        "y": [1, 0, 1, 0, 1, 0],
+        "group": ["a", "a", "a", "b", "b", "b"],
+        "score": [0.9, 0.1, 0.8, 0.3, 0.6, 0.2],
+    }
     args.update(kwargs)
     y, group, score = args.pop("y"), args.pop("group"), args.pop("score")
     with pytest.raises(error, match=match):
@@ -420,25 +494,82 @@ def test_cli_binary_report_and_horizon_table():
 
     y, g, s, _ = make_data(16, n=300, n_groups=3)
     rng = np.random.default_rng(16)
-    frame = pd.DataFrame({"dead": np.where(y == 1, "yes", "no"), "grp": g, "score": s,
-                          "t": rng.exponential(size=300) + 0.01, "e": rng.integers(0, 2, 300)})
-    args = _parser().parse_args(["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp",
-                                 "--risk", "score"])
+    frame = pd.DataFrame(
+        {
+            "dead": np.where(y == 1, "yes", "no"),
+            "grp": g,
+            "score": s,
+            "t": rng.exponential(size=300) + 0.01,
+            "e": rng.integers(0, 2, 300),
+        }
+    )
+    args = _parser().parse_args(
+        ["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp", "--risk", "score"]
+    )
     text = run_binary_audit(args, frame)
     res = xauc(frame.dead, g, s, positive="yes")
     assert f"{res.matrix.loc['a', 'b']:.3f}" in text and "Balanced xAUC" in text
     estimate = survfair.delta_between(res, "b", "c")
-    assert f"{abs(estimate.value):.4f}" in text  # every pair's ΔxAUC is printed (favoured group first)
-    assert json.loads(run_binary_audit(_parser().parse_args(
-        ["--binary", "--outcome", "dead", "--positive", "yes", "--group", "grp", "--risk", "score",
-         "--format", "json"]), frame))["overall"] == pytest.approx(res.overall)
+    assert (
+        f"{abs(estimate.value):.4f}" in text
+    )  # every pair's ΔxAUC is printed (favoured group first)
+    assert json.loads(
+        run_binary_audit(
+            _parser().parse_args(
+                [
+                    "--binary",
+                    "--outcome",
+                    "dead",
+                    "--positive",
+                    "yes",
+                    "--group",
+                    "grp",
+                    "--risk",
+                    "score",
+                    "--format",
+                    "json",
+                ]
+            ),
+            frame,
+        )
+    )["overall"] == pytest.approx(res.overall)
     with pytest.raises(CLIError, match="--positive 'maybe' does not occur"):
-        run_binary_audit(_parser().parse_args(["--binary", "--outcome", "dead", "--positive", "maybe",
-                                               "--group", "grp", "--risk", "score"]), frame)
+        run_binary_audit(
+            _parser().parse_args(
+                [
+                    "--binary",
+                    "--outcome",
+                    "dead",
+                    "--positive",
+                    "maybe",
+                    "--group",
+                    "grp",
+                    "--risk",
+                    "score",
+                ]
+            ),
+            frame,
+        )
     with pytest.raises(CLIError, match="needs --outcome"):
-        run_binary_audit(_parser().parse_args(["--binary", "--group", "grp", "--risk", "score"]), frame)
-    args = _parser().parse_args(["--time", "t", "--event", "e", "--group", "grp", "--risk", "score",
-                                 "--horizon", "0.5", "--horizon", "1.0"])
+        run_binary_audit(
+            _parser().parse_args(["--binary", "--group", "grp", "--risk", "score"]), frame
+        )
+    args = _parser().parse_args(
+        [
+            "--time",
+            "t",
+            "--event",
+            "e",
+            "--group",
+            "grp",
+            "--risk",
+            "score",
+            "--horizon",
+            "0.5",
+            "--horizon",
+            "1.0",
+        ]
+    )
     table = horizon_table(args, frame)
     expected = survfair.xauc_t("t", "e", "grp", "score", [0.5, 1.0], data=frame).to_frame()
     assert "t = 0.5" in table and "t = 1" in table
@@ -476,8 +607,15 @@ def test_balanced_xauc_interval_is_logit_wald_and_stays_in_unit_interval():
     assert table.loc["a", "xauc1"] + z * table.loc["a", "xauc1_se"] > 1.05  # the old limit passed 1
     for outcome in (1, 0):
         low, high = table[f"xauc{outcome}_ci_low"], table[f"xauc{outcome}_ci_high"]
-        assert ((0 <= low) & (low <= table[f"xauc{outcome}"]) & (table[f"xauc{outcome}"] <= high) & (high <= 1)).all()
-        expected = cell_wald_interval(table[f"xauc{outcome}"].to_numpy(), table[f"xauc{outcome}_se"].to_numpy(), 0.95)
+        assert (
+            (0 <= low)
+            & (low <= table[f"xauc{outcome}"])
+            & (table[f"xauc{outcome}"] <= high)
+            & (high <= 1)
+        ).all()
+        expected = cell_wald_interval(
+            table[f"xauc{outcome}"].to_numpy(), table[f"xauc{outcome}_se"].to_numpy(), 0.95
+        )
         np.testing.assert_array_equal(low.to_numpy(), expected[0])
         np.testing.assert_array_equal(high.to_numpy(), expected[1])
     # another level, and the rule's boundary case: a value of 1 with se 0 gets [1, 1]
@@ -486,8 +624,14 @@ def test_balanced_xauc_interval_is_logit_wald_and_stays_in_unit_interval():
     table = balanced_xauc(res, confidence_level=0.8)
     expected = cell_wald_interval(table["xauc0"].to_numpy(), table["xauc0_se"].to_numpy(), 0.8)
     np.testing.assert_array_equal(table["xauc0_ci_low"].to_numpy(), expected[0])
-    perfect = balanced_xauc(xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [4, 3, 1, 0, 5, 6, 2, -1]))
-    assert (perfect["xauc1"] == 1).all() and (perfect["xauc1_ci_low"] == 1).all() and (perfect["xauc1_ci_high"] == 1).all()
+    perfect = balanced_xauc(
+        xauc([1, 1, 0, 0, 1, 1, 0, 0], ["a"] * 4 + ["b"] * 4, [4, 3, 1, 0, 5, 6, 2, -1])
+    )
+    assert (
+        (perfect["xauc1"] == 1).all()
+        and (perfect["xauc1_ci_low"] == 1).all()
+        and (perfect["xauc1_ci_high"] == 1).all()
+    )
 
 
 def test_group_metrics_auc_interval_equals_the_matrix_diagonal():
@@ -512,17 +656,24 @@ def test_overall_estimate_is_delong_of_the_pooled_auc(n_groups):
     everyone = np.ones(len(y), bool)
     value, variance = brute_balanced(y, s, everyone, everyone)
     assert est.value == pytest.approx(roc_auc_score(y, s), abs=1e-12) and est.value == res.overall
-    assert est.se ** 2 == pytest.approx(variance, rel=1e-10)
+    assert est.se**2 == pytest.approx(variance, rel=1e-10)
     low, high = cell_wald_interval(np.array([est.value]), np.array([est.se]), 0.95)
     assert (est.confidence_interval.low, est.confidence_interval.high) == (low[0], high[0])
-    assert est.null == 0.5 and est.p_value == pytest.approx(2 * (1 - 0.5 * (1 + math.erf(
-        abs(est.value - 0.5) / est.se / math.sqrt(2)))), rel=1e-9)
+    assert est.null == 0.5 and est.p_value == pytest.approx(
+        2 * (1 - 0.5 * (1 + math.erf(abs(est.value - 0.5) / est.se / math.sqrt(2)))), rel=1e-9
+    )
     if n_groups == 1:  # a single group: the pooled AUC is the one cell, with its DeLong se
         assert est.se == pytest.approx(res.se.iloc[0, 0], rel=1e-12)
     assert res.overall_estimate(confidence_level=0.5).confidence_interval.high < high[0]
     exported = res.to_dict()
-    assert exported["overall"] == res.overall and "auc" not in exported  # one name: overall, as on the object
-    assert exported["overall_se"] == est.se and exported["overall_ci_low"] == low[0] and exported["overall_ci_high"] == high[0]
+    assert (
+        exported["overall"] == res.overall and "auc" not in exported
+    )  # one name: overall, as on the object
+    assert (
+        exported["overall_se"] == est.se
+        and exported["overall_ci_low"] == low[0]
+        and exported["overall_ci_high"] == high[0]
+    )
     with pytest.raises(TypeError, match="null must be a finite number"):
         res.overall_estimate(null="0.5")
 
@@ -543,8 +694,17 @@ def test_group_metrics_cross_group_rows_equal_matrix_cells_with_two_groups():
         assert table.loc[a, "xauc_others_vs_ci_high"] == pytest.approx(high.loc[b, a], rel=1e-12)
     # Table 1's layout: the "XAUC" row is xAUC(a, b) under a and xAUC(b, a) under b
     assert table.loc["b", "xauc_vs_others"] == table.loc["a", "xauc_others_vs"]
-    assert list(table.columns[:9]) == ["n", "positives", "negatives", "auc", "auc_se", "auc_ci_low", "auc_ci_high",
-                                       "brier", "brier_se"]
+    assert list(table.columns[:9]) == [
+        "n",
+        "positives",
+        "negatives",
+        "auc",
+        "auc_se",
+        "auc_ci_low",
+        "auc_ci_high",
+        "brier",
+        "brier_se",
+    ]
 
 
 @pytest.mark.filterwarnings("ignore:scores are not probabilities:UserWarning")
@@ -576,10 +736,14 @@ def test_score_oriented_against_positive_is_warned():
         warnings.simplefilter("error")  # the right orientation: no warning at all
         res = xauc(y, g, p)
         group_metrics(res)
-    with pytest.warns(UserWarning, match=r"pooled AUC is 0\.\d+ < 0\.5.*oriented against positive=0.*P\(y == 0\)"):
+    with pytest.warns(
+        UserWarning, match=r"pooled AUC is 0\.\d+ < 0\.5.*oriented against positive=0.*P\(y == 0\)"
+    ):
         flipped = xauc(y, g, p, positive=0)
     assert flipped.overall == pytest.approx(1 - res.overall, abs=1e-12)
-    with pytest.warns(UserWarning, match=r"Brier score compares it with 1\[y == 0\] and needs P\(y == 0\)"):
+    with pytest.warns(
+        UserWarning, match=r"Brier score compares it with 1\[y == 0\] and needs P\(y == 0\)"
+    ):
         table = group_metrics(flipped)
     assert table["brier"].notna().all()  # still reported, but warned
     with warnings.catch_warnings():
@@ -608,9 +772,15 @@ def test_flipping_outcome_coding_and_negating_score_transposes_exactly(n_groups)
     # ... and the balanced xAUCs swap: xAUC^1 <-> xAUC^0 per group
     before, after = balanced_xauc(res), balanced_xauc(flipped)
     for suffix in ("", "_se", "_ci_low", "_ci_high"):
-        np.testing.assert_array_equal(after[f"xauc1{suffix}"].to_numpy(), before[f"xauc0{suffix}"].to_numpy())
-        np.testing.assert_array_equal(after[f"xauc0{suffix}"].to_numpy(), before[f"xauc1{suffix}"].to_numpy())
-    assert survfair.delta_between(flipped, "a", "b").value == pytest.approx(-survfair.delta_between(res, "a", "b").value, abs=1e-15)
+        np.testing.assert_array_equal(
+            after[f"xauc1{suffix}"].to_numpy(), before[f"xauc0{suffix}"].to_numpy()
+        )
+        np.testing.assert_array_equal(
+            after[f"xauc0{suffix}"].to_numpy(), before[f"xauc1{suffix}"].to_numpy()
+        )
+    assert survfair.delta_between(flipped, "a", "b").value == pytest.approx(
+        -survfair.delta_between(res, "a", "b").value, abs=1e-15
+    )
     # without negating the score: the complement of the transposed matrix (and a warning)
     with pytest.warns(UserWarning, match="oriented against positive=0"):
         same_score = xauc(y, g, s, positive=0)

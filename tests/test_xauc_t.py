@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _brute import weighted_censoring_survival
 from sksurv.datasets import load_veterans_lung_cancer, load_whas500
 from sksurv.metrics import cumulative_dynamic_auc
 from sksurv.nonparametric import CensoringDistributionEstimator
@@ -12,7 +13,6 @@ from sksurv.util import Surv
 
 import survfair
 from survfair import PositivityError, UndefinedXAUCWarning, xauc_t
-from _brute import weighted_censoring_survival
 
 TOL = 1e-8
 
@@ -60,7 +60,9 @@ def brute_xauc_t(time, event, g, risk, t, groups, censoring):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_one_group_equals_sksurv(seed, censoring):
     time, event, _, risk, _ = make_survival(seed, n=400, n_groups=1)
-    event[time == time.max()] = True  # scikit-survival refuses data whose censoring survival reaches 0
+    event[time == time.max()] = (
+        True  # scikit-survival refuses data whose censoring survival reaches 0
+    )
     y = Surv.from_arrays(event, time)
     times = np.quantile(time, [0.1, 0.3, 0.5, 0.7, 0.9])
     expected, _ = cumulative_dynamic_auc(y, y, risk, times)
@@ -69,7 +71,9 @@ def test_one_group_equals_sksurv(seed, censoring):
     np.testing.assert_array_equal(frame["time"].to_numpy(), np.unique(times))
 
 
-@pytest.mark.parametrize("loader, column", [(load_whas500, "age"), (load_veterans_lung_cancer, "Karnofsky_score")])
+@pytest.mark.parametrize(
+    "loader, column", [(load_whas500, "age"), (load_veterans_lung_cancer, "Karnofsky_score")]
+)
 def test_one_group_equals_sksurv_on_real_data(loader, column):
     x, y = loader()
     risk = x[column].to_numpy(dtype=float)
@@ -89,13 +93,28 @@ def test_three_groups_equal_brute_force(censoring):
     times = [0.3, 0.8]
     frame = xauc_t(time, event, g, risk, times, censoring=censoring).to_frame()
     assert list(frame.columns) == [
-        "time", "a", "b", "cases", "controls", "weighted_cases", "pairs", "concordant", "tied_risk",
-        "numerator", "denominator", "xauc", "se", "ci_low", "ci_high",
+        "time",
+        "a",
+        "b",
+        "cases",
+        "controls",
+        "weighted_cases",
+        "pairs",
+        "concordant",
+        "tied_risk",
+        "numerator",
+        "denominator",
+        "xauc",
+        "se",
+        "ci_low",
+        "ci_high",
     ]
     for t in times:
         part = frame[frame.time == t]
         matrix = part.pivot(index="a", columns="b", values="xauc").loc[groups, groups].to_numpy()
-        np.testing.assert_allclose(matrix, brute_xauc_t(time, event, g, risk, t, groups, censoring), atol=1e-12)
+        np.testing.assert_allclose(
+            matrix, brute_xauc_t(time, event, g, risk, t, groups, censoring), atol=1e-12
+        )
         for row in part.itertuples():
             assert row.cases == np.sum((g == row.a) & event & (time <= t))
             assert row.controls == np.sum((g == row.b) & (time > t))
@@ -154,7 +173,9 @@ def test_positivity_error_names_group_and_time():
     g = np.array(["a", "a", "a", "b", "b", "b", "b"])
     with pytest.raises(PositivityError, match=r"group 'a' is 0 at time 2"):
         xauc_t(time, event, g, np.arange(7.0), [2.5])
-    with pytest.warns(UndefinedXAUCWarning, match=r"t=2.5 \('a', 'a'\)"):  # group a has no control after 2.5
+    with pytest.warns(
+        UndefinedXAUCWarning, match=r"t=2.5 \('a', 'a'\)"
+    ):  # group a has no control after 2.5
         pooled = xauc_t(time, event, g, np.arange(7.0), [2.5], censoring="pooled").to_frame()
     assert pooled["xauc"].notna().sum() == 2
 
@@ -171,7 +192,9 @@ def test_agrees_with_binary_xauc_without_censoring_before_t():
     t = 0.7
     frame = xauc_t(time, event, g, risk, [t]).to_frame()
     binary = survfair.xauc((time <= t).astype(int), g, risk)
-    matrix = frame.pivot(index="a", columns="b", values="xauc").loc[["a", "b"], ["a", "b"]].to_numpy()
+    matrix = (
+        frame.pivot(index="a", columns="b", values="xauc").loc[["a", "b"], ["a", "b"]].to_numpy()
+    )
     np.testing.assert_allclose(matrix, binary.values, atol=1e-12)
 
 
@@ -202,9 +225,9 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
     """The influence rows behind the ``se`` column: their Kaplan-Meier part equals the finite-
     difference derivative of the estimate in each row's case weight with the censoring fit
     refitted, minus the same derivative with the fit held fixed (tied times and risks)."""
+    from survfair._binary.xauc_t import _influence_cells
     from survfair._core.kernel import count_pairs_and_contributions
     from survfair._core.validation import check_survival_inputs
-    from survfair._binary.xauc_t import _influence_cells
 
     time, event, g, risk, groups = make_survival(7, n=45, n_groups=2)
     t = 0.5
@@ -218,7 +241,11 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
         members = case & (sample.group_codes == code)
         inverse[members] = 1.0 / curves.evaluate(code, sample.time[members])
     counts, _, parts = count_pairs_and_contributions(
-        np.where(case[rows], 0.0, 1.0), case[rows], sample.group_codes[rows], sample.risk[rows], 2,
+        np.where(case[rows], 0.0, 1.0),
+        case[rows],
+        sample.group_codes[rows],
+        sample.risk[rows],
+        2,
         row_weight=np.where(case[rows], inverse[rows], 1.0),
     )
     by_time = np.argsort(sample.time)
@@ -226,10 +253,12 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
     time_position[by_time] = np.arange(len(time))
     curve_of = np.zeros(2, np.int64) if censoring == "pooled" else np.arange(2, dtype=np.int64)
     full = _influence_cells(sample, rows, parts, counts, time_position, curve_of)
-    fixed = _influence_cells(sample, rows, parts, counts, time_position, curve_of, weights_estimated=False)
+    fixed = _influence_cells(
+        sample, rows, parts, counts, time_position, curve_of, weights_estimated=False
+    )
     km_term = np.empty_like(full)
     km_term[by_time] = full - fixed
-    np.testing.assert_allclose(np.sqrt((full ** 2).sum(0)), frame["se"].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.sqrt((full**2).sum(0)), frame["se"].to_numpy(), rtol=1e-12)
 
     labels = list(sample.groups)
     ones = np.ones(len(time))
@@ -257,7 +286,11 @@ def test_standard_errors_agree_with_the_bootstrap():
     draws = []
     for _ in range(400):
         rows = np.concatenate([rng.choice(np.flatnonzero(g == a), (g == a).sum()) for a in groups])
-        draws.append(xauc_t(time[rows], event[rows], g[rows], risk[rows], [0.6]).to_frame()["xauc"].to_numpy())
+        draws.append(
+            xauc_t(time[rows], event[rows], g[rows], risk[rows], [0.6])
+            .to_frame()["xauc"]
+            .to_numpy()
+        )
     ratio = frame["se"].to_numpy() / np.std(draws, axis=0, ddof=1)
     assert np.all((ratio > 0.8) & (ratio < 1.2)), ratio
     low, high = frame["ci_low"].to_numpy(), frame["ci_high"].to_numpy()
@@ -310,13 +343,19 @@ def test_result_is_frozen_and_exports_like_every_estimator():
     time, event = rng.exponential(size=n), rng.random(n) < 0.7
     group, risk = np.array(["a", "b"])[np.arange(n) % 2], rng.normal(size=n)
     res = xauc_t(time, event, group, risk, [0.5, 1.0], confidence_level=0.9)
-    assert isinstance(res, survfair.XAUCtResult) and res.confidence_level == 0.9 and res.groups == ("a", "b")
+    assert (
+        isinstance(res, survfair.XAUCtResult)
+        and res.confidence_level == 0.9
+        and res.groups == ("a", "b")
+    )
     frame = res.to_frame()
     frame.loc[0, "xauc"] = -1.0  # a copy: the result does not change
     assert res.to_frame().loc[0, "xauc"] != -1.0
     at = res.to_frame().query("time == 0.5")
     assert res.matrix(0.5).loc["a", "b"] == at.query("a == 'a' and b == 'b'")["xauc"].item()
-    np.testing.assert_array_equal(res.confidence_interval()[["ci_low", "ci_high"]], res.to_frame()[["ci_low", "ci_high"]])
+    np.testing.assert_array_equal(
+        res.confidence_interval()[["ci_low", "ci_high"]], res.to_frame()[["ci_low", "ci_high"]]
+    )
     wider = res.confidence_interval(0.99)
     assert (wider["ci_low"] <= res.to_frame()["ci_low"]).all()
     assert json.loads(json.dumps(res.to_dict()))["ci_method"] == "analytic"
@@ -338,7 +377,9 @@ def test_threads_give_bit_identical_horizons():
 
 def test_n_jobs_follows_the_xci_rule():
     with pytest.raises(ValueError, match=r"n_jobs must not be 0"):
-        survfair.xauc_t([1.0, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4.0, 3, 2, 1], [2.0], n_jobs=0)
+        survfair.xauc_t(
+            [1.0, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4.0, 3, 2, 1], [2.0], n_jobs=0
+        )
 
 
 def test_result_records_cause_controls_entry_weights_and_clusters():
@@ -351,20 +392,52 @@ def test_result_records_cause_controls_entry_weights_and_clusters():
     group, risk = list("abababab"), [8, 3, 6, 5, 4, 7, 2, 1]
     plain = xauc_t(time, [s == 1 for s in status], group, risk, [4.5])
     assert (plain.cause, plain.controls, plain.delayed_entry, plain.weighted, plain.n_clusters) == (
-        None, "event_free", False, False, None)
+        None,
+        "event_free",
+        False,
+        False,
+        None,
+    )
     assert repr(plain).splitlines()[0] == (
-        "XAUCtResult(groups=['a', 'b'], times=[4.5], censoring='group', ci_method='analytic')")
+        "XAUCtResult(groups=['a', 'b'], times=[4.5], censoring='group', ci_method='analytic')"
+    )
     assert "AUC(t) at t = 4.5" in repr(plain)  # the numbers follow the settings (issue 32.6)
-    res = xauc_t(time, status, group, risk, [4.5], cause=1, entry=[0, 0, 0.5, 0, 0, 0, 0, 0],
-                 weights=[1, 2, 1, 1, 1, 1, 1, 1], cluster=[0, 0, 1, 1, 2, 2, 3, 3])
-    assert (res.cause, res.controls, res.delayed_entry, res.weighted, res.n_clusters) == (1, "all", True, True, 4)
+    res = xauc_t(
+        time,
+        status,
+        group,
+        risk,
+        [4.5],
+        cause=1,
+        entry=[0, 0, 0.5, 0, 0, 0, 0, 0],
+        weights=[1, 2, 1, 1, 1, 1, 1, 1],
+        cluster=[0, 0, 1, 1, 2, 2, 3, 3],
+    )
+    assert (res.cause, res.controls, res.delayed_entry, res.weighted, res.n_clusters) == (
+        1,
+        "all",
+        True,
+        True,
+        4,
+    )
     exported = json.loads(json.dumps(res.to_dict()))
-    assert {k: exported[k] for k in ("cause", "controls", "delayed_entry", "weighted", "n_clusters")} == {
-        "cause": 1, "controls": "all", "delayed_entry": True, "weighted": True, "n_clusters": 4}
-    assert repr(res).splitlines()[0].endswith("cause=1, controls='all', delayed_entry=True, weighted=True, n_clusters=4)")
-    assert xauc_t(time, status, group, risk, [4.5], cause=1, controls="event_free").controls == "event_free"
+    assert {
+        k: exported[k] for k in ("cause", "controls", "delayed_entry", "weighted", "n_clusters")
+    } == {"cause": 1, "controls": "all", "delayed_entry": True, "weighted": True, "n_clusters": 4}
+    assert (
+        repr(res)
+        .splitlines()[0]
+        .endswith("cause=1, controls='all', delayed_entry=True, weighted=True, n_clusters=4)")
+    )
+    assert (
+        xauc_t(time, status, group, risk, [4.5], cause=1, controls="event_free").controls
+        == "event_free"
+    )
     # without cause the controls are the event-free whatever controls= says
-    assert xauc_t(time, [s == 1 for s in status], group, risk, [4.5], controls="all").controls == "event_free"
+    assert (
+        xauc_t(time, [s == 1 for s in status], group, risk, [4.5], controls="all").controls
+        == "event_free"
+    )
 
 
 def test_differences_per_horizon():
@@ -376,14 +449,32 @@ def test_differences_per_horizon():
     t, c = rng.exponential(np.exp(-r)), rng.exponential(2.0, n)
     res = xauc_t(np.minimum(t, c), t <= c, g, r, [0.3, 0.6])
     deltas = res.pairwise_deltas()
-    assert list(deltas.columns) == ["time", "summary", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
+    assert list(deltas.columns) == [
+        "time",
+        "summary",
+        "a",
+        "b",
+        "value",
+        "se",
+        "ci_low",
+        "ci_high",
+        "p_value",
+    ]
     assert len(deltas) == 2 * 6 and list(deltas["summary"][:2]) == ["delta_within", "delta_between"]
     for row in deltas.itertuples(index=False):
         m, se = res.matrix(row.time), res.se(row.time)
-        first, second = ((row.a, row.a), (row.b, row.b)) if row.summary == "delta_within" else ((row.a, row.b), (row.b, row.a))
+        first, second = (
+            ((row.a, row.a), (row.b, row.b))
+            if row.summary == "delta_within"
+            else ((row.a, row.b), (row.b, row.a))
+        )
         assert row.value == pytest.approx(m.loc[first] - m.loc[second])
         # Cauchy-Schwarz: |se1 - se2| <= se(difference) <= se1 + se2
-        assert abs(se.loc[first] - se.loc[second]) - 1e-12 <= row.se <= se.loc[first] + se.loc[second] + 1e-12
+        assert (
+            abs(se.loc[first] - se.loc[second]) - 1e-12
+            <= row.se
+            <= se.loc[first] + se.loc[second] + 1e-12
+        )
         assert -1 <= row.ci_low <= row.value <= row.ci_high <= 1
     z = float(deltas["value"].iloc[1] / deltas["se"].iloc[1])
     assert deltas["p_value"].iloc[1] == pytest.approx(math.erfc(abs(z) / math.sqrt(2)))

@@ -6,19 +6,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _brute import brute_xci
+from conftest import make_data
 from sksurv.metrics import concordance_index_censored, concordance_index_ipcw
 from sksurv.util import Surv
 
 import survfair
-from _brute import brute_xci
-from conftest import make_data
 
 CASES = [
     pytest.param(1, "naive", None, "group", False, id="1g-naive"),
     pytest.param(2, "naive", None, "group", False, id="2g-naive"),
     pytest.param(8, "naive", None, "group", False, id="8g-naive"),
     pytest.param(2, "naive", None, "group", True, id="2g-naive-strict"),
-    pytest.param(1, "naive", 18.0, "group", False, id="1g-naive-tau"),  # issue 33.6: naive truncates too
+    pytest.param(
+        1, "naive", 18.0, "group", False, id="1g-naive-tau"
+    ),  # issue 33.6: naive truncates too
     pytest.param(3, "naive", 18.0, "group", False, id="3g-naive-tau"),
     pytest.param(2, "naive", 18.0, "group", True, id="2g-naive-tau-strict"),
     pytest.param(1, "ipcw", 18.0, "group", False, id="1g-ipcw-tau"),
@@ -42,15 +44,31 @@ def test_matches_brute_force(n_groups, method, tau, censoring, strict, seed):
             event[np.flatnonzero(codes == g)[np.argmax(time[codes == g])]] = True
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = survfair.xci(time, event, codes, risk, method=method, tau=tau, censoring=censoring, strict=strict)
-    ref = brute_xci(time, event, codes, risk, n_groups, method=method, tau=tau, censoring=censoring, strict=strict)
+        res = survfair.xci(
+            time, event, codes, risk, method=method, tau=tau, censoring=censoring, strict=strict
+        )
+    ref = brute_xci(
+        time,
+        event,
+        codes,
+        risk,
+        n_groups,
+        method=method,
+        tau=tau,
+        censoring=censoring,
+        strict=strict,
+    )
     pc = res.pair_counts
     for name in ("comparable", "concordant", "tied_risk", "tied_time"):
         np.testing.assert_array_equal(getattr(pc, name), ref[name], err_msg=name)
     np.testing.assert_allclose(pc.numerator, ref["numerator"], rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(pc.denominator, ref["denominator"], rtol=1e-12, atol=1e-9)
     with np.errstate(invalid="ignore"):
-        expected = np.where(ref["denominator"] > 0, ref["numerator"] / np.where(ref["denominator"] > 0, ref["denominator"], 1), np.nan)
+        expected = np.where(
+            ref["denominator"] > 0,
+            ref["numerator"] / np.where(ref["denominator"] > 0, ref["denominator"], 1),
+            np.nan,
+        )
     np.testing.assert_allclose(res.values, expected, rtol=1e-12, atol=1e-12)
 
 
@@ -59,11 +77,18 @@ def test_matches_brute_force(n_groups, method, tau, censoring, strict, seed):
 def test_one_group_naive_equals_sksurv(seed, tied_tol):
     time, event, codes, risk = make_data(300, 1, seed)
     res = survfair.xci(time, event, codes, risk, method="naive", tied_tol=tied_tol)
-    cindex, concordant, discordant, tied_risk, tied_time = concordance_index_censored(event, time, risk, tied_tol=tied_tol)
+    cindex, concordant, discordant, tied_risk, tied_time = concordance_index_censored(
+        event, time, risk, tied_tol=tied_tol
+    )
     row = res.counts.iloc[0]
     assert res.values[0, 0] == cindex
     assert res.overall == cindex
-    assert (row.concordant, row.discordant, row.tied_risk, row.tied_time) == (concordant, discordant, tied_risk, tied_time)
+    assert (row.concordant, row.discordant, row.tied_risk, row.tied_time) == (
+        concordant,
+        discordant,
+        tied_risk,
+        tied_time,
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -95,7 +120,14 @@ def test_censoring_reference_equals_sksurv_survival_train():
     y_train = Surv.from_arrays(event=train[1], time=train[0])
     y_test = Surv.from_arrays(event=test[1], time=test[0])
     expected = concordance_index_ipcw(y_train, y_test, test[3], tau=20.0)
-    res = survfair.xci(test[0], test[1], test[2], test[3], tau=20.0, censoring_reference=(train[0], train[1], train[2]))
+    res = survfair.xci(
+        test[0],
+        test[1],
+        test[2],
+        test[3],
+        tau=20.0,
+        censoring_reference=(train[0], train[1], train[2]),
+    )
     assert abs(res.values[0, 0] - expected[0]) <= 1e-12
 
 
@@ -119,7 +151,9 @@ def test_proposition_4_1_decomposition(method, n_groups):
     assert parts["weight"].sum() == pytest.approx(1.0, abs=1e-12)
     assert parts["contribution"].sum() == pytest.approx(res.overall, abs=1e-12)
     defined = parts["xci"].notna()
-    assert (parts.loc[defined, "weight"] * parts.loc[defined, "xci"]).sum() == pytest.approx(res.overall, abs=1e-12)
+    assert (parts.loc[defined, "weight"] * parts.loc[defined, "xci"]).sum() == pytest.approx(
+        res.overall, abs=1e-12
+    )
     if method == "naive":  # unit weights before tau (issue 33.6: the naive estimator truncates too)
         denominator = res.counts["denominator"]
         np.testing.assert_allclose(parts["weight"], denominator / denominator.sum(), rtol=1e-14)
@@ -138,8 +172,12 @@ def test_summaries():
     time, event, codes, risk = make_data(400, 3, 2)
     res = survfair.xci(time, event, np.array(["x", "y", "z"])[codes], risk, tau=20.0, ci=None)
     m = res.matrix
-    assert survfair.delta_within(res, "x", "y").value == pytest.approx(m.loc["x", "x"] - m.loc["y", "y"])
-    assert survfair.delta_between(res, "x", "z").value == pytest.approx(m.loc["x", "z"] - m.loc["z", "x"])
+    assert survfair.delta_within(res, "x", "y").value == pytest.approx(
+        m.loc["x", "x"] - m.loc["y", "y"]
+    )
+    assert survfair.delta_between(res, "x", "z").value == pytest.approx(
+        m.loc["x", "z"] - m.loc["z", "x"]
+    )
     minimum = survfair.min_xci(res)
     assert minimum.value == m.to_numpy().min() and m.loc[minimum.a, minimum.b] == minimum.value
     u = survfair.utility(res, alpha=2.0, beta=0.5)
@@ -158,8 +196,15 @@ def test_summaries():
 
 def test_intersectional_groups_and_columns():
     time, event, codes, risk = make_data(200, 2, 4)
-    frame = pd.DataFrame({"t": time, "e": event.astype(int), "sex": np.where(codes == 0, "F", "M"),
-                          "race": np.where(np.arange(200) % 3 == 0, "Black", "White"), "r": risk})
+    frame = pd.DataFrame(
+        {
+            "t": time,
+            "e": event.astype(int),
+            "sex": np.where(codes == 0, "F", "M"),
+            "race": np.where(np.arange(200) % 3 == 0, "Black", "White"),
+            "r": risk,
+        }
+    )
     res = survfair.xci("t", "e", ["sex", "race"], "r", data=frame, method="naive")
     assert res.groups == ("F|Black", "F|White", "M|Black", "M|White")
     combined = frame["sex"] + "|" + frame["race"]
@@ -215,8 +260,12 @@ def test_a_groups_subset_equals_the_audit_of_its_rows(censoring):
     time, event, codes, risk = make_data(400, 3, 4)
     keep = codes != 2
     with pytest.warns(survfair.ExcludedRowsWarning):
-        subset = survfair.xci(time, event, codes, risk, groups=[0, 1], tau=20.0, censoring=censoring, ci=None)
-    rows = survfair.xci(time[keep], event[keep], codes[keep], risk[keep], tau=20.0, censoring=censoring, ci=None)
+        subset = survfair.xci(
+            time, event, codes, risk, groups=[0, 1], tau=20.0, censoring=censoring, ci=None
+        )
+    rows = survfair.xci(
+        time[keep], event[keep], codes[keep], risk[keep], tau=20.0, censoring=censoring, ci=None
+    )
     np.testing.assert_array_equal(subset.values, rows.values)
 
 
@@ -240,17 +289,39 @@ def test_naive_estimator_truncated_at_tau_equals_r_concordance_ymax():
     reference = pd.read_csv(here / "reference.csv", skipinitialspace=True)
     for row in reference.itertuples():
         tau = np.nextafter(row.ymax, np.inf) if row.ymax == 89 else row.ymax
-        res = survfair.xci(data["time"], data["status"].astype(bool), np.zeros(len(data)), data["risk"],
-                           method="naive", tau=tau, ci=None)
+        res = survfair.xci(
+            data["time"],
+            data["status"].astype(bool),
+            np.zeros(len(data)),
+            data["risk"],
+            method="naive",
+            tau=tau,
+            ci=None,
+        )
         assert res.overall == pytest.approx(row.concordance, rel=1e-14), row.ymax
         counts = res.pair_counts
         # the pairs whose earlier event is at or after tau stay in the counts with weight 0 (as in
         # IPCW); R drops them: its counts are those of the pairs the ratio uses
-        assert counts.numerator.sum() == pytest.approx(row.concordant + 0.5 * row.tied_risk, rel=1e-14)
-        assert counts.denominator.sum() == pytest.approx(row.concordant + row.discordant + row.tied_risk, rel=1e-14)
-    exact = survfair.xci(data["time"], data["status"].astype(bool), np.zeros(len(data)), data["risk"],
-                         method="naive", tau=89.0, ci=None)
-    assert exact.overall != pytest.approx(reference.set_index("ymax").loc[89.0, "concordance"], rel=1e-6)
+        assert counts.numerator.sum() == pytest.approx(
+            row.concordant + 0.5 * row.tied_risk, rel=1e-14
+        )
+        assert counts.denominator.sum() == pytest.approx(
+            row.concordant + row.discordant + row.tied_risk, rel=1e-14
+        )
+    exact = survfair.xci(
+        data["time"],
+        data["status"].astype(bool),
+        np.zeros(len(data)),
+        data["risk"],
+        method="naive",
+        tau=89.0,
+        ci=None,
+    )
+    assert exact.overall != pytest.approx(
+        reference.set_index("ymax").loc[89.0, "concordance"], rel=1e-6
+    )
+
+
 def _weighted_cohort(n=300, seed=1):
     rng = np.random.default_rng(seed)
     time = rng.exponential(1.0, n)
@@ -262,7 +333,9 @@ def _weighted_cohort(n=300, seed=1):
     return time, event, group, risk, weights, entry
 
 
-@pytest.mark.parametrize("scale", [1e-160, 1e200, 2.0**-70, 2.0**70], ids=["1e-160", "1e200", "2^-70", "2^70"])
+@pytest.mark.parametrize(
+    "scale", [1e-160, 1e200, 2.0**-70, 2.0**70], ids=["1e-160", "1e200", "2^-70", "2^70"]
+)
 @pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
 def test_rescaling_the_weights_changes_nothing(scale, ci):
     """Weights times 1e200 gave all-NaN matrices (w_i w_j overflowed) and times 1e-160 cells off by
@@ -280,10 +353,14 @@ def test_rescaling_the_weights_changes_nothing(scale, ci):
     assert d1.se == pytest.approx(d0.se, rel=1e-10) and np.isfinite(d1.se)
     if ci == "analytic":  # the same for xauc_t's analytic SEs
         times = [0.5, 1.0]
-        h0 = survfair.xauc_t(time, event, group, risk, times, weights=weights, entry=entry).to_frame()
+        h0 = survfair.xauc_t(
+            time, event, group, risk, times, weights=weights, entry=entry
+        ).to_frame()
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            h1 = survfair.xauc_t(time, event, group, risk, times, weights=weights * scale, entry=entry).to_frame()
+            h1 = survfair.xauc_t(
+                time, event, group, risk, times, weights=weights * scale, entry=entry
+            ).to_frame()
         np.testing.assert_allclose(h1["se"], h0["se"], rtol=1e-10)
 
 
@@ -291,8 +368,12 @@ def test_ordinary_weights_are_used_as_given():
     """Weights within [2^-64, 2^64] are not rescaled: the weighted sums stay in the user's units."""
     time, event, group, risk, weights, entry = _weighted_cohort()
     once = survfair.xci(time, event, group, risk, weights=np.ones(time.size), ci=None, tau=1.5)
-    twice = survfair.xci(time, event, group, risk, weights=np.full(time.size, 2.0), ci=None, tau=1.5)
-    np.testing.assert_allclose(twice.pair_counts.denominator, 4 * once.pair_counts.denominator, rtol=1e-13)
+    twice = survfair.xci(
+        time, event, group, risk, weights=np.full(time.size, 2.0), ci=None, tau=1.5
+    )
+    np.testing.assert_allclose(
+        twice.pair_counts.denominator, 4 * once.pair_counts.denominator, rtol=1e-13
+    )
 
 
 def _zero_weight_cell_cohort(seed=5):
@@ -301,11 +382,17 @@ def _zero_weight_cell_cohort(seed=5):
     reached), the ones comparable with a's events weigh 0."""
     rng = np.random.default_rng(seed)
     na, nb1, nb0 = 40, 60, 20
-    time = np.concatenate([rng.uniform(1.5, 1.9, na), rng.uniform(3, 4, nb1), rng.uniform(2, 3, nb0)])
-    entry = np.concatenate([rng.uniform(0, 0.2, na), rng.uniform(2, 2.9, nb1), rng.uniform(0, 1, nb0)])
+    time = np.concatenate(
+        [rng.uniform(1.5, 1.9, na), rng.uniform(3, 4, nb1), rng.uniform(2, 3, nb0)]
+    )
+    entry = np.concatenate(
+        [rng.uniform(0, 0.2, na), rng.uniform(2, 2.9, nb1), rng.uniform(0, 1, nb0)]
+    )
     event = np.concatenate([np.ones(na, bool), rng.random(nb1) < 0.5, rng.random(nb0) < 0.5])
     group = np.array(["a"] * na + ["b"] * (nb1 + nb0))
-    weights = np.concatenate([rng.uniform(0.1, 3, na) * np.e, rng.uniform(0.1, 3.3, nb1) * np.pi, np.zeros(nb0)])
+    weights = np.concatenate(
+        [rng.uniform(0.1, 3, na) * np.e, rng.uniform(0.1, 3.3, nb1) * np.pi, np.zeros(nb0)]
+    )
     return time, event, group, rng.normal(size=time.size), weights, entry
 
 
@@ -316,7 +403,9 @@ def test_a_cell_whose_comparable_pairs_all_weigh_0_is_undefined(method, ci):
     members who left at their entry); now exactly 0, so NaN with the undefined-cell warning."""
     time, event, group, risk, weights, entry = _zero_weight_cell_cohort()
     with pytest.warns(survfair.UndefinedXCIWarning, match=r"\('a', 'b'\)"):
-        res = survfair.xci(time, event, group, risk, weights=weights, entry=entry, method=method, ci=ci)
+        res = survfair.xci(
+            time, event, group, risk, weights=weights, entry=entry, method=method, ci=ci
+        )
     assert res.pair_counts.comparable[0, 1] > 0 and res.pair_counts.denominator[0, 1] == 0.0
     assert np.isnan(res.matrix.loc["a", "b"]) and np.isfinite(res.matrix.loc["a", "a"])
     codes = (group == "b").astype(int)
@@ -324,4 +413,6 @@ def test_a_cell_whose_comparable_pairs_all_weigh_0_is_undefined(method, ci):
     assert expected["denominator"][0, 1] == 0.0  # the pair loop: every pair of the cell weighs 0
     np.testing.assert_allclose(res.pair_counts.denominator, expected["denominator"], rtol=1e-12)
     with np.errstate(invalid="ignore"):
-        np.testing.assert_allclose(res.values, expected["numerator"] / expected["denominator"], rtol=1e-12)
+        np.testing.assert_allclose(
+            res.values, expected["numerator"] / expected["denominator"], rtol=1e-12
+        )

@@ -24,14 +24,27 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.frozen import frozen_result
 from .._core.kernel import count_pairs
 from .._core.results import json_safe
-from .._core.validation import SurvivalSample, check_binary_inputs, check_confidence_level, check_scalar, check_tied_tol
-from .xauc import XAUCResult, xauc_from_sample, warn_orientation
+from .._core.validation import (
+    SurvivalSample,
+    check_binary_inputs,
+    check_confidence_level,
+    check_scalar,
+    check_tied_tol,
+)
+from .xauc import XAUCResult, warn_orientation, xauc_from_sample
 
-__all__ = ["LogisticAdjustment", "EqualOpportunityAdjustment", "logistic_adjustment", "equal_opportunity_adjustment"]
+__all__ = [
+    "LogisticAdjustment",
+    "EqualOpportunityAdjustment",
+    "logistic_adjustment",
+    "equal_opportunity_adjustment",
+]
 
 
 def _before_after(before: dict, after: dict) -> pd.DataFrame:
-    frame = pd.DataFrame({"metric": list(before), "before": list(before.values()), "after": list(after.values())})
+    frame = pd.DataFrame(
+        {"metric": list(before), "before": list(before.values()), "after": list(after.values())}
+    )
     return frame.assign(change=frame["after"] - frame["before"])
 
 
@@ -95,9 +108,17 @@ class LogisticAdjustment:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the pair, the fitted transform and the before/after metrics."""
-        return json_safe({"a": self.a, "b": self.b, "adjusted_group": self.adjusted_group, "alpha": self.alpha,
-                          "beta": self.beta, "alpha_bounds": list(self.alpha_bounds),
-                          "metrics": self.to_frame().to_dict(orient="records")})
+        return json_safe(
+            {
+                "a": self.a,
+                "b": self.b,
+                "adjusted_group": self.adjusted_group,
+                "alpha": self.alpha,
+                "beta": self.beta,
+                "alpha_bounds": list(self.alpha_bounds),
+                "metrics": self.to_frame().to_dict(orient="records"),
+            }
+        )
 
 
 @frozen_result
@@ -140,15 +161,23 @@ class EqualOpportunityAdjustment:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the pair, Proposition 2's prediction and the before/after metrics."""
-        return json_safe({"a": self.a, "b": self.b, "predicted_delta": self.predicted_delta,
-                          "metrics": self.to_frame().to_dict(orient="records")})
+        return json_safe(
+            {
+                "a": self.a,
+                "b": self.b,
+                "predicted_delta": self.predicted_delta,
+                "metrics": self.to_frame().to_dict(orient="records"),
+            }
+        )
 
 
 def _check_pair(sample: SurvivalSample, a: Any, b: Any) -> tuple[int, int]:
     codes = []
     for name, label in (("a", a), ("b", b)):
         if label not in sample.groups:
-            raise ValueError(f"{name}: group {label!r} does not occur in group (labels present: {list(sample.groups)}).")
+            raise ValueError(
+                f"{name}: group {label!r} does not occur in group (labels present: {list(sample.groups)})."
+            )
         codes.append(sample.groups.index(label))
     if codes[0] == codes[1]:
         raise ValueError(f"a and b must be different groups, got {a!r} twice.")
@@ -163,7 +192,9 @@ def _delta(sample: SurvivalSample, a: int, b: int, risk: np.ndarray, tied_tol: f
     """Empirical ΔxAUC of the pair (a, b) for the scores ``risk`` (one kernel call on their rows)."""
     rows = (sample.group_codes == a) | (sample.group_codes == b)
     codes = np.where(sample.group_codes[rows] == a, 0, 1)
-    counts, _ = count_pairs(sample.time[rows], sample.event[rows], codes, risk[rows], 2, tied_tol=tied_tol)
+    counts, _ = count_pairs(
+        sample.time[rows], sample.event[rows], codes, risk[rows], 2, tied_tol=tied_tol
+    )
     values = counts.numerator / counts.denominator
     return float(values[0, 1] - values[1, 0])
 
@@ -172,7 +203,9 @@ def _check_bounds(alpha_bounds: Any, beta: Any) -> tuple[tuple[float, float], fl
     try:
         low, high = (float(v) for v in alpha_bounds)
     except (TypeError, ValueError):
-        raise TypeError(f"alpha_bounds must be a pair of numbers (low, high), got {alpha_bounds!r}.") from None
+        raise TypeError(
+            f"alpha_bounds must be a pair of numbers (low, high), got {alpha_bounds!r}."
+        ) from None
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
         raise ValueError(f"alpha_bounds must be finite with low < high, got {alpha_bounds!r}.")
     return (low, high), check_scalar(beta, "beta")
@@ -267,20 +300,26 @@ def logistic_adjustment(
     >>> bool(gap(adjusted.after) < gap(adjusted.before))
     True
     """
-    adjusted_group = renamed("logistic_adjustment", "adjust", "adjusted_group", adjust, adjusted_group)
+    adjusted_group = renamed(
+        "logistic_adjustment", "adjust", "adjusted_group", adjust, adjusted_group
+    )
     (low, high), beta = _check_bounds(alpha_bounds, beta)
     grid = check_scalar(grid, "grid", "integer", low=2)
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
-    before = xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    before = xauc_from_sample(
+        sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
+    )
     warn_orientation(before, stacklevel=2)
     if adjusted_group is None:
         m = before.values
         adjusted_group = a if m[ca, cb] <= m[cb, ca] else b
     elif adjusted_group not in (a, b):
-        raise ValueError(f"adjusted_group must be one of the pair ({a!r}, {b!r}), got {adjusted_group!r}.")
+        raise ValueError(
+            f"adjusted_group must be one of the pair ({a!r}, {b!r}), got {adjusted_group!r}."
+        )
     members = sample.group_codes == sample.groups.index(adjusted_group)
 
     def transformed(alpha: float) -> np.ndarray:
@@ -291,7 +330,9 @@ def logistic_adjustment(
     def objective(alpha) -> float:
         return abs(_delta(sample, ca, cb, transformed(float(np.atleast_1d(alpha)[0])), tied_tol))
 
-    best = float(np.atleast_1d(optimize.brute(objective, ((low, high),), Ns=int(grid), finish=None))[0])
+    best = float(
+        np.atleast_1d(optimize.brute(objective, ((low, high),), Ns=int(grid), finish=None))[0]
+    )
     step = (high - low) / (grid - 1)
     refined = optimize.minimize_scalar(
         objective, bounds=(max(low, best - step), min(high, best + step)), method="bounded"
@@ -300,7 +341,11 @@ def logistic_adjustment(
         best = float(refined.x)
     adjusted = transformed(best)
     after = xauc_from_sample(
-        replace(sample, risk=adjusted), positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
+        replace(sample, risk=adjusted),
+        positive=positive,
+        tied_tol=tied_tol,
+        confidence_level=level,
+        stacklevel=3,
     )
     scores = pd.Series(adjusted, index=sample.index.copy(), name="adjusted_score")
     return LogisticAdjustment(a, b, adjusted_group, best, beta, (low, high), scores, before, after)
@@ -324,7 +369,9 @@ def _interp(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return np.where(x > xp[-1], fp[-1] + (x - xp[-1]) * high_slope, out)
 
 
-def _equal_opportunity_map(source_positives: np.ndarray, target_positives: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _equal_opportunity_map(
+    source_positives: np.ndarray, target_positives: np.ndarray, x: np.ndarray
+) -> np.ndarray:
     """h(x) = (G_1^target)^{-1}(G_1^source(x)), strictly increasing and continuous.
 
     Inside the range of the source positives, G_1^source is the (mid-distribution, linearly
@@ -334,7 +381,9 @@ def _equal_opportunity_map(source_positives: np.ndarray, target_positives: np.nd
     """
     source, p_source = _mid_cdf(source_positives)
     target, p_target = _mid_cdf(target_positives)
-    knots = _interp(p_source, p_target, target)  # F_1^target^{-1}(F_1^source(u)) at the source knots
+    knots = _interp(
+        p_source, p_target, target
+    )  # F_1^target^{-1}(F_1^source(u)) at the source knots
     out = np.interp(x, source, knots)
     out = np.where(x < source[0], knots[0] + (x - source[0]), out)
     return np.where(x > source[-1], knots[-1] + (x - source[-1]), out)
@@ -415,7 +464,9 @@ def equal_opportunity_adjustment(
     level = check_confidence_level(confidence_level)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
-    before = xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    before = xauc_from_sample(
+        sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
+    )
     warn_orientation(before, stacklevel=2)
     in_a, in_b = sample.group_codes == ca, sample.group_codes == cb
     adjusted = sample.risk.copy()
@@ -423,7 +474,11 @@ def equal_opportunity_adjustment(
         sample.risk[in_b & sample.event], sample.risk[in_a & sample.event], sample.risk[in_b]
     )
     after = xauc_from_sample(
-        replace(sample, risk=adjusted), positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
+        replace(sample, risk=adjusted),
+        positive=positive,
+        tied_tol=tied_tol,
+        confidence_level=level,
+        stacklevel=3,
     )
     scores = pd.Series(adjusted, index=sample.index.copy(), name="adjusted_score")
     return EqualOpportunityAdjustment(a, b, scores, before, after)

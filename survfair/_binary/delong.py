@@ -15,7 +15,14 @@ import pandas as pd
 
 from .._core.memory import require_memory
 
-__all__ = ["BinaryRows", "delong_covariance", "pooled_parts", "balanced_parts", "placements", "sample_covariance"]
+__all__ = [
+    "BinaryRows",
+    "delong_covariance",
+    "pooled_parts",
+    "balanced_parts",
+    "placements",
+    "sample_covariance",
+]
 
 
 @dataclass(frozen=True)
@@ -30,7 +37,9 @@ class BinaryRows:
     later_numerator: np.ndarray  # (n, G): negatives' sums of positives of each group ranked above
 
 
-def placements(rows: BinaryRows, sizes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def placements(
+    rows: BinaryRows, sizes: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """V10[i, b] (positives) and V01[j, a] (negatives); NaN outside the role or for empty groups."""
     n_pos, n_neg = sizes
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -61,7 +70,11 @@ def delong_covariance(rows: BinaryRows, n_groups: int, sizes) -> np.ndarray:
     disjoint samples, such as xAUC(a, b) and xAUC(b, a) for a != b, have covariance 0.
     """
     g = n_groups
-    require_memory(8.0 * g**4, f"the DeLong covariance of the {g * g} xAUC cells ({g * g} x {g * g})", ("groups",))
+    require_memory(
+        8.0 * g**4,
+        f"the DeLong covariance of the {g * g} xAUC cells ({g * g} x {g * g})",
+        ("groups",),
+    )
     v10, v01 = placements(rows, sizes)
     cov = np.zeros((g, g, g, g))  # [a, b, c, d] = Cov(theta_ab, theta_cd)
     for a in range(g):
@@ -97,9 +110,17 @@ def pooled_parts(result: Any, positives: np.ndarray, negatives: np.ndarray) -> t
     value = float(result.pair_counts.numerator[np.ix_(positives, negatives)].sum() / (m * n))
     if m < 2 or n < 2:
         return value, math.nan
-    v10 = rows.earlier_numerator[rows.is_positive & positives[rows.codes]][:, negatives].sum(axis=1) / n
-    v01 = rows.later_numerator[~rows.is_positive & negatives[rows.codes]][:, positives].sum(axis=1) / m
-    return value, float(sample_covariance(v10[:, None])[0, 0] / m + sample_covariance(v01[:, None])[0, 0] / n)
+    v10 = (
+        rows.earlier_numerator[rows.is_positive & positives[rows.codes]][:, negatives].sum(axis=1)
+        / n
+    )
+    v01 = (
+        rows.later_numerator[~rows.is_positive & negatives[rows.codes]][:, positives].sum(axis=1)
+        / m
+    )
+    return value, float(
+        sample_covariance(v10[:, None])[0, 0] / m + sample_covariance(v01[:, None])[0, 0] / n
+    )
 
 
 def balanced_parts(result: Any):

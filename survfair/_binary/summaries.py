@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .delong import balanced_parts, pooled_parts
 from .._core.intervals import ConfidenceInterval, bounded_wald_interval, wald_p_value
-from .._xci.summaries import Estimate
 from .._core.validation import check_confidence_level
+from .._xci.summaries import Estimate
+from .delong import balanced_parts, pooled_parts
 from .xauc import XAUCResult, add_estimate, balanced_xauc, group_code, group_index
 
 __all__ = ["balanced_xauc", "delta_balanced_xauc", "auc_decomposition", "group_metrics"]
@@ -24,7 +24,9 @@ def _wald(value: float, se: float, null: float, level: float) -> Estimate:
     survfair (:func:`survfair._core.intervals.bounded_wald_interval`)."""
     low, high = bounded_wald_interval(value, se, level, -1.0, 1.0)
     interval = ConfidenceInterval(float(low[0]), float(high[0]))
-    return Estimate(float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level)
+    return Estimate(
+        float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level
+    )
 
 
 def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1) -> Estimate:
@@ -80,8 +82,12 @@ def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1)
     i, j = group_code(result, a), group_code(result, b)
     value, cov = balanced_parts(result)[outcome]
     variance = cov[i, i] + cov[j, j] - 2 * cov[i, j] if i != j else 0.0
-    return _wald(value[i] - value[j], math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan,
-                 0.0, result.confidence_level)
+    return _wald(
+        value[i] - value[j],
+        math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan,
+        0.0,
+        result.confidence_level,
+    )
 
 
 def auc_decomposition(result: XAUCResult) -> pd.DataFrame:
@@ -223,7 +229,9 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     a      1.0            0.75            1.00  0.875  1.000
     b      0.5            1.00            0.75  0.750  0.625
     """
-    level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
+    level = check_confidence_level(
+        result.confidence_level if confidence_level is None else confidence_level
+    )
     rows = result.rows
     g = len(result.groups)
     balanced = balanced_xauc(result, confidence_level=level)
@@ -256,7 +264,9 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
             brier_se.append(math.nan)
             continue
         brier.append(float(errors.mean()))
-        brier_se.append(float(errors.std(ddof=1) / math.sqrt(errors.size)) if errors.size > 1 else math.nan)
+        brier_se.append(
+            float(errors.std(ddof=1) / math.sqrt(errors.size)) if errors.size > 1 else math.nan
+        )
     frame["brier"] = brier
     frame["brier_se"] = brier_se
     for name, own_positives in (("xauc_vs_others", True), ("xauc_others_vs", False)):

@@ -25,25 +25,32 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._core.frozen import frozen_result
-from .delong import BinaryRows, balanced_parts, delong_covariance, pooled_parts
 from .._core.display import html_of
 from .._core.exceptions import UndefinedXAUCWarning, listed
-from .._core.kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
+from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, cell_wald_interval, wald_p_value
+from .._core.kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
 from .._core.results import CellMatrixAccessors, json_safe, readonly
-from .._xci.summaries import Estimate
 from .._core.validation import (
     SurvivalSample,
     check_binary_inputs,
     check_confidence_level,
-    label_array,
     check_scalar,
     check_tied_tol,
+    label_array,
     warn_excluded_rows,
 )
+from .._xci.summaries import Estimate
+from .delong import BinaryRows, balanced_parts, delong_covariance, pooled_parts
 
-__all__ = ["XAUCResult", "xauc", "warn_orientation", "xauc_from_sample", "group_code", "group_index"]
+__all__ = [
+    "XAUCResult",
+    "xauc",
+    "warn_orientation",
+    "xauc_from_sample",
+    "group_code",
+    "group_index",
+]
 
 ROW_NAME = "a (positive)"
 COLUMN_NAME = "b (negative)"
@@ -129,7 +136,9 @@ class XAUCResult(CellMatrixAccessors):
     rows: BinaryRows | None = field(repr=False, default=None)
 
     def __post_init__(self):
-        counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
+        counts = PairCounts(
+            *(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__)
+        )
         object.__setattr__(self, "pair_counts", counts)
         object.__setattr__(self, "covariance", readonly(self.covariance))
 
@@ -149,7 +158,9 @@ class XAUCResult(CellMatrixAccessors):
         """Alias of :attr:`overall`: the population AUC."""
         return self.overall
 
-    def overall_estimate(self, *, null: float = 0.5, confidence_level: float | None = None) -> Estimate:
+    def overall_estimate(
+        self, *, null: float = 0.5, confidence_level: float | None = None
+    ) -> Estimate:
         """The population AUC :attr:`overall` with its DeLong standard error, interval and p-value.
 
         The pooled AUC is the two-sample U-statistic of all positives against all negatives, so
@@ -176,13 +187,22 @@ class XAUCResult(CellMatrixAccessors):
             If ``null`` is not a finite number or ``confidence_level`` is not in (0, 1).
         """
         null = check_scalar(null, "null")
-        level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
+        level = check_confidence_level(
+            self.confidence_level if confidence_level is None else confidence_level
+        )
         everyone = np.ones(len(self.groups), dtype=bool)
         value, variance = pooled_parts(self, everyone, everyone)
         se = math.sqrt(max(variance, 0.0)) if np.isfinite(variance) else math.nan
         low, high = cell_wald_interval(np.array([value]), np.array([se]), level)
         p_value = float(wald_p_value(value, se, float(null))[0])
-        return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), p_value, float(null), level)
+        return Estimate(
+            value,
+            se,
+            ConfidenceInterval(float(low[0]), float(high[0])),
+            p_value,
+            float(null),
+            level,
+        )
 
     @property
     def counts(self) -> pd.DataFrame:
@@ -247,7 +267,8 @@ class XAUCResult(CellMatrixAccessors):
 
     def __repr__(self) -> str:
         cells = ", ".join(
-            f"({a!r}, {b!r}): {v:.4f}" for (a, b), v in zip(
+            f"({a!r}, {b!r}): {v:.4f}"
+            for (a, b), v in zip(
                 [(a, b) for a in self.groups for b in self.groups], self.values.ravel()
             )
         )
@@ -399,9 +420,13 @@ def xauc(
     """
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
-    sample, n_excluded = check_binary_inputs(y, group, score, data=data, positive=positive, groups=groups)
+    sample, n_excluded = check_binary_inputs(
+        y, group, score, data=data, positive=positive, groups=groups
+    )
     warn_excluded_rows(n_excluded, stacklevel=2)
-    result = xauc_from_sample(sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3)
+    result = xauc_from_sample(
+        sample, positive=positive, tied_tol=tied_tol, confidence_level=level, stacklevel=3
+    )
     warn_orientation(result, stacklevel=2)
     return result
 
@@ -423,7 +448,12 @@ def warn_orientation(result: XAUCResult, *, stacklevel: int = 2) -> None:
 
 
 def xauc_from_sample(
-    sample: SurvivalSample, *, positive: Any, tied_tol: float, confidence_level: float, stacklevel: int = 2
+    sample: SurvivalSample,
+    *,
+    positive: Any,
+    tied_tol: float,
+    confidence_level: float,
+    stacklevel: int = 2,
 ) -> XAUCResult:
     """xAUC of a validated binary sample (``event`` = positive, time 0 / 1)."""
     g = sample.n_groups
@@ -458,7 +488,11 @@ def xauc_from_sample(
             stacklevel=stacklevel,
         )
     sizes = {
-        label: {"n": int(n_pos[k] + n_neg[k]), "positives": int(n_pos[k]), "negatives": int(n_neg[k])}
+        label: {
+            "n": int(n_pos[k] + n_neg[k]),
+            "positives": int(n_pos[k]),
+            "negatives": int(n_neg[k]),
+        }
         for k, label in enumerate(sample.groups)
     }
     return XAUCResult(
@@ -531,7 +565,9 @@ def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) 
     a              2          2  0.875  1.000
     b              2          2  0.750  0.625
     """
-    level = check_confidence_level(result.confidence_level if confidence_level is None else confidence_level)
+    level = check_confidence_level(
+        result.confidence_level if confidence_level is None else confidence_level
+    )
     parts = balanced_parts(result)
     frame = pd.DataFrame(index=group_index(result.groups))
     frame["positives"] = [result.group_sizes[k]["positives"] for k in result.groups]
@@ -543,7 +579,9 @@ def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) 
     return frame
 
 
-def add_estimate(frame: pd.DataFrame, name: str, value: np.ndarray, se: np.ndarray, level: float) -> None:
+def add_estimate(
+    frame: pd.DataFrame, name: str, value: np.ndarray, se: np.ndarray, level: float
+) -> None:
     """Columns ``name``, ``name_se``, ``name_ci_low``, ``name_ci_high`` of a probability-scale estimate.
 
     The one interval rule of the binary family: :func:`survfair._core.intervals.cell_wald_interval`,
@@ -561,4 +599,6 @@ def group_code(result: XAUCResult, label: Any) -> int:
     try:
         return result.groups.index(label)
     except ValueError:
-        raise ValueError(f"group {label!r} is not in the result (groups: {list(result.groups)}).") from None
+        raise ValueError(
+            f"group {label!r} is not in the result (groups: {list(result.groups)})."
+        ) from None

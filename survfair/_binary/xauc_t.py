@@ -28,29 +28,40 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._core.display import html_of
-from .._core.deprecation import DEPRECATED, renamed
-from .._core.frozen import frozen_result
 from .._core.censoring import fit_censoring, raise_positivity
+from .._core.deprecation import DEPRECATED, renamed
+from .._core.display import html_of
 from .._core.exceptions import UndefinedXAUCWarning, listed
-from .._core.influence import censoring_multiplicity, difference_se, influence_rows, sum_by_cluster, time_ordered_options
-from .._core.kernel import (IndividualContributions, count_pairs, count_pairs_and_contributions, kernel_threads,
-                      later_member_arrays)
+from .._core.frozen import frozen_result
+from .._core.influence import (
+    censoring_multiplicity,
+    difference_se,
+    influence_rows,
+    sum_by_cluster,
+    time_ordered_options,
+)
 from .._core.intervals import bounded_wald_interval, cell_wald_interval, wald_p_value
+from .._core.kernel import (
+    IndividualContributions,
+    count_pairs,
+    count_pairs_and_contributions,
+    kernel_threads,
+    later_member_arrays,
+)
 from .._core.results import json_safe, readonly
-from .._xci.summaries import _interleaved, difference_cell_pairs
 from .._core.settings import CENSORING
 from .._core.validation import (
     check_confidence_level,
     check_horizons,
-    check_option,
     check_n_jobs,
+    check_option,
     check_survival_inputs,
-    label_array,
     check_tied_tol,
+    label_array,
     warn_excluded_rows,
     warn_single_cluster,
 )
+from .._xci.summaries import _interleaved, difference_cell_pairs
 
 __all__ = ["xauc_t", "XAUCtResult"]
 
@@ -247,8 +258,18 @@ def xauc_t(
     tied_tol = check_tied_tol(tied_tol)
     level = check_confidence_level(confidence_level)
     ci = check_option(ci, "ci", ("analytic", None))
-    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
-                                               entry=entry, weights=weights, cause=cause)
+    sample, n_excluded = check_survival_inputs(
+        time,
+        event,
+        group,
+        risk,
+        data=data,
+        groups=groups,
+        cluster=cluster,
+        entry=entry,
+        weights=weights,
+        cause=cause,
+    )
     warn_excluded_rows(n_excluded, stacklevel=2)
     warn_single_cluster(sample, ci, stacklevel=2)
     horizons = check_horizons(times, sample.time)
@@ -259,7 +280,9 @@ def xauc_t(
     weighted_rows = sample.event
     if competing_controls:  # the competing events by the last horizon are controls with weights
         weighted_rows = sample.event | sample.competing
-    inverse = _inverse_at_own_time(curves, sample, np.flatnonzero(weighted_rows & (sample.time <= horizons[-1])))
+    inverse = _inverse_at_own_time(
+        curves, sample, np.flatnonzero(weighted_rows & (sample.time <= horizons[-1]))
+    )
 
     threads = kernel_threads(check_n_jobs(n_jobs))
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
@@ -277,11 +300,17 @@ def xauc_t(
         rows = case | control
         codes = sample.group_codes[rows]
         case_weight = None if sample.weights is None else sample.weights[rows]
-        if competing_controls:  # controls weigh 1 / K_b(t) (event-free) or 1 / K_b(time_j) (competing)
+        if (
+            competing_controls
+        ):  # controls weigh 1 / K_b(t) (event-free) or 1 / K_b(time_j) (competing)
             factor = _control_factors(curves, sample, case, control, inverse, t)
             case_weight = factor[rows] if case_weight is None else case_weight * factor[rows]
-        options = dict(tied_tol=tied_tol, row_weight=np.where(case[rows], inverse[rows], 1.0), n_jobs=threads,
-                       case_weight=case_weight)
+        options = dict(
+            tied_tol=tied_tol,
+            row_weight=np.where(case[rows], inverse[rows], 1.0),
+            n_jobs=threads,
+            case_weight=case_weight,
+        )
         if sample.entry is None:  # cases as events at time 0, controls as censored at time 1
             kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
         else:  # real times, so that entry_j < time_i can be read; a case is never a later member
@@ -295,21 +324,33 @@ def xauc_t(
             se = np.full(g * g, np.nan)
         else:
             counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
-            cells = _influence_cells(sample, rows, parts, counts, time_position, curve_of,
-                                     controls_at=t if competing_controls else None)
+            cells = _influence_cells(
+                sample,
+                rows,
+                parts,
+                counts,
+                time_position,
+                curve_of,
+                controls_at=t if competing_controls else None,
+            )
             if sample.cluster is not None:  # cluster-robust: each cluster's influence summed first
                 cells = sum_by_cluster(cells, sample.cluster[by_time])
             se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
         n_cases = np.bincount(sample.group_codes[case], minlength=g)
         n_controls = np.bincount(sample.group_codes[control], minlength=g)
-        case_weight = inverse[case] if sample.weights is None else inverse[case] * sample.weights[case]
+        case_weight = (
+            inverse[case] if sample.weights is None else inverse[case] * sample.weights[case]
+        )
         weighted = np.bincount(sample.group_codes[case], weights=case_weight, minlength=g)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = counts.numerator / counts.denominator
         values[counts.denominator == 0] = np.nan
         low, high = cell_wald_interval(values.ravel(), se, level)
         deltas.append(_horizon_deltas(float(t), values.ravel(), cells, labels, level))
-        empty += [(float(t), sample.groups[a], sample.groups[b]) for a, b in np.argwhere(counts.denominator == 0)]
+        empty += [
+            (float(t), sample.groups[a], sample.groups[b])
+            for a, b in np.argwhere(counts.denominator == 0)
+        ]
         frames.append(
             pd.DataFrame(
                 {
@@ -339,16 +380,27 @@ def xauc_t(
             stacklevel=2,
         )
     return XAUCtResult(
-        table=pd.concat(frames, ignore_index=True), groups=sample.groups, times=horizons,
-        censoring=censoring, tied_tol=tied_tol, confidence_level=level, ci_method=ci, n_samples=sample.n_samples,
-        n_excluded=n_excluded, cause=sample.cause, controls=controls if sample.cause is not None else "event_free",
-        delayed_entry=sample.entry is not None, weighted=sample.weights is not None, n_clusters=sample.n_clusters,
+        table=pd.concat(frames, ignore_index=True),
+        groups=sample.groups,
+        times=horizons,
+        censoring=censoring,
+        tied_tol=tied_tol,
+        confidence_level=level,
+        ci_method=ci,
+        n_samples=sample.n_samples,
+        n_excluded=n_excluded,
+        cause=sample.cause,
+        controls=controls if sample.cause is not None else "event_free",
+        delayed_entry=sample.entry is not None,
+        weighted=sample.weights is not None,
+        n_clusters=sample.n_clusters,
         delta_table=pd.concat(deltas, ignore_index=True),
     )
 
 
-def _horizon_deltas(t: float, values: np.ndarray, cells: np.ndarray | None, labels: np.ndarray,
-                    level: float) -> pd.DataFrame:
+def _horizon_deltas(
+    t: float, values: np.ndarray, cells: np.ndarray | None, labels: np.ndarray, level: float
+) -> pd.DataFrame:
     """Δwithin and Δbetween of every pair of groups at one horizon, in the row order of
     :func:`survfair.pairwise_deltas`: the difference of two cells, its standard error from the
     difference of their influence rows (NaN without), the Wald interval within [-1, 1] and p-value."""
@@ -357,10 +409,27 @@ def _horizon_deltas(t: float, values: np.ndarray, cells: np.ndarray | None, labe
     parts = []
     for name, first, second in difference_cell_pairs(g):
         value = values[first] - values[second]
-        se = np.full(value.shape, np.nan) if cells is None else difference_se(cells, first, second, chunk=16)
+        se = (
+            np.full(value.shape, np.nan)
+            if cells is None
+            else difference_se(cells, first, second, chunk=16)
+        )
         low, high = bounded_wald_interval(value, se, level, -1.0, 1.0)
-        parts.append(pd.DataFrame({"time": t, "summary": name, "a": labels[a], "b": labels[b], "value": value,
-                                   "se": se, "ci_low": low, "ci_high": high, "p_value": wald_p_value(value, se)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "time": t,
+                    "summary": name,
+                    "a": labels[a],
+                    "b": labels[b],
+                    "value": value,
+                    "se": se,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "p_value": wald_p_value(value, se),
+                }
+            )
+        )
     return _interleaved(parts) if len(a) else parts[0]
 
 
@@ -469,7 +538,9 @@ class XAUCtResult:
             For a result built without the differences (by hand, without ``delta_table``).
         """
         if self.delta_table is None:
-            raise ValueError("this XAUCtResult carries no differences; compute it with survfair.xauc_t.")
+            raise ValueError(
+                "this XAUCtResult carries no differences; compute it with survfair.xauc_t."
+            )
         return self.delta_table  # a copy: frozen results hand out copies
 
     def to_frame(self) -> pd.DataFrame:
@@ -479,26 +550,33 @@ class XAUCtResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the settings, the cells and the differences (:meth:`pairwise_deltas`)."""
-        return json_safe({
-            "groups": [str(g) for g in self.groups],
-            "times": self.times,
-            "censoring": self.censoring,
-            "tied_tol": self.tied_tol,
-            "confidence_level": self.confidence_level,
-            "ci_method": self.ci_method,
-            "n_samples": self.n_samples,
-            "n_excluded": self.n_excluded,
-            "cause": self.cause,
-            "controls": self.controls,
-            "delayed_entry": self.delayed_entry,
-            "weighted": self.weighted,
-            "n_clusters": self.n_clusters,
-            "cells": [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
-                      for row in self.table.to_dict(orient="records")],
-            "deltas": [] if self.delta_table is None else [
-                {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
-                for row in self.delta_table.to_dict(orient="records")],
-        })
+        return json_safe(
+            {
+                "groups": [str(g) for g in self.groups],
+                "times": self.times,
+                "censoring": self.censoring,
+                "tied_tol": self.tied_tol,
+                "confidence_level": self.confidence_level,
+                "ci_method": self.ci_method,
+                "n_samples": self.n_samples,
+                "n_excluded": self.n_excluded,
+                "cause": self.cause,
+                "controls": self.controls,
+                "delayed_entry": self.delayed_entry,
+                "weighted": self.weighted,
+                "n_clusters": self.n_clusters,
+                "cells": [
+                    {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                    for row in self.table.to_dict(orient="records")
+                ],
+                "deltas": []
+                if self.delta_table is None
+                else [
+                    {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                    for row in self.delta_table.to_dict(orient="records")
+                ],
+            }
+        )
 
     def matrix(self, horizon: float | None = None, *, time: Any = DEPRECATED) -> pd.DataFrame:
         """The G x G xAUC matrix at one horizon (rows a = cases' group, columns b = controls').
@@ -522,7 +600,9 @@ class XAUCtResult:
         TypeError
             If no horizon is given.
         """
-        horizon = renamed("XAUCtResult.matrix", "time", "horizon", time, horizon, missing=_NO_HORIZON)
+        horizon = renamed(
+            "XAUCtResult.matrix", "time", "horizon", time, horizon, missing=_NO_HORIZON
+        )
         return self._pivot(horizon, "xauc")
 
     def se(self, horizon: float | None = None, *, time: Any = DEPRECATED) -> pd.DataFrame:
@@ -560,16 +640,26 @@ class XAUCtResult:
         TypeError, ValueError
             If ``confidence_level`` is not a number in (0, 1).
         """
-        level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
-        low, high = cell_wald_interval(self.table["xauc"].to_numpy(), self.table["se"].to_numpy(), level)
+        level = (
+            self.confidence_level
+            if confidence_level is None
+            else check_confidence_level(confidence_level)
+        )
+        low, high = cell_wald_interval(
+            self.table["xauc"].to_numpy(), self.table["se"].to_numpy(), level
+        )
         return self.table[["time", "a", "b"]].assign(ci_low=low, ci_high=high)
 
     def _pivot(self, time: float, column: str) -> pd.DataFrame:
         at = self.table[self.table["time"] == float(time)]
         if at.empty:
-            raise ValueError(f"time {time!r} is not a horizon of this result (horizons: {self.times.tolist()}).")
+            raise ValueError(
+                f"time {time!r} is not a horizon of this result (horizons: {self.times.tolist()})."
+            )
         labels = list(self.groups)
-        frame = at.pivot(index="a", columns="b", values=column).reindex(index=labels, columns=labels)
+        frame = at.pivot(index="a", columns="b", values=column).reindex(
+            index=labels, columns=labels
+        )
         frame.index.name, frame.columns.name = "a (case)", "b (control)"
         return frame
 
@@ -588,8 +678,10 @@ class XAUCtResult:
             extra += ", weighted=True"
         if self.n_clusters is not None:
             extra += f", n_clusters={self.n_clusters}"
-        head = (f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
-                f"censoring={self.censoring!r}, ci_method={self.ci_method!r}{extra})")
+        head = (
+            f"XAUCtResult(groups={list(self.groups)}, times={self.times.tolist()}, "
+            f"censoring={self.censoring!r}, ci_method={self.ci_method!r}{extra})"
+        )
         return head + "\n" + _numbers_text(self)
 
 
@@ -607,10 +699,14 @@ def _numbers_text(result: XAUCtResult) -> str:
     lines = []
     with pd.option_context("display.width", 120):
         for t in result.times[:_REPR_HORIZONS]:
-            lines += [f"AUC(t) at t = {float(t):g} (rows a: cases, columns b: controls):",
-                      result.matrix(float(t)).to_string(float_format="{:.3f}".format)]
+            lines += [
+                f"AUC(t) at t = {float(t):g} (rows a: cases, columns b: controls):",
+                result.matrix(float(t)).to_string(float_format="{:.3f}".format),
+            ]
     if len(result.times) > _REPR_HORIZONS:
-        lines.append(f"... and {len(result.times) - _REPR_HORIZONS} more horizons: .to_frame() or .matrix(t)")
+        lines.append(
+            f"... and {len(result.times) - _REPR_HORIZONS} more horizons: .to_frame() or .matrix(t)"
+        )
     return "\n".join(line.rstrip() for block in lines for line in block.splitlines())
 
 
@@ -633,7 +729,10 @@ def case_control_definition(result: XAUCtResult) -> tuple[str, str]:
         return "an event by t", "event-free after t"
     cases = f"an event of cause {result.cause} by t"
     if result.controls == "all":
-        return cases, f"event-free after t or a competing event (cause other than {result.cause}) by t"
+        return (
+            cases,
+            f"event-free after t or a competing event (cause other than {result.cause}) by t",
+        )
     return cases, "event-free after t (a competing event by t makes neither a case nor a control)"
 
 
@@ -669,8 +768,9 @@ def _control_factors(curves, sample, case, control, inverse, t) -> np.ndarray:
     return factor
 
 
-def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weights_estimated=True,
-                     controls_at=None) -> np.ndarray:
+def _influence_cells(
+    sample, rows, parts, counts, time_position, curve_of, weights_estimated=True, controls_at=None
+) -> np.ndarray:
     """Influence rows (n, G*G), in time order, of the cells at one horizon (see :func:`xauc_t`).
 
     The kernel saw only the cases and controls (``rows``, a mask), in its own time order; everyone
@@ -689,10 +789,19 @@ def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weigh
     by_time[time_position] = np.arange(n)
     selected = np.flatnonzero(rows)[parts.order]
     position = time_position[selected]
-    block, *later = later_member_arrays(n, g)  # the kernel's own layout: the rows are written over it below
+    block, *later = later_member_arrays(
+        n, g
+    )  # the kernel's own layout: the rows are written over it below
     placed = [np.zeros((n, g)), np.zeros((n, g)), *later]
-    for everyone, values in zip(placed, (parts.earlier_numerator, parts.earlier_denominator, parts.later_numerator,
-                                         parts.later_denominator)):
+    for everyone, values in zip(
+        placed,
+        (
+            parts.earlier_numerator,
+            parts.earlier_denominator,
+            parts.later_numerator,
+            parts.later_denominator,
+        ),
+    ):
         everyone[position] = values
     second, point = None, None
     if controls_at is not None and weights_estimated:
@@ -706,14 +815,32 @@ def _influence_cells(sample, rows, parts, counts, time_position, curve_of, weigh
         second = (np.zeros((n, g)), np.zeros((n, g)), *sources)
         # event-free controls: the factor at t, as sums per cell (a, b) at the last row with time <= t
         cell = np.arange(g)[None, :] * g + sample.group_codes[selected][free][:, None]
-        point = (np.searchsorted(sample.time[by_time], controls_at, side="right") - 1,
-                 np.bincount(cell.ravel(), weights=parts.later_numerator[free].ravel(), minlength=g * g),
-                 np.bincount(cell.ravel(), weights=parts.later_denominator[free].ravel(), minlength=g * g))
-    contributions = IndividualContributions(*placed, order=by_time, second_kind=second, later_block=block)
-    mult = censoring_multiplicity(curve_of, g, later_factor=False) if weights_estimated else np.zeros((0, g * g))
+        point = (
+            np.searchsorted(sample.time[by_time], controls_at, side="right") - 1,
+            np.bincount(cell.ravel(), weights=parts.later_numerator[free].ravel(), minlength=g * g),
+            np.bincount(
+                cell.ravel(), weights=parts.later_denominator[free].ravel(), minlength=g * g
+            ),
+        )
+    contributions = IndividualContributions(
+        *placed, order=by_time, second_kind=second, later_block=block
+    )
+    mult = (
+        censoring_multiplicity(curve_of, g, later_factor=False)
+        if weights_estimated
+        else np.zeros((0, g * g))
+    )
     cells, _ = influence_rows(
-        sample.time[by_time], sample.observed[by_time], sample.group_codes[by_time], contributions,
-        counts.numerator.ravel(), counts.denominator.ravel(), curve_of, mult, time_ordered_options(sample, by_time),
-        point, overwrite=True,  # the placed copies are not read again
+        sample.time[by_time],
+        sample.observed[by_time],
+        sample.group_codes[by_time],
+        contributions,
+        counts.numerator.ravel(),
+        counts.denominator.ravel(),
+        curve_of,
+        mult,
+        time_ordered_options(sample, by_time),
+        point,
+        overwrite=True,  # the placed copies are not read again
     )
     return cells

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from .._core.frozen import frozen_result
-from .delong import placements
 from .._core.results import json_safe, readonly
 from .._core.validation import check_option
+from .delong import placements
 from .xauc import XAUCResult, group_code
 
 __all__ = ["XROCCurve", "xroc", "balanced_xroc", "conditional_xauc"]
@@ -83,15 +83,23 @@ class XROCCurve:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: kind, a, b and the curve's points (an infinite threshold: null)."""
-        return json_safe({"kind": self.kind, "a": self.a, "b": self.b,
-                          "points": self.to_frame().to_dict(orient="records")})
+        return json_safe(
+            {
+                "kind": self.kind,
+                "a": self.a,
+                "b": self.b,
+                "points": self.to_frame().to_dict(orient="records"),
+            }
+        )
 
 
 def _roc(positive_scores: np.ndarray, negative_scores: np.ndarray):
     from sklearn.metrics import roc_curve
 
     labels = np.r_[np.ones(positive_scores.size), np.zeros(negative_scores.size)]
-    fpr, tpr, thresholds = roc_curve(labels, np.r_[positive_scores, negative_scores], drop_intermediate=False)
+    fpr, tpr, thresholds = roc_curve(
+        labels, np.r_[positive_scores, negative_scores], drop_intermediate=False
+    )
     return thresholds, fpr, tpr
 
 
@@ -212,9 +220,14 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
     if outcome not in (0, 1) or isinstance(outcome, bool):
         raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
     if outcome == 1:
-        curve = _roc(_scores(result, group, True, "balanced_xroc"), _scores(result, None, False, "balanced_xroc"))
+        curve = _roc(
+            _scores(result, group, True, "balanced_xroc"),
+            _scores(result, None, False, "balanced_xroc"),
+        )
         return XROCCurve("balanced1", group, None, *curve)
-    curve = _roc(_scores(result, None, True, "balanced_xroc"), _scores(result, group, False, "balanced_xroc"))
+    curve = _roc(
+        _scores(result, None, True, "balanced_xroc"), _scores(result, group, False, "balanced_xroc")
+    )
     return XROCCurve("balanced0", None, group, *curve)
 
 

@@ -15,6 +15,24 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
+from .._core.progress import progress_bar
+from .._core.validation import (
+    SurvivalSample,
+    as_numeric,
+    check_cause,
+    check_confidence_level,
+    check_n_jobs,
+    check_numbers,
+    check_option,
+    check_random_state,
+    check_scalar,
+    check_survival_inputs,
+    describe_rows,
+    input_index,
+    unmasked,
+    warn_excluded_rows,
+)
 from .result import CalibrationResult
 from .stats import (
     EVENTS_PER_PARAMETER,
@@ -22,35 +40,22 @@ from .stats import (
     brier_censoring_influence,
     brier_influence,
     brier_terms,
-    influence_standard_error,
-    n_clipped,
     calibration_intercept,
     calibration_slope,
     gnd_bins,
     gnd_test,
+    influence_standard_error,
     kaplan_meier_risk,
+    n_clipped,
     smooth_calibration,
 )
-from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
-from .._core.progress import progress_bar
-from .._core.validation import (
-    SurvivalSample,
-    as_numeric,
-    check_confidence_level,
-    check_n_jobs,
-    check_numbers,
-    check_option,
-    check_random_state,
-    check_scalar,
-    check_cause,
-    check_survival_inputs,
-    describe_rows,
-    input_index,
-    unmasked,
-    warn_excluded_rows,
-)
 
-__all__ = ["calibration", "risks_from_linear_predictor", "check_predicted_risks", "predicted_matrix"]
+__all__ = [
+    "calibration",
+    "risks_from_linear_predictor",
+    "check_predicted_risks",
+    "predicted_matrix",
+]
 
 CI_METHODS = ("analytic", "bootstrap", None)
 #: ``brier_variance``: the influence function with the censoring curve's estimation (riskRegression's
@@ -66,12 +71,17 @@ def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndar
     """The predicted risks as an (n, H) array and a name per column (for messages)."""
     if data is not None and isinstance(predicted, str):
         predicted = [predicted]
-    if data is not None and isinstance(predicted, (list, tuple)) and predicted and all(
-        isinstance(c, str) for c in predicted
+    if (
+        data is not None
+        and isinstance(predicted, (list, tuple))
+        and predicted
+        and all(isinstance(c, str) for c in predicted)
     ):
         missing = [c for c in predicted if c not in data.columns]
         if missing:
-            raise ValueError(f"predicted: columns {missing} are not in data (columns: {list(data.columns)}).")
+            raise ValueError(
+                f"predicted: columns {missing} are not in data (columns: {list(data.columns)})."
+            )
         return data[list(predicted)].to_numpy(), [f"predicted column {c!r}" for c in predicted]
     if isinstance(predicted, np.ma.MaskedArray):
         predicted = unmasked(predicted, "predicted")
@@ -81,11 +91,15 @@ def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndar
     if array.ndim == 1:
         array = array[:, None]
     if array.ndim != 2:
-        raise ValueError(f"predicted must be 1-D (one horizon) or 2-D (one column per horizon), got shape {array.shape}.")
+        raise ValueError(
+            f"predicted must be 1-D (one horizon) or 2-D (one column per horizon), got shape {array.shape}."
+        )
     return array, [f"predicted column {j}" for j in range(array.shape[1])]
 
 
-def check_predicted_risks(values: np.ndarray, names: list[str], index: pd.Index | None) -> np.ndarray:
+def check_predicted_risks(
+    values: np.ndarray, names: list[str], index: pd.Index | None
+) -> np.ndarray:
     """Validate predicted event probabilities: numeric, finite, within [0, 1]; rows named.
 
     Raises
@@ -168,8 +182,19 @@ class _Reference:
     members: np.ndarray | None
 
 
-def _group_horizon(time, event, competing, risk, horizon, k_time, k_horizon, n_bins, min_bin_events, full,
-                   reference):
+def _group_horizon(
+    time,
+    event,
+    competing,
+    risk,
+    horizon,
+    k_time,
+    k_horizon,
+    n_bins,
+    min_bin_events,
+    full,
+    reference,
+):
     """Every statistic of one group at one horizon: dict of (estimate, se on its interval scale),
     the Brier score's influence function (over the censoring reference) and, when ``full``, the
     GND test, its bins and the smooth curve."""
@@ -227,7 +252,9 @@ def _group_horizon(time, event, competing, risk, horizon, k_time, k_horizon, n_b
     return values, phi, extras
 
 
-def _integrated(briers: list[float], phis: list[np.ndarray], times: np.ndarray) -> tuple[float, float]:
+def _integrated(
+    briers: list[float], phis: list[np.ndarray], times: np.ndarray
+) -> tuple[float, float]:
     """Integrated Brier score over the horizons (trapezoid / range, as scikit-survival) and its SE
     from the integral of the horizons' influence functions (linear, so it integrates term by term)."""
     span = times[-1] - times[0]
@@ -238,7 +265,9 @@ def _integrated(briers: list[float], phis: list[np.ndarray], times: np.ndarray) 
     return float(estimate), influence_standard_error(phi)
 
 
-def _compute(sample, predicted, times, curves, n_bins, min_bin_events, full=True, brier_variance="influence"):
+def _compute(
+    sample, predicted, times, curves, n_bins, min_bin_events, full=True, brier_variance="influence"
+):
     """All statistics of every group and horizon: (rows, extras by (time, group))."""
     k_time, k_horizon = _brier_weights(sample, curves, times)
     observed = sample.observed
@@ -257,26 +286,59 @@ def _compute(sample, predicted, times, curves, n_bins, min_bin_events, full=True
         for h, horizon in enumerate(times):
             risk = predicted[members, h]
             values, phi, more = _group_horizon(
-                time, event, competing, risk, float(horizon), k_time[members], float(k_horizon[code, h]),
-                n_bins, min_bin_events, full, reference,
+                time,
+                event,
+                competing,
+                risk,
+                float(horizon),
+                k_time[members],
+                float(k_horizon[code, h]),
+                n_bins,
+                min_bin_events,
+                full,
+                reference,
             )
             briers.append(values["brier"][0])
             phis.append(phi)
             events = int((event & (time <= horizon)).sum())
             clipped = n_clipped(risk)
             for statistic, (estimate, se) in values.items():
-                rows.append((float(horizon), label, int(members.sum()), events, clipped, statistic, estimate, se))
+                rows.append(
+                    (
+                        float(horizon),
+                        label,
+                        int(members.sum()),
+                        events,
+                        clipped,
+                        statistic,
+                        estimate,
+                        se,
+                    )
+                )
             extras[(float(horizon), label)] = more
         if times.size >= 2:
             estimate, se = _integrated(briers, phis, times)
             total_events = int((event & (time <= times[-1])).sum())
-            rows.append((np.nan, label, int(members.sum()), total_events, 0, "integrated_brier", estimate, se))
+            rows.append(
+                (
+                    np.nan,
+                    label,
+                    int(members.sum()),
+                    total_events,
+                    0,
+                    "integrated_brier",
+                    estimate,
+                    se,
+                )
+            )
     return rows, extras
 
 
 def _estimates_frame(rows: list, bootstrap: bool) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=["time", "group", "n", "events", "n_clipped", "statistic", "estimate",
-                                        "se_scale"])
+    frame = pd.DataFrame(
+        rows,
+        columns=["time", "group", "n", "events", "n_clipped", "statistic", "estimate", "se_scale"],
+    )
     if bootstrap:
         frame["se_scale"] = np.nan
     return frame
@@ -292,17 +354,32 @@ def _natural_se(frame: pd.DataFrame) -> np.ndarray:
 
 def _replicate(sample, predicted, times, censoring, n_bins, min_bin_events, members_by_group, seed):
     rng = np.random.default_rng(seed)
-    rows = np.concatenate([members[rng.integers(0, members.size, members.size)] for members in members_by_group])
+    rows = np.concatenate(
+        [members[rng.integers(0, members.size, members.size)] for members in members_by_group]
+    )
     rows.sort()
-    resampled = SurvivalSample(sample.time[rows], sample.event[rows], sample.group_codes[rows], sample.groups,
-                               competing=None if sample.competing is None else sample.competing[rows],
-                               cause=sample.cause)
+    resampled = SurvivalSample(
+        sample.time[rows],
+        sample.event[rows],
+        sample.group_codes[rows],
+        sample.groups,
+        competing=None if sample.competing is None else sample.competing[rows],
+        cause=sample.cause,
+    )
     try:
         curves = fit_censoring(resampled, censoring)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            values, _ = _compute(resampled, predicted[rows], times, curves, n_bins, min_bin_events, full=False,
-                                 brier_variance="conservative")  # only the estimates are kept
+            values, _ = _compute(
+                resampled,
+                predicted[rows],
+                times,
+                curves,
+                n_bins,
+                min_bin_events,
+                full=False,
+                brier_variance="conservative",
+            )  # only the estimates are kept
     except ValueError:  # a replicate whose censoring weight is 0 (PositivityError) counts as failed
         return None
     return np.array([v[6] for v in values], float)
@@ -312,11 +389,24 @@ def _replicate_batch(args: tuple, seeds: list) -> list:
     return [_replicate(*args, seed) for seed in seeds]
 
 
-def _bootstrap(sample, predicted, times, censoring, n_bins, min_bin_events, n_resamples, random_state, n_jobs,
-               progress, n_rows):
+def _bootstrap(
+    sample,
+    predicted,
+    times,
+    censoring,
+    n_bins,
+    min_bin_events,
+    n_resamples,
+    random_state,
+    n_jobs,
+    progress,
+    n_rows,
+):
     import joblib
 
-    members_by_group = [np.flatnonzero(sample.group_codes == code) for code in range(sample.n_groups)]
+    members_by_group = [
+        np.flatnonzero(sample.group_codes == code) for code in range(sample.n_groups)
+    ]
     seeds = check_random_state(random_state).spawn(int(n_resamples))
     # the Cox fits (lifelines, pandas) are Python code that holds the GIL: replicates run in processes, in
     # batches so that the data travel once per batch, not once per replicate
@@ -341,8 +431,12 @@ def _bootstrap(sample, predicted, times, censoring, n_bins, min_bin_events, n_re
         else:
             draws[b] = out
     if failed:
-        warnings.warn(f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0) and are "
-                      "left out of the intervals.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0) and are "
+            "left out of the intervals.",
+            UserWarning,
+            stacklevel=3,
+        )
     return draws
 
 
@@ -351,7 +445,9 @@ def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
     competing risks they are NaN by design, stated in the docs and the result, not warned)."""
     if competing:
         return
-    missing = frame[frame["statistic"].isin(["intercept", "slope", "ici"]) & frame["estimate"].isna()]
+    missing = frame[
+        frame["statistic"].isin(["intercept", "slope", "ici"]) & frame["estimate"].isna()
+    ]
     if not len(missing):
         return
     # fewest events by the horizon each statistic needs (5 per Cox coefficient; the offset model: 1)
@@ -364,13 +460,24 @@ def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
         for statistic in ("slope", "intercept", "ici"):
             if statistic in present:
                 name = "ICI, E50, E90" if statistic == "ici" else statistic
-                why = (f"fewer than {needs[statistic]} events" if events < needs[statistic]
-                       else "its Cox model could not be fitted: no convergence or no spread in the predictions")
+                why = (
+                    f"fewer than {needs[statistic]} events"
+                    if events < needs[statistic]
+                    else "its Cox model could not be fitted: no convergence or no spread in the predictions"
+                )
                 words.append(f"{name} ({why})")
         label = g.item() if isinstance(g, np.generic) else g  # 0.0, not np.float64(0.0)
-        parts.append(f"{', '.join(words)} at t={float(t):g} for group {label!r}, {events} events by t")
-    warnings.warn("calibration statistics undefined (NaN): " + "; ".join(parts[:8])
-                  + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "") + ".", UserWarning, stacklevel=3)
+        parts.append(
+            f"{', '.join(words)} at t={float(t):g} for group {label!r}, {events} events by t"
+        )
+    warnings.warn(
+        "calibration statistics undefined (NaN): "
+        + "; ".join(parts[:8])
+        + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "")
+        + ".",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def calibration(
@@ -602,15 +709,24 @@ def calibration(
     check_n_jobs(n_jobs)
     check_scalar(progress, "progress", "bool")
 
-    index = input_index({"time": time, "event": event, "group": group, "predicted": predicted}, data)
+    index = input_index(
+        {"time": time, "event": event, "group": group, "predicted": predicted}, data
+    )
     values, names = predicted_matrix(predicted, data)
     horizons = _check_times(times, values.shape[1])
     # validate time/event/group through the one gate; the row positions ride along as the "risk"
     # so that rows excluded by ``groups=`` leave the predicted risks too
     positions = np.arange(values.shape[0], dtype=float)
-    sample, n_excluded = check_survival_inputs(time, event, group, pd.Series(positions, index=index)
-                                               if index is not None else positions, data=data, groups=groups,
-                                               risk_name="predicted", cause=cause)
+    sample, n_excluded = check_survival_inputs(
+        time,
+        event,
+        group,
+        pd.Series(positions, index=index) if index is not None else positions,
+        data=data,
+        groups=groups,
+        risk_name="predicted",
+        cause=cause,
+    )
     warn_excluded_rows(n_excluded, stacklevel=2)
     kept = sample.risk.astype(np.int64)
     risks = check_predicted_risks(values, names, index)[kept]
@@ -622,12 +738,25 @@ def calibration(
     minima = {}
     if (sample.observed & (sample.time <= horizons[-1])).any():
         minima = check_positivity(curves, float(horizons[-1]))
-    rows, extras = _compute(sample, risks, horizons, curves, n_bins, min_bin_events, brier_variance=brier_variance)
+    rows, extras = _compute(
+        sample, risks, horizons, curves, n_bins, min_bin_events, brier_variance=brier_variance
+    )
     estimates = _estimates_frame(rows, bootstrap=ci == "bootstrap")
     draws = None
     if ci == "bootstrap":
-        draws = _bootstrap(sample, risks, horizons, censoring, n_bins, min_bin_events, n_resamples, random_state,
-                           n_jobs, progress, len(rows))
+        draws = _bootstrap(
+            sample,
+            risks,
+            horizons,
+            censoring,
+            n_bins,
+            min_bin_events,
+            n_resamples,
+            random_state,
+            n_jobs,
+            progress,
+            len(rows),
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             estimates["se_scale"] = np.nanstd(draws, axis=0, ddof=1)
@@ -639,11 +768,24 @@ def calibration(
         estimates["se_scale"] = np.nan
     _warn_undefined(estimates, sample.competing is not None)
     return CalibrationResult(
-        groups=sample.groups, times=horizons, censoring=censoring, ci_method=ci, confidence_level=level,
-        n_bins=n_bins, min_bin_events=min_bin_events, n_samples=sample.n_samples, n_excluded=n_excluded,
-        estimates=estimates, bins=_extra_frame(extras, "bins"), curves=_curve_frame(extras),
-        gnd=_gnd_frame(extras), draws=draws, n_resamples=n_resamples if ci == "bootstrap" else None,
-        min_censoring_survival=minima, cause=cause, brier_variance=brier_variance,
+        groups=sample.groups,
+        times=horizons,
+        censoring=censoring,
+        ci_method=ci,
+        confidence_level=level,
+        n_bins=n_bins,
+        min_bin_events=min_bin_events,
+        n_samples=sample.n_samples,
+        n_excluded=n_excluded,
+        estimates=estimates,
+        bins=_extra_frame(extras, "bins"),
+        curves=_curve_frame(extras),
+        gnd=_gnd_frame(extras),
+        draws=draws,
+        n_resamples=n_resamples if ci == "bootstrap" else None,
+        min_censoring_survival=minima,
+        cause=cause,
+        brier_variance=brier_variance,
     )
 
 
@@ -658,13 +800,24 @@ def _extra_frame(extras: dict, key: str) -> pd.DataFrame:
 
 
 def _curve_frame(extras: dict) -> pd.DataFrame:
-    frames = [pd.DataFrame({"time": t, "group": [label] * CURVE_POINTS, "predicted": more["curve"][0],
-                            "observed": more["curve"][1]}) for (t, label), more in extras.items()]
+    frames = [
+        pd.DataFrame(
+            {
+                "time": t,
+                "group": [label] * CURVE_POINTS,
+                "predicted": more["curve"][0],
+                "observed": more["curve"][1],
+            }
+        )
+        for (t, label), more in extras.items()
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
 def _gnd_frame(extras: dict) -> pd.DataFrame:
-    rows = [(t, label, *more["gnd"], int(more["bins"].shape[0])) for (t, label), more in extras.items()]
+    rows = [
+        (t, label, *more["gnd"], int(more["bins"].shape[0])) for (t, label), more in extras.items()
+    ]
     return pd.DataFrame(rows, columns=["time", "group", "chi2", "df", "p_value", "n_bins"])
 
 
@@ -713,7 +866,9 @@ def risks_from_linear_predictor(
     array([[0.05  , 0.1   ],
            [0.1301, 0.249 ]])
     """
-    lp = np.asarray(linear_predictor.to_numpy() if isinstance(linear_predictor, pd.Series) else linear_predictor)
+    lp = np.asarray(
+        linear_predictor.to_numpy() if isinstance(linear_predictor, pd.Series) else linear_predictor
+    )
     if lp.ndim != 1 or lp.size == 0:
         raise ValueError(f"linear_predictor must be a non-empty 1-D array, got shape {lp.shape}.")
     lp = as_numeric(lp, "linear_predictor", None)

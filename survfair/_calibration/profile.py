@@ -7,15 +7,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .result import CalibrationResult
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.results import XCIResult
+from .result import CalibrationResult
 
 __all__ = ["fairness_profile"]
 
 
-def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, horizon: float | None = None,
-                     time: Any = DEPRECATED) -> pd.DataFrame:
+def fairness_profile(
+    result: XCIResult,
+    calibration: CalibrationResult,
+    *,
+    horizon: float | None = None,
+    time: Any = DEPRECATED,
+) -> pd.DataFrame:
     """One table per audit: each group's ranking (xCI) beside its calibration at one horizon.
 
     Discrimination and calibration answer different questions and cannot in general both be
@@ -90,16 +95,29 @@ def fairness_profile(result: XCIResult, calibration: CalibrationResult, *, horiz
     with np.errstate(invalid="ignore"):
         earlier = np.array([np.nanmean(matrix[a, off[a]]) if g > 1 else np.nan for a in range(g)])
         later = np.array([np.nanmean(matrix[off[:, a], a]) if g > 1 else np.nan for a in range(g)])
-    summary = calibration.summary(float(calibration.times[0]) if horizon is None else horizon)  # one horizon
-    frame = pd.DataFrame({
-        "n": summary["n"].to_numpy(),
-        "events": summary["events"].to_numpy(),
-        "xci_within": np.diag(matrix),
-        "xci_as_earlier": earlier,
-        "xci_as_later": later,
-        "delta_between": earlier - later,
-    }, index=summary.index)
-    for column in ("observed_risk", "expected_risk", "oe_ratio", "oe_ratio_ci_low", "oe_ratio_ci_high", "slope",
-                   "ici", "brier"):
+    summary = calibration.summary(
+        float(calibration.times[0]) if horizon is None else horizon
+    )  # one horizon
+    frame = pd.DataFrame(
+        {
+            "n": summary["n"].to_numpy(),
+            "events": summary["events"].to_numpy(),
+            "xci_within": np.diag(matrix),
+            "xci_as_earlier": earlier,
+            "xci_as_later": later,
+            "delta_between": earlier - later,
+        },
+        index=summary.index,
+    )
+    for column in (
+        "observed_risk",
+        "expected_risk",
+        "oe_ratio",
+        "oe_ratio_ci_low",
+        "oe_ratio_ci_high",
+        "slope",
+        "ici",
+        "brier",
+    ):
         frame[column] = summary[column].to_numpy()
     return frame

@@ -8,8 +8,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._core.display import html_of
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.display import html_of
 from .._core.frozen import frozen_result
 from .._core.intervals import bootstrap_interval, bootstrap_p_value, two_sided_z, wald_p_value
 from .._core.multiplicity import adjust_p_values
@@ -34,10 +34,20 @@ STATISTICS = {
 #: statistics compared between groups by :meth:`CalibrationResult.contrasts`
 CONTRASTED = ("oe_ratio", "intercept", "slope", "ici", "brier")
 #: statistics that have analytic standard errors; the others get intervals from the bootstrap
-ANALYTIC = ("observed_risk", "expected_risk", "oe_ratio", "intercept", "slope", "brier", "integrated_brier")
+ANALYTIC = (
+    "observed_risk",
+    "expected_risk",
+    "oe_ratio",
+    "intercept",
+    "slope",
+    "brier",
+    "integrated_brier",
+)
 
 
-def km_risk_interval(risk: np.ndarray, se: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+def km_risk_interval(
+    risk: np.ndarray, se: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Interval of a Kaplan-Meier risk 1 - S from R's default "log" transform of S: S exp(±z SE/S),
     clipped to [0, 1] as R's ``survfit`` does; ``se`` is the Greenwood SE of S."""
     z = two_sided_z(level)
@@ -47,11 +57,15 @@ def km_risk_interval(risk: np.ndarray, se: np.ndarray, level: float) -> tuple[np
     return 1.0 - np.minimum(1.0, survival * factor), 1.0 - survival / factor
 
 
-def _wald(estimate: np.ndarray, se: np.ndarray, scale: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _wald(
+    estimate: np.ndarray, se: np.ndarray, scale: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Wald limits on each statistic's scale (log for O/E; R's default "log" for a KM risk)."""
     z = two_sided_z(level)
     low, high = estimate - z * se, estimate + z * se
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a huge SE: an interval to infinity
+    with np.errstate(
+        divide="ignore", invalid="ignore", over="ignore"
+    ):  # a huge SE: an interval to infinity
         # ``se`` of a "log" statistic is already SE(log estimate): exp(log O/E +- z SE), never SE / O/E
         log = scale == "log"
         factor = np.exp(z * se)
@@ -182,7 +196,11 @@ class CalibrationResult:
         the others; ICI, E50 and E90 have bootstrap intervals only (NaN otherwise). Bootstrap
         intervals are percentile intervals of the replicates.
         """
-        level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
+        level = (
+            self.confidence_level
+            if confidence_level is None
+            else check_confidence_level(confidence_level)
+        )
         low, high = self._limits(level)
         frame = self.estimates[["time", "group", "statistic"]].copy()
         frame["ci_low"], frame["ci_high"] = low, high
@@ -196,7 +214,9 @@ class CalibrationResult:
         that the cloglog transform clips (0 or 1 within 1e-10; they move the slope, intercept and
         ICI, see :func:`survfair.calibration`); ``null`` is the value under perfect calibration (O/E
         1, intercept 0, slope 1), the hypothesis of ``p_value``."""
-        frame = self.estimates[["time", "group", "n", "events", "n_clipped", "statistic", "estimate", "se"]].copy()
+        frame = self.estimates[
+            ["time", "group", "n", "events", "n_clipped", "statistic", "estimate", "se"]
+        ].copy()
         low, high = self._limits(self.confidence_level)
         frame["ci_low"], frame["ci_high"] = low, high
         frame["null"] = frame["statistic"].map(lambda s: STATISTICS[s][1]).astype(float)
@@ -276,7 +296,9 @@ class CalibrationResult:
             return float(self.times[0])
         matches = np.flatnonzero(np.isclose(self.times, float(time), rtol=0, atol=0))
         if matches.size == 0:
-            raise ValueError(f"time {time!r} is not one of the horizons {[float(t) for t in self.times]}.")
+            raise ValueError(
+                f"time {time!r} is not one of the horizons {[float(t) for t in self.times]}."
+            )
         return float(self.times[matches[0]])
 
     def contrasts(
@@ -315,7 +337,11 @@ class CalibrationResult:
         ValueError
             For an unknown statistic or ``adjust``.
         """
-        level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
+        level = (
+            self.confidence_level
+            if confidence_level is None
+            else check_confidence_level(confidence_level)
+        )
         for statistic in statistics:
             check_option(statistic, "statistics", CONTRASTED)
         z = two_sided_z(level)
@@ -327,19 +353,36 @@ class CalibrationResult:
                 by_group = {g: i for i, g in zip(here.index, here["group"])}
                 family = []
                 for i, a in enumerate(self.groups):
-                    for b in self.groups[i + 1:]:
+                    for b in self.groups[i + 1 :]:
                         if a in by_group and b in by_group:
-                            family.append(self._contrast(frame, by_group[a], by_group[b], statistic, z, level))
+                            family.append(
+                                self._contrast(frame, by_group[a], by_group[b], statistic, z, level)
+                            )
                             family[-1].update(time=float(t), statistic=statistic, a=a, b=b)
-                adjusted = adjust_p_values([r["p_value"] for r in family], adjust=adjust) if family else []
+                adjusted = (
+                    adjust_p_values([r["p_value"] for r in family], adjust=adjust) if family else []
+                )
                 for r, p in zip(family, adjusted):
                     r["p_adjusted"] = float(p)
                 rows += family
-        columns = ["time", "statistic", "a", "b", "estimate", "se", "ci_low", "ci_high", "null", "p_value",
-                   "p_adjusted"]
+        columns = [
+            "time",
+            "statistic",
+            "a",
+            "b",
+            "estimate",
+            "se",
+            "ci_low",
+            "ci_high",
+            "null",
+            "p_value",
+            "p_adjusted",
+        ]
         return pd.DataFrame(rows, columns=columns)
 
-    def _contrast(self, frame: pd.DataFrame, i: int, j: int, statistic: str, z: float, level: float) -> dict:
+    def _contrast(
+        self, frame: pd.DataFrame, i: int, j: int, statistic: str, z: float, level: float
+    ) -> dict:
         ratio = statistic == "oe_ratio"
         x, y = frame.at[i, "estimate"], frame.at[j, "estimate"]
         null = 1.0 if ratio else 0.0
@@ -351,7 +394,14 @@ class CalibrationResult:
             low, high = bootstrap_interval(np.array([estimate]), diff[:, None], None, level)
             se = float(np.nanstd(diff, ddof=1))
             p = float(bootstrap_p_value(np.array([estimate]), diff[:, None], None, null)[0])
-            return dict(estimate=estimate, se=se, ci_low=float(low[0]), ci_high=float(high[0]), null=null, p_value=p)
+            return dict(
+                estimate=estimate,
+                se=se,
+                ci_low=float(low[0]),
+                ci_high=float(high[0]),
+                null=null,
+                p_value=p,
+            )
         si, sj = frame.at[i, "se_scale"], frame.at[j, "se_scale"]
         se_scale = float(np.hypot(si, sj))
         if ratio:
@@ -360,38 +410,59 @@ class CalibrationResult:
             estimate = float(np.exp(log_ratio))
             low, high = np.exp(log_ratio - z * se_scale), np.exp(log_ratio + z * se_scale)
             p = float(wald_p_value(np.array([log_ratio]), np.array([se_scale]))[0])
-            return dict(estimate=estimate, se=estimate * se_scale, ci_low=low, ci_high=high, null=null, p_value=p)
+            return dict(
+                estimate=estimate,
+                se=estimate * se_scale,
+                ci_low=low,
+                ci_high=high,
+                null=null,
+                p_value=p,
+            )
         estimate = float(x - y)
         p = float(wald_p_value(np.array([estimate]), np.array([se_scale]))[0])
-        return dict(estimate=estimate, se=se_scale, ci_low=estimate - z * se_scale, ci_high=estimate + z * se_scale,
-                    null=null, p_value=p)
+        return dict(
+            estimate=estimate,
+            se=se_scale,
+            ci_low=estimate - z * se_scale,
+            ci_high=estimate + z * se_scale,
+            null=null,
+            p_value=p,
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: settings, the tidy statistics, the GND tests and the bins."""
-        def records(frame: pd.DataFrame) -> list:
-            return [{k: (str(v) if k in ("group", "a", "b") else v) for k, v in row.items()}
-                    for row in frame.to_dict(orient="records")]
 
-        return json_safe({
-            "groups": [str(g) for g in self.groups],
-            "times": self.times,
-            "censoring": self.censoring,
-            "ci_method": self.ci_method,
-            "confidence_level": self.confidence_level,
-            "n_bins": self.n_bins,
-            "min_bin_events": self.min_bin_events,
-            "n_samples": self.n_samples,
-            "n_excluded": self.n_excluded,
-            "n_resamples": self.n_resamples,
-            "cause": self.cause,
-            "brier_variance": self.brier_variance,
-            "n_clipped": [{"time": t, "group": str(g), "n_clipped": int(k)} for t, g, k in
-                          self.estimates[self.estimates["statistic"] == "brier"][["time", "group", "n_clipped"]]
-                          .itertuples(index=False)],
-            "statistics": records(self.to_frame()),
-            "gnd": records(self.gnd),
-            "bins": records(self.bins),
-        })
+        def records(frame: pd.DataFrame) -> list:
+            return [
+                {k: (str(v) if k in ("group", "a", "b") else v) for k, v in row.items()}
+                for row in frame.to_dict(orient="records")
+            ]
+
+        return json_safe(
+            {
+                "groups": [str(g) for g in self.groups],
+                "times": self.times,
+                "censoring": self.censoring,
+                "ci_method": self.ci_method,
+                "confidence_level": self.confidence_level,
+                "n_bins": self.n_bins,
+                "min_bin_events": self.min_bin_events,
+                "n_samples": self.n_samples,
+                "n_excluded": self.n_excluded,
+                "n_resamples": self.n_resamples,
+                "cause": self.cause,
+                "brier_variance": self.brier_variance,
+                "n_clipped": [
+                    {"time": t, "group": str(g), "n_clipped": int(k)}
+                    for t, g, k in self.estimates[self.estimates["statistic"] == "brier"][
+                        ["time", "group", "n_clipped"]
+                    ].itertuples(index=False)
+                ],
+                "statistics": records(self.to_frame()),
+                "gnd": records(self.gnd),
+                "bins": records(self.bins),
+            }
+        )
 
     def _repr_html_(self) -> str | None:
         """Jupyter display, drawn by the renderer the presentation layer registers."""
@@ -406,13 +477,17 @@ class CalibrationResult:
         or 1 that the cloglog transform moved) only when any were.
         """
         level = f"{self.confidence_level:.0%}"
-        kind = {"analytic": f"analytic {level} intervals",
-                "bootstrap": f"bootstrap {level} intervals ({self.n_resamples} replicates)",
-                None: "no intervals"}[self.ci_method]
-        head = (f"CalibrationResult: {len(self.groups)} group(s), {self.n_samples} rows"
-                + (f" ({self.n_excluded} excluded)" if self.n_excluded else "")
-                + f", {kind}, censoring={self.censoring!r}"
-                + (f", cause={self.cause} (cumulative incidence)" if self.cause is not None else ""))
+        kind = {
+            "analytic": f"analytic {level} intervals",
+            "bootstrap": f"bootstrap {level} intervals ({self.n_resamples} replicates)",
+            None: "no intervals",
+        }[self.ci_method]
+        head = (
+            f"CalibrationResult: {len(self.groups)} group(s), {self.n_samples} rows"
+            + (f" ({self.n_excluded} excluded)" if self.n_excluded else "")
+            + f", {kind}, censoring={self.censoring!r}"
+            + (f", cause={self.cause} (cumulative incidence)" if self.cause is not None else "")
+        )
         lines = [head]
         frame = self.to_frame()  # once, not once per horizon
         for t in self.times:
@@ -426,22 +501,37 @@ class CalibrationResult:
                 oe = fmt(row["oe_ratio"], ".2f")
                 if np.isfinite(row["oe_ratio_ci_low"]) and np.isfinite(row["oe_ratio_ci_high"]):
                     oe += f" [{row['oe_ratio_ci_low']:.2f}, {row['oe_ratio_ci_high']:.2f}]"
-                entry = {"group": str(group), "n": int(row["n"]), "events": int(row["events"]),
-                         "observed %": fmt(100 * row["observed_risk"], ".1f"),
-                         "predicted %": fmt(100 * row["expected_risk"], ".1f"), "O/E": oe,
-                         "slope": fmt(row["slope"], ".2f"), "ICI": fmt(row["ici"], ".3f"),
-                         "Brier": fmt(row["brier"], ".3f"), "GND p": fmt(row["gnd_p"], ".3g")}
+                entry = {
+                    "group": str(group),
+                    "n": int(row["n"]),
+                    "events": int(row["events"]),
+                    "observed %": fmt(100 * row["observed_risk"], ".1f"),
+                    "predicted %": fmt(100 * row["expected_risk"], ".1f"),
+                    "O/E": oe,
+                    "slope": fmt(row["slope"], ".2f"),
+                    "ICI": fmt(row["ici"], ".3f"),
+                    "Brier": fmt(row["brier"], ".3f"),
+                    "GND p": fmt(row["gnd_p"], ".3g"),
+                }
                 if summary["n_clipped"].any():
                     entry["clipped"] = int(row["n_clipped"])
                 rows.append(entry)
             table = pd.DataFrame(rows).to_string(index=False)
             lines += ["", f"t = {float(t):g}", table]
         if self.cause is not None:
-            lines += ["", "slope, intercept and ICI are not defined for a cumulative incidence (NaN, shown as -)."]
+            lines += [
+                "",
+                "slope, intercept and ICI are not defined for a cumulative incidence (NaN, shown as -).",
+            ]
         integrated = self.estimates[self.estimates["statistic"] == "integrated_brier"]
         if len(integrated):
-            lines += ["", "integrated Brier score: " + ", ".join(
-                f"{g} {e:.3f}" for g, e in zip(integrated["group"], integrated["estimate"]))]
+            lines += [
+                "",
+                "integrated Brier score: "
+                + ", ".join(
+                    f"{g} {e:.3f}" for g, e in zip(integrated["group"], integrated["estimate"])
+                ),
+            ]
         return "\n".join(lines)
 
     def __str__(self) -> str:

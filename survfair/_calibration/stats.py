@@ -92,7 +92,12 @@ def truncate(time: np.ndarray, event: np.ndarray, horizon: float) -> tuple[np.nd
 
 
 def breslow_cumulative_hazard(
-    time: np.ndarray, event: np.ndarray, linear_predictor: np.ndarray, horizon: float, *, inclusive: bool = True
+    time: np.ndarray,
+    event: np.ndarray,
+    linear_predictor: np.ndarray,
+    horizon: float,
+    *,
+    inclusive: bool = True,
 ) -> tuple[float, float]:
     """Breslow's cumulative baseline hazard at ``horizon`` for a fixed linear predictor, and its
     variance given the predictor.
@@ -115,10 +120,14 @@ def breslow_cumulative_hazard(
     first = np.searchsorted(sorted_time, event_times, side="left")
     denominators = at_risk[first]
     scale = math.exp(-shift)
-    return float(np.sum(deaths / denominators) * scale), float(np.sum(deaths / denominators**2) * scale**2)
+    return float(np.sum(deaths / denominators) * scale), float(
+        np.sum(deaths / denominators**2) * scale**2
+    )
 
 
-def calibration_intercept(time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float) -> tuple[float, float]:
+def calibration_intercept(
+    time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float
+) -> tuple[float, float]:
     """Calibration intercept on the cloglog scale with the slope fixed at 1, and its SE.
 
     The Cox model with offset cloglog F̂ (follow-up truncated at the horizon) has cumulative
@@ -175,7 +184,9 @@ def _cox(time: np.ndarray, event: np.ndarray, design: np.ndarray):
     return params, se
 
 
-def calibration_slope(time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float) -> tuple[float, float]:
+def calibration_slope(
+    time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float
+) -> tuple[float, float]:
     """Calibration slope on the cloglog scale and its model-based SE.
 
     The coefficient β of a Cox model of the follow-up truncated at the horizon on cloglog F̂
@@ -221,7 +232,10 @@ class SmoothCalibration:
         """F_obs at any predicted risks (the curve of the plot)."""
         if not np.isfinite(self.coefficients).all():
             return np.full(np.shape(risk), np.nan)
-        return 1.0 - np.exp(-self.baseline * np.exp(self._design(cloglog(np.asarray(risk, float))) @ self.coefficients))
+        return 1.0 - np.exp(
+            -self.baseline
+            * np.exp(self._design(cloglog(np.asarray(risk, float))) @ self.coefficients)
+        )
 
     def _design(self, x: np.ndarray) -> np.ndarray:
         return rcs_basis(x, self.knots) if self.knots.size >= 3 else x[:, None]
@@ -232,7 +246,9 @@ class SmoothCalibration:
         return np.abs(self.observed - self.risk)
 
 
-def smooth_calibration(time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float) -> SmoothCalibration:
+def smooth_calibration(
+    time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float
+) -> SmoothCalibration:
     """Fit the smooth calibration curve of Austin, Harrell & van Klaveren (2020).
 
     A Cox model of the follow-up truncated at the horizon on a restricted cubic spline of
@@ -255,7 +271,9 @@ def smooth_calibration(time: np.ndarray, event: np.ndarray, risk: np.ndarray, ho
     return SmoothCalibration(observed, risk, knots, params, baseline)
 
 
-def gnd_bins(risk: np.ndarray, event_by_horizon: np.ndarray, n_bins: int, min_events: int) -> np.ndarray:
+def gnd_bins(
+    risk: np.ndarray, event_by_horizon: np.ndarray, n_bins: int, min_events: int
+) -> np.ndarray:
     """Bin number of each row: groups of predicted risk, merged until each has ``min_events``.
 
     Deciles (``n_bins`` quantile groups, R's ``cut(x, quantile(x, type=7), include.lowest=TRUE)``;
@@ -283,7 +301,11 @@ def gnd_bins(risk: np.ndarray, event_by_horizon: np.ndarray, n_bins: int, min_ev
 
 
 def gnd_test(
-    time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float, bins: np.ndarray,
+    time: np.ndarray,
+    event: np.ndarray,
+    risk: np.ndarray,
+    horizon: float,
+    bins: np.ndarray,
     competing: np.ndarray | None = None,
 ) -> tuple[float, int, float, pd.DataFrame]:
     """Greenwood-Nam-D'Agostino statistic over bins of predicted risk (Demler, Paynter & Cook 2015).
@@ -304,11 +326,25 @@ def gnd_test(
             observed, se = kaplan_meier_risk(t[members], e[members], horizon)
         else:
             observed, se = aalen_johansen_risk(t[members], e[members], c[members], horizon)
-        rows.append((b, int(members.sum()), int(e[members].sum()), float(risk[members].mean()), observed, se))
-    table = pd.DataFrame(rows, columns=["bin", "n", "events", "predicted", "observed", "observed_se"])
+        rows.append(
+            (
+                b,
+                int(members.sum()),
+                int(e[members].sum()),
+                float(risk[members].mean()),
+                observed,
+                se,
+            )
+        )
+    table = pd.DataFrame(
+        rows, columns=["bin", "n", "events", "predicted", "observed", "observed_se"]
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(table["observed_se"] > 0,
-                         (table["observed"] - table["predicted"]) ** 2 / table["observed_se"] ** 2, 0.0)
+        terms = np.where(
+            table["observed_se"] > 0,
+            (table["observed"] - table["predicted"]) ** 2 / table["observed_se"] ** 2,
+            0.0,
+        )
     df = len(table) - 1
     chi2 = float(terms.sum())
     p_value = float(stats.chi2.sf(chi2, df)) if df > 0 else np.nan
@@ -316,8 +352,13 @@ def gnd_test(
 
 
 def brier_terms(
-    time: np.ndarray, event: np.ndarray, risk: np.ndarray, horizon: float,
-    k_at_time: np.ndarray, k_at_horizon: float, competing: np.ndarray | None = None,
+    time: np.ndarray,
+    event: np.ndarray,
+    risk: np.ndarray,
+    horizon: float,
+    k_at_time: np.ndarray,
+    k_at_horizon: float,
+    competing: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each individual's IPCW Brier term at the horizon (Graf et al. 1999; scikit-survival).
 
@@ -410,8 +451,13 @@ def aalen_johansen_influence(
     c3 = np.cumsum(increments / at_risk)
     p = np.minimum(position, last)
     after = cumulative[last] - cumulative[p]
-    ij = (c1[p] + b[position] * after - np.where(any_event, leave[position], 0.0) * after
-          + np.where(event & (position <= last), before[position] / at_risk[position], 0.0) - c3[p])
+    ij = (
+        c1[p]
+        + b[position] * after
+        - np.where(any_event, leave[position], 0.0) * after
+        + np.where(event & (position <= last), before[position] / at_risk[position], 0.0)
+        - c3[p]
+    )
     return float(cumulative[last]), ij
 
 
@@ -465,7 +511,9 @@ def brier_censoring_influence(
     sorted_at = at[order]
     sorted_terms = terms[order]
     total = sorted_terms.sum()
-    below_terms = np.concatenate([[0.0], np.cumsum(sorted_terms)])  # Σ r_i over the first j sorted terms
+    below_terms = np.concatenate(
+        [[0.0], np.cumsum(sorted_terms)]
+    )  # Σ r_i over the first j sorted terms
     below_weighted = np.concatenate([[0.0], np.cumsum(sorted_terms * m_at[order])])
     # terms with s_i < T_k, and the rest (s_i >= T_k)
     n_below = np.searchsorted(sorted_at, cens_time, side="left")
@@ -474,11 +522,14 @@ def brier_censoring_influence(
     own = cumulative[inverse]  # M(T_k)
     before = np.where(inverse > 0, cumulative[np.maximum(inverse - 1, 0)], 0.0)  # M(T_k-)
     m_k = np.where(cens_observed, before, own)
-    return np.where(cens_observed, 0.0, jump[inverse]) * above - below_weighted[n_below] - m_k * above
+    return (
+        np.where(cens_observed, 0.0, jump[inverse]) * above - below_weighted[n_below] - m_k * above
+    )
 
 
-def brier_influence(terms: np.ndarray, censoring_term: np.ndarray | None,
-                    members: np.ndarray | None = None) -> np.ndarray:
+def brier_influence(
+    terms: np.ndarray, censoring_term: np.ndarray | None, members: np.ndarray | None = None
+) -> np.ndarray:
     """Influence function of a Brier score B = Σ r_i / n over the rows of its censoring reference.
 
     ``censoring_term`` None: the weights held fixed, φ_i = (r_i − B) / n over the group's rows

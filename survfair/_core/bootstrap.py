@@ -17,7 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .censoring import CensoringCurves, inverse_censoring, kaplan_meier_from_counts, kaplan_meier_sorted
+from .censoring import (
+    CensoringCurves,
+    inverse_censoring,
+    kaplan_meier_from_counts,
+    kaplan_meier_sorted,
+)
 from .exceptions import UndefinedXCIWarning, listed
 from .kernel import count_pairs
 from .memory import require_memory
@@ -48,7 +53,9 @@ class _Problem:
     cluster: np.ndarray | None = None  # cluster code of every (time-ordered) row, or None
     case_weight: np.ndarray | None = None  # case weights of the (time-ordered) rows, or None
     entry: np.ndarray | None = None  # entry times of the (time-ordered) rows, or None
-    competing: np.ndarray | None = None  # competing-event indicators of the (time-ordered) rows, or None
+    competing: np.ndarray | None = (
+        None  # competing-event indicators of the (time-ordered) rows, or None
+    )
 
     @property
     def observed(self) -> np.ndarray:
@@ -59,7 +66,9 @@ class _Problem:
         """The bytes of the arrays held. joblib's Dask backend scatters an argument to the cluster
         once per call, instead of shipping it with every batch of replicates, when Dask's
         ``sizeof`` finds it large; without this it saw an object of 56 bytes."""
-        return object.__sizeof__(self) + sum(_nbytes(getattr(self, f.name)) for f in dataclasses.fields(self))
+        return object.__sizeof__(self) + sum(
+            _nbytes(getattr(self, f.name)) for f in dataclasses.fields(self)
+        )
 
 
 def _nbytes(value) -> int:
@@ -76,7 +85,11 @@ def _nbytes(value) -> int:
 def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
     """Per curve: rows it is fitted on, their index into the curve's sorted unique times, the times."""
     out = []
-    subsets = [np.arange(time.shape[0])] if kind == "pooled" else [np.flatnonzero(codes == g) for g in range(n_groups)]
+    subsets = (
+        [np.arange(time.shape[0])]
+        if kind == "pooled"
+        else [np.flatnonzero(codes == g) for g in range(n_groups)]
+    )
     for rows in subsets:
         grid, index = np.unique(time[rows], return_inverse=True)
         out.append((rows, index.astype(np.intp), grid))
@@ -105,7 +118,9 @@ def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray
         weight = multiplicity[members].astype(float)
         if problem.case_weight is not None:  # a row drawn twice counts twice its case weight
             weight *= problem.case_weight[members]
-        prob, last = _km_censoring(index, problem.observed[members].astype(float), weight, grid.shape[0])
+        prob, last = _km_censoring(
+            index, problem.observed[members].astype(float), weight, grid.shape[0]
+        )
         # the curve ends at its last resampled time: beyond it K is 0 (1 / K = Inf) when it reached
         # 0 there, else undefined (NaN); with no row resampled it is undefined everywhere
         times.append(grid[: last + 1] if last >= 0 else np.array([-np.inf]))
@@ -118,7 +133,9 @@ def _inverse(problem: _Problem, times: list, survival: list):
     if problem.censoring == "pooled":
         times, survival = times * problem.n_groups, survival * problem.n_groups
     labels = tuple(range(problem.n_groups))
-    return inverse_censoring(CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival)))
+    return inverse_censoring(
+        CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival))
+    )
 
 
 def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
@@ -126,8 +143,11 @@ def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
     time, event, codes = problem.time[rows], problem.observed[rows], problem.codes[rows]
     weight = np.empty(0) if problem.case_weight is None else problem.case_weight[rows]
     entry = problem.entry[rows]
-    subsets = ([np.arange(rows.shape[0])] if problem.censoring == "pooled"
-               else [np.flatnonzero(codes == g) for g in range(problem.n_groups)])
+    subsets = (
+        [np.arange(rows.shape[0])]
+        if problem.censoring == "pooled"
+        else [np.flatnonzero(codes == g) for g in range(problem.n_groups)]
+    )
     times, survival = [], []
     for members in subsets:
         if members.shape[0] == 0:  # a group not drawn (unstratified): its weights are undefined
@@ -135,15 +155,23 @@ def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
             survival.append(np.array([np.nan]))
             continue
         by_entry = members[np.argsort(entry[members])]
-        t, k = kaplan_meier_sorted(time, event, members, weight, entry[by_entry],
-                                   weight[by_entry] if weight.shape[0] else weight, False)
+        t, k = kaplan_meier_sorted(
+            time,
+            event,
+            members,
+            weight,
+            entry[by_entry],
+            weight[by_entry] if weight.shape[0] else weight,
+            False,
+        )
         times.append(t)
         survival.append(k)
     return _inverse(problem, times, survival)
 
 
-def _multiplicity(strata_members: tuple, n: int, seed: np.random.SeedSequence,
-                  cluster: np.ndarray | None = None) -> np.ndarray:
+def _multiplicity(
+    strata_members: tuple, n: int, seed: np.random.SeedSequence, cluster: np.ndarray | None = None
+) -> np.ndarray:
     """How often each row is drawn: n_s draws with replacement within every stratum s. With
     clusters the strata hold clusters: a row is drawn as often as its cluster."""
     rng = np.random.default_rng(seed)
@@ -174,7 +202,9 @@ def _cluster_strata(cluster: np.ndarray, codes: np.ndarray, stratify: str | None
 
 def _replicate(problem: _Problem, seed: np.random.SeedSequence):
     """One bootstrap replicate for every model: (cells (M, G, G), overall (M,), failed (M,))."""
-    multiplicity = _multiplicity(problem.strata_members, problem.time.shape[0], seed, problem.cluster)
+    multiplicity = _multiplicity(
+        problem.strata_members, problem.time.shape[0], seed, problem.cluster
+    )
     rows = np.repeat(np.arange(problem.time.shape[0]), multiplicity)  # stays sorted by time
     time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
     inverse_k = None
@@ -191,9 +221,16 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
     in_time_order = np.arange(rows.shape[0])  # the resample is already sorted by time
     for m, risk in enumerate(problem.risks):
         counts, bad = count_pairs(
-            time, event, codes, risk[rows], g,
-            inverse_k=inverse_k, tau=problem.tau,
-            tied_tol=problem.tied_tol, strict=problem.strict, order=in_time_order,
+            time,
+            event,
+            codes,
+            risk[rows],
+            g,
+            inverse_k=inverse_k,
+            tau=problem.tau,
+            tied_tol=problem.tied_tol,
+            strict=problem.strict,
+            order=in_time_order,
             case_weight=None if problem.case_weight is None else problem.case_weight[rows],
             entry=None if problem.entry is None else problem.entry[rows],
             competing=None if problem.competing is None else problem.competing[rows],
@@ -271,8 +308,11 @@ def bootstrap(
     risks = [sample.risk] if risks is None else list(risks)
     g2 = sample.n_groups**2
     # the batches' replicates and their concatenation are alive together
-    require_memory(2 * 8.0 * n_resamples * len(risks) * g2,
-                   f"{n_resamples} bootstrap replicates of {g2} cells", ("groups", "fewer_resamples", "no_intervals"))
+    require_memory(
+        2 * 8.0 * n_resamples * len(risks) * g2,
+        f"{n_resamples} bootstrap replicates of {g2} cells",
+        ("groups", "fewer_resamples", "no_intervals"),
+    )
     order = np.argsort(sample.time, kind="stable")
     time, event, codes = sample.time[order], sample.event[order], sample.group_codes[order]
     cluster = None if sample.cluster is None else sample.cluster[order]
@@ -281,7 +321,9 @@ def bootstrap(
     else:
         if stratify == "group":
             strata = codes
-        elif stratify == "group_event" and sample.competing is not None:  # censored / cause / competing
+        elif (
+            stratify == "group_event" and sample.competing is not None
+        ):  # censored / cause / competing
             strata = codes * 3 + event.astype(np.intp) + 2 * sample.competing[order].astype(np.intp)
         elif stratify == "group_event":
             strata = codes * 2 + event.astype(np.intp)
@@ -329,7 +371,9 @@ def bootstrap(
     for m in range(len(risks)):
         undefined = np.isnan(cells[:, m]).sum(axis=0)
         draws.append(
-            BootstrapDraws(cells[:, m], overall[:, m], int(failed[:, m].sum()), undefined, stratify, entropy)
+            BootstrapDraws(
+                cells[:, m], overall[:, m], int(failed[:, m].sum()), undefined, stratify, entropy
+            )
         )
     return draws
 
@@ -347,7 +391,8 @@ def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: in
     partial = np.argwhere((draws.n_undefined > draws.n_failed) & (draws.n_undefined < n))
     if partial.size:
         cells = listed(
-            f"({groups[a]!r}, {groups[b]!r}): {int(draws.n_undefined[a, b] - draws.n_failed)}" for a, b in partial
+            f"({groups[a]!r}, {groups[b]!r}): {int(draws.n_undefined[a, b] - draws.n_failed)}"
+            for a, b in partial
         )
         warnings.warn(
             f"bootstrap replicates in which a cell had no comparable pair (NaN, left out): {cells}.",

@@ -16,13 +16,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from .._compiled import _kaplan_meier, flags, floats, indices
-from .frozen import frozen_result
 
+from .._compiled import _kaplan_meier, flags, floats, indices
 from .exceptions import PositivityError, PositivityWarning, listed
+from .frozen import frozen_result
 from .validation import SurvivalSample, describe_rows, label_array
 
-__all__ = ["CensoringCurves", "fit_censoring", "censoring_kaplan_meier", "kaplan_meier_sorted", "kaplan_meier_from_counts", "inverse_censoring", "InverseCensoring"]
+__all__ = [
+    "CensoringCurves",
+    "fit_censoring",
+    "censoring_kaplan_meier",
+    "kaplan_meier_sorted",
+    "kaplan_meier_from_counts",
+    "inverse_censoring",
+    "InverseCensoring",
+]
 
 POSITIVITY_WARN_LEVEL = 0.1
 #: Zero of a weighted sum obtained by differencing running totals (see :func:`kaplan_meier_sorted`
@@ -49,7 +57,9 @@ def kaplan_meier_from_counts(total: np.ndarray, events: np.ndarray) -> np.ndarra
     """
     censored = total - events
     at_risk_after_events = np.cumsum(total[::-1])[::-1] - events
-    ratio = np.divide(censored, at_risk_after_events, out=np.zeros(total.shape[0]), where=censored != 0)
+    ratio = np.divide(
+        censored, at_risk_after_events, out=np.zeros(total.shape[0]), where=censored != 0
+    )
     return np.cumprod(1.0 - ratio)
 
 
@@ -68,8 +78,16 @@ def kaplan_meier_sorted(time, event, rows, weight, entry_values, entry_weights, 
     K changes and the last unique time (the same step function; 2 of 3 rows of a cohort with a third
     censored fall away, and at 10^8 rows that is 1 GB of curves).
     """
-    arrays = (floats(time), flags(event), indices(rows), floats(weight), floats(entry_values),
-              floats(entry_weights), bool(steps_only), RESIDUE)
+    arrays = (
+        floats(time),
+        flags(event),
+        indices(rows),
+        floats(weight),
+        floats(entry_values),
+        floats(entry_weights),
+        bool(steps_only),
+        RESIDUE,
+    )
     n_out = _kaplan_meier.kaplan_meier_sweep(*arrays, _ABSENT, _ABSENT)  # the counting sweep
     unique_time = np.empty(n_out, np.float64)
     survival = np.empty(n_out, np.float64)
@@ -141,7 +159,9 @@ class CensoringCurves:
         times = np.ascontiguousarray(times, dtype=np.float64)
         times = floats(times)
         out = np.empty(times.shape[0], np.float64)
-        _kaplan_meier.step_lookup(floats(curve_times), floats(curve), times, bool(curve[-1] > 0), out)
+        _kaplan_meier.step_lookup(
+            floats(curve_times), floats(curve), times, bool(curve[-1] > 0), out
+        )
         return out
 
     def last_time(self, group_index: int) -> float:
@@ -152,7 +172,9 @@ class CensoringCurves:
         """Tidy curves: one row per (group, time at which K steps, and the last time) with the
         censoring survival just after it."""
         frames = [
-            pd.DataFrame({"group": label_array([label] * len(t)), "time": t, "censoring_survival": k})
+            pd.DataFrame(
+                {"group": label_array([label] * len(t)), "time": t, "censoring_survival": k}
+            )
             for label, t, k in zip(self.groups, self.times, self.survival)
         ]
         return pd.concat(frames, ignore_index=True)
@@ -188,7 +210,10 @@ def inverse_censoring(curves: CensoringCurves | None) -> InverseCensoring | None
 
 
 def fit_censoring(
-    reference: SurvivalSample, kind: str, order: np.ndarray | None = None, presorted: tuple | None = None,
+    reference: SurvivalSample,
+    kind: str,
+    order: np.ndarray | None = None,
+    presorted: tuple | None = None,
     n_jobs: int = 1,
 ) -> CensoringCurves:
     """Fit the censoring survival on ``reference`` per group (``kind="group"``) or pooled.
@@ -209,10 +234,15 @@ def fit_censoring(
     """
     if presorted is not None:
         time, event, codes_in_order, weight, entry = presorted[:5]
-        order = None  # the identity: each group's rows are where its code is (no n-array of positions)
+        order = (
+            None  # the identity: each group's rows are where its code is (no n-array of positions)
+        )
         row_codes = codes_in_order
     else:
-        time, event = reference.time, reference.observed  # competing events are events, not censorings
+        time, event = (
+            reference.time,
+            reference.observed,
+        )  # competing events are events, not censorings
         weight = _ABSENT if reference.weights is None else reference.weights
         entry = _ABSENT if reference.entry is None else reference.entry
         if order is None:
@@ -228,12 +258,21 @@ def fit_censoring(
     if kind == "pooled":
         rows = np.arange(time.shape[0]) if order is None else order
         t, k = kaplan_meier_sorted(time, event, rows, weight, entries[0], entries[2], True)
-        return CensoringCurves("pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups)
+        return CensoringCurves(
+            "pooled", reference.groups, (t,) * reference.n_groups, (k,) * reference.n_groups
+        )
+
     def one_group(code: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = np.flatnonzero(codes_in_order == code) if order is None else order[codes_in_order == code]
+        rows = (
+            np.flatnonzero(codes_in_order == code)
+            if order is None
+            else order[codes_in_order == code]
+        )
         if rows.shape[0] == 0:
             label = reference.groups[code]
-            raise ValueError(f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted.")
+            raise ValueError(
+                f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted."
+            )
         values, weights = entries[0], entries[2]
         if entries[1] is not None:
             mine = entries[1] == code
@@ -251,7 +290,9 @@ def fit_censoring(
             curves = list(pool.map(one_group, range(reference.n_groups)))
     else:
         curves = [one_group(code) for code in range(reference.n_groups)]
-    return CensoringCurves("group", reference.groups, tuple(c[0] for c in curves), tuple(c[1] for c in curves))
+    return CensoringCurves(
+        "group", reference.groups, tuple(c[0] for c in curves), tuple(c[1] for c in curves)
+    )
 
 
 def entries_in_order(entry: np.ndarray, codes: np.ndarray, weight: np.ndarray) -> tuple:
@@ -261,8 +302,13 @@ def entries_in_order(entry: np.ndarray, codes: np.ndarray, weight: np.ndarray) -
     return entry[by_entry], codes[by_entry], (weight[by_entry] if weight.shape[0] else _ABSENT)
 
 
-def raise_positivity(curves: CensoringCurves, group_index: int, time: float, value: float,
-                     reference: SurvivalSample | None = None) -> None:
+def raise_positivity(
+    curves: CensoringCurves,
+    group_index: int,
+    time: float,
+    value: float,
+    reference: SurvivalSample | None = None,
+) -> None:
     """Raise the positivity error for a weight that cannot be formed.
 
     Parameters
@@ -318,14 +364,27 @@ def _emptied_early(curves: CensoringCurves, group_index: int) -> float | None:
     return first if first < float(times[-1]) else None
 
 
-def _emptied_message(curves: CensoringCurves, group_index: int, time: float, emptied: float,
-                     reference: SurvivalSample | None) -> str:
+def _emptied_message(
+    curves: CensoringCurves,
+    group_index: int,
+    time: float,
+    emptied: float,
+    reference: SurvivalSample | None,
+) -> str:
     """The positivity message for a curve that fell to 0 at ``emptied``, before its last time."""
     label = curves.groups[group_index]
-    whose = "the pooled censoring survival K" if curves.kind == "pooled" else f"censoring survival K of group {label!r}"
+    whose = (
+        "the pooled censoring survival K"
+        if curves.kind == "pooled"
+        else f"censoring survival K of group {label!r}"
+    )
     rows_text, entered_text = "", ""
     if reference is not None:
-        mine = np.ones(reference.n_samples, bool) if curves.kind == "pooled" else reference.group_codes == group_index
+        mine = (
+            np.ones(reference.n_samples, bool)
+            if curves.kind == "pooled"
+            else reference.group_codes == group_index
+        )
         censored_there = mine & (reference.time == emptied) & ~reference.observed
         if reference.weights is not None:
             censored_there &= reference.weights > 0
@@ -335,8 +394,10 @@ def _emptied_message(curves: CensoringCurves, group_index: int, time: float, emp
             later = mine & (reference.entry >= emptied) & (reference.time > emptied)
             if later.any():
                 count = int(later.sum())
-                entered_text = (f" ({count} row{'s' if count != 1 else ''} with later times entered at or after "
-                                f"{emptied:g})")
+                entered_text = (
+                    f" ({count} row{'s' if count != 1 else ''} with later times entered at or after "
+                    f"{emptied:g})"
+                )
     if reference is None:
         cause = "emptied by delayed entry (rows with later times had not entered yet) or by rows of weight 0"
     elif reference.entry is not None:
@@ -344,7 +405,10 @@ def _emptied_message(curves: CensoringCurves, group_index: int, time: float, emp
     else:
         cause = "the rows with later times have weight 0"
     advice = ['censoring="pooled" (one curve for all groups)'] if curves.kind == "group" else []
-    advice += [f"a later time origin, or dropping the early row(s) censored at {emptied:g}", 'method="naive"']
+    advice += [
+        f"a later time origin, or dropping the early row(s) censored at {emptied:g}",
+        'method="naive"',
+    ]
     return (
         f"{whose} is 0 at time {time:g}, so its IPCW weight is infinite (positivity fails): its "
         f"Kaplan-Meier fell to 0 at time {emptied:g}, where every row at risk was censored{rows_text}, "
@@ -369,10 +433,12 @@ def check_positivity(curves: CensoringCurves, last_weighted_time: float) -> dict
             low.append((label, value, until))
     if low:  # one warning for all groups, naming a handful: 500 groups must not print 500 lines
         worst = min(value for _, value, _ in low)
-        described = listed(f"group {label!r} falls to {value:.3g} by time {until:g}" for label, value, until in low)
+        described = listed(
+            f"group {label!r} falls to {value:.3g} by time {until:g}" for label, value, until in low
+        )
         warnings.warn(
             f"censoring survival below {POSITIVITY_WARN_LEVEL}: {described}; IPCW weights up to "
-            f"{1 / worst ** 2:.3g} make the estimate unstable. Consider a smaller tau.",
+            f"{1 / worst**2:.3g} make the estimate unstable. Consider a smaller tau.",
             PositivityWarning,
             stacklevel=3,
         )

@@ -52,7 +52,9 @@ class FlchainCohort:
         return self.frame.loc[:, list(self.covariates)].astype(float)
 
 
-def load_flchain(*, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool = False) -> FlchainCohort:
+def load_flchain(
+    *, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool = False
+) -> FlchainCohort:
     """Load flchain from scikit-survival, encode it, and drop rows missing a requested covariate.
 
     Parameters
@@ -95,7 +97,9 @@ def load_flchain(*, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool
     """
     perturb = check_scalar(perturb, "perturb", "bool")  # 1 or "yes" is refused, not taken as True
     if isinstance(covariates, str):
-        raise TypeError(f"covariates must be a sequence of column names, got the string {covariates!r}.")
+        raise TypeError(
+            f"covariates must be a sequence of column names, got the string {covariates!r}."
+        )
     from sksurv.datasets import load_flchain as _load
 
     features, outcome = _load()
@@ -116,7 +120,9 @@ def load_flchain(*, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool
     )
     unknown = [c for c in covariates if c not in frame.columns or c in ("time", "event", "sex")]
     if unknown:
-        raise ValueError(f"covariates: unknown names {unknown}; choose from {list(frame.columns[3:])}.")
+        raise ValueError(
+            f"covariates: unknown names {unknown}; choose from {list(frame.columns[3:])}."
+        )
     if perturb:
         women = frame["sex"] == "F"
         frame.loc[women, "kappa"] += 1.0

@@ -32,8 +32,17 @@ DEPRECATED: Any = _Deprecated()
 _warned: set[tuple[str, str]] = set()
 
 
-def renamed(function: str, old: str, new: str, old_value: Any, new_value: Any, default: Any = None,
-            *, missing: str | None = None, stacklevel: int = 3) -> Any:
+def renamed(
+    function: str,
+    old: str,
+    new: str,
+    old_value: Any,
+    new_value: Any,
+    default: Any = None,
+    *,
+    missing: str | None = None,
+    stacklevel: int = 3,
+) -> Any:
     """The value of keyword ``new`` of ``function``, given either as ``new`` or by its old name.
 
     ``old_value`` is what the caller passed as ``old`` (:data:`DEPRECATED` if nothing),
@@ -63,8 +72,12 @@ def renamed(function: str, old: str, new: str, old_value: Any, new_value: Any, d
         return new_value
     if new_value is not default:
         raise TypeError(f"{function}() got both {new}= and its old name {old}=; pass {new}= only.")
-    warn_once((function, old), f"{function}({old}=...) is deprecated: use {function}({new}=...); {old}= will be "
-              f"removed in survfair {REMOVED_IN}.", stacklevel=stacklevel)
+    warn_once(
+        (function, old),
+        f"{function}({old}=...) is deprecated: use {function}({new}=...); {old}= will be "
+        f"removed in survfair {REMOVED_IN}.",
+        stacklevel=stacklevel,
+    )
     return old_value
 
 

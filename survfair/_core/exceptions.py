@@ -85,8 +85,15 @@ class MemoryLimitError(ValueError):
         (``ci="bootstrap"``), ``"no_intervals"`` (``ci=None``), ``"fewer_resamples"``.
     """
 
-    def __init__(self, message: str, *, what: str = "", needed: int = 0, available: int = 0,
-                 remedies: tuple = ()):
+    def __init__(
+        self,
+        message: str,
+        *,
+        what: str = "",
+        needed: int = 0,
+        available: int = 0,
+        remedies: tuple = (),
+    ):
         super().__init__(message)
         self.what, self.needed, self.available = what, int(needed), int(available)
         self.remedies = tuple(remedies)
@@ -109,5 +116,8 @@ def warn_undefined_cells(denominator, groups: tuple, stacklevel: int) -> None:
     empty = np.argwhere(np.asarray(denominator) == 0)
     if empty.size:
         cells = listed(f"({groups[a]!r}, {groups[b]!r})" for a, b in empty)
-        warnings.warn(f"xCI is undefined (NaN) for cells without a comparable pair: {cells}.", UndefinedXCIWarning,
-                      stacklevel=stacklevel + 1)
+        warnings.warn(
+            f"xCI is undefined (NaN) for cells without a comparable pair: {cells}.",
+            UndefinedXCIWarning,
+            stacklevel=stacklevel + 1,
+        )

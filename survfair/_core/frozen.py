@@ -108,13 +108,24 @@ def _equal(first: Any, second: Any) -> bool:
             return bool(np.array_equal(first, second))
     if dataclasses.is_dataclass(first) and not isinstance(first, type):
         return type(first) is type(second) and all(
-            _equal(getattr(first, f.name), getattr(second, f.name)) for f in dataclasses.fields(first) if f.compare)
+            _equal(getattr(first, f.name), getattr(second, f.name))
+            for f in dataclasses.fields(first)
+            if f.compare
+        )
     if isinstance(first, (tuple, list)) and isinstance(second, (tuple, list)):
-        return (type(first) is type(second) and len(first) == len(second)
-                and all(_equal(a, b) for a, b in zip(first, second)))
+        return (
+            type(first) is type(second)
+            and len(first) == len(second)
+            and all(_equal(a, b) for a, b in zip(first, second))
+        )
     if isinstance(first, Mapping) and isinstance(second, Mapping):
         return first.keys() == second.keys() and all(_equal(first[k], second[k]) for k in first)
-    if isinstance(first, float) and isinstance(second, float) and first != first and second != second:
+    if (
+        isinstance(first, float)
+        and isinstance(second, float)
+        and first != first
+        and second != second
+    ):
         return True  # NaN
     try:
         return bool(first == second)
@@ -172,7 +183,9 @@ def frozen_result(cls):
     """
     cls = dataclasses.dataclass(frozen=True)(cls)
     fields = [f for f in dataclasses.fields(cls) if not f.name.startswith("_")]
-    pandas_fields = [f.name for f in fields if any(t in str(f.type) for t in ("DataFrame", "Series"))]
+    pandas_fields = [
+        f.name for f in fields if any(t in str(f.type) for t in ("DataFrame", "Series"))
+    ]
     in_place = set(getattr(cls, "_freeze_in_place", ()))
     plain = [f.name for f in fields if f.name not in pandas_fields]
     for name in pandas_fields:
@@ -194,8 +207,11 @@ def frozen_result(cls):
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(_equal(self.__dict__.get(f.name), other.__dict__.get(f.name))
-                   for f in dataclasses.fields(self) if f.compare)
+        return all(
+            _equal(self.__dict__.get(f.name), other.__dict__.get(f.name))
+            for f in dataclasses.fields(self)
+            if f.compare
+        )
 
     cls.__init__ = __init__
     cls.__reduce__ = __reduce__

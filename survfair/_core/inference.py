@@ -11,19 +11,29 @@ from .influence import Influence, influence
 from .kernel import IndividualContributions, PreparedPairs, kernel_threads
 from .moments import moment_influence, moments_apply
 from .results import Jackknife, XCIResult
-from .validation import SurvivalSample, check_confidence_level, check_n_jobs, check_option, check_scalar
+from .validation import (
+    SurvivalSample,
+    check_confidence_level,
+    check_n_jobs,
+    check_option,
+    check_scalar,
+)
 
-__all__ = ["check_inference_options", "with_inference", "influence_with_rows", "CI_METHODS", "STRATIFY",
-           "BOOTSTRAP_METHODS"]
+__all__ = [
+    "check_inference_options",
+    "with_inference",
+    "influence_with_rows",
+    "CI_METHODS",
+    "STRATIFY",
+    "BOOTSTRAP_METHODS",
+]
 
 CI_METHODS = (None, "analytic", "bootstrap")
 STRATIFY = ("group", "group_event", None)
 BOOTSTRAP_METHODS = ("bca", "percentile")
 
 
-def check_inference_options(
-    ci, n_resamples, n_jobs, stratify, bootstrap_method, progress
-) -> None:
+def check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress) -> None:
     """Validate the inference keywords of :func:`survfair.xci` / :func:`survfair.compare_xci`.
 
     Raises
@@ -68,7 +78,9 @@ def with_inference(
     that :func:`survfair.compare_xci` can check and re-use it.
     """
     level = check_confidence_level(confidence_level)
-    result = replace(result, sample=sample, refit_censoring=bool(refit_censoring), confidence_level=level)
+    result = replace(
+        result, sample=sample, refit_censoring=bool(refit_censoring), confidence_level=level
+    )
     settings = result.settings.pair_options
     if ci is None:
         return result
@@ -77,12 +89,29 @@ def with_inference(
         inf = None
         estimated = curves.kind if curves is not None and refit_censoring else None
         if contributions is None and moments_apply(sample, prepared, estimated):  # no rows kept
-            inf = moment_influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
-                                   prepared=prepared, n_jobs=kernel_threads(n_jobs), method=settings["method"],
-                                   tau=settings["tau"], strict=settings["strict"], tied_tol=settings["tied_tol"])
+            inf = moment_influence(
+                sample,
+                result.pair_counts,
+                curves=curves,
+                censoring_estimated=bool(refit_censoring),
+                prepared=prepared,
+                n_jobs=kernel_threads(n_jobs),
+                method=settings["method"],
+                tau=settings["tau"],
+                strict=settings["strict"],
+                tied_tol=settings["tied_tol"],
+            )
         if inf is None:
-            inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=bool(refit_censoring),
-                            prepared=prepared, contributions=contributions, jackknife=False, **settings)
+            inf = influence(
+                sample,
+                result.pair_counts,
+                curves=curves,
+                censoring_estimated=bool(refit_censoring),
+                prepared=prepared,
+                contributions=contributions,
+                jackknife=False,
+                **settings,
+            )
         return replace(result, influence=inf, ci_method="analytic")
     draws = bootstrap(
         sample,
@@ -98,11 +127,22 @@ def with_inference(
     warn_bootstrap_failures(draws, result.groups, stacklevel=4)
     jackknife = None
     if bootstrap_method == "bca":  # only the jackknife is read: no Kaplan-Meier term needed
-        inf = influence(sample, result.pair_counts, curves=curves, censoring_estimated=False, prepared=prepared,
-                        **settings)
+        inf = influence(
+            sample,
+            result.pair_counts,
+            curves=curves,
+            censoring_estimated=False,
+            prepared=prepared,
+            **settings,
+        )
         jackknife = Jackknife(inf.jackknife, inf.jackknife_overall)
-    return replace(result, bootstrap=draws, jackknife=jackknife, ci_method="bootstrap",
-                   bootstrap_method=bootstrap_method)
+    return replace(
+        result,
+        bootstrap=draws,
+        jackknife=jackknife,
+        ci_method="bootstrap",
+        bootstrap_method=bootstrap_method,
+    )
 
 
 def influence_with_rows(result: XCIResult, *, jackknife: bool = False) -> Influence:
@@ -117,5 +157,10 @@ def influence_with_rows(result: XCIResult, *, jackknife: bool = False) -> Influe
     if stored is not None and (stored.has_jackknife or not jackknife):
         return stored
     curves = result.censoring_curves if result.method == "ipcw" else None
-    return influence(result.sample, result.pair_counts, curves=curves, censoring_estimated=result.refit_censoring,
-                     **result.settings.pair_options)
+    return influence(
+        result.sample,
+        result.pair_counts,
+        curves=curves,
+        censoring_estimated=result.refit_censoring,
+        **result.settings.pair_options,
+    )

@@ -68,17 +68,35 @@ from dataclasses import field
 
 import numpy as np
 
-from .frozen import FrozenCachedProperty, frozen_result
-from .censoring import RESIDUE as KM_RESIDUE, CensoringCurves, inverse_censoring
 from .._compiled import CODE_TYPES, flags, floats, indices
 from .._compiled import _influence as _compiled
-from .kernel import (IndividualContributions, PairCounts, PreparedPairs, count_pairs_and_contributions,
-                      later_member_arrays)
+from .censoring import RESIDUE as KM_RESIDUE
+from .censoring import CensoringCurves, inverse_censoring
+from .frozen import FrozenCachedProperty, frozen_result
+from .kernel import (
+    IndividualContributions,
+    PairCounts,
+    PreparedPairs,
+    count_pairs_and_contributions,
+    later_member_arrays,
+)
 from .memory import require_memory
 from .validation import SurvivalSample
 
-__all__ = ["Influence", "CompactLayout", "influence", "influence_rows", "censoring_multiplicity", "time_ordered_options", "sum_by_cluster", "difference_se",
-           "rows_over_contributions", "rows_beyond_contributions", "censoring_terms", "cell_ratios"]
+__all__ = [
+    "Influence",
+    "CompactLayout",
+    "influence",
+    "influence_rows",
+    "censoring_multiplicity",
+    "time_ordered_options",
+    "sum_by_cluster",
+    "difference_se",
+    "rows_over_contributions",
+    "rows_beyond_contributions",
+    "censoring_terms",
+    "cell_ratios",
+]
 
 
 #: Compact rows (2G numbers) are smaller than dense ones (G^2) from three groups on.
@@ -141,8 +159,11 @@ class CompactLayout:
     def expand(self, rows: np.ndarray) -> np.ndarray:
         """The dense rows (n, G*G), with NaN columns for undefined cells."""
         n, g2 = rows.shape[0], self.n_groups**2
-        require_memory(8.0 * n * g2, f"the influence rows of {g2} cells for {n} rows (n x G^2 = {n} x {g2})",
-                       ("groups",))
+        require_memory(
+            8.0 * n * g2,
+            f"the influence rows of {g2} cells for {n} rows (n x G^2 = {n} x {g2})",
+            ("groups",),
+        )
         dense = np.zeros((n, g2))
         for group, cells, block in self.blocks(rows):
             dense[np.ix_(self.members[group], cells)] = block
@@ -207,8 +228,11 @@ class Influence:
         """The G^2 x G^2 covariance, built on first request (only paired contrasts of many cells
         or a user asking for it need it; standard errors never do)."""
         n_cells = self._n_cells
-        require_memory(8.0 * n_cells**2, f"the covariance of the {n_cells} cells ({n_cells} x {n_cells})",
-                       ("groups",))
+        require_memory(
+            8.0 * n_cells**2,
+            f"the covariance of the {n_cells} cells ({n_cells} x {n_cells})",
+            ("groups",),
+        )
         if self.layout is None:
             covariance = self.cells_in_time_order.T @ self.cells_in_time_order
         else:  # each group's rows: the products of its slots (NaN rows and columns: undefined cells)
@@ -248,7 +272,9 @@ class Influence:
             return self._compact_difference_se(np.asarray(first), np.asarray(second), chunk)
         return difference_se(self.cells_in_time_order, first, second, chunk)
 
-    def _compact_difference_se(self, first: np.ndarray, second: np.ndarray, chunk: int) -> np.ndarray:
+    def _compact_difference_se(
+        self, first: np.ndarray, second: np.ndarray, chunk: int
+    ) -> np.ndarray:
         """Var(f - s) = sum_k (phi_k(f) - phi_k(s))^2, summed over the (at most four) groups whose
         rows hold f or s, ``chunk`` differences at a time per group (a row of a group holding only
         one of the cells reads 0 for the other: its zero slot)."""
@@ -261,8 +287,10 @@ class Influence:
             for group in np.unique(group_of[first_time]):
                 which = np.flatnonzero(first_time & (group_of == group))
                 block = np.zeros((len(layout.members[group]), 2 * g + 1))  # + the zero slot
-                block[:, :2 * g] = self.cells_in_time_order[layout.members[group]]
-                slots = [layout.slot(group, cells[which], missing=2 * g) for cells in (first, second)]
+                block[:, : 2 * g] = self.cells_in_time_order[layout.members[group]]
+                slots = [
+                    layout.slot(group, cells[which], missing=2 * g) for cells in (first, second)
+                ]
                 for start in range(0, len(which), chunk):
                     part = slice(start, start + chunk)
                     diff = block[:, slots[0][part]] - block[:, slots[1][part]]
@@ -331,7 +359,9 @@ class Influence:
             n_clusters = int(in_time_order.max()) + 1
             cells = np.zeros((n_clusters, self._n_cells))
             for group, columns, rows in self.layout.blocks(self.cells_in_time_order):
-                cells[:, columns] += sum_by_cluster(rows, in_time_order[self.layout.members[group]], n_clusters)
+                cells[:, columns] += sum_by_cluster(
+                    rows, in_time_order[self.layout.members[group]], n_clusters
+                )
             cells[:, ~self.layout.defined] = np.nan
         total = sum_by_cluster(self.overall_in_time_order[:, None], in_time_order)[:, 0]
         pseudo = (np.asarray(values, dtype=float)[None, :] - cells, float(overall) - total)
@@ -343,7 +373,9 @@ class Influence:
 
     @FrozenCachedProperty
     def jackknife(self) -> np.ndarray:
-        if self._leave_out is not None and isinstance(self._leave_out[0], str):  # clustered: see clustered()
+        if self._leave_out is not None and isinstance(
+            self._leave_out[0], str
+        ):  # clustered: see clustered()
             return self._leave_out[1][0]
         numerator, denominator, k_num, k_den = self._leave_out_sums
         return _delete_one(numerator, denominator, k_num, k_den)
@@ -364,8 +396,10 @@ class Influence:
     def _leave_out_sums(self):
         """Removing k removes exactly the pairs k belongs to: k's sums per cell, both roles."""
         if self._leave_out is None:
-            raise RuntimeError("this influence was computed without the contributions the jackknife needs "
-                               "(influence(jackknife=False))")
+            raise RuntimeError(
+                "this influence was computed without the contributions the jackknife needs "
+                "(influence(jackknife=False))"
+            )
         numerator, denominator, codes, contrib, g = self._leave_out
         contrib = contrib.in_input_order()
         n = codes.shape[0]
@@ -381,7 +415,9 @@ class Influence:
         return numerator, denominator, k_num, k_den
 
 
-def difference_se(rows: np.ndarray, first: np.ndarray, second: np.ndarray, chunk: int = 256) -> np.ndarray:
+def difference_se(
+    rows: np.ndarray, first: np.ndarray, second: np.ndarray, chunk: int = 256
+) -> np.ndarray:
     """sqrt(sum_k (rows[k, first[j]] - rows[k, second[j]])^2) for every j: the standard errors of
     cell differences from dense influence rows (n, cells), ``chunk`` differences at a time (memory
     O(n x chunk))."""
@@ -403,7 +439,9 @@ def _delete_one(numerator, denominator, k_num: np.ndarray, k_den: np.ndarray) ->
         return np.where(kept, (numerator - k_num) / np.where(kept, left, 1.0), np.nan)
 
 
-def sum_by_cluster(rows: np.ndarray, cluster: np.ndarray, n_clusters: int | None = None) -> np.ndarray:
+def sum_by_cluster(
+    rows: np.ndarray, cluster: np.ndarray, n_clusters: int | None = None
+) -> np.ndarray:
     """Influence rows (n, k) summed within clusters (codes 0..C-1 of the same rows): (C, k).
 
     One ``np.bincount`` per column (sequential reads, no sort; at 10^6 rows and 16 cells the
@@ -424,7 +462,9 @@ def _in_input_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     return out
 
 
-def rows_over_contributions(width: int, n_groups: int, mult: np.ndarray, *, delayed_entry: bool) -> bool:
+def rows_over_contributions(
+    width: int, n_groups: int, mult: np.ndarray, *, delayed_entry: bool
+) -> bool:
     """Whether influence rows ``width`` numbers wide can be written over the later members' sums
     (the (n, 2G) block of :func:`survfair._core.kernel.later_member_arrays`): they must be as wide as the
     block, and no row may be written before the sweep reads it, as the Kaplan-Meier term (``mult``
@@ -439,7 +479,9 @@ def rows_beyond_contributions(n_groups: int, estimated: str | None, *, delayed_e
     :func:`censoring_terms`."""
     curve_of, mult = censoring_terms(n_groups, estimated)
     width = 2 * n_groups if _compact(n_groups, curve_of, mult) else n_groups * n_groups
-    return 0 if rows_over_contributions(width, n_groups, mult, delayed_entry=delayed_entry) else width
+    return (
+        0 if rows_over_contributions(width, n_groups, mult, delayed_entry=delayed_entry) else width
+    )
 
 
 def censoring_terms(n_groups: int, estimated: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -448,7 +490,11 @@ def censoring_terms(n_groups: int, estimated: str | None) -> tuple[np.ndarray, n
     fixed (naive, or curves from a ``censoring_reference``: no Kaplan-Meier term)."""
     if estimated is None:
         return np.zeros(n_groups, np.int64), np.zeros((0, n_groups * n_groups))
-    curve_of = np.zeros(n_groups, np.int64) if estimated == "pooled" else np.arange(n_groups, dtype=np.int64)
+    curve_of = (
+        np.zeros(n_groups, np.int64)
+        if estimated == "pooled"
+        else np.arange(n_groups, dtype=np.int64)
+    )
     return curve_of, censoring_multiplicity(curve_of, n_groups, later_factor=True)
 
 
@@ -469,7 +515,9 @@ def _compact(n_groups: int, curve_of: np.ndarray, mult: np.ndarray) -> bool:
 _cell_table = _compiled.cell_table
 
 
-def time_ordered_options(sample: SurvivalSample, order: np.ndarray, prepared: PreparedPairs | None = None) -> tuple:
+def time_ordered_options(
+    sample: SurvivalSample, order: np.ndarray, prepared: PreparedPairs | None = None
+) -> tuple:
     """(case weights, entry times, rows by increasing entry) of ``sample`` in the time order
     ``order``, empty arrays for what is absent; read from ``prepared`` when it has that order."""
     if prepared is not None and prepared.order is order:
@@ -481,7 +529,9 @@ def time_ordered_options(sample: SurvivalSample, order: np.ndarray, prepared: Pr
     return weight, entry, np.argsort(entry, kind="stable")
 
 
-def censoring_multiplicity(curve_of: np.ndarray, n_groups: int, *, later_factor: bool) -> np.ndarray:
+def censoring_multiplicity(
+    curve_of: np.ndarray, n_groups: int, *, later_factor: bool
+) -> np.ndarray:
     """``mult[c, a*G + b]``: how many of the inverse-K factors of a pair of cell (a, b) are curve c's.
 
     The xCI weight 1 / (K_a(t_i) K_b(t_i)) has two (``later_factor=True``); a case weight
@@ -490,8 +540,12 @@ def censoring_multiplicity(curve_of: np.ndarray, n_groups: int, *, later_factor:
     n_curves = int(curve_of.max()) + 1
     # dense (curves x G^2): G^3 numbers with per-group censoring, 64 GB at 2,000 groups; refused
     # with the remedies before numpy raises a bare MemoryError
-    require_memory(8.0 * n_curves * n_groups * n_groups, f"analytic intervals: the censoring terms of {n_groups} "
-                   f"groups ({n_curves} x {n_groups * n_groups} numbers)", ("groups", "bootstrap", "no_intervals"))
+    require_memory(
+        8.0 * n_curves * n_groups * n_groups,
+        f"analytic intervals: the censoring terms of {n_groups} "
+        f"groups ({n_curves} x {n_groups * n_groups} numbers)",
+        ("groups", "bootstrap", "no_intervals"),
+    )
     mult = np.zeros((n_curves, n_groups * n_groups))
     for a in range(n_groups):
         for b in range(n_groups):
@@ -558,14 +612,24 @@ def influence_rows(
     if compact and not _compact_rows_hold(curve_of, mult):
         raise ValueError("compact influence rows need one censoring curve per group")
     width = 2 * g if compact else g * g
-    options = (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
+    options = (
+        (np.empty(0), np.empty(0), np.empty(0, np.int32)) if row_options is None else row_options
+    )
     block = contributions.later_block
     delayed_entry = options[2].shape[0] > 0
-    if overwrite and block is not None and rows_over_contributions(width, g, mult, delayed_entry=delayed_entry):
+    if (
+        overwrite
+        and block is not None
+        and rows_over_contributions(width, g, mult, delayed_entry=delayed_entry)
+    ):
         cells = block  # every entry is written by the sweep
     else:
-        require_memory(8.0 * n * width, f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
-                       f"(n x {'2G' if compact else 'G^2'} = {n} x {width})", ("groups", "bootstrap", "no_intervals"))
+        require_memory(
+            8.0 * n * width,
+            f"analytic intervals: the influence rows of {g * g} cells for {n} rows "
+            f"(n x {'2G' if compact else 'G^2'} = {n} x {width})",
+            ("groups", "bootstrap", "no_intervals"),
+        )
         cells = np.zeros((n, width))
     overall = np.zeros(n)
     second = contributions.second_kind
@@ -575,16 +639,36 @@ def influence_rows(
         second, mult_later = (np.zeros((0, 0)),) * 4, np.zeros((0, 0))
     else:
         second = (np.zeros((0, 0)),) * 4 if second is None else second
-        mult_later = censoring_multiplicity(curve_of, g, later_factor=True) - censoring_multiplicity(
-            curve_of, g, later_factor=False)
+        mult_later = censoring_multiplicity(
+            curve_of, g, later_factor=True
+        ) - censoring_multiplicity(curve_of, g, later_factor=False)
     weight, entry, entry_asc = options
     _compiled.influence_sweep(
-        floats(time), flags(event), indices(codes, CODE_TYPES), floats(weight), floats(entry),
-        indices(entry_asc), contributions.earlier_numerator, contributions.earlier_denominator,
-        contributions.later_numerator, contributions.later_denominator, *second, int(point_sources[0]),
-        *(floats(values) for values in point_sources[1:]), floats(theta), floats(inv_den), float(pooled),
-        float(inv_total), indices(curve_of, (np.int64,)), floats(mult), floats(mult_later), cells, overall,
-        bool(compact), KM_RESIDUE)
+        floats(time),
+        flags(event),
+        indices(codes, CODE_TYPES),
+        floats(weight),
+        floats(entry),
+        indices(entry_asc),
+        contributions.earlier_numerator,
+        contributions.earlier_denominator,
+        contributions.later_numerator,
+        contributions.later_denominator,
+        *second,
+        int(point_sources[0]),
+        *(floats(values) for values in point_sources[1:]),
+        floats(theta),
+        floats(inv_den),
+        float(pooled),
+        float(inv_total),
+        indices(curve_of, (np.int64,)),
+        floats(mult),
+        floats(mult_later),
+        cells,
+        overall,
+        bool(compact),
+        KM_RESIDUE,
+    )
     if compact:
         cells[CompactLayout(codes, g, defined).undefined_slots[codes]] = np.nan
     else:
@@ -658,10 +742,19 @@ def influence(
     if contributions is None:
         ipcw = method == "ipcw"
         _, _, contributions = count_pairs_and_contributions(
-            sample.time, sample.event, sample.group_codes, sample.risk, g,
-            inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau,
-            case_weight=sample.weights, entry=sample.entry, competing=sample.competing, tied_tol=tied_tol,
-            strict=strict, prepared=prepared,
+            sample.time,
+            sample.event,
+            sample.group_codes,
+            sample.risk,
+            g,
+            inverse_k=inverse_censoring(curves) if ipcw else None,
+            tau=tau,
+            case_weight=sample.weights,
+            entry=sample.entry,
+            competing=sample.competing,
+            tied_tol=tied_tol,
+            strict=strict,
+            prepared=prepared,
         )
     if contributions.order is None:  # in input order: the sweep below needs time order
         order = np.argsort(sample.time)
@@ -670,8 +763,12 @@ def influence(
         later_num[:] = contributions.later_numerator[order]
         later_den[:] = contributions.later_denominator[order]
         contributions = IndividualContributions(
-            contributions.earlier_numerator[order], contributions.earlier_denominator[order], later_num, later_den,
-            order=order, second_kind=None if second is None else tuple(values[order] for values in second),
+            contributions.earlier_numerator[order],
+            contributions.earlier_denominator[order],
+            later_num,
+            later_den,
+            order=order,
+            second_kind=None if second is None else tuple(values[order] for values in second),
             later_block=block,
         )
     order = contributions.order
@@ -680,20 +777,36 @@ def influence(
         event = prepared.event if sample.competing is None else prepared.event | prepared.competing
     else:  # the censoring fit's events: every observed event
         time, event, codes = sample.time[order], sample.observed[order], sample.group_codes[order]
-    curve_of, mult = censoring_terms(g, curves.kind if method == "ipcw" and censoring_estimated else None)
+    curve_of, mult = censoring_terms(
+        g, curves.kind if method == "ipcw" and censoring_estimated else None
+    )
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
     compact = _compact(g, curve_of, mult)
-    cells, overall = influence_rows(time, event, codes, contributions, numerator, denominator, curve_of, mult,
-                                    time_ordered_options(sample, order, prepared), compact=compact,
-                                    overwrite=not jackknife)
+    cells, overall = influence_rows(
+        time,
+        event,
+        codes,
+        contributions,
+        numerator,
+        denominator,
+        curve_of,
+        mult,
+        time_ordered_options(sample, order, prepared),
+        compact=compact,
+        overwrite=not jackknife,
+    )
     layout = CompactLayout(codes, g, denominator > 0) if compact else None
-    leave_out = (numerator, denominator, sample.group_codes, contributions, g) if jackknife else None
+    leave_out = (
+        (numerator, denominator, sample.group_codes, contributions, g) if jackknife else None
+    )
     result = Influence(cells, overall, order, leave_out, layout)
     if sample.cluster is None:
         return result
     # clustered rows (xci(cluster=)): every consumer -- analytic intervals, BCa, paired comparisons --
     # reads the cluster-robust rows from here
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+        values = np.where(
+            denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan
+        )
         pooled = numerator.sum() / denominator.sum() if denominator.sum() > 0 else math.nan
     return result.clustered(sample.cluster, values, pooled)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+
 import numpy as np
 from scipy import special
 
@@ -75,7 +76,10 @@ class ConfidenceInterval:
 
 def wald_interval(values, se, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Raw-scale Wald limits ``values -/+ z se`` (arrays; NaN value or se gives NaN limits)."""
-    values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
+    values, se = (
+        np.atleast_1d(np.asarray(values, dtype=float)),
+        np.atleast_1d(np.asarray(se, dtype=float)),
+    )
     z = two_sided_z(level)
     return values - z * se, values + z * se
 
@@ -105,7 +109,10 @@ def wald_p_value(values, se, null: float = 0.0) -> np.ndarray:
     """Two-sided normal p-values of H0: value == ``null`` (arrays); NaN where the value or the se
     is not finite or the se is 0 (at most :data:`NO_VARIANCE_SE`, a rounding residue of 0: the
     test is undefined, not p = 0). The one Wald test of survfair; no numpy warning."""
-    values, se = np.atleast_1d(np.asarray(values, dtype=float)), np.atleast_1d(np.asarray(se, dtype=float))
+    values, se = (
+        np.atleast_1d(np.asarray(values, dtype=float)),
+        np.atleast_1d(np.asarray(se, dtype=float)),
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         p = 2 * special.ndtr(-np.abs(values - null) / se)
         p[~(np.isfinite(se) & (se > NO_VARIANCE_SE) & np.isfinite(values))] = np.nan
@@ -162,7 +169,9 @@ def _acceleration(jackknife: np.ndarray) -> float:
 
 def _bias_correction(value: float, draws: np.ndarray) -> float:
     """z0 = Phi^-1(share of replicates below the estimate, ties counted half; scipy's convention)."""
-    share = (np.count_nonzero(draws < value) + np.count_nonzero(draws <= value)) / (2 * draws.shape[0])
+    share = (np.count_nonzero(draws < value) + np.count_nonzero(draws <= value)) / (
+        2 * draws.shape[0]
+    )
     return float(special.ndtri(share))
 
 
@@ -203,7 +212,8 @@ def bootstrap_interval(values, draws, jackknife, level):
             a = _acceleration(jackknife[:, c])
             if np.isfinite(z0) and np.isfinite(a):
                 levels = tuple(
-                    float(special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))) for z in (z_alpha, -z_alpha)
+                    float(special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z))))
+                    for z in (z_alpha, -z_alpha)
                 )
         low[c], high[c] = np.quantile(column, levels)
     return low, high
@@ -240,7 +250,9 @@ def bootstrap_p_value(values, draws, jackknife, null: float) -> np.ndarray:
 
 def _share_below(column: np.ndarray, null: float) -> float:
     """Share of the replicates below ``null``, ties counted half."""
-    return (np.count_nonzero(column < null) + np.count_nonzero(column <= null)) / (2 * column.shape[0])
+    return (np.count_nonzero(column < null) + np.count_nonzero(column <= null)) / (
+        2 * column.shape[0]
+    )
 
 
 def bootstrap_at_floor(draws, null: float) -> np.ndarray:

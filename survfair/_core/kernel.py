@@ -30,13 +30,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._compiled import CODE_TYPES, _pairs, flags, floats, indices
 from .censoring import RESIDUE
 from .frozen import frozen_result
-from .._compiled import CODE_TYPES, _pairs, flags, floats, indices
 
 __all__ = [
-    "PairCounts", "PreparedPairs", "IndividualContributions", "prepare_pairs", "count_pairs",
-    "count_pairs_and_contributions", "later_member_arrays", "ascending_passes", "ascending_applies",
+    "PairCounts",
+    "PreparedPairs",
+    "IndividualContributions",
+    "prepare_pairs",
+    "count_pairs",
+    "count_pairs_and_contributions",
+    "later_member_arrays",
+    "ascending_passes",
+    "ascending_applies",
 ]
 
 
@@ -135,7 +142,9 @@ class PreparedPairs:
     #: what the column passes read when members leave: entry, group code (-1: never a later member),
     #: risk rank and case weight of every row in decreasing order of entry, so that each pass reads
     #: them sequentially (gathering them through ``entry_asc`` made delayed entry cost 2x)
-    leave: tuple = field(default_factory=lambda: (_none(), _no_positions(), _no_positions(), _none()), repr=False)
+    leave: tuple = field(
+        default_factory=lambda: (_none(), _no_positions(), _no_positions(), _none()), repr=False
+    )
     #: competing risks: True for the rows with a competing event, in time order (empty: none)
     competing: np.ndarray = field(default_factory=lambda: np.empty(0, np.bool_), repr=False)
 
@@ -180,24 +189,52 @@ def _rank_sweep(by_risk, tol, sizes, out_rank, out_lower, out_tie_row, blocks, t
     members = np.zeros((len(blocks), n_groups), np.int64)
     n_tied = np.zeros(len(blocks), np.int64)
     _pairs.count_chunks(sorted_risk, code_by_risk, float(tol), bounds, members, n_tied, threads)
-    seen = np.ascontiguousarray(np.vstack([np.zeros((1, n_groups), np.int64), np.cumsum(members, axis=0)]))
+    seen = np.ascontiguousarray(
+        np.vstack([np.zeros((1, n_groups), np.int64), np.cumsum(members, axis=0)])
+    )
     tied = np.concatenate([[0], np.cumsum(n_tied)]).astype(np.int64)
     upper = np.empty((int(tied[-1]), n_groups), out_lower.dtype)
-    _pairs.rank_chunks(sorted_risk, code_by_risk, slot_by_risk, float(tol), seen, tied, bounds, out_rank,
-                       out_lower, out_tie_row, upper, threads)
+    _pairs.rank_chunks(
+        sorted_risk,
+        code_by_risk,
+        slot_by_risk,
+        float(tol),
+        seen,
+        tied,
+        bounds,
+        out_rank,
+        out_lower,
+        out_tie_row,
+        upper,
+        threads,
+    )
     sizes[:] = seen[-1]
     return upper
 
 
-def _gather(order, time, event, codes, order_risk, risk, by_time, by_risk, blocks, threads=1) -> None:
+def _gather(
+    order, time, event, codes, order_risk, risk, by_time, by_risk, blocks, threads=1
+) -> None:
     """Fill ``by_time`` (time, event, code in time order) and ``by_risk`` (risk, code and time-order
     position in risk order), block by block on OpenMP threads; the positions of the rows live only in
     here (peak memory at 10^7 rows matters)."""
     slot = np.empty(order.shape[0], by_risk[2].dtype)  # time-order position of every row
     out_time, out_event, out_codes = by_time
-    _pairs.gather(order, floats(time), flags(event), indices(codes, CODE_TYPES),
-                  np.ascontiguousarray(order_risk, dtype=np.int64), floats(risk), slot, out_time,
-                  out_event.view(np.uint8), out_codes, *by_risk, _bounds(blocks), threads)
+    _pairs.gather(
+        order,
+        floats(time),
+        flags(event),
+        indices(codes, CODE_TYPES),
+        np.ascontiguousarray(order_risk, dtype=np.int64),
+        floats(risk),
+        slot,
+        out_time,
+        out_event.view(np.uint8),
+        out_codes,
+        *by_risk,
+        _bounds(blocks),
+        threads,
+    )
 
 
 def _runner(workers: int):
@@ -216,8 +253,20 @@ def _runner(workers: int):
     return run
 
 
-def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, case_weight=None,
-                  entry=None, competing=None, n_jobs=1) -> PreparedPairs:
+def prepare_pairs(
+    time,
+    event,
+    codes,
+    risk,
+    n_groups,
+    tied_tol,
+    order=None,
+    *,
+    case_weight=None,
+    entry=None,
+    competing=None,
+    n_jobs=1,
+) -> PreparedPairs:
     """Sort and rank once; the result can be passed to :func:`count_pairs` and
     :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own preparation.
 
@@ -237,35 +286,52 @@ def prepare_pairs(time, event, codes, risk, n_groups, tied_tol, order=None, *, c
     order = order.astype(index, copy=False)  # kept for the whole call: 4 bytes a row, not 8
     order_risk = sorted_[-1]
     del sorted_
-    code = np.int16 if n_groups <= np.iinfo(np.int16).max else index  # 2 bytes a row, twice, at 10^8 rows
+    code = (
+        np.int16 if n_groups <= np.iinfo(np.int16).max else index
+    )  # 2 bytes a row, twice, at 10^8 rows
     arrays = (
-        np.empty(n, np.float64), np.empty(n, np.bool_), np.empty(n, code), np.empty(n, index),
-        np.empty((n, n_groups), index), np.empty(n, index),
+        np.empty(n, np.float64),
+        np.empty(n, np.bool_),
+        np.empty(n, code),
+        np.empty(n, index),
+        np.empty((n, n_groups), index),
+        np.empty(n, index),
     )
     sizes = np.zeros(n_groups, np.int64)
     blocks = _chunks(n, _parts(n, n_jobs))
     by_risk = (np.empty(n, np.float64), np.empty(n, code), np.empty(n, index))
     _gather(order, time, event, codes, order_risk, risk, arrays[:3], by_risk, blocks, len(blocks))
-    del order_risk  # before the sweep, which writes the largest arrays (8 bytes a row at 10^8 rows matter)
+    del (
+        order_risk
+    )  # before the sweep, which writes the largest arrays (8 bytes a row at 10^8 rows matter)
     upper = _rank_sweep(by_risk, float(tied_tol), sizes, *arrays[3:], blocks, len(blocks))
     del by_risk
     options = {}
     if case_weight is not None:
-        options["case_weight"] = np.ascontiguousarray(np.asarray(case_weight, dtype=np.float64)[order])
+        options["case_weight"] = np.ascontiguousarray(
+            np.asarray(case_weight, dtype=np.float64)[order]
+        )
     if competing is not None:
         options["competing"] = np.ascontiguousarray(np.asarray(competing, dtype=np.bool_)[order])
     if entry is not None:
         entry_in_order = np.ascontiguousarray(np.asarray(entry, dtype=np.float64)[order])
         by_entry = np.argsort(entry_in_order).astype(index, copy=False)
         desc = by_entry[::-1]
-        leave_code = np.where(entry_in_order[desc] < arrays[0][desc], arrays[2][desc], -1).astype(index)
+        leave_code = np.where(entry_in_order[desc] < arrays[0][desc], arrays[2][desc], -1).astype(
+            index
+        )
         leave_weight = options["case_weight"][desc] if "case_weight" in options else _none()
-        options.update(entry=entry_in_order, entry_asc=by_entry,
-                       leave=(entry_in_order[desc], leave_code, arrays[3][desc], leave_weight))
+        options.update(
+            entry=entry_in_order,
+            entry_asc=by_entry,
+            leave=(entry_in_order[desc], leave_code, arrays[3][desc], leave_weight),
+        )
     return PreparedPairs(order, *arrays, upper, sizes, **options)
 
 
-def own_factors(codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n_jobs: int = 1) -> np.ndarray:
+def own_factors(
+    codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n_jobs: int = 1
+) -> np.ndarray:
     """1 / K_{g_m}(t_m) of every row, each from its own group's curve (``time`` ascending; ``inverse_k``
     as for :func:`count_pairs`): one pass over the rows carrying every group's step position (no mask
     or gathered copy of the times: 4 bytes a row at 10^8 rows), in blocks on ``n_jobs`` threads (the
@@ -274,7 +340,9 @@ def own_factors(codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n
     out = np.empty(n)
     curves = [_curve_arrays(inverse_k.steps(g)) for g in range(n_groups)]
     blocks = _chunks(n, _parts(n, n_jobs))
-    _pairs.own_factors_all(indices(codes, CODE_TYPES), floats(time), curves, _bounds(blocks), out, len(blocks))
+    _pairs.own_factors_all(
+        indices(codes, CODE_TYPES), floats(time), curves, _bounds(blocks), out, len(blocks)
+    )
     return out
 
 
@@ -308,16 +376,26 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None, n_j
     Truncation at ``tau`` makes the passes weighted even without a curve (the naive estimator with
     ``tau``: weight 1 before tau, 0 from tau on).
     """
-    weighted = (inverse_k is not None or row_weight is not None or prep.case_weight.shape[0] > 0
-                or tau is not None)
+    weighted = (
+        inverse_k is not None
+        or row_weight is not None
+        or prep.case_weight.shape[0] > 0
+        or tau is not None
+    )
     n = prep.time.shape[0]
     if not weighted:
         return np.ones(1), (lambda column: _NO_CURVE), False
-    own = np.ones(n) if inverse_k is None else own_factors(prep.codes, prep.time, n_groups, inverse_k, n_jobs)
+    own = (
+        np.ones(n)
+        if inverse_k is None
+        else own_factors(prep.codes, prep.time, n_groups, inverse_k, n_jobs)
+    )
     if row_weight is not None:
         own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
     if prep.case_weight.shape[0] > 0:  # the earlier member's own case weight w_i
-        with np.errstate(invalid="ignore"):  # 0 x inf beyond tau / for a zero weight: see the passes
+        with np.errstate(
+            invalid="ignore"
+        ):  # 0 x inf beyond tau / for a zero weight: see the passes
             own = own * prep.case_weight
         own[prep.case_weight == 0] = 0.0
 
@@ -395,11 +473,25 @@ def count_pairs(
     bad : (row, column group) or None
         The first event whose weight against that column group is not finite.
     """
-    prep = prepared if prepared is not None else prepare_pairs(
-        time, event, codes, risk, n_groups, tied_tol, order, case_weight=case_weight, entry=entry,
-        competing=competing)
-    counts, bad, _ = _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=False,
-                             n_jobs=n_jobs)
+    prep = (
+        prepared
+        if prepared is not None
+        else prepare_pairs(
+            time,
+            event,
+            codes,
+            risk,
+            n_groups,
+            tied_tol,
+            order,
+            case_weight=case_weight,
+            entry=entry,
+            competing=competing,
+        )
+    )
+    counts, bad, _ = _passes(
+        prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=False, n_jobs=n_jobs
+    )
     return counts, bad
 
 
@@ -415,7 +507,9 @@ def kernel_threads(n_jobs: int | None) -> int:
     return max(1, cores + 1 + int(n_jobs)) if n_jobs < 0 else int(n_jobs)
 
 
-def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, with_contributions, n_jobs=1):
+def _passes(
+    prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, with_contributions, n_jobs=1
+):
     """One column pass per group: the counts, and when asked every row's contributions as the
     earlier member (column g of them) and, for the members of group g, as the later member
     (competing risks: one more pass per group for the pairs of the second kind). Contributions stay
@@ -454,13 +548,35 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
     bad_positions = np.full(n_groups, -1, np.int64)
     threads = max(1, min(int(n_jobs), n_groups))
     _pairs.column_passes(
-        prep.time, flags(prep.event), prep.codes, prep.rank, prep.lower, prep.tie_row,
-        prep.upper.reshape(-1, n_groups), np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
-        floats(prep.case_weight), floats(prep.entry), flags(prep.competing), floats(leave_entry),
-        indices(leave_code, index), indices(leave_rank, index), floats(leave_weight), indices(prep.entry_asc, index),
-        floats(own), curves, bool(weighted), float(cutoff), bool(strict), float(RESIDUE), bool(with_contributions),
-        *rows[:2], *later, *second,
-        *cells, bad_positions, threads,
+        prep.time,
+        flags(prep.event),
+        prep.codes,
+        prep.rank,
+        prep.lower,
+        prep.tie_row,
+        prep.upper.reshape(-1, n_groups),
+        np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
+        floats(prep.case_weight),
+        floats(prep.entry),
+        flags(prep.competing),
+        floats(leave_entry),
+        indices(leave_code, index),
+        indices(leave_rank, index),
+        floats(leave_weight),
+        indices(prep.entry_asc, index),
+        floats(own),
+        curves,
+        bool(weighted),
+        float(cutoff),
+        bool(strict),
+        float(RESIDUE),
+        bool(with_contributions),
+        *rows[:2],
+        *later,
+        *second,
+        *cells,
+        bad_positions,
+        threads,
     )
     bad = None
     for column in range(n_groups):
@@ -472,8 +588,12 @@ def _passes(prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, w
             total += part
     contributions = None
     if with_contributions:
-        contributions = IndividualContributions(*rows, order=prep.order, second_kind=tuple(second) if competing else None,
-                                                later_block=later_block)
+        contributions = IndividualContributions(
+            *rows,
+            order=prep.order,
+            second_kind=tuple(second) if competing else None,
+            later_block=later_block,
+        )
     return PairCounts(*cells), bad, contributions
 
 
@@ -502,13 +622,35 @@ def count_pairs_and_contributions(
     Returns ``(counts, bad, contributions)``; the contributions are in time order
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
     """
-    prep = prepared if prepared is not None else prepare_pairs(
-        time, event, codes, risk, n_groups, tied_tol, case_weight=case_weight, entry=entry, competing=competing)
-    return _passes(prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True, n_jobs=n_jobs)
+    prep = (
+        prepared
+        if prepared is not None
+        else prepare_pairs(
+            time,
+            event,
+            codes,
+            risk,
+            n_groups,
+            tied_tol,
+            case_weight=case_weight,
+            entry=entry,
+            competing=competing,
+        )
+    )
+    return _passes(
+        prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True, n_jobs=n_jobs
+    )
 
 
-def ascending_passes(prep: PreparedPairs, n_groups: int, *, inverse_k=None, tau: float | None = None,
-                     strict: bool = False, n_jobs: int = 1):
+def ascending_passes(
+    prep: PreparedPairs,
+    n_groups: int,
+    *,
+    inverse_k=None,
+    tau: float | None = None,
+    strict: bool = False,
+    n_jobs: int = 1,
+):
     """The column passes walking up the time order, advanced chunk by chunk (the moment engine's,
     :mod:`survfair._core.moments`): ``passes.advance(start, stop, e_num, e_den, l_num, l_den, threads)``
     fills, for the rows [start, stop) (whole blocks of equal time, after the rows before them), every
@@ -520,16 +662,33 @@ def ascending_passes(prep: PreparedPairs, n_groups: int, *, inverse_k=None, tau:
     own, column_steps, weighted = _weights(prep, n_groups, inverse_k, None, tau, n_jobs)
     curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
     return _pairs.AscendingPasses(
-        prep.time, flags(prep.event), prep.codes, prep.rank, prep.lower, prep.tie_row,
-        prep.upper.reshape(-1, n_groups), np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
-        floats(prep.case_weight), floats(own), curves, bool(weighted), np.inf if tau is None else float(tau),
-        bool(strict), float(RESIDUE), max(1, min(int(n_jobs), n_groups)))
+        prep.time,
+        flags(prep.event),
+        prep.codes,
+        prep.rank,
+        prep.lower,
+        prep.tie_row,
+        prep.upper.reshape(-1, n_groups),
+        np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
+        floats(prep.case_weight),
+        floats(own),
+        curves,
+        bool(weighted),
+        np.inf if tau is None else float(tau),
+        bool(strict),
+        float(RESIDUE),
+        max(1, min(int(n_jobs), n_groups)),
+    )
 
 
 def ascending_applies(prep: PreparedPairs) -> bool:
     """Whether :func:`ascending_passes` takes these prepared rows."""
-    return (prep.entry.shape[0] == 0 and prep.competing.shape[0] == 0 and prep.rank.dtype == np.int32
-            and prep.codes.dtype == np.int16)
+    return (
+        prep.entry.shape[0] == 0
+        and prep.competing.shape[0] == 0
+        and prep.rank.dtype == np.int32
+        and prep.codes.dtype == np.int16
+    )
 
 
 def later_member_arrays(n: int, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -591,8 +750,18 @@ class IndividualContributions:
             out[self.order] = values
             return out
 
-        arrays = [unpermuted(values) for values in (self.earlier_numerator, self.earlier_denominator,
-                                                     self.later_numerator, self.later_denominator)]
-        second = None if self.second_kind is None else tuple(unpermuted(values) for values in self.second_kind)
+        arrays = [
+            unpermuted(values)
+            for values in (
+                self.earlier_numerator,
+                self.earlier_denominator,
+                self.later_numerator,
+                self.later_denominator,
+            )
+        ]
+        second = (
+            None
+            if self.second_kind is None
+            else tuple(unpermuted(values) for values in self.second_kind)
+        )
         return IndividualContributions(*arrays, second_kind=second)
-

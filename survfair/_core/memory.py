@@ -64,5 +64,8 @@ def require_memory(n_bytes: float, what: str, remedies: tuple[str, ...]) -> None
     raise MemoryLimitError(
         f"{what} would need {format_bytes(n_bytes)} of memory, more than is available "
         f"({format_bytes(available)}); {advice}.",
-        what=what, needed=int(n_bytes), available=available, remedies=remedies,
+        what=what,
+        needed=int(n_bytes),
+        available=available,
+        remedies=remedies,
     )

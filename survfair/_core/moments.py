@@ -43,11 +43,19 @@ from dataclasses import field
 
 import numpy as np
 
-from .censoring import RESIDUE as KM_RESIDUE, CensoringCurves, inverse_censoring
 from .._compiled import CODE_TYPES, flags, floats, indices
 from .._compiled import _influence as _compiled
+from .censoring import RESIDUE as KM_RESIDUE
+from .censoring import CensoringCurves, inverse_censoring
 from .frozen import FrozenCachedProperty, frozen_result
-from .influence import Influence, _cell_table, _compact_rows_hold, cell_ratios, censoring_terms, influence
+from .influence import (
+    Influence,
+    _cell_table,
+    _compact_rows_hold,
+    cell_ratios,
+    censoring_terms,
+    influence,
+)
 from .kernel import PairCounts, PreparedPairs, ascending_applies, ascending_passes
 from .memory import require_memory
 from .validation import SurvivalSample
@@ -102,12 +110,19 @@ def _one_blas_thread(n: int, threads: int):
 ROW_PATH_BYTES = 2 * 2**30
 
 
-def moments_apply(sample: SurvivalSample, prepared: PreparedPairs | None, estimated: str | None) -> bool:
+def moments_apply(
+    sample: SurvivalSample, prepared: PreparedPairs | None, estimated: str | None
+) -> bool:
     """Whether the moment engine computes these analytic intervals (else the row path does): the
     rows would take more than :data:`ROW_PATH_BYTES` and no computation needs them. ``estimated``
     as in :func:`survfair._core.influence.censoring_terms`."""
     g = sample.n_groups
-    if prepared is None or sample.cluster is not None or not ascending_applies(prepared) or g > MAX_GROUPS:
+    if (
+        prepared is None
+        or sample.cluster is not None
+        or not ascending_applies(prepared)
+        or g > MAX_GROUPS
+    ):
         return False
     if 8.0 * sample.n_samples * (4 * g + 1) <= ROW_PATH_BYTES:
         return False
@@ -156,9 +171,11 @@ class MomentInfluence:
 
     @property
     def jackknife(self) -> np.ndarray:
-        raise RuntimeError("analytic intervals from the moment engine keep no contributions, so they cannot give "
-                           "the delete-one jackknife (as influence(jackknife=False)); read .rows.jackknife, which "
-                           "recomputes them")
+        raise RuntimeError(
+            "analytic intervals from the moment engine keep no contributions, so they cannot give "
+            "the delete-one jackknife (as influence(jackknife=False)); read .rows.jackknife, which "
+            "recomputes them"
+        )
 
     def cell_se(self) -> np.ndarray:
         """Standard error of every cell, shape (G*G,) (NaN for undefined cells)."""
@@ -197,15 +214,19 @@ class MomentInfluence:
         return out
 
 
-def _counts_below(times: np.ndarray, codes: np.ndarray, n_groups: int, thresholds: np.ndarray,
-                  side: str) -> np.ndarray:
+def _counts_below(
+    times: np.ndarray, codes: np.ndarray, n_groups: int, thresholds: np.ndarray, side: str
+) -> np.ndarray:
     """(len(thresholds), G): per threshold, the rows of each group with a time before it (``side``
     "left": time < threshold; "right": time <= threshold); ``times`` ascending. One bincount per
     stretch of rows between consecutive thresholds: O(n + T G), no temporary of n numbers."""
     positions = np.searchsorted(times, thresholds, side=side)
     ranks = np.argsort(positions, kind="stable")
     edges = np.concatenate([[0], positions[ranks]])
-    stretches = [np.bincount(codes[edges[k]:edges[k + 1]], minlength=n_groups) for k in range(len(thresholds))]
+    stretches = [
+        np.bincount(codes[edges[k] : edges[k + 1]], minlength=n_groups)
+        for k in range(len(thresholds))
+    ]
     out = np.empty((len(thresholds), n_groups), np.int64)
     out[ranks] = np.cumsum(stretches, axis=0) if stretches else out[ranks]
     return out
@@ -225,30 +246,46 @@ def _role_counts(prep: PreparedPairs, n_groups: int, tau: float | None, strict: 
     g, time, codes, event = n_groups, prep.time, prep.codes, prep.event
     weighted = prep.case_weight.shape[0] > 0
     positive = prep.case_weight > 0 if weighted else np.ones(time.shape[0], bool)
-    weighty = event & positive & (time < (np.inf if tau is None else tau))  # events of positive own weight
+    weighty = (
+        event & positive & (time < (np.inf if tau is None else tau))
+    )  # events of positive own weight
     censored = positive & ~event
     big, big_censored, first = np.full(g, -np.inf), np.full(g, -np.inf), np.full(g, np.inf)
     np.maximum.at(big, codes[positive] if weighted else codes, time[positive] if weighted else time)
-    np.maximum.at(big_censored, codes[censored], time[censored])  # latest member of positive weight (censored)
+    np.maximum.at(
+        big_censored, codes[censored], time[censored]
+    )  # latest member of positive weight (censored)
     e_time, e_code = time[weighty], codes[weighty]
     np.minimum.at(first, e_code, e_time)  # tau_a: the first event of positive weight
-    m_e = _counts_below(e_time, e_code, g, big, "left").T  # (a, b): events of a before b's latest member
+    m_e = _counts_below(
+        e_time, e_code, g, big, "left"
+    ).T  # (a, b): events of a before b's latest member
     tied = big_censored == big
     if not strict and tied.any():  # and at its time, when a censored member is the latest
-        m_e[:, tied] += (_counts_below(e_time, e_code, g, big[tied], "right")
-                         - _counts_below(e_time, e_code, g, big[tied], "left")).T
+        m_e[:, tied] += (
+            _counts_below(e_time, e_code, g, big[tied], "right")
+            - _counts_below(e_time, e_code, g, big[tied], "left")
+        ).T
     del e_time, e_code
     k_time, k_code = (time[positive], codes[positive]) if weighted else (time, codes)
     n_positive = np.bincount(k_code, minlength=g)
-    m_l = n_positive[None, :] - _counts_below(k_time, k_code, g, first, "right")  # (a, b): k of b after tau_a
+    m_l = n_positive[None, :] - _counts_below(
+        k_time, k_code, g, first, "right"
+    )  # (a, b): k of b after tau_a
     del k_time, k_code
     if not strict:  # and censored at tau_a
         c_time, c_code = time[censored], codes[censored]
-        m_l += _counts_below(c_time, c_code, g, first, "right") - _counts_below(c_time, c_code, g, first, "left")
+        m_l += _counts_below(c_time, c_code, g, first, "right") - _counts_below(
+            c_time, c_code, g, first, "left"
+        )
     earlier = (time < big.max()) | (np.isin(time, big[tied]) if not strict else False)
     later = (time > first.min()) | ((~event & np.isin(time, first)) if not strict else False)
-    return (m_e.ravel().astype(float), m_l.ravel().astype(float), float(np.count_nonzero(weighty & earlier)),
-            float(np.count_nonzero(positive & later)))
+    return (
+        m_e.ravel().astype(float),
+        m_l.ravel().astype(float),
+        float(np.count_nonzero(weighty & earlier)),
+        float(np.count_nonzero(positive & later)),
+    )
 
 
 def _chunk_stops(time: np.ndarray, rows: int) -> np.ndarray:
@@ -281,11 +318,15 @@ def moment_influence(
     ``prepared``; kept for recomputing the rows)."""
     g, prep = sample.n_groups, prepared
     n = prep.time.shape[0]
-    per_row = g + 2  # the later members' trees of G sums, the weights in the rank sets, the codes' order
+    per_row = (
+        g + 2
+    )  # the later members' trees of G sums, the weights in the rank sets, the codes' order
     chunk = chunk_rows(g)
-    require_memory(8.0 * n * per_row + 8.0 * min(n, chunk) * (6 * g + 2),
-                   f"analytic intervals: the later members' sums of {g} groups for {n} rows ({per_row} numbers a row)",
-                   ("groups", "bootstrap", "no_intervals"))
+    require_memory(
+        8.0 * n * per_row + 8.0 * min(n, chunk) * (6 * g + 2),
+        f"analytic intervals: the later members' sums of {g} groups for {n} rows ({per_row} numbers a row)",
+        ("groups", "bootstrap", "no_intervals"),
+    )
     ipcw = method == "ipcw"
     estimated = curves.kind if ipcw and censoring_estimated else None
     curve_of, mult = censoring_terms(g, estimated)
@@ -298,31 +339,76 @@ def moment_influence(
     n_curves = mult.shape[0]
     entered = np.zeros(max(n_curves, 1))
     if n_curves > 0:
-        per_group = np.bincount(prep.codes, weights=None if weight.shape[0] == 0 else weight, minlength=g)
+        per_group = np.bincount(
+            prep.codes, weights=None if weight.shape[0] == 0 else weight, minlength=g
+        )
         np.add.at(entered, curve_of, per_group)
     sweep = _compiled.StreamingSweep(
-        floats(theta), floats(inv_den), float(pooled), float(inv_total), indices(curve_of, (np.int64,)),
-        floats(mult), int(width), bool(compact), KM_RESIDUE, weight.shape[0] > 0, floats(m_e), floats(m_l),
-        overall_e, overall_l, floats(numerator - theta * denominator), floats(numerator - pooled * denominator),
-        floats(entered))
-    passes = ascending_passes(prep, g, inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau,
-                              strict=strict, n_jobs=n_jobs)
+        floats(theta),
+        floats(inv_den),
+        float(pooled),
+        float(inv_total),
+        indices(curve_of, (np.int64,)),
+        floats(mult),
+        int(width),
+        bool(compact),
+        KM_RESIDUE,
+        weight.shape[0] > 0,
+        floats(m_e),
+        floats(m_l),
+        overall_e,
+        overall_l,
+        floats(numerator - theta * denominator),
+        floats(numerator - pooled * denominator),
+        floats(entered),
+    )
+    passes = ascending_passes(
+        prep,
+        g,
+        inverse_k=inverse_censoring(curves) if ipcw else None,
+        tau=tau,
+        strict=strict,
+        n_jobs=n_jobs,
+    )
     threads = max(1, min(int(n_jobs), g))
     blocks = g if compact else 1
     moments = np.zeros((blocks, width + 1, width + 1))
     with _one_blas_thread(n, threads):
         _accumulate(passes, sweep, prep, moments, chunk, g, width, compact, threads)
     seen_e, seen_l, seen_overall_e, seen_overall_l = sweep.seen()
-    if not (np.array_equal(seen_e, m_e) and np.array_equal(seen_l, m_l) and seen_overall_e == overall_e
-            and seen_overall_l == overall_l):
+    if not (
+        np.array_equal(seen_e, m_e)
+        and np.array_equal(seen_l, m_l)
+        and seen_overall_e == overall_e
+        and seen_overall_l == overall_l
+    ):
         return None
-    source = (sample, counts, dict(method=method, tau=tau, curves=curves, strict=strict, tied_tol=tied_tol,
-                                   censoring_estimated=censoring_estimated))
+    source = (
+        sample,
+        counts,
+        dict(
+            method=method,
+            tau=tau,
+            curves=curves,
+            strict=strict,
+            tied_tol=tied_tol,
+            censoring_estimated=censoring_estimated,
+        ),
+    )
     return _assembled(moments, g, width, compact, defined, total_den, source)
 
 
-def _accumulate(passes, sweep, prep: PreparedPairs, moments: np.ndarray, chunk: int, g: int, width: int,
-                compact: bool, threads: int) -> None:
+def _accumulate(
+    passes,
+    sweep,
+    prep: PreparedPairs,
+    moments: np.ndarray,
+    chunk: int,
+    g: int,
+    width: int,
+    compact: bool,
+    threads: int,
+) -> None:
     """The chunks, up the time order: their sums (ascending passes), rows (the sweep), and each
     group's rows' products added into ``moments`` (no row is kept past its chunk)."""
     event, weight = prep.event, prep.case_weight
@@ -330,20 +416,36 @@ def _accumulate(passes, sweep, prep: PreparedPairs, moments: np.ndarray, chunk: 
     for stop in _chunk_stops(prep.time, chunk):
         rows = stop - start
         # the earlier sums column-major (each column's thread writes its own), the later ones row-major
-        sums = [np.zeros((g, rows)).T, np.zeros((g, rows)).T, np.empty((rows, g)), np.empty((rows, g))]
+        sums = [
+            np.zeros((g, rows)).T,
+            np.zeros((g, rows)).T,
+            np.empty((rows, g)),
+            np.empty((rows, g)),
+        ]
         passes.advance(start, stop, *sums, threads)
         codes = prep.codes[start:stop]
         by_group = np.argsort(codes, kind="stable")
         dest = np.empty(rows, np.int64)
         dest[by_group] = np.arange(rows)
-        x, overall = np.zeros((rows, width + 1)), np.zeros(rows)  # the rows, the pooled C's beside them
-        sweep.rows(prep.time[start:stop], flags(event[start:stop]), indices(codes, CODE_TYPES),
-                   weight[start:stop] if weight.shape[0] else weight, *sums, dest, x[:, :width], overall)
+        x, overall = (
+            np.zeros((rows, width + 1)),
+            np.zeros(rows),
+        )  # the rows, the pooled C's beside them
+        sweep.rows(
+            prep.time[start:stop],
+            flags(event[start:stop]),
+            indices(codes, CODE_TYPES),
+            weight[start:stop] if weight.shape[0] else weight,
+            *sums,
+            dest,
+            x[:, :width],
+            overall,
+        )
         x[:, width] = overall
         if compact:
             bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=g))])
             for group in range(g):
-                part = x[bounds[group]:bounds[group + 1]]
+                part = x[bounds[group] : bounds[group + 1]]
                 if part.shape[0]:
                     moments[group] += part.T @ part
         else:
@@ -351,8 +453,15 @@ def _accumulate(passes, sweep, prep: PreparedPairs, moments: np.ndarray, chunk: 
         start = stop
 
 
-def _assembled(moments: np.ndarray, g: int, width: int, compact: bool, defined: np.ndarray,
-               total_den: float, source: tuple) -> MomentInfluence:
+def _assembled(
+    moments: np.ndarray,
+    g: int,
+    width: int,
+    compact: bool,
+    defined: np.ndarray,
+    total_den: float,
+    source: tuple,
+) -> MomentInfluence:
     """The (G*G, G*G) covariance from each group's slot moments (compact) or the one dense block."""
     if compact:
         covariance = np.zeros((g * g, g * g))

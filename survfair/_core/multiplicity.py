@@ -22,9 +22,15 @@ from scipy import special
 
 from .deprecation import DEPRECATED, renamed
 from .frozen import frozen_result
-from .memory import require_memory
 from .intervals import NO_VARIANCE_SE
-from .results import CellMatrixAccessors, combine_cells, contrast_covariance, json_safe, no_variance_cells
+from .memory import require_memory
+from .results import (
+    CellMatrixAccessors,
+    combine_cells,
+    contrast_covariance,
+    json_safe,
+    no_variance_cells,
+)
 from .validation import check_option
 
 __all__ = ["OmnibusTest", "omnibus_test", "adjust_p_values", "ADJUSTMENTS", "HYPOTHESES"]
@@ -159,7 +165,11 @@ def _contrasts(g: int, hypothesis: str, defined: np.ndarray) -> np.ndarray:
                     w[a, b], w[b, a] = 1.0, -1.0
                     rows.append(w.ravel())
         return np.array(rows).reshape(-1, g * g)
-    cells = [(a, a) for a in range(g)] if hypothesis == "equal_within" else [(a, b) for a in range(g) for b in range(g)]
+    cells = (
+        [(a, a) for a in range(g)]
+        if hypothesis == "equal_within"
+        else [(a, b) for a in range(g) for b in range(g)]
+    )
     cells = [c for c in cells if defined[c]]
     for cell in cells[1:]:
         w = np.zeros((g, g))
@@ -190,7 +200,9 @@ def _degenerate_ratio(result: Any, k: int) -> float:
 
 
 def n_contrasts(g: int, hypothesis: str) -> int:
-    return {"no_asymmetry": g * (g - 1) // 2, "equal_within": g - 1, "equal_cells": g * g - 1}[hypothesis]
+    return {"no_asymmetry": g * (g - 1) // 2, "equal_within": g - 1, "equal_cells": g * g - 1}[
+        hypothesis
+    ]
 
 
 def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTest:
@@ -271,38 +283,66 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     >>> test.n_contrasts, test.df, round(test.p_value, 3)  # exchangeable groups: G - 1 = 2 directions
     (3, 2, 0.258)
     """
-    if not isinstance(result, CellMatrixAccessors):  # XCIResult and XAUCResult, the G x G matrix results
-        hint = ("; an AUC(t) result gives its differences per horizon in .pairwise_deltas()"
-                if type(result).__name__ == "XAUCtResult" else "")
-        raise TypeError(f"result must be an XCIResult (survfair.xci) or an XAUCResult (survfair.xauc), got "
-                        f"{type(result).__name__}{hint}.")
+    if not isinstance(
+        result, CellMatrixAccessors
+    ):  # XCIResult and XAUCResult, the G x G matrix results
+        hint = (
+            "; an AUC(t) result gives its differences per horizon in .pairwise_deltas()"
+            if type(result).__name__ == "XAUCtResult"
+            else ""
+        )
+        raise TypeError(
+            f"result must be an XCIResult (survfair.xci) or an XAUCResult (survfair.xauc), got "
+            f"{type(result).__name__}{hint}."
+        )
     check_option(hypothesis, "hypothesis", HYPOTHESES)
     g = len(result.groups)
     k = n_contrasts(g, hypothesis)
     values = result.values
-    source = {"analytic": "analytic", "delong": "delong", "bootstrap": "bootstrap"}.get(result.ci_method, "none")
+    source = {"analytic": "analytic", "delong": "delong", "bootstrap": "bootstrap"}.get(
+        result.ci_method, "none"
+    )
     defined = _n_contrasts_of(hypothesis, np.isfinite(values))
     left_out = k - defined
     if source == "none":  # nothing to test: counted, and no weights built
         return OmnibusTest(hypothesis, np.nan, 0, np.nan, defined, left_out, source, 0)
     # the contrasts' weights (K x G^2), their influence projections (n x K) and covariance (K x K)
-    require_memory(8.0 * k * (g * g + result.n_samples + k),
-                   f"the joint test of {k} contrasts ({k} x {k} covariance)", ("groups",))
+    require_memory(
+        8.0 * k * (g * g + result.n_samples + k),
+        f"the joint test of {k} contrasts ({k} x {k} covariance)",
+        ("groups",),
+    )
     weights = _contrasts(g, hypothesis, np.isfinite(values) & ~no_variance_cells(result))
     untestable = defined - weights.shape[0]
     if weights.shape[0] == 0:
-        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source, untestable)
+        return OmnibusTest(
+            hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source, untestable
+        )
     estimates = combine_cells(weights, values.ravel())
     covariance = contrast_covariance(result, weights)
     if not np.isfinite(covariance).all():
-        return OmnibusTest(hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source, untestable)
-    statistic, df = _wald_on_first_order_directions(estimates, covariance, _degenerate_ratio(result, len(estimates)))
+        return OmnibusTest(
+            hypothesis, np.nan, 0, np.nan, weights.shape[0], left_out, source, untestable
+        )
+    statistic, df = _wald_on_first_order_directions(
+        estimates, covariance, _degenerate_ratio(result, len(estimates))
+    )
     p_value = float(special.chdtrc(df, statistic)) if df > 0 else np.nan
-    return OmnibusTest(hypothesis, statistic if df > 0 else np.nan, df, p_value, weights.shape[0], left_out, source,
-                       untestable)
+    return OmnibusTest(
+        hypothesis,
+        statistic if df > 0 else np.nan,
+        df,
+        p_value,
+        weights.shape[0],
+        left_out,
+        source,
+        untestable,
+    )
 
 
-def _wald_on_first_order_directions(estimates: np.ndarray, covariance: np.ndarray, ratio: float) -> tuple[float, int]:
+def _wald_on_first_order_directions(
+    estimates: np.ndarray, covariance: np.ndarray, ratio: float
+) -> tuple[float, int]:
     """W = z' R^+ z on the standardised contrasts z = d / sd(d), R their correlation matrix, with
     the eigen-directions of R below ``ratio`` of the largest dropped, and the number kept.
 
@@ -311,11 +351,15 @@ def _wald_on_first_order_directions(estimates: np.ndarray, covariance: np.ndarra
     contrasts makes an eigenvalue of R small). Without a dropped direction W equals d' V^+ d.
     """
     sd = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    informative = sd > NO_VARIANCE_SE  # a contrast without variance (or a residue of 0) carries no information
+    informative = (
+        sd > NO_VARIANCE_SE
+    )  # a contrast without variance (or a residue of 0) carries no information
     if not informative.any():
         return np.nan, 0
     z = estimates[informative] / sd[informative]
-    correlation = covariance[np.ix_(informative, informative)] / np.outer(sd[informative], sd[informative])
+    correlation = covariance[np.ix_(informative, informative)] / np.outer(
+        sd[informative], sd[informative]
+    )
     eigenvalues, vectors = np.linalg.eigh((correlation + correlation.T) / 2)
     keep = eigenvalues > eigenvalues.max(initial=0.0) * ratio
     projected = vectors[:, keep].T @ z

@@ -60,15 +60,21 @@ class PhaseBar:
     TICK = 1.0
 
     def __init__(self, phases: list[str], desc: str, enabled: bool):
-        self._bar = progress_bar(len(phases), desc, enabled,
-                                 bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}{postfix}")
+        self._bar = progress_bar(
+            len(phases),
+            desc,
+            enabled,
+            bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}{postfix}",
+        )
         self._desc = desc
         self._names = iter(phases)
         self._running = False
         self._stop = threading.Event()
         self._clock = None
         if not self._bar.disable:
-            self._clock = threading.Thread(target=self._tick, name="survfair-progress-clock", daemon=True)
+            self._clock = threading.Thread(
+                target=self._tick, name="survfair-progress-clock", daemon=True
+            )
             self._clock.start()
 
     def _tick(self) -> None:
@@ -81,7 +87,9 @@ class PhaseBar:
         self._running = True
         name, note = _split_note(next(self._names))
         if note and not self._bar.disable:
-            self._bar.write(f"{self._desc}: {note}", file=getattr(self._bar, "fp", None) or sys.stderr)
+            self._bar.write(
+                f"{self._desc}: {note}", file=getattr(self._bar, "fp", None) or sys.stderr
+            )
         self._bar.set_postfix_str(name)
 
     def __enter__(self) -> "PhaseBar":

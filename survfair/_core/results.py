@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import field
 from collections.abc import Mapping
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .frozen import frozen_result
 from .censoring import CensoringCurves
+from .display import html_of
+from .frozen import frozen_result
 from .intervals import (
     NO_VARIANCE_SE,
     ConfidenceInterval,
@@ -28,7 +29,6 @@ from .intervals import (
 from .kernel import PairCounts
 from .settings import EstimatorSettings
 from .validation import SurvivalSample, check_confidence_level, label_array
-from .display import html_of
 
 __all__ = ["XCIResult", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
 
@@ -128,13 +128,21 @@ def contrast_covariance(result: "CellMatrixAccessors", weights: np.ndarray) -> n
         out[:, missing] = np.nan
         return out
     if result.replicates is not None:
-        draws = combine_cell_rows(weights, result.replicates.reshape(result.replicates.shape[0], -1))
+        draws = combine_cell_rows(
+            weights, result.replicates.reshape(result.replicates.shape[0], -1)
+        )
         draws = draws[np.isfinite(draws).all(axis=1)]
-        return np.cov(draws, rowvar=False, ddof=1).reshape(k, k) if draws.shape[0] > 1 else np.full((k, k), np.nan)
+        return (
+            np.cov(draws, rowvar=False, ddof=1).reshape(k, k)
+            if draws.shape[0] > 1
+            else np.full((k, k), np.nan)
+        )
     return np.full((k, k), np.nan)
 
 
-def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray, level: float):
+def difference_inference(
+    result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray, level: float
+):
     """Values, standard errors, interval limits and p-values (H0: 0) of the cell differences
     ``vec(matrix)[first[k]] - vec(matrix)[second[k]]``, all at once.
 
@@ -161,14 +169,20 @@ def difference_inference(result: "CellMatrixAccessors", first: np.ndarray, secon
     elif result.covariance is not None:
         cov = result.covariance
         with np.errstate(invalid="ignore"):
-            se = np.sqrt(np.clip(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0, None))
+            se = np.sqrt(
+                np.clip(cov[first, first] + cov[second, second] - 2 * cov[first, second], 0, None)
+            )
     else:
         se = np.full(values.shape, np.nan)
-    low, high = bounded_wald_interval(values, se, level, -1.0, 1.0)  # a difference of two probabilities
+    low, high = bounded_wald_interval(
+        values, se, level, -1.0, 1.0
+    )  # a difference of two probabilities
     return values, se, low, high, wald_p_value(values, se)
 
 
-def difference_p_at_floor(result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def difference_p_at_floor(
+    result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray
+) -> np.ndarray:
     """Where the p-value of :func:`difference_inference` is a bootstrap resolution bound: no
     replicate of the difference crossed 0 (:func:`~survfair._core.intervals.bootstrap_at_floor`). All
     False without bootstrap replicates (a Wald p-value has no floor)."""
@@ -205,7 +219,9 @@ def no_variance_cells(result: "CellMatrixAccessors") -> np.ndarray:
         return np.isfinite(values) & (cell_se(result).reshape(values.shape) <= NO_VARIANCE_SE)
 
 
-def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+def cell_interval(
+    result: "CellMatrixAccessors", confidence_level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Interval limits of every cell, each of shape (G*G,), as :func:`contrast_interval` gives
     for one cell, without building identity weights of G^2 x G^2."""
     level = check_confidence_level(confidence_level)
@@ -220,11 +236,17 @@ def cell_interval(result: "CellMatrixAccessors", confidence_level: float) -> tup
 def has_inference(result) -> bool:
     """Whether the result carries what standard errors are computed from: influence rows, a
     covariance or bootstrap replicates."""
-    return any(getattr(result, name, None) is not None for name in ("influence", "covariance", "replicates"))
+    return any(
+        getattr(result, name, None) is not None
+        for name in ("influence", "covariance", "replicates")
+    )
 
 
 def _has_jackknife(result) -> bool:
-    return getattr(result, "bootstrap_method", None) == "bca" and getattr(result, "jackknife", None) is not None
+    return (
+        getattr(result, "bootstrap_method", None) == "bca"
+        and getattr(result, "jackknife", None) is not None
+    )
 
 
 def combine_cells(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -493,14 +515,19 @@ class XCIResult(CellMatrixAccessors):
     refit_censoring: bool = True
 
     def __post_init__(self):
-        counts = PairCounts(*(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__))
+        counts = PairCounts(
+            *(readonly(getattr(self.pair_counts, f)) for f in PairCounts.__dataclass_fields__)
+        )
         object.__setattr__(self, "pair_counts", counts)
         if self.sample is not None:
             # read-only views, not copies: at registry scale (10^8 rows) a copy of the validated
             # arrays would cost gigabytes; nothing can be written through the result, but an
             # array that is the caller's own still follows the caller's later changes
-            arrays = {f.name: _readonly_view(getattr(self.sample, f.name)) for f in dataclasses.fields(self.sample)
-                      if isinstance(getattr(self.sample, f.name), np.ndarray)}
+            arrays = {
+                f.name: _readonly_view(getattr(self.sample, f.name))
+                for f in dataclasses.fields(self.sample)
+                if isinstance(getattr(self.sample, f.name), np.ndarray)
+            }
             views = dataclasses.replace(self.sample, **arrays)
             # the checksum of the data as validated, not as they are now: a copy or pickle of a result
             # whose inputs were modified since must still be refused (SurvivalSample.check_unchanged)
@@ -568,7 +595,9 @@ class XCIResult(CellMatrixAccessors):
         """Pooled concordance over all comparable pairs (Harrell's C, or Uno's C for IPCW; the
         cause-specific C of Wolbers et al. 2014 under competing risks)."""
         denominator = self.pair_counts.denominator.sum()
-        return float(self.pair_counts.numerator.sum() / denominator) if denominator > 0 else math.nan
+        return (
+            float(self.pair_counts.numerator.sum() / denominator) if denominator > 0 else math.nan
+        )
 
     @property
     def counts(self) -> pd.DataFrame:
@@ -623,7 +652,9 @@ class XCIResult(CellMatrixAccessors):
                     {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
                     for row in self.to_frame().to_dict(orient="records")
                 ],
-                "min_censoring_survival": {str(k): v for k, v in self.min_censoring_survival.items()},
+                "min_censoring_survival": {
+                    str(k): v for k, v in self.min_censoring_survival.items()
+                },
             }
         )
 

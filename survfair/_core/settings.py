@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-
 from .frozen import frozen_result
 from .validation import check_option, check_scalar, check_tau, check_tied_tol
 
@@ -85,7 +84,12 @@ class EstimatorSettings:
     @property
     def pair_options(self) -> dict:
         """Keyword arguments of the pair-count kernel and the inference: method, tau, tied_tol, strict."""
-        return {"method": self.method, "tau": self.tau, "tied_tol": self.tied_tol, "strict": self.strict}
+        return {
+            "method": self.method,
+            "tau": self.tau,
+            "tied_tol": self.tied_tol,
+            "strict": self.strict,
+        }
 
     def to_dict(self) -> dict:
         """The settings as a plain dictionary (JSON-safe)."""

@@ -91,8 +91,16 @@ class SurvivalSample:
 
     def _checksum(self) -> int:
         value = 0
-        for array in (self.time, self.event, self.group_codes, self.risk, self.cluster, self.weights,
-                      self.entry, self.competing):
+        for array in (
+            self.time,
+            self.event,
+            self.group_codes,
+            self.risk,
+            self.cluster,
+            self.weights,
+            self.entry,
+            self.competing,
+        ):
             if array is not None:
                 value = zlib.crc32(np.ascontiguousarray(array).view(np.uint8), value)
         return value
@@ -116,8 +124,9 @@ class SurvivalSample:
                 f"{name}: the data it was computed from were modified in place after the call "
                 "(survfair keeps references to its inputs, not copies, to save memory); call the "
                 "estimator again on the current values, or pass copies (array.copy()) of arrays you "
-                "go on modifying."
-            , parameter=name)
+                "go on modifying.",
+                parameter=name,
+            )
 
     @property
     def n_samples(self) -> int:
@@ -161,8 +170,9 @@ def _split_structured_y(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(y.dtype.names) != 2:
         raise InvalidParameterError(
             "time: a structured array must have exactly two fields (event, time) as in "
-            f"scikit-survival, got fields {y.dtype.names}."
-        , parameter='time')
+            f"scikit-survival, got fields {y.dtype.names}.",
+            parameter="time",
+        )
     event_field, time_field = y.dtype.names
     return y[event_field], y[time_field]
 
@@ -172,7 +182,10 @@ def _column(value: Any, data: pd.DataFrame | None, name: str) -> Any:
     if data is None or not _is_column_name(value):
         return value
     if value not in data.columns:
-        raise InvalidParameterError(f"{name}: column {value!r} is not in data (columns: {list(data.columns)}).", parameter=name)
+        raise InvalidParameterError(
+            f"{name}: column {value!r} is not in data (columns: {list(data.columns)}).",
+            parameter=name,
+        )
     return data[value]
 
 
@@ -196,14 +209,19 @@ def _as_1d(value: Any, name: str) -> np.ndarray:
         array = value.to_numpy()
     elif isinstance(value, pd.DataFrame):
         if value.shape[1] != 1:
-            raise InvalidParameterError(f"{name} must be 1-D, got a DataFrame with {value.shape[1]} columns.", parameter=name)
+            raise InvalidParameterError(
+                f"{name} must be 1-D, got a DataFrame with {value.shape[1]} columns.",
+                parameter=name,
+            )
         array = value.iloc[:, 0].to_numpy()
     else:
         array = np.asarray(value)
     if array.ndim == 2 and array.shape[1] == 1 and name != "risk":
         array = array[:, 0]
     if array.ndim != 1:
-        raise InvalidParameterError(f"{name} must be 1-D, got an array of shape {array.shape}.", parameter=name)
+        raise InvalidParameterError(
+            f"{name} must be 1-D, got an array of shape {array.shape}.", parameter=name
+        )
     if array.shape[0] == 0:
         raise InvalidParameterError(f"{name} is empty: at least one row is needed.", parameter=name)
     return array
@@ -218,7 +236,9 @@ def unmasked(value: np.ma.MaskedArray, name: str) -> np.ndarray:
     mask = np.ma.getmaskarray(value)
     if mask.any():
         flat = mask.reshape(mask.shape[0], -1).any(axis=1) if mask.ndim > 1 else mask
-        raise InvalidParameterError(f"{name} contains masked (missing) values at {describe_rows(flat)}.", parameter=name)
+        raise InvalidParameterError(
+            f"{name} contains masked (missing) values at {describe_rows(flat)}.", parameter=name
+        )
     return np.ma.getdata(value)
 
 
@@ -231,16 +251,26 @@ def as_numeric(array: np.ndarray, name: str, index: pd.Index | None) -> np.ndarr
         try:
             converted = pd.to_numeric(pd.Series(array), errors="coerce").to_numpy(dtype=np.float64)
         except (TypeError, ValueError):
-            raise InvalidParameterError(f"{name} must be numeric, got values of type object.", parameter=name) from None
+            raise InvalidParameterError(
+                f"{name} must be numeric, got values of type object.", parameter=name
+            ) from None
         bad = np.isnan(converted) & ~pd.isna(pd.Series(array)).to_numpy()
         if bad.any():
-            raise InvalidParameterError(f"{name} must be numeric; non-numeric values at {describe_rows(bad, index)}.", parameter=name)
+            raise InvalidParameterError(
+                f"{name} must be numeric; non-numeric values at {describe_rows(bad, index)}.",
+                parameter=name,
+            )
         array = converted
     else:
-        raise InvalidParameterError(f"{name} must be numeric, got dtype {array.dtype}.", parameter=name)
+        raise InvalidParameterError(
+            f"{name} must be numeric, got dtype {array.dtype}.", parameter=name
+        )
     nonfinite = ~np.isfinite(array)
     if nonfinite.any():
-        raise InvalidParameterError(f"{name} contains NaN or infinite values at {describe_rows(nonfinite, index)}.", parameter=name)
+        raise InvalidParameterError(
+            f"{name} contains NaN or infinite values at {describe_rows(nonfinite, index)}.",
+            parameter=name,
+        )
     return array
 
 
@@ -250,17 +280,25 @@ def _as_event(array: np.ndarray, index: pd.Index | None) -> np.ndarray:
     if array.dtype.kind == "O":
         missing = pd.isna(pd.Series(array)).to_numpy()
         if missing.any():
-            raise InvalidParameterError(f"event contains missing values at {describe_rows(missing, index)}.", parameter='event')
+            raise InvalidParameterError(
+                f"event contains missing values at {describe_rows(missing, index)}.",
+                parameter="event",
+            )
         if all(isinstance(v, (bool, np.bool_)) for v in array):
             return array.astype(bool)
         array = as_numeric(array, "event", index)
     elif array.dtype.kind in "iuf":
         array = as_numeric(array, "event", index)
     else:
-        raise InvalidParameterError(f"event must be boolean or 0/1, got dtype {array.dtype}.", parameter='event')
+        raise InvalidParameterError(
+            f"event must be boolean or 0/1, got dtype {array.dtype}.", parameter="event"
+        )
     bad = (array != 0) & (array != 1)
     if bad.any():
-        raise InvalidParameterError(f"event must be boolean or 0/1; other values at {describe_rows(bad, index)}.", parameter='event')
+        raise InvalidParameterError(
+            f"event must be boolean or 0/1; other values at {describe_rows(bad, index)}.",
+            parameter="event",
+        )
     return array == 1
 
 
@@ -270,8 +308,9 @@ def _escape_label(text: str) -> str:
     return text.replace("\\", "\\\\").replace(GROUP_SEPARATOR, "\\" + GROUP_SEPARATOR)
 
 
-def _refuse_text_collisions(labels: Sequence, texts: Sequence[str], what: str,
-                            rows: Callable[[int], str] | None = None) -> None:
+def _refuse_text_collisions(
+    labels: Sequence, texts: Sequence[str], what: str, rows: Callable[[int], str] | None = None
+) -> None:
     """Refuse distinct labels (or label tuples) that would print as the same text.
 
     Texts are compared after Unicode normalisation (NFC): "é" typed as one code point (NFC) and
@@ -291,13 +330,15 @@ def _refuse_text_collisions(labels: Sequence, texts: Sequence[str], what: str,
                 raise InvalidParameterError(
                     f"group: the distinct {what} {ascii(other)}{where(first)} and {ascii(label)}{where(k)} differ "
                     f"only in Unicode normalisation and both print as {text!r}; normalise the labels first "
-                    "(unicodedata.normalize('NFC', label)) so that they form one group, or rename one."
-                , parameter='group')
+                    "(unicodedata.normalize('NFC', label)) so that they form one group, or rename one.",
+                    parameter="group",
+                )
             raise InvalidParameterError(
                 f"group: the distinct {what} {other!r} and {label!r} both print as {text!r}, so "
                 "tables, reports and the command line could not tell them apart; make the labels of "
-                "each group column one type (e.g. all strings) or rename them."
-            , parameter='group')
+                "each group column one type (e.g. all strings) or rename them.",
+                parameter="group",
+            )
         seen[key] = (k, label, text)
 
 
@@ -311,39 +352,62 @@ def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
     """
     missing = frame.isna().any(axis=1).to_numpy()
     if missing.any():
-        raise InvalidParameterError(f"group contains missing labels at {describe_rows(missing, frame.index)}.", parameter='group')
+        raise InvalidParameterError(
+            f"group contains missing labels at {describe_rows(missing, frame.index)}.",
+            parameter="group",
+        )
     key = np.zeros(len(frame), dtype=np.int64)
     for column in frame.columns:
         codes, uniques = pd.factorize(frame[column].to_numpy(), sort=False)
         # mixed radix kept below n by re-factorising after every column (no overflow)
         key, _ = pd.factorize(key * len(uniques) + codes, sort=False)
     first_rows = pd.Series(np.arange(len(frame))).groupby(key).first().to_numpy()
-    tuples = [tuple(_plain(frame.iloc[row, k]) for k in range(frame.shape[1])) for row in first_rows]
+    tuples = [
+        tuple(_plain(frame.iloc[row, k]) for k in range(frame.shape[1])) for row in first_rows
+    ]
     names = [GROUP_SEPARATOR.join(_escape_label(str(part)) for part in combo) for combo in tuples]
-    _refuse_text_collisions(tuples, names, "label combinations",
-                            rows=lambda k: describe_rows(key == k, frame.index))
-    return pd.Series(np.asarray(names, dtype=object)[key], index=frame.index, name=GROUP_SEPARATOR.join(map(str, frame.columns)))
+    _refuse_text_collisions(
+        tuples, names, "label combinations", rows=lambda k: describe_rows(key == k, frame.index)
+    )
+    return pd.Series(
+        np.asarray(names, dtype=object)[key],
+        index=frame.index,
+        name=GROUP_SEPARATOR.join(map(str, frame.columns)),
+    )
 
 
 def resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
     if isinstance(group, pd.DataFrame):
         return _combine_group_columns(group) if group.shape[1] > 1 else group.iloc[:, 0]
-    if data is not None and isinstance(group, (list, tuple)) and all(isinstance(g, str) for g in group):
+    if (
+        data is not None
+        and isinstance(group, (list, tuple))
+        and all(isinstance(g, str) for g in group)
+    ):
         if len(group) == 0:
-            raise InvalidParameterError("group: an empty list of columns was given.", parameter='group')
+            raise InvalidParameterError(
+                "group: an empty list of columns was given.", parameter="group"
+            )
         repeated = sorted({g for g in group if list(group).count(g) > 1})
         if repeated:
-            raise InvalidParameterError(f"group: columns {repeated} are given more than once.", parameter='group')
+            raise InvalidParameterError(
+                f"group: columns {repeated} are given more than once.", parameter="group"
+            )
         missing = [g for g in group if g not in data.columns]
         if missing:
-            raise InvalidParameterError(f"group: columns {missing} are not in data (columns: {list(data.columns)}).", parameter='group')
+            raise InvalidParameterError(
+                f"group: columns {missing} are not in data (columns: {list(data.columns)}).",
+                parameter="group",
+            )
         return _combine_group_columns(data[list(group)]) if len(group) > 1 else data[group[0]]
     return _column(group, data, "group")
 
 
 def _refuse_booleans_among_numbers(labels: np.ndarray) -> None:
     """True == 1 and False == 0 for Python, so hashing would merge such groups silently."""
-    if labels.dtype != object or not pd.api.types.infer_dtype(labels, skipna=True).startswith("mixed"):
+    if labels.dtype != object or not pd.api.types.infer_dtype(labels, skipna=True).startswith(
+        "mixed"
+    ):
         return  # one C pass; the per-row look at types below is only for mixed columns
     types = set(pd.Series(labels).map(type).unique())
     if any(issubclass(t, (bool, np.bool_)) for t in types) and any(
@@ -351,8 +415,9 @@ def _refuse_booleans_among_numbers(labels: np.ndarray) -> None:
     ):
         raise InvalidParameterError(
             "group mixes booleans and numbers, which Python counts as equal (True == 1), so two "
-            "groups would merge; make the labels one type."
-        , parameter='group')
+            "groups would merge; make the labels one type.",
+            parameter="group",
+        )
 
 
 def encode_groups(
@@ -366,22 +431,33 @@ def encode_groups(
         codes, uniques = pd.factorize(labels, sort=False)
     missing = codes < 0
     if missing.any():
-        raise InvalidParameterError(f"group contains missing labels at {describe_rows(missing, index)}.", parameter='group')
+        raise InvalidParameterError(
+            f"group contains missing labels at {describe_rows(missing, index)}.", parameter="group"
+        )
     uniques = [label.item() if isinstance(label, np.generic) else label for label in uniques]
-    _refuse_text_collisions(uniques, [str(label) for label in uniques], "labels",
-                            rows=lambda k: describe_rows(codes == k, index))
+    _refuse_text_collisions(
+        uniques,
+        [str(label) for label in uniques],
+        "labels",
+        rows=lambda k: describe_rows(codes == k, index),
+    )
     present = uniques
     if groups is None:
         chosen = present
     else:
         chosen = list(groups)
         if len(chosen) == 0:
-            raise InvalidParameterError("groups must name at least one group.", parameter='groups')
+            raise InvalidParameterError("groups must name at least one group.", parameter="groups")
         if len(set(chosen)) != len(chosen):
-            raise InvalidParameterError(f"groups contains duplicate labels: {chosen}.", parameter='groups')
+            raise InvalidParameterError(
+                f"groups contains duplicate labels: {chosen}.", parameter="groups"
+            )
         absent = [g for g in chosen if g not in present]
         if absent:
-            raise InvalidParameterError(f"groups: labels {absent} do not occur in group (labels present: {present}).", parameter='groups')
+            raise InvalidParameterError(
+                f"groups: labels {absent} do not occur in group (labels present: {present}).",
+                parameter="groups",
+            )
     position = {label: k for k, label in enumerate(chosen)}
     # int32 codes: they index G groups, and at 10^7 rows 4 bytes a row matter
     remap = np.array([position.get(label, -1) for label in uniques], dtype=np.int32)
@@ -427,12 +503,15 @@ def check_same_index(values: dict[str, Any], data: pd.DataFrame | None = None) -
                 f"{first_name} and {name} carry pandas indexes that are not identical "
                 f"({_index_difference(first, index)}); survfair matches rows by position and "
                 "will not guess how to align them. Pass `.to_numpy()` if they are in the same row "
-                "order, or align them first with `.reindex` (or reset both indexes)."
-            , parameter=first_name)
+                "order, or align them first with `.reindex` (or reset both indexes).",
+                parameter=first_name,
+            )
     return first
 
 
-def gather_inputs(values: dict[str, Any], data: pd.DataFrame | None) -> tuple[dict[str, np.ndarray], pd.Index]:
+def gather_inputs(
+    values: dict[str, Any], data: pd.DataFrame | None
+) -> tuple[dict[str, np.ndarray], pd.Index]:
     """Resolve column names, check pandas indexes, make 1-D arrays of equal length.
 
     ``values`` maps each argument's name to what the user passed (array-like or column name of
@@ -449,7 +528,9 @@ def gather_inputs(values: dict[str, Any], data: pd.DataFrame | None) -> tuple[di
         pandas indexes that are not identical (:func:`check_same_index`).
     """
     if data is not None and not isinstance(data, pd.DataFrame):
-        raise InvalidParameterError(f"data must be a pandas DataFrame or None, got {type(data).__name__}.", parameter='data')
+        raise InvalidParameterError(
+            f"data must be a pandas DataFrame or None, got {type(data).__name__}.", parameter="data"
+        )
     resolved = {
         name: resolve_group(value, data) if name == "group" else _column(value, data, name)
         for name, value in values.items()
@@ -481,9 +562,16 @@ def check_numbers(values: Any, name: str) -> np.ndarray:
         values = unmasked(values, name)
     array = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values)
     if array.ndim != 1 or array.size == 0:
-        raise InvalidParameterError(f"{name} must be a non-empty 1-D sequence of numbers, got shape {array.shape}.", parameter=name)
-    if array.dtype.kind in "fc" and not np.isfinite(array).all():  # settings, not rows: name the values
-        raise InvalidParameterError(f"{name} must be finite numbers, got {array.tolist()}.", parameter=name)
+        raise InvalidParameterError(
+            f"{name} must be a non-empty 1-D sequence of numbers, got shape {array.shape}.",
+            parameter=name,
+        )
+    if (
+        array.dtype.kind in "fc" and not np.isfinite(array).all()
+    ):  # settings, not rows: name the values
+        raise InvalidParameterError(
+            f"{name} must be finite numbers, got {array.tolist()}.", parameter=name
+        )
     return as_numeric(array, name, None)
 
 
@@ -493,7 +581,9 @@ def input_index(values: dict[str, Any], data: pd.DataFrame | None) -> pd.Index |
     Arguments that name columns of ``data`` carry ``data``'s index; any other pandas object
     (a Series, a DataFrame of group columns) its own. Raises as :func:`check_same_index`.
     """
-    from_data = {name for name, value in values.items() if data is not None and _names_columns(value)}
+    from_data = {
+        name for name, value in values.items() if data is not None and _names_columns(value)
+    }
     own = {name: value for name, value in values.items() if name not in from_data}
     return check_same_index(own, data if from_data else None)
 
@@ -522,12 +612,16 @@ def check_random_state(random_state: Any) -> np.random.SeedSequence:
         return np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise InvalidParameterError(f"random_state must be a non-negative integer, got {random_state}.", parameter='random_state')
+            raise InvalidParameterError(
+                f"random_state must be a non-negative integer, got {random_state}.",
+                parameter="random_state",
+            )
         return np.random.SeedSequence(int(random_state))
     raise InvalidParameterError(
         "random_state must be None, an int, a numpy Generator, RandomState or SeedSequence; "
-        f"got {type(random_state).__name__}."
-    , parameter='random_state')
+        f"got {type(random_state).__name__}.",
+        parameter="random_state",
+    )
 
 
 def random_generator(random_state: Any) -> np.random.Generator:
@@ -541,7 +635,9 @@ def random_generator(random_state: Any) -> np.random.Generator:
 def check_n_jobs(n_jobs: Any) -> int | None:
     """Validate ``n_jobs``: None or a non-zero integer (joblib's convention; -1 = every core)."""
     if check_scalar(n_jobs, "n_jobs", "integer", none=True) == 0:
-        raise InvalidParameterError("n_jobs must not be 0 (1 for one job, -1 for all cores).", parameter='n_jobs')
+        raise InvalidParameterError(
+            "n_jobs must not be 0 (1 for one job, -1 for all cores).", parameter="n_jobs"
+        )
     return n_jobs
 
 
@@ -586,9 +682,12 @@ def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
         times = unmasked(times, "times")
     values = np.atleast_1d(np.asarray(times))
     if values.ndim != 1:
-        raise InvalidParameterError(f"times must be a number or 1-D, got an array of shape {values.shape}.", parameter='times')
+        raise InvalidParameterError(
+            f"times must be a number or 1-D, got an array of shape {values.shape}.",
+            parameter="times",
+        )
     if values.size == 0:
-        raise InvalidParameterError("times is empty: give at least one horizon.", parameter='times')
+        raise InvalidParameterError("times is empty: give at least one horizon.", parameter="times")
     values = as_numeric(values, "times", None)
     values = np.unique(values)
     low, high = float(observed.min()), float(observed.max())
@@ -596,15 +695,18 @@ def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
     if outside.any():
         raise InvalidParameterError(
             f"times must lie within the follow-up of the data, [{low:g}; {high:g}); "
-            f"got {[float(v) for v in values[outside]]}."
-        , parameter='times')
+            f"got {[float(v) for v in values[outside]]}.",
+            parameter="times",
+        )
     return values
 
 
 def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
     """Validate a string option against its allowed values."""
     if value not in allowed:
-        raise InvalidParameterError(f"{name} must be one of {list(allowed)}, got {value!r}.", parameter=name)
+        raise InvalidParameterError(
+            f"{name} must be one of {list(allowed)}, got {value!r}.", parameter=name
+        )
     return value
 
 
@@ -677,7 +779,9 @@ def check_scalar(
     what = _describe(kind, low, high, closed, finite, none)
     if kind == "bool":
         if not isinstance(value, (bool, np.bool_)):
-            raise InvalidParameterError(f"{name} must be {what}, got {_shown(value)}.", parameter=name)
+            raise InvalidParameterError(
+                f"{name} must be {what}, got {_shown(value)}.", parameter=name
+            )
         return bool(value)
     expected = numbers.Integral if kind == "integer" else numbers.Real
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, expected):
@@ -701,7 +805,11 @@ def _describe(kind: str, low, high, closed: str, finite: bool, none: bool) -> st
     if kind == "bool":
         return "True or False" + (" or None" if none else "")
     bounded = low is not None and high is not None
-    what = "an integer" if kind == "integer" else ("a finite number" if finite and not bounded else "a number")
+    what = (
+        "an integer"
+        if kind == "integer"
+        else ("a finite number" if finite and not bounded else "a number")
+    )
     left, right = _CLOSED[closed]
     if low is not None and high is not None:
         what += f" in {left}{low:g}, {high:g}{right}"
@@ -787,7 +895,10 @@ def check_survival_inputs(
     """
     if _is_structured_y(time):
         if event is not None:
-            raise InvalidParameterError("event must be None when time is scikit-survival's structured y (event, time).", parameter='event')
+            raise InvalidParameterError(
+                "event must be None when time is scikit-survival's structured y (event, time).",
+                parameter="event",
+            )
         event, time = _split_structured_y(time)
     values = {"time": time, "event": event, "group": group}
     if risk is not None or require_risk:
@@ -799,7 +910,10 @@ def check_survival_inputs(
     time_values = as_numeric(raw["time"], "time", index)
     negative = time_values < 0
     if negative.any():
-        raise InvalidParameterError(f"time must be >= 0; negative values at {describe_rows(negative, index)}.", parameter='time')
+        raise InvalidParameterError(
+            f"time must be >= 0; negative values at {describe_rows(negative, index)}.",
+            parameter="time",
+        )
     if cause is None:
         event_values, competing = _as_event(raw["event"], index), None
     else:
@@ -821,8 +935,11 @@ def check_survival_inputs(
         if cluster_codes is not None:  # the clusters of the analysed rows, numbered again
             cluster_codes = np.unique(cluster_codes[keep], return_inverse=True)[1].astype(np.int64)
     if weight_values is not None and weight_values.size and not (weight_values > 0).any():
-        raise InvalidParameterError(f"weights are all 0 ({describe_rows(weight_values == 0, index)}): every pair would weigh 0, "
-                         "so no estimate is defined; give the rows to analyse a positive weight.", parameter='weights')
+        raise InvalidParameterError(
+            f"weights are all 0 ({describe_rows(weight_values == 0, index)}): every pair would weigh 0, "
+            "so no estimate is defined; give the rows to analyse a positive weight.",
+            parameter="weights",
+        )
     if weight_values is not None:
         weight_values = normalise_weights(weight_values)
     sample = SurvivalSample(
@@ -847,14 +964,19 @@ def check_cause(cause: Any) -> int | None:
     if cause is None:
         return None
     if isinstance(cause, (bool, np.bool_)) or not isinstance(cause, (int, np.integer)):
-        raise InvalidParameterError(f"cause must be an integer cause code >= 1, got {cause!r}.", parameter='cause')
+        raise InvalidParameterError(
+            f"cause must be an integer cause code >= 1, got {cause!r}.", parameter="cause"
+        )
     if cause < 1:
-        raise InvalidParameterError(f"cause must be >= 1 (0 is the code of a censored row), got {cause}.", parameter='cause')
+        raise InvalidParameterError(
+            f"cause must be >= 1 (0 is the code of a censored row), got {cause}.", parameter="cause"
+        )
     return int(cause)
 
 
-def _as_causes(array: np.ndarray, cause: Any, index: pd.Index | None,
-               require_cause: bool = True) -> tuple[np.ndarray, np.ndarray, int]:
+def _as_causes(
+    array: np.ndarray, cause: Any, index: pd.Index | None, require_cause: bool = True
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Competing risks: (event of cause ``cause``, competing event, cause) from cause codes
     (0 = censored, 1..K = causes; booleans read as 0/1)."""
     cause = check_cause(cause)
@@ -864,19 +986,29 @@ def _as_causes(array: np.ndarray, cause: Any, index: pd.Index | None,
         if array.dtype.kind == "O":
             missing = pd.isna(pd.Series(array)).to_numpy()
             if missing.any():
-                raise InvalidParameterError(f"event contains missing values at {describe_rows(missing, index)}.", parameter='event')
+                raise InvalidParameterError(
+                    f"event contains missing values at {describe_rows(missing, index)}.",
+                    parameter="event",
+                )
         status = as_numeric(array, "event", index)
         bad = (status < 0) | (status != np.round(status))
         if bad.any():
             raise InvalidParameterError(
                 "event must hold cause codes with cause= (0 = censored, 1..K = causes): integers >= 0; other "
-                f"values at {describe_rows(bad, index)}."
-            , parameter='event')
+                f"values at {describe_rows(bad, index)}.",
+                parameter="event",
+            )
     else:
-        raise InvalidParameterError(f"event must hold integer cause codes with cause=, got dtype {array.dtype}.", parameter='event')
+        raise InvalidParameterError(
+            f"event must hold integer cause codes with cause=, got dtype {array.dtype}.",
+            parameter="event",
+        )
     if require_cause and not (status == cause).any():
         present = sorted({int(v) for v in np.unique(status) if v != 0})
-        raise InvalidParameterError(f"event has no row of cause={cause} (causes present: {present or 'none'}).", parameter='event')
+        raise InvalidParameterError(
+            f"event has no row of cause={cause} (causes present: {present or 'none'}).",
+            parameter="event",
+        )
     return status == cause, (status != 0) & (status != cause), cause
 
 
@@ -885,13 +1017,17 @@ def _as_entry(values: np.ndarray, time: np.ndarray, index: pd.Index | None) -> n
     entry = as_numeric(values, "entry", index)
     negative = entry < 0
     if negative.any():
-        raise InvalidParameterError(f"entry must be >= 0; negative values at {describe_rows(negative, index)}.", parameter='entry')
+        raise InvalidParameterError(
+            f"entry must be >= 0; negative values at {describe_rows(negative, index)}.",
+            parameter="entry",
+        )
     late = entry >= time
     if late.any():
         raise InvalidParameterError(
             f"entry must be before time (a row is observed on (entry, time]); entry >= time at "
-            f"{describe_rows(late, index)}."
-        , parameter='entry')
+            f"{describe_rows(late, index)}.",
+            parameter="entry",
+        )
     return entry
 
 
@@ -929,7 +1065,10 @@ def _as_weights(values: np.ndarray, index: pd.Index | None) -> np.ndarray:
     weights = as_numeric(values, "weights", index)
     negative = weights < 0
     if negative.any():
-        raise InvalidParameterError(f"weights must be >= 0; negative values at {describe_rows(negative, index)}.", parameter='weights')
+        raise InvalidParameterError(
+            f"weights must be >= 0; negative values at {describe_rows(negative, index)}.",
+            parameter="weights",
+        )
     return weights
 
 
@@ -938,7 +1077,10 @@ def _encode_clusters(labels: np.ndarray, index: pd.Index | None) -> np.ndarray:
     codes, _ = pd.factorize(labels, sort=False)
     missing = codes < 0
     if missing.any():
-        raise InvalidParameterError(f"cluster contains missing labels at {describe_rows(missing, index)}.", parameter='cluster')
+        raise InvalidParameterError(
+            f"cluster contains missing labels at {describe_rows(missing, index)}.",
+            parameter="cluster",
+        )
     return codes.astype(np.int64)
 
 
@@ -968,11 +1110,16 @@ def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = 
         unexpected labels are named), or ``positive`` does not occur in ``y``.
     """
     if isinstance(positive, (list, tuple, set, dict, np.ndarray, pd.Series)) or positive is None:
-        raise InvalidParameterError(f"positive must be a single label such as 1 or 'yes', got {positive!r}.", parameter='positive')
+        raise InvalidParameterError(
+            f"positive must be a single label such as 1 or 'yes', got {positive!r}.",
+            parameter="positive",
+        )
     series = pd.Series(y)
     missing = series.isna().to_numpy()
     if missing.any():
-        raise InvalidParameterError(f"y contains missing values at {describe_rows(missing, index)}.", parameter='y')
+        raise InvalidParameterError(
+            f"y contains missing values at {describe_rows(missing, index)}.", parameter="y"
+        )
     counts = series.value_counts(sort=False)
     try:
         counts = counts.sort_index()
@@ -981,13 +1128,19 @@ def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = 
     present = [_plain(v) for v in counts.index]
     is_positive = (series == positive).to_numpy(dtype=bool)
     if not is_positive.any():
-        raise InvalidParameterError(f"positive={positive!r} does not occur in y (labels present: {present}).", parameter='positive')
-    others = counts[[not bool(pd.Series([v], dtype=object).eq(positive).iloc[0]) for v in counts.index]]
+        raise InvalidParameterError(
+            f"positive={positive!r} does not occur in y (labels present: {present}).",
+            parameter="positive",
+        )
+    others = counts[
+        [not bool(pd.Series([v], dtype=object).eq(positive).iloc[0]) for v in counts.index]
+    ]
     if len(others) == 0:
         raise InvalidParameterError(
             f"y must contain exactly two classes (positive={positive!r} and one negative label); "
-            f"every row is {present[0]!r}, so there are no negatives."
-        , parameter='y')
+            f"every row is {present[0]!r}, so there are no negatives.",
+            parameter="y",
+        )
     if len(others) > 1:
         negative = others.idxmax()  # the most frequent other label is taken as the negative class
         wrong = ~is_positive & (series != negative).to_numpy(dtype=bool)
@@ -995,8 +1148,9 @@ def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = 
         raise InvalidParameterError(
             f"y must contain exactly two classes (positive={positive!r} and one negative label); found "
             f"{len(counts)}: {present}. Taking {_plain(negative)!r} as the negative label, the values "
-            f"{unexpected} at {describe_rows(wrong, index)} are unexpected."
-        , parameter='y')
+            f"{unexpected} at {describe_rows(wrong, index)} are unexpected.",
+            parameter="y",
+        )
     return is_positive
 
 
@@ -1053,8 +1207,12 @@ def check_binary_inputs(
     is_positive = check_binary_outcome(raw["y"], positive, index)
     time = pd.Series(np.where(is_positive, 0.0, 1.0), index=index)
     return check_survival_inputs(
-        time, pd.Series(is_positive, index=index), pd.Series(raw["group"], index=index),
-        pd.Series(raw["score"], index=index), groups=groups, risk_name="score",
+        time,
+        pd.Series(is_positive, index=index),
+        pd.Series(raw["group"], index=index),
+        pd.Series(raw["score"], index=index),
+        groups=groups,
+        risk_name="score",
     )
 
 
@@ -1085,7 +1243,10 @@ def raise_no_comparable_pair(detail: str = "") -> None:
     """Raise the one error for data in which no pair is comparable; with ``detail``, why the
     comparable pairs there all weigh 0 (truncation at tau, case weights of 0)."""
     raise NoComparablePairError(
-        (f"no comparable pair of positive weight: {detail}" if detail
-         else "no comparable pair: no event is followed by a later time")
+        (
+            f"no comparable pair of positive weight: {detail}"
+            if detail
+            else "no comparable pair: no event is followed by a later time"
+        )
         + "; the concordance is undefined."
     )

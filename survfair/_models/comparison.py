@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 
 from .._core.display import html_of
-from .._core.frozen import frozen_result
 from .._core.exceptions import InvalidParameterError, MemoryLimitError
-from .fitting import as_risk, check_feature_keys
+from .._core.frozen import frozen_result
 from .._core.results import XCIResult, json_safe
-from .._xci.summaries import min_xci, overall_c, pairwise_deltas
 from .._core.validation import check_confidence_level, check_survival_inputs
 from .._xci.estimator import xci
+from .._xci.summaries import min_xci, overall_c, pairwise_deltas
+from .fitting import as_risk, check_feature_keys
 
 __all__ = ["ModelComparison", "compare"]
 
@@ -145,15 +145,23 @@ class ModelComparison:
         else:
             level = check_confidence_level(confidence_level)
             with_ci = any(r.ci_method is not None for r in self.results.values())
-            rows = [_row(dataclasses.replace(r, confidence_level=level), with_ci) for r in self.results.values()]
+            rows = [
+                _row(dataclasses.replace(r, confidence_level=level), with_ci)
+                for r in self.results.values()
+            ]
             table = pd.DataFrame(rows, index=pd.Index(list(self.results), name="model"))
         return _long(table)[["model", "statistic", "ci_low", "ci_high"]]
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the groups, the models and every statistic of :meth:`to_frame`
         (each model's full result: ``results[name].to_dict()``)."""
-        return json_safe({"groups": list(self.groups), "models": list(self.results),
-                          "statistics": self.to_frame().to_dict(orient="records")})
+        return json_safe(
+            {
+                "groups": list(self.groups),
+                "models": list(self.results),
+                "statistics": self.to_frame().to_dict(orient="records"),
+            }
+        )
 
     def _repr_html_(self) -> str | None:
         """Jupyter display: the headline numbers of every model (largest cross-group asymmetry,
@@ -163,7 +171,9 @@ class ModelComparison:
 
     def __repr__(self) -> str:
         shown = [c for c in self._table.columns if not c.endswith(_INTERVAL_SUFFIXES)]
-        with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 50):
+        with pd.option_context(
+            "display.precision", 4, "display.width", 160, "display.max_columns", 50
+        ):
             return f"ModelComparison(groups={list(self.groups)})\n{self._table[shown]}"
 
 
@@ -325,19 +335,30 @@ def compare(
     two                  0.5             -0.0667   0.6786
     """
     if not isinstance(models, Mapping) or isinstance(models, pd.DataFrame):
-        raise TypeError(f"models must be a dict of name -> model/scores/column, got {type(models).__name__}.")
+        raise TypeError(
+            f"models must be a dict of name -> model/scores/column, got {type(models).__name__}."
+        )
     if len(models) == 0:
         raise TypeError("models must contain at least one entry.")
     # time, event and group are checked once, before any model: their errors name no model
-    check_survival_inputs(time, event, group, data=data, groups=xci_kwargs.get("groups"), require_risk=False,
-                          cause=xci_kwargs.get("cause"))
+    check_survival_inputs(
+        time,
+        event,
+        group,
+        data=data,
+        groups=xci_kwargs.get("groups"),
+        require_risk=False,
+        cause=xci_kwargs.get("cause"),
+    )
     check_feature_keys(models, X)
     results: dict[str, XCIResult] = {}
     scores: dict[str, np.ndarray] = {}
     for name, entry in models.items():
         if isinstance(entry, str):
             if data is None:
-                raise ValueError(f"models[{name!r}] is a column name ({entry!r}), so data must be given.")
+                raise ValueError(
+                    f"models[{name!r}] is a column name ({entry!r}), so data must be given."
+                )
             if entry not in data.columns:
                 raise ValueError(f"models[{name!r}]: column {entry!r} is not in data.")
             risk = data[entry]
@@ -349,9 +370,13 @@ def compare(
         except MemoryLimitError:
             raise  # about the request (groups, intervals), not about this model
         except InvalidParameterError as error:  # the same argument, of this model's call
-            raise InvalidParameterError(f"models[{name!r}]: {error}", parameter=error.parameter) from error
+            raise InvalidParameterError(
+                f"models[{name!r}]: {error}", parameter=error.parameter
+            ) from error
         except (TypeError, ValueError) as error:
             raise type(error)(f"models[{name!r}]: {error}") from error
         results[str(name)] = result
-        scores[str(name)] = np.asarray(risk.to_numpy() if isinstance(risk, pd.Series) else risk, dtype=float)
+        scores[str(name)] = np.asarray(
+            risk.to_numpy() if isinstance(risk, pd.Series) else risk, dtype=float
+        )
     return ModelComparison(results=results, scores=scores)

@@ -19,7 +19,13 @@ import pandas as pd
 
 from .._core.exceptions import ConvergenceError
 
-__all__ = ["risk_scores", "predicted_risks", "fit_checked", "SUPPORTED_MODELS", "MAX_STANDARDISED_LOG_HAZARD"]
+__all__ = [
+    "risk_scores",
+    "predicted_risks",
+    "fit_checked",
+    "SUPPORTED_MODELS",
+    "MAX_STANDARDISED_LOG_HAZARD",
+]
 
 #: A linear-model coefficient whose effect per standard deviation of its covariate exceeds this
 #: (a hazard ratio of e^10 ~ 22,000 per SD) is taken as the sign of a diverged fit
@@ -83,7 +89,9 @@ def _lifelines_classes() -> dict[type, str]:
 
 @functools.cache
 def _sksurv_classes() -> tuple[type, ...]:
-    classes = (getattr(importlib.import_module(module), name, None) for module, name in _SKSURV_ESTIMATORS)
+    classes = (
+        getattr(importlib.import_module(module), name, None) for module, name in _SKSURV_ESTIMATORS
+    )
     return tuple(cls for cls in classes if cls is not None)  # skip what the installed version lacks
 
 
@@ -95,13 +103,18 @@ def _sksurv_predicts_time(estimator: Any) -> bool:
     ``"ipcwls"`` regress on log time); the fast survival SVMs when ``rank_ratio < 1`` (a
     regression objective on log time; ``rank_ratio=1`` is pure ranking and ``predict`` is a risk).
     """
-    from sksurv.ensemble import ComponentwiseGradientBoostingSurvivalAnalysis, GradientBoostingSurvivalAnalysis
+    from sksurv.ensemble import (
+        ComponentwiseGradientBoostingSurvivalAnalysis,
+        GradientBoostingSurvivalAnalysis,
+    )
     from sksurv.linear_model import IPCRidge
     from sksurv.svm import FastKernelSurvivalSVM, FastSurvivalSVM
 
     if isinstance(estimator, IPCRidge):
         return True
-    if isinstance(estimator, (GradientBoostingSurvivalAnalysis, ComponentwiseGradientBoostingSurvivalAnalysis)):
+    if isinstance(
+        estimator, (GradientBoostingSurvivalAnalysis, ComponentwiseGradientBoostingSurvivalAnalysis)
+    ):
         return estimator.loss != "coxph"
     if isinstance(estimator, (FastSurvivalSVM, FastKernelSurvivalSVM)):
         return estimator.rank_ratio < 1
@@ -159,14 +172,18 @@ def _coefficients(model: Any, kind: str) -> tuple[pd.Series | None, bool]:
     """
     if kind in ("cox_lifelines", "aft_lifelines"):
         params = model.params_
-        if isinstance(params.index, pd.MultiIndex):  # AFT, or a Cox model with a parametric baseline
+        if isinstance(
+            params.index, pd.MultiIndex
+        ):  # AFT, or a Cox model with a parametric baseline
             return _log_scale_block(params), True
         return params.copy(), True
     if kind == "hazard_lifelines":
         params = getattr(model, "params_", None)
         if params is None:  # AalenAdditiveFitter: time-varying cumulative coefficients
             params = model.cumulative_hazards_.stack()
-        return pd.Series(np.asarray(params, dtype=float).ravel(), index=[str(i) for i in params.index]), False
+        return pd.Series(
+            np.asarray(params, dtype=float).ravel(), index=[str(i) for i in params.index]
+        ), False
     estimator = model.steps[-1][1] if kind == "pipeline" else model
     coef = getattr(estimator, "coef_", None)
     if coef is None:
@@ -294,7 +311,9 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
         if w not in problems:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if problems:
-        messages = "; ".join(f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in problems)
+        messages = "; ".join(
+            f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in problems
+        )
         raise ConvergenceError(
             f"model: {type(model).__name__}.fit did not converge; its scores must not be reported. "
             f"Warnings at fit time: {messages}"
@@ -318,7 +337,11 @@ def _n_rows(X: Any) -> int:
 
 
 def _rows(X: Any, start: int, stop: int) -> Any:
-    return X.iloc[start:stop] if isinstance(X, (pd.DataFrame, pd.Series)) else np.asarray(X)[start:stop]
+    return (
+        X.iloc[start:stop]
+        if isinstance(X, (pd.DataFrame, pd.Series))
+        else np.asarray(X)[start:stop]
+    )
 
 
 def _expected_events(model: Any, X: Any, n: int) -> np.ndarray:
@@ -357,8 +380,9 @@ def _expected_events(model: Any, X: Any, n: int) -> np.ndarray:
             hazard = model.predict_cumulative_hazard(part, times=times)
         # a stratified CoxPHFitter returns its columns grouped by stratum: put them back in row order
         hazard = hazard.reindex(columns=range(len(part)))
-        scores[start:start + len(part)] = _as_scores(
-            np.asarray(hazard, dtype=float).sum(axis=0), len(part), "predict_cumulative_hazard")
+        scores[start : start + len(part)] = _as_scores(
+            np.asarray(hazard, dtype=float).sum(axis=0), len(part), "predict_cumulative_hazard"
+        )
     return scores
 
 
@@ -518,12 +542,16 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
 
         estimator = model.steps[-1][1] if kind == "pipeline" else model
         try:
-            if not hasattr(estimator, "n_features_in_"):  # set by every fit; the SVMs would fail obscurely
+            if not hasattr(
+                estimator, "n_features_in_"
+            ):  # set by every fit; the SVMs would fail obscurely
                 raise NotFittedError
             check_coefficients(model, X if isinstance(X, pd.DataFrame) else None)
             scores = _as_scores(model.predict(X), n, "predict")
         except NotFittedError as error:
-            raise ValueError(f"model: this {type(estimator).__name__} is not fitted; call fit first.") from error
+            raise ValueError(
+                f"model: this {type(estimator).__name__} is not fitted; call fit first."
+            ) from error
         if _sksurv_predicts_time(estimator):
             scores = -scores  # scikit-survival's own rule: `score` negates a predicted time
     bad = ~np.isfinite(scores)
@@ -554,7 +582,11 @@ def as_risk(model_or_scores: Any, X: Any, name: str, *, keyed: bool = False) -> 
     except TypeError as error:
         raise TypeError(f"models[{name!r}]: {error}") from None
     if X is None:
-        where = f"X (a dict) needs an entry {name!r} with its covariates" if keyed else "X (its covariates) must be given"
+        where = (
+            f"X (a dict) needs an entry {name!r} with its covariates"
+            if keyed
+            else "X (its covariates) must be given"
+        )
         raise ValueError(f"models[{name!r}] is a model, so {where}.")
     scores = risk_scores(model_or_scores, X)
     # scores are in X's row order: carry X's index so the gate can check it against time/event/group
@@ -578,7 +610,9 @@ def check_feature_keys(models: Any, X: Any) -> None:
         return
     unknown = [key for key in X if key not in models]
     if unknown:
-        raise ValueError(f"X: {_names(unknown)} not in models (the keys of a dict X are model names).")
+        raise ValueError(
+            f"X: {_names(unknown)} not in models (the keys of a dict X are model names)."
+        )
     unused = [key for key in X if isinstance(models[key], str) or is_scores(models[key])]
     if unused:
         raise ValueError(
@@ -611,7 +645,9 @@ def _sksurv_survival_at(model: Any, X: Any, times: np.ndarray) -> np.ndarray:
             f"times {[float(t) for t in times[outside]]} lie outside the model's survival functions "
             f"([{domain_low:g}, {domain_high:g}], the training follow-up); it cannot predict there."
         )
-    return np.array([fn(times) for fn in functions], dtype=float).reshape(len(functions), times.size)
+    return np.array([fn(times) for fn in functions], dtype=float).reshape(
+        len(functions), times.size
+    )
 
 
 def predicted_risks(model: Any, X: Any, times: Any) -> pd.DataFrame:
@@ -700,16 +736,25 @@ def predicted_risks(model: Any, X: Any, times: Any) -> pd.DataFrame:
 
         estimator = model.steps[-1][1] if kind == "pipeline" else model
         if not hasattr(estimator, "n_features_in_"):
-            raise ValueError(f"model: this {type(estimator).__name__} is not fitted; call fit first.")
+            raise ValueError(
+                f"model: this {type(estimator).__name__} is not fitted; call fit first."
+            )
         try:
             survival = _sksurv_survival_at(model, X, horizons)
         except NotFittedError as error:
-            raise ValueError(f"model: this {type(estimator).__name__} is not fitted; call fit first.") from error
+            raise ValueError(
+                f"model: this {type(estimator).__name__} is not fitted; call fit first."
+            ) from error
     risks = 1.0 - np.asarray(survival, dtype=float)
     bad = ~np.isfinite(risks) | (risks < -1e-12) | (risks > 1 + 1e-12)
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))[:10].tolist()
-        raise ValueError(f"model: predicted survival probabilities are NaN or outside [0, 1] (rows {rows}).")
+        raise ValueError(
+            f"model: predicted survival probabilities are NaN or outside [0, 1] (rows {rows})."
+        )
     index = X.index if isinstance(X, (pd.DataFrame, pd.Series)) else pd.RangeIndex(risks.shape[0])
-    return pd.DataFrame(np.clip(risks, 0.0, 1.0), index=index,
-                        columns=pd.Index([float(t) for t in horizons], name="time"))
+    return pd.DataFrame(
+        np.clip(risks, 0.0, 1.0),
+        index=index,
+        columns=pd.Index([float(t) for t in horizons], name="time"),
+    )

@@ -14,20 +14,11 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._calibration.stats import breslow_cumulative_hazard
 from .._binary.delong import placements
+from .._calibration.stats import breslow_cumulative_hazard
 from .._core.inference import influence_with_rows
 from .._core.influence import sum_by_cluster
 from .._core.kernel import IndividualContributions
-from .model_based_engine import (
-    PH_EXACT_MAX_ROWS,
-    cells_from_contributions,
-    factorised_contributions,
-    grid_terms,
-    ph_contributions,
-    ph_monte_carlo,
-)
-from .model_based_result import ModelBasedResult
 from .._core.settings import EstimatorSettings
 from .._core.validation import (
     SurvivalSample,
@@ -41,6 +32,15 @@ from .._core.validation import (
     random_generator,
     warn_excluded_rows,
 )
+from .model_based_engine import (
+    PH_EXACT_MAX_ROWS,
+    cells_from_contributions,
+    factorised_contributions,
+    grid_terms,
+    ph_contributions,
+    ph_monte_carlo,
+)
+from .model_based_result import ModelBasedResult
 
 __all__ = ["model_based_xci", "model_based_xauc"]
 
@@ -65,8 +65,9 @@ class _Source:
         return _Source("ph", lp=self.lp[rows], baseline=self.baseline)
 
 
-def _as_row_values(value: Any, data: pd.DataFrame | None, name: str, index: pd.Index, n: int, *,
-                   ndim: int) -> np.ndarray:
+def _as_row_values(
+    value: Any, data: pd.DataFrame | None, name: str, index: pd.Index, n: int, *, ndim: int
+) -> np.ndarray:
     """A per-row prediction input (a column name of ``data``, an array, a Series or a DataFrame): checked
     for its number of rows, its pandas index (identical to the inputs', never aligned), numbers and
     finiteness, naming the rows."""
@@ -76,8 +77,10 @@ def _as_row_values(value: Any, data: pd.DataFrame | None, name: str, index: pd.I
         value = _column(value, data, name)
     own = value.index if isinstance(value, (pd.Series, pd.DataFrame)) else None
     if own is not None and not own.equals(index):
-        raise ValueError(f"{name} carries a pandas index that is not identical to the other inputs' (rows are "
-                         "matched by position, never aligned); pass `.to_numpy()` if the rows are in the same order.")
+        raise ValueError(
+            f"{name} carries a pandas index that is not identical to the other inputs' (rows are "
+            "matched by position, never aligned); pass `.to_numpy()` if the rows are in the same order."
+        )
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -96,32 +99,52 @@ def _as_row_values(value: Any, data: pd.DataFrame | None, name: str, index: pd.I
 def _check_grid(survival: np.ndarray, times: Any, index: pd.Index) -> np.ndarray:
     """Grid times: finite, >= 0, strictly increasing, one per column; curves in [0, 1], non-increasing."""
     if times is None:
-        raise ValueError("times (the grid of the survival curves, shape (n_times,)) must be given with survival.")
+        raise ValueError(
+            "times (the grid of the survival curves, shape (n_times,)) must be given with survival."
+        )
     grid = np.asarray(times, dtype=float)
     if grid.ndim != 1 or grid.size != survival.shape[1] or grid.size == 0:
-        raise ValueError(f"times must have shape ({survival.shape[1]},), one time per column of survival; "
-                         f"got {grid.shape}.")
+        raise ValueError(
+            f"times must have shape ({survival.shape[1]},), one time per column of survival; "
+            f"got {grid.shape}."
+        )
     if not np.isfinite(grid).all() or (grid < 0).any() or (np.diff(grid) <= 0).any():
         raise ValueError("times must be finite, >= 0 and strictly increasing.")
     outside = ((survival < -1e-12) | (survival > 1 + 1e-12)).any(axis=1)
     if outside.any():
-        raise ValueError(f"survival must hold probabilities in [0, 1]; not so at {describe_rows(outside, index)}.")
+        raise ValueError(
+            f"survival must hold probabilities in [0, 1]; not so at {describe_rows(outside, index)}."
+        )
     rising = (np.diff(survival, axis=1) > 1e-12).any(axis=1)
     if rising.any():
-        raise ValueError(f"survival curves must be non-increasing in time; they rise at {describe_rows(rising, index)}.")
+        raise ValueError(
+            f"survival curves must be non-increasing in time; they rise at {describe_rows(rising, index)}."
+        )
     return grid
 
 
 def _check_baseline(baseline: Any) -> tuple[np.ndarray, np.ndarray]:
     if not (isinstance(baseline, (tuple, list)) and len(baseline) == 2):
-        raise TypeError("baseline must be a tuple (times, cumulative_hazard) of two 1-D arrays, or None (Breslow).")
+        raise TypeError(
+            "baseline must be a tuple (times, cumulative_hazard) of two 1-D arrays, or None (Breslow)."
+        )
     times, cumhaz = (np.asarray(v, dtype=float) for v in baseline)
     if times.ndim != 1 or times.shape != cumhaz.shape or times.size == 0:
-        raise ValueError("baseline: times and cumulative_hazard must be 1-D arrays of the same length.")
-    if (not np.isfinite(times).all() or not np.isfinite(cumhaz).all() or (times < 0).any()
-            or (np.diff(times) <= 0).any() or (cumhaz < 0).any() or (np.diff(cumhaz) < 0).any()):
-        raise ValueError("baseline: times must be finite, >= 0 and increasing, the cumulative hazard finite, >= 0 "
-                         "and non-decreasing.")
+        raise ValueError(
+            "baseline: times and cumulative_hazard must be 1-D arrays of the same length."
+        )
+    if (
+        not np.isfinite(times).all()
+        or not np.isfinite(cumhaz).all()
+        or (times < 0).any()
+        or (np.diff(times) <= 0).any()
+        or (cumhaz < 0).any()
+        or (np.diff(cumhaz) < 0).any()
+    ):
+        raise ValueError(
+            "baseline: times must be finite, >= 0 and increasing, the cumulative hazard finite, >= 0 "
+            "and non-decreasing."
+        )
     return times, cumhaz
 
 
@@ -129,31 +152,67 @@ def _baseline_at(baseline: tuple, tau: float) -> float:
     """H0(tau) of a given baseline, linear between its times (a continuous baseline), H0(0) = 0."""
     times, cumhaz = baseline
     if tau > times[-1]:
-        raise ValueError(f"tau={tau:g} lies beyond the last time of baseline ({times[-1]:g}); the model's baseline "
-                         "says nothing there: pass a smaller tau or a longer baseline.")
+        raise ValueError(
+            f"tau={tau:g} lies beyond the last time of baseline ({times[-1]:g}); the model's baseline "
+            "says nothing there: pass a smaller tau or a longer baseline."
+        )
     return float(np.interp(tau, np.concatenate([[0.0], times]), np.concatenate([[0.0], cumhaz])))
 
 
-def _reference(source: _Source, sample: SurvivalSample, tau: float, tau_given: bool, tied_tol: float,
-               reference_method: str, target_se: float, rng):
+def _reference(
+    source: _Source,
+    sample: SurvivalSample,
+    tau: float,
+    tau_given: bool,
+    tied_tol: float,
+    reference_method: str,
+    target_se: float,
+    rng,
+):
     """(contributions, reference name, Monte-Carlo SE or None, draws or None) of the analysed rows."""
     risk, codes, g = sample.risk, sample.group_codes, sample.n_groups
     if source.kind == "grid":
         f, q = grid_terms(source.survival, source.times, tau)
-        return factorised_contributions(risk, codes, g, f, q, tied_tol), "survival_curves", None, None
+        return (
+            factorised_contributions(risk, codes, g, f, q, tied_tol),
+            "survival_curves",
+            None,
+            None,
+        )
     if source.baseline is None:
-        cumhaz, _ = breslow_cumulative_hazard(sample.time, sample.event, source.lp, tau, inclusive=not tau_given)
+        cumhaz, _ = breslow_cumulative_hazard(
+            sample.time, sample.event, source.lp, tau, inclusive=not tau_given
+        )
     else:
         cumhaz = _baseline_at(source.baseline, tau)
-    exact = reference_method == "exact" or (reference_method == "auto" and sample.n_samples <= PH_EXACT_MAX_ROWS)
+    exact = reference_method == "exact" or (
+        reference_method == "auto" and sample.n_samples <= PH_EXACT_MAX_ROWS
+    )
     if exact:
-        return ph_contributions(risk, codes, g, source.lp, cumhaz, tied_tol), "proportional_hazards", None, None
-    parts, mc_se, draws = ph_monte_carlo(risk, codes, g, source.lp, cumhaz, tied_tol, target_se=target_se,
-                                         max_draws=_MAX_DRAWS, min_draws=_MIN_DRAWS, rng=rng)
+        return (
+            ph_contributions(risk, codes, g, source.lp, cumhaz, tied_tol),
+            "proportional_hazards",
+            None,
+            None,
+        )
+    parts, mc_se, draws = ph_monte_carlo(
+        risk,
+        codes,
+        g,
+        source.lp,
+        cumhaz,
+        tied_tol,
+        target_se=target_se,
+        max_draws=_MAX_DRAWS,
+        min_draws=_MIN_DRAWS,
+        rng=rng,
+    )
     return parts, "proportional_hazards_monte_carlo", mc_se, draws
 
 
-def influence_rows(contributions: IndividualContributions, codes: np.ndarray, n_groups: int) -> np.ndarray:
+def influence_rows(
+    contributions: IndividualContributions, codes: np.ndarray, n_groups: int
+) -> np.ndarray:
     """Influence rows (n, G*G) of the model-based cells N_ab / D_ab.
 
     Each cell is a ratio of two-sample U-statistics over the individuals (pi_ij a fixed function of
@@ -171,11 +230,15 @@ def influence_rows(contributions: IndividualContributions, codes: np.ndarray, n_
     safe = np.where(np.isnan(theta), 0.0, theta)
     for other in range(g):
         earlier_cell = codes * g + other  # k earlier, the later member in `other`
-        rows[ar, earlier_cell] += (contributions.earlier_numerator[:, other]
-                                   - safe[codes, other] * contributions.earlier_denominator[:, other])
+        rows[ar, earlier_cell] += (
+            contributions.earlier_numerator[:, other]
+            - safe[codes, other] * contributions.earlier_denominator[:, other]
+        )
         later_cell = other * g + codes  # k later, the earlier member in `other`
-        rows[ar, later_cell] += (contributions.later_numerator[:, other]
-                                 - safe[other, codes] * contributions.later_denominator[:, other])
+        rows[ar, later_cell] += (
+            contributions.later_numerator[:, other]
+            - safe[other, codes] * contributions.later_denominator[:, other]
+        )
     flat = den.ravel()
     with np.errstate(invalid="ignore", divide="ignore"):
         rows = rows / np.where(flat > 0, flat, np.nan)[None, :]
@@ -356,13 +419,23 @@ def model_based_xci(
     [-0.24, -0.27, 0.03, 0.41]
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, False)
-    level, n_resamples, target_se = _check_common(ci, confidence_level, n_resamples, reference_method,
-                                                  monte_carlo_se)
-    given = [name for name, value in (("survival", survival), ("model", model), ("linear_predictor", linear_predictor))
-             if value is not None]
+    level, n_resamples, target_se = _check_common(
+        ci, confidence_level, n_resamples, reference_method, monte_carlo_se
+    )
+    given = [
+        name
+        for name, value in (
+            ("survival", survival),
+            ("model", model),
+            ("linear_predictor", linear_predictor),
+        )
+        if value is not None
+    ]
     if len(given) != 1:
-        raise ValueError("give exactly one source of predictions: survival (with times), model (with X) or "
-                         f"linear_predictor (with an optional baseline); got {given or 'none'}.")
+        raise ValueError(
+            "give exactly one source of predictions: survival (with times), model (with X) or "
+            f"linear_predictor (with an optional baseline); got {given or 'none'}."
+        )
     if risk is None and model is not None and X is not None:  # the model's own risk scores
         from .fitting import risk_scores
 
@@ -371,10 +444,17 @@ def model_based_xci(
     elif risk is None and linear_predictor is not None:
         risk = linear_predictor
     full, _ = check_survival_inputs(time, event, group, risk, data=data, cluster=cluster)
-    sample, n_excluded = (full, 0) if groups is None else check_survival_inputs(
-        time, event, group, risk, data=data, groups=groups, cluster=cluster)
+    sample, n_excluded = (
+        (full, 0)
+        if groups is None
+        else check_survival_inputs(
+            time, event, group, risk, data=data, groups=groups, cluster=cluster
+        )
+    )
     warn_excluded_rows(n_excluded, stacklevel=2)
-    keep = np.isin(full.group_codes, [k for k, label in enumerate(full.groups) if label in sample.groups])
+    keep = np.isin(
+        full.group_codes, [k for k, label in enumerate(full.groups) if label in sample.groups]
+    )
     n_full, index = full.n_samples, full.index
 
     tau_given = settings.tau is not None
@@ -383,7 +463,9 @@ def model_based_xci(
     else:
         events = sample.time[sample.event]
         if events.size == 0:
-            raise ValueError("no event among the analysed rows: the reference needs a tau (or events).")
+            raise ValueError(
+                "no event among the analysed rows: the reference needs a tau (or events)."
+            )
         tau_ref = float(events.max())
 
     if survival is not None:
@@ -392,12 +474,16 @@ def model_based_xci(
         source = _Source("grid", survival=np.clip(curves, 0.0, 1.0), times=grid)
     elif model is not None:
         if X is None:
-            raise ValueError("model is given, so X (its covariates, one row per input row) must be given too.")
+            raise ValueError(
+                "model is given, so X (its covariates, one row per input row) must be given too."
+            )
         from .fitting import predicted_risks
 
         if isinstance(X, pd.DataFrame) and not X.index.equals(index):
-            raise ValueError("X carries a pandas index that is not identical to the other inputs' (rows are matched "
-                             "by position, never aligned); reset or align it first.")
+            raise ValueError(
+                "X carries a pandas index that is not identical to the other inputs' (rows are matched "
+                "by position, never aligned); reset or align it first."
+            )
         if times is None:
             events = np.unique(sample.time[sample.event & (sample.time < tau_ref)])
             grid = np.unique(np.append(events[events > 0], tau_ref))
@@ -409,55 +495,106 @@ def model_based_xci(
         source = _Source("grid", survival=curves, times=grid)
     else:
         lp = _as_row_values(linear_predictor, data, "linear_predictor", index, n_full, ndim=1)
-        source = _Source("ph", lp=lp, baseline=None if baseline is None else _check_baseline(baseline))
+        source = _Source(
+            "ph", lp=lp, baseline=None if baseline is None else _check_baseline(baseline)
+        )
     if source.kind == "grid" and tau_ref > source.times[-1]:
         what = f"tau={tau_ref:g}" if tau_given else f"the last event time ({tau_ref:g}, tau=None)"
-        raise ValueError(f"{what} lies beyond the last time of the survival grid ({source.times[-1]:g}); the "
-                         "predictions say nothing there: pass a smaller tau or curves on a longer grid.")
+        raise ValueError(
+            f"{what} lies beyond the last time of the survival grid ({source.times[-1]:g}); the "
+            "predictions say nothing there: pass a smaller tau or curves on a longer grid."
+        )
     source = source.subset(np.flatnonzero(keep)) if n_excluded else source
 
     from .._xci.estimator import xci
 
     if ci == "bootstrap" and sample.cluster is not None:
-        raise ValueError("ci='bootstrap' resamples individuals, so it does not support cluster; use ci='analytic' "
-                         "(cluster-robust influence rows).")
+        raise ValueError(
+            "ci='bootstrap' resamples individuals, so it does not support cluster; use ci='analytic' "
+            "(cluster-robust influence rows)."
+        )
     rng = random_generator(random_state)
     with warnings.catch_warnings(record=True) as caught:  # re-issued below, pointing at the caller
         warnings.simplefilter("always")
-        observed = xci(sample.time, sample.event, sample.labels, sample.risk, method=settings.method,
-                       tau=settings.tau, censoring=settings.censoring or censoring, tied_tol=settings.tied_tol,
-                       groups=sample.groups, cluster=sample.cluster, ci="analytic" if ci == "analytic" else None,
-                       confidence_level=level)
+        observed = xci(
+            sample.time,
+            sample.event,
+            sample.labels,
+            sample.risk,
+            method=settings.method,
+            tau=settings.tau,
+            censoring=settings.censoring or censoring,
+            tied_tol=settings.tied_tol,
+            groups=sample.groups,
+            cluster=sample.cluster,
+            ci="analytic" if ci == "analytic" else None,
+            confidence_level=level,
+        )
     for item in caught:
         warnings.warn(item.message, item.category, stacklevel=2)
-    parts, name, mc_se, draws = _reference(source, sample, tau_ref, tau_given, settings.tied_tol, reference_method,
-                                           target_se, rng)
+    parts, name, mc_se, draws = _reference(
+        source, sample, tau_ref, tau_given, settings.tied_tol, reference_method, target_se, rng
+    )
     _warn_monte_carlo(mc_se, target_se)
     numerator, denominator = cells_from_contributions(parts, sample.group_codes, sample.n_groups)
-    fields = dict(groups=sample.groups, observed=observed, numerator=numerator, denominator=denominator,
-                  reference=name, tau=tau_ref, confidence_level=level, monte_carlo_se=mc_se, n_draws=draws)
+    fields = dict(
+        groups=sample.groups,
+        observed=observed,
+        numerator=numerator,
+        denominator=denominator,
+        reference=name,
+        tau=tau_ref,
+        confidence_level=level,
+        monte_carlo_se=mc_se,
+        n_draws=draws,
+    )
     if ci == "analytic":
         rows = influence_rows(parts, sample.group_codes, sample.n_groups)
         if sample.cluster is not None:
             rows = sum_by_cluster(rows, sample.cluster)
-        return ModelBasedResult(**fields, influence=rows, observed_influence=influence_with_rows(observed).cells,
-                                ci_method="analytic")
+        return ModelBasedResult(
+            **fields,
+            influence=rows,
+            observed_influence=influence_with_rows(observed).cells,
+            ci_method="analytic",
+        )
     if ci == "bootstrap":
-        replicates = _joint_bootstrap(sample, source, settings, tau_ref, tau_given, reference_method, target_se,
-                                      n_resamples, rng)
+        replicates = _joint_bootstrap(
+            sample,
+            source,
+            settings,
+            tau_ref,
+            tau_given,
+            reference_method,
+            target_se,
+            n_resamples,
+            rng,
+        )
         return ModelBasedResult(**fields, replicates=replicates, ci_method="bootstrap")
     return ModelBasedResult(**fields)
 
 
 def _warn_monte_carlo(mc_se, target_se) -> None:
     if mc_se is not None and np.nanmax(mc_se) >= target_se:
-        warnings.warn(f"the Monte-Carlo reference stopped at {_MAX_DRAWS} draws with a standard error of "
-                      f"{np.nanmax(mc_se):.4f} (target {target_se:g}); it is included in every standard error.",
-                      UserWarning, stacklevel=3)
+        warnings.warn(
+            f"the Monte-Carlo reference stopped at {_MAX_DRAWS} draws with a standard error of "
+            f"{np.nanmax(mc_se):.4f} (target {target_se:g}); it is included in every standard error.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
-def _joint_bootstrap(sample: SurvivalSample, source: _Source, settings: EstimatorSettings, tau_ref: float,
-                     tau_given: bool, reference_method: str, target_se: float, n_resamples: int, rng) -> np.ndarray:
+def _joint_bootstrap(
+    sample: SurvivalSample,
+    source: _Source,
+    settings: EstimatorSettings,
+    tau_ref: float,
+    tau_given: bool,
+    reference_method: str,
+    target_se: float,
+    n_resamples: int,
+    rng,
+) -> np.ndarray:
     """(n_resamples, 2, G, G): observed and model-based matrices of replicates that resample individuals
     within groups (group sizes fixed), both recomputed on each (censoring and a Breslow baseline refitted).
     A replicate that fails (no comparable pair, a zero censoring survival) is NaN."""
@@ -471,17 +608,40 @@ def _joint_bootstrap(sample: SurvivalSample, source: _Source, settings: Estimato
     out = np.full((n_resamples, 2, g, g), np.nan)
     for r in range(n_resamples):
         rows = np.concatenate([rng.choice(m, size=m.size, replace=True) for m in members])
-        rep = dataclasses.replace(sample, time=sample.time[rows], event=sample.event[rows],
-                                  group_codes=sample.group_codes[rows], risk=sample.risk[rows], cluster=None)
+        rep = dataclasses.replace(
+            sample,
+            time=sample.time[rows],
+            event=sample.event[rows],
+            group_codes=sample.group_codes[rows],
+            risk=sample.risk[rows],
+            cluster=None,
+        )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UndefinedXCIWarning)
                 warnings.simplefilter("ignore", UserWarning)
-                obs = xci(rep.time, rep.event, rep.labels, rep.risk, method=settings.method, tau=settings.tau,
-                          censoring=settings.censoring or "group", tied_tol=settings.tied_tol, groups=sample.groups,
-                          ci=None)
-                parts, *_ = _reference(source.subset(rows), rep, tau_ref, tau_given, settings.tied_tol,
-                                       reference_method, target_se, rng)
+                obs = xci(
+                    rep.time,
+                    rep.event,
+                    rep.labels,
+                    rep.risk,
+                    method=settings.method,
+                    tau=settings.tau,
+                    censoring=settings.censoring or "group",
+                    tied_tol=settings.tied_tol,
+                    groups=sample.groups,
+                    ci=None,
+                )
+                parts, *_ = _reference(
+                    source.subset(rows),
+                    rep,
+                    tau_ref,
+                    tau_given,
+                    settings.tied_tol,
+                    reference_method,
+                    target_se,
+                    rng,
+                )
         except ValueError:
             continue
         num, den = cells_from_contributions(parts, rep.group_codes, g)
@@ -561,27 +721,52 @@ def model_based_xauc(
 
     level = check_confidence_level(confidence_level)
     full, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
-    sample, n_excluded = (full, 0) if groups is None else check_binary_inputs(
-        y, group, score, data=data, positive=positive, groups=groups)
-    keep = np.isin(full.group_codes, [k for k, label in enumerate(full.groups) if label in sample.groups])
+    sample, n_excluded = (
+        (full, 0)
+        if groups is None
+        else check_binary_inputs(y, group, score, data=data, positive=positive, groups=groups)
+    )
+    keep = np.isin(
+        full.group_codes, [k for k, label in enumerate(full.groups) if label in sample.groups]
+    )
     p = _as_row_values(probability, data, "probability", full.index, full.n_samples, ndim=1)
     outside = (p < 0) | (p > 1)
     if outside.any():
-        raise ValueError(f"probability must lie in [0, 1]; not so at {describe_rows(outside, full.index)}.")
+        raise ValueError(
+            f"probability must lie in [0, 1]; not so at {describe_rows(outside, full.index)}."
+        )
     p = p[keep]
     with warnings.catch_warnings():
         if n_excluded:
             warnings.simplefilter("ignore")  # the exclusion is reported once, below
-        observed = xauc(sample.event.astype(int), sample.labels, sample.risk, positive=1, groups=sample.groups,
-                        tied_tol=tied_tol, confidence_level=level)
+        observed = xauc(
+            sample.event.astype(int),
+            sample.labels,
+            sample.risk,
+            positive=1,
+            groups=sample.groups,
+            tied_tol=tied_tol,
+            confidence_level=level,
+        )
     warn_excluded_rows(n_excluded, stacklevel=2)
     g, codes = sample.n_groups, sample.group_codes
-    parts = factorised_contributions(sample.risk, codes, g, p[:, None], (1.0 - p)[:, None], observed.tied_tol)
+    parts = factorised_contributions(
+        sample.risk, codes, g, p[:, None], (1.0 - p)[:, None], observed.tied_tol
+    )
     numerator, denominator = cells_from_contributions(parts, codes, g)
     rows = influence_rows(parts, codes, g)
-    return ModelBasedResult(groups=sample.groups, observed=observed, numerator=numerator, denominator=denominator,
-                            reference="binary", tau=None, confidence_level=level, influence=rows,
-                            observed_influence=_xauc_rows(observed, sample), ci_method="analytic")
+    return ModelBasedResult(
+        groups=sample.groups,
+        observed=observed,
+        numerator=numerator,
+        denominator=denominator,
+        reference="binary",
+        tau=None,
+        confidence_level=level,
+        influence=rows,
+        observed_influence=_xauc_rows(observed, sample),
+        ci_method="analytic",
+    )
 
 
 def _delong(m: np.ndarray) -> np.ndarray:
@@ -598,7 +783,9 @@ def _xauc_rows(observed, sample: SurvivalSample) -> np.ndarray:
     g, codes, pos = sample.n_groups, sample.group_codes, sample.event
     n1 = np.bincount(codes[pos], minlength=g).astype(float)
     n0 = np.bincount(codes[~pos], minlength=g).astype(float)
-    v10, v01 = placements(observed.rows, (n1, n0))  # the same placement values as xauc's DeLong covariance
+    v10, v01 = placements(
+        observed.rows, (n1, n0)
+    )  # the same placement values as xauc's DeLong covariance
     theta = np.nan_to_num(observed.values)
     n = codes.shape[0]
     out = np.zeros((n, g * g))

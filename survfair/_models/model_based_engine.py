@@ -34,8 +34,14 @@ import numpy as np
 
 from .._core.kernel import IndividualContributions, count_pairs_and_contributions
 
-__all__ = ["factorised_contributions", "grid_terms", "ph_contributions", "ph_monte_carlo",
-           "PH_EXACT_MAX_ROWS", "cells_from_contributions"]
+__all__ = [
+    "factorised_contributions",
+    "grid_terms",
+    "ph_contributions",
+    "ph_monte_carlo",
+    "PH_EXACT_MAX_ROWS",
+    "cells_from_contributions",
+]
 
 #: Up to this many rows the PH reference is computed exactly over all n^2 pairs (measured on a shared
 #: 2-core machine, 2 groups: 0.9 s at 5,000 rows, 2.8 s at 10,000, growing as n^2); beyond it by Monte
@@ -46,7 +52,9 @@ PH_EXACT_MAX_ROWS = 10_000
 _BLOCK_FLOATS = 4_000_000
 
 
-def grid_terms(survival: np.ndarray, times: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
+def grid_terms(
+    survival: np.ndarray, times: np.ndarray, tau: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(f, q) of survival curves on a grid, truncated at ``tau``: shapes (n, K).
 
     ``survival[i, k]`` is S_i(times[k]) on increasing ``times``; S_i(0) = 1 (a first time of 0 with
@@ -59,7 +67,9 @@ def grid_terms(survival: np.ndarray, times: np.ndarray, tau: float) -> tuple[np.
     inside = int(np.searchsorted(times, tau, side="left"))  # grid times < tau
     grid_times = times[:inside]
     columns = survival[:, :inside]
-    if inside < times.size:  # tau <= times[inside]: interpolate S at tau (exact when tau is a grid time)
+    if (
+        inside < times.size
+    ):  # tau <= times[inside]: interpolate S at tau (exact when tau is a grid time)
         t_low = times[inside - 1] if inside > 0 else 0.0
         s_low = survival[:, inside - 1] if inside > 0 else np.ones(survival.shape[0])
         t_high, s_high = times[inside], survival[:, inside]
@@ -83,8 +93,14 @@ def _windows(risk: np.ndarray, tied_tol: float):
     return order, lo, hi
 
 
-def factorised_contributions(risk: np.ndarray, codes: np.ndarray, n_groups: int, f: np.ndarray, q: np.ndarray,
-                             tied_tol: float) -> IndividualContributions:
+def factorised_contributions(
+    risk: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+    f: np.ndarray,
+    q: np.ndarray,
+    tied_tol: float,
+) -> IndividualContributions:
     """Contributions of pi_ij = sum_k f[i, k] q[j, k] (rows in input order), exact, no pair formed.
 
     Row i's earlier sums toward group b are
@@ -122,8 +138,14 @@ def factorised_contributions(risk: np.ndarray, codes: np.ndarray, n_groups: int,
     return IndividualContributions(e_num, e_den, l_num, l_den)
 
 
-def ph_contributions(risk: np.ndarray, codes: np.ndarray, n_groups: int, lp: np.ndarray, cumhaz_tau: float,
-                     tied_tol: float) -> IndividualContributions:
+def ph_contributions(
+    risk: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+    lp: np.ndarray,
+    cumhaz_tau: float,
+    tied_tol: float,
+) -> IndividualContributions:
     """Contributions of the Gönen-Heller pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)), exact over
     all ordered pairs j != i, ``block`` rows at a time. ``cumhaz_tau`` = H0(tau) (inf: untruncated,
     pi_ij = h_i / (h_i + h_j), Gönen and Heller's CPE). O(n^2 G) time, O(n x block) memory.
@@ -163,7 +185,9 @@ def ph_contributions(risk: np.ndarray, codes: np.ndarray, n_groups: int, lp: np.
     return IndividualContributions(e_num, e_den, l_num, l_den)
 
 
-def cells_from_contributions(contributions: IndividualContributions, codes: np.ndarray, n_groups: int):
+def cells_from_contributions(
+    contributions: IndividualContributions, codes: np.ndarray, n_groups: int
+):
     """(numerator, denominator), each (G, G): the earlier members' sums added up by their group."""
     numerator = np.zeros((n_groups, n_groups))
     denominator = np.zeros((n_groups, n_groups))
@@ -172,8 +196,19 @@ def cells_from_contributions(contributions: IndividualContributions, codes: np.n
     return numerator, denominator
 
 
-def ph_monte_carlo(risk: np.ndarray, codes: np.ndarray, n_groups: int, lp: np.ndarray, cumhaz_tau: float,
-                   tied_tol: float, *, target_se: float, max_draws: int, min_draws: int, rng: np.random.Generator):
+def ph_monte_carlo(
+    risk: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+    lp: np.ndarray,
+    cumhaz_tau: float,
+    tied_tol: float,
+    *,
+    target_se: float,
+    max_draws: int,
+    min_draws: int,
+    rng: np.random.Generator,
+):
     """The PH reference by simulation: each draw gives every person an event time from the model and
     counts the pairs with the xCI kernel (no censoring; the draws at or after tau are censored at tau).
 
@@ -199,10 +234,16 @@ def ph_monte_carlo(risk: np.ndarray, codes: np.ndarray, n_groups: int, lp: np.nd
         if not math.isfinite(limit):
             event = np.ones(n, dtype=bool)
         shift = time.min()
-        counts, _, parts = count_pairs_and_contributions(time - shift, event, codes, risk, n_groups, tied_tol=tied_tol)
+        counts, _, parts = count_pairs_and_contributions(
+            time - shift, event, codes, risk, n_groups, tied_tol=tied_tol
+        )
         parts = parts.in_input_order()
-        arrays = [np.array(parts.earlier_numerator), np.array(parts.earlier_denominator),
-                  np.array(parts.later_numerator), np.array(parts.later_denominator)]
+        arrays = [
+            np.array(parts.earlier_numerator),
+            np.array(parts.earlier_denominator),
+            np.array(parts.later_numerator),
+            np.array(parts.later_denominator),
+        ]
         total = arrays if total is None else [t + a for t, a in zip(total, arrays)]
         nums.append(np.array(counts.numerator))
         dens.append(np.array(counts.denominator))

@@ -31,8 +31,15 @@ _QUANTITIES = ("excess", "model_based", "observed")
 def _coefficients(method: str, coefficients, weights) -> np.ndarray:
     """The contrasts' coefficients given to ``method`` (by their old name ``weights``, with a
     warning), as a (K, G*G) array."""
-    coefficients = renamed(f"ModelBasedResult.{method}", "weights", "coefficients", weights, coefficients,
-                           missing="its coefficients: a (K, G*G) array", stacklevel=4)
+    coefficients = renamed(
+        f"ModelBasedResult.{method}",
+        "weights",
+        "coefficients",
+        weights,
+        coefficients,
+        missing="its coefficients: a (K, G*G) array",
+        stacklevel=4,
+    )
     return np.atleast_2d(np.asarray(coefficients, dtype=float))
 
 
@@ -98,8 +105,11 @@ class ModelBasedResult:
     def model_based_values(self) -> np.ndarray:
         """The model-based matrix as a (G, G) array (NaN where no pair has weight)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.denominator > 0, self.numerator / np.where(self.denominator > 0,
-                                                                             self.denominator, 1.0), np.nan)
+            return np.where(
+                self.denominator > 0,
+                self.numerator / np.where(self.denominator > 0, self.denominator, 1.0),
+                np.nan,
+            )
 
     @property
     def excess_values(self) -> np.ndarray:
@@ -118,8 +128,11 @@ class ModelBasedResult:
 
     # -- inference ------------------------------------------------------------------------------
     def _values_of(self, of: str) -> np.ndarray:
-        return {"excess": self.excess_values, "model_based": self.model_based_values,
-                "observed": self.observed.values}[of]
+        return {
+            "excess": self.excess_values,
+            "model_based": self.model_based_values,
+            "observed": self.observed.values,
+        }[of]
 
     @property
     def _has_rows(self) -> bool:
@@ -142,10 +155,17 @@ class ModelBasedResult:
         if self.replicates is None:
             return None
         obs, mb = self.replicates[:, 0], self.replicates[:, 1]
-        return {"excess": obs - mb, "model_based": mb, "observed": obs}[of].reshape(len(self.replicates), -1)
+        return {"excess": obs - mb, "model_based": mb, "observed": obs}[of].reshape(
+            len(self.replicates), -1
+        )
 
-    def contrast_inference(self, coefficients: np.ndarray | None = None, of: str = "excess", *,
-                           weights: Any = DEPRECATED) -> tuple:
+    def contrast_inference(
+        self,
+        coefficients: np.ndarray | None = None,
+        of: str = "excess",
+        *,
+        weights: Any = DEPRECATED,
+    ) -> tuple:
         """Value, SE (K,) of contrasts ``coefficients @ vec(matrix)`` of the excess, model-based or
         observed cells (coefficients of shape (K, G*G); ``weights`` is their deprecated name, removed
         in 0.3). The analytic SE is sqrt(sum_k (phi_k . w)^2) over the same individuals' rows
@@ -156,7 +176,9 @@ class ModelBasedResult:
         cells = self._values_of(of).ravel()
         used = weights != 0
         with np.errstate(invalid="ignore"):
-            values = np.where(used, weights * np.where(np.isnan(cells), 0.0, cells), 0.0).sum(axis=1)
+            values = np.where(used, weights * np.where(np.isnan(cells), 0.0, cells), 0.0).sum(
+                axis=1
+            )
         undefined = (used & np.isnan(cells)[None, :]).any(axis=1)
         values[undefined] = np.nan
         draws = self._draws_of(of)
@@ -169,7 +191,9 @@ class ModelBasedResult:
             projected = np.where(np.isnan(rows), 0.0, rows) @ weights.T
             variance = np.einsum("ij,ij->j", projected, projected)
             if self.monte_carlo_se is not None and of != "observed":
-                mc = np.where(np.isnan(self.monte_carlo_se.ravel()), 0.0, self.monte_carlo_se.ravel())
+                mc = np.where(
+                    np.isnan(self.monte_carlo_se.ravel()), 0.0, self.monte_carlo_se.ravel()
+                )
                 variance = variance + (weights**2) @ mc**2
             se = np.sqrt(variance)
         else:
@@ -191,7 +215,9 @@ class ModelBasedResult:
             contrasts[(np.isnan(draws).astype(float) @ (weights != 0).T.astype(float)) > 0] = np.nan
             alpha = (1 - level) / 2
             with np.errstate(invalid="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # a contrast undefined in every replicate: NaN
+                warnings.simplefilter(
+                    "ignore", RuntimeWarning
+                )  # a contrast undefined in every replicate: NaN
                 low = np.nanquantile(contrasts, alpha, axis=0)
                 high = np.nanquantile(contrasts, 1 - alpha, axis=0)
             # percentile p-value of H0: 0 (twice the smaller tail share of the replicates that have it)
@@ -212,13 +238,21 @@ class ModelBasedResult:
                 p = 2 * stats.t.sf(np.abs(values) / se, np.where(np.isfinite(df), df, 1e12))
             p = np.where(se > 0, p, np.where(values == 0, 1.0, 0.0))
             return values, se, low, high, np.where(np.isnan(values) | np.isnan(se), np.nan, p)
-        if of != "excess" and ((weights != 0).sum(axis=1) == 1).all() and np.allclose(weights.sum(axis=1), 1.0):
-            low, high = cell_wald_interval(values, se, level)  # single cells: logit scale, inside (0, 1)
+        if (
+            of != "excess"
+            and ((weights != 0).sum(axis=1) == 1).all()
+            and np.allclose(weights.sum(axis=1), 1.0)
+        ):
+            low, high = cell_wald_interval(
+                values, se, level
+            )  # single cells: logit scale, inside (0, 1)
         else:
             low, high = bounded_wald_interval(values, se, level, low_bound, high_bound)
         return values, se, low, high, wald_p_value(values, se, 0.0)
 
-    def effective_df(self, coefficients: np.ndarray | None = None, *, weights: Any = DEPRECATED) -> np.ndarray:
+    def effective_df(
+        self, coefficients: np.ndarray | None = None, *, weights: Any = DEPRECATED
+    ) -> np.ndarray:
         """Satterthwaite degrees of freedom of the analytic variance of excess contrasts, (K,)
         (``coefficients`` of shape (K, G*G); ``weights`` is their deprecated name, removed in 0.3).
 
@@ -250,10 +284,13 @@ class ModelBasedResult:
         ValueError
             If ``of`` is not one of the three matrices.
         """
-        return self._frame(self.contrast_inference(self._cell_weights(), of)[1].reshape(self._shape))
+        return self._frame(
+            self.contrast_inference(self._cell_weights(), of)[1].reshape(self._shape)
+        )
 
-    def confidence_interval(self, confidence_level: float | None = None, *,
-                            of: str = "excess") -> ConfidenceInterval:
+    def confidence_interval(
+        self, confidence_level: float | None = None, *, of: str = "excess"
+    ) -> ConfidenceInterval:
         """Lower and upper limits of every cell of the ``of`` matrix, aligned with it: a
         :class:`~survfair.ConfidenceInterval` of two G x G DataFrames (``low, high = ...`` unpacks it).
 
@@ -266,9 +303,15 @@ class ModelBasedResult:
         ValueError
             If ``confidence_level`` is not in (0, 1) or ``of`` is not one of the three matrices.
         """
-        level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
-        _, _, low, high, _ = self._contrast_interval(self._cell_weights(), check_option(of, "of", _QUANTITIES), level)
-        return ConfidenceInterval(self._frame(low.reshape(self._shape)), self._frame(high.reshape(self._shape)))
+        level = check_confidence_level(
+            self.confidence_level if confidence_level is None else confidence_level
+        )
+        _, _, low, high, _ = self._contrast_interval(
+            self._cell_weights(), check_option(of, "of", _QUANTITIES), level
+        )
+        return ConfidenceInterval(
+            self._frame(low.reshape(self._shape)), self._frame(high.reshape(self._shape))
+        )
 
     # -- summaries ------------------------------------------------------------------------------
     def _pair_weights(self, kind: str, a: int, b: int) -> np.ndarray:
@@ -304,11 +347,19 @@ class ModelBasedResult:
         from .._xci.summaries import Estimate
 
         kind = check_option(kind, "summary", ("delta_between", "delta_within"))
-        level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
+        level = check_confidence_level(
+            self.confidence_level if confidence_level is None else confidence_level
+        )
         w = self._pair_weights(kind, self._code(a), self._code(b))[None, :]
         values, se, low, high, p = self._contrast_interval(w, "excess", level)
-        return Estimate(float(values[0]), float(se[0]), ConfidenceInterval(float(low[0]), float(high[0])),
-                        float(p[0]), 0.0, level)
+        return Estimate(
+            float(values[0]),
+            float(se[0]),
+            ConfidenceInterval(float(low[0]), float(high[0])),
+            float(p[0]),
+            0.0,
+            level,
+        )
 
     def summaries(self, confidence_level: float | None = None) -> pd.DataFrame:
         """One tidy table of the disparities for every pair of groups (each unordered pair once).
@@ -317,7 +368,9 @@ class ModelBasedResult:
         observed, model_based, excess (observed - model-based), se, ci_low, ci_high and p_value
         (all of the excess; H0: excess = 0), observed_se, model_based_se.
         """
-        level = check_confidence_level(self.confidence_level if confidence_level is None else confidence_level)
+        level = check_confidence_level(
+            self.confidence_level if confidence_level is None else confidence_level
+        )
         g = len(self.groups)
         keys, weights = [], []
         for kind in ("delta_between", "delta_within"):
@@ -326,19 +379,43 @@ class ModelBasedResult:
                     keys.append((kind, a, b))
                     weights.append(self._pair_weights(kind, a, b))
         labels = label_array(self.groups)
-        columns = ["summary", "a", "b", "observed", "model_based", "excess", "se", "ci_low", "ci_high", "p_value",
-                   "observed_se", "model_based_se"]
+        columns = [
+            "summary",
+            "a",
+            "b",
+            "observed",
+            "model_based",
+            "excess",
+            "se",
+            "ci_low",
+            "ci_high",
+            "p_value",
+            "observed_se",
+            "model_based_se",
+        ]
         if not keys:
             return pd.DataFrame(columns=columns)
         w = np.array(weights)
         excess, se, low, high, p = self._contrast_interval(w, "excess", level)
         observed, observed_se = self.contrast_inference(w, "observed")
         model_based, model_based_se = self.contrast_inference(w, "model_based")
-        return pd.DataFrame({
-            "summary": [k[0] for k in keys], "a": labels[[k[1] for k in keys]], "b": labels[[k[2] for k in keys]],
-            "observed": observed, "model_based": model_based, "excess": excess, "se": se, "ci_low": low,
-            "ci_high": high, "p_value": p, "observed_se": observed_se, "model_based_se": model_based_se,
-        }, columns=columns)
+        return pd.DataFrame(
+            {
+                "summary": [k[0] for k in keys],
+                "a": labels[[k[1] for k in keys]],
+                "b": labels[[k[2] for k in keys]],
+                "observed": observed,
+                "model_based": model_based,
+                "excess": excess,
+                "se": se,
+                "ci_low": low,
+                "ci_high": high,
+                "p_value": p,
+                "observed_se": observed_se,
+                "model_based_se": model_based_se,
+            },
+            columns=columns,
+        )
 
     # -- export ---------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -348,36 +425,66 @@ class ModelBasedResult:
         a, b = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
         labels = label_array(self.groups)
         w = self._cell_weights()
-        excess, excess_se, low, high, p = self._contrast_interval(w, "excess", self.confidence_level)
-        mc = self.monte_carlo_se.ravel() if self.monte_carlo_se is not None else np.full(g * g, np.nan)
-        return pd.DataFrame({
-            "a": labels[a.ravel()], "b": labels[b.ravel()],
-            "observed": self.observed.values.ravel(), "observed_se": self.contrast_inference(w, "observed")[1],
-            "model_based": self.model_based_values.ravel(),
-            "model_based_se": self.contrast_inference(w, "model_based")[1],
-            "excess": excess, "excess_se": excess_se, "ci_low": low, "ci_high": high, "p_value": p,
-            "monte_carlo_se": mc,
-        })
+        excess, excess_se, low, high, p = self._contrast_interval(
+            w, "excess", self.confidence_level
+        )
+        mc = (
+            self.monte_carlo_se.ravel()
+            if self.monte_carlo_se is not None
+            else np.full(g * g, np.nan)
+        )
+        return pd.DataFrame(
+            {
+                "a": labels[a.ravel()],
+                "b": labels[b.ravel()],
+                "observed": self.observed.values.ravel(),
+                "observed_se": self.contrast_inference(w, "observed")[1],
+                "model_based": self.model_based_values.ravel(),
+                "model_based_se": self.contrast_inference(w, "model_based")[1],
+                "excess": excess,
+                "excess_se": excess_se,
+                "ci_low": low,
+                "ci_high": high,
+                "p_value": p,
+                "monte_carlo_se": mc,
+            }
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: settings, the cells (:meth:`to_frame`) and the summaries."""
-        def records(frame):
-            return [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
-                    for row in frame.to_dict(orient="records")]
 
-        return json_safe({
-            "reference": self.reference, "tau": self.tau, "groups": [str(g) for g in self.groups],
-            "confidence_level": self.confidence_level, "ci_method": self.ci_method, "n_draws": self.n_draws,
-            "observed": self.observed.to_dict(), "cells": records(self.to_frame()),
-            "summaries": records(self.summaries()),
-        })
+        def records(frame):
+            return [
+                {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                for row in frame.to_dict(orient="records")
+            ]
+
+        return json_safe(
+            {
+                "reference": self.reference,
+                "tau": self.tau,
+                "groups": [str(g) for g in self.groups],
+                "confidence_level": self.confidence_level,
+                "ci_method": self.ci_method,
+                "n_draws": self.n_draws,
+                "observed": self.observed.to_dict(),
+                "cells": records(self.to_frame()),
+                "summaries": records(self.summaries()),
+            }
+        )
 
     def __repr__(self) -> str:
         tau = "" if self.tau is None else f", tau={self.tau:g}"
         with pd.option_context("display.precision", 4, "display.width", 120):
-            parts = [f"ModelBasedResult(reference={self.reference!r}{tau}, groups={list(self.groups)})",
-                     "observed:", str(self.observed.matrix), "model-based:", str(self.model_based),
-                     "excess (observed - model-based):", str(self.excess)]
+            parts = [
+                f"ModelBasedResult(reference={self.reference!r}{tau}, groups={list(self.groups)})",
+                "observed:",
+                str(self.observed.matrix),
+                "model-based:",
+                str(self.model_based),
+                "excess (observed - model-based):",
+                str(self.excess),
+            ]
         return "\n".join(parts)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -389,12 +496,21 @@ class ModelBasedResult:
         try:
             return self.groups.index(label)
         except ValueError:
-            raise ValueError(f"group {label!r} is not in the result (groups: {list(self.groups)}).") from None
+            raise ValueError(
+                f"group {label!r} is not in the result (groups: {list(self.groups)})."
+            ) from None
 
     def _frame(self, values: np.ndarray) -> pd.DataFrame:
-        index = pd.Index(list(self.groups), name=getattr(self.observed, "_row_name", ROW_NAME), tupleize_cols=False)
-        columns = pd.Index(list(self.groups), name=getattr(self.observed, "_column_name", COLUMN_NAME),
-                           tupleize_cols=False)
+        index = pd.Index(
+            list(self.groups),
+            name=getattr(self.observed, "_row_name", ROW_NAME),
+            tupleize_cols=False,
+        )
+        columns = pd.Index(
+            list(self.groups),
+            name=getattr(self.observed, "_column_name", COLUMN_NAME),
+            tupleize_cols=False,
+        )
         return pd.DataFrame(np.array(values, dtype=float), index=index, columns=columns)
 
 

@@ -13,8 +13,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["percent", "p_value_text", "p_phrase", "number", "interval_text", "cell_text", "statistic_text",
-           "MISSING", "NO_INTERVAL"]
+__all__ = [
+    "percent",
+    "p_value_text",
+    "p_phrase",
+    "number",
+    "interval_text",
+    "cell_text",
+    "statistic_text",
+    "MISSING",
+    "NO_INTERVAL",
+]
 
 MISSING = "–"
 #: What is shown instead of the zero-width interval of an estimate with standard error 0

@@ -9,8 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from .format import table_value
-from .format import findings_heading
+from .format import findings_heading, table_value
 
 # Markdown output: every string that can come from the user (title, table and figure names, the
 # header, index and cells of every table -- group labels, model names, settings values) goes
@@ -44,7 +43,10 @@ def _md_text(text: Any, *, cell: bool = False) -> str:
 
 def md_table(frame: pd.DataFrame) -> str:
     header = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(_md_text(h, cell=True) for h in header) + " |", "|" + "---|" * len(header)]
+    lines = [
+        "| " + " | ".join(_md_text(h, cell=True) for h in header) + " |",
+        "|" + "---|" * len(header),
+    ]
     for index, row in frame.iterrows():
         cells = [str(index)] + [table_value(v) for v in row]
         lines.append("| " + " | ".join(_md_text(x, cell=True) for x in cells) + " |")
@@ -62,7 +64,11 @@ def markdown_page(path: Path, title, meta, note, parts, images, figure_notes=())
         lines += [f"- {_md_text(sentence)}" for sentence in f.sentences] + [""]
     lines += ["## How to read", "", note, ""]
     for name, table, text, _ in parts["tables"]:
-        lines += [f"## {_md_text(name)}", ""] + ([_md_text(text), ""] if text else []) + [md_table(table), ""]
+        lines += (
+            [f"## {_md_text(name)}", ""]
+            + ([_md_text(text), ""] if text else [])
+            + [md_table(table), ""]
+        )
     if images or figure_notes:
         lines += ["## Figures", ""] + [f"{_md_text(text)}\n" for text in figure_notes]
     if images:
@@ -70,8 +76,16 @@ def markdown_page(path: Path, title, meta, note, parts, images, figure_notes=())
         for k, (name, (png, caption)) in enumerate(images.items()):
             file = folder / f"figure_{k + 1}.png"
             file.write_bytes(png)
-            lines += [f"![{_md_text(name)}]({folder.name}/{file.name})", "",
-                      f"*{_md_text(name)}.* {_md_text(caption) if caption != name else ''}".rstrip(), ""]
+            lines += [
+                f"![{_md_text(name)}]({folder.name}/{file.name})",
+                "",
+                f"*{_md_text(name)}.* {_md_text(caption) if caption != name else ''}".rstrip(),
+                "",
+            ]
     for name, table, text, _ in parts["appendix"]:
-        lines += [f"## {_md_text(name)}", ""] + ([_md_text(text), ""] if text else []) + [md_table(table), ""]
+        lines += (
+            [f"## {_md_text(name)}", ""]
+            + ([_md_text(text), ""] if text else [])
+            + [md_table(table), ""]
+        )
     return "\n".join(lines)

@@ -24,7 +24,14 @@ from .._xci.paired import ComparisonResult
 from .findings.ranking import findings
 from .format import cell_text
 
-__all__ = ["matrix_result_html", "comparison_html", "horizons_html", "table_html", "calibration_html", "paired_html"]
+__all__ = [
+    "matrix_result_html",
+    "comparison_html",
+    "horizons_html",
+    "table_html",
+    "calibration_html",
+    "paired_html",
+]
 
 _STYLE = (
     "<style>.survfair td,.survfair th{padding:2px 8px;text-align:right;white-space:nowrap}"
@@ -36,14 +43,17 @@ _STYLE = (
 _FLAG_NOTE = "<p><small>† rests on little data or has standard error 0 (survfair.small_sample_flags)</small></p>"
 
 
-def _matrix_html(groups: tuple, values: np.ndarray, low: np.ndarray, high: np.ndarray, flags: Any,
-                 corner: str) -> str:
+def _matrix_html(
+    groups: tuple, values: np.ndarray, low: np.ndarray, high: np.ndarray, flags: Any, corner: str
+) -> str:
     """A G x G matrix in percent, each cell with its interval on a second line (no interval where
     the standard error is 0) and a dagger where ``flags`` (rows in matrix order, columns flagged
     and no_variance) marks it."""
     labels = [html.escape(str(g)) for g in groups]
     head = "".join(f"<th>{label}</th>" for label in labels)
-    flagged, no_variance = (np.asarray(flags[c], bool).reshape(values.shape) for c in ("flagged", "no_variance"))
+    flagged, no_variance = (
+        np.asarray(flags[c], bool).reshape(values.shape) for c in ("flagged", "no_variance")
+    )
     rows = []
     for i in range(len(groups)):
         cells = []
@@ -70,14 +80,24 @@ def matrix_result_html(result: Any) -> str:
     found = findings(result)
     level = f"{100 * result.confidence_level:g}%"
     if hasattr(result, "positive"):
-        settings = f"positive = {result.positive!r}, n = {result.n_samples}, {level} DeLong intervals"
+        settings = (
+            f"positive = {result.positive!r}, n = {result.n_samples}, {level} DeLong intervals"
+        )
     else:
-        intervals = f"{level} {result.ci_method} intervals" if result.ci_method else "no intervals (ci=None)"
+        intervals = (
+            f"{level} {result.ci_method} intervals"
+            if result.ci_method
+            else "no intervals (ci=None)"
+        )
         weights = f", censoring = {result.censoring}" if result.method == "ipcw" else ""
         tau = "" if result.tau is None else f", tau = {result.tau:g}"
         settings = f"method = {result.method}{weights}{tau}, n = {result.n_samples}, {intervals}"
     low, high = (np.asarray(m.to_numpy(), float) for m in result.confidence_interval())
-    corner = "a (positive) \\ b (negative)" if hasattr(result, "positive") else "a (earlier) \\ b (later)"
+    corner = (
+        "a (positive) \\ b (negative)"
+        if hasattr(result, "positive")
+        else "a (earlier) \\ b (later)"
+    )
     matrix = _matrix_html(result.groups, result.values, low, high, found.flags, corner)
     note = _FLAG_NOTE if found.flags["flagged"].any() else ""
     return _box(type(result).__name__, settings, f"{matrix}{note}{_sentences(found.sentences)}")
@@ -93,14 +113,25 @@ def comparison_html(comparison: Any) -> str:
     found = {name: findings(result) for name, result in comparison.results.items()}
     first = next(iter(comparison.results.values()))
     level = f"{100 * first.confidence_level:g}%"
-    intervals = f"{level} {first.ci_method} intervals" if first.ci_method else "no intervals (ci=None)"
+    intervals = (
+        f"{level} {first.ci_method} intervals" if first.ci_method else "no intervals (ci=None)"
+    )
     settings = f"{len(found)} models, groups = {list(comparison.groups)}, n = {first.n_samples}, {intervals}"
     table = html_table(comparison_table(comparison, found))
     flagged = any(f.flags["flagged"].any() for f in found.values())
-    folded = "".join(f"<details><summary>Findings: {html.escape(str(name))}</summary>{_sentences(f.sentences)}"
-                     "</details>" for name, f in found.items())
-    note = ("<p><small>† uses a cell resting on little data. Every cell: .results[name]; every number: "
-            ".to_frame()</small></p>") if flagged else "<p><small>Every cell: .results[name]; every number: .to_frame()</small></p>"
+    folded = "".join(
+        f"<details><summary>Findings: {html.escape(str(name))}</summary>{_sentences(f.sentences)}"
+        "</details>"
+        for name, f in found.items()
+    )
+    note = (
+        (
+            "<p><small>† uses a cell resting on little data. Every cell: .results[name]; every number: "
+            ".to_frame()</small></p>"
+        )
+        if flagged
+        else "<p><small>Every cell: .results[name]; every number: .to_frame()</small></p>"
+    )
     return _box("ModelComparison", settings, f"{table}{note}{folded}")
 
 
@@ -112,34 +143,65 @@ def horizons_html(result: Any) -> str:
     from .tables import horizon_delta_table
 
     found = horizon_findings(result)
-    level = f"{100 * result.confidence_level:g}% {result.ci_method} intervals" if result.ci_method else "no intervals"
+    level = (
+        f"{100 * result.confidence_level:g}% {result.ci_method} intervals"
+        if result.ci_method
+        else "no intervals"
+    )
     settings = f"censoring = {result.censoring}, n = {result.n_samples}, {level}"
     frame = result.to_frame()
     parts = []
     for t in result.times:
         at = frame["time"] == t
         shape = (len(result.groups), len(result.groups))
-        values, low, high = (frame.loc[at, c].to_numpy(float).reshape(shape) for c in ("xauc", "ci_low", "ci_high"))
-        parts.append(f"<p>{html.escape(horizon_text(float(t)))}</p>"
-                     + _matrix_html(result.groups, values, low, high, found.flags[found.flags["time"] == t].reset_index(),
-                                    "a (case) \\ b (control)"))
+        values, low, high = (
+            frame.loc[at, c].to_numpy(float).reshape(shape) for c in ("xauc", "ci_low", "ci_high")
+        )
+        parts.append(
+            f"<p>{html.escape(horizon_text(float(t)))}</p>"
+            + _matrix_html(
+                result.groups,
+                values,
+                low,
+                high,
+                found.flags[found.flags["time"] == t].reset_index(),
+                "a (case) \\ b (control)",
+            )
+        )
     note = _FLAG_NOTE if found.flags["flagged"].any() else ""
     deltas = f"<p>Differences (p adjusted: {found.adjust})</p>{html_table(horizon_delta_table(found, None))}"
-    return _box("XAUCtResult", settings, "".join(parts) + note + deltas + _sentences(found.sentences))
+    return _box(
+        "XAUCtResult", settings, "".join(parts) + note + deltas + _sentences(found.sentences)
+    )
 
 
 def table_html(name: str, settings: str, frame: Any, max_rows: int = 30) -> str:
     """HTML of a result that is a table at heart (calibration): a title line and the first
     ``max_rows`` rows."""
     shown = frame.head(max_rows).to_html(float_format=lambda v: f"{v:.4f}", na_rep="–", border=0)
-    more = f"<p><small>{len(frame) - max_rows} more rows: .to_frame()</small></p>" if len(frame) > max_rows else ""
+    more = (
+        f"<p><small>{len(frame) - max_rows} more rows: .to_frame()</small></p>"
+        if len(frame) > max_rows
+        else ""
+    )
     return _box(name, settings, f"{shown}{more}")
 
 
 #: the calibration statistics a notebook shows per horizon (the report's table without E90 and the
 #: observed risk's interval): narrow enough for a notebook column, every horizon labelled
-_CALIBRATION_COLUMNS = ["n", "events", "observed", "predicted", "O/E", "O/E interval", "slope", "slope interval",
-                        "ICI", "Brier", "GND p"]
+_CALIBRATION_COLUMNS = [
+    "n",
+    "events",
+    "observed",
+    "predicted",
+    "O/E",
+    "O/E interval",
+    "slope",
+    "slope interval",
+    "ICI",
+    "Brier",
+    "GND p",
+]
 
 
 def calibration_html(result: Any) -> str:
@@ -156,17 +218,27 @@ def calibration_html(result: Any) -> str:
 
     found = calibration_findings(result)
     times = [float(t) for t in result.times]
-    settings = (f"{len(times)} horizon{'s' if len(times) > 1 else ''} {times}, groups = {list(result.groups)}, "
-                f"n = {result.n_samples}, intervals: {result.ci_method}")
+    settings = (
+        f"{len(times)} horizon{'s' if len(times) > 1 else ''} {times}, groups = {list(result.groups)}, "
+        f"n = {result.n_samples}, intervals: {result.ci_method}"
+    )
     parts = []
     for t in times:
         table = calibration_table(result, t, found.flags)
         table = table[[c for c in _CALIBRATION_COLUMNS if c in table.columns]]
-        parts.append(f"<h4>At t = {t:g}</h4><div class=\"scroll\">{html_table(table)}</div>")
+        parts.append(f'<h4>At t = {t:g}</h4><div class="scroll">{html_table(table)}</div>')
     flagged = bool(found.flags["flagged"].any()) if "flagged" in found.flags else False
-    note = "<p><small>† few events by the horizon: the group's numbers rest on little data</small></p>" if flagged else ""
-    more = "<p><small>Every statistic and interval: .to_frame(); per horizon: .summary(t)</small></p>"
-    return _box("CalibrationResult", settings, "".join(parts) + note + _sentences(found.sentences) + more)
+    note = (
+        "<p><small>† few events by the horizon: the group's numbers rest on little data</small></p>"
+        if flagged
+        else ""
+    )
+    more = (
+        "<p><small>Every statistic and interval: .to_frame(); per horizon: .summary(t)</small></p>"
+    )
+    return _box(
+        "CalibrationResult", settings, "".join(parts) + note + _sentences(found.sentences) + more
+    )
 
 
 def paired_html(result: Any) -> str:
@@ -175,13 +247,24 @@ def paired_html(result: Any) -> str:
     from .html import html_table
 
     level = f"{100 * result.confidence_level:g}%"
-    settings = (f"model 1 vs model 2 on the same {result.n_samples} people, groups = {list(result.groups)}, "
-                f"{level} {result.ci_method} paired intervals")
+    settings = (
+        f"model 1 vs model 2 on the same {result.n_samples} people, groups = {list(result.groups)}, "
+        f"{level} {result.ci_method} paired intervals"
+    )
     note = "<p><small>difference = model 1 − model 2; every number: .to_frame()</small></p>"
-    return _box("ComparisonResult", settings, f"<div class=\"scroll\">{html_table(result.display_table())}</div>{note}")
+    return _box(
+        "ComparisonResult",
+        settings,
+        f'<div class="scroll">{html_table(result.display_table())}</div>{note}',
+    )
 
 
-for _cls, _render in ((XCIResult, matrix_result_html), (XAUCResult, matrix_result_html),
-                      (XAUCtResult, horizons_html), (CalibrationResult, calibration_html),
-                      (ModelComparison, comparison_html), (ComparisonResult, paired_html)):
+for _cls, _render in (
+    (XCIResult, matrix_result_html),
+    (XAUCResult, matrix_result_html),
+    (XAUCtResult, horizons_html),
+    (CalibrationResult, calibration_html),
+    (ModelComparison, comparison_html),
+    (ComparisonResult, paired_html),
+):
     register_html(_cls, _render)

@@ -20,7 +20,7 @@ from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c
 from .findings.calibration import calibration_findings
 from .findings.horizons import horizon_findings
-from .findings.ranking import Findings, largest_delta, findings
+from .findings.ranking import Findings, findings, largest_delta
 from .format import number, percent
 from .html import html_page
 from .markdown import markdown_page
@@ -52,7 +52,7 @@ from .tables import (
     verdict_table,
 )
 
-__all__ = ["write_report", "data_summary_table", "data_fingerprint", "oriented_pairs", "verdict_table"]
+__all__ = ["write_report"]
 
 
 _NOTE = (
@@ -100,33 +100,50 @@ def _notes(result: XCIResult | XAUCResult) -> tuple[str, str]:
     return (_NOTE_XAUC, _NOTE_XAUC_MD) if isinstance(result, XAUCResult) else (_NOTE, _NOTE_MD)
 
 
-def _calibration_sections(calibration: CalibrationResult, found, time_unit: str | None, model: str = ""
-                          ) -> list[tuple[str, pd.DataFrame, str, bool]]:
+def _calibration_sections(
+    calibration: CalibrationResult, found, time_unit: str | None, model: str = ""
+) -> list[tuple[str, pd.DataFrame, str, bool]]:
     sections = []
     unit = f" {time_unit}" if time_unit else ""
     of = f": {model}" if model else ""
     for t in calibration.times:
-        sections.append((f"Calibration at t = {t:g}{unit}{of}", calibration_table(calibration, float(t), found.flags),
-                         "Observed risk by Kaplan-Meier within the group against the mean predicted risk; O/E = "
-                         "observed / predicted (1 = right on average; interval from Greenwood's variance); slope "
-                         "on the complementary log-log scale (1 = right spread, below 1 = too extreme); ICI and E90: "
-                         "mean and 90th percentile of |predicted − observed| along the smooth calibration curve; "
-                         "Brier score with censoring weights of the group; GND: Greenwood-Nam-D'Agostino test over "
-                         "risk deciles (a small p means miscalibration). † marks a group with few events by the horizon "
-                         "(fewer than min_events): its numbers rest on little data.", False))
+        sections.append(
+            (
+                f"Calibration at t = {t:g}{unit}{of}",
+                calibration_table(calibration, float(t), found.flags),
+                "Observed risk by Kaplan-Meier within the group against the mean predicted risk; O/E = "
+                "observed / predicted (1 = right on average; interval from Greenwood's variance); slope "
+                "on the complementary log-log scale (1 = right spread, below 1 = too extreme); ICI and E90: "
+                "mean and 90th percentile of |predicted − observed| along the smooth calibration curve; "
+                "Brier score with censoring weights of the group; GND: Greenwood-Nam-D'Agostino test over "
+                "risk deciles (a small p means miscalibration). † marks a group with few events by the horizon "
+                "(fewer than min_events): its numbers rest on little data.",
+                False,
+            )
+        )
     if len(calibration.groups) > 1:
         table = calibration_contrast_table(found)
-        shown = [CONTRAST_LABELS[s].split(" (")[0] + "s" for s in dict.fromkeys(found.contrasts["statistic"])
-                 if s in CONTRAST_LABELS]
+        shown = [
+            CONTRAST_LABELS[s].split(" (")[0] + "s"
+            for s in dict.fromkeys(found.contrasts["statistic"])
+            if s in CONTRAST_LABELS
+        ]
         listed_ = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "".join(shown)
-        sections.append((f"Calibration differences between groups{of}", table,
-                         f"{listed_} between every pair of groups; p-values adjusted ({found.adjust}) within each "
-                         "statistic and horizon.", len(table) > _FOLD_ROWS))
+        sections.append(
+            (
+                f"Calibration differences between groups{of}",
+                table,
+                f"{listed_} between every pair of groups; p-values adjusted ({found.adjust}) within each "
+                "statistic and horizon.",
+                len(table) > _FOLD_ROWS,
+            )
+        )
     return sections
 
 
-def _calibration_figures(calibration: CalibrationResult, time_unit: str | None, model: str = ""
-                         ) -> dict[str, tuple[Any, str]]:
+def _calibration_figures(
+    calibration: CalibrationResult, time_unit: str | None, model: str = ""
+) -> dict[str, tuple[Any, str]]:
     from .plots.calibration import plot_calibration, plot_observed_expected
 
     figures = {}
@@ -137,15 +154,22 @@ def _calibration_figures(calibration: CalibrationResult, time_unit: str | None, 
             plot_calibration(calibration, float(t), time_unit=time_unit).figure,
             "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; lines: smooth "
             "calibration curves; on the dashed diagonal predicted risk equals observed risk, above it the "
-            "model under-predicts the group's risk.")
+            "model under-predicts the group's risk.",
+        )
         figures[f"Observed / expected risk per group at t = {t:g}{unit}{of}"] = (
             plot_observed_expected(calibration, float(t), time_unit=time_unit).figure,
-            "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the interval.")
+            "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the interval.",
+        )
     return figures
 
 
-def _verdict_sentence(name: str, result: Any, found: Findings, model_based: Any = None,
-                      calibration: CalibrationResult | None = None) -> str:
+def _verdict_sentence(
+    name: str,
+    result: Any,
+    found: Findings,
+    model_based: Any = None,
+    calibration: CalibrationResult | None = None,
+) -> str:
     """One sentence per model: the largest asymmetry (favoured group first) and whether the data
     show it, the worst cell, the excess over the model-based reference and calibration when given."""
     who = name or "The model"
@@ -156,33 +180,52 @@ def _verdict_sentence(name: str, result: Any, found: Findings, model_based: Any 
     if largest is not None:
         a, b = largest["a"], largest["b"]
         level = 1 - getattr(result, "confidence_level", 0.95)
-        clear = (np.isfinite(largest["ci_low"]) and largest["ci_low"] > 0
-                 and np.isfinite(largest["p_adjusted"]) and largest["p_adjusted"] < level)
+        clear = (
+            np.isfinite(largest["ci_low"])
+            and largest["ci_low"] > 0
+            and np.isfinite(largest["p_adjusted"])
+            and largest["p_adjusted"] < level
+        )
         excess = None
         if model_based is not None:
             excess = excess_for(model_based_frame(model_based, f"model_based[{name!r}]"), a, b)
-        judged = (f"{b} is ranked worse in this pair" if clear
-                  else "the data do not clearly show an asymmetry")
-        if clear and excess is None:  # issue 32: an observed asymmetry alone does not blame the model
+        judged = (
+            f"{b} is ranked worse in this pair"
+            if clear
+            else "the data do not clearly show an asymmetry"
+        )
+        if (
+            clear and excess is None
+        ):  # issue 32: an observed asymmetry alone does not blame the model
             judged += "; part or all of it may come from the groups' different risks"
-        parts.append(f"largest asymmetry Δbetween({a}, {b}) = {pp(largest['value'])} points ({judged})")
+        parts.append(
+            f"largest asymmetry Δbetween({a}, {b}) = {pp(largest['value'])} points ({judged})"
+        )
         if excess is not None:
             value, low, high, p = excess
             adjusted = adjusted_excess_p(found, a, b)
-            p = p if adjusted is None else adjusted  # judged as the findings judge it: adjusted when they adjust
+            p = (
+                p if adjusted is None else adjusted
+            )  # judged as the findings judge it: adjusted when they adjust
             interval = f" [{pp(low)}, {pp(high)}]" if np.isfinite(low) and np.isfinite(high) else ""
             if np.isfinite(low) and (low > 0 or high < 0) and np.isfinite(p) and p < level:
-                parts.append(f"excess {pp(value)} points{interval} over what the model's own predictions imply")
+                parts.append(
+                    f"excess {pp(value)} points{interval} over what the model's own predictions imply"
+                )
             else:
-                parts.append(f"no clear excess over what the model's own predictions imply (excess "
-                             f"{pp(value)} points{interval})")
+                parts.append(
+                    f"no clear excess over what the model's own predictions imply (excess "
+                    f"{pp(value)} points{interval})"
+                )
     if len(result.groups) > 1:
         smallest = min_xci(result)
         parts.append(f"worst-served cell ({smallest.a}, {smallest.b}) at {percent(smallest.value)}")
     if calibration is not None:
         t = float(calibration.times[0])
         oe = calibration.summary(t)["oe_ratio"]
-        parts.append(f"O/E at t = {t:g}: " + ", ".join(f"{g} {number(v, 2)}" for g, v in oe.items()))
+        parts.append(
+            f"O/E at t = {t:g}: " + ", ".join(f"{g} {number(v, 2)}" for g, v in oe.items())
+        )
     return "; ".join(parts) + "."
 
 
@@ -202,9 +245,11 @@ def _xroc_note(result: XAUCResult) -> str | None:
     if result.rows is None:
         return "No xROC figure: the result does not carry the scores of its rows (compute it with survfair.xauc)."
     if g * (g - 1) > _XROC_MAX_CURVES:
-        return (f"No xROC figure: {g} groups have {g * (g - 1)} ordered pairs, more curves than one figure can show "
-                f"readably (at most {_XROC_MAX_CURVES}, i.e. 4 groups). Draw chosen pairs with "
-                "survfair.plotting.plot_xroc(survfair.xroc(result, a, b)).")
+        return (
+            f"No xROC figure: {g} groups have {g * (g - 1)} ordered pairs, more curves than one figure can show "
+            f"readably (at most {_XROC_MAX_CURVES}, i.e. 4 groups). Draw chosen pairs with "
+            "survfair.plotting.plot_xroc(survfair.xroc(result, a, b))."
+        )
     return None
 
 
@@ -217,7 +262,9 @@ def _xroc_figure(result: XAUCResult) -> Any:
 
     sizes = result.group_sizes
     pairs = [
-        (a, b) for a in result.groups for b in result.groups
+        (a, b)
+        for a in result.groups
+        for b in result.groups
         if a != b and sizes[a]["positives"] > 0 and sizes[b]["negatives"] > 0
     ]
     if result.rows is None or not pairs or len(pairs) > _XROC_MAX_CURVES:
@@ -234,40 +281,48 @@ def _xroc_figure(result: XAUCResult) -> Any:
 
 _CAPTIONS = {
     "heatmap": "How to read: each cell is how often the model ranked the member with the earlier event "
-               "(row group) above the later member (column group); 50% is chance. Every heatmap of this "
-               "report uses the same colour scale (red below chance, blue above); † marks cells that rest "
-               "on little data.",
+    "(row group) above the later member (column group); 50% is chance. Every heatmap of this "
+    "report uses the same colour scale (red below chance, blue above); † marks cells that rest "
+    "on little data.",
     "heatmap_binary": "How to read: each cell is how often a positive of the row group was scored above a "
-                      "negative of the column group; 50% is chance. One colour scale for every heatmap; † marks "
-                      "cells that rest on little data.",
+    "negative of the column group; 50% is chance. One colour scale for every heatmap; † marks "
+    "cells that rest on little data.",
     "difference": "How to read: each cell (a, b) is xCI(a, b) − xCI(b, a) in percentage points, the Δbetween "
-                  "of the pair: positive (purple) when members of the row group who had the event first were ranked "
-                  "correctly more often than members of the column group who had it first; white is no difference. "
-                  "Every difference heatmap of this report uses the same scale.",
+    "of the pair: positive (purple) when members of the row group who had the event first were ranked "
+    "correctly more often than members of the column group who had it first; white is no difference. "
+    "Every difference heatmap of this report uses the same scale.",
     "difference_binary": "How to read: each cell (a, b) is xAUC(a, b) − xAUC(b, a) in percentage points, the "
-                         "ΔxAUC of the pair: positive (purple) when positives of the row group were scored above "
-                         "negatives of the column group more often than the reverse; white is no difference.",
+    "ΔxAUC of the pair: positive (purple) when positives of the row group were scored above "
+    "negatives of the column group more often than the reverse; white is no difference.",
     "excess": "How to read: each cell is the observed cell minus what the model's own predictions imply "
-              "(model-based), in percentage points; white is no excess. Same scale as the other difference "
-              "heatmaps.",
+    "(model-based), in percentage points; white is no excess. Same scale as the other difference "
+    "heatmaps.",
     "forest": "How to read: each line is a difference between two groups with its interval; a line that "
-              "crosses 0 is compatible with no difference.",
+    "crosses 0 is compatible with no difference.",
     "censoring": "How to read: the probability of remaining uncensored (still under observation) over time, "
-                 "per group. IPCW weights are 1/K², so where a curve is low the weights are large and the "
-                 "estimate unstable.",
+    "per group. IPCW weights are 1/K², so where a curve is low the weights are large and the "
+    "estimate unstable.",
     "xroc": "How to read: each curve trades the positives of group a found (up) against the negatives of "
-            "group b flagged (right); its area is the xAUC cell.",
+    "group b flagged (right); its area is the xAUC cell.",
 }
 
 
-def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison | None,
-                     flags: Mapping[str, pd.DataFrame], time_unit: str | None,
-                     model_based: Mapping[str, pd.DataFrame] | None = None,
-                     ) -> tuple[dict[str, tuple[Any, str]], list[str]]:
+def _default_figures(
+    result: XCIResult | XAUCResult,
+    comparison: ModelComparison | None,
+    flags: Mapping[str, pd.DataFrame],
+    time_unit: str | None,
+    model_based: Mapping[str, pd.DataFrame] | None = None,
+) -> tuple[dict[str, tuple[Any, str]], list[str]]:
     """Titled figures with their one-sentence caption, and notes on the figures left out."""
     import matplotlib.pyplot as plt
 
-    from .plots.figures import plot_censoring_curves, plot_forest, plot_xci_difference, plot_xci_heatmap
+    from .plots.figures import (
+        plot_censoring_curves,
+        plot_forest,
+        plot_xci_difference,
+        plot_xci_heatmap,
+    )
 
     binary = isinstance(result, XAUCResult)
     caption = _CAPTIONS["heatmap_binary" if binary else "heatmap"]
@@ -277,32 +332,48 @@ def _default_figures(result: XCIResult | XAUCResult, comparison: ModelComparison
     results = comparison.results if comparison is not None else {"": result}
     for name, res in results.items():
         title = f"{'xAUC' if binary else 'xCI'} matrix" + (f", {name}" if name else "")
-        figures[title] = (plot_xci_heatmap(res, title=name or None, flags=flags[name]).figure, caption)
+        figures[title] = (
+            plot_xci_heatmap(res, title=name or None, flags=flags[name]).figure,
+            caption,
+        )
     # the differences on a diverging scale centred on 0, one limit for every difference heatmap
     metric = "xAUC" if binary else "xCI"
-    references = {name: cell_matrices(frame, results[name].groups) for name, frame in (model_based or {}).items()
-                  if name in results}
+    references = {
+        name: cell_matrices(frame, results[name].groups)
+        for name, frame in (model_based or {}).items()
+        if name in results
+    }
     references = {name: pair for name, pair in references.items() if pair is not None}
     matrices = [res.values - res.values.T for res in results.values() if len(res.groups) > 1]
-    matrices += [observed.to_numpy() - reference.to_numpy() for observed, reference in references.values()]
+    matrices += [
+        observed.to_numpy() - reference.to_numpy() for observed, reference in references.values()
+    ]
     limit = difference_limit(matrices)
     for name, res in results.items():
         if len(res.groups) > 1:
             title = f"{metric}(a, b) − {metric}(b, a)" + (f", {name}" if name else "")
-            figures[title] = (plot_xci_difference(res, limit=limit, title=title).figure,
-                              _CAPTIONS["difference_binary" if binary else "difference"])
+            figures[title] = (
+                plot_xci_difference(res, limit=limit, title=title).figure,
+                _CAPTIONS["difference_binary" if binary else "difference"],
+            )
         if name in references:
             observed, reference = references[name]
             title = "Observed − model-based" + (f", {name}" if name else "")
             # the reference's own observed − model-based, drawn on the result's labels: the result
             # minus (result − excess) is the excess
             excess = (observed - reference).to_numpy()
-            shifted = pd.DataFrame(res.values - excess, index=res.matrix.index, columns=res.matrix.columns)
-            figures[title] = (plot_xci_difference(res, shifted, limit=limit, title=title).figure,
-                              _CAPTIONS["excess"])
+            shifted = pd.DataFrame(
+                res.values - excess, index=res.matrix.index, columns=res.matrix.columns
+            )
+            figures[title] = (
+                plot_xci_difference(res, shifted, limit=limit, title=title).figure,
+                _CAPTIONS["excess"],
+            )
     if comparison is not None:
         figures["Δbetween and Δwithin per model"] = (
-            plot_forest(oriented_forest_table(comparison), flags=dict(flags)).figure, _CAPTIONS["forest"])
+            plot_forest(oriented_forest_table(comparison), flags=dict(flags)).figure,
+            _CAPTIONS["forest"],
+        )
     notes = []
     if binary:
         fig = _xroc_figure(result)
@@ -331,61 +402,110 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
     binary = isinstance(result, XAUCResult)
     metric = "xAUC" if binary else "xCI"
     sections, appendix = [], []
-    for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
+    for name, res in comparison.results.items() if comparison is not None else [("", result)]:
         suffix = f": {name}" if name else ""
         sections += [
-            (f"{metric} matrix{suffix}", matrix_table(res, found[name].flagged_cells),
-             "In percent; rows are the group of the " + ("positive" if binary else "member with the earlier event")
-             + ", columns the group of the " + ("negative." if binary else "later member.")
-             + " † marks a cell resting on little data (see the cells in the appendix).", False),
-            (f"Differences between groups{suffix}", differences := summary_table(res, found[name]),
-             "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
-             f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
-             "interval of the worst cell is that cell's own (it does not account for having picked the minimum). "
-             "† marks a difference that uses a cell resting on little data (see the cells in the appendix); 'no interval: "
-             "standard error 0' where both cells were estimated without sampling variability.",
-             len(differences) > _FOLD_ROWS),
-            (f"Joint tests{suffix}", (tests := tests_table(res, found[name]))[_TEST_COLUMNS],
-             "Wald chi-square tests of several differences at once (survfair.omnibus_test); what each test leaves "
-             "out is in the appendix.", False),
+            (
+                f"{metric} matrix{suffix}",
+                matrix_table(res, found[name].flagged_cells),
+                "In percent; rows are the group of the "
+                + ("positive" if binary else "member with the earlier event")
+                + ", columns the group of the "
+                + ("negative." if binary else "later member.")
+                + " † marks a cell resting on little data (see the cells in the appendix).",
+                False,
+            ),
+            (
+                f"Differences between groups{suffix}",
+                differences := summary_table(res, found[name]),
+                "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
+                f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
+                "interval of the worst cell is that cell's own (it does not account for having picked the minimum). "
+                "† marks a difference that uses a cell resting on little data (see the cells in the appendix); 'no interval: "
+                "standard error 0' where both cells were estimated without sampling variability.",
+                len(differences) > _FOLD_ROWS,
+            ),
+            (
+                f"Joint tests{suffix}",
+                (tests := tests_table(res, found[name]))[_TEST_COLUMNS],
+                "Wald chi-square tests of several differences at once (survfair.omnibus_test); what each test leaves "
+                "out is in the appendix.",
+                False,
+            ),
         ]
         appendix += [
-            (f"Appendix: joint tests in detail{suffix}", tests,
-             "'degenerate' counts directions without first-order variance, which are left out of the degrees of "
-             "freedom; differences that use an undefined cell or a cell with standard error 0 (no variance "
-             "estimate) are left out of the test.", False),
-            (f"Appendix: cells{suffix}", cells_table(res, flags[name]),
-             "Every cell with its interval, the comparable pairs it rests on, and why it is flagged († ). A cell "
-             "with standard error 0 (every pair ranked the same way) has no estimate of its sampling variability: "
-             "it is shown without an interval.", True),
+            (
+                f"Appendix: joint tests in detail{suffix}",
+                tests,
+                "'degenerate' counts directions without first-order variance, which are left out of the degrees of "
+                "freedom; differences that use an undefined cell or a cell with standard error 0 (no variance "
+                "estimate) are left out of the test.",
+                False,
+            ),
+            (
+                f"Appendix: cells{suffix}",
+                cells_table(res, flags[name]),
+                "Every cell with its interval, the comparable pairs it rests on, and why it is flagged († ). A cell "
+                "with standard error 0 (every pair ranked the same way) has no estimate of its sampling variability: "
+                "it is shown without an interval.",
+                True,
+            ),
         ]
     if binary and result.rows is not None:
-        sections.append(("Balanced xAUC", balanced_table(result, min_events),
-                         "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a "
-                         "against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of "
-                         f"group a. † marks a value resting on fewer than {min_events} positives (xauc1) or "
-                         "negatives (xauc0) of the group.", False))
+        sections.append(
+            (
+                "Balanced xAUC",
+                balanced_table(result, min_events),
+                "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a "
+                "against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of "
+                f"group a. † marks a value resting on fewer than {min_events} positives (xauc1) or "
+                "negatives (xauc0) of the group.",
+                False,
+            )
+        )
     for name, curve in (horizons or {}).items():
         suffix = f": {name}" if name else ""
         table = horizon_table(curve, horizon_found[name], time_unit)
         cases, controls = case_control_definition(curve)
-        sections.append((f"AUC(t) by horizon{suffix}", table,
-                         f"Cumulative/dynamic AUC(t) between groups: cases ({cases}) of group a against controls "
-                         f"({controls}) of group b, in percent with the interval; † marks a cell resting on "
-                         "little data, with the reason.", len(table) > _FOLD_ROWS))
+        sections.append(
+            (
+                f"AUC(t) by horizon{suffix}",
+                table,
+                f"Cumulative/dynamic AUC(t) between groups: cases ({cases}) of group a against controls "
+                f"({controls}) of group b, in percent with the interval; † marks a cell resting on "
+                "little data, with the reason.",
+                len(table) > _FOLD_ROWS,
+            )
+        )
         deltas = horizon_delta_table(horizon_found[name], time_unit)
-        sections.append((f"AUC(t) differences between groups{suffix}", deltas,
-                         "Δbetween (a, b) = AUC(t) of cases of a against controls of b minus the reverse; Δwithin "
-                         "(a, b) = AUC(t) inside a minus inside b; percentage points with their interval, p-values "
-                         f"adjusted ({horizon_found[name].adjust}) over every horizon and pair of each family; † "
-                         "marks a difference that uses a flagged cell.", len(deltas) > _FOLD_ROWS))
-    ratio = "xauc = (concordant + tied_score / 2) / pairs" if binary else "xci = numerator / denominator"
-    for name, res in (comparison.results.items() if comparison is not None else [("", result)]):
+        sections.append(
+            (
+                f"AUC(t) differences between groups{suffix}",
+                deltas,
+                "Δbetween (a, b) = AUC(t) of cases of a against controls of b minus the reverse; Δwithin "
+                "(a, b) = AUC(t) inside a minus inside b; percentage points with their interval, p-values "
+                f"adjusted ({horizon_found[name].adjust}) over every horizon and pair of each family; † "
+                "marks a difference that uses a flagged cell.",
+                len(deltas) > _FOLD_ROWS,
+            )
+        )
+    ratio = (
+        "xauc = (concordant + tied_score / 2) / pairs"
+        if binary
+        else "xci = numerator / denominator"
+    )
+    for name, res in comparison.results.items() if comparison is not None else [("", result)]:
         counts = res.counts.set_index(["a", "b"])
         counts.index = [f"{a} → {b}" for a, b in counts.index]
         counts.index.name = "a → b"
-        appendix.append((f"Appendix: pair counts{': ' + name if name else ''}", counts,
-                         f"Counts first, ratios last: {ratio}.", True))
+        appendix.append(
+            (
+                f"Appendix: pair counts{': ' + name if name else ''}",
+                counts,
+                f"Counts first, ratios last: {ratio}.",
+                True,
+            )
+        )
     return sections, appendix
 
 
@@ -527,15 +647,23 @@ def write_report(
     >>> text.index("## Verdict") < text.index("## Findings") < text.index("## Appendix: estimator internals")
     True
     """
-    if isinstance(result, (str, os.PathLike)) and not isinstance(path, (str, os.PathLike)):  # the old order
-        warn_once(("write_report", "order"), "write_report(path, result) is deprecated: use write_report(result, "
-                  f"path); the old order will be refused in survfair {REMOVED_IN}.", stacklevel=2)
+    if isinstance(result, (str, os.PathLike)) and not isinstance(
+        path, (str, os.PathLike)
+    ):  # the old order
+        warn_once(
+            ("write_report", "order"),
+            "write_report(path, result) is deprecated: use write_report(result, "
+            f"path); the old order will be refused in survfair {REMOVED_IN}.",
+            stacklevel=2,
+        )
         result, path = path, result
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise ValueError(f"path must end in .html, .htm or .md, got {path.name!r}.")
-    if is_model_based(result):  # a ModelBasedResult: its observed result, with itself as the reference
+    if is_model_based(
+        result
+    ):  # a ModelBasedResult: its observed result, with itself as the reference
         result, model_based = result.observed, result if model_based is None else model_based
     if isinstance(result, ModelComparison):
         comparison, main = result, next(iter(result.results.values()))
@@ -549,78 +677,155 @@ def write_report(
         )
     for name, table in (extra_tables or {}).items():
         if not isinstance(table, pd.DataFrame):
-            raise TypeError(f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.")
+            raise TypeError(
+                f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}."
+            )
     if horizons is not None and not isinstance(horizons, Mapping):
         horizons = {"": horizons}
     # by the name the sections show (a mapping's keys; "" for a single CalibrationResult), and by
     # the model of the verdict row they belong to
-    calibrations = ({"" if k is None else str(k): v for k, v in calibration.items()} if isinstance(calibration, Mapping)
-                    else {} if calibration is None else {"": calibration})
+    calibrations = (
+        {"" if k is None else str(k): v for k, v in calibration.items()}
+        if isinstance(calibration, Mapping)
+        else {}
+        if calibration is None
+        else {"": calibration}
+    )
     calibrated_models = _per_model(calibration, results, "calibration")
     for name, cal in calibrations.items():
         if not isinstance(cal, CalibrationResult):
             where = "calibration" if calibration is cal else f"calibration[{name!r}]"
             raise TypeError(f"{where} must be a CalibrationResult, got {type(cal).__name__}.")
     references = _per_model(model_based, results, "model_based")
-    reference_frames = {name: model_based_frame(ref, f"model_based[{name!r}]" if name else "model_based")
-                        for name, ref in references.items()}
-    found = {name: findings(res, adjust=adjust, min_events=min_events, min_pairs=min_pairs,
-                            model_based=references[name] if is_model_based(references.get(name)) else None)
-             for name, res in results.items()}
+    reference_frames = {
+        name: model_based_frame(ref, f"model_based[{name!r}]" if name else "model_based")
+        for name, ref in references.items()
+    }
+    found = {
+        name: findings(
+            res,
+            adjust=adjust,
+            min_events=min_events,
+            min_pairs=min_pairs,
+            model_based=references[name] if is_model_based(references.get(name)) else None,
+        )
+        for name, res in results.items()
+    }
     flags = {name: f.flags for name, f in found.items()}
     headings: dict[str, Any] = dict(found)
-    horizon_found = {name: horizon_findings(curve, adjust=adjust, min_events=min_events, min_pairs=min_pairs,
-                                            time_unit=time_unit) for name, curve in (horizons or {}).items()}
-    headings.update({f"AUC(t){': ' + name if name else ''}": f for name, f in horizon_found.items()})
-    calibration_found = {name: calibration_findings(cal, adjust=adjust, min_events=min_events, time_unit=time_unit)
-                         for name, cal in calibrations.items()}
-    headings.update({f"calibration{': ' + name if name else ''}": f for name, f in calibration_found.items()})
+    horizon_found = {
+        name: horizon_findings(
+            curve, adjust=adjust, min_events=min_events, min_pairs=min_pairs, time_unit=time_unit
+        )
+        for name, curve in (horizons or {}).items()
+    }
+    headings.update(
+        {f"AUC(t){': ' + name if name else ''}": f for name, f in horizon_found.items()}
+    )
+    calibration_found = {
+        name: calibration_findings(cal, adjust=adjust, min_events=min_events, time_unit=time_unit)
+        for name, cal in calibrations.items()
+    }
+    headings.update(
+        {f"calibration{': ' + name if name else ''}": f for name, f in calibration_found.items()}
+    )
 
     from .._core.version import __version__
 
     binary = isinstance(main, XAUCResult)
-    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")  # one time for the header and the provenance
+    stamp = _dt.datetime.now().strftime(
+        "%Y-%m-%d %H:%M"
+    )  # one time for the header and the provenance
     summary_note = (
         "Per group: rows analysed, positives, negatives and the share of positives."
         if binary
         else "Per group: rows analysed and events"
-        + (" of the cause of interest, competing events (other causes)" if getattr(main, "cause", None) else "")
+        + (
+            " of the cause of interest, competing events (other causes)"
+            if getattr(main, "cause", None)
+            else ""
+        )
         + "; how many rows were censored, and the smallest censoring survival used as a weight, are in the appendix."
     )
     summary = for_people(data_summary if data_summary is not None else data_summary_table(main))
-    internals = [c for c in summary.columns if str(c).startswith("censored") or c == "min_censoring_survival"]
+    internals = [
+        c for c in summary.columns if str(c).startswith("censored") or c == "min_censoring_survival"
+    ]
     settings_main, settings_internal = split_settings(settings_table(main, settings))
-    verdict = verdict_table(results, found, model_based=reference_frames, calibration=calibrated_models)
-    sentences = [_verdict_sentence(name, res, found[name], reference_frames.get(name), calibrated_models.get(name))
-                 for name, res in results.items()]
+    verdict = verdict_table(
+        results, found, model_based=reference_frames, calibration=calibrated_models
+    )
+    sentences = [
+        _verdict_sentence(
+            name, res, found[name], reference_frames.get(name), calibrated_models.get(name)
+        )
+        for name, res in results.items()
+    ]
     tables: list[tuple[str, pd.DataFrame, str, bool]] = [
         ("Provenance", provenance_table(main, provenance, __version__, stamp), "", False),
-        ("Settings", settings_main, "Estimator internals (" + ", ".join(settings_internal.index)
-         + ") are in the appendix." if len(settings_internal) else "", False),
+        (
+            "Settings",
+            settings_main,
+            "Estimator internals (" + ", ".join(settings_internal.index) + ") are in the appendix."
+            if len(settings_internal)
+            else "",
+            False,
+        ),
         ("Data summary", summary.drop(columns=internals), summary_note, False),
     ]
-    sections, appendix = _sections(main, comparison, found, flags, horizons, horizon_found, time_unit, min_events)
+    sections, appendix = _sections(
+        main, comparison, found, flags, horizons, horizon_found, time_unit, min_events
+    )
     for name, frame in reference_frames.items():
         excess = excess_table(frame, found[name])
         if not excess.empty:
-            sections.append((f"Excess Δbetween over the model-based reference{': ' + name if name else ''}", excess,
-                             "Observed Δbetween, what the model's own predictions imply (model-based), and the "
-                             "excess = observed − model-based, in percentage points, each pair oriented as in the "
-                             "findings (favoured group first).", len(excess) > _FOLD_ROWS))
+            sections.append(
+                (
+                    f"Excess Δbetween over the model-based reference{': ' + name if name else ''}",
+                    excess,
+                    "Observed Δbetween, what the model's own predictions imply (model-based), and the "
+                    "excess = observed − model-based, in percentage points, each pair oriented as in the "
+                    "findings (favoured group first).",
+                    len(excess) > _FOLD_ROWS,
+                )
+            )
     for name, cal in calibrations.items():
         sections += _calibration_sections(cal, calibration_found[name], time_unit, name)
     tables += sections
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, "", False))
     appendix = [
-        *([("Appendix: estimator internals", settings_internal,
-            "The tie tolerance decides when two risk scores count as tied (a tied pair counts 1/2); strict = True "
-            "is the paper's variant that counts only pairs with distinct times, and ties as 0.", False)]
-          if len(settings_internal) else []),
-        *([("Appendix: censoring per group", summary[internals], "Censored rows and their share per group"
-            + ("; min_censoring_survival is the smallest censoring survival K_g used as an IPCW weight "
-               "(positivity: weights up to 1/K^2)." if "min_censoring_survival" in internals else "."), False)]
-          if internals else []),
+        *(
+            [
+                (
+                    "Appendix: estimator internals",
+                    settings_internal,
+                    "The tie tolerance decides when two risk scores count as tied (a tied pair counts 1/2); strict = True "
+                    "is the paper's variant that counts only pairs with distinct times, and ties as 0.",
+                    False,
+                )
+            ]
+            if len(settings_internal)
+            else []
+        ),
+        *(
+            [
+                (
+                    "Appendix: censoring per group",
+                    summary[internals],
+                    "Censored rows and their share per group"
+                    + (
+                        "; min_censoring_survival is the smallest censoring survival K_g used as an IPCW weight "
+                        "(positivity: weights up to 1/K^2)."
+                        if "min_censoring_survival" in internals
+                        else "."
+                    ),
+                    False,
+                )
+            ]
+            if internals
+            else []
+        ),
         *appendix,
     ]
 
@@ -640,20 +845,36 @@ def write_report(
 
     meta = f"survfair {__version__}, {stamp}"
     note_html, note_md = _notes(main)
-    verdict_note = ("One row per model: "
-                    + ("pooled AUC" if binary else "pooled C") + ", the worst-served cell, and the largest "
-                    "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its interval "
-                    "and adjusted p-value" + ("; excess Δbetween = observed − model-based" if reference_frames else "")
-                    + ("; calibration: observed / expected risk (O/E, 1 = right on average) and slope (1 = right "
-                       "spread) per group" if calibrations else "")
-                    + ". † marks a number that uses a cell resting on little data.")
-    parts = {"verdict": (verdict, verdict_note, sentences), "headings": headings, "tables": tables,
-             "appendix": appendix}
+    verdict_note = (
+        "One row per model: "
+        + ("pooled AUC" if binary else "pooled C")
+        + ", the worst-served cell, and the largest "
+        "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its interval "
+        "and adjusted p-value"
+        + ("; excess Δbetween = observed − model-based" if reference_frames else "")
+        + (
+            "; calibration: observed / expected risk (O/E, 1 = right on average) and slope (1 = right "
+            "spread) per group"
+            if calibrations
+            else ""
+        )
+        + ". † marks a number that uses a cell resting on little data."
+    )
+    parts = {
+        "verdict": (verdict, verdict_note, sentences),
+        "headings": headings,
+        "tables": tables,
+        "appendix": appendix,
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".md":
-        path.write_text(markdown_page(path, title, meta, note_md, parts, images, figure_notes), encoding="utf-8")
+        path.write_text(
+            markdown_page(path, title, meta, note_md, parts, images, figure_notes), encoding="utf-8"
+        )
     else:
-        path.write_text(html_page(title, meta, note_html, parts, images, figure_notes), encoding="utf-8")
+        path.write_text(
+            html_page(title, meta, note_html, parts, images, figure_notes), encoding="utf-8"
+        )
     return path
 
 
@@ -664,15 +885,21 @@ def _per_model(value: Any, results: Mapping[str, Any], name: str) -> dict[str, A
         return {}
     if isinstance(value, Mapping):
         if len(results) == 1 and len(value) == 1 and next(iter(value)) not in results:
-            return {next(iter(results)): next(iter(value.values()))}  # the only model, by another name
+            return {
+                next(iter(results)): next(iter(value.values()))
+            }  # the only model, by another name
         named = {"" if k is None else str(k): v for k, v in value.items()}
         unknown = [k for k in named if k not in results and not (name == "calibration" and k == "")]
         if name == "model_based" and unknown:
-            raise ValueError(f"model_based names no model of the result: {unknown} (models: {list(results)}).")
+            raise ValueError(
+                f"model_based names no model of the result: {unknown} (models: {list(results)})."
+            )
         return named
     if len(results) == 1:
         return {next(iter(results)): value}
     if name == "calibration":
         return {"": value}
-    raise TypeError(f"{name} must be a mapping {{model name: result}} for a comparison of {len(results)} models, "
-                    f"got {type(value).__name__}.")
+    raise TypeError(
+        f"{name} must be a mapping {{model name: result}} for a comparison of {len(results)} models, "
+        f"got {type(value).__name__}."
+    )

@@ -21,8 +21,16 @@ from .._core.results import XCIResult
 from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c, utility
 from .findings.horizons import HorizonFindings
-from .findings.ranking import EXCESS_VALUES, Findings, largest_delta, joint_tests, pair_row
-from .format import MISSING, NO_INTERVAL, interval_text, number, p_value_text, percent, statistic_text
+from .findings.ranking import EXCESS_VALUES, Findings, joint_tests, largest_delta, pair_row
+from .format import (
+    MISSING,
+    NO_INTERVAL,
+    interval_text,
+    number,
+    p_value_text,
+    percent,
+    statistic_text,
+)
 
 
 def _known(flag) -> bool | None:
@@ -31,7 +39,9 @@ def _known(flag) -> bool | None:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
 
 
 def for_people(summary: pd.DataFrame) -> pd.DataFrame:
@@ -44,11 +54,15 @@ def for_people(summary: pd.DataFrame) -> pd.DataFrame:
     shown = summary.astype(object)
     for column in summary.columns:
         if str(column).endswith("_pct"):
-            shown[column] = [f"{v:.1f}%" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
-                             for v in summary[column]]
+            shown[column] = [
+                f"{v:.1f}%" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
+                for v in summary[column]
+            ]
         elif column == "min_censoring_survival":
-            shown[column] = [f"{v:.3g}" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
-                             for v in summary[column]]
+            shown[column] = [
+                f"{v:.3g}" if _is_number(v) and np.isfinite(v) else (MISSING if pd.isna(v) else v)
+                for v in summary[column]
+            ]
     return shown
 
 
@@ -75,11 +89,16 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
     """
     if isinstance(result, XAUCResult):
         frame = pd.DataFrame.from_dict(
-            {g: {k: int(result.group_sizes[g][k]) for k in ("n", "positives", "negatives")} for g in result.groups},
+            {
+                g: {k: int(result.group_sizes[g][k]) for k in ("n", "positives", "negatives")}
+                for g in result.groups
+            },
             orient="index",
         )
         frame.loc[_total_label(result.groups)] = frame.sum()
-        frame["positive_pct"] = (100.0 * frame["positives"] / frame["n"].where(frame["n"] > 0)).round(1)
+        frame["positive_pct"] = (
+            100.0 * frame["positives"] / frame["n"].where(frame["n"] > 0)
+        ).round(1)
         frame.index.name = "group"
         return frame
     rows = {}
@@ -88,16 +107,21 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
         n, events = int(sizes.get("n", 0)), int(sizes.get("events", 0))
         if "competing_events" in sizes:  # competing risks: events of the cause, competing, censored
             competing = int(sizes["competing_events"])
-            rows[g] = {"n": n, "events": events, "competing_events": competing, "censored": n - events - competing}
+            rows[g] = {
+                "n": n,
+                "events": events,
+                "competing_events": competing,
+                "censored": n - events - competing,
+            }
         else:
             rows[g] = {"n": n, "events": events, "censored": n - events}
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.loc[_total_label(result.groups)] = frame.sum()
     frame["censored_pct"] = (100.0 * frame["censored"] / frame["n"].where(frame["n"] > 0)).round(1)
     if result.min_censoring_survival:
-        frame["min_censoring_survival"] = [result.min_censoring_survival.get(g, math.nan) for g in result.groups] + [
-            math.nan
-        ]
+        frame["min_censoring_survival"] = [
+            result.min_censoring_survival.get(g, math.nan) for g in result.groups
+        ] + [math.nan]
     frame.index.name = "group"
     return frame
 
@@ -176,10 +200,12 @@ def _delta_row(d: Any, adjust: str, boot: int | None) -> dict:
     """One difference for a reader: percentage points, interval (none for standard error 0), the
     unadjusted and adjusted p-value (a bound, "<=", at the bootstrap floor)."""
     no_variance = np.isfinite(d.value) and np.isfinite(d.se) and d.se <= NO_VARIANCE_SE
-    return {"value": pp(d.value) + (" pts" if np.isfinite(d.value) else ""),
-            "interval": NO_INTERVAL if no_variance else _pp_interval(d.ci_low, d.ci_high),
-            "p": p_value_text(d.p_value, boot, _known(getattr(d, "p_at_floor", None))),
-            f"p ({adjust})": p_value_text(d.p_adjusted, boot, _known(getattr(d, "p_at_floor", None)))}
+    return {
+        "value": pp(d.value) + (" pts" if np.isfinite(d.value) else ""),
+        "interval": NO_INTERVAL if no_variance else _pp_interval(d.ci_low, d.ci_high),
+        "p": p_value_text(d.p_value, boot, _known(getattr(d, "p_at_floor", None))),
+        f"p ({adjust})": p_value_text(d.p_adjusted, boot, _known(getattr(d, "p_at_floor", None))),
+    }
 
 
 def summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFrame:
@@ -188,22 +214,44 @@ def summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFra
     the worst cell and the pooled C in percent."""
     words = "xAUC" if isinstance(result, XAUCResult) else "xCI"
     boot = _n_resamples(result)
-    rows = [{"statistic": _delta_label(d.summary, d.a, d.b, d.flagged), **_delta_row(d, found.adjust, boot)}
-            for d in oriented_pairs(found.deltas).itertuples(index=False)]
+    rows = [
+        {
+            "statistic": _delta_label(d.summary, d.a, d.b, d.flagged),
+            **_delta_row(d, found.adjust, boot),
+        }
+        for d in oriented_pairs(found.deltas).itertuples(index=False)
+    ]
     smallest = min_xci(result)
     # the cell's own interval, as in the findings and as the note says (positions, not labels:
     # intersection labels are tuples, which .loc would read as lists)
     i, j = result.groups.index(smallest.a), result.groups.index(smallest.b)
     cell_low, cell_high = result.confidence_interval()
     flag = found.flags.iloc[i * len(result.groups) + j]
-    interval = NO_INTERVAL if flag["no_variance"] else interval_text(cell_low.iloc[i, j], cell_high.iloc[i, j],
-                                                                     as_percent=True)
-    rows.append({"statistic": f"worst cell: {words} ({smallest.a}, {smallest.b})" + (" †" if flag["flagged"] else ""),
-                 "value": percent(smallest.value), "interval": interval, "p": MISSING, f"p ({found.adjust})": MISSING})
+    interval = (
+        NO_INTERVAL
+        if flag["no_variance"]
+        else interval_text(cell_low.iloc[i, j], cell_high.iloc[i, j], as_percent=True)
+    )
+    rows.append(
+        {
+            "statistic": f"worst cell: {words} ({smallest.a}, {smallest.b})"
+            + (" †" if flag["flagged"] else ""),
+            "value": percent(smallest.value),
+            "interval": interval,
+            "p": MISSING,
+            f"p ({found.adjust})": MISSING,
+        }
+    )
     pooled = overall_c(result)
-    rows.append({"statistic": "pooled AUC" if isinstance(result, XAUCResult) else "pooled C",
-                 "value": percent(pooled.value), "interval": interval_text(*pooled.confidence_interval, as_percent=True),
-                 "p": MISSING, f"p ({found.adjust})": MISSING})
+    rows.append(
+        {
+            "statistic": "pooled AUC" if isinstance(result, XAUCResult) else "pooled C",
+            "value": percent(pooled.value),
+            "interval": interval_text(*pooled.confidence_interval, as_percent=True),
+            "p": MISSING,
+            f"p ({found.adjust})": MISSING,
+        }
+    )
     return pd.DataFrame(rows).set_index("statistic")
 
 
@@ -213,17 +261,29 @@ def tests_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFrame
     return joint_tests_table(joint_tests(result, found.omnibus))
 
 
-_HYPOTHESES = {"no_asymmetry": "no cross-group asymmetry (every Δbetween = 0)",
-               "equal_within": "equal within-group concordance", "equal_cells": "all cells equal"}
+_HYPOTHESES = {
+    "no_asymmetry": "no cross-group asymmetry (every Δbetween = 0)",
+    "equal_within": "equal within-group concordance",
+    "equal_cells": "all cells equal",
+}
 
 
 def joint_tests_table(tests: list) -> pd.DataFrame:
     """The joint tests for a reader (the report, the command line): chi-square, df, p-value and the
     contrasts tested, degenerate and left out (undefined cell; cell with standard error 0)."""
-    rows = [{"hypothesis": _HYPOTHESES[test.hypothesis], "chi-square": statistic_text(test.statistic), "df": test.df,
-             "p": p_value_text(test.p_value), "contrasts": test.n_contrasts, "degenerate": test.n_degenerate,
-             "left out (undefined)": test.n_left_out, "left out (standard error 0)": test.n_no_variance}
-            for test in tests]
+    rows = [
+        {
+            "hypothesis": _HYPOTHESES[test.hypothesis],
+            "chi-square": statistic_text(test.statistic),
+            "df": test.df,
+            "p": p_value_text(test.p_value),
+            "contrasts": test.n_contrasts,
+            "degenerate": test.n_degenerate,
+            "left out (undefined)": test.n_left_out,
+            "left out (standard error 0)": test.n_no_variance,
+        }
+        for test in tests
+    ]
     return pd.DataFrame(rows).set_index("hypothesis")
 
 
@@ -231,11 +291,21 @@ def matrix_table(result: XCIResult | XAUCResult, flagged: set) -> pd.DataFrame:
     """The G x G matrix in percent; a dagger marks flagged cells."""
     values = result.values
     frame = pd.DataFrame(
-        [[percent(values[i, j]) + (" †" if (a, b) in flagged else "") for j, b in enumerate(result.groups)]
-         for i, a in enumerate(result.groups)],
-        index=pd.Index([str(g) for g in result.groups]), columns=[str(g) for g in result.groups],
+        [
+            [
+                percent(values[i, j]) + (" †" if (a, b) in flagged else "")
+                for j, b in enumerate(result.groups)
+            ]
+            for i, a in enumerate(result.groups)
+        ],
+        index=pd.Index([str(g) for g in result.groups]),
+        columns=[str(g) for g in result.groups],
     )
-    frame.index.name = "a (positive) \\ b (negative)" if isinstance(result, XAUCResult) else "a (earlier) \\ b (later)"
+    frame.index.name = (
+        "a (positive) \\ b (negative)"
+        if isinstance(result, XAUCResult)
+        else "a (earlier) \\ b (later)"
+    )
     return frame
 
 
@@ -246,11 +316,20 @@ def cells_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.DataF
     rows = []
     for k, flag in enumerate(flags.itertuples()):
         i, j = divmod(k, len(result.groups))
-        rows.append({"cell": f"{flag.a} → {flag.b}", "value": percent(values[i, j]) + (" †" if flag.flagged else ""),
-                     "interval": NO_INTERVAL if flag.no_variance else interval_text(low[i, j], high[i, j],
-                                                                                    as_percent=True),
-                     "pairs": int(flag.comparable), "events in a" if not isinstance(result, XAUCResult)
-                     else "positives in a": int(flag.events), "flag": flag.reason or ""})
+        rows.append(
+            {
+                "cell": f"{flag.a} → {flag.b}",
+                "value": percent(values[i, j]) + (" †" if flag.flagged else ""),
+                "interval": NO_INTERVAL
+                if flag.no_variance
+                else interval_text(low[i, j], high[i, j], as_percent=True),
+                "pairs": int(flag.comparable),
+                "events in a" if not isinstance(result, XAUCResult) else "positives in a": int(
+                    flag.events
+                ),
+                "flag": flag.reason or "",
+            }
+        )
     return pd.DataFrame(rows).set_index("cell")
 
 
@@ -263,10 +342,18 @@ def balanced_table(result: XAUCResult, min_events: int) -> pd.DataFrame:
     for name, count in (("xauc1", "positives"), ("xauc0", "negatives")):
         few = table[count] < min_events
         shown[name] = [percent(v) + (" †" if f else "") for v, f in zip(table[name], few)]
-        shown[f"{name} interval"] = [interval_text(lo, hi, as_percent=True)
-                                     for lo, hi in zip(table[f"{name}_ci_low"], table[f"{name}_ci_high"])]
-    shown["flag"] = [", ".join(f"{int(table.loc[g, c])} {c} (< {min_events})" for c in ("positives", "negatives")
-                               if table.loc[g, c] < min_events) for g in table.index]
+        shown[f"{name} interval"] = [
+            interval_text(lo, hi, as_percent=True)
+            for lo, hi in zip(table[f"{name}_ci_low"], table[f"{name}_ci_high"])
+        ]
+    shown["flag"] = [
+        ", ".join(
+            f"{int(table.loc[g, c])} {c} (< {min_events})"
+            for c in ("positives", "negatives")
+            if table.loc[g, c] < min_events
+        )
+        for g in table.index
+    ]
     return shown
 
 
@@ -276,18 +363,32 @@ def horizon_table(horizons: Any, found: HorizonFindings, time_unit: str | None) 
     frame = horizons.to_frame()
     rows = []
     for row, flag in zip(frame.itertuples(index=False), found.flags.itertuples(index=False)):
-        rows.append({_time_header(time_unit): f"{row.time:,g}", "cell": f"{row.a} → {row.b}",
-                     "AUC(t)": percent(row.xauc) + (" †" if flag.flagged else ""),
-                     "interval": NO_INTERVAL if flag.no_variance else interval_text(row.ci_low, row.ci_high,
-                                                                                    as_percent=True),
-                     "cases": int(row.cases), "controls": int(row.controls), "flag": flag.reason})
+        rows.append(
+            {
+                _time_header(time_unit): f"{row.time:,g}",
+                "cell": f"{row.a} → {row.b}",
+                "AUC(t)": percent(row.xauc) + (" †" if flag.flagged else ""),
+                "interval": NO_INTERVAL
+                if flag.no_variance
+                else interval_text(row.ci_low, row.ci_high, as_percent=True),
+                "cases": int(row.cases),
+                "controls": int(row.controls),
+                "flag": flag.reason,
+            }
+        )
     return pd.DataFrame(rows).set_index(_time_header(time_unit))
 
 
 def horizon_delta_table(found: HorizonFindings, time_unit: str | None) -> pd.DataFrame:
     """The differences at every horizon, as the matrix's differences table, with adjusted p-values."""
-    rows = [{_time_header(time_unit): f"{d.time:,g}", "statistic": _delta_label(d.summary, d.a, d.b, d.flagged),
-             **_delta_row(d, found.adjust, None)} for d in oriented_pairs(found.deltas).itertuples(index=False)]
+    rows = [
+        {
+            _time_header(time_unit): f"{d.time:,g}",
+            "statistic": _delta_label(d.summary, d.a, d.b, d.flagged),
+            **_delta_row(d, found.adjust, None),
+        }
+        for d in oriented_pairs(found.deltas).itertuples(index=False)
+    ]
     return pd.DataFrame(rows).set_index(_time_header(time_unit))
 
 
@@ -295,48 +396,73 @@ def _time_header(time_unit: str | None) -> str:
     return f"time ({time_unit})" if time_unit else "time"
 
 
-def calibration_table(calibration: CalibrationResult, time: float, flags: pd.DataFrame) -> pd.DataFrame:
+def calibration_table(
+    calibration: CalibrationResult, time: float, flags: pd.DataFrame
+) -> pd.DataFrame:
     """Per group at one horizon: counts, observed vs predicted risk, O/E, slope, ICI, Brier, GND;
     † marks a group with few events by the horizon."""
     summary = calibration.summary(time)
-    flagged = {g for t, g, f in zip(flags["time"], flags["group"], flags["flagged"]) if f and t == time}
+    flagged = {
+        g for t, g, f in zip(flags["time"], flags["group"], flags["flagged"]) if f and t == time
+    }
     rows = []
     for group, row in summary.iterrows():
-        rows.append({
-            "group": str(group) + (" †" if group in flagged else ""), "n": int(row["n"]), "events": int(row["events"]),
-            "observed": percent(row["observed_risk"]),
-            "observed interval": interval_text(row["observed_risk_ci_low"], row["observed_risk_ci_high"],
-                                               as_percent=True),
-            "predicted": percent(row["expected_risk"]),
-            "O/E": number(row["oe_ratio"], 2),
-            "O/E interval": interval_text(row["oe_ratio_ci_low"], row["oe_ratio_ci_high"], digits=2),
-            "slope": number(row["slope"], 2),
-            "slope interval": interval_text(row["slope_ci_low"], row["slope_ci_high"], digits=2),
-            "ICI": number(row["ici"], 3), "E90": number(row["e90"], 3),
-            "Brier": number(row["brier"], 3),
-            "GND p": p_value_text(row["gnd_p"]),
-        })
+        rows.append(
+            {
+                "group": str(group) + (" †" if group in flagged else ""),
+                "n": int(row["n"]),
+                "events": int(row["events"]),
+                "observed": percent(row["observed_risk"]),
+                "observed interval": interval_text(
+                    row["observed_risk_ci_low"], row["observed_risk_ci_high"], as_percent=True
+                ),
+                "predicted": percent(row["expected_risk"]),
+                "O/E": number(row["oe_ratio"], 2),
+                "O/E interval": interval_text(
+                    row["oe_ratio_ci_low"], row["oe_ratio_ci_high"], digits=2
+                ),
+                "slope": number(row["slope"], 2),
+                "slope interval": interval_text(
+                    row["slope_ci_low"], row["slope_ci_high"], digits=2
+                ),
+                "ICI": number(row["ici"], 3),
+                "E90": number(row["e90"], 3),
+                "Brier": number(row["brier"], 3),
+                "GND p": p_value_text(row["gnd_p"]),
+            }
+        )
     return pd.DataFrame(rows).set_index("group")
 
 
 #: the contrasts of the calibration findings as the report's table names them
-CONTRAST_LABELS = {"oe_ratio": "O/E ratio (a / b)", "slope": "slope difference (a − b)",
-                    "ici": "ICI difference (a − b)", "brier": "Brier difference (a − b)"}
+CONTRAST_LABELS = {
+    "oe_ratio": "O/E ratio (a / b)",
+    "slope": "slope difference (a − b)",
+    "ici": "ICI difference (a − b)",
+    "brier": "Brier difference (a − b)",
+}
 
 
 def calibration_contrast_table(found) -> pd.DataFrame:
     """O/E ratios and the differences of the other statistics between groups, with adjusted p-values."""
     rows = []
     for _, row in found.contrasts.iterrows():
-        rows.append({
-            "horizon": number(row["time"], 4).rstrip("0").rstrip("."),
-            "comparison": f"{row['a']} vs {row['b']}",
-            "statistic": CONTRAST_LABELS.get(row["statistic"], row["statistic"]),
-            "value": number(row["estimate"], 2 if row["statistic"] in ("oe_ratio", "slope") else 3),
-            "interval": interval_text(row["ci_low"], row["ci_high"],
-                                      digits=2 if row["statistic"] in ("oe_ratio", "slope") else 3),
-            "p (adjusted)": p_value_text(row["p_adjusted"]),
-        })
+        rows.append(
+            {
+                "horizon": number(row["time"], 4).rstrip("0").rstrip("."),
+                "comparison": f"{row['a']} vs {row['b']}",
+                "statistic": CONTRAST_LABELS.get(row["statistic"], row["statistic"]),
+                "value": number(
+                    row["estimate"], 2 if row["statistic"] in ("oe_ratio", "slope") else 3
+                ),
+                "interval": interval_text(
+                    row["ci_low"],
+                    row["ci_high"],
+                    digits=2 if row["statistic"] in ("oe_ratio", "slope") else 3,
+                ),
+                "p (adjusted)": p_value_text(row["p_adjusted"]),
+            }
+        )
     return pd.DataFrame(rows).set_index("horizon")
 
 
@@ -351,14 +477,27 @@ def comparison_table(comparison: ModelComparison, found: Mapping[str, Findings])
         if not between.empty:
             largest = between["value"].abs().idxmax()
             d = between.loc[largest]
-            keep |= table["statistic"] == _delta_label(d["summary"], d["a"], d["b"], bool(d["flagged"]))
+            keep |= table["statistic"] == _delta_label(
+                d["summary"], d["a"], d["b"], bool(d["flagged"])
+            )
         for row in table[keep].to_dict(orient="records"):
             rows.append({"model": name, **row})
     return pd.DataFrame(rows).set_index("model")
 
 
 #: columns a model-based reference's tidy frame must have (``model_based=`` of :func:`write_report`)
-MODEL_BASED_COLUMNS = ("summary", "a", "b", "observed", "model_based", "excess", "se", "ci_low", "ci_high", "p_value")
+MODEL_BASED_COLUMNS = (
+    "summary",
+    "a",
+    "b",
+    "observed",
+    "model_based",
+    "excess",
+    "se",
+    "ci_low",
+    "ci_high",
+    "p_value",
+)
 
 
 def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame:
@@ -391,12 +530,16 @@ def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame
     elif frame is None and callable(getattr(reference, "to_frame", None)):
         frame = reference.to_frame()
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a model-based result with a to_frame() method returning a DataFrame "
-                        f"(or that DataFrame), got {type(reference).__name__}.")
+        raise TypeError(
+            f"{name} must be a model-based result with a to_frame() method returning a DataFrame "
+            f"(or that DataFrame), got {type(reference).__name__}."
+        )
     missing = [c for c in MODEL_BASED_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"{name}: the model-based frame lacks the columns {missing} (needs "
-                         f"{list(MODEL_BASED_COLUMNS)}).")
+        raise ValueError(
+            f"{name}: the model-based frame lacks the columns {missing} (needs "
+            f"{list(MODEL_BASED_COLUMNS)})."
+        )
     return frame
 
 
@@ -410,22 +553,37 @@ def _model_based_rows(reference: Any) -> pd.DataFrame:
     "xci" or "xauc", with the excess's SE as ``se``)."""
     cells = reference.to_frame().rename(columns={"excess_se": "se"})
     cells.insert(0, "summary", "xauc" if hasattr(reference.observed, "positive") else "xci")
-    return pd.concat([reference.summaries(), cells[[c for c in cells.columns if c in
-                                                    ("summary", *MODEL_BASED_COLUMNS)]]], ignore_index=True)
+    return pd.concat(
+        [
+            reference.summaries(),
+            cells[[c for c in cells.columns if c in ("summary", *MODEL_BASED_COLUMNS)]],
+        ],
+        ignore_index=True,
+    )
 
 
 def _excess_between(frame: pd.DataFrame) -> pd.DataFrame:
     """The excess Δbetween rows of a model-based frame as a differences table (value = excess),
     oriented like the observed Δbetween they belong to (favoured group first)."""
     rows = frame[frame["summary"] == "delta_between"]
-    table = pd.DataFrame({"summary": "delta_between", "a": rows["a"].to_numpy(), "b": rows["b"].to_numpy(),
-                          "value": rows["excess"].to_numpy(float), "observed": rows["observed"].to_numpy(float),
-                          "ci_low": rows["ci_low"].to_numpy(float), "ci_high": rows["ci_high"].to_numpy(float),
-                          "p_value": rows["p_value"].to_numpy(float)})
+    table = pd.DataFrame(
+        {
+            "summary": "delta_between",
+            "a": rows["a"].to_numpy(),
+            "b": rows["b"].to_numpy(),
+            "value": rows["excess"].to_numpy(float),
+            "observed": rows["observed"].to_numpy(float),
+            "ci_low": rows["ci_low"].to_numpy(float),
+            "ci_high": rows["ci_high"].to_numpy(float),
+            "p_value": rows["p_value"].to_numpy(float),
+        }
+    )
     return table
 
 
-def excess_for(frame: pd.DataFrame | None, a: Any, b: Any) -> tuple[float, float, float, float] | None:
+def excess_for(
+    frame: pd.DataFrame | None, a: Any, b: Any
+) -> tuple[float, float, float, float] | None:
     """(excess, ci_low, ci_high, p) of the pair (a, b) in this orientation, or None."""
     row = pair_row(None if frame is None else _excess_between(frame), a, b, ("value",))
     return None if row is None else (row["value"], row["ci_low"], row["ci_high"], row["p_value"])
@@ -439,13 +597,18 @@ def _calibration_cells(calibration: CalibrationResult) -> dict[str, str]:
         for statistic, label in (("oe_ratio", "O/E"), ("slope", "slope")):
             if statistic in summary:
                 cells[f"{label} at t = {float(t):g}"] = " · ".join(
-                    f"{g} {number(v, 2)}" for g, v in summary[statistic].items())
+                    f"{g} {number(v, 2)}" for g, v in summary[statistic].items()
+                )
     return cells
 
 
-def verdict_table(results: Mapping[str, Any], found: Mapping[str, Findings], *,
-                  model_based: Mapping[str, Any] | None = None,
-                  calibration: Mapping[str, CalibrationResult] | None = None) -> pd.DataFrame:
+def verdict_table(
+    results: Mapping[str, Any],
+    found: Mapping[str, Findings],
+    *,
+    model_based: Mapping[str, Any] | None = None,
+    calibration: Mapping[str, CalibrationResult] | None = None,
+) -> pd.DataFrame:
     """The report's opening table: one row per model with its headline numbers, for a reader.
 
     Columns: pooled C (AUC for a binary audit) with its interval; the worst-served cell and its
@@ -488,27 +651,48 @@ def verdict_table(results: Mapping[str, Any], found: Mapping[str, Findings], *,
         row: dict[str, str] = {}
         pooled = overall_c(result)
         interval = interval_text(*pooled.confidence_interval, as_percent=True)
-        row["pooled AUC" if binary else "pooled C"] = percent(pooled.value) + ("" if interval == MISSING
-                                                                                else f" {interval}")
+        row["pooled AUC" if binary else "pooled C"] = percent(pooled.value) + (
+            "" if interval == MISSING else f" {interval}"
+        )
         if len(result.groups) > 1:
             smallest = min_xci(result)
-            row["worst cell"] = (f"{words} ({smallest.a}, {smallest.b}) {percent(smallest.value)}"
-                                 + (" †" if (smallest.a, smallest.b) in flagged else ""))
+            row["worst cell"] = (
+                f"{words} ({smallest.a}, {smallest.b}) {percent(smallest.value)}"
+                + (" †" if (smallest.a, smallest.b) in flagged else "")
+            )
         else:
             row["worst cell"] = MISSING
         largest = largest_delta(f.deltas, "delta_between")
         if largest is None:
-            row["largest Δbetween"], row["interval"], row[f"p ({f.adjust})"] = MISSING, MISSING, MISSING
+            row["largest Δbetween"], row["interval"], row[f"p ({f.adjust})"] = (
+                MISSING,
+                MISSING,
+                MISSING,
+            )
         else:
             shown = _delta_row(largest, f.adjust, _n_resamples(result))
-            row["largest Δbetween"] = (_delta_label("delta_between", largest["a"], largest["b"])
-                                       + f" {shown['value']}" + (" †" if largest["flagged"] else ""))
+            row["largest Δbetween"] = (
+                _delta_label("delta_between", largest["a"], largest["b"])
+                + f" {shown['value']}"
+                + (" †" if largest["flagged"] else "")
+            )
             row["interval"], row[f"p ({f.adjust})"] = shown["interval"], shown[f"p ({f.adjust})"]
         if model_based:
-            frame = model_based_frame(model_based[name], f"model_based[{name!r}]") if name in model_based else None
+            frame = (
+                model_based_frame(model_based[name], f"model_based[{name!r}]")
+                if name in model_based
+                else None
+            )
             excess = None if largest is None else excess_for(frame, largest["a"], largest["b"])
-            row["excess Δbetween"] = MISSING if excess is None else (
-                f"{pp(excess[0])} pts {_pp_interval(excess[1], excess[2])}".replace(f" {MISSING}", ""))
+            row["excess Δbetween"] = (
+                MISSING
+                if excess is None
+                else (
+                    f"{pp(excess[0])} pts {_pp_interval(excess[1], excess[2])}".replace(
+                        f" {MISSING}", ""
+                    )
+                )
+            )
         if calibration and name in calibration:
             row.update(_calibration_cells(calibration[name]))
         rows[name or "risk score"] = row
@@ -517,16 +701,30 @@ def verdict_table(results: Mapping[str, Any], found: Mapping[str, Findings], *,
     return table
 
 
-def settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str, Any] | None) -> pd.DataFrame:
+def settings_table(
+    result: XCIResult | XAUCResult | None, settings: Mapping[str, Any] | None
+) -> pd.DataFrame:
     """The estimator's settings once, in words; the caller's settings add to them (a caller's key
     that names the same setting, spelt with spaces or underscores, replaces it)."""
     items: dict[str, Any] = {}
     if isinstance(result, XAUCResult):
-        items.update({"metric": "xAUC (binary outcome)", "positive label": result.positive,
-                      "tied tolerance": result.tied_tol})
+        items.update(
+            {
+                "metric": "xAUC (binary outcome)",
+                "positive label": result.positive,
+                "tied tolerance": result.tied_tol,
+            }
+        )
     elif result is not None:
-        items.update({"method": result.method, "tau": result.tau, "censoring curves": result.censoring,
-                      "tied tolerance": result.tied_tol, "strict": result.strict})
+        items.update(
+            {
+                "method": result.method,
+                "tau": result.tau,
+                "censoring curves": result.censoring,
+                "tied tolerance": result.tied_tol,
+                "strict": result.strict,
+            }
+        )
         if result.n_clusters is not None:
             items["cluster"] = f"{result.n_clusters} clusters (cluster-robust intervals)"
         if result.delayed_entry:
@@ -534,16 +732,25 @@ def settings_table(result: XCIResult | XAUCResult | None, settings: Mapping[str,
         if result.weighted:
             items["weights"] = "case weights (sampling weights): pairs weigh w_i w_j"
         if result.cause is not None:
-            items["cause of interest"] = (f"{result.cause}: cause-specific xCI under competing risks (Wolbers et al. "
-                                          "2014); competing events are events of the censoring fit")
+            items["cause of interest"] = (
+                f"{result.cause}: cause-specific xCI under competing risks (Wolbers et al. "
+                "2014); competing events are events of the censoring fit"
+            )
     if result is not None:
-        items.update({"intervals": result.ci_method or "none", "confidence level": percent(result.confidence_level, 0)})
+        items.update(
+            {
+                "intervals": result.ci_method or "none",
+                "confidence level": percent(result.confidence_level, 0),
+            }
+        )
     key = lambda text: str(text).replace("_", " ").lower()  # noqa: E731
     known = {key(k): k for k in items}
     for name, value in (settings or {}).items():
         items.pop(known.get(key(name), None), None)
         items[str(name)] = value
-    frame = pd.DataFrame({"value": [("None" if v is None else str(v)) for v in items.values()]}, index=list(items))
+    frame = pd.DataFrame(
+        {"value": [("None" if v is None else str(v)) for v in items.values()]}, index=list(items)
+    )
     frame.index.name = "setting"
     return frame
 
@@ -574,21 +781,26 @@ def data_fingerprint(frame: pd.DataFrame) -> str:
     for name in frame.columns:
         column = frame[name]
         digest.update(f"{name}\x00{column.dtype}\x00{len(column)}\x00".encode())
-        if column.dtype.kind in "biuf":  # numbers as little-endian float64: the same on every machine
+        if (
+            column.dtype.kind in "biuf"
+        ):  # numbers as little-endian float64: the same on every machine
             digest.update(np.asarray(column, dtype="<f8").tobytes())
         else:  # labels as text, one unit separator between values
             digest.update("\x1f".join(map(str, column)).encode("utf-8"))
     return digest.hexdigest()
 
 
-def provenance_table(result: XCIResult | XAUCResult, provenance: Mapping[str, Any] | None, version: str,
-                      stamp: str) -> pd.DataFrame:
+def provenance_table(
+    result: XCIResult | XAUCResult, provenance: Mapping[str, Any] | None, version: str, stamp: str
+) -> pd.DataFrame:
     items: dict[str, Any] = {"survfair": version, "generated": stamp}
     items.update({str(k): v for k, v in (provenance or {}).items()})
     items.setdefault("rows analysed", result.n_samples)
     excluded = getattr(result, "n_excluded", 0)
     if excluded:
-        items.setdefault("rows excluded", f"{excluded} (their group is not among the groups analysed)")
+        items.setdefault(
+            "rows excluded", f"{excluded} (their group is not among the groups analysed)"
+        )
     frame = pd.DataFrame({"value": [str(v) for v in items.values()]}, index=list(items))
     frame.index.name = "item"
     return frame
@@ -601,7 +813,7 @@ def oriented_forest_table(comparison: ModelComparison) -> pd.DataFrame:
     first = table.index[0]
     groups = list(comparison.groups)
     for i, a in enumerate(groups):
-        for b in groups[i + 1:]:
+        for b in groups[i + 1 :]:
             for summary in ("delta_between", "delta_within"):
                 name = f"{summary}[{a},{b}]"
                 if name not in table or not table.loc[first, name] < 0:
@@ -612,7 +824,12 @@ def oriented_forest_table(comparison: ModelComparison) -> pd.DataFrame:
                 if f"{name}_ci_low" in table and f"{name}_ci_high" in table:
                     low, high = table[f"{name}_ci_low"].copy(), table[f"{name}_ci_high"].copy()
                     table[f"{name}_ci_low"], table[f"{name}_ci_high"] = -high, -low
-                    renamed.update({f"{name}_ci_low": f"{mirror}_ci_low", f"{name}_ci_high": f"{mirror}_ci_high"})
+                    renamed.update(
+                        {
+                            f"{name}_ci_low": f"{mirror}_ci_low",
+                            f"{name}_ci_high": f"{mirror}_ci_high",
+                        }
+                    )
                 table = table.rename(columns=renamed)
     return table
 
@@ -644,13 +861,17 @@ def excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
         if pair is None:
             continue
         adjusted = adjusted_excess_p(found, row.a, row.b)
-        rows.append({"pair": _delta_label("delta_between", row.a, row.b),
-                     "observed": pp(float(pair["observed"])) + " pts",
-                     "model-based": pp(float(pair["model_based"])) + " pts",
-                     "excess": pp(float(pair["excess"])) + " pts",
-                     "interval": _pp_interval(float(pair["ci_low"]), float(pair["ci_high"])),
-                     "p": p_value_text(pair["p_value"]),
-                     f"p ({found.adjust})": MISSING if adjusted is None else p_value_text(adjusted)})
+        rows.append(
+            {
+                "pair": _delta_label("delta_between", row.a, row.b),
+                "observed": pp(float(pair["observed"])) + " pts",
+                "model-based": pp(float(pair["model_based"])) + " pts",
+                "excess": pp(float(pair["excess"])) + " pts",
+                "interval": _pp_interval(float(pair["ci_low"]), float(pair["ci_high"])),
+                "p": p_value_text(pair["p_value"]),
+                f"p ({found.adjust})": MISSING if adjusted is None else p_value_text(adjusted),
+            }
+        )
     return pd.DataFrame(rows).set_index("pair") if rows else pd.DataFrame()
 
 
@@ -661,8 +882,12 @@ def cell_matrices(frame: pd.DataFrame, groups: tuple) -> tuple[pd.DataFrame, pd.
         return None
     labels = [str(g) for g in groups]
     cells = cells.assign(a=cells["a"].astype(str), b=cells["b"].astype(str))
-    return tuple(cells.pivot(index="a", columns="b", values=column).reindex(index=labels, columns=labels)
-                 .astype(float) for column in ("observed", "model_based"))
+    return tuple(
+        cells.pivot(index="a", columns="b", values=column)
+        .reindex(index=labels, columns=labels)
+        .astype(float)
+        for column in ("observed", "model_based")
+    )
 
 
 def summary_frames(result: XCIResult, found: Findings) -> dict[str, pd.DataFrame]:
@@ -673,16 +898,49 @@ def summary_frames(result: XCIResult, found: Findings) -> dict[str, pd.DataFrame
     minimum = min_xci(result)
     low, high = minimum.estimate.confidence_interval
     rows.append(
-        {"summary": "min_xci", "a": minimum.a, "b": minimum.b, "value": minimum.value, "se": minimum.estimate.se,
-         "ci_low": low, "ci_high": high, "p_value": np.nan}
+        {
+            "summary": "min_xci",
+            "a": minimum.a,
+            "b": minimum.b,
+            "value": minimum.value,
+            "se": minimum.estimate.se,
+            "ci_low": low,
+            "ci_high": high,
+            "p_value": np.nan,
+        }
     )
     pooled = overall_c(result)
     low, high = pooled.confidence_interval
-    rows.append({"summary": "overall_c", "a": "", "b": "", "value": pooled.value, "se": pooled.se,
-                 "ci_low": low, "ci_high": high, "p_value": np.nan})
+    rows.append(
+        {
+            "summary": "overall_c",
+            "a": "",
+            "b": "",
+            "value": pooled.value,
+            "se": pooled.se,
+            "ci_low": low,
+            "ci_high": high,
+            "p_value": np.nan,
+        }
+    )
     tests = joint_tests(result, found.omnibus) if len(result.groups) > 1 else []
-    for test in tests:  # value = the chi-square statistic; the df in the name, all fields in the JSON "joint_tests"
-        rows.append({"summary": f"omnibus_{test.hypothesis} (chi-square, df={test.df})", "a": "", "b": "",
-                     "value": test.statistic, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                     "p_value": test.p_value})
-    return {"summaries": pd.DataFrame(rows), "utility": utility(result).reset_index(), "joint_tests": tests}
+    for test in (
+        tests
+    ):  # value = the chi-square statistic; the df in the name, all fields in the JSON "joint_tests"
+        rows.append(
+            {
+                "summary": f"omnibus_{test.hypothesis} (chi-square, df={test.df})",
+                "a": "",
+                "b": "",
+                "value": test.statistic,
+                "se": np.nan,
+                "ci_low": np.nan,
+                "ci_high": np.nan,
+                "p_value": test.p_value,
+            }
+        )
+    return {
+        "summaries": pd.DataFrame(rows),
+        "utility": utility(result).reset_index(),
+        "joint_tests": tests,
+    }

@@ -19,14 +19,21 @@ def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: 
     joint tests are printed apart (:func:`survfair._present.report.joint_tests_table`)."""
     shown = summaries[~summaries["summary"].str.startswith("omnibus_")].copy()
     # known from the replicates where the table says so; None (the percentile floor rule) elsewhere
-    floor = [None if f is None or pd.isna(f) else bool(f) for f in shown.get("p_at_floor", [None] * len(shown))]
+    floor = [
+        None if f is None or pd.isna(f) else bool(f)
+        for f in shown.get("p_at_floor", [None] * len(shown))
+    ]
     for column in ("p_value", "p_adjusted"):
         if column in shown:
-            shown[column] = [MISSING if pd.isna(p) else p_value_text(p, n_resamples, f)
-                             for p, f in zip(shown[column], floor)]
+            shown[column] = [
+                MISSING if pd.isna(p) else p_value_text(p, n_resamples, f)
+                for p, f in zip(shown[column], floor)
+            ]
     if "flagged" in shown:
         shown["flag"] = ["†" if f is True else "" for f in shown["flagged"]]
-    keep = ["summary", "a", "b", "value"] + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"] if intervals else [])
+    keep = ["summary", "a", "b", "value"] + (
+        ["se", "ci_low", "ci_high", "p_value", "p_adjusted"] if intervals else []
+    )
     keep += ["flag"] if "flag" in shown else []
     # a single group has no differences, hence no p_adjusted column (nor any other absent one)
     keep = [column for column in keep if column in shown]
@@ -34,7 +41,9 @@ def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: 
 
 
 def has_intervals(result: XCIResult) -> bool:
-    return result.ci_method is not None  # never result.covariance: it is G^2 x G^2, built on request
+    return (
+        result.ci_method is not None
+    )  # never result.covariance: it is G^2 x G^2, built on request
 
 
 #: The text output is read by people: beyond these sizes it says where the whole table is instead
@@ -48,19 +57,31 @@ def text_table(frame: pd.DataFrame, **options) -> str:
     if len(frame) <= TEXT_TABLE_ROWS:
         return frame.to_string(**options)
     rest = len(frame) - TEXT_TABLE_ROWS
-    return (frame.head(TEXT_TABLE_ROWS).to_string(**options)
-            + f"\n... and {rest} more rows: every row is in --format csv or --format json")
+    return (
+        frame.head(TEXT_TABLE_ROWS).to_string(**options)
+        + f"\n... and {rest} more rows: every row is in --format csv or --format json"
+    )
 
 
 def matrix_text(result: XCIResult) -> list[str]:
     g = len(result.groups)
     if g > TEXT_MATRIX_GROUPS:
-        return ["", f"xCI matrix: {g} x {g} cells, too many for a text table; every cell is in "
-                    "--format csv or --format json (and in the pair counts below)."]
-    lines = ["", "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
-             result.matrix.to_string(float_format="{:.4f}".format)]
+        return [
+            "",
+            f"xCI matrix: {g} x {g} cells, too many for a text table; every cell is in "
+            "--format csv or --format json (and in the pair counts below).",
+        ]
+    lines = [
+        "",
+        "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
+        result.matrix.to_string(float_format="{:.4f}".format),
+    ]
     if has_intervals(result):
         low, high = result.confidence_interval()
-        lines += [f"{result.confidence_level:.0%} interval, low:", low.to_string(float_format="{:.4f}".format),
-                  "high:", high.to_string(float_format="{:.4f}".format)]
+        lines += [
+            f"{result.confidence_level:.0%} interval, low:",
+            low.to_string(float_format="{:.4f}".format),
+            "high:",
+            high.to_string(float_format="{:.4f}".format),
+        ]
     return lines

@@ -8,9 +8,16 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, inverse_censoring, raise_positivity
+from .._core.censoring import (
+    CensoringCurves,
+    check_positivity,
+    fit_censoring,
+    inverse_censoring,
+    raise_positivity,
+)
 from .._core.exceptions import warn_undefined_cells
 from .._core.inference import check_inference_options, with_inference
+from .._core.influence import rows_beyond_contributions
 from .._core.kernel import (
     IndividualContributions,
     PairCounts,
@@ -20,25 +27,27 @@ from .._core.kernel import (
     kernel_threads,
     prepare_pairs,
 )
-from .._core.influence import rows_beyond_contributions
-from .._core.moments import moments_apply
 from .._core.memory import require_memory
+from .._core.moments import moments_apply
 from .._core.results import XCIResult
-from .on_dask import is_dask_frame, xci_dask
 from .._core.settings import EstimatorSettings
 from .._core.validation import (
-    check_confidence_level,
     SurvivalSample,
-    describe_rows,
+    check_confidence_level,
     check_survival_inputs,
+    describe_rows,
     raise_no_comparable_pair,
     warn_excluded_rows,
     warn_single_cluster,
 )
+from .on_dask import is_dask_frame, xci_dask
 
 __all__ = ["xci", "estimate_xci"]
 
-def _reference_sample(reference: Any, data_columns: dict, groups: tuple, cause: int | None = None) -> SurvivalSample:
+
+def _reference_sample(
+    reference: Any, data_columns: dict, groups: tuple, cause: int | None = None
+) -> SurvivalSample:
     """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group).
 
     With competing risks (``cause``) its event column holds cause codes too: any cause is an event
@@ -51,14 +60,34 @@ def _reference_sample(reference: Any, data_columns: dict, groups: tuple, cause: 
         args = (data_columns["time"], data_columns["event"], data_columns["group"])
         # entry / weights named as columns of data are read from the reference too (a weighted,
         # left-truncated censoring fit); given as arrays they belong to the evaluated rows only
-        extra = {name: column for name in ("entry", "weights")
-                 if isinstance(column := data_columns.get(name), str)}
-        return _observed_only(check_survival_inputs(*args, data=reference, groups=groups, require_risk=False,
-                                                    **extra, cause=cause, require_cause=False)[0])
+        extra = {
+            name: column
+            for name in ("entry", "weights")
+            if isinstance(column := data_columns.get(name), str)
+        }
+        return _observed_only(
+            check_survival_inputs(
+                *args,
+                data=reference,
+                groups=groups,
+                require_risk=False,
+                **extra,
+                cause=cause,
+                require_cause=False,
+            )[0]
+        )
     if isinstance(reference, (tuple, list)) and len(reference) == 3:
         time, event, group = reference
-        sample, _ = check_survival_inputs(time, event, group, data=None, groups=groups, require_risk=False,
-                                          cause=cause, require_cause=False)
+        sample, _ = check_survival_inputs(
+            time,
+            event,
+            group,
+            data=None,
+            groups=groups,
+            require_risk=False,
+            cause=cause,
+            require_cause=False,
+        )
         return _observed_only(sample)
     raise TypeError(
         "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
@@ -70,13 +99,17 @@ def _check_dask_options(ci, **options) -> None:
     """A Dask DataFrame gets the exact point estimate; the options that need every row at once
     are refused, naming them."""
     if ci is not None:
-        raise ValueError(f"with a Dask DataFrame as data, xci computes the point estimate only: pass ci=None "
-                         f"(got ci={ci!r}); intervals need every row's influence in one process.")
+        raise ValueError(
+            f"with a Dask DataFrame as data, xci computes the point estimate only: pass ci=None "
+            f"(got ci={ci!r}); intervals need every row's influence in one process."
+        )
     given = [name for name, value in options.items() if value is not None]
     if given:
-        raise ValueError(f"with a Dask DataFrame as data, {', '.join(given)} {'is' if len(given) == 1 else 'are'} "
-                         "not supported; compute the frame (.compute()) to use "
-                         f"{'it' if len(given) == 1 else 'them'}.")
+        raise ValueError(
+            f"with a Dask DataFrame as data, {', '.join(given)} {'is' if len(given) == 1 else 'are'} "
+            "not supported; compute the frame (.compute()) to use "
+            f"{'it' if len(given) == 1 else 'them'}."
+        )
 
 
 def _observed_only(sample: SurvivalSample) -> SurvivalSample:
@@ -111,9 +144,16 @@ def estimate_xci(
         If no pair is comparable (or, for IPCW, every comparable pair has weight 0).
     """
     counts, bad = count_pairs(
-        sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
+        sample.time,
+        sample.event,
+        sample.group_codes,
+        sample.risk,
+        sample.n_groups,
         **kernel_options(sample, method, tau, curves),
-        tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
+        tied_tol=tied_tol,
+        strict=strict,
+        prepared=prepared,
+        n_jobs=n_jobs,
     )
     return _checked(counts, bad, sample, curves, tau, reference)
 
@@ -142,26 +182,46 @@ def estimate_xci_with_contributions(
     estimated = curves.kind if method == "ipcw" and reference is sample else None
     beyond = rows_beyond_contributions(g, estimated, delayed_entry=sample.entry is not None)
     arrays = 4 * g * (2 if sample.competing is not None else 1) + beyond + 1
-    require_memory(8.0 * n * arrays, f"analytic intervals: the influence rows and contributions of {g * g} cells "
-                   f"for {n} rows ({arrays} numbers a row)", ("groups", "bootstrap", "no_intervals"))
+    require_memory(
+        8.0 * n * arrays,
+        f"analytic intervals: the influence rows and contributions of {g * g} cells "
+        f"for {n} rows ({arrays} numbers a row)",
+        ("groups", "bootstrap", "no_intervals"),
+    )
     counts, bad, contributions = count_pairs_and_contributions(
-        sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups,
+        sample.time,
+        sample.event,
+        sample.group_codes,
+        sample.risk,
+        sample.n_groups,
         **kernel_options(sample, method, tau, curves),
-        tied_tol=tied_tol, strict=strict, prepared=prepared, n_jobs=n_jobs,
+        tied_tol=tied_tol,
+        strict=strict,
+        prepared=prepared,
+        n_jobs=n_jobs,
     )
     return _checked(counts, bad, sample, curves, tau, reference), contributions
 
 
-def kernel_options(sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None) -> dict:
+def kernel_options(
+    sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None
+) -> dict:
     """The kernel's weighting options for these settings and data: IPCW factors (IPCW only), the
     truncation at ``tau`` (both estimators: the naive one truncates as R's ``concordance(ymax=)``
     truncates Harrell's C), the rows' case weights, entry times and competing events."""
     ipcw = method == "ipcw"
-    return dict(inverse_k=inverse_censoring(curves) if ipcw else None, tau=tau,
-                case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
+    return dict(
+        inverse_k=inverse_censoring(curves) if ipcw else None,
+        tau=tau,
+        case_weight=sample.weights,
+        entry=sample.entry,
+        competing=sample.competing,
+    )
 
 
-def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau, reference=None) -> PairCounts:
+def _checked(
+    counts: PairCounts, bad, sample: SurvivalSample, curves, tau, reference=None
+) -> PairCounts:
     """Raise for a weight that cannot be formed or for no usable pair; else return ``counts``."""
     if bad is not None:
         row, column = bad
@@ -169,7 +229,9 @@ def _checked(counts: PairCounts, bad, sample: SurvivalSample, curves, tau, refer
         t = sample.time[row]
         k_own = curves.evaluate(own, np.array([t]))[0]
         culprit = own if not (k_own > 0) else column
-        raise_positivity(curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]), reference)
+        raise_positivity(
+            curves, culprit, float(t), float(curves.evaluate(culprit, np.array([t]))[0]), reference
+        )
     if counts.comparable.sum() == 0:
         raise_no_comparable_pair()
     if counts.denominator.sum() == 0:
@@ -185,10 +247,14 @@ def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
         return f"every comparable pair has its earlier event at or after tau={tau}"
     where = "" if tau is None else f" before tau={tau:g}"
     if not (sample.weights[used] > 0).any():
-        return (f"every comparable pair has weight 0: the weights of the events{where} are all 0 "
-                f"({describe_rows(used, sample.index)})")
-    return (f"every comparable pair has weight 0: each event{where} of positive weight is compared only with "
-            "rows of weight 0")
+        return (
+            f"every comparable pair has weight 0: the weights of the events{where} are all 0 "
+            f"({describe_rows(used, sample.index)})"
+        )
+    return (
+        f"every comparable pair has weight 0: each event{where} of positive weight is compared only with "
+        "rows of weight 0"
+    )
 
 
 def xci(
@@ -453,38 +519,89 @@ def xci(
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     if is_dask_frame(data):
-        _check_dask_options(ci, censoring_reference=censoring_reference, cluster=cluster, entry=entry,
-                            weights=weights, cause=cause)
+        _check_dask_options(
+            ci,
+            censoring_reference=censoring_reference,
+            cluster=cluster,
+            entry=entry,
+            weights=weights,
+            cause=cause,
+        )
         return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
     method, tau, censoring = settings.method, settings.tau, settings.censoring
     tied_tol, strict = settings.tied_tol, settings.strict
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     confidence_level = check_confidence_level(confidence_level)
-    sample, n_excluded = check_survival_inputs(time, event, group, risk, data=data, groups=groups, cluster=cluster,
-                                               entry=entry, weights=weights, cause=cause)
+    sample, n_excluded = check_survival_inputs(
+        time,
+        event,
+        group,
+        risk,
+        data=data,
+        groups=groups,
+        cluster=cluster,
+        entry=entry,
+        weights=weights,
+        cause=cause,
+    )
     warn_excluded_rows(n_excluded, stacklevel=2)
     warn_single_cluster(sample, ci, stacklevel=2)
 
     curves, minima, reference = None, {}, None
     # one sort by time and one by risk serve the censoring fit and the pair counts
     threads = kernel_threads(n_jobs)
-    prepared = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, sample.n_groups, tied_tol,
-                             case_weight=sample.weights, entry=sample.entry, competing=sample.competing,
-                             n_jobs=threads)
+    prepared = prepare_pairs(
+        sample.time,
+        sample.event,
+        sample.group_codes,
+        sample.risk,
+        sample.n_groups,
+        tied_tol,
+        case_weight=sample.weights,
+        entry=sample.entry,
+        competing=sample.competing,
+        n_jobs=threads,
+    )
     if method == "ipcw":
         if censoring_reference is None:
-            observed = prepared.event if sample.competing is None else prepared.event | prepared.competing
-            curves = fit_censoring(sample, censoring, presorted=(prepared.time, observed, prepared.codes,
-                                                                 prepared.case_weight, prepared.entry,
-                                                                 prepared.entries_in_order()), n_jobs=threads)
+            observed = (
+                prepared.event if sample.competing is None else prepared.event | prepared.competing
+            )
+            curves = fit_censoring(
+                sample,
+                censoring,
+                presorted=(
+                    prepared.time,
+                    observed,
+                    prepared.codes,
+                    prepared.case_weight,
+                    prepared.entry,
+                    prepared.entries_in_order(),
+                ),
+                n_jobs=threads,
+            )
             reference = sample
         else:
             columns = {"time": time, "event": event, "group": group}
-            columns.update({name: value for name, value in (("entry", entry), ("weights", weights)) if value is not None})
+            columns.update(
+                {
+                    name: value
+                    for name, value in (("entry", entry), ("weights", weights))
+                    if value is not None
+                }
+            )
             reference = _reference_sample(censoring_reference, columns, sample.groups, cause)
             curves = fit_censoring(reference, censoring)
-    estimator = dict(method=method, tau=tau, curves=curves, tied_tol=tied_tol, strict=strict, prepared=prepared,
-                     n_jobs=threads, reference=reference)
+    estimator = dict(
+        method=method,
+        tau=tau,
+        curves=curves,
+        tied_tol=tied_tol,
+        strict=strict,
+        prepared=prepared,
+        n_jobs=threads,
+        reference=reference,
+    )
     contributions = None
     estimated = curves.kind if method == "ipcw" and censoring_reference is None else None
     if ci == "analytic" and not moments_apply(sample, prepared, estimated):
@@ -495,8 +612,11 @@ def xci(
     if ci is None:  # nothing below reads the sorted arrays: free them (57 bytes a row at G = 8)
         prepared = estimator = None
     if curves is not None:
-        last = np.max(sample.time, where=sample.event & (sample.time < (np.inf if tau is None else tau)),
-                      initial=-np.inf)  # no copy of the event times
+        last = np.max(
+            sample.time,
+            where=sample.event & (sample.time < (np.inf if tau is None else tau)),
+            initial=-np.inf,
+        )  # no copy of the event times
         if last > -np.inf:
             minima = check_positivity(curves, float(last))
     warn_undefined_cells(counts.denominator, sample.groups, stacklevel=2)
@@ -508,8 +628,10 @@ def xci(
     counts_by_group = {"n": per_group(), "events": per_group(sample.event)}
     if sample.competing is not None:
         counts_by_group["competing_events"] = per_group(sample.competing)
-    sizes = {label: {name: int(values[k]) for name, values in counts_by_group.items()}
-             for k, label in enumerate(sample.groups)}
+    sizes = {
+        label: {name: int(values[k]) for name, values in counts_by_group.items()}
+        for k, label in enumerate(sample.groups)
+    }
     result = XCIResult(
         groups=sample.groups,
         settings=settings,

@@ -28,13 +28,22 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import (
-    CensoringCurves, check_positivity, inverse_censoring, kaplan_meier_sorted, raise_positivity,
+    CensoringCurves,
+    check_positivity,
+    inverse_censoring,
+    kaplan_meier_sorted,
+    raise_positivity,
 )
 from .._core.exceptions import warn_undefined_cells
 from .._core.kernel import PairCounts, count_pairs, own_factors
 from .._core.results import XCIResult
 from .._core.settings import EstimatorSettings
-from .._core.validation import check_survival_inputs, encode_groups, raise_no_comparable_pair, warn_excluded_rows
+from .._core.validation import (
+    check_survival_inputs,
+    encode_groups,
+    raise_no_comparable_pair,
+    warn_excluded_rows,
+)
 
 __all__ = ["is_dask_frame", "xci_dask"]
 
@@ -47,42 +56,60 @@ def is_dask_frame(value: Any) -> bool:
     return module.startswith("dask.dataframe") or module.startswith("dask_expr")
 
 
-def xci_dask(frame, time: str, event: str, group: str, risk: str, *, groups, settings: EstimatorSettings) -> XCIResult:
+def xci_dask(
+    frame, time: str, event: str, group: str, risk: str, *, groups, settings: EstimatorSettings
+) -> XCIResult:
     """xCI point estimate of the Dask DataFrame ``frame`` (columns named by ``time`` ... ``risk``):
     the numbers of :func:`survfair.xci` on the same rows with ``ci=None``. See the module docstring."""
     columns = {"time": time, "event": event, "group": group, "risk": risk}
     for role, name in columns.items():
         if not isinstance(name, str) or name not in frame.columns:
-            raise ValueError(f"{role}: with a Dask DataFrame as data, {role} must name one of its columns; "
-                             f"got {name!r} (columns: {list(frame.columns)}).")
+            raise ValueError(
+                f"{role}: with a Dask DataFrame as data, {role} must name one of its columns; "
+                f"got {name!r} (columns: {list(frame.columns)})."
+            )
     frame = frame[[time, event, group, risk]]
     _, labels, _ = encode_groups(np.asarray(frame[group].drop_duplicates().compute()), groups, None)
     n_rows = None
-    if groups is not None:  # the rows of other groups are counted (and warned about), never dropped silently
+    if (
+        groups is not None
+    ):  # the rows of other groups are counted (and warned about), never dropped silently
         n_rows = len(frame)
         frame = frame[frame[group].isin(list(labels))]
     ipcw = settings.method == "ipcw"
     tau = settings.tau  # both estimators truncate at tau
-    read, summaries = _sorted_partitions(frame, columns, labels, tau, settings.censoring if ipcw else None)
+    read, summaries = _sorted_partitions(
+        frame, columns, labels, tau, settings.censoring if ipcw else None
+    )
     n_kept = sum(summary["n"] for summary in summaries)
     n_excluded = 0 if n_rows is None else n_rows - n_kept
     warn_excluded_rows(n_excluded, stacklevel=3)
     curves = None
     if ipcw:
-        curves = _censoring_curves([summary["counts"] for summary in summaries], settings.censoring, labels)
+        curves = _censoring_curves(
+            [summary["counts"] for summary in summaries], settings.censoring, labels
+        )
     counts = _pair_counts(read, len(labels), curves, tau, settings)
     minima = {}
     last = max((summary["last_weighted_event"] for summary in summaries), default=-np.inf)
     if curves is not None and np.isfinite(last):
         minima = check_positivity(curves, float(last))
     warn_undefined_cells(counts.denominator, labels, stacklevel=3)
-    return XCIResult(groups=labels, settings=settings, n_samples=n_kept, n_excluded=n_excluded, pair_counts=counts,
-                     censoring_curves=curves, min_censoring_survival=minima,
-                     group_sizes=_group_sizes(summaries, labels))
+    return XCIResult(
+        groups=labels,
+        settings=settings,
+        n_samples=n_kept,
+        n_excluded=n_excluded,
+        pair_counts=counts,
+        censoring_curves=curves,
+        min_censoring_survival=minima,
+        group_sizes=_group_sizes(summaries, labels),
+    )
 
 
-def _sorted_partitions(frame, columns: dict, labels: tuple, tau: float | None,
-                       censoring: str | None) -> tuple[list, list]:
+def _sorted_partitions(
+    frame, columns: dict, labels: tuple, tau: float | None, censoring: str | None
+) -> tuple[list, list]:
     """Dask's shuffle by time, then every partition validated (held by the workers: computing it
     twice would sort twice) and summarised; the empty partitions are left out and the others
     checked to hold disjoint ranges of times, in order."""
@@ -90,7 +117,9 @@ def _sorted_partitions(frame, columns: dict, labels: tuple, tau: float | None,
 
     parts = frame.sort_values(columns["time"]).to_delayed()
     read = dask.persist(*[dask.delayed(_partition_arrays)(part, columns, labels) for part in parts])
-    summaries = dask.compute(*[dask.delayed(_summary)(arrays, len(labels), tau, censoring) for arrays in read])
+    summaries = dask.compute(
+        *[dask.delayed(_summary)(arrays, len(labels), tau, censoring) for arrays in read]
+    )
     kept = [k for k, summary in enumerate(summaries) if summary["n"] > 0]
     _check_disjoint([summaries[k] for k in kept])
     return [read[k] for k in kept], [summaries[k] for k in kept]
@@ -106,8 +135,11 @@ def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings)
     within = [dask.delayed(_within)(arrays, n_groups, shared, tau, settings) for arrays in read]
     members = [dask.delayed(_sorted_members)(arrays, n_groups) for arrays in read]
     events = [dask.delayed(_events)(arrays, n_groups, shared, tau) for arrays in read]
-    cross = [dask.delayed(_cross)(events[p], members[q], n_groups, settings)
-             for p in range(len(read)) for q in range(p + 1, len(read))]
+    cross = [
+        dask.delayed(_cross)(events[p], members[q], n_groups, settings)
+        for p in range(len(read))
+        for q in range(p + 1, len(read))
+    ]
     counts, bad = _total(dask.compute(*within, *cross), n_groups)
     if bad is not None:  # blame the curve that is 0 or undefined, as in memory
         column, t, own = bad
@@ -116,7 +148,9 @@ def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings)
     if counts.comparable.sum() == 0:
         raise_no_comparable_pair()
     if counts.denominator.sum() == 0:
-        raise_no_comparable_pair(f"every comparable pair has its earlier event at or after tau={settings.tau}")
+        raise_no_comparable_pair(
+            f"every comparable pair has its earlier event at or after tau={settings.tau}"
+        )
     return counts
 
 
@@ -124,11 +158,19 @@ def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
     """One partition, validated as :func:`survfair.xci` validates its input (errors name the rows
     by their index labels), its groups coded in the order of the whole frame."""
     if len(part) == 0:
-        return {"time": _NONE, "event": np.empty(0, bool), "codes": np.empty(0, np.int32), "risk": _NONE}
-    sample, _ = check_survival_inputs(part[columns["time"]], part[columns["event"]], part[columns["group"]],
-                                      part[columns["risk"]])
+        return {
+            "time": _NONE,
+            "event": np.empty(0, bool),
+            "codes": np.empty(0, np.int32),
+            "risk": _NONE,
+        }
+    sample, _ = check_survival_inputs(
+        part[columns["time"]], part[columns["event"]], part[columns["group"]], part[columns["risk"]]
+    )
     position = {label: k for k, label in enumerate(labels)}
-    codes = np.array([position[label] for label in sample.groups], dtype=np.int32)[sample.group_codes]
+    codes = np.array([position[label] for label in sample.groups], dtype=np.int32)[
+        sample.group_codes
+    ]
     return {"time": sample.time, "event": sample.event, "codes": codes, "risk": sample.risk}
 
 
@@ -161,16 +203,20 @@ def _runs(time: np.ndarray, event: np.ndarray) -> tuple:
     Kaplan-Meier needs, smaller than the rows when times are tied."""
     if time.shape[0] == 0:
         return time, event, np.empty(0)
-    starts = np.flatnonzero(np.concatenate([[True], (time[1:] != time[:-1]) | (event[1:] != event[:-1])]))
+    starts = np.flatnonzero(
+        np.concatenate([[True], (time[1:] != time[:-1]) | (event[1:] != event[:-1])])
+    )
     return time[starts], event[starts], np.diff(np.append(starts, time.shape[0])).astype(np.float64)
 
 
 def _check_disjoint(summaries: list) -> None:
     for first, second in zip(summaries[:-1], summaries[1:]):
         if not first["max"] < second["min"]:
-            raise RuntimeError("Dask's sort by time left equal or overlapping times in two partitions "
-                               f"({first['max']} >= {second['min']}); the cross-partition count needs disjoint "
-                               "ranges.")
+            raise RuntimeError(
+                "Dask's sort by time left equal or overlapping times in two partitions "
+                f"({first['max']} >= {second['min']}); the cross-partition count needs disjoint "
+                "ranges."
+            )
 
 
 def _censoring_curves(partition_counts: list, kind: str, labels: tuple) -> CensoringCurves:
@@ -180,12 +226,18 @@ def _censoring_curves(partition_counts: list, kind: str, labels: tuple) -> Censo
     keys = ["pooled"] if kind == "pooled" else list(range(len(labels)))
     times, survival = [], []
     for key in keys:
-        t, event, count = (np.concatenate(parts) for parts in zip(*(counts[key] for counts in partition_counts)))
-        t_k, k = kaplan_meier_sorted(t, event.astype(bool), np.arange(t.shape[0]), count, _NONE, _NONE, True)
+        t, event, count = (
+            np.concatenate(parts) for parts in zip(*(counts[key] for counts in partition_counts))
+        )
+        t_k, k = kaplan_meier_sorted(
+            t, event.astype(bool), np.arange(t.shape[0]), count, _NONE, _NONE, True
+        )
         times.append(t_k)
         survival.append(k)
     if kind == "pooled":
-        return CensoringCurves("pooled", labels, (times[0],) * len(labels), (survival[0],) * len(labels))
+        return CensoringCurves(
+            "pooled", labels, (times[0],) * len(labels), (survival[0],) * len(labels)
+        )
     return CensoringCurves("group", labels, tuple(times), tuple(survival))
 
 
@@ -193,9 +245,17 @@ def _within(arrays: dict, n_groups: int, curves, tau, settings) -> tuple:
     """The pairs inside one partition: the in-memory kernel with the whole cohort's weights."""
     if arrays["time"].shape[0] == 0:
         return _zero_counts(n_groups), None
-    counts, bad = count_pairs(arrays["time"], arrays["event"], arrays["codes"], arrays["risk"], n_groups,
-                              inverse_k=inverse_censoring(curves), tau=tau, tied_tol=settings.tied_tol,
-                              strict=settings.strict)
+    counts, bad = count_pairs(
+        arrays["time"],
+        arrays["event"],
+        arrays["codes"],
+        arrays["risk"],
+        n_groups,
+        inverse_k=inverse_censoring(curves),
+        tau=tau,
+        tied_tol=settings.tied_tol,
+        strict=settings.strict,
+    )
     if bad is not None:
         row, column = bad
         bad = (column, float(arrays["time"][row]), int(arrays["codes"][row]))
@@ -223,7 +283,12 @@ def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
     if tau is not None:
         weight[time >= tau] = 0.0
     by_risk = np.argsort(risk, kind="stable")
-    return {"time": time[by_risk], "codes": codes[by_risk], "risk": risk[by_risk], "weight": weight[by_risk]}
+    return {
+        "time": time[by_risk],
+        "codes": codes[by_risk],
+        "risk": risk[by_risk],
+        "weight": weight[by_risk],
+    }
 
 
 def _cross(events: dict, members: list, n_groups: int, settings) -> tuple:
@@ -247,10 +312,16 @@ def _cross(events: dict, members: list, n_groups: int, settings) -> tuple:
             weight = np.where(finite, weight, 0.0)
         score = below if settings.strict else below + 0.5 * tied
         cells.comparable[:, b] += per_group * risks.shape[0]
-        cells.concordant[:, b] += np.bincount(codes, weights=below, minlength=n_groups).astype(np.int64)
-        cells.tied_risk[:, b] += np.bincount(codes, weights=tied, minlength=n_groups).astype(np.int64)
+        cells.concordant[:, b] += np.bincount(codes, weights=below, minlength=n_groups).astype(
+            np.int64
+        )
+        cells.tied_risk[:, b] += np.bincount(codes, weights=tied, minlength=n_groups).astype(
+            np.int64
+        )
         cells.numerator[:, b] += np.bincount(codes, weights=weight * score, minlength=n_groups)
-        cells.denominator[:, b] += np.bincount(codes, weights=weight, minlength=n_groups) * risks.shape[0]
+        cells.denominator[:, b] += (
+            np.bincount(codes, weights=weight, minlength=n_groups) * risks.shape[0]
+        )
     return cells, min(bad) if bad else None
 
 
@@ -259,15 +330,25 @@ def _zero_counts(n_groups: int) -> SimpleNamespace:
     once made); :func:`_total` turns the sum into a PairCounts."""
     shape = (n_groups, n_groups)
     names = ("comparable", "concordant", "tied_risk", "tied_time")
-    return SimpleNamespace(**{name: np.zeros(shape, np.int64) for name in names},
-                           numerator=np.zeros(shape), denominator=np.zeros(shape))
+    return SimpleNamespace(
+        **{name: np.zeros(shape, np.int64) for name in names},
+        numerator=np.zeros(shape),
+        denominator=np.zeros(shape),
+    )
 
 
 def _total(results, n_groups: int) -> tuple[PairCounts, tuple | None]:
     total = _zero_counts(n_groups)
     problems = []
     for counts, problem in results:
-        for name in ("comparable", "concordant", "tied_risk", "tied_time", "numerator", "denominator"):
+        for name in (
+            "comparable",
+            "concordant",
+            "tied_risk",
+            "tied_time",
+            "numerator",
+            "denominator",
+        ):
             getattr(total, name)[...] += getattr(counts, name)
         if problem is not None:
             problems.append(problem)

@@ -16,11 +16,10 @@ from dataclasses import field
 import numpy as np
 import pandas as pd
 
-from .._core.display import html_of
 from .._core.bootstrap import bootstrap, warn_bootstrap_failures
+from .._core.display import html_of
 from .._core.frozen import frozen_result, stored
 from .._core.inference import check_inference_options, influence_with_rows
-from .._core.memory import require_memory
 from .._core.intervals import (
     ConfidenceInterval,
     bootstrap_interval,
@@ -28,13 +27,25 @@ from .._core.intervals import (
     bounded_wald_interval,
     wald_p_value,
 )
+from .._core.memory import require_memory
 from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
-from .summaries import Estimate
 from .._core.validation import check_confidence_level
+from .summaries import Estimate
 
 __all__ = ["ComparisonResult", "compare_xci"]
 
-_COLUMNS = ["quantity", "a", "b", "value_1", "value_2", "difference", "se", "ci_low", "ci_high", "p_value"]
+_COLUMNS = [
+    "quantity",
+    "a",
+    "b",
+    "value_1",
+    "value_2",
+    "difference",
+    "se",
+    "ci_low",
+    "ci_high",
+    "p_value",
+]
 
 
 @frozen_result
@@ -130,11 +141,20 @@ class ComparisonResult:
             difference = table["difference"].to_numpy(float)
             if self._interval_source[0] == "analytic":
                 reach = self._interval_source[1]
-                low, high = bounded_wald_interval(difference, table["se"].to_numpy(float), level, -reach, reach)
+                low, high = bounded_wald_interval(
+                    difference, table["se"].to_numpy(float), level, -reach, reach
+                )
             else:
                 low, high = bootstrap_interval(difference, *self._interval_source[1:], level)
-        return pd.DataFrame({"quantity": table["quantity"], "a": table["a"], "b": table["b"],
-                             "ci_low": low, "ci_high": high})
+        return pd.DataFrame(
+            {
+                "quantity": table["quantity"],
+                "a": table["a"],
+                "b": table["b"],
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table (a copy): one row per quantity.
@@ -153,10 +173,16 @@ class ComparisonResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: groups, interval method and level, and the rows of :meth:`to_frame`."""
-        return json_safe({"groups": list(self.groups), "ci_method": self.ci_method,
-                          "confidence_level": self.confidence_level, "n_samples": self.n_samples,
-                          "n_resamples": self.n_resamples,
-                          "differences": stored(self, "table").to_dict(orient="records")})
+        return json_safe(
+            {
+                "groups": list(self.groups),
+                "ci_method": self.ci_method,
+                "confidence_level": self.confidence_level,
+                "n_samples": self.n_samples,
+                "n_resamples": self.n_resamples,
+                "differences": stored(self, "table").to_dict(orient="records"),
+            }
+        )
 
     def _row(self, quantity: str, a=None, b=None) -> Estimate:
         t = stored(self, "table")
@@ -164,22 +190,33 @@ class ComparisonResult:
         if a is not None:
             for label in (a, b):
                 if label not in self.groups:
-                    raise ValueError(f"group {label!r} is not in the results (groups: {list(self.groups)}).")
+                    raise ValueError(
+                        f"group {label!r} is not in the results (groups: {list(self.groups)})."
+                    )
             if quantity != "xci" and a == b:
                 raise ValueError(f"{quantity} needs two different groups, got {a!r} twice.")
             mask &= (t["a"] == a) & (t["b"] == b)
             if not mask.any() and quantity != "xci":  # pairs are stored once, a before b
                 row = self._row(quantity, b, a)
                 low, high = row.confidence_interval
-                return Estimate(-row.value, row.se, ConfidenceInterval(-high, -low), row.p_value, 0.0,
-                                self.confidence_level)
+                return Estimate(
+                    -row.value,
+                    row.se,
+                    ConfidenceInterval(-high, -low),
+                    row.p_value,
+                    0.0,
+                    self.confidence_level,
+                )
         if not mask.any():
             raise ValueError(f"no {quantity} row for groups ({a!r}, {b!r}).")
         row = t[mask].iloc[0]
         return Estimate(
-            float(row["difference"]), float(row["se"]),
+            float(row["difference"]),
+            float(row["se"]),
             ConfidenceInterval(float(row["ci_low"]), float(row["ci_high"])),
-            float(row["p_value"]), 0.0, self.confidence_level,
+            float(row["p_value"]),
+            0.0,
+            self.confidence_level,
         )
 
     def cell(self, a, b) -> Estimate:
@@ -275,19 +312,31 @@ class ComparisonResult:
         >>> table.loc["pooled C", ["model 1", "model 2", "difference"]].tolist()
         ['0.7500', '1.0000', '-0.2500']
         """
-        names = {"xci": "xCI", "delta_between": "Δbetween", "delta_within": "Δwithin", "min_xci": "min xCI",
-                 "overall": "pooled C"}
+        names = {
+            "xci": "xCI",
+            "delta_between": "Δbetween",
+            "delta_within": "Δwithin",
+            "min_xci": "min xCI",
+            "overall": "pooled C",
+        }
         four = lambda v: "–" if v is None or not np.isfinite(v) else f"{v:.4f}"  # noqa: E731
         rows = {}
         for row in self.to_frame().itertuples(index=False):
             label = names.get(row.quantity, str(row.quantity))
             if row.quantity in ("xci", "delta_between", "delta_within"):
                 label += f" ({row.a}, {row.b})"
-            interval = ("–" if not (np.isfinite(row.ci_low) and np.isfinite(row.ci_high))
-                        else f"[{row.ci_low:.4f}, {row.ci_high:.4f}]")
-            rows[label] = {"model 1": four(row.value_1), "model 2": four(row.value_2),
-                           "difference": four(row.difference), "interval": interval,
-                           "p": "–" if not np.isfinite(row.p_value) else f"{row.p_value:.3g}"}
+            interval = (
+                "–"
+                if not (np.isfinite(row.ci_low) and np.isfinite(row.ci_high))
+                else f"[{row.ci_low:.4f}, {row.ci_high:.4f}]"
+            )
+            rows[label] = {
+                "model 1": four(row.value_1),
+                "model 2": four(row.value_2),
+                "difference": four(row.difference),
+                "interval": interval,
+                "p": "–" if not np.isfinite(row.p_value) else f"{row.p_value:.3g}",
+            }
         table = pd.DataFrame.from_dict(rows, orient="index")
         table.index.name = "quantity"
         return table
@@ -297,7 +346,9 @@ class ComparisonResult:
         return html_of(self)
 
     def __repr__(self) -> str:
-        with pd.option_context("display.width", 160, "display.max_columns", 10, "display.max_colwidth", 40):
+        with pd.option_context(
+            "display.width", 160, "display.max_columns", 10, "display.max_colwidth", 40
+        ):
             body = self.display_table().to_string()
         level = f"{100 * self.confidence_level:g}%"
         return (
@@ -309,13 +360,17 @@ class ComparisonResult:
 def _check_same_rows(first: XCIResult, second: XCIResult):
     for name, res in (("result_1", first), ("result_2", second)):
         if not isinstance(res, XCIResult):
-            raise TypeError(f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}.")
+            raise TypeError(
+                f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}."
+            )
         if res.sample is None:
             raise ValueError(f"{name} does not carry its data; compute it with survfair.xci.")
         res.sample.check_unchanged(name)
     s1, s2 = first.sample, second.sample
     if first.groups != second.groups:
-        raise ValueError(f"the results have different groups: {list(first.groups)} vs {list(second.groups)}.")
+        raise ValueError(
+            f"the results have different groups: {list(first.groups)} vs {list(second.groups)}."
+        )
     if s1.n_samples != s2.n_samples:
         raise ValueError(
             f"the results are not on the same rows: {s1.n_samples} vs {s2.n_samples} rows "
@@ -330,20 +385,34 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
                 f"the results are not on the same rows: {label} differs at rows {rows} "
                 f"({int(differ.sum())} rows); a paired comparison needs the same people in the same order."
             )
-    for name, option, what in (("cluster", "cluster", "clusters"), ("entry", "entry", "entry times"),
-                               ("weights", "weights", "case weights"), ("competing", "cause", "competing events")):
+    for name, option, what in (
+        ("cluster", "cluster", "clusters"),
+        ("entry", "entry", "entry times"),
+        ("weights", "weights", "case weights"),
+        ("competing", "cause", "competing events"),
+    ):
         c1, c2 = getattr(s1, name), getattr(s2, name)
         if (c1 is None) != (c2 is None) or (c1 is not None and not np.array_equal(c1, c2)):
-            raise ValueError(f"the results have different {what} ({option}=): compute both with the same "
-                             f"{what}, or both without.")
-    for name in ("method", "tau", "censoring", "tied_tol", "strict"):  # the settings as the results use them
+            raise ValueError(
+                f"the results have different {what} ({option}=): compute both with the same "
+                f"{what}, or both without."
+            )
+    for name in (
+        "method",
+        "tau",
+        "censoring",
+        "tied_tol",
+        "strict",
+    ):  # the settings as the results use them
         if getattr(first, name) != getattr(second, name):
             raise ValueError(
                 f"the results use different settings: {name}={getattr(first, name)!r} vs "
                 f"{getattr(second, name)!r}; compare models with the same estimator."
             )
     if first.refit_censoring != second.refit_censoring:
-        raise ValueError("one result used censoring_reference and the other did not; use the same for both.")
+        raise ValueError(
+            "one result used censoring_reference and the other did not; use the same for both."
+        )
     return s1
 
 
@@ -493,11 +562,16 @@ def compare_xci(
         raise ValueError(f"ci must be one of ['analytic', 'bootstrap'], got {ci!r}.")
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     sample = _check_same_rows(result_1, result_2)
-    level = check_confidence_level(result_1.confidence_level if confidence_level is None else confidence_level)
+    level = check_confidence_level(
+        result_1.confidence_level if confidence_level is None else confidence_level
+    )
     groups = result_1.groups
     g = len(groups)
-    require_memory(8.0 * (2 * g * g - g) * g * g,
-                   f"the weights of the {2 * g * g - g} paired differences of {g} groups' cells", ("groups",))
+    require_memory(
+        8.0 * (2 * g * g - g) * g * g,
+        f"the weights of the {2 * g * g - g} paired differences of {g} groups' cells",
+        ("groups",),
+    )
     weights, labels = _linear_weights(groups)
     v1, v2 = result_1.values.ravel(), result_2.values.ravel()
     lin_1, lin_2 = combine_cells(weights, v1), combine_cells(weights, v2)
@@ -521,7 +595,9 @@ def compare_xci(
     n_resamples_used = None
     if ci == "analytic":
         paired = combine_cell_rows(weights, inf_1.cells) - combine_cell_rows(weights, inf_2.cells)
-        paired = np.column_stack([paired, _pick(inf_1.cells, c1) - _pick(inf_2.cells, c2), inf_1.overall - inf_2.overall])
+        paired = np.column_stack(
+            [paired, _pick(inf_1.cells, c1) - _pick(inf_2.cells, c2), inf_1.overall - inf_2.overall]
+        )
         se = np.sqrt(np.sum(paired**2, axis=0))
         # model 1 - model 2 of a contrast of probabilities lies within +/- sum |w| (+/- 1 for the
         # minimum and the pooled C)
@@ -556,7 +632,9 @@ def compare_xci(
 
         def _stack(draws, values):
             reps = draws.cells.reshape(draws.cells.shape[0], -1)
-            return np.column_stack([combine_cell_rows(weights, reps), _minima(draws, values), draws.overall])
+            return np.column_stack(
+                [combine_cell_rows(weights, reps), _minima(draws, values), draws.overall]
+            )
 
         diff_draws = _stack(draws_1, v1) - _stack(draws_2, v2)
         jackknife = None
@@ -568,7 +646,9 @@ def compare_xci(
                 minima = np.full(jack.shape[0], np.nan)
                 ok = ~np.isnan(jack).all(axis=1)
                 minima[ok] = np.nanmin(jack[ok], axis=1)
-                return np.column_stack([combine_cell_rows(weights, inf.jackknife), minima, inf.jackknife_overall])
+                return np.column_stack(
+                    [combine_cell_rows(weights, inf.jackknife), minima, inf.jackknife_overall]
+                )
 
             jackknife = _jack(inf_1, v1) - _jack(inf_2, v2)
         low, high = bootstrap_interval(difference, diff_draws, jackknife, level)
@@ -577,7 +657,9 @@ def compare_xci(
         finite = np.where(np.isfinite(diff_draws), diff_draws, np.nan)
         with np.errstate(invalid="ignore"):
             counts = np.isfinite(finite).sum(axis=0)
-            se = np.where(counts > 1, np.nanstd(np.where(counts > 1, finite, 0.0), axis=0, ddof=1), np.nan)
+            se = np.where(
+                counts > 1, np.nanstd(np.where(counts > 1, finite, 0.0), axis=0, ddof=1), np.nan
+            )
 
     quantities = labels + [("min_xci", "", ""), ("overall", "", "")]
     table = pd.DataFrame(
@@ -597,4 +679,6 @@ def compare_xci(
     )
     g = len(groups)
     cells = tuple(None if c < 0 else (groups[c // g], groups[c % g]) for c in (c1, c2))
-    return ComparisonResult(groups, ci, level, sample.n_samples, n_resamples_used, cells, table, interval_source)
+    return ComparisonResult(
+        groups, ci, level, sample.n_samples, n_resamples_used, cells, table, interval_source
+    )

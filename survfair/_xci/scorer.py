@@ -7,9 +7,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .summaries import OBJECTIVES, abs_delta_between, check_utility_weights, min_utility, min_xci, nash_welfare
 from .._core.validation import check_option
 from .estimator import xci
+from .summaries import (
+    OBJECTIVES,
+    abs_delta_between,
+    check_utility_weights,
+    min_utility,
+    min_xci,
+    nash_welfare,
+)
 
 __all__ = ["make_xci_scorer", "xci_score"]
 
@@ -194,7 +201,9 @@ def make_xci_scorer(
     from sklearn.metrics import make_scorer
 
     statistic = check_option(statistic, "statistic", STATISTICS)
-    alpha, beta = check_utility_weights(alpha, beta)  # refused when the scorer is made, not per fold
+    alpha, beta = check_utility_weights(
+        alpha, beta
+    )  # refused when the scorer is made, not per fold
     if group_column is None and not sklearn.get_config().get("enable_metadata_routing", False):
         # without routing, scikit-learn calls the scorer without the group, catches the error and
         # reports only "Scoring failed" and NaN: refuse here, saying what to do

@@ -33,8 +33,8 @@ from .._core.results import (
     contrast_p_value,
     contrast_se,
     difference_inference,
-    has_inference,
     difference_p_at_floor,
+    has_inference,
     json_safe,
 )
 from .._core.validation import check_scalar
@@ -121,8 +121,11 @@ class Estimate:
         (``.to_dict()`` and the attributes keep every digit)."""
         low, high = self.confidence_interval
         four = lambda v: "nan" if v is None or math.isnan(v) else f"{v:.4f}"  # noqa: E731
-        interval = "" if math.isnan(low) and math.isnan(high) else (
-            f", {100 * self.confidence_level:g}% CI [{four(low)}, {four(high)}]")
+        interval = (
+            ""
+            if math.isnan(low) and math.isnan(high)
+            else (f", {100 * self.confidence_level:g}% CI [{four(low)}, {four(high)}]")
+        )
         p = "" if math.isnan(self.p_value) else f", p_value={self.p_value:.3g}"
         se = "" if math.isnan(self.se) else f", se={four(self.se)}"
         return f"Estimate(value={four(self.value)}{se}{interval}{p}, null={self.null:g})"
@@ -130,8 +133,17 @@ class Estimate:
     def to_dict(self) -> dict:
         """JSON-safe dictionary: value, se, ci_low, ci_high, p_value, null, confidence_level."""
         low, high = self.confidence_interval
-        return json_safe({"value": self.value, "se": self.se, "ci_low": low, "ci_high": high,
-                          "p_value": self.p_value, "null": self.null, "confidence_level": self.confidence_level})
+        return json_safe(
+            {
+                "value": self.value,
+                "se": self.se,
+                "ci_low": low,
+                "ci_high": high,
+                "p_value": self.p_value,
+                "null": self.null,
+                "confidence_level": self.confidence_level,
+            }
+        )
 
 
 @frozen_result
@@ -190,11 +202,18 @@ def _cell(result: XCIResult, label: object) -> int:
     try:
         return result.groups.index(label)
     except ValueError:
-        raise ValueError(f"group {label!r} is not in the result (groups: {list(result.groups)}).") from None
+        raise ValueError(
+            f"group {label!r} is not in the result (groups: {list(result.groups)})."
+        ) from None
 
 
-def contrast(result: XCIResult, coefficients: pd.DataFrame | np.ndarray | None = None, *, null: float = 0.0,
-             weights: Any = DEPRECATED) -> Estimate:
+def contrast(
+    result: XCIResult,
+    coefficients: pd.DataFrame | np.ndarray | None = None,
+    *,
+    null: float = 0.0,
+    weights: Any = DEPRECATED,
+) -> Estimate:
     """Any linear contrast sum_ab w_ab xCI_ab, with standard error, interval and p-value.
 
     The disparities of Wang et al. (2026), Section 4.2.1 (:func:`delta_within`,
@@ -257,29 +276,56 @@ def contrast(result: XCIResult, coefficients: pd.DataFrame | np.ndarray | None =
     >>> round(est.value, 4), round(est.se, 4), round(est.p_value, 4)
     (0.1333, 0.4128, 0.7467)
     """
-    coefficients = renamed("contrast", "weights", "coefficients", weights, coefficients,
-                           missing="its coefficients: a (G, G) array or DataFrame like result.matrix")
+    coefficients = renamed(
+        "contrast",
+        "weights",
+        "coefficients",
+        weights,
+        coefficients,
+        missing="its coefficients: a (G, G) array or DataFrame like result.matrix",
+    )
     if isinstance(coefficients, pd.DataFrame):
-        unknown = [label for label in [*coefficients.index, *coefficients.columns] if label not in result.groups]
+        unknown = [
+            label
+            for label in [*coefficients.index, *coefficients.columns]
+            if label not in result.groups
+        ]
         if unknown:  # a misspelt group would otherwise get weight 0 without a word
-            raise ValueError(f"coefficients: labels {unknown!r} are not groups of the result "
-                             f"(groups: {list(result.groups)}).")
-        coefficients = coefficients.reindex(index=list(result.groups), columns=list(result.groups)).fillna(0).to_numpy()
+            raise ValueError(
+                f"coefficients: labels {unknown!r} are not groups of the result "
+                f"(groups: {list(result.groups)})."
+            )
+        coefficients = (
+            coefficients.reindex(index=list(result.groups), columns=list(result.groups))
+            .fillna(0)
+            .to_numpy()
+        )
     coefficients = np.asarray(coefficients, dtype=float)
     g = len(result.groups)
     if coefficients.shape != (g, g):
-        raise ValueError(f"coefficients must have shape ({g}, {g}) like result.matrix, got {coefficients.shape}.")
+        raise ValueError(
+            f"coefficients must have shape ({g}, {g}) like result.matrix, got {coefficients.shape}."
+        )
     return _estimate(result, coefficients.reshape(1, -1), null)
 
 
 def _estimate(result: XCIResult, flat_weights: np.ndarray, null: float) -> Estimate:
     values = result.values.ravel()
     used = flat_weights[0] != 0
-    value = math.nan if np.isnan(values[used]).any() else float(flat_weights[0][used] @ values[used])
+    value = (
+        math.nan if np.isnan(values[used]).any() else float(flat_weights[0][used] @ values[used])
+    )
     se = float(contrast_se(result, flat_weights)[0])
     low, high = contrast_interval(result, flat_weights, result.confidence_level)
     p_value = float(contrast_p_value(result, flat_weights, null)[0])
-    return Estimate(value, se, ConfidenceInterval(float(low[0]), float(high[0])), p_value, null, result.confidence_level)
+    return Estimate(
+        value,
+        se,
+        ConfidenceInterval(float(low[0]), float(high[0])),
+        p_value,
+        null,
+        result.confidence_level,
+    )
 
 
 def _pair_weights(result: XCIResult, cells: list[tuple[object, object, float]]) -> np.ndarray:
@@ -425,9 +471,23 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     labels = np.array(result.groups + ("",), dtype=object)[:g]
     parts = []
     for name, first, second in difference_cell_pairs(g):
-        values, se, low, high, p = difference_inference(result, first, second, result.confidence_level)
-        parts.append(pd.DataFrame({"summary": name, "a": labels[a], "b": labels[b], "value": values, "se": se,
-                                   "ci_low": low, "ci_high": high, "p_value": p}))
+        values, se, low, high, p = difference_inference(
+            result, first, second, result.confidence_level
+        )
+        parts.append(
+            pd.DataFrame(
+                {
+                    "summary": name,
+                    "a": labels[a],
+                    "b": labels[b],
+                    "value": values,
+                    "se": se,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "p_value": p,
+                }
+            )
+        )
     if not len(a):
         return parts[0]
     return _interleaved(parts)
@@ -456,7 +516,10 @@ def deltas_p_at_floor(result: XCIResult) -> np.ndarray:
     -------
     ndarray of bool, shape (G (G - 1),), in the row order of :func:`pairwise_deltas`.
     """
-    parts = [difference_p_at_floor(result, first, second) for _, first, second in difference_cell_pairs(len(result.groups))]
+    parts = [
+        difference_p_at_floor(result, first, second)
+        for _, first, second in difference_cell_pairs(len(result.groups))
+    ]
     return _interleaved(parts) if parts[0].size else np.zeros(0, dtype=bool)
 
 
@@ -528,7 +591,9 @@ def min_xci(result: XCIResult) -> MinXCI:
                 jack = result.jackknife.cells[:, defined.ravel()]
                 jackknife = np.nanmin(jack, axis=1)[:, None]
             se = float(np.nanstd(minima, ddof=1))  # fewer than two defined replicates: NaN
-        low, high = bootstrap_interval(np.array([value]), minima[:, None], jackknife, result.confidence_level)
+        low, high = bootstrap_interval(
+            np.array([value]), minima[:, None], jackknife, result.confidence_level
+        )
         interval = ConfidenceInterval(float(low[0]), float(high[0]))
     estimate = Estimate(value, se, interval, math.nan, 0.5, result.confidence_level)
     return MinXCI(estimate, result.groups[flat // g], result.groups[flat % g])
@@ -648,12 +713,19 @@ def _utility_weight_blocks(result: XCIResult, alpha: float, beta: float):
         yield _utility_weights(g, alpha, beta, np.arange(start, min(start + step, g)))
 
 
-def _utility_inference(result: XCIResult, alpha: float, beta: float, level: float, *, with_se: bool = True):
+def _utility_inference(
+    result: XCIResult, alpha: float, beta: float, level: float, *, with_se: bool = True
+):
     """(se, interval low, interval high) of every group's U(a) at ``level``, each of shape (G,),
     from one pass over the weight blocks (all NaN without inference; se NaN unless ``with_se``)."""
     nan = np.full(len(result.groups), np.nan)
-    parts = [(contrast_se(result, weights) if with_se else nan[: len(weights)], *contrast_interval(result, weights, level))
-             for weights in _utility_weight_blocks(result, alpha, beta)]
+    parts = [
+        (
+            contrast_se(result, weights) if with_se else nan[: len(weights)],
+            *contrast_interval(result, weights, level),
+        )
+        for weights in _utility_weight_blocks(result, alpha, beta)
+    ]
     if not parts:
         return nan, nan, nan
     return tuple(np.concatenate(column) for column in zip(*parts))
@@ -676,8 +748,13 @@ def max_abs_delta_between(cells: np.ndarray) -> np.ndarray:
 def _folded(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The image of intervals [low, high] under |x| (it covers |theta| whenever [low, high] covers
     theta), within [0, 1]: |Δbetween| is the absolute difference of two probabilities."""
-    ends_low, ends_high = np.minimum(np.abs(low), np.abs(high)), np.maximum(np.abs(low), np.abs(high))
-    return np.where((low <= 0) & (0 <= high), 0.0, np.minimum(ends_low, 1.0)), np.minimum(ends_high, 1.0)
+    ends_low, ends_high = (
+        np.minimum(np.abs(low), np.abs(high)),
+        np.maximum(np.abs(low), np.abs(high)),
+    )
+    return np.where((low <= 0) & (0 <= high), 0.0, np.minimum(ends_low, 1.0)), np.minimum(
+        ends_high, 1.0
+    )
 
 
 def _simultaneous_level(result: XCIResult, k: int) -> float:
@@ -685,8 +762,15 @@ def _simultaneous_level(result: XCIResult, k: int) -> float:
     return 1 - (1 - result.confidence_level) / k
 
 
-def _extreme_estimate(result: XCIResult, value: float, low: np.ndarray, high: np.ndarray, *, largest: bool,
-                      draws: np.ndarray | None) -> Estimate:
+def _extreme_estimate(
+    result: XCIResult,
+    value: float,
+    low: np.ndarray,
+    high: np.ndarray,
+    *,
+    largest: bool,
+    draws: np.ndarray | None,
+) -> Estimate:
     """An Estimate of the largest (or smallest) of K contrasts, given their K simultaneous intervals.
 
     The intervals are each at level 1 - (1 - level) / K (Bonferroni, :func:`_simultaneous_level`):
@@ -755,9 +839,13 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
         raise ValueError("a and b must be given together (the pair of groups).")
     if a is not None:
         delta = delta_between(result, a, b)
-        low, high = _folded(np.array([delta.confidence_interval.low]), np.array([delta.confidence_interval.high]))
+        low, high = _folded(
+            np.array([delta.confidence_interval.low]), np.array([delta.confidence_interval.high])
+        )
         interval = ConfidenceInterval(float(low[0]), float(high[0]))
-        return Estimate(abs(delta.value), delta.se, interval, delta.p_value, 0.0, delta.confidence_level)
+        return Estimate(
+            abs(delta.value), delta.se, interval, delta.p_value, 0.0, delta.confidence_level
+        )
     g = len(result.groups)
     if g < 2:
         raise ValueError("abs_delta_between needs at least two groups.")
@@ -766,8 +854,13 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
     level = _simultaneous_level(result, first.size)
     _, _, low, high, _ = difference_inference(result, first * g + second, second * g + first, level)
     draws = None if result.replicates is None else max_abs_delta_between(result.replicates)
-    return _extreme_estimate(result, float(max_abs_delta_between(result.values)), *_folded(low, high), largest=True,
-                             draws=draws)
+    return _extreme_estimate(
+        result,
+        float(max_abs_delta_between(result.values)),
+        *_folded(low, high),
+        largest=True,
+        draws=draws,
+    )
 
 
 def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
@@ -814,9 +907,14 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
     1.7
     """
     alpha, beta = check_utility_weights(alpha, beta)
-    _, low, high = _utility_inference(result, alpha, beta, _simultaneous_level(result, len(result.groups)),
-                                      with_se=False)
-    draws = None if result.replicates is None else group_utilities(result.replicates, alpha, beta).min(axis=-1)
+    _, low, high = _utility_inference(
+        result, alpha, beta, _simultaneous_level(result, len(result.groups)), with_se=False
+    )
+    draws = (
+        None
+        if result.replicates is None
+        else group_utilities(result.replicates, alpha, beta).min(axis=-1)
+    )
     value = float(group_utilities(result.values, alpha, beta).min())
     return _extreme_estimate(result, value, low, high, largest=False, draws=draws)
 
@@ -878,9 +976,17 @@ def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) ->
     if result.replicates is not None:  # the product of every replicate's utilities
         value = float(np.prod(group_utilities(result.values, alpha, beta)))
         draws = np.prod(group_utilities(result.replicates, alpha, beta), axis=-1)
-        low, high = bootstrap_interval(np.array([value]), draws[:, None], None, result.confidence_level)
-        return Estimate(value, _draws_sd(draws), ConfidenceInterval(float(low[0]), float(high[0])), math.nan, 0.0,
-                        result.confidence_level)
+        low, high = bootstrap_interval(
+            np.array([value]), draws[:, None], None, result.confidence_level
+        )
+        return Estimate(
+            value,
+            _draws_sd(draws),
+            ConfidenceInterval(float(low[0]), float(high[0])),
+            math.nan,
+            0.0,
+            result.confidence_level,
+        )
     u = group_utilities(result.values, alpha, beta)
     value = float(np.prod(u))
     g = len(result.groups)
@@ -987,13 +1093,21 @@ def decompose(result: XCIResult) -> pd.DataFrame:
     (0.75, 0.75)
     """
     if hasattr(result, "positive"):
-        raise TypeError("decompose takes an XCIResult; for an XAUCResult use auc_decomposition (Proposition 1).")
+        raise TypeError(
+            "decompose takes an XCIResult; for an XAUCResult use auc_decomposition (Proposition 1)."
+        )
     counts = result.counts
     total = counts["denominator"].sum()
     weight = counts["denominator"] / total
     contribution = np.where(counts["denominator"] > 0, counts["numerator"] / total, 0.0)
     return pd.DataFrame(
-        {"a": counts["a"], "b": counts["b"], "weight": weight, "xci": counts["xci"], "contribution": contribution}
+        {
+            "a": counts["a"],
+            "b": counts["b"],
+            "weight": weight,
+            "xci": counts["xci"],
+            "contribution": contribution,
+        }
     )
 
 

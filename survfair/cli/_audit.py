@@ -14,17 +14,19 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._models.comparison import compare
 from .._core.datasets import load_flchain
 from .._core.exceptions import ExcludedRowsWarning
+from .._core.progress import PhaseBar
+from .._core.results import XCIResult
+from .._models.comparison import compare
 from .._models.fitting import fit_checked, risk_scores
+from .._models.model_based import model_based_xci
+from .._present.findings.horizons import horizon_findings
+from .._present.findings.ranking import findings
+from .._present.report import write_report
 from .._present.tables import data_fingerprint, joint_tests_table, oriented_pairs, summary_frames
 from .._present.text import TEXT_TABLE_ROWS, has_intervals, matrix_text, summaries_text, text_table
-from .._present.report import write_report
-from .._core.results import XCIResult
-from .._present.findings.ranking import findings
-from .._present.findings.horizons import horizon_findings
-from .._core.progress import PhaseBar
+from . import _audit_options
 from ._binary import (
     binary_audit,
     binary_long_table,
@@ -41,10 +43,7 @@ from ._calibration import (
     predicted_per_risk,
     render_calibration,
 )
-from . import _audit_options
 from ._errors import CLIError, library_errors
-from .._models.model_based import model_based_xci
-from ._model_based import check_model_based, excess_text, model_based_audits
 from ._io import (
     REPORT_SUFFIXES,
     check_output_paths,
@@ -55,6 +54,7 @@ from ._io import (
     staged_outputs,
     table_columns,
 )
+from ._model_based import check_model_based, excess_text, model_based_audits
 from ._options import (
     ROW_OPTIONS,
     column_roles,
@@ -71,7 +71,6 @@ __all__ = ["register", "run", "FLCHAIN_DEMO_TAU"]
 FLCHAIN_DEMO_TAU = 4000.0
 
 
-
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``audit`` subcommand (its options live in :mod:`survfair.cli._audit_options`)."""
     return _audit_options.register(subparsers)
@@ -80,7 +79,9 @@ def register(subparsers) -> argparse.ArgumentParser:
 # -- rendering ---------------------------------------------------------------------------------
 
 
-def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: dict, reference=None) -> str:
+def _format_text(
+    name: str, result: XCIResult, notes: Sequence[str], reporting: dict, reference=None
+) -> str:
     found = findings(result, model_based=reference, **reporting)
     tables = summary_frames(result, found)
     settings = f"method={result.method}"
@@ -96,8 +97,14 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         settings += "; case weights"
     if result.cause is not None:
         settings += f"; competing risks: cause {result.cause} (cause-specific xCI)"
-    lines = [f"== {name} ==", "findings:", found.to_text(), "",
-             f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}", *notes]
+    lines = [
+        f"== {name} ==",
+        "findings:",
+        found.to_text(),
+        "",
+        f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}",
+        *notes,
+    ]
     if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
         smallest = ", ".join(f"{g}: {k:.3g}" for g, k in result.min_censoring_survival.items())
         lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
@@ -105,32 +112,58 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
         lines += matrix_text(result)
         counts = result.counts.drop(columns=["xci"])
         lines += ["", "pair counts:", text_table(counts, index=False, float_format="{:.6g}".format)]
-        boot = None if getattr(result, "bootstrap", None) is None else int(result.bootstrap.cells.shape[0])
-        summaries = oriented_pairs(tables["summaries"])  # each pair as the findings say it: favoured group first
-        lines += ["", f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; each pair "
-                      "with the group it favours first; † uses a cell resting on little data):",
-                  summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, has_intervals(result))]
+        boot = (
+            None
+            if getattr(result, "bootstrap", None) is None
+            else int(result.bootstrap.cells.shape[0])
+        )
+        summaries = oriented_pairs(
+            tables["summaries"]
+        )  # each pair as the findings say it: favoured group first
+        lines += [
+            "",
+            f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; each pair "
+            "with the group it favours first; † uses a cell resting on little data):",
+            summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, has_intervals(result)),
+        ]
         if len(summaries) > TEXT_TABLE_ROWS:
-            lines.append(f"... and {len(summaries) - TEXT_TABLE_ROWS} more rows: every row is in --format csv or "
-                         "--format json")
+            lines.append(
+                f"... and {len(summaries) - TEXT_TABLE_ROWS} more rows: every row is in --format csv or "
+                "--format json"
+            )
         if tables["joint_tests"] and has_intervals(result):
-            lines += ["", "joint Wald tests (survfair.omnibus_test; contrasts with an undefined cell or a cell with "
-                          "standard error 0 left out):",
-                      joint_tests_table(tables["joint_tests"]).to_string()]
+            lines += [
+                "",
+                "joint Wald tests (survfair.omnibus_test; contrasts with an undefined cell or a cell with "
+                "standard error 0 left out):",
+                joint_tests_table(tables["joint_tests"]).to_string(),
+            ]
         if reference is not None:
-            lines += ["", "excess over the model-based reference (observed - what the model's own predictions imply; "
-                          f"interval and p-values of the excess, p_adjusted: {reporting['adjust']} within each family):",
-                      excess_text(reference, reporting["adjust"])]
+            lines += [
+                "",
+                "excess over the model-based reference (observed - what the model's own predictions imply; "
+                f"interval and p-values of the excess, p_adjusted: {reporting['adjust']} within each family):",
+                excess_text(reference, reporting["adjust"]),
+            ]
         flagged = found.flags[found.flags["flagged"]]
         if not flagged.empty:
-            lines += ["", "cells resting on little data:", text_table(flagged[["a", "b", "reason"]], index=False)]
+            lines += [
+                "",
+                "cells resting on little data:",
+                text_table(flagged[["a", "b", "reason"]], index=False),
+            ]
         if result.ci_method == "analytic":
-            lines.append("(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)")
+            lines.append(
+                "(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)"
+            )
         utilities = tables["utility"]
         if not has_intervals(result):
             utilities = utilities[["group", "value"]]
-        lines += ["", "utility U(a) (alpha = beta = 1):",
-                  text_table(utilities, index=False, float_format="{:.4f}".format)]
+        lines += [
+            "",
+            "utility U(a) (alpha = beta = 1):",
+            text_table(utilities, index=False, float_format="{:.4f}".format),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -138,8 +171,14 @@ def _format_text(name: str, result: XCIResult, notes: Sequence[str], reporting: 
 CSV_COLUMNS = ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
 
 
-def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = None, reporting: dict | None = None,
-               horizon_found=None, reference=None) -> pd.DataFrame:
+def long_table(
+    name: str,
+    result: XCIResult,
+    horizons: pd.DataFrame | None = None,
+    reporting: dict | None = None,
+    horizon_found=None,
+    reference=None,
+) -> pd.DataFrame:
     """The CSV table of one risk column: tidy, one row per number.
 
     ``kind`` "cell": one row per xCI cell (statistic "xci"; the pair counts, numerator and
@@ -159,12 +198,29 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     cells["flag"] = [flags.loc[(a, b), "reason"] for a, b in zip(cells["a"], cells["b"])]
     tables = summary_frames(result, found)
     summaries = tables["summaries"].rename(columns={"summary": "statistic"}).assign(kind="summary")
-    utilities = tables["utility"].rename(columns={"group": "a"}).assign(kind="summary", statistic="utility", b="",
-                                                                        p_value=np.nan)
-    counts = pd.DataFrame([
-        {"kind": "summary", "statistic": "n_samples", "a": "", "b": "", "value": result.n_samples},
-        {"kind": "summary", "statistic": "n_excluded", "a": "", "b": "", "value": result.n_excluded},
-    ])
+    utilities = (
+        tables["utility"]
+        .rename(columns={"group": "a"})
+        .assign(kind="summary", statistic="utility", b="", p_value=np.nan)
+    )
+    counts = pd.DataFrame(
+        [
+            {
+                "kind": "summary",
+                "statistic": "n_samples",
+                "a": "",
+                "b": "",
+                "value": result.n_samples,
+            },
+            {
+                "kind": "summary",
+                "statistic": "n_excluded",
+                "a": "",
+                "b": "",
+                "value": result.n_excluded,
+            },
+        ]
+    )
     parts = [cells, summaries, utilities, counts]
     if reference is not None:
         excess = reference.summaries().rename(columns={"summary": "statistic"})
@@ -172,19 +228,35 @@ def long_table(name: str, result: XCIResult, horizons: pd.DataFrame | None = Non
     if horizons is not None:
         if horizon_found is not None:  # kind "horizon_summary": Δwithin / Δbetween at every horizon
             deltas = horizon_found.deltas.rename(columns={"summary": "statistic"})
-            parts.append(deltas[[c for c in deltas.columns if c not in ("flagged", "no_variance_cell")]]
-                         .assign(kind="horizon_summary"))
-        parts.append(horizons.rename(columns={"xauc": "value"}).assign(kind="horizon", statistic="xauc_t",
-                                                                      p_value=np.nan))
+            parts.append(
+                deltas[
+                    [c for c in deltas.columns if c not in ("flagged", "no_variance_cell")]
+                ].assign(kind="horizon_summary")
+            )
+        parts.append(
+            horizons.rename(columns={"xauc": "value"}).assign(
+                kind="horizon", statistic="xauc_t", p_value=np.nan
+            )
+        )
     # counts stay integers (empty, not NaN, on the rows without them)
-    parts = [part.astype({c: "Int64" for c in part.columns if pd.api.types.is_integer_dtype(part[c])}) for part in parts]
+    parts = [
+        part.astype({c: "Int64" for c in part.columns if pd.api.types.is_integer_dtype(part[c])})
+        for part in parts
+    ]
     table = pd.concat(parts, ignore_index=True).assign(name=name)
     return table[CSV_COLUMNS + [c for c in table.columns if c not in CSV_COLUMNS]]
 
 
-def _render(named_results, output_format: str, horizons: dict, reporting: dict, calibrated=None,
-            args: argparse.Namespace | None = None, horizon_found: dict | None = None,
-            references: dict | None = None) -> str:
+def _render(
+    named_results,
+    output_format: str,
+    horizons: dict,
+    reporting: dict,
+    calibrated=None,
+    args: argparse.Namespace | None = None,
+    horizon_found: dict | None = None,
+    references: dict | None = None,
+) -> str:
     horizon_found, references = horizon_found or {}, references or {}
     if output_format == "json":
         payload = []
@@ -193,7 +265,9 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
             entry = {"name": name, "notes": notes, "findings": found.to_dict(), **result.to_dict()}
             if name in references:  # observed, model-based and excess per cell and per pair
                 reference = references[name].to_dict()
-                entry["model_based"] = {key: reference[key] for key in ("reference", "tau", "cells", "summaries")}
+                entry["model_based"] = {
+                    key: reference[key] for key in ("reference", "tau", "cells", "summaries")
+                }
             tables = summary_frames(result, found)
             entry["summaries"] = json.loads(tables["summaries"].to_json(orient="records"))
             entry["joint_tests"] = [test.to_dict() for test in tables["joint_tests"]]
@@ -201,25 +275,49 @@ def _render(named_results, output_format: str, horizons: dict, reporting: dict, 
             if horizons.get(name) is not None:
                 entry["horizons"] = json.loads(horizons[name].to_json(orient="records"))
             if name in horizon_found:  # Δwithin / Δbetween at every horizon, with adjusted p-values
-                entry["horizon_differences"] = json.loads(horizon_found[name].deltas.to_json(orient="records"))
+                entry["horizon_differences"] = json.loads(
+                    horizon_found[name].deltas.to_json(orient="records")
+                )
                 entry["horizon_findings"] = list(horizon_found[name].sentences)
             payload.append(entry)
-        for risk, (audit, columns) in (calibrated or {}).items():  # one more entry per calibrated --risk
+        for risk, (audit, columns) in (
+            calibrated or {}
+        ).items():  # one more entry per calibrated --risk
             risk = risk if len(calibrated) > 1 else ""  # one calibration: named as before
-            payload.append({"name": "calibration of predicted risks" + (f": risk = {risk}" if risk else ""),
-                            **render_calibration(audit, "json", columns, risk)["calibration"]})
+            payload.append(
+                {
+                    "name": "calibration of predicted risks" + (f": risk = {risk}" if risk else ""),
+                    **render_calibration(audit, "json", columns, risk)["calibration"],
+                }
+            )
         return json.dumps(payload, indent=2) + "\n"
     if output_format == "csv":
-        parts = [long_table(name, result, horizons.get(name), reporting, horizon_found.get(name), references.get(name))
-                 for name, result, _ in named_results]
+        parts = [
+            long_table(
+                name,
+                result,
+                horizons.get(name),
+                reporting,
+                horizon_found.get(name),
+                references.get(name),
+            )
+            for name, result, _ in named_results
+        ]
         for risk, (audit, _) in (calibrated or {}).items():
-            parts.append(calibration_long_table(audit[0], "calibration of predicted risks"
-                                                + (f": risk = {risk}" if risk and len(calibrated) > 1 else "")))
+            parts.append(
+                calibration_long_table(
+                    audit[0],
+                    "calibration of predicted risks"
+                    + (f": risk = {risk}" if risk and len(calibrated) > 1 else ""),
+                )
+            )
         frame = pd.concat(parts, ignore_index=True)
         frame = frame[CSV_COLUMNS + [c for c in frame.columns if c not in CSV_COLUMNS]]
         return neutralise_formulas(frame).to_csv(index=False)
-    return "\n".join(_format_text(name, result, notes, reporting, references.get(name))
-                     for name, result, notes in named_results)
+    return "\n".join(
+        _format_text(name, result, notes, reporting, references.get(name))
+        for name, result, notes in named_results
+    )
 
 
 # -- computing ---------------------------------------------------------------------------------
@@ -237,8 +335,12 @@ def _fit_cox(design: pd.DataFrame, time: np.ndarray, event: np.ndarray) -> np.nd
 
 def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
     """Keyword arguments of :func:`survfair.xci` from the audit options."""
-    options = {"method": args.method, "tau": args.tau, "censoring": args.censoring,
-               "confidence_level": args.confidence_level}
+    options = {
+        "method": args.method,
+        "tau": args.tau,
+        "censoring": args.censoring,
+        "confidence_level": args.confidence_level,
+    }
     if groups is not None:
         options["groups"] = groups
     options["ci"] = None if args.ci == "none" else args.ci
@@ -250,9 +352,12 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
     if args.cause is not None:
         options["cause"] = args.cause
     if args.ci == "bootstrap":
-        options.update(n_resamples=args.n_resamples, random_state=args.seed,
-                       bootstrap_method=args.bootstrap_method,
-                       stratify=None if args.stratify == "none" else args.stratify)
+        options.update(
+            n_resamples=args.n_resamples,
+            random_state=args.seed,
+            bootstrap_method=args.bootstrap_method,
+            stratify=None if args.stratify == "none" else args.stratify,
+        )
     return options
 
 
@@ -275,29 +380,49 @@ def _flchain_demo(args: argparse.Namespace):
     options = _xci_options(args, groups)
     if args.tau is None and args.method == "ipcw":
         options["tau"] = FLCHAIN_DEMO_TAU
-        notes.append(f"tau = {FLCHAIN_DEMO_TAU:g} days (demo default; censoring survival is >= 0.79 in both sexes there).")
+        notes.append(
+            f"tau = {FLCHAIN_DEMO_TAU:g} days (demo default; censoring survival is >= 0.79 in both sexes there)."
+        )
     models = {
         "Cox PH with sex": list(cohort.covariates),
         "Cox PH without sex": [c for c in cohort.covariates if c != "female"],
     }
     scores = {
-        name: _fit_cox(cohort.design[covariates], frame["time"].to_numpy(), frame["event"].to_numpy())
+        name: _fit_cox(
+            cohort.design[covariates], frame["time"].to_numpy(), frame["event"].to_numpy()
+        )
         for name, covariates in models.items()
     }
     comparison = _compare(scores, "time", "event", "sex", data=frame, options=options)
     references = _demo_references(args, frame, scores, options)
     excluded = excluded_note(next(iter(comparison.results.values())).n_excluded, args.groups)
     named = [
-        (f"flchain: {name}", comparison.results[name],
-         notes + excluded + [f"model: scikit-survival CoxPHSurvivalAnalysis on {models[name]} (converged)."])
+        (
+            f"flchain: {name}",
+            comparison.results[name],
+            notes
+            + excluded
+            + [f"model: scikit-survival CoxPHSurvivalAnalysis on {models[name]} (converged)."],
+        )
         for name in models
     ]
-    settings = {"data": "flchain (scikit-survival)", "rows dropped": f"{cohort.n_dropped} ({cohort.dropped_reason})",
-                "group": "sex", **{f"model {k}": ", ".join(v) for k, v in models.items()}}
-    return named, comparison, settings, {f"flchain: {name}": reference for name, reference in references.items()}
+    settings = {
+        "data": "flchain (scikit-survival)",
+        "rows dropped": f"{cohort.n_dropped} ({cohort.dropped_reason})",
+        "group": "sex",
+        **{f"model {k}": ", ".join(v) for k, v in models.items()},
+    }
+    return (
+        named,
+        comparison,
+        settings,
+        {f"flchain: {name}": reference for name, reference in references.items()},
+    )
 
 
-def _demo_references(args: argparse.Namespace, frame: pd.DataFrame, scores: dict, options: dict) -> dict:
+def _demo_references(
+    args: argparse.Namespace, frame: pd.DataFrame, scores: dict, options: dict
+) -> dict:
     """Each demo Cox model's model-based reference (its linear predictor, Breslow baseline): the
     demo shows how much of each asymmetry the model's own predictions imply."""
     keep = {k: v for k, v in options.items() if k in ("method", "tau", "censoring", "groups")}
@@ -305,37 +430,68 @@ def _demo_references(args: argparse.Namespace, frame: pd.DataFrame, scores: dict
     # per replicate (about a second each), half an hour for the demo's two models
     ci = None if args.ci == "none" else "analytic"
     with library_notes():
-        return {name: model_based_xci(frame["time"].to_numpy(), frame["event"].to_numpy(), frame["sex"].to_numpy(),
-                                      score, linear_predictor=score, ci=ci, confidence_level=args.confidence_level,
-                                      **keep)
-                for name, score in scores.items()}
+        return {
+            name: model_based_xci(
+                frame["time"].to_numpy(),
+                frame["event"].to_numpy(),
+                frame["sex"].to_numpy(),
+                score,
+                linear_predictor=score,
+                ci=ci,
+                confidence_level=args.confidence_level,
+                **keep,
+            )
+            for name, score in scores.items()
+        }
 
 
 def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
     groups = match_groups(frame, args.group, args.groups)
-    notes = [f"data: {args.data}, {len(frame)} rows (rows are never dropped; invalid values are errors)."]
+    notes = [
+        f"data: {args.data}, {len(frame)} rows (rows are never dropped; invalid values are errors)."
+    ]
     with library_errors(column_roles(args)):
-        comparison = _compare({risk: risk for risk in args.risk}, args.time, args.event,
-                              args.group[0] if len(args.group) == 1 else list(args.group), data=frame,
-                              options=_xci_options(args, groups))
+        comparison = _compare(
+            {risk: risk for risk in args.risk},
+            args.time,
+            args.event,
+            args.group[0] if len(args.group) == 1 else list(args.group),
+            data=frame,
+            options=_xci_options(args, groups),
+        )
     n_excluded = next(iter(comparison.results.values())).n_excluded
     notes += excluded_note(n_excluded, args.groups)
     named = [(f"risk = {risk}", comparison.results[risk], notes) for risk in args.risk]
-    settings = {"data": args.data, "time": args.time, "event": args.event, "group": " x ".join(args.group),
-                "risk": ", ".join(args.risk), "rows": len(frame), "rows dropped": 0}
+    settings = {
+        "data": args.data,
+        "time": args.time,
+        "event": args.event,
+        "group": " x ".join(args.group),
+        "risk": ", ".join(args.risk),
+        "rows": len(frame),
+        "rows dropped": 0,
+    }
     if getattr(args, "cluster", None):
-        settings["cluster"] = f"{args.cluster} ({comparison.results[args.risk[0]].n_clusters} clusters)"
+        settings["cluster"] = (
+            f"{args.cluster} ({comparison.results[args.risk[0]].n_clusters} clusters)"
+        )
     for role in ("entry", "weights"):
         if getattr(args, role, None):
             settings[role] = getattr(args, role)
     if args.cause is not None:
-        settings["cause of interest"] = f"{args.cause} (other causes of {args.event} are competing events)"
+        settings["cause of interest"] = (
+            f"{args.cause} (other causes of {args.event} are competing events)"
+        )
     if getattr(args, "predicted", None):
         for risk, columns in predicted_per_risk(args).items():
-            settings["predicted risks (horizon: column)" + (f", risk {risk}" if risk and len(args.risk) > 1 else "")] = (
-                ", ".join(f"{t:g}: {c}" for t, c in zip(args.horizon, columns)))
+            settings[
+                "predicted risks (horizon: column)"
+                + (f", risk {risk}" if risk and len(args.risk) > 1 else "")
+            ] = ", ".join(f"{t:g}: {c}" for t, c in zip(args.horizon, columns))
     if args.groups:
-        settings.update({"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded})
+        settings.update(
+            {"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded}
+        )
     return named, comparison, settings
 
 
@@ -361,26 +517,49 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     if binary:
         if not args.data:
             raise CLIError("--binary needs --data.")
-        missing = [flag for flag, value in (("--outcome", args.outcome), ("--group", args.group),
-                                            ("--risk", args.risk)) if not value]
+        missing = [
+            flag
+            for flag, value in (
+                ("--outcome", args.outcome),
+                ("--group", args.group),
+                ("--risk", args.risk),
+            )
+            if not value
+        ]
         if missing:
             raise CLIError(f"the binary audit needs {', '.join(missing)}.")
         if args.horizon:
-            raise CLIError("--horizon needs a survival audit (--time and --event), not a binary one.")
+            raise CLIError(
+                "--horizon needs a survival audit (--time and --event), not a binary one."
+            )
         given = [f"--{role}" for role in ROW_OPTIONS if getattr(args, role, None)]
         given += ["--cause"] if args.cause is not None else []
         if given:
-            raise CLIError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} a survival audit (--time and "
-                           "--event); the binary xAUC audit takes neither clusters, entry times, case weights nor "
-                           "causes.")
+            raise CLIError(
+                f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} a survival audit (--time and "
+                "--event); the binary xAUC audit takes neither clusters, entry times, case weights nor "
+                "causes."
+            )
         if args.report and len(args.risk) > 1:
-            raise CLIError("--report of a binary audit takes one --risk column; give one, or one report per run.")
-        check_model_based(args)  # refuses the model-based options: the binary audit has none on the CLI yet
+            raise CLIError(
+                "--report of a binary audit takes one --risk column; give one, or one report per run."
+            )
+        check_model_based(
+            args
+        )  # refuses the model-based options: the binary audit has none on the CLI yet
     elif getattr(args, "predicted", None) and not args.data:
         raise CLIError("--predicted needs --data (a survival audit with --time and --event).")
     elif args.data:
-        missing = [flag for flag, value in (("--time", args.time), ("--event", args.event),
-                                            ("--group", args.group), ("--risk", args.risk)) if not value]
+        missing = [
+            flag
+            for flag, value in (
+                ("--time", args.time),
+                ("--event", args.event),
+                ("--group", args.group),
+                ("--risk", args.risk),
+            )
+            if not value
+        ]
         if missing:
             raise CLIError(f"with --data, also give {', '.join(missing)}.")
     else:
@@ -390,12 +569,27 @@ def _check(args: argparse.Namespace) -> list[str] | None:
         given += ["--cause"] if args.cause is not None else []
         if given:
             raise CLIError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} --data.")
-        given = [flag for flag, value in (("--time", args.time), ("--event", args.event), ("--group", args.group),
-                                          ("--risk", args.risk), ("--outcome", args.outcome)) if value]
+        given = [
+            flag
+            for flag, value in (
+                ("--time", args.time),
+                ("--event", args.event),
+                ("--group", args.group),
+                ("--risk", args.risk),
+                ("--outcome", args.outcome),
+            )
+            if value
+        ]
         if given:
-            raise CLIError(f"{', '.join(given)} need --data (without --data, audit runs the flchain demo).")
-    check_output_paths({"--output": args.output, "--report": args.report}, data=args.data,
-                       suffixes={"--report": REPORT_SUFFIXES}, stdout="--output")
+            raise CLIError(
+                f"{', '.join(given)} need --data (without --data, audit runs the flchain demo)."
+            )
+    check_output_paths(
+        {"--output": args.output, "--report": args.report},
+        data=args.data,
+        suffixes={"--report": REPORT_SUFFIXES},
+        stdout="--output",
+    )
     if not args.data:
         return None
     wanted = {"--group": args.group, "--risk": args.risk}
@@ -429,21 +623,37 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
         texts = [render_binary(audit, "json", notes, reporting_options(args)) for audit in audits]
         text = (texts[0] if len(texts) == 1 else "[\n" + ",\n".join(texts) + "\n]") + "\n"
     else:
-        text = "\n".join(render_binary(audit, "table", notes, reporting_options(args)) for audit in audits)
+        text = "\n".join(
+            render_binary(audit, "table", notes, reporting_options(args)) for audit in audits
+        )
     settings = {}
     if args.report:
         audit = audits[0]
-        settings = {"data": args.data, "outcome": args.outcome, "positive": audit.positive,
-                    "group": " x ".join(args.group), "score": audit.risk, "rows": len(frame) + n_excluded}
+        settings = {
+            "data": args.data,
+            "outcome": args.outcome,
+            "positive": audit.positive,
+            "group": " x ".join(args.group),
+            "score": audit.risk,
+            "rows": len(frame) + n_excluded,
+        }
         if args.groups:
-            settings.update({"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded})
+            settings.update(
+                {"groups": ", ".join(args.groups), "rows excluded (other groups)": n_excluded}
+            )
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
             check_report_path(args.report)  # again: the path may have changed while computing
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
-            write_report(audits[0].result, args.report, settings=settings, provenance=provenance,
-                         title="survfair binary (xAUC) audit report", **reporting_options(args))
+            write_report(
+                audits[0].result,
+                args.report,
+                settings=settings,
+                provenance=provenance,
+                title="survfair binary (xAUC) audit report",
+                **reporting_options(args),
+            )
     return 0
 
 
@@ -476,7 +686,9 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
         references: dict = {}  # {result name: ModelBasedResult}
     else:
         named_results, comparison, settings, references = _flchain_demo(args)
-    groups = subset = None  # the audited labels and rows of the file, for the analyses beside the xCI
+    groups = subset = (
+        None  # the audited labels and rows of the file, for the analyses beside the xCI
+    )
     if frame is not None:
         groups = match_groups(frame, args.group, args.groups)
         subset, _ = subset_groups(frame, args.group, groups)
@@ -494,16 +706,27 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
                 horizon_text += "\n" + horizon_table(one, subset, computed)
             else:
                 horizons[name], _ = horizon_frame(one, subset, computed)
-                if computed[0] is not None:  # the differences per horizon, adjusted as in the report
-                    horizon_found[name] = horizon_findings(computed[0], time_unit=getattr(args, "time_unit", None),
-                                                           **reporting_options(args))
+                if (
+                    computed[0] is not None
+                ):  # the differences per horizon, adjusted as in the report
+                    horizon_found[name] = horizon_findings(
+                        computed[0],
+                        time_unit=getattr(args, "time_unit", None),
+                        **reporting_options(args),
+                    )
     reporting = reporting_options(args)
     calibrated = None  # {risk column: (calibration audit, its --predicted columns)}
     if getattr(args, "predicted", None):
         phases.advance()
-        calibrated = {risk: (calibration_audit(argparse.Namespace(**{**vars(args), "predicted": columns}), subset,
-                                               groups), columns)
-                      for risk, columns in predicted_per_risk(args).items()}
+        calibrated = {
+            risk: (
+                calibration_audit(
+                    argparse.Namespace(**{**vars(args), "predicted": columns}), subset, groups
+                ),
+                columns,
+            )
+            for risk, columns in predicted_per_risk(args).items()
+        }
     if frame is not None and check_model_based(args):
         phases.advance()
         by_risk, reference_notes = model_based_audits(args, subset, groups)
@@ -512,22 +735,43 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
                 references[name] = by_risk[risk]
                 notes.extend(note for note in reference_notes if note not in notes)
     phases.advance()  # findings and output
-    text = _render(named_results, args.format, horizons, reporting, calibrated, args, horizon_found,
-                   references) + horizon_text
+    text = (
+        _render(
+            named_results,
+            args.format,
+            horizons,
+            reporting,
+            calibrated,
+            args,
+            horizon_found,
+            references,
+        )
+        + horizon_text
+    )
     if calibrated is not None and args.format == "table":
-        text += "".join("\n" + render_calibration(audit, "table", columns, risk if len(calibrated) > 1 else "")
-                        for risk, (audit, columns) in calibrated.items())
+        text += "".join(
+            "\n" + render_calibration(audit, "table", columns, risk if len(calibrated) > 1 else "")
+            for risk, (audit, columns) in calibrated.items()
+        )
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
             check_report_path(args.report)  # again: the path may have changed while computing
             first = next(iter(comparison.results.values()))
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
-            write_report(comparison if len(comparison.results) > 1 else first, args.report, settings=settings,
-                         provenance=provenance, horizons=horizon_results or None,
-                         calibration=None if calibrated is None else _report_calibrations(calibrated, comparison),
-                         model_based=_report_references(references, named_results, comparison),
-                         time_unit=args.time_unit, **reporting)
+            write_report(
+                comparison if len(comparison.results) > 1 else first,
+                args.report,
+                settings=settings,
+                provenance=provenance,
+                horizons=horizon_results or None,
+                calibration=None
+                if calibrated is None
+                else _report_calibrations(calibrated, comparison),
+                model_based=_report_references(references, named_results, comparison),
+                time_unit=args.time_unit,
+                **reporting,
+            )
     return 0
 
 
@@ -536,8 +780,11 @@ def _report_references(references: dict, named_results, comparison) -> Any:
     report (its results' keys, in the order of the named results); None without references."""
     if not references:
         return None
-    by_model = {model: references[name] for model, (name, _, _) in zip(comparison.results, named_results)
-                if name in references}
+    by_model = {
+        model: references[name]
+        for model, (name, _, _) in zip(comparison.results, named_results)
+        if name in references
+    }
     return by_model if len(comparison.results) > 1 else next(iter(by_model.values()), None)
 
 
@@ -564,10 +811,21 @@ def _provenance(args: argparse.Namespace, frame: pd.DataFrame | None) -> dict:
     items = {"command": getattr(args, "command_line", "survfair audit")}
     if frame is None:
         return items
-    columns = [c for c in [args.time, args.event, getattr(args, "outcome", None), *(args.group or []),
-                           *(args.risk or []), *(getattr(args, "predicted", None) or []),
-                           *(getattr(args, role, None) for role in ROW_OPTIONS)] if c]
+    columns = [
+        c
+        for c in [
+            args.time,
+            args.event,
+            getattr(args, "outcome", None),
+            *(args.group or []),
+            *(args.risk or []),
+            *(getattr(args, "predicted", None) or []),
+            *(getattr(args, role, None) for role in ROW_OPTIONS),
+        ]
+        if c
+    ]
     items["data"] = str(args.data)
     items["data SHA-256 (columns " + ", ".join(dict.fromkeys(columns)) + ")"] = data_fingerprint(
-        frame[list(dict.fromkeys(columns))])
+        frame[list(dict.fromkeys(columns))]
+    )
     return items

@@ -25,20 +25,37 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
+from .._binary.summaries import balanced_xauc, group_metrics
+from .._binary.xauc import XAUCResult, xauc
+from .._binary.xauc_t import case_control_definition, xauc_t
+from .._core.multiplicity import adjust_p_values
+from .._present.findings.horizons import horizon_findings, horizon_text
 from .._present.findings.ranking import findings, joint_tests
 from .._present.format import p_value_text
-from .._present.findings.horizons import horizon_findings, horizon_text
-from .._core.multiplicity import adjust_p_values
 from .._xci.summaries import delta_between
-from .._binary.xauc import XAUCResult, xauc
-from .._binary.summaries import balanced_xauc, group_metrics
-from .._binary.xauc_t import case_control_definition, xauc_t
-from ._audit_options import add_binary_arguments  # the option (light module, shared with the parser)
+from ._audit_options import (
+    add_binary_arguments,
+)  # the option (light module, shared with the parser)
 from ._errors import CLIError, library_errors, print_warning
-from ._options import ROW_OPTIONS, column_roles, group_argument, match_groups, match_label, reporting_options
+from ._options import (
+    ROW_OPTIONS,
+    column_roles,
+    group_argument,
+    match_groups,
+    match_label,
+    reporting_options,
+)
 
-__all__ = ["add_binary_arguments", "BinaryAudit", "binary_audit", "binary_long_table", "render_binary",
-           "horizon_frame", "horizon_table", "library_notes"]
+__all__ = [
+    "add_binary_arguments",
+    "BinaryAudit",
+    "binary_audit",
+    "binary_long_table",
+    "render_binary",
+    "horizon_frame",
+    "horizon_table",
+    "library_notes",
+]
 
 
 @contextlib.contextmanager
@@ -111,21 +128,39 @@ def binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> BinaryAudit:
     if not outcome:
         raise CLIError("--binary needs --outcome COL, the column with the binary outcome.")
     if outcome not in frame.columns:
-        raise CLIError(f"--outcome: column {outcome!r} is not in the data (columns: {list(frame.columns)}).")
-    positive = match_label(pd.unique(frame[outcome].dropna()), str(getattr(args, "positive", "1")),
-                           "--positive", f"the outcome column {outcome!r}")
+        raise CLIError(
+            f"--outcome: column {outcome!r} is not in the data (columns: {list(frame.columns)})."
+        )
+    positive = match_label(
+        pd.unique(frame[outcome].dropna()),
+        str(getattr(args, "positive", "1")),
+        "--positive",
+        f"the outcome column {outcome!r}",
+    )
     level = getattr(args, "confidence_level", None) or 0.95
     roles = column_roles(args, y=f"--outcome {outcome!r}", score=f"--risk {args.risk!r}")
     with library_errors(roles), library_notes() as notes:
         # the rows of other groups are already left out; groups= keeps the --groups order
-        res = xauc(outcome, group_argument(args.group), args.risk, data=frame, positive=positive,
-                   groups=match_groups(frame, args.group, getattr(args, "groups", None)), confidence_level=level)
+        res = xauc(
+            outcome,
+            group_argument(args.group),
+            args.risk,
+            data=frame,
+            positive=positive,
+            groups=match_groups(frame, args.group, getattr(args, "groups", None)),
+            confidence_level=level,
+        )
         deltas = pd.DataFrame(
-            [{"a": a, "b": b, **_estimate_dict(delta_between(res, a, b))} for a, b in itertools.combinations(res.groups, 2)],
+            [
+                {"a": a, "b": b, **_estimate_dict(delta_between(res, a, b))}
+                for a, b in itertools.combinations(res.groups, 2)
+            ],
             columns=["a", "b", "delta_between", "se", "ci_low", "ci_high", "p_value"],
         )
         # the ΔxAUC of every pair are printed together: one family, adjusted as the survival audit's
-        deltas["p_adjusted"] = adjust_p_values(deltas["p_value"].to_numpy(), adjust=getattr(args, "adjust", None) or "holm")
+        deltas["p_adjusted"] = adjust_p_values(
+            deltas["p_value"].to_numpy(), adjust=getattr(args, "adjust", None) or "holm"
+        )
         balanced = balanced_xauc(res)
         metrics = group_metrics(res)
     return BinaryAudit(args.risk, outcome, positive, res, deltas, balanced, metrics, notes)
@@ -137,19 +172,27 @@ def binary_long_table(audit: BinaryAudit) -> pd.DataFrame:
     res = audit.result
     cells = res.to_frame().assign(kind="cell", statistic="xauc")
     cells["value"] = cells["xauc"]
-    summaries = audit.deltas.rename(columns={"delta_between": "value"}).assign(kind="summary", statistic="delta_between")
-    extra = pd.DataFrame([
-        {"kind": "summary", "statistic": "auc", "a": "", "b": "", "value": res.overall},
-        {"kind": "summary", "statistic": "n_samples", "a": "", "b": "", "value": res.n_samples},
-    ])
-    parts = [part.astype({c: "Int64" for c in part.columns if pd.api.types.is_integer_dtype(part[c])})
-             for part in (cells, summaries, extra)]
+    summaries = audit.deltas.rename(columns={"delta_between": "value"}).assign(
+        kind="summary", statistic="delta_between"
+    )
+    extra = pd.DataFrame(
+        [
+            {"kind": "summary", "statistic": "auc", "a": "", "b": "", "value": res.overall},
+            {"kind": "summary", "statistic": "n_samples", "a": "", "b": "", "value": res.n_samples},
+        ]
+    )
+    parts = [
+        part.astype({c: "Int64" for c in part.columns if pd.api.types.is_integer_dtype(part[c])})
+        for part in (cells, summaries, extra)
+    ]
     table = pd.concat(parts, ignore_index=True).assign(name=f"score = {audit.risk}")
     first = ["name", "kind", "statistic", "a", "b", "value", "se", "ci_low", "ci_high", "p_value"]
     return table[first + [c for c in table.columns if c not in first]]
 
 
-def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (), reporting: dict | None = None) -> str:
+def render_binary(
+    audit: BinaryAudit, output_format: str, notes: list[str] = (), reporting: dict | None = None
+) -> str:
     """The binary report of one score as text or JSON (CSV: :func:`binary_long_table`), findings first."""
     res, deltas, level = audit.result, audit.deltas, audit.result.confidence_level
     all_notes = [*notes, *audit.notes]
@@ -158,7 +201,9 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
     if output_format == "json":
         payload = res.to_dict() | {
             "findings": found.to_dict(),
-            "joint_tests": [test.to_dict() for test in joint_tests(res, found.omnibus)] if len(res.groups) > 1 else [],
+            "joint_tests": [test.to_dict() for test in joint_tests(res, found.omnibus)]
+            if len(res.groups) > 1
+            else [],
             "group_metrics": json.loads(metrics.reset_index().to_json(orient="records")),
             "delta_between": json.loads(deltas.to_json(orient="records")),
             "notes": all_notes,
@@ -192,14 +237,22 @@ def render_binary(audit: BinaryAudit, output_format: str, notes: list[str] = (),
                 {
                     "positives": balanced["positives"],
                     "negatives": balanced["negatives"],
-                    "xAUC^1": [_interval(*balanced.loc[g, ["xauc1", "xauc1_ci_low", "xauc1_ci_high"]]) for g in res.groups],
-                    "xAUC^0": [_interval(*balanced.loc[g, ["xauc0", "xauc0_ci_low", "xauc0_ci_high"]]) for g in res.groups],
+                    "xAUC^1": [
+                        _interval(*balanced.loc[g, ["xauc1", "xauc1_ci_low", "xauc1_ci_high"]])
+                        for g in res.groups
+                    ],
+                    "xAUC^0": [
+                        _interval(*balanced.loc[g, ["xauc0", "xauc0_ci_low", "xauc0_ci_high"]])
+                        for g in res.groups
+                    ],
                 }
             )
         ),
         "",
         "Group metrics (Table 1 of the paper; Brier only for probability scores in [0, 1])",
-        _text(metrics[["n", "positives", "negatives", "auc", "auc_se", "brier", "brier_se"]].round(4)),
+        _text(
+            metrics[["n", "positives", "negatives", "auc", "auc_se", "brier", "brier_se"]].round(4)
+        ),
         "",
         "ΔxAUC(a, b) = xAUC(a, b) - xAUC(b, a) (positive: group b's positives rank lower against a's negatives",
         f"than a's positives against b's negatives); p_adjusted: {found.adjust} over every pair",
@@ -216,11 +269,16 @@ def _deltas_text(deltas: pd.DataFrame, found) -> str:
     difference that uses a flagged cell; each pair oriented as the findings (favoured group first)."""
     from .._present.tables import oriented_pairs
 
-    shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"})).rename(columns={"value": "delta_between"})
+    shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"})).rename(
+        columns={"value": "delta_between"}
+    )
     for column in ("p_value", "p_adjusted"):
         shown[column] = [p_value_text(p) for p in shown[column]]
     flagged = found.flagged_cells
-    shown["flag"] = ["†" if (a, b) in flagged or (b, a) in flagged else "" for a, b in zip(shown["a"], shown["b"])]
+    shown["flag"] = [
+        "†" if (a, b) in flagged or (b, a) in flagged else ""
+        for a, b in zip(shown["a"], shown["b"])
+    ]
     return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="n/a")
 
 
@@ -230,8 +288,12 @@ def _joint_tests_lines(result: XAUCResult, found) -> list[str]:
         return []
     from .._present.tables import joint_tests_table
 
-    return ["", "Joint Wald tests (survfair.omnibus_test, DeLong covariance; contrasts with a cell of standard "
-                "error 0 left out):", joint_tests_table(joint_tests(result, found.omnibus)).to_string()]
+    return [
+        "",
+        "Joint Wald tests (survfair.omnibus_test, DeLong covariance; contrasts with a cell of standard "
+        "error 0 left out):",
+        joint_tests_table(joint_tests(result, found.omnibus)).to_string(),
+    ]
 
 
 def run_binary_audit(args: argparse.Namespace, frame: pd.DataFrame) -> str:
@@ -253,14 +315,26 @@ def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
     intervals = getattr(args, "ci", "analytic") != "none"
     level = getattr(args, "confidence_level", None) or 0.95
     with library_errors(column_roles(args)), library_notes() as notes:
-        result = xauc_t(args.time, args.event, group_argument(args.group), args.risk, horizons, data=frame,
-                        censoring=censoring, ci="analytic" if intervals else None, confidence_level=level,
-                        cause=getattr(args, "cause", None), controls=getattr(args, "controls", None) or "all",
-                        **{role: getattr(args, role, None) or None for role in ROW_OPTIONS})
+        result = xauc_t(
+            args.time,
+            args.event,
+            group_argument(args.group),
+            args.risk,
+            horizons,
+            data=frame,
+            censoring=censoring,
+            ci="analytic" if intervals else None,
+            confidence_level=level,
+            cause=getattr(args, "cause", None),
+            controls=getattr(args, "controls", None) or "all",
+            **{role: getattr(args, role, None) or None for role in ROW_OPTIONS},
+        )
     return result, notes
 
 
-def horizon_frame(args: argparse.Namespace, frame: pd.DataFrame, computed=None) -> tuple[pd.DataFrame | None, list[str]]:
+def horizon_frame(
+    args: argparse.Namespace, frame: pd.DataFrame, computed=None
+) -> tuple[pd.DataFrame | None, list[str]]:
     """The tidy :func:`survfair.xauc_t` frame at the ``--horizon`` times (None without horizons)
     and the notes; ``computed`` is :func:`horizon_result`'s output when already at hand."""
     result, notes = computed if computed is not None else horizon_result(args, frame)
@@ -288,11 +362,17 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
     lines = [
         f"Cross-group cumulative/dynamic AUC(t) (IPCW, censoring={censoring!r}): P[risk of a case of a "
         f"({cases}) > risk of a control of b ({controls})]; rows a = cases, columns b = controls"
-        + (f"; {getattr(args, 'confidence_level', None) or 0.95:.0%} analytic intervals" if intervals else "")
+        + (
+            f"; {getattr(args, 'confidence_level', None) or 0.95:.0%} analytic intervals"
+            if intervals
+            else ""
+        )
     ]
 
     def matrix(part, column):
-        return part.pivot(index="a", columns="b", values=column).reindex(index=groups, columns=groups)
+        return part.pivot(index="a", columns="b", values=column).reindex(
+            index=groups, columns=groups
+        )
 
     unit = getattr(args, "time_unit", None)
     result = computed[0] if computed is not None else horizon_result(args, frame)[0]
@@ -307,14 +387,25 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
             _text(matrix(part, "xauc").round(4)),
         ]
         if intervals:
-            lines += ["interval, low:", _text(matrix(part, "ci_low").round(4)),
-                      "interval, high:", _text(matrix(part, "ci_high").round(4))]
-    lines += ["", f"AUC(t) differences (p_adjusted: {found.adjust} over every horizon and pair; † uses a cell resting "
-                  "on little data):", _horizon_deltas_text(found, intervals, unit)]
+            lines += [
+                "interval, low:",
+                _text(matrix(part, "ci_low").round(4)),
+                "interval, high:",
+                _text(matrix(part, "ci_high").round(4)),
+            ]
+    lines += [
+        "",
+        f"AUC(t) differences (p_adjusted: {found.adjust} over every horizon and pair; † uses a cell resting "
+        "on little data):",
+        _horizon_deltas_text(found, intervals, unit),
+    ]
     flagged = found.flags[found.flags["flagged"]]
     if not flagged.empty:
-        lines += ["", "AUC(t) cells resting on little data:",
-                  flagged[["time", "a", "b", "reason"]].to_string(index=False)]
+        lines += [
+            "",
+            "AUC(t) cells resting on little data:",
+            flagged[["time", "a", "b", "reason"]].to_string(index=False),
+        ]
     if notes:
         lines += ["", "Notes:"] + [f"- {note}" for note in notes]
     return "\n".join(lines) + "\n"
@@ -328,7 +419,10 @@ def _horizon_deltas_text(found, intervals: bool, unit: str | None) -> str:
         shown[column] = [p_value_text(p) for p in shown[column]]
     shown["flag"] = ["†" if f else "" for f in shown["flagged"]]
     shown["time"] = [f"{t:,g}" for t in shown["time"]]
-    keep = ["time", "summary", "a", "b", "value"] + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"]
-                                                     if intervals else []) + ["flag"]
+    keep = (
+        ["time", "summary", "a", "b", "value"]
+        + (["se", "ci_low", "ci_high", "p_value", "p_adjusted"] if intervals else [])
+        + ["flag"]
+    )
     shown = shown[keep].rename(columns={"time": f"time ({unit})" if unit else "time"})
     return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="n/a")

@@ -11,14 +11,19 @@ import json
 import pandas as pd
 
 from .._calibration.estimator import calibration
-from .._present.findings.calibration import CalibrationFindings, calibration_findings
 from .._calibration.result import CalibrationResult
+from .._present.findings.calibration import CalibrationFindings, calibration_findings
 from ._binary import library_notes
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument, risk_columns
 
-__all__ = ["check_calibration", "predicted_per_risk", "calibration_audit",
-           "render_calibration", "calibration_long_table"]
+__all__ = [
+    "check_calibration",
+    "predicted_per_risk",
+    "calibration_audit",
+    "render_calibration",
+    "calibration_long_table",
+]
 
 
 def check_calibration(args: argparse.Namespace) -> list[str]:
@@ -30,11 +35,18 @@ def check_calibration(args: argparse.Namespace) -> list[str]:
         raise CLIError("--predicted needs a survival audit with --data, --time and --event.")
     horizons = args.horizon or []
     risks = risk_columns(args)
-    if len(predicted) != len(horizons) and not (len(risks) > 1 and len(predicted) == len(horizons) * len(risks)):
-        several = (f", or one per --horizon for each of the {len(risks)} --risk columns ({len(horizons) * len(risks)})"
-                   if len(risks) > 1 else "")
-        raise CLIError(f"give one --predicted column per --horizon, in the same order{several}; got {len(predicted)} "
-                       f"--predicted and {len(horizons)} --horizon.")
+    if len(predicted) != len(horizons) and not (
+        len(risks) > 1 and len(predicted) == len(horizons) * len(risks)
+    ):
+        several = (
+            f", or one per --horizon for each of the {len(risks)} --risk columns ({len(horizons) * len(risks)})"
+            if len(risks) > 1
+            else ""
+        )
+        raise CLIError(
+            f"give one --predicted column per --horizon, in the same order{several}; got {len(predicted)} "
+            f"--predicted and {len(horizons)} --horizon."
+        )
     return list(predicted)
 
 
@@ -45,63 +57,116 @@ def predicted_per_risk(args: argparse.Namespace) -> dict[str, list[str]]:
     predicted = list(getattr(args, "predicted", None) or [])
     risks, k = risk_columns(args), len(args.horizon or [])
     if len(risks) > 1 and k and len(predicted) == k * len(risks):
-        return {risk: predicted[i * k:(i + 1) * k] for i, risk in enumerate(risks)}
+        return {risk: predicted[i * k : (i + 1) * k] for i, risk in enumerate(risks)}
     if len(risks) == 1 and predicted:
         return {risks[0]: predicted}
     return {"": predicted} if predicted else {}
 
 
-def calibration_audit(args: argparse.Namespace, frame: pd.DataFrame, groups: list | None
-                      ) -> tuple[CalibrationResult, CalibrationFindings, list[str]] | None:
+def calibration_audit(
+    args: argparse.Namespace, frame: pd.DataFrame, groups: list | None
+) -> tuple[CalibrationResult, CalibrationFindings, list[str]] | None:
     """:func:`survfair.calibration` of the ``--predicted`` columns (None without them), its
     findings, and the library's warnings as notes."""
     predicted = getattr(args, "predicted", None)
     if not predicted:
         return None
     ci = None if args.ci == "none" else args.ci
-    options = dict(data=frame, groups=groups, censoring=args.censoring or "group", ci=ci,
-                   confidence_level=args.confidence_level, n_jobs=args.n_jobs, progress=args.progress,
-                   brier_variance=getattr(args, "brier_variance", "influence"))
-    if getattr(args, "cause", None) is not None:  # the cumulative incidence of the cause (Aalen-Johansen)
+    options = dict(
+        data=frame,
+        groups=groups,
+        censoring=args.censoring or "group",
+        ci=ci,
+        confidence_level=args.confidence_level,
+        n_jobs=args.n_jobs,
+        progress=args.progress,
+        brier_variance=getattr(args, "brier_variance", "influence"),
+    )
+    if (
+        getattr(args, "cause", None) is not None
+    ):  # the cumulative incidence of the cause (Aalen-Johansen)
         options["cause"] = args.cause
     if ci == "bootstrap":
         options.update(n_resamples=args.n_resamples, random_state=args.seed)
-    roles = column_roles(args, predicted="--predicted " + ", ".join(repr(c) for c in predicted),
-                         times="--horizon")
+    roles = column_roles(
+        args, predicted="--predicted " + ", ".join(repr(c) for c in predicted), times="--horizon"
+    )
     with library_errors(roles), library_notes() as notes:
-        result = calibration(args.time, args.event, group_argument(args.group), list(predicted), list(args.horizon),
-                             **options)
-        found = calibration_findings(result, adjust=args.adjust, min_events=args.min_events,
-                                     time_unit=args.time_unit)
+        result = calibration(
+            args.time,
+            args.event,
+            group_argument(args.group),
+            list(predicted),
+            list(args.horizon),
+            **options,
+        )
+        found = calibration_findings(
+            result, adjust=args.adjust, min_events=args.min_events, time_unit=args.time_unit
+        )
     return result, found, notes
 
 
 def _table(result: CalibrationResult, t: float) -> pd.DataFrame:
     summary = result.summary(t)
     # the text table keeps what a reader needs; JSON and CSV carry every statistic
-    columns = ["n", "events", "observed_risk", "expected_risk", "oe_ratio", "oe_ratio_ci_low", "oe_ratio_ci_high",
-               "slope", "slope_ci_low", "slope_ci_high", "ici", "e90", "brier", "gnd_p"]
+    columns = [
+        "n",
+        "events",
+        "observed_risk",
+        "expected_risk",
+        "oe_ratio",
+        "oe_ratio_ci_low",
+        "oe_ratio_ci_high",
+        "slope",
+        "slope_ci_low",
+        "slope_ci_high",
+        "ici",
+        "e90",
+        "brier",
+        "gnd_p",
+    ]
     return summary[columns].rename(columns=lambda c: c.replace("_ci_", "_").replace("_risk", ""))
 
 
-def render_calibration(audit, output_format: str, predicted: list[str], model: str = "") -> str | list | dict:
+def render_calibration(
+    audit, output_format: str, predicted: list[str], model: str = ""
+) -> str | list | dict:
     """Text block (table format) or JSON-ready dict of a calibration audit; ``model`` names the
     risk column whose predicted risks these are (in the heading, and as "risk" in JSON)."""
     result, found, notes = audit
     if output_format == "json":
-        return {"calibration": {"predicted": predicted, **({"risk": model} if model else {}), "notes": notes,
-                                "findings": found.to_dict(),
-                                **result.to_dict(), "contrasts": json.loads(result.contrasts().to_json(
-                                    orient="records"))}}
-    lines = [f"== calibration of predicted risks{': risk = ' + model if model else ''} ==", "findings:", found.to_text(), "",
-             f"predicted columns {predicted} at horizons {[float(t) for t in result.times]}; n = {result.n_samples}, "
-             f"groups = {list(result.groups)}; intervals: {result.ci_method}", *notes]
+        return {
+            "calibration": {
+                "predicted": predicted,
+                **({"risk": model} if model else {}),
+                "notes": notes,
+                "findings": found.to_dict(),
+                **result.to_dict(),
+                "contrasts": json.loads(result.contrasts().to_json(orient="records")),
+            }
+        }
+    lines = [
+        f"== calibration of predicted risks{': risk = ' + model if model else ''} ==",
+        "findings:",
+        found.to_text(),
+        "",
+        f"predicted columns {predicted} at horizons {[float(t) for t in result.times]}; n = {result.n_samples}, "
+        f"groups = {list(result.groups)}; intervals: {result.ci_method}",
+        *notes,
+    ]
     with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 30):
         for t in result.times:
-            lines += ["", f"at t = {t:g}:", _table(result, float(t)).to_string(float_format="{:.4f}".format)]
+            lines += [
+                "",
+                f"at t = {t:g}:",
+                _table(result, float(t)).to_string(float_format="{:.4f}".format),
+            ]
         if len(result.groups) > 1:
-            lines += ["", f"contrasts between groups (p_adjusted: {found.adjust} within each statistic and horizon):",
-                      result.contrasts().to_string(index=False, float_format="{:.4f}".format, na_rep="")]
+            lines += [
+                "",
+                f"contrasts between groups (p_adjusted: {found.adjust} within each statistic and horizon):",
+                result.contrasts().to_string(index=False, float_format="{:.4f}".format, na_rep=""),
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -110,8 +175,11 @@ def calibration_long_table(result: CalibrationResult, name: str) -> pd.DataFrame
     "calibration_contrast" (one per pair of groups, statistic and horizon)."""
     frame = result.to_frame().rename(columns={"group": "a", "estimate": "value"})
     frame = frame.assign(kind="calibration", b="", name=name)
-    contrasts = result.contrasts().rename(columns={"estimate": "value"}).assign(kind="calibration_contrast",
-                                                                                 name=name)
+    contrasts = (
+        result.contrasts()
+        .rename(columns={"estimate": "value"})
+        .assign(kind="calibration_contrast", name=name)
+    )
     table = pd.concat([frame, contrasts], ignore_index=True)
     for column in ("n", "events"):
         table[column] = table[column].astype("Int64")

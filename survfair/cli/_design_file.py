@@ -18,8 +18,15 @@ from ._errors import CLIError
 __all__ = ["read_design_file", "run_design_file", "DESIGN_EXAMPLE"]
 
 #: Every file ``survfair simulate`` may write to ``--output-dir``.
-OUTPUT_FILES = ("figure1_table.csv", "figure1.png", "ipcw_bias_table.csv", "study.csv", "coverage.png",
-                "power.png", "power.csv")
+OUTPUT_FILES = (
+    "figure1_table.csv",
+    "figure1.png",
+    "ipcw_bias_table.csv",
+    "study.csv",
+    "coverage.png",
+    "power.png",
+    "power.csv",
+)
 
 DESIGN_EXAMPLE = """\
 # survfair simulate --design study.toml
@@ -48,11 +55,39 @@ power = ["F", "M"]                 # also a power curve for Delta-between(F, M)
 """
 
 _DESIGN_KEYS = {
-    "ph": {"baseline", "shape", "scale", "group_effect", "beta", "score", "censoring", "administrative"},
-    "aft": {"distribution", "sigma", "intercept", "group_effect", "beta", "score", "censoring", "administrative"},
+    "ph": {
+        "baseline",
+        "shape",
+        "scale",
+        "group_effect",
+        "beta",
+        "score",
+        "censoring",
+        "administrative",
+    },
+    "aft": {
+        "distribution",
+        "sigma",
+        "intercept",
+        "group_effect",
+        "beta",
+        "score",
+        "censoring",
+        "administrative",
+    },
 }
-_STUDY_KEYS = {"sizes", "replications", "estimators", "tau", "ci", "confidence_level", "n_resamples", "seed",
-               "n_truth", "power"}
+_STUDY_KEYS = {
+    "sizes",
+    "replications",
+    "estimators",
+    "tau",
+    "ci",
+    "confidence_level",
+    "n_resamples",
+    "seed",
+    "n_truth",
+    "power",
+}
 
 
 def _toml(path: Path) -> dict:
@@ -76,20 +111,26 @@ def read_design_file(path: Path) -> tuple[Any, dict]:
     content = _toml(path)
     unknown = set(content) - {"design", "study"}
     if unknown or "design" not in content:
-        raise CLIError(f"--design: the file needs a [design] table (and optionally [study]); unknown tables {sorted(unknown)}.")
+        raise CLIError(
+            f"--design: the file needs a [design] table (and optionally [study]); unknown tables {sorted(unknown)}."
+        )
     design = dict(content["design"])
     model = design.pop("model", None)
     if model not in _DESIGN_KEYS:
-        raise CLIError(f"--design: [design] model must be \"ph\" or \"aft\", got {model!r}.")
+        raise CLIError(f'--design: [design] model must be "ph" or "aft", got {model!r}.')
     groups = design.pop("groups", None)
     extra = set(design) - _DESIGN_KEYS[model]
     if extra:
-        raise CLIError(f"--design: unknown keys in [design] for model {model!r}: {sorted(extra)} "
-                       f"(allowed: groups, {', '.join(sorted(_DESIGN_KEYS[model]))}).")
+        raise CLIError(
+            f"--design: unknown keys in [design] for model {model!r}: {sorted(extra)} "
+            f"(allowed: groups, {', '.join(sorted(_DESIGN_KEYS[model]))})."
+        )
     study = dict(content.get("study", {}))
     extra = set(study) - _STUDY_KEYS
     if extra:
-        raise CLIError(f"--design: unknown keys in [study]: {sorted(extra)} (allowed: {', '.join(sorted(_STUDY_KEYS))}).")
+        raise CLIError(
+            f"--design: unknown keys in [study]: {sorted(extra)} (allowed: {', '.join(sorted(_STUDY_KEYS))})."
+        )
     builder = ph_design if model == "ph" else aft_design
     try:
         built = builder(groups, **design)
@@ -105,10 +146,17 @@ def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progres
 
     design, study = read_design_file(path)
     sizes = study.get("sizes", [200, 800])
-    options = dict(n_replications=study.get("replications", 200), estimators=tuple(study.get("estimators",
-                   ("naive", "ipcw_group"))), tau=study.get("tau"), ci=study.get("ci", "analytic"),
-                   confidence_level=study.get("confidence_level", 0.95), n_resamples=study.get("n_resamples", 200),
-                   n_truth=study.get("n_truth", 1_000_000), random_state=study.get("seed"), progress=progress)
+    options = dict(
+        n_replications=study.get("replications", 200),
+        estimators=tuple(study.get("estimators", ("naive", "ipcw_group"))),
+        tau=study.get("tau"),
+        ci=study.get("ci", "analytic"),
+        confidence_level=study.get("confidence_level", 0.95),
+        n_resamples=study.get("n_resamples", 200),
+        n_truth=study.get("n_truth", 1_000_000),
+        random_state=study.get("seed"),
+        progress=progress,
+    )
     if quick:
         sizes, options["n_replications"], options["n_truth"] = sizes[:2], 10, 100_000
     try:
@@ -116,16 +164,37 @@ def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progres
     except (TypeError, ValueError) as error:
         raise CLIError(f"--design: [study] {error}") from None
     table = result.to_frame()
-    shown = ["n", "estimator", "statistic", "a", "b", "truth", "bias", "bias_mcse", "se_sd_ratio", "rmse",
-             "coverage", "coverage_mcse", "power"]
-    print(f"design: {design.model} ({design.family}), groups {list(design.groups)}; "
-          f"{result.n_replications} cohorts per size; intervals {result.ci_method}; tau {result.tau}")
-    print("censored fraction per group: " + ", ".join(f"{g}: {v:.3f}" for g, v in design.censored_fraction().items()))
+    shown = [
+        "n",
+        "estimator",
+        "statistic",
+        "a",
+        "b",
+        "truth",
+        "bias",
+        "bias_mcse",
+        "se_sd_ratio",
+        "rmse",
+        "coverage",
+        "coverage_mcse",
+        "power",
+    ]
+    print(
+        f"design: {design.model} ({design.family}), groups {list(design.groups)}; "
+        f"{result.n_replications} cohorts per size; intervals {result.ci_method}; tau {result.tau}"
+    )
+    print(
+        "censored fraction per group: "
+        + ", ".join(f"{g}: {v:.3f}" for g, v in design.censored_fraction().items())
+    )
     with pd.option_context("display.width", 180, "display.max_columns", 30, "display.precision", 4):
         print(table[shown].to_string(index=False))
     if output_dir is not None:
         from ._io import check_output_folder
-        check_output_folder(output_dir, "--output-dir", OUTPUT_FILES)  # again: it may have changed meanwhile
+
+        check_output_folder(
+            output_dir, "--output-dir", OUTPUT_FILES
+        )  # again: it may have changed meanwhile
         output_dir.mkdir(parents=True, exist_ok=True)
         table.to_csv(output_dir / "study.csv", index=False)
         from matplotlib.figure import Figure
@@ -138,8 +207,13 @@ def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progres
             if "ipcw_group" in result.estimators:
                 curve = study_power(result, pair[0], pair[1])
             else:
-                curve = power_curve(design, sizes, pair[0], pair[1], **{k: v for k, v in options.items()
-                                                                        if k not in ("estimators",)})
+                curve = power_curve(
+                    design,
+                    sizes,
+                    pair[0],
+                    pair[1],
+                    **{k: v for k, v in options.items() if k not in ("estimators",)},
+                )
             fig = Figure(figsize=(6, 4), layout="constrained")
             plot_power(curve, ax=fig.subplots())
             fig.savefig(output_dir / "power.png", dpi=120)

@@ -146,7 +146,7 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
     columns = dict(columns or {})
     match = _MODEL_PREFIX.match(text)
     if match:
-        text = text[match.end():]
+        text = text[match.end() :]
         columns["risk"] = f"--risk {match.group('name')!r}"
     parameter = getattr(error, "parameter", None)  # an InvalidParameterError names it: no guessing
     if parameter is None or not text.startswith(parameter):
@@ -156,8 +156,10 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
     if parameter in columns:
         text = f"{columns[parameter]}: {text}"
     elif parameter in _SETTING_OPTIONS:  # a setting: say the option, not the argument
-        text = _SETTING_OPTIONS[parameter] + text[len(parameter):]
-    text = _CAUSE_ARGUMENT.sub(lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text)
+        text = _SETTING_OPTIONS[parameter] + text[len(parameter) :]
+    text = _CAUSE_ARGUMENT.sub(
+        lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text
+    )
     return text or "invalid input"
 
 
@@ -177,7 +179,10 @@ def _memory_message(error: MemoryLimitError) -> str:
     """What the library refused to allocate, with the advice in terms of the command's options."""
     if not error.what:  # raised without its fields: keep the library's own sentence
         return one_line(error)
-    advice = ", or ".join(_REMEDY_OPTIONS[r] for r in error.remedies if r in _REMEDY_OPTIONS) or _MEMORY_ADVICE
+    advice = (
+        ", or ".join(_REMEDY_OPTIONS[r] for r in error.remedies if r in _REMEDY_OPTIONS)
+        or _MEMORY_ADVICE
+    )
     return one_line(
         f"{error.what} would need {format_bytes(error.needed)} of memory, more than is available "
         f"({format_bytes(error.available)}); {advice}"
@@ -227,7 +232,11 @@ def guarded(run: Callable[[], int], *, debug: bool = False) -> int:
         return EXIT_INTERRUPTED
     except Exception as error:  # noqa: BLE001 - the one place that turns bugs into a message
         detail = one_line(error)
-        return _fail(EXIT_INTERNAL, f"unexpected internal error{': ' + detail if detail else ''}; {_BUG_HINT}", debug)
+        return _fail(
+            EXIT_INTERNAL,
+            f"unexpected internal error{': ' + detail if detail else ''}; {_BUG_HINT}",
+            debug,
+        )
 
 
 def _fail(code: int, message: str, debug: bool) -> int:

@@ -53,7 +53,9 @@ def _kind(path: str, option: str) -> str:
     suffix = Path(path).suffix.lower()
     kind = TABLE_SUFFIXES.get(suffix)
     if kind is None:
-        raise CLIError(f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; use .csv or .parquet.")
+        raise CLIError(
+            f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; use .csv or .parquet."
+        )
     return kind
 
 
@@ -77,11 +79,15 @@ def table_columns(path: str, option: str = "--data") -> list[str]:
 
         schema = pq.read_schema(file)
         stored = (schema.pandas_metadata or {}).get("index_columns", []) if schema.metadata else []
-        index = {name for name in stored if isinstance(name, str)}  # a RangeIndex is a dict, not a column
+        index = {
+            name for name in stored if isinstance(name, str)
+        }  # a RangeIndex is a dict, not a column
         return [name for name in schema.names if name not in index]
     except (OSError, ValueError, TypeError) as error:  # parser errors are ValueErrors
-        raise CLIError(f"{option}: cannot read {path} as {kind.upper() if kind == 'csv' else 'Parquet'}: "
-                       f"{_reason(error)}") from error
+        raise CLIError(
+            f"{option}: cannot read {path} as {kind.upper() if kind == 'csv' else 'Parquet'}: "
+            f"{_reason(error)}"
+        ) from error
 
 
 def _reason(error: BaseException) -> str:
@@ -89,7 +95,9 @@ def _reason(error: BaseException) -> str:
     return lines[0] if lines else "unreadable file"
 
 
-def require_columns(path: str, available: Sequence[str], wanted: Mapping[str, Iterable[str]]) -> None:
+def require_columns(
+    path: str, available: Sequence[str], wanted: Mapping[str, Iterable[str]]
+) -> None:
     """Refuse option values that are not columns of the data, naming the option and the column.
 
     ``wanted`` maps an option (``"--risk"``) to the column names given for it.
@@ -99,8 +107,10 @@ def require_columns(path: str, available: Sequence[str], wanted: Mapping[str, It
         for column in columns:
             if column is not None and column not in present:
                 shown = ", ".join(available[:20]) + (", ..." if len(available) > 20 else "")
-                raise CLIError(f"{option}: column {column!r} is not in data file {path}{_delimiter_hint(path)} "
-                               f"(columns: {shown}).")
+                raise CLIError(
+                    f"{option}: column {column!r} is not in data file {path}{_delimiter_hint(path)} "
+                    f"(columns: {shown})."
+                )
 
 
 #: Delimiters a CSV file may have been written with instead of the comma survfair reads.
@@ -121,12 +131,19 @@ def _delimiter_hint(path: str) -> str:
     delimiter = max(_OTHER_DELIMITERS, key=line.count)
     if line.count(delimiter) <= line.count(","):
         return ""
-    return (f"; its header line looks {_OTHER_DELIMITERS[delimiter]}-delimited, but survfair reads "
-            "comma-separated CSV: save the file with commas (or as Parquet)")
+    return (
+        f"; its header line looks {_OTHER_DELIMITERS[delimiter]}-delimited, but survfair reads "
+        "comma-separated CSV: save the file with commas (or as Parquet)"
+    )
 
 
-def read_table(path: str, columns: Sequence[str] | None = None, *, option: str = "--data",
-               progress: bool = False) -> pd.DataFrame:
+def read_table(
+    path: str,
+    columns: Sequence[str] | None = None,
+    *,
+    option: str = "--data",
+    progress: bool = False,
+) -> pd.DataFrame:
     """Read a CSV or Parquet file (by extension): every column, or only ``columns``.
 
     Only the columns asked for are parsed (pyarrow's column selection). With ``progress`` a bar is
@@ -144,14 +161,23 @@ def read_table(path: str, columns: Sequence[str] | None = None, *, option: str =
     wanted = None if columns is None else list(dict.fromkeys(columns))
     try:
         if kind == "csv":
-            with progress_bar(None, f"reading {file.name}", progress, unit=" rows", unit_scale=True) as bar:
+            with progress_bar(
+                None, f"reading {file.name}", progress, unit=" rows", unit_scale=True
+            ) as bar:
                 frame = pd.read_csv(file, engine="pyarrow", usecols=wanted)
                 bar.update(len(frame))
             return frame
         return _read_parquet(file, wanted, progress)
-    except (OSError, ValueError, TypeError, KeyError) as error:  # pyarrow's errors derive from these
-        raise CLIError(f"{option}: cannot read {path} as {'CSV' if kind == 'csv' else 'Parquet'}: "
-                       f"{_reason(error)}") from error
+    except (
+        OSError,
+        ValueError,
+        TypeError,
+        KeyError,
+    ) as error:  # pyarrow's errors derive from these
+        raise CLIError(
+            f"{option}: cannot read {path} as {'CSV' if kind == 'csv' else 'Parquet'}: "
+            f"{_reason(error)}"
+        ) from error
 
 
 def _read_parquet(file: Path, columns: list[str] | None, progress: bool) -> pd.DataFrame:
@@ -161,13 +187,18 @@ def _read_parquet(file: Path, columns: list[str] | None, progress: bool) -> pd.D
 
     parquet = pq.ParquetFile(file)
     parts = []
-    with progress_bar(parquet.metadata.num_rows, f"reading {file.name}", progress, unit=" rows",
-                      unit_scale=True) as bar:
+    with progress_bar(
+        parquet.metadata.num_rows, f"reading {file.name}", progress, unit=" rows", unit_scale=True
+    ) as bar:
         for index in range(parquet.num_row_groups):
             parts.append(parquet.read_row_group(index, columns=columns, use_pandas_metadata=True))
             bar.update(parts[-1].num_rows)
     if not parts:  # a file without row groups: its schema's (empty) columns
-        parts = [parquet.schema_arrow.empty_table().select(columns) if columns else parquet.schema_arrow.empty_table()]
+        parts = [
+            parquet.schema_arrow.empty_table().select(columns)
+            if columns
+            else parquet.schema_arrow.empty_table()
+        ]
     table = pa.concat_tables(parts)
     del parts
     return table.to_pandas()
@@ -219,10 +250,15 @@ def refuse_special_file(path: str | Path, option: str, *, stdout: bool = False) 
         return
     if kind == "a directory":
         raise CLIError(f"{option}: {str(path)!r} is a directory, not a file.")
-    hint = (f" (to write to a pipe or device, leave out {option} and redirect standard output)"
-            if stdout else "")
-    raise CLIError(f"{option}: {str(path)!r} is {kind}, not a regular file; survfair writes only to regular "
-                   f"files or new paths{hint}.")
+    hint = (
+        f" (to write to a pipe or device, leave out {option} and redirect standard output)"
+        if stdout
+        else ""
+    )
+    raise CLIError(
+        f"{option}: {str(path)!r} is {kind}, not a regular file; survfair writes only to regular "
+        f"files or new paths{hint}."
+    )
 
 
 def check_output_folder(folder: str | Path, option: str, names: Iterable[str] = ()) -> None:
@@ -244,10 +280,15 @@ def check_report_path(path: str | Path, option: str = "--report") -> None:
     refuse_special_file(path, option)
     if path.suffix.lower() == ".md":
         folder = path.parent / f"{path.stem}_files"
-        if folder.is_symlink():  # derived from the report's name, not named by the user: not followed
+        if (
+            folder.is_symlink()
+        ):  # derived from the report's name, not named by the user: not followed
             refuse_special_file(folder, option)
-        check_output_folder(folder, option, sorted(p.name for p in folder.glob("figure_*.png"))
-                            if folder.is_dir() else ())
+        check_output_folder(
+            folder,
+            option,
+            sorted(p.name for p in folder.glob("figure_*.png")) if folder.is_dir() else (),
+        )
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -293,26 +334,34 @@ def check_output_paths(
         allowed = (suffixes or {}).get(option)
         suffix = Path(path).suffix.lower()
         if allowed is not None and suffix not in allowed:
-            raise CLIError(f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; "
-                           f"use {', '.join(allowed[:-1])} or {allowed[-1]}.")
+            raise CLIError(
+                f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; "
+                f"use {', '.join(allowed[:-1])} or {allowed[-1]}."
+            )
         target = Path(path)
         parent = target.parent if str(target.parent) else Path(".")
         if not parent.exists():
             raise CLIError(f"{option}: directory {str(parent)!r} does not exist; create it first.")
         if not parent.is_dir():
             raise CLIError(f"{option}: {str(parent)!r} is not a directory.")
-        refuse_special_file(path, option, stdout=option == stdout)  # a directory, link, pipe, device, socket
+        refuse_special_file(
+            path, option, stdout=option == stdout
+        )  # a directory, link, pipe, device, socket
         if option == "--report":  # and a Markdown report's figures folder
             check_report_path(path, option)
         if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
             raise CLIError(f"{option}: cannot write {path!r} (permission denied).")
         if data is not None and _same_file(path, data):
-            raise CLIError(f"{option}: {path!r} is the --data file; refusing to overwrite the input.")
+            raise CLIError(
+                f"{option}: {path!r} is the --data file; refusing to overwrite the input."
+            )
     options = list(given)
     for i, first in enumerate(options):
-        for second in options[i + 1:]:
+        for second in options[i + 1 :]:
             if _same_file(given[first], given[second]):
-                raise CLIError(f"{first} and {second} name the same file ({given[first]!r}); give two different files.")
+                raise CLIError(
+                    f"{first} and {second} name the same file ({given[first]!r}); give two different files."
+                )
 
 
 def _neutralise(value):
@@ -344,7 +393,9 @@ class _Staged:
 
     def _temporary(self, path: str, option: str) -> str:
         target = Path(path)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        handle, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".part"
+        )
         os.close(handle)
         self._moves.append((temporary, target, option))
         return temporary
@@ -356,7 +407,9 @@ class _Staged:
             return
         Path(self._temporary(path, option)).write_text(text, encoding="utf-8")
 
-    def table(self, frame: pd.DataFrame, path: str, option: str, *, neutralise: bool = True) -> None:
+    def table(
+        self, frame: pd.DataFrame, path: str, option: str, *, neutralise: bool = True
+    ) -> None:
         """A table as CSV or Parquet (by the extension of ``path``), CSV text cells neutralised unless ``neutralise`` is False."""
         kind = _kind(path, option)
         temporary = self._temporary(path, option)
@@ -398,5 +451,3 @@ def staged_outputs() -> Iterator[_Staged]:
         stage.discard()
         raise
     stage.commit()
-
-

@@ -55,16 +55,24 @@ def build_parser(commands: Sequence[str] | None = None) -> Parser:
         a placeholder that only carries their help line, which is all that ``survfair --help``
         shows. Default: every subcommand.
     """
-    parser = Parser(prog="survfair", description="Cross-group ranking fairness audits of risk scores.",
-                    epilog=EPILOG)
-    parser.add_argument("--version", action="version", version=_version(),
-                        help="print the version and exit")
+    parser = Parser(
+        prog="survfair",
+        description="Cross-group ranking fairness audits of risk scores.",
+        epilog=EPILOG,
+    )
+    parser.add_argument(
+        "--version", action="version", version=_version(), help="print the version and exit"
+    )
     add_debug_option(parser, top_level=True)
-    subparsers = parser.add_subparsers(dest="command", parser_class=Parser, metavar="{audit,simulate,mitigate}")
+    subparsers = parser.add_subparsers(
+        dest="command", parser_class=Parser, metavar="{audit,simulate,mitigate}"
+    )
     wanted = COMMANDS if commands is None else commands
     for name, help_line in COMMANDS.items():
         if name in wanted:
-            importlib.import_module(f"{__package__}.{_REGISTRARS.get(name, '_' + name)}").register(subparsers)
+            importlib.import_module(f"{__package__}.{_REGISTRARS.get(name, '_' + name)}").register(
+                subparsers
+            )
         else:
             subparsers.add_parser(name, help=help_line, add_help=False)
     return parser

@@ -15,7 +15,14 @@ import pandas as pd
 
 from ..mitigate import OBJECTIVES, group_monotone, group_shift
 from ._errors import CLIError, library_errors, print_warning
-from ._io import TABLE_SUFFIXES, check_output_paths, read_table, require_columns, staged_outputs, table_columns
+from ._io import (
+    TABLE_SUFFIXES,
+    check_output_paths,
+    read_table,
+    require_columns,
+    staged_outputs,
+    table_columns,
+)
 from ._options import (
     add_data_options,
     add_debug_option,
@@ -64,39 +71,78 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     add_groups_option(add_data_options(parser, required=True, several_risks=False))
     fitting = parser.add_argument_group("adjustment")
-    fitting.add_argument("--adjustment", choices=["shift", "monotone"], default="shift",
-                         help="per-group offsets, or per-group monotone maps to the reference group")
-    fitting.add_argument("--objective", choices=list(OBJECTIVES), default="abs_delta_between",
-                         help="what the shift optimises")
+    fitting.add_argument(
+        "--adjustment",
+        choices=["shift", "monotone"],
+        default="shift",
+        help="per-group offsets, or per-group monotone maps to the reference group",
+    )
+    fitting.add_argument(
+        "--objective",
+        choices=list(OBJECTIVES),
+        default="abs_delta_between",
+        help="what the shift optimises",
+    )
     fitting.add_argument("--alpha", type=float, default=1.0, help="utility weight of ranking ahead")
     fitting.add_argument("--beta", type=float, default=1.0, help="utility weight of ranking behind")
-    fitting.add_argument("--reference", metavar="LABEL",
-                         help="reference group, whose offset is 0 (default: the first group)")
-    fitting.add_argument("--fit-column", metavar="COL",
-                         help="boolean column: fit on rows where it is true, evaluate on the rest "
-                              "(default: none, fit and evaluate in-sample)")
-    fitting.add_argument("--seed", type=int, default=0, metavar="S",
-                         help="seed of the shift's search with three or more groups (default 0: the same "
-                              "offsets on every run; two groups are searched exactly without randomness)")
+    fitting.add_argument(
+        "--reference",
+        metavar="LABEL",
+        help="reference group, whose offset is 0 (default: the first group)",
+    )
+    fitting.add_argument(
+        "--fit-column",
+        metavar="COL",
+        help="boolean column: fit on rows where it is true, evaluate on the rest "
+        "(default: none, fit and evaluate in-sample)",
+    )
+    fitting.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="seed of the shift's search with three or more groups (default 0: the same "
+        "offsets on every run; two groups are searched exactly without randomness)",
+    )
     add_estimator_options(parser)
     calibrated = parser.add_argument_group("calibration of the adjusted predicted risks")
-    calibrated.add_argument("--predicted", metavar="COLUMN", action="append",
-                            help="column of the model's predicted event probabilities F(t | x) at the matching "
-                                 "--horizon (one per --horizon, same order): also report each group's calibration "
-                                 "(O/E, intercept, slope, ICI, Brier) of the adjusted predicted risks, before and "
-                                 "after, on the evaluation rows (in-sample without --fit-column)")
-    calibrated.add_argument("--horizon", metavar="T", type=float, action="append",
-                            help="the horizon of the matching --predicted column (unit of --time); repeatable")
-    calibrated.add_argument("--risk-scale", choices=["log_hazard", "probability"], default="log_hazard",
-                            help="how --risk relates to --predicted: log_hazard (default), a Cox-type linear "
-                                 "predictor, so the adjusted risk is 1 - (1 - F)^exp(r' - r); probability, --risk is "
-                                 "the predicted risk at the one --horizon")
+    calibrated.add_argument(
+        "--predicted",
+        metavar="COLUMN",
+        action="append",
+        help="column of the model's predicted event probabilities F(t | x) at the matching "
+        "--horizon (one per --horizon, same order): also report each group's calibration "
+        "(O/E, intercept, slope, ICI, Brier) of the adjusted predicted risks, before and "
+        "after, on the evaluation rows (in-sample without --fit-column)",
+    )
+    calibrated.add_argument(
+        "--horizon",
+        metavar="T",
+        type=float,
+        action="append",
+        help="the horizon of the matching --predicted column (unit of --time); repeatable",
+    )
+    calibrated.add_argument(
+        "--risk-scale",
+        choices=["log_hazard", "probability"],
+        default="log_hazard",
+        help="how --risk relates to --predicted: log_hazard (default), a Cox-type linear "
+        "predictor, so the adjusted risk is 1 - (1 - F)^exp(r' - r); probability, --risk is "
+        "the predicted risk at the one --horizon",
+    )
     output = parser.add_argument_group("output")
-    output.add_argument("--output", metavar="FILE", required=True,
-                        help="output file (.csv or .parquet): every input row, in input order, plus risk_adjusted "
-                             "(required)")
-    output.add_argument("--report-table", metavar="FILE",
-                        help="also write the before/after table to this file, .csv or .parquet (default: none)")
+    output.add_argument(
+        "--output",
+        metavar="FILE",
+        required=True,
+        help="output file (.csv or .parquet): every input row, in input order, plus risk_adjusted "
+        "(required)",
+    )
+    output.add_argument(
+        "--report-table",
+        metavar="FILE",
+        help="also write the before/after table to this file, .csv or .parquet (default: none)",
+    )
     add_debug_option(parser, top_level=False)
     parser.set_defaults(handler=run)
     return parser
@@ -124,21 +170,37 @@ def format_table(table: pd.DataFrame) -> str:
 
 
 def _check(args: argparse.Namespace) -> None:
-    check_output_paths({"--output": args.output, "--report-table": args.report_table}, data=args.data,
-                       suffixes={"--output": tuple(TABLE_SUFFIXES), "--report-table": tuple(TABLE_SUFFIXES)})
+    check_output_paths(
+        {"--output": args.output, "--report-table": args.report_table},
+        data=args.data,
+        suffixes={"--output": tuple(TABLE_SUFFIXES), "--report-table": tuple(TABLE_SUFFIXES)},
+    )
     columns = table_columns(args.data)
-    require_columns(args.data, columns, {"--time": [args.time], "--event": [args.event], "--group": args.group,
-                                         "--risk": [args.risk], "--fit-column": [args.fit_column]})
+    require_columns(
+        args.data,
+        columns,
+        {
+            "--time": [args.time],
+            "--event": [args.event],
+            "--group": args.group,
+            "--risk": [args.risk],
+            "--fit-column": [args.fit_column],
+        },
+    )
     if args.seed < 0:
         raise CLIError(f"--seed must be >= 0, got {args.seed}")
     if "risk_adjusted" in columns:
         raise CLIError("--data already has a column 'risk_adjusted'; rename it first.")
     predicted, horizons = args.predicted or [], args.horizon or []
     if len(predicted) != len(horizons):
-        raise CLIError(f"give one --predicted column per --horizon, in the same order; got {len(predicted)} "
-                       f"--predicted and {len(horizons)} --horizon.")
+        raise CLIError(
+            f"give one --predicted column per --horizon, in the same order; got {len(predicted)} "
+            f"--predicted and {len(horizons)} --horizon."
+        )
     if args.risk_scale == "probability" and len(horizons) > 1:
-        raise CLIError("--risk-scale probability takes one --horizon: --risk is the predicted risk at that horizon.")
+        raise CLIError(
+            "--risk-scale probability takes one --horizon: --risk is the predicted risk at that horizon."
+        )
     if predicted:
         require_columns(args.data, columns, {"--predicted": list(predicted)})
 
@@ -155,17 +217,34 @@ def run(args: argparse.Namespace) -> int:
         labels = group_labels(fitting, args.group).dropna().unique()
         reference = match_label(labels, args.reference, "--reference", "the groups")
     common = dict(
-        data=fitting, method=args.method, tau=args.tau, censoring=args.censoring,
-        reference_group=reference, fit_on=_fit_mask(fitting, args.fit_column), alpha=args.alpha, beta=args.beta,
+        data=fitting,
+        method=args.method,
+        tau=args.tau,
+        censoring=args.censoring,
+        reference_group=reference,
+        fit_on=_fit_mask(fitting, args.fit_column),
+        alpha=args.alpha,
+        beta=args.beta,
     )
     roles = {}
     if args.predicted:
-        common.update(predicted=list(args.predicted), times=list(args.horizon), scale=args.risk_scale)
-        roles = dict(predicted="--predicted " + ", ".join(repr(c) for c in args.predicted), times="--horizon")
+        common.update(
+            predicted=list(args.predicted), times=list(args.horizon), scale=args.risk_scale
+        )
+        roles = dict(
+            predicted="--predicted " + ", ".join(repr(c) for c in args.predicted), times="--horizon"
+        )
     with library_errors(column_roles(args, **roles)):
         if args.adjustment == "shift":
-            fitted = group_shift(args.time, args.event, group, args.risk, objective=args.objective,
-                                 random_state=args.seed, **common)
+            fitted = group_shift(
+                args.time,
+                args.event,
+                group,
+                args.risk,
+                objective=args.objective,
+                random_state=args.seed,
+                **common,
+            )
             header = f"group shift ({args.objective}); offsets: " + ", ".join(
                 f"{g}: {v:+.6g}" for g, v in fitted.offsets.items()
             )
@@ -174,20 +253,30 @@ def run(args: argparse.Namespace) -> int:
             header = f"monotone maps to reference group {fitted.reference!r}"
         output = frame.copy()  # every row of the file; rows outside --groups get no adjusted score
         output["risk_adjusted"] = float("nan")
-        output.loc[fitting.index, "risk_adjusted"] = fitted.transform(args.risk, group, data=fitting)
+        output.loc[fitting.index, "risk_adjusted"] = fitted.transform(
+            args.risk, group, data=fitting
+        )
     table = fitted.to_frame()  # with --predicted, the calibration rows follow (time = the horizon)
     in_sample = args.fit_column is None
     with staged_outputs() as stage:  # both files or neither
         if args.report_table:
             stage.table(table, args.report_table, "--report-table")
-        stage.table(output, args.output, "--output", neutralise=False)  # the user's own rows: labels kept as read
+        stage.table(
+            output, args.output, "--output", neutralise=False
+        )  # the user's own rows: labels kept as read
     if in_sample:
         print_warning(IN_SAMPLE_WARNING)
-    heading = ("before/after, in-sample (fitted and evaluated on the same rows; "
-               if in_sample else "before/after (fit rows are in-sample, evaluation rows held out; ")
+    heading = (
+        "before/after, in-sample (fitted and evaluated on the same rows; "
+        if in_sample
+        else "before/after (fit rows are in-sample, evaluation rows held out; "
+    )
     sys.stdout.write(
         f"{header}\nrows: {len(frame)} in, {len(output)} written to {args.output}\n"
-        + "".join(line[:-1] + "; their risk_adjusted is empty.\n" for line in excluded_note(n_excluded, args.groups))
+        + "".join(
+            line[:-1] + "; their risk_adjusted is empty.\n"
+            for line in excluded_note(n_excluded, args.groups)
+        )
         + f"{heading}rows a = group of the earlier event, b = later member):\n"
         + format_table(table[table["time"].isna()] if "time" in table.columns else table)
         + "\n"
@@ -206,6 +295,10 @@ def _calibration_text(fitted, in_sample: bool) -> str:
     rows["time"] = rows["time"].map("{:g}".format)
     where = "fit rows, in-sample" if in_sample else "evaluation rows, held out"
     with pd.option_context("display.width", 140, "display.max_rows", 400):
-        body = rows.rename(columns={"a": "group"}).to_string(index=False, float_format="{:.4f}".format, na_rep="")
-    return (f"\ncalibration of the predicted risks per group, before and after the adjustment ({where}; "
-            f"--risk-scale {cost.scale}; O/E = observed / expected, 1 = right on average):\n{body}\n")
+        body = rows.rename(columns={"a": "group"}).to_string(
+            index=False, float_format="{:.4f}".format, na_rep=""
+        )
+    return (
+        f"\ncalibration of the predicted risks per group, before and after the adjustment ({where}; "
+        f"--risk-scale {cost.scale}; O/E = observed / expected, 1 = right on average):\n{body}\n"
+    )

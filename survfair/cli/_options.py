@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from ._errors import CLIError, EXIT_CODES_HELP
+from ._errors import EXIT_CODES_HELP, CLIError
 
-if TYPE_CHECKING:  # numpy and pandas are imported where they are used: ``survfair --help`` needs neither
+if (
+    TYPE_CHECKING
+):  # numpy and pandas are imported where they are used: ``survfair --help`` needs neither
     import pandas as pd
 
 __all__ = [
@@ -74,16 +76,18 @@ class Parser(argparse.ArgumentParser):
         raise CLIError(message)
 
 
-
 #: per-row columns of a survival audit besides time, event, group and risk (``xci`` / ``xauc_t``
 #: arguments of the same names; ``--cluster``, ``--entry``, ``--weights``)
 ROW_OPTIONS = ("cluster", "entry", "weights")
+
 
 def add_debug_option(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
     """``--debug``: tracebacks and Python's warning format. Given at the top level (``survfair
     --debug audit``) or after the subcommand; the subcommand's copy never resets the top level's."""
     parser.add_argument(
-        "--debug", action="store_true", default=False if top_level else argparse.SUPPRESS,
+        "--debug",
+        action="store_true",
+        default=False if top_level else argparse.SUPPRESS,
         help="print the Python traceback of an error and warnings in Python's format (default: off)",
     )
 
@@ -109,62 +113,116 @@ def add_data_options(
     time_required = required if time_required is None else time_required
     options = parser.add_argument_group("data")
     options.add_argument("--data", metavar="FILE", required=required, help=data_help)
-    options.add_argument("--time", metavar="COL", required=time_required, help="column of observed times")
-    options.add_argument("--event", metavar="COL", required=time_required,
-                         help="column of event indicators (1/True = event, 0/False = censored)")
-    options.add_argument("--group", metavar="COL", action="append", required=required,
-                         help="group column; repeat for intersectional groups such as F|Black")
+    options.add_argument(
+        "--time", metavar="COL", required=time_required, help="column of observed times"
+    )
+    options.add_argument(
+        "--event",
+        metavar="COL",
+        required=time_required,
+        help="column of event indicators (1/True = event, 0/False = censored)",
+    )
+    options.add_argument(
+        "--group",
+        metavar="COL",
+        action="append",
+        required=required,
+        help="group column; repeat for intersectional groups such as F|Black",
+    )
     if several_risks:
-        options.add_argument("--risk", metavar="COL", action="append", required=required,
-                             help="risk-score column, higher = earlier event; repeat to audit several scores")
+        options.add_argument(
+            "--risk",
+            metavar="COL",
+            action="append",
+            required=required,
+            help="risk-score column, higher = earlier event; repeat to audit several scores",
+        )
     else:
-        options.add_argument("--risk", metavar="COL", required=required,
-                             help="risk-score column, higher = earlier event")
+        options.add_argument(
+            "--risk",
+            metavar="COL",
+            required=required,
+            help="risk-score column, higher = earlier event",
+        )
     return options
 
 
 def add_groups_option(options: argparse._ArgumentGroup) -> None:
     """``--groups LABEL [LABEL ...]``: analyse a subset of groups, in this order."""
     options.add_argument(
-        "--groups", metavar="LABEL", nargs="+",
+        "--groups",
+        metavar="LABEL",
+        nargs="+",
         help="analyse only these groups, in this order (rows of other groups are excluded and counted; "
-             "intersections as F|Black) (default: every group, sorted)",
+        "intersections as F|Black) (default: every group, sorted)",
     )
 
 
 def add_estimator_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """Add ``--method --tau --censoring`` (the xCI estimator)."""
     options = parser.add_argument_group("estimator")
-    options.add_argument("--method", choices=["ipcw", "naive"], default="ipcw",
-                         help="ipcw: censoring-weighted xCI (eq. 7); naive: unweighted pair counts")
-    options.add_argument("--tau", metavar="T", type=float,
-                         help="truncation time of either estimator (only pairs whose earlier event is before it count), same "
-                              "unit as --time (default: none, no truncation)")
-    options.add_argument("--censoring", choices=["group", "pooled"], default="group",
-                         help="censoring Kaplan-Meier curves per group (the paper's eq. 6) or pooled")
+    options.add_argument(
+        "--method",
+        choices=["ipcw", "naive"],
+        default="ipcw",
+        help="ipcw: censoring-weighted xCI (eq. 7); naive: unweighted pair counts",
+    )
+    options.add_argument(
+        "--tau",
+        metavar="T",
+        type=float,
+        help="truncation time of either estimator (only pairs whose earlier event is before it count), same "
+        "unit as --time (default: none, no truncation)",
+    )
+    options.add_argument(
+        "--censoring",
+        choices=["group", "pooled"],
+        default="group",
+        help="censoring Kaplan-Meier curves per group (the paper's eq. 6) or pooled",
+    )
     return options
 
 
 def add_reporting_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """Add ``--adjust --min-events --min-pairs --time-unit`` (the findings, flags and figures)."""
     options = parser.add_argument_group("findings")
-    options.add_argument("--adjust", choices=["holm", "bh", "bonferroni", "none"], default="holm",
-                         help="adjustment of the p-values of each family of differences (default: holm)")
-    options.add_argument("--min-events", metavar="N", type=int, default=10,
-                         help="flag cells whose row group has fewer events, or column group fewer members "
-                              "(binary: positives / negatives; AUC(t): cases / controls) (default: 10)")
-    options.add_argument("--min-pairs", metavar="N", type=int, default=100,
-                         help="flag cells with fewer comparable pairs (default: 100)")
-    options.add_argument("--time-unit", metavar="UNIT",
-                         help="unit of --time for the report's figures and the AUC(t) tables, e.g. days "
-                              "(default: not stated)")
+    options.add_argument(
+        "--adjust",
+        choices=["holm", "bh", "bonferroni", "none"],
+        default="holm",
+        help="adjustment of the p-values of each family of differences (default: holm)",
+    )
+    options.add_argument(
+        "--min-events",
+        metavar="N",
+        type=int,
+        default=10,
+        help="flag cells whose row group has fewer events, or column group fewer members "
+        "(binary: positives / negatives; AUC(t): cases / controls) (default: 10)",
+    )
+    options.add_argument(
+        "--min-pairs",
+        metavar="N",
+        type=int,
+        default=100,
+        help="flag cells with fewer comparable pairs (default: 100)",
+    )
+    options.add_argument(
+        "--time-unit",
+        metavar="UNIT",
+        help="unit of --time for the report's figures and the AUC(t) tables, e.g. days "
+        "(default: not stated)",
+    )
     return options
 
 
 def reporting_options(args: argparse.Namespace) -> dict:
     """Keyword arguments of :func:`survfair.findings` from the options (defaults for the demo)."""
-    return {"adjust": getattr(args, "adjust", "holm"), "min_events": getattr(args, "min_events", 10),
-            "min_pairs": getattr(args, "min_pairs", 100)}
+    return {
+        "adjust": getattr(args, "adjust", "holm"),
+        "min_events": getattr(args, "min_events", 10),
+        "min_pairs": getattr(args, "min_pairs", 100),
+    }
 
 
 def group_argument(group: Sequence[str] | str) -> Any:
@@ -205,7 +263,9 @@ def column_roles(args: argparse.Namespace, **roles: str | None) -> dict[str, str
             named[role] = f"--{role} {value!r}"
     group = getattr(args, "group", None)
     if group:
-        named["group"] = "--group " + " x ".join(repr(g) for g in ([group] if isinstance(group, str) else group))
+        named["group"] = "--group " + " x ".join(
+            repr(g) for g in ([group] if isinstance(group, str) else group)
+        )
     named.update({role: text for role, text in roles.items() if text})
     return named
 
@@ -246,7 +306,9 @@ def match_label(values: Iterable, text: str, option: str, where: str) -> Any:
     raise CLIError(f"{option} {text!r} does not occur in {where} (labels: {shown}).")
 
 
-def match_groups(frame: pd.DataFrame, group: Sequence[str], texts: Sequence[str] | None) -> list | None:
+def match_groups(
+    frame: pd.DataFrame, group: Sequence[str], texts: Sequence[str] | None
+) -> list | None:
     """The group labels that ``--groups`` names, as values of the data (None without ``--groups``)."""
     if not texts:
         return None
@@ -258,7 +320,11 @@ def match_groups(frame: pd.DataFrame, group: Sequence[str], texts: Sequence[str]
         present = sorted(present)
     except TypeError:
         present = list(present)
-    where = f"the group column {group[0]!r}" if len(group) == 1 else f"the groups of columns {' x '.join(group)}"
+    where = (
+        f"the group column {group[0]!r}"
+        if len(group) == 1
+        else f"the groups of columns {' x '.join(group)}"
+    )
     chosen = [match_label(present, text, "--groups", where) for text in texts]
     repeated = [text for text, value in zip(texts, chosen) if chosen.count(value) > 1]
     if repeated:
@@ -266,7 +332,9 @@ def match_groups(frame: pd.DataFrame, group: Sequence[str], texts: Sequence[str]
     return chosen
 
 
-def subset_groups(frame: pd.DataFrame, group: Sequence[str], chosen: list | None) -> tuple[pd.DataFrame, int]:
+def subset_groups(
+    frame: pd.DataFrame, group: Sequence[str], chosen: list | None
+) -> tuple[pd.DataFrame, int]:
     """The rows of the ``chosen`` groups and the number of rows excluded (for analyses that take
     no ``groups=`` argument)."""
     if chosen is None:

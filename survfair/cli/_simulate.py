@@ -50,22 +50,37 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--study", choices=STUDIES, default="all", help="which study to run")
     parser.add_argument(
-        "--n", type=int, nargs="+", default=None, metavar="N",
+        "--n",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="N",
         help="cohort size(s): fig1 uses the first, ipcw all of them (default: fig1 500, ipcw 250 1000)",
     )
-    parser.add_argument("--reps", type=int, default=None, help="replications (default: fig1 50, ipcw 200)")
+    parser.add_argument(
+        "--reps", type=int, default=None, help="replications (default: fig1 50, ipcw 200)"
+    )
     parser.add_argument("--seed", type=int, default=2026, help="random seed")
     parser.add_argument(
-        "--output-dir", type=Path, default=None, metavar="DIR",
+        "--output-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
         help="directory for the CSV tables and figure1.png, created if needed (default: none, print only)",
     )
-    parser.add_argument("--quick", action="store_true", help="small grid, n and reps: a smoke run in seconds")
     parser.add_argument(
-        "--design", type=Path, metavar="FILE.toml",
-        help="run the simulation study described in a TOML file ([design]: ph_design / aft_design "
-             "arguments; [study]: sizes, replications, estimators, tau, ci, seed, power = [a, b])",
+        "--quick", action="store_true", help="small grid, n and reps: a smoke run in seconds"
     )
-    parser.add_argument("--design-template", action="store_true", help="print a commented design file and exit")
+    parser.add_argument(
+        "--design",
+        type=Path,
+        metavar="FILE.toml",
+        help="run the simulation study described in a TOML file ([design]: ph_design / aft_design "
+        "arguments; [study]: sizes, replications, estimators, tau, ci, seed, power = [a, b])",
+    )
+    parser.add_argument(
+        "--design-template", action="store_true", help="print a commented design file and exit"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_debug_option(parser, top_level=False)
     parser.set_defaults(handler=run)
@@ -81,7 +96,9 @@ def _check_args(args) -> None:
         raise CLIError(f"--seed must be >= 0, got {args.seed}")
     if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
         raise CLIError(f"--output-dir {args.output_dir} exists and is not a directory")
-    if args.output_dir is not None:  # the files written there: regular files or new (never a link, pipe, device)
+    if (
+        args.output_dir is not None
+    ):  # the files written there: regular files or new (never a link, pipe, device)
         check_output_folder(args.output_dir, "--output-dir", OUTPUT_FILES)
 
 
@@ -94,8 +111,9 @@ def run(args: argparse.Namespace) -> int:
         print(DESIGN_EXAMPLE, end="")
         return 0
     if getattr(args, "design", None) is not None:
-        return run_design_file(args.design, quick=args.quick, output_dir=args.output_dir,
-                               progress=not args.no_progress)
+        return run_design_file(
+            args.design, quick=args.quick, output_dir=args.output_dir, progress=not args.no_progress
+        )
     progress = not args.no_progress
     grid, fig_n, fig_reps, ipcw_n, ipcw_reps = (
         _QUICK if args.quick else (PAPER_GRID, 500, 50, (250, 1000), 200)
@@ -109,19 +127,39 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     with pd.option_context("display.width", 160, "display.max_columns", 30, "display.precision", 4):
         if args.study in ("fig1", "all"):
-            table = study(grid, n=fig_n, n_replications=fig_reps, random_state=args.seed, progress=progress)
-            print(f"Section 5.1 / Figure 1: empirical vs closed-form xCI (n={fig_n}, reps={fig_reps})")
+            table = study(
+                grid, n=fig_n, n_replications=fig_reps, random_state=args.seed, progress=progress
+            )
+            print(
+                f"Section 5.1 / Figure 1: empirical vs closed-form xCI (n={fig_n}, reps={fig_reps})"
+            )
             print(table.drop(columns=["n", "n_replications"]).to_string(index=False))
             print()
             if out is not None:
-                check_output_folder(out, "--output-dir", OUTPUT_FILES)  # again: it may have changed meanwhile
+                check_output_folder(
+                    out, "--output-dir", OUTPUT_FILES
+                )  # again: it may have changed meanwhile
                 table.to_csv(out / "figure1_table.csv", index=False)
                 _save_figure(table, out / "figure1.png", plot_study)
         if args.study in ("ipcw", "all"):
-            table = ipcw_bias_study(n=ipcw_n, n_replications=ipcw_reps, random_state=args.seed, progress=progress)
+            table = ipcw_bias_study(
+                n=ipcw_n, n_replications=ipcw_reps, random_state=args.seed, progress=progress
+            )
             print(f"Naive vs IPCW xCI under group-specific censoring (tau=4, reps={ipcw_reps})")
-            shown = ["n", "censoring", "censored_1", "censored_0", "a", "b", "estimator",
-                     "truth", "bias", "sd", "rmse", "mc_se"]
+            shown = [
+                "n",
+                "censoring",
+                "censored_1",
+                "censored_0",
+                "a",
+                "b",
+                "estimator",
+                "truth",
+                "bias",
+                "sd",
+                "rmse",
+                "mc_se",
+            ]
             print(table[shown].to_string(index=False))
             if out is not None:
                 check_output_folder(out, "--output-dir", OUTPUT_FILES)

@@ -20,5 +20,15 @@ from ._frontier import Frontier, frontier, plot_frontier
 from ._monotone import GroupMonotone, group_monotone
 from ._shift import OBJECTIVES, GroupShift, group_shift
 
-__all__ = ["group_shift", "GroupShift", "group_monotone", "GroupMonotone", "frontier", "Frontier", "plot_frontier", "OBJECTIVES",
-           "calibration_cost", "CalibrationCost"]
+__all__ = [
+    "group_shift",
+    "GroupShift",
+    "group_monotone",
+    "GroupMonotone",
+    "frontier",
+    "Frontier",
+    "plot_frontier",
+    "OBJECTIVES",
+    "calibration_cost",
+    "CalibrationCost",
+]

@@ -13,7 +13,6 @@ Kept apart from the result classes so that they only gain a field and a few line
 from __future__ import annotations
 
 import dataclasses
-
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,11 +20,17 @@ import numpy as np
 import pandas as pd
 
 from .._calibration.estimator import check_predicted_risks, predicted_matrix
-from ._calibration_cost import calibration_cost
 from .._core.validation import SurvivalSample, check_numbers, check_option, input_index
+from ._calibration_cost import calibration_cost
 
-__all__ = ["PredictedRisks", "check_predicted_option", "adjustment_calibration", "with_calibration", "calibration_rows",
-           "calibration_dict"]
+__all__ = [
+    "PredictedRisks",
+    "check_predicted_option",
+    "adjustment_calibration",
+    "with_calibration",
+    "calibration_rows",
+    "calibration_dict",
+]
 
 #: how the risk score relates to the predicted risks (as :data:`survfair.mitigate._calibration_cost.SCALES`)
 _SCALES = ("log_hazard", "probability")
@@ -42,8 +47,9 @@ class PredictedRisks:
     scale: str
 
 
-def check_predicted_option(predicted: Any, times: Any, scale: Any, data: pd.DataFrame | None,
-                           inputs: dict) -> PredictedRisks | None:
+def check_predicted_option(
+    predicted: Any, times: Any, scale: Any, data: pd.DataFrame | None, inputs: dict
+) -> PredictedRisks | None:
     """Validate ``predicted`` / ``times`` / ``scale`` before an adjustment is fitted (None when
     neither is given), naming the rows of bad predicted risks by the inputs' index.
 
@@ -66,12 +72,19 @@ def check_predicted_option(predicted: Any, times: Any, scale: Any, data: pd.Data
     values = check_predicted_risks(raw, names, index)
     horizons = check_numbers(np.atleast_1d(times), "times")
     if horizons.size != values.shape[1]:
-        raise ValueError(f"times has {horizons.size} horizon(s) but predicted has {values.shape[1]} column(s); give "
-                         "one column of predicted risks per horizon, in the order of times.")
+        raise ValueError(
+            f"times has {horizons.size} horizon(s) but predicted has {values.shape[1]} column(s); give "
+            "one column of predicted risks per horizon, in the order of times."
+        )
     if scale == "probability" and horizons.size != 1:
-        raise ValueError("scale='probability' needs one horizon: the score is the predicted risk at that horizon.")
-    if data is not None and isinstance(predicted, (str, list, tuple)) and all(isinstance(c, str) for c in
-                                                                             np.atleast_1d(predicted)):
+        raise ValueError(
+            "scale='probability' needs one horizon: the score is the predicted risk at that horizon."
+        )
+    if (
+        data is not None
+        and isinstance(predicted, (str, list, tuple))
+        and all(isinstance(c, str) for c in np.atleast_1d(predicted))
+    ):
         columns = list(np.atleast_1d(predicted))
     elif isinstance(predicted, pd.DataFrame):
         columns = list(predicted.columns)
@@ -80,20 +93,32 @@ def check_predicted_option(predicted: Any, times: Any, scale: Any, data: pd.Data
     return PredictedRisks(values, columns, horizons, scale)
 
 
-def with_calibration(fitted: Any, fit_sample: SurvivalSample, eval_sample: SurvivalSample | None,
-                     fit_mask: np.ndarray | None, predicted: PredictedRisks | None, censoring: str):
+def with_calibration(
+    fitted: Any,
+    fit_sample: SurvivalSample,
+    eval_sample: SurvivalSample | None,
+    fit_mask: np.ndarray | None,
+    predicted: PredictedRisks | None,
+    censoring: str,
+):
     """The fitted adjustment with its :attr:`calibration` (unchanged without ``predicted=``): on the
     evaluation sample, or in-sample on the fitting sample when there is none."""
     if predicted is None:
         return fitted
     evaluated = fit_sample if eval_sample is None else eval_sample
     rows = None if eval_sample is None or fit_mask is None else ~fit_mask
-    return dataclasses.replace(fitted, calibration=adjustment_calibration(fitted, evaluated, rows, predicted,
-                                                                          censoring))
+    return dataclasses.replace(
+        fitted, calibration=adjustment_calibration(fitted, evaluated, rows, predicted, censoring)
+    )
 
 
-def adjustment_calibration(adjustment: Any, sample: SurvivalSample, rows: np.ndarray | None,
-                           predicted: PredictedRisks, censoring: str):
+def adjustment_calibration(
+    adjustment: Any,
+    sample: SurvivalSample,
+    rows: np.ndarray | None,
+    predicted: PredictedRisks,
+    censoring: str,
+):
     """:func:`~survfair.mitigate.calibration_cost` of a fitted adjustment on ``sample`` (its
     evaluation sample, or the fitting sample when there is none).
 
@@ -103,8 +128,10 @@ def adjustment_calibration(adjustment: Any, sample: SurvivalSample, rows: np.nda
     """
     expected = sample.n_samples if rows is None else rows.shape[0]
     if predicted.values.shape[0] != expected:
-        raise ValueError(f"predicted has {predicted.values.shape[0]} rows; time, event, group and risk have "
-                         f"{expected}.")
+        raise ValueError(
+            f"predicted has {predicted.values.shape[0]} rows; time, event, group and risk have "
+            f"{expected}."
+        )
     values = predicted.values if rows is None else predicted.values[rows]
     index = sample.index if sample.index is not None else pd.RangeIndex(sample.n_samples)
 
@@ -113,8 +140,17 @@ def adjustment_calibration(adjustment: Any, sample: SurvivalSample, rows: np.nda
 
     labels = pd.Series(list(sample.labels), index=index, dtype=object)
     frame = pd.DataFrame(values, index=index, columns=predicted.columns)
-    return calibration_cost(adjustment, column(sample.time), column(sample.event), labels, column(sample.risk),
-                            frame, predicted.times, scale=predicted.scale, censoring=censoring)
+    return calibration_cost(
+        adjustment,
+        column(sample.time),
+        column(sample.event),
+        labels,
+        column(sample.risk),
+        frame,
+        predicted.times,
+        scale=predicted.scale,
+        censoring=censoring,
+    )
 
 
 def calibration_rows(table: pd.DataFrame, calibration: Any, sample: str) -> pd.DataFrame:

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._core.frozen import frozen_result
 from .._calibration.estimator import calibration, predicted_matrix
 from .._calibration.result import CalibrationResult
 from .._core.exceptions import PositivityWarning
+from .._core.frozen import frozen_result
 from .._core.results import json_safe
 from .._core.validation import check_option, check_survival_inputs
 from ._tables import FittedAdjustment, before_after_table, format_table, interval_table
@@ -25,7 +25,9 @@ SCALES = ("log_hazard", "probability")
 _SHOWN = ("observed_risk", "expected_risk", "oe_ratio", "intercept", "slope", "ici", "e90", "brier")
 
 
-def adjusted_risks(predicted: np.ndarray, risk: np.ndarray, adjusted: np.ndarray, scale: str) -> np.ndarray:
+def adjusted_risks(
+    predicted: np.ndarray, risk: np.ndarray, adjusted: np.ndarray, scale: str
+) -> np.ndarray:
     """Predicted risks after the adjustment of the score.
 
     ``"log_hazard"``: the score is a log relative hazard (a Cox-type linear predictor), so
@@ -100,40 +102,52 @@ class CalibrationCost:
         if confidence_level is None:
             return self.table[keys + limits]
         adj = self.adjustment
-        ranking = interval_table(self._results, getattr(adj, "alpha", 1.0), getattr(adj, "beta", 1.0),
-                                 confidence_level).rename(columns={"sample": "part"})
+        ranking = interval_table(
+            self._results, getattr(adj, "alpha", 1.0), getattr(adj, "beta", 1.0), confidence_level
+        ).rename(columns={"sample": "part"})
         ranking.insert(1, "time", np.nan)
         calibration = _calibration_rows(self.before, self.after, confidence_level)
         return pd.concat([ranking, calibration[keys + limits]], ignore_index=True)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: scale, n_samples and the rows of :meth:`to_frame`."""
-        rows = [{k: (None if v is None else str(v) if k in ("a", "b") else v) for k, v in row.items()}
-                for row in self.table.to_dict(orient="records")]
+        rows = [
+            {k: (None if v is None else str(v) if k in ("a", "b") else v) for k, v in row.items()}
+            for row in self.table.to_dict(orient="records")
+        ]
         return json_safe({"scale": self.scale, "n_samples": self.n_samples, "table": rows})
 
     def __repr__(self) -> str:
         shown = self.table.rename(columns={"part": "sample"})
-        return f"CalibrationCost(scale={self.scale!r}, n_samples={self.n_samples})\n" + format_table(shown)
+        return (
+            f"CalibrationCost(scale={self.scale!r}, n_samples={self.n_samples})\n"
+            + format_table(shown)
+        )
 
 
-def _calibration_rows(before: CalibrationResult, after: CalibrationResult, level: float | None = None) -> pd.DataFrame:
+def _calibration_rows(
+    before: CalibrationResult, after: CalibrationResult, level: float | None = None
+) -> pd.DataFrame:
     b, a = before.to_frame(), after.to_frame()
     if level is not None:  # the limits at another level, the same rows
         for frame, result in ((b, before), (a, after)):
-            frame[["ci_low", "ci_high"]] = result.confidence_interval(level)[["ci_low", "ci_high"]].to_numpy()
+            frame[["ci_low", "ci_high"]] = result.confidence_interval(level)[
+                ["ci_low", "ci_high"]
+            ].to_numpy()
     keep = b["statistic"].isin(_SHOWN)
     b, a = b[keep].reset_index(drop=True), a[keep].reset_index(drop=True)
-    frame = pd.DataFrame({
-        "part": "calibration",
-        "time": b["time"],
-        "metric": b["statistic"],
-        "a": pd.Series(list(b["group"]), dtype=object),
-        "b": pd.Series([None] * len(b), dtype=object),
-        "before": b["estimate"],
-        "after": a["estimate"],
-        "change": a["estimate"] - b["estimate"],
-    })
+    frame = pd.DataFrame(
+        {
+            "part": "calibration",
+            "time": b["time"],
+            "metric": b["statistic"],
+            "a": pd.Series(list(b["group"]), dtype=object),
+            "b": pd.Series([None] * len(b), dtype=object),
+            "before": b["estimate"],
+            "after": a["estimate"],
+            "change": a["estimate"] - b["estimate"],
+        }
+    )
     for stage, part in (("before", b), ("after", a)):
         for column in ("se", "ci_low", "ci_high"):
             frame[f"{stage}_{column}"] = part[column].to_numpy()
@@ -222,28 +236,53 @@ def calibration_cost(
     ['calibration', 'ranking']
     """
     if not isinstance(adjustment, FittedAdjustment):
-        raise TypeError(f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}.")
+        raise TypeError(
+            f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}."
+        )
     scale = check_option(scale, "scale", SCALES)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     labels = sample.labels
     adjusted = adjustment.transform(sample.risk, labels)
-    kwargs = dict(data=data, censoring=censoring, ci=ci, confidence_level=confidence_level, progress=False)
+    kwargs = dict(
+        data=data, censoring=censoring, ci=ci, confidence_level=confidence_level, progress=False
+    )
     before = calibration(time, event, group, predicted, times, **kwargs)
     if scale == "probability" and before.times.size != 1:
-        raise ValueError("scale='probability' needs one horizon: the score is the predicted risk at that horizon.")
+        raise ValueError(
+            "scale='probability' needs one horizon: the score is the predicted risk at that horizon."
+        )
     # calibration() validated ``predicted``; here its columns in ascending horizon order
     original = _predicted_in_order(predicted, data, times)
     after_values = adjusted_risks(original, sample.risk, adjusted, scale)
     outside = ~((after_values >= 0) & (after_values <= 1)).all(axis=1)
     if outside.any():
-        raise ValueError(f"the adjusted risks leave [0, 1] for {int(outside.sum())} rows (scale='probability' "
-                         "adds the offsets to probabilities); use scale='log_hazard' with a linear predictor.")
+        raise ValueError(
+            f"the adjusted risks leave [0, 1] for {int(outside.sum())} rows (scale='probability' "
+            "adds the offsets to probabilities); use scale='log_hazard' with a linear predictor."
+        )
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PositivityWarning)  # the same censoring as "before", warned there
-        after = calibration(sample.time, sample.event, labels, after_values, before.times, groups=sample.groups,
-                            censoring=censoring, ci=ci, confidence_level=confidence_level, progress=False)
-    ranking, results = before_after_table([("ranking", sample, adjusted)], adjustment.settings,
-                                    getattr(adjustment, "alpha", 1.0), getattr(adjustment, "beta", 1.0), {})
+        warnings.simplefilter(
+            "ignore", PositivityWarning
+        )  # the same censoring as "before", warned there
+        after = calibration(
+            sample.time,
+            sample.event,
+            labels,
+            after_values,
+            before.times,
+            groups=sample.groups,
+            censoring=censoring,
+            ci=ci,
+            confidence_level=confidence_level,
+            progress=False,
+        )
+    ranking, results = before_after_table(
+        [("ranking", sample, adjusted)],
+        adjustment.settings,
+        getattr(adjustment, "alpha", 1.0),
+        getattr(adjustment, "beta", 1.0),
+        {},
+    )
     ranking = ranking.rename(columns={"sample": "part"})
     ranking.insert(1, "time", np.nan)
     table = pd.concat([ranking, _calibration_rows(before, after)], ignore_index=True)

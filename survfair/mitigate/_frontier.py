@@ -8,15 +8,21 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._calibration.estimator import calibration, predicted_matrix
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.frozen import frozen_result
-from .._calibration.estimator import calibration, predicted_matrix
 from .._core.results import json_safe
 from .._core.settings import EstimatorSettings
+from .._core.validation import (
+    check_numbers,
+    check_random_state,
+    check_scalar,
+    check_survival_inputs,
+    input_index,
+)
 from .._xci.summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective, repeatable_seed
-from .._core.validation import check_numbers, check_random_state, check_scalar, check_survival_inputs, input_index
 
 __all__ = ["Frontier", "frontier", "plot_frontier"]
 
@@ -66,15 +72,27 @@ class Frontier:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: kind, groups, reference, settings and the rows of :meth:`to_frame`."""
-        return json_safe({"kind": self.kind, "groups": list(self.groups), "reference": self.reference,
-                          "settings": self.settings.to_dict(), "n_samples": self.n_samples,
-                          "seed_entropy": self.seed_entropy, "points": self.table.to_dict(orient="records")})
+        return json_safe(
+            {
+                "kind": self.kind,
+                "groups": list(self.groups),
+                "reference": self.reference,
+                "settings": self.settings.to_dict(),
+                "n_samples": self.n_samples,
+                "seed_entropy": self.seed_entropy,
+                "points": self.table.to_dict(orient="records"),
+            }
+        )
 
     def __repr__(self) -> str:
-        with pd.option_context("display.precision", 4, "display.width", 120, "display.max_rows", 12):
+        with pd.option_context(
+            "display.precision", 4, "display.width", 120, "display.max_rows", 12
+        ):
             body = str(self.table)
-        return (f"Frontier(kind={self.kind!r}, groups={list(self.groups)}, reference={self.reference!r}, "
-                f"n_samples={self.n_samples})\n{body}")
+        return (
+            f"Frontier(kind={self.kind!r}, groups={list(self.groups)}, reference={self.reference!r}, "
+            f"n_samples={self.n_samples})\n{body}"
+        )
 
 
 class _OERatios:
@@ -84,17 +102,33 @@ class _OERatios:
     def __init__(self, sample, predicted: Any, times: Any, data: pd.DataFrame | None):
         values = _values(predicted, data)
         if values.shape[1] != 1 or np.ndim(times) > 1 or np.size(times) != 1:
-            raise ValueError("predicted and times: the frontier's O/E columns take one horizon (one column).")
-        result = calibration(sample.time, sample.event, sample.labels, values, times, groups=sample.groups,
-                             ci=None, progress=False)  # validates the predicted risks, names bad rows
+            raise ValueError(
+                "predicted and times: the frontier's O/E columns take one horizon (one column)."
+            )
+        result = calibration(
+            sample.time,
+            sample.event,
+            sample.labels,
+            values,
+            times,
+            groups=sample.groups,
+            ci=None,
+            progress=False,
+        )  # validates the predicted risks, names bad rows
         self.observed = result.summary()["observed_risk"].to_numpy(float)
         with np.errstate(divide="ignore"):  # a predicted risk of 1 stays 1 after any shift
-            self.log_survival = [np.log1p(-values[sample.group_codes == k, 0]) for k in range(sample.n_groups)]
+            self.log_survival = [
+                np.log1p(-values[sample.group_codes == k, 0]) for k in range(sample.n_groups)
+            ]
         self.groups = sample.groups
 
     def row(self, offsets: np.ndarray) -> dict:
-        expected = [float(np.mean(-np.expm1(np.exp(d) * s))) for d, s in zip(offsets, self.log_survival)]
-        return {f"oe_ratio[{g}]": float(o / e) for g, o, e in zip(self.groups, self.observed, expected)}
+        expected = [
+            float(np.mean(-np.expm1(np.exp(d) * s))) for d, s in zip(offsets, self.log_survival)
+        ]
+        return {
+            f"oe_ratio[{g}]": float(o / e) for g, o, e in zip(self.groups, self.observed, expected)
+        }
 
 
 def _values(predicted: Any, data: pd.DataFrame | None) -> np.ndarray:
@@ -217,21 +251,28 @@ def frontier(
     >>> curve.to_frame()["offset"].round(2).tolist()  # the grid, and 0: the unadjusted scores
     [-4.96, -2.93, -0.9, 0.0, 1.13, 3.16]
     """
-    reference_group = renamed("frontier", "reference", "reference_group", reference, reference_group)
+    reference_group = renamed(
+        "frontier", "reference", "reference_group", reference, reference_group
+    )
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if sample.n_groups < 2:
         raise ValueError("group: only one group; a frontier needs at least two groups.")
     ref = check_reference(reference_group, sample.groups)
     n_points = check_scalar(n_points, "n_points", "integer", low=2)
-    seed = repeatable_seed(check_random_state(random_state))  # checked even where the grid does not search
+    seed = repeatable_seed(
+        check_random_state(random_state)
+    )  # checked even where the grid does not search
     problem = ShiftProblem(sample, settings)
     g = sample.n_groups
     if (predicted is None) != (times is None):
         raise ValueError("predicted and times go together: give both (or neither).")
     ratios = None
     if predicted is not None:
-        input_index({"time": time, "event": event, "group": group, "risk": risk, "predicted": predicted}, data)
+        input_index(
+            {"time": time, "event": event, "group": group, "risk": risk, "predicted": predicted},
+            data,
+        )
         ratios = _OERatios(sample, predicted, times, data)
 
     if lambdas is None and g == 2:
@@ -245,24 +286,47 @@ def frontier(
             vector = np.zeros(2)
             vector[shifted] = d
             rows.append({"offset": float(d), **_row(problem, vector, ratios)})
-        return Frontier("offsets", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows))
+        return Frontier(
+            "offsets",
+            sample.groups,
+            sample.groups[ref],
+            settings,
+            sample.n_samples,
+            pd.DataFrame(rows),
+        )
 
     if offsets is not None:
-        raise ValueError("offsets: an offset grid is only available for two groups (without lambdas).")
+        raise ValueError(
+            "offsets: an offset grid is only available for two groups (without lambdas)."
+        )
     lambdas = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0] if lambdas is None else lambdas
     values = check_numbers(lambdas, "lambdas")
     if np.any(values < 0):
-        raise ValueError(f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}.")
+        raise ValueError(
+            f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}."
+        )
     rows = [{"lambda": np.nan, **_row(problem, np.zeros(g), ratios)}]
     for lam in values:
         goal = make_objective("penalized", 1.0, 1.0, problem.weights, lam=float(lam))
         # every λ from the same seed (a fresh SeedSequence of the same entropy each time)
-        fitted = fit_offsets(problem, goal, ref, max_evaluations=max_evaluations,
-                             random_state=np.random.SeedSequence(seed.entropy))
+        fitted = fit_offsets(
+            problem,
+            goal,
+            ref,
+            max_evaluations=max_evaluations,
+            random_state=np.random.SeedSequence(seed.entropy),
+        )
         rows.append({"lambda": float(lam), **_row(problem, fitted["offsets"], ratios)})
     entropy = seed.entropy if g > 2 else None
-    return Frontier("lambdas", sample.groups, sample.groups[ref], settings, sample.n_samples, pd.DataFrame(rows),
-                    seed_entropy=entropy)
+    return Frontier(
+        "lambdas",
+        sample.groups,
+        sample.groups[ref],
+        settings,
+        sample.n_samples,
+        pd.DataFrame(rows),
+        seed_entropy=entropy,
+    )
 
 
 def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float]:
@@ -270,7 +334,9 @@ def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float
         return float(chosen[0]), float(chosen[1])
     table = getattr(chosen, "table", None)
     if not isinstance(table, pd.DataFrame) or "sample" not in table:
-        raise TypeError("chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple.")
+        raise TypeError(
+            "chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple."
+        )
     rows = table[table["sample"] == sample]
     if rows.empty:
         raise ValueError(f"chosen has no {sample!r} rows in its before/after table (to_frame()).")
@@ -344,7 +410,9 @@ def plot_frontier(
     needed = {fairness, "overall", "unadjusted"}
     frontier_df = result.to_frame() if isinstance(result, Frontier) else result
     if not isinstance(frontier_df, pd.DataFrame) or not needed <= set(frontier_df.columns):
-        raise ValueError(f"result must be frontier()'s Frontier or its to_frame() (columns {sorted(needed)}).")
+        raise ValueError(
+            f"result must be frontier()'s Frontier or its to_frame() (columns {sorted(needed)})."
+        )
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -355,7 +423,14 @@ def plot_frontier(
     if unadjusted is True:
         rows = frontier_df[frontier_df["unadjusted"]]
         if not rows.empty:
-            ax.plot(rows[fairness].iloc[0], rows["overall"].iloc[0], "o", ms=9, color="tab:red", label="unadjusted")
+            ax.plot(
+                rows[fairness].iloc[0],
+                rows["overall"].iloc[0],
+                "o",
+                ms=9,
+                color="tab:red",
+                label="unadjusted",
+            )
     elif isinstance(unadjusted, tuple):
         ax.plot(*unadjusted, "o", ms=9, color="tab:red", label="unadjusted")
     if chosen is not None:

@@ -17,16 +17,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._core.deprecation import DEPRECATED, renamed
-from .._core.frozen import frozen_result
 from .._core.censoring import fit_censoring
+from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import PositivityError
+from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
-from .._xci.summaries import check_utility_weights
-from .._core.validation import SurvivalSample
 from .._core.settings import EstimatorSettings
-from ._adjusted_calibration import calibration_dict, calibration_rows, check_predicted_option, with_calibration
-from ._problem import pop_row_options, check_reference, check_transform_inputs, split_samples
+from .._core.validation import SurvivalSample
+from .._xci.summaries import check_utility_weights
+from ._adjusted_calibration import (
+    calibration_dict,
+    calibration_rows,
+    check_predicted_option,
+    with_calibration,
+)
+from ._problem import check_reference, check_transform_inputs, pop_row_options, split_samples
 from ._tables import FittedAdjustment, before_after_table, format_table
 
 __all__ = ["group_monotone", "GroupMonotone"]
@@ -51,7 +56,9 @@ def interp_linear(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return out
 
 
-def _event_distribution(sample: SurvivalSample, code: int, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _event_distribution(
+    sample: SurvivalSample, code: int, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Distinct event risks of one group and their mid-point plotting positions (weighted ECDF)."""
     rows = (sample.group_codes == code) & (weights > 0)
     risks, inverse = np.unique(sample.risk[rows], return_inverse=True)
@@ -86,7 +93,9 @@ def _event_weights(sample: SurvivalSample, settings: EstimatorSettings) -> np.nd
                     "time; pass a smaller tau."
                 )
             weights[rows] = 1.0 / survival
-    if sample.weights is not None:  # case weights: each event counts with its weight, as in the pairs
+    if (
+        sample.weights is not None
+    ):  # case weights: each event counts with its weight, as in the pairs
         weights = weights * sample.weights
     return weights
 
@@ -157,8 +166,13 @@ class GroupMonotone(FittedAdjustment):
     def knots(self) -> pd.DataFrame:
         """Knots of every map: columns group, risk, risk_adjusted (identity for the reference)."""
         frames = [
-            pd.DataFrame({"group": [label] * len(self.maps[label][0]), "risk": self.maps[label][0],
-                          "risk_adjusted": self.maps[label][1]})
+            pd.DataFrame(
+                {
+                    "group": [label] * len(self.maps[label][0]),
+                    "risk": self.maps[label][0],
+                    "risk_adjusted": self.maps[label][1],
+                }
+            )
             for label in self.groups
             if label in self.maps
         ]
@@ -167,19 +181,30 @@ class GroupMonotone(FittedAdjustment):
     def to_frame(self) -> pd.DataFrame:
         """Tidy before/after table (a copy); same layout as :meth:`GroupShift.to_frame` (with
         ``predicted=``, the calibration rows of :attr:`calibration` follow, with a ``time`` column)."""
-        return calibration_rows(self.table, self.calibration, "evaluation" if self.n_evaluation else "fit")
-
+        return calibration_rows(
+            self.table, self.calibration, "evaluation" if self.n_evaluation else "fit"
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the maps' knots, the settings, the before/after table and
         ``"calibration"`` (as :meth:`GroupShift.to_dict`)."""
-        return json_safe({
-            "adjustment": "monotone", "groups": list(self.groups), "reference": self.reference,
-            "alpha": self.alpha, "beta": self.beta, "knots": self.knots.to_dict(orient="records"),
-            "settings": self.settings.to_dict(), "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
-            "table": self.table.to_dict(orient="records"),
-            "calibration": calibration_dict(self.calibration, "evaluation" if self.n_evaluation else "fit"),
-        })
+        return json_safe(
+            {
+                "adjustment": "monotone",
+                "groups": list(self.groups),
+                "reference": self.reference,
+                "alpha": self.alpha,
+                "beta": self.beta,
+                "knots": self.knots.to_dict(orient="records"),
+                "settings": self.settings.to_dict(),
+                "n_fit": self.n_fit,
+                "n_evaluation": self.n_evaluation,
+                "table": self.table.to_dict(orient="records"),
+                "calibration": calibration_dict(
+                    self.calibration, "evaluation" if self.n_evaluation else "fit"
+                ),
+            }
+        )
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:
         """Mapped risks h_{group_i}(risk_i), same length and row order as the input.
@@ -327,25 +352,40 @@ def group_monotone(
     >>> fitted.reference  # the first group: its scores are not mapped
     0
     """
-    reference_group = renamed("group_monotone", "reference", "reference_group", reference, reference_group)
+    reference_group = renamed(
+        "group_monotone", "reference", "reference_group", reference, reference_group
+    )
     alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     # entry, weights and cluster change the cells: the fit uses them, as the table does
-    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on,
-                                                      pop_row_options(xci_kwargs))
+    fit_sample, eval_sample, fit_mask = split_samples(
+        time, event, group, risk, data, fit_on, pop_row_options(xci_kwargs)
+    )
     ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")
-    risks = check_predicted_option(predicted, times, scale, data,
-                                   {"time": time, "event": event, "group": group, "risk": risk})
+    risks = check_predicted_option(
+        predicted, times, scale, data, {"time": time, "event": event, "group": group, "risk": risk}
+    )
     maps_by_code = fit_maps(fit_sample, settings, ref)
     maps = {
-        fit_sample.groups[code]: tuple(readonly(a, float) for a in knots) for code, knots in maps_by_code.items()
+        fit_sample.groups[code]: tuple(readonly(a, float) for a in knots)
+        for code, knots in maps_by_code.items()
     }
-    samples = [("fit", fit_sample, _apply(maps, fit_sample.groups, fit_sample.risk, fit_sample.group_codes))]
+    samples = [
+        (
+            "fit",
+            fit_sample,
+            _apply(maps, fit_sample.groups, fit_sample.risk, fit_sample.group_codes),
+        )
+    ]
     if eval_sample is not None:
         samples.append(
-            ("evaluation", eval_sample, _apply(maps, eval_sample.groups, eval_sample.risk, eval_sample.group_codes))
+            (
+                "evaluation",
+                eval_sample,
+                _apply(maps, eval_sample.groups, eval_sample.risk, eval_sample.group_codes),
+            )
         )
     table, results = before_after_table(samples, settings, alpha, beta, xci_kwargs)
     fitted = GroupMonotone(

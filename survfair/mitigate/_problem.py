@@ -19,16 +19,16 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import CensoringCurves, fit_censoring
+from .._core.settings import EstimatorSettings
 from .._core.validation import (
     SurvivalSample,
     as_numeric,
-    describe_rows,
     check_survival_inputs,
+    describe_rows,
     gather_inputs,
     input_index,
     unmasked,
 )
-from .._core.settings import EstimatorSettings
 from .._xci.estimator import estimate_xci
 
 __all__ = [
@@ -53,19 +53,25 @@ def check_reference(reference_group: Any, groups: tuple) -> int:
     try:
         return groups.index(reference_group)
     except ValueError:
-        raise ValueError(f"reference_group: group {reference_group!r} does not occur (groups: {list(groups)}).") from None
+        raise ValueError(
+            f"reference_group: group {reference_group!r} does not occur (groups: {list(groups)})."
+        ) from None
 
 
 # -- transform ---------------------------------------------------------------------------------
 
 
-def check_transform_inputs(risk: Any, group: Any, data: pd.DataFrame | None, groups: tuple) -> tuple[np.ndarray, np.ndarray]:
+def check_transform_inputs(
+    risk: Any, group: Any, data: pd.DataFrame | None, groups: tuple
+) -> tuple[np.ndarray, np.ndarray]:
     """Validate (risk, group) for ``transform``; returns float risks and group codes (same rows)."""
     raw, index = gather_inputs({"risk": risk, "group": group}, data)
     risk_raw, group_raw = raw["risk"], raw["group"]
     values = as_numeric(risk_raw, "risk", index)
     lookup = {label: k for k, label in enumerate(groups)}
-    codes = np.array([lookup.get(label, -1) for label in pd.Series(group_raw, dtype=object)], dtype=np.intp)
+    codes = np.array(
+        [lookup.get(label, -1) for label in pd.Series(group_raw, dtype=object)], dtype=np.intp
+    )
     unknown = codes < 0
     if unknown.any():
         labels = sorted({str(v) for v in np.asarray(group_raw, dtype=object)[unknown]})
@@ -81,6 +87,7 @@ def check_transform_inputs(risk: Any, group: Any, data: pd.DataFrame | None, gro
 def subsample(sample: SurvivalSample, rows: np.ndarray) -> SurvivalSample:
     """Rows ``rows`` (boolean mask) of a validated sample, keeping the group order and the rows'
     case weights, entry times and clusters (renumbered 0..C-1)."""
+
     def part(values):
         return None if values is None else np.ascontiguousarray(values[rows])
 
@@ -101,14 +108,18 @@ def subsample(sample: SurvivalSample, rows: np.ndarray) -> SurvivalSample:
 
 
 def _fit_rows(fit_on: Any, n: int) -> np.ndarray:
-    if isinstance(fit_on, np.ma.MaskedArray):  # masked entries are missing, never their hidden values
+    if isinstance(
+        fit_on, np.ma.MaskedArray
+    ):  # masked entries are missing, never their hidden values
         fit_on = unmasked(fit_on, "fit_on")
     values = fit_on.to_numpy() if isinstance(fit_on, (pd.Series, pd.Index)) else np.asarray(fit_on)
     if values.ndim != 1:
         raise ValueError(f"fit_on must be 1-D (a mask or row positions), got shape {values.shape}.")
     if values.dtype.kind == "b":
         if values.shape[0] != n:
-            raise ValueError(f"fit_on: a boolean mask must have one entry per row ({n}), got {values.shape[0]}.")
+            raise ValueError(
+                f"fit_on: a boolean mask must have one entry per row ({n}), got {values.shape[0]}."
+            )
         return values.astype(bool)
     if values.dtype.kind not in "iu":
         raise TypeError(
@@ -117,7 +128,9 @@ def _fit_rows(fit_on: Any, n: int) -> np.ndarray:
         )
     outside = (values < 0) | (values >= n)
     if outside.any():
-        raise ValueError(f"fit_on: row positions must be in [0, {n}); out of range at entries {describe_rows(outside)}.")
+        raise ValueError(
+            f"fit_on: row positions must be in [0, {n}); out of range at entries {describe_rows(outside)}."
+        )
     if np.unique(values).shape[0] != values.shape[0]:
         raise ValueError("fit_on: row positions contain duplicates.")
     mask = np.zeros(n, bool)
@@ -129,7 +142,9 @@ def _require_all_groups(sample: SurvivalSample, name: str) -> None:
     present = np.bincount(sample.group_codes, minlength=sample.n_groups)
     missing = [g for g, count in zip(sample.groups, present) if count == 0]
     if missing:
-        raise ValueError(f"fit_on: {name} have no row of groups {missing}; every group needs rows there.")
+        raise ValueError(
+            f"fit_on: {name} have no row of groups {missing}; every group needs rows there."
+        )
 
 
 #: The row options of :func:`survfair.xci` that also change what an adjustment is fitted to.
@@ -137,7 +152,12 @@ ROW_OPTIONS = ("entry", "weights", "cluster")
 
 
 def split_samples(
-    time: Any, event: Any, group: Any, risk: Any, data: pd.DataFrame | None, fit_on: Any,
+    time: Any,
+    event: Any,
+    group: Any,
+    risk: Any,
+    data: pd.DataFrame | None,
+    fit_on: Any,
     rows: dict | None = None,
 ) -> tuple[SurvivalSample, SurvivalSample | None, np.ndarray | None]:
     """Validate the inputs and split them into (fitting sample, evaluation sample or None, fit mask).
@@ -159,12 +179,20 @@ def split_samples(
         if data is None:
             raise ValueError(f"fit_on is a column name ({fit_on!r}), so data must be given.")
         if fit_on not in data.columns:
-            raise ValueError(f"fit_on: column {fit_on!r} is not in data (columns: {list(data.columns)}).")
+            raise ValueError(
+                f"fit_on: column {fit_on!r} is not in data (columns: {list(data.columns)})."
+            )
         fit_on = data[fit_on]
         if fit_on.dtype.kind != "b":
-            raise TypeError(f"fit_on: column {fit_on.name!r} must be boolean (True = fitting row), got {fit_on.dtype}.")
-    if isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b":  # a mask is per row: same index rule
-        input_index({"time": time, "event": event, "group": group, "risk": risk, "fit_on": fit_on}, data)
+            raise TypeError(
+                f"fit_on: column {fit_on.name!r} must be boolean (True = fitting row), got {fit_on.dtype}."
+            )
+    if (
+        isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b"
+    ):  # a mask is per row: same index rule
+        input_index(
+            {"time": time, "event": event, "group": group, "risk": risk, "fit_on": fit_on}, data
+        )
     if isinstance(fit_on, pd.DataFrame) or (isinstance(fit_on, tuple) and len(fit_on) == 4):
         arrays = [name for name, value in rows.items() if not isinstance(value, str)]
         if arrays or (rows and not isinstance(fit_on, pd.DataFrame)):
@@ -172,18 +200,24 @@ def split_samples(
             raise ValueError(
                 f"{', '.join(given)}: given {'as arrays' if arrays else ''} with separate fitting data (fit_on), "
                 f"{'they belong' if len(given) > 1 else 'it belongs'} to the evaluation rows only; pass fit_on as a "
-                "DataFrame and name the columns (e.g. weights='w') so that both data sets carry them."
-                .replace("given  with", "given with"))
+                "DataFrame and name the columns (e.g. weights='w') so that both data sets carry them.".replace(
+                    "given  with", "given with"
+                )
+            )
         if isinstance(fit_on, pd.DataFrame):
             names = (time, event, group, risk)
             if not all(isinstance(v, (str, list)) for v in names):
-                raise TypeError("fit_on is a DataFrame, so time, event, group and risk must be column names of data.")
+                raise TypeError(
+                    "fit_on is a DataFrame, so time, event, group and risk must be column names of data."
+                )
             fit_sample, excluded = check_survival_inputs(*names, data=fit_on, groups=None, **rows)
         else:
             fit_sample, excluded = check_survival_inputs(*fit_on, data=None, groups=None)
         unknown = [g for g in sample.groups if g not in fit_sample.groups]
         if unknown:
-            raise ValueError(f"fit_on has no row of groups {unknown}, which occur in the evaluation data.")
+            raise ValueError(
+                f"fit_on has no row of groups {unknown}, which occur in the evaluation data."
+            )
         # re-encode the fitting data in the evaluation data's group order
         order = [fit_sample.groups.index(g) for g in sample.groups]
         remap = np.full(fit_sample.n_groups, -1, np.intp)
@@ -197,7 +231,9 @@ def split_samples(
         return fit_sample, sample, None
     mask = _fit_rows(fit_on, sample.n_samples)
     if mask.all():
-        raise ValueError("fit_on selects every row, leaving none for evaluation; pass fit_on=None to fit in-sample.")
+        raise ValueError(
+            "fit_on selects every row, leaving none for evaluation; pass fit_on=None to fit in-sample."
+        )
     if not mask.any():
         raise ValueError("fit_on selects no row to fit on.")
     fit_sample, eval_sample = subsample(sample, mask), subsample(sample, ~mask)
@@ -243,7 +279,9 @@ class ShiftProblem:
         self.denominator = np.array(base.denominator)
         missing = (self.denominator == 0) & offdiagonal(sample.n_groups)
         if missing.any():
-            cells = ", ".join(f"({sample.groups[a]!r}, {sample.groups[b]!r})" for a, b in np.argwhere(missing))
+            cells = ", ".join(
+                f"({sample.groups[a]!r}, {sample.groups[b]!r})" for a, b in np.argwhere(missing)
+            )
             raise ValueError(
                 f"the fitting sample has no (weighted) comparable pair in the cross-group cells {cells}; "
                 "their xCI is undefined, so offsets cannot be fitted."
@@ -255,15 +293,21 @@ class ShiftProblem:
         shifted = dataclasses.replace(self.sample, risk=risk)
         self.n_evaluations += 1
         return estimate_xci(
-            shifted, method=self.settings.method, tau=self.settings.tau, curves=self.curves,
-            tied_tol=self.settings.tied_tol, strict=self.settings.strict,
+            shifted,
+            method=self.settings.method,
+            tau=self.settings.tau,
+            curves=self.curves,
+            tied_tol=self.settings.tied_tol,
+            strict=self.settings.strict,
         )
 
     def evaluate(self, offsets: np.ndarray) -> State:
         counts = self._counts(np.asarray(offsets, dtype=float))
         with np.errstate(invalid="ignore", divide="ignore"):
             values = counts.numerator / counts.denominator
-        key = np.concatenate([counts.concordant.ravel(), (counts.concordant + counts.tied_risk).ravel()]).tobytes()
+        key = np.concatenate(
+            [counts.concordant.ravel(), (counts.concordant + counts.tied_risk).ravel()]
+        ).tobytes()
         return State(values, key)
 
     def coordinate_range(self, offsets: np.ndarray, k: int) -> tuple[float, float]:

@@ -45,15 +45,22 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._core.validation import check_random_state
 from .._xci.summaries import (
     OBJECTIVES,
     group_utilities,
     max_abs_delta_between,
 )
-from .._core.validation import check_random_state
 from ._problem import ShiftProblem, State, offdiagonal
 
-__all__ = ["MAX_EVALUATIONS", "Objective", "make_objective", "LineSearch", "exact_line_search", "fit_offsets"]
+__all__ = [
+    "MAX_EVALUATIONS",
+    "Objective",
+    "make_objective",
+    "LineSearch",
+    "exact_line_search",
+    "fit_offsets",
+]
 
 
 #: Default budget of objective evaluations of one exact line search.
@@ -89,7 +96,9 @@ def _log(values: np.ndarray) -> float:
         return float(np.sum(np.log(values)))
 
 
-def make_objective(name: str, alpha: float, beta: float, weights: np.ndarray, lam: float | None = None) -> Objective:
+def make_objective(
+    name: str, alpha: float, beta: float, weights: np.ndarray, lam: float | None = None
+) -> Objective:
     """Build an objective; ``weights`` are the Proposition 4.1 cell weights of the pooled C.
 
     ``name="penalized"`` (used by the λ frontier): pooled C - lam * max |Δbetween|.
@@ -110,11 +119,16 @@ def make_objective(name: str, alpha: float, beta: float, weights: np.ndarray, la
         return float(np.nansum(weights * m))
 
     if name == "abs_delta_between":
-        return Objective(name, lambda m: -max_gap(m), lambda lo, hi: -gap_lower(lo, hi), lambda v: -v)
+        return Objective(
+            name, lambda m: -max_gap(m), lambda lo, hi: -gap_lower(lo, hi), lambda v: -v
+        )
     if name == "min_xci":
         # the diagonal is invariant under shifts, so maximising the smallest cross cell maximises min-xCI
         return Objective(
-            name, lambda m: float(np.min(m[off])), lambda lo, hi: float(np.min(np.maximum(lo, hi)[off])), lambda v: v
+            name,
+            lambda m: float(np.min(m[off])),
+            lambda lo, hi: float(np.min(np.maximum(lo, hi)[off])),
+            lambda v: v,
         )
     if name == "min_utility":
         return Objective(
@@ -155,7 +169,12 @@ class LineSearch:
 
 
 def exact_line_search(
-    problem: ShiftProblem, objective: Objective, offsets: np.ndarray, k: int, *, max_evaluations: int
+    problem: ShiftProblem,
+    objective: Objective,
+    offsets: np.ndarray,
+    k: int,
+    *,
+    max_evaluations: int,
 ) -> LineSearch:
     """Best offset of group k (others fixed): best-first branch and bound over plateaus.
 
@@ -222,7 +241,10 @@ def exact_line_search(
             push(a, mid)
             push(mid, b)
         plateau = _plateau(state, best_d, lo, hi, cache, resolution)
-        if plateau[1] - plateau[0] >= resolution or problem.n_evaluations - start >= max_evaluations:
+        if (
+            plateau[1] - plateau[0] >= resolution
+            or problem.n_evaluations - start >= max_evaluations
+        ):
             break
         # a rounding artefact: fl(r + d) splits breakpoints that coincide in exact arithmetic
         # (discrete scores) into plateaus a few ulps wide; exclude it and search again (cache reused)
@@ -250,7 +272,11 @@ def _plateau(
             continue
         outside = max(differing) if side < 0 else min(differing)
         # evaluated offsets between d and ``outside`` with the same counts lie on the plateau
-        same = [x for x in cache if cache[x].key == key and (x - d) * side >= 0 and (outside - x) * side > 0]
+        same = [
+            x
+            for x in cache
+            if cache[x].key == key and (x - d) * side >= 0 and (outside - x) * side > 0
+        ]
         inside = max(same) if side > 0 else min(same)
         while abs(outside - inside) > resolution:
             mid = inside + (outside - inside) / 2
@@ -293,11 +319,17 @@ def fit_offsets(
     if g == 1:
         raise ValueError("group: only one group; a group shift needs at least two groups.")
     if g == 2:
-        search = exact_line_search(problem, objective, offsets, free[0], max_evaluations=max_evaluations)
+        search = exact_line_search(
+            problem, objective, offsets, free[0], max_evaluations=max_evaluations
+        )
         offsets[free[0]] = search.offset
         return {
-            "offsets": offsets, "value": search.value, "gap": search.gap, "plateau": search.plateau,
-            "search": "exact branch and bound over all breakpoints (two groups)", "seed_entropy": None,
+            "offsets": offsets,
+            "value": search.value,
+            "gap": search.gap,
+            "plateau": search.plateau,
+            "search": "exact branch and bound over all breakpoints (two groups)",
+            "seed_entropy": None,
         }
     from scipy.optimize import differential_evolution
 
@@ -309,21 +341,33 @@ def fit_offsets(
         return -objective.value(problem.evaluate(trial).values)
 
     found = differential_evolution(
-        loss, bounds, seed=np.random.default_rng(seed), polish=False, maxiter=30, popsize=8, tol=0, init="sobol"
+        loss,
+        bounds,
+        seed=np.random.default_rng(seed),
+        polish=False,
+        maxiter=30,
+        popsize=8,
+        tol=0,
+        init="sobol",
     )
     offsets[free] = found.x
     value = objective.value(problem.evaluate(offsets).values)
     for _sweep in range(20):
         improved = False
         for k in free:
-            search = exact_line_search(problem, objective, offsets, k, max_evaluations=max_evaluations)
+            search = exact_line_search(
+                problem, objective, offsets, k, max_evaluations=max_evaluations
+            )
             if search.value > value:
                 offsets[k], value, improved = search.offset, search.value, True
         if not improved:
             break
     value = objective.value(problem.evaluate(offsets).values)
     return {
-        "offsets": offsets, "value": value, "gap": math.nan, "plateau": None,
+        "offsets": offsets,
+        "value": value,
+        "gap": math.nan,
+        "plateau": None,
         "search": "differential evolution (scipy, seeded by random_state) + exact coordinate-wise branch and bound",
         "seed_entropy": seed.entropy,
     }

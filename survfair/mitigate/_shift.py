@@ -17,11 +17,22 @@ import pandas as pd
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._xci.summaries import OBJECTIVES, check_utility_weights
-from .._core.validation import check_option, check_scalar
 from .._core.settings import EstimatorSettings
-from ._adjusted_calibration import calibration_dict, calibration_rows, check_predicted_option, with_calibration
-from ._problem import pop_row_options, ShiftProblem, check_reference, check_transform_inputs, split_samples
+from .._core.validation import check_option, check_scalar
+from .._xci.summaries import OBJECTIVES, check_utility_weights
+from ._adjusted_calibration import (
+    calibration_dict,
+    calibration_rows,
+    check_predicted_option,
+    with_calibration,
+)
+from ._problem import (
+    ShiftProblem,
+    check_reference,
+    check_transform_inputs,
+    pop_row_options,
+    split_samples,
+)
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective
 from ._tables import FittedAdjustment, before_after_table, format_table
 
@@ -125,25 +136,39 @@ class GroupShift(FittedAdjustment):
         (observed_risk, expected_risk, oe_ratio, intercept, slope, ici, e90, brier), a the group,
         and a ``time`` column, the horizon (NaN on the ranking rows).
         """
-        return calibration_rows(self.table, self.calibration, "evaluation" if self.n_evaluation else "fit")
-
+        return calibration_rows(
+            self.table, self.calibration, "evaluation" if self.n_evaluation else "fit"
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the offsets, the search and its diagnostics, the settings, the
         before/after table (the ranking rows of :meth:`to_frame`) and ``"calibration"`` (the sample
         and :meth:`CalibrationCost.to_dict`, or None without ``predicted=``)."""
-        return json_safe({
-            "adjustment": "shift", "groups": list(self.groups), "reference": self.reference,
-            "objective": self.objective, "alpha": self.alpha, "beta": self.beta,
-            "offsets": dict(zip(map(str, self.groups), self.offset_values)),
-            "objective_before": self.objective_before, "objective_after": self.objective_after,
-            "optimality_gap": self.optimality_gap, "plateau": list(self.plateau) if self.plateau else None,
-            "search": self.search, "n_evaluations": self.n_evaluations, "seed_entropy": self.seed_entropy,
-            "settings": self.settings.to_dict(),
-            "n_fit": self.n_fit, "n_evaluation": self.n_evaluation,
-            "table": self.table.to_dict(orient="records"),
-            "calibration": calibration_dict(self.calibration, "evaluation" if self.n_evaluation else "fit"),
-        })
+        return json_safe(
+            {
+                "adjustment": "shift",
+                "groups": list(self.groups),
+                "reference": self.reference,
+                "objective": self.objective,
+                "alpha": self.alpha,
+                "beta": self.beta,
+                "offsets": dict(zip(map(str, self.groups), self.offset_values)),
+                "objective_before": self.objective_before,
+                "objective_after": self.objective_after,
+                "optimality_gap": self.optimality_gap,
+                "plateau": list(self.plateau) if self.plateau else None,
+                "search": self.search,
+                "n_evaluations": self.n_evaluations,
+                "seed_entropy": self.seed_entropy,
+                "settings": self.settings.to_dict(),
+                "n_fit": self.n_fit,
+                "n_evaluation": self.n_evaluation,
+                "table": self.table.to_dict(orient="records"),
+                "calibration": calibration_dict(
+                    self.calibration, "evaluation" if self.n_evaluation else "fit"
+                ),
+            }
+        )
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:
         """Shifted risks risk_i + offset[group_i], same length and row order as the input.
@@ -325,29 +350,37 @@ def group_shift(
     >>> fitted.optimality_gap
     0.0
     """
-    reference_group = renamed("group_shift", "reference", "reference_group", reference, reference_group)
+    reference_group = renamed(
+        "group_shift", "reference", "reference_group", reference, reference_group
+    )
     objective = check_option(objective, "objective", OBJECTIVES)
     alpha, beta = check_utility_weights(alpha, beta)
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
     # entry, weights and cluster change the cells: the fit uses them, as the table does
-    fit_sample, eval_sample, fit_mask = split_samples(time, event, group, risk, data, fit_on,
-                                                      pop_row_options(xci_kwargs))
+    fit_sample, eval_sample, fit_mask = split_samples(
+        time, event, group, risk, data, fit_on, pop_row_options(xci_kwargs)
+    )
     ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
         raise ValueError("group: only one group; a group shift needs at least two groups.")
-    risks = check_predicted_option(predicted, times, scale, data,
-                                   {"time": time, "event": event, "group": group, "risk": risk})
+    risks = check_predicted_option(
+        predicted, times, scale, data, {"time": time, "event": event, "group": group, "risk": risk}
+    )
 
     problem = ShiftProblem(fit_sample, settings)
     goal = make_objective(objective, alpha, beta, problem.weights)
     before_value = goal.value(problem.evaluate(np.zeros(fit_sample.n_groups)).values)
-    fitted = fit_offsets(problem, goal, ref, max_evaluations=max_evaluations, random_state=random_state)
+    fitted = fit_offsets(
+        problem, goal, ref, max_evaluations=max_evaluations, random_state=random_state
+    )
     offsets = fitted["offsets"]
 
     samples = [("fit", fit_sample, fit_sample.risk + offsets[fit_sample.group_codes])]
     if eval_sample is not None:
-        samples.append(("evaluation", eval_sample, eval_sample.risk + offsets[eval_sample.group_codes]))
+        samples.append(
+            ("evaluation", eval_sample, eval_sample.risk + offsets[eval_sample.group_codes])
+        )
     table, results = before_after_table(samples, settings, alpha, beta, xci_kwargs)
     fitted = GroupShift(
         groups=fit_sample.groups,

@@ -14,6 +14,9 @@ import pandas as pd
 
 from .._core.exceptions import PositivityWarning
 from .._core.results import XCIResult
+from .._core.settings import EstimatorSettings
+from .._core.validation import SurvivalSample, check_confidence_level
+from .._xci.estimator import xci
 from .._xci.summaries import (
     contrast,
     delta_between,
@@ -21,9 +24,6 @@ from .._xci.summaries import (
     min_xci,
     utility,
 )
-from .._core.validation import SurvivalSample, check_confidence_level
-from .._core.settings import EstimatorSettings
-from .._xci.estimator import xci
 
 __all__ = ["FittedAdjustment", "before_after_table", "interval_table", "format_table"]
 
@@ -31,11 +31,24 @@ __all__ = ["FittedAdjustment", "before_after_table", "interval_table", "format_t
 # -- before / after table ----------------------------------------------------------------------
 
 
-def _result(sample: SurvivalSample, risk: np.ndarray, settings: EstimatorSettings, xci_kwargs: dict) -> XCIResult:
+def _result(
+    sample: SurvivalSample, risk: np.ndarray, settings: EstimatorSettings, xci_kwargs: dict
+) -> XCIResult:
     return xci(
-        sample.time, sample.event, sample.labels, risk, method=settings.method, tau=settings.tau,
-        censoring=settings.censoring, tied_tol=settings.tied_tol, strict=settings.strict,
-        groups=sample.groups, entry=sample.entry, weights=sample.weights, cluster=sample.cluster, **xci_kwargs,
+        sample.time,
+        sample.event,
+        sample.labels,
+        risk,
+        method=settings.method,
+        tau=settings.tau,
+        censoring=settings.censoring,
+        tied_tol=settings.tied_tol,
+        strict=settings.strict,
+        groups=sample.groups,
+        entry=sample.entry,
+        weights=sample.weights,
+        cluster=sample.cluster,
+        **xci_kwargs,
     )
 
 
@@ -58,8 +71,11 @@ def _summary_rows(result: XCIResult, alpha: float, beta: float) -> list[tuple]:
             e = contrast(result, weights, null=0.5)
             rows.append(("xci", a, b, e.value, e.se, *e.confidence_interval))
     for i, a in enumerate(result.groups):
-        for b in result.groups[i + 1:]:
-            for name, function in (("delta_within", delta_within), ("delta_between", delta_between)):
+        for b in result.groups[i + 1 :]:
+            for name, function in (
+                ("delta_within", delta_within),
+                ("delta_between", delta_between),
+            ):
                 e = function(result, a, b)
                 rows.append((name, a, b, e.value, e.se, *e.confidence_interval))
     m = min_xci(result)
@@ -109,7 +125,9 @@ def before_after_table(
     return pd.concat(frames, ignore_index=True), results
 
 
-def interval_table(results: dict, alpha: float, beta: float, confidence_level: float) -> pd.DataFrame:
+def interval_table(
+    results: dict, alpha: float, beta: float, confidence_level: float
+) -> pd.DataFrame:
     """The interval columns of :func:`before_after_table` at another level, from the stored results.
 
     Columns sample, metric, a, b (the rows of the before/after table, in its order),
@@ -121,8 +139,12 @@ def interval_table(results: dict, alpha: float, beta: float, confidence_level: f
     columns = ["metric", "a", "b", "value", "se", "ci_low", "ci_high"]
     frames = []
     for name, pair in results.items():
-        before, after = (_rows_frame(_summary_rows(dataclasses.replace(r, confidence_level=level), alpha, beta),
-                                     columns) for r in pair)
+        before, after = (
+            _rows_frame(
+                _summary_rows(dataclasses.replace(r, confidence_level=level), alpha, beta), columns
+            )
+            for r in pair
+        )
         frame = before[["metric", "a", "b"]].copy()
         frame.insert(0, "sample", name)
         for stage, part in (("before", before), ("after", after)):
@@ -167,7 +189,16 @@ class FittedAdjustment:
         TypeError, ValueError
             If ``confidence_level`` is not a number in (0, 1).
         """
-        columns = ["sample", "metric", "a", "b", "before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
+        columns = [
+            "sample",
+            "metric",
+            "a",
+            "b",
+            "before_ci_low",
+            "before_ci_high",
+            "after_ci_low",
+            "after_ci_high",
+        ]
         if confidence_level is None:
             ranking = self.table[columns]
         else:

@@ -21,9 +21,24 @@ log-time); ``lognormal_xci(..., orientation="paper")`` gives the paper's literal
 """
 
 from ._cohort import CensoringSpec, lognormal_cohort
-from ._designs import AFT_DISTRIBUTIONS, PH_BASELINES, CohortDesign, TrueXCI, aft_design, ph_design, ph_xci_integral
+from ._designs import (
+    AFT_DISTRIBUTIONS,
+    PH_BASELINES,
+    CohortDesign,
+    TrueXCI,
+    aft_design,
+    ph_design,
+    ph_xci_integral,
+)
 from ._gaussian import gaussian_xauc
-from ._harness import ESTIMATORS, CoverageStudy, coverage_study, plot_coverage, plot_power, power_curve
+from ._harness import (
+    ESTIMATORS,
+    CoverageStudy,
+    coverage_study,
+    plot_coverage,
+    plot_power,
+    power_curve,
+)
 from ._lognormal import LognormalXCI, lognormal_xci
 from ._study import DEFAULT_CENSORING, PAPER_GRID, ipcw_bias_study, plot_study, study
 

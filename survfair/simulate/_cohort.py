@@ -114,8 +114,13 @@ def _check_end(value: Any, name: str) -> float:
 
 def _check_lognormal(value: Any, name: str) -> tuple:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise TypeError(f"{name} must be a pair (mu, sd) of log C's mean and standard deviation, got {value!r}.")
-    return (check_scalar(value[0], f"{name} mu"), check_scalar(value[1], f"{name} sd", low=0, closed="neither"))
+        raise TypeError(
+            f"{name} must be a pair (mu, sd) of log C's mean and standard deviation, got {value!r}."
+        )
+    return (
+        check_scalar(value[0], f"{name} mu"),
+        check_scalar(value[1], f"{name} sd", low=0, closed="neither"),
+    )
 
 
 def parse_censoring(censoring: Any) -> CensoringSpec:
@@ -235,7 +240,9 @@ def lognormal_cohort(
     ['time', 'event', 'group', 'z', 'log_time', 'risk', 'censoring_time']
     """
     n = check_scalar(n, "n", "integer", low=1)
-    beta0, beta1, beta2 = (check_scalar(v, k) for v, k in ((beta0, "beta0"), (beta1, "beta1"), (beta2, "beta2")))
+    beta0, beta1, beta2 = (
+        check_scalar(v, k) for v, k in ((beta0, "beta0"), (beta1, "beta1"), (beta2, "beta2"))
+    )
     sigma_z = check_scalar(sigma_z, "sigma_z", low=0)
     sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
     p_group = check_scalar(p_group, "p_group", low=0, high=1, closed="neither")

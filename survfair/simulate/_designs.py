@@ -22,7 +22,14 @@ from .._core.frozen import frozen_result
 from .._core.results import json_safe
 from .._core.validation import check_option, check_scalar, label_array, random_generator
 
-__all__ = ["CohortDesign", "TrueXCI", "ph_design", "aft_design", "PH_BASELINES", "AFT_DISTRIBUTIONS"]
+__all__ = [
+    "CohortDesign",
+    "TrueXCI",
+    "ph_design",
+    "aft_design",
+    "PH_BASELINES",
+    "AFT_DISTRIBUTIONS",
+]
 
 PH_BASELINES = ("exponential", "weibull", "gompertz")
 AFT_DISTRIBUTIONS = ("lognormal", "loglogistic", "weibull")
@@ -31,11 +38,15 @@ SCORES = ("with_group", "without_group")
 _REFERENCE_DRAWS = 200_000
 
 
-def _per_group(value: Any, groups: tuple, name: str, low: float | None = None, closed: str = "left") -> tuple:
+def _per_group(
+    value: Any, groups: tuple, name: str, low: float | None = None, closed: str = "left"
+) -> tuple:
     """One number for every group, or a mapping with exactly the design's groups."""
     if isinstance(value, Mapping):
         if set(value) != set(groups):
-            raise ValueError(f"{name}: give one value per group {list(groups)}, got keys {list(value)}.")
+            raise ValueError(
+                f"{name}: give one value per group {list(groups)}, got keys {list(value)}."
+            )
         values = [value[g] for g in groups]
     else:
         values = [value] * len(groups)
@@ -44,9 +55,13 @@ def _per_group(value: Any, groups: tuple, name: str, low: float | None = None, c
 
 def _check_groups(groups: Any) -> tuple[tuple, np.ndarray]:
     if not isinstance(groups, Mapping) or len(groups) < 1:
-        raise TypeError("groups must be a mapping of group label to its proportion, e.g. {'F': 0.5, 'M': 0.5}.")
+        raise TypeError(
+            "groups must be a mapping of group label to its proportion, e.g. {'F': 0.5, 'M': 0.5}."
+        )
     labels = tuple(groups)
-    shares = np.array([check_scalar(groups[g], "groups", "real", low=0, closed="neither") for g in labels])
+    shares = np.array(
+        [check_scalar(groups[g], "groups", "real", low=0, closed="neither") for g in labels]
+    )
     if not np.isclose(shares.sum(), 1.0, rtol=0, atol=1e-9):
         raise ValueError(f"groups: the proportions must sum to 1, got {shares.sum():g}.")
     return labels, shares / shares.sum()
@@ -111,16 +126,24 @@ class TrueXCI:
     def to_frame(self) -> pd.DataFrame:
         """One row per cell: a, b, xci, mc_se."""
         g = len(self.groups)
-        return pd.DataFrame({
-            "a": np.repeat(np.array(self.groups, dtype=object), g),
-            "b": np.tile(np.array(self.groups, dtype=object), g),
-            "xci": self.values.ravel(), "mc_se": self.mc_se.ravel(),
-        })
+        return pd.DataFrame(
+            {
+                "a": np.repeat(np.array(self.groups, dtype=object), g),
+                "b": np.tile(np.array(self.groups, dtype=object), g),
+                "xci": self.values.ravel(),
+                "mc_se": self.mc_se.ravel(),
+            }
+        )
 
     def to_dict(self) -> dict:
-        out = {"groups": [str(g) for g in self.groups], "tau": self.tau, "n_draws": self.n_draws,
-               "method": self.method, "weighting": self.weighting,
-               "cells": self.to_frame().astype({"a": str, "b": str}).to_dict(orient="records")}
+        out = {
+            "groups": [str(g) for g in self.groups],
+            "tau": self.tau,
+            "n_draws": self.n_draws,
+            "method": self.method,
+            "weighting": self.weighting,
+            "cells": self.to_frame().astype({"a": str, "b": str}).to_dict(orient="records"),
+        }
         if self.population is not None:
             out["population"] = self.population.to_dict()
         return json_safe(out)
@@ -206,8 +229,12 @@ class CohortDesign:
                 return scale * target
             if self.family == "weibull":
                 return scale * target ** (1.0 / shape)
-            return np.log1p(target * shape * scale) / shape  # Gompertz: H0(t) = (e^{rate t} - 1)/(rate scale)
-        error = {"lognormal": stats.norm, "loglogistic": stats.logistic, "weibull": stats.gumbel_l}[self.family]
+            return (
+                np.log1p(target * shape * scale) / shape
+            )  # Gompertz: H0(t) = (e^{rate t} - 1)/(rate scale)
+        error = {"lognormal": stats.norm, "loglogistic": stats.logistic, "weibull": stats.gumbel_l}[
+            self.family
+        ]
         return np.exp(scale + effect + shape * error.rvs(size=code.shape[0], random_state=rng))
 
     def _risk(self, code: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -260,9 +287,17 @@ class CohortDesign:
         random = rates > 0
         censor[random] = stats.expon.rvs(size=int(random.sum()), random_state=rng) / rates[random]
         censor = np.minimum(censor, self.administrative)
-        frame = pd.DataFrame({"time": np.minimum(event_time, censor), "event": event_time <= censor,
-                              "group": label_array(self.groups)[code],
-                              "z": z, "risk": self._risk(code, z), "event_time": event_time, "censoring_time": censor})
+        frame = pd.DataFrame(
+            {
+                "time": np.minimum(event_time, censor),
+                "event": event_time <= censor,
+                "group": label_array(self.groups)[code],
+                "z": z,
+                "risk": self._risk(code, z),
+                "event_time": event_time,
+                "censoring_time": censor,
+            }
+        )
         if self.competing:
             competing_time = self._competing_times(code, rng)
             first = np.minimum(event_time, competing_time)
@@ -278,7 +313,9 @@ class CohortDesign:
         rates = np.asarray(self.competing_rate)[code]
         times = np.full(code.shape[0], np.inf)
         positive = rates > 0
-        times[positive] = stats.expon.rvs(size=int(positive.sum()), random_state=rng) / rates[positive]
+        times[positive] = (
+            stats.expon.rvs(size=int(positive.sum()), random_state=rng) / rates[positive]
+        )
         return times
 
     def censored_fraction(self, *, n: int = _REFERENCE_DRAWS, random_state: Any = 0) -> pd.Series:
@@ -302,8 +339,14 @@ class CohortDesign:
         return np.minimum(times, self._competing_times(codes, rng)) if self.competing else times
 
     # -- the truth ---------------------------------------------------------------------------
-    def true_xci(self, tau: float | None = None, *, n_truth: int = 1_000_000, random_state: Any = 0,
-                 weighting: str | None = None) -> TrueXCI:
+    def true_xci(
+        self,
+        tau: float | None = None,
+        *,
+        n_truth: int = 1_000_000,
+        random_state: Any = 0,
+        weighting: str | None = None,
+    ) -> TrueXCI:
         """True xCI by Monte Carlo: the exact O(n log n) kernel on a large uncensored sample.
 
         With ``tau`` the truncated estimand of eq. 5 (Wang et al. 2026), the target of IPCW:
@@ -344,22 +387,35 @@ class CohortDesign:
         """
         n_truth = check_scalar(n_truth, "n_truth", "integer", low=10)
         tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
-        weighting = ("entry" if self.entry_max > 0 else "population") if weighting is None else weighting
+        weighting = (
+            ("entry" if self.entry_max > 0 else "population") if weighting is None else weighting
+        )
         check_option(weighting, "weighting", ("population", "entry"))
         if weighting == "entry" and not self.entry_max > 0:
-            raise ValueError("weighting='entry' needs a design with delayed entry (entry=...); this design has none.")
+            raise ValueError(
+                "weighting='entry' needs a design with delayed entry (entry=...); this design has none."
+            )
         if weighting == "entry":
             population = self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=False)
-            return self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=True, population=population)
+            return self._monte_carlo_truth(
+                tau, n_truth, random_state, delayed_entry=True, population=population
+            )
         return self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=False)
 
-    def _monte_carlo_truth(self, tau: float | None, n_truth: int, random_state: Any, *, delayed_entry: bool,
-                           population: TrueXCI | None = None) -> TrueXCI:
+    def _monte_carlo_truth(
+        self,
+        tau: float | None,
+        n_truth: int,
+        random_state: Any,
+        *,
+        delayed_entry: bool,
+        population: TrueXCI | None = None,
+    ) -> TrueXCI:
         """The naive kernel on ``n_truth`` uncensored draws per group; with ``delayed_entry`` the
         target of ``xci(..., entry=)``: only the people who enter before their first event are kept
         (left truncation), and the kernel compares them with ``entry=``."""
-        from .._xci.summaries import delta_between
         from .._xci.estimator import xci
+        from .._xci.summaries import delta_between
 
         rng = random_generator(random_state)
         g = len(self.groups)
@@ -371,33 +427,70 @@ class CohortDesign:
             competing_time = self._competing_times(code, rng)
             status = np.where(first <= competing_time, 1, 2)
             first = np.minimum(first, competing_time)
-        if tau is not None:  # events after tau are later than every event before it, whatever their cause
+        if (
+            tau is not None
+        ):  # events after tau are later than every event before it, whatever their cause
             status = np.where(first < tau, status, 0)
         if self.competing and not (status == 1).any():
-            raise ValueError("true_xci: no event of cause 1 before tau in the reference sample; raise tau.")
+            raise ValueError(
+                "true_xci: no event of cause 1 before tau in the reference sample; raise tau."
+            )
         seen, options = np.ones(code.shape[0], bool), {}
         if delayed_entry:
             entry = rng.uniform(0.0, self.entry_max, code.shape[0])
             seen = entry < first
             options["entry"] = entry[seen]
         labels, risk = label_array(self.groups)[code], self._risk(code, z)
-        result = xci(first[seen], status[seen], labels[seen], risk[seen], method="naive", groups=list(self.groups),
-                     cause=1 if self.competing else None, **options)
+        result = xci(
+            first[seen],
+            status[seen],
+            labels[seen],
+            risk[seen],
+            method="naive",
+            groups=list(self.groups),
+            cause=1 if self.competing else None,
+            **options,
+        )
         deltas = {}
         for i, a in enumerate(self.groups):
-            for b in self.groups[i + 1:]:
+            for b in self.groups[i + 1 :]:
                 estimate = delta_between(result, a, b)
                 deltas[(a, b)] = (float(estimate.value), float(estimate.se))
-        return TrueXCI(self.groups, tau, int(seen.sum()), "monte_carlo", result.values, result.se.to_numpy(), deltas,
-                       "entry" if delayed_entry else "population", population)
+        return TrueXCI(
+            self.groups,
+            tau,
+            int(seen.sum()),
+            "monte_carlo",
+            result.values,
+            result.se.to_numpy(),
+            deltas,
+            "entry" if delayed_entry else "population",
+            population,
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe description of the design."""
-        return json_safe({k: getattr(self, k) for k in ("model", "family", "proportions", "shape", "scale",
-                                                          "group_effect", "beta", "score", "censoring_rate",
-                                                          "administrative", "competing_rate", "entry_max",
-                                                          "noncase_fraction")}
-                         | {"groups": [str(g) for g in self.groups]})
+        return json_safe(
+            {
+                k: getattr(self, k)
+                for k in (
+                    "model",
+                    "family",
+                    "proportions",
+                    "shape",
+                    "scale",
+                    "group_effect",
+                    "beta",
+                    "score",
+                    "censoring_rate",
+                    "administrative",
+                    "competing_rate",
+                    "entry_max",
+                    "noncase_fraction",
+                )
+            }
+            | {"groups": [str(g) for g in self.groups]}
+        )
 
 
 def _censored(times: np.ndarray, rate: float, end: float) -> float:
@@ -425,8 +518,16 @@ def _solve_rates(design: CohortDesign, fractions: tuple) -> tuple:
         high = 1.0 / np.median(times)
         while _censored(times, high, design.administrative) < target:
             high *= 4.0
-        rates.append(float(optimize.brentq(lambda r: _censored(times, r, design.administrative) - target, 0.0, high,
-                                           xtol=1e-12)))
+        rates.append(
+            float(
+                optimize.brentq(
+                    lambda r: _censored(times, r, design.administrative) - target,
+                    0.0,
+                    high,
+                    xtol=1e-12,
+                )
+            )
+        )
     return tuple(rates)
 
 
@@ -434,9 +535,15 @@ def _finish(design: CohortDesign, censoring: Any) -> CohortDesign:
     """Apply the censoring argument: None, {"rate": ...} or {"fraction": ...} (one or per group)."""
     if censoring is None:
         return design
-    if not isinstance(censoring, Mapping) or set(censoring) - {"rate", "fraction"} or len(censoring) != 1:
-        raise ValueError("censoring must be None, {'rate': r} or {'fraction': f}; r and f one number or one per group.")
-    (kind, value), = censoring.items()
+    if (
+        not isinstance(censoring, Mapping)
+        or set(censoring) - {"rate", "fraction"}
+        or len(censoring) != 1
+    ):
+        raise ValueError(
+            "censoring must be None, {'rate': r} or {'fraction': f}; r and f one number or one per group."
+        )
+    ((kind, value),) = censoring.items()
     if kind == "rate":
         rates = _per_group(value, design.groups, "censoring rate", low=0)
     else:
@@ -445,9 +552,21 @@ def _finish(design: CohortDesign, censoring: Any) -> CohortDesign:
     return CohortDesign(**{**design.__dict__, "censoring_rate": rates})
 
 
-def _build(model: str, family: str, groups: Mapping, shape: tuple, scale: tuple, group_effect: Any, beta: Any,
-           score: str, censoring: Any, administrative: Any, competing: Any = None, entry: Any = None,
-           case_cohort: Any = None) -> CohortDesign:
+def _build(
+    model: str,
+    family: str,
+    groups: Mapping,
+    shape: tuple,
+    scale: tuple,
+    group_effect: Any,
+    beta: Any,
+    score: str,
+    censoring: Any,
+    administrative: Any,
+    competing: Any = None,
+    entry: Any = None,
+    case_cohort: Any = None,
+) -> CohortDesign:
     """The validation both builders share; ``shape`` and ``scale`` are (argument name, value,
     whether it must be > 0)."""
     labels, shares = _check_groups(groups)
@@ -457,16 +576,26 @@ def _build(model: str, family: str, groups: Mapping, shape: tuple, scale: tuple,
         return _per_group(value, labels, name, **(positive if must_be_positive else {}))
 
     design = CohortDesign(
-        model=model, family=family, groups=labels, proportions=tuple(shares), shape=per_group(*shape),
-        scale=per_group(*scale), group_effect=_per_group(group_effect, labels, "group_effect"),
-        beta=check_scalar(beta, "beta", "real"), score=check_option(score, "score", SCORES),
+        model=model,
+        family=family,
+        groups=labels,
+        proportions=tuple(shares),
+        shape=per_group(*shape),
+        scale=per_group(*scale),
+        group_effect=_per_group(group_effect, labels, "group_effect"),
+        beta=check_scalar(beta, "beta", "real"),
+        score=check_option(score, "score", SCORES),
         censoring_rate=(0.0,) * len(labels),
-        administrative=np.inf if administrative is None else check_scalar(administrative, "administrative", "real",
-                                                                           **positive),
-        competing_rate=(0.0,) * len(labels) if competing is None else _competing_rates(competing, labels),
+        administrative=np.inf
+        if administrative is None
+        else check_scalar(administrative, "administrative", "real", **positive),
+        competing_rate=(0.0,) * len(labels)
+        if competing is None
+        else _competing_rates(competing, labels),
         entry_max=0.0 if entry is None else check_scalar(entry, "entry", "real", **positive),
-        noncase_fraction=1.0 if case_cohort is None else check_scalar(case_cohort, "case_cohort", "real", low=0,
-                                                                      high=1, closed="right"),
+        noncase_fraction=1.0
+        if case_cohort is None
+        else check_scalar(case_cohort, "case_cohort", "real", low=0, high=1, closed="right"),
     )
     return _finish(design, censoring)
 
@@ -474,7 +603,9 @@ def _build(model: str, family: str, groups: Mapping, shape: tuple, scale: tuple,
 def _competing_rates(competing: Any, labels: tuple) -> tuple:
     """The ``competing`` argument: {"rate": r}, one rate or one per group (1 / unit of time)."""
     if not isinstance(competing, Mapping) or set(competing) != {"rate"}:
-        raise ValueError("competing must be None or {'rate': r}, r one number or one per group (1 / unit of time).")
+        raise ValueError(
+            "competing must be None or {'rate': r}, r one number or one per group (1 / unit of time)."
+        )
     return _per_group(competing["rate"], labels, "competing rate", low=0)
 
 
@@ -553,8 +684,21 @@ def ph_design(
     0.3
     """
     check_option(baseline, "baseline", PH_BASELINES)
-    return _build("ph", baseline, groups, ("shape", shape, True), ("scale", scale, True), group_effect, beta, score,
-                  censoring, administrative, competing, entry, case_cohort)
+    return _build(
+        "ph",
+        baseline,
+        groups,
+        ("shape", shape, True),
+        ("scale", scale, True),
+        group_effect,
+        beta,
+        score,
+        censoring,
+        administrative,
+        competing,
+        entry,
+        case_cohort,
+    )
 
 
 def aft_design(
@@ -617,8 +761,21 @@ def aft_design(
     (5, 7)
     """
     check_option(distribution, "distribution", AFT_DISTRIBUTIONS)
-    return _build("aft", distribution, groups, ("sigma", sigma, True), ("intercept", intercept, False), group_effect,
-                  beta, score, censoring, administrative, competing, entry, case_cohort)
+    return _build(
+        "aft",
+        distribution,
+        groups,
+        ("sigma", sigma, True),
+        ("intercept", intercept, False),
+        group_effect,
+        beta,
+        score,
+        censoring,
+        administrative,
+        competing,
+        entry,
+        case_cohort,
+    )
 
 
 def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) -> float:
@@ -667,10 +824,14 @@ def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) 
     """
     n_nodes = check_scalar(n_nodes, "n_nodes", "integer", low=2)
     if design.model != "ph" or len(set(design.shape)) > 1 or len(set(design.scale)) > 1:
-        raise ValueError("ph_xci_integral needs a PH design whose groups share one baseline (shape and scale).")
+        raise ValueError(
+            "ph_xci_integral needs a PH design whose groups share one baseline (shape and scale)."
+        )
     for name, label in (("a", a), ("b", b)):
         if label not in design.groups:
-            raise ValueError(f"{name}: group {label!r} is not in the design (groups: {list(design.groups)}).")
+            raise ValueError(
+                f"{name}: group {label!r} is not in the design (groups: {list(design.groups)})."
+            )
     i, j = design.groups.index(a), design.groups.index(b)
     nodes, weights = special.roots_hermitenorm(n_nodes)
     weights = weights / weights.sum()

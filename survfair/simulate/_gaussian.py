@@ -23,7 +23,9 @@ def _as_table(value: Any, name: str) -> dict:
     if isinstance(value, pd.DataFrame):
         missing = [y for y in LABELS if y not in value.columns]
         if missing:
-            raise ValueError(f"{name}: a DataFrame needs the outcome columns 0 and 1 (missing {missing}).")
+            raise ValueError(
+                f"{name}: a DataFrame needs the outcome columns 0 and 1 (missing {missing})."
+            )
         if value.index.has_duplicates:
             raise ValueError(f"{name}: the DataFrame index (groups) has duplicate labels.")
         out = {(g, y): value.loc[g, y] for g in value.index for y in LABELS}

@@ -20,10 +20,25 @@ import pandas as pd
 from .._core.frozen import frozen_result
 from .._core.progress import progress_bar
 from .._core.results import json_safe
-from .._core.validation import check_confidence_level, check_n_jobs, check_option, check_random_state, check_scalar, label_array
+from .._core.validation import (
+    check_confidence_level,
+    check_n_jobs,
+    check_option,
+    check_random_state,
+    check_scalar,
+    label_array,
+)
 from ._designs import CohortDesign, TrueXCI
 
-__all__ = ["ESTIMATORS", "CoverageStudy", "coverage_study", "power_curve", "study_power", "plot_coverage", "plot_power"]
+__all__ = [
+    "ESTIMATORS",
+    "CoverageStudy",
+    "coverage_study",
+    "power_curve",
+    "study_power",
+    "plot_coverage",
+    "plot_power",
+]
 
 #: estimator name -> xci settings
 ESTIMATORS = {
@@ -35,15 +50,24 @@ ESTIMATORS = {
 
 def _pairs(groups: tuple) -> list:
     """Every unordered pair of groups (a before b), the pairs of the Δbetween rows."""
-    return [(a, b) for i, a in enumerate(groups) for b in groups[i + 1:]]
+    return [(a, b) for i, a in enumerate(groups) for b in groups[i + 1 :]]
 
 
-def _one(design: CohortDesign, n: int, estimators: tuple, tau, ci: str, level: float, n_resamples: int, seed):
+def _one(
+    design: CohortDesign,
+    n: int,
+    estimators: tuple,
+    tau,
+    ci: str,
+    level: float,
+    n_resamples: int,
+    seed,
+):
     """One replication: for every estimator, (cells, cell SEs, cell limits, Δbetween values, SEs,
     limits), NaN where the estimator failed on this cohort."""
     from .._core.exceptions import NoComparablePairError, PositivityError
-    from .._xci.summaries import delta_between
     from .._xci.estimator import xci
+    from .._xci.summaries import delta_between
 
     rng = np.random.default_rng(seed)
     cohort = design.draw(n, random_state=rng)
@@ -55,10 +79,21 @@ def _one(design: CohortDesign, n: int, estimators: tuple, tau, ci: str, level: f
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = xci(cohort["time"].to_numpy(), cohort["event"].to_numpy(), cohort["group"].to_numpy(),
-                             cohort["risk"].to_numpy(), tau=tau, ci=ci, confidence_level=level,
-                             n_resamples=n_resamples, random_state=rng, progress=False, n_jobs=1,
-                             groups=list(design.groups), **ESTIMATORS[name])
+                result = xci(
+                    cohort["time"].to_numpy(),
+                    cohort["event"].to_numpy(),
+                    cohort["group"].to_numpy(),
+                    cohort["risk"].to_numpy(),
+                    tau=tau,
+                    ci=ci,
+                    confidence_level=level,
+                    n_resamples=n_resamples,
+                    random_state=rng,
+                    progress=False,
+                    n_jobs=1,
+                    groups=list(design.groups),
+                    **ESTIMATORS[name],
+                )
                 low, high = result.confidence_interval()
                 row[0, : g * g] = result.values.ravel()
                 row[1, : g * g] = result.se.to_numpy().ravel()
@@ -93,10 +128,20 @@ def _summarise(estimates, ses, lows, highs, truth, null, level) -> dict:
     mean_se = float(np.nanmean(se)) if np.isfinite(se).any() else np.nan
     rmse = float(np.sqrt(np.mean((values - truth) ** 2)))
     return dict(
-        n_valid=m, truth=truth, mean=float(values.mean()), bias=bias, bias_mcse=sd / np.sqrt(m), sd=sd,
-        sd_mcse=sd / np.sqrt(2 * (m - 1)), mean_se=mean_se, se_sd_ratio=mean_se / sd if sd > 0 else np.nan,
-        rmse=rmse, coverage=coverage, coverage_mcse=float(np.sqrt(coverage * (1 - coverage) / m)),
-        power=power, power_mcse=float(np.sqrt(power * (1 - power) / m)) if null is not None else np.nan,
+        n_valid=m,
+        truth=truth,
+        mean=float(values.mean()),
+        bias=bias,
+        bias_mcse=sd / np.sqrt(m),
+        sd=sd,
+        sd_mcse=sd / np.sqrt(2 * (m - 1)),
+        mean_se=mean_se,
+        se_sd_ratio=mean_se / sd if sd > 0 else np.nan,
+        rmse=rmse,
+        coverage=coverage,
+        coverage_mcse=float(np.sqrt(coverage * (1 - coverage) / m)),
+        power=power,
+        power_mcse=float(np.sqrt(power * (1 - power) / m)) if null is not None else np.nan,
     )
 
 
@@ -147,16 +192,29 @@ class CoverageStudy:
         return self.table  # a copy: frozen results hand out copies
 
     def to_dict(self) -> dict:
-        rows = [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
-                for row in self.table.to_dict(orient="records")]
-        return json_safe({"design": self.design.to_dict(), "truth": self.truth.to_dict(), "sizes": self.sizes,
-                          "estimators": self.estimators, "ci_method": self.ci_method,
-                          "confidence_level": self.confidence_level, "n_replications": self.n_replications,
-                          "tau": self.tau, "rows": rows})
+        rows = [
+            {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+            for row in self.table.to_dict(orient="records")
+        ]
+        return json_safe(
+            {
+                "design": self.design.to_dict(),
+                "truth": self.truth.to_dict(),
+                "sizes": self.sizes,
+                "estimators": self.estimators,
+                "ci_method": self.ci_method,
+                "confidence_level": self.confidence_level,
+                "n_replications": self.n_replications,
+                "tau": self.tau,
+                "rows": rows,
+            }
+        )
 
     def __repr__(self) -> str:
-        return (f"CoverageStudy(sizes={list(self.sizes)}, estimators={list(self.estimators)}, "
-                f"ci_method={self.ci_method!r}, n_replications={self.n_replications}, tau={self.tau})")
+        return (
+            f"CoverageStudy(sizes={list(self.sizes)}, estimators={list(self.estimators)}, "
+            f"ci_method={self.ci_method!r}, n_replications={self.n_replications}, tau={self.tau})"
+        )
 
 
 def coverage_study(
@@ -236,7 +294,9 @@ def coverage_study(
     import joblib
 
     if not isinstance(design, CohortDesign):
-        raise TypeError(f"design must be a CohortDesign (ph_design / aft_design), got {type(design).__name__}.")
+        raise TypeError(
+            f"design must be a CohortDesign (ph_design / aft_design), got {type(design).__name__}."
+        )
     sizes = tuple(check_scalar(n, "sizes", "integer", low=10) for n in np.atleast_1d(sizes))
     n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
     estimators = tuple(check_option(e, "estimators", tuple(ESTIMATORS)) for e in estimators)
@@ -253,19 +313,31 @@ def coverage_study(
     rows, replications = [], []
     with progress_bar(len(seeds), "simulation", progress, unit="cohort") as bar:
         for k, n in enumerate(sizes):
-            mine = seeds[k * n_replications:(k + 1) * n_replications]
+            mine = seeds[k * n_replications : (k + 1) * n_replications]
             chunks = np.array_split(np.arange(len(mine)), max(1, min(len(mine), 4 * n_workers)))
             args = (design, n, estimators, tau, ci, level, n_resamples)
             outputs = []
             parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
-            for out in parallel(joblib.delayed(_batch)(args, [mine[i] for i in chunk]) for chunk in chunks):
+            for out in parallel(
+                joblib.delayed(_batch)(args, [mine[i] for i in chunk]) for chunk in chunks
+            ):
                 outputs += out
                 bar.update(len(out))
             rows += _rows(design, truth, n, estimators, outputs, level)
             replications.append(_replication_rows(design, n, estimators, outputs))
     table = pd.DataFrame(rows)
-    return CoverageStudy(design, truth, sizes, estimators, ci, level, n_replications, tau, table,
-                         pd.concat(replications, ignore_index=True))
+    return CoverageStudy(
+        design,
+        truth,
+        sizes,
+        estimators,
+        ci,
+        level,
+        n_replications,
+        tau,
+        table,
+        pd.concat(replications, ignore_index=True),
+    )
 
 
 def _replication_rows(design, n, estimators, outputs) -> pd.DataFrame:
@@ -277,23 +349,47 @@ def _replication_rows(design, n, estimators, outputs) -> pd.DataFrame:
     for name in estimators:
         stacked = np.stack([o[name][0] for o in outputs])
         limits = np.stack([o[name][1] for o in outputs])
-        cells = pd.DataFrame({
-            "replication": np.repeat(reps, g * g), "statistic": "xci",
-            "a": np.tile(np.repeat(labels, g), len(reps)), "b": np.tile(np.tile(labels, g), len(reps)),
-            "estimate": stacked[:, 0, : g * g].ravel(), "se": stacked[:, 1, : g * g].ravel(),
-            "ci_low": stacked[:, 2, : g * g].ravel(), "ci_high": stacked[:, 3, : g * g].ravel(),
-        })
+        cells = pd.DataFrame(
+            {
+                "replication": np.repeat(reps, g * g),
+                "statistic": "xci",
+                "a": np.tile(np.repeat(labels, g), len(reps)),
+                "b": np.tile(np.tile(labels, g), len(reps)),
+                "estimate": stacked[:, 0, : g * g].ravel(),
+                "se": stacked[:, 1, : g * g].ravel(),
+                "ci_low": stacked[:, 2, : g * g].ravel(),
+                "ci_high": stacked[:, 3, : g * g].ravel(),
+            }
+        )
         k = len(pairs)
-        deltas = pd.DataFrame({
-            "replication": np.repeat(reps, k), "statistic": "delta_between",
-            "a": np.tile(label_array([p[0] for p in pairs]), len(reps)),
-            "b": np.tile(label_array([p[1] for p in pairs]), len(reps)),
-            "estimate": stacked[:, 4, :k].ravel(), "se": stacked[:, 5, :k].ravel(),
-            "ci_low": limits[:, :, 0].ravel(), "ci_high": limits[:, :, 1].ravel(),
-        })
+        deltas = pd.DataFrame(
+            {
+                "replication": np.repeat(reps, k),
+                "statistic": "delta_between",
+                "a": np.tile(label_array([p[0] for p in pairs]), len(reps)),
+                "b": np.tile(label_array([p[1] for p in pairs]), len(reps)),
+                "estimate": stacked[:, 4, :k].ravel(),
+                "se": stacked[:, 5, :k].ravel(),
+                "ci_low": limits[:, :, 0].ravel(),
+                "ci_high": limits[:, :, 1].ravel(),
+            }
+        )
         frames += [cells.assign(estimator=name), deltas.assign(estimator=name)]
     frame = pd.concat(frames, ignore_index=True).assign(n=n)
-    return frame[["n", "replication", "estimator", "statistic", "a", "b", "estimate", "se", "ci_low", "ci_high"]]
+    return frame[
+        [
+            "n",
+            "replication",
+            "estimator",
+            "statistic",
+            "a",
+            "b",
+            "estimate",
+            "se",
+            "ci_low",
+            "ci_high",
+        ]
+    ]
 
 
 def _rows(design, truth, n, estimators, outputs, level) -> list:
@@ -305,13 +401,36 @@ def _rows(design, truth, n, estimators, outputs, level) -> list:
         limits = np.stack([o[name][1] for o in outputs])  # (reps, pairs, 2)
         for cell in range(g * g):
             a, b = design.groups[cell // g], design.groups[cell % g]
-            measures = _summarise(stacked[:, 0, cell], stacked[:, 1, cell], stacked[:, 2, cell], stacked[:, 3, cell],
-                                  float(truth.values[cell // g, cell % g]), None, level)
+            measures = _summarise(
+                stacked[:, 0, cell],
+                stacked[:, 1, cell],
+                stacked[:, 2, cell],
+                stacked[:, 3, cell],
+                float(truth.values[cell // g, cell % g]),
+                None,
+                level,
+            )
             rows.append({"n": n, "estimator": name, "statistic": "xci", "a": a, "b": b, **measures})
         for k, (a, b) in enumerate(pairs):
-            measures = _summarise(stacked[:, 4, k], stacked[:, 5, k], limits[:, k, 0], limits[:, k, 1],
-                                  truth.delta_between(a, b)[0], 0.0, level)
-            rows.append({"n": n, "estimator": name, "statistic": "delta_between", "a": a, "b": b, **measures})
+            measures = _summarise(
+                stacked[:, 4, k],
+                stacked[:, 5, k],
+                limits[:, k, 0],
+                limits[:, k, 1],
+                truth.delta_between(a, b)[0],
+                0.0,
+                level,
+            )
+            rows.append(
+                {
+                    "n": n,
+                    "estimator": name,
+                    "statistic": "delta_between",
+                    "a": a,
+                    "b": b,
+                    **measures,
+                }
+            )
     return rows
 
 
@@ -367,14 +486,19 @@ def power_curve(
     ['n', 'power', 'power_mcse', 'delta_between', 'coverage']
     """
     if a not in design.groups or b not in design.groups or a == b:
-        raise ValueError(f"a and b must be two different groups of the design {list(design.groups)}.")
+        raise ValueError(
+            f"a and b must be two different groups of the design {list(design.groups)}."
+        )
     target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
-    study = coverage_study(design, sizes, n_replications=n_replications, estimators=(estimator,), tau=tau, **options)
+    study = coverage_study(
+        design, sizes, n_replications=n_replications, estimators=(estimator,), tau=tau, **options
+    )
     return study_power(study, a, b, estimator=estimator, target=target)
 
 
-def study_power(study: CoverageStudy, a: Any, b: Any, *, estimator: str = "ipcw_group",
-                target: float = 0.8) -> pd.DataFrame:
+def study_power(
+    study: CoverageStudy, a: Any, b: Any, *, estimator: str = "ipcw_group", target: float = 0.8
+) -> pd.DataFrame:
     """The :func:`power_curve` frame of a study already run (its Δbetween(a, b) rows for ``estimator``).
 
     Raises
@@ -386,18 +510,28 @@ def study_power(study: CoverageStudy, a: Any, b: Any, *, estimator: str = "ipcw_
     if a not in groups or b not in groups or a == b:
         raise ValueError(f"a and b must be two different groups of the design {list(groups)}.")
     if estimator not in study.estimators:
-        raise ValueError(f"estimator {estimator!r} was not run in this study ({list(study.estimators)}).")
+        raise ValueError(
+            f"estimator {estimator!r} was not run in this study ({list(study.estimators)})."
+        )
     target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     frame = study.to_frame()
     pair = frame[(frame["statistic"] == "delta_between") & (frame["estimator"] == estimator)]
     first, second = (a, b) if groups.index(a) < groups.index(b) else (b, a)
     pair = pair[(pair["a"] == first) & (pair["b"] == second)]
     sign = 1.0 if first == a else -1.0
-    curve = pd.DataFrame({"n": pair["n"].to_numpy(), "power": pair["power"].to_numpy(),
-                          "power_mcse": pair["power_mcse"].to_numpy(), "delta_between": sign * pair["truth"].to_numpy(),
-                          "coverage": pair["coverage"].to_numpy()})
+    curve = pd.DataFrame(
+        {
+            "n": pair["n"].to_numpy(),
+            "power": pair["power"].to_numpy(),
+            "power_mcse": pair["power_mcse"].to_numpy(),
+            "delta_between": sign * pair["truth"].to_numpy(),
+            "coverage": pair["coverage"].to_numpy(),
+        }
+    )
     curve.attrs["target"] = target
-    curve.attrs["n_for_target"] = _interpolate(curve["n"].to_numpy(float), curve["power"].to_numpy(float), target)
+    curve.attrs["n_for_target"] = _interpolate(
+        curve["n"].to_numpy(float), curve["power"].to_numpy(float), target
+    )
     return curve
 
 
@@ -407,7 +541,9 @@ def _interpolate(sizes: np.ndarray, power: np.ndarray, target: float) -> float:
     for k in range(len(sizes) - 1):
         if power[k] < target <= power[k + 1]:
             fraction = (target - power[k]) / (power[k + 1] - power[k])
-            return float(np.exp(np.log(sizes[k]) + fraction * (np.log(sizes[k + 1]) - np.log(sizes[k]))))
+            return float(
+                np.exp(np.log(sizes[k]) + fraction * (np.log(sizes[k + 1]) - np.log(sizes[k])))
+            )
     return float(sizes[0]) if power.size and power[0] >= target else np.nan
 
 
@@ -454,10 +590,18 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     frame = study.to_frame()
     frame = frame[frame["statistic"] == statistic]
     entries = []
-    for k, ((estimator, a, b), part) in enumerate(frame.groupby(["estimator", "a", "b"], sort=False)):
+    for k, ((estimator, a, b), part) in enumerate(
+        frame.groupby(["estimator", "a", "b"], sort=False)
+    ):
         label = f"{estimator} ({a}, {b})"
-        handle = ax.errorbar(part["n"] * (1 + 0.02 * k), part["coverage"], yerr=2 * part["coverage_mcse"],
-                             marker="o", capsize=2, linewidth=1)
+        handle = ax.errorbar(
+            part["n"] * (1 + 0.02 * k),
+            part["coverage"],
+            yerr=2 * part["coverage_mcse"],
+            marker="o",
+            capsize=2,
+            linewidth=1,
+        )
         entries.append((handle, label))
     line = ax.axhline(study.confidence_level, color="grey", linestyle="--", linewidth=1)
     entries.append((line, f"nominal {study.confidence_level:.0%}"))
@@ -503,7 +647,9 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     """
     from .._present.plots.base import new_axes
 
-    if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(curve.columns):
+    if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(
+        curve.columns
+    ):
         raise TypeError("curve must be the DataFrame of survfair.simulate.power_curve.")
     ax = new_axes(ax, (6.0, 4.0))
     ax.errorbar(curve["n"], curve["power"], yerr=2 * curve["power_mcse"], marker="o", capsize=2)
@@ -513,8 +659,13 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
         n_for = curve.attrs.get("n_for_target")
         if n_for is not None and np.isfinite(n_for):
             ax.axvline(n_for, color="grey", linestyle=":", linewidth=1)
-            ax.annotate(f"n ≈ {n_for:.0f} for power {target:.0%}", (n_for, target), xytext=(5, -15),
-                        textcoords="offset points", fontsize=8)
+            ax.annotate(
+                f"n ≈ {n_for:.0f} for power {target:.0%}",
+                (n_for, target),
+                xytext=(5, -15),
+                textcoords="offset points",
+                fontsize=8,
+            )
     ax.set_xscale("log")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("cohort size n")

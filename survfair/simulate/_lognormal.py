@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -253,10 +252,22 @@ class LognormalXCI:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the model's parameters, the method and the cells (as :meth:`to_frame`)."""
-        names = ("beta0", "beta1", "beta2", "sigma_z", "sigma", "beta1_hat", "beta2_hat", "tau", "method",
-                 "orientation")
-        return json_safe({name: getattr(self, name) for name in names}
-                         | {"cells": self.to_frame().to_dict(orient="records")})
+        names = (
+            "beta0",
+            "beta1",
+            "beta2",
+            "sigma_z",
+            "sigma",
+            "beta1_hat",
+            "beta2_hat",
+            "tau",
+            "method",
+            "orientation",
+        )
+        return json_safe(
+            {name: getattr(self, name) for name in names}
+            | {"cells": self.to_frame().to_dict(orient="records")}
+        )
 
     def _frame(self, values: np.ndarray) -> pd.DataFrame:
         index = pd.Index(list(self.groups), name=ROW_NAME)
@@ -266,7 +277,16 @@ class LognormalXCI:
     def __repr__(self) -> str:
         params = ", ".join(
             f"{k}={getattr(self, k)!r}"
-            for k in ("beta0", "beta1", "beta2", "sigma_z", "sigma", "beta1_hat", "beta2_hat", "tau")
+            for k in (
+                "beta0",
+                "beta1",
+                "beta2",
+                "sigma_z",
+                "sigma",
+                "beta1_hat",
+                "beta2_hat",
+                "tau",
+            )
         )
         with pd.option_context("display.precision", 4, "display.width", 120):
             body = str(self.matrix)
@@ -426,4 +446,11 @@ def lognormal_xci(
             value, prob = _exact_cell(law, log_tau)
             comparable[r, c] = prob
             cells[r, c] = value if method == "exact" else _approx_cell(law)
-    return LognormalXCI(**params, tau=tau, method=method, orientation=orientation, cells=cells, comparable=comparable)
+    return LognormalXCI(
+        **params,
+        tau=tau,
+        method=method,
+        orientation=orientation,
+        cells=cells,
+        comparable=comparable,
+    )

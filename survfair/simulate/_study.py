@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import NoComparablePairError, PositivityError
-from .._xci.estimator import xci
 from .._core.progress import progress_bar
 from .._core.validation import check_scalar, random_generator
+from .._xci.estimator import xci
 from ._cohort import CensoringSpec, lognormal_cohort, parse_censoring
 from ._lognormal import GROUPS, lognormal_xci
 
@@ -136,14 +136,19 @@ def study(
     beta2_hat = check_scalar(beta2_hat, "beta2_hat")
     rng = random_generator(random_state)
     model = dict(beta1=beta1, beta2=beta2, sigma_z=sigma_z, sigma=sigma)
-    exact = [lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0).cells for h in grid]
+    exact = [
+        lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0).cells for h in grid
+    ]
     approx = [
-        lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method="approx").cells for h in grid
+        lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method="approx").cells
+        for h in grid
     ]
     estimates = np.full((n_replications, grid.size, 2, 2), np.nan)
     with _progress(n_replications, progress, "simulate fig1") as bar:
         for rep in range(n_replications):
-            cohort = lognormal_cohort(n, beta0, beta1, beta2, sigma_z, sigma, p_group=p_group, random_state=rng)
+            cohort = lognormal_cohort(
+                n, beta0, beta1, beta2, sigma_z, sigma, p_group=p_group, random_state=rng
+            )
             group, z = cohort["group"].to_numpy(), cohort["z"].to_numpy()
             for k, h in enumerate(grid):
                 risk = -(h * group + beta2_hat * z)
@@ -276,7 +281,10 @@ def ipcw_bias_study(
     >>> sorted(set(table["estimator"]))
     ['ipcw', 'ipcw_pooled', 'naive']
     """
-    sizes = [check_scalar(v, "n", "integer", low=4) for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])]
+    sizes = [
+        check_scalar(v, "n", "integer", low=4)
+        for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])
+    ]
     if not sizes:
         raise ValueError("n must contain at least one cohort size.")
     if isinstance(censoring, (dict, CensoringSpec)) or censoring is None:
@@ -285,13 +293,17 @@ def ipcw_bias_study(
     if not specs:
         raise ValueError("censoring must contain at least one censoring design.")
     if any(s.law is None and all(math.isinf(v) for v in s.administrative.values()) for s in specs):
-        raise ValueError("censoring designs must censor someone; None is not a censoring design here.")
+        raise ValueError(
+            "censoring designs must censor someone; None is not a censoring design here."
+        )
     tau = check_scalar(tau, "tau", low=0, closed="neither")
     n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
     progress = check_scalar(progress, "progress", "bool")
     estimators = list(estimators)
     if not estimators or any(e not in ESTIMATORS for e in estimators):
-        raise ValueError(f"estimators must be a non-empty subset of {list(ESTIMATORS)}, got {estimators}.")
+        raise ValueError(
+            f"estimators must be a non-empty subset of {list(ESTIMATORS)}, got {estimators}."
+        )
     b1_hat = beta1 if beta1_hat is None else beta1_hat
     b2_hat = beta2 if beta2_hat is None else beta2_hat
     truth = lognormal_xci(beta1, beta2, sigma_z, sigma, b1_hat, b2_hat, beta0=beta0, tau=tau).cells
@@ -305,8 +317,17 @@ def ipcw_bias_study(
                 censored = np.full((n_replications, 2), np.nan)
                 for rep in range(n_replications):
                     df = lognormal_cohort(
-                        size, beta0, beta1, beta2, sigma_z, sigma, p_group=p_group, censoring=spec,
-                        beta1_hat=b1_hat, beta2_hat=b2_hat, random_state=rng,
+                        size,
+                        beta0,
+                        beta1,
+                        beta2,
+                        sigma_z,
+                        sigma,
+                        p_group=p_group,
+                        censoring=spec,
+                        beta1_hat=b1_hat,
+                        beta2_hat=b2_hat,
+                        random_state=rng,
                     )
                     time, event = df["time"].to_numpy(), df["event"].to_numpy()
                     group, risk = df["group"].to_numpy(), df["risk"].to_numpy()
@@ -330,7 +351,9 @@ def _estimate(estimator: str, time, event, group, risk, tau) -> np.ndarray:
                 res = xci(t, e, group, risk, method="naive", ci=None)
             else:
                 pooled = "pooled" if estimator == "ipcw_pooled" else "group"
-                res = xci(time, event, group, risk, method="ipcw", tau=tau, censoring=pooled, ci=None)
+                res = xci(
+                    time, event, group, risk, method="ipcw", tau=tau, censoring=pooled, ci=None
+                )
         except (PositivityError, NoComparablePairError):
             return np.full((2, 2), np.nan)
     return _cells(res)
@@ -424,7 +447,9 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
     2
     """
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"table must be the DataFrame returned by study(), got {type(table).__name__}.")
+        raise TypeError(
+            f"table must be the DataFrame returned by study(), got {type(table).__name__}."
+        )
     needed = ["beta1_hat", "a", "b", "mc_mean", "mc_sd", "exact", "approx"]
     missing = [c for c in needed if c not in table.columns]
     if missing:
@@ -438,7 +463,13 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
         raise ValueError(f"axes must hold 4 Axes, got {axes.size}.")
     axes = axes.reshape(2, 2)
     fine, curves = _fine_curves(table)
-    style = {"fmt": "o", "color": "black", "capsize": 3, "markersize": 4, "label": "Monte Carlo (mean ± SD)"}
+    style = {
+        "fmt": "o",
+        "color": "black",
+        "capsize": 3,
+        "markersize": 4,
+        "label": "Monte Carlo (mean ± SD)",
+    }
     style.update(kwargs)
     for ax, (a, b) in zip(axes.ravel(), _CELL_ORDER):
         cell = table[(table["a"] == a) & (table["b"] == b)].sort_values("beta1_hat")
@@ -468,7 +499,12 @@ def _fine_curves(table: pd.DataFrame):
     beta0, beta2_hat = model.pop("beta0"), model.pop("beta2_hat")
     curves = {
         m: np.array(
-            [lognormal_xci(**model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method=m).cells for h in fine]
+            [
+                lognormal_xci(
+                    **model, beta1_hat=h, beta2_hat=beta2_hat, beta0=beta0, method=m
+                ).cells
+                for h in fine
+            ]
         )
         for m in ("exact", "approx")
     }

@@ -53,23 +53,35 @@ class CalibrationFindings:
     contrasts: pd.DataFrame = field(repr=False)
     flags: pd.DataFrame = field(repr=False)
     adjust: str = "holm"
-    gnd: pd.DataFrame = field(repr=False, default_factory=lambda: pd.DataFrame(
-        columns=["time", "group", "chi2", "df", "p_value", "n_bins", "p_adjusted"]))
+    gnd: pd.DataFrame = field(
+        repr=False,
+        default_factory=lambda: pd.DataFrame(
+            columns=["time", "group", "chi2", "df", "p_value", "n_bins", "p_adjusted"]
+        ),
+    )
 
     def to_text(self) -> str:
         return "\n".join(f"- {s}" for s in self.sentences)
 
     def to_dict(self) -> dict:
-        return json_safe({
-            "sentences": list(self.sentences),
-            "adjust": self.adjust,
-            "contrasts": [{k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
-                          for row in self.contrasts.to_dict(orient="records")],
-            "flagged": [{k: (str(v) if k == "group" else v) for k, v in row.items()}
-                        for row in self.flags[self.flags["flagged"]].to_dict(orient="records")],
-            "gnd": [{k: (str(v) if k == "group" else v) for k, v in row.items()}
-                    for row in self.gnd.to_dict(orient="records")],
-        })
+        return json_safe(
+            {
+                "sentences": list(self.sentences),
+                "adjust": self.adjust,
+                "contrasts": [
+                    {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
+                    for row in self.contrasts.to_dict(orient="records")
+                ],
+                "flagged": [
+                    {k: (str(v) if k == "group" else v) for k, v in row.items()}
+                    for row in self.flags[self.flags["flagged"]].to_dict(orient="records")
+                ],
+                "gnd": [
+                    {k: (str(v) if k == "group" else v) for k, v in row.items()}
+                    for row in self.gnd.to_dict(orient="records")
+                ],
+            }
+        )
 
     def __str__(self) -> str:
         return self.to_text()
@@ -78,7 +90,11 @@ class CalibrationFindings:
 def _interval(low: float, high: float, digits: int = 2) -> str:
     """`` [0.82, 1.16]`` after a number (the style of the discrimination findings); empty when
     undefined."""
-    return f" {interval_text(low, high, digits=digits)}" if np.isfinite(low) and np.isfinite(high) else ""
+    return (
+        f" {interval_text(low, high, digits=digits)}"
+        if np.isfinite(low) and np.isfinite(high)
+        else ""
+    )
 
 
 def _p(value: float) -> str:
@@ -89,8 +105,14 @@ def _horizon(t: float, unit: str | None) -> str:
     return f"t = {t:g}" + (f" {unit}" if unit else "")
 
 
-def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float, adjust: str,
-                  estimator: str = "Kaplan-Meier") -> list[str]:
+def _oe_sentences(
+    summary: pd.DataFrame,
+    gnd: pd.DataFrame,
+    t: str,
+    level: float,
+    adjust: str,
+    estimator: str = "Kaplan-Meier",
+) -> list[str]:
     """Calibration-in-the-large (O/E) and across risk deciles (GND) of every group at one horizon.
 
     "Predicted risk matches the observed risk in every group" is said only when every O/E interval
@@ -99,8 +121,10 @@ def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float
     """
     over, under, inside = [], [], []
     for group, row in summary.iterrows():
-        words = (f"{group}: observed {percent(row['observed_risk'])} vs predicted {percent(row['expected_risk'])} "
-                 f"(O/E {row['oe_ratio']:.2f}{_interval(row['oe_ratio_ci_low'], row['oe_ratio_ci_high'])})")
+        words = (
+            f"{group}: observed {percent(row['observed_risk'])} vs predicted {percent(row['expected_risk'])} "
+            f"(O/E {row['oe_ratio']:.2f}{_interval(row['oe_ratio_ci_low'], row['oe_ratio_ci_high'])})"
+        )
         if row["oe_ratio_ci_high"] < 1:
             over.append(words)
         elif row["oe_ratio_ci_low"] > 1:
@@ -118,34 +142,53 @@ def _oe_sentences(summary: pd.DataFrame, gnd: pd.DataFrame, t: str, level: float
     if over:
         sentences.append(f"At {t}, the model over-predicts risk for " + "; ".join(over) + ".")
     if inside and not (under or over) and rejected.empty:
-        sentence = (f"At {t}, predicted risk matches the observed ({estimator}) risk within its interval "
-                    f"in every group ({', '.join(inside)})")
+        sentence = (
+            f"At {t}, predicted risk matches the observed ({estimator}) risk within its interval "
+            f"in every group ({', '.join(inside)})"
+        )
         if not tested.empty:
-            sentence += (f", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
-                         f"predicted risk (smallest {name} {_p(tested['p_adjusted'].min())})")
+            sentence += (
+                f", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
+                f"predicted risk (smallest {name} {_p(tested['p_adjusted'].min())})"
+            )
         if untested:
-            sentence += (f"; the GND test is not available for {', '.join(untested)} (too few events for two "
-                         "risk groups)")
+            sentence += (
+                f"; the GND test is not available for {', '.join(untested)} (too few events for two "
+                "risk groups)"
+            )
         sentences.append(sentence + ".")
     elif inside:
         sentences.append(f"At {t}, the O/E interval includes 1 for {', '.join(inside)}.")
     if not rejected.empty:
-        named = "; ".join(f"{row['group']} (chi-square({int(row['df'])}) = {row['chi2']:.1f}, {name} "
-                          f"{_p(row['p_adjusted'])})" for _, row in rejected.iterrows())
+        named = "; ".join(
+            f"{row['group']} (chi-square({int(row['df'])}) = {row['chi2']:.1f}, {name} "
+            f"{_p(row['p_adjusted'])})"
+            for _, row in rejected.iterrows()
+        )
         on_average = set(map(str, rejected["group"])) <= set(inside)
-        sentences.append(f"At {t}, the Greenwood-Nam-D'Agostino test rejects calibration across deciles of "
-                         f"predicted risk for {named}: "
-                         + ("right on average (O/E interval includes 1), wrong within risk groups."
-                            if on_average else "predicted and observed risks differ within risk groups."))
+        sentences.append(
+            f"At {t}, the Greenwood-Nam-D'Agostino test rejects calibration across deciles of "
+            f"predicted risk for {named}: "
+            + (
+                "right on average (O/E interval includes 1), wrong within risk groups."
+                if on_average
+                else "predicted and observed risks differ within risk groups."
+            )
+        )
     return sentences
 
 
 #: how each contrasted statistic is named in the "largest gap" sentence, in its order (ratio: O/E only)
-_GAP_NAMES = {"oe_ratio": "the O/E ratio", "ici": "the ICI (mean |predicted - observed risk|)",
-              "brier": "the Brier score"}
+_GAP_NAMES = {
+    "oe_ratio": "the O/E ratio",
+    "ici": "the ICI (mean |predicted - observed risk|)",
+    "brier": "the Brier score",
+}
 
 
-def _gap_part(rows: pd.DataFrame, statistic: str, name: str, bootstrap: bool) -> tuple[str, float] | None:
+def _gap_part(
+    rows: pd.DataFrame, statistic: str, name: str, bootstrap: bool
+) -> tuple[str, float] | None:
     """The largest contrast of one statistic at one horizon, in words, and its adjusted p-value."""
     rows = rows[rows["statistic"] == statistic].dropna(subset=["estimate"])
     if rows.empty:
@@ -157,20 +200,27 @@ def _gap_part(rows: pd.DataFrame, statistic: str, name: str, bootstrap: bool) ->
     a, b = (row["a"], row["b"]) if forward else (row["b"], row["a"])
     if ratio:
         factor = row["estimate"] if forward else 1 / row["estimate"]
-        low, high = (row["ci_low"], row["ci_high"]) if forward else (1 / row["ci_high"], 1 / row["ci_low"])
+        low, high = (
+            (row["ci_low"], row["ci_high"]) if forward else (1 / row["ci_high"], 1 / row["ci_low"])
+        )
         words = f"{_GAP_NAMES[statistic]} of {a} is {factor:.2f} times that of {b}{_interval(low, high)}"
     else:
-        low, high = (row["ci_low"], row["ci_high"]) if forward else (-row["ci_high"], -row["ci_low"])
-        words = (f"{_GAP_NAMES[statistic]} of {a} exceeds that of {b} by {abs(row['estimate']):.3f}"
-                 f"{_interval(low, high, 3)}")
+        low, high = (
+            (row["ci_low"], row["ci_high"]) if forward else (-row["ci_high"], -row["ci_low"])
+        )
+        words = (
+            f"{_GAP_NAMES[statistic]} of {a} exceeds that of {b} by {abs(row['estimate']):.3f}"
+            f"{_interval(low, high, 3)}"
+        )
     p = float(row["p_adjusted"])
     if np.isnan(p) and not bootstrap and statistic == "ici":
         return f"{words} (its interval and p-value need ci='bootstrap')", p
     return f"{words} ({name} {_p(p)})", p
 
 
-def _contrast_sentence(contrasts: pd.DataFrame, t: float, tt: str, adjust: str, level: float,
-                       bootstrap: bool) -> str | None:
+def _contrast_sentence(
+    contrasts: pd.DataFrame, t: float, tt: str, adjust: str, level: float, bootstrap: bool
+) -> str | None:
     """The largest calibration gap between groups of each statistic the result has: the O/E ratio,
     and the ICI and the Brier score when estimated (their scales differ, so each is stated)."""
     rows = contrasts[contrasts["time"] == t]
@@ -179,18 +229,28 @@ def _contrast_sentence(contrasts: pd.DataFrame, t: float, tt: str, adjust: str, 
     parts = {statistic: part for statistic, part in found.items() if part is not None}
     if not parts:
         return None
-    clear = [_GAP_NAMES[statistic].split(" (")[0] for statistic, (_, p) in parts.items() if p < 1 - level]
-    verdict = (f"a difference at the {level:.0%} level in {' and '.join(clear)}" if clear
-               else f"no clear difference at the {level:.0%} level")
+    clear = [
+        _GAP_NAMES[statistic].split(" (")[0] for statistic, (_, p) in parts.items() if p < 1 - level
+    ]
+    verdict = (
+        f"a difference at the {level:.0%} level in {' and '.join(clear)}"
+        if clear
+        else f"no clear difference at the {level:.0%} level"
+    )
     plural = "gaps" if len(parts) > 1 else "gap"
-    return (f"At {tt}, the largest calibration {plural} between groups: "
-            + "; ".join(text for text, _ in parts.values()) + f"; {verdict}.")
+    return (
+        f"At {tt}, the largest calibration {plural} between groups: "
+        + "; ".join(text for text, _ in parts.values())
+        + f"; {verdict}."
+    )
 
 
 def _slope_sentence(summary: pd.DataFrame, tt: str, level: float) -> str | None:
     extreme, moderate = [], []
     for group, row in summary.iterrows():
-        words = f"{group} ({row['slope']:.2f}{_interval(row['slope_ci_low'], row['slope_ci_high'])})"
+        words = (
+            f"{group} ({row['slope']:.2f}{_interval(row['slope_ci_low'], row['slope_ci_high'])})"
+        )
         if row["slope_ci_high"] < 1:
             extreme.append(words)
         elif row["slope_ci_low"] > 1:
@@ -208,14 +268,20 @@ def _clipped_sentence(summary: pd.DataFrame, tt: str) -> str | None:
     intercept, smooth curve) then depend on where they were clipped, not only on the model."""
     if "n_clipped" not in summary.columns:
         return None
-    named = [f"{group} ({int(row['n_clipped'])} of {int(row['n'])})" for group, row in summary.iterrows()
-             if row["n_clipped"] > 0]
+    named = [
+        f"{group} ({int(row['n_clipped'])} of {int(row['n'])})"
+        for group, row in summary.iterrows()
+        if row["n_clipped"] > 0
+    ]
     if not named:
         return None
-    return (f"At {tt}, predicted risks of exactly 0 or 1 (within {CLOGLOG_CLIP:g}) for " + ", ".join(named)
-            + f" were clipped to [{CLOGLOG_CLIP:g}, 1 - {CLOGLOG_CLIP:g}] for the complementary log-log "
-            "transform: the calibration slope, intercept and ICI there depend on that clip, not only on the "
-            "model (O/E and the Brier score do not).")
+    return (
+        f"At {tt}, predicted risks of exactly 0 or 1 (within {CLOGLOG_CLIP:g}) for "
+        + ", ".join(named)
+        + f" were clipped to [{CLOGLOG_CLIP:g}, 1 - {CLOGLOG_CLIP:g}] for the complementary log-log "
+        "transform: the calibration slope, intercept and ICI there depend on that clip, not only on the "
+        "model (O/E and the Brier score do not)."
+    )
 
 
 def calibration_findings(
@@ -284,34 +350,66 @@ def calibration_findings(
     min_events = check_scalar(min_events, "min_events", "integer", low=0)
     level = result.confidence_level
     estimated = result.estimates.dropna(subset=["estimate"])["statistic"].unique()
-    contrasts = result.contrasts([s for s in ("oe_ratio", "slope", "ici", "brier") if s in ("oe_ratio", "slope")
-                                  or s in estimated], adjust=adjust)
+    contrasts = result.contrasts(
+        [
+            s
+            for s in ("oe_ratio", "slope", "ici", "brier")
+            if s in ("oe_ratio", "slope") or s in estimated
+        ],
+        adjust=adjust,
+    )
     gnd = result.gnd.copy()  # one family: every group at every horizon
-    gnd["p_adjusted"] = adjust_p_values(gnd["p_value"].to_numpy(float), adjust=adjust) if len(gnd) else []
+    gnd["p_adjusted"] = (
+        adjust_p_values(gnd["p_value"].to_numpy(float), adjust=adjust) if len(gnd) else []
+    )
     sentences, flag_rows = [], []
     for t in result.times:
         tt = _horizon(float(t), time_unit)
         summary = result.summary(float(t))
-        sentences += _oe_sentences(summary, gnd[gnd["time"] == t], tt, level, adjust,
-                                   "Kaplan-Meier" if result.cause is None else "Aalen-Johansen")
-        for sentence in (_contrast_sentence(contrasts, float(t), tt, adjust, level, result.ci_method == "bootstrap")
-                         if len(result.groups) > 1 else None,
-                         _slope_sentence(summary, tt, level), _clipped_sentence(summary, tt)):
+        sentences += _oe_sentences(
+            summary,
+            gnd[gnd["time"] == t],
+            tt,
+            level,
+            adjust,
+            "Kaplan-Meier" if result.cause is None else "Aalen-Johansen",
+        )
+        for sentence in (
+            _contrast_sentence(
+                contrasts, float(t), tt, adjust, level, result.ci_method == "bootstrap"
+            )
+            if len(result.groups) > 1
+            else None,
+            _slope_sentence(summary, tt, level),
+            _clipped_sentence(summary, tt),
+        ):
             if sentence:
                 sentences.append(sentence)
         for group, row in summary.iterrows():
-            flag_rows.append({"time": float(t), "group": group, "events": int(row["events"]),
-                              "flagged": bool(row["events"] < min_events)})
+            flag_rows.append(
+                {
+                    "time": float(t),
+                    "group": group,
+                    "events": int(row["events"]),
+                    "flagged": bool(row["events"] < min_events),
+                }
+            )
     flags = pd.DataFrame(flag_rows)
     few = flags[flags["flagged"]]
     if not few.empty:
-        shown = ", ".join(f"{g} ({e} by {_horizon(t, time_unit)})" for t, g, e in
-                          zip(few["time"], few["group"], few["events"]))
-        sentences.append(f"Caution: fewer than {min_events} events for {shown}; their calibration rests on little data.")
+        shown = ", ".join(
+            f"{g} ({e} by {_horizon(t, time_unit)})"
+            for t, g, e in zip(few["time"], few["group"], few["events"])
+        )
+        sentences.append(
+            f"Caution: fewer than {min_events} events for {shown}; their calibration rests on little data."
+        )
     if result.cause is not None:
-        sentences.append(f"Competing risks (cause {result.cause}): predicted and observed risks are cumulative "
-                         "incidences (observed: Aalen-Johansen, a competing event is not a censoring); the "
-                         "calibration slope, intercept and ICI are not defined for a cumulative incidence and are not reported.")
+        sentences.append(
+            f"Competing risks (cause {result.cause}): predicted and observed risks are cumulative "
+            "incidences (observed: Aalen-Johansen, a competing event is not a censoring); the "
+            "calibration slope, intercept and ICI are not defined for a cumulative incidence and are not reported."
+        )
     elif result.ci_method != "bootstrap":
         sentences.append("ICI, E50 and E90 have intervals only with ci='bootstrap'.")
     return CalibrationFindings(tuple(sentences), contrasts, flags, adjust, gnd)

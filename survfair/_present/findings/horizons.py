@@ -26,12 +26,12 @@ from .ranking import (
     SMALL_CELL_COVERAGE_NOTE,
     _count,
     _judgement,
-    largest_delta,
     _no_variance,
     _not_confirmed,
     adjust_name,
     caution_text,
     difference_text,
+    largest_delta,
 )
 
 __all__ = ["HorizonFindings", "horizon_findings", "horizon_flags", "horizon_text"]
@@ -74,10 +74,22 @@ def horizon_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100) ->
             reasons.append(f"{_count(int(row.pairs), 'pair')} (< {min_pairs})")
         no_variance = bool(np.isfinite(row.xauc) and row.se <= NO_VARIANCE_SE)
         if no_variance:
-            reasons.append(f"estimated at {100 * row.xauc:.1f}%, standard error 0 (no variance estimate)")
-        rows.append({"time": row.time, "a": row.a, "b": row.b, "cases": int(row.cases), "controls": int(row.controls),
-                     "pairs": int(row.pairs), "no_variance": no_variance, "flagged": bool(reasons),
-                     "reason": "; ".join(reasons)})
+            reasons.append(
+                f"estimated at {100 * row.xauc:.1f}%, standard error 0 (no variance estimate)"
+            )
+        rows.append(
+            {
+                "time": row.time,
+                "a": row.a,
+                "b": row.b,
+                "cases": int(row.cases),
+                "controls": int(row.controls),
+                "pairs": int(row.pairs),
+                "no_variance": no_variance,
+                "flagged": bool(reasons),
+                "reason": "; ".join(reasons),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -108,22 +120,35 @@ class HorizonFindings:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: sentences, adjusted differences, flagged cells."""
-        return json_safe({"sentences": list(self.sentences), "adjust": self.adjust,
-                          "deltas": self.deltas.to_dict(orient="records"),
-                          "flagged_cells": self.flags[self.flags["flagged"]].to_dict(orient="records")})
+        return json_safe(
+            {
+                "sentences": list(self.sentences),
+                "adjust": self.adjust,
+                "deltas": self.deltas.to_dict(orient="records"),
+                "flagged_cells": self.flags[self.flags["flagged"]].to_dict(orient="records"),
+            }
+        )
 
 
 def _adjusted(deltas: pd.DataFrame, method: str, flags: pd.DataFrame) -> pd.DataFrame:
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for _, part in deltas.groupby("summary", sort=False):
-        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), adjust=method)
+        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(
+            part["p_value"].to_numpy(), adjust=method
+        )
     flagged = {(r.time, r.a, r.b) for r in flags.itertuples() if r.flagged}
     no_variance = {(r.time, r.a, r.b) for r in flags.itertuples() if r.no_variance}
-    cells = [((r.time, r.a, r.a), (r.time, r.b, r.b)) if r.summary == "delta_within"
-             else ((r.time, r.a, r.b), (r.time, r.b, r.a)) for r in deltas.itertuples()]
+    cells = [
+        ((r.time, r.a, r.a), (r.time, r.b, r.b))
+        if r.summary == "delta_within"
+        else ((r.time, r.a, r.b), (r.time, r.b, r.a))
+        for r in deltas.itertuples()
+    ]
     deltas["flagged"] = [first in flagged or second in flagged for first, second in cells]
-    deltas["no_variance_cell"] = [first in no_variance or second in no_variance for first, second in cells]
+    deltas["no_variance_cell"] = [
+        first in no_variance or second in no_variance for first, second in cells
+    ]
     return deltas
 
 
@@ -137,24 +162,34 @@ class _Horizon:
 
     def cell(self, a: Any, b: Any) -> str:
         row = self.frame.loc[(a, b)]
-        return cell_text(row["xauc"], row["ci_low"], row["ci_high"], bool(self.flags.loc[(a, b), "no_variance"]))
+        return cell_text(
+            row["xauc"], row["ci_low"], row["ci_high"], bool(self.flags.loc[(a, b), "no_variance"])
+        )
 
     def caution(self, cells: list) -> str:
         reasons = {cell: row["reason"] for cell, row in self.flags.iterrows() if row["flagged"]}
         return caution_text(reasons, cells)
 
 
-def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, time: float, adjust: str,
-                      time_unit: str | None) -> str | None:
+def _horizon_sentence(
+    result: Any,
+    deltas: pd.DataFrame,
+    flags: pd.DataFrame,
+    time: float,
+    adjust: str,
+    time_unit: str | None,
+) -> str | None:
     row = largest_delta(deltas[deltas["time"] == time], "delta_between")
     if row is None:
         return None
     a, b = row["a"], row["b"]
     cells = _Horizon(result, flags, time)
     alpha = 1 - result.confidence_level
-    consequence = (f"cases of {b} were ranked above controls of {a} less often than the reverse at this horizon; "
-                   f"this alone does not show that the model treats {b} worse: part or all of it can come from "
-                   f"the groups' different risks")
+    consequence = (
+        f"cases of {b} were ranked above controls of {a} less often than the reverse at this horizon; "
+        f"this alone does not show that the model treats {b} worse: part or all of it can come from "
+        f"the groups' different risks"
+    )
     words = {
         "clear": f"In words: {consequence}.",
         "not adjusted": _not_confirmed(alpha, "an asymmetry between the groups"),
@@ -164,38 +199,52 @@ def _horizon_sentence(result: Any, deltas: pd.DataFrame, flags: pd.DataFrame, ti
         "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {consequence}.",
     }[_judgement(row, alpha)]
     cases, controls = case_control_definition(result)
-    return (f"AUC(t) at {horizon_text(time, time_unit)}, largest cross-group asymmetry, {a} vs {b}: a case of {a} "
-            f"({cases}) was ranked above a control of {b} ({controls}) {cells.cell(a, b)} of the time; a case "
-            f"of {b} above a control of {a} {cells.cell(b, a)}. {difference_text(row, adjust)}. {words}"
-            f"{cells.caution([(a, b), (b, a)])}")
+    return (
+        f"AUC(t) at {horizon_text(time, time_unit)}, largest cross-group asymmetry, {a} vs {b}: a case of {a} "
+        f"({cases}) was ranked above a control of {b} ({controls}) {cells.cell(a, b)} of the time; a case "
+        f"of {b} above a control of {a} {cells.cell(b, a)}. {difference_text(row, adjust)}. {words}"
+        f"{cells.caution([(a, b), (b, a)])}"
+    )
 
 
 def _count_sentence(deltas: pd.DataFrame, adjust: str, result: Any) -> str | None:
     between = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
     if len(between):  # as in the joint test: not the differences using a cell with standard error 0
-        between = between[~(between.apply(_no_variance, axis=1) | between.get("no_variance_cell", False))]
+        between = between[
+            ~(between.apply(_no_variance, axis=1) | between.get("no_variance_cell", False))
+        ]
     if between.empty or between["ci_low"].isna().all():
         return None
     alpha = 1 - result.confidence_level
     excluded = int(((between["ci_low"] > 0) | (between["ci_high"] < 0)).sum())
     significant = int((between["p_adjusted"] < alpha).sum())
-    return (f"AUC(t): {excluded} of {len(between)} between-group differences over {len(result.times)} "
-            f"horizon{'s' if len(result.times) > 1 else ''} have {100 * result.confidence_level:g}% intervals "
-            f"excluding 0 ({significant} with {adjust_name(adjust)} p < {alpha:g}, adjusted over every horizon and "
-            f"pair together).")
+    return (
+        f"AUC(t): {excluded} of {len(between)} between-group differences over {len(result.times)} "
+        f"horizon{'s' if len(result.times) > 1 else ''} have {100 * result.confidence_level:g}% intervals "
+        f"excluding 0 ({significant} with {adjust_name(adjust)} p < {alpha:g}, adjusted over every horizon and "
+        f"pair together)."
+    )
 
 
 def _flags_sentence(flags: pd.DataFrame, min_events: int, min_pairs: int) -> str | None:
     flagged = flags[flags["flagged"]]
     if flagged.empty:
         return None
-    return (f"AUC(t): {len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} cases in the "
-            f"row group or controls in the column group, or {min_pairs} pairs) or have standard error 0; † marks "
-            f"them in the AUC(t) tables. The {SMALL_CELL_COVERAGE_NOTE}.")
+    return (
+        f"AUC(t): {len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} cases in the "
+        f"row group or controls in the column group, or {min_pairs} pairs) or have standard error 0; † marks "
+        f"them in the AUC(t) tables. The {SMALL_CELL_COVERAGE_NOTE}."
+    )
 
 
-def horizon_findings(result: Any, *, adjust: str = "holm", min_events: int = 10, min_pairs: int = 100,
-                     time_unit: str | None = None) -> HorizonFindings:
+def horizon_findings(
+    result: Any,
+    *,
+    adjust: str = "holm",
+    min_events: int = 10,
+    min_pairs: int = 100,
+    time_unit: str | None = None,
+) -> HorizonFindings:
     """The plain-language summary of AUC(t) horizons, generated from the result.
 
     Parameters
@@ -224,6 +273,11 @@ def horizon_findings(result: Any, *, adjust: str = "holm", min_events: int = 10,
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     flags = horizon_flags(result, min_events=min_events, min_pairs=min_pairs)
     deltas = _adjusted(result.pairwise_deltas(), adjust, flags)
-    sentences = [_horizon_sentence(result, deltas, flags, float(t), adjust, time_unit) for t in result.times]
-    sentences += [_count_sentence(deltas, adjust, result), _flags_sentence(flags, min_events, min_pairs)]
+    sentences = [
+        _horizon_sentence(result, deltas, flags, float(t), adjust, time_unit) for t in result.times
+    ]
+    sentences += [
+        _count_sentence(deltas, adjust, result),
+        _flags_sentence(flags, min_events, min_pairs),
+    ]
     return HorizonFindings(tuple(s for s in sentences if s is not None), deltas, flags, adjust)

@@ -19,13 +19,31 @@ import pandas as pd
 from ..._core.exceptions import MemoryLimitError
 from ..._core.frozen import frozen_result
 from ..._core.intervals import NO_VARIANCE_SE
-from ..._core.multiplicity import ADJUSTMENTS, OmnibusTest, adjust_p_values, n_contrasts, omnibus_test
-from ..._core.results import difference_inference, difference_p_at_floor, json_safe, no_variance_cells
+from ..._core.multiplicity import (
+    ADJUSTMENTS,
+    OmnibusTest,
+    adjust_p_values,
+    n_contrasts,
+    omnibus_test,
+)
+from ..._core.results import (
+    difference_inference,
+    difference_p_at_floor,
+    json_safe,
+    no_variance_cells,
+)
 from ..._core.validation import check_option, check_scalar, label_array
 from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
 from ..format import cell_text, interval_text, p_phrase, percent, statistic_text
 
-__all__ = ["Findings", "findings", "small_sample_flags", "flag_reasons", "joint_tests", "SMALL_CELL_COVERAGE_NOTE"]
+__all__ = [
+    "Findings",
+    "findings",
+    "small_sample_flags",
+    "flag_reasons",
+    "joint_tests",
+    "SMALL_CELL_COVERAGE_NOTE",
+]
 
 #: what a flagged cell's interval may do, as measured by benchmarks/interval_study.py (issue 33.2;
 #: benchmarks/results/interval_study.csv): the worst coverage of the analytic intervals there
@@ -53,8 +71,13 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100,
-                       min_interval_events: int = INTERVAL_MIN_EVENTS) -> pd.DataFrame:
+def small_sample_flags(
+    result: Any,
+    *,
+    min_events: int = 10,
+    min_pairs: int = 100,
+    min_interval_events: int = INTERVAL_MIN_EVENTS,
+) -> pd.DataFrame:
     """Cells that rest on little data, or have no estimate of their variability, or whose interval
     may be too narrow, with the reason.
 
@@ -125,7 +148,9 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
     values, no_variance = result.values.ravel(), no_variance_cells(result).ravel()
     few_events, few_controls = np.repeat(events < min_events, g), np.tile(controls < min_events, g)
     few_pairs = pairs < min_pairs
-    if _is_binary(result) or getattr(result, "ci_method", None) is None:  # measured for xCI intervals
+    if (
+        _is_binary(result) or getattr(result, "ci_method", None) is None
+    ):  # measured for xCI intervals
         narrow_row = narrow_column = np.zeros(g * g, dtype=bool)
     else:  # the events of both groups; a count the little-data rule names already is not repeated
         narrow_row = np.repeat(events < min_interval_events, g)
@@ -140,29 +165,47 @@ def small_sample_flags(result: Any, *, min_events: int = 10, min_pairs: int = 10
         if few_events[cell]:
             parts.append(f"{_count(int(events[i]), first)} in {groups[i]} (< {min_events})")
         if narrow_row[cell] and not few_events[cell]:
-            parts.append(f"{_count(int(events[i]), 'event')} in {groups[i]} (< {min_interval_events})")
+            parts.append(
+                f"{_count(int(events[i]), 'event')} in {groups[i]} (< {min_interval_events})"
+            )
         if few_controls[cell]:
             parts.append(f"{_count(int(controls[j]), second)} in {groups[j]} (< {min_events})")
         if narrow_column[cell] and j != i:
-            parts.append(f"{_count(int(events[j]), 'event')} in {groups[j]} (< {min_interval_events})")
+            parts.append(
+                f"{_count(int(events[j]), 'event')} in {groups[j]} (< {min_interval_events})"
+            )
         if few_pairs[cell]:
             parts.append(f"{_count(int(pairs[cell]), 'comparable pair')} (< {min_pairs})")
         if no_variance[cell]:
-            parts.append(f"estimated at {percent(values[cell])}, standard error 0 (no variance estimate)")
+            parts.append(
+                f"estimated at {percent(values[cell])}, standard error 0 (no variance estimate)"
+            )
         if narrow[cell]:
             parts.append(INTERVAL_ADVICE)
         reasons[cell] = "; ".join(parts)
-    return pd.DataFrame({"a": np.repeat(labels, g), "b": np.tile(labels, g), "comparable": pairs,
-                         "events": np.repeat(events, g), "controls": np.tile(controls, g),
-                         "no_variance": no_variance, "narrow_interval": narrow, "flagged": flagged,
-                         "reason": reasons})
+    return pd.DataFrame(
+        {
+            "a": np.repeat(labels, g),
+            "b": np.tile(labels, g),
+            "comparable": pairs,
+            "events": np.repeat(events, g),
+            "controls": np.tile(controls, g),
+            "no_variance": no_variance,
+            "narrow_interval": narrow,
+            "flagged": flagged,
+            "reason": reasons,
+        }
+    )
 
 
 def _group_counts(result: Any) -> tuple[np.ndarray, np.ndarray, str, str]:
     """Per group, what a cell's row rests on (events; positives) and what its column rests on
     (members; negatives), with their nouns."""
     if _is_binary(result):
-        (first, first_noun), (second, second_noun) = ("positives", "positive"), ("negatives", "negative")
+        (first, first_noun), (second, second_noun) = (
+            ("positives", "positive"),
+            ("negatives", "negative"),
+        )
     else:
         (first, first_noun), (second, second_noun) = ("events", "event"), ("n", "member")
     sizes = [result.group_sizes.get(group, {}) for group in result.groups]
@@ -172,7 +215,10 @@ def _group_counts(result: Any) -> tuple[np.ndarray, np.ndarray, str, str]:
 
 
 _REASON_KINDS = (
-    (re.compile(r"^\d+ (event|member|positive|negative)s? in .* \(< (\d+)\)$"), "< {1} {0}s in {side}"),
+    (
+        re.compile(r"^\d+ (event|member|positive|negative)s? in .* \(< (\d+)\)$"),
+        "< {1} {0}s in {side}",
+    ),
     (re.compile(r"^\d+ comparable pairs? \(< (\d+)\)$"), "< {0} comparable pairs"),
     (re.compile(r"^estimated at .*, standard error 0"), "standard error 0 (no variance estimate)"),
 )
@@ -190,10 +236,18 @@ def flag_reasons(flags: pd.DataFrame) -> str:
     '< 10 events in a, < 10 members in b, < 100 comparable pairs'
     """
     reasons = flags.loc[flags["flagged"], "reason"] if "reason" in flags.columns else []
-    kinds = [_reason_kind(fragment) for reason in reasons for fragment in str(reason).split("; ") if fragment]
+    kinds = [
+        _reason_kind(fragment)
+        for reason in reasons
+        for fragment in str(reason).split("; ")
+        if fragment
+    ]
     if kinds:  # in the order of the rules: row group, column group, pairs, standard error 0
         order = ("in a", "in b", "pairs", "standard error")
-        rank = {kind: next((k for k, word in enumerate(order) if word in kind), len(order)) for kind in kinds}
+        rank = {
+            kind: next((k for k, word in enumerate(order) if word in kind), len(order))
+            for kind in kinds
+        }
         return ", ".join(sorted(dict.fromkeys(kinds), key=rank.get))
     return "flagged in the given table" if flags["flagged"].any() else ""
 
@@ -321,7 +375,9 @@ def _adjusted(result: Any, deltas: pd.DataFrame, method: str, flags: pd.DataFram
     deltas = deltas.copy()
     deltas["p_adjusted"] = np.nan
     for summary, part in deltas.groupby("summary", sort=False):
-        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(part["p_value"].to_numpy(), adjust=method)
+        deltas.loc[part.index, "p_adjusted"] = adjust_p_values(
+            part["p_value"].to_numpy(), adjust=method
+        )
     deltas["p_at_floor"] = deltas_p_at_floor(result)
     _mark_cells(deltas, flags)
     return deltas
@@ -339,12 +395,25 @@ def _largest_deltas(result: Any, flags: pd.DataFrame, k: int) -> pd.DataFrame:
         size = np.abs(cells[first] - cells[second])
         size[~np.isfinite(size)] = -1.0
         chosen = np.sort(np.argsort(-size, kind="stable")[:k])
-        values, se, low, high, p = difference_inference(result, first[chosen], second[chosen], result.confidence_level)
-        parts.append(pd.DataFrame({
-            "summary": name, "a": labels[a[chosen]], "b": labels[b[chosen]], "value": values, "se": se,
-            "ci_low": low, "ci_high": high, "p_value": p,
-            "p_adjusted": np.minimum(1.0, p * first.shape[0]),
-            "p_at_floor": difference_p_at_floor(result, first[chosen], second[chosen])}))
+        values, se, low, high, p = difference_inference(
+            result, first[chosen], second[chosen], result.confidence_level
+        )
+        parts.append(
+            pd.DataFrame(
+                {
+                    "summary": name,
+                    "a": labels[a[chosen]],
+                    "b": labels[b[chosen]],
+                    "value": values,
+                    "se": se,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "p_value": p,
+                    "p_adjusted": np.minimum(1.0, p * first.shape[0]),
+                    "p_at_floor": difference_p_at_floor(result, first[chosen], second[chosen]),
+                }
+            )
+        )
     deltas = pd.concat(parts, ignore_index=True)
     _mark_cells(deltas, flags)
     return deltas
@@ -371,10 +440,12 @@ def _summary_sentence(result: Any, deltas: pd.DataFrame, reader: _Reader) -> str
         return f"{start}: no intervals were computed, so no difference is tested; {end}"
     excluded = int(((between["ci_low"] > 0) | (between["ci_high"] < 0)).sum())
     significant = int((between["p_adjusted"] < reader.alpha).sum())
-    return (f"{start}: only the {len(between)} largest asymmetries and within-group differences were tested, with "
-            f"p-values adjusted by Bonferroni over all {pairs:,} pairs (a bound on any adjustment); {excluded} of the "
-            f"{len(between)} largest asymmetries have a {reader.level} interval excluding 0 ({significant} with "
-            f"Bonferroni-adjusted p < {reader.alpha:g}); {end}")
+    return (
+        f"{start}: only the {len(between)} largest asymmetries and within-group differences were tested, with "
+        f"p-values adjusted by Bonferroni over all {pairs:,} pairs (a bound on any adjustment); {excluded} of the "
+        f"{len(between)} largest asymmetries have a {reader.level} interval excluding 0 ({significant} with "
+        f"Bonferroni-adjusted p < {reader.alpha:g}); {end}"
+    )
 
 
 def _difference_cells(row: Any) -> list:
@@ -394,7 +465,9 @@ def _cell_words(result: Any, a: Any, b: Any) -> str:
         return f"a positive of {a} was scored above a negative of {b}"
     if a == b:
         return f"within {a}, the model ranked the member with the earlier event higher"
-    return f"when a member of {a} had the event first, the model ranked them above the member of {b}"
+    return (
+        f"when a member of {a} had the event first, the model ranked them above the member of {b}"
+    )
 
 
 class _Reader:
@@ -403,7 +476,9 @@ class _Reader:
     def __init__(self, result: Any, flags: pd.DataFrame):
         self.result = result
         self.values = result.values
-        self.low, self.high = (np.asarray(m.to_numpy(), float) for m in result.confidence_interval())
+        self.low, self.high = (
+            np.asarray(m.to_numpy(), float) for m in result.confidence_interval()
+        )
         self.no_variance = no_variance_cells(result)
         self.index = {g: k for k, g in enumerate(result.groups)}
         level = getattr(result, "confidence_level", 0.95)
@@ -416,7 +491,9 @@ class _Reader:
 
     def cell(self, a: Any, b: Any) -> str:
         i, j = self.index[a], self.index[b]
-        return cell_text(self.values[i, j], self.low[i, j], self.high[i, j], bool(self.no_variance[i, j]))
+        return cell_text(
+            self.values[i, j], self.low[i, j], self.high[i, j], bool(self.no_variance[i, j])
+        )
 
     def p(self, value: float, at_floor: bool | None = None) -> str:
         """``"p = 0.043"``, ``"p < 0.001"`` or, at the bootstrap floor, ``"p <= 0.029 (bootstrap floor)"``."""
@@ -446,13 +523,13 @@ def difference_text(row: pd.Series, adjust: str, n_resamples: int | None = None)
 
 
 def caution_text(reasons: dict, cells: list) -> str:
-    """" Caution: cell (a, b) rests on little data: <reason>." for the ``cells`` that ``reasons``
+    """ " Caution: cell (a, b) rests on little data: <reason>." for the ``cells`` that ``reasons``
     (flagged cell -> its reason) holds; empty when none does."""
     used = [cell for cell in dict.fromkeys(cells) if cell in reasons]
     if not used:
         return ""
     if len(used) == 1:
-        (a, b), = used
+        ((a, b),) = used
         return f" Caution: cell ({a}, {b}) rests on little data: {reasons[(a, b)].replace('; ', ', ')}."
     shown = ", ".join(f"({a}, {b})" for a, b in used)
     details = "; ".join(f"({a}, {b}) {reasons[(a, b)].replace('; ', ', ')}" for a, b in used)
@@ -503,7 +580,11 @@ def _no_variance(row: pd.Series) -> bool:
 def _excludes_zero(row: pd.Series) -> str:
     if not (math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"])):
         return "no interval"
-    return "the interval excludes 0" if row["ci_low"] > 0 or row["ci_high"] < 0 else "the interval includes 0"
+    return (
+        "the interval excludes 0"
+        if row["ci_low"] > 0 or row["ci_high"] < 0
+        else "the interval includes 0"
+    )
 
 
 def _judgement(row: pd.Series, alpha: float) -> str:
@@ -528,19 +609,25 @@ def _judgement(row: pd.Series, alpha: float) -> str:
 
 
 def _unresolved(row: pd.Series, alpha: float, n_resamples: int | None) -> str:
-    return (f"The interval excludes 0 and no bootstrap replicate crossed 0, but with {n_resamples or 'these'} "
-            f"replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}: more replicates "
-            f"(n_resamples) are needed to judge it against {alpha:g}.")
+    return (
+        f"The interval excludes 0 and no bootstrap replicate crossed 0, but with {n_resamples or 'these'} "
+        f"replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}: more replicates "
+        f"(n_resamples) are needed to judge it against {alpha:g}."
+    )
 
 
-_ONE_CELL = ("One of its two cells has standard error 0 (no variance estimate), so the interval leaves out that "
-             "cell's uncertainty and chance cannot be ruled out")
+_ONE_CELL = (
+    "One of its two cells has standard error 0 (no variance estimate), so the interval leaves out that "
+    "cell's uncertainty and chance cannot be ruled out"
+)
 
 
 def _not_confirmed(alpha: float, claim: str) -> str:
     # the interval is for one comparison; the largest of several is judged by the adjusted p-value
-    return (f"The interval excludes 0, but this is the largest of several comparisons and its adjusted p-value is "
-            f"not below {alpha:g}: the data do not clearly show {claim}.")
+    return (
+        f"The interval excludes 0, but this is the largest of several comparisons and its adjusted p-value is "
+        f"not below {alpha:g}: the data do not clearly show {claim}."
+    )
 
 
 #: Why an observed asymmetry alone never names a disadvantaged group (issue 32): a perfect model,
@@ -554,8 +641,11 @@ _RISK_CAVEAT = (
 
 def risk_caveat(b: Any, binary: bool = False) -> str:
     """The sentence that keeps an observed asymmetry from being read as the model's doing."""
-    return _RISK_CAVEAT.format(b=b, family="xAUC" if binary else "xCI",
-                               function="model_based_xauc" if binary else "model_based_xci")
+    return _RISK_CAVEAT.format(
+        b=b,
+        family="xAUC" if binary else "xCI",
+        function="model_based_xauc" if binary else "model_based_xci",
+    )
 
 
 def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
@@ -563,12 +653,18 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     result = reader.result
     binary = _is_binary(result)
     if binary:
-        first = f"a positive of {a} was scored above a negative of {b} {reader.cell(a, b)} of the time"
+        first = (
+            f"a positive of {a} was scored above a negative of {b} {reader.cell(a, b)} of the time"
+        )
         second = f"a positive of {b} above a negative of {a} {reader.cell(b, a)}"
-        direction = f"positives of {b} were scored above negatives of {a} less often than the reverse"
+        direction = (
+            f"positives of {b} were scored above negatives of {a} less often than the reverse"
+        )
     else:
-        first = (f"when a member of {a} had the event first, the model ranked them above the member of {b} "
-                 f"{reader.cell(a, b)} of the time")
+        first = (
+            f"when a member of {a} had the event first, the model ranked them above the member of {b} "
+            f"{reader.cell(a, b)} of the time"
+        )
         second = f"when a member of {b} had the event first, {reader.cell(b, a)}"
         direction = f"members of {b} who had the event first were ranked correctly less often than members of {a}"
     caveat = risk_caveat(b, binary)
@@ -577,15 +673,17 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         "not adjusted": _not_confirmed(reader.alpha, "an asymmetry between the groups"),
         "unresolved": _unresolved(row, reader.alpha, reader.n_resamples),
         "chance": "The difference is within what chance alone would give: the data do not show an asymmetry "
-                  "between the groups.",
+        "between the groups.",
         "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {direction}. "
-                       f"{caveat}.",
+        f"{caveat}.",
         "one cell without variance": f"{_ONE_CELL}; the direction points to: {direction}. {caveat}.",
         "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {direction}. "
-                       f"{caveat}.",
+        f"{caveat}.",
     }[_judgement(row, reader.alpha)]
-    return (f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {reader.difference(row, adjust)}. "
-            f"{words}{reader.caution([(a, b), (b, a)])}")
+    return (
+        f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {reader.difference(row, adjust)}. "
+        f"{words}{reader.caution([(a, b), (b, a)])}"
+    )
 
 
 def _excess_judgement(row: pd.Series, alpha: float) -> str:
@@ -618,7 +716,9 @@ def _observed_text(deltas: pd.DataFrame, a: Any, b: Any) -> str:
     return _points(row["value"]) + ("" if interval == "–" else f" {interval}")
 
 
-def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame, adjust: str) -> str | None:
+def _excess_sentence(
+    reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame, adjust: str
+) -> str | None:
     """The sentence that leads when a model-based reference is given (issue 32): the largest excess
     asymmetry the data show clearly, or -- when none is clear -- that the largest observed asymmetry
     is what the model's own predictions imply."""
@@ -630,91 +730,125 @@ def _excess_sentence(reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame
     clear = rows[[_excess_judgement(row, alpha) == "clear" for _, row in rows.iterrows()]]
     if not clear.empty:
         row = clear.loc[clear["excess"].abs().idxmax()]
-        row = _flipped(row, EXCESS_VALUES) if row["excess"] < 0 else row  # the group the excess favours first
+        row = (
+            _flipped(row, EXCESS_VALUES) if row["excess"] < 0 else row
+        )  # the group the excess favours first
         a, b = row["a"], row["b"]
         if binary:
-            words = (f"positives of {b} were scored above negatives of {a} less often than the model's own "
-                     f"probabilities imply")
-            meaning = (f"beyond what the groups' different base rates explain, positives of {b} are scored too low "
-                       f"in this pair; if a higher score means earlier attention, the model disadvantages {b}")
+            words = (
+                f"positives of {b} were scored above negatives of {a} less often than the model's own "
+                f"probabilities imply"
+            )
+            meaning = (
+                f"beyond what the groups' different base rates explain, positives of {b} are scored too low "
+                f"in this pair; if a higher score means earlier attention, the model disadvantages {b}"
+            )
         else:
-            words = (f"the model ranks members of {b} who had the event first below members of {a} more often than "
-                     f"its own predictions imply")
-            meaning = (f"beyond what the groups' different risks explain, {b} is ranked worse in this pair; if a "
-                       f"higher score means earlier care, the model disadvantages {b}")
-        return (f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} (observed "
-                f"Δbetween {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}); the interval "
-                f"excludes 0. In words: {meaning}. This reading assumes the predictions are calibrated within each "
-                f"group (check the calibration).{reader.caution([(a, b), (b, a)])}")
+            words = (
+                f"the model ranks members of {b} who had the event first below members of {a} more often than "
+                f"its own predictions imply"
+            )
+            meaning = (
+                f"beyond what the groups' different risks explain, {b} is ranked worse in this pair; if a "
+                f"higher score means earlier care, the model disadvantages {b}"
+            )
+        return (
+            f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} (observed "
+            f"Δbetween {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}); the interval "
+            f"excludes 0. In words: {meaning}. This reading assumes the predictions are calibrated within each "
+            f"group (check the calibration).{reader.caution([(a, b), (b, a)])}"
+        )
     row = rows.loc[rows["observed"].abs().idxmax()]
     row = _flipped(row, EXCESS_VALUES) if row["observed"] < 0 else row  # as the observed sentence
     a, b = row["a"], row["b"]
-    numbers = (f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}; "
-               f"{_excess_text(row, adjust)}")
+    numbers = (
+        f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}; "
+        f"{_excess_text(row, adjust)}"
+    )
     caution = reader.caution([(a, b), (b, a)])
     verdict = _excess_judgement(row, alpha)
     observed = _observed_row(deltas, a, b)
     if verdict == "chance" and observed is not None and _judgement(observed, alpha) == "chance":
         # nothing to explain: "it comes from the groups' different risks" would claim a difference
-        return (f"No cross-group asymmetry, observed or in excess: Δbetween({a}, {b}) = "
-                f"{_observed_text(deltas, a, b)} is within what chance alone would give, and so is its excess over "
-                f"what the model's own predictions imply (model-based {_points(row['model_based'])}; "
-                f"{_excess_text(row, adjust)}; the interval includes 0).{caution}")
+        return (
+            f"No cross-group asymmetry, observed or in excess: Δbetween({a}, {b}) = "
+            f"{_observed_text(deltas, a, b)} is within what chance alone would give, and so is its excess over "
+            f"what the model's own predictions imply (model-based {_points(row['model_based'])}; "
+            f"{_excess_text(row, adjust)}; the interval includes 0).{caution}"
+        )
     if verdict == "chance":
-        return (f"No excess cross-group asymmetry: the largest observed asymmetry, Δbetween({a}, {b}) = "
-                f"{_observed_text(deltas, a, b)}, is what the model's own predictions imply (model-based "
-                f"{_points(row['model_based'])}; {_excess_text(row, adjust)}; the interval includes 0): it comes "
-                f"from the groups' different risks, not from how the model ranks them, provided the predictions are "
-                f"calibrated within each group.{caution}")
+        return (
+            f"No excess cross-group asymmetry: the largest observed asymmetry, Δbetween({a}, {b}) = "
+            f"{_observed_text(deltas, a, b)}, is what the model's own predictions imply (model-based "
+            f"{_points(row['model_based'])}; {_excess_text(row, adjust)}; the interval includes 0): it comes "
+            f"from the groups' different risks, not from how the model ranks them, provided the predictions are "
+            f"calibrated within each group.{caution}"
+        )
     if verdict in ("not adjusted", "unresolved"):
-        return (f"Excess cross-group asymmetry not confirmed: for the largest observed asymmetry ({numbers}) the "
-                f"interval of the excess excludes 0, but this is one of several comparisons and its "
-                f"{adjust_name(adjust)} p-value is not below {alpha:g}: the data do not clearly show that the model "
-                f"adds to what its own predictions imply.{caution}")
-    return (f"Largest observed asymmetry against the model-based reference: {numbers}. Without a usable interval for "
-            f"the excess (none computed, or a standard error of 0), chance cannot be ruled out: the data cannot say whether the model adds "
-            f"to what its own predictions imply.{caution}")
+        return (
+            f"Excess cross-group asymmetry not confirmed: for the largest observed asymmetry ({numbers}) the "
+            f"interval of the excess excludes 0, but this is one of several comparisons and its "
+            f"{adjust_name(adjust)} p-value is not below {alpha:g}: the data do not clearly show that the model "
+            f"adds to what its own predictions imply.{caution}"
+        )
+    return (
+        f"Largest observed asymmetry against the model-based reference: {numbers}. Without a usable interval for "
+        f"the excess (none computed, or a standard error of 0), chance cannot be ruled out: the data cannot say whether the model adds "
+        f"to what its own predictions imply.{caution}"
+    )
 
 
 def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
-    """" Against the model-based reference, 1 of 3 excess asymmetries ..." (empty without intervals)."""
+    """ " Against the model-based reference, 1 of 3 excess asymmetries ..." (empty without intervals)."""
     tested = excess[excess["ci_low"].notna() & excess["ci_high"].notna()]
     if tested.empty:
         return ""
     excluded = int(((tested["ci_low"] > 0) | (tested["ci_high"] < 0)).sum())
     significant = int((tested["p_adjusted"] < reader.alpha).sum())
     one = len(tested) == 1
-    return (f" Against the model-based reference, {excluded} of {len(tested)} excess asymmetr{'y' if one else 'ies'} "
-            f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 ({significant} with "
-            f"{adjust_name(adjust)} p < {reader.alpha:g}).")
+    return (
+        f" Against the model-based reference, {excluded} of {len(tested)} excess asymmetr{'y' if one else 'ies'} "
+        f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 ({significant} with "
+        f"{adjust_name(adjust)} p < {reader.alpha:g})."
+    )
 
 
 def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     """The reference's Δbetween rows with ``p_adjusted`` within that family."""
     if tuple(model_based.groups) != tuple(result.groups):
-        raise ValueError(f"model_based has groups {list(model_based.groups)}, the result {list(result.groups)}: "
-                         "pass the model-based result of the same audit.")
+        raise ValueError(
+            f"model_based has groups {list(model_based.groups)}, the result {list(result.groups)}: "
+            "pass the model-based result of the same audit."
+        )
     observed = model_based.observed.values
-    if observed.shape != result.values.shape or not np.allclose(observed, result.values, rtol=1e-9, atol=1e-12,
-                                                                equal_nan=True):
+    if observed.shape != result.values.shape or not np.allclose(
+        observed, result.values, rtol=1e-9, atol=1e-12, equal_nan=True
+    ):
         # its excess is observed - model-based of ITS observed matrix: another result's numbers would
         # not add up (e.g. an audit with case weights against a reference without them)
-        raise ValueError("model_based was computed on another observed matrix than result (other rows, weights, "
-                         "entry times or settings): pass the model-based result of the same audit.")
+        raise ValueError(
+            "model_based was computed on another observed matrix than result (other rows, weights, "
+            "entry times or settings): pass the model-based result of the same audit."
+        )
     table = model_based.summaries()
     table = table[table["summary"] == "delta_between"].reset_index(drop=True)
     table["p_adjusted"] = np.nan
     finite = table["p_value"].notna()
     if finite.any():
-        table.loc[finite, "p_adjusted"] = adjust_p_values(table.loc[finite, "p_value"].to_numpy(), adjust=adjust)
+        table.loc[finite, "p_adjusted"] = adjust_p_values(
+            table.loc[finite, "p_value"].to_numpy(), adjust=adjust
+        )
     return table
 
 
 def adjust_name(adjust: str) -> str:
     """How an adjustment is named in a sentence ("Holm-adjusted")."""
-    return {"holm": "Holm-adjusted", "bh": "BH-adjusted", "bonferroni": "Bonferroni-adjusted", "none": "unadjusted"}[
-        adjust
-    ]
+    return {
+        "holm": "Holm-adjusted",
+        "bh": "BH-adjusted",
+        "bonferroni": "Bonferroni-adjusted",
+        "none": "unadjusted",
+    }[adjust]
 
 
 def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
@@ -722,8 +856,11 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     excludes 0 is not called a difference when the adjusted p-value does not confirm it."""
     a, b = row["a"], row["b"]
     kind = "AUC" if _is_binary(reader.result) else "concordance"
-    how = ("separates positives from negatives" if _is_binary(reader.result)
-           else "orders who has the event first")
+    how = (
+        "separates positives from negatives"
+        if _is_binary(reader.result)
+        else "orders who has the event first"
+    )
     words = {
         "clear": f" In words: the model {how} less accurately inside {b} than inside {a}.",
         "not adjusted": " " + _not_confirmed(reader.alpha, "a difference between the groups"),
@@ -733,8 +870,10 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         "one cell without variance": f" {_ONE_CELL}.",
         "no interval": "",
     }[_judgement(row, reader.alpha)]
-    return (f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside {b} "
-            f"{reader.cell(b, b)}; {reader.difference(row, adjust)}.{words}{reader.caution([(a, a), (b, b)])}")
+    return (
+        f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside {b} "
+        f"{reader.cell(b, b)}; {reader.difference(row, adjust)}.{words}{reader.caution([(a, a), (b, b)])}"
+    )
 
 
 def _worst_sentence(reader: _Reader) -> str | None:
@@ -744,28 +883,38 @@ def _worst_sentence(reader: _Reader) -> str | None:
     flat = int(np.nanargmin(values))
     g = values.shape[0]
     a, b = reader.result.groups[flat // g], reader.result.groups[flat % g]
-    return (f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only {reader.cell(a, b)} of the "
-            f"time.{reader.caution([(a, b)])}")
+    return (
+        f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only {reader.cell(a, b)} of the "
+        f"time.{reader.caution([(a, b)])}"
+    )
 
 
 def _omnibus_words(omnibus: OmnibusTest) -> str:
     """The joint test of no asymmetry in a clause, with what it leaves out."""
     if omnibus.source == NOT_COMPUTED:
-        return (f"; the joint test is not computed for {omnibus.n_contrasts:,} contrasts (more than "
-                f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted pairwise p-values")
+        return (
+            f"; the joint test is not computed for {omnibus.n_contrasts:,} contrasts (more than "
+            f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted pairwise p-values"
+        )
     left_out = ""
     if omnibus.n_no_variance:
-        left_out = (f" ({_count(omnibus.n_no_variance, 'difference')} using a cell with standard error 0 "
-                    f"left out)")
+        left_out = (
+            f" ({_count(omnibus.n_no_variance, 'difference')} using a cell with standard error 0 "
+            f"left out)"
+        )
     if math.isfinite(omnibus.p_value):
-        return (f"; joint test of no cross-group asymmetry{left_out}: chi-square({omnibus.df}) = "
-                f"{statistic_text(omnibus.statistic)}, {p_phrase(omnibus.p_value)}")
+        return (
+            f"; joint test of no cross-group asymmetry{left_out}: chi-square({omnibus.df}) = "
+            f"{statistic_text(omnibus.statistic)}, {p_phrase(omnibus.p_value)}"
+        )
     if omnibus.source != "none" and omnibus.n_no_variance:
         return "; the joint test of no cross-group asymmetry is undefined: every difference uses a cell with standard error 0"
     return ""
 
 
-def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, reader: _Reader) -> str | None:
+def _tests_sentence(
+    deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, reader: _Reader
+) -> str | None:
     between = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
     if between.empty or between["ci_low"].isna().all():
         return None
@@ -777,38 +926,59 @@ def _tests_sentence(deltas: pd.DataFrame, omnibus: OmnibusTest, adjust: str, rea
     alpha = reader.alpha
     significant = int((tested["p_adjusted"] < alpha).sum())
     one = len(tested) == 1
-    text = (f"{excluded} of {len(tested)} between-group difference{'' if one else 's'} "
-            f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 "
-            f"({significant} with {adjust_name(adjust)} p < {alpha:g})")
+    text = (
+        f"{excluded} of {len(tested)} between-group difference{'' if one else 's'} "
+        f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 "
+        f"({significant} with {adjust_name(adjust)} p < {alpha:g})"
+    )
     if untestable.any():
         text += f"; {_count(int(untestable.sum()), 'difference')} using a cell with standard error 0 not counted"
     unresolved = int((tested["p_at_floor"].astype(bool) & (tested["p_adjusted"] >= alpha)).sum())
     if unresolved:
-        text += (f"; {unresolved} adjusted p-value{'s are bounds' if unresolved > 1 else ' is a bound'} at the "
-                 f"bootstrap floor, not resolved below {alpha:g} with {reader.n_resamples} replicates")
+        text += (
+            f"; {unresolved} adjusted p-value{'s are bounds' if unresolved > 1 else ' is a bound'} at the "
+            f"bootstrap floor, not resolved below {alpha:g} with {reader.n_resamples} replicates"
+        )
     return text + _omnibus_words(omnibus) + "."
 
 
-def _flags_sentence(result: Any, flags: pd.DataFrame, min_events: int, min_pairs: int) -> str | None:
+def _flags_sentence(
+    result: Any, flags: pd.DataFrame, min_events: int, min_pairs: int
+) -> str | None:
     flagged = flags[flags["flagged"]]
     if flagged.empty:
         return None
     advice = "; " + INTERVAL_ADVICE
-    shown = "; ".join(f"({r.a}, {r.b}): {r.reason.replace(advice, '').replace('; ', ', ')}"
-                      for r in flagged.head(5).itertuples())
+    shown = "; ".join(
+        f"({r.a}, {r.b}): {r.reason.replace(advice, '').replace('; ', ', ')}"
+        for r in flagged.head(5).itertuples()
+    )
     more = f"; and {len(flagged) - 5} more" if len(flagged) > 5 else ""
-    units = ("positives in the row group or negatives in the column group" if _is_binary(result)
-             else "events in the row group or members in the column group")
+    units = (
+        "positives in the row group or negatives in the column group"
+        if _is_binary(result)
+        else "events in the row group or members in the column group"
+    )
     narrow = "narrow_interval" in flagged.columns and flagged["narrow_interval"].any()
     interval_rule = f", or {INTERVAL_MIN_EVENTS} events in either group" if narrow else ""
-    zero = (" Cells with standard error 0 have no estimate of their sampling variability: their zero-width "
-            "interval is not a sign of precision." if flagged["no_variance"].any() else "")
-    what_to_do = (" Read their intervals and the tests that use them as optimistic; merging small groups or "
-                  "collecting more events is what makes them reliable (ci='bootstrap' does not: its BCa intervals "
-                  "covered as little as 91% there too)." if narrow else "")
-    return (f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units}, or "
-            f"{min_pairs} comparable pairs{interval_rule}) or have standard error 0: {shown}{more}. "
-            f"The {SMALL_CELL_COVERAGE_NOTE}.{what_to_do}{zero}")
+    zero = (
+        " Cells with standard error 0 have no estimate of their sampling variability: their zero-width "
+        "interval is not a sign of precision."
+        if flagged["no_variance"].any()
+        else ""
+    )
+    what_to_do = (
+        " Read their intervals and the tests that use them as optimistic; merging small groups or "
+        "collecting more events is what makes them reliable (ci='bootstrap' does not: its BCa intervals "
+        "covered as little as 91% there too)."
+        if narrow
+        else ""
+    )
+    return (
+        f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units}, or "
+        f"{min_pairs} comparable pairs{interval_rule}) or have standard error 0: {shown}{more}. "
+        f"The {SMALL_CELL_COVERAGE_NOTE}.{what_to_do}{zero}"
+    )
 
 
 def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
@@ -819,7 +989,12 @@ def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
 
 
 def findings(
-    result: Any, *, adjust: str = "holm", min_events: int = 10, min_pairs: int = 100, model_based: Any = None
+    result: Any,
+    *,
+    adjust: str = "holm",
+    min_events: int = 10,
+    min_pairs: int = 100,
+    model_based: Any = None,
 ) -> Findings:
     """The plain-language summary of an audit, generated from the result.
 
@@ -897,7 +1072,11 @@ def findings(
     pooled = overall_c(result)
     name = "AUC" if _is_binary(result) else "concordance (C)"
     interval = interval_text(*pooled.confidence_interval, as_percent=True)
-    sentences = [f"Pooled {name}: {percent(pooled.value)}" + ("" if interval == "–" else f" {interval}") + "."]
+    sentences = [
+        f"Pooled {name}: {percent(pooled.value)}"
+        + ("" if interval == "–" else f" {interval}")
+        + "."
+    ]
     excess = None if model_based is None else _excess_table(model_based, result, adjust)
     between = largest_delta(deltas, "delta_between")
     lead = None if excess is None else _excess_sentence(reader, excess, deltas, adjust)
@@ -911,8 +1090,11 @@ def findings(
     within = largest_delta(deltas, "delta_within")
     if within is not None:
         sentences.append(_within_sentence(reader, within, adjust))
-    tests = _summary_sentence(result, deltas, reader) if summarised else _tests_sentence(deltas, omnibus, adjust,
-                                                                                            reader)
+    tests = (
+        _summary_sentence(result, deltas, reader)
+        if summarised
+        else _tests_sentence(deltas, omnibus, adjust, reader)
+    )
     if excess is not None and tests is not None:
         tests += _excess_count(excess, adjust, reader)
     for extra in (tests, _flags_sentence(result, flags, min_events, min_pairs)):

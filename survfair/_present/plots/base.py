@@ -11,7 +11,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["new_axes", "literal", "literal_legend", "short_label", "difference_limit", "MAX_LABEL", "MAX_TEXT"]
+__all__ = [
+    "new_axes",
+    "literal",
+    "literal_legend",
+    "short_label",
+    "difference_limit",
+    "MAX_LABEL",
+    "MAX_TEXT",
+]
 
 #: Longest group label or model name drawn in a figure, in characters; a longer one is cut with
 #: an ellipsis ("…"). Tables, JSON and the report's text keep the full label. A 10,000-character
@@ -71,5 +79,7 @@ def difference_limit(matrices) -> float:
     """The symmetric colour limit of difference heatmaps: the largest absolute finite difference of
     ``matrices``, rounded up to a multiple of 0.05 (at least 0.05); one limit shared by every
     difference heatmap of a report makes their colours comparable."""
-    largest = max((float(np.nanmax(np.abs(m))) for m in matrices if np.isfinite(m).any()), default=0.0)
+    largest = max(
+        (float(np.nanmax(np.abs(m))) for m in matrices if np.isfinite(m).any()), default=0.0
+    )
     return max(0.05, math.ceil(largest / 0.05 - 1e-9) * 0.05)

@@ -14,13 +14,37 @@ __all__ = ["plot_calibration", "plot_observed_expected"]
 
 def _check(result: Any) -> CalibrationResult:
     if not isinstance(result, CalibrationResult):
-        raise TypeError(f"result must be a CalibrationResult (from survfair.calibration), got {type(result).__name__}.")
+        raise TypeError(
+            f"result must be a CalibrationResult (from survfair.calibration), got {type(result).__name__}."
+        )
     return result
 
 
 #: candidate ticks of the O/E axis (log scale): the ones inside the limits are drawn
-_RATIO_TICKS = (0.05, 0.1, 0.2, 0.25, 0.33, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0,
-                10.0, 20.0)
+_RATIO_TICKS = (
+    0.05,
+    0.1,
+    0.2,
+    0.25,
+    0.33,
+    0.5,
+    0.6,
+    0.7,
+    0.8,
+    0.9,
+    1.0,
+    1.1,
+    1.25,
+    1.5,
+    1.75,
+    2.0,
+    2.5,
+    3.0,
+    4.0,
+    5.0,
+    10.0,
+    20.0,
+)
 
 
 def _ratio_ticks(low: float, high: float) -> list[float]:
@@ -35,7 +59,9 @@ def _ratio_ticks(low: float, high: float) -> list[float]:
 
 def _horizon_words(t: float, time_unit: str | None) -> str:
     if time_unit is not None and not isinstance(time_unit, str):
-        raise TypeError(f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}.")
+        raise TypeError(
+            f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}."
+        )
     return f"t = {t:g}" + (f" {time_unit}" if time_unit else "")
 
 
@@ -115,7 +141,9 @@ def plot_calibration(
 
     horizon = renamed("plot_calibration", "time", "horizon", time, horizon)
     result = _check(result)
-    t = result._time(horizon)  # ValueError for a time that is not a horizon; None: the first horizon
+    t = result._time(
+        horizon
+    )  # ValueError for a time that is not a horizon; None: the first horizon
     summary = result.summary(t)
     chosen = list(result.groups) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in result.groups]
@@ -135,14 +163,27 @@ def plot_calibration(
         handle = None
         if show_bins:
             own = bins[[value == group for value in bins["group"]]]
-            low, high = km_risk_interval(own["observed"].to_numpy(float), own["observed_se"].to_numpy(float),
-                                         result.confidence_level)
+            low, high = km_risk_interval(
+                own["observed"].to_numpy(float),
+                own["observed_se"].to_numpy(float),
+                result.confidence_level,
+            )
             y = own["observed"].to_numpy(float)
-            handle = ax.errorbar(own["predicted"], y, yerr=[y - low, high - y], fmt="o", color=colour, markersize=4,
-                                 capsize=2, linewidth=1)
+            handle = ax.errorbar(
+                own["predicted"],
+                y,
+                yerr=[y - low, high - y],
+                fmt="o",
+                color=colour,
+                markersize=4,
+                capsize=2,
+                linewidth=1,
+            )
             top = max(top, float(np.nanmax(y)), float(own["predicted"].max()))
         own = curves[[value == group for value in curves["group"]]]
-        if show_curve and own["observed"].notna().any():  # no curve where the spline model is undefined
+        if (
+            show_curve and own["observed"].notna().any()
+        ):  # no curve where the spline model is undefined
             (line,) = ax.plot(own["predicted"], own["observed"], color=colour, linewidth=1.8)
             handle = handle if handle is not None else line
             top = max(top, float(np.nanmax(own["observed"])), float(own["predicted"].max()))
@@ -157,8 +198,11 @@ def plot_calibration(
     competing = result.cause is not None
     what = f"cumulative incidence of cause {result.cause}" if competing else "risk of an event"
     ax.set_xlabel(f"Predicted {what} by {literal(words)}")
-    ax.set_ylabel("Observed cumulative incidence (Aalen-Johansen)" if competing
-                  else f"Observed risk by {literal(words)} (Kaplan-Meier)")
+    ax.set_ylabel(
+        "Observed cumulative incidence (Aalen-Johansen)"
+        if competing
+        else f"Observed risk by {literal(words)} (Kaplan-Meier)"
+    )
     ax.set_title("Calibration per group")
     literal_legend(ax, entries, fontsize=8, loc="upper left")
     return ax
@@ -166,14 +210,22 @@ def plot_calibration(
 
 def legend_label(group, row) -> str:
     """``group: O/E 1.03, ICI 0.008``, leaving out what is undefined (never "nan")."""
-    parts = [f"{name} {row[column]:{spec}}" for name, column, spec in (("O/E", "oe_ratio", ".2f"),
-                                                                        ("ICI", "ici", ".3f"))
-             if np.isfinite(row[column])]
+    parts = [
+        f"{name} {row[column]:{spec}}"
+        for name, column, spec in (("O/E", "oe_ratio", ".2f"), ("ICI", "ici", ".3f"))
+        if np.isfinite(row[column])
+    ]
     return f"{group}: " + ", ".join(parts) if parts else f"{group}"
 
 
-def plot_observed_expected(result: CalibrationResult, horizon: float | None = None, *, time: Any = DEPRECATED,
-                           ax: Any = None, time_unit: str | None = None):
+def plot_observed_expected(
+    result: CalibrationResult,
+    horizon: float | None = None,
+    *,
+    time: Any = DEPRECATED,
+    ax: Any = None,
+    time_unit: str | None = None,
+):
     """Observed / expected risk (O/E) per group with its interval, on a log scale, at one horizon.
 
     How to read it: 1 means the group's predicted risks are right on average; above 1 the model
@@ -236,7 +288,14 @@ def plot_observed_expected(result: CalibrationResult, horizon: float | None = No
     low = summary["oe_ratio_ci_low"].to_numpy(float)
     high = summary["oe_ratio_ci_high"].to_numpy(float)
     error = np.vstack([estimate - low, high - estimate])
-    ax.errorbar(estimate, positions, xerr=np.where(np.isfinite(error), error, 0.0), fmt="o", color="C0", capsize=3)
+    ax.errorbar(
+        estimate,
+        positions,
+        xerr=np.where(np.isfinite(error), error, 0.0),
+        fmt="o",
+        color="C0",
+        capsize=3,
+    )
     ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
     ax.set_xscale("log")
     finite = np.concatenate([estimate, low, high])
@@ -250,13 +309,23 @@ def plot_observed_expected(result: CalibrationResult, horizon: float | None = No
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     # the observed and predicted risks go under each group's name: text inside the axes would
     # overlap the intervals or leave the figure
-    labels = [f"{group}\nobserved {100 * row['observed_risk']:.1f}%, predicted {100 * row['expected_risk']:.1f}%"
-              for group, row in summary.iterrows()]
+    labels = [
+        f"{group}\nobserved {100 * row['observed_risk']:.1f}%, predicted {100 * row['expected_risk']:.1f}%"
+        for group, row in summary.iterrows()
+    ]
     ax.set_yticks(positions, [literal(text) for text in labels], fontsize=8)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel("O/E = observed / predicted risk (log scale)")
-    ax.text(1.0, 0.01, " 1 = right on average", transform=ax.get_xaxis_transform(), ha="left", va="bottom",
-            fontsize=7, color="grey")
+    ax.text(
+        1.0,
+        0.01,
+        " 1 = right on average",
+        transform=ax.get_xaxis_transform(),
+        ha="left",
+        va="bottom",
+        fontsize=7,
+        color="grey",
+    )
     ax.set_ylabel("group")
     ax.set_title(literal(f"O/E per group at {_horizon_words(t, time_unit)}"))
     return ax

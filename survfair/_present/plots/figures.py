@@ -23,7 +23,9 @@ from .base import MAX_LABEL, difference_limit, literal, literal_legend, new_axes
 
 def _check_result(result: Any, name: str = "result") -> XCIResult:
     if not isinstance(result, XCIResult):
-        raise TypeError(f"{name} must be an XCIResult (from survfair.xci), got {type(result).__name__}.")
+        raise TypeError(
+            f"{name} must be an XCIResult (from survfair.xci), got {type(result).__name__}."
+        )
     return result
 
 
@@ -46,7 +48,9 @@ def _text_width(text: str, size: float) -> float:
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 
-    width, _, _ = TextToPath().get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+    width, _, _ = TextToPath().get_text_width_height_descent(
+        text, FontProperties(size=size), ismath=False
+    )
     return 1.05 * width / 72.0
 
 
@@ -63,7 +67,11 @@ class _HeatmapPlan(NamedTuple):
 
 
 def _heatmap_plan(
-    labels: list[str], digits: int, with_intervals: bool, flagged: bool, notes: list[str],
+    labels: list[str],
+    digits: int,
+    with_intervals: bool,
+    flagged: bool,
+    notes: list[str],
     axes_size: tuple[float, float] | None,
 ) -> _HeatmapPlan:
     """Choose font sizes, cell contents and figure size for a G x G heatmap.
@@ -116,7 +124,9 @@ def _heatmap_plan(
         min(max(n * cell + extra_width, caption + 1.0, 4.8), _MAX_FIGURE),
         min(max(n * cell + extra_height, 4.0), _MAX_FIGURE),
     )
-    return _HeatmapPlan(fits[0] if fits else size, tick_size, intervals, values, note, figsize, slant)
+    return _HeatmapPlan(
+        fits[0] if fits else size, tick_size, intervals, values, note, figsize, slant
+    )
 
 
 # What the axes of a cell-matrix heatmap mean: (metric, row a, column b, default title).
@@ -124,7 +134,12 @@ def _heatmap_words(result: Any) -> tuple[str, str, str, str]:
     if isinstance(result, XAUCResult):
         return "xAUC", "a: group of the positive", "b: group of the negative", "xAUC (DeLong)"
     if isinstance(result, XCIResult):
-        return "xCI", "a: group of the earlier event", "b: group of the later member", f"xCI ({result.method})"
+        return (
+            "xCI",
+            "a: group of the earlier event",
+            "b: group of the later member",
+            f"xCI ({result.method})",
+        )
     raise TypeError(
         "result must be an XCIResult (from survfair.xci) or an XAUCResult (from survfair.xauc), "
         f"got {type(result).__name__}."
@@ -144,7 +159,9 @@ def _heatmap_norm(norm: Any, vmin: Any, vmax: Any) -> tuple[Any, bool]:
         if vmin is not None or vmax is not None:
             raise ValueError("Pass either norm or vmin/vmax to plot_xci_heatmap, not both.")
         if not isinstance(norm, Normalize):
-            raise TypeError(f"norm must be a matplotlib.colors.Normalize, got {type(norm).__name__}.")
+            raise TypeError(
+                f"norm must be a matplotlib.colors.Normalize, got {type(norm).__name__}."
+            )
         return norm, isinstance(norm, TwoSlopeNorm) and norm.vcenter == _CHANCE
     low = 0.0 if vmin is None else check_scalar(vmin, "vmin")
     high = 1.0 if vmax is None else check_scalar(vmax, "vmax")
@@ -155,7 +172,9 @@ def _heatmap_norm(norm: Any, vmin: Any, vmax: Any) -> tuple[Any, bool]:
     return Normalize(vmin=low, vmax=high), False
 
 
-def _flag_matrix(result: Any, flags: Any, min_events: int, min_pairs: int) -> tuple[np.ndarray, str | None]:
+def _flag_matrix(
+    result: Any, flags: Any, min_events: int, min_pairs: int
+) -> tuple[np.ndarray, str | None]:
     """Boolean G x G matrix of the flagged cells, and the caption line that explains the mark with
     the rules that flagged them (:func:`survfair._present.findings.ranking.flag_reasons`)."""
     groups = list(result.groups)
@@ -181,14 +200,19 @@ def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any,
         )
     missing = [c for c in ("a", "b", "flagged") if c not in flags.columns]
     if missing:
-        raise ValueError(f"{name} must have the columns 'a', 'b' and 'flagged' (survfair.small_sample_flags); "
-                         f"missing {missing}.")
+        raise ValueError(
+            f"{name} must have the columns 'a', 'b' and 'flagged' (survfair.small_sample_flags); "
+            f"missing {missing}."
+        )
     known = {str(g): g for g in groups}
     unknown = sorted({str(g) for g in (*flags["a"], *flags["b"])} - set(known))
     if unknown:
-        raise ValueError(f"{name}: groups {unknown} are not groups of the result {[str(g) for g in groups]}.")
+        raise ValueError(
+            f"{name}: groups {unknown} are not groups of the result {[str(g) for g in groups]}."
+        )
     return {
-        (known[str(a)], known[str(b)]): bool(f) for a, b, f in zip(flags["a"], flags["b"], flags["flagged"])
+        (known[str(a)], known[str(b)]): bool(f)
+        for a, b, f in zip(flags["a"], flags["b"], flags["flagged"])
     }
 
 
@@ -319,8 +343,14 @@ def plot_xci_heatmap(
     if ax is not None:
         box = ax.get_position()
         axes_size = (box.width * ax.figure.get_figwidth(), box.height * ax.figure.get_figheight())
-    plan = _heatmap_plan([str(g) for g in result.groups], digits, with_intervals, bool(flagged.any()), notes,
-                         axes_size)
+    plan = _heatmap_plan(
+        [str(g) for g in result.groups],
+        digits,
+        with_intervals,
+        bool(flagged.any()),
+        notes,
+        axes_size,
+    )
     ax = new_axes(ax, plan.figsize)
     image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=colour_norm, **kwargs)
     ax.set_xticks(range(len(labels)), labels, fontsize=plan.tick_fontsize)
@@ -338,14 +368,27 @@ def plot_xci_heatmap(
                 dark = 0.299 * r + 0.587 * g + 0.114 * b <= 0.5
             colour = "white" if dark else "black"
             if flagged[i, j]:
-                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, fill=False, hatch="///", linewidth=0.0,
-                                       edgecolor=(1.0, 1.0, 1.0, 0.5) if dark else (0.0, 0.0, 0.0, 0.4),
-                                       label=f"flagged {labels[i]}, {labels[j]}"))
+                ax.add_patch(
+                    Rectangle(
+                        (j - 0.5, i - 0.5),
+                        1.0,
+                        1.0,
+                        fill=False,
+                        hatch="///",
+                        linewidth=0.0,
+                        edgecolor=(1.0, 1.0, 1.0, 0.5) if dark else (0.0, 0.0, 0.0, 0.4),
+                        label=f"flagged {labels[i]}, {labels[j]}",
+                    )
+                )
             if not plan.values:
                 continue
-            text = ("NaN" if math.isnan(value) else f"{value:.{digits}f}") + (_DAGGER if flagged[i, j] else "")
+            text = ("NaN" if math.isnan(value) else f"{value:.{digits}f}") + (
+                _DAGGER if flagged[i, j] else ""
+            )
             lo, hi = low.iloc[i, j], high.iloc[i, j]
-            if plan.intervals and no_variance[i, j]:  # a zero-width interval is no measure of precision
+            if (
+                plan.intervals and no_variance[i, j]
+            ):  # a zero-width interval is no measure of precision
                 text += "\n(SE 0)"
             elif plan.intervals and np.isfinite(lo) and np.isfinite(hi):
                 text += f"\n[{lo:.{digits}f}, {hi:.{digits}f}]"
@@ -354,7 +397,9 @@ def plot_xci_heatmap(
     meaning = f"{metric}: share of pairs ranked correctly"
     if centred:
         default_colours = isinstance(cmap, str) and cmap == "RdBu"
-        meaning += "\nred < 0.5 (coin flip) < blue" if default_colours else "\ncentre: 0.5 (coin flip)"
+        meaning += (
+            "\nred < 0.5 (coin flip) < blue" if default_colours else "\ncentre: 0.5 (coin flip)"
+        )
     ax.figure.colorbar(image, ax=ax, label=meaning, shrink=0.8)
     ax.set_title(literal(title) if title is not None else default_title)
     return ax
@@ -367,10 +412,14 @@ def _difference_matrix(value: Any, name: str) -> tuple[pd.DataFrame, str | None]
         return value.matrix.astype(float), metric
     if isinstance(value, pd.DataFrame):
         if value.shape[0] != value.shape[1] or list(value.index) != list(value.columns):
-            raise ValueError(f"{name} must be a square matrix with the same labels on both axes, got "
-                             f"{value.shape[0]} rows {list(value.index)[:5]} and columns {list(value.columns)[:5]}.")
+            raise ValueError(
+                f"{name} must be a square matrix with the same labels on both axes, got "
+                f"{value.shape[0]} rows {list(value.index)[:5]} and columns {list(value.columns)[:5]}."
+            )
         return value.astype(float), None
-    raise TypeError(f"{name} must be an XCIResult, an XAUCResult or a square DataFrame, got {type(value).__name__}.")
+    raise TypeError(
+        f"{name} must be an XCIResult, an XAUCResult or a square DataFrame, got {type(value).__name__}."
+    )
 
 
 def plot_xci_difference(
@@ -466,8 +515,10 @@ def plot_xci_difference(
     else:
         other, _ = _difference_matrix(reference, "reference")
         if [str(g) for g in other.index] != [str(g) for g in labels]:
-            raise ValueError(f"reference has the groups {[str(g) for g in other.index]}, result "
-                             f"{[str(g) for g in labels]}: they must be the same, in the same order.")
+            raise ValueError(
+                f"reference has the groups {[str(g) for g in other.index]}, result "
+                f"{[str(g) for g in labels]}: they must be the same, in the same order."
+            )
         values = matrix.to_numpy() - other.to_numpy()
         default_title = f"{metric} − reference"
     if limit is None:
@@ -482,15 +533,19 @@ def plot_xci_difference(
     colours = colours.with_extremes(bad="0.85")
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
     image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=norm, **kwargs)
-    shown = [literal(short_label(g)) for g in labels]  # cut as in every figure; full labels stay in the tables
+    shown = [
+        literal(short_label(g)) for g in labels
+    ]  # cut as in every figure; full labels stay in the tables
     size = 10.0 if n <= 3 else 9.0 if n <= 6 else 8.0
     ax.set_xticks(range(n), shown, fontsize=size)
     ax.set_yticks(range(n), shown, fontsize=size)
     if max((len(str(short_label(g))) for g in labels), default=0) > 6:
         for text in ax.get_xticklabels():
             text.set(rotation=30, horizontalalignment="right", rotation_mode="anchor")
-    words = {"xCI": ("a: group of the earlier event", "b: group of the later member"),
-             "xAUC": ("a: group of the positive", "b: group of the negative")}.get(metric, ("a", "b"))
+    words = {
+        "xCI": ("a: group of the earlier event", "b: group of the later member"),
+        "xAUC": ("a: group of the positive", "b: group of the negative"),
+    }.get(metric, ("a", "b"))
     ax.set_ylabel(words[0])
     ax.set_xlabel(words[1])
     if n <= 12:
@@ -501,12 +556,26 @@ def plot_xci_difference(
                     continue
                 r, g, b, _ = image.cmap(image.norm(value))
                 dark = 0.299 * r + 0.587 * g + 0.114 * b <= 0.5
-                ax.text(j, i, f"{100 * value:+.1f}".replace("-", "\u2212"), ha="center", va="center",
-                        fontsize=size, color="white" if dark else "black")
-    bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, label="difference, percentage points\n0 = no difference")
+                ax.text(
+                    j,
+                    i,
+                    f"{100 * value:+.1f}".replace("-", "\u2212"),
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if dark else "black",
+                )
+    bar = ax.figure.colorbar(
+        image, ax=ax, shrink=0.8, label="difference, percentage points\n0 = no difference"
+    )
     ticks = np.linspace(-limit, limit, 5)
-    bar.set_ticks(ticks, labels=[("0" if abs(t) < 1e-12 else f"{round(100 * t, 1):+g}").replace("-", "\u2212")
-                                 for t in ticks])
+    bar.set_ticks(
+        ticks,
+        labels=[
+            ("0" if abs(t) < 1e-12 else f"{round(100 * t, 1):+g}").replace("-", "\u2212")
+            for t in ticks
+        ],
+    )
     ax.set_title(literal(title) if title is not None else default_title)
     return ax
 
@@ -592,7 +661,9 @@ def plot_risk_densities(
                 continue
             density = gaussian_kde(values)(grid)
             text = f"{short_label(label)}, {word} (n={values.size})"
-            (line,) = ax.plot(grid, density, linestyle=style, color=colours[code], label=literal(text), **kwargs)
+            (line,) = ax.plot(
+                grid, density, linestyle=style, color=colours[code], label=literal(text), **kwargs
+            )
             entries.append((line, text))
     ax.set_xlabel("risk score (higher = earlier event)")
     ax.set_ylabel("density")
@@ -603,7 +674,12 @@ def plot_risk_densities(
 
 
 def plot_censoring_curves(
-    result: XCIResult, *, ax: Any = None, tau: float | None = None, time_unit: str | None = None, **kwargs: Any
+    result: XCIResult,
+    *,
+    ax: Any = None,
+    tau: float | None = None,
+    time_unit: str | None = None,
+    **kwargs: Any,
 ):
     """Per-group probability of remaining uncensored, K_g(t) = P(U > t | G = g), with tau marked (eq. 6).
 
@@ -662,7 +738,9 @@ def plot_censoring_curves(
     if curves is None:
         raise ValueError("result: has no censoring curves (method='naive'); use an IPCW result.")
     if time_unit is not None and not isinstance(time_unit, str):
-        raise TypeError(f"time_unit must be a string such as 'days' or None, got {type(time_unit).__name__}.")
+        raise TypeError(
+            f"time_unit must be a string such as 'days' or None, got {type(time_unit).__name__}."
+        )
     unit = "" if time_unit is None else f" {time_unit}"
     ax = new_axes(ax, (6.0, 4.0))
     frame = curves.to_frame()
@@ -670,7 +748,9 @@ def plot_censoring_curves(
     entries = []
     for code, label in enumerate(labels):
         target = curves.groups[code]
-        rows = frame[[value == target for value in frame["group"]]]  # elementwise: labels may be tuples
+        rows = frame[
+            [value == target for value in frame["group"]]
+        ]  # elementwise: labels may be tuples
         times = np.concatenate([[0.0], rows["time"].to_numpy()])
         probs = np.concatenate([[1.0], rows["censoring_survival"].to_numpy()])
         text = f"K_{short_label(label)}(t)"
@@ -681,11 +761,18 @@ def plot_censoring_curves(
     tau = result.tau if tau is None else tau
     if tau is not None:
         text = f"tau = {tau:g}{unit}"
-        entries.append((ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=literal(text)), text))
+        entries.append(
+            (ax.axvline(tau, color="black", linestyle="--", linewidth=1, label=literal(text)), text)
+        )
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("time" if time_unit is None else f"time ({literal(time_unit)})")
-    ax.set_ylabel("P(still uncensored), K(t)" if curves.kind == "pooled" else "P(still uncensored), K_g(t)")
-    ax.set_title("Probability of remaining uncensored" + (" (pooled)" if curves.kind == "pooled" else ", per group"))
+    ax.set_ylabel(
+        "P(still uncensored), K(t)" if curves.kind == "pooled" else "P(still uncensored), K_g(t)"
+    )
+    ax.set_title(
+        "Probability of remaining uncensored"
+        + (" (pooled)" if curves.kind == "pooled" else ", per group")
+    )
     literal_legend(ax, entries, fontsize=8)
     return ax
 
@@ -705,7 +792,7 @@ def _table_groups(table: pd.DataFrame) -> list[str]:
         if isinstance(column, str) and column.startswith("xci[") and column.endswith("]"):
             inner = column[4:-1]
             half = len(inner) // 2
-            if len(inner) % 2 == 1 and inner[half] == "," and inner[:half] == inner[half + 1:]:
+            if len(inner) % 2 == 1 and inner[half] == "," and inner[:half] == inner[half + 1 :]:
                 groups.append(inner[:half])
     return groups
 
@@ -721,16 +808,21 @@ def _split_pair(inner: str, groups: list[str]) -> tuple[str, str] | None:
     return None
 
 
-def _forest_rows(table: pd.DataFrame, statistics: tuple[str, ...], groups: list[str]) -> list[tuple[str, str, Any]]:
+def _forest_rows(
+    table: pd.DataFrame, statistics: tuple[str, ...], groups: list[str]
+) -> list[tuple[str, str, Any]]:
     """``(statistic, column, (a, b) or None)`` for every ``statistic[a,b]`` column, in table order."""
     rows = []
     for statistic in statistics:
-        columns = [c for c in table.columns
-                   if isinstance(c, str) and c.startswith(f"{statistic}[") and c.endswith("]")]
+        columns = [
+            c
+            for c in table.columns
+            if isinstance(c, str) and c.startswith(f"{statistic}[") and c.endswith("]")
+        ]
         if not columns:
             raise ValueError(f"statistics: no column {statistic}[a,b] in the comparison table.")
         for column in columns:
-            rows.append((statistic, column, _split_pair(column[len(statistic) + 1:-1], groups)))
+            rows.append((statistic, column, _split_pair(column[len(statistic) + 1 : -1], groups)))
     return rows
 
 
@@ -738,23 +830,32 @@ def _forest_label(statistic: str, column: str, pair: Any) -> str:
     """``delta_between[F,M]`` -> ``Δbetween (F, M)``."""
     name = _FOREST_WORDS.get(statistic, statistic)
     if pair is None:
-        return f"{name} ({short_label(column[len(statistic) + 1:-1], 2 * MAX_LABEL + 1)})"
+        return f"{name} ({short_label(column[len(statistic) + 1 : -1], 2 * MAX_LABEL + 1)})"
     return f"{name} ({short_label(pair[0])}, {short_label(pair[1])})"
 
 
 def _forest_flags(
-    comparison: Any, flags: Any, models: list[str], groups: list[str], min_events: int, min_pairs: int
+    comparison: Any,
+    flags: Any,
+    models: list[str],
+    groups: list[str],
+    min_events: int,
+    min_pairs: int,
 ) -> dict[str, dict[tuple[str, str], bool]]:
     """Per model, ``{(a, b): flagged}`` keyed by the group labels as the table writes them (``str``)."""
     if flags is False or (flags is None and not isinstance(comparison, ModelComparison)):
         return {}
     if flags is None or flags is True:
         if not isinstance(comparison, ModelComparison):
-            raise ValueError("flags=True needs a ModelComparison (its results give the flags), not a table.")
+            raise ValueError(
+                "flags=True needs a ModelComparison (its results give the flags), not a table."
+            )
         from ..findings.ranking import small_sample_flags
 
-        flags = {str(model): small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
-                 for model, result in comparison.results.items()}
+        flags = {
+            str(model): small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
+            for model, result in comparison.results.items()
+        }
     elif isinstance(flags, pd.DataFrame):
         flags = {model: flags for model in models}
     if not isinstance(flags, Mapping):
@@ -878,24 +979,38 @@ def plot_forest(
         table = comparison
         groups = _table_groups(table)
     else:
-        raise TypeError(f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}.")
+        raise TypeError(
+            f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}."
+        )
     rows = _forest_rows(table, tuple(statistics), groups)
     models = [str(m) for m in table.index]
     cells = _forest_flags(comparison, flags, models, groups, min_events, min_pairs)
     marked = [[_row_flagged(cells.get(m, {}), s, pair) for s, _, pair in rows] for m in models]
     flagged_rows = [any(column) for column in zip(*marked)]
-    labels = [_forest_label(*row) + (f" {_DAGGER}" if f else "") for row, f in zip(rows, flagged_rows)]
+    labels = [
+        _forest_label(*row) + (f" {_DAGGER}" if f else "") for row, f in zip(rows, flagged_rows)
+    ]
     xlabel = [
         "difference in concordance, percentage points",
         "> 0: the first group of the pair is ranked correctly more often",
-        *[_FOREST_DEFINITIONS[s] for s in dict.fromkeys(r[0] for r in rows) if s in _FOREST_DEFINITIONS],
+        *[
+            _FOREST_DEFINITIONS[s]
+            for s in dict.fromkeys(r[0] for r in rows)
+            if s in _FOREST_DEFINITIONS
+        ],
     ]
     # A new figure: the row labels (10 pt), about 4 in for the points, the legend (8 pt), and
     # 0.3 in per row (more when many models share a row), at most 40 in tall (a report scrolls).
     label_width = max(_text_width(label, 10.0) for label in labels)
     shown = [short_label(model) for model in models]  # model names as drawn
-    legend_width = max(_text_width(text, 8.0) for text in [*shown, "† open: uses a cell with little data"]) + 0.5
-    width = max(label_width + 4.0 + legend_width + 0.4, max(_text_width(line, 10.0) for line in xlabel) + 1.0)
+    legend_width = (
+        max(_text_width(text, 8.0) for text in [*shown, "† open: uses a cell with little data"])
+        + 0.5
+    )
+    width = max(
+        label_width + 4.0 + legend_width + 0.4,
+        max(_text_width(line, 10.0) for line in xlabel) + 1.0,
+    )
     height = 1.4 + 0.2 * len(xlabel) + len(rows) * max(0.3, 0.1 * len(models))
     ax = new_axes(ax, (min(max(width, 6.0), _MAX_FIGURE), min(max(height, 3.0), 40.0)))
     offsets = np.linspace(-0.25, 0.25, len(models)) if len(models) > 1 else np.zeros(1)
@@ -904,21 +1019,43 @@ def plot_forest(
     for k, model in enumerate(models):
         record = table.iloc[k]
         x = np.array([100 * float(record[column]) for _, column, _ in rows])
-        low = np.array([100 * float(record.get(f"{column}_ci_low", math.nan)) for _, column, _ in rows])
-        high = np.array([100 * float(record.get(f"{column}_ci_high", math.nan)) for _, column, _ in rows])
+        low = np.array(
+            [100 * float(record.get(f"{column}_ci_low", math.nan)) for _, column, _ in rows]
+        )
+        high = np.array(
+            [100 * float(record.get(f"{column}_ci_high", math.nan)) for _, column, _ in rows]
+        )
         with np.errstate(invalid="ignore"):
             err = np.vstack([x - low, high - x])
         err = np.where(np.isfinite(err), err, 0.0)
         colour = f"C{k % 10}"
-        bars = ax.errorbar(x, y + offsets[k], xerr=err, fmt="o", capsize=3, color=colour,
-                           label=literal(shown[k]), **kwargs)
+        bars = ax.errorbar(
+            x,
+            y + offsets[k],
+            xerr=err,
+            fmt="o",
+            capsize=3,
+            color=colour,
+            label=literal(shown[k]),
+            **kwargs,
+        )
         entries.append((bars, shown[k]))
         hollow = np.flatnonzero(marked[k])
         if hollow.size:
-            ax.plot(x[hollow], y[hollow] + offsets[k], "o", markerfacecolor="white", markeredgecolor=colour,
-                    linestyle="none", zorder=3, label=f"_flagged {literal(shown[k])}")
+            ax.plot(
+                x[hollow],
+                y[hollow] + offsets[k],
+                "o",
+                markerfacecolor="white",
+                markeredgecolor=colour,
+                linestyle="none",
+                zorder=3,
+                label=f"_flagged {literal(shown[k])}",
+            )
     if any(flagged_rows):
-        mark = Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="0.3")
+        mark = Line2D(
+            [], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="0.3"
+        )
         entries.append((mark, f"{_DAGGER} open: uses a cell with little data"))
     ax.axvline(0.0, color="black", linewidth=1, zorder=0)
     for i in range(1, len(rows)):  # a thin rule between statistic families
@@ -929,7 +1066,9 @@ def plot_forest(
     ax.set_xlabel("\n".join(xlabel))
     ax.set_title(literal(title) if title is not None else "Differences between groups, per model")
     # beside the axes: with many models or a long flag note, a legend inside covers the points
-    literal_legend(ax, entries, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    literal_legend(
+        ax, entries, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0
+    )
     return ax
 
 
@@ -971,7 +1110,11 @@ def _xroc_entries(curves: Any) -> list[tuple[Any, Any]]:
         return [(_xroc_label(curves), curves)]
     if isinstance(curves, pd.DataFrame):
         return [("", curves)]
-    if isinstance(curves, (list, tuple)) and curves and all(isinstance(c, XROCCurve) for c in curves):
+    if (
+        isinstance(curves, (list, tuple))
+        and curves
+        and all(isinstance(c, XROCCurve) for c in curves)
+    ):
         return [(_xroc_label(c), c) for c in curves]
     if isinstance(curves, Mapping) and curves:
         return list(curves.items())
@@ -1052,8 +1195,14 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
 
 
 _ROLE_WORDS = {
-    "negative": ("conditional xAUC of a negative of {b}: share of positives of {a} scored above it", "negatives of {b}"),
-    "positive": ("conditional xAUC of a positive of {a}: share of negatives of {b} scored below it", "positives of {a}"),
+    "negative": (
+        "conditional xAUC of a negative of {b}: share of positives of {a} scored above it",
+        "negatives of {b}",
+    ),
+    "positive": (
+        "conditional xAUC of a positive of {a}: share of negatives of {b} scored below it",
+        "positives of {a}",
+    ),
 }
 
 
@@ -1067,11 +1216,15 @@ def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, 
     roles = {a["role"] for a in attrs if "role" in a}
     if role is None:
         if len(roles) > 1:
-            raise ValueError(f"values: the Series mix the roles {sorted(roles)}; plot each role separately.")
+            raise ValueError(
+                f"values: the Series mix the roles {sorted(roles)}; plot each role separately."
+            )
         role = roles.pop() if roles else "negative"
     role = check_option(role, "role", tuple(_ROLE_WORDS))
     if roles - {role}:
-        raise ValueError(f"role={role!r}, but the values were computed with role={sorted(roles - {role})[0]!r}.")
+        raise ValueError(
+            f"role={role!r}, but the values were computed with role={sorted(roles - {role})[0]!r}."
+        )
     pairs = {(a.get("a"), a.get("b")) for a in attrs}
     a, b = "a", "b"
     if len(pairs) == 1 and None not in next(iter(pairs)):
@@ -1147,7 +1300,9 @@ def plot_conditional_xauc(
     if isinstance(values, pd.Series):
         values = {str(values.name) if values.name is not None else "": values}
     if not isinstance(values, Mapping) or not values:
-        raise TypeError("values must be a pandas Series or a non-empty dict of label -> array-like.")
+        raise TypeError(
+            "values must be a pandas Series or a non-empty dict of label -> array-like."
+        )
     role, xlabel, ylabel = _role_words(values, role)
     ax = new_axes(ax, (6.0, 4.0))
     edges = np.linspace(0, 1, bins + 1)
@@ -1161,7 +1316,9 @@ def plot_conditional_xauc(
             raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1].")
         colour = f"C{k % 10}"
         text = f"{short_label(label)} (mean {array.mean():.3f})"
-        *_, patches = ax.hist(array, bins=edges, alpha=0.5, color=colour, label=literal(text), **kwargs)
+        *_, patches = ax.hist(
+            array, bins=edges, alpha=0.5, color=colour, label=literal(text), **kwargs
+        )
         entries.append((patches, text))
         ax.axvline(array.mean(), color=colour, linestyle="--", linewidth=1.5)
     ax.set_xlim(0, 1)
@@ -1171,4 +1328,3 @@ def plot_conditional_xauc(
     if any(str(k) for k in values):
         literal_legend(ax, entries, fontsize=8)
     return ax
-
