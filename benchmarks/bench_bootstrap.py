@@ -1,4 +1,5 @@
-"""Benchmark: bootstrap of the IPCW xCI matrix (issue 5 target: 1,000 replicates, n = 10^5, G = 2, < 60 s on 2 cores).
+"""Benchmark: bootstrap of the IPCW xCI matrix (issue 5 target: 1,000 replicates, n = 10^5, \
+G = 2, < 60 s on 2 cores).
 
 Usage::
 
@@ -65,8 +66,10 @@ def main() -> None:
         )
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         print(
-            f"bootstrap B={args.n_resamples:<5d} n_jobs={n_jobs}: {elapsed:8.2f} s wall, {cpu:8.2f} s CPU "
-            f"({1000 * elapsed / args.n_resamples:.1f} ms/replicate wall; failed={res.bootstrap.n_failed})"
+            f"bootstrap B={args.n_resamples:<5d} n_jobs={n_jobs}: {elapsed:8.2f} s wall, "
+            f"{cpu:8.2f} s CPU "
+            f"({1000 * elapsed / args.n_resamples:.1f} ms/replicate wall; "
+            f"failed={res.bootstrap.n_failed})"
         )
 
 

@@ -2,13 +2,18 @@
 
 One run prints every table of docs/benchmarks.md's "Compiled core" section:
 
-    python benchmarks/bench_compiled.py                 # everything but 10^8 rows (about 30 minutes)
-    python benchmarks/bench_compiled.py --quick         # 10^6 rows only, 3 repeats (a few minutes)
-    python benchmarks/bench_compiled.py --huge          # + analytic intervals at n = 10^8, G = 8 (~25 GB box)
-    python benchmarks/bench_compiled.py --only-engines  # only the moment engine against the row path
-    python benchmarks/bench_compiled.py --reference-tree /path/to/old/checkout --reference-python /venv/bin/python
-                                                        # + single-thread point estimates against an
-                                                        #   older tree (e.g. the numba kernels), alternating
+    python benchmarks/bench_compiled.py
+        # everything but 10^8 rows (about 30 minutes)
+    python benchmarks/bench_compiled.py --quick
+        # 10^6 rows only, 3 repeats (a few minutes)
+    python benchmarks/bench_compiled.py --huge
+        # + analytic intervals at n = 10^8, G = 8 (~25 GB box)
+    python benchmarks/bench_compiled.py --only-engines
+        # only the moment engine against the row path
+    python benchmarks/bench_compiled.py --reference-tree /path/to/old/checkout \
+        --reference-python /venv/bin/python
+        # + single-thread point estimates against an
+        #   older tree (e.g. the numba kernels), alternating
 
 Tables:
 
@@ -111,7 +116,8 @@ def install_tables(repeats: int) -> None:
             reverse=True,
         )
         print(
-            f"### Install (a fresh venv, `pip install` of the wheel built from this checkout: {wheel.name})\n"
+            "### Install (a fresh venv, `pip install` of the wheel built from this checkout: "
+            f"{wheel.name})\n"
         )
         print("| | MB |")
         print("|---|---|")
@@ -158,12 +164,14 @@ def install_tables(repeats: int) -> None:
         print("| what | seconds |")
         print("|---|---|")
         print(
-            f'| first process after the install: import + `xci(ci="analytic")`, 2,000 rows | {first:.2f} |'
+            '| first process after the install: import + `xci(ci="analytic")`, 2,000 rows | '
+            f"{first:.2f} |"
         )
         print(f"| later processes: the same | {statistics.median(later):.2f} |")
         print(f"| `survfair --help` | {statistics.median(help_seconds):.2f} |")
         print(
-            f"| first `survfair audit` after a reinstall | {statistics.median(audits['first']):.2f} |"
+            "| first `survfair audit` after a reinstall | "
+            f"{statistics.median(audits['first']):.2f} |"
         )
         print(f"| second `survfair audit` | {statistics.median(audits['second']):.2f} |")
         print(f"| first - second (median of the pairs) | {statistics.median(gaps):+.2f} |\n")
@@ -176,7 +184,8 @@ def r_table(sizes: list[int], repeats: int) -> None:
     import survfair
 
     print(
-        "### Against R (one pooled C, timed inside R) and survfair's G = 2 IPCW matrix on one thread\n"
+        "### Against R (one pooled C, timed inside R) and survfair's G = 2 IPCW matrix "
+        "on one thread\n"
     )
     print("| n | R survival::concordance (s) | survfair, n_jobs = 1 (s) | ratio |")
     print("|---|---|---|---|")
@@ -207,7 +216,8 @@ from bench_xci import cohort
 warnings.simplefilter("ignore")
 data = cohort({n}, 8)
 group = data[2] % {g}
-survfair.xci(data[0][:2000], data[1][:2000], group[:2000], data[3][:2000], tau=2.0, ci=None, n_jobs=1)
+survfair.xci(data[0][:2000], data[1][:2000], group[:2000], data[3][:2000], \
+tau=2.0, ci=None, n_jobs=1)
 start = time.perf_counter()
 survfair.xci(data[0], data[1], group, data[3], method="ipcw", tau=2.0, ci=None, n_jobs=1)
 print(time.perf_counter() - start, survfair.__file__)
@@ -218,7 +228,8 @@ def reference_table(tree: str, python: str, sizes: list[int], repeats: int) -> N
     """Single-threaded point estimates, this checkout against ``tree`` run by ``python``, one fresh
     process per run, the two alternating (a warm-up call first: the older tree may compile)."""
     print(
-        f"### Single thread against the reference tree {tree} (alternating fresh processes, median of {repeats})\n"
+        f"### Single thread against the reference tree {tree} "
+        f"(alternating fresh processes, median of {repeats})\n"
     )
     print("| n | G | reference (s) | this checkout (s) | reference / this |")
     print("|---|---|---|---|---|")
@@ -260,7 +271,8 @@ with warnings.catch_warnings(), PeakRSS(0.01) as memory:
     warnings.simplefilter("ignore")
     start = time.perf_counter()
     try:
-        survfair.xci(time_, event, group, risk, method="ipcw", tau=2.0, ci="analytic", n_jobs={n_jobs})
+        survfair.xci(time_, event, group, risk, method="ipcw", tau=2.0, ci="analytic", \
+n_jobs={n_jobs})
         outcome = "done"
     except survfair.MemoryLimitError as error:  # refused before it runs out of memory
         outcome = "refused: " + str(error).split(";")[0]
@@ -296,11 +308,12 @@ def engine_table(sizes: list[int], repeats: int) -> None:
     processes that alternate (medians of their medians); the memory column is the peak resident
     memory the calls added to the process (the data and libraries already loaded)."""
     print(
-        f"IPCW, tau = 1.5, n_jobs = 1; median of {repeats} calls in each of 3 alternating fresh processes "
-        "per engine; memory: peak RSS above that before the calls.\n"
+        f"IPCW, tau = 1.5, n_jobs = 1; median of {repeats} calls in each of 3 alternating "
+        "fresh processes per engine; memory: peak RSS above that before the calls.\n"
     )
     print(
-        "| n | G | moment engine (s) | row path (s) | engine / rows | engine memory (MB) | row path memory (MB) |"
+        "| n | G | moment engine (s) | row path (s) | engine / rows | engine memory (MB) "
+        "| row path memory (MB) |"
     )
     print("|---|---|---|---|---|---|---|")
     for n in sizes:
@@ -316,7 +329,8 @@ def engine_table(sizes: list[int], repeats: int) -> None:
             engine, rows = (statistics.median(t for t, _ in runs[k]) for k in (False, True))
             engine_mb, rows_mb = (max(m for _, m in runs[k]) for k in (False, True))
             print(
-                f"| 10^{len(str(n)) - 1} | {g} | {engine:.3f} | {rows:.3f} | {engine / rows:.2f}x | "
+                f"| 10^{len(str(n)) - 1} | {g} | {engine:.3f} | {rows:.3f} | "
+                f"{engine / rows:.2f}x | "
                 f"{engine_mb:,.0f} | {rows_mb:,.0f} |",
                 flush=True,
             )
@@ -331,7 +345,8 @@ def huge_table(n: int = 10**8, n_groups: int = 8) -> None:
     ).stdout.split(maxsplit=3)
     seconds, before, peak, outcome = float(out[0]), float(out[1]), float(out[2]), out[3].strip()
     print(
-        f"### Analytic intervals at n = 10^{len(str(n)) - 1}, G = {n_groups}, IPCW, n_jobs = {cores}\n"
+        f"### Analytic intervals at n = 10^{len(str(n)) - 1}, G = {n_groups}, "
+        f"IPCW, n_jobs = {cores}\n"
     )
     print("| outcome | seconds | RSS before (MB) | peak RSS (MB) |")
     print("|---|---|---|---|")
@@ -373,7 +388,8 @@ def main(argv=None) -> int:
     import numpy as np
 
     print(
-        f"Machine: {platform.machine()}, {available_cores()} cores, Python {platform.python_version()}, "
+        f"Machine: {platform.machine()}, {available_cores()} cores, "
+        f"Python {platform.python_version()}, "
         f"numpy {np.__version__}, load average {os.getloadavg()[0]:.1f} at the start; "
         f"{time.strftime('%Y-%m-%d %H:%M')}.\n"
     )

@@ -5,14 +5,21 @@ meaningful on a shared, noisy machine), the ratios behind the project's targets,
 analytic intervals relative to the point estimate, and the peak memory of one call at the
 largest n with 8 groups (measured in a fresh subprocess).
 
-    python benchmarks/bench_xci.py            # n = 10^3 ... 10^7 (about 15 minutes)
+    python benchmarks/bench_xci.py
+        # n = 10^3 ... 10^7 (about 15 minutes)
     python benchmarks/bench_xci.py --max-n 1e5 --repeats 3
-    python benchmarks/bench_xci.py --threads   # only: xci time against n_jobs (n = 10^6, 10^7)
-    python benchmarks/bench_xci.py --epi       # only: cluster / entry / weights / cause against plain xci
-    python benchmarks/bench_xci.py --groups    # only: analytic / point cost and memory at G = 2 ... 32
-    python benchmarks/bench_xci.py --dask      # only: a Dask DataFrame (Parquet files) against in memory
-    python benchmarks/bench_xci.py --huge      # only: n = 10^8, G = 8 point estimate, time and memory (minutes)
-    python benchmarks/bench_xci.py --phases    # only: where the memory of one point estimate goes, phase by phase
+    python benchmarks/bench_xci.py --threads
+        # only: xci time against n_jobs (n = 10^6, 10^7)
+    python benchmarks/bench_xci.py --epi
+        # only: cluster / entry / weights / cause against plain xci
+    python benchmarks/bench_xci.py --groups
+        # only: analytic / point cost and memory at G = 2 ... 32
+    python benchmarks/bench_xci.py --dask
+        # only: a Dask DataFrame (Parquet files) against in memory
+    python benchmarks/bench_xci.py --huge
+        # only: n = 10^8, G = 8 point estimate, time and memory (minutes)
+    python benchmarks/bench_xci.py --phases
+        # only: where the memory of one point estimate goes, phase by phase
 
 The peer table runs survfair single-threaded (``n_jobs=1``), as its peers; ``--threads`` measures
 what the per-group passes on several threads give (the results are bit-identical).
@@ -228,7 +235,8 @@ def threads_table(repeats: int, max_n: float) -> int:
     jobs = sorted({1, 2, cores})
     _survfair("ipcw", 8, ci="analytic")(cohort(200, 8))  # compile outside the timings
     print(
-        f"Machine: {platform.processor() or platform.machine()}, {cores} cores; median of {repeats} runs; "
+        f"Machine: {platform.processor() or platform.machine()}, {cores} cores; "
+        f"median of {repeats} runs; "
         "xci IPCW, tau = 2; seconds (speed-up against n_jobs = 1).\n"
     )
     print("| n | G | intervals | " + " | ".join(f"n_jobs = {j}" for j in jobs) + " |")
@@ -250,8 +258,9 @@ def threads_table(repeats: int, max_n: float) -> int:
 
 
 def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
-    """Median seconds of xci with each data-structure option (cluster=, entry=, weights=, cause=) against
-    the plain estimator, in one run (IPCW, tau = 2, n_jobs = 1), point estimate and analytic intervals."""
+    """Median seconds of xci with each data-structure option (cluster=, entry=, weights=, cause=)
+    against the plain estimator, in one run (IPCW, tau = 2, n_jobs = 1), point estimate and analytic
+    intervals."""
     data = cohort(n, n_groups)
     rng = np.random.default_rng(1)
     options = {
@@ -275,7 +284,8 @@ def epi_table(repeats: int, n: int = 10**6, n_groups: int = 4) -> int:
             **{k: (v[:2000] if k != "cause" else v) for k, v in extra.items()},
         )(small)
     print(
-        f"Machine: {platform.processor() or platform.machine()}; n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, "
+        f"Machine: {platform.processor() or platform.machine()}; "
+        f"n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, "
         f"n_jobs = 1; median of {repeats} runs; seconds (ratio to plain in the same column).\n"
     )
     print("| option | point estimate | ratio | analytic intervals | ratio |")
@@ -305,13 +315,15 @@ survfair.xci(data[0][:2000], data[1][:2000], group[:2000], data[3][:2000], tau={
 seconds = {{None: [], "analytic": []}}
 # sampled from /proc, not ru_maxrss: Linux keeps the parent's peak across fork and exec
 with PeakRSS() as memory:
-    for _ in range({repeats}):  # point and analytic alternate: a drift in the machine's speed hits both
+    for _ in range({repeats}):  # point and analytic alternate: a drift in the machine's \
+speed hits both
         for ci in (None, "analytic"):
             start = time.perf_counter()
             survfair.xci(data[0], data[1], group, data[3], tau={tau}, ci=ci, n_jobs=1)
             seconds[ci].append(time.perf_counter() - start)
 ratios = [a / p for p, a in zip(seconds[None], seconds["analytic"])]
-print(statistics.median(seconds[None]), statistics.median(seconds["analytic"]), statistics.median(ratios),
+print(statistics.median(seconds[None]), statistics.median(seconds["analytic"]), \
+statistics.median(ratios),
       min(ratios), max(ratios), memory.peak)
 """
 
@@ -319,14 +331,16 @@ print(statistics.median(seconds[None]), statistics.median(seconds["analytic"]), 
 def groups_table(repeats: int, n: int = 10**6) -> int:
     """Median seconds of the point estimate and of analytic intervals (IPCW, one thread) for
     G = 2, 8, 16, 32, each G in a fresh process (its peak resident memory is the last column). The
-    two calls alternate, and the ratio is the median of the ratios of each pair (its range beside it),
-    which a drift in the speed of a shared machine moves less than a ratio of two medians."""
+    two calls alternate, and the ratio is the median of the ratios of each pair (its range beside
+    it), which a drift in the speed of a shared machine moves less than a ratio of two medians."""
     print(
-        f"n = 10^{int(np.log10(n))}, IPCW, tau = 1.5, n_jobs = 1, median of {repeats} alternating pairs; "
+        f"n = 10^{int(np.log10(n))}, IPCW, tau = 1.5, n_jobs = 1, "
+        f"median of {repeats} alternating pairs; "
         "peak RSS of the process (analytic run included).\n"
     )
     print(
-        "| G | point estimate (s) | analytic intervals (s) | ratio (median of pairs) | range of the ratios | peak RSS (MB) |"
+        "| G | point estimate (s) | analytic intervals (s) | ratio (median of pairs) "
+        "| range of the ratios | peak RSS (MB) |"
     )
     print("|---|---|---|---|---|---|")
     here = os.path.dirname(os.path.abspath(__file__))
@@ -337,7 +351,8 @@ def groups_table(repeats: int, n: int = 10**6) -> int:
         ).stdout
         point, analytic, ratio, low, high, peak = (float(v) for v in out.split())
         print(
-            f"| {g} | {point:.3f} | {analytic:.3f} | {ratio:.2f}x | {low:.2f}-{high:.2f} | {peak:,.0f} |",
+            f"| {g} | {point:.3f} | {analytic:.3f} | {ratio:.2f}x | "
+            f"{low:.2f}-{high:.2f} | {peak:,.0f} |",
             flush=True,
         )
     return 0
@@ -382,13 +397,15 @@ def dask_table(repeats: int, n: int = 10**7, n_files: int = 16) -> int:
             memory_seconds = median_seconds(in_memory, repeats)
             dask_seconds = median_seconds(on_dask, repeats)
     print(
-        f"n = 10^{int(np.log10(n))} rows in {n_files} Parquet files, G = 2, IPCW, tau = {TAU}, point estimate, "
+        f"n = 10^{int(np.log10(n))} rows in {n_files} Parquet files, G = 2, IPCW, tau = {TAU}, "
+        "point estimate, "
         f"median of {repeats}; {cores} cores.\n"
     )
     print("| path | seconds | ratio |")
     print("|---|---|---|")
     print(
-        f"| in memory (pandas.read_parquet + xci, n_jobs = {cores}) | {memory_seconds:.2f} | 1.00x |"
+        f"| in memory (pandas.read_parquet + xci, n_jobs = {cores}) | "
+        f"{memory_seconds:.2f} | 1.00x |"
     )
     print(
         f"| Dask DataFrame on a LocalCluster ({cores} worker processes) | {dask_seconds:.2f} | "
@@ -404,7 +421,8 @@ sys.path.insert(0, {here!r})
 import numpy as np
 import survfair
 from bench_xci import PeakRSS, huge_cohort
-survfair.xci(np.arange(1.0, 501.0), np.ones(500, bool), np.arange(500) % {g}, -np.arange(500.0), tau=2.0,
+survfair.xci(np.arange(1.0, 501.0), np.ones(500, bool), np.arange(500) % {g}, \
+-np.arange(500.0), tau=2.0,
              ci=None, n_jobs={n_jobs})  # load everything first
 time_, event, group, risk = huge_cohort({n}, {g})
 with warnings.catch_warnings(), PeakRSS(0.01) as memory:
@@ -430,13 +448,14 @@ def huge_cohort(n: int, n_groups: int):
 
 
 def huge_row(n: int = 10**8, n_groups: int = 8) -> int:
-    """One point estimate at n rows, G groups (IPCW, tau = 2) in a fresh process per n_jobs: seconds,
-    resident memory before the call (interpreter, libraries, inputs: time and risk float64, event
-    bool, group int32) and its peak during the call, sampled every 10 ms from /proc."""
+    """One point estimate at n rows, G groups (IPCW, tau = 2) in a fresh process per n_jobs:
+    seconds, resident memory before the call (interpreter, libraries, inputs: time and risk float64,
+    event bool, group int32) and its peak during the call, sampled every 10 ms from /proc."""
     cores = available_cores()
     here = os.path.dirname(os.path.abspath(__file__))
     print(
-        f"n = 10^{int(np.log10(n))}, G = {n_groups}, IPCW, tau = 2, point estimate; one run per row.\n"
+        f"n = 10^{int(np.log10(n))}, G = {n_groups}, IPCW, tau = 2, point estimate; "
+        "one run per row.\n"
     )
     print("| n_jobs | seconds | RSS before the call (MB) | peak RSS (MB) | the call itself (MB) |")
     print("|---|---|---|---|---|")
@@ -468,7 +487,8 @@ PHASES = (  # (module, function): the steps of a point estimate whose start and 
 def phases_table(n: int = 2 * 10**7, n_groups: int = 8, n_jobs: int = 2) -> int:
     """Peak resident memory (above that before the call) between consecutive marks of one point
     estimate (IPCW, tau = 2): each function of ``PHASES`` is wrapped to record when it starts and
-    ends, and a thread samples /proc every 5 ms. The profile of the 10^8 row at a fifth of its size."""
+    ends, and a thread samples /proc every 5 ms. The profile of the 10^8 row at a fifth of its
+    size."""
     import functools
     import importlib
     import threading
@@ -512,7 +532,8 @@ def phases_table(n: int = 2 * 10**7, n_groups: int = 8, n_jobs: int = 2) -> int:
         done.set()
         sampler.join()
     print(
-        f"n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, point estimate, n_jobs = {n_jobs}; resident memory "
+        f"n = {n:,}, G = {n_groups}, IPCW, tau = {TAU}, point estimate, n_jobs = {n_jobs}; "
+        "resident memory "
         "above that before the call (MB), peak between each mark and the next.\n"
     )
     print("| from | at (s) | peak until the next mark (MB) |")
@@ -583,7 +604,8 @@ def main(argv=None) -> int:
 
     print(
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, numpy {np.__version__}; median of {args.repeats} runs "
+        f"Python {platform.python_version()}, numpy {np.__version__}; "
+        f"median of {args.repeats} runs "
         "(1 run for scikit-survival at n >= 10^5). Seconds; '-' = not run at that size.\n"
     )
     header = "| method | " + " | ".join(f"n = 10^{int(np.log10(n))}" for n in sizes) + " |"
@@ -603,12 +625,14 @@ def main(argv=None) -> int:
     if 10**6 in ipcw2 and 10**6 in table["lifelines concordance_index (one C)"]:
         ratio = table["lifelines concordance_index (one C)"][10**6] / ipcw2[10**6]
         print(
-            f"- n = 10^6, G = 2, IPCW matrix vs lifelines' single C: {ratio:.1f}x faster (target >= 30x)"
+            "- n = 10^6, G = 2, IPCW matrix vs lifelines' single C: "
+            f"{ratio:.1f}x faster (target >= 30x)"
         )
     if 10**5 in ipcw2 and 10**5 in table["sksurv concordance_index_ipcw (one C)"]:
         ratio = table["sksurv concordance_index_ipcw (one C)"][10**5] / ipcw2[10**5]
         print(
-            f"- n = 10^5, G = 2, IPCW matrix vs scikit-survival's IPCW C: {ratio:.0f}x faster (target >= 500x)"
+            "- n = 10^5, G = 2, IPCW matrix vs scikit-survival's IPCW C: "
+            f"{ratio:.0f}x faster (target >= 500x)"
         )
     if 10**7 in ipcw2:
         ratio = ipcw2[10**7] / table["numpy.argsort (floor)"][10**7]
@@ -617,13 +641,15 @@ def main(argv=None) -> int:
     for n in (10**5, 10**6):
         if n in analytic and n in ipcw2:
             print(
-                f"- n = 10^{int(np.log10(n))}, G = 2: analytic intervals cost {analytic[n] / ipcw2[n]:.2f}x "
+                f"- n = 10^{int(np.log10(n))}, G = 2: analytic intervals cost "
+                f"{analytic[n] / ipcw2[n]:.2f}x "
                 "the point estimate (target <= 3x)"
             )
     if sizes[-1] >= 10**7:
         before, peak = peak_memory_mb(10**7, 8)
         print(
-            f"- n = 10^7, G = 8, IPCW: peak RSS during the call {peak:,.0f} MB, of which {before:,.0f} MB "
+            f"- n = 10^7, G = 8, IPCW: peak RSS during the call {peak:,.0f} MB, "
+            f"of which {before:,.0f} MB "
             f"were the interpreter, libraries and input arrays before it (the call itself: "
             f"{peak - before:,.0f} MB); target < 1,500 MB"
         )

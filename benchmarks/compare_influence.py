@@ -202,7 +202,8 @@ def dump(path: str) -> None:
 
     np.save(path, np.array(out, dtype=object), allow_pickle=True)
     print(
-        f"{path}: {len(out)} entries, {sum(v.size for v in out.values() if isinstance(v, np.ndarray))} values"
+        f"{path}: {len(out)} entries, "
+        f"{sum(v.size for v in out.values() if isinstance(v, np.ndarray))} values"
     )
 
 
@@ -254,8 +255,8 @@ def compare(old_path: str, new_path: str) -> int:
     settings = len({key.rsplit("/", 1)[0] for key in old if key.endswith("/setting")})
     print(
         f"{settings} settings ({errors} raising the same error under both), {count} values: "
-        f"{identical} bit-identical ({identical / max(count, 1):.4%}), max relative difference {worst:.3g}"
-        + (f" ({worst_key})" if worst_key else "")
+        f"{identical} bit-identical ({identical / max(count, 1):.4%}), "
+        f"max relative difference {worst:.3g}" + (f" ({worst_key})" if worst_key else "")
     )
     for problem in problems[:20]:
         print("MISMATCH", problem)

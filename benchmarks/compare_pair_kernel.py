@@ -3,7 +3,8 @@ Cython after it).
 
     python benchmarks/compare_pair_kernel.py dump OUT.npy        # every setting's outputs
     python benchmarks/compare_pair_kernel.py compare OLD.npy NEW.npy
-    python benchmarks/compare_pair_kernel.py speed [--old TREE] [--repeats 5] [--sizes 1e6,1e7] [--groups 2,8]
+    python benchmarks/compare_pair_kernel.py speed [--old TREE] [--repeats 5] \
+        [--sizes 1e6,1e7] [--groups 2,8]
 
 Run ``dump`` under each tree in its own process; for the tree before the port (numba, no compiled
 extension) put it first on PYTHONPATH::
@@ -50,7 +51,8 @@ N_SIZES = [1, 2, 3, 4, 7, 12, 30, 61, 150, 400, 1000, 3000]
 
 
 def _curves(rng, time, event, codes, n_groups, kind):
-    """Censoring curves as InverseCensoring: each group's censoring Kaplan-Meier, or random steps."""
+    """Censoring curves as InverseCensoring: each group's censoring Kaplan-Meier, or random
+    steps."""
     from survfair._core.censoring import CensoringCurves, censoring_kaplan_meier, inverse_censoring
 
     times, survival = [], []
@@ -287,7 +289,8 @@ def dump(path, n_kernel=600, n_xci=80) -> None:
     np.save(path, np.array(results, dtype=object), allow_pickle=True)
     errors = sum("error" in r for r in results.values())
     print(
-        f"{len(results)} settings ({n_kernel} kernel, {n_xci} xci) -> {path}; {errors} raised an error"
+        f"{len(results)} settings ({n_kernel} kernel, {n_xci} xci) -> {path}; "
+        f"{errors} raised an error"
     )
 
 
@@ -302,7 +305,8 @@ def compare(old_path, new_path) -> int:
         a, b = old[setting], new[setting]
         if a.keys() != b.keys():
             problems.append(
-                f"{setting}: keys differ {sorted(set(a) ^ set(b))} {a.get('error')} {b.get('error')}"
+                f"{setting}: keys differ {sorted(set(a) ^ set(b))} "
+                f"{a.get('error')} {b.get('error')}"
             )
             continue
         for key in a:
@@ -334,7 +338,8 @@ def compare(old_path, new_path) -> int:
     print(f"settings: {len(old)} ({errors} raise the same error in both)")
     print(f"integers compared: {n_int}, all equal: {not any('integers' in p for p in problems)}")
     print(
-        f"floats compared: {n_float}, bit-identical: {n_identical} ({100 * n_identical / max(1, n_float):.4f}%)"
+        f"floats compared: {n_float}, bit-identical: {n_identical} "
+        f"({100 * n_identical / max(1, n_float):.4f}%)"
     )
     print(f"max relative difference: {worst[0]:.3g} ({worst[1]})")
     for problem in problems[:40]:
@@ -409,7 +414,8 @@ def speed(old_tree, sizes, groups, repeats, rounds) -> None:
             new1 = np.median(results[(n, n_groups, "new", 1)])
             new2 = np.median(results[(n, n_groups, "new", 2)])
             print(
-                f"n={n:.0e} G={n_groups}: numba n_jobs=1 {old1:.3f} s | cython n_jobs=1 {new1:.3f} s "
+                f"n={n:.0e} G={n_groups}: numba n_jobs=1 {old1:.3f} s | "
+                f"cython n_jobs=1 {new1:.3f} s "
                 f"(numba/cython {old1 / new1:.2f}x) | cython n_jobs=2 {new2:.3f} s "
                 f"(n_jobs=1 / n_jobs=2 = {new1 / new2:.2f}x)",
                 flush=True,

@@ -194,7 +194,8 @@ def compare(reference_path: str, this_path: str) -> int:
             if gap > RELATIVE:
                 failures.append(f"{key}: {name} differs by {gap:.2e} relative")
     print(
-        f"{len(reference)} settings ({errors} raise the same error in both); {total} arrays compared, "
+        f"{len(reference)} settings ({errors} raise the same error in both); "
+        f"{total} arrays compared, "
         f"{identical} bit-identical"
     )
     print(

@@ -8,7 +8,8 @@ self-contained generator with a Monte-Carlo truth (``--setting own``) is kept as
 
 Usage::
 
-    python benchmarks/coverage_study.py --n 500 2000 --replications 400 --ci analytic bootstrap [--setting own]
+    python benchmarks/coverage_study.py --n 500 2000 --replications 400 --ci analytic bootstrap \
+        [--setting own]
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import pandas as pd
 
 import survfair
 
-# log T = MU + SHIFT * g + BETA * Z + SIGMA * eps;  risk = BETA * Z + RISK_SHIFT * g (higher = earlier)
+# log T = MU + SHIFT * g + BETA * Z + SIGMA * eps;
+# risk = BETA * Z + RISK_SHIFT * g (higher = earlier)
 MU, SHIFT, BETA, SIGMA, RISK_SHIFT = 0.5, 0.3, 0.8, 0.6, 0.3
 CENSORING_RATE = (0.15, 0.35)  # exponential censoring, per group
 GROUP_SHARE = 0.4  # P(group 1)
@@ -37,7 +39,8 @@ def _latent(n: int, rng: np.random.Generator):
 
 
 def lognormal_cohort(n: int, rng: np.random.Generator):
-    """Log-normal event times with group-specific exponential censoring: (time, event, group, risk)."""
+    """Log-normal event times with group-specific exponential censoring:
+    (time, event, group, risk)."""
     t, group, risk = _latent(n, rng)
     c = rng.exponential(1 / np.asarray(CENSORING_RATE)[group])
     return np.minimum(t, c), t <= c, group, risk
@@ -63,7 +66,8 @@ SIMULATOR_TAU = 2.0
 
 
 def simulator_setting(tau: float = SIMULATOR_TAU):
-    """(generator, exact truth) from ``survfair.simulate``: cohorts and the exact tau-truncated xCI."""
+    """(generator, exact truth) from ``survfair.simulate``: cohorts and the exact tau-truncated
+    xCI."""
     from survfair.simulate import lognormal_cohort as simulate_cohort
     from survfair.simulate import lognormal_xci
 
@@ -193,7 +197,8 @@ def main() -> None:
         tau = 3.0 if args.tau is None else args.tau
         generator, truth = lognormal_cohort, lognormal_truth(tau)
     print(
-        f"setting: {args.setting}, tau = {tau}; truth (tau-truncated xCI, rows a = earlier event):\n",
+        f"setting: {args.setting}, tau = {tau}; "
+        "truth (tau-truncated xCI, rows a = earlier event):\n",
         np.round(truth, 4),
     )
     tables = []

@@ -1,4 +1,5 @@
-"""Interval methods for xCI cells and Δbetween near the boundary and in small groups (issue 18, item 4; issue 33, item 2).
+"""Interval methods for xCI cells and Δbetween near the boundary and in small groups (issue 18, \
+item 4; issue 33, item 2).
 
 Draws cohorts from eleven designs (survfair.simulate; six with fixed group sizes, small groups near
 and away from the boundary), estimates every cell with ``ci="analytic"`` and keeps, per
@@ -10,14 +11,16 @@ mean width of several intervals:
 * ``logit``: Wald on the logit scale (survfair's cells today);
 * ``arcsine``: Wald on the arcsine-square-root scale;
 * ``wilson``: the Wilson score interval on the effective sample size n_eff = p(1 - p) / SE^2;
-* ``logit_t``: ``logit`` with the t quantile on (events of the smaller group - 1) degrees of freedom;
+* ``logit_t``: ``logit`` with the t quantile on (events of the smaller group - 1) degrees of
+  freedom;
 * ``jackknife_t``: ``logit_t`` with the stratified jackknife SE,
   sqrt(sum_g (m_g - 1) / m_g sum_{k in g} (theta_(-k) - mean_g)^2) over the cell's groups (the
   exact delete-one estimates with the censoring weights held fixed, ``result.influence.jackknife``);
 * bootstrap (issue 33), from B resamples within groups with the censoring curves refitted per
   resample (the scheme of ``xci(ci="bootstrap", stratify="group")``):
-  ``percentile`` and ``bca`` (survfair's own limits, :func:`survfair._core.intervals.bootstrap_interval`,
-  BCa acceleration from the same jackknife as ``xci``), and the studentized bootstrap
+  ``percentile`` and ``bca`` (survfair's own limits,
+  :func:`survfair._core.intervals.bootstrap_interval`, BCa acceleration from the same jackknife
+  as ``xci``), and the studentized bootstrap
   (bootstrap-t): per resample the analytic SE* of the resample, from its own influence rows
   (Kaplan-Meier term included; about 0.3 ms a resample at 105 rows), and the interval
   [theta - q_0.975 SE, theta - q_0.025 SE] with q the quantiles of t* = (theta* - theta) / SE*:
@@ -268,9 +271,9 @@ def resample_estimates(result, n_resamples: int, seed) -> tuple[np.ndarray, np.n
     """B resamples within groups, censoring refitted per group on each (``xci(ci="bootstrap",
     stratify="group")``'s scheme): the cells (B, G*G), their analytic SE* (B, G*G) and the SE* of
     every difference of cells (a, b) - (b, a), a < b (B, pairs), each from the resample's own
-    influence rows (:func:`survfair._core.influence.influence`, Kaplan-Meier term included: the SE that
-    ``xci(ci="analytic")`` would report on the resample). A resample whose weights cannot be formed
-    (a censoring survival of 0) is NaN, as in ``xci``'s bootstrap."""
+    influence rows (:func:`survfair._core.influence.influence`, Kaplan-Meier term included: the SE
+    that ``xci(ci="analytic")`` would report on the resample). A resample whose weights cannot be
+    formed (a censoring survival of 0) is NaN, as in ``xci``'s bootstrap."""
     sample, settings = result.sample, result.settings
     g = sample.n_groups
     first, second = (
@@ -329,7 +332,8 @@ def resample_estimates(result, n_resamples: int, seed) -> tuple[np.ndarray, np.n
 
 
 def _t_star(theta_star, se_star, theta):
-    """(theta* - theta) / SE*, with SE* = 0 read as +-inf (0 when theta* = theta); NaN resamples dropped."""
+    """(theta* - theta) / SE*, with SE* = 0 read as +-inf (0 when theta* = theta); NaN resamples
+    dropped."""
     ok = np.isfinite(theta_star) & np.isfinite(se_star)
     theta_star, se_star = theta_star[ok], se_star[ok]
     diff = theta_star - theta
@@ -345,7 +349,8 @@ def _t_star(theta_star, se_star, theta):
 def studentized(
     theta: float, se: float, theta_star, se_star, bounds=(-np.inf, np.inf)
 ) -> tuple[float, float]:
-    """Bootstrap-t limits [theta - q_hi SE, theta - q_lo SE] on the raw scale, clipped to ``bounds``."""
+    """Bootstrap-t limits [theta - q_hi SE, theta - q_lo SE] on the raw scale, clipped to
+    ``bounds``."""
     t = _t_star(theta_star, se_star, theta)
     if t.size == 0 or not np.isfinite(se):
         return np.nan, np.nan
@@ -354,8 +359,8 @@ def studentized(
 
 
 def studentized_logit(theta: float, se: float, theta_star, se_star) -> tuple[float, float]:
-    """Bootstrap-t on the logit scale: logit SE = SE / (p (1 - p)); a resample at 0 or 1 has t* = -+inf.
-    A cell estimated at 0 or 1 falls back to the raw-scale bootstrap-t."""
+    """Bootstrap-t on the logit scale: logit SE = SE / (p (1 - p)); a resample at 0 or 1 has
+    t* = -+inf. A cell estimated at 0 or 1 falls back to the raw-scale bootstrap-t."""
     if not 0 < theta < 1:
         return studentized(theta, se, theta_star, se_star, (0.0, 1.0))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -380,7 +385,8 @@ def replication(spec: Design, seed: int, n_resamples: int) -> list[dict]:
     codes = result.sample.group_codes
     events = np.bincount(codes, weights=result.sample.event.astype(float), minlength=g)
     members = np.bincount(codes, minlength=g)
-    # (n, G*G), input order; an analytic result keeps no contributions (its rows were written over them)
+    # (n, G*G), input order; an analytic result keeps no contributions (its rows were written
+    # over them)
     jackknife = influence(
         result.sample,
         result.pair_counts,
@@ -469,7 +475,8 @@ def _truth(truth: pd.DataFrame, quantity: str) -> float:
 def summarise(
     frame: pd.DataFrame, name: str, spec: Design, truth: pd.DataFrame, n_resamples: int
 ) -> list[dict]:
-    """Coverage (with its Monte-Carlo SE), mean width and the median counts of every quantity and method."""
+    """Coverage (with its Monte-Carlo SE), mean width and the median counts of every quantity
+    and method."""
     rows = []
     for quantity, part in frame.groupby("quantity", sort=False):
         value = _truth(truth, quantity)
@@ -496,7 +503,8 @@ def summarise(
             part["low_percentile"].notna().to_numpy() if "low_percentile" in part else None
         )
         for method, (low, high) in limits.items():
-            # the cohorts the method was computed on; one without finite limits counts as not covering
+            # the cohorts the method was computed on; one without finite limits counts as not
+            # covering
             done = (
                 bootstrapped
                 if method in CELL_BOOTSTRAP and bootstrapped is not None
@@ -538,9 +546,9 @@ def run(
     out: str | None = None,
     verbose: bool = True,
 ) -> pd.DataFrame:
-    """The study on the designs ``chosen`` (name -> Design): ``replications`` cohorts each, the first
-    ``boot_replications`` (one number, or one per design) bootstrapped; the long table, written to
-    ``out`` after each design when given."""
+    """The study on the designs ``chosen`` (name -> Design): ``replications`` cohorts each, the
+    first ``boot_replications`` (one number, or one per design) bootstrapped; the long table,
+    written to ``out`` after each design when given."""
     if np.ndim(boot_replications) == 0:
         boot_replications = [boot_replications] * len(chosen)
     rows = []
@@ -560,7 +568,8 @@ def run(
             pd.DataFrame(rows).to_csv(out, index=False)
         if verbose:
             print(
-                f"{name}: {replications} cohorts of {spec.n} ({min(n_boot, replications)} with {n_resamples} "
+                f"{name}: {replications} cohorts of {spec.n} "
+                f"({min(n_boot, replications)} with {n_resamples} "
                 f"resamples) in {time.perf_counter() - started:.1f} s",
                 flush=True,
             )
@@ -630,8 +639,10 @@ def main() -> None:
         3,
     ):
         print(
-            f"\ncoverage of nominal 95% intervals (Monte-Carlo SE about {np.sqrt(0.95 * 0.05 / reps):.3f} at "
-            f"{reps} replications, {np.sqrt(0.95 * 0.05 / max(min(boot_reps), 1)):.3f} at {min(boot_reps)})"
+            "\ncoverage of nominal 95% intervals "
+            f"(Monte-Carlo SE about {np.sqrt(0.95 * 0.05 / reps):.3f} at "
+            f"{reps} replications, "
+            f"{np.sqrt(0.95 * 0.05 / max(min(boot_reps), 1)):.3f} at {min(boot_reps)})"
         )
         print(wide)
         print("\nmean width relative to logit (cells) / wald (Δbetween)")

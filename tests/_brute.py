@@ -60,7 +60,8 @@ def brute_xci(
     weights=None,
     competing=None,
 ):
-    """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over pairs.
+    """Cells (numerator, denominator, comparable, concordant, tied_risk, tied_time) by looping over
+    pairs.
 
     ``competing`` (competing risks; ``event`` is then the cause of interest): besides the pairs
     above, i is compared with every j with a competing event at time_j <= time_i (Wolbers et al.

@@ -73,7 +73,8 @@ def with_fixed_se(result, se):
 @pytest.fixture
 def row_path(monkeypatch):
     """Analytic intervals by the row path (survfair._core.influence), the moment engine switched off
-    (survfair._core.moments): for tests of the rows themselves, their layout and their memory checks."""
+    (survfair._core.moments): for tests of the rows themselves, their layout and their memory
+    checks."""
     import survfair._core.inference
     import survfair._core.moments
     import survfair._xci.estimator
@@ -84,8 +85,8 @@ def row_path(monkeypatch):
 
 @pytest.fixture
 def moment_engine(monkeypatch):
-    """Analytic intervals by the moment engine (survfair._core.moments) at any size: it otherwise takes
-    over from the row path only where the rows would exceed ``ROW_PATH_BYTES`` (2 GiB)."""
+    """Analytic intervals by the moment engine (survfair._core.moments) at any size: it otherwise
+    takes over from the row path only where the rows would exceed ``ROW_PATH_BYTES`` (2 GiB)."""
     import survfair._core.moments
 
     monkeypatch.setattr(survfair._core.moments, "ROW_PATH_BYTES", 0)

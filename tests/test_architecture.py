@@ -22,7 +22,8 @@ import survfair
 
 PACKAGE = Path(survfair.__file__).parent
 
-#: Rank of each top-level part of the package (a module may import from its own part or a lower rank).
+#: Rank of each top-level part of the package (a module may import from its own part or a lower
+#: rank).
 LAYERS = {
     "_compiled": 0,
     "_core": 1,
@@ -64,7 +65,8 @@ def _known(name: str, modules: dict) -> str | None:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the package's modules it imports, anywhere in its code (``importlib`` strings too)."""
+    """Module -> the package's modules it imports, anywhere in its code (``importlib`` strings
+    too)."""
     modules = _modules()
     graph = {}
     for module, (path, is_package) in modules.items():

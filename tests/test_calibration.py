@@ -22,7 +22,8 @@ from survfair._calibration.stats import (
 def weibull_cohort(
     n, seed, *, shape=1.5, effect=0.75, scale=6.0, censor_high=15.0, groups=("F", "M")
 ):
-    """Weibull PH data with the true F(t | x) available: S(t | x) = exp(-(t / scale)^shape e^(effect x))."""
+    """Weibull PH data with the true F(t | x) available:
+    S(t | x) = exp(-(t / scale)^shape e^(effect x))."""
     rng = np.random.default_rng(seed)
     x = rng.normal(size=n)
     true_time = scale * rng.weibull(shape, n) * np.exp(-effect * x / shape)
@@ -456,10 +457,10 @@ def _silently(function, *args, **kwargs):
 
 # -- findings: GND and the largest gap ------------------------------------------------------------
 def test_findings_never_claim_calibration_when_gnd_rejects_and_adjust_it_over_groups_and_horizons():
-    """Issue 15 audit: the findings said "predicted risk matches the observed risk ... in every group"
-    while a group's Greenwood-Nam-D'Agostino test rejected (pbc: women, p = 0.012). Constructed here:
-    M's 5-year predictions are the true risks shuffled within M, so their mean -- and the O/E -- is
-    right, but they are unrelated to the outcome across risk deciles."""
+    """Issue 15 audit: the findings said "predicted risk matches the observed risk ... in every
+    group" while a group's Greenwood-Nam-D'Agostino test rejected (pbc: women, p = 0.012).
+    Constructed here: M's 5-year predictions are the true risks shuffled within M, so their mean --
+    and the O/E -- is right, but they are unrelated to the outcome across risk deciles."""
     time, event, group, risk = weibull_cohort(3000, 5)
     right = risk(5.0)
     shuffled = right.copy()
@@ -485,8 +486,8 @@ def test_findings_never_claim_calibration_when_gnd_rejects_and_adjust_it_over_gr
     # t = 3 is untouched: calibration is claimed, and the GND result is part of the claim
     at3 = next(s for s in found.sentences if s.startswith("At t = 3,") and "matches" in s)
     assert (
-        "and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of predicted risk "
-        "(smallest Holm-adjusted p = " in at3
+        "and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
+        "predicted risk (smallest Holm-adjusted p = " in at3
     )
     # one family: every group at every horizon (4 tests), Holm by default, as adjust= says otherwise
     np.testing.assert_allclose(
@@ -530,7 +531,7 @@ def test_findings_largest_gap_names_the_oe_ici_and_brier_contrasts_in_their_dire
     assert gap.endswith("; no clear difference at the 95% level.")
 
 
-# -- predictions of exactly 0 or 1 (issue 33.7) -----------------------------------------------------
+# -- predictions of exactly 0 or 1 (issue 33.7) ----------------------------------------------------
 def test_clipped_predictions_are_counted_per_group_and_horizon_and_named_in_findings(cohort):
     time, event, group, risk = cohort
     p = np.column_stack([risk(3.0), risk(5.0)])
@@ -607,8 +608,9 @@ def test_printed_result_shows_a_table_per_horizon(cohort):
 
 
 def test_warning_names_only_the_missing_statistics():
-    """Groups with 7 and 9 events by the horizon: the slope and intercept are estimated (5 events per
-    coefficient), the spline curve (2 coefficients: 10 events) is not; the warning says ICI only."""
+    """Groups with 7 and 9 events by the horizon: the slope and intercept are estimated (5 events
+    per coefficient), the spline curve (2 coefficients: 10 events) is not; the warning says ICI
+    only."""
     time, event, group, risk = weibull_cohort(400, 5, scale=60.0)
     p = risk(5.0)
     events_by = [(event & (time <= 5.0) & (group == g)).sum() for g in ("F", "M")]
@@ -623,8 +625,8 @@ def test_warning_names_only_the_missing_statistics():
 
 
 def test_warning_says_a_fit_failed_rather_than_too_few_events(cohort):
-    """Constant predictions: the Cox fits on cloglog F have no information (many events, no fit); the
-    warning must not blame the number of events."""
+    """Constant predictions: the Cox fits on cloglog F have no information (many events, no fit);
+    the warning must not blame the number of events."""
     time, event, group, _ = cohort
     with pytest.warns(UserWarning, match="could not be fitted") as caught:
         survfair.calibration(time, event, group, np.full(time.size, 0.3), 5.0)
@@ -782,10 +784,11 @@ def test_competing_risks_bootstrap_runs():
     )
 
 
-# -- Brier variance (issue 33.4) --------------------------------------------------------------------
+# -- Brier variance (issue 33.4) -------------------------------------------------------------------
 def _naive_censoring_term(at, terms, time, observed):
-    """O(n^2) twin of brier_censoring_influence: the sum over terms of r_i IF_Lambda(s_i; k), written
-    from its definition (events leave the risk set of censoring before censorings at a tied time)."""
+    """O(n^2) twin of brier_censoring_influence: the sum over terms of r_i IF_Lambda(s_i; k),
+    written from its definition (events leave the risk set of censoring before censorings at a
+    tied time)."""
     psi = np.zeros(time.size)
     unique = np.unique(time)
     risk_set = np.array([(time >= u).sum() - ((time == u) & observed).sum() for u in unique], float)

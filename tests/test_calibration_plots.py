@@ -84,8 +84,8 @@ def _small_risk_result():
 
 
 def test_axes_fit_the_predicted_range_and_curves_stay_where_the_data_are():
-    """Predicted risks of 0-0.35: the square is fitted to what is drawn, not 0-1; each curve spans the
-    1st-99th percentiles of its group's predictions."""
+    """Predicted risks of 0-0.35: the square is fitted to what is drawn, not 0-1; each curve spans
+    the 1st-99th percentiles of its group's predictions."""
     result, risk = _small_risk_result()
     assert risk.max() < 0.45
     ax = plot_calibration(result)

@@ -64,7 +64,8 @@ def test_calibration_equals_r(computed, reference, group, horizon):
     assert ours.loc["oe_ratio", "ci_high"] == pytest.approx(
         ref["oe"] * np.exp(z * ref["oe_se_log"]), rel=1e-12
     )
-    # slope: coxph(Surv(min(T, t), event by t) ~ cloglog F); intercept: offset model, Breslow baseline
+    # slope: coxph(Surv(min(T, t), event by t) ~ cloglog F); intercept: offset model, Breslow
+    # baseline
     assert ours.loc["slope", "estimate"] == pytest.approx(ref["slope"], rel=1e-8)
     assert ours.loc["slope", "se"] == pytest.approx(ref["slope_se"], rel=1e-8)
     assert ours.loc["intercept", "estimate"] == pytest.approx(ref["intercept"], rel=1e-12)
@@ -165,9 +166,9 @@ def test_brier_standard_errors_equal_riskregression_score(brier_reference, brier
     """brier_variance="influence" (default) is Score's default (conservative=FALSE: the influence
     function counts the Kaplan-Meier estimation of the censoring weights), "conservative" is
     Score(conservative=TRUE). Where no censoring shares its day with an event the estimates and both
-    SEs agree to 1e-13; lung's men have such ties (riskRegression weights a case by G(T-), survfair by
-    G(T), events leaving the risk set before censorings), so there the Brier score differs by 4e-4
-    relative and the SE by 0.2%."""
+    SEs agree to 1e-13; lung's men have such ties (riskRegression weights a case by G(T-), survfair
+    by G(T), events leaving the risk set before censorings), so there the Brier score differs by
+    4e-4 relative and the SE by 0.2%."""
     ours = _brier_rows(brier_variance)
     for _, ref in brier_reference.iterrows():
         row = ours.loc[(ref["data"], ref["group"], float(ref["horizon"]))]

@@ -17,9 +17,11 @@ from survfair._core.censoring import (
 )
 
 # Six rows with an event-censoring tie at t = 2 and at t = 3. Events leave the risk set before the
-# censorings at a tied time (scikit-survival's reverse=True), so K(t) = prod_{s <= t} (1 - c_s / (n_s - d_s)):
+# censorings at a tied time (scikit-survival's reverse=True), so
+# K(t) = prod_{s <= t} (1 - c_s / (n_s - d_s)):
 #   t = 1: n 6, d 0, c 1 -> 1 - 1/6 = 5/6
-#   t = 2: n 5, d 1, c 1 -> 5/6 * (1 - 1/4) = 5/8    (counting the tied event at risk: 5/6 * 4/5 = 2/3)
+#   t = 2: n 5, d 1, c 1 -> 5/6 * (1 - 1/4) = 5/8
+#          (counting the tied event at risk: 5/6 * 4/5 = 2/3)
 #   t = 3: n 3, d 1, c 1 -> 5/8 * (1 - 1/2) = 5/16
 #   t = 5: n 1, d 0, c 1 -> 0
 HAND_TIME = np.array([3.0, 1.0, 2.0, 5.0, 2.0, 3.0])
@@ -36,7 +38,8 @@ def test_tie_convention_on_a_hand_example():
     np.testing.assert_array_equal(
         kaplan_meier_from_counts(np.array([1, 2, 2, 1]), np.array([0, 1, 1, 0])), survival
     )
-    # right-continuous step function: 1 before the first time, K(t) at t, still 0 after a curve ending at 0
+    # right-continuous step function: 1 before the first time, K(t) at t, still 0 after a curve
+    # ending at 0
     curves = CensoringCurves("pooled", ("all",), (unique_time,), (survival,))
     np.testing.assert_allclose(
         curves.evaluate(0, np.array([0.0, 1.0, 1.999, 2.0, 4.9, 5.0, 7.0])),
@@ -180,7 +183,8 @@ def test_fitted_curves_keep_the_steps_of_the_full_kaplan_meier(seed):
 @pytest.mark.parametrize("reached_zero", [False, True])
 def test_the_passes_evaluate_a_curve_as_inverse_censoring_does(reached_zero):
     # the kernel's per-row evaluation during a sweep, in either direction, equals 1 / K at an array
-    # of times bit for bit: 1 before the first time, Inf where K is 0, NaN beyond an unfinished curve
+    # of times bit for bit: 1 before the first time, Inf where K is 0, NaN beyond an unfinished
+    # curve
     from survfair._core.kernel import _column_factor
 
     times = np.array([1.0, 2.0, 4.0, 7.0])
@@ -229,7 +233,8 @@ def test_a_weighted_kaplan_meier_that_empties_reaches_0_exactly():
 
 
 def test_the_groups_curves_on_threads_are_those_of_one_thread():
-    """From 50,000 rows fit_censoring(n_jobs=) fits the groups' curves on threads: the same arrays."""
+    """From 50,000 rows fit_censoring(n_jobs=) fits the groups' curves on threads: the same
+    arrays."""
     from survfair._core.censoring import fit_censoring
     from survfair._core.validation import check_survival_inputs
 

@@ -406,7 +406,7 @@ def test_simulate_and_mitigate_subcommands(csv_file, tmp_path, capsys):
     )
 
 
-# -- one package, one error idiom (issue 13) ----------------------------------------------------------
+# -- one package, one error idiom (issue 13) -------------------------------------------------------
 
 
 def _one_error_line(err: str, starts: str = "survfair: error: ") -> str:
@@ -504,9 +504,9 @@ def test_groups_subset_with_numeric_labels(numeric_groups, tmp_path, capsys):
     assert any("rows of other groups excluded" in note for note in payload["notes"])
     assert main([*base, "--groups", "1", "7"]) == 2
     line = _one_error_line(capsys.readouterr().err)
-    assert (
-        line
-        == "survfair: error: --groups '7' does not occur in the group column 'g' (labels: ['1', '2', '3'])."
+    assert line == (
+        "survfair: error: --groups '7' does not occur in the group column 'g' "
+        "(labels: ['1', '2', '3'])."
     )
 
 
@@ -676,12 +676,12 @@ def test_exit_codes_tracebacks_and_memory(csv_file, tmp_path, monkeypatch, capsy
         == 2
     )
     line = _one_error_line(capsys.readouterr().err)
-    # (checked before the passes: 4G contributions, the 2G compact influence rows written over half of them,
-    # plus the pooled C's: issue 17)
+    # (checked before the passes: 4G contributions, the 2G compact influence rows written over half
+    # of them, plus the pooled C's: issue 17)
     assert line == (
-        "survfair: error: analytic intervals: the influence rows and contributions of 400 cells for 400 "
-        "rows (81 numbers a row) would need 253.1 KiB of memory, more than is available (97.7 KiB); "
-        "audit fewer groups (--groups), or use --ci bootstrap, or use --ci none"
+        "survfair: error: analytic intervals: the influence rows and contributions of 400 cells "
+        "for 400 rows (81 numbers a row) would need 253.1 KiB of memory, more than is available "
+        "(97.7 KiB); audit fewer groups (--groups), or use --ci bootstrap, or use --ci none"
     )
     assert main(["audit", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus" in _one_error_line(capsys.readouterr().err)
@@ -868,7 +868,8 @@ def test_mitigate_in_sample_is_said(csv_file, tmp_path, capsys):
 
 def test_mitigate_reports_the_calibration_of_the_adjusted_risks(tmp_path, capsys):
     """Issue 15, item 9: --predicted COL --horizon T prints each group's calibration of the
-    adjusted predicted risks (before, after) on the held-out rows and writes it to --report-table."""
+    adjusted predicted risks (before, after) on the held-out rows and writes it to
+    --report-table."""
     rng = np.random.default_rng(0)
     n = 600
     group = np.where(rng.random(n) < 0.5, "a", "b")
@@ -910,8 +911,8 @@ def test_mitigate_reports_the_calibration_of_the_adjusted_risks(tmp_path, capsys
     assert main([*argv, "--predicted", "r3", "--horizon", "3", "--report-table", str(report)]) == 0
     out = capsys.readouterr().out
     assert (
-        "calibration of the predicted risks per group, before and after the adjustment (evaluation rows, "
-        "held out; --risk-scale log_hazard" in out
+        "calibration of the predicted risks per group, before and after the adjustment "
+        "(evaluation rows, held out; --risk-scale log_hazard" in out
     )
     shift = survfair.mitigate.group_shift(
         "t", "e", "g", "lp", data=frame, tau=8, fit_on="train", predicted="r3", times=3.0
@@ -1048,7 +1049,8 @@ def test_version_and_help_import_neither_pandas_nor_scipy(arguments):
 
     code = (
         "import sys\nfrom survfair.cli import main\ncode = main(sys.argv[1:])\n"
-        "heavy = sorted(m for m in ('pandas', 'scipy', 'numba', 'sklearn', 'matplotlib') if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('pandas', 'scipy', 'numba', 'sklearn', 'matplotlib') "
+        "if m in sys.modules)\n"
         "print('HEAVY', heavy, file=sys.stderr)\nsys.exit(code)"
     )
     done = subprocess.run(
@@ -1168,7 +1170,8 @@ def test_abbreviated_options_are_refused(tmp_path, capsys):
     ],
 )
 def test_setting_errors_name_the_option(csv_file, capsys, extra, expected):
-    """Review finding: messages said confidence_level, n_resamples... (the library's argument names)."""
+    """Review finding: messages said confidence_level, n_resamples... (the library's argument
+    names)."""
     path, _ = csv_file
     assert (
         main(
@@ -1606,8 +1609,8 @@ def test_controls_option_and_the_auc_t_header_follow_cause(
     assert main(args) == 0
     out = capsys.readouterr().out
     assert (
-        "(an event of cause 1 by t) > risk of a control of b (event-free after t or a competing event "
-        "(cause other than 1) by t)"
+        "(an event of cause 1 by t) > risk of a control of b (event-free after t or a competing "
+        "event (cause other than 1) by t)"
     ) in out
     data, values = pd.read_csv(extended), {}
     for controls in ("all", "event_free"):
@@ -1652,8 +1655,8 @@ def test_controls_option_and_the_auc_t_header_follow_cause(
     assert main([*args, "--report", str(report)]) == 0
     capsys.readouterr()
     assert (
-        "cases (an event of cause 1 by t) of group a against controls (event-free after t or a competing "
-        "event (cause other than 1) by t) of group b"
+        "cases (an event of cause 1 by t) of group a against controls (event-free after t or a "
+        "competing event (cause other than 1) by t) of group b"
     ) in report.read_text()
     assert main([*args, "--controls", "some"]) == 2
     assert "--controls" in _one_error_line(capsys.readouterr().err)
@@ -1864,7 +1867,8 @@ def test_every_output_carries_the_joint_tests(csv_file, tmp_path, capsys):
 
 
 def test_text_p_values_use_the_shared_formatter(csv_file, tmp_path, capsys):
-    """Issue 14 audit: with 3+ groups the binary table printed ΔxAUC p-values unadjusted and as 0.0."""
+    """Issue 14 audit: with 3+ groups the binary table printed ΔxAUC p-values unadjusted and as
+    0.0."""
     path, frame = csv_file
     binary = tmp_path / "binary.csv"
     shifted = frame.assign(
@@ -2090,7 +2094,8 @@ def test_too_many_groups_for_analytic_intervals_is_one_line_with_the_remedies(
 
 
 def test_single_group_audit_table_output(csv_file, tmp_path, capsys):
-    """One group: no differences, hence no p_adjusted column; the table output printed an internal error."""
+    """One group: no differences, hence no p_adjusted column; the table output printed an internal
+    error."""
     _, frame = csv_file
     path = tmp_path / "one.csv"
     frame.assign(sex="F").to_csv(path, index=False)
@@ -2347,9 +2352,9 @@ def age_groups_csv(tmp_path):
 
 
 def test_model_based_reference_on_the_command_line(age_groups_csv, tmp_path, capsys):
-    """Issue 32: --model-based-lp gives each --risk its model-based reference; the findings lead with
-    the excess (none for the true linear predictor, a clear one for the model missing the old group's
-    hazard), in every output format and in the report."""
+    """Issue 32: --model-based-lp gives each --risk its model-based reference; the findings lead
+    with the excess (none for the true linear predictor, a clear one for the model missing the old
+    group's hazard), in every output format and in the report."""
     path, _ = age_groups_csv
     base = [
         "audit",

@@ -1,4 +1,5 @@
-"""cluster=: cluster-robust analytic variance, cluster bootstrap, against R's concordance(cluster())."""
+"""cluster=: cluster-robust analytic variance, cluster bootstrap, against R's
+concordance(cluster())."""
 
 from pathlib import Path
 
@@ -27,9 +28,9 @@ def test_point_estimate_and_counts_equal_r_and_clustered_se_matches(retinopathy)
 
     That factor is the only difference: survfair applies sqrt(m / (m - 1)) to each role's part of a
     row's influence (DeLong's factor, in the influence sweep of survfair/_compiled/_influence.pyx;
-    m = rows with a positive weight as the earlier / later member). Rebuilt from the kernel's per-row contributions, the SE with the factor
-    equals survfair's to 1e-12, and with the factor undone equals R's ``concordance`` standard error,
-    plain and clustered, to 1e-10."""
+    m = rows with a positive weight as the earlier / later member). Rebuilt from the kernel's
+    per-row contributions, the SE with the factor equals survfair's to 1e-12, and with the factor
+    undone equals R's ``concordance`` standard error, plain and clustered, to 1e-10."""
     reference = pd.read_csv(HERE / "reference.csv", skipinitialspace=True).set_index("subset")
     for subset, ref in reference.iterrows():
         rows = retinopathy if subset == "all" else retinopathy[retinopathy["type"] == subset]

@@ -1,4 +1,5 @@
-"""Competing risks (cause=): R pec reference, brute-force twins, the variance's censoring term, properties."""
+"""Competing risks (cause=): R pec reference, brute-force twins, the variance's censoring term,
+properties."""
 
 import zlib
 from pathlib import Path
@@ -18,7 +19,8 @@ HERE = Path(__file__).parent / "fixtures" / "competing"
 
 
 def _data(n, seed, n_groups=2, ties=True, n_causes=2):
-    """Cause codes 0 (censored), 1 (the cause of interest) .. n_causes; entry times; case weights."""
+    """Cause codes 0 (censored), 1 (the cause of interest) .. n_causes; entry times; case
+    weights."""
     rng = np.random.default_rng(seed)
     latent = rng.exponential(1.0, (n, n_causes))
     event_time = latent.min(axis=1)
@@ -401,7 +403,8 @@ def test_xauc_t_equals_its_brute_force_twin(controls, options):
 
 def test_xauc_t_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     """Cases' weights at their times, event-free controls' at the horizon, competing controls' at
-    their own times: the censoring term of the variance is the derivative through the refitted KM."""
+    their own times: the censoring term of the variance is the derivative through the refitted
+    KM."""
     from survfair._binary import xauc_t as _xauc_t
     from survfair._core.validation import check_survival_inputs
 

@@ -1,4 +1,5 @@
-"""Issue 17: the xCI point estimate of a dask.dataframe (survfair/_xci/on_dask.py), on a LocalCluster.
+"""Issue 17: the xCI point estimate of a dask.dataframe (survfair/_xci/on_dask.py), on a
+LocalCluster.
 
 The partitions of the time-sorted frame are counted by the in-memory kernel and every pair across
 two partitions by a merge count of sorted risks; the censoring curves come from per-time counts.
@@ -140,7 +141,8 @@ def test_dask_frame_errors_name_rows_options_and_columns(cluster_client):
 
 
 def test_dask_frame_positivity_and_no_pair(cluster_client):
-    # group a's last rows: an event and a censoring at time 3, so K_a(3) = 0 and the event's weight is infinite
+    # group a's last rows: an event and a censoring at time 3, so K_a(3) = 0 and the event's weight
+    # is infinite
     frame = pd.DataFrame(
         {
             "time": [1.0, 2.0, 3.0, 3.0, 4.0, 5.0],

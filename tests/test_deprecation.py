@@ -1,4 +1,5 @@
-"""Renamed keywords (issue 35): the new names, and the old ones still working with one warning each."""
+"""Renamed keywords (issue 35): the new names, and the old ones still working with one warning
+each."""
 
 import warnings
 

@@ -1,4 +1,5 @@
-"""survfair.simulate designs, truth and harness: targets hit, truths equal closed forms, determinism."""
+"""survfair.simulate designs, truth and harness: targets hit, truths equal closed forms,
+determinism."""
 
 import json
 import warnings
@@ -57,7 +58,8 @@ def test_aft_designs_hit_their_censoring_fractions(distribution):
 
 
 def test_ph_event_times_follow_the_baseline():
-    """Weibull PH with Z effect 0: T / scale is Weibull(shape); exp(effect) multiplies the hazard."""
+    """Weibull PH with Z effect 0: T / scale is Weibull(shape); exp(effect) multiplies the
+    hazard."""
     from scipy import stats
 
     design = ph_design(

@@ -97,7 +97,8 @@ def test_docs_blocks_run_at_build_time_in_one_session_per_page():
         for line, options in fence_options(page):
             if options.get("exec") != "on" or options.get("session") != session:
                 problems.append(
-                    f'docs/{page}:{line}: want ```python exec="on" ... session="{session}"``` (has {options})'
+                    f'docs/{page}:{line}: want ```python exec="on" ... '
+                    f'session="{session}"``` (has {options})'
                 )
             if "result" in options and "html" in options:
                 problems.append(f"docs/{page}:{line}: result= and html= exclude each other")
@@ -133,7 +134,8 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
 
 
 def test_mkdocs_build_strict(tmp_path):
-    """``mkdocs build --strict`` passes (mkdocs, mkdocs-material, mkdocstrings[python] are test extras)."""
+    """``mkdocs build --strict`` passes (mkdocs, mkdocs-material, mkdocstrings[python] are test
+    extras)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     done = subprocess.run(
         [

@@ -1,4 +1,5 @@
-"""Delayed entry (entry=) and case weights (weights=): R references, brute-force twins, properties."""
+"""Delayed entry (entry=) and case weights (weights=): R references, brute-force twins,
+properties."""
 
 import zlib
 from pathlib import Path
@@ -51,15 +52,15 @@ def nwtco():
 
 
 def test_pooled_c_with_entry_and_weights_equals_r_concordance(flchain, nwtco):
-    """R's concordance() with Surv(entry, exit, status) and weights=: identical values and pair sums.
-    R compares risks exactly (tied_tol=0 here; survfair's default 1e-8 also ties kappa + lambda sums
-    that differ in the last bit). R's variance is the infinitesimal jackknife without DeLong's
-    m / (m - 1) per role, so survfair's standard errors are 0.02-0.25% larger.
+    """R's concordance() with Surv(entry, exit, status) and weights=: identical values and pair
+    sums. R compares risks exactly (tied_tol=0 here; survfair's default 1e-8 also ties
+    kappa + lambda sums that differ in the last bit). R's variance is the infinitesimal jackknife
+    without DeLong's m / (m - 1) per role, so survfair's standard errors are 0.02-0.25% larger.
 
     That factor is the only difference: survfair applies sqrt(m / (m - 1)) to each role's part of a
     row's influence (DeLong's factor, in the influence sweep of survfair/_compiled/_influence.pyx).
-    Rebuilt from the kernel's per-row contributions (with entry and weights), the SE with the factor equals survfair's to 1e-12, and
-    with the factor undone equals R's to 1e-10."""
+    Rebuilt from the kernel's per-row contributions (with entry and weights), the SE with the factor
+    equals survfair's to 1e-12, and with the factor undone equals R's to 1e-10."""
     reference = pd.read_csv(HERE / "concordance.csv", skipinitialspace=True)
     for _, ref in reference.iterrows():
         if ref["data"].startswith("flchain"):
@@ -242,7 +243,8 @@ def test_every_rows_contributions_equal_the_pair_loop():
 
 
 def _weighted_ipcw(time, event, codes, risk, entry, v, v_km, tau):
-    """O(n^2) IPCW cells with pair weights v_i v_j and censoring curves fitted with case weights v_km."""
+    """O(n^2) IPCW cells with pair weights v_i v_j and censoring curves fitted with case weights
+    v_km."""
     members = [np.flatnonzero(codes == g) for g in range(2)]
     num, den = np.zeros((2, 2)), np.zeros((2, 2))
     for i in np.flatnonzero(event & (time < tau)):
@@ -314,7 +316,8 @@ def test_entry_zero_and_unit_weights_change_nothing(seed, method):
 )
 def test_integer_weights_equal_row_replication(seed, method, censoring):
     """Point estimates and censoring curves: a weight of k is k copies of the row (with delayed
-    entry too). The standard errors differ by design: weights are sampling weights (see the docs)."""
+    entry too). The standard errors differ by design: weights are sampling weights (see the
+    docs)."""
     time, event, codes, risk, entry, _ = _data(50, seed)
     copies = np.random.default_rng(seed).integers(1, 4, time.size)
     group = np.array(["a", "b"])[codes]
@@ -422,9 +425,10 @@ def test_analytic_and_bootstrap_intervals_agree_with_entry_and_weights():
 
 @pytest.mark.parametrize("censoring", ["group", "pooled"])
 def test_bootstrap_with_entry_at_zero_replays_the_bootstrap_without_entry(censoring):
-    # entry 0 for everyone leaves every risk set as it is: the replicates refitted by the delayed-entry
-    # Kaplan-Meier equal those of the counting one, bit for bit (pooled censoring with delayed entry
-    # used to fail with an IndexError: its refitted curve was kept for the first group only)
+    # entry 0 for everyone leaves every risk set as it is: the replicates refitted by the
+    # delayed-entry Kaplan-Meier equal those of the counting one, bit for bit (pooled censoring with
+    # delayed entry used to fail with an IndexError: its refitted curve was kept for the first group
+    # only)
     time, event, codes, risk, _, weights = _data(300, seed=5, n_groups=3, ties=True)
     group = np.array(["a", "b", "c"])[codes]
     options = dict(

@@ -1,4 +1,5 @@
-"""Findings sentences (survfair._present.findings.ranking): direction on constructed results, flags, adjustment."""
+"""Findings sentences (survfair._present.findings.ranking): direction on constructed results, flags,
+adjustment."""
 
 import json
 
@@ -27,10 +28,12 @@ def test_the_asymmetry_sentence_gives_the_direction_without_blaming_the_model(fi
     sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
     assert sentence.startswith(
         f"Largest cross-group asymmetry, {first} vs {second}: when a member of {first} "
-        f"had the event first, the model ranked them above the member of {second} {100 * forward:.1f}%"
+        f"had the event first, the model ranked them above the member of {second} "
+        f"{100 * forward:.1f}%"
     )
     assert (
-        f"members of {second} who had the event first were ranked correctly less often than members of "
+        f"members of {second} who had the event first were ranked correctly less often than "
+        "members of "
         f"{first}"
     ) in sentence
     # issue 32: an observed asymmetry alone never names a disadvantaged group
@@ -281,7 +284,8 @@ def test_the_within_group_sentence_is_judged_by_its_adjusted_p_value_too():
 
 
 def test_a_within_group_headline_on_a_flagged_cell_says_so():
-    """Issue 14 audit: the within-group sentence gave no caution when it rested on a flagged cell."""
+    """Issue 14 audit: the within-group sentence gave no caution when it rested on a flagged
+    cell."""
     rng = np.random.default_rng(2)
     g = np.array(["big"] * 400 + ["tiny"] * 8)
     r = rng.normal(size=408)
@@ -498,7 +502,8 @@ def test_many_groups_without_intervals_test_nothing(monkeypatch):
 
 def _two_age_groups(n=1000, seed=0, hidden=0.0, hidden_group="young"):
     """Two groups with very different baseline hazards and the TRUE curves as the model (issue 32's
-    oracle); ``hidden`` adds a group effect on the hazard that the model's score and curves leave out."""
+    oracle); ``hidden`` adds a group effect on the hazard that the model's score and curves leave
+    out."""
     rng = np.random.default_rng(seed)
     group = np.where(rng.random(n) < 0.5, "old", "young")
     lp = rng.normal(size=n)
@@ -543,7 +548,8 @@ def test_a_model_missing_a_group_effect_shows_the_excess_against_the_right_group
     other = "old" if worse == "young" else "young"
     assert lead.startswith(
         f"Excess cross-group asymmetry, {other} vs {worse}: the model ranks members of {worse} "
-        f"who had the event first below members of {other} more often than its own predictions imply"
+        f"who had the event first below members of {other} "
+        "more often than its own predictions imply"
     )
     assert f"if a higher score means earlier care, the model disadvantages {worse}." in lead
     assert "the interval excludes 0" in lead and "assumes the predictions are calibrated" in lead

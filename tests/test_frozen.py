@@ -90,7 +90,8 @@ def _same(before, after):
 
 
 def _public_values(obj):
-    """Every public field and property value of a result (errors, e.g. a missing covariance, skipped)."""
+    """Every public field and property value of a result (errors, e.g. a missing covariance,
+    skipped)."""
     names = {f.name for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else set()
     names |= {n for n in dir(type(obj)) if isinstance(getattr(type(obj), n, None), property)}
     for name in sorted(n for n in names if not n.startswith("_")):

@@ -1,4 +1,5 @@
-"""Inference: analytic (influence-function) covariance, bootstrap (the paired comparison: test_paired.py).
+"""Inference: analytic (influence-function) covariance, bootstrap (the paired comparison:
+test_paired.py).
 
 Every fast path is checked against an O(n^2) twin or a closed form: the analytic covariance
 against a direct pair loop, the one-group binary case against DeLong et al. (1988), the
@@ -50,7 +51,8 @@ def _cohort(n, seed, n_groups=2, ties=False):
 
 
 def _brute_influence(time, event, codes, risk, n_groups, weight, tied_tol=1e-8, tau=None):
-    """Direct pair loop: per-individual earlier/later numerator and denominator, then the formula."""
+    """Direct pair loop: per-individual earlier/later numerator and denominator, then the
+    formula."""
     n = time.shape[0]
     g2 = n_groups * n_groups
     e_num, e_den = np.zeros((n, g2)), np.zeros((n, g2))
@@ -114,7 +116,8 @@ def test_naive_covariance_equals_direct_pair_loop(n_groups, ties):
 
 @pytest.mark.parametrize("n_groups", [1, 3])
 def test_naive_covariance_with_tau_equals_direct_pair_loop(n_groups):
-    """Issue 33.6: the naive estimator truncated at tau (R's concordance(ymax=)) and its variance."""
+    """Issue 33.6: the naive estimator truncated at tau (R's concordance(ymax=)) and its
+    variance."""
     time, event, group, risk = _cohort(70, seed=n_groups, n_groups=n_groups, ties=True)
     tau = float(np.quantile(time, 0.6))
     res = survfair.xci(time, event, group, risk, method="naive", tau=tau, ci="analytic")

@@ -8,7 +8,8 @@ independent formula (scipy's normal quantile, expit/logit) from what the result 
 interval                                  documented scale
 ========================================  ==========================================================
 xCI / xAUC / AUC(t) cells, pooled C       logit: expit(logit v +- z se / (v (1 - v)))
-Δbetween, Δwithin (xCI, xAUC, AUC(t)),    raw, clipped to [-1, 1] (a difference of two probabilities)
+Δbetween, Δwithin (xCI, xAUC, AUC(t)),    raw, clipped to [-1, 1] (a difference of two
+                                          probabilities)
 balanced-xAUC differences, compare_xci
 calibration O/E                           log: O/E exp(+- z SE(log O/E)), SE(log O/E) = se / O/E
 calibration O/E ratio between groups      log, the same

@@ -85,7 +85,8 @@ def test_the_flags_cover_every_cell_the_study_found_under_covering():
 
 
 def test_the_flag_rule_is_the_study_threshold():
-    """35 events in either group: 34 flags the cells of that group and says what to do, 35 does not."""
+    """35 events in either group: 34 flags the cells of that group and says what to do, 35 does
+    not."""
     res = _cohort_with_counts({"s": 60, "l": 200}, {"s": 34, "l": 120})
     flags = small_sample_flags(res).set_index(["a", "b"])
     assert flags["narrow_interval"].tolist() == [

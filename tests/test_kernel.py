@@ -1,4 +1,5 @@
-"""The per-individual contributions add up to every cell from the earlier and from the later side."""
+"""The per-individual contributions add up to every cell from the earlier and from the later
+side."""
 
 import numpy as np
 import pytest
@@ -174,10 +175,11 @@ def test_contributions_equal_the_pair_loop(seed, n_groups, strict, weighted, del
 
 @pytest.mark.parametrize("n_groups", [1, 3])
 def test_perfect_ranking_has_numerators_exactly_equal_to_denominators(n_groups):
-    """A perfect ranking (every earlier event outranks every later member) gives every row numerators
-    exactly equal to its denominators, so its influence is exactly 0 and the cells get the point
-    interval [1, 1] rather than a rounding-sized standard error. With case weights the later
-    member's sums stay exact too (the earlier member's weighted sums are two different sums)."""
+    """A perfect ranking (every earlier event outranks every later member) gives every row
+    numerators exactly equal to its denominators, so its influence is exactly 0 and the cells get
+    the point interval [1, 1] rather than a rounding-sized standard error. With case weights the
+    later member's sums stay exact too (the earlier member's weighted sums are two different
+    sums)."""
     rng = np.random.default_rng(8)
     time, event, codes = (
         rng.permutation(3000) + 1.0,
@@ -195,9 +197,9 @@ def test_perfect_ranking_has_numerators_exactly_equal_to_denominators(n_groups):
 
 @pytest.mark.parametrize("options", ["plain", "weighted", "competing"])
 def test_threads_give_bit_identical_results(options):
-    """n_jobs=1 and n_jobs=2 give the same bits: with 120,000 rows the preparation really runs in two
-    blocks (``_MIN_BLOCK_ROWS`` is 50,000) and the column passes on two OpenMP threads, each pass
-    writing only its own column."""
+    """n_jobs=1 and n_jobs=2 give the same bits: with 120,000 rows the preparation really runs in
+    two blocks (``_MIN_BLOCK_ROWS`` is 50,000) and the column passes on two OpenMP threads, each
+    pass writing only its own column."""
     from survfair._core import kernel as _kernel
     from survfair._core.censoring import CensoringCurves, censoring_kaplan_meier, inverse_censoring
 

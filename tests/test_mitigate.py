@@ -27,10 +27,11 @@ OBJECTIVES = ["abs_delta_between", "min_xci", "min_utility", "nash_welfare"]
 
 
 # -- log-normal model with a closed-form optimum --------------------------------------------------
-# log T = B0 + B1 G + B2 Z + eps, Z ~ N(0, SZ^2), eps ~ N(0, SE^2); score risk = -(C1 G + C2 Z), so the
-# score under-weights the group effect. With group 1 shifted by d, for a pair (i earlier, j later) the
-# score difference U = r_i - r_j and D = log T_i - log T_j are jointly normal, and
-# xCI = P(U > 0, D < 0) / P(D < 0) (Proposition 5.1 of Wang et al. 2026, exact bivariate-normal form).
+# log T = B0 + B1 G + B2 Z + eps, Z ~ N(0, SZ^2), eps ~ N(0, SE^2); score risk = -(C1 G + C2 Z), so
+# the score under-weights the group effect. With group 1 shifted by d, for a pair (i earlier,
+# j later) the score difference U = r_i - r_j and D = log T_i - log T_j are jointly normal, and
+# xCI = P(U > 0, D < 0) / P(D < 0) (Proposition 5.1 of Wang et al. 2026, exact bivariate-normal
+# form).
 B0, B1, B2, SZ, SE = 0.0, 0.5, 1.0, 1.0, 1.0
 C1, C2 = -0.3, 1.0
 
@@ -71,7 +72,8 @@ def simulate(n: int, seed: int, censoring_mean: float | None = 6.0):
 
 
 def brute_matrix(time, event, codes, risk, n_groups, tol, weights=None):
-    """xCI matrix by enumerating every pair (scikit-survival's conventions); O(n^2) memory, tests only."""
+    """xCI matrix by enumerating every pair (scikit-survival's conventions); O(n^2) memory, tests
+    only."""
     comparable = event[:, None] & (
         (time[:, None] < time[None, :]) | ((time[:, None] == time[None, :]) & ~event[None, :])
     )
@@ -90,7 +92,8 @@ def brute_matrix(time, event, codes, risk, n_groups, tol, weights=None):
 
 
 def ipcw_weights(time, event, codes, tau):
-    """Pair weights 1 / (K_{g_i}(t_i) K_{g_j}(t_i)), 0 when t_i >= tau (scikit-survival's censoring KM per group)."""
+    """Pair weights 1 / (K_{g_i}(t_i) K_{g_j}(t_i)), 0 when t_i >= tau (scikit-survival's censoring
+    KM per group)."""
     n_groups = codes.max() + 1
     k = np.empty((n_groups, len(time)))
     for g in range(n_groups):
@@ -107,7 +110,8 @@ def ipcw_weights(time, event, codes, tau):
 
 
 def objective_value(matrix, weights, name, alpha=1.0, beta=1.0):
-    """Objective in reported units (max|Δbetween|, min cross cell, min utility, product of utilities)."""
+    """Objective in reported units (max|Δbetween|, min cross cell, min utility, product of
+    utilities)."""
     off = ~np.eye(2, dtype=bool)
     if name == "abs_delta_between":
         return abs(matrix[0, 1] - matrix[1, 0])
@@ -142,7 +146,8 @@ def test_exact_search_equals_enumeration_of_all_breakpoints(objective, kind, met
     alpha, beta = 1.0, 0.4
     tau = 20.0 if method == "ipcw" else None
     weights_fn = ipcw_weights(time, event, g, tau) if method == "ipcw" else None
-    # every breakpoint: offsets of group 1 where a cross pair's score can change are r_0 - r_1 +- tol;
+    # every breakpoint: offsets of group 1 where a cross pair's score can change are
+    # r_0 - r_1 +- tol;
     # one offset inside every plateau between consecutive breakpoints (and beyond both ends)
     u = np.subtract.outer(risk[g == 0], risk[g == 1]).ravel()
     points = np.unique(np.concatenate([u - tol, u + tol]))
@@ -196,12 +201,14 @@ def test_exhausted_budget_reports_a_valid_optimality_gap():
 
 @pytest.mark.parametrize("objective", ["abs_delta_between", "min_xci"])
 def test_fitted_offset_matches_closed_form(objective):
-    """Two groups, IPCW with 30% censoring: the fitted offset estimates d* equalising the cross cells."""
+    """Two groups, IPCW with 30% censoring: the fitted offset estimates d* equalising the cross
+    cells."""
     dstar = closed_form_offset()
     assert closed_form_cell(dstar, 0) == pytest.approx(closed_form_cell(dstar, 1), abs=1e-10)
     time, event, g, risk = simulate(4000, seed=11)
     fitted = group_shift(time, event, g, risk, objective=objective)
-    # Monte-Carlo sd of the fitted offset is 0.048 at n = 1000 (30 replicates), so about 0.024 at n = 4000
+    # Monte-Carlo sd of the fitted offset is 0.048 at n = 1000 (30 replicates), so about 0.024 at
+    # n = 4000
     assert fitted.offsets.iloc[1] == pytest.approx(dstar, abs=0.1)
     assert abs(dstar) > 0.4  # the unadjusted score is far from fair: the test can fail
     cells = fitted.to_frame().query("sample == 'fit' and metric == 'xci'")
@@ -708,7 +715,8 @@ def test_a_fresh_seed_is_recorded_and_repeats_the_fit():
     "bad, error", [("a", TypeError), (-1, ValueError), (1.5, TypeError), (True, TypeError)]
 )
 def test_random_state_is_checked_with_two_groups_too(bad, error):
-    """Before: a two-group group_shift / frontier never looked at random_state ("a", -1, 1.5 accepted)."""
+    """Before: a two-group group_shift / frontier never looked at random_state ("a", -1, 1.5
+    accepted)."""
     time, event, g, risk = simulate(120, seed=1)
     with pytest.raises(error, match="random_state"):
         group_shift(time, event, g, risk, method="naive", random_state=bad)
@@ -717,7 +725,8 @@ def test_random_state_is_checked_with_two_groups_too(bad, error):
 
 
 def test_cli_mitigate_is_reproducible_by_default(tmp_path, capsys):
-    """Before: survfair mitigate had no --seed, so two runs with three groups wrote different offsets."""
+    """Before: survfair mitigate had no --seed, so two runs with three groups wrote different
+    offsets."""
     time, event, g, risk = _three_groups()
     data = tmp_path / "in.csv"
     pd.DataFrame({"t": time, "e": event.astype(int), "g": g, "r": risk}).to_csv(data, index=False)
@@ -858,7 +867,8 @@ def test_group_shift_fits_with_entry_and_weights_what_the_table_reports(method):
 
 
 def test_group_monotone_fits_the_weighted_event_distributions():
-    """Integer case weights give the maps of repeated rows (the weights used to be ignored by the fit)."""
+    """Integer case weights give the maps of repeated rows (the weights used to be ignored by the
+    fit)."""
     t, e, g, r, _, _ = _weighted_entry_cohort()
     w = np.random.default_rng(0).integers(1, 4, t.size)
     weighted = group_monotone(t, e, g, r, method="naive", weights=w.astype(float))

@@ -1,4 +1,5 @@
-"""The calibration cost of a mitigation: adjusted predicted risks, per group, beside the ranking gain."""
+"""The calibration cost of a mitigation: adjusted predicted risks, per group, beside the ranking
+gain."""
 
 import numpy as np
 import pandas as pd

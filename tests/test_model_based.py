@@ -155,8 +155,8 @@ def test_cpe_and_breslow_match_r():
 
 
 def test_grid_of_a_ph_model_gives_the_closed_form():
-    """(a) vs (b): a PH model's curves on a fine grid give the Gönen-Heller cells (tolerance 1e-3 at a
-    grid step of 0.01 over [0, 5]: the linear-interpolation error of the grid is O(step))."""
+    """(a) vs (b): a PH model's curves on a fine grid give the Gönen-Heller cells (tolerance 1e-3 at
+    a grid step of 0.01 over [0, 5]: the linear-interpolation error of the grid is O(step))."""
     rng = np.random.default_rng(4)
     n = 300
     group = rng.choice(["a", "b", "c"], size=n)
@@ -204,7 +204,8 @@ def test_monte_carlo_reference_agrees_with_exact():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), n_groups=st.integers(1, 4))
 def test_invariances(seed, n_groups):
-    """Monotone transforms of the risk change nothing; relabelling the groups permutes rows and columns."""
+    """Monotone transforms of the risk change nothing; relabelling the groups permutes rows and
+    columns."""
     rng = np.random.default_rng(seed)
     n = 30
     times, survival = random_curves(rng, n, 6)
@@ -272,7 +273,8 @@ def test_oracle_true_model_has_no_excess():
 
 
 def test_model_missing_a_group_effect_has_excess():
-    """A shared baseline, a group effect the model leaves out: the model expects no asymmetry, there is one."""
+    """A shared baseline, a group effect the model leaves out: the model expects no asymmetry, there
+    is one."""
     design = ph_design(
         {"a": 0.5, "b": 0.5},
         group_effect={"a": 0.0, "b": 1.5},
@@ -459,8 +461,8 @@ def _cox_data(n=300, seed=0):
 
 def test_lifelines_model_equals_its_closed_form():
     """A fitted lifelines Cox model through the adapter (its Breslow curves on the event-time grid)
-    gives the Gönen-Heller cells of its linear predictor with a Breslow baseline (to 1e-3: the curves
-    are step functions read as linear between event times)."""
+    gives the Gönen-Heller cells of its linear predictor with a Breslow baseline (to 1e-3: the
+    curves are step functions read as linear between event times)."""
     from lifelines import CoxPHFitter
 
     df = _cox_data()
@@ -534,9 +536,9 @@ def test_undefined_cell_warning_points_at_the_caller():
 
 
 def test_excess_xauc_se_matches_its_sampling_sd():
-    """Binary outcome, calibrated probabilities as the score: across 300 simulated samples the SD of the
-    excess ΔxAUC and the mean analytic SE agree within 15% (relative MC error of an SD of 300 draws:
-    4%), and the mean excess is within 3 MC errors of 0."""
+    """Binary outcome, calibrated probabilities as the score: across 300 simulated samples the SD of
+    the excess ΔxAUC and the mean analytic SE agree within 15% (relative MC error of an SD of 300
+    draws: 4%), and the mean excess is within 3 MC errors of 0."""
     values, ses = [], []
     for seed in range(300):
         rng = np.random.default_rng(seed)

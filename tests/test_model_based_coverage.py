@@ -1,6 +1,7 @@
 """Coverage of the excess Δbetween interval under the true model, and power against a model that
-leaves out a group effect (issue 32.2). Slow: run with ``pytest -m slow tests/test_model_based_coverage.py``,
-or ``python tests/test_model_based_coverage.py`` to print the table.
+leaves out a group effect (issue 32.2). Slow: run with
+``pytest -m slow tests/test_model_based_coverage.py``, or
+``python tests/test_model_based_coverage.py`` to print the table.
 
 Criterion. With R = 2,000 replications the Monte-Carlo SE of a coverage near 0.95 is
 sqrt(0.95 x 0.05 / R) = 0.0049. A design passes when its coverage is not credibly below 0.93,
@@ -79,7 +80,8 @@ DESIGNS = {
 
 
 def coverage(name: str, replications: int = REPLICATIONS, n: int = N, seed: int = 0) -> dict:
-    """Coverage of the 95% interval of excess Δbetween (first two groups) at 0, with the true curves."""
+    """Coverage of the 95% interval of excess Δbetween (first two groups) at 0, with the true
+    curves."""
     design, tau = DESIGNS[name]
     grid = np.linspace(tau / 200, tau, 200)
     a, b = design.groups[:2]

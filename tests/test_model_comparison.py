@@ -1,5 +1,6 @@
-"""Several models audited side by side (``survfair._models.comparison``: ``compare``, ``ModelComparison``):
-agreement with xci and the summaries, intervals, a feature matrix per model, errors, exports."""
+"""Several models audited side by side (``survfair._models.comparison``: ``compare``,
+``ModelComparison``): agreement with xci and the summaries, intervals, a feature matrix per model,
+errors, exports."""
 
 from __future__ import annotations
 
@@ -99,7 +100,8 @@ def test_compare_errors(obvious):
 
 
 def test_compare_feature_matrix_per_model(obvious):
-    """Models fitted on different columns, each scored on its own X (one shared X cannot serve both)."""
+    """Models fitted on different columns, each scored on its own X (one shared X cannot serve
+    both)."""
     frame, time, event, group = obvious
     y = Surv.from_arrays(event, time)
     only_x = CoxPHSurvivalAnalysis().fit(frame[["x"]], y)

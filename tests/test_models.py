@@ -179,7 +179,8 @@ _FORMULA = "age + bmi + hr + sysbp + diasbp"
 
 
 def _sk(model):
-    """A scikit-survival model fitted on the first n rows (plain fit: the tests want its orientation)."""
+    """A scikit-survival model fitted on the first n rows (plain fit: the tests want its
+    orientation)."""
 
     def fit(d, n):
         X, y, *_ = d
@@ -198,7 +199,8 @@ def _ll(model, **fit_kwargs):
 
 
 def _expected_events_twin(model, d, n):
-    """Independent twin of the 'expected number of events' rule: one call, summed over event times."""
+    """Independent twin of the 'expected number of events' rule: one call, summed over event
+    times."""
     frame, time, event = d[2].iloc[:n], d[3], d[4]
     times = np.unique(time[event])
     hazard = model.predict_cumulative_hazard(frame, times=times)
@@ -337,7 +339,8 @@ ORIENTED = {
 @pytest.mark.parametrize("name", list(ORIENTED), ids=list(ORIENTED))
 def test_orientation_on_whas500_matches_sksurv_concordance(whas, name):
     """The pooled C of risk_scores is > 0.5 and equals scikit-survival's C of the model's own output
-    oriented by hand (-predict for a predicted time); for scikit-survival models also model.score."""
+    oriented by hand (-predict for a predicted time); for scikit-survival models also
+    model.score."""
     fit, native, n = ORIENTED[name]
     model = fit(whas, n)
     X, y, frame, time, event, group = whas

@@ -1,5 +1,5 @@
-"""The moment engine (survfair._core.moments): analytic intervals without stored rows, checked against the
-row path (survfair._core.influence) that it replaces where no rows are needed."""
+"""The moment engine (survfair._core.moments): analytic intervals without stored rows, checked
+against the row path (survfair._core.influence) that it replaces where no rows are needed."""
 
 import warnings
 

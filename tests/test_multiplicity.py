@@ -167,7 +167,8 @@ def test_equal_cells_counts_the_rank_and_within_tests_the_diagonal():
 
 
 def test_undefined_cells_are_left_out_and_counted():
-    # group c has no events: its row of cells is undefined, so (a, c) and (b, c) asymmetries are left out
+    # group c has no events: its row of cells is undefined, so (a, c) and (b, c) asymmetries are
+    # left out
     t, e, g, r = _cohort(600, ["a", "b", "c"], 6)
     e = e & (g != "c")
     with pytest.warns(survfair.UndefinedXCIWarning):
@@ -197,7 +198,8 @@ def test_unknown_hypothesis_is_refused():
 
 
 def test_a_result_of_another_kind_is_a_type_error_naming_the_argument():
-    """A string or an AUC(t) result raised AttributeError ('str' object has no attribute 'groups')."""
+    """A string or an AUC(t) result raised AttributeError ('str' object has no attribute
+    'groups')."""
     t, e, g, r = _cohort(100, ["a", "b"], 8)
     with pytest.raises(
         TypeError, match=r"result must be an XCIResult .* or an XAUCResult .*got str"

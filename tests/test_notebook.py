@@ -24,10 +24,12 @@ def test_results_display_in_an_executed_notebook(tmp_path):
         "time = rng.exponential(np.exp(-rng.normal(size=n)))\n"
         "event = rng.random(n) < 0.8",
         "res = survfair.xci(time, event, group, risk, tau=2.0)\nres",
-        "survfair.xci(time, event, group, risk, tau=2.0, ci='bootstrap', n_resamples=50, random_state=0)",
+        "survfair.xci(time, event, group, risk, tau=2.0, ci='bootstrap', n_resamples=50, "
+        "random_state=0)",
         "survfair.xauc_t(time, event, group, risk, [0.5, 1.0])",
         "survfair.findings(res)",
-        "survfair.compare(time, event, group, {'score': risk, 'noise': rng.normal(size=n)}, tau=2.0)",
+        "survfair.compare(time, event, group, {'score': risk, 'noise': rng.normal(size=n)}, "
+        "tau=2.0)",
         "p = 1 - np.exp(-np.exp(risk)[:, None] * np.array([[0.3, 0.6]]))\n"
         "survfair.calibration(time, event, group, p, [0.5, 1.0])",
         "survfair.compare_xci(res, survfair.xci(time, event, group, rng.normal(size=n), tau=2.0))",
@@ -114,7 +116,8 @@ def test_xauc_t_displays_matrices_differences_and_findings():
 
 
 def test_calibration_displays_every_horizon_labelled():
-    """Issue 32.6: the notebook showed the first horizon only, unlabelled, in a table 3,226 px wide."""
+    """Issue 32.6: the notebook showed the first horizon only, unlabelled, in a table 3,226 px
+    wide."""
     time, event, group, risk, _ = _cohort()
     predicted = 1 - np.exp(-np.exp(risk)[:, None] * np.array([[0.3, 0.6, 1.0]]))
     res = survfair.calibration(time, event, group, predicted, [0.5, 1.0, 2.0])

@@ -1,5 +1,6 @@
-"""The paired comparison of two risk scores on the same rows (``survfair._xci.paired``, ``compare_xci``):
-DeLong's test as the one-group binary case, paired bootstrap against analytic, refusals."""
+"""The paired comparison of two risk scores on the same rows (``survfair._xci.paired``,
+``compare_xci``): DeLong's test as the one-group binary case, paired bootstrap against analytic,
+refusals."""
 
 from __future__ import annotations
 
@@ -179,9 +180,9 @@ def test_compare_rejects_other_settings_groups_and_censoring_reference():
 
 
 def test_inputs_modified_after_the_call_are_refused_not_read():
-    """A result keeps references to the caller's arrays (no copy at registry scale): modifying one in
-    place after ``xci`` used to move the paired interval of a later ``compare_xci`` silently (cell
-    (0, 0): [0.015, 0.115] -> [-0.475, -0.242] around an unchanged difference)."""
+    """A result keeps references to the caller's arrays (no copy at registry scale): modifying one
+    in place after ``xci`` used to move the paired interval of a later ``compare_xci`` silently
+    (cell (0, 0): [0.015, 0.115] -> [-0.475, -0.242] around an unchanged difference)."""
     rng = np.random.default_rng(3)
     time = rng.exponential(size=300)
     event = rng.random(300) < 0.7

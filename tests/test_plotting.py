@@ -94,7 +94,8 @@ def test_censoring_curves_needs_ipcw(sample):
 
 
 def test_forest(sample, tmp_path):
-    # a noise score (risk = time ranks every pair wrongly: cells at 0% with standard error 0, flagged)
+    # a noise score (risk = time ranks every pair wrongly: cells at 0% with standard error 0,
+    # flagged)
     noisy = sample.assign(noise=np.random.default_rng(0).normal(size=len(sample)))
     comparison = sf.compare(
         "time",
@@ -107,7 +108,8 @@ def test_forest(sample, tmp_path):
     )
     ax = plotting.plot_forest(comparison)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-    # one row per difference, labelled in words, first on top; one colour (errorbar container) per model
+    # one row per difference, labelled in words, first on top; one colour (errorbar container) per
+    # model
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Δbetween (F, M)", "Δwithin (F, M)"]
     assert ax.yaxis_inverted()
     assert [b.get_label() for b in bars] == ["risk", "noise"]
@@ -160,7 +162,8 @@ def test_forest_marks_flagged_rows(sample):
         ["Δbetween (F, M)", "Δwithin (F, M)"],
         [],
     )
-    # a given table: Δbetween (F, M) uses the cells (F, M) and (M, F); Δwithin (F, M) uses (F, F) and (M, M)
+    # a given table: Δbetween (F, M) uses the cells (F, M) and (M, F); Δwithin (F, M) uses (F, F)
+    # and (M, M)
     flags = pd.DataFrame(
         {
             "a": ["F", "F", "M", "M"],
@@ -321,7 +324,8 @@ def literal_sample():
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """Draw a figure with Agg; return every string the renderer was asked to write, as (text, ismath)."""
+    """Draw a figure with Agg; return every string the renderer was asked to write,
+    as (text, ismath)."""
     from matplotlib.backends.backend_agg import RendererAgg
 
     calls = []
@@ -431,7 +435,8 @@ def test_heatmap_of_xauc_result(literal_sample, drawn):
 
 
 def test_heatmap_fits_long_labels_and_intervals(literal_sample):
-    """A new figure is sized to its cells: interval texts inside their cells, long column labels slanted."""
+    """A new figure is sized to its cells: interval texts inside their cells, long column labels
+    slanted."""
     long = literal_sample.assign(
         group=literal_sample["group"].map(
             {
@@ -669,7 +674,8 @@ def test_flagged_cells_are_marked(result):
 
 
 def test_flag_hatch_contrasts_with_its_cell():
-    """The hatch is drawn in white over a dark cell and in black over a light one, like the cell text."""
+    """The hatch is drawn in white over a dark cell and in black over a light one, like the cell
+    text."""
     res = sf.xci(
         [1, 2, 3, 4, 5, 6, 7, 8],
         [1, 1, 1, 1, 1, 1, 1, 0],
@@ -765,7 +771,7 @@ def test_very_long_labels_are_cut_in_figures_and_kept_in_tables(sample, tmp_path
     assert long in report.read_text()  # the tables keep the full label
 
 
-# -- differences on a diverging scale (issue 32.4) -----------------------------------------------------
+# -- differences on a diverging scale (issue 32.4) -------------------------------------------------
 def test_difference_heatmap_of_each_pair(result, tmp_path):
     """xCI − xCIᵀ: the Δbetween of every pair, centred on 0, the diagonal empty."""
     from matplotlib.colors import TwoSlopeNorm

@@ -247,7 +247,8 @@ def test_user_strings_are_escaped(sample, tmp_path, suffix):
 
 
 def test_markdown_cells_render_as_the_literal_strings(result, tmp_path):
-    """Through a Markdown renderer (Python-Markdown, as MkDocs uses) every cell is the string itself."""
+    """Through a Markdown renderer (Python-Markdown, as MkDocs uses) every cell is the string
+    itself."""
     import markdown
 
     strings = [
@@ -272,7 +273,7 @@ def test_markdown_cells_render_as_the_literal_strings(result, tmp_path):
     assert shown == strings
 
 
-# -- binary audits (xAUC) ----------------------------------------------------------------------------
+# -- binary audits (xAUC) --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def binary():
     rng = np.random.default_rng(7)
@@ -326,7 +327,8 @@ def test_binary_report_html(binary, tmp_path):
     cells = re.findall(r"<td>([^<]*)</td>", row)
     assert cells[:2] == [
         f"{100 * delta.value:+.1f} pts",
-        f"[{100 * delta.confidence_interval.low:+.1f}, {100 * delta.confidence_interval.high:+.1f}]",
+        f"[{100 * delta.confidence_interval.low:+.1f}, "
+        f"{100 * delta.confidence_interval.high:+.1f}]",
     ]
     assert f"<td>{100 * binary.overall:.1f}%</td>" in text
     for caption in ("xAUC matrix. How to read", "xROC curves per pair of groups. How to read"):
@@ -356,8 +358,8 @@ def test_binary_report_markdown(binary, tmp_path):
     ]
     balanced = sf.balanced_xauc(binary)
     assert (
-        f"| F | {balanced.loc['F', 'positives']} | {balanced.loc['F', 'negatives']} | {100 * balanced.loc['F', 'xauc1']:.1f}% |"
-        in text
+        f"| F | {balanced.loc['F', 'positives']} | {balanced.loc['F', 'negatives']} | "
+        f"{100 * balanced.loc['F', 'xauc1']:.1f}% |" in text
     )
 
 
@@ -386,8 +388,8 @@ def test_flags_and_adjustment_are_shown(sample, tmp_path):
         res, tmp_path / "f.html", adjust="bh", min_pairs=10**6, default_figures=False
     ).read_text(encoding="utf-8")
     assert "<th>p (bh)</th>" in text and "BH-adjusted" in text
-    # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use them;
-    # in the verdict: the worst cell and the largest Δbetween
+    # the 4 cells of the matrix and of the cells table; the differences and the worst cell that use
+    # them; in the verdict: the worst cell and the largest Δbetween
     assert text.count(" †</td>") == 10 and "comparable pairs (&lt; 1000000)" in text
     between = survfair_label(res, "delta_between")
     for label in (f"{between} †", f"{survfair_label(res, 'delta_within')} †", "worst cell: xCI"):
@@ -539,7 +541,8 @@ def test_horizons_get_the_same_treatment(sample, tmp_path):
 
 
 def test_cells_with_standard_error_0_and_the_joint_test_in_the_report(tmp_path):
-    """Issue 14 audit: "[0.0%, 0.0%]" intervals and a chi-square of 2.5e33 in the Joint tests table."""
+    """Issue 14 audit: "[0.0%, 0.0%]" intervals and a chi-square of 2.5e33 in the Joint tests
+    table."""
     rng = np.random.default_rng(5)
     group = np.repeat(["a", "b", "c"], 200)
     risk = rng.normal(size=600) + 10.0 * (group == "a")
@@ -590,13 +593,14 @@ def test_models_side_by_side_mark_flagged_rows(sample, tmp_path):
 
 
 def survfair_label(result, summary):
-    """The label of the pair a differences table shows: the favoured group first (as the findings)."""
+    """The label of the pair a differences table shows: the favoured group first (as the
+    findings)."""
     row = sf.pairwise_deltas(result).query("summary == @summary").iloc[0]
     a, b = (row["a"], row["b"]) if row["value"] >= 0 else (row["b"], row["a"])
     return f"{'Δbetween' if summary == 'delta_between' else 'Δwithin'} ({a}, {b})"
 
 
-# -- issue 32: the verdict first, one orientation, several calibrations, phones ---------------------
+# -- issue 32: the verdict first, one orientation, several calibrations, phones --------------------
 def _stub_model_based(result, shift=0.02):
     """A stand-in for the model-based xCI (not built yet): a tidy frame with the agreed columns,
     Δbetween per pair in the library's order (a before b) and the cells."""
@@ -736,7 +740,8 @@ def test_tables_scroll_inside_their_box(result, tmp_path):
 )
 @pytest.mark.parametrize("width", [390, 1280])
 def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
-    """Rendered by headless Chromium: the page never scrolls sideways, wide tables scroll in their box."""
+    """Rendered by headless Chromium: the page never scrolls sideways, wide tables scroll in their
+    box."""
     import importlib.util
     from pathlib import Path
 

@@ -101,7 +101,8 @@ def test_analytic_memory_is_checked_before_the_passes(monkeypatch, row_path):
 
     time, event, codes, risk = (np.asarray(v) for v in _perfect(400))
     codes = np.arange(400) % 20
-    # 300 kB available: the rows alone (128 kB) fit in its usable share, the contributions (259 kB) do not
+    # 300 kB available: the rows alone (128 kB) fit in its usable share, the contributions (259 kB)
+    # do not
     monkeypatch.setattr(memory, "available_memory", lambda: 300_000)
 
     def passes_must_not_run(*args, **kwargs):
@@ -203,7 +204,8 @@ def test_xauc_refuses_a_delong_covariance_that_would_not_fit(monkeypatch):
 
 
 def test_results_hold_typed_read_only_fields(data_factory):
-    """Issue 19: no dict of extras; the settings are one frozen object; intervals are subscriptable."""
+    """Issue 19: no dict of extras; the settings are one frozen object; intervals are
+    subscriptable."""
     import dataclasses
 
     time, event, codes, risk = data_factory(200, 2, 5)
@@ -292,7 +294,7 @@ def test_every_result_exports_to_json():
     assert json.loads(json.dumps(survfair.min_xci(res).to_dict()))["a"] == "b"
 
 
-# -- one interval method on every result with intervals (issue 19 audit, item B) ---------------------
+# -- one interval method on every result with intervals (issue 19 audit, item B) -------------------
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""Tests of survfair.simulate: closed forms against quadrature and Monte Carlo, cohorts, studies, CLI."""
+"""Tests of survfair.simulate: closed forms against quadrature and Monte Carlo, cohorts, studies,
+CLI."""
 
 from __future__ import annotations
 
@@ -190,7 +191,7 @@ def test_invariances(beta1, beta2, sigma_z, sigma, beta1_hat, beta2_hat, scale, 
     assert np.all((base >= 0) & (base <= 1))
 
 
-# -- truncated truth (eq. 5) -------------------------------------------------------------------------
+# -- truncated truth (eq. 5) -----------------------------------------------------------------------
 @pytest.mark.parametrize("tau", [0.5, 2.0, 6.0])
 def test_truncated_matches_trivariate_normal_cdf(tau):
     params = dict(
@@ -360,7 +361,7 @@ def test_lognormal_xci_validation(kwargs, error, match):
         lognormal_xci(**args)
 
 
-# -- cohorts -----------------------------------------------------------------------------------------
+# -- cohorts ---------------------------------------------------------------------------------------
 def test_cohort_columns_and_model():
     df = lognormal_cohort(1000, 0.3, **PAPER, random_state=0)
     assert list(df.columns) == ["time", "event", "group", "z", "log_time", "risk", "censoring_time"]
@@ -472,7 +473,7 @@ def test_cohort_validation(kwargs, error, match):
         lognormal_cohort(*positional, **args)
 
 
-# -- studies -----------------------------------------------------------------------------------------
+# -- studies ---------------------------------------------------------------------------------------
 def test_study_small():
     table = study((0.2, 1.0), n=150, n_replications=4, random_state=1, progress=False)
     assert list(table.columns) == [
@@ -582,7 +583,7 @@ def test_ipcw_bias_study_full():
     assert np.all(heavy["bias"] > 5 * heavy["mc_se"])
 
 
-# -- CLI ------------------------------------------------------------------------------------------------
+# -- CLI -------------------------------------------------------------------------------------------
 def test_cli_quick(tmp_path, capsys):
     assert main(["simulate", "--quick", "--reps", "2", "--output-dir", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
@@ -614,7 +615,7 @@ def test_cli_output_dir_is_a_file(tmp_path, capsys):
     assert "not a directory" in capsys.readouterr().err
 
 
-# -- Gaussian xAUC (Kallus & Zhou 2019, Section 6) -------------------------------------------------------
+# -- Gaussian xAUC (Kallus & Zhou 2019, Section 6) -------------------------------------------------
 MU = {("a", 0): 0.25, ("a", 1): 0.75, ("b", 0): 0.0, ("b", 1): math.sqrt(0.5)}
 SD = {("a", 0): 0.5, ("a", 1): 0.5, ("b", 0): math.sqrt(0.5), ("b", 1): math.sqrt(0.5)}
 
@@ -634,12 +635,14 @@ def test_gaussian_xauc_formula_and_layout():
 
 
 def test_gaussian_same_aucs_different_xaucs():
-    """Appendix A.1: group a fixed, group b on the equal-AUC curve (mu_b1 - mu_b0)^2 = (s_b1^2 + s_b0^2) / 2."""
+    """Appendix A.1: group a fixed, group b on the equal-AUC curve
+    (mu_b1 - mu_b0)^2 = (s_b1^2 + s_b0^2) / 2."""
     res = gaussian_xauc(MU, SD)
     assert res.loc["a", "a"] == pytest.approx(res.loc["b", "b"], abs=1e-14)
     disparity = res.loc["a", "b"] - res.loc["b", "a"]
     assert disparity == pytest.approx(0.1056, abs=1e-4)
-    # along the curve (variances 0.5) the disparity shrinks to 0 at the configuration symmetric to a's
+    # along the curve (variances 0.5) the disparity shrinks to 0 at the configuration symmetric to
+    # a's
     gaps = []
     for mu_b0 in np.linspace(0.0, 0.5 - math.sqrt(0.5) / 2, 6):
         mu = {**MU, ("b", 0): mu_b0, ("b", 1): mu_b0 + math.sqrt(0.5)}
@@ -658,7 +661,8 @@ def test_gaussian_xauc_matches_simulation():
             pos = rng.normal(MU[(a, 1)], SD[(a, 1)], size)
             neg = rng.normal(MU[(b, 0)], SD[(b, 0)], size)
             binomial_check(pos > neg, res.loc[a, b])
-    # and the survfair estimator on the survival encoding (positive = event at 1, negative = censored at 2)
+    # and the survfair estimator on the survival encoding (positive = event at 1, negative =
+    # censored at 2)
     m = 1500
     scores, groups, labels = [], [], []
     for (g, y), mu in MU.items():

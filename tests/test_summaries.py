@@ -20,8 +20,8 @@ def test_pairwise_deltas_equal_the_per_pair_estimates(ci):
         )
         estimate = function(res, row.a, row.b)
         expected = (estimate.value, estimate.se, *estimate.confidence_interval, estimate.p_value)
-        # analytic: a difference's variance and a contrast's are read from the moment engine's covariance
-        # by two formulas (f,f + s,s - 2 f,s against w' C w), equal to rounding
+        # analytic: a difference's variance and a contrast's are read from the moment engine's
+        # covariance by two formulas (f,f + s,s - 2 f,s against w' C w), equal to rounding
         np.testing.assert_allclose(
             (row.value, row.se, row.ci_low, row.ci_high, row.p_value), expected, rtol=1e-12
         )
@@ -195,7 +195,8 @@ def _near_separated(n_small=8, seed=0):
 
 
 def test_difference_intervals_stay_within_minus_one_and_one():
-    """Issue 14 audit: a Wald interval of Δbetween near +1 reached past +100 points ([+92.0, +102.7])."""
+    """Issue 14 audit: a Wald interval of Δbetween near +1 reached past +100 points
+    ([+92.0, +102.7])."""
     res = survfair.xci(*_near_separated(), method="naive")
     z = survfair._core.intervals.two_sided_z(res.confidence_level)
     table = survfair.pairwise_deltas(res)

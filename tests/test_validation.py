@@ -356,12 +356,16 @@ def test_labels_in_two_unicode_normal_forms_are_refused_naming_labels_and_rows()
             "y": ["u"] * n,
         }
     )
-    message = r"distinct labels 'e\\u0301' \(rows \[3\] \(1 row\)\) and '\\xe9' \(rows \[0, 1, 2, 4, .*differ only in Unicode"
+    message = (
+        r"distinct labels 'e\\u0301' \(rows \[3\] \(1 row\)\) and '\\xe9' "
+        r"\(rows \[0, 1, 2, 4, .*differ only in Unicode"
+    )
     with pytest.raises(ValueError, match=message):
         survfair.xci("t", "e", "x", "r", data=frame)
     with pytest.raises(
         ValueError,
-        match=r"label combinations \('\\xe9', 'u'\) \(rows \[0, .*\('e\\u0301', 'u'\) \(rows \[3\] .*Unicode",
+        match=r"label combinations \('\\xe9', 'u'\) \(rows \[0, .*"
+        r"\('e\\u0301', 'u'\) \(rows \[3\] .*Unicode",
     ):
         survfair.xci("t", "e", ["x", "y"], "r", data=frame)
     normalised = frame.assign(x=frame["x"].map(lambda s: unicodedata.normalize("NFC", s)))
@@ -531,7 +535,7 @@ def test_every_public_scalar_option_follows_one_rule(call, argument):
             call(bad)
 
 
-# -- audit of issue 19, item D: options that slipped past the shared checks ---------------------------
+# -- audit of issue 19, item D: options that slipped past the shared checks ------------------------
 
 
 def _xci_result():

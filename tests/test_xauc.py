@@ -29,7 +29,8 @@ TOL = 1e-8
 
 # -- O(n^2) twins (tests only) -----------------------------------------------------------------
 def _psi(r_pos, r_neg, tol=TOL):
-    """Pairwise kernel matrix 1[r_i > r_j] + 1/2 1[|r_i - r_j| <= tol], shape (len(r_pos), len(r_neg))."""
+    """Pairwise kernel matrix 1[r_i > r_j] + 1/2 1[|r_i - r_j| <= tol],
+    shape (len(r_pos), len(r_neg))."""
     diff = r_pos[:, None] - r_neg[None, :]
     return np.where(np.abs(diff) <= tol, 0.5, (diff > 0).astype(float))
 
@@ -78,7 +79,8 @@ def brute_delong(y, g, s, groups):
 
 
 def brute_balanced(y, s, mask_pos, mask_neg):
-    """Value and DeLong variance of P[R_1 > R_0] for positives in mask_pos vs negatives in mask_neg."""
+    """Value and DeLong variance of P[R_1 > R_0] for positives in mask_pos vs negatives in
+    mask_neg."""
     psi = _psi(s[(y == 1) & mask_pos], s[(y == 0) & mask_neg])
     v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
     return psi.mean(), v10.var(ddof=1) / v10.size + v01.var(ddof=1) / v01.size
@@ -263,7 +265,8 @@ def test_balanced_xauc_values_and_delong_variances_equal_brute_force():
         assert table.loc[a, "xauc0"] == pytest.approx(value0, abs=1e-12)
         assert table.loc[a, "xauc1_se"] ** 2 == pytest.approx(var1, rel=1e-10)
         assert table.loc[a, "xauc0_se"] ** 2 == pytest.approx(var0, rel=1e-10)
-    # disparity across groups: shared negatives covary (xAUC^1), checked against brute placement values
+    # disparity across groups: shared negatives covary (xAUC^1), checked against brute placement
+    # values
     psi_a = _psi(s[(y == 1) & (g == "a")], s[y == 0])
     psi_b = _psi(s[(y == 1) & (g == "b")], s[y == 0])
     _, var_a = brute_balanced(y, s, g == "a", everyone)

@@ -31,7 +31,8 @@ def make_survival(seed, n=300, n_groups=3):
 
 
 def brute_xauc_t(time, event, g, risk, t, groups, censoring):
-    """O(n^2) cross-group AUC(t) with IPCW weights 1 / K(time_i) from scikit-survival's estimator."""
+    """O(n^2) cross-group AUC(t) with IPCW weights 1 / K(time_i) from scikit-survival's
+    estimator."""
     weights = np.zeros(len(time))
     for a in groups:
         rows = np.ones(len(time), bool) if censoring == "pooled" else g == a

@@ -281,9 +281,10 @@ def test_threads_give_bit_identical_results(data_factory):
 
 
 def test_naive_estimator_truncated_at_tau_equals_r_concordance_ymax():
-    """Issue 33.6: ``method="naive"`` honours ``tau`` as R's ``concordance(ymax=)`` truncates Harrell's
-    C (tests/fixtures/truncation, survival 3.5.3). R keeps an event at exactly ymax; survfair stops
-    before tau, so at ymax = 89 (five events there) it equals R with tau just above 89."""
+    """Issue 33.6: ``method="naive"`` honours ``tau`` as R's ``concordance(ymax=)`` truncates
+    Harrell's C (tests/fixtures/truncation, survival 3.5.3). R keeps an event at exactly ymax;
+    survfair stops before tau, so at ymax = 89 (five events there) it equals R with tau just above
+    89."""
     here = Path(__file__).parent / "fixtures" / "truncation"
     data = pd.read_csv(here / "input.csv")
     reference = pd.read_csv(here / "reference.csv", skipinitialspace=True)
