@@ -146,7 +146,8 @@ class EqualOpportunityAdjustment:
 
     @property
     def predicted_delta(self) -> float:
-        """Proposition 2: ΔxAUC after the adjustment equals AUC^b - AUC^a (of the original score)."""
+        """Proposition 2: ΔxAUC after the adjustment equals AUC^b - AUC^a (of the original
+        score)."""
         m = self.before.matrix
         return float(m.loc[self.b, self.b] - m.loc[self.a, self.a])
 
@@ -160,7 +161,8 @@ class EqualOpportunityAdjustment:
         return _before_after(before, after)
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: the pair, Proposition 2's prediction and the before/after metrics."""
+        """JSON-safe dictionary: the pair, Proposition 2's prediction and the before/after
+        metrics."""
         return json_safe(
             {
                 "a": self.a,
@@ -176,7 +178,8 @@ def _check_pair(sample: SurvivalSample, a: Any, b: Any) -> tuple[int, int]:
     for name, label in (("a", a), ("b", b)):
         if label not in sample.groups:
             raise ValueError(
-                f"{name}: group {label!r} does not occur in group (labels present: {list(sample.groups)})."
+                f"{name}: group {label!r} does not occur in group (labels present: "
+                f"{list(sample.groups)})."
             )
         codes.append(sample.groups.index(label))
     if codes[0] == codes[1]:
@@ -189,7 +192,8 @@ def _check_pair(sample: SurvivalSample, a: Any, b: Any) -> tuple[int, int]:
 
 
 def _delta(sample: SurvivalSample, a: int, b: int, risk: np.ndarray, tied_tol: float) -> float:
-    """Empirical ΔxAUC of the pair (a, b) for the scores ``risk`` (one kernel call on their rows)."""
+    """Empirical ΔxAUC of the pair (a, b) for the scores ``risk`` (one kernel call on their
+    rows)."""
     rows = (sample.group_codes == a) | (sample.group_codes == b)
     codes = np.where(sample.group_codes[rows] == a, 0, 1)
     counts, _ = count_pairs(
@@ -234,8 +238,9 @@ def logistic_adjustment(
     alpha minimising the empirical |ΔxAUC| = |xAUC(a, b) - xAUC(b, a)| over ``alpha_bounds``
     (the paper: [0, 5], beta = -2). h is increasing for alpha > 0, so within-group AUCs are kept;
     the population AUC may change. |ΔxAUC| is a step function of alpha, so a grid search
-    (:func:`scipy.optimize.brute`) is refined by bounded Brent (:func:`scipy.optimize.minimize_scalar`)
-    around the best grid point; each evaluation is one O(n log n) kernel pass.
+    (:func:`scipy.optimize.brute`) is refined by bounded Brent
+    (:func:`scipy.optimize.minimize_scalar`) around the best grid point; each evaluation is one
+    O(n log n) kernel pass.
 
     Parameters
     ----------
@@ -352,7 +357,8 @@ def logistic_adjustment(
 
 
 def _mid_cdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values and their mid-distribution function P[X < u] + P[X = u] / 2 (strictly increasing)."""
+    """Distinct values and their mid-distribution function P[X < u] + P[X = u] / 2 (strictly
+    increasing)."""
     unique, counts = np.unique(values, return_counts=True)
     below = np.cumsum(counts) - counts
     return unique, (below + 0.5 * counts) / values.size

@@ -182,8 +182,8 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
         xauc1 = xAUC^1(a) = P[R_1^a > R_0] and xauc0 = xAUC^0(a) = P[R_1 > R_0^a]
         (Definition 3, as in :func:`balanced_xauc`). For each of auc, xauc_vs_others,
         xauc_others_vs, xauc1 and xauc0 also the DeLong standard error ``*_se`` and the interval
-        ``*_ci_low``, ``*_ci_high``. NaN where a value has no pair (e.g. the cross-group columns with a
-        single group) or a variance needs two positives and two negatives.
+        ``*_ci_low``, ``*_ci_high``. NaN where a value has no pair (e.g. the cross-group columns
+        with a single group) or a variance needs two positives and two negatives.
 
     Raises
     ------
@@ -223,7 +223,8 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     >>> group = ["a"] * 4 + ["b"] * 4
     >>> score = [0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1]
     >>> table = survfair.group_metrics(survfair.xauc(y, group, score))
-    >>> table[["auc", "xauc_vs_others", "xauc_others_vs", "xauc1", "xauc0"]]  # doctest: +NORMALIZE_WHITESPACE
+    >>> table[["auc", "xauc_vs_others", "xauc_others_vs",
+    ...        "xauc1", "xauc0"]]  # doctest: +NORMALIZE_WHITESPACE
            auc  xauc_vs_others  xauc_others_vs  xauc1  xauc0
     group
     a      1.0            0.75            1.00  0.875  1.000
@@ -243,15 +244,17 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     probabilities = bool(np.all((rows.score >= 0) & (rows.score <= 1)))
     if not probabilities:
         warnings.warn(
-            "scores are not probabilities in [0, 1]; the Brier score is undefined and reported as NaN.",
+            "scores are not probabilities in [0, 1]; the Brier score is undefined and reported as "
+            "NaN.",
             UserWarning,
             stacklevel=2,
         )
     elif result.overall < 0.5:
         warnings.warn(
             f"the pooled AUC is {result.overall:.3f} < 0.5, so the score may be oriented against "
-            f"positive={result.positive!r}: the Brier score compares it with 1[y == {result.positive!r}] and needs "
-            f"P(y == {result.positive!r}), not the probability of the other class.",
+            f"positive={result.positive!r}: the Brier score compares it with "
+            f"1[y == {result.positive!r}] and needs P(y == {result.positive!r}), not the "
+            "probability of the other class.",
             UserWarning,
             stacklevel=2,
         )

@@ -116,7 +116,8 @@ class XAUCResult(CellMatrixAccessors):
     >>> round(float(res.se.loc["a", "b"]), 4), res.overall
     (0.3536, 0.8125)
     >>> pooled = res.overall_estimate()
-    >>> round(pooled.se, 4), round(pooled.confidence_interval.low, 4), round(pooled.confidence_interval.high, 4)
+    >>> round(pooled.se, 4), round(pooled.confidence_interval.low, 4), round(
+    ...     pooled.confidence_interval.high, 4)
     (0.1976, 0.2542, 0.9822)
     """
 
@@ -273,8 +274,8 @@ class XAUCResult(CellMatrixAccessors):
             )
         )
         return (
-            f"XAUCResult(groups={self.groups!r}, positive={self.positive!r}, n_samples={self.n_samples}, "
-            f"auc={self.overall:.4f}, xauc={{{cells}}})"
+            f"XAUCResult(groups={self.groups!r}, positive={self.positive!r}, "
+            f"n_samples={self.n_samples}, auc={self.overall:.4f}, xauc={{{cells}}})"
         )
 
 
@@ -405,7 +406,8 @@ def xauc(
     >>> group = ["a"] * 4 + ["b"] * 4
     >>> score = [0.9, 0.8, 0.3, 0.2, 0.6, 0.5, 0.7, 0.1]
     >>> res = survfair.xauc(y, group, score)
-    >>> float(res.matrix.loc["a", "b"]), float(res.matrix.loc["b", "a"]), float(res.matrix.loc["b", "b"])
+    >>> float(res.matrix.loc["a", "b"]), float(res.matrix.loc["b", "a"]), float(
+    ...     res.matrix.loc["b", "b"])
     (1.0, 1.0, 0.5)
 
     The other label as positive, with the score negated, transposes the matrix:
@@ -438,10 +440,11 @@ def warn_orientation(result: XAUCResult, *, stacklevel: int = 2) -> None:
     """
     if result.overall < 0.5:
         warnings.warn(
-            f"the pooled AUC is {result.overall:.3f} < 0.5: the score ranks negatives above positives more often "
-            f"than not, so it may be oriented against positive={result.positive!r} (a higher score must mean "
-            f"y == {result.positive!r} is more likely; give the other label as positive or negate the score). "
-            f"A Brier score needs the score to be P(y == {result.positive!r}).",
+            f"the pooled AUC is {result.overall:.3f} < 0.5: the score ranks negatives above "
+            "positives more often than not, so it may be oriented against "
+            f"positive={result.positive!r} (a higher score must mean y == {result.positive!r} is "
+            "more likely; give the other label as positive or negate the score). A Brier score "
+            f"needs the score to be P(y == {result.positive!r}).",
             UserWarning,
             stacklevel=stacklevel + 1,
         )
@@ -482,8 +485,8 @@ def xauc_from_sample(
     few = [sample.groups[k] for k in range(g) if n_pos[k] == 1 or n_neg[k] == 1]
     if few:
         warnings.warn(
-            f"groups {listed(repr(g) for g in few)} have a single positive or a single negative, so the DeLong variance of "
-            "their cells is undefined (NaN).",
+            f"groups {listed(repr(g) for g in few)} have a single positive or a single negative, "
+            "so the DeLong variance of their cells is undefined (NaN).",
             UndefinedXAUCWarning,
             stacklevel=stacklevel,
         )
@@ -528,9 +531,9 @@ def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) 
     -------
     DataFrame
         Indexed by group (matrix order). Columns positives, negatives (int counts), xauc1,
-        xauc1_se, xauc1_ci_low, xauc1_ci_high, xauc0, xauc0_se, xauc0_ci_low, xauc0_ci_high (floats). The
-        values are NaN where a group has no positive (xauc1) or no negative (xauc0); the
-        standard errors and limits are NaN where the DeLong variance needs two or more
+        xauc1_se, xauc1_ci_low, xauc1_ci_high, xauc0, xauc0_se, xauc0_ci_low, xauc0_ci_high
+        (floats). The values are NaN where a group has no positive (xauc1) or no negative (xauc0);
+        the standard errors and limits are NaN where the DeLong variance needs two or more
         positives / negatives.
 
     Raises
@@ -582,7 +585,8 @@ def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) 
 def add_estimate(
     frame: pd.DataFrame, name: str, value: np.ndarray, se: np.ndarray, level: float
 ) -> None:
-    """Columns ``name``, ``name_se``, ``name_ci_low``, ``name_ci_high`` of a probability-scale estimate.
+    """Columns ``name``, ``name_se``, ``name_ci_low``, ``name_ci_high`` of a probability-scale
+    estimate.
 
     The one interval rule of the binary family: :func:`survfair._core.intervals.cell_wald_interval`,
     Wald on the logit scale inside (0, 1), the raw Wald interval clipped to [0, 1] at 0 or 1 or

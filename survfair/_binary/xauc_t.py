@@ -246,7 +246,8 @@ def xauc_t(
 
     >>> res = survfair.xauc_t([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 1, 1, 2, 1, 1, 0], list("abababab"),
     ...                       [8, 3, 6, 5, 4, 7, 2, 1], times=[4.5], cause=1)
-    >>> print(res.to_frame()[["a", "b", "cases", "controls", "xauc"]].round(4).to_string(index=False))
+    >>> print(res.to_frame()[["a", "b", "cases", "controls", "xauc"]].round(4)
+    ...       .to_string(index=False))
     a b  cases  controls   xauc
     a a      2         2 1.0000
     a b      2         3 0.8333
@@ -403,7 +404,8 @@ def _horizon_deltas(
 ) -> pd.DataFrame:
     """Δwithin and Δbetween of every pair of groups at one horizon, in the row order of
     :func:`survfair.pairwise_deltas`: the difference of two cells, its standard error from the
-    difference of their influence rows (NaN without), the Wald interval within [-1, 1] and p-value."""
+    difference of their influence rows (NaN without), the Wald interval within [-1, 1] and
+    p-value."""
     g = len(labels)
     a, b = np.triu_indices(g, k=1)
     parts = []
@@ -549,7 +551,8 @@ class XAUCtResult:
         return self.table  # a copy: frozen results hand out copies
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary of the settings, the cells and the differences (:meth:`pairwise_deltas`)."""
+        """JSON-safe dictionary of the settings, the cells and the differences
+        (:meth:`pairwise_deltas`)."""
         return json_safe(
             {
                 "groups": [str(g) for g in self.groups],
@@ -695,7 +698,10 @@ def _numbers_text(result: XAUCtResult) -> str:
     a line says where every number is."""
     groups = len(result.groups)
     if groups > _REPR_GROUPS:
-        return f"{groups} x {groups} cells at each of {len(result.times)} horizons: .to_frame() or .matrix(t)"
+        return (
+            f"{groups} x {groups} cells at each of {len(result.times)} horizons: .to_frame() or "
+            ".matrix(t)"
+        )
     lines = []
     with pd.option_context("display.width", 120):
         for t in result.times[:_REPR_HORIZONS]:
@@ -737,7 +743,8 @@ def case_control_definition(result: XAUCtResult) -> tuple[str, str]:
 
 
 def _inverse_at_own_time(curves, sample, members: np.ndarray) -> np.ndarray:
-    """1 / K_g(time_m) for the rows ``members`` (1 elsewhere), raising when a K is 0 or undefined."""
+    """1 / K_g(time_m) for the rows ``members`` (1 elsewhere), raising when a K is 0 or
+    undefined."""
     inverse = np.ones(sample.n_samples)
     for code in range(sample.n_groups):
         mine = members[sample.group_codes[members] == code]
@@ -813,7 +820,8 @@ def _influence_cells(
             everyone[position[~free]] = values[~free]
             sources.append(everyone)
         second = (np.zeros((n, g)), np.zeros((n, g)), *sources)
-        # event-free controls: the factor at t, as sums per cell (a, b) at the last row with time <= t
+        # event-free controls: the factor at t, as sums per cell (a, b) at the last row with
+        # time <= t
         cell = np.arange(g)[None, :] * g + sample.group_codes[selected][free][:, None]
         point = (
             np.searchsorted(sample.time[by_time], controls_at, side="right") - 1,

@@ -35,7 +35,8 @@ __all__ = ["bootstrap", "warn_bootstrap_failures"]
 
 @dataclass(frozen=True)
 class _Problem:
-    """Everything a worker needs, sorted by time once (pickled once per task for process backends)."""
+    """Everything a worker needs, sorted by time once (pickled once per task for process
+    backends)."""
 
     time: np.ndarray
     event: np.ndarray
@@ -59,7 +60,8 @@ class _Problem:
 
     @property
     def observed(self) -> np.ndarray:
-        """Every observed event (the censoring fit's events): competing events are not censorings."""
+        """Every observed event (the censoring fit's events): competing events are not
+        censorings."""
         return self.event if self.competing is None else self.event | self.competing
 
     def __sizeof__(self) -> int:
@@ -83,7 +85,8 @@ def _nbytes(value) -> int:
 
 
 def _grids(time: np.ndarray, codes: np.ndarray, kind: str, n_groups: int) -> tuple:
-    """Per curve: rows it is fitted on, their index into the curve's sorted unique times, the times."""
+    """Per curve: rows it is fitted on, their index into the curve's sorted unique times, the
+    times."""
     out = []
     subsets = (
         [np.arange(time.shape[0])]
@@ -109,8 +112,8 @@ def _km_censoring(index: np.ndarray, event: np.ndarray, weight: np.ndarray, size
 
 
 def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray):
-    """The kernel's ``inverse_k`` for the censoring curves refitted on the replicate's multiplicities
-    (``rows``: the replicate's rows, each as often as drawn, in time order)."""
+    """The kernel's ``inverse_k`` for the censoring curves refitted on the replicate's
+    multiplicities (``rows``: the replicate's rows, each as often as drawn, in time order)."""
     if problem.entry is not None:  # risk sets depend on entry times: refit on the drawn rows
         return _refit_inverse_with_entry(problem, rows)
     times, survival = [], []
@@ -129,7 +132,8 @@ def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray
 
 
 def _inverse(problem: _Problem, times: list, survival: list):
-    """``inverse_censoring`` of refitted curves (one per group, or the pooled one for every group)."""
+    """``inverse_censoring`` of refitted curves (one per group, or the pooled one for every
+    group)."""
     if problem.censoring == "pooled":
         times, survival = times * problem.n_groups, survival * problem.n_groups
     labels = tuple(range(problem.n_groups))
@@ -383,8 +387,9 @@ def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: in
     n = draws.cells.shape[0]
     if draws.n_failed:
         warnings.warn(
-            f"{draws.n_failed} of {n} bootstrap replicates could not be estimated (no comparable pair, "
-            "or a censoring survival of 0 used as a weight); they are NaN and left out of the intervals.",
+            f"{draws.n_failed} of {n} bootstrap replicates could not be estimated (no comparable "
+            "pair, or a censoring survival of 0 used as a weight); they are NaN and left out of "
+            "the intervals.",
             UndefinedXCIWarning,
             stacklevel=stacklevel,
         )
@@ -395,7 +400,8 @@ def warn_bootstrap_failures(draws: BootstrapDraws, groups: tuple, stacklevel: in
             for a, b in partial
         )
         warnings.warn(
-            f"bootstrap replicates in which a cell had no comparable pair (NaN, left out): {cells}.",
+            "bootstrap replicates in which a cell had no comparable pair (NaN, left out): "
+            f"{cells}.",
             UndefinedXCIWarning,
             stacklevel=stacklevel,
         )

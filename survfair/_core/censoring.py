@@ -2,11 +2,11 @@
 
 The estimator is the Kaplan-Meier of the censoring distribution with scikit-survival's
 convention (``kaplan_meier_estimator(reverse=True)`` / ``CensoringDistributionEstimator``): at a
-tied time, events leave the risk set before censorings, so K(t) = prod_{s <= t} (1 - c_s / (n_s - d_s)),
-right-continuous. It is computed here with vectorised numpy rather than by calling scikit-survival,
-whose counting step is a per-row Python loop (about 3 s per curve at n = 10^6 and a minute at 10^7,
-more than the whole pair count); the test suite asserts equality with
-``sksurv.nonparametric.CensoringDistributionEstimator`` on tied data.
+tied time, events leave the risk set before censorings, so
+K(t) = prod_{s <= t} (1 - c_s / (n_s - d_s)), right-continuous. It is computed here with vectorised
+numpy rather than by calling scikit-survival, whose counting step is a per-row Python loop (about
+3 s per curve at n = 10^6 and a minute at 10^7, more than the whole pair count); the test suite
+asserts equality with ``sksurv.nonparametric.CensoringDistributionEstimator`` on tied data.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ __all__ = [
 
 POSITIVITY_WARN_LEVEL = 0.1
 #: Zero of a weighted sum obtained by differencing running totals (see :func:`kaplan_meier_sorted`
-#: and the pair-count kernel, which uses this constant): |value| <= RESIDUE x the total it was built from.
+#: and the pair-count kernel, which uses this constant): |value| <= RESIDUE x the total it was built
+#: from.
 RESIDUE = 1e-12
 _ABSENT = np.empty(0)  # no case weights / no delayed entry
-#: Below this many rows the per-group curves are fitted on one thread (a thread's start-up costs more).
+#: Below this many rows the per-group curves are fitted on one thread (a thread's start-up costs
+#: more).
 _MIN_THREADED_ROWS = 50_000
 
 
@@ -220,9 +222,9 @@ def fit_censoring(
 
     ``order`` (row indices of ``reference`` in ascending time order) may be passed when the caller
     has sorted already; each group's rows are then that order's subsequence. ``presorted`` =
-    (time, event, group codes, case weights, entry times[, :func:`entries_in_order` of them]) already
-    permuted into that order does the same with sequential reads (empty arrays for absent weights /
-    entry). The reference sample's
+    (time, event, group codes, case weights, entry times[, :func:`entries_in_order` of them])
+    already permuted into that order does the same with sequential reads (empty arrays for absent
+    weights / entry). The reference sample's
     case weights and entry times (``weights=``, ``entry=``) give a weighted, left-truncated
     Kaplan-Meier (risk sets of the rows with entry < s <= time). ``n_jobs`` threads fit the
     groups' curves at once (from 50,000 rows; the curves are the same for any ``n_jobs``).
@@ -336,15 +338,15 @@ def raise_positivity(
     label = curves.groups[group_index]
     if np.isnan(value):
         raise PositivityError(
-            f"censoring survival K of group {label!r} is undefined at time {time:g}, beyond the last "
-            "time of the censoring reference sample; pass a smaller tau."
+            f"censoring survival K of group {label!r} is undefined at time {time:g}, beyond the "
+            "last time of the censoring reference sample; pass a smaller tau."
         )
     emptied = _emptied_early(curves, group_index)
     if emptied is not None:
         raise PositivityError(_emptied_message(curves, group_index, time, emptied, reference))
     raise PositivityError(
-        f"censoring survival K of group {label!r} is 0 at time {time:g}, so its IPCW weight is infinite "
-        f"(positivity fails); pass a smaller tau (below {time:g})."
+        f"censoring survival K of group {label!r} is 0 at time {time:g}, so its IPCW weight is "
+        f"infinite (positivity fails); pass a smaller tau (below {time:g})."
     )
 
 
@@ -395,11 +397,14 @@ def _emptied_message(
             if later.any():
                 count = int(later.sum())
                 entered_text = (
-                    f" ({count} row{'s' if count != 1 else ''} with later times entered at or after "
-                    f"{emptied:g})"
+                    f" ({count} row{'s' if count != 1 else ''} with later times entered at or "
+                    f"after {emptied:g})"
                 )
     if reference is None:
-        cause = "emptied by delayed entry (rows with later times had not entered yet) or by rows of weight 0"
+        cause = (
+            "emptied by delayed entry (rows with later times had not entered yet) or by rows of "
+            "weight 0"
+        )
     elif reference.entry is not None:
         cause = f"the left-truncated risk set emptied by delayed entry{entered_text}"
     else:
@@ -411,9 +416,10 @@ def _emptied_message(
     ]
     return (
         f"{whose} is 0 at time {time:g}, so its IPCW weight is infinite (positivity fails): its "
-        f"Kaplan-Meier fell to 0 at time {emptied:g}, where every row at risk was censored{rows_text}, "
-        f"{cause}. A Kaplan-Meier stays 0 once it reaches 0 (R's survfit does the same), so no tau "
-        f"above {emptied:g} avoids it; consider {'; '.join(advice[:-1])}; or {advice[-1]}."
+        f"Kaplan-Meier fell to 0 at time {emptied:g}, where every row at risk was "
+        f"censored{rows_text}, {cause}. A Kaplan-Meier stays 0 once it reaches 0 (R's survfit does "
+        f"the same), so no tau above {emptied:g} avoids it; consider {'; '.join(advice[:-1])}; or "
+        f"{advice[-1]}."
     )
 
 

@@ -47,7 +47,8 @@ class UndefinedXCIWarning(UserWarning):
 
 
 class UndefinedXAUCWarning(UndefinedXCIWarning):
-    """Warned when an xAUC cell has no (positive, negative) pair, or a DeLong variance is undefined."""
+    """Warned when an xAUC cell has no (positive, negative) pair, or a DeLong variance is
+    undefined."""
 
 
 class PositivityWarning(UserWarning):

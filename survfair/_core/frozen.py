@@ -74,8 +74,8 @@ class FrozenDict(dict):
     """A ``dict`` that refuses changes: the mapping fields of frozen results.
 
     A subclass of ``dict`` (not a ``mappingproxy``) so that what users do with a dict still works
-    on it -- ``json.dumps``, ``copy.deepcopy``, pickle, ``dataclasses.asdict``, ``dict(...)`` -- while
-    item assignment, deletion and the mutating methods raise ``TypeError``.
+    on it -- ``json.dumps``, ``copy.deepcopy``, pickle, ``dataclasses.asdict``,
+    ``dict(...)`` -- while item assignment, deletion and the mutating methods raise ``TypeError``.
     """
 
     def _refuse(self, *args, **kwargs):

@@ -147,8 +147,8 @@ def with_inference(
 
 def influence_with_rows(result: XCIResult, *, jackknife: bool = False) -> Influence:
     """The result's influence rows: those it holds, or, when its analytic intervals came from the
-    moment engine (no rows kept, :mod:`survfair._core.moments`), the row path's on its sample, or, without
-    analytic intervals, computed on its sample (what paired comparisons and the model-based
+    moment engine (no rows kept, :mod:`survfair._core.moments`), the row path's on its sample, or,
+    without analytic intervals, computed on its sample (what paired comparisons and the model-based
     reference read). With ``jackknife`` the rows can also give the delete-one estimates (BCa), which
     an analytic result's stored rows cannot."""
     stored = result.influence

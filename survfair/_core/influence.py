@@ -4,9 +4,10 @@ Analytic variance
 -----------------
 Every cell is a ratio of two pair sums, ``xCI_ab = N_ab / D_ab``, with
 ``N_ab = sum_{i in a, j in b} w_ij h_ij`` and ``D_ab = sum w_ij`` over comparable pairs
-(eq. 4 / eq. 7 of Wang et al. 2026). Linearising the ratio, ``xCI_ab - theta ~ (N_ab - theta D_ab) / D_ab``,
-and the numerator is a (one- or two-sample) U-statistic of the individuals. Its Hajek projection
-is a sum over individuals of each one's share of the pairs it belongs to: for individual k,
+(eq. 4 / eq. 7 of Wang et al. 2026). Linearising the ratio,
+``xCI_ab - theta ~ (N_ab - theta D_ab) / D_ab``, and the numerator is a (one- or two-sample)
+U-statistic of the individuals. Its Hajek projection is a sum over individuals of each one's share
+of the pairs it belongs to: for individual k,
 
     psi_k(ab) = [num_k(ab) - xCI_ab den_k(ab)]
 
@@ -14,9 +15,10 @@ where ``num_k`` / ``den_k`` are k's weighted numerator / denominator as the EARL
 pairs of cell (a, b) (when k is in a) plus as the LATER member (when k is in b); these are the
 DeLong structural components (placement values) generalised to censored, weighted pairs and are
 computed for all cells by the same kernel passes that count the pairs
-(:func:`survfair._core.kernel.count_pairs_and_contributions`, O(G^2 n log n)). A pair contributes to both of its members,
-and that is exactly what the projection needs: ``sum_k psi_k = 2 (N - theta D) = 0`` and
-``Var(N - theta D) ~ sum_k psi_k^2``. The covariance of two cells is
+(:func:`survfair._core.kernel.count_pairs_and_contributions`, O(G^2 n log n)). A pair contributes to
+both of its members, and that is exactly what the projection needs:
+``sum_k psi_k = 2 (N - theta D) = 0`` and ``Var(N - theta D) ~ sum_k psi_k^2``. The covariance of
+two cells is
 
     Cov(xCI_ab, xCI_cd) = sum_k phi_k(ab) phi_k(cd),
     phi_k(ab) = [s^E_ab psi^E_k(ab) + s^L_ab psi^L_k(ab)] / D_ab,
@@ -39,7 +41,8 @@ at s), and the pair's weight changes by ``-w_ij (dlog K_a + dlog K_b)(t_i)``. Su
 k in curve c adds to psi_k(ab)
 
     mult_c(ab) [ 1{k censored} F_ab(t_k) / (Y_c - C_c)(t_k)
-                 - sum_{s <= t_k, k at risk of censoring at s} F_ab(s) C_c(s) / (Y_c (Y_c - C_c))(s) ],
+                 - sum_{s <= t_k, k at risk of censoring at s}
+                   F_ab(s) C_c(s) / (Y_c (Y_c - C_c))(s) ],
 
 with ``F_ab(s) = sum_{i in a, t_i >= s} psi^E_i(ab)`` and ``mult_c(ab)`` the number of the pair's
 two K factors that are curve c's (curve = group with ``censoring="group"``, one curve when
@@ -57,8 +60,8 @@ Jackknife (for the BCa acceleration)
 ------------------------------------
 Deleting individual k removes exactly the pairs k belongs to, so the delete-one estimate of every
 cell is ``(N_ab - num_k(ab)) / (D_ab - den_k(ab))`` -- exact for the naive estimator and exact
-with the censoring weights held fixed for IPCW (BCa only needs its skewness) -- computed in O(n G^2) from the same
-contributions, where re-running the estimator n times would cost O(n^2 log n).
+with the censoring weights held fixed for IPCW (BCa only needs its skewness) -- computed in O(n G^2)
+from the same contributions, where re-running the estimator n times would cost O(n^2 log n).
 """
 
 from __future__ import annotations
@@ -150,8 +153,8 @@ class CompactLayout:
             yield group, cells[used], rows[members][:, used]
 
     def slot(self, group: int, cells: np.ndarray, missing: int) -> np.ndarray:
-        """The slot of each cell for a row of ``group`` (the sweep's rule, vectorised), ``missing`` for the cells
-        that do not involve the group (its rows hold 0 there)."""
+        """The slot of each cell for a row of ``group`` (the sweep's rule, vectorised), ``missing``
+        for the cells that do not involve the group (its rows hold 0 there)."""
         earlier, later = np.divmod(cells, self.n_groups)
         slot = np.where(earlier == group, later, self.n_groups + earlier)
         return np.where((earlier == group) | (later == group), slot, missing)
@@ -210,7 +213,8 @@ class Influence:
     _leave_out: tuple | None = field(repr=False)
     layout: CompactLayout | None = field(default=None, repr=False)
 
-    #: the rows are held (the moment engine's :class:`survfair._core.moments.MomentInfluence` holds none)
+    #: the rows are held (the moment engine's :class:`survfair._core.moments.MomentInfluence` holds
+    #: none)
     has_rows = True
 
     @FrozenCachedProperty
@@ -235,7 +239,8 @@ class Influence:
         )
         if self.layout is None:
             covariance = self.cells_in_time_order.T @ self.cells_in_time_order
-        else:  # each group's rows: the products of its slots (NaN rows and columns: undefined cells)
+        else:
+            # each group's rows: the products of its slots (NaN rows and columns: undefined cells)
             covariance = np.zeros((n_cells, n_cells))
             for _, cells, rows in self.layout.blocks(self.cells_in_time_order):
                 covariance[np.ix_(cells, cells)] += rows.T @ rows
@@ -329,8 +334,8 @@ class Influence:
         return se
 
     def contrast_covariance(self, weights: np.ndarray) -> np.ndarray:
-        """Covariance (K, K) of the contrasts ``weights @ vec(matrix)``, read from the influence rows
-        of the cells they use (the G^2 x G^2 covariance is never formed). Contrasts that give
+        """Covariance (K, K) of the contrasts ``weights @ vec(matrix)``, read from the influence
+        rows of the cells they use (the G^2 x G^2 covariance is never formed). Contrasts that give
         weight to an undefined cell get NaN rows and columns."""
         weights = np.atleast_2d(np.asarray(weights, dtype=float))
         used, blocks = self._projected(weights)
@@ -466,9 +471,9 @@ def rows_over_contributions(
     width: int, n_groups: int, mult: np.ndarray, *, delayed_entry: bool
 ) -> bool:
     """Whether influence rows ``width`` numbers wide can be written over the later members' sums
-    (the (n, 2G) block of :func:`survfair._core.kernel.later_member_arrays`): they must be as wide as the
-    block, and no row may be written before the sweep reads it, as the Kaplan-Meier term (``mult``
-    with rows: weights estimated) credited at a delayed entry is."""
+    (the (n, 2G) block of :func:`survfair._core.kernel.later_member_arrays`): they must be as wide
+    as the block, and no row may be written before the sweep reads it, as the Kaplan-Meier term
+    (``mult`` with rows: weights estimated) credited at a delayed entry is."""
     return width == 2 * n_groups and not (mult.shape[0] > 0 and delayed_entry)
 
 
@@ -505,7 +510,8 @@ def _compact_rows_hold(curve_of: np.ndarray, mult: np.ndarray) -> bool:
 
 
 def _compact(n_groups: int, curve_of: np.ndarray, mult: np.ndarray) -> bool:
-    """Compact rows (n x 2G) whenever they hold all of a row's influence and are smaller than G^2."""
+    """Compact rows (n x 2G) whenever they hold all of a row's influence and are smaller than
+    G^2."""
     return n_groups >= _COMPACT_FROM_GROUPS and _compact_rows_hold(curve_of, mult)
 
 
@@ -532,7 +538,8 @@ def time_ordered_options(
 def censoring_multiplicity(
     curve_of: np.ndarray, n_groups: int, *, later_factor: bool
 ) -> np.ndarray:
-    """``mult[c, a*G + b]``: how many of the inverse-K factors of a pair of cell (a, b) are curve c's.
+    """``mult[c, a*G + b]``: how many of the inverse-K factors of a pair of cell (a, b) are curve
+    c's.
 
     The xCI weight 1 / (K_a(t_i) K_b(t_i)) has two (``later_factor=True``); a case weight
     1 / K_a(t_i) alone (xAUC(t)) has one. ``curve_of[g]`` is group g's censoring curve.
@@ -592,8 +599,8 @@ def influence_rows(
 
     ``overwrite``: the rows may be written over the contributions' later members' sums, which are
     then lost (the caller keeps no use of them): no new n x 2G array. Done when the rows are 2G wide
-    and the sums are the halves of one block (:func:`survfair._core.kernel.later_member_arrays`), without
-    a Kaplan-Meier term credited at delayed entries (see :func:`rows_over_contributions`).
+    and the sums are the halves of one block (:func:`survfair._core.kernel.later_member_arrays`),
+    without a Kaplan-Meier term credited at delayed entries (see :func:`rows_over_contributions`).
 
     ``time``, ``event``, ``codes`` and the contributions' rows in ascending time order (the
     order of the censoring fit's risk sets); ``numerator`` / ``denominator`` the cells' pair sums
@@ -701,7 +708,8 @@ def influence(
     sample : SurvivalSample
         Validated data (n_samples rows, G groups).
     counts : PairCounts
-        The point estimate's pair counts on ``sample`` (from :func:`survfair._xci.estimator.estimate_xci`).
+        The point estimate's pair counts on ``sample`` (from
+        :func:`survfair._xci.estimator.estimate_xci`).
     method, tau, curves, tied_tol, strict
         The settings of the point estimate; ``curves`` are the fitted censoring curves (IPCW).
     censoring_estimated : bool, default False
@@ -712,7 +720,8 @@ def influence(
         The point estimate's sorted and ranked data (saves preparing them again).
     contributions : IndividualContributions, optional
         The contributions on ``sample`` with these settings, when the caller computed them with
-        the counts (:func:`survfair._core.kernel.count_pairs_and_contributions`); computed otherwise.
+        the counts (:func:`survfair._core.kernel.count_pairs_and_contributions`); computed
+        otherwise.
     jackknife : bool, default True
         Whether the result can give the delete-one estimates (it keeps the contributions, 4G
         numbers a row). False lets the influence rows be written over the contributions, which the
@@ -802,8 +811,8 @@ def influence(
     result = Influence(cells, overall, order, leave_out, layout)
     if sample.cluster is None:
         return result
-    # clustered rows (xci(cluster=)): every consumer -- analytic intervals, BCa, paired comparisons --
-    # reads the cluster-robust rows from here
+    # clustered rows (xci(cluster=)): every consumer -- analytic intervals, BCa, paired
+    # comparisons -- reads the cluster-robust rows from here
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(
             denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan

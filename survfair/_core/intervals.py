@@ -168,7 +168,8 @@ def _acceleration(jackknife: np.ndarray) -> float:
 
 
 def _bias_correction(value: float, draws: np.ndarray) -> float:
-    """z0 = Phi^-1(share of replicates below the estimate, ties counted half; scipy's convention)."""
+    """z0 = Phi^-1(share of replicates below the estimate, ties counted half; scipy's
+    convention)."""
     share = (np.count_nonzero(draws < value) + np.count_nonzero(draws <= value)) / (
         2 * draws.shape[0]
     )

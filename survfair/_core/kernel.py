@@ -216,8 +216,8 @@ def _gather(
     order, time, event, codes, order_risk, risk, by_time, by_risk, blocks, threads=1
 ) -> None:
     """Fill ``by_time`` (time, event, code in time order) and ``by_risk`` (risk, code and time-order
-    position in risk order), block by block on OpenMP threads; the positions of the rows live only in
-    here (peak memory at 10^7 rows matters)."""
+    position in risk order), block by block on OpenMP threads; the positions of the rows live only
+    in here (peak memory at 10^7 rows matters)."""
     slot = np.empty(order.shape[0], by_risk[2].dtype)  # time-order position of every row
     out_time, out_event, out_codes = by_time
     _pairs.gather(
@@ -238,9 +238,9 @@ def _gather(
 
 
 def _runner(workers: int):
-    """``run(function, items)``: the list of ``function(item)``, on ``workers`` Python threads when > 1
-    (only numpy's two argsorts of :func:`prepare_pairs` run this way; the compiled kernels have
-    OpenMP threads of their own)."""
+    """``run(function, items)``: the list of ``function(item)``, on ``workers`` Python threads
+    when > 1 (only numpy's two argsorts of :func:`prepare_pairs` run this way; the compiled kernels
+    have OpenMP threads of their own)."""
     if workers <= 1:
         return lambda function, items: [function(item) for item in items]
 
@@ -268,7 +268,8 @@ def prepare_pairs(
     n_jobs=1,
 ) -> PreparedPairs:
     """Sort and rank once; the result can be passed to :func:`count_pairs` and
-    :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own preparation.
+    :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own
+    preparation.
 
     ``case_weight`` / ``entry`` / ``competing`` (shape (n_samples,), or None) are the rows' case
     weights, entry times (delayed entry) and competing-event indicators (competing risks: ``event``
@@ -332,10 +333,10 @@ def prepare_pairs(
 def own_factors(
     codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n_jobs: int = 1
 ) -> np.ndarray:
-    """1 / K_{g_m}(t_m) of every row, each from its own group's curve (``time`` ascending; ``inverse_k``
-    as for :func:`count_pairs`): one pass over the rows carrying every group's step position (no mask
-    or gathered copy of the times: 4 bytes a row at 10^8 rows), in blocks on ``n_jobs`` threads (the
-    same numbers for any ``n_jobs``)."""
+    """1 / K_{g_m}(t_m) of every row, each from its own group's curve (``time`` ascending;
+    ``inverse_k`` as for :func:`count_pairs`): one pass over the rows carrying every group's step
+    position (no mask or gathered copy of the times: 4 bytes a row at 10^8 rows), in blocks on
+    ``n_jobs`` threads (the same numbers for any ``n_jobs``)."""
     n = time.shape[0]
     out = np.empty(n)
     curves = [_curve_arrays(inverse_k.steps(g)) for g in range(n_groups)]
@@ -347,7 +348,8 @@ def own_factors(
 
 
 def _curve_arrays(steps: tuple) -> tuple:
-    """A censoring curve (times, K just after each, undefined beyond the last) as the passes read it."""
+    """A censoring curve (times, K just after each, undefined beyond the last) as the passes read
+    it."""
     times, values, undefined = steps
     return floats(times), floats(values), bool(undefined)
 
@@ -368,7 +370,8 @@ _NO_CURVE = (np.empty(0), np.empty(0), False)
 
 
 def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None, n_jobs=1):
-    """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and the column's curve.
+    """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and the column's
+    curve.
 
     The own factors are evaluated at every row's time (:func:`own_factors`); the
     passes only use the values of events before tau. The column group's factor 1 / K_b(t) is not
@@ -538,7 +541,8 @@ def _passes(
         later_block, *later = later_member_arrays(n, n_groups)
         rows += later
     competing = prep.competing.shape[0] > 0
-    # competing risks: the pairs of the second kind, kept apart (the variance's censoring term needs them)
+    # competing risks: the pairs of the second kind, kept apart (the variance's censoring term needs
+    # them)
     second = [np.zeros(shape) if competing else nothing for _ in range(4)]
     # absent options are empty arrays (the compiled passes test for them once per pass); every row
     # position array has the rank's dtype (one specialisation of the passes per call)
@@ -652,13 +656,14 @@ def ascending_passes(
     n_jobs: int = 1,
 ):
     """The column passes walking up the time order, advanced chunk by chunk (the moment engine's,
-    :mod:`survfair._core.moments`): ``passes.advance(start, stop, e_num, e_den, l_num, l_den, threads)``
-    fills, for the rows [start, stop) (whole blocks of equal time, after the rows before them), every
-    event's earlier sums (zeroed column-major (stop - start, G) arrays) and every row's later sums
-    (row-major (stop - start, G), every row written), with the same meaning
-    and the same weights as :class:`IndividualContributions` (they differ from the descending passes'
-    only by the rounding of sums taken in another order). No delayed entry, no competing risks, int32
-    positions (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""
+    :mod:`survfair._core.moments`):
+    ``passes.advance(start, stop, e_num, e_den, l_num, l_den, threads)`` fills, for the rows
+    [start, stop) (whole blocks of equal time, after the rows before them), every event's earlier
+    sums (zeroed column-major (stop - start, G) arrays) and every row's later sums (row-major
+    (stop - start, G), every row written), with the same meaning and the same weights as
+    :class:`IndividualContributions` (they differ from the descending passes' only by the rounding
+    of sums taken in another order). No delayed entry, no competing risks, int32 positions
+    (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""
     own, column_steps, weighted = _weights(prep, n_groups, inverse_k, None, tau, n_jobs)
     curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
     return _pairs.AscendingPasses(
@@ -737,7 +742,8 @@ class IndividualContributions:
     order: np.ndarray | None = None
     second_kind: tuple | None = None
     #: the (n, 2G) array whose halves are ``later_numerator`` / ``later_denominator`` when they were
-    #: made by :func:`later_member_arrays` (None otherwise): the influence rows can be written over it
+    #: made by :func:`later_member_arrays` (None otherwise): the influence rows can be written over
+    #: it
     later_block: np.ndarray | None = field(default=None, repr=False)
 
     def in_input_order(self) -> "IndividualContributions":

@@ -1,4 +1,5 @@
-"""Refuse, before allocating, arrays that would not fit in memory (a clear error, not MemoryError)."""
+"""Refuse, before allocating, arrays that would not fit in memory (a clear error, not
+MemoryError)."""
 
 from __future__ import annotations
 

@@ -4,17 +4,19 @@ The row path (:func:`survfair._core.influence.influence`) keeps every individual
 numbers a row) and influence rows (2G) and sums their squares at the end: 8 (4G + 1) bytes a row,
 26 GB at 10^8 rows and G = 8. Standard errors, differences, contrasts and their covariances only
 need the covariance of the cells, and with one censoring curve per group (or fixed weights) a row's
-influence lies in its group's row and column of cells (:class:`survfair._core.influence.CompactLayout`),
-so the covariance is a sum over the groups of the second moments of their rows' 2G slots (and of
-the pooled C's influence beside them): G (2G + 1)^2 numbers.
+influence lies in its group's row and column of cells
+(:class:`survfair._core.influence.CompactLayout`), so the covariance is a sum over the groups of the
+second moments of their rows' 2G slots (and of the pooled C's influence beside them): G (2G + 1)^2
+numbers.
 
 This engine forms every row at its own time and adds it into those moments, chunk by chunk of
 whole time blocks, and keeps no row:
 
 1. the point estimate's counts give every cell's xCI, its denominator and the pooled C;
-2. the column passes walk UP the time order (:func:`survfair._core.kernel.ascending_passes`), so that a
-   row's sums as the earlier member of its pairs (final at its time in either direction) and as the
-   later member (final at its time only in this direction) are both complete when its chunk ends;
+2. the column passes walk UP the time order (:func:`survfair._core.kernel.ascending_passes`), so
+   that a row's sums as the earlier member of its pairs (final at its time in either direction) and
+   as the later member (final at its time only in this direction) are both complete when its chunk
+   ends;
 3. the influence sweep (the row path's, :class:`survfair._compiled._influence.StreamingSweep`)
    turns a chunk's sums into its rows with the Kaplan-Meier term of estimated weights, which needs
    only what the rows before it carried (F_ab(s) = total - the psi^E of the rows before s);
@@ -76,15 +78,17 @@ CHUNK_ROWS = (16_384, 262_144)
 
 
 def chunk_rows(n_groups: int) -> int:
-    """Rows per chunk for G groups: as many as fit in :data:`CHUNK_BYTES`, within :data:`CHUNK_ROWS`."""
+    """Rows per chunk for G groups: as many as fit in :data:`CHUNK_BYTES`, within
+    :data:`CHUNK_ROWS`."""
     low, high = CHUNK_ROWS
     return int(min(high, max(low, CHUNK_BYTES // (8 * (6 * n_groups + 2)))))
 
 
 #: From this many rows, with more than one thread, BLAS is held to one thread while the engine runs:
 #: OpenBLAS's threads wait busily after each product of a chunk's moments and took the cores from
-#: the passes' OpenMP threads (at 10^6 rows, G = 8, n_jobs = 2 the call took 1.08 s with them, 0.86 s
-#: without; 1.20 s on one thread). Below it the limit's first use (about 45 ms) is not worth it.
+#: the passes' OpenMP threads (at 10^6 rows, G = 8, n_jobs = 2 the call took 1.08 s with
+#: them, 0.86 s without; 1.20 s on one thread). Below it the limit's first use (about 45 ms) is not
+#: worth it.
 _BLAS_LIMIT_ROWS = 200_000
 _controller = None
 
@@ -136,9 +140,9 @@ class MomentInfluence:
     The same interface as :class:`survfair._core.influence.Influence` for everything that reads
     variances: :meth:`cell_se`, :meth:`difference_se`, :meth:`contrast_se`,
     :meth:`contrast_covariance`, ``covariance``, ``overall_variance``. It has no rows
-    (``has_rows`` False): :attr:`rows` recomputes them with :func:`survfair._core.influence.influence`
-    on the result's sample when something reads them (paired comparisons, the model-based
-    reference, ``cells``).
+    (``has_rows`` False): :attr:`rows` recomputes them with
+    :func:`survfair._core.influence.influence` on the result's sample when something reads them
+    (paired comparisons, the model-based reference, ``cells``).
     """
 
     covariance: np.ndarray  # (G*G, G*G), NaN rows and columns for undefined cells
@@ -155,7 +159,8 @@ class MomentInfluence:
     @FrozenCachedProperty
     def rows(self) -> Influence:
         """The row path's influence on the same sample and settings (computed on first access: the
-        per-individual rows that paired comparisons, the model-based reference and ``cells`` read)."""
+        per-individual rows that paired comparisons, the model-based reference and ``cells``
+        read)."""
         sample, counts, options = self._source
         return influence(sample, counts, **options)
 
@@ -289,7 +294,8 @@ def _role_counts(prep: PreparedPairs, n_groups: int, tau: float | None, strict: 
 
 
 def _chunk_stops(time: np.ndarray, rows: int) -> np.ndarray:
-    """Ends of chunks of about ``rows`` rows, each extended to the end of its block of equal time."""
+    """Ends of chunks of about ``rows`` rows, each extended to the end of its block of equal
+    time."""
     n = time.shape[0]
     stops = np.arange(rows, n, rows)
     stops = np.unique(np.searchsorted(time, time[stops - 1], side="right"))
@@ -324,7 +330,8 @@ def moment_influence(
     chunk = chunk_rows(g)
     require_memory(
         8.0 * n * per_row + 8.0 * min(n, chunk) * (6 * g + 2),
-        f"analytic intervals: the later members' sums of {g} groups for {n} rows ({per_row} numbers a row)",
+        f"analytic intervals: the later members' sums of {g} groups for {n} rows "
+        f"({per_row} numbers a row)",
         ("groups", "bootstrap", "no_intervals"),
     )
     ipcw = method == "ipcw"
@@ -415,7 +422,8 @@ def _accumulate(
     start = 0
     for stop in _chunk_stops(prep.time, chunk):
         rows = stop - start
-        # the earlier sums column-major (each column's thread writes its own), the later ones row-major
+        # the earlier sums column-major (each column's thread writes its own), the later ones
+        # row-major
         sums = [
             np.zeros((g, rows)).T,
             np.zeros((g, rows)).T,

@@ -179,8 +179,8 @@ def _contrasts(g: int, hypothesis: str, defined: np.ndarray) -> np.ndarray:
 
 
 def _n_contrasts_of(hypothesis: str, defined: np.ndarray) -> int:
-    """How many rows :func:`_contrasts` would build over the ``defined`` cells, without building them
-    (K x G^2 weights: 8 GB for the 999 within-group contrasts of 1,000 groups)."""
+    """How many rows :func:`_contrasts` would build over the ``defined`` cells, without building
+    them (K x G^2 weights: 8 GB for the 999 within-group contrasts of 1,000 groups)."""
     if hypothesis == "no_asymmetry":
         return int(np.triu(defined & defined.T, k=1).sum())
     cells = np.diag(defined) if hypothesis == "equal_within" else defined.ravel()
@@ -211,9 +211,9 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     Parameters
     ----------
     result : XCIResult or XAUCResult
-        A G x G matrix result with inference (``ci="analytic"``, the default of :func:`survfair.xci`;
-        the DeLong covariance of :func:`survfair.xauc`; or ``ci="bootstrap"``, whose replicates'
-        covariance is used).
+        A G x G matrix result with inference (``ci="analytic"``, the default of
+        :func:`survfair.xci`; the DeLong covariance of :func:`survfair.xauc`; or ``ci="bootstrap"``,
+        whose replicates' covariance is used).
     hypothesis : {"no_asymmetry", "equal_within", "equal_cells"}, default="no_asymmetry"
         ``"no_asymmetry"``: Δbetween(a, b) = xCI_{a,b} - xCI_{b,a} = 0 for every pair (the model
         ranks each pair of groups the same way round in both directions); ``"equal_within"``: the
@@ -250,21 +250,22 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     the same way, so the cell sits at exactly 0 or 1, or a few members whose influence cancels)
     are left out too and counted in ``n_no_variance``: the Wald statistic would divide by a
     variance that is a rounding residue of 0 (on a 4-person group it reached 10^33), and the
-    joint test is then a test of the other contrasts. The degrees of freedom are the number of eigen-directions that carry
-    first-order variance: the contrasts are standardised (z = d / sd(d)) and directions of their
-    correlation matrix with an eigenvalue below sqrt(n_min) / n_max of the largest (n_min, n_max
-    the smallest and largest group) are treated as degenerate and dropped; ``n_contrasts - df``
-    says how many (contrasts with zero variance, e.g. of perfectly separated groups, count among
-    them). Standardising makes the rule scale-free: a contrast with a small variance because its
-    cells lie near 0 or 1 is kept (only cancellation between contrasts is degenerate). The reason: when the groups are (nearly) exchangeable,
-    which is what the null hypothesis of no asymmetry describes, the G(G-1)/2 Δbetween contrasts
-    span only G - 1 dimensions to first order (Δ_ab ~ m_a - m_b), and the remaining eigenvalues
-    are second-order, about 1/n of the others. Keeping them made the test conservative (measured
-    size 2.0% at G = 3, n = 300 and 0% at G = 6, n = 2,000 instead of 5%); with the rule the size
-    was 4.2-5.2% in balanced and unbalanced designs (500 cohorts each). Dropping a direction never
-    inflates the size (the statistic is chi-square on the kept directions); it only gives up power
-    against asymmetries that lie entirely in a dropped direction. The size is checked by
-    simulation in the test suite (``tests/test_multiplicity.py``, marked slow).
+    joint test is then a test of the other contrasts. The degrees of freedom are the number of
+    eigen-directions that carry first-order variance: the contrasts are standardised (z = d / sd(d))
+    and directions of their correlation matrix with an eigenvalue below sqrt(n_min) / n_max of the
+    largest (n_min, n_max the smallest and largest group) are treated as degenerate and dropped;
+    ``n_contrasts - df`` says how many (contrasts with zero variance, e.g. of perfectly separated
+    groups, count among them). Standardising makes the rule scale-free: a contrast with a small
+    variance because its cells lie near 0 or 1 is kept (only cancellation between contrasts is
+    degenerate). The reason: when the groups are (nearly) exchangeable, which is what the null
+    hypothesis of no asymmetry describes, the G(G-1)/2 Δbetween contrasts span only G - 1 dimensions
+    to first order (Δ_ab ~ m_a - m_b), and the remaining eigenvalues are second-order, about 1/n of
+    the others. Keeping them made the test conservative (measured size 2.0% at G = 3, n = 300 and 0%
+    at G = 6, n = 2,000 instead of 5%); with the rule the size was 4.2-5.2% in balanced and
+    unbalanced designs (500 cohorts each). Dropping a direction never inflates the size (the
+    statistic is chi-square on the kept directions); it only gives up power against asymmetries that
+    lie entirely in a dropped direction. The size is checked by simulation in the test suite
+    (``tests/test_multiplicity.py``, marked slow).
 
     See Also
     --------
@@ -279,8 +280,10 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     >>> group = rng.choice(["a", "b", "c"], n)
     >>> risk = rng.normal(size=n)
     >>> time = rng.exponential(np.exp(-risk))
-    >>> test = survfair.omnibus_test(survfair.xci(time, np.ones(n, bool), group, risk, method="naive"))
-    >>> test.n_contrasts, test.df, round(test.p_value, 3)  # exchangeable groups: G - 1 = 2 directions
+    >>> test = survfair.omnibus_test(survfair.xci(time, np.ones(n, bool), group, risk,
+    ...                                           method="naive"))
+    >>> # exchangeable groups: G - 1 = 2 directions
+    >>> test.n_contrasts, test.df, round(test.p_value, 3)
     (3, 2, 0.258)
     """
     if not isinstance(

@@ -49,9 +49,9 @@ class PhaseBar:
     each ``advance()`` completes the running phase and shows the next name of the list; the bar
     shows the running phase and the elapsed time. Drawn under the same rule as :func:`progress_bar`.
 
-    The clock keeps moving while a phase blocks in one long call (one big pair count): a background thread redraws the bar every :attr:`TICK`
-    seconds, since tqdm itself only redraws on an update. A note in parentheses at the end of a
-    phase's name ("pair counts (a note)") is written on
+    The clock keeps moving while a phase blocks in one long call (one big pair count): a background
+    thread redraws the bar every :attr:`TICK` seconds, since tqdm itself only redraws on an update.
+    A note in parentheses at the end of a phase's name ("pair counts (a note)") is written on
     its own line above the bar, so the bar line stays short and the note is never cut at the
     terminal's width; the bar shows the name without it.
     """

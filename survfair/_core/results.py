@@ -184,8 +184,8 @@ def difference_p_at_floor(
     result: "CellMatrixAccessors", first: np.ndarray, second: np.ndarray
 ) -> np.ndarray:
     """Where the p-value of :func:`difference_inference` is a bootstrap resolution bound: no
-    replicate of the difference crossed 0 (:func:`~survfair._core.intervals.bootstrap_at_floor`). All
-    False without bootstrap replicates (a Wald p-value has no floor)."""
+    replicate of the difference crossed 0 (:func:`~survfair._core.intervals.bootstrap_at_floor`).
+    All False without bootstrap replicates (a Wald p-value has no floor)."""
     first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
     if result.replicates is None:
         return np.zeros(first.shape[0], dtype=bool)
@@ -255,7 +255,8 @@ def combine_cells(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
 
 
 def combine_cell_rows(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """``cells @ weights.T`` for a stack of cell vectors (m, G*G) -> (m, K), NaN-aware like :func:`combine_cells`."""
+    """``cells @ weights.T`` for a stack of cell vectors (m, G*G) -> (m, K), NaN-aware like
+    :func:`combine_cells`."""
     used = (weights != 0).astype(float)
     missing = np.isnan(cells)
     filled = np.where(missing, 0.0, cells)
@@ -272,7 +273,8 @@ def _contrast_jackknife(result: "XCIResult", weights: np.ndarray) -> np.ndarray 
 
 
 def readonly(array: np.ndarray, dtype=None) -> np.ndarray:
-    """A read-only copy (optionally converted to ``dtype``), for the arrays held by frozen results."""
+    """A read-only copy (optionally converted to ``dtype``), for the arrays held by frozen
+    results."""
     array = np.array(array, dtype=dtype, copy=True)
     array.flags.writeable = False
     return array
@@ -443,9 +445,10 @@ class XCIResult(CellMatrixAccessors):
     """Result of :func:`survfair.xci`: the G x G xCI matrix, its pair counts and settings.
 
     Rows ``a`` are the group of the member with the EARLIER event, columns ``b`` the group of the
-    member who outlived it: ``matrix.loc[a, b]`` estimates P(R_i > R_j | T_i < T_j, G_i = a, G_j = b)
-    (eq. 2 of Wang et al. 2026). Every pandas accessor returns a fresh copy; the stored arrays
-    are read-only, so a result cannot change after it is made.
+    member who outlived it: ``matrix.loc[a, b]`` estimates
+    P(R_i > R_j | T_i < T_j, G_i = a, G_j = b) (eq. 2 of Wang et al. 2026). Every pandas accessor
+    returns a fresh copy; the stored arrays are read-only, so a result cannot change after it is
+    made.
 
     Attributes
     ----------
@@ -453,8 +456,9 @@ class XCIResult(CellMatrixAccessors):
         Group labels in matrix order.
     settings : EstimatorSettings
         How the matrix was estimated; also readable as ``method`` ({"naive", "ipcw"}: eq. 4 or
-        eq. 7), ``tau`` (truncation time of either estimator, or None), ``censoring`` ({"group", "pooled"}, None
-        for the naive estimator), ``tied_tol`` and ``strict`` (the paper's literal eqs. 3-4).
+        eq. 7), ``tau`` (truncation time of either estimator, or None), ``censoring``
+        ({"group", "pooled"}, None for the naive estimator), ``tied_tol`` and ``strict`` (the
+        paper's literal eqs. 3-4).
     n_samples : int
         Rows analysed.
     n_excluded : int
@@ -529,8 +533,9 @@ class XCIResult(CellMatrixAccessors):
                 if isinstance(getattr(self.sample, f.name), np.ndarray)
             }
             views = dataclasses.replace(self.sample, **arrays)
-            # the checksum of the data as validated, not as they are now: a copy or pickle of a result
-            # whose inputs were modified since must still be refused (SurvivalSample.check_unchanged)
+            # the checksum of the data as validated, not as they are now: a copy or pickle of a
+            # result whose inputs were modified since must still be refused
+            # (SurvivalSample.check_unchanged)
             object.__setattr__(views, "fingerprint", self.sample.fingerprint)
             object.__setattr__(self, "sample", views)
 
@@ -604,8 +609,8 @@ class XCIResult(CellMatrixAccessors):
         """Tidy pair counts, one row per ordered group pair (a, b).
 
         Columns: a, b, comparable, concordant, discordant, tied_risk, tied_time, numerator,
-        denominator, xci. Counts are over all comparable pairs; with ``tau`` (either estimator), pairs
-        whose earlier member has time >= tau are counted but weigh 0 (as in scikit-survival).
+        denominator, xci. Counts are over all comparable pairs; with ``tau`` (either estimator),
+        pairs whose earlier member has time >= tau are counted but weigh 0 (as in scikit-survival).
         ``tied_time`` counts scikit-survival's ties in time: comparable pairs of an event and a
         censoring at the same time (the censored member counts as later). R's
         ``survival::concordance`` reports under ``tied.y`` the event-event ties instead, which

@@ -83,7 +83,8 @@ class EstimatorSettings:
 
     @property
     def pair_options(self) -> dict:
-        """Keyword arguments of the pair-count kernel and the inference: method, tau, tied_tol, strict."""
+        """Keyword arguments of the pair-count kernel and the inference: method, tau, tied_tol,
+        strict."""
         return {
             "method": self.method,
             "tau": self.tau,

@@ -123,8 +123,8 @@ class SurvivalSample:
             raise InvalidParameterError(
                 f"{name}: the data it was computed from were modified in place after the call "
                 "(survfair keeps references to its inputs, not copies, to save memory); call the "
-                "estimator again on the current values, or pass copies (array.copy()) of arrays you "
-                "go on modifying.",
+                "estimator again on the current values, or pass copies (array.copy()) of arrays "
+                "you go on modifying.",
                 parameter=name,
             )
 
@@ -318,7 +318,8 @@ def _refuse_text_collisions(
     strings that every table and terminal shows the same. They are refused, naming both labels by
     their code points and, with ``rows`` (label position -> rows), the rows of each; they are never
     merged, because survfair does not change a label the user gave (a merge would move rows between
-    groups without a word) -- the user normalises the column (``unicodedata.normalize("NFC", ...)``).
+    groups without a word) -- the user normalises the column
+    (``unicodedata.normalize("NFC", ...)``).
     """
     seen: dict[str, tuple[int, Any, str]] = {}
     for k, (label, text) in enumerate(zip(labels, texts)):
@@ -328,15 +329,17 @@ def _refuse_text_collisions(
             if text != other_text:  # the same letters in two Unicode normal forms
                 where = (lambda j: f" ({rows(j)})") if rows is not None else (lambda j: "")
                 raise InvalidParameterError(
-                    f"group: the distinct {what} {ascii(other)}{where(first)} and {ascii(label)}{where(k)} differ "
-                    f"only in Unicode normalisation and both print as {text!r}; normalise the labels first "
-                    "(unicodedata.normalize('NFC', label)) so that they form one group, or rename one.",
+                    f"group: the distinct {what} {ascii(other)}{where(first)} and "
+                    f"{ascii(label)}{where(k)} differ only in Unicode normalisation and both "
+                    f"print as {text!r}; normalise the labels first "
+                    "(unicodedata.normalize('NFC', label)) so that they form one group, or "
+                    "rename one.",
                     parameter="group",
                 )
             raise InvalidParameterError(
                 f"group: the distinct {what} {other!r} and {label!r} both print as {text!r}, so "
-                "tables, reports and the command line could not tell them apart; make the labels of "
-                "each group column one type (e.g. all strings) or rename them.",
+                "tables, reports and the command line could not tell them apart; make the labels "
+                "of each group column one type (e.g. all strings) or rename them.",
                 parameter="group",
             )
         seen[key] = (k, label, text)
@@ -478,7 +481,8 @@ def _index_difference(first: pd.Index, other: pd.Index) -> str:
 
 
 def check_same_index(values: dict[str, Any], data: pd.DataFrame | None = None) -> pd.Index | None:
-    """Refuse inputs whose pandas indexes differ; return the shared index (None if no input has one).
+    """Refuse inputs whose pandas indexes differ; return the shared index (None if no input has
+    one).
 
     Rows are matched by position, as in scikit-learn. When two or more inputs carry a pandas
     index, the indexes must be identical (same labels in the same order): survfair neither aligns
@@ -936,8 +940,8 @@ def check_survival_inputs(
             cluster_codes = np.unique(cluster_codes[keep], return_inverse=True)[1].astype(np.int64)
     if weight_values is not None and weight_values.size and not (weight_values > 0).any():
         raise InvalidParameterError(
-            f"weights are all 0 ({describe_rows(weight_values == 0, index)}): every pair would weigh 0, "
-            "so no estimate is defined; give the rows to analyse a positive weight.",
+            f"weights are all 0 ({describe_rows(weight_values == 0, index)}): every pair would "
+            "weigh 0, so no estimate is defined; give the rows to analyse a positive weight.",
             parameter="weights",
         )
     if weight_values is not None:
@@ -994,8 +998,8 @@ def _as_causes(
         bad = (status < 0) | (status != np.round(status))
         if bad.any():
             raise InvalidParameterError(
-                "event must hold cause codes with cause= (0 = censored, 1..K = causes): integers >= 0; other "
-                f"values at {describe_rows(bad, index)}.",
+                "event must hold cause codes with cause= (0 = censored, 1..K = causes): integers "
+                f">= 0; other values at {describe_rows(bad, index)}.",
                 parameter="event",
             )
     else:
@@ -1146,9 +1150,9 @@ def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = 
         wrong = ~is_positive & (series != negative).to_numpy(dtype=bool)
         unexpected = [_plain(v) for v in others.index if v != negative]
         raise InvalidParameterError(
-            f"y must contain exactly two classes (positive={positive!r} and one negative label); found "
-            f"{len(counts)}: {present}. Taking {_plain(negative)!r} as the negative label, the values "
-            f"{unexpected} at {describe_rows(wrong, index)} are unexpected.",
+            f"y must contain exactly two classes (positive={positive!r} and one negative label); "
+            f"found {len(counts)}: {present}. Taking {_plain(negative)!r} as the negative label, "
+            f"the values {unexpected} at {describe_rows(wrong, index)} are unexpected.",
             parameter="y",
         )
     return is_positive
@@ -1222,8 +1226,9 @@ def warn_single_cluster(sample: "SurvivalSample", ci: Any, stacklevel: int) -> N
     clusters redraws the same cluster; the intervals then have zero width."""
     if ci is not None and sample.n_clusters == 1:
         warnings.warn(
-            "cluster holds a single cluster: cluster-robust standard errors are 0 and the intervals have zero "
-            "width; give at least two clusters, or leave out cluster= if the rows are independent.",
+            "cluster holds a single cluster: cluster-robust standard errors are 0 and the "
+            "intervals have zero width; give at least two clusters, or leave out cluster= if the "
+            "rows are independent.",
             UserWarning,
             stacklevel=stacklevel + 1,
         )
@@ -1233,7 +1238,8 @@ def warn_excluded_rows(n_excluded: int, stacklevel: int) -> None:
     """The one warning for rows that ``groups=`` left out (nothing is dropped silently)."""
     if n_excluded:
         warnings.warn(
-            f"{n_excluded} rows belong to groups not listed in groups= and are excluded from the analysis.",
+            f"{n_excluded} rows belong to groups not listed in groups= and are excluded from the "
+            "analysis.",
             ExcludedRowsWarning,
             stacklevel=stacklevel + 1,
         )

@@ -1,4 +1,5 @@
-"""Side-by-side fairness audit of several models or published risk equations (Wang et al. Tables 1-3)."""
+"""Side-by-side fairness audit of several models or published risk equations
+(Wang et al. Tables 1-3)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ class ModelComparison:
         deltas by ``..._p_value`` (two-sided p-value of H0: delta = 0), the numbers of
         :func:`survfair.pairwise_deltas` and :func:`survfair.min_xci` (so ``min_xci_ci_low`` /
         ``min_xci_ci_high`` are NaN with analytic inference); ``overall`` is followed by
-        ``overall_ci_low`` / ``overall_ci_high`` (:func:`survfair.overall_c`). Built on first access.
+        ``overall_ci_low`` / ``overall_ci_high`` (:func:`survfair.overall_c`). Built on first
+        access.
     results : dict of str -> XCIResult
         The full result of each model.
     scores : dict of str -> ndarray of shape (n_samples,)

@@ -201,7 +201,8 @@ def _coefficients(model: Any, kind: str) -> tuple[pd.Series | None, bool]:
 
 
 def check_coefficients(model: Any, X: Any = None) -> None:
-    """Raise ConvergenceError if a fitted model has non-finite or (linear models) absurd coefficients.
+    """Raise ConvergenceError if a fitted model has non-finite or (linear models) absurd
+    coefficients.
 
     Absurd: |beta_j| * sd(X_j) > MAX_STANDARDISED_LOG_HAZARD for some covariate j of a model whose
     coefficients are log hazard or log time ratios (needs ``X`` with the model's columns;
@@ -218,7 +219,8 @@ def check_coefficients(model: Any, X: Any = None) -> None:
         listed = list(bad.index[:10])
         raise ConvergenceError(
             f"model: the fit did not converge; non-finite coefficients for {listed}"
-            f"{f' and {bad.size - 10} more' if bad.size > 10 else ''}. Its scores must not be reported."
+            f"{f' and {bad.size - 10} more' if bad.size > 10 else ''}. Its scores must not be "
+            "reported."
         )
     if not scaled or X is None or kind == "pipeline" or not isinstance(X, pd.DataFrame):
         return
@@ -286,7 +288,8 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
     >>> rng = np.random.default_rng(0)
     >>> X = pd.DataFrame({"marker": rng.normal(size=100)})
     >>> y = Surv.from_arrays(event=np.ones(100, bool), time=rng.exponential(np.exp(-X["marker"])))
-    >>> model = survfair.fit_checked(CoxPHSurvivalAnalysis(), X, y)  # raises ConvergenceError if the fit did not converge
+    >>> # raises ConvergenceError if the fit did not converge
+    >>> model = survfair.fit_checked(CoxPHSurvivalAnalysis(), X, y)
     >>> round(float(model.coef_[0]), 1)
     1.2
     """
@@ -378,7 +381,8 @@ def _expected_events(model: Any, X: Any, n: int) -> np.ndarray:
             hazard = hazard.reindex(index=times, method="ffill").fillna(0.0)
         else:
             hazard = model.predict_cumulative_hazard(part, times=times)
-        # a stratified CoxPHFitter returns its columns grouped by stratum: put them back in row order
+        # a stratified CoxPHFitter returns its columns grouped by stratum: put them back in row
+        # order
         hazard = hazard.reindex(columns=range(len(part)))
         scores[start : start + len(part)] = _as_scores(
             np.asarray(hazard, dtype=float).sum(axis=0), len(part), "predict_cumulative_hazard"
@@ -395,7 +399,8 @@ def _lifelines_scores(model: Any, kind: str, X: Any, n: int) -> np.ndarray:
             if stratified:
                 raise ValueError(
                     "model: a stratified CoxTimeVaryingFitter has no risk that ranks across strata "
-                    "(each stratum has its own baseline hazard); pass a callable returning risk scores."
+                    "(each stratum has its own baseline hazard); pass a callable returning risk "
+                    "scores."
                 )
         elif stratified or not hasattr(model, "predict_log_partial_hazard"):
             # stratified: partial hazards do not rank across strata; a spline or piecewise
@@ -442,14 +447,15 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
     sksurv ``RandomSurvivalForest``,                      ``model.predict(X)`` (expected number of
     ``ExtraSurvivalTrees``, ``SurvivalTree``,             events, already a risk)
     ``ExtraSurvivalTree``
-    sksurv ``GradientBoostingSurvivalAnalysis``,          ``loss="coxph"`` (default): ``predict(X)``,
-    ``ComponentwiseGradientBoostingSurvivalAnalysis``     a log hazard ratio; ``"squared"`` or
-                                                          ``"ipcwls"``: ``-predict(X)``, minus the
-                                                          predicted time
-    sksurv ``IPCRidge`` (AFT)                             ``-predict(X)``, minus the predicted time
-    sksurv ``FastSurvivalSVM``,                           ``rank_ratio=1`` (default): ``predict(X)``,
-    ``FastKernelSurvivalSVM``                             a ranking risk; ``rank_ratio < 1``:
+    sksurv ``GradientBoostingSurvivalAnalysis``,          ``loss="coxph"`` (default):
+    ``ComponentwiseGradientBoostingSurvivalAnalysis``     ``predict(X)``, a log hazard ratio;
+                                                          ``"squared"`` or ``"ipcwls"``:
                                                           ``-predict(X)``, minus the predicted time
+    sksurv ``IPCRidge`` (AFT)                             ``-predict(X)``, minus the predicted time
+    sksurv ``FastSurvivalSVM``,                           ``rank_ratio=1`` (default):
+    ``FastKernelSurvivalSVM``                             ``predict(X)``, a ranking risk;
+                                                          ``rank_ratio < 1``: ``-predict(X)``, minus
+                                                          the predicted time
     sksurv ``NaiveSurvivalSVM``,                          ``model.predict(X)`` (ranking risk)
     ``HingeLossSurvivalSVM``, ``MinlipSurvivalAnalysis``
     sklearn ``Pipeline`` ending in one of these            as its final estimator
@@ -565,7 +571,8 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
 
 
 def is_scores(entry: Any) -> bool:
-    """True if an entry of :func:`survfair.compare`'s ``models`` is a vector of scores (not a model)."""
+    """True if an entry of :func:`survfair.compare`'s ``models`` is a vector of scores (not a
+    model)."""
     return isinstance(entry, (np.ndarray, pd.Series, list, tuple))
 
 
@@ -594,13 +601,14 @@ def as_risk(model_or_scores: Any, X: Any, name: str, *, keyed: bool = False) -> 
 
 
 def check_feature_keys(models: Any, X: Any) -> None:
-    """A dict ``X`` of :func:`survfair.compare`: keys only for entries scored on covariates, one index.
+    """A dict ``X`` of :func:`survfair.compare`: keys only for entries scored on covariates, one
+    index.
 
     Unknown names and keys for entries that are scores or column names are refused (a typo must
     not leave a model without its covariates silently); a model without a key is refused by
     :func:`as_risk` when it is reached. The matrices that carry a pandas index must carry the
-    same one (the index rule, :func:`~survfair._core.validation.check_same_index`): each model's scores
-    are checked against time/event/group, but not against each other's when those are arrays.
+    same one (the index rule, :func:`~survfair._core.validation.check_same_index`): each model's
+    scores are checked against time/event/group, but not against each other's when those are arrays.
     """
     from collections.abc import Mapping
 
@@ -616,8 +624,8 @@ def check_feature_keys(models: Any, X: Any) -> None:
     unused = [key for key in X if isinstance(models[key], str) or is_scores(models[key])]
     if unused:
         raise ValueError(
-            f"X: {_names(unused)} {'is' if len(unused) == 1 else 'are'} scores or a column name in models, "
-            "which need no covariates; drop the key from X."
+            f"X: {_names(unused)} {'is' if len(unused) == 1 else 'are'} scores or a column name in "
+            "models, which need no covariates; drop the key from X."
         )
     check_same_index({f"X[{key!r}]": value for key, value in X.items()})
 
@@ -633,8 +641,9 @@ def _sksurv_survival_at(model: Any, X: Any, times: np.ndarray) -> np.ndarray:
     estimator = model.steps[-1][1] if isinstance(model, Pipeline) else model
     if not hasattr(estimator, "predict_survival_function"):
         raise TypeError(
-            f"model: {type(estimator).__name__} predicts no survival function (scikit-survival's SVMs and "
-            "IPCRidge predict ranks or times only), so it has no predicted risks; calibrate a model that does."
+            f"model: {type(estimator).__name__} predicts no survival function (scikit-survival's "
+            "SVMs and IPCRidge predict ranks or times only), so it has no predicted risks; "
+            "calibrate a model that does."
         )
     functions = model.predict_survival_function(X)
     domain_low = min(float(fn.domain[0]) for fn in functions)
@@ -642,8 +651,9 @@ def _sksurv_survival_at(model: Any, X: Any, times: np.ndarray) -> np.ndarray:
     outside = (times < domain_low) | (times > domain_high)
     if outside.any():
         raise ValueError(
-            f"times {[float(t) for t in times[outside]]} lie outside the model's survival functions "
-            f"([{domain_low:g}, {domain_high:g}], the training follow-up); it cannot predict there."
+            f"times {[float(t) for t in times[outside]]} lie outside the model's survival "
+            f"functions ([{domain_low:g}, {domain_high:g}], the training follow-up); it cannot "
+            "predict there."
         )
     return np.array([fn(times) for fn in functions], dtype=float).reshape(
         len(functions), times.size
@@ -724,8 +734,8 @@ def predicted_risks(model: Any, X: Any, times: Any) -> pd.DataFrame:
     kind = _kind(model)
     if kind == "callable":
         raise TypeError(
-            "model: a callable gives risk scores, not probabilities; pass its predicted probabilities "
-            "to survfair.calibration as `predicted` instead."
+            "model: a callable gives risk scores, not probabilities; pass its predicted "
+            "probabilities to survfair.calibration as `predicted` instead."
         )
     if kind.endswith("_lifelines"):
         if not _is_fitted_lifelines(model):

@@ -1,8 +1,10 @@
-"""Public estimators of the model-based reference: :func:`model_based_xci` and :func:`model_based_xauc`.
+"""Public estimators of the model-based reference: :func:`model_based_xci` and
+:func:`model_based_xauc`.
 
-validation -> the model's pair probabilities pi_ij (engines in :mod:`survfair._models.model_based_engine`)
--> contributions -> cells and influence rows -> :class:`~survfair._models.model_based_result.ModelBasedResult`
-beside the observed matrix of the same rows.
+validation -> the model's pair probabilities pi_ij (engines in
+:mod:`survfair._models.model_based_engine`) -> contributions -> cells and influence rows ->
+:class:`~survfair._models.model_based_result.ModelBasedResult` beside the observed matrix of the
+same rows.
 """
 
 from __future__ import annotations
@@ -68,9 +70,9 @@ class _Source:
 def _as_row_values(
     value: Any, data: pd.DataFrame | None, name: str, index: pd.Index, n: int, *, ndim: int
 ) -> np.ndarray:
-    """A per-row prediction input (a column name of ``data``, an array, a Series or a DataFrame): checked
-    for its number of rows, its pandas index (identical to the inputs', never aligned), numbers and
-    finiteness, naming the rows."""
+    """A per-row prediction input (a column name of ``data``, an array, a Series or a DataFrame):
+    checked for its number of rows, its pandas index (identical to the inputs', never aligned),
+    numbers and finiteness, naming the rows."""
     if isinstance(value, str):
         if data is None:
             raise TypeError(f"{name} is a column name ({value!r}) but data is None.")
@@ -79,7 +81,8 @@ def _as_row_values(
     if own is not None and not own.equals(index):
         raise ValueError(
             f"{name} carries a pandas index that is not identical to the other inputs' (rows are "
-            "matched by position, never aligned); pass `.to_numpy()` if the rows are in the same order."
+            "matched by position, never aligned); pass `.to_numpy()` if the rows are in the same "
+            "order."
         )
     try:
         array = np.asarray(value, dtype=float)
@@ -97,7 +100,8 @@ def _as_row_values(
 
 
 def _check_grid(survival: np.ndarray, times: Any, index: pd.Index) -> np.ndarray:
-    """Grid times: finite, >= 0, strictly increasing, one per column; curves in [0, 1], non-increasing."""
+    """Grid times: finite, >= 0, strictly increasing, one per column; curves in [0, 1],
+    non-increasing."""
     if times is None:
         raise ValueError(
             "times (the grid of the survival curves, shape (n_times,)) must be given with survival."
@@ -113,12 +117,14 @@ def _check_grid(survival: np.ndarray, times: Any, index: pd.Index) -> np.ndarray
     outside = ((survival < -1e-12) | (survival > 1 + 1e-12)).any(axis=1)
     if outside.any():
         raise ValueError(
-            f"survival must hold probabilities in [0, 1]; not so at {describe_rows(outside, index)}."
+            "survival must hold probabilities in [0, 1]; not so at "
+            f"{describe_rows(outside, index)}."
         )
     rising = (np.diff(survival, axis=1) > 1e-12).any(axis=1)
     if rising.any():
         raise ValueError(
-            f"survival curves must be non-increasing in time; they rise at {describe_rows(rising, index)}."
+            "survival curves must be non-increasing in time; they rise at "
+            f"{describe_rows(rising, index)}."
         )
     return grid
 
@@ -126,7 +132,8 @@ def _check_grid(survival: np.ndarray, times: Any, index: pd.Index) -> np.ndarray
 def _check_baseline(baseline: Any) -> tuple[np.ndarray, np.ndarray]:
     if not (isinstance(baseline, (tuple, list)) and len(baseline) == 2):
         raise TypeError(
-            "baseline must be a tuple (times, cumulative_hazard) of two 1-D arrays, or None (Breslow)."
+            "baseline must be a tuple (times, cumulative_hazard) of two 1-D arrays, or None "
+            "(Breslow)."
         )
     times, cumhaz = (np.asarray(v, dtype=float) for v in baseline)
     if times.ndim != 1 or times.shape != cumhaz.shape or times.size == 0:
@@ -142,8 +149,8 @@ def _check_baseline(baseline: Any) -> tuple[np.ndarray, np.ndarray]:
         or (np.diff(cumhaz) < 0).any()
     ):
         raise ValueError(
-            "baseline: times must be finite, >= 0 and increasing, the cumulative hazard finite, >= 0 "
-            "and non-decreasing."
+            "baseline: times must be finite, >= 0 and increasing, the cumulative hazard finite, >= "
+            "0 and non-decreasing."
         )
     return times, cumhaz
 
@@ -153,8 +160,8 @@ def _baseline_at(baseline: tuple, tau: float) -> float:
     times, cumhaz = baseline
     if tau > times[-1]:
         raise ValueError(
-            f"tau={tau:g} lies beyond the last time of baseline ({times[-1]:g}); the model's baseline "
-            "says nothing there: pass a smaller tau or a longer baseline."
+            f"tau={tau:g} lies beyond the last time of baseline ({times[-1]:g}); the model's "
+            "baseline says nothing there: pass a smaller tau or a longer baseline."
         )
     return float(np.interp(tau, np.concatenate([[0.0], times]), np.concatenate([[0.0], cumhaz])))
 
@@ -169,7 +176,8 @@ def _reference(
     target_se: float,
     rng,
 ):
-    """(contributions, reference name, Monte-Carlo SE or None, draws or None) of the analysed rows."""
+    """(contributions, reference name, Monte-Carlo SE or None, draws or None) of the analysed
+    rows."""
     risk, codes, g = sample.risk, sample.group_codes, sample.n_groups
     if source.kind == "grid":
         f, q = grid_terms(source.survival, source.times, tau)
@@ -216,10 +224,11 @@ def influence_rows(
     """Influence rows (n, G*G) of the model-based cells N_ab / D_ab.
 
     Each cell is a ratio of two-sample U-statistics over the individuals (pi_ij a fixed function of
-    i's and j's predictions); its Hajek projection gives row k the sum over k's pairs, as the earlier
-    member (k in a) and as the later member (k in b), of (h_ij - theta_ab) pi_ij, divided by D_ab:
-    ``rows.T @ rows`` is the covariance of the cells (the same construction, and scale, as the
-    observed xCI's influence rows, :mod:`survfair._core.influence`). NaN columns for undefined cells.
+    i's and j's predictions); its Hajek projection gives row k the sum over k's pairs, as the
+    earlier member (k in a) and as the later member (k in b), of (h_ij - theta_ab) pi_ij, divided by
+    D_ab: ``rows.T @ rows`` is the covariance of the cells (the same construction, and scale, as the
+    observed xCI's influence rows, :mod:`survfair._core.influence`). NaN columns for undefined
+    cells.
     """
     num, den = cells_from_contributions(contributions, codes, n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -280,18 +289,20 @@ def model_based_xci(
     n_resamples: int = 1000,
     random_state: Any = None,
 ) -> ModelBasedResult:
-    """Model-based xCI: the concordance matrix the model would have if its own predictions were true.
+    """Model-based xCI: the concordance matrix the model would have if its own predictions were
+    true.
 
     For every cell (a, b), the expected xCI under the model's predicted distributions
     (Gönen & Heller 2005's model-based concordance, per group pair; van Klaveren et al. 2016):
 
-    ``xCI*_ab(tau) = sum_{i in a, j in b, j != i} h(r_i, r_j) pi_ij / sum_{i in a, j in b, j != i} pi_ij``,
+    ``xCI*_ab(tau) = sum_{i in a, j in b, j != i} h(r_i, r_j) pi_ij /
+    sum_{i in a, j in b, j != i} pi_ij``,
 
     with ``pi_ij = P_model(T_i < T_j, T_i < tau)`` (T_i, T_j independent given their covariates) and
-    ``h = 1[r_i > r_j] + 1/2 1[|r_i - r_j| <= tied_tol]``, the ranking kernel of :func:`xci`. Returned
-    beside the observed xCI of the same rows (:func:`xci` with the same settings) and their difference,
-    the excess: an asymmetry that the model's predictions already imply (different risk distributions
-    per group) is in the reference; what remains is the model's.
+    ``h = 1[r_i > r_j] + 1/2 1[|r_i - r_j| <= tied_tol]``, the ranking kernel of :func:`xci`.
+    Returned beside the observed xCI of the same rows (:func:`xci` with the same settings) and their
+    difference, the excess: an asymmetry that the model's predictions already imply (different risk
+    distributions per group) is in the reference; what remains is the model's.
 
     Parameters
     ----------
@@ -300,8 +311,8 @@ def model_based_xci(
         earlier event), and a DataFrame in which strings are column names. ``risk=None`` takes the
         model's own scores: :func:`risk_scores` of ``model`` on ``X``, or ``linear_predictor``.
     survival : array-like or DataFrame of shape (n_samples, n_times), optional
-        Predicted survival probabilities S_i(times[k]) of every row (rows as the other inputs, before
-        ``groups`` excludes any), non-increasing in time; with ``times``.
+        Predicted survival probabilities S_i(times[k]) of every row (rows as the other inputs,
+        before ``groups`` excludes any), non-increasing in time; with ``times``.
     times : array-like of shape (n_times,), optional
         The grid of ``survival`` (strictly increasing, >= 0, the unit of ``time``); with ``model``,
         the grid to evaluate it on (default: the distinct event times before tau, and tau).
@@ -311,7 +322,8 @@ def model_based_xci(
         Covariates of ``model``, one row per input row.
     linear_predictor : array-like of shape (n_samples,) or column name, optional
         A proportional-hazards model's linear predictor lp (h = exp(lp)): pi_ij has Gönen and
-        Heller's closed form ``exp(lp_i) / (exp(lp_i) + exp(lp_j)) (1 - S0(tau)^(exp(lp_i) + exp(lp_j)))``.
+        Heller's closed form
+        ``exp(lp_i) / (exp(lp_i) + exp(lp_j)) (1 - S0(tau)^(exp(lp_i) + exp(lp_j)))``.
     baseline : tuple (times, cumulative_hazard), optional
         The PH model's baseline cumulative hazard H0 on the scale of ``linear_predictor`` (as given,
         no centring; lifelines' ``baseline_cumulative_hazard_`` belongs to centred covariates), read
@@ -350,8 +362,8 @@ def model_based_xci(
         For arguments of the wrong type (non-numeric predictions, a baseline that is not a pair, a
         column name without ``data``), and as :func:`xci`.
     ValueError
-        If not exactly one of ``survival``, ``model``, ``linear_predictor`` is given; ``ci="bootstrap"``
-        with ``cluster``; predictions with
+        If not exactly one of ``survival``, ``model``, ``linear_predictor`` is given;
+        ``ci="bootstrap"`` with ``cluster``; predictions with
         the wrong shape, a number of rows other than the inputs', an index other than theirs, NaN /
         infinite values, survival outside [0, 1] or rising (naming the rows); a grid that is not
         strictly increasing; ``tau`` (or, with ``tau=None``, the last event time) beyond the grid or
@@ -377,8 +389,8 @@ def model_based_xci(
     Survival curves on a grid are taken as linear between grid times (S_i(0) = 1): the event time is
     uniform within an interval, so of two people whose events fall in the same interval each is
     first with probability 1/2, and pi_ij = sum_k f_i(k) [S_j(t_k) + f_j(k) / 2] with
-    f_i(k) = S_i(t_{k-1}) - S_i(t_k); S at tau is interpolated the same way. This factorises, and the
-    cells are exact in O(n K G) time from cumulative sums over the risk order. The proportional-
+    f_i(k) = S_i(t_{k-1}) - S_i(t_k); S at tau is interpolated the same way. This factorises, and
+    the cells are exact in O(n K G) time from cumulative sums over the risk order. The proportional-
     hazards reference takes the baseline as continuous (only H0(tau) enters; with Breslow, the sum
     over events before tau, or through the last event with ``tau=None``); it has no O(n log n) form
     and costs O(n^2) exactly. The reference treats the predictions as fixed (as :func:`xci` treats
@@ -392,9 +404,9 @@ def model_based_xci(
     Gönen, M. and Heller, G. (2005). Concordance probability and discriminatory power in
     proportional hazards regression. Biometrika 92(4), 965-970.
 
-    van Klaveren, D., Gönen, M., Steyerberg, E. W. and Vergouwe, Y. (2016). A new concordance measure
-    for risk prediction models in external validation settings. Statistics in Medicine 35(23),
-    4136-4152.
+    van Klaveren, D., Gönen, M., Steyerberg, E. W. and Vergouwe, Y. (2016). A new concordance
+    measure for risk prediction models in external validation settings. Statistics in
+    Medicine 35(23), 4136-4152.
 
     Wang, H. et al. (2026). Towards Fair Predictions: Group Conditional Concordance Index to
     Quantify Fairness in Time-to-Event Prognostication. arXiv:2606.16872, eq. 2-7.
@@ -413,9 +425,11 @@ def model_based_xci(
     >>> t = scale * rng.exponential(size=n) * np.exp(-lp)
     >>> grid = np.linspace(0.5, 30, 60)
     >>> curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=30.0)
+    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves,
+    ...                                times=grid, tau=30.0)
     >>> table = res.summaries().set_index(["summary", "a", "b"]).round(2)
-    >>> table.loc[("delta_between", "old", "young"), ["observed", "model_based", "excess", "p_value"]].tolist()
+    >>> table.loc[("delta_between", "old", "young"),
+    ...           ["observed", "model_based", "excess", "p_value"]].tolist()
     [-0.24, -0.27, 0.03, 0.41]
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, False)
@@ -481,8 +495,8 @@ def model_based_xci(
 
         if isinstance(X, pd.DataFrame) and not X.index.equals(index):
             raise ValueError(
-                "X carries a pandas index that is not identical to the other inputs' (rows are matched "
-                "by position, never aligned); reset or align it first."
+                "X carries a pandas index that is not identical to the other inputs' (rows are "
+                "matched by position, never aligned); reset or align it first."
             )
         if times is None:
             events = np.unique(sample.time[sample.event & (sample.time < tau_ref)])
@@ -510,8 +524,8 @@ def model_based_xci(
 
     if ci == "bootstrap" and sample.cluster is not None:
         raise ValueError(
-            "ci='bootstrap' resamples individuals, so it does not support cluster; use ci='analytic' "
-            "(cluster-robust influence rows)."
+            "ci='bootstrap' resamples individuals, so it does not support cluster; use "
+            "ci='analytic' (cluster-robust influence rows)."
         )
     rng = random_generator(random_state)
     with warnings.catch_warnings(record=True) as caught:  # re-issued below, pointing at the caller
@@ -578,7 +592,8 @@ def _warn_monte_carlo(mc_se, target_se) -> None:
     if mc_se is not None and np.nanmax(mc_se) >= target_se:
         warnings.warn(
             f"the Monte-Carlo reference stopped at {_MAX_DRAWS} draws with a standard error of "
-            f"{np.nanmax(mc_se):.4f} (target {target_se:g}); it is included in every standard error.",
+            f"{np.nanmax(mc_se):.4f} (target {target_se:g}); it is included in every standard "
+            "error.",
             UserWarning,
             stacklevel=3,
         )
@@ -595,9 +610,10 @@ def _joint_bootstrap(
     n_resamples: int,
     rng,
 ) -> np.ndarray:
-    """(n_resamples, 2, G, G): observed and model-based matrices of replicates that resample individuals
-    within groups (group sizes fixed), both recomputed on each (censoring and a Breslow baseline refitted).
-    A replicate that fails (no comparable pair, a zero censoring survival) is NaN."""
+    """(n_resamples, 2, G, G): observed and model-based matrices of replicates that resample
+    individuals within groups (group sizes fixed), both recomputed on each (censoring and a Breslow
+    baseline refitted). A replicate that fails (no comparable pair, a zero censoring survival) is
+    NaN."""
     import dataclasses
 
     from .._core.exceptions import UndefinedXCIWarning
@@ -665,10 +681,11 @@ def model_based_xauc(
 ) -> ModelBasedResult:
     """Model-based xAUC: the xAUC matrix the model would have if its probabilities were true.
 
-    ``xAUC*(a, b) = sum_{i in a, j in b, j != i} h(s_i, s_j) p_i (1 - p_j) / sum_{i in a, j in b, j != i} p_i (1 - p_j)``,
-    the expected xAUC (Kallus & Zhou 2019, Definition 2) when each person is positive with the
-    calibrated probability p_i, independently; beside the observed :func:`xauc` and the excess.
-    Exact in O(G n log n) (cumulative sums over the score order, no pair formed).
+    ``xAUC*(a, b) = sum_{i in a, j in b, j != i} h(s_i, s_j) p_i (1 - p_j) /
+    sum_{i in a, j in b, j != i} p_i (1 - p_j)``, the expected xAUC (Kallus & Zhou 2019,
+    Definition 2) when each person is positive with the calibrated probability p_i, independently;
+    beside the observed :func:`xauc` and the excess. Exact in O(G n log n) (cumulative sums over
+    the score order, no pair formed).
 
     Parameters
     ----------
@@ -682,14 +699,14 @@ def model_based_xauc(
     -------
     ModelBasedResult
         ``.observed`` (an :class:`XAUCResult`), ``.model_based``, ``.excess`` with analytic standard
-        errors (the observed cells' DeLong placement values and the reference's influence rows, of the
-        same individuals) and ``.summaries()``.
+        errors (the observed cells' DeLong placement values and the reference's influence rows, of
+        the same individuals) and ``.summaries()``.
 
     Raises
     ------
     TypeError, ValueError
-        As :func:`xauc`; and for a ``probability`` that is not numeric, has another number of rows or
-        another index than the inputs, or lies outside [0, 1] (naming the rows).
+        As :func:`xauc`; and for a ``probability`` that is not numeric, has another number of rows
+        or another index than the inputs, or lies outside [0, 1] (naming the rows).
 
     See Also
     --------
@@ -714,7 +731,8 @@ def model_based_xauc(
     >>> y = (rng.random(n) < p).astype(int)
     >>> res = survfair.model_based_xauc(y, group, p, probability=p)
     >>> rows = res.summaries().set_index(["summary", "a", "b"]).round(2)
-    >>> float(rows.loc[("delta_between", "a", "b"), "model_based"]) > 0.3  # prevalence alone makes it
+    >>> # prevalence alone makes it
+    >>> float(rows.loc[("delta_between", "a", "b"), "model_based"]) > 0.3
     True
     """
     from .._binary.xauc import xauc
@@ -776,10 +794,11 @@ def _delong(m: np.ndarray) -> np.ndarray:
 
 
 def _xauc_rows(observed, sample: SurvivalSample) -> np.ndarray:
-    """Influence rows (n, G*G) of the observed xAUC cells from their placement values: a positive k of a
-    adds (V_k(b) - theta_ab) / n1_a to cell (a, b), a negative k of b adds (W_k(a) - theta_ab) / n0_b,
-    with V, W the shares of pairs k wins or loses, times DeLong et al.'s (1988) sqrt(m / (m - 1)) per role,
-    so that ``rows.T @ rows`` is the DeLong covariance of :func:`xauc` (tested)."""
+    """Influence rows (n, G*G) of the observed xAUC cells from their placement values: a positive k
+    of a adds (V_k(b) - theta_ab) / n1_a to cell (a, b), a negative k of b adds
+    (W_k(a) - theta_ab) / n0_b, with V, W the shares of pairs k wins or loses, times DeLong et al.'s
+    (1988) sqrt(m / (m - 1)) per role, so that ``rows.T @ rows`` is the DeLong covariance of
+    :func:`xauc` (tested)."""
     g, codes, pos = sample.n_groups, sample.group_codes, sample.event
     n1 = np.bincount(codes[pos], minlength=g).astype(float)
     n0 = np.bincount(codes[~pos], minlength=g).astype(float)

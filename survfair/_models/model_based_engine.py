@@ -5,12 +5,14 @@ is the concordance the model would have if its own predicted distributions were 
 
     xCI*_ab = sum_{i in a, j in b, j != i} h(r_i, r_j) pi_ij / sum_{i in a, j in b, j != i} pi_ij,
 
-with ``h = 1[r_i > r_j] + 1/2 1[|r_i - r_j| <= tied_tol]`` (the ranking kernel of :func:`survfair.xci`)
-and ``pi_ij = P_model(T_i < T_j, T_i < tau)``, T_i and T_j independent given their covariates.
+with ``h = 1[r_i > r_j] + 1/2 1[|r_i - r_j| <= tied_tol]`` (the ranking kernel of
+:func:`survfair.xci`) and ``pi_ij = P_model(T_i < T_j, T_i < tau)``, T_i and T_j independent given
+their covariates.
 
-Counts first, ratios last: every engine returns :class:`~survfair._core.kernel.IndividualContributions`
-(each individual's share of every cell's numerator and denominator, as the earlier member and as the
-later member), from which the cells (sums over a group) and the influence rows are formed.
+Counts first, ratios last: every engine returns
+:class:`~survfair._core.kernel.IndividualContributions` (each individual's share of every cell's
+numerator and denominator, as the earlier member and as the later member), from which the cells
+(sums over a group) and the influence rows are formed.
 
 Three engines:
 
@@ -22,8 +24,8 @@ Three engines:
 * :func:`ph_contributions` -- the Gönen-Heller closed form of a proportional-hazards model,
   pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)), evaluated exactly over all pairs in blocks of
   rows (O(n^2) time, O(n x block) memory).
-* :func:`ph_monte_carlo` -- the same reference beyond :data:`PH_EXACT_MAX_ROWS` rows, by drawing every
-  person's event time from the model and counting the pairs with the xCI kernel.
+* :func:`ph_monte_carlo` -- the same reference beyond :data:`PH_EXACT_MAX_ROWS` rows, by drawing
+  every person's event time from the model and counting the pairs with the xCI kernel.
 """
 
 from __future__ import annotations
@@ -43,10 +45,11 @@ __all__ = [
     "cells_from_contributions",
 ]
 
-#: Up to this many rows the PH reference is computed exactly over all n^2 pairs (measured on a shared
-#: 2-core machine, 2 groups: 0.9 s at 5,000 rows, 2.8 s at 10,000, growing as n^2); beyond it by Monte
-#: Carlo (:func:`ph_monte_carlo`: 5 draws, 0.6 s, reached a Monte-Carlo SE of 0.0009 at 100,000 rows).
-#: The grid engine took 8 s at 100,000 rows, 200 grid times and 4 groups.
+#: Up to this many rows the PH reference is computed exactly over all n^2 pairs (measured on a
+#: shared 2-core machine, 2 groups: 0.9 s at 5,000 rows, 2.8 s at 10,000, growing as n^2); beyond it
+#: by Monte Carlo (:func:`ph_monte_carlo`: 5 draws, 0.6 s, reached a Monte-Carlo SE
+#: of 0.0009 at 100,000 rows). The grid engine took 8 s at 100,000 rows, 200 grid times
+#: and 4 groups.
 PH_EXACT_MAX_ROWS = 10_000
 #: Memory of one block of the factorised and pairwise engines (floats).
 _BLOCK_FLOATS = 4_000_000
@@ -59,10 +62,11 @@ def grid_terms(
 
     ``survival[i, k]`` is S_i(times[k]) on increasing ``times``; S_i(0) = 1 (a first time of 0 with
     S < 1 puts that mass at time 0). The curves are taken as linear between grid times (the event
-    time uniform within an interval), so S_i(tau) between two grid times is interpolated linearly and
-    two people whose events fall in the same interval are each first with probability 1/2:
-    pi_ij = sum_k f_i(k) [S_j(t_k) + f_j(k) / 2] = sum_k f_i(k) q_j(k), q_j(k) = (S_j(t_{k-1}) + S_j(t_k)) / 2.
-    ``tau`` must lie in (0, times[-1]] (checked by the caller).
+    time uniform within an interval), so S_i(tau) between two grid times is interpolated linearly
+    and two people whose events fall in the same interval are each first with probability 1/2:
+    pi_ij = sum_k f_i(k) [S_j(t_k) + f_j(k) / 2] = sum_k f_i(k) q_j(k),
+    q_j(k) = (S_j(t_{k-1}) + S_j(t_k)) / 2. ``tau`` must lie in (0, times[-1]] (checked by the
+    caller).
     """
     inside = int(np.searchsorted(times, tau, side="left"))  # grid times < tau
     grid_times = times[:inside]
@@ -84,8 +88,8 @@ def grid_terms(
 
 
 def _windows(risk: np.ndarray, tied_tol: float):
-    """Risk order and, for every row, the ends of its window of strictly lower risks ([0, lo)) and of
-    its tied risks ([lo, hi)) in that order: |r_i - r_j| <= tied_tol is a tie."""
+    """Risk order and, for every row, the ends of its window of strictly lower risks ([0, lo)) and
+    of its tied risks ([lo, hi)) in that order: |r_i - r_j| <= tied_tol is a tie."""
     order = np.argsort(risk, kind="stable")
     ranked = risk[order]
     lo = np.searchsorted(ranked, risk - tied_tol, side="left")
@@ -122,14 +126,16 @@ def factorised_contributions(
         for g in range(n_groups):
             member = (sorted_codes == g)[:, None]
             own = (codes == g)[:, None]
-            # q of group g summed over the risk order: earlier members i (any group) against later j in g
+            # q of group g summed over the risk order: earlier members i (any group) against later j
+            # in g
             cum = np.zeros((n + 1, f_block.shape[1]))
             np.cumsum(np.where(member, q_sorted, 0.0), axis=0, out=cum[1:])
             lower, tied = cum[lo], cum[hi] - cum[lo]
             self_q = np.where(own, q_block, 0.0)
             e_num[:, g] += np.einsum("ik,ik->i", f_block, lower + 0.5 * (tied - self_q))
             e_den[:, g] += np.einsum("ik,ik->i", f_block, cum[n][None, :] - self_q)
-            # f of group g summed over the risk order: later members j (any group) against earlier i in g
+            # f of group g summed over the risk order: later members j (any group) against earlier i
+            # in g
             np.cumsum(np.where(member, f_sorted, 0.0), axis=0, out=cum[1:])
             higher, tied = cum[n][None, :] - cum[hi], cum[hi] - cum[lo]
             self_f = np.where(own, f_block, 0.0)
@@ -146,9 +152,10 @@ def ph_contributions(
     cumhaz_tau: float,
     tied_tol: float,
 ) -> IndividualContributions:
-    """Contributions of the Gönen-Heller pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)), exact over
-    all ordered pairs j != i, ``block`` rows at a time. ``cumhaz_tau`` = H0(tau) (inf: untruncated,
-    pi_ij = h_i / (h_i + h_j), Gönen and Heller's CPE). O(n^2 G) time, O(n x block) memory.
+    """Contributions of the Gönen-Heller pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)), exact
+    over all ordered pairs j != i, ``block`` rows at a time. ``cumhaz_tau`` = H0(tau)
+    (inf: untruncated, pi_ij = h_i / (h_i + h_j), Gönen and Heller's CPE). O(n^2 G) time,
+    O(n x block) memory.
 
     h is formed as exp(lp - max lp) (no overflow; the share h_i / (h_i + h_j) is scale-free) and
     (h_i + h_j) H0(tau) as (u_i + u_j) exp(max lp) H0(tau), the exponent of S0(tau)^(h_i + h_j).
@@ -210,13 +217,15 @@ def ph_monte_carlo(
     rng: np.random.Generator,
 ):
     """The PH reference by simulation: each draw gives every person an event time from the model and
-    counts the pairs with the xCI kernel (no censoring; the draws at or after tau are censored at tau).
+    counts the pairs with the xCI kernel (no censoring; the draws at or after tau are censored at
+    tau).
 
-    Under a common baseline, U_i = H0(T_i) ~ Exponential(h_i) and T_i < T_j iff U_i < U_j, so no time
-    scale is needed: U_i = E_i / h_i with E_i ~ Exp(1), truncated at H0(tau). The pair sums of draw d
-    are unbiased for the exact sums, so the ratio of the sums over draws converges to xCI*; its
-    Monte-Carlo standard error (delta method over draws) is checked after every draw from
-    ``min_draws`` on, stopping when every defined cell's is below ``target_se`` (or at ``max_draws``).
+    Under a common baseline, U_i = H0(T_i) ~ Exponential(h_i) and T_i < T_j iff U_i < U_j, so no
+    time scale is needed: U_i = E_i / h_i with E_i ~ Exp(1), truncated at H0(tau). The pair sums of
+    draw d are unbiased for the exact sums, so the ratio of the sums over draws converges to xCI*;
+    its Monte-Carlo standard error (delta method over draws) is checked after every draw from
+    ``min_draws`` on, stopping when every defined cell's is below ``target_se`` (or at
+    ``max_draws``).
 
     Returns (contributions averaged over the draws, Monte-Carlo SE (G, G), number of draws).
     """
@@ -258,7 +267,8 @@ def ph_monte_carlo(
 
 
 def _ratio_mc_se(nums: np.ndarray, dens: np.ndarray) -> np.ndarray:
-    """Monte-Carlo SE of sum_d N_d / sum_d D_d over R draws: sd(N_d - theta D_d) / (mean D sqrt(R))."""
+    """Monte-Carlo SE of sum_d N_d / sum_d D_d over R draws:
+    sd(N_d - theta D_d) / (mean D sqrt(R))."""
     r = nums.shape[0]
     with np.errstate(invalid="ignore", divide="ignore"):
         theta = nums.sum(axis=0) / dens.sum(axis=0)

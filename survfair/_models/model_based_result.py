@@ -47,9 +47,9 @@ def _coefficients(method: str, coefficients, weights) -> np.ndarray:
 class ModelBasedResult:
     """Observed xCI (or xAUC), the model-based reference and the excess, per cell, with inference.
 
-    Returned by :func:`survfair.model_based_xci` and :func:`survfair.model_based_xauc`. Rows ``a`` are
-    the group of the member with the earlier event (the positive's group for xAUC), columns ``b`` the
-    group of the later member (the negative's group), as in :class:`XCIResult`.
+    Returned by :func:`survfair.model_based_xci` and :func:`survfair.model_based_xauc`. Rows ``a``
+    are the group of the member with the earlier event (the positive's group for xAUC), columns
+    ``b`` the group of the later member (the negative's group), as in :class:`XCIResult`.
 
     Attributes
     ----------
@@ -68,12 +68,13 @@ class ModelBasedResult:
         Level of the intervals reported by default.
     influence : ndarray of shape (n_rows, G*G) or None
         Influence rows of the model-based cells (rows = individuals, or clusters with ``cluster=``),
-        scaled so that ``influence.T @ influence`` is their covariance; NaN columns for undefined cells.
+        scaled so that ``influence.T @ influence`` is their covariance; NaN columns for undefined
+        cells.
     observed_influence : ndarray of shape (n_rows, G*G) or None
         The observed cells' influence rows of the same individuals (or clusters).
     monte_carlo_se : ndarray of shape (G, G) or None
-        Monte-Carlo standard error of the model-based cells (``"proportional_hazards_monte_carlo"``),
-        added in quadrature to every standard error.
+        Monte-Carlo standard error of the model-based cells
+        (``"proportional_hazards_monte_carlo"``), added in quadrature to every standard error.
     n_draws : int or None
         Monte-Carlo draws used.
     replicates : ndarray of shape (n_resamples, 2, G, G) or None
@@ -167,10 +168,10 @@ class ModelBasedResult:
         weights: Any = DEPRECATED,
     ) -> tuple:
         """Value, SE (K,) of contrasts ``coefficients @ vec(matrix)`` of the excess, model-based or
-        observed cells (coefficients of shape (K, G*G); ``weights`` is their deprecated name, removed
-        in 0.3). The analytic SE is sqrt(sum_k (phi_k . w)^2) over the same individuals' rows
-        (observed minus model-based for the excess), plus the Monte-Carlo variance of the reference
-        (cells taken as independent); with bootstrap replicates, their SD."""
+        observed cells (coefficients of shape (K, G*G); ``weights`` is their deprecated name,
+        removed in 0.3). The analytic SE is sqrt(sum_k (phi_k . w)^2) over the same individuals'
+        rows (observed minus model-based for the excess), plus the Monte-Carlo variance of the
+        reference (cells taken as independent); with bootstrap replicates, their SD."""
         weights = _coefficients("contrast_inference", coefficients, weights)
         of = check_option(of, "of", _QUANTITIES)
         cells = self._values_of(of).ravel()
@@ -220,7 +221,8 @@ class ModelBasedResult:
                 )  # a contrast undefined in every replicate: NaN
                 low = np.nanquantile(contrasts, alpha, axis=0)
                 high = np.nanquantile(contrasts, 1 - alpha, axis=0)
-            # percentile p-value of H0: 0 (twice the smaller tail share of the replicates that have it)
+            # percentile p-value of H0: 0 (twice the smaller tail share of the replicates that have
+            # it)
             finite = np.isfinite(contrasts)
             counted = finite.sum(axis=0)
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -229,7 +231,8 @@ class ModelBasedResult:
             p = np.where(counted > 0, p, np.nan)
             return values, se, low, high, np.where(np.isnan(values), np.nan, p)
         if of == "excess" and self._has_rows:
-            # Student t with Satterthwaite's degrees of freedom of the sum of squares (see effective_df)
+            # Student t with Satterthwaite's degrees of freedom of the sum of squares (see
+            # effective_df)
             df = self.effective_df(weights)
             quantile = stats.t.ppf(0.5 + level / 2, np.where(np.isfinite(df), df, 1e12))
             with np.errstate(invalid="ignore"):
@@ -257,11 +260,12 @@ class ModelBasedResult:
         (``coefficients`` of shape (K, G*G); ``weights`` is their deprecated name, removed in 0.3).
 
         The variance is a sum of squares over individuals (or clusters), V = sum_k d_k^2 with
-        d_k = (phi_obs,k - phi_mb,k) . w; a few large d_k (long survivors with large censoring weights,
-        early deaths of a low-risk group) make V noisy. Matching V to a scaled chi-square gives
-        nu = 2 V^2 / (sum_k d_k^4 - V^2 / n); intervals and p-values of the excess use Student's t with
-        nu degrees of freedom (inf without influence rows). In a design with very different baselines
-        (n = 500) this raised the coverage of the 95% interval from 0.915 to 0.938 (median nu = 11).
+        d_k = (phi_obs,k - phi_mb,k) . w; a few large d_k (long survivors with large censoring
+        weights, early deaths of a low-risk group) make V noisy. Matching V to a scaled chi-square
+        gives nu = 2 V^2 / (sum_k d_k^4 - V^2 / n); intervals and p-values of the excess use
+        Student's t with nu degrees of freedom (inf without influence rows). In a design with very
+        different baselines (n = 500) this raised the coverage of the 95% interval
+        from 0.915 to 0.938 (median nu = 11).
         """
         weights = _coefficients("effective_df", coefficients, weights)
         rows = self._rows_of("excess")
@@ -277,7 +281,8 @@ class ModelBasedResult:
         return np.eye(len(self.groups) ** 2)
 
     def se(self, of: str = "excess") -> pd.DataFrame:
-        """Standard errors of the ``of`` matrix ("excess", "model_based" or "observed"), aligned with it.
+        """Standard errors of the ``of`` matrix ("excess", "model_based" or "observed"), aligned
+        with it.
 
         Raises
         ------
@@ -292,11 +297,12 @@ class ModelBasedResult:
         self, confidence_level: float | None = None, *, of: str = "excess"
     ) -> ConfidenceInterval:
         """Lower and upper limits of every cell of the ``of`` matrix, aligned with it: a
-        :class:`~survfair.ConfidenceInterval` of two G x G DataFrames (``low, high = ...`` unpacks it).
+        :class:`~survfair.ConfidenceInterval` of two G x G DataFrames (``low, high = ...`` unpacks
+        it).
 
         Analytic: for the excess, value -/+ t_nu SE with Satterthwaite's nu (:meth:`effective_df`),
-        clipped to [-1, 1]; Wald on the logit scale for the model-based and observed cells; ``ci="bootstrap"``: percentile intervals of the joint
-        replicates. NaN without inference.
+        clipped to [-1, 1]; Wald on the logit scale for the model-based and observed cells;
+        ``ci="bootstrap"``: percentile intervals of the joint replicates. NaN without inference.
 
         Raises
         ------
@@ -532,8 +538,9 @@ def excess_delta_between(result: ModelBasedResult, a: Any, b: Any):
     Estimate
         Value, standard error (influence rows of the observed minus the model-based cells, the same
         individuals; or the SD of the joint bootstrap replicates), interval (value -/+ t SE with
-        Satterthwaite's degrees of freedom, :meth:`ModelBasedResult.effective_df`, clipped to [-2, 2];
-        or percentile) and the two-sided p-value of H0: excess = 0 (Student t, or the bootstrap's).
+        Satterthwaite's degrees of freedom, :meth:`ModelBasedResult.effective_df`, clipped to
+        [-2, 2]; or percentile) and the two-sided p-value of H0: excess = 0 (Student t, or the
+        bootstrap's).
 
     Raises
     ------
@@ -556,9 +563,11 @@ def excess_delta_between(result: ModelBasedResult, a: Any, b: Any):
     >>> t = scale * rng.exponential(size=n) * np.exp(-lp)
     >>> grid = np.linspace(0.5, 30, 60)
     >>> curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])  # the true model
-    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=30.0)
+    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves,
+    ...                                times=grid, tau=30.0)
     >>> est = survfair.excess_delta_between(res, "old", "young")
-    >>> bool(abs(survfair.delta_between(res.observed, "old", "young").value) > 0.2), bool(est.p_value > 0.05)
+    >>> bool(abs(survfair.delta_between(res.observed, "old", "young").value) > 0.2), bool(
+    ...     est.p_value > 0.05)
     (True, True)
     """
     return result.estimate("delta_between", a, b)

@@ -48,14 +48,16 @@ __all__ = ["xci", "estimate_xci"]
 def _reference_sample(
     reference: Any, data_columns: dict, groups: tuple, cause: int | None = None
 ) -> SurvivalSample:
-    """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or (time, event, group).
+    """Validate ``censoring_reference``: a DataFrame with the analysis' column names, or
+    (time, event, group).
 
     With competing risks (``cause``) its event column holds cause codes too: any cause is an event
     of the censoring fit (the reference need not contain the cause of interest)."""
     if isinstance(reference, pd.DataFrame):
         if not all(isinstance(data_columns[k], (str, list)) for k in ("time", "event", "group")):
             raise TypeError(
-                "censoring_reference is a DataFrame, so time, event and group must be column names of data."
+                "censoring_reference is a DataFrame, so time, event and group must be column names "
+                "of data."
             )
         args = (data_columns["time"], data_columns["event"], data_columns["group"])
         # entry / weights named as columns of data are read from the reference too (a weighted,
@@ -106,9 +108,9 @@ def _check_dask_options(ci, **options) -> None:
     given = [name for name, value in options.items() if value is not None]
     if given:
         raise ValueError(
-            f"with a Dask DataFrame as data, {', '.join(given)} {'is' if len(given) == 1 else 'are'} "
-            "not supported; compute the frame (.compute()) to use "
-            f"{'it' if len(given) == 1 else 'them'}."
+            f"with a Dask DataFrame as data, {', '.join(given)} "
+            f"{'is' if len(given) == 1 else 'are'} not supported; compute the frame (.compute()) "
+            f"to use {'it' if len(given) == 1 else 'them'}."
         )
 
 
@@ -252,8 +254,8 @@ def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
             f"({describe_rows(used, sample.index)})"
         )
     return (
-        f"every comparable pair has weight 0: each event{where} of positive weight is compared only with "
-        "rows of weight 0"
+        f"every comparable pair has weight 0: each event{where} of positive weight is compared "
+        "only with rows of weight 0"
     )
 
 
@@ -353,7 +355,8 @@ def xci(
         sets on (entry, time] (a ``censoring_reference`` DataFrame is read with the same entry
         column when ``entry`` names one). None: everyone is observed from time 0. The estimand
         then weighs each event time t by P(E < t)^2 (both members entered before t; docs:
-        how-to, intervals), which differs from the population xCI when concordance changes over time.
+        how-to, intervals), which differs from the population xCI when concordance changes over
+        time.
     weights : array-like of shape (n_samples,) or column name, optional
         Case weights, finite and >= 0: a pair weighs w_i w_j (times its IPCW weight) and the
         censoring Kaplan-Meier is weighted. Sampling (inverse-probability) weights, as R's
@@ -420,14 +423,15 @@ def xci(
         ``ci="bootstrap"``, an unsupported ``random_state``).
     ValueError
         For mismatched lengths, NaN/inf, negative times, events other than 0/1 (with ``cause``:
-        other than integer codes >= 0, or a ``cause`` < 1 or absent from ``event``), empty input, 2-D
-        risk, missing ``cluster`` labels, ``entry`` < 0 or >= ``time``, negative ``weights`` (each
-        naming the rows), labels in ``groups`` that do not occur, ``tau <= 0``, unknown ``method`` or
-        ``censoring``, or negative ``tied_tol``; pandas inputs with differing indexes; invalid
-        inference options (``ci``, ``confidence_level`` outside (0, 1), ``n_resamples`` < 2,
-        ``n_jobs=0``, ``stratify``, ``bootstrap_method``; with ``ci="bootstrap"``, a negative
-        integer ``random_state``). With a Dask DataFrame as ``data``: ``ci`` other than None, an
-        unsupported option given, or a role that is not one of its columns.
+        other than integer codes >= 0, or a ``cause`` < 1 or absent from ``event``), empty
+        input, 2-D risk, missing ``cluster`` labels, ``entry`` < 0 or >= ``time``, negative
+        ``weights`` (each naming the rows), labels in ``groups`` that do not occur, ``tau <= 0``,
+        unknown ``method`` or ``censoring``, or negative ``tied_tol``; pandas inputs with differing
+        indexes; invalid inference options (``ci``, ``confidence_level`` outside (0, 1),
+        ``n_resamples`` < 2, ``n_jobs=0``, ``stratify``, ``bootstrap_method``; with
+        ``ci="bootstrap"``, a negative integer ``random_state``). With a Dask DataFrame as ``data``:
+        ``ci`` other than None, an unsupported option given, or a role that is not one of its
+        columns.
     NoComparablePairError
         (a ValueError) if no pair in the data is comparable, or (IPCW with ``tau``) every
         comparable pair has its earlier event at or after ``tau``.
@@ -467,8 +471,8 @@ def xci(
     Inference: the analytic covariance is the Hajek projection of each cell's pair sums on the
     individuals, with DeLong's m / (m - 1) factor per role and, for IPCW, each individual's effect
     on the Kaplan-Meier fits of K_g (docs: how-to, intervals; the formulas in
-    ``survfair/_core/influence.py``). Agreement with R's ``survival::concordance`` (entry, weights) and
-    ``pec::cindex`` (competing risks): docs, conventions.
+    ``survfair/_core/influence.py``). Agreement with R's ``survival::concordance`` (entry, weights)
+    and ``pec::cindex`` (competing risks): docs, conventions.
 
     References
     ----------
@@ -489,7 +493,8 @@ def xci(
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4, 3, 2, 1], method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4], [1, 1, 0, 1], ["a", "b", "a", "b"], [4, 3, 2, 1],
+    ...                    method="naive")
     >>> float(res.matrix.loc["a", "b"])
     1.0
 
@@ -514,7 +519,8 @@ def xci(
     >>> res = survfair.xci(t, status, g, r, method="naive", cause=1)
     >>> res.pair_counts.comparable.tolist()
     [[5, 7], [4, 5]]
-    >>> survfair.xci(t, [s == 1 for s in status], g, r, method="naive").pair_counts.comparable.tolist()
+    >>> survfair.xci(t, [s == 1 for s in status], g, r,
+    ...              method="naive").pair_counts.comparable.tolist()
     [[4, 6], [2, 4]]
     """
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)

@@ -60,7 +60,8 @@ def xci_dask(
     frame, time: str, event: str, group: str, risk: str, *, groups, settings: EstimatorSettings
 ) -> XCIResult:
     """xCI point estimate of the Dask DataFrame ``frame`` (columns named by ``time`` ... ``risk``):
-    the numbers of :func:`survfair.xci` on the same rows with ``ci=None``. See the module docstring."""
+    the numbers of :func:`survfair.xci` on the same rows with ``ci=None``. See the module
+    docstring."""
     columns = {"time": time, "event": event, "group": group, "risk": risk}
     for role, name in columns.items():
         if not isinstance(name, str) or name not in frame.columns:
@@ -130,7 +131,8 @@ def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings)
     counts; raises as :func:`survfair.xci` for a weight that cannot be formed or no usable pair."""
     import dask
 
-    # one key for the curves (as long as the distinct times): sent to each worker once, not with every task
+    # one key for the curves (as long as the distinct times): sent to each worker once, not with
+    # every task
     shared = dask.delayed(curves, pure=True) if curves is not None else None
     within = [dask.delayed(_within)(arrays, n_groups, shared, tau, settings) for arrays in read]
     members = [dask.delayed(_sorted_members)(arrays, n_groups) for arrays in read]
@@ -263,7 +265,8 @@ def _within(arrays: dict, n_groups: int, curves, tau, settings) -> tuple:
 
 
 def _sorted_members(arrays: dict, n_groups: int) -> list:
-    """Each group's risks in the partition, sorted (the later members of another partition's events)."""
+    """Each group's risks in the partition, sorted (the later members of another partition's
+    events)."""
     return [np.sort(arrays["risk"][arrays["codes"] == b]) for b in range(n_groups)]
 
 

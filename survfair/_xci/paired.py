@@ -131,7 +131,8 @@ class ComparisonResult:
         >>> first = survfair.xci(t, e, g, [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
         >>> second = survfair.xci(t, e, g, [7, 3, 6, 5, 4, 8, 1, 2], method="naive")
         >>> limits = survfair.compare_xci(first, second).confidence_interval(0.5)
-        >>> limits.loc[limits["quantity"] == "delta_between", ["ci_low", "ci_high"]].round(4).values.tolist()
+        >>> limits.loc[limits["quantity"] == "delta_between",
+        ...            ["ci_low", "ci_high"]].round(4).values.tolist()
         [[0.1015, 0.2985]]
         """
         table = stored(self, "table")
@@ -172,7 +173,8 @@ class ComparisonResult:
         return self.table
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: groups, interval method and level, and the rows of :meth:`to_frame`."""
+        """JSON-safe dictionary: groups, interval method and level, and the rows of
+        :meth:`to_frame`."""
         return json_safe(
             {
                 "groups": list(self.groups),
@@ -353,7 +355,8 @@ class ComparisonResult:
         level = f"{100 * self.confidence_level:g}%"
         return (
             f"ComparisonResult(ci_method={self.ci_method!r}, n_samples={self.n_samples}, "
-            f"groups={list(self.groups)}, difference = model 1 - model 2, {level} intervals)\n{body}"
+            f"groups={list(self.groups)}, difference = model 1 - model 2, {level} "
+            f"intervals)\n{body}"
         )
 
 
@@ -383,7 +386,8 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
             label = "group" if name == "group_codes" else name
             raise ValueError(
                 f"the results are not on the same rows: {label} differs at rows {rows} "
-                f"({int(differ.sum())} rows); a paired comparison needs the same people in the same order."
+                f"({int(differ.sum())} rows); a paired comparison needs the same people in the "
+                "same order."
             )
     for name, option, what in (
         ("cluster", "cluster", "clusters"),
@@ -544,7 +548,8 @@ def compare_xci(
     >>> second = survfair.xci(t, e, g, [7, 3, 6, 5, 4, 8, 1, 2], method="naive")
     >>> comparison = survfair.compare_xci(first, second)
     >>> table = comparison.to_frame()
-    >>> print(table[["quantity", "a", "b", "value_1", "value_2", "difference"]].round(4).to_string(index=False))
+    >>> print(table[["quantity", "a", "b", "value_1", "value_2", "difference"]].round(4)
+    ...       .to_string(index=False))
          quantity a b  value_1  value_2  difference
               xci a a   1.0000   1.0000      0.0000
               xci a b   0.8000   0.6000      0.2000

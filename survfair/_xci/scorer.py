@@ -45,15 +45,16 @@ def xci_score(
     risk : array-like of shape (n_samples,)
         Risk scores, higher = earlier event (scikit-survival's ``predict``).
     group : array-like of shape (n_samples,)
-        Sensitive-attribute labels, aligned with ``y_true`` (rows matched by position; pandas inputs whose indexes are not identical are refused).
+        Sensitive-attribute labels, aligned with ``y_true`` (rows matched by position; pandas inputs
+        whose indexes are not identical are refused).
     statistic : {"min_xci", "abs_delta_between", "min_utility", "nash_welfare", "overall"}, default="min_xci"
         The vocabulary of mitigation's objectives and of the summaries of the same names.
         ``"min_xci"``: smallest xCI cell (Wang et al. 2026, Section 4.2.2).
         ``"abs_delta_between"``: |xCI_{a,b} − xCI_{b,a}| (Section 4.2.1) for the groups ``a``,
         ``b``, or the largest over all pairs of groups, returned NEGATED (a loss; greater is
         better, as scikit-learn's ``neg_*`` scorers).
-        ``"min_utility"``: min over groups of U(g) = alpha Σ_{h≠g} xCI_{g,h} + beta Σ_{h≠g} xCI_{h,g}
-        (Section 4.3; maximin, the Rawlsian choice the paper suggests).
+        ``"min_utility"``: min over groups of U(g) = alpha Σ_{h≠g} xCI_{g,h} + beta Σ_{h≠g}
+        xCI_{h,g} (Section 4.3; maximin, the Rawlsian choice the paper suggests).
         ``"nash_welfare"``: prod over groups of U(g) (Section 4.3).
         ``"overall"``: the pooled C, for reference.
     a, b : group labels, optional
@@ -86,9 +87,10 @@ def xci_score(
     >>> import numpy as np, survfair
     >>> from sksurv.util import Surv
     >>> y = Surv.from_arrays(event=[1, 1, 1, 1, 1, 1, 1, 0], time=[1, 2, 3, 4, 5, 6, 7, 8])
-    >>> survfair.xci_score(y, [8, 3, 6, 5, 4, 7, 2, 1], group=list("abababab"), statistic="min_xci", method="naive")
+    >>> survfair.xci_score(y, [8, 3, 6, 5, 4, 7, 2, 1], group=list("abababab"), statistic="min_xci",
+    ...                    method="naive")
     0.5
-    """
+    """  # noqa: E501
     statistic = check_option(statistic, "statistic", STATISTICS)
     alpha, beta = check_utility_weights(alpha, beta)  # for every statistic, as in group_shift
     if (a is None) != (b is None):
@@ -159,7 +161,8 @@ def make_xci_scorer(
     Parameters
     ----------
     statistic : {"min_xci", "abs_delta_between", "min_utility", "nash_welfare", "overall"}, default="min_xci"
-        See :func:`xci_score`; every choice is "greater is better" (``abs_delta_between`` is negated).
+        See :func:`xci_score`; every choice is "greater is better" (``abs_delta_between`` is
+        negated).
     group_column : str, optional
         Read the group from this column of X instead of from routed metadata.
     a, b, alpha, beta, **xci_kwargs
@@ -196,7 +199,7 @@ def make_xci_scorer(
     >>> scores = cross_val_score(CoxPHSurvivalAnalysis(), X, y, cv=3, scoring=scorer)
     >>> scores.shape, bool(((scores > 0) & (scores < 1)).all())
     ((3,), True)
-    """
+    """  # noqa: E501
     import sklearn
     from sklearn.metrics import make_scorer
 

@@ -100,7 +100,8 @@ class Estimate:
     >>> round(float(est), 4), round(est.se, 4), est.null
     (0.5, 0.3536, 0.0)
     >>> low, high = est.confidence_interval
-    >>> round(low, 4), round(high, 4), round(est.p_value, 4)  # a difference of probabilities: within [-1, 1]
+    >>> # a difference of probabilities: within [-1, 1]
+    >>> round(low, 4), round(high, 4), round(est.p_value, 4)
     (-0.193, 1.0, 0.1573)
     >>> est  # rounded for reading; the attributes keep every digit
     Estimate(value=0.5000, se=0.3536, 95% CI [-0.1930, 1.0000], p_value=0.157, null=0)
@@ -148,7 +149,8 @@ class Estimate:
 
 @frozen_result
 class MinXCI:
-    """Smallest xCI cell (Wang et al. 2026, Section 4.2.2) and where it is; returned by :func:`min_xci`.
+    """Smallest xCI cell (Wang et al. 2026, Section 4.2.2) and where it is; returned by
+    :func:`min_xci`.
 
     ``estimate`` holds the value and, when the result carries bootstrap replicates, an interval
     for the minimum itself (the minimum over cells in each replicate, so the selection of the
@@ -174,8 +176,8 @@ class MinXCI:
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
-    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1],
+    ...                    list("abcabcabc"), [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
     >>> smallest = survfair.min_xci(res)
     >>> smallest.a, smallest.b, round(smallest.value, 4)
     ('b', 'c', 0.2)
@@ -218,8 +220,8 @@ def contrast(
 
     The disparities of Wang et al. (2026), Section 4.2.1 (:func:`delta_within`,
     :func:`delta_between`) and the group utilities of Section 4.3 (:func:`utility`) are such
-    contrasts; this function takes any coefficients, e.g. a pre-specified comparison among many groups
-    (the paper's Section 8 suggests pre-specified contrasts in multi-group settings).
+    contrasts; this function takes any coefficients, e.g. a pre-specified comparison among many
+    groups (the paper's Section 8 suggests pre-specified contrasts in multi-group settings).
 
     Parameters
     ----------
@@ -244,10 +246,10 @@ def contrast(
         DeLong covariance (:class:`XAUCResult`) or the SD of the bootstrap replicates. Interval:
         raw-scale Wald from ``se``, clipped to the values the contrast can take ([sum of the
         negative coefficients, sum of the positive ones], as every cell lies in [0, 1]; logit-scale
-        Wald, inside (0, 1), when the coefficients pick a single cell with 1), or with bootstrap replicates BCa or percentile as the
-        result's ``bootstrap_method``. ``p_value``: two-sided, H0: contrast == ``null``, Wald
-        on the raw scale or by inverting the bootstrap interval. se, interval and p-value are
-        NaN without inference.
+        Wald, inside (0, 1), when the coefficients pick a single cell with 1), or with bootstrap
+        replicates BCa or percentile as the result's ``bootstrap_method``. ``p_value``: two-sided,
+        H0: contrast == ``null``, Wald on the raw scale or by inverting the bootstrap interval. se,
+        interval and p-value are NaN without inference.
 
     Raises
     ------
@@ -337,7 +339,8 @@ def _pair_weights(result: XCIResult, cells: list[tuple[object, object, float]]) 
 
 
 def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
-    """Within-group disparity Δwithin(a, b) = xCI_{a,a} - xCI_{b,b} (Wang et al. 2026, Section 4.2.1).
+    """Within-group disparity Δwithin(a, b) = xCI_{a,a} - xCI_{b,b}
+    (Wang et al. 2026, Section 4.2.1).
 
     Positive: the model ranks pairs inside group ``a`` correctly more often than pairs inside
     group ``b``. On an :class:`XAUCResult` this is AUC^a - AUC^b.
@@ -381,7 +384,8 @@ def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
 
 
 def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
-    """Between-group disparity Δbetween(a, b) = xCI_{a,b} - xCI_{b,a} (Wang et al. 2026, Section 4.2.1).
+    """Between-group disparity Δbetween(a, b) = xCI_{a,b} - xCI_{b,a}
+    (Wang et al. 2026, Section 4.2.1).
 
     Positive: when a member of ``a`` has the event first, the model ranks them above the member
     of ``b`` more often than it ranks a member of ``b`` who has the event first above the member
@@ -458,8 +462,8 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], list("ababab"), [6, 5, 4, 3, 2, 1],
-    ...                    method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], list("ababab"),
+    ...                    [6, 5, 4, 3, 2, 1], method="naive")
     >>> table = survfair.pairwise_deltas(res)
     >>> print(table[["summary", "a", "b", "value"]].to_string(index=False))
           summary a b  value
@@ -494,7 +498,8 @@ def pairwise_deltas(result: XCIResult) -> pd.DataFrame:
 
 
 def difference_cell_pairs(g: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """(summary, first cells, second cells) of Δwithin and Δbetween for every pair a < b, row-major."""
+    """(summary, first cells, second cells) of Δwithin and Δbetween for every pair a < b,
+    row-major."""
     a, b = np.triu_indices(g, k=1)
     return [("delta_within", a * g + a, b * g + b), ("delta_between", a * g + b, b * g + a)]
 
@@ -524,7 +529,8 @@ def deltas_p_at_floor(result: XCIResult) -> np.ndarray:
 
 
 def min_xci(result: XCIResult) -> MinXCI:
-    """Smallest defined cell of the xCI matrix, min_{a,b} xCI_{a,b} (Wang et al. 2026, Section 4.2.2).
+    """Smallest defined cell of the xCI matrix, min_{a,b} xCI_{a,b}
+    (Wang et al. 2026, Section 4.2.2).
 
     The model's worst ranking accuracy over all within- and between-group comparisons; larger
     is better. By Proposition 4.1 it never exceeds the pooled C (:func:`overall_c`), which is a
@@ -566,8 +572,8 @@ def min_xci(result: XCIResult) -> MinXCI:
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
-    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1],
+    ...                    list("abcabcabc"), [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
     >>> smallest = survfair.min_xci(res)
     >>> smallest.a, smallest.b, round(smallest.value, 4)
     ('b', 'c', 0.2)
@@ -617,7 +623,8 @@ def check_utility_weights(alpha: Any, beta: Any) -> tuple[float, float]:
 
 
 def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
-    """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a} (Section 4.3).
+    """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a}
+    (Section 4.3).
 
     The utility group ``a`` derives from the ranking (Wang et al. 2026, Section 4.3): its members
     who have the event first are correctly ranked ahead of members of every other group b
@@ -658,8 +665,8 @@ def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.D
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
-    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1],
+    ...                    list("abcabcabc"), [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
     >>> table = survfair.utility(res)
     >>> print(table["value"].round(4).to_string())
     group
@@ -692,7 +699,8 @@ def group_utilities(cells: np.ndarray, alpha: float, beta: float) -> np.ndarray:
 
 
 def _utility_weights(g: int, alpha: float, beta: float, groups: np.ndarray) -> np.ndarray:
-    """Row i: the weights of U(group ``groups[i]``) on the row-major cells, shape (len(groups), G*G)."""
+    """Row i: the weights of U(group ``groups[i]``) on the row-major cells, shape
+    (len(groups), G*G)."""
     weights = np.zeros((len(groups), g * g))
     others = np.arange(g)
     for row, a in enumerate(groups):
@@ -732,7 +740,8 @@ def _utility_inference(
 
 
 def _draws_sd(draws: np.ndarray) -> float:
-    """Standard deviation (ddof=1) of the finite bootstrap draws of one statistic; NaN with fewer than two."""
+    """Standard deviation (ddof=1) of the finite bootstrap draws of one statistic; NaN with fewer
+    than two."""
     finite = draws[np.isfinite(draws)]
     return float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
 
@@ -771,7 +780,8 @@ def _extreme_estimate(
     largest: bool,
     draws: np.ndarray | None,
 ) -> Estimate:
-    """An Estimate of the largest (or smallest) of K contrasts, given their K simultaneous intervals.
+    """An Estimate of the largest (or smallest) of K contrasts, given their K simultaneous
+    intervals.
 
     The intervals are each at level 1 - (1 - level) / K (Bonferroni, :func:`_simultaneous_level`):
     when all K cover their contrast, which happens with probability >= level, the extreme lies
@@ -830,8 +840,8 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], list("ababab"), [6, 5, 1, 3, 2, 4],
-    ...                    method="naive", ci=None)
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], list("ababab"),
+    ...                    [6, 5, 1, 3, 2, 4], method="naive", ci=None)
     >>> round(survfair.abs_delta_between(res).value, 4)
     0.5
     """
@@ -901,8 +911,8 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
-    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1],
+    ...                    list("abcabcabc"), [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
     >>> round(survfair.min_utility(res).value, 4)  # U(b), the smallest of survfair.utility(res)
     1.7
     """
@@ -963,8 +973,8 @@ def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) ->
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
-    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1],
+    ...                    list("abcabcabc"), [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
     >>> welfare = survfair.nash_welfare(res)
     >>> round(welfare.value, 4)  # 2.0 * 1.7 * 2.0333
     6.9133
@@ -1034,8 +1044,8 @@ def concordance_imparity(result: XCIResult) -> float:
     Examples
     --------
     >>> import survfair
-    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1], list("abcabcabc"),
-    ...                    [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 1, 1, 1, 1, 1, 1, 0, 1],
+    ...                    list("abcabcabc"), [9, 4, 8, 1, 2, 3, 5, 7, 6], method="naive")
     >>> [round(float(v), 4) for v in res.values.diagonal()]  # xCI_aa, xCI_bb, xCI_cc
     [0.6667, 0.3333, 0.6667]
     >>> round(survfair.concordance_imparity(res), 4)
