@@ -1,9 +1,10 @@
-"""The public estimator :func:`calibration`: validation -> censoring -> per-group calibration -> result.
+"""The public estimator :func:`calibration`: validation -> censoring -> per-group
+calibration -> result.
 
 Calibration within groups is the second estimator beside the pair-count kernel
-(:mod:`survfair._core.kernel`): it reuses the validation gate (:mod:`survfair._core.validation`) and the
-censoring curves (:mod:`survfair._core.censoring`) of xCI, and its result feeds the same summaries,
-reports and plots (docs/how-to/calibration.md describes the method).
+(:mod:`survfair._core.kernel`): it reuses the validation gate (:mod:`survfair._core.validation`) and
+the censoring curves (:mod:`survfair._core.censoring`) of xCI, and its result feeds the same
+summaries, reports and plots (docs/how-to/calibration.md describes the method).
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ __all__ = [
 ]
 
 CI_METHODS = ("analytic", "bootstrap", None)
-#: ``brier_variance``: the influence function with the censoring curve's estimation (riskRegression's
-#: ``Score`` default), or the weights held fixed (``Score(conservative=TRUE)``)
+#: ``brier_variance``: the influence function with the censoring curve's estimation
+#: (riskRegression's ``Score`` default), or the weights held fixed (``Score(conservative=TRUE)``)
 BRIER_VARIANCES = ("influence", "conservative")
 #: points of each group's smooth calibration curve (for plots)
 CURVE_POINTS = 101
@@ -92,7 +93,8 @@ def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndar
         array = array[:, None]
     if array.ndim != 2:
         raise ValueError(
-            f"predicted must be 1-D (one horizon) or 2-D (one column per horizon), got shape {array.shape}."
+            "predicted must be 1-D (one horizon) or 2-D (one column per horizon), got "
+            f"shape {array.shape}."
         )
     return array, [f"predicted column {j}" for j in range(array.shape[1])]
 
@@ -116,7 +118,8 @@ def check_predicted_risks(
         if outside.any():
             raise ValueError(
                 f"{name}: predicted risks must be event probabilities in [0, 1]; values outside at "
-                f"{describe_rows(outside, index)} (a survival probability S must be passed as 1 - S)."
+                f"{describe_rows(outside, index)} (a survival probability S must be "
+                "passed as 1 - S)."
             )
         columns.append(column)
     return np.column_stack(columns)
@@ -143,9 +146,9 @@ def _check_follow_up(sample: SurvivalSample, times: np.ndarray) -> None:
         beyond = times[times >= last]
         if beyond.size:
             raise ValueError(
-                f"times {[float(t) for t in beyond]} are at or beyond the follow-up of group {label!r} "
-                f"(its last observed time is {last:g}); observed risk is undefined there. Pass horizons "
-                "below every group's last time."
+                f"times {[float(t) for t in beyond]} are at or beyond the follow-up of group "
+                f"{label!r} (its last observed time is {last:g}); observed risk is undefined "
+                "there. Pass horizons below every group's last time."
             )
 
 
@@ -242,8 +245,8 @@ def _group_horizon(
     events_by = event & (time <= horizon)
     bins = gnd_bins(risk, events_by, n_bins, min_bin_events)
     chi2, df, p_value, table = gnd_test(time, event, risk, horizon, bins, competing)
-    # the curve where the data are: between the 1st and 99th percentiles of the group's predicted risks
-    # (beyond, the spline extrapolates from a handful of people)
+    # the curve where the data are: between the 1st and 99th percentiles of the group's predicted
+    # risks (beyond, the spline extrapolates from a handful of people)
     lowest, highest = (float(v) for v in np.quantile(risk, CURVE_RANGE))
     grid = np.linspace(lowest, highest, CURVE_POINTS)
     curve = smooth.at(grid) if smooth is not None else np.full(grid.shape, np.nan)
@@ -256,7 +259,8 @@ def _integrated(
     briers: list[float], phis: list[np.ndarray], times: np.ndarray
 ) -> tuple[float, float]:
     """Integrated Brier score over the horizons (trapezoid / range, as scikit-survival) and its SE
-    from the integral of the horizons' influence functions (linear, so it integrates term by term)."""
+    from the integral of the horizons' influence functions (linear, so it integrates
+    term by term)."""
     span = times[-1] - times[0]
     # the estimate integrates the Brier scores (scikit-survival's order of operations, so the
     # numbers are identical)
@@ -408,8 +412,8 @@ def _bootstrap(
         np.flatnonzero(sample.group_codes == code) for code in range(sample.n_groups)
     ]
     seeds = check_random_state(random_state).spawn(int(n_resamples))
-    # the Cox fits (lifelines, pandas) are Python code that holds the GIL: replicates run in processes, in
-    # batches so that the data travel once per batch, not once per replicate
+    # the Cox fits (lifelines, pandas) are Python code that holds the GIL: replicates run in
+    # processes, in batches so that the data travel once per batch, not once per replicate
     n_workers = joblib.effective_n_jobs(n_jobs)
     n_batches = 1 if n_workers == 1 else min(len(seeds), 4 * n_workers)
     bounds = np.linspace(0, len(seeds), n_batches + 1).astype(int)
@@ -432,8 +436,8 @@ def _bootstrap(
             draws[b] = out
     if failed:
         warnings.warn(
-            f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0) and are "
-            "left out of the intervals.",
+            f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0) and "
+            "are left out of the intervals.",
             UserWarning,
             stacklevel=3,
         )
@@ -463,7 +467,8 @@ def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
                 why = (
                     f"fewer than {needs[statistic]} events"
                     if events < needs[statistic]
-                    else "its Cox model could not be fitted: no convergence or no spread in the predictions"
+                    else "its Cox model could not be fitted: no convergence or no spread in "
+                    "the predictions"
                 )
                 words.append(f"{name} ({why})")
         label = g.item() if isinstance(g, np.generic) else g  # 0.0, not np.float64(0.0)
@@ -544,12 +549,13 @@ def calibration(
         codes (0 = censored, 1..K = causes).
     group : array-like of shape (n_samples,), column name, or list of column names
         Sensitive-attribute labels (several columns: intersectional groups, as in :func:`xci`).
-    predicted : array-like of shape (n_samples,) or (n_samples, n_times), DataFrame, column name or list of column names
+    predicted : array-like of shape (n_samples,) or (n_samples, n_times), DataFrame, column name \
+or list of column names
         Predicted event probabilities F̂(t | x) in [0, 1], one column per horizon in the order of
         ``times``: a published equation's risks, :func:`survfair.predicted_risks` of a fitted
         lifelines / scikit-survival model, or :func:`survfair.risks_from_linear_predictor` of a
-        published linear predictor and baseline survival; with ``cause``, the cumulative incidence of
-        that cause. Values 0 and 1 are allowed; they are moved to 1e-10 and 1 − 1e-10 inside the
+        published linear predictor and baseline survival; with ``cause``, the cumulative incidence
+        of that cause. Values 0 and 1 are allowed; they are moved to 1e-10 and 1 − 1e-10 inside the
         cloglog transform only (as lifelines does), counted per group and horizon (``n_clipped`` of
         ``.to_frame()`` / ``.summary()``), and named by :func:`calibration_findings`: the slope,
         intercept and ICI then depend on the clip.
@@ -636,11 +642,11 @@ def calibration(
     -----
     With one group the Brier score equals ``sksurv.metrics.brier_score(y, y, 1 - F̂, t)`` and the
     integrated Brier score ``sksurv.metrics.integrated_brier_score`` over the same horizons; the
-    observed risk equals lifelines' Kaplan-Meier. The Cox models are fitted by lifelines' ``CoxPHFitter``
-    (Efron ties, as R's ``coxph``); slope, intercept, ICI, E50, E90 and the GND statistic equal
-    R's ``coxph`` / ``rms::cph`` with ``rcs`` / the authors' GND procedure (fixtures in
-    ``tests/fixtures/calibration``). lifelines' ``survival_probability_calibration`` smooths with a
-    flexible parametric (Royston-Parmar type) model instead of a Cox spline model, so its ICI
+    observed risk equals lifelines' Kaplan-Meier. The Cox models are fitted by lifelines'
+    ``CoxPHFitter`` (Efron ties, as R's ``coxph``); slope, intercept, ICI, E50, E90 and the GND
+    statistic equal R's ``coxph`` / ``rms::cph`` with ``rcs`` / the authors' GND procedure (fixtures
+    in ``tests/fixtures/calibration``). lifelines' ``survival_probability_calibration`` smooths with
+    a flexible parametric (Royston-Parmar type) model instead of a Cox spline model, so its ICI
     differs in the smoother, not in the definition.
 
     References
@@ -649,7 +655,8 @@ def calibration(
     risk scores. Statistical Methods in Medical Research 25(4), 1692-1706.
 
     Austin, P. C., Harrell, F. E. and van Klaveren, D. (2020). Graphical calibration curves and the
-    integrated calibration index (ICI) for survival models. Statistics in Medicine 39(21), 2714-2742.
+    integrated calibration index (ICI) for survival models. Statistics in Medicine
+    39(21), 2714-2742.
 
     Demler, O. V., Paynter, N. P. and Cook, N. R. (2015). Tests of calibration and goodness-of-fit
     in the survival setting. Statistics in Medicine 34(10), 1659-1680.
@@ -682,17 +689,22 @@ def calibration(
     >>> risk5 = 1 - np.exp(-(5 / (6 * np.exp(-0.5 * x))) ** 1.5)  # the true F(5 | x)
     >>> group = np.where(rng.random(600) < 0.5, "F", "M")
     >>> res = survfair.calibration(time, event, group, risk5, times=5)
-    >>> res.summary()[["n", "events", "oe_ratio", "slope"]].round(2)  # doctest: +NORMALIZE_WHITESPACE
+    >>> res.summary()[  # doctest: +NORMALIZE_WHITESPACE
+    ...     ["n", "events", "oe_ratio", "slope"]
+    ... ].round(2)
              n  events  oe_ratio  slope
     group
     F      331     131      0.91   1.30
     M      269     117      0.98   1.09
 
-    Competing risks: event codes 0 (censored), 1, 2 and the predicted cumulative incidence of cause 1:
+    Competing risks: event codes 0 (censored), 1, 2 and the predicted cumulative
+    incidence of cause 1:
 
     >>> cause = np.where(event, rng.choice([1, 2], 600, p=[0.7, 0.3]), 0)
     >>> cr = survfair.calibration(time, cause, group, 0.7 * risk5, times=5, cause=1)
-    >>> cr.summary()[["observed_risk", "oe_ratio", "slope"]].round(2)  # doctest: +NORMALIZE_WHITESPACE
+    >>> cr.summary()[  # doctest: +NORMALIZE_WHITESPACE
+    ...     ["observed_risk", "oe_ratio", "slope"]
+    ... ].round(2)
            observed_risk  oe_ratio  slope
     group
     F               0.32      0.86    NaN

@@ -31,7 +31,8 @@ def fairness_profile(
     Parameters
     ----------
     result : XCIResult
-        :func:`survfair.xci` of the risk scores (any scores: the ranking does not need probabilities).
+        :func:`survfair.xci` of the risk scores (any scores: the ranking does not need
+        probabilities).
     calibration : CalibrationResult
         :func:`survfair.calibration` of the same people's predicted risks, with the same groups.
     horizon : float, optional
@@ -71,7 +72,8 @@ def fairness_profile(
     >>> x = rng.normal(size=400)
     >>> t = rng.exponential(5 * np.exp(-x))
     >>> c = rng.uniform(0, 8, 400)
-    >>> time, event, group = np.minimum(t, c), t <= c, np.where(x + rng.normal(size=400) > 0, "a", "b")
+    >>> time, event, group = np.minimum(t, c), t <= c, np.where(x + rng.normal(size=400) > 0,
+    ...                                                         "a", "b")
     >>> risk = 1 - np.exp(-3 * np.exp(x) / 5)  # the true F(3 | x)
     >>> profile = survfair.fairness_profile(survfair.xci(time, event, group, x, tau=6),
     ...                                     survfair.calibration(time, event, group, risk, times=3))
@@ -81,13 +83,13 @@ def fairness_profile(
     horizon = renamed("fairness_profile", "time", "horizon", time, horizon)
     if not isinstance(result, XCIResult) or not isinstance(calibration, CalibrationResult):
         raise TypeError(
-            "fairness_profile needs an XCIResult (survfair.xci) and a CalibrationResult (survfair.calibration), "
-            f"got {type(result).__name__} and {type(calibration).__name__}."
+            "fairness_profile needs an XCIResult (survfair.xci) and a CalibrationResult "
+            f"(survfair.calibration), got {type(result).__name__} and {type(calibration).__name__}."
         )
     if tuple(result.groups) != tuple(calibration.groups):
         raise ValueError(
-            f"result and calibration have different groups ({list(result.groups)} vs {list(calibration.groups)}); "
-            "compute both on the same rows with the same groups=."
+            f"result and calibration have different groups ({list(result.groups)} vs "
+            f"{list(calibration.groups)}); compute both on the same rows with the same groups=."
         )
     matrix = result.values
     g = matrix.shape[0]

@@ -1,4 +1,5 @@
-"""The result of :func:`survfair.calibration`: per group and horizon, with intervals and contrasts."""
+"""The result of :func:`survfair.calibration`: per group and horizon, with intervals
+and contrasts."""
 
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ def _wald(
     with np.errstate(
         divide="ignore", invalid="ignore", over="ignore"
     ):  # a huge SE: an interval to infinity
-        # ``se`` of a "log" statistic is already SE(log estimate): exp(log O/E +- z SE), never SE / O/E
+        # ``se`` of a "log" statistic is already SE(log estimate):
+        # exp(log O/E +- z SE), never SE / O/E
         log = scale == "log"
         factor = np.exp(z * se)
         low = np.where(log, estimate / factor, low)
@@ -135,7 +137,9 @@ class CalibrationResult:
     >>> res = survfair.calibration(time, event, group, risk5, times=5)
     >>> res.groups, res.times.tolist(), res.ci_method
     (('F', 'M'), [5.0], 'analytic')
-    >>> res.to_frame().query("statistic == 'oe_ratio'")[["group", "estimate"]].round(2).values.tolist()
+    >>> res.to_frame().query("statistic == 'oe_ratio'")[
+    ...     ["group", "estimate"]
+    ... ].round(2).values.tolist()
     [['F', 0.91], ['M', 0.98]]
     >>> list(res.confidence_interval(0.9).columns)  # another level, the tidy rows of to_frame()
     ['time', 'group', 'statistic', 'ci_low', 'ci_high']
@@ -521,7 +525,8 @@ class CalibrationResult:
         if self.cause is not None:
             lines += [
                 "",
-                "slope, intercept and ICI are not defined for a cumulative incidence (NaN, shown as -).",
+                "slope, intercept and ICI are not defined for a cumulative incidence "
+                "(NaN, shown as -).",
             ]
         integrated = self.estimates[self.estimates["statistic"] == "integrated_brier"]
         if len(integrated):

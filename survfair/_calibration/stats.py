@@ -2,7 +2,8 @@
 
 Every function takes one group's rows (times, events, predicted event probabilities
 F̂(t | x) = 1 − Ŝ(t | x) at the horizon ``t``) and returns numbers; validation, the loop over
-groups and horizons, the bootstrap and the result object live in :mod:`survfair._calibration.estimator`.
+groups and horizons, the bootstrap and the result object live in
+:mod:`survfair._calibration.estimator`.
 
 Fitting is left to well-kept libraries: the Kaplan-Meier estimate and its Greenwood variance come
 from statsmodels' ``SurvfuncRight``, Cox models from lifelines' ``CoxPHFitter`` (Efron ties, as R's
@@ -47,7 +48,8 @@ __all__ = [
 #: F̂ is kept inside [CLOGLOG_CLIP, 1 - CLOGLOG_CLIP] before the cloglog transform (only there),
 #: as lifelines' ``survival_probability_calibration`` does: cloglog(0) and cloglog(1) are infinite.
 CLOGLOG_CLIP = 1e-10
-#: Knots of the restricted cubic spline: Harrell's default quantiles for 3 knots (Austin et al. 2020).
+#: Knots of the restricted cubic spline: Harrell's default quantiles for 3 knots
+#: (Austin et al. 2020).
 KNOT_QUANTILES = (0.10, 0.50, 0.90)
 
 
@@ -472,11 +474,12 @@ def brier_censoring_influence(
     is not censored). Linearising K through its Nelson-Aalen hazard Λ_C (d r_i = r_i dΛ_C(s_i)),
     observation k of the reference sample moves Σ_i r_i by
 
-        ψ_k = Σ_i r_i [1{T_k ≤ s_i, k censored} / R(T_k) − Σ_{u ≤ min(s_i, T_k), k at risk at u} c_u / R_u²]
+        ψ_k = Σ_i r_i [1{T_k ≤ s_i, k censored} / R(T_k)
+                       − Σ_{u ≤ min(s_i, T_k), k at risk at u} c_u / R_u²]
 
     with c_u the censorings at u and R_u the rows at risk of censoring at u; as in survfair's
-    censoring curves (:mod:`survfair._core.censoring`), events at a tied time leave the risk set before
-    censorings, so R_u = #{T ≥ u} − #{events at u} and an event at T_k is not at risk of
+    censoring curves (:mod:`survfair._core.censoring`), events at a tied time leave the risk set
+    before censorings, so R_u = #{T ≥ u} − #{events at u} and an event at T_k is not at risk of
     censoring at T_k. This is the censoring term of riskRegression's ``Score(conservative=FALSE)``
     for a Kaplan-Meier censoring model (its ``getInfluenceFunctionBrierKMCensoringTerm``; the two
     are equal when no censoring shares its time with an event).
@@ -551,7 +554,8 @@ def brier_influence(
 
 
 def influence_standard_error(phi: np.ndarray) -> float:
-    """sqrt(N / (N − 1) Σ (φ_k − φ̄)²): with φ = IF / N this is riskRegression's ``sd(IF) / sqrt(N)``."""
+    """sqrt(N / (N − 1) Σ (φ_k − φ̄)²): with φ = IF / N this is riskRegression's
+    ``sd(IF) / sqrt(N)``."""
     size = phi.shape[0]
     if size < 2:
         return np.nan

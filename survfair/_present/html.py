@@ -12,9 +12,11 @@ import pandas as pd
 from .format import findings_heading, table_value
 
 _CSS = """
-body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1100px;\
+margin:2em auto;
 padding:0 1.5em;color:#222;line-height:1.45}
-h1{border-bottom:2px solid #345;padding-bottom:.3em}h2{margin-top:1.8em;color:#234;border-bottom:1px solid #ccd}
+h1{border-bottom:2px solid #345;padding-bottom:.3em}\
+h2{margin-top:1.8em;color:#234;border-bottom:1px solid #ccd}
 table{border-collapse:collapse;margin:.8em 0;font-size:.92em}
 th,td{border:1px solid #ccd;padding:.3em .7em;text-align:right}th{background:#eef1f6}
 td.label,th.label{text-align:left}tr:nth-child(even) td{background:#f8f9fb}
@@ -26,7 +28,8 @@ img{max-width:100%;border:1px solid #dde}p.note{font-size:.9em;color:#444}
 .meta{color:#666;font-size:.85em}
 div.scroll{overflow-x:auto;max-width:100%;margin:.8em 0}div.scroll table{margin:0}
 ul.verdict li{margin:.45em 0;font-weight:500}td.label{overflow-wrap:break-word}
-@media (max-width:600px){body{padding:0 .6em;margin:1em auto}th,td{padding:.25em .45em}h1{font-size:1.5em}}
+@media (max-width:600px){body{padding:0 .6em;margin:1em auto}th,td{padding:.25em .45em}\
+h1{font-size:1.5em}}
 """
 
 
@@ -34,7 +37,8 @@ _NUMBER_START = re.compile(r"^\s*[-+<>≤\[–\d]")
 
 
 def _is_text(value: Any) -> bool:
-    """Words are left-aligned, numbers (also formatted ones: "84.1%", "< 0.001", "[1.2, 3.4]") right."""
+    """Words are left-aligned, numbers (also formatted ones: "84.1%", "< 0.001", "[1.2, 3.4]")
+    right."""
     return isinstance(value, str) and not _NUMBER_START.match(value)
 
 
@@ -53,7 +57,10 @@ def html_table(frame: pd.DataFrame) -> str:
             for v, text in zip(row, words)
         )
         body.append(f"<tr><th class=label>{html.escape(str(index))}</th>{cells}</tr>")
-    return f"<table><thead><tr><th class=label>{index_name}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return (
+        f"<table><thead><tr><th class=label>{index_name}</th>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def _wrapped(table_html: str) -> str:

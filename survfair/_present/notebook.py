@@ -35,12 +35,17 @@ __all__ = [
 
 _STYLE = (
     "<style>.survfair td,.survfair th{padding:2px 8px;text-align:right;white-space:nowrap}"
-    ".survfair th{background:#eef1f6}.survfair small{color:#666}.survfair ul{margin:.3em 0 .6em 1.2em;"
-    "padding:0}.survfair li{margin:.2em 0;max-width:60em}.survfair td.label{text-align:left;white-space:normal}"
-    ".survfair .scroll{overflow-x:auto;max-width:100%}.survfair h4{margin:.8em 0 .3em}.survfair th.label{text-align:left}"
+    ".survfair th{background:#eef1f6}.survfair small{color:#666}"
+    ".survfair ul{margin:.3em 0 .6em 1.2em;padding:0}.survfair li{margin:.2em 0;max-width:60em}"
+    ".survfair td.label{text-align:left;white-space:normal}"
+    ".survfair .scroll{overflow-x:auto;max-width:100%}.survfair h4{margin:.8em 0 .3em}"
+    ".survfair th.label{text-align:left}"
     "</style>"
 )
-_FLAG_NOTE = "<p><small>† rests on little data or has standard error 0 (survfair.small_sample_flags)</small></p>"
+_FLAG_NOTE = (
+    "<p><small>† rests on little data or has standard error 0 "
+    "(survfair.small_sample_flags)</small></p>"
+)
 
 
 def _matrix_html(
@@ -64,7 +69,10 @@ def _matrix_html(
             small = f"<br><small>{html.escape(interval)}</small>" if interval else ""
             cells.append(f"<td>{value}{mark}{small}</td>")
         rows.append(f"<tr><th>{labels[i]}</th>{''.join(cells)}</tr>")
-    return f"<table><thead><tr><th>{html.escape(corner)}</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return (
+        f"<table><thead><tr><th>{html.escape(corner)}</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _sentences(items) -> str:
@@ -72,7 +80,10 @@ def _sentences(items) -> str:
 
 
 def _box(name: str, settings: str, body: str) -> str:
-    return f'<div class="survfair">{_STYLE}<p><b>{html.escape(name)}</b>: {html.escape(settings)}</p>{body}</div>'
+    return (
+        f'<div class="survfair">{_STYLE}<p><b>{html.escape(name)}</b>: '
+        f"{html.escape(settings)}</p>{body}</div>"
+    )
 
 
 def matrix_result_html(result: Any) -> str:
@@ -116,7 +127,10 @@ def comparison_html(comparison: Any) -> str:
     intervals = (
         f"{level} {first.ci_method} intervals" if first.ci_method else "no intervals (ci=None)"
     )
-    settings = f"{len(found)} models, groups = {list(comparison.groups)}, n = {first.n_samples}, {intervals}"
+    settings = (
+        f"{len(found)} models, groups = {list(comparison.groups)}, n = {first.n_samples}, "
+        f"{intervals}"
+    )
     table = html_table(comparison_table(comparison, found))
     flagged = any(f.flags["flagged"].any() for f in found.values())
     folded = "".join(
@@ -126,8 +140,8 @@ def comparison_html(comparison: Any) -> str:
     )
     note = (
         (
-            "<p><small>† uses a cell resting on little data. Every cell: .results[name]; every number: "
-            ".to_frame()</small></p>"
+            "<p><small>† uses a cell resting on little data. Every cell: .results[name]; every "
+            "number: .to_frame()</small></p>"
         )
         if flagged
         else "<p><small>Every cell: .results[name]; every number: .to_frame()</small></p>"
@@ -169,7 +183,10 @@ def horizons_html(result: Any) -> str:
             )
         )
     note = _FLAG_NOTE if found.flags["flagged"].any() else ""
-    deltas = f"<p>Differences (p adjusted: {found.adjust})</p>{html_table(horizon_delta_table(found, None))}"
+    deltas = (
+        f"<p>Differences (p adjusted: {found.adjust})</p>"
+        f"{html_table(horizon_delta_table(found, None))}"
+    )
     return _box(
         "XAUCtResult", settings, "".join(parts) + note + deltas + _sentences(found.sentences)
     )
@@ -219,8 +236,8 @@ def calibration_html(result: Any) -> str:
     found = calibration_findings(result)
     times = [float(t) for t in result.times]
     settings = (
-        f"{len(times)} horizon{'s' if len(times) > 1 else ''} {times}, groups = {list(result.groups)}, "
-        f"n = {result.n_samples}, intervals: {result.ci_method}"
+        f"{len(times)} horizon{'s' if len(times) > 1 else ''} {times}, groups = "
+        f"{list(result.groups)}, n = {result.n_samples}, intervals: {result.ci_method}"
     )
     parts = []
     for t in times:
@@ -248,8 +265,8 @@ def paired_html(result: Any) -> str:
 
     level = f"{100 * result.confidence_level:g}%"
     settings = (
-        f"model 1 vs model 2 on the same {result.n_samples} people, groups = {list(result.groups)}, "
-        f"{level} {result.ci_method} paired intervals"
+        f"model 1 vs model 2 on the same {result.n_samples} people, groups = "
+        f"{list(result.groups)}, {level} {result.ci_method} paired intervals"
     )
     note = "<p><small>difference = model 1 − model 2; every number: .to_frame()</small></p>"
     return _box(

@@ -56,42 +56,47 @@ __all__ = ["write_report"]
 
 
 _NOTE = (
-    "xCI<sub>a,b</sub> estimates P(R<sub>i</sub> &gt; R<sub>j</sub> | T<sub>i</sub> &lt; T<sub>j</sub>, "
-    "G<sub>i</sub> = a, G<sub>j</sub> = b): row a is the group of the member with the EARLIER event, "
-    "column b the group of the member who outlived it (Wang et al. 2026, eq. 2). A higher risk score "
-    "means an earlier expected event. &Delta;within(a,b) = xCI<sub>a,a</sub> &minus; xCI<sub>b,b</sub>; "
+    "xCI<sub>a,b</sub> estimates P(R<sub>i</sub> &gt; R<sub>j</sub> | "
+    "T<sub>i</sub> &lt; T<sub>j</sub>, G<sub>i</sub> = a, G<sub>j</sub> = b): row a is the group "
+    "of the member with the EARLIER event, column b the group of the member who outlived it "
+    "(Wang et al. 2026, eq. 2). A higher risk score means an earlier expected event. "
+    "&Delta;within(a,b) = xCI<sub>a,a</sub> &minus; xCI<sub>b,b</sub>; "
     "&Delta;between(a,b) = xCI<sub>a,b</sub> &minus; xCI<sub>b,a</sub>."
 )
 
 
 _NOTE_MD = (
-    "xCI[a,b] estimates P(R_i > R_j | T_i < T_j, G_i = a, G_j = b): row a is the group of the member "
-    "with the EARLIER event, column b the group of the member who outlived it (Wang et al. 2026, eq. 2). "
-    "A higher risk score means an earlier expected event. Δwithin(a,b) = xCI[a,a] − xCI[b,b]; "
-    "Δbetween(a,b) = xCI[a,b] − xCI[b,a]."
+    "xCI[a,b] estimates P(R_i > R_j | T_i < T_j, G_i = a, G_j = b): row a is the group of the "
+    "member with the EARLIER event, column b the group of the member who outlived it "
+    "(Wang et al. 2026, eq. 2). A higher risk score means an earlier expected event. "
+    "Δwithin(a,b) = xCI[a,a] − xCI[b,b]; Δbetween(a,b) = xCI[a,b] − xCI[b,a]."
 )
 
 
 _NOTE_XAUC = (
-    "xAUC(a, b) estimates P(R<sub>1</sub><sup>a</sup> &gt; R<sub>0</sub><sup>b</sup>), the probability that "
-    "a positive of group a is scored above a negative of group b: row a is the group of the POSITIVE, "
-    "column b the group of the NEGATIVE (Kallus &amp; Zhou 2019, Definition 2); the diagonal holds the "
-    "within-group AUCs. A higher score should mean the positive class. "
+    "xAUC(a, b) estimates P(R<sub>1</sub><sup>a</sup> &gt; R<sub>0</sub><sup>b</sup>), the "
+    "probability that a positive of group a is scored above a negative of group b: row a is the "
+    "group of the POSITIVE, column b the group of the NEGATIVE "
+    "(Kallus &amp; Zhou 2019, Definition 2); the diagonal holds the within-group AUCs. "
+    "A higher score should mean the positive class. "
     "delta_between(a,b) = xAUC(a,b) &minus; xAUC(b,a) (&Delta;xAUC, Section 4); "
-    "delta_within(a,b) = AUC<sup>a</sup> &minus; AUC<sup>b</sup>; min_xci is the smallest cell. A binary outcome "
-    "has no censoring: xAUC is the xCI of a sample in which every positive has its event before every "
-    "negative. Standard errors, intervals and p-values come from the DeLong covariance of all cells."
+    "delta_within(a,b) = AUC<sup>a</sup> &minus; AUC<sup>b</sup>; min_xci is the smallest cell. "
+    "A binary outcome has no censoring: xAUC is the xCI of a sample in which every positive has "
+    "its event before every negative. Standard errors, intervals and p-values come from the "
+    "DeLong covariance of all cells."
 )
 
 
 _NOTE_XAUC_MD = (
-    "xAUC(a, b) estimates P(R_1^a > R_0^b), the probability that a positive of group a is scored above "
-    "a negative of group b: row a is the group of the POSITIVE, column b the group of the NEGATIVE "
-    "(Kallus & Zhou 2019, Definition 2); the diagonal holds the within-group AUCs. A higher score should "
-    "mean the positive class. delta_between(a,b) = xAUC(a,b) − xAUC(b,a) (ΔxAUC, Section 4); "
-    "delta_within(a,b) = AUC^a − AUC^b; min_xci is the smallest cell. A binary outcome has no censoring: "
-    "xAUC is the xCI of a sample in which every positive has its event before every negative. Standard "
-    "errors, intervals and p-values come from the DeLong covariance of all cells."
+    "xAUC(a, b) estimates P(R_1^a > R_0^b), the probability that a positive of group a is scored "
+    "above a negative of group b: row a is the group of the POSITIVE, column b the group of the "
+    "NEGATIVE (Kallus & Zhou 2019, Definition 2); the diagonal holds the within-group AUCs. "
+    "A higher score should mean the positive class. "
+    "delta_between(a,b) = xAUC(a,b) − xAUC(b,a) (ΔxAUC, Section 4); "
+    "delta_within(a,b) = AUC^a − AUC^b; min_xci is the smallest cell. A binary outcome has no "
+    "censoring: xAUC is the xCI of a sample in which every positive has its event before every "
+    "negative. Standard errors, intervals and p-values come from the DeLong covariance of all "
+    "cells."
 )
 
 
@@ -111,13 +116,14 @@ def _calibration_sections(
             (
                 f"Calibration at t = {t:g}{unit}{of}",
                 calibration_table(calibration, float(t), found.flags),
-                "Observed risk by Kaplan-Meier within the group against the mean predicted risk; O/E = "
-                "observed / predicted (1 = right on average; interval from Greenwood's variance); slope "
-                "on the complementary log-log scale (1 = right spread, below 1 = too extreme); ICI and E90: "
-                "mean and 90th percentile of |predicted − observed| along the smooth calibration curve; "
-                "Brier score with censoring weights of the group; GND: Greenwood-Nam-D'Agostino test over "
-                "risk deciles (a small p means miscalibration). † marks a group with few events by the horizon "
-                "(fewer than min_events): its numbers rest on little data.",
+                "Observed risk by Kaplan-Meier within the group against the mean predicted risk; "
+                "O/E = observed / predicted (1 = right on average; interval from Greenwood's "
+                "variance); slope on the complementary log-log scale (1 = right spread, below 1 = "
+                "too extreme); ICI and E90: mean and 90th percentile of |predicted − observed| "
+                "along the smooth calibration curve; Brier score with censoring weights of the "
+                "group; GND: Greenwood-Nam-D'Agostino test over risk deciles (a small p means "
+                "miscalibration). † marks a group with few events by the horizon (fewer than "
+                "min_events): its numbers rest on little data.",
                 False,
             )
         )
@@ -133,8 +139,8 @@ def _calibration_sections(
             (
                 f"Calibration differences between groups{of}",
                 table,
-                f"{listed_} between every pair of groups; p-values adjusted ({found.adjust}) within each "
-                "statistic and horizon.",
+                f"{listed_} between every pair of groups; p-values adjusted ({found.adjust}) "
+                "within each statistic and horizon.",
                 len(table) > _FOLD_ROWS,
             )
         )
@@ -152,13 +158,14 @@ def _calibration_figures(
     for t in calibration.times:
         figures[f"Calibration per group at t = {t:g}{unit}{of}"] = (
             plot_calibration(calibration, float(t), time_unit=time_unit).figure,
-            "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; lines: smooth "
-            "calibration curves; on the dashed diagonal predicted risk equals observed risk, above it the "
-            "model under-predicts the group's risk.",
+            "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; "
+            "lines: smooth calibration curves; on the dashed diagonal predicted risk equals "
+            "observed risk, above it the model under-predicts the group's risk.",
         )
         figures[f"Observed / expected risk per group at t = {t:g}{unit}{of}"] = (
             plot_observed_expected(calibration, float(t), time_unit=time_unit).figure,
-            "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars show the interval.",
+            "Above 1 the model under-predicts the group's risk, below 1 it over-predicts; bars "
+            "show the interval.",
         )
     return figures
 
@@ -171,7 +178,8 @@ def _verdict_sentence(
     calibration: CalibrationResult | None = None,
 ) -> str:
     """One sentence per model: the largest asymmetry (favoured group first) and whether the data
-    show it, the worst cell, the excess over the model-based reference and calibration when given."""
+    show it, the worst cell, the excess over the model-based reference and
+    calibration when given."""
     who = name or "The model"
     binary = isinstance(result, XAUCResult)
     pooled = overall_c(result)
@@ -210,7 +218,8 @@ def _verdict_sentence(
             interval = f" [{pp(low)}, {pp(high)}]" if np.isfinite(low) and np.isfinite(high) else ""
             if np.isfinite(low) and (low > 0 or high < 0) and np.isfinite(p) and p < level:
                 parts.append(
-                    f"excess {pp(value)} points{interval} over what the model's own predictions imply"
+                    f"excess {pp(value)} points{interval} over what the model's own "
+                    "predictions imply"
                 )
             else:
                 parts.append(
@@ -243,18 +252,22 @@ def _xroc_note(result: XAUCResult) -> str | None:
     """Why the report has no xROC figure, or None when it has one."""
     g = len(result.groups)
     if result.rows is None:
-        return "No xROC figure: the result does not carry the scores of its rows (compute it with survfair.xauc)."
+        return (
+            "No xROC figure: the result does not carry the scores of its rows (compute it with "
+            "survfair.xauc)."
+        )
     if g * (g - 1) > _XROC_MAX_CURVES:
         return (
-            f"No xROC figure: {g} groups have {g * (g - 1)} ordered pairs, more curves than one figure can show "
-            f"readably (at most {_XROC_MAX_CURVES}, i.e. 4 groups). Draw chosen pairs with "
-            "survfair.plotting.plot_xroc(survfair.xroc(result, a, b))."
+            f"No xROC figure: {g} groups have {g * (g - 1)} ordered pairs, more curves than one "
+            f"figure can show readably (at most {_XROC_MAX_CURVES}, i.e. 4 groups). Draw chosen "
+            "pairs with survfair.plotting.plot_xroc(survfair.xroc(result, a, b))."
         )
     return None
 
 
 def _xroc_figure(result: XAUCResult) -> Any:
-    """xROC curves of the off-diagonal cells (their areas are the cells), or None when not drawable."""
+    """xROC curves of the off-diagonal cells (their areas are the cells), or None when
+    not drawable."""
     import matplotlib.pyplot as plt
 
     from .._binary.xroc import xroc
@@ -280,30 +293,30 @@ def _xroc_figure(result: XAUCResult) -> Any:
 
 
 _CAPTIONS = {
-    "heatmap": "How to read: each cell is how often the model ranked the member with the earlier event "
-    "(row group) above the later member (column group); 50% is chance. Every heatmap of this "
+    "heatmap": "How to read: each cell is how often the model ranked the member with the earlier "
+    "event (row group) above the later member (column group); 50% is chance. Every heatmap of this "
     "report uses the same colour scale (red below chance, blue above); † marks cells that rest "
     "on little data.",
-    "heatmap_binary": "How to read: each cell is how often a positive of the row group was scored above a "
-    "negative of the column group; 50% is chance. One colour scale for every heatmap; † marks "
-    "cells that rest on little data.",
-    "difference": "How to read: each cell (a, b) is xCI(a, b) − xCI(b, a) in percentage points, the Δbetween "
-    "of the pair: positive (purple) when members of the row group who had the event first were ranked "
-    "correctly more often than members of the column group who had it first; white is no difference. "
-    "Every difference heatmap of this report uses the same scale.",
-    "difference_binary": "How to read: each cell (a, b) is xAUC(a, b) − xAUC(b, a) in percentage points, the "
-    "ΔxAUC of the pair: positive (purple) when positives of the row group were scored above "
-    "negatives of the column group more often than the reverse; white is no difference.",
-    "excess": "How to read: each cell is the observed cell minus what the model's own predictions imply "
-    "(model-based), in percentage points; white is no excess. Same scale as the other difference "
-    "heatmaps.",
-    "forest": "How to read: each line is a difference between two groups with its interval; a line that "
-    "crosses 0 is compatible with no difference.",
-    "censoring": "How to read: the probability of remaining uncensored (still under observation) over time, "
-    "per group. IPCW weights are 1/K², so where a curve is low the weights are large and the "
-    "estimate unstable.",
-    "xroc": "How to read: each curve trades the positives of group a found (up) against the negatives of "
-    "group b flagged (right); its area is the xAUC cell.",
+    "heatmap_binary": "How to read: each cell is how often a positive of the row group was scored "
+    "above a negative of the column group; 50% is chance. One colour scale for every heatmap; "
+    "† marks cells that rest on little data.",
+    "difference": "How to read: each cell (a, b) is xCI(a, b) − xCI(b, a) in percentage points, "
+    "the Δbetween of the pair: positive (purple) when members of the row group who had the event "
+    "first were ranked correctly more often than members of the column group who had it first; "
+    "white is no difference. Every difference heatmap of this report uses the same scale.",
+    "difference_binary": "How to read: each cell (a, b) is xAUC(a, b) − xAUC(b, a) in percentage "
+    "points, the ΔxAUC of the pair: positive (purple) when positives of the row group were scored "
+    "above negatives of the column group more often than the reverse; white is no difference.",
+    "excess": "How to read: each cell is the observed cell minus what the model's own predictions "
+    "imply (model-based), in percentage points; white is no excess. Same scale as the other "
+    "difference heatmaps.",
+    "forest": "How to read: each line is a difference between two groups with its interval; a line "
+    "that crosses 0 is compatible with no difference.",
+    "censoring": "How to read: the probability of remaining uncensored (still under observation) "
+    "over time, per group. IPCW weights are 1/K², so where a curve is low the weights are large "
+    "and the estimate unstable.",
+    "xroc": "How to read: each curve trades the positives of group a found (up) against the "
+    "negatives of group b flagged (right); its area is the xAUC cell.",
 }
 
 
@@ -418,18 +431,20 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
             (
                 f"Differences between groups{suffix}",
                 differences := summary_table(res, found[name]),
-                "Differences in percentage points with their interval; p is the two-sided p-value of 'no difference', "
-                f"adjusted ({found[name].adjust}) within each family (all Δbetween pairs; all Δwithin pairs). The "
-                "interval of the worst cell is that cell's own (it does not account for having picked the minimum). "
-                "† marks a difference that uses a cell resting on little data (see the cells in the appendix); 'no interval: "
-                "standard error 0' where both cells were estimated without sampling variability.",
+                "Differences in percentage points with their interval; p is the two-sided p-value "
+                f"of 'no difference', adjusted ({found[name].adjust}) within each family (all "
+                "Δbetween pairs; all Δwithin pairs). The interval of the worst cell is that cell's "
+                "own (it does not account for having picked the minimum). † marks a difference "
+                "that uses a cell resting on little data (see the cells in the appendix); "
+                "'no interval: standard error 0' where both cells were estimated without "
+                "sampling variability.",
                 len(differences) > _FOLD_ROWS,
             ),
             (
                 f"Joint tests{suffix}",
                 (tests := tests_table(res, found[name]))[_TEST_COLUMNS],
-                "Wald chi-square tests of several differences at once (survfair.omnibus_test); what each test leaves "
-                "out is in the appendix.",
+                "Wald chi-square tests of several differences at once (survfair.omnibus_test); "
+                "what each test leaves out is in the appendix.",
                 False,
             ),
         ]
@@ -437,17 +452,17 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
             (
                 f"Appendix: joint tests in detail{suffix}",
                 tests,
-                "'degenerate' counts directions without first-order variance, which are left out of the degrees of "
-                "freedom; differences that use an undefined cell or a cell with standard error 0 (no variance "
-                "estimate) are left out of the test.",
+                "'degenerate' counts directions without first-order variance, which are left out "
+                "of the degrees of freedom; differences that use an undefined cell or a cell with "
+                "standard error 0 (no variance estimate) are left out of the test.",
                 False,
             ),
             (
                 f"Appendix: cells{suffix}",
                 cells_table(res, flags[name]),
-                "Every cell with its interval, the comparable pairs it rests on, and why it is flagged († ). A cell "
-                "with standard error 0 (every pair ranked the same way) has no estimate of its sampling variability: "
-                "it is shown without an interval.",
+                "Every cell with its interval, the comparable pairs it rests on, and why it is "
+                "flagged († ). A cell with standard error 0 (every pair ranked the same way) has "
+                "no estimate of its sampling variability: it is shown without an interval.",
                 True,
             ),
         ]
@@ -456,10 +471,10 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
             (
                 "Balanced xAUC",
                 balanced_table(result, min_events),
-                "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group a "
-                "against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the negatives of "
-                f"group a. † marks a value resting on fewer than {min_events} positives (xauc1) or "
-                "negatives (xauc0) of the group.",
+                "Kallus & Zhou 2019, Definition 3: xauc1 = P[R_1^a > R_0], the positives of group "
+                "a against all negatives; xauc0 = P[R_1 > R_0^a], all positives against the "
+                f"negatives of group a. † marks a value resting on fewer than {min_events} "
+                "positives (xauc1) or negatives (xauc0) of the group.",
                 False,
             )
         )
@@ -471,9 +486,9 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
             (
                 f"AUC(t) by horizon{suffix}",
                 table,
-                f"Cumulative/dynamic AUC(t) between groups: cases ({cases}) of group a against controls "
-                f"({controls}) of group b, in percent with the interval; † marks a cell resting on "
-                "little data, with the reason.",
+                f"Cumulative/dynamic AUC(t) between groups: cases ({cases}) of group a against "
+                f"controls ({controls}) of group b, in percent with the interval; † marks a cell "
+                "resting on little data, with the reason.",
                 len(table) > _FOLD_ROWS,
             )
         )
@@ -482,10 +497,10 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
             (
                 f"AUC(t) differences between groups{suffix}",
                 deltas,
-                "Δbetween (a, b) = AUC(t) of cases of a against controls of b minus the reverse; Δwithin "
-                "(a, b) = AUC(t) inside a minus inside b; percentage points with their interval, p-values "
-                f"adjusted ({horizon_found[name].adjust}) over every horizon and pair of each family; † "
-                "marks a difference that uses a flagged cell.",
+                "Δbetween (a, b) = AUC(t) of cases of a against controls of b minus the reverse; "
+                "Δwithin (a, b) = AUC(t) inside a minus inside b; percentage points with their "
+                f"interval, p-values adjusted ({horizon_found[name].adjust}) over every horizon "
+                "and pair of each family; † marks a difference that uses a flagged cell.",
                 len(deltas) > _FOLD_ROWS,
             )
         )
@@ -624,9 +639,9 @@ def write_report(
     Raises
     ------
     TypeError
-        If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, ``calibration`` is not
-        a CalibrationResult or a mapping of them, a ``model_based`` entry has no ``to_frame()``, or a
-        table is not a DataFrame.
+        If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, ``calibration`` is
+        not a CalibrationResult or a mapping of them, a ``model_based`` entry has no ``to_frame()``,
+        or a table is not a DataFrame.
     ValueError
         If the extension of ``path`` is not .html, .htm or .md, ``adjust`` or the thresholds are
         invalid, or a model-based frame lacks columns.
@@ -643,8 +658,10 @@ def write_report(
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> text = write_report(res, folder / "audit.md", default_figures=False).read_text(encoding="utf-8")
-    >>> text.index("## Verdict") < text.index("## Findings") < text.index("## Appendix: estimator internals")
+    >>> text = write_report(res, folder / "audit.md",
+    ...                     default_figures=False).read_text(encoding="utf-8")
+    >>> text.index("## Verdict") < text.index("## Findings") < text.index(
+    ...     "## Appendix: estimator internals")
     True
     """
     if isinstance(result, (str, os.PathLike)) and not isinstance(
@@ -673,7 +690,8 @@ def write_report(
         results = {"": result}
     else:
         raise TypeError(
-            f"result must be an XCIResult, an XAUCResult or a ModelComparison, got {type(result).__name__}."
+            "result must be an XCIResult, an XAUCResult or a ModelComparison, got "
+            f"{type(result).__name__}."
         )
     for name, table in (extra_tables or {}).items():
         if not isinstance(table, pd.DataFrame):
@@ -745,7 +763,8 @@ def write_report(
             if getattr(main, "cause", None)
             else ""
         )
-        + "; how many rows were censored, and the smallest censoring survival used as a weight, are in the appendix."
+        + "; how many rows were censored, and the smallest censoring survival used as a weight, "
+        "are in the appendix."
     )
     summary = for_people(data_summary if data_summary is not None else data_summary_table(main))
     internals = [
@@ -783,9 +802,9 @@ def write_report(
                 (
                     f"Excess Δbetween over the model-based reference{': ' + name if name else ''}",
                     excess,
-                    "Observed Δbetween, what the model's own predictions imply (model-based), and the "
-                    "excess = observed − model-based, in percentage points, each pair oriented as in the "
-                    "findings (favoured group first).",
+                    "Observed Δbetween, what the model's own predictions imply (model-based), and "
+                    "the excess = observed − model-based, in percentage points, each pair oriented "
+                    "as in the findings (favoured group first).",
                     len(excess) > _FOLD_ROWS,
                 )
             )
@@ -800,8 +819,9 @@ def write_report(
                 (
                     "Appendix: estimator internals",
                     settings_internal,
-                    "The tie tolerance decides when two risk scores count as tied (a tied pair counts 1/2); strict = True "
-                    "is the paper's variant that counts only pairs with distinct times, and ties as 0.",
+                    "The tie tolerance decides when two risk scores count as tied (a tied pair "
+                    "counts 1/2); strict = True is the paper's variant that counts only pairs with "
+                    "distinct times, and ties as 0.",
                     False,
                 )
             ]
@@ -815,8 +835,8 @@ def write_report(
                     summary[internals],
                     "Censored rows and their share per group"
                     + (
-                        "; min_censoring_survival is the smallest censoring survival K_g used as an IPCW weight "
-                        "(positivity: weights up to 1/K^2)."
+                        "; min_censoring_survival is the smallest censoring survival K_g used as "
+                        "an IPCW weight (positivity: weights up to 1/K^2)."
                         if "min_censoring_survival" in internals
                         else "."
                     ),
@@ -849,12 +869,12 @@ def write_report(
         "One row per model: "
         + ("pooled AUC" if binary else "pooled C")
         + ", the worst-served cell, and the largest "
-        "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its interval "
-        "and adjusted p-value"
+        "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its "
+        "interval and adjusted p-value"
         + ("; excess Δbetween = observed − model-based" if reference_frames else "")
         + (
-            "; calibration: observed / expected risk (O/E, 1 = right on average) and slope (1 = right "
-            "spread) per group"
+            "; calibration: observed / expected risk (O/E, 1 = right on average) and slope "
+            "(1 = right spread) per group"
             if calibrations
             else ""
         )
@@ -900,6 +920,6 @@ def _per_model(value: Any, results: Mapping[str, Any], name: str) -> dict[str, A
     if name == "calibration":
         return {"": value}
     raise TypeError(
-        f"{name} must be a mapping {{model name: result}} for a comparison of {len(results)} models, "
-        f"got {type(value).__name__}."
+        f"{name} must be a mapping {{model name: result}} for a comparison of {len(results)} "
+        f"models, got {type(value).__name__}."
     )

@@ -83,9 +83,10 @@ def data_summary_table(result: XCIResult | XAUCResult) -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame indexed by group (plus the totals row "all", or "(all)" when a group is called "all"). For an XCIResult the columns are n, events
-    (of the cause of interest under competing risks, followed by competing_events), censored, censored_pct and, for IPCW, min_censoring_survival (smallest K_g used as a
-    weight); for an XAUCResult n, positives, negatives, positive_pct.
+    DataFrame indexed by group (plus the totals row "all", or "(all)" when a group is called "all").
+    For an XCIResult the columns are n, events (of the cause of interest under competing risks,
+    followed by competing_events), censored, censored_pct and, for IPCW, min_censoring_survival
+    (smallest K_g used as a weight); for an XAUCResult n, positives, negatives, positive_pct.
     """
     if isinstance(result, XAUCResult):
         frame = pd.DataFrame.from_dict(
@@ -176,7 +177,8 @@ def oriented_pairs(deltas: pd.DataFrame) -> pd.DataFrame:
     >>> import pandas as pd
     >>> table = pd.DataFrame({"summary": ["delta_between"], "a": ["F"], "b": ["M"], "value": [-0.1],
     ...                       "ci_low": [-0.2], "ci_high": [0.05], "p_value": [0.2]})
-    >>> print(oriented_pairs(table)[["a", "b", "value", "ci_low", "ci_high"]].to_string(index=False))
+    >>> print(oriented_pairs(table)[["a", "b", "value", "ci_low", "ci_high"]]
+    ...       .to_string(index=False))
     a b  value  ci_low  ci_high
     M F    0.1   -0.05      0.2
     """
@@ -310,7 +312,8 @@ def matrix_table(result: XCIResult | XAUCResult, flagged: set) -> pd.DataFrame:
 
 
 def cells_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell: value, interval, comparable pairs, events (positives) of a, and the flag."""
+    """One row per cell: value, interval, comparable pairs, events (positives) of a,
+    and the flag."""
     low, high = (m.to_numpy() for m in result.confidence_interval())
     values = result.values
     rows = []
@@ -380,7 +383,8 @@ def horizon_table(horizons: Any, found: HorizonFindings, time_unit: str | None) 
 
 
 def horizon_delta_table(found: HorizonFindings, time_unit: str | None) -> pd.DataFrame:
-    """The differences at every horizon, as the matrix's differences table, with adjusted p-values."""
+    """The differences at every horizon, as the matrix's differences table, with
+    adjusted p-values."""
     rows = [
         {
             _time_header(time_unit): f"{d.time:,g}",
@@ -444,7 +448,8 @@ CONTRAST_LABELS = {
 
 
 def calibration_contrast_table(found) -> pd.DataFrame:
-    """O/E ratios and the differences of the other statistics between groups, with adjusted p-values."""
+    """O/E ratios and the differences of the other statistics between groups, with
+    adjusted p-values."""
     rows = []
     for _, row in found.contrasts.iterrows():
         rows.append(
@@ -467,7 +472,8 @@ def calibration_contrast_table(found) -> pd.DataFrame:
 
 
 def comparison_table(comparison: ModelComparison, found: Mapping[str, Findings]) -> pd.DataFrame:
-    """Tidy: one row per model x headline quantity (the largest |Δbetween|, worst cell, pooled C)."""
+    """Tidy: one row per model x headline quantity (the largest |Δbetween|, worst
+    cell, pooled C)."""
     rows = []
     for name, result in comparison.results.items():
         table = summary_table(result, found[name]).reset_index()
@@ -518,9 +524,10 @@ def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame
     Examples
     --------
     >>> import pandas as pd
-    >>> stub = pd.DataFrame({"summary": ["delta_between"], "a": ["F"], "b": ["M"], "observed": [-0.1],
-    ...                      "model_based": [-0.02], "excess": [-0.08], "se": [0.03], "ci_low": [-0.14],
-    ...                      "ci_high": [-0.02], "p_value": [0.008]})
+    >>> stub = pd.DataFrame({"summary": ["delta_between"], "a": ["F"], "b": ["M"],
+    ...                      "observed": [-0.1], "model_based": [-0.02], "excess": [-0.08],
+    ...                      "se": [0.03], "ci_low": [-0.14], "ci_high": [-0.02],
+    ...                      "p_value": [0.008]})
     >>> model_based_frame(stub)["excess"].tolist()
     [-0.08]
     """
@@ -893,7 +900,8 @@ def cell_matrices(frame: pd.DataFrame, groups: tuple) -> tuple[pd.DataFrame, pd.
 def summary_frames(result: XCIResult, found: Findings) -> dict[str, pd.DataFrame]:
     """The numbers of an xCI audit in long form (the command line's CSV, JSON and text): Δwithin /
     Δbetween for every pair of groups (with adjusted p-values), min xCI, the pooled C and the joint
-    tests (``summaries``); the utilities (``utility``); the joint tests themselves (``joint_tests``)."""
+    tests (``summaries``); the utilities (``utility``); the joint tests themselves
+    (``joint_tests``)."""
     rows = found.deltas.to_dict(orient="records")
     minimum = min_xci(result)
     low, high = minimum.estimate.confidence_interval

@@ -122,8 +122,9 @@ def _oe_sentences(
     over, under, inside = [], [], []
     for group, row in summary.iterrows():
         words = (
-            f"{group}: observed {percent(row['observed_risk'])} vs predicted {percent(row['expected_risk'])} "
-            f"(O/E {row['oe_ratio']:.2f}{_interval(row['oe_ratio_ci_low'], row['oe_ratio_ci_high'])})"
+            f"{group}: observed {percent(row['observed_risk'])} vs predicted "
+            f"{percent(row['expected_risk'])} (O/E {row['oe_ratio']:.2f}"
+            f"{_interval(row['oe_ratio_ci_low'], row['oe_ratio_ci_high'])})"
         )
         if row["oe_ratio_ci_high"] < 1:
             over.append(words)
@@ -148,13 +149,13 @@ def _oe_sentences(
         )
         if not tested.empty:
             sentence += (
-                f", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles of "
-                f"predicted risk (smallest {name} {_p(tested['p_adjusted'].min())})"
+                ", and the Greenwood-Nam-D'Agostino test finds no miscalibration across deciles "
+                f"of predicted risk (smallest {name} {_p(tested['p_adjusted'].min())})"
             )
         if untested:
             sentence += (
-                f"; the GND test is not available for {', '.join(untested)} (too few events for two "
-                "risk groups)"
+                f"; the GND test is not available for {', '.join(untested)} (too few events for "
+                "two risk groups)"
             )
         sentences.append(sentence + ".")
     elif inside:
@@ -178,7 +179,8 @@ def _oe_sentences(
     return sentences
 
 
-#: how each contrasted statistic is named in the "largest gap" sentence, in its order (ratio: O/E only)
+#: how each contrasted statistic is named in the "largest gap" sentence, in its order
+#: (ratio: O/E only)
 _GAP_NAMES = {
     "oe_ratio": "the O/E ratio",
     "ici": "the ICI (mean |predicted - observed risk|)",
@@ -203,7 +205,10 @@ def _gap_part(
         low, high = (
             (row["ci_low"], row["ci_high"]) if forward else (1 / row["ci_high"], 1 / row["ci_low"])
         )
-        words = f"{_GAP_NAMES[statistic]} of {a} is {factor:.2f} times that of {b}{_interval(low, high)}"
+        words = (
+            f"{_GAP_NAMES[statistic]} of {a} is {factor:.2f} times that of "
+            f"{b}{_interval(low, high)}"
+        )
     else:
         low, high = (
             (row["ci_low"], row["ci_high"]) if forward else (-row["ci_high"], -row["ci_low"])
@@ -278,9 +283,9 @@ def _clipped_sentence(summary: pd.DataFrame, tt: str) -> str | None:
     return (
         f"At {tt}, predicted risks of exactly 0 or 1 (within {CLOGLOG_CLIP:g}) for "
         + ", ".join(named)
-        + f" were clipped to [{CLOGLOG_CLIP:g}, 1 - {CLOGLOG_CLIP:g}] for the complementary log-log "
-        "transform: the calibration slope, intercept and ICI there depend on that clip, not only on the "
-        "model (O/E and the Brier score do not)."
+        + f" were clipped to [{CLOGLOG_CLIP:g}, 1 - {CLOGLOG_CLIP:g}] for the complementary "
+        "log-log transform: the calibration slope, intercept and ICI there depend on that clip, "
+        "not only on the model (O/E and the Brier score do not)."
     )
 
 
@@ -340,7 +345,9 @@ def calibration_findings(
     >>> group = np.where(rng.random(1200) < 0.5, "F", "M")
     >>> risk = 1 - np.exp(-3 * np.exp(x) / 5)  # the true F(3 | x)
     >>> risk = np.where(group == "M", risk * 0.6, risk)  # M's risks under-stated
-    >>> found = survfair.calibration_findings(survfair.calibration(time, event, group, risk, times=3))
+    >>> found = survfair.calibration_findings(
+    ...     survfair.calibration(time, event, group, risk, times=3)
+    ... )
     >>> print(found.sentences[0][:60])
     At t = 3, the model under-predicts risk for M: observed 48.5
     """
@@ -402,13 +409,15 @@ def calibration_findings(
             for t, g, e in zip(few["time"], few["group"], few["events"])
         )
         sentences.append(
-            f"Caution: fewer than {min_events} events for {shown}; their calibration rests on little data."
+            f"Caution: fewer than {min_events} events for {shown}; their calibration rests "
+            "on little data."
         )
     if result.cause is not None:
         sentences.append(
             f"Competing risks (cause {result.cause}): predicted and observed risks are cumulative "
             "incidences (observed: Aalen-Johansen, a competing event is not a censoring); the "
-            "calibration slope, intercept and ICI are not defined for a cumulative incidence and are not reported."
+            "calibration slope, intercept and ICI are not defined for a cumulative incidence and "
+            "are not reported."
         )
     elif result.ci_method != "bootstrap":
         sentences.append("ICI, E50 and E90 have intervals only with ci='bootstrap'.")

@@ -1,9 +1,11 @@
-"""Findings of AUC(t) horizons (:class:`survfair.XAUCtResult`): flags, adjusted differences, sentences.
+"""Findings of AUC(t) horizons (:class:`survfair.XAUCtResult`): flags, adjusted
+differences, sentences.
 
-The same treatment as the findings of an xCI or xAUC matrix (:mod:`survfair._present.findings.ranking`): cells
-that rest on few cases, few controls or few pairs, or have standard error 0, are flagged with the
-reason; the differences of every pair at every horizon are adjusted together, one family per
-summary (all Δbetween; all Δwithin); the sentences are generated from the result.
+The same treatment as the findings of an xCI or xAUC matrix
+(:mod:`survfair._present.findings.ranking`): cells that rest on few cases, few controls or few
+pairs, or have standard error 0, are flagged with the reason; the differences of every pair at every
+horizon are adjusted together, one family per summary (all Δbetween; all Δwithin); the sentences are
+generated from the result.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def horizon_text(time: float, time_unit: str | None = None) -> str:
 
 
 def horizon_flags(result: Any, *, min_events: int = 10, min_pairs: int = 100) -> pd.DataFrame:
-    """AUC(t) cells that rest on little data, or have no estimate of their variability, with the reason.
+    """AUC(t) cells that rest on little data, or have no estimate of their variability,
+    with the reason.
 
     Parameters
     ----------
@@ -186,24 +189,26 @@ def _horizon_sentence(
     cells = _Horizon(result, flags, time)
     alpha = 1 - result.confidence_level
     consequence = (
-        f"cases of {b} were ranked above controls of {a} less often than the reverse at this horizon; "
-        f"this alone does not show that the model treats {b} worse: part or all of it can come from "
-        f"the groups' different risks"
+        f"cases of {b} were ranked above controls of {a} less often than the reverse at this "
+        f"horizon; this alone does not show that the model treats {b} worse: part or all of it can "
+        "come from the groups' different risks"
     )
     words = {
         "clear": f"In words: {consequence}.",
         "not adjusted": _not_confirmed(alpha, "an asymmetry between the groups"),
         "chance": "The difference is within what chance alone would give.",
-        "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {consequence}.",
+        "no variance": "Without a variance estimate chance cannot be ruled out; the direction "
+        f"points to: {consequence}.",
         "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",
-        "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {consequence}.",
+        "no interval": "Without an interval chance cannot be ruled out; the direction points "
+        f"to: {consequence}.",
     }[_judgement(row, alpha)]
     cases, controls = case_control_definition(result)
     return (
-        f"AUC(t) at {horizon_text(time, time_unit)}, largest cross-group asymmetry, {a} vs {b}: a case of {a} "
-        f"({cases}) was ranked above a control of {b} ({controls}) {cells.cell(a, b)} of the time; a case "
-        f"of {b} above a control of {a} {cells.cell(b, a)}. {difference_text(row, adjust)}. {words}"
-        f"{cells.caution([(a, b), (b, a)])}"
+        f"AUC(t) at {horizon_text(time, time_unit)}, largest cross-group asymmetry, {a} vs {b}: a "
+        f"case of {a} ({cases}) was ranked above a control of {b} ({controls}) {cells.cell(a, b)} "
+        f"of the time; a case of {b} above a control of {a} {cells.cell(b, a)}. "
+        f"{difference_text(row, adjust)}. {words}{cells.caution([(a, b), (b, a)])}"
     )
 
 
@@ -220,9 +225,9 @@ def _count_sentence(deltas: pd.DataFrame, adjust: str, result: Any) -> str | Non
     significant = int((between["p_adjusted"] < alpha).sum())
     return (
         f"AUC(t): {excluded} of {len(between)} between-group differences over {len(result.times)} "
-        f"horizon{'s' if len(result.times) > 1 else ''} have {100 * result.confidence_level:g}% intervals "
-        f"excluding 0 ({significant} with {adjust_name(adjust)} p < {alpha:g}, adjusted over every horizon and "
-        f"pair together)."
+        f"horizon{'s' if len(result.times) > 1 else ''} have {100 * result.confidence_level:g}% "
+        f"intervals excluding 0 ({significant} with {adjust_name(adjust)} p < {alpha:g}, adjusted "
+        "over every horizon and pair together)."
     )
 
 
@@ -231,9 +236,10 @@ def _flags_sentence(flags: pd.DataFrame, min_events: int, min_pairs: int) -> str
     if flagged.empty:
         return None
     return (
-        f"AUC(t): {len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} cases in the "
-        f"row group or controls in the column group, or {min_pairs} pairs) or have standard error 0; † marks "
-        f"them in the AUC(t) tables. The {SMALL_CELL_COVERAGE_NOTE}."
+        f"AUC(t): {len(flagged)} of {len(flags)} cells rest on little data (fewer than "
+        f"{min_events} cases in the row group or controls in the column group, or {min_pairs} "
+        "pairs) or have standard error 0; † marks them in the AUC(t) tables. The "
+        f"{SMALL_CELL_COVERAGE_NOTE}."
     )
 
 

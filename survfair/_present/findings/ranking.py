@@ -48,9 +48,9 @@ __all__ = [
 #: what a flagged cell's interval may do, as measured by benchmarks/interval_study.py (issue 33.2;
 #: benchmarks/results/interval_study.csv): the worst coverage of the analytic intervals there
 SMALL_CELL_COVERAGE_NOTE = (
-    "intervals of such cells can be too narrow: with fewer than 35 events in one of a cell's two groups, "
-    "nominal 95% analytic intervals covered as little as 90% of the time in simulation (a Δbetween 88%, "
-    "where one group of 35 people had 9 events)"
+    "intervals of such cells can be too narrow: with fewer than 35 events in one of a cell's two "
+    "groups, nominal 95% analytic intervals covered as little as 90% of the time in simulation "
+    "(a Δbetween 88%, where one group of 35 people had 9 events)"
 )
 
 #: A cell (a, b) of an xCI matrix is flagged when a or b has fewer events than this (issue 33.2):
@@ -135,7 +135,9 @@ def small_sample_flags(
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
     >>> flags = small_sample_flags(res)
     >>> bool(flags["flagged"].all()), flags["reason"][0]  # cell (a, a): every pair ranked correctly
-    (True, '4 events in a (< 10); 4 members in a (< 10); 6 comparable pairs (< 100); estimated at 100.0%, standard error 0 (no variance estimate); interval may be too narrow: merge small groups or collect more events')
+    (True, '4 events in a (< 10); 4 members in a (< 10); 6 comparable pairs (< 100); estimated \
+at 100.0%, standard error 0 (no variance estimate); interval may be too narrow: merge small groups \
+or collect more events')
     """
     min_events = check_scalar(min_events, "min_events", "integer", low=0)
     min_pairs = check_scalar(min_pairs, "min_pairs", "integer", low=0)
@@ -157,7 +159,8 @@ def small_sample_flags(
         narrow_column = np.tile(events < min_interval_events, g)
     narrow = narrow_row | narrow_column
     flagged = few_events | few_controls | few_pairs | no_variance | narrow
-    # reasons only for the flagged cells: a Python string per cell of 4 million (2,000 groups) took minutes
+    # reasons only for the flagged cells: a Python string per cell of 4 million (2,000 groups)
+    # took minutes
     reasons = np.full(g * g, "", dtype=object)
     for cell in np.flatnonzero(flagged):
         i, j = divmod(int(cell), g)
@@ -347,7 +350,8 @@ class Findings:
         return "\n".join(f"- {s}" for s in self.sentences)
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: sentences, adjusted deltas, the omnibus test and the flagged cells."""
+        """JSON-safe dictionary: sentences, adjusted deltas, the omnibus test and the
+        flagged cells."""
         return json_safe(
             {
                 "sentences": list(self.sentences),
@@ -420,8 +424,8 @@ def _largest_deltas(result: Any, flags: pd.DataFrame, k: int) -> pd.DataFrame:
 
 
 def _mark_cells(deltas: pd.DataFrame, flags: pd.DataFrame) -> None:
-    """Columns ``flagged`` and ``no_variance_cell``: one of a difference's two cells is flagged / has
-    standard error 0."""
+    """Columns ``flagged`` and ``no_variance_cell``: one of a difference's two cells
+    is flagged / has standard error 0."""
     flagged = flagged_cells(flags)
     no_variance = {(r.a, r.b) for r in flags.itertuples() if r.no_variance}
     cells = [_difference_cells(row) for row in deltas.itertuples()]
@@ -435,16 +439,19 @@ def _summary_sentence(result: Any, deltas: pd.DataFrame, reader: _Reader) -> str
     pairs = g * (g - 1) // 2
     between = deltas[deltas["summary"] == "delta_between"]
     start = f"With {g:,} groups ({pairs:,} pairs) the findings summarise"
-    end = "the joint tests are not computed. Every cell and count is in the result (CSV or JSON output)."
+    end = (
+        "the joint tests are not computed. Every cell and count is in the result (CSV or JSON "
+        "output)."
+    )
     if between["ci_low"].isna().all():
         return f"{start}: no intervals were computed, so no difference is tested; {end}"
     excluded = int(((between["ci_low"] > 0) | (between["ci_high"] < 0)).sum())
     significant = int((between["p_adjusted"] < reader.alpha).sum())
     return (
-        f"{start}: only the {len(between)} largest asymmetries and within-group differences were tested, with "
-        f"p-values adjusted by Bonferroni over all {pairs:,} pairs (a bound on any adjustment); {excluded} of the "
-        f"{len(between)} largest asymmetries have a {reader.level} interval excluding 0 ({significant} with "
-        f"Bonferroni-adjusted p < {reader.alpha:g}); {end}"
+        f"{start}: only the {len(between)} largest asymmetries and within-group differences were "
+        f"tested, with p-values adjusted by Bonferroni over all {pairs:,} pairs (a bound on any "
+        f"adjustment); {excluded} of the {len(between)} largest asymmetries have a {reader.level} "
+        f"interval excluding 0 ({significant} with Bonferroni-adjusted p < {reader.alpha:g}); {end}"
     )
 
 
@@ -496,7 +503,8 @@ class _Reader:
         )
 
     def p(self, value: float, at_floor: bool | None = None) -> str:
-        """``"p = 0.043"``, ``"p < 0.001"`` or, at the bootstrap floor, ``"p <= 0.029 (bootstrap floor)"``."""
+        """``"p = 0.043"``, ``"p < 0.001"`` or, at the bootstrap floor,
+        ``"p <= 0.029 (bootstrap floor)"``."""
         return p_phrase(value, self.n_resamples, at_floor)
 
     def difference(self, row: pd.Series, adjust: str) -> str:
@@ -507,9 +515,9 @@ class _Reader:
 
 
 def difference_text(row: pd.Series, adjust: str, n_resamples: int | None = None) -> str:
-    """``"Δbetween(a, b) = +12.0 points [3.1, 20.9], Holm-adjusted p = 0.004; the interval excludes 0"``
-    for a row of a differences table (xCI or AUC(t)); its p-value is a bound where the row says it is
-    at the bootstrap floor (``p_at_floor``, when the table has it)."""
+    """``"Δbetween(a, b) = +12.0 points [3.1, 20.9], Holm-adjusted p = 0.004; the interval
+    excludes 0"`` for a row of a differences table (xCI or AUC(t)); its p-value is a bound where
+    the row says it is at the bootstrap floor (``p_at_floor``, when the table has it)."""
     name = "Δwithin" if row["summary"] == "delta_within" else "Δbetween"
     text = f"{name}({row['a']}, {row['b']}) = {_points(row['value'])}"
     if _no_variance(row):
@@ -530,7 +538,10 @@ def caution_text(reasons: dict, cells: list) -> str:
         return ""
     if len(used) == 1:
         ((a, b),) = used
-        return f" Caution: cell ({a}, {b}) rests on little data: {reasons[(a, b)].replace('; ', ', ')}."
+        return (
+            f" Caution: cell ({a}, {b}) rests on little data: "
+            f"{reasons[(a, b)].replace('; ', ', ')}."
+        )
     shown = ", ".join(f"({a}, {b})" for a, b in used)
     details = "; ".join(f"({a}, {b}) {reasons[(a, b)].replace('; ', ', ')}" for a, b in used)
     return f" Caution: cells {shown} rest on little data: {details}."
@@ -573,7 +584,8 @@ def largest_delta(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
 
 
 def _no_variance(row: pd.Series) -> bool:
-    """A difference whose standard error is 0 (both cells without variability): no interval or test."""
+    """A difference whose standard error is 0 (both cells without variability): no
+    interval or test."""
     return math.isfinite(row["value"]) and math.isfinite(row["se"]) and row["se"] <= NO_VARIANCE_SE
 
 
@@ -602,7 +614,8 @@ def _judgement(row: pd.Series, alpha: float) -> str:
     if verdict == "the interval excludes 0":
         adjusted = row["p_adjusted"]
         if math.isfinite(adjusted) and adjusted >= alpha:
-            # a bound at the bootstrap floor is not a p-value: too few replicates, not too little evidence
+            # a bound at the bootstrap floor is not a p-value: too few replicates, not too
+            # little evidence
             return "unresolved" if bool(row.get("p_at_floor", False)) else "not adjusted"
         return "clear"
     return "chance" if verdict == "the interval includes 0" else "no interval"
@@ -610,32 +623,34 @@ def _judgement(row: pd.Series, alpha: float) -> str:
 
 def _unresolved(row: pd.Series, alpha: float, n_resamples: int | None) -> str:
     return (
-        f"The interval excludes 0 and no bootstrap replicate crossed 0, but with {n_resamples or 'these'} "
-        f"replicates the adjusted p-value is only known to be <= {row['p_adjusted']:.2g}: more replicates "
-        f"(n_resamples) are needed to judge it against {alpha:g}."
+        "The interval excludes 0 and no bootstrap replicate crossed 0, but with "
+        f"{n_resamples or 'these'} replicates the adjusted p-value is only known to be <= "
+        f"{row['p_adjusted']:.2g}: more replicates (n_resamples) are needed to judge it "
+        f"against {alpha:g}."
     )
 
 
 _ONE_CELL = (
-    "One of its two cells has standard error 0 (no variance estimate), so the interval leaves out that "
-    "cell's uncertainty and chance cannot be ruled out"
+    "One of its two cells has standard error 0 (no variance estimate), so the interval leaves out "
+    "that cell's uncertainty and chance cannot be ruled out"
 )
 
 
 def _not_confirmed(alpha: float, claim: str) -> str:
     # the interval is for one comparison; the largest of several is judged by the adjusted p-value
     return (
-        f"The interval excludes 0, but this is the largest of several comparisons and its adjusted p-value is "
-        f"not below {alpha:g}: the data do not clearly show {claim}."
+        "The interval excludes 0, but this is the largest of several comparisons and its adjusted "
+        f"p-value is not below {alpha:g}: the data do not clearly show {claim}."
     )
 
 
 #: Why an observed asymmetry alone never names a disadvantaged group (issue 32): a perfect model,
 #: scored by the true risk, shows a large Δbetween whenever the groups' risks differ.
 _RISK_CAVEAT = (
-    "This alone does not show that the model treats {b} worse: part or all of an asymmetry can come from the "
-    "groups' different risks (even the true risk shows one when they differ). The model-based {family} "
-    "(survfair.{function}) separates what the groups' risks imply from what the model adds"
+    "This alone does not show that the model treats {b} worse: part or all of an asymmetry can "
+    "come from the groups' different risks (even the true risk shows one when they differ). The "
+    "model-based {family} (survfair.{function}) separates what the groups' risks imply from "
+    "what the model adds"
 )
 
 
@@ -662,27 +677,31 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         )
     else:
         first = (
-            f"when a member of {a} had the event first, the model ranked them above the member of {b} "
-            f"{reader.cell(a, b)} of the time"
+            f"when a member of {a} had the event first, the model ranked them above the member of "
+            f"{b} {reader.cell(a, b)} of the time"
         )
         second = f"when a member of {b} had the event first, {reader.cell(b, a)}"
-        direction = f"members of {b} who had the event first were ranked correctly less often than members of {a}"
+        direction = (
+            f"members of {b} who had the event first were ranked correctly less often than "
+            f"members of {a}"
+        )
     caveat = risk_caveat(b, binary)
     words = {
         "clear": f"In words: {direction}. {caveat}.",
         "not adjusted": _not_confirmed(reader.alpha, "an asymmetry between the groups"),
         "unresolved": _unresolved(row, reader.alpha, reader.n_resamples),
-        "chance": "The difference is within what chance alone would give: the data do not show an asymmetry "
-        "between the groups.",
-        "no variance": f"Without a variance estimate chance cannot be ruled out; the direction points to: {direction}. "
-        f"{caveat}.",
-        "one cell without variance": f"{_ONE_CELL}; the direction points to: {direction}. {caveat}.",
-        "no interval": f"Without an interval chance cannot be ruled out; the direction points to: {direction}. "
-        f"{caveat}.",
+        "chance": "The difference is within what chance alone would give: the data do not show an "
+        "asymmetry between the groups.",
+        "no variance": "Without a variance estimate chance cannot be ruled out; the direction "
+        f"points to: {direction}. {caveat}.",
+        "one cell without variance": f"{_ONE_CELL}; the direction points to: "
+        f"{direction}. {caveat}.",
+        "no interval": "Without an interval chance cannot be ruled out; the direction points to: "
+        f"{direction}. {caveat}.",
     }[_judgement(row, reader.alpha)]
     return (
-        f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. {reader.difference(row, adjust)}. "
-        f"{words}{reader.caution([(a, b), (b, a)])}"
+        f"Largest cross-group asymmetry, {a} vs {b}: {first}; {second}. "
+        f"{reader.difference(row, adjust)}. {words}{reader.caution([(a, b), (b, a)])}"
     )
 
 
@@ -736,34 +755,36 @@ def _excess_sentence(
         a, b = row["a"], row["b"]
         if binary:
             words = (
-                f"positives of {b} were scored above negatives of {a} less often than the model's own "
-                f"probabilities imply"
+                f"positives of {b} were scored above negatives of {a} less often than the model's "
+                "own probabilities imply"
             )
             meaning = (
-                f"beyond what the groups' different base rates explain, positives of {b} are scored too low "
-                f"in this pair; if a higher score means earlier attention, the model disadvantages {b}"
+                f"beyond what the groups' different base rates explain, positives of {b} are "
+                "scored too low in this pair; if a higher score means earlier attention, the model "
+                f"disadvantages {b}"
             )
         else:
             words = (
-                f"the model ranks members of {b} who had the event first below members of {a} more often than "
-                f"its own predictions imply"
+                f"the model ranks members of {b} who had the event first below members of {a} more "
+                "often than its own predictions imply"
             )
             meaning = (
-                f"beyond what the groups' different risks explain, {b} is ranked worse in this pair; if a "
-                f"higher score means earlier care, the model disadvantages {b}"
+                f"beyond what the groups' different risks explain, {b} is ranked worse in this "
+                f"pair; if a higher score means earlier care, the model disadvantages {b}"
             )
         return (
-            f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} (observed "
-            f"Δbetween {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}); the interval "
-            f"excludes 0. In words: {meaning}. This reading assumes the predictions are calibrated within each "
-            f"group (check the calibration).{reader.caution([(a, b), (b, a)])}"
+            f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} "
+            f"(observed Δbetween {_observed_text(deltas, a, b)}, model-based "
+            f"{_points(row['model_based'])}); the interval excludes 0. In words: {meaning}. This "
+            "reading assumes the predictions are calibrated within each group (check the "
+            f"calibration).{reader.caution([(a, b), (b, a)])}"
         )
     row = rows.loc[rows["observed"].abs().idxmax()]
     row = _flipped(row, EXCESS_VALUES) if row["observed"] < 0 else row  # as the observed sentence
     a, b = row["a"], row["b"]
     numbers = (
-        f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based {_points(row['model_based'])}; "
-        f"{_excess_text(row, adjust)}"
+        f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based "
+        f"{_points(row['model_based'])}; {_excess_text(row, adjust)}"
     )
     caution = reader.caution([(a, b), (b, a)])
     verdict = _excess_judgement(row, alpha)
@@ -772,34 +793,38 @@ def _excess_sentence(
         # nothing to explain: "it comes from the groups' different risks" would claim a difference
         return (
             f"No cross-group asymmetry, observed or in excess: Δbetween({a}, {b}) = "
-            f"{_observed_text(deltas, a, b)} is within what chance alone would give, and so is its excess over "
-            f"what the model's own predictions imply (model-based {_points(row['model_based'])}; "
-            f"{_excess_text(row, adjust)}; the interval includes 0).{caution}"
+            f"{_observed_text(deltas, a, b)} is within what chance alone would give, and so is its "
+            "excess over what the model's own predictions imply (model-based "
+            f"{_points(row['model_based'])}; {_excess_text(row, adjust)}; the interval "
+            f"includes 0).{caution}"
         )
     if verdict == "chance":
         return (
-            f"No excess cross-group asymmetry: the largest observed asymmetry, Δbetween({a}, {b}) = "
-            f"{_observed_text(deltas, a, b)}, is what the model's own predictions imply (model-based "
-            f"{_points(row['model_based'])}; {_excess_text(row, adjust)}; the interval includes 0): it comes "
-            f"from the groups' different risks, not from how the model ranks them, provided the predictions are "
+            "No excess cross-group asymmetry: the largest observed asymmetry, "
+            f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, is what the model's own "
+            f"predictions imply (model-based {_points(row['model_based'])}; "
+            f"{_excess_text(row, adjust)}; the interval includes 0): it comes from the groups' "
+            "different risks, not from how the model ranks them, provided the predictions are "
             f"calibrated within each group.{caution}"
         )
     if verdict in ("not adjusted", "unresolved"):
         return (
-            f"Excess cross-group asymmetry not confirmed: for the largest observed asymmetry ({numbers}) the "
-            f"interval of the excess excludes 0, but this is one of several comparisons and its "
-            f"{adjust_name(adjust)} p-value is not below {alpha:g}: the data do not clearly show that the model "
-            f"adds to what its own predictions imply.{caution}"
+            "Excess cross-group asymmetry not confirmed: for the largest observed asymmetry "
+            f"({numbers}) the interval of the excess excludes 0, but this is one of several "
+            f"comparisons and its {adjust_name(adjust)} p-value is not below {alpha:g}: the data "
+            f"do not clearly show that the model adds to what its own predictions imply.{caution}"
         )
     return (
-        f"Largest observed asymmetry against the model-based reference: {numbers}. Without a usable interval for "
-        f"the excess (none computed, or a standard error of 0), chance cannot be ruled out: the data cannot say whether the model adds "
-        f"to what its own predictions imply.{caution}"
+        f"Largest observed asymmetry against the model-based reference: {numbers}. Without a "
+        "usable interval for the excess (none computed, or a standard error of 0), chance cannot "
+        "be ruled out: the data cannot say whether the model adds to what its own predictions "
+        f"imply.{caution}"
     )
 
 
 def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
-    """ " Against the model-based reference, 1 of 3 excess asymmetries ..." (empty without intervals)."""
+    """ " Against the model-based reference, 1 of 3 excess asymmetries ..." (empty
+    without intervals)."""
     tested = excess[excess["ci_low"].notna() & excess["ci_high"].notna()]
     if tested.empty:
         return ""
@@ -807,8 +832,9 @@ def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
     significant = int((tested["p_adjusted"] < reader.alpha).sum())
     one = len(tested) == 1
     return (
-        f" Against the model-based reference, {excluded} of {len(tested)} excess asymmetr{'y' if one else 'ies'} "
-        f"{'has a' if one else 'have'} {reader.level} interval{'' if one else 's'} excluding 0 ({significant} with "
+        f" Against the model-based reference, {excluded} of {len(tested)} excess "
+        f"asymmetr{'y' if one else 'ies'} {'has a' if one else 'have'} {reader.level} "
+        f"interval{'' if one else 's'} excluding 0 ({significant} with "
         f"{adjust_name(adjust)} p < {reader.alpha:g})."
     )
 
@@ -824,8 +850,8 @@ def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     if observed.shape != result.values.shape or not np.allclose(
         observed, result.values, rtol=1e-9, atol=1e-12, equal_nan=True
     ):
-        # its excess is observed - model-based of ITS observed matrix: another result's numbers would
-        # not add up (e.g. an audit with case weights against a reference without them)
+        # its excess is observed - model-based of ITS observed matrix: another result's numbers
+        # would not add up (e.g. an audit with case weights against a reference without them)
         raise ValueError(
             "model_based was computed on another observed matrix than result (other rows, weights, "
             "entry times or settings): pass the model-based result of the same audit."
@@ -871,8 +897,9 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         "no interval": "",
     }[_judgement(row, reader.alpha)]
     return (
-        f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside {b} "
-        f"{reader.cell(b, b)}; {reader.difference(row, adjust)}.{words}{reader.caution([(a, a), (b, b)])}"
+        f"Largest within-group difference: {kind} inside {a} {reader.cell(a, a)} against inside "
+        f"{b} {reader.cell(b, b)}; "
+        f"{reader.difference(row, adjust)}.{words}{reader.caution([(a, a), (b, b)])}"
     )
 
 
@@ -884,8 +911,8 @@ def _worst_sentence(reader: _Reader) -> str | None:
     g = values.shape[0]
     a, b = reader.result.groups[flat // g], reader.result.groups[flat % g]
     return (
-        f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only {reader.cell(a, b)} of the "
-        f"time.{reader.caution([(a, b)])}"
+        f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only "
+        f"{reader.cell(a, b)} of the time.{reader.caution([(a, b)])}"
     )
 
 
@@ -894,7 +921,8 @@ def _omnibus_words(omnibus: OmnibusTest) -> str:
     if omnibus.source == NOT_COMPUTED:
         return (
             f"; the joint test is not computed for {omnibus.n_contrasts:,} contrasts (more than "
-            f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted pairwise p-values"
+            f"{JOINT_TEST_LIMIT:,}, or more than memory allows): read the adjusted "
+            "pairwise p-values"
         )
     left_out = ""
     if omnibus.n_no_variance:
@@ -908,7 +936,10 @@ def _omnibus_words(omnibus: OmnibusTest) -> str:
             f"{statistic_text(omnibus.statistic)}, {p_phrase(omnibus.p_value)}"
         )
     if omnibus.source != "none" and omnibus.n_no_variance:
-        return "; the joint test of no cross-group asymmetry is undefined: every difference uses a cell with standard error 0"
+        return (
+            "; the joint test of no cross-group asymmetry is undefined: every difference uses a "
+            "cell with standard error 0"
+        )
     return ""
 
 
@@ -919,7 +950,8 @@ def _tests_sentence(
     if between.empty or between["ci_low"].isna().all():
         return None
     # as in the joint test: a difference using a cell with standard error 0 is not counted (its
-    # interval leaves out that cell's uncertainty; the other sentences say chance cannot be ruled out)
+    # interval leaves out that cell's uncertainty; the other sentences say chance
+    # cannot be ruled out)
     untestable = between.apply(_no_variance, axis=1) | between.get("no_variance_cell", False)
     tested = between[~untestable]
     excluded = int(((tested["ci_low"] > 0) | (tested["ci_high"] < 0)).sum())
@@ -932,12 +964,16 @@ def _tests_sentence(
         f"({significant} with {adjust_name(adjust)} p < {alpha:g})"
     )
     if untestable.any():
-        text += f"; {_count(int(untestable.sum()), 'difference')} using a cell with standard error 0 not counted"
+        text += (
+            f"; {_count(int(untestable.sum()), 'difference')} using a cell with standard error 0 "
+            "not counted"
+        )
     unresolved = int((tested["p_at_floor"].astype(bool) & (tested["p_adjusted"] >= alpha)).sum())
     if unresolved:
         text += (
-            f"; {unresolved} adjusted p-value{'s are bounds' if unresolved > 1 else ' is a bound'} at the "
-            f"bootstrap floor, not resolved below {alpha:g} with {reader.n_resamples} replicates"
+            f"; {unresolved} adjusted p-value{'s are bounds' if unresolved > 1 else ' is a bound'} "
+            f"at the bootstrap floor, not resolved below {alpha:g} with "
+            f"{reader.n_resamples} replicates"
         )
     return text + _omnibus_words(omnibus) + "."
 
@@ -962,22 +998,22 @@ def _flags_sentence(
     narrow = "narrow_interval" in flagged.columns and flagged["narrow_interval"].any()
     interval_rule = f", or {INTERVAL_MIN_EVENTS} events in either group" if narrow else ""
     zero = (
-        " Cells with standard error 0 have no estimate of their sampling variability: their zero-width "
-        "interval is not a sign of precision."
+        " Cells with standard error 0 have no estimate of their sampling variability: their "
+        "zero-width interval is not a sign of precision."
         if flagged["no_variance"].any()
         else ""
     )
     what_to_do = (
         " Read their intervals and the tests that use them as optimistic; merging small groups or "
-        "collecting more events is what makes them reliable (ci='bootstrap' does not: its BCa intervals "
-        "covered as little as 91% there too)."
+        "collecting more events is what makes them reliable (ci='bootstrap' does not: its BCa "
+        "intervals covered as little as 91% there too)."
         if narrow
         else ""
     )
     return (
-        f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} {units}, or "
-        f"{min_pairs} comparable pairs{interval_rule}) or have standard error 0: {shown}{more}. "
-        f"The {SMALL_CELL_COVERAGE_NOTE}.{what_to_do}{zero}"
+        f"{len(flagged)} of {len(flags)} cells rest on little data (fewer than {min_events} "
+        f"{units}, or {min_pairs} comparable pairs{interval_rule}) or have standard error 0: "
+        f"{shown}{more}. The {SMALL_CELL_COVERAGE_NOTE}.{what_to_do}{zero}"
     )
 
 
@@ -1049,13 +1085,14 @@ def findings(
     >>> print(findings(res).sentences[1])  # doctest: +NORMALIZE_WHITESPACE
     Largest cross-group asymmetry, a vs b: when a member of a had the event first, the model ranked
     them above the member of b 80.0% of the time; when a member of b had the event first, 66.7%.
-    Δbetween(a, b) = +13.3 points. Without an interval chance cannot be ruled out; the direction points to:
-    members of b who had the event first were ranked correctly less often than members of a. This alone
-    does not show that the model treats b worse: part or all of an asymmetry can come from the groups'
-    different risks (even the true risk shows one when they differ). The model-based xCI
-    (survfair.model_based_xci) separates what the groups' risks imply from what the model adds. Caution:
-    cells (a, b), (b, a) rest on little data: (a, b) 4 events in a (< 10), 4 members in b (< 10), 10
-    comparable pairs (< 100); (b, a) 3 events in b (< 10), 4 members in a (< 10), 6 comparable pairs (< 100).
+    Δbetween(a, b) = +13.3 points. Without an interval chance cannot be ruled out; the direction
+    points to: members of b who had the event first were ranked correctly less often than members of
+    a. This alone does not show that the model treats b worse: part or all of an asymmetry can come
+    from the groups' different risks (even the true risk shows one when they differ). The
+    model-based xCI (survfair.model_based_xci) separates what the groups' risks imply from what the
+    model adds. Caution: cells (a, b), (b, a) rest on little data: (a, b) 4 events in a (< 10), 4
+    members in b (< 10), 10 comparable pairs (< 100); (b, a) 3 events in b (< 10), 4 members in a
+    (< 10), 6 comparable pairs (< 100).
     """
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
     if hasattr(result, "observed") and hasattr(result, "summaries"):  # a ModelBasedResult

@@ -55,7 +55,8 @@ def literal(text: Any) -> str:
     escaped form; what is drawn is the label itself. (Under ``text.usetex`` TeX reads ``\$`` as a
     dollar too, but other TeX specials such as ``_`` or ``%`` are not escaped.)
 
-    A text longer than :data:`MAX_TEXT` characters is cut with an ellipsis (see :func:`short_label`).
+    A text longer than :data:`MAX_TEXT` characters is cut with an ellipsis (see
+    :func:`short_label`).
     """
     return short_label(text, MAX_TEXT).replace("$", r"\$")
 

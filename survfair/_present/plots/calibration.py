@@ -15,7 +15,8 @@ __all__ = ["plot_calibration", "plot_observed_expected"]
 def _check(result: Any) -> CalibrationResult:
     if not isinstance(result, CalibrationResult):
         raise TypeError(
-            f"result must be a CalibrationResult (from survfair.calibration), got {type(result).__name__}."
+            "result must be a CalibrationResult (from survfair.calibration), got "
+            f"{type(result).__name__}."
         )
     return result
 
@@ -310,7 +311,8 @@ def plot_observed_expected(
     # the observed and predicted risks go under each group's name: text inside the axes would
     # overlap the intervals or leave the figure
     labels = [
-        f"{group}\nobserved {100 * row['observed_risk']:.1f}%, predicted {100 * row['expected_risk']:.1f}%"
+        f"{group}\nobserved {100 * row['observed_risk']:.1f}%, predicted "
+        f"{100 * row['expected_risk']:.1f}%"
         for group, row in summary.iterrows()
     ]
     ax.set_yticks(positions, [literal(text) for text in labels], fontsize=8)

@@ -99,8 +99,8 @@ def _heatmap_plan(
     label_width = max((_text_width(label, tick_size) for label in labels), default=0.1)
     caption = max((_text_width(line, 10.0) for line in notes), default=0.0)
     # beside the cells: row labels and y label (label_width + 0.5), colour bar with its ticks and
-    # two-line label and padding (1.9), margins (0.3); below and above: column labels, x label with its
-    # caption lines (0.2 each), title (0.4), margins (0.2)
+    # two-line label and padding (1.9), margins (0.3); below and above: column labels, x label with
+    # its caption lines (0.2 each), title (0.4), margins (0.2)
     extra_width = label_width + 2.7
     if axes_size is None:
         cell = max(0.65, need(size, intervals))
@@ -193,10 +193,12 @@ def _flag_matrix(
 
 
 def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any, Any], bool]:
-    """``{(a, b): flagged}`` from a :func:`survfair.small_sample_flags` table, checked against ``groups``."""
+    """``{(a, b): flagged}`` from a :func:`survfair.small_sample_flags` table, checked
+    against ``groups``."""
     if not isinstance(flags, pd.DataFrame):
         raise TypeError(
-            f"{name} must be a DataFrame as returned by survfair.small_sample_flags, got {type(flags).__name__}."
+            f"{name} must be a DataFrame as returned by survfair.small_sample_flags, got "
+            f"{type(flags).__name__}."
         )
     missing = [c for c in ("a", "b", "flagged") if c not in flags.columns]
     if missing:
@@ -255,8 +257,9 @@ def plot_xci_heatmap(
     the intervals were left out because the cells are too small for them. Text shrinks with the
     number of groups: 10 pt cells up to 3 groups, 9 up to 6, 8.5 up to 9, 8 beyond; intervals on
     a second line up to 8 groups ("(SE 0)" instead of the zero-width interval of a cell with
-    standard error 0, which has no estimate of its sampling variability). Group labels and the title are drawn literally (a ``$`` is a
-    dollar sign); labels longer than 40 characters are cut with an ellipsis.
+    standard error 0, which has no estimate of its sampling variability). Group labels and the title
+    are drawn literally (a ``$`` is a dollar sign); labels longer than 40 characters are cut
+    with an ellipsis.
 
     Parameters
     ----------
@@ -414,11 +417,13 @@ def _difference_matrix(value: Any, name: str) -> tuple[pd.DataFrame, str | None]
         if value.shape[0] != value.shape[1] or list(value.index) != list(value.columns):
             raise ValueError(
                 f"{name} must be a square matrix with the same labels on both axes, got "
-                f"{value.shape[0]} rows {list(value.index)[:5]} and columns {list(value.columns)[:5]}."
+                f"{value.shape[0]} rows {list(value.index)[:5]} and columns "
+                f"{list(value.columns)[:5]}."
             )
         return value.astype(float), None
     raise TypeError(
-        f"{name} must be an XCIResult, an XAUCResult or a square DataFrame, got {type(value).__name__}."
+        f"{name} must be an XCIResult, an XAUCResult or a square DataFrame, got "
+        f"{type(value).__name__}."
     )
 
 
@@ -639,7 +644,8 @@ def plot_risk_densities(
     >>> import numpy as np
     >>> from survfair.plotting import plot_risk_densities
     >>> rng = np.random.default_rng(0)
-    >>> ax = plot_risk_densities(rng.random(200) < 0.5, rng.choice(["F", "M"], 200), rng.normal(size=200))
+    >>> ax = plot_risk_densities(rng.random(200) < 0.5, rng.choice(["F", "M"], 200),
+    ...                          rng.normal(size=200))
     >>> len(ax.lines)  # 2 groups x {event, censored}
     4
     """
@@ -681,7 +687,8 @@ def plot_censoring_curves(
     time_unit: str | None = None,
     **kwargs: Any,
 ):
-    """Per-group probability of remaining uncensored, K_g(t) = P(U > t | G = g), with tau marked (eq. 6).
+    """Per-group probability of remaining uncensored, K_g(t) = P(U > t | G = g), with tau
+    marked (eq. 6).
 
     How to read it: each line is the share of a group still under observation (not yet censored)
     at time t -- not the patients' survival; where a line falls low before tau, the IPCW weights
@@ -786,7 +793,8 @@ _FOREST_DEFINITIONS = {
 
 
 def _table_groups(table: pd.DataFrame) -> list[str]:
-    """Group labels read from the diagonal columns ``xci[g,g]`` (unambiguous even when g has a comma)."""
+    """Group labels read from the diagonal columns ``xci[g,g]`` (unambiguous even when g
+    has a comma)."""
     groups = []
     for column in table.columns:
         if isinstance(column, str) and column.startswith("xci[") and column.endswith("]"):
@@ -811,7 +819,8 @@ def _split_pair(inner: str, groups: list[str]) -> tuple[str, str] | None:
 def _forest_rows(
     table: pd.DataFrame, statistics: tuple[str, ...], groups: list[str]
 ) -> list[tuple[str, str, Any]]:
-    """``(statistic, column, (a, b) or None)`` for every ``statistic[a,b]`` column, in table order."""
+    """``(statistic, column, (a, b) or None)`` for every ``statistic[a,b]`` column, in
+    table order."""
     rows = []
     for statistic in statistics:
         columns = [
@@ -842,7 +851,8 @@ def _forest_flags(
     min_events: int,
     min_pairs: int,
 ) -> dict[str, dict[tuple[str, str], bool]]:
-    """Per model, ``{(a, b): flagged}`` keyed by the group labels as the table writes them (``str``)."""
+    """Per model, ``{(a, b): flagged}`` keyed by the group labels as the table writes
+    them (``str``)."""
     if flags is False or (flags is None and not isinstance(comparison, ModelComparison)):
         return {}
     if flags is None or flags is True:
@@ -860,7 +870,8 @@ def _forest_flags(
         flags = {model: flags for model in models}
     if not isinstance(flags, Mapping):
         raise TypeError(
-            f"flags must be a DataFrame, a dict of model -> DataFrame, a bool or None, got {type(flags).__name__}."
+            "flags must be a DataFrame, a dict of model -> DataFrame, a bool or None, got "
+            f"{type(flags).__name__}."
         )
     unknown = sorted(str(m) for m in flags if str(m) not in models)
     if unknown:
@@ -962,8 +973,10 @@ def plot_forest(
     >>> import survfair
     >>> from survfair.plotting import plot_forest
     >>> cohort = pd.DataFrame({"time": [1, 2, 3, 4, 5, 6, 7, 8], "event": [1, 1, 1, 1, 1, 1, 1, 0],
-    ...                        "sex": list("MFMFMFMF"), "a": [8, 3, 6, 5, 4, 7, 2, 1], "b": [8, 7, 6, 5, 4, 3, 2, 1]})
-    >>> audit = survfair.compare("time", "event", "sex", {"a": "a", "b": "b"}, data=cohort, method="naive")
+    ...                        "sex": list("MFMFMFMF"), "a": [8, 3, 6, 5, 4, 7, 2, 1],
+    ...                        "b": [8, 7, 6, 5, 4, 3, 2, 1]})
+    >>> audit = survfair.compare("time", "event", "sex", {"a": "a", "b": "b"}, data=cohort,
+    ...                          method="naive")
     >>> ax = plot_forest(audit)
     >>> [t.get_text() for t in ax.get_yticklabels()]  # every cell has < 100 pairs: flagged
     ['Δbetween (F, M) †', 'Δwithin (F, M) †']
@@ -1085,7 +1098,8 @@ def _curve(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
         fpr, tpr = np.asarray(value[0], float), np.asarray(value[1], float)
     else:
         raise TypeError(
-            f"curves[{name!r}] must be an XROCCurve, a DataFrame (fpr, tpr) or a tuple (fpr, tpr[, thresholds])."
+            f"curves[{name!r}] must be an XROCCurve, a DataFrame (fpr, tpr) or a tuple "
+            "(fpr, tpr[, thresholds])."
         )
     if fpr.shape != tpr.shape or fpr.ndim != 1:
         raise ValueError(f"curves[{name!r}]: fpr and tpr must be 1-D of the same length.")
@@ -1207,7 +1221,8 @@ _ROLE_WORDS = {
 
 
 def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, str]:
-    """The role, and the x and y labels in its words, with the group names when every Series names the same pair.
+    """The role, and the x and y labels in its words, with the group names when every Series
+    names the same pair.
 
     :func:`survfair.conditional_xauc` puts ``role``, ``a`` and ``b`` in the Series' ``attrs``;
     a ``role`` given here that contradicts them is refused rather than mislabelled.
@@ -1290,11 +1305,16 @@ def plot_conditional_xauc(
     >>> matplotlib.use("Agg")
     >>> import survfair
     >>> from survfair.plotting import plot_conditional_xauc
-    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4, [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
+    >>> res = survfair.xauc([1, 1, 0, 0, 1, 1, 0, 0], ["F"] * 4 + ["M"] * 4,
+    ...                     [0.9, 0.8, 0.1, 0.5, 0.7, 0.6, 0.4, 0.2])
     >>> ax = plot_conditional_xauc(survfair.conditional_xauc(res, "F", "M"))  # role="negative"
-    >>> ax.get_ylabel(), ax.get_xlabel()
-    ('negatives of M', 'conditional xAUC of a negative of M: share of positives of F scored above it')
-    >>> plot_conditional_xauc(survfair.conditional_xauc(res, "F", "M", role="positive")).get_ylabel()
+    >>> ax.get_ylabel()
+    'negatives of M'
+    >>> ax.get_xlabel()
+    'conditional xAUC of a negative of M: share of positives of F scored above it'
+    >>> plot_conditional_xauc(
+    ...     survfair.conditional_xauc(res, "F", "M", role="positive")
+    ... ).get_ylabel()
     'positives of F'
     """
     if isinstance(values, pd.Series):
