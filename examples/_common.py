@@ -8,7 +8,8 @@ from pathlib import Path
 
 
 def parse_args(description: str, argv=None, extra=None):
-    """``--quick`` and ``--out DIR`` (default: the current directory), plus ``extra(parser)``'s options."""
+    """``--quick`` and ``--out DIR`` (default: the current directory), plus ``extra(parser)``'s
+    options."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "--quick", action="store_true", help="small setting (CI): fewer rows / trees"

@@ -1,4 +1,5 @@
-"""Case study 4: a binary audit (xAUC, Kallus & Zhou 2019) of a 5-year death outcome derived from flchain.
+"""Case study 4: a binary audit (xAUC, Kallus & Zhou 2019) of a 5-year death outcome derived \
+from flchain.
 
 scikit-survival ships no binary-outcome cohort with a sensitive attribute, so the binary outcome
 is derived: positive = died within HORIZON days, negative = alive and followed beyond HORIZON;
@@ -68,11 +69,13 @@ def main() -> None:
     unknown = ~(positive | negative)
     binary = test[~unknown].assign(label=positive[~unknown].astype(int))
     print(
-        f"flchain test half: {len(test)} rows; horizon {HORIZON:g} days: {int(positive.sum())} positives, "
-        f"{int(negative.sum())} negatives, {int(unknown.sum())} censored before the horizon and excluded."
+        f"flchain test half: {len(test)} rows; horizon {HORIZON:g} days: {int(positive.sum())} "
+        f"positives, {int(negative.sum())} negatives, {int(unknown.sum())} censored before the "
+        "horizon and excluded."
     )
 
-    # xAUC matrix as the naive xCI of the binary data: positives "fail" at time 0, negatives are censored at 1
+    # xAUC matrix as the naive xCI of the binary data: positives "fail" at time 0, negatives are
+    # censored at 1
     xauc = sf.xci(
         np.where(binary["label"] == 1, 0.0, 1.0),
         binary["label"],

@@ -62,8 +62,8 @@ def load_pbc() -> pd.DataFrame:
     )
     missing = frame["mayo_risk"].isna()
     print(
-        f"survival::pbc: {len(frame)} patients; {int(missing.sum())} without prothrombin time dropped "
-        f"(rows {np.flatnonzero(missing).tolist()}), {int((~missing).sum())} analysed."
+        f"survival::pbc: {len(frame)} patients; {int(missing.sum())} without prothrombin time "
+        f"dropped (rows {np.flatnonzero(missing).tolist()}), {int((~missing).sum())} analysed."
     )
     return frame[~missing].reset_index(drop=True)
 
@@ -89,7 +89,8 @@ def main() -> None:
         frame["mayo_risk"], s0, mean_linear_predictor=MAYO_CENTRE
     )[:, 0]
     print(
-        f"S0(5 years) estimated in the 312 trial patients with the published score as an offset: {s0:.4f}"
+        "S0(5 years) estimated in the 312 trial patients with the published score as an offset: "
+        f"{s0:.4f}"
     )
     counts = frame.groupby("sex").agg(patients=("time", "size"), deaths=("death", "sum"))
     show("patients and deaths by sex (all 418 minus the dropped)", counts)

@@ -33,7 +33,8 @@ def main() -> None:
     eyes = data("survival", "retinopathy")
     print(
         f"retinopathy: {len(eyes)} eyes of {eyes['id'].nunique()} patients; "
-        f"{int(eyes['status'].sum())} eyes lost vision; types {eyes['type'].value_counts().to_dict()}"
+        f"{int(eyes['status'].sum())} eyes lost vision; types "
+        f"{eyes['type'].value_counts().to_dict()}"
     )
     common = dict(data=eyes, tau=TAU)
     independent = sf.xci("futime", "status", "type", "risk", **common)

@@ -61,8 +61,8 @@ def main() -> None:
     d["score"] = progression_score(d)
     counts = d["status"].value_counts().sort_index()
     print(
-        f"mgus2: {len(d)} patients; {counts.get(1, 0)} progressions (cause 1), {counts.get(2, 0)} deaths before "
-        f"progression (cause 2), {counts.get(0, 0)} censored"
+        f"mgus2: {len(d)} patients; {counts.get(1, 0)} progressions (cause 1), {counts.get(2, 0)} "
+        f"deaths before progression (cause 2), {counts.get(0, 0)} censored"
     )
     common = dict(data=d, tau=TAU)
     cause_specific = sf.xci("months", "status", "sex", "score", cause=1, **common)

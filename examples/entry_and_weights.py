@@ -79,8 +79,9 @@ def case_cohort(args) -> None:
     ).sum()
     sampled["weight"] = np.where(sampled["rel"] == 1, 1.0, 1.0 / fraction)
     print(
-        f"\nnwtco: full cohort {len(cohort)} children, {int(cohort['rel'].sum())} relapses; case-cohort sample "
-        f"{len(sampled)} (subcohort sampling fraction of non-cases {fraction:.3f})"
+        f"\nnwtco: full cohort {len(cohort)} children, {int(cohort['rel'].sum())} relapses; "
+        f"case-cohort sample {len(sampled)} (subcohort sampling fraction of non-cases "
+        f"{fraction:.3f})"
     )
     options = dict(method="naive")
     full = sf.xci("edrel", "rel", "age group", "stage", data=cohort, **options)
@@ -119,7 +120,8 @@ def case_cohort(args) -> None:
     error = (table["case-cohort, weighted"] - table["full cohort"]).abs().max()
     error_unweighted = (table["case-cohort, unweighted"] - table["full cohort"]).abs().max()
     print(
-        f"\nlargest error against the full cohort: weighted {error:.4f}, unweighted {error_unweighted:.4f}"
+        f"\nlargest error against the full cohort: weighted {error:.4f}, unweighted "
+        f"{error_unweighted:.4f}"
     )
 
 

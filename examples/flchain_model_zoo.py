@@ -1,4 +1,5 @@
-"""Case study 2 (structure of Wang et al. 2026, Table 2): Cox PH, random survival forest and AFT models.
+"""Case study 2 (structure of Wang et al. 2026, Table 2): Cox PH, random survival forest and \
+AFT models.
 
 Each model is fitted on a training split of flchain and audited with the IPCW xCI by sex on the
 held-out split, side by side: every xCI cell, delta_within, delta_between, min-xCI and pooled C.
@@ -44,7 +45,8 @@ def main() -> None:
     covariates = list(cohort.covariates)
     print(
         f"flchain: {len(train)} training and {len(test)} test rows ({cohort.n_dropped} dropped: "
-        f"{cohort.dropped_reason}); covariates {', '.join(covariates)}; IPCW xCI by sex, tau = {TAU:g} days."
+        f"{cohort.dropped_reason}); covariates {', '.join(covariates)}; IPCW xCI by sex, tau = "
+        f"{TAU:g} days."
     )
 
     X_train, X_test = train[covariates].astype(float), test[covariates].astype(float)
@@ -52,8 +54,9 @@ def main() -> None:
     y_train = Surv.from_arrays(train["event"], train["time"])
     n_trees = 15 if args.quick else 200
     fitted = {
-        # lifelines' CoxPHFitter stops with "delta contains nan" on this training split (fit_checked turns that into
-        # survfair.ConvergenceError), so the Cox model is scikit-survival's, which converges
+        # lifelines' CoxPHFitter stops with "delta contains nan" on this training split
+        # (fit_checked turns that into survfair.ConvergenceError), so the Cox model is
+        # scikit-survival's, which converges
         "Cox PH": sf.fit_checked(CoxPHSurvivalAnalysis(), X_train, y_train),
         "RSF": sf.fit_checked(
             RandomSurvivalForest(

@@ -84,8 +84,9 @@ def main() -> None:
     if args.quick:
         rows = np.random.default_rng(0).choice(rows, size=1200, replace=False)
     print(
-        f"flchain: {before.n_loaded} rows loaded, {before.n_dropped} dropped ({before.dropped_reason}); "
-        f"{rows.size} analysed. Covariates: {', '.join(covariates)}. IPCW xCI by sex, tau = {TAU:g} days."
+        f"flchain: {before.n_loaded} rows loaded, {before.n_dropped} dropped "
+        f"({before.dropped_reason}); {rows.size} analysed. Covariates: {', '.join(covariates)}. "
+        f"IPCW xCI by sex, tau = {TAU:g} days."
     )
     results = {}
     for label, cohort in (("before", before), ("after", after)):

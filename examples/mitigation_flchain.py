@@ -67,8 +67,9 @@ def flchain(png: Path, n_points: int = 41) -> None:
     rng = np.random.default_rng(2026)
     fit_half = rng.permutation(len(cohort.frame)) < len(cohort.frame) // 2
     print(
-        f"flchain: {len(cohort.frame)} people ({cohort.n_dropped} dropped: {cohort.dropped_reason}); "
-        f"fit on a random half ({fit_half.sum()}), evaluated on the other; tau = {TAU:g} days; group = sex"
+        f"flchain: {len(cohort.frame)} people ({cohort.n_dropped} dropped: "
+        f"{cohort.dropped_reason}); fit on a random half ({fit_half.sum()}), evaluated on the "
+        f"other; tau = {TAU:g} days; group = sex"
     )
     models = {
         "Cox PH with sex": list(cohort.covariates),
@@ -95,8 +96,9 @@ def flchain(png: Path, n_points: int = 41) -> None:
             reference_group="M",
         )
         print(
-            f"\n== {label} (converged) ==\ngroup shift (objective abs_delta_between): offset of women = "
-            f"{shift.offsets['F']:+.4f} (optimality gap {shift.optimality_gap}, {shift.n_evaluations} kernel evaluations)"
+            f"\n== {label} (converged) ==\ngroup shift (objective abs_delta_between): offset of "
+            f"women = {shift.offsets['F']:+.4f} (optimality gap {shift.optimality_gap}, "
+            f"{shift.n_evaluations} kernel evaluations)"
         )
         print(rows(shift.to_frame()))
         monotone = group_monotone(
@@ -126,8 +128,9 @@ def flchain(png: Path, n_points: int = 41) -> None:
         curve = result.to_frame()
         best_c = curve.loc[curve["overall"].idxmax()]
         print(
-            f"frontier on the held-out half: pooled C {curve['overall'].min():.4f}-{curve['overall'].max():.4f}; "
-            f"highest at offset {best_c['offset']:+.3f}, where |Δbetween| = {best_c['abs_delta_between']:.4f}"
+            "frontier on the held-out half: pooled C "
+            f"{curve['overall'].min():.4f}-{curve['overall'].max():.4f}; highest at offset "
+            f"{best_c['offset']:+.3f}, where |Δbetween| = {best_c['abs_delta_between']:.4f}"
         )
         if label == "Cox PH without sex":
             import matplotlib.pyplot as plt
@@ -173,9 +176,10 @@ def simulation(n: int = 8000, seed: int = 7) -> None:
     fit_half = np.arange(n) < n // 2
     shift = group_shift(time, event, g, risk, fit_on=fit_half)
     print(
-        f"\nlog-normal model (n = {n}, {1 - event.mean():.0%} censored, IPCW): closed-form d* = {dstar:+.4f} "
-        f"(xCI_01 = xCI_10 = {closed_form_cell(dstar, 0):.4f}; unadjusted {closed_form_cell(0, 0):.4f} vs "
-        f"{closed_form_cell(0, 1):.4f}); fitted offset = {shift.offsets[1]:+.4f}"
+        f"\nlog-normal model (n = {n}, {1 - event.mean():.0%} censored, IPCW): closed-form d* = "
+        f"{dstar:+.4f} (xCI_01 = xCI_10 = {closed_form_cell(dstar, 0):.4f}; unadjusted "
+        f"{closed_form_cell(0, 0):.4f} vs {closed_form_cell(0, 1):.4f}); fitted offset = "
+        f"{shift.offsets[1]:+.4f}"
     )
     print(rows(shift.to_frame(), ("delta_between", "overall")))
 

@@ -1,4 +1,5 @@
-"""Case study 3 (cf. Wang et al. 2026, Section 7.2): audit a published risk equation, no model fitting.
+"""Case study 3 (cf. Wang et al. 2026, Section 7.2): audit a published risk equation, no \
+model fitting.
 
 The Nottingham Prognostic Index (NPI) for operable breast cancer,
 
@@ -61,8 +62,9 @@ def main() -> None:
     if args.quick:
         data = data.sample(400, random_state=0).reset_index(drop=True)
     print(
-        f"GBSG2: {len(data)} patients, {int(data['event'].sum())} events; NPI from {NPI_SIZE_PER_CM} x size[cm] "
-        f"+ node stage + grade (published); IPCW xCI by menopausal status, tau = {TAU:g} days."
+        f"GBSG2: {len(data)} patients, {int(data['event'].sum())} events; NPI from "
+        f"{NPI_SIZE_PER_CM} x size[cm] + node stage + grade (published); IPCW xCI by menopausal "
+        f"status, tau = {TAU:g} days."
     )
     comparison = sf.compare(
         "time", "event", "menopause", {"NPI": "npi"}, data=data, tau=TAU, groups=["pre", "post"]

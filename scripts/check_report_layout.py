@@ -27,7 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-MEASURE = """
+MEASURE = (
+    """
 <script>
 document.querySelectorAll('details').forEach(d => d.open = true);
 const body = document.body.getBoundingClientRect();
@@ -36,11 +37,13 @@ const wide = [...document.querySelectorAll('div.scroll, table, figure, img, pre,
   .filter(e => !boxed(e) && e.getBoundingClientRect().right > body.right + 1)
   .map(e => e.tagName + ':' + Math.round(e.getBoundingClientRect().width));
 const unboxed = [...document.querySelectorAll('table')].filter(e => !boxed(e)).length;
-const scrolling = [...document.querySelectorAll('div.scroll')].filter(e => e.scrollWidth > e.clientWidth + 1).length;
+const scrolling = [...document.querySelectorAll('div.scroll')]"""
+    """.filter(e => e.scrollWidth > e.clientWidth + 1).length;
 parent.postMessage('LAYOUT' + JSON.stringify({page: document.documentElement.scrollWidth,
   window: window.innerWidth, wide: wide.slice(0, 5), unboxed: unboxed, scrolling: scrolling}), '*');
 </script>
 """
+)
 
 #: the page Chromium opens: the report in a frame of the width measured; the frame's message
 #: becomes the page title, which --dump-dom prints
@@ -107,7 +110,8 @@ def main() -> int:
         verdict = "OVERFLOWS" if overflow else "fits"
         print(
             f"{report}: page {m['page']} px, window {m['window']} px, {verdict}; "
-            f"{m['scrolling']} table boxes scroll sideways, {m['unboxed']} tables outside a scroll box"
+            f"{m['scrolling']} table boxes scroll sideways, "
+            f"{m['unboxed']} tables outside a scroll box"
             + (f" (wider than the body: {', '.join(m['wide'])})" if m["wide"] else "")
         )
     return 1 if failed else 0

@@ -2,9 +2,9 @@
 
 ``_kaplan_meier`` serves :mod:`survfair._core.censoring` (the censoring Kaplan-Meier sweep and step
 lookups), ``_pairs`` :mod:`survfair._core.kernel` (the preparation sweeps and the column passes that
-count pairs and gather each row's contributions), ``_influence`` :mod:`survfair._core.influence` (the
-sweep that turns contributions into influence rows). They take validated, contiguous arrays from
-those modules and nothing else imports them. ``n_jobs`` reaches them as an OpenMP thread count.
+count pairs and gather each row's contributions), ``_influence`` :mod:`survfair._core.influence`
+(the sweep that turns contributions into influence rows). They take validated, contiguous arrays
+from those modules and nothing else imports them. ``n_jobs`` reaches them as an OpenMP thread count.
 
 The functions below turn arrays into what the kernels' typed memoryviews take, without a copy when
 they already are: the three modules call them on every argument.
@@ -12,7 +12,8 @@ they already are: the three modules call them on every argument.
 
 import numpy as np
 
-#: integer dtypes the kernels take for group codes (int16 normally; an index type past 32,767 groups)
+#: integer dtypes the kernels take for group codes
+#: (int16 normally; an index type past 32,767 groups)
 CODE_TYPES = (np.int16, np.int32, np.int64)
 #: integer dtypes the kernels take for row positions (int32 below 2^31 rows)
 INDEX_TYPES = (np.int32, np.int64)

@@ -122,27 +122,28 @@ def _format_text(
         )  # each pair as the findings say it: favoured group first
         lines += [
             "",
-            f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; each pair "
-            "with the group it favours first; † uses a cell resting on little data):",
+            f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; each "
+            "pair with the group it favours first; † uses a cell resting on little data):",
             summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, has_intervals(result)),
         ]
         if len(summaries) > TEXT_TABLE_ROWS:
             lines.append(
-                f"... and {len(summaries) - TEXT_TABLE_ROWS} more rows: every row is in --format csv or "
-                "--format json"
+                f"... and {len(summaries) - TEXT_TABLE_ROWS} more rows: every row is in --format "
+                "csv or --format json"
             )
         if tables["joint_tests"] and has_intervals(result):
             lines += [
                 "",
-                "joint Wald tests (survfair.omnibus_test; contrasts with an undefined cell or a cell with "
-                "standard error 0 left out):",
+                "joint Wald tests (survfair.omnibus_test; contrasts with an undefined cell or a "
+                "cell with standard error 0 left out):",
                 joint_tests_table(tables["joint_tests"]).to_string(),
             ]
         if reference is not None:
             lines += [
                 "",
-                "excess over the model-based reference (observed - what the model's own predictions imply; "
-                f"interval and p-values of the excess, p_adjusted: {reporting['adjust']} within each family):",
+                "excess over the model-based reference (observed - what the model's own "
+                "predictions imply; interval and p-values of the excess, p_adjusted: "
+                f"{reporting['adjust']} within each family):",
                 excess_text(reference, reporting["adjust"]),
             ]
         flagged = found.flags[found.flags["flagged"]]
@@ -154,7 +155,8 @@ def _format_text(
             ]
         if result.ci_method == "analytic":
             lines.append(
-                "(min_xci: an interval that accounts for selecting the minimum needs --ci bootstrap)"
+                "(min_xci: an interval that accounts for selecting the minimum needs --ci "
+                "bootstrap)"
             )
         utilities = tables["utility"]
         if not has_intervals(result):
@@ -374,14 +376,16 @@ def _flchain_demo(args: argparse.Namespace):
     frame = cohort.frame
     groups = match_groups(frame, ["sex"], args.groups)
     notes = [
-        f"data: flchain (scikit-survival), {cohort.n_loaded} people; {cohort.n_dropped} rows dropped "
-        f"({cohort.dropped_reason}), {len(frame)} analysed; outcome death, time in days; group = sex.",
+        f"data: flchain (scikit-survival), {cohort.n_loaded} people; {cohort.n_dropped} rows "
+        f"dropped ({cohort.dropped_reason}), {len(frame)} analysed; outcome death, time in days; "
+        "group = sex.",
     ]
     options = _xci_options(args, groups)
     if args.tau is None and args.method == "ipcw":
         options["tau"] = FLCHAIN_DEMO_TAU
         notes.append(
-            f"tau = {FLCHAIN_DEMO_TAU:g} days (demo default; censoring survival is >= 0.79 in both sexes there)."
+            f"tau = {FLCHAIN_DEMO_TAU:g} days (demo default; "
+            "censoring survival is >= 0.79 in both sexes there)."
         )
     models = {
         "Cox PH with sex": list(cohort.covariates),
@@ -426,8 +430,8 @@ def _demo_references(
     """Each demo Cox model's model-based reference (its linear predictor, Breslow baseline): the
     demo shows how much of each asymmetry the model's own predictions imply."""
     keep = {k: v for k, v in options.items() if k in ("method", "tau", "censoring", "groups")}
-    # analytic even with --ci bootstrap: a bootstrap reference refits the exact PH form on 6,524 rows
-    # per replicate (about a second each), half an hour for the demo's two models
+    # analytic even with --ci bootstrap: a bootstrap reference refits the exact PH form on 6,524
+    # rows per replicate (about a second each), half an hour for the demo's two models
     ci = None if args.ci == "none" else "analytic"
     with library_notes():
         return {
@@ -536,13 +540,14 @@ def _check(args: argparse.Namespace) -> list[str] | None:
         given += ["--cause"] if args.cause is not None else []
         if given:
             raise CLIError(
-                f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} a survival audit (--time and "
-                "--event); the binary xAUC audit takes neither clusters, entry times, case weights nor "
-                "causes."
+                f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} a survival audit "
+                "(--time and --event); the binary xAUC audit takes neither clusters, entry times, "
+                "case weights nor causes."
             )
         if args.report and len(args.risk) > 1:
             raise CLIError(
-                "--report of a binary audit takes one --risk column; give one, or one report per run."
+                "--report of a binary audit takes one --risk column; "
+                "give one, or one report per run."
             )
         check_model_based(
             args
@@ -658,7 +663,8 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``survfair audit``; returns the exit code (errors are raised, see :mod:`survfair.cli`)."""
+    """Run ``survfair audit``; returns the exit code (errors are raised,
+    see :mod:`survfair.cli`)."""
     columns = _check(args)
     frame = read_table(args.data, columns, progress=args.progress) if args.data else None
     if _is_binary(args):
@@ -668,7 +674,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _phases(args: argparse.Namespace) -> list[str]:
-    """The long phases of a survival audit, in the order :func:`_survival_run` advances through them."""
+    """The long phases of a survival audit, in the order :func:`_survival_run` advances through
+    them."""
     names = ["pair counts" + ("" if args.ci == "none" else f" and {args.ci} intervals")]
     if args.horizon:
         names.append("AUC(t) at the horizons")

@@ -44,8 +44,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "audit",
         help="xCI audit of risk scores (flchain demo without --data)",
-        description="Cross-group concordance (xCI) audit of risk columns of a CSV or Parquet file; without "
-        "--data, the flchain demonstration. With --outcome and no --time, a binary xAUC audit.",
+        description="Cross-group concordance (xCI) audit of risk columns of a CSV or Parquet "
+        "file; without --data, the flchain demonstration. With --outcome and no --time, a binary "
+        "xAUC audit.",
         epilog=EXAMPLES,
     )
     data = add_data_options(
@@ -58,14 +59,14 @@ def register(subparsers) -> argparse.ArgumentParser:
     data.add_argument(
         "--cluster",
         metavar="COL",
-        help="column of cluster labels (hospital, practice, person of repeated records): cluster-robust "
-        "analytic intervals, and the bootstrap resamples whole clusters",
+        help="column of cluster labels (hospital, practice, person of repeated records): "
+        "cluster-robust analytic intervals, and the bootstrap resamples whole clusters",
     )
     data.add_argument(
         "--entry",
         metavar="COL",
-        help="column of entry times (delayed entry, left truncation; unit of --time, entry < time): "
-        "a pair counts only if the later member was under observation at the earlier event",
+        help="column of entry times (delayed entry, left truncation; unit of --time, entry < "
+        "time): a pair counts only if the later member was under observation at the earlier event",
     )
     data.add_argument(
         "--weights",
@@ -77,16 +78,16 @@ def register(subparsers) -> argparse.ArgumentParser:
         "--cause",
         metavar="K",
         type=int,
-        help="competing risks: --event holds cause codes (0 = censored, 1..K = causes) and K is the "
-        "event of interest; other causes are competing events (cause-specific xCI of Wolbers et "
-        "al. 2014; with --horizon, the AUC(t) controls are chosen by --controls)",
+        help="competing risks: --event holds cause codes (0 = censored, 1..K = causes) and K is "
+        "the event of interest; other causes are competing events (cause-specific xCI of Wolbers "
+        "et al. 2014; with --horizon, the AUC(t) controls are chosen by --controls)",
     )
     data.add_argument(
         "--controls",
         choices=["all", "event_free"],
         default="all",
-        help="with --cause and --horizon, who the AUC(t) controls are: 'all' (default), everyone who "
-        "is not a case -- event-free after t or with a competing event by t (Blanche et al. "
+        help="with --cause and --horizon, who the AUC(t) controls are: 'all' (default), everyone "
+        "who is not a case -- event-free after t or with a competing event by t (Blanche et al. "
         "2013's second definition, riskRegression's Score); 'event_free', only those event-free "
         "after t. Without --cause the controls are the event-free",
     )
@@ -160,12 +161,14 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def add_binary_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--binary``, ``--outcome COL``, ``--positive LABEL`` and ``--horizon T`` (repeatable)."""
+    """Add ``--binary``, ``--outcome COL``, ``--positive LABEL`` and ``--horizon T``
+    (repeatable)."""
     options = parser.add_argument_group("binary outcomes and horizons (xAUC)")
     options.add_argument(
         "--binary",
         action="store_true",
-        help="audit a binary outcome with the xAUC matrix (automatic when --outcome is given without --time)",
+        help="audit a binary outcome with the xAUC matrix "
+        "(automatic when --outcome is given without --time)",
     )
     options.add_argument(
         "--outcome", metavar="COL", help="column with the binary outcome (two labels)"
@@ -192,18 +195,18 @@ def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
         "--predicted",
         metavar="COLUMN",
         action="append",
-        help="column of predicted event probabilities F(t | x) at the matching --horizon (give one per "
-        "--horizon, in the same order; with several --risk, one per --horizon for each --risk, the columns of "
-        "the first --risk first): adds calibration within groups (O/E, slope, ICI, Brier, GND test), one "
-        "per --risk",
+        help="column of predicted event probabilities F(t | x) at the matching --horizon (give "
+        "one per --horizon, in the same order; with several --risk, one per --horizon for each "
+        "--risk, the columns of the first --risk first): adds calibration within groups (O/E, "
+        "slope, ICI, Brier, GND test), one per --risk",
     )
     options.add_argument(
         "--brier-variance",
         choices=["influence", "conservative"],
         default="influence",
-        help="standard error of the Brier scores: 'influence' (default) counts the estimation of the censoring "
-        "Kaplan-Meier, as riskRegression's Score; 'conservative' holds the censoring weights fixed "
-        "(Score(conservative=TRUE), wider)",
+        help="standard error of the Brier scores: 'influence' (default) counts the estimation of "
+        "the censoring Kaplan-Meier, as riskRegression's Score; 'conservative' holds the "
+        "censoring weights fixed (Score(conservative=TRUE), wider)",
     )
 
 
@@ -218,15 +221,15 @@ def add_model_based_arguments(parser: argparse.ArgumentParser) -> None:
         "--model-based-lp",
         metavar="COLUMN",
         action="append",
-        help="a proportional-hazards model's linear predictor, one per --risk in the same order (often the --risk "
-        "column itself); the baseline hazard is Breslow's from the audited rows",
+        help="a proportional-hazards model's linear predictor, one per --risk in the same order "
+        "(often the --risk column itself); the baseline hazard is Breslow's from the audited rows",
     )
     options.add_argument(
         "--model-based-survival",
         metavar="COLUMN",
         nargs="+",
-        help="the model's predicted survival S(t | x), one column per --model-based-times in the same order "
-        "(one --risk only)",
+        help="the model's predicted survival S(t | x), one column per --model-based-times in the "
+        "same order (one --risk only)",
     )
     options.add_argument(
         "--model-based-times",

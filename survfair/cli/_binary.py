@@ -193,7 +193,8 @@ def binary_long_table(audit: BinaryAudit) -> pd.DataFrame:
 def render_binary(
     audit: BinaryAudit, output_format: str, notes: list[str] = (), reporting: dict | None = None
 ) -> str:
-    """The binary report of one score as text or JSON (CSV: :func:`binary_long_table`), findings first."""
+    """The binary report of one score as text or JSON (CSV: :func:`binary_long_table`), findings
+    first."""
     res, deltas, level = audit.result, audit.deltas, audit.result.confidence_level
     all_notes = [*notes, *audit.notes]
     balanced, metrics = audit.balanced, audit.metrics
@@ -219,19 +220,22 @@ def render_binary(
             matrix.loc[a, b] = _interval(res.matrix.loc[a, b], low.loc[a, b], high.loc[a, b])
     pct = f"{level:.0%}"
     lines = [
-        f"xAUC audit of score {audit.risk!r} for outcome {audit.outcome!r} (positive = {audit.positive!r}), "
-        f"{res.n_samples} rows, groups {list(res.groups)}",
+        f"xAUC audit of score {audit.risk!r} for outcome {audit.outcome!r} (positive = "
+        f"{audit.positive!r}), {res.n_samples} rows, groups {list(res.groups)}",
         "findings:",
         found.to_text(),
         "",
         *notes,
         f"Population AUC: {res.overall:.3f}",
         "",
-        f"xAUC(a, b) = P[a positive of group a scores above a negative of group b] with {pct} DeLong intervals;",
-        "rows a = group of the positive, columns b = group of the negative, diagonal = within-group AUC",
+        f"xAUC(a, b) = P[a positive of group a scores above a negative of group b] with {pct} "
+        "DeLong intervals;",
+        "rows a = group of the positive, columns b = group of the negative, "
+        "diagonal = within-group AUC",
         _text(matrix),
         "",
-        "Balanced xAUC (Kallus & Zhou 2019, Def. 3): xAUC^1(a) = P[R_1^a > R_0], xAUC^0(a) = P[R_1 > R_0^a]",
+        "Balanced xAUC (Kallus & Zhou 2019, Def. 3): xAUC^1(a) = P[R_1^a > R_0], "
+        "xAUC^0(a) = P[R_1 > R_0^a]",
         _text(
             pd.DataFrame(
                 {
@@ -254,7 +258,8 @@ def render_binary(
             metrics[["n", "positives", "negatives", "auc", "auc_se", "brier", "brier_se"]].round(4)
         ),
         "",
-        "ΔxAUC(a, b) = xAUC(a, b) - xAUC(b, a) (positive: group b's positives rank lower against a's negatives",
+        "ΔxAUC(a, b) = xAUC(a, b) - xAUC(b, a) (positive: group b's positives rank lower against "
+        "a's negatives",
         f"than a's positives against b's negatives); p_adjusted: {found.adjust} over every pair",
         _deltas_text(deltas, found) if len(deltas) else "(a single group: no disparity)",
         *_joint_tests_lines(res, found),
@@ -266,7 +271,8 @@ def render_binary(
 
 def _deltas_text(deltas: pd.DataFrame, found) -> str:
     """ΔxAUC of every pair for the text output: four decimals, p-values as in the report, † on a
-    difference that uses a flagged cell; each pair oriented as the findings (favoured group first)."""
+    difference that uses a flagged cell; each pair oriented as the findings (favoured group
+    first)."""
     from .._present.tables import oriented_pairs
 
     shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"})).rename(
@@ -283,15 +289,16 @@ def _deltas_text(deltas: pd.DataFrame, found) -> str:
 
 
 def _joint_tests_lines(result: XAUCResult, found) -> list[str]:
-    """The joint Wald tests of the matrix (as the survival audit and the report), or nothing for one group."""
+    """The joint Wald tests of the matrix (as the survival audit and the report), or nothing for one
+    group."""
     if len(result.groups) < 2:
         return []
     from .._present.tables import joint_tests_table
 
     return [
         "",
-        "Joint Wald tests (survfair.omnibus_test, DeLong covariance; contrasts with a cell of standard "
-        "error 0 left out):",
+        "Joint Wald tests (survfair.omnibus_test, DeLong covariance; contrasts with a cell of "
+        "standard error 0 left out):",
         joint_tests_table(joint_tests(result, found.omnibus)).to_string(),
     ]
 
@@ -360,8 +367,9 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
     groups = list(dict.fromkeys(table["a"]))
     cases, controls = case_control_definition(result)
     lines = [
-        f"Cross-group cumulative/dynamic AUC(t) (IPCW, censoring={censoring!r}): P[risk of a case of a "
-        f"({cases}) > risk of a control of b ({controls})]; rows a = cases, columns b = controls"
+        f"Cross-group cumulative/dynamic AUC(t) (IPCW, censoring={censoring!r}): P[risk of a case "
+        f"of a ({cases}) > risk of a control of b ({controls})]; rows a = cases, columns b = "
+        "controls"
         + (
             f"; {getattr(args, 'confidence_level', None) or 0.95:.0%} analytic intervals"
             if intervals
@@ -395,8 +403,8 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
             ]
     lines += [
         "",
-        f"AUC(t) differences (p_adjusted: {found.adjust} over every horizon and pair; † uses a cell resting "
-        "on little data):",
+        f"AUC(t) differences (p_adjusted: {found.adjust} over every horizon and pair; † uses a "
+        "cell resting on little data):",
         _horizon_deltas_text(found, intervals, unit),
     ]
     flagged = found.flags[found.flags["flagged"]]

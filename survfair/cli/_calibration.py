@@ -39,13 +39,14 @@ def check_calibration(args: argparse.Namespace) -> list[str]:
         len(risks) > 1 and len(predicted) == len(horizons) * len(risks)
     ):
         several = (
-            f", or one per --horizon for each of the {len(risks)} --risk columns ({len(horizons) * len(risks)})"
+            f", or one per --horizon for each of the {len(risks)} --risk columns "
+            f"({len(horizons) * len(risks)})"
             if len(risks) > 1
             else ""
         )
         raise CLIError(
-            f"give one --predicted column per --horizon, in the same order{several}; got {len(predicted)} "
-            f"--predicted and {len(horizons)} --horizon."
+            f"give one --predicted column per --horizon, in the same order{several}; got "
+            f"{len(predicted)} --predicted and {len(horizons)} --horizon."
         )
     return list(predicted)
 
@@ -150,8 +151,8 @@ def render_calibration(
         "findings:",
         found.to_text(),
         "",
-        f"predicted columns {predicted} at horizons {[float(t) for t in result.times]}; n = {result.n_samples}, "
-        f"groups = {list(result.groups)}; intervals: {result.ci_method}",
+        f"predicted columns {predicted} at horizons {[float(t) for t in result.times]}; n = "
+        f"{result.n_samples}, groups = {list(result.groups)}; intervals: {result.ci_method}",
         *notes,
     ]
     with pd.option_context("display.precision", 4, "display.width", 160, "display.max_columns", 30):
@@ -164,7 +165,8 @@ def render_calibration(
         if len(result.groups) > 1:
             lines += [
                 "",
-                f"contrasts between groups (p_adjusted: {found.adjust} within each statistic and horizon):",
+                f"contrasts between groups (p_adjusted: {found.adjust} within each statistic and "
+                "horizon):",
                 result.contrasts().to_string(index=False, float_format="{:.4f}".format, na_rep=""),
             ]
     return "\n".join(lines) + "\n"

@@ -112,7 +112,8 @@ def read_design_file(path: Path) -> tuple[Any, dict]:
     unknown = set(content) - {"design", "study"}
     if unknown or "design" not in content:
         raise CLIError(
-            f"--design: the file needs a [design] table (and optionally [study]); unknown tables {sorted(unknown)}."
+            "--design: the file needs a [design] table (and optionally [study]); unknown tables "
+            f"{sorted(unknown)}."
         )
     design = dict(content["design"])
     model = design.pop("model", None)
@@ -129,7 +130,8 @@ def read_design_file(path: Path) -> tuple[Any, dict]:
     extra = set(study) - _STUDY_KEYS
     if extra:
         raise CLIError(
-            f"--design: unknown keys in [study]: {sorted(extra)} (allowed: {', '.join(sorted(_STUDY_KEYS))})."
+            f"--design: unknown keys in [study]: {sorted(extra)} (allowed: "
+            f"{', '.join(sorted(_STUDY_KEYS))})."
         )
     builder = ph_design if model == "ph" else aft_design
     try:
@@ -140,7 +142,8 @@ def read_design_file(path: Path) -> tuple[Any, dict]:
 
 
 def run_design_file(path: Path, *, quick: bool, output_dir: Path | None, progress: bool) -> int:
-    """Run the study of a design file; print its table; write study.csv (and figures) to ``output_dir``."""
+    """Run the study of a design file; print its table; write study.csv (and figures) to
+    ``output_dir``."""
     from ..simulate import coverage_study, plot_coverage, plot_power, power_curve
     from ..simulate._harness import study_power
 

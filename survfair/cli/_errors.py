@@ -47,8 +47,10 @@ EXIT_INTERRUPTED = 130
 EXIT_CODES_HELP = (
     "exit codes:\n"
     "  0    success\n"
-    "  1    unexpected internal error: a bug in survfair; rerun with --debug and report the output\n"
-    "  2    bad input or options (unknown option, missing column or file, invalid values, an output\n"
+    "  1    unexpected internal error: a bug in survfair; rerun with --debug and report the "
+    "output\n"
+    "  2    bad input or options (unknown option, missing column or file, invalid values, an "
+    "output\n"
     "       path refused before computing, not enough memory for the request)\n"
     "  130  interrupted (Ctrl-C)"
 )
@@ -150,7 +152,8 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
         columns["risk"] = f"--risk {match.group('name')!r}"
     parameter = getattr(error, "parameter", None)  # an InvalidParameterError names it: no guessing
     if parameter is None or not text.startswith(parameter):
-        # the library's other errors still start with the argument's name (not yet InvalidParameterError)
+        # the library's other errors still start with the argument's name (not yet
+        # InvalidParameterError)
         word = _FIRST_WORD.match(text)
         parameter = word.group("word") if word else None
     if parameter in columns:

@@ -54,7 +54,8 @@ def _kind(path: str, option: str) -> str:
     kind = TABLE_SUFFIXES.get(suffix)
     if kind is None:
         raise CLIError(
-            f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; use .csv or .parquet."
+            f"{option}: unsupported file type {suffix or '(none)'!r} of {path}; "
+            "use .csv or .parquet."
         )
     return kind
 
@@ -108,8 +109,8 @@ def require_columns(
             if column is not None and column not in present:
                 shown = ", ".join(available[:20]) + (", ..." if len(available) > 20 else "")
                 raise CLIError(
-                    f"{option}: column {column!r} is not in data file {path}{_delimiter_hint(path)} "
-                    f"(columns: {shown})."
+                    f"{option}: column {column!r} is not in data file "
+                    f"{path}{_delimiter_hint(path)} (columns: {shown})."
                 )
 
 
@@ -360,7 +361,8 @@ def check_output_paths(
         for second in options[i + 1 :]:
             if _same_file(given[first], given[second]):
                 raise CLIError(
-                    f"{first} and {second} name the same file ({given[first]!r}); give two different files."
+                    f"{first} and {second} name the same file ({given[first]!r}); "
+                    "give two different files."
                 )
 
 
@@ -410,7 +412,8 @@ class _Staged:
     def table(
         self, frame: pd.DataFrame, path: str, option: str, *, neutralise: bool = True
     ) -> None:
-        """A table as CSV or Parquet (by the extension of ``path``), CSV text cells neutralised unless ``neutralise`` is False."""
+        """A table as CSV or Parquet (by the extension of ``path``), CSV text cells neutralised
+        unless ``neutralise`` is False."""
         kind = _kind(path, option)
         temporary = self._temporary(path, option)
         if kind == "csv":

@@ -12,16 +12,19 @@ from ._options import Parser, add_debug_option
 
 __all__ = ["build_parser", "main", "COMMANDS"]
 
-EPILOG = f"""\
+EPILOG = (
+    """\
 examples:
   survfair audit
   survfair audit --data cohort.csv --time time --event event --group sex --risk risk --tau 3650
-  survfair mitigate --data cohort.csv --time time --event event --group sex --risk risk --output adjusted.csv
+  survfair mitigate --data cohort.csv --time time --event event --group sex --risk risk """
+    f"""--output adjusted.csv
   survfair simulate --quick
   survfair audit --help          the options of one command
 
 {EXIT_CODES_HELP}
 """
+)
 
 #: The subcommands in the order of the help, each with its one-line help as its module's
 #: ``register`` sets it (tests/test_cli.py checks that they agree). A subcommand's module (and with
@@ -30,7 +33,9 @@ examples:
 COMMANDS = {
     "audit": "xCI audit of risk scores (flchain demo without --data)",
     "simulate": "run the log-normal simulation studies (Figure 1; IPCW vs naive bias)",
-    "mitigate": "post-process risk scores to close cross-group xCI gaps (group shift or monotone maps)",
+    "mitigate": (
+        "post-process risk scores to close cross-group xCI gaps (group shift or monotone maps)"
+    ),
 }
 
 

@@ -39,20 +39,25 @@ from ._options import (
 
 __all__ = ["register", "run"]
 
-EXAMPLES = """\
+EXAMPLES = (
+    """\
 examples:
   survfair mitigate --data cohort.csv --time time --event event --group sex --risk risk \\
       --tau 3650 --fit-column train --output adjusted.csv
       fit the shift on the rows where 'train' is true, judge it on the others
   survfair mitigate --data cohort.parquet --time t --event e --group race --risk risk \\
-      --adjustment monotone --reference White --output adjusted.parquet --report-table before_after.csv
-  survfair mitigate --data cohort.csv --time t --event e --group race --groups White Black --risk risk \\
+      --adjustment monotone --reference White --output adjusted.parquet """
+    """--report-table before_after.csv
+  survfair mitigate --data cohort.csv --time t --event e --group race --groups White Black """
+    """--risk risk \\
       --output adjusted.csv
       adjust two groups only; the other groups' rows are written with an empty risk_adjusted
   survfair mitigate --data cohort.csv --time time --event event --group sex --risk lp --tau 3650 \\
       --fit-column train --predicted risk5 --horizon 1826 --output adjusted.csv
-      also report each group's calibration of the adjusted predicted 5-year risks (O/E, slope, ICI, Brier)
+      also report each group's calibration of the adjusted predicted 5-year risks """
+    """(O/E, slope, ICI, Brier)
 """
+)
 
 IN_SAMPLE_WARNING = (
     "no --fit-column: the adjustment is fitted and evaluated on the same rows, so the before/after "
@@ -65,8 +70,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``mitigate`` subcommand to an argparse sub-parser collection; returns its parser."""
     parser = subparsers.add_parser(
         "mitigate",
-        help="post-process risk scores to close cross-group xCI gaps (group shift or monotone maps)",
-        description="Fit per-group offsets (or monotone maps) on the risk scale and write the adjusted scores.",
+        help=(
+            "post-process risk scores to close cross-group xCI gaps (group shift or monotone maps)"
+        ),
+        description="Fit per-group offsets (or monotone maps) on the risk scale and write the "
+        "adjusted scores.",
         epilog=EXAMPLES,
     )
     add_groups_option(add_data_options(parser, required=True, several_risks=False))
@@ -199,14 +207,16 @@ def _check(args: argparse.Namespace) -> None:
         )
     if args.risk_scale == "probability" and len(horizons) > 1:
         raise CLIError(
-            "--risk-scale probability takes one --horizon: --risk is the predicted risk at that horizon."
+            "--risk-scale probability takes one --horizon: "
+            "--risk is the predicted risk at that horizon."
         )
     if predicted:
         require_columns(args.data, columns, {"--predicted": list(predicted)})
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``survfair mitigate``; returns the exit code (errors are raised, see :mod:`survfair.cli`)."""
+    """Run ``survfair mitigate``; returns the exit code (errors are raised,
+    see :mod:`survfair.cli`)."""
     _check(args)
     frame = read_table(args.data)
     group = group_argument(args.group)
@@ -299,6 +309,7 @@ def _calibration_text(fitted, in_sample: bool) -> str:
             index=False, float_format="{:.4f}".format, na_rep=""
         )
     return (
-        f"\ncalibration of the predicted risks per group, before and after the adjustment ({where}; "
-        f"--risk-scale {cost.scale}; O/E = observed / expected, 1 = right on average):\n{body}\n"
+        "\ncalibration of the predicted risks per group, before and after the adjustment "
+        f"({where}; --risk-scale {cost.scale}; O/E = observed / expected, 1 = right on "
+        f"average):\n{body}\n"
     )

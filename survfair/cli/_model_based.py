@@ -32,12 +32,13 @@ def check_model_based(args: argparse.Namespace) -> list[str]:
         return []
     if lp and (survival or times):
         raise CLIError(
-            "give either --model-based-lp or --model-based-survival with --model-based-times, not both."
+            "give either --model-based-lp or --model-based-survival with --model-based-times, not "
+            "both."
         )
     if not args.data or args.time is None or args.event is None:
         raise CLIError(
-            "--model-based-lp / --model-based-survival need a survival audit with --data, --time and "
-            "--event (the binary audit has no model-based reference on the command line yet)."
+            "--model-based-lp / --model-based-survival need a survival audit with --data, --time "
+            "and --event (the binary audit has no model-based reference on the command line yet)."
         )
     if args.cause is not None:
         raise CLIError("the model-based reference does not support competing risks (--cause) yet.")

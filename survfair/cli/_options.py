@@ -88,7 +88,9 @@ def add_debug_option(parser: argparse.ArgumentParser, *, top_level: bool) -> Non
         "--debug",
         action="store_true",
         default=False if top_level else argparse.SUPPRESS,
-        help="print the Python traceback of an error and warnings in Python's format (default: off)",
+        help=(
+            "print the Python traceback of an error and warnings in Python's format (default: off)"
+        ),
     )
 
 
@@ -153,8 +155,8 @@ def add_groups_option(options: argparse._ArgumentGroup) -> None:
         "--groups",
         metavar="LABEL",
         nargs="+",
-        help="analyse only these groups, in this order (rows of other groups are excluded and counted; "
-        "intersections as F|Black) (default: every group, sorted)",
+        help="analyse only these groups, in this order (rows of other groups are excluded and "
+        "counted; intersections as F|Black) (default: every group, sorted)",
     )
 
 
@@ -171,8 +173,8 @@ def add_estimator_options(parser: argparse.ArgumentParser) -> argparse._Argument
         "--tau",
         metavar="T",
         type=float,
-        help="truncation time of either estimator (only pairs whose earlier event is before it count), same "
-        "unit as --time (default: none, no truncation)",
+        help="truncation time of either estimator (only pairs whose earlier event is before it "
+        "count), same unit as --time (default: none, no truncation)",
     )
     options.add_argument(
         "--censoring",
@@ -309,7 +311,8 @@ def match_label(values: Iterable, text: str, option: str, where: str) -> Any:
 def match_groups(
     frame: pd.DataFrame, group: Sequence[str], texts: Sequence[str] | None
 ) -> list | None:
-    """The group labels that ``--groups`` names, as values of the data (None without ``--groups``)."""
+    """The group labels that ``--groups`` names, as values of the data (None without
+    ``--groups``)."""
     if not texts:
         return None
     import pandas as pd

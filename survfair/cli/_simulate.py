@@ -42,9 +42,10 @@ def register(subparsers) -> argparse.ArgumentParser:
         "simulate",
         help="run the log-normal simulation studies (Figure 1; IPCW vs naive bias)",
         description=(
-            "Section 5.1 study of Wang et al. (2026): Monte-Carlo xCI against the exact closed form "
-            "and its normal approximation over a grid of beta1_hat (Figure 1); and the bias/RMSE of "
-            "naive and IPCW xCI under group-specific censoring against the exact truncated truth."
+            "Section 5.1 study of Wang et al. (2026): Monte-Carlo xCI against the exact closed "
+            "form and its normal approximation over a grid of beta1_hat (Figure 1); and the "
+            "bias/RMSE of naive and IPCW xCI under group-specific censoring against the exact "
+            "truncated truth."
         ),
         epilog=EXAMPLES,
     )
@@ -55,7 +56,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         metavar="N",
-        help="cohort size(s): fig1 uses the first, ipcw all of them (default: fig1 500, ipcw 250 1000)",
+        help="cohort size(s): fig1 uses the first, ipcw all of them "
+        "(default: fig1 500, ipcw 250 1000)",
     )
     parser.add_argument(
         "--reps", type=int, default=None, help="replications (default: fig1 50, ipcw 200)"
@@ -66,7 +68,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="DIR",
-        help="directory for the CSV tables and figure1.png, created if needed (default: none, print only)",
+        help="directory for the CSV tables and figure1.png, created if needed "
+        "(default: none, print only)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="small grid, n and reps: a smoke run in seconds"

@@ -32,7 +32,8 @@ __all__ = [
     "calibration_dict",
 ]
 
-#: how the risk score relates to the predicted risks (as :data:`survfair.mitigate._calibration_cost.SCALES`)
+#: how the risk score relates to the predicted risks (as
+#: :data:`survfair.mitigate._calibration_cost.SCALES`)
 _SCALES = ("log_hazard", "probability")
 
 
@@ -73,12 +74,13 @@ def check_predicted_option(
     horizons = check_numbers(np.atleast_1d(times), "times")
     if horizons.size != values.shape[1]:
         raise ValueError(
-            f"times has {horizons.size} horizon(s) but predicted has {values.shape[1]} column(s); give "
-            "one column of predicted risks per horizon, in the order of times."
+            f"times has {horizons.size} horizon(s) but predicted has {values.shape[1]} column(s); "
+            "give one column of predicted risks per horizon, in the order of times."
         )
     if scale == "probability" and horizons.size != 1:
         raise ValueError(
-            "scale='probability' needs one horizon: the score is the predicted risk at that horizon."
+            "scale='probability' needs one horizon: "
+            "the score is the predicted risk at that horizon."
         )
     if (
         data is not None
@@ -169,7 +171,8 @@ def calibration_rows(table: pd.DataFrame, calibration: Any, sample: str) -> pd.D
 
 
 def calibration_dict(calibration: Any, sample: str) -> dict | None:
-    """The ``"calibration"`` entry of an adjustment's ``to_dict()`` (None without ``predicted=``)."""
+    """The ``"calibration"`` entry of an adjustment's ``to_dict()`` (None without
+    ``predicted=``)."""
     if calibration is None:
         return None
     return {"sample": sample, **calibration.to_dict()}

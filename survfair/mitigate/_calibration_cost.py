@@ -42,7 +42,8 @@ def adjusted_risks(
 
 @frozen_result
 class CalibrationCost:
-    """Result of :func:`calibration_cost`: ranking and calibration of one adjustment, before and after.
+    """Result of :func:`calibration_cost`: ranking and calibration of one adjustment, before and
+    after.
 
     Attributes
     ----------
@@ -249,7 +250,8 @@ def calibration_cost(
     before = calibration(time, event, group, predicted, times, **kwargs)
     if scale == "probability" and before.times.size != 1:
         raise ValueError(
-            "scale='probability' needs one horizon: the score is the predicted risk at that horizon."
+            "scale='probability' needs one horizon: "
+            "the score is the predicted risk at that horizon."
         )
     # calibration() validated ``predicted``; here its columns in ascending horizon order
     original = _predicted_in_order(predicted, data, times)

@@ -71,7 +71,8 @@ class Frontier:
         return self.table  # a copy: frozen results hand out copies
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: kind, groups, reference, settings and the rows of :meth:`to_frame`."""
+        """JSON-safe dictionary: kind, groups, reference, settings and the rows
+        of :meth:`to_frame`."""
         return json_safe(
             {
                 "kind": self.kind,
@@ -90,8 +91,8 @@ class Frontier:
         ):
             body = str(self.table)
         return (
-            f"Frontier(kind={self.kind!r}, groups={list(self.groups)}, reference={self.reference!r}, "
-            f"n_samples={self.n_samples})\n{body}"
+            f"Frontier(kind={self.kind!r}, groups={list(self.groups)}, "
+            f"reference={self.reference!r}, n_samples={self.n_samples})\n{body}"
         )
 
 
@@ -192,7 +193,8 @@ def frontier(
     Parameters
     ----------
     time, event, group, risk, data
-        As in :func:`survfair.xci` (higher risk = earlier event; rows matched by position; pandas inputs whose indexes are not identical are refused).
+        As in :func:`survfair.xci` (higher risk = earlier event; rows matched by position; pandas
+        inputs whose indexes are not identical are refused).
     offsets : sequence of float, optional
         Grid of offsets (two groups). Default: ``n_points`` equally spaced offsets from
         q02(reference) - q98(other) to q98(reference) - q02(other) (risk quantiles), the range over
@@ -200,7 +202,8 @@ def frontier(
     n_points : int, default=101
         Size of the default grid.
     lambdas : sequence of float >= 0, optional
-        Fairness weights; given, or with three or more groups (default ``[0, 0.25, 0.5, 1, 2, 4, 8]``).
+        Fairness weights; given, or with three or more groups
+        (default ``[0, 0.25, 0.5, 1, 2, 4, 8]``).
     method, tau, censoring, tied_tol, strict
         xCI estimator settings (as in :func:`survfair.xci`).
     reference_group : group label, optional
@@ -222,13 +225,13 @@ def frontier(
     Returns
     -------
     Frontier
-        ``.to_frame()``: one row per grid point: ``offset[g]`` for every group g (and ``offset``, the shifted group's
-        offset, with two groups, or ``lambda``), ``overall`` (the pooled C, Proposition 4.1 weights, which do
-        not depend on the shift), ``delta_between`` (two groups: xCI_{g0,g1} - xCI_{g1,g0} in matrix
-        order), ``abs_delta_between`` (max over pairs of |Δbetween|), ``min_xci`` (over all cells),
-        ``unadjusted`` (True where every offset is 0); with ``predicted``, ``oe_ratio[g]`` for every group g.
-        Everything is computed on the data given
-        (in-sample); pass held-out data to see the out-of-sample trade-off of fixed offsets.
+        ``.to_frame()``: one row per grid point: ``offset[g]`` for every group g (and ``offset``,
+        the shifted group's offset, with two groups, or ``lambda``), ``overall`` (the pooled C,
+        Proposition 4.1 weights, which do not depend on the shift), ``delta_between`` (two groups:
+        xCI_{g0,g1} - xCI_{g1,g0} in matrix order), ``abs_delta_between`` (max over pairs
+        of |Δbetween|), ``min_xci`` (over all cells), ``unadjusted`` (True where every offset is 0);
+        with ``predicted``, ``oe_ratio[g]`` for every group g. Everything is computed on the data
+        given (in-sample); pass held-out data to see the out-of-sample trade-off of fixed offsets.
 
     Raises
     ------
@@ -247,7 +250,8 @@ def frontier(
     >>> rng = np.random.default_rng(0)
     >>> g = rng.integers(0, 2, 300); z = rng.normal(size=300)
     >>> t = np.exp(0.5 * g + z + rng.normal(size=300))
-    >>> curve = survfair.mitigate.frontier(t, np.ones(300), g, -z + 0.8 * g, method="naive", n_points=5)
+    >>> curve = survfair.mitigate.frontier(t, np.ones(300), g, -z + 0.8 * g, method="naive",
+    ...                                    n_points=5)
     >>> curve.to_frame()["offset"].round(2).tolist()  # the grid, and 0: the unadjusted scores
     [-4.96, -2.93, -0.9, 0.0, 1.13, 3.16]
     """

@@ -1,4 +1,5 @@
-"""Per-group monotone maps: match each group's score distribution among events to a reference group's.
+"""Per-group monotone maps: match each group's score distribution among events to a reference
+group's.
 
 Survival analogue of the "equality of opportunity" adjustment of Kallus & Zhou (2019, Appendix E.2,
 Proposition 2): there, group b's score is mapped by h(r) = (G_1^a)^{-1}(G_1^b(r)), G_1^g the score
@@ -66,8 +67,9 @@ def _event_distribution(
     label = sample.groups[code]
     if risks.shape[0] < 2:
         raise ValueError(
-            f"group {label!r} has {risks.shape[0]} distinct risk value(s) among its (weighted) events in the "
-            "fitting sample; at least 2 are needed to estimate its event-time score distribution."
+            f"group {label!r} has {risks.shape[0]} distinct risk value(s) among its (weighted) "
+            "events in the fitting sample; at least 2 are needed to estimate its event-time score "
+            "distribution."
         )
     positions = (np.cumsum(mass) - mass / 2) / mass.sum()
     return risks, positions
@@ -89,8 +91,8 @@ def _event_weights(sample: SurvivalSample, settings: EstimatorSettings) -> np.nd
             survival = curves.evaluate(code, before)
             if not np.all(survival > 0):
                 raise PositivityError(
-                    f"censoring survival of group {sample.groups[code]!r} is 0 or undefined just before an event "
-                    "time; pass a smaller tau."
+                    f"censoring survival of group {sample.groups[code]!r} is 0 or undefined just "
+                    "before an event time; pass a smaller tau."
                 )
             weights[rows] = 1.0 / survival
     if (
@@ -180,7 +182,8 @@ class GroupMonotone(FittedAdjustment):
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy before/after table (a copy); same layout as :meth:`GroupShift.to_frame` (with
-        ``predicted=``, the calibration rows of :attr:`calibration` follow, with a ``time`` column)."""
+        ``predicted=``, the calibration rows of :attr:`calibration` follow, with a ``time``
+        column)."""
         return calibration_rows(
             self.table, self.calibration, "evaluation" if self.n_evaluation else "fit"
         )
@@ -278,7 +281,8 @@ def group_monotone(
     Parameters
     ----------
     time, event, group, risk, data
-        As in :func:`survfair.xci` (higher risk = earlier event; rows matched by position; pandas inputs whose indexes are not identical are refused).
+        As in :func:`survfair.xci` (higher risk = earlier event; rows matched by position; pandas
+        inputs whose indexes are not identical are refused).
     method : {"ipcw", "naive"}, default="ipcw"
         ``"ipcw"``: each event weighs 1 / K_g(T_i-) in its group's distribution (so it estimates
         the distribution among all members failing before tau, not only the observed ones);
@@ -302,13 +306,14 @@ def group_monotone(
         Passed to :func:`survfair.xci` for the before/after table. ``entry``, ``weights`` and
         ``cluster`` (arrays of shape (n_samples,) or column names, as in :func:`survfair.xci`) are
         used by the fit too: the adjustment is fitted to the case-weighted event
-        distributions (censoring curves that respect ``entry``) of the rows the table reports (with a
-        separate ``fit_on`` DataFrame, name them as columns so that both data sets carry them).
+        distributions (censoring curves that respect ``entry``) of the rows the table reports (with
+        a separate ``fit_on`` DataFrame, name them as columns so that both data sets carry them).
 
     Returns
     -------
     GroupMonotone
-        ``.transform(risk, group)``, ``.knots``, ``.to_frame()`` (before/after table), ``.to_dict()``.
+        ``.transform(risk, group)``, ``.knots``, ``.to_frame()`` (before/after table),
+        ``.to_dict()``.
 
     Raises
     ------

@@ -2,8 +2,8 @@
 the evaluation of the xCI matrix at given offsets (:class:`ShiftProblem`).
 
 The search never counts pairs itself: every evaluation of the objective runs the shifted scores
-through :func:`survfair._xci.estimator.estimate_xci` (the O(G n log n) kernel), with the censoring curves
-fitted once on the fitting sample (they do not depend on the risk).
+through :func:`survfair._xci.estimator.estimate_xci` (the O(G n log n) kernel), with the censoring
+curves fitted once on the fitting sample (they do not depend on the risk).
 
 Shared by :func:`survfair.mitigate.group_shift`, :func:`survfair.mitigate.group_monotone` and
 :func:`survfair.mitigate.frontier`.
@@ -76,7 +76,8 @@ def check_transform_inputs(
     if unknown.any():
         labels = sorted({str(v) for v in np.asarray(group_raw, dtype=object)[unknown]})
         raise ValueError(
-            f"group: labels {labels} were not seen when fitting (groups: {list(groups)}), at {describe_rows(unknown, index)}."
+            f"group: labels {labels} were not seen when fitting (groups: {list(groups)}), at "
+            f"{describe_rows(unknown, index)}."
         )
     return values, codes
 
@@ -129,7 +130,8 @@ def _fit_rows(fit_on: Any, n: int) -> np.ndarray:
     outside = (values < 0) | (values >= n)
     if outside.any():
         raise ValueError(
-            f"fit_on: row positions must be in [0, {n}); out of range at entries {describe_rows(outside)}."
+            f"fit_on: row positions must be in [0, {n}); out of range at entries "
+            f"{describe_rows(outside)}."
         )
     if np.unique(values).shape[0] != values.shape[0]:
         raise ValueError("fit_on: row positions contain duplicates.")
@@ -160,7 +162,8 @@ def split_samples(
     fit_on: Any,
     rows: dict | None = None,
 ) -> tuple[SurvivalSample, SurvivalSample | None, np.ndarray | None]:
-    """Validate the inputs and split them into (fitting sample, evaluation sample or None, fit mask).
+    """Validate the inputs and split them into (fitting sample, evaluation sample or None, fit
+    mask).
 
     ``fit_on`` None: fit on everything, no evaluation sample. A boolean mask or integer positions:
     fit on those rows, evaluate on the others. A DataFrame (same column names) or a tuple
@@ -185,7 +188,8 @@ def split_samples(
         fit_on = data[fit_on]
         if fit_on.dtype.kind != "b":
             raise TypeError(
-                f"fit_on: column {fit_on.name!r} must be boolean (True = fitting row), got {fit_on.dtype}."
+                f"fit_on: column {fit_on.name!r} must be boolean (True = fitting row), got "
+                f"{fit_on.dtype}."
             )
     if (
         isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b"
@@ -198,9 +202,10 @@ def split_samples(
         if arrays or (rows and not isinstance(fit_on, pd.DataFrame)):
             given = arrays or list(rows)
             raise ValueError(
-                f"{', '.join(given)}: given {'as arrays' if arrays else ''} with separate fitting data (fit_on), "
-                f"{'they belong' if len(given) > 1 else 'it belongs'} to the evaluation rows only; pass fit_on as a "
-                "DataFrame and name the columns (e.g. weights='w') so that both data sets carry them.".replace(
+                f"{', '.join(given)}: given {'as arrays' if arrays else ''} with separate fitting "
+                f"data (fit_on), {'they belong' if len(given) > 1 else 'it belongs'} to the "
+                "evaluation rows only; pass fit_on as a DataFrame and name the columns (e.g. "
+                "weights='w') so that both data sets carry them.".replace(
                     "given  with", "given with"
                 )
             )
@@ -208,7 +213,8 @@ def split_samples(
             names = (time, event, group, risk)
             if not all(isinstance(v, (str, list)) for v in names):
                 raise TypeError(
-                    "fit_on is a DataFrame, so time, event, group and risk must be column names of data."
+                    "fit_on is a DataFrame, so time, event, group and risk must be column names "
+                    "of data."
                 )
             fit_sample, excluded = check_survival_inputs(*names, data=fit_on, groups=None, **rows)
         else:
@@ -232,7 +238,8 @@ def split_samples(
     mask = _fit_rows(fit_on, sample.n_samples)
     if mask.all():
         raise ValueError(
-            "fit_on selects every row, leaving none for evaluation; pass fit_on=None to fit in-sample."
+            "fit_on selects every row, leaving none for evaluation; "
+            "pass fit_on=None to fit in-sample."
         )
     if not mask.any():
         raise ValueError("fit_on selects no row to fit on.")
@@ -266,7 +273,8 @@ class State:
 
 
 class ShiftProblem:
-    """Evaluates the xCI matrix of a sample whose groups are shifted by offsets (kernel calls only)."""
+    """Evaluates the xCI matrix of a sample whose groups are shifted by offsets (kernel calls
+    only)."""
 
     def __init__(self, sample: SurvivalSample, settings: EstimatorSettings):
         self.sample = sample
@@ -283,8 +291,8 @@ class ShiftProblem:
                 f"({sample.groups[a]!r}, {sample.groups[b]!r})" for a, b in np.argwhere(missing)
             )
             raise ValueError(
-                f"the fitting sample has no (weighted) comparable pair in the cross-group cells {cells}; "
-                "their xCI is undefined, so offsets cannot be fitted."
+                "the fitting sample has no (weighted) comparable pair in the cross-group cells "
+                f"{cells}; their xCI is undefined, so offsets cannot be fitted."
             )
         self.weights = self.denominator / self.denominator.sum()
 

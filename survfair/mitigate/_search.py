@@ -66,8 +66,9 @@ __all__ = [
 #: Default budget of objective evaluations of one exact line search.
 MAX_EVALUATIONS = 3000
 
-#: Intervals of offsets narrower than RESOLUTION_RELATIVE * (search range) + RESOLUTION_ULPS * max|risk|
-#: are not split: plateaus that narrow are rounding artefacts of fl(r + d) (see exact_line_search).
+#: Intervals of offsets narrower than RESOLUTION_RELATIVE * (search range) + RESOLUTION_ULPS *
+#: max|risk| are not split: plateaus that narrow are rounding artefacts of fl(r + d) (see
+#: exact_line_search).
 RESOLUTION_RELATIVE = 1e-10
 RESOLUTION_ULPS = 1e-12
 
@@ -123,7 +124,8 @@ def make_objective(
             name, lambda m: -max_gap(m), lambda lo, hi: -gap_lower(lo, hi), lambda v: -v
         )
     if name == "min_xci":
-        # the diagonal is invariant under shifts, so maximising the smallest cross cell maximises min-xCI
+        # the diagonal is invariant under shifts, so maximising the smallest cross cell maximises
+        # min-xCI
         return Objective(
             name,
             lambda m: float(np.min(m[off])),
@@ -247,7 +249,8 @@ def exact_line_search(
         ):
             break
         # a rounding artefact: fl(r + d) splits breakpoints that coincide in exact arithmetic
-        # (discrete scores) into plateaus a few ulps wide; exclude it and search again (cache reused)
+        # (discrete scores) into plateaus a few ulps wide; exclude it and search again
+        # (cache reused)
         banned.add(state(best_d).key)
 
     offset = plateau[0] + (plateau[1] - plateau[0]) / 2
@@ -368,6 +371,9 @@ def fit_offsets(
         "value": value,
         "gap": math.nan,
         "plateau": None,
-        "search": "differential evolution (scipy, seeded by random_state) + exact coordinate-wise branch and bound",
+        "search": (
+            "differential evolution (scipy, seeded by random_state) + "
+            "exact coordinate-wise branch and bound"
+        ),
         "seed_entropy": seed.entropy,
     }

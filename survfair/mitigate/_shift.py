@@ -63,8 +63,8 @@ class GroupShift(FittedAdjustment):
         Two groups: a certified bound on how far ``objective_after`` can be from the best value over
         all offsets (0.0 = exact optimum). More groups: NaN (coordinate-wise optimum only).
     plateau : tuple (low, high) or None
-        Two groups: the interval of offsets of the shifted group with exactly the same pair counts on
-        the fitting sample as the chosen offset (its midpoint is chosen).
+        Two groups: the interval of offsets of the shifted group with exactly the same pair counts
+        on the fitting sample as the chosen offset (its midpoint is chosen).
     search : str
         How the offsets were found.
     n_evaluations : int
@@ -127,9 +127,9 @@ class GroupShift(FittedAdjustment):
 
         One row per (sample, metric, a, b): samples "fit" and, with ``fit_on``, "evaluation";
         metrics every xCI cell ("xci", a = earlier group, b = later group), "delta_within" and
-        "delta_between" for every pair a < b, "min_xci", "overall" (the pooled C, Proposition 4.1) and "utility"
-        (per group a). Columns before, after, change and the se / ci_low / ci_high of both
-        (NaN until the estimator is asked for inference through ``**xci_kwargs``).
+        "delta_between" for every pair a < b, "min_xci", "overall" (the pooled C, Proposition 4.1)
+        and "utility" (per group a). Columns before, after, change and the se / ci_low / ci_high of
+        both (NaN until the estimator is asked for inference through ``**xci_kwargs``).
 
         With ``predicted=`` the calibration rows of :attr:`calibration` follow, on the sample they
         were computed on ("evaluation", or "fit" without ``fit_on``): metric the statistic
@@ -191,7 +191,8 @@ class GroupShift(FittedAdjustment):
         Raises
         ------
         ValueError
-            On mismatched lengths, NaN/inf risks, or group labels not seen when fitting (naming the rows).
+            On mismatched lengths, NaN/inf risks, or group labels not seen when fitting (naming the
+            rows).
         TypeError
             For non-numeric risks.
         """
@@ -201,10 +202,11 @@ class GroupShift(FittedAdjustment):
     def __repr__(self) -> str:
         offsets = ", ".join(f"{g!r}: {v:+.6g}" for g, v in zip(self.groups, self.offset_values))
         return (
-            f"GroupShift(objective={self.objective!r}, reference={self.reference!r}, offsets={{{offsets}}}, "
-            f"objective {self.objective_before:.4g} -> {self.objective_after:.4g} on the fitting sample, "
-            f"optimality_gap={self.optimality_gap:.3g}, n_fit={self.n_fit}, n_evaluation={self.n_evaluation})\n"
-            + format_table(self.table)
+            f"GroupShift(objective={self.objective!r}, reference={self.reference!r}, "
+            f"offsets={{{offsets}}}, objective {self.objective_before:.4g} -> "
+            f"{self.objective_after:.4g} on the fitting sample, "
+            f"optimality_gap={self.optimality_gap:.3g}, n_fit={self.n_fit}, "
+            f"n_evaluation={self.n_evaluation})\n" + format_table(self.table)
         )
 
 
@@ -233,7 +235,8 @@ def group_shift(
     reference: Any = DEPRECATED,
     **xci_kwargs: Any,
 ) -> GroupShift:
-    """Fit per-group additive offsets on the risk scale that optimise a cross-group fairness objective.
+    """Fit per-group additive offsets on the risk scale that optimise a cross-group fairness
+    objective.
 
     The adjusted score is ``risk_i + offset[group_i]`` with the reference group's offset fixed at 0.
     By Proposition 5.1 of Wang et al. (2026) a group shift trades xCI_{a,b} against xCI_{b,a} and
@@ -244,15 +247,16 @@ def group_shift(
     time, event, group, risk, data
         As in :func:`survfair.xci`: times (float >= 0), events (0/1), group labels, risk scores
         (higher = earlier event; survival probabilities must be negated first), and an optional
-        DataFrame in which strings are column names (rows matched by position; pandas inputs whose indexes are not identical are refused).
+        DataFrame in which strings are column names (rows matched by position; pandas inputs whose
+        indexes are not identical are refused).
     objective : {"abs_delta_between", "min_xci", "min_utility", "nash_welfare"}, default="abs_delta_between"
         The vocabulary of :func:`survfair.xci_score` and of the summaries of the same names
         (:func:`survfair.abs_delta_between`, :func:`survfair.min_xci`, :func:`survfair.min_utility`,
-        :func:`survfair.nash_welfare`). ``"abs_delta_between"``: minimise max over pairs a < b of |xCI_{a,b} - xCI_{b,a}| (Section 4.2.1).
-        ``"min_xci"``: maximise the smallest cell (Section 4.2.2; within-group cells cannot move, so
-        the smallest cross cell is maximised). ``"min_utility"``: maximise min_a U(a) and
-        ``"nash_welfare"``: maximise prod_a U(a), with U(a) = alpha sum_{b != a} xCI_{a,b} +
-        beta sum_{b != a} xCI_{b,a} (Section 4.3).
+        :func:`survfair.nash_welfare`). ``"abs_delta_between"``: minimise max over pairs a < b
+        of |xCI_{a,b} - xCI_{b,a}| (Section 4.2.1). ``"min_xci"``: maximise the smallest cell
+        (Section 4.2.2; within-group cells cannot move, so the smallest cross cell is maximised).
+        ``"min_utility"``: maximise min_a U(a) and ``"nash_welfare"``: maximise prod_a U(a), with
+        U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a} (Section 4.3).
     alpha, beta : float, default=1.0
         Utility weights, finite and >= 0, not both 0 (checked for every objective).
     method, tau, censoring, tied_tol, strict
@@ -287,8 +291,9 @@ def group_shift(
     times : float or sequence of float, optional
         The horizons of the columns of ``predicted`` (required with it).
     scale : {"log_hazard", "probability"}, default="log_hazard"
-        How ``risk`` relates to ``predicted`` (as in :func:`calibration_cost`): a log relative hazard,
-        whose shift by d turns F̂ into 1 − (1 − F̂)^exp(d), or the predicted risk itself (one horizon).
+        How ``risk`` relates to ``predicted`` (as in :func:`calibration_cost`): a log relative
+        hazard, whose shift by d turns F̂ into 1 − (1 − F̂)^exp(d), or the predicted risk itself
+        (one horizon).
     **xci_kwargs
         Passed to :func:`survfair.xci` when the before/after table is computed (e.g. inference
         options), so that the table's se / intervals are filled. ``entry``, ``weights`` and
@@ -299,7 +304,8 @@ def group_shift(
     Returns
     -------
     GroupShift
-        ``.offsets``, ``.transform(risk, group)``, ``.to_frame()`` (before/after table), ``.to_dict()``, and the search diagnostics.
+        ``.offsets``, ``.transform(risk, group)``, ``.to_frame()`` (before/after table),
+        ``.to_dict()``, and the search diagnostics.
 
     Raises
     ------
@@ -328,8 +334,9 @@ def group_shift(
     bound over intervals (with the kernel as the only evaluator) returns the global optimum over
     all offsets with ``optimality_gap == 0`` (certified), evaluating the objective only O(log) times
     per plateau it must inspect. The returned offset is the midpoint of the optimal plateau.
-    More groups: differential evolution (scipy, seeded by ``random_state``) then exact coordinate-wise search; the
-    result is a coordinate-wise optimum (no single group's offset can improve it).
+    More groups: differential evolution (scipy, seeded by ``random_state``) then exact
+    coordinate-wise search; the result is a coordinate-wise optimum (no single group's offset can
+    improve it).
 
     In-sample gains are optimistic: the offset is selected to optimise the fitting sample's noisy
     cells. Use ``fit_on`` and read the "evaluation" rows of :meth:`GroupShift.to_frame`.
@@ -349,7 +356,7 @@ def group_shift(
     >>> fitted = survfair.mitigate.group_shift(t, np.ones(300), g, -z + 0.8 * g, method="naive")
     >>> fitted.optimality_gap
     0.0
-    """
+    """  # noqa: E501 - two numpydoc "name : type" lines cannot wrap
     reference_group = renamed(
         "group_shift", "reference", "reference_group", reference, reference_group
     )

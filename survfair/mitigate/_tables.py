@@ -88,7 +88,8 @@ def _summary_rows(result: XCIResult, alpha: float, beta: float) -> list[tuple]:
 
 
 def _rows_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
-    """DataFrame of summary rows; group labels stay as given (object dtype, None where not applicable)."""
+    """DataFrame of summary rows; group labels stay as given (object dtype, None where not
+    applicable)."""
     frame = pd.DataFrame([row[3:] for row in rows], columns=columns[3:], dtype=float)
     for position, name in enumerate(columns[:3]):
         frame.insert(position, name, pd.Series([row[position] for row in rows], dtype=object))
@@ -180,9 +181,9 @@ class FittedAdjustment:
         DataFrame
             The identifying columns of :meth:`to_frame` (sample, metric, a, b, and time with
             ``predicted=``), in its row order, and the
-            interval limits at that level (before_ci_low, before_ci_high, after_ci_low, after_ci_high): survfair's rule for every result whose
-            estimates are rows of a table (a matrix result returns two G x G frames instead,
-            see Conventions, "Intervals").
+            interval limits at that level (before_ci_low, before_ci_high, after_ci_low,
+            after_ci_high): survfair's rule for every result whose estimates are rows of a table (a
+            matrix result returns two G x G frames instead, see Conventions, "Intervals").
 
         Raises
         ------

@@ -1,4 +1,5 @@
-"""Simulated cohorts of the log-normal model (Wang et al. 2026, eq. 8) with group-specific censoring."""
+"""Simulated cohorts of the log-normal model (Wang et al. 2026, eq. 8) with group-specific
+censoring."""
 
 from __future__ import annotations
 

@@ -223,7 +223,8 @@ class CohortDesign:
         shape, scale = np.asarray(self.shape)[code], np.asarray(self.scale)[code]
         effect = np.asarray(self.group_effect)[code] + self.beta * z
         if self.model == "ph":
-            # inverse of the cumulative hazard at E exp(-lp), E ~ Exp(1): S(t | x) = exp(-H0(t) e^lp)
+            # inverse of the cumulative hazard at E exp(-lp), E ~ Exp(1):
+            # S(t | x) = exp(-H0(t) e^lp)
             target = stats.expon.rvs(size=code.shape[0], random_state=rng) * np.exp(-effect)
             if self.family == "exponential":
                 return scale * target
@@ -359,8 +360,8 @@ class CohortDesign:
         the truth alone. Delayed entry does not: the entry-respecting estimator compares i with j
         only when both entered before T_i, so it weighs an event at t by P(E < t)^2 (issue 33:
         not P(E < t), as the docs said before). For a design with delayed entry the default truth
-        is that target (``weighting="entry"``: the same kernel with ``entry=`` on a large uncensored,
-        left-truncated sample), with the population truth in its ``population`` field.
+        is that target (``weighting="entry"``: the same kernel with ``entry=`` on a large
+        uncensored, left-truncated sample), with the population truth in its ``population`` field.
 
         Parameters
         ----------
@@ -393,7 +394,8 @@ class CohortDesign:
         check_option(weighting, "weighting", ("population", "entry"))
         if weighting == "entry" and not self.entry_max > 0:
             raise ValueError(
-                "weighting='entry' needs a design with delayed entry (entry=...); this design has none."
+                "weighting='entry' needs a design with delayed entry (entry=...); "
+                "this design has none."
             )
         if weighting == "entry":
             population = self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=False)
@@ -494,7 +496,8 @@ class CohortDesign:
 
 
 def _censored(times: np.ndarray, rate: float, end: float) -> float:
-    """P(censored) = 1 − E[exp(−rate T) 1(T <= end)] for exponential censoring and an end of follow-up."""
+    """P(censored) = 1 − E[exp(−rate T) 1(T <= end)] for exponential censoring and an end of
+    follow-up."""
     seen = times <= end
     return float(1.0 - np.mean(np.where(seen, np.exp(-rate * np.where(seen, times, 0.0)), 0.0)))
 
@@ -507,8 +510,8 @@ def _solve_rates(design: CohortDesign, fractions: tuple) -> tuple:
         floor = _censored(times, 0.0, design.administrative)
         if target < floor - 1e-12:
             raise ValueError(
-                f"censoring: group {label!r} cannot have a censored fraction of {target:g}: the administrative "
-                f"end alone censors {floor:.3g} of it."
+                f"censoring: group {label!r} cannot have a censored fraction of {target:g}: the "
+                f"administrative end alone censors {floor:.3g} of it."
             )
         if target <= floor + 1e-12:
             rates.append(0.0)
@@ -541,7 +544,8 @@ def _finish(design: CohortDesign, censoring: Any) -> CohortDesign:
         or len(censoring) != 1
     ):
         raise ValueError(
-            "censoring must be None, {'rate': r} or {'fraction': f}; r and f one number or one per group."
+            "censoring must be None, {'rate': r} or {'fraction': f}; "
+            "r and f one number or one per group."
         )
     ((kind, value),) = censoring.items()
     if kind == "rate":
@@ -604,7 +608,8 @@ def _competing_rates(competing: Any, labels: tuple) -> tuple:
     """The ``competing`` argument: {"rate": r}, one rate or one per group (1 / unit of time)."""
     if not isinstance(competing, Mapping) or set(competing) != {"rate"}:
         raise ValueError(
-            "competing must be None or {'rate': r}, r one number or one per group (1 / unit of time)."
+            "competing must be None or {'rate': r}, r one number or one per group "
+            "(1 / unit of time)."
         )
     return _per_group(competing["rate"], labels, "competing rate", low=0)
 
@@ -634,8 +639,8 @@ def ph_design(
         Baseline hazard: exponential H0(t) = t / scale; Weibull H0(t) = (t / scale)^shape;
         Gompertz h0(t) = exp(shape t) / scale (H0(t) = (e^{shape t} − 1) / (shape scale)).
     shape, scale : float or mapping of label -> float
-        Baseline parameters, one for every group or one per group (group-specific baselines); scale in
-        the unit of time, Gompertz shape per unit of time.
+        Baseline parameters, one for every group or one per group (group-specific baselines); scale
+        in the unit of time, Gompertz shape per unit of time.
     group_effect : float or mapping, default=0.0
         Log hazard ratio added for members of each group.
     beta : float, default=1.0
@@ -644,7 +649,8 @@ def ph_design(
         The risk score is the true linear predictor with or without the group term.
     censoring : None, {"rate": r} or {"fraction": f}, optional
         Exponential censoring with rate r (1 / unit of time), or the rate that gives the censored
-        fraction f (solved numerically, including the administrative end); one value or one per group.
+        fraction f (solved numerically, including the administrative end); one value or one per
+        group.
     administrative : float, optional
         End of follow-up (the same for everyone).
     competing : None or {"rate": r}, optional
@@ -678,7 +684,8 @@ def ph_design(
     Examples
     --------
     >>> from survfair.simulate import ph_design
-    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0.0, "M": 0.5}, censoring={"fraction": 0.3})
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0.0, "M": 0.5},
+    ...                    censoring={"fraction": 0.3})
     >>> cohort = design.draw(1000, random_state=0)
     >>> round(float(1 - cohort["event"].mean()), 2)
     0.3
@@ -716,7 +723,8 @@ def aft_design(
     entry: float | None = None,
     case_cohort: float | None = None,
 ) -> CohortDesign:
-    """An accelerated-failure-time design: log T = intercept_g + group_effect_g + beta Z + sigma_g ε.
+    """An accelerated-failure-time design:
+    log T = intercept_g + group_effect_g + beta Z + sigma_g ε.
 
     ε is standard normal (log-normal T), standard logistic (log-logistic) or the minimum Gumbel
     (Weibull T); a negative ``beta`` shortens survival, so Z raises the risk. The risk score is

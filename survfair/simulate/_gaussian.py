@@ -1,4 +1,5 @@
-"""Closed-form xAUC of Gaussian score distributions (Kallus & Zhou 2019, Section 6 and Appendix A.1)."""
+"""Closed-form xAUC of Gaussian score distributions (Kallus & Zhou 2019,
+Section 6 and Appendix A.1)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ LABELS = (0, 1)
 
 
 def _as_table(value: Any, name: str) -> dict:
-    """{(group, label): float} from a dict keyed by (group, label) or a DataFrame (index group, columns 0/1)."""
+    """{(group, label): float} from a dict keyed by (group, label) or a DataFrame (index group,
+    columns 0/1)."""
     if isinstance(value, pd.DataFrame):
         missing = [y for y in LABELS if y not in value.columns]
         if missing:
@@ -39,8 +41,8 @@ def _as_table(value: Any, name: str) -> dict:
             out[(key[0], int(key[1]))] = v
     else:
         raise TypeError(
-            f"{name} must be a dict {{(group, outcome): value}} or a DataFrame indexed by group with "
-            f"columns 0 and 1, got {type(value).__name__}."
+            f"{name} must be a dict {{(group, outcome): value}} or a DataFrame indexed by group "
+            f"with columns 0 and 1, got {type(value).__name__}."
         )
     return {key: check_scalar(v, f"{name}[{key!r}]") for key, v in out.items()}
 
@@ -59,7 +61,8 @@ def gaussian_xauc(mu: Any, sigma: Any) -> pd.DataFrame:
     If the score of a group-``a`` individual with outcome ``y`` is ``N(mu[a, y], sigma[a, y]^2)``
     (independently), then (Kallus & Zhou 2019, Section 6)
 
-    ``xAUC(a, b) = P[R_1^a > R_0^b] = Phi((mu[a, 1] - mu[b, 0]) / sqrt(sigma[a, 1]^2 + sigma[b, 0]^2))``,
+    ``xAUC(a, b) = P[R_1^a > R_0^b] =
+    Phi((mu[a, 1] - mu[b, 0]) / sqrt(sigma[a, 1]^2 + sigma[b, 0]^2))``,
 
     the probability that a positive of group a is ranked above a negative of group b. The
     diagonal holds the within-group AUCs.
@@ -115,7 +118,8 @@ def gaussian_xauc(mu: Any, sigma: Any) -> pd.DataFrame:
     >>> mu = {("a", 0): 0.25, ("a", 1): 0.75, ("b", 0): 0.0, ("b", 1): 0.5 ** 0.5}
     >>> sigma = {("a", 0): 0.5, ("a", 1): 0.5, ("b", 0): 0.5 ** 0.5, ("b", 1): 0.5 ** 0.5}
     >>> res = gaussian_xauc(mu, sigma)
-    >>> [round(float(res.loc[a, b]), 4) for a, b in [("a", "a"), ("b", "b"), ("a", "b"), ("b", "a")]]
+    >>> [round(float(res.loc[a, b]), 4)
+    ...  for a, b in [("a", "a"), ("b", "b"), ("a", "b"), ("b", "a")]]
     [0.7602, 0.7602, 0.8068, 0.7012]
     """
     means = _as_table(mu, "mu")

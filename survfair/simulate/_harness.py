@@ -185,10 +185,11 @@ class CoverageStudy:
         return self.replications  # a copy: frozen results hand out copies
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per (n, estimator, statistic, a, b): n_valid (replications where the estimator was
-        defined), truth, mean, bias, bias_mcse, sd, sd_mcse, mean_se, se_sd_ratio, rmse, coverage,
-        coverage_mcse, power, power_mcse (power: share of intervals excluding 0, for Δbetween; NaN for
-        cells). ``statistic`` is "xci" (a = earlier group, b = later) or "delta_between"."""
+        """One row per (n, estimator, statistic, a, b): n_valid (replications where the estimator
+        was defined), truth, mean, bias, bias_mcse, sd, sd_mcse, mean_se, se_sd_ratio, rmse,
+        coverage, coverage_mcse, power, power_mcse (power: share of intervals excluding 0, for
+        Δbetween; NaN for cells). ``statistic`` is "xci" (a = earlier group, b = later) or
+        "delta_between"."""
         return self.table  # a copy: frozen results hand out copies
 
     def to_dict(self) -> dict:
@@ -246,8 +247,8 @@ def coverage_study(
     estimators : sequence of {"naive", "ipcw_group", "ipcw_pooled"}, default=("naive", "ipcw_group")
     tau : float, optional
         Truncation of the estimators and of the truth (eq. 5); the naive estimator truncates too
-        (Harrell's C truncated at tau, as R's ``concordance(ymax=)``), but under censoring it is biased
-        for the truncated truth whatever tau is.
+        (Harrell's C truncated at tau, as R's ``concordance(ymax=)``), but under censoring it is
+        biased for the truncated truth whatever tau is.
     ci : {"analytic", "bootstrap"}, default="analytic"
     confidence_level : float, default=0.95
     n_resamples : int, default=200
@@ -286,8 +287,10 @@ def coverage_study(
     Examples
     --------
     >>> from survfair.simulate import coverage_study, ph_design
-    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.5}, censoring={"fraction": 0.3})
-    >>> study = coverage_study(design, [200], n_replications=20, random_state=1, n_truth=100_000, progress=False)
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.5},
+    ...                    censoring={"fraction": 0.3})
+    >>> study = coverage_study(design, [200], n_replications=20, random_state=1, n_truth=100_000,
+    ...                        progress=False)
     >>> sorted(set(study.to_frame()["statistic"]))
     ['delta_between', 'xci']
     """
@@ -463,7 +466,8 @@ def power_curve(
     target : float, default=0.8
         Power whose sample size is reported in ``.attrs["n_for_target"]`` (NaN if not bracketed).
     **options
-        Passed to :func:`coverage_study` (``ci``, ``confidence_level``, ``random_state``, ``n_jobs``, ...).
+        Passed to :func:`coverage_study` (``ci``, ``confidence_level``, ``random_state``,
+        ``n_jobs``, ...).
 
     Returns
     -------
@@ -479,9 +483,10 @@ def power_curve(
     Examples
     --------
     >>> from survfair.simulate import ph_design, power_curve
-    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.8}, score="without_group")
-    >>> curve = power_curve(design, [100, 400], "F", "M", n_replications=20, random_state=0, n_truth=100_000,
-    ...                     progress=False)
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.8},
+    ...                    score="without_group")
+    >>> curve = power_curve(design, [100, 400], "F", "M", n_replications=20, random_state=0,
+    ...                     n_truth=100_000, progress=False)
     >>> list(curve.columns)
     ['n', 'power', 'power_mcse', 'delta_between', 'coverage']
     """
@@ -499,7 +504,8 @@ def power_curve(
 def study_power(
     study: CoverageStudy, a: Any, b: Any, *, estimator: str = "ipcw_group", target: float = 0.8
 ) -> pd.DataFrame:
-    """The :func:`power_curve` frame of a study already run (its Δbetween(a, b) rows for ``estimator``).
+    """The :func:`power_curve` frame of a study already run (its Δbetween(a, b) rows for
+    ``estimator``).
 
     Raises
     ------
@@ -575,8 +581,10 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from survfair.simulate import coverage_study, ph_design, plot_coverage
-    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.5}, censoring={"fraction": 0.3})
-    >>> study = coverage_study(design, [100, 200], n_replications=10, random_state=1, n_truth=100_000)
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.5},
+    ...                    censoring={"fraction": 0.3})
+    >>> study = coverage_study(design, [100, 200], n_replications=10, random_state=1,
+    ...                        n_truth=100_000)
     >>> ax = plot_coverage(study)
     >>> ax.get_ylabel()
     'coverage of delta_between intervals'
@@ -639,8 +647,10 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from survfair.simulate import ph_design, plot_power, power_curve
-    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.8}, score="without_group")
-    >>> curve = power_curve(design, [100, 400], "F", "M", n_replications=10, random_state=0, n_truth=100_000)
+    >>> design = ph_design({"F": 0.5, "M": 0.5}, group_effect={"F": 0, "M": 0.8},
+    ...                    score="without_group")
+    >>> curve = power_curve(design, [100, 400], "F", "M", n_replications=10, random_state=0,
+    ...                     n_truth=100_000)
     >>> ax = plot_power(curve)
     >>> ax.get_xlabel()
     'cohort size n'

@@ -229,7 +229,8 @@ class LognormalXCI:
 
     @property
     def matrix(self) -> pd.DataFrame:
-        """xCI matrix: rows a = group of the earlier event, columns b = group of the later member."""
+        """xCI matrix: rows a = group of the earlier event, columns b = group of the later
+        member."""
         return self._frame(self.cells)
 
     @property
@@ -251,7 +252,8 @@ class LognormalXCI:
         )
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: the model's parameters, the method and the cells (as :meth:`to_frame`)."""
+        """JSON-safe dictionary: the model's parameters, the method and the cells
+        (as :meth:`to_frame`)."""
         names = (
             "beta0",
             "beta1",
@@ -290,7 +292,10 @@ class LognormalXCI:
         )
         with pd.option_context("display.precision", 4, "display.width", 120):
             body = str(self.matrix)
-        return f"LognormalXCI({params}, method={self.method!r}, orientation={self.orientation!r})\n{body}"
+        return (
+            f"LognormalXCI({params}, method={self.method!r}, "
+            f"orientation={self.orientation!r})\n{body}"
+        )
 
 
 def lognormal_xci(

@@ -71,8 +71,8 @@ def study(
 ) -> pd.DataFrame:
     """The simulation study of Wang et al. (2026), Section 5.1 (Figure 1).
 
-    For each value of ``beta1_hat``, ``n_replications`` uncensored cohorts of size ``n`` are drawn from
-    the log-normal model (eq. 8) and scored with ``risk = -(beta1_hat G + beta2_hat Z)``; the
+    For each value of ``beta1_hat``, ``n_replications`` uncensored cohorts of size ``n`` are drawn
+    from the log-normal model (eq. 8) and scored with ``risk = -(beta1_hat G + beta2_hat Z)``; the
     empirical xCI (:func:`survfair.xci` with ``method="naive"``, eq. 4) of the four cells is
     summarised by its Monte-Carlo mean and standard deviation, beside the exact closed form and
     the corrected approximation of :func:`lognormal_xci`. The same cohorts are scored at every
@@ -183,7 +183,8 @@ def study(
 
 
 def _truncate(time: np.ndarray, event: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
-    """Administratively censor at tau: the naive estimator then compares exactly the pairs of eq. 7."""
+    """Administratively censor at tau: the naive estimator then compares exactly the
+    pairs of eq. 7."""
     return np.minimum(time, tau), event & (time < tau)
 
 
