@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _intervals import tidy
 from scipy import special, stats
 
 import survfair
@@ -194,7 +195,7 @@ def calibration_result():
 @pytest.mark.parametrize("level", LEVELS)
 def test_calibration_intervals_on_their_documented_scales(calibration_result, level):
     frame = calibration_result.to_frame()
-    intervals = calibration_result.confidence_interval(level)
+    intervals = tidy(calibration_result.confidence_interval(level))
     merged = frame.drop(columns=["ci_low", "ci_high"]).merge(
         intervals, on=["time", "group", "statistic"]
     )

@@ -4,6 +4,7 @@ gain."""
 import numpy as np
 import pandas as pd
 import pytest
+from _intervals import tidy
 
 import survfair
 from survfair.mitigate import calibration_cost, frontier, group_monotone, group_shift
@@ -189,13 +190,13 @@ def test_adjustment_intervals_follow_to_frame_rows_with_calibration():
     )
     frame = fitted.to_frame()
     for level in (None, 0.8):
-        limits = fitted.confidence_interval(level)
+        limits = tidy(fitted.confidence_interval(level))
         assert len(limits) == len(frame)
         pd.testing.assert_frame_equal(
             limits[["sample", "metric", "a", "b", "time"]].reset_index(drop=True),
             frame[["sample", "metric", "a", "b", "time"]].reset_index(drop=True),
         )
-    same = fitted.confidence_interval(None)
+    same = tidy(fitted.confidence_interval(None))
     np.testing.assert_allclose(
         same["after_ci_low"], frame["after_ci_low"], rtol=1e-12, equal_nan=True
     )

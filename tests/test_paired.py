@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from _intervals import tidy
 from scipy import stats
 from test_inference import (
     _cohort,
@@ -215,12 +216,12 @@ def test_comparison_intervals_at_another_level_and_a_frozen_table(ci):
     second = survfair.xci(time, event, group, risk + rng.normal(size=300), tau=2.0)
     comparison = survfair.compare_xci(first, second, ci=ci, n_resamples=200, random_state=0)
     table = comparison.to_frame()
-    same = comparison.confidence_interval(comparison.confidence_level)
+    same = tidy(comparison.confidence_interval(comparison.confidence_level))
     np.testing.assert_allclose(
         same[["ci_low", "ci_high"]], table[["ci_low", "ci_high"]], rtol=1e-12
     )
     assert list(same.columns) == ["quantity", "a", "b", "ci_low", "ci_high"]
-    narrow = comparison.confidence_interval(confidence_level=0.5)
+    narrow = tidy(comparison.confidence_interval(confidence_level=0.5))
     defined = table["se"].to_numpy() > 0
     assert (
         (narrow["ci_high"] - narrow["ci_low"])[defined]

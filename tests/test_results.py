@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _intervals import tidy
 from conftest import censored_cohort
 
 import survfair
@@ -326,16 +327,17 @@ def test_every_tabular_result_has_confidence_interval_at_any_level(tabular_resul
     confidence_interval(), so no other level than the one they were made with."""
     res = tabular_results[name]
     frame = res.to_frame()
-    default = res.confidence_interval()
+    default = tidy(res.confidence_interval())
     limits = [c for c in default.columns if c.endswith(("ci_low", "ci_high"))]
     keys = [c for c in default.columns if c not in limits]
     assert keys and len(limits) in (2, 4)
     pd.testing.assert_frame_equal(
         default, frame[keys + limits]
     )  # the result's own level: to_frame's limits
-    same = res.confidence_interval(confidence_level=0.95)
+    same = tidy(res.confidence_interval(confidence_level=0.95))
     pd.testing.assert_frame_equal(same, default, rtol=1e-12)
-    narrow, wide = res.confidence_interval(0.5), res.confidence_interval(confidence_level=0.99)
+    narrow = tidy(res.confidence_interval(0.5))
+    wide = tidy(res.confidence_interval(confidence_level=0.99))
     pd.testing.assert_frame_equal(narrow[keys], frame[keys])
     for low, high in zip(limits[::2], limits[1::2]):
         finite = np.isfinite(narrow[low]) & np.isfinite(wide[low]) & (wide[high] > wide[low])

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _brute import weighted_censoring_survival
+from _intervals import tidy
 from sksurv.datasets import load_veterans_lung_cancer, load_whas500
 from sksurv.metrics import cumulative_dynamic_auc
 from sksurv.nonparametric import CensoringDistributionEstimator
@@ -355,9 +356,10 @@ def test_result_is_frozen_and_exports_like_every_estimator():
     at = res.to_frame().query("time == 0.5")
     assert res.matrix(0.5).loc["a", "b"] == at.query("a == 'a' and b == 'b'")["xauc"].item()
     np.testing.assert_array_equal(
-        res.confidence_interval()[["ci_low", "ci_high"]], res.to_frame()[["ci_low", "ci_high"]]
+        tidy(res.confidence_interval())[["ci_low", "ci_high"]],
+        res.to_frame()[["ci_low", "ci_high"]],
     )
-    wider = res.confidence_interval(0.99)
+    wider = tidy(res.confidence_interval(0.99))
     assert (wider["ci_low"] <= res.to_frame()["ci_low"]).all()
     assert json.loads(json.dumps(res.to_dict()))["ci_method"] == "analytic"
     with pytest.raises(ValueError, match="not a horizon"):

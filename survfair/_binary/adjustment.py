@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import optimize, special
 
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.display import html_of
 from .._core.frozen import frozen_result
 from .._core.kernel import count_pairs
 from .._core.results import json_safe
@@ -106,6 +107,10 @@ class LogisticAdjustment:
         after = _summary(self.after, self.a, self.b) | {"alpha": self.alpha}
         return _before_after(before, after)
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter display, drawn by the renderer the presentation layer registers."""
+        return html_of(self)
+
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the pair, the fitted transform and the before/after metrics."""
         return json_safe(
@@ -159,6 +164,10 @@ class EqualOpportunityAdjustment:
         before = _summary(self.before, self.a, self.b) | {key: self.predicted_delta}
         after = _summary(self.after, self.a, self.b) | {key: self.predicted_delta}
         return _before_after(before, after)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter display, drawn by the renderer the presentation layer registers."""
+        return html_of(self)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the pair, Proposition 2's prediction and the before/after

@@ -40,7 +40,13 @@ from .._core.influence import (
     sum_by_cluster,
     time_ordered_options,
 )
-from .._core.intervals import bounded_wald_interval, cell_wald_interval, wald_p_value
+from .._core.intervals import (
+    ConfidenceInterval,
+    bounded_wald_interval,
+    cell_wald_interval,
+    table_interval,
+    wald_p_value,
+)
 from .._core.kernel import (
     IndividualContributions,
     count_pairs,
@@ -633,10 +639,12 @@ class XAUCtResult:
         horizon = renamed("XAUCtResult.se", "time", "horizon", time, horizon, missing=_NO_HORIZON)
         return self._pivot(horizon, "se")
 
-    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
-        """Tidy interval limits (time, a, b, ci_low, ci_high) at ``confidence_level`` (default:
-        the result's): logit-Wald from the standard errors, as every probability in survfair
-        (at 0 or 1, or with se 0, the raw Wald interval clipped to [0, 1]; NaN without se).
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Interval limits of every cell at every horizon, at ``confidence_level`` (default: the
+        result's): a :class:`~survfair.ConfidenceInterval` of two Series indexed by (time, a, b)
+        in the row order of :meth:`to_frame`. Logit-Wald from the standard errors, as every
+        probability in survfair (at 0 or 1, or with se 0, the raw Wald interval clipped to
+        [0, 1]; NaN without se).
 
         Raises
         ------
@@ -651,7 +659,9 @@ class XAUCtResult:
         low, high = cell_wald_interval(
             self.table["xauc"].to_numpy(), self.table["se"].to_numpy(), level
         )
-        return self.table[["time", "a", "b"]].assign(ci_low=low, ci_high=high)
+        return table_interval(
+            self.table[["time", "a", "b"]].assign(ci_low=low, ci_high=high), ["time", "a", "b"]
+        )
 
     def _pivot(self, time: float, column: str) -> pd.DataFrame:
         at = self.table[self.table["time"] == float(time)]

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._core.display import html_of
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
 from .._core.validation import check_option
@@ -80,6 +81,10 @@ class XROCCurve:
     def to_frame(self) -> pd.DataFrame:
         """Columns threshold, fpr, tpr."""
         return pd.DataFrame({"threshold": self.thresholds, "fpr": self.fpr, "tpr": self.tpr})
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter display, drawn by the renderer the presentation layer registers."""
+        return html_of(self)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: kind, a, b and the curve's points (an infinite threshold: null)."""

@@ -12,7 +12,14 @@ import pandas as pd
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
 from .._core.frozen import frozen_result
-from .._core.intervals import bootstrap_interval, bootstrap_p_value, two_sided_z, wald_p_value
+from .._core.intervals import (
+    ConfidenceInterval,
+    bootstrap_interval,
+    bootstrap_p_value,
+    table_interval,
+    two_sided_z,
+    wald_p_value,
+)
 from .._core.multiplicity import adjust_p_values
 from .._core.results import json_safe, readonly
 from .._core.validation import check_confidence_level, check_option
@@ -141,8 +148,9 @@ class CalibrationResult:
     ...     ["group", "estimate"]
     ... ].round(2).values.tolist()
     [['F', 0.91], ['M', 0.98]]
-    >>> list(res.confidence_interval(0.9).columns)  # another level, the tidy rows of to_frame()
-    ['time', 'group', 'statistic', 'ci_low', 'ci_high']
+    >>> low, high = res.confidence_interval(0.9)  # another level, indexed as to_frame()'s rows
+    >>> list(low.index.names)
+    ['time', 'group', 'statistic']
     """
 
     groups: tuple
@@ -192,8 +200,9 @@ class CalibrationResult:
                 p = wald_p_value(value - centre, frame["se_scale"].to_numpy(float))
         return np.where(np.isnan(null), np.nan, p)
 
-    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
-        """Interval of every statistic: columns time, group, statistic, ci_low, ci_high.
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Interval of every statistic: a :class:`~survfair.ConfidenceInterval` of two Series
+        indexed by (time, group, statistic), in the row order of :meth:`to_frame`.
 
         Analytic intervals are Wald intervals on each statistic's scale: log for the O/E ratio,
         R's default "log" transform of the Kaplan-Meier survival for the observed risk, raw for
@@ -208,7 +217,7 @@ class CalibrationResult:
         low, high = self._limits(level)
         frame = self.estimates[["time", "group", "statistic"]].copy()
         frame["ci_low"], frame["ci_high"] = low, high
-        return frame
+        return table_interval(frame, ["time", "group", "statistic"])
 
     # -- tables ------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:

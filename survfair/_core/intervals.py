@@ -74,6 +74,37 @@ class ConfidenceInterval:
         return 2
 
 
+def table_interval(
+    frame, keys: list[str], columns: dict[str, str] | None = None
+) -> ConfidenceInterval:
+    """The limits of a tidy table as one :class:`ConfidenceInterval`, array-valued.
+
+    ``frame`` has identifying columns ``keys`` and the limits in ``ci_low`` / ``ci_high``: the
+    interval is two Series indexed by ``keys`` (a MultiIndex for several), in the table's row
+    order. With ``columns`` (name -> prefix, e.g. ``{"before": "before_", "after": "after_"}``)
+    the limits are two DataFrames with one column per name, read from ``<prefix>ci_low`` /
+    ``<prefix>ci_high``.
+    """
+    import pandas as pd
+
+    # each level keeps its column's dtype (group labels in an object column stay objects)
+    levels = [pd.Index(frame[key].to_numpy(), dtype=frame[key].dtype, name=key) for key in keys]
+    index = pd.MultiIndex.from_arrays(levels) if len(keys) > 1 else levels[0]
+    if columns is None:
+        return ConfidenceInterval(
+            pd.Series(frame["ci_low"].to_numpy(float), index=index, name="ci_low"),
+            pd.Series(frame["ci_high"].to_numpy(float), index=index, name="ci_high"),
+        )
+
+    def limits(side: str):
+        return pd.DataFrame(
+            {name: frame[f"{prefix}ci_{side}"].to_numpy(float) for name, prefix in columns.items()},
+            index=index,
+        )
+
+    return ConfidenceInterval(limits("low"), limits("high"))
+
+
 def wald_interval(values, se, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Raw-scale Wald limits ``values -/+ z se`` (arrays; NaN value or se gives NaN limits)."""
     values, se = (

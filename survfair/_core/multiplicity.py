@@ -18,9 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import special
 
 from .deprecation import DEPRECATED, renamed
+from .display import html_of
 from .frozen import frozen_result
 from .intervals import NO_VARIANCE_SE
 from .memory import require_memory
@@ -152,6 +154,14 @@ class OmnibusTest:
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the fields."""
         return json_safe(dict(self.__dict__) | {"n_degenerate": self.n_degenerate})
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the fields and ``n_degenerate`` (NaN kept)."""
+        return pd.DataFrame([dict(self.__dict__) | {"n_degenerate": self.n_degenerate}])
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter display, drawn by the renderer the presentation layer registers."""
+        return html_of(self)
 
 
 def _contrasts(g: int, hypothesis: str, defined: np.ndarray) -> np.ndarray:

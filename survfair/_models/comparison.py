@@ -16,6 +16,7 @@ import pandas as pd
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError, MemoryLimitError
 from .._core.frozen import frozen_result
+from .._core.intervals import ConfidenceInterval, table_interval
 from .._core.results import XCIResult, json_safe
 from .._core.validation import check_confidence_level, check_survival_inputs
 from .._xci.estimator import xci
@@ -120,7 +121,7 @@ class ModelComparison:
         """
         return _long(self._table)
 
-    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Interval of every statistic of every model at ``confidence_level``.
 
         Parameters
@@ -130,12 +131,11 @@ class ModelComparison:
 
         Returns
         -------
-        DataFrame
-            The identifying columns of :meth:`to_frame` (model, statistic), in its row order,
-            and ci_low, ci_high at that level, recomputed from each model's result by the same
-            interval rules: survfair's rule for every result whose estimates are rows of a
-            table (a matrix result returns two G x G frames instead, see Conventions,
-            "Intervals"). NaN without inference.
+        ConfidenceInterval
+            Two Series (low, high) indexed by the identifying columns of :meth:`to_frame`
+            (model, statistic), in its row order, at that level, recomputed from each model's
+            result by the same interval rules (see Conventions, "Intervals"). NaN without
+            inference.
 
         Raises
         ------
@@ -152,7 +152,7 @@ class ModelComparison:
                 for r in self.results.values()
             ]
             table = pd.DataFrame(rows, index=pd.Index(list(self.results), name="model"))
-        return _long(table)[["model", "statistic", "ci_low", "ci_high"]]
+        return table_interval(_long(table), ["model", "statistic"])
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the groups, the models and every statistic of :meth:`to_frame`

@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.display import html_of
 from .._core.frozen import FrozenCachedProperty, frozen_result
 from .._core.intervals import (
     ConfidenceInterval,
@@ -455,6 +456,10 @@ class ModelBasedResult:
                 "monte_carlo_se": mc,
             }
         )
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter display, drawn by the renderer the presentation layer registers."""
+        return html_of(self)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: settings, the cells (:meth:`to_frame`) and the summaries."""

@@ -14,13 +14,18 @@ from typing import Any
 
 import numpy as np
 
+from .._binary.adjustment import EqualOpportunityAdjustment, LogisticAdjustment
 from .._binary.xauc import XAUCResult
 from .._binary.xauc_t import XAUCtResult
+from .._binary.xroc import XROCCurve
 from .._calibration.result import CalibrationResult
 from .._core.display import register_html
+from .._core.multiplicity import OmnibusTest
 from .._core.results import XCIResult
 from .._models.comparison import ModelComparison
+from .._models.model_based_result import ModelBasedResult
 from .._xci.paired import ComparisonResult
+from .._xci.summaries import Estimate, MinXCI
 from .findings.ranking import findings
 from .format import cell_text
 
@@ -276,6 +281,15 @@ def paired_html(result: Any) -> str:
     )
 
 
+def result_html(result: Any) -> str:
+    """HTML of any other result: its class and the rest of its first repr line, then the first
+    rows of :meth:`to_frame`."""
+    name = type(result).__name__
+    first = repr(result).split("\n", 1)[0]
+    settings = first[len(name) :].strip(" :") if first.startswith(name) else first
+    return table_html(name, settings, result.to_frame())
+
+
 for _cls, _render in (
     (XCIResult, matrix_result_html),
     (XAUCResult, matrix_result_html),
@@ -283,5 +297,12 @@ for _cls, _render in (
     (CalibrationResult, calibration_html),
     (ModelComparison, comparison_html),
     (ComparisonResult, paired_html),
+    (ModelBasedResult, result_html),
+    (XROCCurve, result_html),
+    (OmnibusTest, result_html),
+    (Estimate, result_html),
+    (MinXCI, result_html),
+    (LogisticAdjustment, result_html),
+    (EqualOpportunityAdjustment, result_html),
 ):
     register_html(_cls, _render)

@@ -25,6 +25,7 @@ from .._core.intervals import (
     bootstrap_interval,
     bootstrap_p_value,
     bounded_wald_interval,
+    table_interval,
     wald_p_value,
 )
 from .._core.memory import require_memory
@@ -104,7 +105,7 @@ class ComparisonResult:
     # ("bootstrap", paired replicates of the differences, their delete-one jackknife or None)
     _interval_source: tuple = field(default=(), repr=False, compare=False)
 
-    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Interval of every difference at ``confidence_level``.
 
         Parameters
@@ -114,10 +115,11 @@ class ComparisonResult:
 
         Returns
         -------
-        DataFrame
-            The identifying columns of :meth:`to_frame` (quantity, a, b), in its row order, and
-            ci_low, ci_high at that level, by the result's rule: Wald within the range of each
-            difference (analytic), or BCa / percentile of the same paired replicates (bootstrap).
+        ConfidenceInterval
+            Two Series (low, high) indexed by the identifying columns of :meth:`to_frame`
+            (quantity, a, b), in its row order, at that level, by the result's rule: Wald
+            within the range of each difference (analytic), or BCa / percentile of the same
+            paired replicates (bootstrap).
 
         Raises
         ------
@@ -130,10 +132,9 @@ class ComparisonResult:
         >>> t, e, g = [1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab")
         >>> first = survfair.xci(t, e, g, [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
         >>> second = survfair.xci(t, e, g, [7, 3, 6, 5, 4, 8, 1, 2], method="naive")
-        >>> limits = survfair.compare_xci(first, second).confidence_interval(0.5)
-        >>> limits.loc[limits["quantity"] == "delta_between",
-        ...            ["ci_low", "ci_high"]].round(4).values.tolist()
-        [[0.1015, 0.2985]]
+        >>> low, high = survfair.compare_xci(first, second).confidence_interval(0.5)
+        >>> round(low["delta_between"].item(), 4), round(high["delta_between"].item(), 4)
+        (0.1015, 0.2985)
         """
         table = stored(self, "table")
         low, high = table["ci_low"].to_numpy(float), table["ci_high"].to_numpy(float)
@@ -147,15 +148,8 @@ class ComparisonResult:
                 )
             else:
                 low, high = bootstrap_interval(difference, *self._interval_source[1:], level)
-        return pd.DataFrame(
-            {
-                "quantity": table["quantity"],
-                "a": table["a"],
-                "b": table["b"],
-                "ci_low": low,
-                "ci_high": high,
-            }
-        )
+        limits = table[["quantity", "a", "b"]].assign(ci_low=low, ci_high=high)
+        return table_interval(limits, ["quantity", "a", "b"])
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table (a copy): one row per quantity.

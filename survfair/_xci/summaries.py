@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.display import html_of
 from .._core.frozen import frozen_result
 from .._core.intervals import (
     ConfidenceInterval,
@@ -131,20 +132,29 @@ class Estimate:
         se = "" if math.isnan(self.se) else f", se={four(self.se)}"
         return f"Estimate(value={four(self.value)}{se}{interval}{p}, null={self.null:g})"
 
+    def _fields(self) -> dict:
+        low, high = self.confidence_interval
+        return {
+            "value": self.value,
+            "se": self.se,
+            "ci_low": low,
+            "ci_high": high,
+            "p_value": self.p_value,
+            "null": self.null,
+            "confidence_level": self.confidence_level,
+        }
+
     def to_dict(self) -> dict:
         """JSON-safe dictionary: value, se, ci_low, ci_high, p_value, null, confidence_level."""
-        low, high = self.confidence_interval
-        return json_safe(
-            {
-                "value": self.value,
-                "se": self.se,
-                "ci_low": low,
-                "ci_high": high,
-                "p_value": self.p_value,
-                "null": self.null,
-                "confidence_level": self.confidence_level,
-            }
-        )
+        return json_safe(self._fields())
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: value, se, ci_low, ci_high, p_value, null, confidence_level (NaN kept)."""
+        return pd.DataFrame([self._fields()])
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter display, drawn by the renderer the presentation layer registers."""
+        return html_of(self)
 
 
 @frozen_result
@@ -195,6 +205,14 @@ class MinXCI:
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the cell (a, b) and the estimate's fields."""
         return json_safe({"a": self.a, "b": self.b}) | self.estimate.to_dict()
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: a, b and the estimate's fields (value, se, ci_low, ci_high, ...)."""
+        return pd.DataFrame([{"a": self.a, "b": self.b} | self.estimate._fields()])
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter display, drawn by the renderer the presentation layer registers."""
+        return html_of(self)
 
     def __float__(self) -> float:
         return float(self.value)

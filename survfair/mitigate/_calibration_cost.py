@@ -13,6 +13,7 @@ from .._calibration.estimator import calibration, predicted_matrix
 from .._calibration.result import CalibrationResult
 from .._core.exceptions import PositivityWarning
 from .._core.frozen import frozen_result
+from .._core.intervals import ConfidenceInterval, table_interval
 from .._core.results import json_safe
 from .._core.validation import check_option, check_survival_inputs
 from ._tables import FittedAdjustment, before_after_table, format_table, interval_table
@@ -76,7 +77,13 @@ class CalibrationCost:
         change and the intervals of both."""
         return self.table  # a copy: frozen results hand out copies
 
-    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+    def _repr_html_(self) -> str:
+        """Jupyter display: the first line of the repr, then the first rows of :meth:`to_frame`."""
+        from .._present.notebook import result_html  # the presentation layer, below this one
+
+        return result_html(self)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Intervals of every before/after number at ``confidence_level``.
 
         Parameters
@@ -86,18 +93,25 @@ class CalibrationCost:
 
         Returns
         -------
-        DataFrame
-            The identifying columns of :meth:`to_frame` (part, time, metric, a, b), in its row
-            order, and before_ci_low, before_ci_high, after_ci_low, after_ci_high at that level,
+        ConfidenceInterval
+            Two DataFrames (low, high) with the columns ``before`` and ``after``, indexed by the
+            identifying columns of :meth:`to_frame` (part, time, metric, a, b) in its row order,
             recomputed by the same rules (the ranking rows from their xCI results, the
             calibration rows by :meth:`CalibrationResult.confidence_interval`): survfair's rule
-            for every result whose estimates are rows of a table (see Conventions, "Intervals").
+            for a before/after table (see Conventions, "Intervals").
 
         Raises
         ------
         TypeError, ValueError
             If ``confidence_level`` is not a number in (0, 1).
         """
+        rows = self._interval_rows(confidence_level)
+        keys = ["part", "time", "metric", "a", "b"]
+        return table_interval(rows, keys, {"before": "before_", "after": "after_"})
+
+    def _interval_rows(self, confidence_level: float | None) -> pd.DataFrame:
+        """The limits as a tidy table: the identifying columns of :meth:`to_frame` and
+        before_ci_low, before_ci_high, after_ci_low, after_ci_high."""
         keys = ["part", "time", "metric", "a", "b"]
         limits = ["before_ci_low", "before_ci_high", "after_ci_low", "after_ci_high"]
         if confidence_level is None:
@@ -132,9 +146,8 @@ def _calibration_rows(
     b, a = before.to_frame(), after.to_frame()
     if level is not None:  # the limits at another level, the same rows
         for frame, result in ((b, before), (a, after)):
-            frame[["ci_low", "ci_high"]] = result.confidence_interval(level)[
-                ["ci_low", "ci_high"]
-            ].to_numpy()
+            low, high = result.confidence_interval(level)  # in the rows' order of to_frame()
+            frame["ci_low"], frame["ci_high"] = low.to_numpy(), high.to_numpy()
     keep = b["statistic"].isin(_SHOWN)
     b, a = b[keep].reset_index(drop=True), a[keep].reset_index(drop=True)
     frame = pd.DataFrame(

@@ -70,6 +70,12 @@ class Frontier:
         groups), ``abs_delta_between`` (max over pairs), ``min_xci`` and ``unadjusted``."""
         return self.table  # a copy: frozen results hand out copies
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the first line of the repr, then the first rows of :meth:`to_frame`."""
+        from .._present.notebook import result_html  # the presentation layer, below this one
+
+        return result_html(self)
+
     def to_dict(self) -> dict:
         """JSON-safe dictionary: kind, groups, reference, settings and the rows
         of :meth:`to_frame`."""

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import PositivityWarning
+from .._core.intervals import ConfidenceInterval, table_interval
 from .._core.results import XCIResult
 from .._core.settings import EstimatorSettings
 from .._core.validation import SurvivalSample, check_confidence_level
@@ -167,7 +168,13 @@ class FittedAdjustment:
     ``confidence_interval`` of their before/after tables, which hold ``table``, ``results``,
     ``alpha`` and ``beta``. :func:`calibration_cost` accepts exactly its subclasses."""
 
-    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+    def _repr_html_(self) -> str:
+        """Jupyter display: the first line of the repr, then the first rows of :meth:`to_frame`."""
+        from .._present.notebook import result_html  # the presentation layer, below this one
+
+        return result_html(self)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Intervals of every before/after number at ``confidence_level``, from the stored results.
 
         Parameters
@@ -178,18 +185,24 @@ class FittedAdjustment:
 
         Returns
         -------
-        DataFrame
-            The identifying columns of :meth:`to_frame` (sample, metric, a, b, and time with
-            ``predicted=``), in its row order, and the
-            interval limits at that level (before_ci_low, before_ci_high, after_ci_low,
-            after_ci_high): survfair's rule for every result whose estimates are rows of a table (a
-            matrix result returns two G x G frames instead, see Conventions, "Intervals").
+        ConfidenceInterval
+            Two DataFrames (low, high) with the columns ``before`` and ``after``, indexed by the
+            identifying columns of :meth:`to_frame` (sample, metric, a, b, and time with
+            ``predicted=``) in its row order: survfair's rule for a before/after table (see
+            Conventions, "Intervals").
 
         Raises
         ------
         TypeError, ValueError
             If ``confidence_level`` is not a number in (0, 1).
         """
+        rows = self._interval_rows(confidence_level)
+        keys = ["sample", "metric", "a", "b"] + (["time"] if "time" in rows else [])
+        return table_interval(rows, keys, {"before": "before_", "after": "after_"})
+
+    def _interval_rows(self, confidence_level: float | None) -> pd.DataFrame:
+        """The limits as a tidy table: the identifying columns of :meth:`to_frame` and
+        before_ci_low, before_ci_high, after_ci_low, after_ci_high."""
         columns = [
             "sample",
             "metric",
@@ -207,7 +220,7 @@ class FittedAdjustment:
         if self.calibration is None:
             return ranking
         # with predicted=: the calibration rows follow, as in to_frame()
-        calibration = self.calibration.confidence_interval(confidence_level)
+        calibration = self.calibration._interval_rows(confidence_level)
         calibration = calibration[calibration["part"] == "calibration"].drop(columns="part")
         calibration.insert(0, "sample", "evaluation" if self.n_evaluation else "fit")
         ranking = ranking.assign(time=np.nan)

@@ -135,6 +135,12 @@ class TrueXCI:
             }
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the first line of the repr, then the first rows of :meth:`to_frame`."""
+        from .._present.notebook import result_html  # the presentation layer, below this one
+
+        return result_html(self)
+
     def to_dict(self) -> dict:
         out = {
             "groups": [str(g) for g in self.groups],

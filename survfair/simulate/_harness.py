@@ -192,6 +192,12 @@ class CoverageStudy:
         "delta_between"."""
         return self.table  # a copy: frozen results hand out copies
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the first line of the repr, then the first rows of :meth:`to_frame`."""
+        from .._present.notebook import result_html  # the presentation layer, below this one
+
+        return result_html(self)
+
     def to_dict(self) -> dict:
         rows = [
             {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}

@@ -251,6 +251,12 @@ class LognormalXCI:
             }
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the first line of the repr, then the first rows of :meth:`to_frame`."""
+        from .._present.notebook import result_html  # the presentation layer, below this one
+
+        return result_html(self)
+
     def to_dict(self) -> dict:
         """JSON-safe dictionary: the model's parameters, the method and the cells
         (as :meth:`to_frame`)."""

@@ -63,6 +63,17 @@ class CalibrationFindings:
     def to_text(self) -> str:
         return "\n".join(f"- {s}" for s in self.sentences)
 
+    def to_frame(self) -> pd.DataFrame:
+        """The contrasts the sentences are read from (a copy of :attr:`contrasts`); the sentences
+        themselves are :attr:`sentences` and :meth:`to_text`."""
+        return self.contrasts.copy()
+
+    def _repr_html_(self) -> str:
+        """Jupyter display: the sentences as a list."""
+        import html
+
+        return "<ul>" + "".join(f"<li>{html.escape(s)}</li>" for s in self.sentences) + "</ul>"
+
     def to_dict(self) -> dict:
         return json_safe(
             {

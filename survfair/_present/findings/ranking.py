@@ -364,6 +364,11 @@ class Findings:
             }
         )
 
+    def to_frame(self) -> pd.DataFrame:
+        """The differences the sentences are read from (a copy of :attr:`deltas`); the sentences
+        themselves are :attr:`sentences` and :meth:`to_text`."""
+        return self.deltas.copy()
+
     def __str__(self) -> str:
         return self.to_text()
 
