@@ -25,8 +25,9 @@ from survfair._core import bootstrap as _bootstrap
 from survfair._core import influence as _influence
 from survfair._core.censoring import fit_censoring, inverse_censoring
 from survfair._core.intervals import bootstrap_interval
+from survfair._core.settings import EstimatorSettings
 from survfair._core.validation import check_survival_inputs
-from survfair._xci.estimator import estimate_xci
+from survfair._xci.estimator import CountingPlan, estimate_xci
 
 _COMPACT = _influence._COMPACT_FROM_GROUPS
 
@@ -456,9 +457,7 @@ def test_bootstrap_replicate_equals_estimator_refitted_on_the_resample(censoring
     rows = order[np.repeat(np.arange(sample.n_samples), mult)]
     resample, _ = check_survival_inputs(time[rows], event[rows], group[rows], risk[rows])
     curves = fit_censoring(resample, censoring)
-    counts = estimate_xci(
-        resample, method="ipcw", tau=tau, curves=curves, tied_tol=1e-8, strict=False
-    )
+    counts = estimate_xci(resample, CountingPlan(EstimatorSettings("ipcw", tau), curves))
     np.testing.assert_allclose(draws.cells[0], counts.numerator / counts.denominator, rtol=1e-12)
     assert draws.overall[0] == pytest.approx(
         counts.numerator.sum() / counts.denominator.sum(), rel=1e-12
@@ -901,14 +900,11 @@ def _rows_both_ways(sample, g, *, curves=None, pooled=False):
     """The influence rows of ``sample`` written into a new array and written over the later members'
     sums (each from its own kernel passes): (new, over, whether ``over`` is the sums' memory)."""
     from survfair._core.kernel import count_pairs_and_contributions
-    from survfair._xci.estimator import estimate_xci
 
     method, tau = (
         ("naive", None) if curves is None else ("ipcw", 1.5)
     )  # tau: no group's K reaches 0 before it
-    counts = estimate_xci(
-        sample, method=method, tau=tau, curves=curves, tied_tol=1e-8, strict=False
-    )
+    counts = estimate_xci(sample, CountingPlan(EstimatorSettings(method, tau), curves))
     curve_of = np.zeros(g, np.int64) if pooled else np.arange(g, dtype=np.int64)
     mult = (
         np.zeros((0, g * g))

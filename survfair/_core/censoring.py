@@ -211,20 +211,38 @@ def inverse_censoring(curves: CensoringCurves | None) -> InverseCensoring | None
     return None if curves is None else InverseCensoring(curves)
 
 
+@dataclass(frozen=True)
+class SortedRows:
+    """The rows of a sample already in ascending time order: what the censoring fit reads (built
+    by :meth:`survfair._core.kernel.PreparedPairs.censoring_rows` from the pair counts' one sort).
+
+    ``observed`` is True for every observed event, competing ones included (a competing event is
+    an event, not a censoring). Absent case weights or entry times are empty arrays, as the
+    compiled Kaplan-Meier takes them; ``entries`` is :func:`entries_in_order` of the entry times.
+    """
+
+    time: np.ndarray
+    observed: np.ndarray
+    codes: np.ndarray
+    case_weight: np.ndarray
+    entry: np.ndarray
+    entries: tuple
+
+
 def fit_censoring(
     reference: SurvivalSample,
     kind: str,
     order: np.ndarray | None = None,
-    presorted: tuple | None = None,
+    *,
+    sorted_rows: SortedRows | None = None,
     n_jobs: int = 1,
 ) -> CensoringCurves:
     """Fit the censoring survival on ``reference`` per group (``kind="group"``) or pooled.
 
     ``order`` (row indices of ``reference`` in ascending time order) may be passed when the caller
-    has sorted already; each group's rows are then that order's subsequence. ``presorted`` =
-    (time, event, group codes, case weights, entry times[, :func:`entries_in_order` of them])
-    already permuted into that order does the same with sequential reads (empty arrays for absent
-    weights / entry). The reference sample's
+    has sorted already; each group's rows are then that order's subsequence. ``sorted_rows``, the
+    same rows already permuted into that order, does the same with sequential reads. The
+    reference sample's
     case weights and entry times (``weights=``, ``entry=``) give a weighted, left-truncated
     Kaplan-Meier (risk sets of the rows with entry < s <= time). ``n_jobs`` threads fit the
     groups' curves at once (from 50,000 rows; the curves are the same for any ``n_jobs``).
@@ -234,8 +252,9 @@ def fit_censoring(
     ValueError
         If a group of the analysis has no row in the reference sample.
     """
-    if presorted is not None:
-        time, event, codes_in_order, weight, entry = presorted[:5]
+    if sorted_rows is not None:
+        time, event, codes_in_order = sorted_rows.time, sorted_rows.observed, sorted_rows.codes
+        weight, entry = sorted_rows.case_weight, sorted_rows.entry
         order = (
             None  # the identity: each group's rows are where its code is (no n-array of positions)
         )
@@ -253,8 +272,8 @@ def fit_censoring(
         row_codes = reference.group_codes
     if entry.shape[0] == 0:
         entries = (_ABSENT, None, _ABSENT)
-    elif presorted is not None and len(presorted) > 5:
-        entries = presorted[5]
+    elif sorted_rows is not None:
+        entries = sorted_rows.entries
     else:
         entries = entries_in_order(entry, row_codes, weight)
     if kind == "pooled":

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._compiled import CODE_TYPES, _pairs, flags, floats, indices
-from .censoring import RESIDUE
+from .censoring import RESIDUE, SortedRows
 from .frozen import frozen_result
 
 __all__ = [
@@ -147,6 +147,15 @@ class PreparedPairs:
     )
     #: competing risks: True for the rows with a competing event, in time order (empty: none)
     competing: np.ndarray = field(default_factory=lambda: np.empty(0, np.bool_), repr=False)
+
+    def censoring_rows(self) -> SortedRows:
+        """These rows as the censoring fit reads them
+        (:func:`~survfair._core.censoring.fit_censoring`): competing events count as observed
+        events there."""
+        observed = self.event if self.competing.shape[0] == 0 else self.event | self.competing
+        return SortedRows(
+            self.time, observed, self.codes, self.case_weight, self.entry, self.entries_in_order()
+        )
 
     def entries_in_order(self) -> tuple:
         """(entry times ascending, group codes, case weights or empty) read from ``leave`` (what the
@@ -476,24 +485,13 @@ def count_pairs(
     bad : (row, column group) or None
         The first event whose weight against that column group is not finite.
     """
-    prep = (
-        prepared
-        if prepared is not None
-        else prepare_pairs(
-            time,
-            event,
-            codes,
-            risk,
-            n_groups,
-            tied_tol,
-            order,
-            case_weight=case_weight,
-            entry=entry,
-            competing=competing,
-        )
-    )
+    if prepared is None:
+        prepared = prepare_pairs(
+            time, event, codes, risk, n_groups, tied_tol, order,
+            case_weight=case_weight, entry=entry, competing=competing,
+        )  # fmt: skip
     counts, bad, _ = _passes(
-        prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=False, n_jobs=n_jobs
+        prepared, n_groups, inverse_k, tau, strict, row_weight, False, n_jobs=n_jobs
     )
     return counts, bad
 
@@ -626,24 +624,12 @@ def count_pairs_and_contributions(
     Returns ``(counts, bad, contributions)``; the contributions are in time order
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
     """
-    prep = (
-        prepared
-        if prepared is not None
-        else prepare_pairs(
-            time,
-            event,
-            codes,
-            risk,
-            n_groups,
-            tied_tol,
-            case_weight=case_weight,
-            entry=entry,
-            competing=competing,
-        )
-    )
-    return _passes(
-        prep, n_groups, inverse_k, tau, strict, row_weight, with_contributions=True, n_jobs=n_jobs
-    )
+    if prepared is None:
+        prepared = prepare_pairs(
+            time, event, codes, risk, n_groups, tied_tol,
+            case_weight=case_weight, entry=entry, competing=competing,
+        )  # fmt: skip
+    return _passes(prepared, n_groups, inverse_k, tau, strict, row_weight, True, n_jobs=n_jobs)
 
 
 def ascending_passes(

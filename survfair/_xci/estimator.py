@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -121,22 +122,40 @@ def _observed_only(sample: SurvivalSample) -> SurvivalSample:
     return dataclasses.replace(sample, event=sample.observed, competing=None, cause=None)
 
 
-def estimate_xci(
-    sample: SurvivalSample,
-    *,
-    method: str,
-    tau: float | None,
-    curves: CensoringCurves | None,
-    tied_tol: float,
-    strict: bool,
-    prepared: PreparedPairs | None = None,
-    n_jobs: int = 1,
-    reference: SurvivalSample | None = None,
-) -> PairCounts:
-    """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
+@dataclass(frozen=True)
+class CountingPlan:
+    """How the pairs of one validated sample are counted: the typed settings, the censoring
+    curves (None for the naive estimator), the rows already sorted by time and risk (None: sort
+    them), the kernel's threads, and the sample the curves were fitted on when known (a
+    positivity error then names the rows that emptied a left-truncated risk set)."""
 
-    ``reference`` is the sample ``curves`` were fitted on, when known: a positivity error then names
-    the rows that emptied a left-truncated risk set.
+    settings: EstimatorSettings
+    curves: CensoringCurves | None = None
+    prepared: PreparedPairs | None = None
+    n_jobs: int = 1
+    reference: SurvivalSample | None = None
+
+
+def _count(sample: SurvivalSample, plan: CountingPlan, kernel) -> tuple:
+    """``kernel`` (:func:`count_pairs` or :func:`count_pairs_and_contributions`) on ``sample``
+    with ``plan``'s settings: (counts, bad[, contributions])."""
+    settings = plan.settings
+    return kernel(
+        sample.time,
+        sample.event,
+        sample.group_codes,
+        sample.risk,
+        sample.n_groups,
+        **kernel_options(sample, settings.method, settings.tau, plan.curves),
+        tied_tol=settings.tied_tol,
+        strict=settings.strict,
+        prepared=plan.prepared,
+        n_jobs=plan.n_jobs,
+    )
+
+
+def estimate_xci(sample: SurvivalSample, plan: CountingPlan) -> PairCounts:
+    """Pair counts of validated data (shared by :func:`xci`, the bootstrap and mitigation).
 
     Raises
     ------
@@ -145,32 +164,12 @@ def estimate_xci(
     NoComparablePairError
         If no pair is comparable (or, for IPCW, every comparable pair has weight 0).
     """
-    counts, bad = count_pairs(
-        sample.time,
-        sample.event,
-        sample.group_codes,
-        sample.risk,
-        sample.n_groups,
-        **kernel_options(sample, method, tau, curves),
-        tied_tol=tied_tol,
-        strict=strict,
-        prepared=prepared,
-        n_jobs=n_jobs,
-    )
-    return _checked(counts, bad, sample, curves, tau, reference)
+    counts, bad = _count(sample, plan, count_pairs)
+    return _checked(counts, bad, sample, plan.curves, plan.settings.tau, plan.reference)
 
 
 def estimate_xci_with_contributions(
-    sample: SurvivalSample,
-    *,
-    method: str,
-    tau: float | None,
-    curves: CensoringCurves | None,
-    tied_tol: float,
-    strict: bool,
-    prepared: PreparedPairs | None = None,
-    n_jobs: int = 1,
-    reference: SurvivalSample | None = None,
+    sample: SurvivalSample, plan: CountingPlan
 ) -> tuple[PairCounts, IndividualContributions]:
     """:func:`estimate_xci` plus every individual's contributions (for the analytic variance),
     from the same kernel passes. Raises as :func:`estimate_xci`, and
@@ -181,7 +180,8 @@ def estimate_xci_with_contributions(
     ``sample``, 8 (4G + G^2 + 1) with pooled censoring estimated on it, from three groups on)."""
     n, g = sample.n_samples, sample.n_groups
     # curves fitted on these rows: the influence rows carry their Kaplan-Meier term
-    estimated = curves.kind if method == "ipcw" and reference is sample else None
+    ipcw = plan.settings.method == "ipcw"
+    estimated = plan.curves.kind if ipcw and plan.reference is sample else None
     beyond = rows_beyond_contributions(g, estimated, delayed_entry=sample.entry is not None)
     arrays = 4 * g * (2 if sample.competing is not None else 1) + beyond + 1
     require_memory(
@@ -190,19 +190,9 @@ def estimate_xci_with_contributions(
         f"for {n} rows ({arrays} numbers a row)",
         ("groups", "bootstrap", "no_intervals"),
     )
-    counts, bad, contributions = count_pairs_and_contributions(
-        sample.time,
-        sample.event,
-        sample.group_codes,
-        sample.risk,
-        sample.n_groups,
-        **kernel_options(sample, method, tau, curves),
-        tied_tol=tied_tol,
-        strict=strict,
-        prepared=prepared,
-        n_jobs=n_jobs,
-    )
-    return _checked(counts, bad, sample, curves, tau, reference), contributions
+    counts, bad, contributions = _count(sample, plan, count_pairs_and_contributions)
+    checked = _checked(counts, bad, sample, plan.curves, plan.settings.tau, plan.reference)
+    return checked, contributions
 
 
 def kernel_options(
@@ -534,8 +524,6 @@ def xci(
             cause=cause,
         )
         return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
-    method, tau, censoring = settings.method, settings.tau, settings.censoring
-    tied_tol, strict = settings.tied_tol, settings.strict
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     confidence_level = check_confidence_level(confidence_level)
     sample, n_excluded = check_survival_inputs(
@@ -562,29 +550,16 @@ def xci(
         sample.group_codes,
         sample.risk,
         sample.n_groups,
-        tied_tol,
+        settings.tied_tol,
         case_weight=sample.weights,
         entry=sample.entry,
         competing=sample.competing,
         n_jobs=threads,
     )
-    if method == "ipcw":
+    if settings.method == "ipcw":
         if censoring_reference is None:
-            observed = (
-                prepared.event if sample.competing is None else prepared.event | prepared.competing
-            )
             curves = fit_censoring(
-                sample,
-                censoring,
-                presorted=(
-                    prepared.time,
-                    observed,
-                    prepared.codes,
-                    prepared.case_weight,
-                    prepared.entry,
-                    prepared.entries_in_order(),
-                ),
-                n_jobs=threads,
+                sample, settings.censoring, sorted_rows=prepared.censoring_rows(), n_jobs=threads
             )
             reference = sample
         else:
@@ -597,30 +572,22 @@ def xci(
                 }
             )
             reference = _reference_sample(censoring_reference, columns, sample.groups, cause)
-            curves = fit_censoring(reference, censoring)
-    estimator = dict(
-        method=method,
-        tau=tau,
-        curves=curves,
-        tied_tol=tied_tol,
-        strict=strict,
-        prepared=prepared,
-        n_jobs=threads,
-        reference=reference,
-    )
+            curves = fit_censoring(reference, settings.censoring)
+    plan = CountingPlan(settings, curves, prepared, threads, reference)
     contributions = None
-    estimated = curves.kind if method == "ipcw" and censoring_reference is None else None
+    ipcw = settings.method == "ipcw"
+    estimated = curves.kind if ipcw and censoring_reference is None else None
     if ci == "analytic" and not moments_apply(sample, prepared, estimated):
         # the row path: the variance needs every individual's contributions, from the same passes
-        counts, contributions = estimate_xci_with_contributions(sample, **estimator)
+        counts, contributions = estimate_xci_with_contributions(sample, plan)
     else:
-        counts = estimate_xci(sample, **estimator)
+        counts = estimate_xci(sample, plan)
     if ci is None:  # nothing below reads the sorted arrays: free them (57 bytes a row at G = 8)
-        prepared = estimator = None
+        prepared = plan = None
     if curves is not None:
         last = np.max(
             sample.time,
-            where=sample.event & (sample.time < (np.inf if tau is None else tau)),
+            where=sample.event & (sample.time < (np.inf if settings.tau is None else settings.tau)),
             initial=-np.inf,
         )  # no copy of the event times
         if last > -np.inf:

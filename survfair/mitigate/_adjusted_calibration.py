@@ -29,7 +29,6 @@ __all__ = [
     "adjustment_calibration",
     "with_calibration",
     "calibration_rows",
-    "calibration_dict",
 ]
 
 #: how the risk score relates to the predicted risks (as
@@ -168,11 +167,3 @@ def calibration_rows(table: pd.DataFrame, calibration: Any, sample: str) -> pd.D
     ranking["time"] = np.nan
     rows = rows[[c for c in ranking.columns if c in rows.columns]]
     return pd.concat([ranking, rows], ignore_index=True)
-
-
-def calibration_dict(calibration: Any, sample: str) -> dict | None:
-    """The ``"calibration"`` entry of an adjustment's ``to_dict()`` (None without
-    ``predicted=``)."""
-    if calibration is None:
-        return None
-    return {"sample": sample, **calibration.to_dict()}

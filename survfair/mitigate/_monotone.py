@@ -27,7 +27,6 @@ from .._core.settings import EstimatorSettings
 from .._core.validation import SurvivalSample
 from .._xci.summaries import check_utility_weights
 from ._adjusted_calibration import (
-    calibration_dict,
     calibration_rows,
     check_predicted_option,
     with_calibration,
@@ -199,14 +198,8 @@ class GroupMonotone(FittedAdjustment):
                 "alpha": self.alpha,
                 "beta": self.beta,
                 "knots": self.knots.to_dict(orient="records"),
-                "settings": self.settings.to_dict(),
-                "n_fit": self.n_fit,
-                "n_evaluation": self.n_evaluation,
-                "table": self.table.to_dict(orient="records"),
-                "calibration": calibration_dict(
-                    self.calibration, "evaluation" if self.n_evaluation else "fit"
-                ),
             }
+            | self._fitted_fields()
         )
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:

@@ -29,7 +29,7 @@ from .._core.validation import (
     input_index,
     unmasked,
 )
-from .._xci.estimator import estimate_xci
+from .._xci.estimator import CountingPlan, estimate_xci
 
 __all__ = [
     "check_reference",
@@ -300,14 +300,7 @@ class ShiftProblem:
         risk = self.sample.risk + offsets[self.sample.group_codes]
         shifted = dataclasses.replace(self.sample, risk=risk)
         self.n_evaluations += 1
-        return estimate_xci(
-            shifted,
-            method=self.settings.method,
-            tau=self.settings.tau,
-            curves=self.curves,
-            tied_tol=self.settings.tied_tol,
-            strict=self.settings.strict,
-        )
+        return estimate_xci(shifted, CountingPlan(self.settings, self.curves))
 
     def evaluate(self, offsets: np.ndarray) -> State:
         counts = self._counts(np.asarray(offsets, dtype=float))

@@ -21,7 +21,6 @@ from .._core.settings import EstimatorSettings
 from .._core.validation import check_option, check_scalar
 from .._xci.summaries import OBJECTIVES, check_utility_weights
 from ._adjusted_calibration import (
-    calibration_dict,
     calibration_rows,
     check_predicted_option,
     with_calibration,
@@ -160,14 +159,8 @@ class GroupShift(FittedAdjustment):
                 "search": self.search,
                 "n_evaluations": self.n_evaluations,
                 "seed_entropy": self.seed_entropy,
-                "settings": self.settings.to_dict(),
-                "n_fit": self.n_fit,
-                "n_evaluation": self.n_evaluation,
-                "table": self.table.to_dict(orient="records"),
-                "calibration": calibration_dict(
-                    self.calibration, "evaluation" if self.n_evaluation else "fit"
-                ),
             }
+            | self._fitted_fields()
         )
 
     def transform(self, risk: Any, group: Any, *, data: pd.DataFrame | None = None) -> np.ndarray:

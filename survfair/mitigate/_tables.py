@@ -168,6 +168,21 @@ class FittedAdjustment:
     ``confidence_interval`` of their before/after tables, which hold ``table``, ``results``,
     ``alpha`` and ``beta``. :func:`calibration_cost` accepts exactly its subclasses."""
 
+    def _fitted_fields(self) -> dict:
+        """The part of ``to_dict()`` every fitted adjustment shares: settings, sample sizes, the
+        before/after table and the calibration (when ``predicted=`` was given)."""
+        calibration = None  # without predicted=
+        if self.calibration is not None:
+            sample = "evaluation" if self.n_evaluation else "fit"
+            calibration = {"sample": sample, **self.calibration.to_dict()}
+        return {
+            "settings": self.settings.to_dict(),
+            "n_fit": self.n_fit,
+            "n_evaluation": self.n_evaluation,
+            "table": self.table.to_dict(orient="records"),
+            "calibration": calibration,
+        }
+
     def _repr_html_(self) -> str:
         """Jupyter display: the first line of the repr, then the first rows of :meth:`to_frame`."""
         from .._present.notebook import result_html  # the presentation layer, below this one
