@@ -809,7 +809,25 @@ cdef inline Matrix _matrix(double[:, :] values):
     return out
 
 
-def column_passes(const double[::1] time, const unsigned char[::1] event, const code_t[::1] codes,
+def column_passes(inputs, weights, outputs, bint per_row, int threads):
+    """All G column passes (and the competing passes) in one OpenMP loop over the columns.
+
+    ``inputs`` (:class:`survfair._core.kernel.PassInputs`): the rows in time order; ``weights``
+    (:class:`~survfair._core.kernel.PassWeights`): how a pair is weighed; ``outputs``
+    (:class:`~survfair._core.kernel.PassOutputs`): the arrays written (the per-row sums only when
+    ``per_row``). The bundles' arrays are read into the typed views of :func:`_column_passes`,
+    specialised on the rows' integer types.
+    """
+    i, w, o = inputs, weights, outputs
+    _column_passes(
+        i.time, i.event, i.codes, i.rank, i.lower, i.tie_row, i.upper, i.sizes, i.case_weight,
+        i.entry, i.competing, i.leave_entry, i.leave_code, i.leave_rank, i.leave_weight,
+        i.entry_asc, w.own, w.curves, w.weighted, w.tau, w.strict, w.residue, per_row,
+        *o.earlier, *o.later, *o.second, *o.cells, o.bad, threads,
+    )
+
+
+def _column_passes(const double[::1] time, const unsigned char[::1] event, const code_t[::1] codes,
                   const index_t[::1] rank, const index_t[:, ::1] lower, const index_t[::1] tie_row,
                   const index_t[:, ::1] upper, const int64_t[::1] sizes, const double[::1] case_weight,
                   const double[::1] entry, const unsigned char[::1] competing, const double[::1] leave_entry,
@@ -820,7 +838,7 @@ def column_passes(const double[::1] time, const unsigned char[::1] event, const 
                   double[:, :] second_later_num, double[:, :] second_later_den, int64_t[:, ::1] comparable,
                   int64_t[:, ::1] concordant, int64_t[:, ::1] tied_risk, int64_t[:, ::1] tied_time,
                   double[:, ::1] numerator, double[:, ::1] denominator, int64_t[::1] bad, int threads):
-    """All G column passes (and the competing passes) in one OpenMP loop over the columns.
+    """The column passes on typed views (:func:`column_passes` reads them from its bundles).
 
     Empty ``case_weight`` / ``entry`` / ``competing`` / ``leave_entry``: no such option; empty
     ``later_num``: no later members' sums (``out_*`` are written when ``per_row``, ``second_*``

@@ -508,6 +508,82 @@ def kernel_threads(n_jobs: int | None) -> int:
     return max(1, cores + 1 + int(n_jobs)) if n_jobs < 0 else int(n_jobs)
 
 
+@dataclass(frozen=True)
+class PassInputs:
+    """What the compiled column passes read of the rows, in time order: :class:`PreparedPairs`
+    as the compiled code takes it (events and competing flags as bytes, every row position in the
+    rank's integer type; an absent option is an empty array, the one encoding of "absent" at the
+    compiled boundary)."""
+
+    time: np.ndarray
+    event: np.ndarray
+    codes: np.ndarray
+    rank: np.ndarray
+    lower: np.ndarray
+    tie_row: np.ndarray
+    upper: np.ndarray
+    sizes: np.ndarray
+    case_weight: np.ndarray
+    entry: np.ndarray
+    competing: np.ndarray
+    leave_entry: np.ndarray
+    leave_code: np.ndarray
+    leave_rank: np.ndarray
+    leave_weight: np.ndarray
+    entry_asc: np.ndarray
+
+    @classmethod
+    def of(cls, prep: PreparedPairs, n_groups: int) -> "PassInputs":
+        index = (prep.rank.dtype.type,)
+        leave_entry, leave_code, leave_rank, leave_weight = prep.leave
+        return cls(
+            prep.time,
+            flags(prep.event),
+            prep.codes,
+            prep.rank,
+            prep.lower,
+            prep.tie_row,
+            prep.upper.reshape(-1, n_groups),
+            np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
+            floats(prep.case_weight),
+            floats(prep.entry),
+            flags(prep.competing),
+            floats(leave_entry),
+            indices(leave_code, index),
+            indices(leave_rank, index),
+            floats(leave_weight),
+            indices(prep.entry_asc, index),
+        )
+
+
+@dataclass(frozen=True)
+class PassWeights:
+    """How the passes weigh a pair: each earlier member's own factor (``own``), each column's
+    censoring curve (times, K, undefined beyond the last), whether pairs are weighted at all,
+    the truncation time (inf: none), the literal eqs. 3-4 (``strict``) and the rounding residue
+    below which a sum is 0."""
+
+    own: np.ndarray
+    curves: list
+    weighted: bool
+    tau: float
+    strict: bool
+    residue: float
+
+
+@dataclass(frozen=True)
+class PassOutputs:
+    """The arrays the passes write: per row (the earlier and later members' sums, and the
+    competing risks' pairs of the second kind; empty when not asked), the six G x G cells, and
+    each column's first event whose weight is not finite (-1: none)."""
+
+    earlier: tuple  # (numerator, denominator), (n, G) column-major each, or (0, 0)
+    later: tuple  # (numerator, denominator), (n, G) row-major each, or (0, 0)
+    second: tuple  # four (n, G) arrays of the pairs of the second kind, or (0, 0) each
+    cells: tuple  # comparable, concordant, tied_risk, tied_time, numerator, denominator
+    bad: np.ndarray
+
+
 def _passes(
     prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, with_contributions, n_jobs=1
 ):
@@ -544,41 +620,13 @@ def _passes(
     second = [np.zeros(shape) if competing else nothing for _ in range(4)]
     # absent options are empty arrays (the compiled passes test for them once per pass); every row
     # position array has the rank's dtype (one specialisation of the passes per call)
-    index = (prep.rank.dtype.type,)
-    leave_entry, leave_code, leave_rank, leave_weight = prep.leave
     curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
+    weights = PassWeights(floats(own), curves, bool(weighted), float(cutoff), bool(strict), RESIDUE)
     bad_positions = np.full(n_groups, -1, np.int64)
+    outputs = PassOutputs(tuple(rows[:2]), tuple(later), tuple(second), tuple(cells), bad_positions)
     threads = max(1, min(int(n_jobs), n_groups))
     _pairs.column_passes(
-        prep.time,
-        flags(prep.event),
-        prep.codes,
-        prep.rank,
-        prep.lower,
-        prep.tie_row,
-        prep.upper.reshape(-1, n_groups),
-        np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
-        floats(prep.case_weight),
-        floats(prep.entry),
-        flags(prep.competing),
-        floats(leave_entry),
-        indices(leave_code, index),
-        indices(leave_rank, index),
-        floats(leave_weight),
-        indices(prep.entry_asc, index),
-        floats(own),
-        curves,
-        bool(weighted),
-        float(cutoff),
-        bool(strict),
-        float(RESIDUE),
-        bool(with_contributions),
-        *rows[:2],
-        *later,
-        *second,
-        *cells,
-        bad_positions,
-        threads,
+        PassInputs.of(prep, n_groups), weights, outputs, bool(with_contributions), threads
     )
     bad = None
     for column in range(n_groups):
