@@ -134,8 +134,11 @@ def test_reference_group_of_the_mitigations(name):
         lambda: function(time, event, group, x, reference_group="M", **options),
         "reference",
     )
-    assert old.reference == new.reference == "M"
+    assert old.reference_group == new.reference_group == "M"
     pd.testing.assert_frame_equal(old.to_frame(), new.to_frame())
+    # the result's field was renamed too: the old attribute warns once and reads the new one
+    with pytest.warns(survfair.SurvfairDeprecationWarning, match="reference_group"):
+        assert new.reference == "M"
 
 
 def test_adjust_names_the_p_value_adjustment():

@@ -461,7 +461,7 @@ def test_frontier_two_groups_agrees_with_xci_and_plots():
     time, event, g, risk = simulate(500, seed=14)
     curve = frontier(time, event, g, risk, n_points=15)
     table = curve.to_frame()
-    assert curve.kind == "offsets" and curve.reference == 0 and curve.n_samples == 500
+    assert curve.kind == "offsets" and curve.reference_group == 0 and curve.n_samples == 500
     assert json.loads(json.dumps(curve.to_dict()))["points"][0]["offset"] == table["offset"].iloc[0]
     assert {
         "offset",

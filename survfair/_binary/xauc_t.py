@@ -159,8 +159,9 @@ def xauc_t(
     confidence_level : float, default=0.95
         Level of the ``ci_low`` / ``ci_high`` columns.
     n_jobs : int, optional
-        Threads for the kernel's per-group passes (None: every core this process may use; as in
-        :func:`survfair.xci`; not 0); the numbers are bit-identical for any value.
+        Cores this call may use, as in every function of survfair (Conventions, "n_jobs"):
+        the threads of the kernel's per-group passes (None: a ``joblib.parallel_config`` in
+        force, else every core; not 0); the numbers are bit-identical for any value.
 
     Returns
     -------

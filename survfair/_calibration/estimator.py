@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
+from .._core.parallel import joblib_jobs
 from .._core.progress import progress_bar
 from .._core.validation import (
     SurvivalSample,
@@ -414,6 +415,7 @@ def _bootstrap(
     seeds = check_random_state(random_state).spawn(int(n_resamples))
     # the Cox fits (lifelines, pandas) are Python code that holds the GIL: replicates run in
     # processes, in batches so that the data travel once per batch, not once per replicate
+    n_jobs = joblib_jobs(n_jobs)  # None: the joblib config in force, else every core
     n_workers = joblib.effective_n_jobs(n_jobs)
     n_batches = 1 if n_workers == 1 else min(len(seeds), 4 * n_workers)
     bounds = np.linspace(0, len(seeds), n_batches + 1).astype(int)
@@ -598,8 +600,9 @@ or list of column names
         Seed of the bootstrap (per-replicate seeds spawned up front: the same numbers for any
         ``n_jobs``).
     n_jobs : int, optional
-        joblib jobs of the bootstrap (processes: the Cox fits hold the GIL; None: joblib's default,
-        one job unless inside a ``joblib.parallel_backend`` context).
+        Cores this call may use, as in every function of survfair (Conventions, "n_jobs"):
+        joblib workers of the bootstrap (processes: the Cox fits hold the GIL). None: a
+        ``joblib.parallel_config`` in force, else every core; -1 likewise; 1 for one.
     progress : bool, default=False
         tqdm progress bar of the bootstrap.
 

@@ -26,6 +26,7 @@ from .censoring import (
 from .exceptions import UndefinedXCIWarning, listed
 from .kernel import count_pairs
 from .memory import require_memory
+from .parallel import joblib_jobs
 from .progress import progress_bar
 from .results import BootstrapDraws
 from .validation import SurvivalSample, check_random_state
@@ -294,8 +295,9 @@ def bootstrap(
     random_state : None, int, Generator, RandomState or SeedSequence
         Root of the per-replicate seeds (spawned up front, so results do not depend on ``n_jobs``).
     n_jobs : int or None
-        Parallel jobs (joblib; threads by default -- the kernel releases the GIL -- or whatever
-        backend is active, e.g. ``with joblib.parallel_backend("dask"):``).
+        Cores (:mod:`survfair._core.parallel`): joblib workers, threads by default -- the kernel
+        releases the GIL -- or whatever backend is active, e.g.
+        ``with joblib.parallel_backend("dask"):``.
     progress : bool, default=False
         Show a tqdm progress bar (on a terminal or in Jupyter; see survfair._core.progress).
     stratify : {"group", "group_event", None}, default="group"
@@ -357,6 +359,7 @@ def bootstrap(
     )
     root = check_random_state(random_state)
     seeds = root.spawn(int(n_resamples))
+    n_jobs = joblib_jobs(n_jobs)  # None: the joblib config in force, else every core
     n_workers = joblib.effective_n_jobs(n_jobs)
     n_batches = min(len(seeds), max(1, 8 * n_workers))
     bounds = np.linspace(0, len(seeds), n_batches + 1).astype(int)

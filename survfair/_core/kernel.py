@@ -33,6 +33,7 @@ import numpy as np
 from .._compiled import CODE_TYPES, _pairs, flags, floats, indices
 from .censoring import RESIDUE, SortedRows
 from .frozen import frozen_result
+from .parallel import cores
 
 __all__ = [
     "PairCounts",
@@ -497,15 +498,9 @@ def count_pairs(
 
 
 def kernel_threads(n_jobs: int | None) -> int:
-    """Threads for the per-group passes: None = every core this process may use, -1 likewise,
-    -k = all but k - 1 (joblib's convention), k >= 1 = k. The cores are joblib's count (it honours
-    the process's CPU affinity and container quotas)."""
-    import joblib
-
-    cores = joblib.cpu_count()
-    if n_jobs is None:
-        return cores
-    return max(1, cores + 1 + int(n_jobs)) if n_jobs < 0 else int(n_jobs)
+    """Threads for the per-group passes: the cores ``n_jobs`` asks for
+    (:func:`survfair._core.parallel.cores`, the one meaning of ``n_jobs``)."""
+    return cores(n_jobs)
 
 
 @dataclass(frozen=True)

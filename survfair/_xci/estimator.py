@@ -383,12 +383,13 @@ def xci(
         Seed of the bootstrap. Per-replicate seeds are spawned from one ``SeedSequence`` up front,
         so the same seed gives identical numbers for any ``n_jobs`` and joblib backend.
     n_jobs : int, optional
-        Parallelism. The per-group passes of the pair-count kernel run on ``n_jobs`` threads
-        (None: every core this process may use; -1 likewise; the kernel releases the GIL), with
-        bit-identical numbers for any value (timings: docs, benchmarks). The bootstrap
-        runs ``n_jobs`` joblib jobs (threads; None: joblib's default, one job unless inside a
-        ``joblib.parallel_backend`` context); inside ``with joblib.parallel_backend("dask"):``
-        the replicates run on a Dask cluster.
+        Cores this call may use, as in every function of survfair (Conventions, "n_jobs"):
+        None: the ``n_jobs`` of a ``joblib.parallel_config`` in force, else every core this
+        process may use; -1 likewise; -k all but k - 1; k >= 1: k. The per-group passes of the
+        pair-count kernel run on that many threads (the kernel releases the GIL), and the
+        bootstrap on that many joblib workers (threads; inside
+        ``with joblib.parallel_backend("dask"):`` on a Dask cluster). The numbers are
+        bit-identical for any value (timings: docs, benchmarks).
     progress : bool, default=False
         tqdm progress bar of the bootstrap (shown on a terminal or in Jupyter).
     stratify : {"group", "group_event", None}, default="group"

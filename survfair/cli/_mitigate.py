@@ -260,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
             )
         else:
             fitted = group_monotone(args.time, args.event, group, args.risk, **common)
-            header = f"monotone maps to reference group {fitted.reference!r}"
+            header = f"monotone maps to reference group {fitted.reference_group!r}"
         output = frame.copy()  # every row of the file; rows outside --groups get no adjusted score
         output["risk_adjusted"] = float("nan")
         output.loc[fitting.index, "risk_adjusted"] = fitted.transform(

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._calibration.estimator import calibration, predicted_matrix
-from .._core.deprecation import DEPRECATED, renamed
+from .._core.deprecation import DEPRECATED, REMOVED_IN, renamed, warn_once
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
 from .._core.settings import EstimatorSettings
@@ -39,7 +39,7 @@ class Frontier:
         A grid of offsets of the shifted group (two groups), or a path over fairness weights λ.
     groups : tuple
         Group labels in matrix order.
-    reference : object
+    reference_group : object
         The group kept at offset 0.
     settings : EstimatorSettings
         The xCI estimator's settings.
@@ -58,7 +58,7 @@ class Frontier:
 
     kind: str
     groups: tuple
-    reference: Any
+    reference_group: Any
     settings: EstimatorSettings = field(repr=False)
     n_samples: int
     table: pd.DataFrame = field(repr=False)
@@ -76,6 +76,16 @@ class Frontier:
 
         return result_html(self)
 
+    @property
+    def reference(self) -> Any:
+        """Deprecated name of :attr:`reference_group` (removed in 0.3)."""
+        warn_once(
+            (type(self).__name__, "reference"),
+            f"{type(self).__name__}.reference is deprecated: use .reference_group; .reference "
+            f"will be removed in survfair {REMOVED_IN}.",
+        )
+        return self.reference_group
+
     def to_dict(self) -> dict:
         """JSON-safe dictionary: kind, groups, reference, settings and the rows
         of :meth:`to_frame`."""
@@ -83,7 +93,7 @@ class Frontier:
             {
                 "kind": self.kind,
                 "groups": list(self.groups),
-                "reference": self.reference,
+                "reference_group": self.reference_group,
                 "settings": self.settings.to_dict(),
                 "n_samples": self.n_samples,
                 "seed_entropy": self.seed_entropy,
@@ -98,7 +108,7 @@ class Frontier:
             body = str(self.table)
         return (
             f"Frontier(kind={self.kind!r}, groups={list(self.groups)}, "
-            f"reference={self.reference!r}, n_samples={self.n_samples})\n{body}"
+            f"reference_group={self.reference_group!r}, n_samples={self.n_samples})\n{body}"
         )
 
 

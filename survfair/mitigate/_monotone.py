@@ -127,7 +127,7 @@ class GroupMonotone(FittedAdjustment):
     ----------
     groups : tuple
         Group labels in matrix order.
-    reference : object
+    reference_group : object
         Group whose scores are left unchanged and whose event-score distribution is the target.
     settings : EstimatorSettings
         The xCI estimator's settings (method, tau, censoring, tied_tol, strict).
@@ -152,7 +152,7 @@ class GroupMonotone(FittedAdjustment):
     """
 
     groups: tuple
-    reference: Any
+    reference_group: Any
     alpha: float
     beta: float
     maps: dict = field(repr=False)
@@ -194,7 +194,7 @@ class GroupMonotone(FittedAdjustment):
             {
                 "adjustment": "monotone",
                 "groups": list(self.groups),
-                "reference": self.reference,
+                "reference_group": self.reference_group,
                 "alpha": self.alpha,
                 "beta": self.beta,
                 "knots": self.knots.to_dict(orient="records"),
@@ -227,7 +227,7 @@ class GroupMonotone(FittedAdjustment):
 
     def __repr__(self) -> str:
         return (
-            f"GroupMonotone(reference={self.reference!r}, groups={list(self.groups)}, "
+            f"GroupMonotone(reference_group={self.reference_group!r}, groups={list(self.groups)}, "
             f"n_fit={self.n_fit}, n_evaluation={self.n_evaluation})\n" + format_table(self.table)
         )
 
@@ -347,7 +347,7 @@ def group_monotone(
     >>> g = rng.integers(0, 2, 300); z = rng.normal(size=300)
     >>> t = np.exp(0.5 * g + z + rng.normal(size=300))
     >>> fitted = survfair.mitigate.group_monotone(t, np.ones(300), g, -z + 0.8 * g, method="naive")
-    >>> fitted.reference  # the first group: its scores are not mapped
+    >>> fitted.reference_group  # the first group: its scores are not mapped
     0
     """
     reference_group = renamed(
@@ -388,7 +388,7 @@ def group_monotone(
     table, results = before_after_table(samples, settings, alpha, beta, xci_kwargs)
     fitted = GroupMonotone(
         groups=fit_sample.groups,
-        reference=fit_sample.groups[ref],
+        reference_group=fit_sample.groups[ref],
         alpha=alpha,
         beta=beta,
         maps=maps,

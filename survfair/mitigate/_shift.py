@@ -49,7 +49,7 @@ class GroupShift(FittedAdjustment):
     ----------
     groups : tuple
         Group labels, in matrix order.
-    reference : object
+    reference_group : object
         The group whose offset is fixed at 0.
     objective : str
         The objective optimised on the fitting sample.
@@ -96,7 +96,7 @@ class GroupShift(FittedAdjustment):
     """
 
     groups: tuple
-    reference: Any
+    reference_group: Any
     objective: str
     alpha: float
     beta: float
@@ -147,7 +147,7 @@ class GroupShift(FittedAdjustment):
             {
                 "adjustment": "shift",
                 "groups": list(self.groups),
-                "reference": self.reference,
+                "reference_group": self.reference_group,
                 "objective": self.objective,
                 "alpha": self.alpha,
                 "beta": self.beta,
@@ -195,7 +195,7 @@ class GroupShift(FittedAdjustment):
     def __repr__(self) -> str:
         offsets = ", ".join(f"{g!r}: {v:+.6g}" for g, v in zip(self.groups, self.offset_values))
         return (
-            f"GroupShift(objective={self.objective!r}, reference={self.reference!r}, "
+            f"GroupShift(objective={self.objective!r}, reference_group={self.reference_group!r}, "
             f"offsets={{{offsets}}}, objective {self.objective_before:.4g} -> "
             f"{self.objective_after:.4g} on the fitting sample, "
             f"optimality_gap={self.optimality_gap:.3g}, n_fit={self.n_fit}, "
@@ -384,7 +384,7 @@ def group_shift(
     table, results = before_after_table(samples, settings, alpha, beta, xci_kwargs)
     fitted = GroupShift(
         groups=fit_sample.groups,
-        reference=fit_sample.groups[ref],
+        reference_group=fit_sample.groups[ref],
         objective=objective,
         alpha=alpha,
         beta=beta,

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._core.deprecation import REMOVED_IN, warn_once
 from .._core.exceptions import PositivityWarning
 from .._core.intervals import ConfidenceInterval, table_interval
 from .._core.results import XCIResult
@@ -167,6 +168,16 @@ class FittedAdjustment:
     """The base of the fitted adjustments (:class:`GroupShift`, :class:`GroupMonotone`): the
     ``confidence_interval`` of their before/after tables, which hold ``table``, ``results``,
     ``alpha`` and ``beta``. :func:`calibration_cost` accepts exactly its subclasses."""
+
+    @property
+    def reference(self) -> Any:
+        """Deprecated name of :attr:`reference_group` (removed in 0.3)."""
+        warn_once(
+            (type(self).__name__, "reference"),
+            f"{type(self).__name__}.reference is deprecated: use .reference_group; .reference "
+            f"will be removed in survfair {REMOVED_IN}.",
+        )
+        return self.reference_group
 
     def _fitted_fields(self) -> dict:
         """The part of ``to_dict()`` every fitted adjustment shares: settings, sample sizes, the

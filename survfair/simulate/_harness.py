@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.frozen import frozen_result
+from .._core.parallel import joblib_jobs
 from .._core.progress import progress_bar
 from .._core.results import json_safe
 from .._core.validation import (
@@ -265,7 +266,9 @@ def coverage_study(
     random_state : None, int, Generator or SeedSequence
         Seeds of the replications (spawned up front: the same numbers for any ``n_jobs``).
     n_jobs : int, optional
-        joblib jobs (processes): None or 1 for one, -1 for every core; a non-zero integer.
+        Cores this call may use, as in every function of survfair (Conventions, "n_jobs"):
+        joblib workers (processes) for the replications. None: a ``joblib.parallel_config`` in
+        force, else every core; -1 likewise; 1 for one; a non-zero integer.
     progress : bool, default=False
 
     Returns
@@ -318,6 +321,7 @@ def coverage_study(
         truth = design.true_xci(tau, n_truth=n_truth)
     root = check_random_state(random_state)
     seeds = root.spawn(len(sizes) * n_replications)
+    n_jobs = joblib_jobs(n_jobs)  # None: the joblib config in force, else every core
     n_workers = joblib.effective_n_jobs(n_jobs)
     rows, replications = [], []
     with progress_bar(len(seeds), "simulation", progress, unit="cohort") as bar:
