@@ -573,37 +573,21 @@ def compare_xci(
     )
     weights, labels = _linear_weights(groups)
     v1, v2 = result_1.values.ravel(), result_2.values.ravel()
-    lin_1, lin_2 = combine_cells(weights, v1), combine_cells(weights, v2)
     c1, c2 = _argmin(result_1), _argmin(result_2)
-    min_1 = v1[c1] if c1 >= 0 else math.nan
-    min_2 = v2[c2] if c2 >= 0 else math.nan
-    values_1 = np.concatenate([lin_1, [min_1, result_1.overall]])
-    values_2 = np.concatenate([lin_2, [min_2, result_2.overall]])
+    values_1 = _paired_values(result_1, weights, v1, c1)
+    values_2 = _paired_values(result_2, weights, v2, c2)
     difference = values_1 - values_2
-
-    settings = result_1.settings.pair_options
 
     need_influence = ci == "analytic" or bootstrap_method == "bca"
     bca = ci != "analytic"  # BCa reads the jackknife
     inf_1 = influence_with_rows(result_1, jackknife=bca) if need_influence else None
     inf_2 = influence_with_rows(result_2, jackknife=bca) if need_influence else None
 
-    def _pick(matrix, column):
-        return matrix[:, column] if column >= 0 else np.full(matrix.shape[0], np.nan)
-
     n_resamples_used = None
     if ci == "analytic":
-        paired = combine_cell_rows(weights, inf_1.cells) - combine_cell_rows(weights, inf_2.cells)
-        paired = np.column_stack(
-            [paired, _pick(inf_1.cells, c1) - _pick(inf_2.cells, c2), inf_1.overall - inf_2.overall]
+        se, low, high, p, interval_source = _analytic_inference(
+            weights, (inf_1, c1), (inf_2, c2), difference, level
         )
-        se = np.sqrt(np.sum(paired**2, axis=0))
-        # model 1 - model 2 of a contrast of probabilities lies within +/- sum |w| (+/- 1 for the
-        # minimum and the pooled C)
-        reach = np.concatenate([np.abs(weights).sum(axis=1), [1.0, 1.0]])
-        low, high = bounded_wald_interval(difference, se, level, -reach, reach)
-        p = wald_p_value(difference, se)
-        interval_source = ("analytic", reach)
     else:
         draws_1, draws_2 = bootstrap(
             sample,
@@ -615,53 +599,96 @@ def compare_xci(
             n_jobs=n_jobs,
             progress=progress,
             stratify=stratify,
-            **settings,
+            **result_1.settings.pair_options,
         )
         warn_bootstrap_failures(draws_1, groups)
         warn_bootstrap_failures(draws_2, groups)
         n_resamples_used = int(n_resamples)
-
-        def _minima(draws, values):
-            defined = ~np.isnan(values)
-            reps = draws.cells.reshape(draws.cells.shape[0], -1)[:, defined]
-            out = np.full(reps.shape[0], np.nan)
-            ok = ~np.isnan(reps).all(axis=1)
-            out[ok] = np.nanmin(reps[ok], axis=1)
-            return out
-
-        def _stack(draws, values):
-            reps = draws.cells.reshape(draws.cells.shape[0], -1)
-            return np.column_stack(
-                [combine_cell_rows(weights, reps), _minima(draws, values), draws.overall]
-            )
-
-        diff_draws = _stack(draws_1, v1) - _stack(draws_2, v2)
+        diff_draws = _replicates(weights, draws_1, v1) - _replicates(weights, draws_2, v2)
         jackknife = None
         if bootstrap_method == "bca":
+            jackknife = _jackknife(weights, inf_1, v1) - _jackknife(weights, inf_2, v2)
+        se, low, high, p, interval_source = _bootstrap_inference(
+            difference, diff_draws, jackknife, level
+        )
 
-            def _jack(inf, values):
-                defined = ~np.isnan(values)
-                jack = inf.jackknife[:, defined]
-                minima = np.full(jack.shape[0], np.nan)
-                ok = ~np.isnan(jack).all(axis=1)
-                minima[ok] = np.nanmin(jack[ok], axis=1)
-                return np.column_stack(
-                    [combine_cell_rows(weights, inf.jackknife), minima, inf.jackknife_overall]
-                )
+    table = _table(labels, values_1, values_2, difference, se, low, high, p)
+    g = len(groups)
+    cells = tuple(None if c < 0 else (groups[c // g], groups[c % g]) for c in (c1, c2))
+    return ComparisonResult(
+        groups, ci, level, sample.n_samples, n_resamples_used, cells, table, interval_source
+    )
 
-            jackknife = _jack(inf_1, v1) - _jack(inf_2, v2)
-        low, high = bootstrap_interval(difference, diff_draws, jackknife, level)
-        p = bootstrap_p_value(difference, diff_draws, jackknife, 0.0)
-        interval_source = ("bootstrap", diff_draws, jackknife)
-        finite = np.where(np.isfinite(diff_draws), diff_draws, np.nan)
-        with np.errstate(invalid="ignore"):
-            counts = np.isfinite(finite).sum(axis=0)
-            se = np.where(
-                counts > 1, np.nanstd(np.where(counts > 1, finite, 0.0), axis=0, ddof=1), np.nan
-            )
 
+def _paired_values(result: XCIResult, weights: np.ndarray, values: np.ndarray, cell: int):
+    """The compared quantities of one model: every linear contrast (the cells, Δbetween,
+    Δwithin), the smallest cell (``cell``; NaN without one) and the pooled C."""
+    minimum = values[cell] if cell >= 0 else math.nan
+    return np.concatenate([combine_cells(weights, values), [minimum, result.overall]])
+
+
+def _column(matrix: np.ndarray, column: int) -> np.ndarray:
+    return matrix[:, column] if column >= 0 else np.full(matrix.shape[0], np.nan)
+
+
+def _analytic_inference(weights, first, second, difference, level):
+    """Wald inference of model 1 - model 2 from the paired influence rows (``first``,
+    ``second``: each model's influence and smallest cell): se, low, high, p and the interval's
+    source (its reach: a difference of contrasts lies within +/- sum |w|, +/- 1 for the minimum
+    and the pooled C)."""
+    (inf_1, c1), (inf_2, c2) = first, second
+    paired = combine_cell_rows(weights, inf_1.cells) - combine_cell_rows(weights, inf_2.cells)
+    paired = np.column_stack(
+        [paired, _column(inf_1.cells, c1) - _column(inf_2.cells, c2), inf_1.overall - inf_2.overall]
+    )
+    se = np.sqrt(np.sum(paired**2, axis=0))
+    reach = np.concatenate([np.abs(weights).sum(axis=1), [1.0, 1.0]])
+    low, high = bounded_wald_interval(difference, se, level, -reach, reach)
+    return se, low, high, wald_p_value(difference, se), ("analytic", reach)
+
+
+def _row_minima(values: np.ndarray) -> np.ndarray:
+    """The smallest defined value of every row (NaN where a row has none)."""
+    out = np.full(values.shape[0], np.nan)
+    ok = ~np.isnan(values).all(axis=1)
+    out[ok] = np.nanmin(values[ok], axis=1)
+    return out
+
+
+def _replicates(weights, draws, values) -> np.ndarray:
+    """Every bootstrap replicate's compared quantities, as :func:`_paired_values` (the minimum
+    over the cells defined in the estimate)."""
+    reps = draws.cells.reshape(draws.cells.shape[0], -1)
+    minima = _row_minima(reps[:, ~np.isnan(values)])
+    return np.column_stack([combine_cell_rows(weights, reps), minima, draws.overall])
+
+
+def _jackknife(weights, inf, values) -> np.ndarray:
+    """The delete-one jackknife of the compared quantities (BCa's acceleration)."""
+    minima = _row_minima(inf.jackknife[:, ~np.isnan(values)])
+    return np.column_stack(
+        [combine_cell_rows(weights, inf.jackknife), minima, inf.jackknife_overall]
+    )
+
+
+def _bootstrap_inference(difference, diff_draws, jackknife, level):
+    """BCa (with ``jackknife``) or percentile inference of model 1 - model 2 from the paired
+    replicates: se (the replicates' standard deviation), low, high, p and the interval's source."""
+    low, high = bootstrap_interval(difference, diff_draws, jackknife, level)
+    p = bootstrap_p_value(difference, diff_draws, jackknife, 0.0)
+    finite = np.where(np.isfinite(diff_draws), diff_draws, np.nan)
+    with np.errstate(invalid="ignore"):
+        counts = np.isfinite(finite).sum(axis=0)
+        se = np.where(
+            counts > 1, np.nanstd(np.where(counts > 1, finite, 0.0), axis=0, ddof=1), np.nan
+        )
+    return se, low, high, p, ("bootstrap", diff_draws, jackknife)
+
+
+def _table(labels, values_1, values_2, difference, se, low, high, p) -> pd.DataFrame:
+    """The comparison's tidy table: one row per quantity (labels, then min_xci and overall)."""
     quantities = labels + [("min_xci", "", ""), ("overall", "", "")]
-    table = pd.DataFrame(
+    return pd.DataFrame(
         {
             "quantity": [q for q, _, _ in quantities],
             "a": [a for _, a, _ in quantities],
@@ -675,9 +702,4 @@ def compare_xci(
             "p_value": p,
         },
         columns=_COLUMNS,
-    )
-    g = len(groups)
-    cells = tuple(None if c < 0 else (groups[c // g], groups[c % g]) for c in (c1, c2))
-    return ComparisonResult(
-        groups, ci, level, sample.n_samples, n_resamples_used, cells, table, interval_source
     )
