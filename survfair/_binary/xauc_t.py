@@ -22,7 +22,7 @@ case weights of the kernel.
 from __future__ import annotations
 
 import warnings
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -57,6 +57,7 @@ from .._core.kernel import (
 from .._core.results import json_safe, readonly
 from .._core.settings import CENSORING
 from .._core.validation import (
+    SurvivalSample,
     check_confidence_level,
     check_horizons,
     check_n_jobs,
@@ -292,94 +293,34 @@ def xauc_t(
         curves, sample, np.flatnonzero(weighted_rows & (sample.time <= horizons[-1]))
     )
 
-    threads = kernel_threads(check_n_jobs(n_jobs))
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
     time_position = np.empty_like(by_time)
     time_position[by_time] = np.arange(by_time.shape[0])
-    curve_of = np.zeros(g, np.int64) if censoring == "pooled" else np.arange(g, dtype=np.int64)
+    shared = _HorizonInputs(
+        sample=sample,
+        curves=curves,
+        inverse=inverse,
+        competing_controls=competing_controls,
+        tied_tol=tied_tol,
+        threads=kernel_threads(check_n_jobs(n_jobs)),
+        by_time=by_time,
+        time_position=time_position,
+        curve_of=np.zeros(g, np.int64) if censoring == "pooled" else np.arange(g, dtype=np.int64),
+        with_se=ci is not None,
+    )
     labels = label_array(sample.groups)
-    a_idx, b_idx = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
     frames, deltas, empty = [], [], []
     for t in horizons:
-        case = sample.event & (sample.time <= t)
-        control = sample.time > t
-        if competing_controls:
-            control = control | (sample.competing & (sample.time <= t))
-        rows = case | control
-        codes = sample.group_codes[rows]
-        case_weight = None if sample.weights is None else sample.weights[rows]
-        if (
-            competing_controls
-        ):  # controls weigh 1 / K_b(t) (event-free) or 1 / K_b(time_j) (competing)
-            factor = _control_factors(curves, sample, case, control, inverse, t)
-            case_weight = factor[rows] if case_weight is None else case_weight * factor[rows]
-        options = dict(
-            tied_tol=tied_tol,
-            row_weight=np.where(case[rows], inverse[rows], 1.0),
-            n_jobs=threads,
-            case_weight=case_weight,
-        )
-        if sample.entry is None:  # cases as events at time 0, controls as censored at time 1
-            kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
-        else:  # real times, so that entry_j < time_i can be read; a case is never a later member
-            # (a competing control, whose own time may precede a case's, is placed after every case)
-            kernel_time = np.where(case | (sample.time > t), sample.time, t + 1.0)
-            kernel_input = (kernel_time[rows], case[rows], codes, sample.risk[rows], g)
-            options["entry"] = np.where(case, sample.time, sample.entry)[rows]
-        cells = None
-        if ci is None:
-            counts, _ = count_pairs(*kernel_input, **options)
-            se = np.full(g * g, np.nan)
-        else:
-            counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
-            cells = _influence_cells(
-                sample,
-                rows,
-                parts,
-                counts,
-                time_position,
-                curve_of,
-                controls_at=t if competing_controls else None,
-            )
-            if sample.cluster is not None:  # cluster-robust: each cluster's influence summed first
-                cells = sum_by_cluster(cells, sample.cluster[by_time])
-            se = np.sqrt(np.einsum("ij,ij->j", cells, cells))
-        n_cases = np.bincount(sample.group_codes[case], minlength=g)
-        n_controls = np.bincount(sample.group_codes[control], minlength=g)
-        case_weight = (
-            inverse[case] if sample.weights is None else inverse[case] * sample.weights[case]
-        )
-        weighted = np.bincount(sample.group_codes[case], weights=case_weight, minlength=g)
+        case, control, counts, cells, se = _horizon_counts(shared, t)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = counts.numerator / counts.denominator
         values[counts.denominator == 0] = np.nan
-        low, high = cell_wald_interval(values.ravel(), se, level)
         deltas.append(_horizon_deltas(float(t), values.ravel(), cells, labels, level))
         empty += [
             (float(t), sample.groups[a], sample.groups[b])
             for a, b in np.argwhere(counts.denominator == 0)
         ]
-        frames.append(
-            pd.DataFrame(
-                {
-                    "time": float(t),
-                    "a": labels[a_idx.ravel()],
-                    "b": labels[b_idx.ravel()],
-                    "cases": n_cases[a_idx.ravel()],
-                    "controls": n_controls[b_idx.ravel()],
-                    "weighted_cases": weighted[a_idx.ravel()],
-                    "pairs": counts.comparable.ravel(),
-                    "concordant": counts.concordant.ravel(),
-                    "tied_risk": counts.tied_risk.ravel(),
-                    "numerator": counts.numerator.ravel(),
-                    "denominator": counts.denominator.ravel(),
-                    "xauc": values.ravel(),
-                    "se": se,
-                    "ci_low": low,
-                    "ci_high": high,
-                }
-            )
-        )
+        frames.append(_horizon_frame(shared, t, case, control, counts, values, se, labels, level))
     if empty:
         shown = listed(f"t={t:g} ({a!r}, {b!r})" for t, a, b in empty)
         warnings.warn(
@@ -403,6 +344,102 @@ def xauc_t(
         weighted=sample.weights is not None,
         n_clusters=sample.n_clusters,
         delta_table=pd.concat(deltas, ignore_index=True),
+    )
+
+
+@dataclass(frozen=True)
+class _HorizonInputs:
+    """What every horizon of :func:`xauc_t` shares: the validated sample, the censoring curves
+    and each row's inverse weight at its own time, whether competing events are controls, the
+    kernel's tolerance and threads, the time order (the variance's risk sets), each group's
+    curve, and whether standard errors are wanted."""
+
+    sample: SurvivalSample
+    curves: Any
+    inverse: np.ndarray
+    competing_controls: bool
+    tied_tol: float
+    threads: int
+    by_time: np.ndarray
+    time_position: np.ndarray
+    curve_of: np.ndarray
+    with_se: bool
+
+
+def _horizon_counts(shared: _HorizonInputs, t: float):
+    """The cases and controls at horizon ``t``, their pair counts, and (with standard errors)
+    the influence cells and the standard error of every cell."""
+    sample, g = shared.sample, shared.sample.n_groups
+    case = sample.event & (sample.time <= t)
+    control = sample.time > t
+    if shared.competing_controls:
+        control = control | (sample.competing & (sample.time <= t))
+    rows = case | control
+    codes = sample.group_codes[rows]
+    case_weight = None if sample.weights is None else sample.weights[rows]
+    if shared.competing_controls:
+        # controls weigh 1 / K_b(t) (event-free) or 1 / K_b(time_j) (competing)
+        factor = _control_factors(shared.curves, sample, case, control, shared.inverse, t)
+        case_weight = factor[rows] if case_weight is None else case_weight * factor[rows]
+    options = dict(
+        tied_tol=shared.tied_tol,
+        row_weight=np.where(case[rows], shared.inverse[rows], 1.0),
+        n_jobs=shared.threads,
+        case_weight=case_weight,
+    )
+    if sample.entry is None:  # cases as events at time 0, controls as censored at time 1
+        kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
+    else:  # real times, so that entry_j < time_i can be read; a case is never a later member
+        # (a competing control, whose own time may precede a case's, is placed after every case)
+        kernel_time = np.where(case | (sample.time > t), sample.time, t + 1.0)
+        kernel_input = (kernel_time[rows], case[rows], codes, sample.risk[rows], g)
+        options["entry"] = np.where(case, sample.time, sample.entry)[rows]
+    if not shared.with_se:
+        counts, _ = count_pairs(*kernel_input, **options)
+        return case, control, counts, None, np.full(g * g, np.nan)
+    counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
+    cells = _influence_cells(
+        sample,
+        rows,
+        parts,
+        counts,
+        shared.time_position,
+        shared.curve_of,
+        controls_at=t if shared.competing_controls else None,
+    )
+    if sample.cluster is not None:  # cluster-robust: each cluster's influence summed first
+        cells = sum_by_cluster(cells, sample.cluster[shared.by_time])
+    return case, control, counts, cells, np.sqrt(np.einsum("ij,ij->j", cells, cells))
+
+
+def _horizon_frame(shared, t, case, control, counts, values, se, labels, level) -> pd.DataFrame:
+    """The rows of horizon ``t`` in the result's table: one per cell (a, b)."""
+    sample, g = shared.sample, shared.sample.n_groups
+    a_idx, b_idx = (i.ravel() for i in np.meshgrid(np.arange(g), np.arange(g), indexing="ij"))
+    n_cases = np.bincount(sample.group_codes[case], minlength=g)
+    n_controls = np.bincount(sample.group_codes[control], minlength=g)
+    inverse = shared.inverse
+    case_weight = inverse[case] if sample.weights is None else inverse[case] * sample.weights[case]
+    weighted = np.bincount(sample.group_codes[case], weights=case_weight, minlength=g)
+    low, high = cell_wald_interval(values.ravel(), se, level)
+    return pd.DataFrame(
+        {
+            "time": float(t),
+            "a": labels[a_idx],
+            "b": labels[b_idx],
+            "cases": n_cases[a_idx],
+            "controls": n_controls[b_idx],
+            "weighted_cases": weighted[a_idx],
+            "pairs": counts.comparable.ravel(),
+            "concordant": counts.concordant.ravel(),
+            "tied_risk": counts.tied_risk.ravel(),
+            "numerator": counts.numerator.ravel(),
+            "denominator": counts.denominator.ravel(),
+            "xauc": values.ravel(),
+            "se": se,
+            "ci_low": low,
+            "ci_high": high,
+        }
     )
 
 
