@@ -754,18 +754,7 @@ def write_report(
     stamp = _dt.datetime.now().strftime(
         "%Y-%m-%d %H:%M"
     )  # one time for the header and the provenance
-    summary_note = (
-        "Per group: rows analysed, positives, negatives and the share of positives."
-        if binary
-        else "Per group: rows analysed and events"
-        + (
-            " of the cause of interest, competing events (other causes)"
-            if getattr(main, "cause", None)
-            else ""
-        )
-        + "; how many rows were censored, and the smallest censoring survival used as a weight, "
-        "are in the appendix."
-    )
+    summary_note = _summary_note(main, binary)
     summary = for_people(data_summary if data_summary is not None else data_summary_table(main))
     internals = [
         c for c in summary.columns if str(c).startswith("censored") or c == "min_censoring_survival"
@@ -813,73 +802,15 @@ def write_report(
     tables += sections
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, "", False))
-    appendix = [
-        *(
-            [
-                (
-                    "Appendix: estimator internals",
-                    settings_internal,
-                    "The tie tolerance decides when two risk scores count as tied (a tied pair "
-                    "counts 1/2); strict = True is the paper's variant that counts only pairs with "
-                    "distinct times, and ties as 0.",
-                    False,
-                )
-            ]
-            if len(settings_internal)
-            else []
-        ),
-        *(
-            [
-                (
-                    "Appendix: censoring per group",
-                    summary[internals],
-                    "Censored rows and their share per group"
-                    + (
-                        "; min_censoring_survival is the smallest censoring survival K_g used as "
-                        "an IPCW weight (positivity: weights up to 1/K^2)."
-                        if "min_censoring_survival" in internals
-                        else "."
-                    ),
-                    False,
-                )
-            ]
-            if internals
-            else []
-        ),
-        *appendix,
-    ]
+    appendix = _appendix(settings_internal, summary[internals], internals) + appendix
 
-    drawn, figure_notes = ({}, [])
-    if default_figures:
-        drawn, figure_notes = _default_figures(main, comparison, flags, time_unit, reference_frames)
-        for name, cal in calibrations.items():
-            drawn.update(_calibration_figures(cal, time_unit, name))
-    drawn.update({name: (fig, name) for name, fig in (figures or {}).items()})
-    images = {name: (_png(fig), caption) for name, (fig, caption) in drawn.items()}
-    if default_figures:
-        import matplotlib.pyplot as plt
-
-        for name, (fig, _) in drawn.items():
-            if name not in (figures or {}):
-                plt.close(fig)
+    images, figure_notes = _images(
+        main, comparison, flags, time_unit, reference_frames, calibrations, figures, default_figures
+    )
 
     meta = f"survfair {__version__}, {stamp}"
     note_html, note_md = _notes(main)
-    verdict_note = (
-        "One row per model: "
-        + ("pooled AUC" if binary else "pooled C")
-        + ", the worst-served cell, and the largest "
-        "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its "
-        "interval and adjusted p-value"
-        + ("; excess Δbetween = observed − model-based" if reference_frames else "")
-        + (
-            "; calibration: observed / expected risk (O/E, 1 = right on average) and slope "
-            "(1 = right spread) per group"
-            if calibrations
-            else ""
-        )
-        + ". † marks a number that uses a cell resting on little data."
-    )
+    verdict_note = _verdict_note(binary, bool(reference_frames), bool(calibrations))
     parts = {
         "verdict": (verdict, verdict_note, sentences),
         "headings": headings,
@@ -896,6 +827,93 @@ def write_report(
             html_page(title, meta, note_html, parts, images, figure_notes), encoding="utf-8"
         )
     return path
+
+
+def _summary_note(main: Any, binary: bool) -> str:
+    """The data summary's caption."""
+    if binary:
+        return "Per group: rows analysed, positives, negatives and the share of positives."
+    return (
+        "Per group: rows analysed and events"
+        + (
+            " of the cause of interest, competing events (other causes)"
+            if getattr(main, "cause", None)
+            else ""
+        )
+        + "; how many rows were censored, and the smallest censoring survival used as a weight, "
+        "are in the appendix."
+    )
+
+
+def _appendix(settings_internal: pd.DataFrame, censoring: pd.DataFrame, internals: list) -> list:
+    """The appendix's first sections: the estimator internals and the censoring per group (each
+    only when there is something to show)."""
+    sections = []
+    if len(settings_internal):
+        sections.append(
+            (
+                "Appendix: estimator internals",
+                settings_internal,
+                "The tie tolerance decides when two risk scores count as tied (a tied pair "
+                "counts 1/2); strict = True is the paper's variant that counts only pairs with "
+                "distinct times, and ties as 0.",
+                False,
+            )
+        )
+    if internals:
+        sections.append(
+            (
+                "Appendix: censoring per group",
+                censoring,
+                "Censored rows and their share per group"
+                + (
+                    "; min_censoring_survival is the smallest censoring survival K_g used as "
+                    "an IPCW weight (positivity: weights up to 1/K^2)."
+                    if "min_censoring_survival" in internals
+                    else "."
+                ),
+                False,
+            )
+        )
+    return sections
+
+
+def _images(main, comparison, flags, time_unit, reference_frames, calibrations, figures, default):
+    """The report's figures as PNG bytes with their captions, and the notes on figures left out;
+    the default figures are closed once drawn (the caller's ``figures`` are left open)."""
+    drawn, figure_notes = ({}, [])
+    if default:
+        drawn, figure_notes = _default_figures(main, comparison, flags, time_unit, reference_frames)
+        for name, cal in calibrations.items():
+            drawn.update(_calibration_figures(cal, time_unit, name))
+    drawn.update({name: (fig, name) for name, fig in (figures or {}).items()})
+    images = {name: (_png(fig), caption) for name, (fig, caption) in drawn.items()}
+    if default:
+        import matplotlib.pyplot as plt
+
+        for name, (fig, _) in drawn.items():
+            if name not in (figures or {}):
+                plt.close(fig)
+    return images, figure_notes
+
+
+def _verdict_note(binary: bool, with_reference: bool, with_calibration: bool) -> str:
+    """The verdict table's caption."""
+    return (
+        "One row per model: "
+        + ("pooled AUC" if binary else "pooled C")
+        + ", the worst-served cell, and the largest "
+        "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its "
+        "interval and adjusted p-value"
+        + ("; excess Δbetween = observed − model-based" if with_reference else "")
+        + (
+            "; calibration: observed / expected risk (O/E, 1 = right on average) and slope "
+            "(1 = right spread) per group"
+            if with_calibration
+            else ""
+        )
+        + ". † marks a number that uses a cell resting on little data."
+    )
 
 
 def _per_model(value: Any, results: Mapping[str, Any], name: str) -> dict[str, Any]:
