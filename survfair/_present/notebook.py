@@ -27,7 +27,7 @@ from .._models.model_based_result import ModelBasedResult
 from .._xci.paired import ComparisonResult
 from .._xci.summaries import Estimate, MinXCI
 from .findings.ranking import findings
-from .format import cell_text
+from .format import cell_text, p_value_text
 
 __all__ = [
     "matrix_result_html",
@@ -282,12 +282,24 @@ def paired_html(result: Any) -> str:
 
 
 def result_html(result: Any) -> str:
-    """HTML of any other result: its class and the rest of its first repr line, then the first
-    rows of :meth:`to_frame`."""
+    """HTML of any other result: its class and the settings of its first repr line, then the
+    first rows of :meth:`to_frame` (p-values as a reader reads them: ``< 0.001``, two
+    significant digits), in a box that scrolls sideways when the table is wide."""
     name = type(result).__name__
     first = repr(result).split("\n", 1)[0]
-    settings = first[len(name) :].strip(" :") if first.startswith(name) else first
-    return table_html(name, settings, result.to_frame())
+    settings = first[len(name) :] if first.startswith(name) else first
+    if settings.startswith("(") and settings.endswith(")"):
+        settings = settings[1:-1]
+    frame = result.to_frame()
+    shown = frame.head(30).copy()
+    for column in shown.columns:
+        if str(column) == "p_value" or str(column).endswith(("_p_value", "p_adjusted")):
+            shown[column] = [p_value_text(v) for v in shown[column]]
+    table = shown.to_html(float_format=lambda v: f"{v:.4f}", na_rep="–", border=0)
+    more = (
+        f"<p><small>{len(frame) - 30} more rows: .to_frame()</small></p>" if len(frame) > 30 else ""
+    )
+    return _box(name, settings.strip(" :"), f'<div class="scroll">{table}</div>{more}')
 
 
 for _cls, _render in (
