@@ -22,6 +22,7 @@ from scipy import optimize, special
 
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.kernel import count_pairs
 from .._core.results import json_safe
@@ -186,17 +187,23 @@ def _check_pair(sample: SurvivalSample, a: Any, b: Any) -> tuple[int, int]:
     codes = []
     for name, label in (("a", a), ("b", b)):
         if label not in sample.groups:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{name}: group {label!r} does not occur in group (labels present: "
-                f"{list(sample.groups)})."
+                f"{list(sample.groups)}).",
+                parameter=name,
             )
         codes.append(sample.groups.index(label))
     if codes[0] == codes[1]:
-        raise ValueError(f"a and b must be different groups, got {a!r} twice.")
+        raise InvalidParameterError(
+            f"a and b must be different groups, got {a!r} twice.", parameter="a"
+        )
     for label, code in zip((a, b), codes):
         members = sample.group_codes == code
         if not (sample.event[members].any() and (~sample.event[members]).any()):
-            raise ValueError(f"group {label!r} needs positives and negatives for the adjustment.")
+            raise InvalidParameterError(
+                f"group {label!r} needs positives and negatives for the adjustment.",
+                parameter="a" if label == a else "b",
+            )
     return codes[0], codes[1]
 
 
@@ -216,11 +223,15 @@ def _check_bounds(alpha_bounds: Any, beta: Any) -> tuple[tuple[float, float], fl
     try:
         low, high = (float(v) for v in alpha_bounds)
     except (TypeError, ValueError):
-        raise TypeError(
-            f"alpha_bounds must be a pair of numbers (low, high), got {alpha_bounds!r}."
+        raise InvalidParameterError(
+            f"alpha_bounds must be a pair of numbers (low, high), got {alpha_bounds!r}.",
+            parameter="alpha_bounds",
         ) from None
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
-        raise ValueError(f"alpha_bounds must be finite with low < high, got {alpha_bounds!r}.")
+        raise InvalidParameterError(
+            f"alpha_bounds must be finite with low < high, got {alpha_bounds!r}.",
+            parameter="alpha_bounds",
+        )
     return (low, high), check_scalar(beta, "beta")
 
 
@@ -331,8 +342,9 @@ def logistic_adjustment(
         m = before.values
         adjusted_group = a if m[ca, cb] <= m[cb, ca] else b
     elif adjusted_group not in (a, b):
-        raise ValueError(
-            f"adjusted_group must be one of the pair ({a!r}, {b!r}), got {adjusted_group!r}."
+        raise InvalidParameterError(
+            f"adjusted_group must be one of the pair ({a!r}, {b!r}), got {adjusted_group!r}.",
+            parameter="adjusted_group",
         )
     members = sample.group_codes == sample.groups.index(adjusted_group)
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import InvalidParameterError
 from .._core.intervals import ConfidenceInterval, bounded_wald_interval, wald_p_value
 from .._core.validation import check_confidence_level
 from .._xci.summaries import Estimate
@@ -78,8 +79,10 @@ def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1)
     0.375
     """
     if outcome not in (0, 1) or isinstance(outcome, bool):
-        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
-    i, j = group_code(result, a), group_code(result, b)
+        raise InvalidParameterError(
+            f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.", parameter="outcome"
+        )
+    i, j = group_code(result, a, "a"), group_code(result, b, "b")
     value, cov = balanced_parts(result)[outcome]
     variance = cov[i, i] + cov[j, j] - 2 * cov[i, j] if i != j else 0.0
     return _wald(

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.display import html_of
-from .._core.exceptions import UndefinedXAUCWarning, listed
+from .._core.exceptions import InvalidParameterError, UndefinedXAUCWarning, listed
 from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, cell_wald_interval, wald_p_value
 from .._core.kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
@@ -599,10 +599,11 @@ def add_estimate(
     frame[f"{name}_ci_high"] = high
 
 
-def group_code(result: XAUCResult, label: Any) -> int:
+def group_code(result: XAUCResult, label: Any, name: str = "group") -> int:
+    """The code of group ``label`` in ``result``; ``name`` is the argument that gave the label."""
     try:
         return result.groups.index(label)
     except ValueError:
-        raise ValueError(
-            f"group {label!r} is not in the result (groups: {list(result.groups)})."
+        raise InvalidParameterError(
+            f"group {label!r} is not in the result (groups: {list(result.groups)}).", parameter=name
         ) from None

@@ -31,7 +31,7 @@ import pandas as pd
 from .._core.censoring import fit_censoring, raise_positivity
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
-from .._core.exceptions import UndefinedXAUCWarning, listed
+from .._core.exceptions import InvalidParameterError, UndefinedXAUCWarning, listed
 from .._core.frozen import frozen_result
 from .._core.influence import (
     censoring_multiplicity,
@@ -666,8 +666,9 @@ class XAUCtResult:
     def _pivot(self, time: float, column: str) -> pd.DataFrame:
         at = self.table[self.table["time"] == float(time)]
         if at.empty:
-            raise ValueError(
-                f"time {time!r} is not a horizon of this result (horizons: {self.times.tolist()})."
+            raise InvalidParameterError(
+                f"time {time!r} is not a horizon of this result (horizons: {self.times.tolist()}).",
+                parameter="time",
             )
         labels = list(self.groups)
         frame = at.pivot(index="a", columns="b", values=column).reindex(

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
 from .._core.validation import check_option
@@ -111,11 +112,16 @@ def _roc(positive_scores: np.ndarray, negative_scores: np.ndarray):
 def _scores(result: XAUCResult, label: Any, positive: bool, what: str) -> np.ndarray:
     rows = result.rows
     mask = rows.is_positive if positive else ~rows.is_positive
+    # the argument that gave ``label``: xroc's a (positives) and b (negatives), balanced_xroc's
+    # group
+    name = ("a" if positive else "b") if what == "xroc" else "group"
     if label is not None:
-        mask = mask & (rows.codes == group_code(result, label))
+        mask = mask & (rows.codes == group_code(result, label, name))
     if not mask.any():
         role = "positive" if positive else "negative"
-        raise ValueError(f"{what}: group {label!r} has no {role}, so the curve is undefined.")
+        raise InvalidParameterError(
+            f"{what}: group {label!r} has no {role}, so the curve is undefined.", parameter=name
+        )
     return rows.score[mask]
 
 
@@ -223,7 +229,9 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
     0.625
     """
     if outcome not in (0, 1) or isinstance(outcome, bool):
-        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
+        raise InvalidParameterError(
+            f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.", parameter="outcome"
+        )
     if outcome == 1:
         curve = _roc(
             _scores(result, group, True, "balanced_xroc"),
@@ -286,7 +294,7 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
     ([0.5, 1.0], 0.75)
     """
     role = check_option(role, "role", ("negative", "positive"))
-    i, j = group_code(result, a), group_code(result, b)
+    i, j = group_code(result, a, "a"), group_code(result, b, "b")
     rows = result.rows
     n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
     n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)

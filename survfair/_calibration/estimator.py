@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
+from .._core.exceptions import InvalidParameterError
 from .._core.progress import progress_bar
 from .._core.validation import (
     SurvivalSample,
@@ -80,8 +81,9 @@ def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndar
     ):
         missing = [c for c in predicted if c not in data.columns]
         if missing:
-            raise ValueError(
-                f"predicted: columns {missing} are not in data (columns: {list(data.columns)})."
+            raise InvalidParameterError(
+                f"predicted: columns {missing} are not in data (columns: {list(data.columns)}).",
+                parameter="predicted",
             )
         return data[list(predicted)].to_numpy(), [f"predicted column {c!r}" for c in predicted]
     if isinstance(predicted, np.ma.MaskedArray):
@@ -92,9 +94,10 @@ def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndar
     if array.ndim == 1:
         array = array[:, None]
     if array.ndim != 2:
-        raise ValueError(
+        raise InvalidParameterError(
             "predicted must be 1-D (one horizon) or 2-D (one column per horizon), got "
-            f"shape {array.shape}."
+            f"shape {array.shape}.",
+            parameter="predicted",
         )
     return array, [f"predicted column {j}" for j in range(array.shape[1])]
 
@@ -116,10 +119,11 @@ def check_predicted_risks(
         column = as_numeric(np.asarray(values[:, j]), name, index)
         outside = (column < 0) | (column > 1)
         if outside.any():
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{name}: predicted risks must be event probabilities in [0, 1]; values outside at "
                 f"{describe_rows(outside, index)} (a survival probability S must be "
-                "passed as 1 - S)."
+                "passed as 1 - S).",
+                parameter="predicted",
             )
         columns.append(column)
     return np.column_stack(columns)
@@ -128,14 +132,19 @@ def check_predicted_risks(
 def _check_times(times: Any, n_columns: int) -> np.ndarray:
     values = check_numbers(np.atleast_1d(times), "times")
     if values.size != n_columns:
-        raise ValueError(
+        raise InvalidParameterError(
             f"times has {values.size} horizon(s) but predicted has {n_columns} column(s); give one "
-            "column of predicted risks per horizon, in the order of times."
+            "column of predicted risks per horizon, in the order of times.",
+            parameter="times",
         )
     if np.unique(values).size != values.size:
-        raise ValueError(f"times must be distinct, got {[float(v) for v in values]}.")
+        raise InvalidParameterError(
+            f"times must be distinct, got {[float(v) for v in values]}.", parameter="times"
+        )
     if (values <= 0).any():
-        raise ValueError(f"times must be > 0, got {[float(v) for v in values]}.")
+        raise InvalidParameterError(
+            f"times must be > 0, got {[float(v) for v in values]}.", parameter="times"
+        )
     return values
 
 
@@ -145,10 +154,11 @@ def _check_follow_up(sample: SurvivalSample, times: np.ndarray) -> None:
         last = float(sample.time[sample.group_codes == code].max())
         beyond = times[times >= last]
         if beyond.size:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"times {[float(t) for t in beyond]} are at or beyond the follow-up of group "
                 f"{label!r} (its last observed time is {last:g}); observed risk is undefined "
-                "there. Pass horizons below every group's last time."
+                "there. Pass horizons below every group's last time.",
+                parameter="times",
             )
 
 
@@ -882,10 +892,16 @@ def risks_from_linear_predictor(
         linear_predictor.to_numpy() if isinstance(linear_predictor, pd.Series) else linear_predictor
     )
     if lp.ndim != 1 or lp.size == 0:
-        raise ValueError(f"linear_predictor must be a non-empty 1-D array, got shape {lp.shape}.")
+        raise InvalidParameterError(
+            f"linear_predictor must be a non-empty 1-D array, got shape {lp.shape}.",
+            parameter="linear_predictor",
+        )
     lp = as_numeric(lp, "linear_predictor", None)
     s0 = as_numeric(np.atleast_1d(np.asarray(baseline_survival)), "baseline_survival", None)
     if s0.ndim != 1 or ((s0 <= 0) | (s0 > 1)).any():
-        raise ValueError(f"baseline_survival must be in (0, 1] at each horizon, got {s0.tolist()}.")
+        raise InvalidParameterError(
+            f"baseline_survival must be in (0, 1] at each horizon, got {s0.tolist()}.",
+            parameter="baseline_survival",
+        )
     centre = check_scalar(mean_linear_predictor, "mean_linear_predictor", "real")
     return 1.0 - s0[None, :] ** np.exp(lp - centre)[:, None]

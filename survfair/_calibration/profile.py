@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.exceptions import InvalidParameterError
 from .._core.results import XCIResult
 from .result import CalibrationResult
 
@@ -82,14 +83,17 @@ def fairness_profile(
     """
     horizon = renamed("fairness_profile", "time", "horizon", time, horizon)
     if not isinstance(result, XCIResult) or not isinstance(calibration, CalibrationResult):
-        raise TypeError(
+        raise InvalidParameterError(
             "fairness_profile needs an XCIResult (survfair.xci) and a CalibrationResult "
-            f"(survfair.calibration), got {type(result).__name__} and {type(calibration).__name__}."
+            f"(survfair.calibration), got {type(result).__name__} and "
+            f"{type(calibration).__name__}.",
+            parameter="result" if not isinstance(result, XCIResult) else "calibration",
         )
     if tuple(result.groups) != tuple(calibration.groups):
-        raise ValueError(
+        raise InvalidParameterError(
             f"result and calibration have different groups ({list(result.groups)} vs "
-            f"{list(calibration.groups)}); compute both on the same rows with the same groups=."
+            f"{list(calibration.groups)}); compute both on the same rows with the same groups=.",
+            parameter="result",
         )
     matrix = result.values
     g = matrix.shape[0]

@@ -6,6 +6,7 @@ from dataclasses import field
 
 import pandas as pd
 
+from .exceptions import InvalidParameterError
 from .frozen import frozen_result
 from .validation import check_scalar
 
@@ -97,8 +98,9 @@ def load_flchain(
     """
     perturb = check_scalar(perturb, "perturb", "bool")  # 1 or "yes" is refused, not taken as True
     if isinstance(covariates, str):
-        raise TypeError(
-            f"covariates must be a sequence of column names, got the string {covariates!r}."
+        raise InvalidParameterError(
+            f"covariates must be a sequence of column names, got the string {covariates!r}.",
+            parameter="covariates",
         )
     from sksurv.datasets import load_flchain as _load
 
@@ -120,8 +122,9 @@ def load_flchain(
     )
     unknown = [c for c in covariates if c not in frame.columns or c in ("time", "event", "sex")]
     if unknown:
-        raise ValueError(
-            f"covariates: unknown names {unknown}; choose from {list(frame.columns[3:])}."
+        raise InvalidParameterError(
+            f"covariates: unknown names {unknown}; choose from {list(frame.columns[3:])}.",
+            parameter="covariates",
         )
     if perturb:
         women = frame["sex"] == "F"

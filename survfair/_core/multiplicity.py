@@ -23,6 +23,7 @@ from scipy import special
 
 from .deprecation import DEPRECATED, renamed
 from .display import html_of
+from .exceptions import InvalidParameterError
 from .frozen import frozen_result
 from .intervals import NO_VARIANCE_SE
 from .memory import require_memory
@@ -91,7 +92,9 @@ def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPREC
     p = np.atleast_1d(np.asarray(p_values, dtype=float))
     defined = ~np.isnan(p)
     if ((p[defined] < 0) | (p[defined] > 1)).any():
-        raise ValueError("p_values must lie in [0, 1] (NaN for an undefined test).")
+        raise InvalidParameterError(
+            "p_values must lie in [0, 1] (NaN for an undefined test).", parameter="p_values"
+        )
     out = np.full(p.shape, np.nan)
     if ADJUSTMENTS[method] is None or not defined.any():
         out[defined] = p[defined]
@@ -304,9 +307,10 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
             if type(result).__name__ == "XAUCtResult"
             else ""
         )
-        raise TypeError(
+        raise InvalidParameterError(
             f"result must be an XCIResult (survfair.xci) or an XAUCResult (survfair.xauc), got "
-            f"{type(result).__name__}{hint}."
+            f"{type(result).__name__}{hint}.",
+            parameter="result",
         )
     check_option(hypothesis, "hypothesis", HYPOTHESES)
     g = len(result.groups)

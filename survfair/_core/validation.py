@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import unicodedata
 import warnings
 import zlib
@@ -703,6 +704,13 @@ def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
             parameter="times",
         )
     return values
+
+
+def argument_name(name: str) -> str:
+    """The argument a name in a message stands for: ``"flags['m']"`` -> ``"flags"``,
+    ``"censoring rate"`` -> ``"censoring"`` (what ``InvalidParameterError.parameter`` holds)."""
+    match = re.match(r"[A-Za-z_]\w*", name)
+    return match.group(0) if match else name
 
 
 def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:

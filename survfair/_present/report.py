@@ -15,6 +15,7 @@ from .._binary.xauc import XAUCResult
 from .._binary.xauc_t import case_control_definition
 from .._calibration.result import CalibrationResult
 from .._core.deprecation import REMOVED_IN, warn_once
+from .._core.exceptions import InvalidParameterError
 from .._core.results import XCIResult
 from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c
@@ -677,7 +678,9 @@ def write_report(
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
-        raise ValueError(f"path must end in .html, .htm or .md, got {path.name!r}.")
+        raise InvalidParameterError(
+            f"path must end in .html, .htm or .md, got {path.name!r}.", parameter="path"
+        )
     if is_model_based(
         result
     ):  # a ModelBasedResult: its observed result, with itself as the reference
@@ -689,14 +692,16 @@ def write_report(
         comparison, main = None, result
         results = {"": result}
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             "result must be an XCIResult, an XAUCResult or a ModelComparison, got "
-            f"{type(result).__name__}."
+            f"{type(result).__name__}.",
+            parameter="result",
         )
     for name, table in (extra_tables or {}).items():
         if not isinstance(table, pd.DataFrame):
-            raise TypeError(
-                f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}."
+            raise InvalidParameterError(
+                f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.",
+                parameter="extra_tables",
             )
     if horizons is not None and not isinstance(horizons, Mapping):
         horizons = {"": horizons}
@@ -713,7 +718,10 @@ def write_report(
     for name, cal in calibrations.items():
         if not isinstance(cal, CalibrationResult):
             where = "calibration" if calibration is cal else f"calibration[{name!r}]"
-            raise TypeError(f"{where} must be a CalibrationResult, got {type(cal).__name__}.")
+            raise InvalidParameterError(
+                f"{where} must be a CalibrationResult, got {type(cal).__name__}.",
+                parameter="calibration",
+            )
     references = _per_model(model_based, results, "model_based")
     reference_frames = {
         name: model_based_frame(ref, f"model_based[{name!r}]" if name else "model_based")
@@ -911,15 +919,17 @@ def _per_model(value: Any, results: Mapping[str, Any], name: str) -> dict[str, A
         named = {"" if k is None else str(k): v for k, v in value.items()}
         unknown = [k for k in named if k not in results and not (name == "calibration" and k == "")]
         if name == "model_based" and unknown:
-            raise ValueError(
-                f"model_based names no model of the result: {unknown} (models: {list(results)})."
+            raise InvalidParameterError(
+                f"model_based names no model of the result: {unknown} (models: {list(results)}).",
+                parameter="model_based",
             )
         return named
     if len(results) == 1:
         return {next(iter(results)): value}
     if name == "calibration":
         return {"": value}
-    raise TypeError(
+    raise InvalidParameterError(
         f"{name} must be a mapping {{model name: result}} for a comparison of {len(results)} "
-        f"models, got {type(value).__name__}."
+        f"models, got {type(value).__name__}.",
+        parameter=name,
     )

@@ -15,7 +15,7 @@ from .._core.censoring import (
     inverse_censoring,
     raise_positivity,
 )
-from .._core.exceptions import warn_undefined_cells
+from .._core.exceptions import InvalidParameterError, warn_undefined_cells
 from .._core.inference import check_inference_options, with_inference
 from .._core.influence import rows_beyond_contributions
 from .._core.kernel import (
@@ -55,9 +55,10 @@ def _reference_sample(
     of the censoring fit (the reference need not contain the cause of interest)."""
     if isinstance(reference, pd.DataFrame):
         if not all(isinstance(data_columns[k], (str, list)) for k in ("time", "event", "group")):
-            raise TypeError(
+            raise InvalidParameterError(
                 "censoring_reference is a DataFrame, so time, event and group must be column names "
-                "of data."
+                "of data.",
+                parameter="censoring_reference",
             )
         args = (data_columns["time"], data_columns["event"], data_columns["group"])
         # entry / weights named as columns of data are read from the reference too (a weighted,
@@ -91,9 +92,10 @@ def _reference_sample(
             require_cause=False,
         )
         return _observed_only(sample)
-    raise TypeError(
+    raise InvalidParameterError(
         "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
-        f"(time, event, group); got {type(reference).__name__}."
+        f"(time, event, group); got {type(reference).__name__}.",
+        parameter="censoring_reference",
     )
 
 
@@ -101,16 +103,18 @@ def _check_dask_options(ci, **options) -> None:
     """A Dask DataFrame gets the exact point estimate; the options that need every row at once
     are refused, naming them."""
     if ci is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             f"with a Dask DataFrame as data, xci computes the point estimate only: pass ci=None "
-            f"(got ci={ci!r}); intervals need every row's influence in one process."
+            f"(got ci={ci!r}); intervals need every row's influence in one process.",
+            parameter="ci",
         )
     given = [name for name, value in options.items() if value is not None]
     if given:
-        raise ValueError(
+        raise InvalidParameterError(
             f"with a Dask DataFrame as data, {', '.join(given)} "
             f"{'is' if len(given) == 1 else 'are'} not supported; compute the frame (.compute()) "
-            f"to use {'it' if len(given) == 1 else 'them'}."
+            f"to use {'it' if len(given) == 1 else 'them'}.",
+            parameter=given[0],
         )
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from .._core.bootstrap import bootstrap, warn_bootstrap_failures
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result, stored
 from .._core.inference import check_inference_options, influence_with_rows
 from .._core.intervals import (
@@ -184,13 +185,16 @@ class ComparisonResult:
         t = stored(self, "table")
         mask = t["quantity"] == quantity
         if a is not None:
-            for label in (a, b):
+            for name, label in (("a", a), ("b", b)):
                 if label not in self.groups:
-                    raise ValueError(
-                        f"group {label!r} is not in the results (groups: {list(self.groups)})."
+                    raise InvalidParameterError(
+                        f"group {label!r} is not in the results (groups: {list(self.groups)}).",
+                        parameter=name,
                     )
             if quantity != "xci" and a == b:
-                raise ValueError(f"{quantity} needs two different groups, got {a!r} twice.")
+                raise InvalidParameterError(
+                    f"{quantity} needs two different groups, got {a!r} twice.", parameter="b"
+                )
             mask &= (t["a"] == a) & (t["b"] == b)
             if not mask.any() and quantity != "xci":  # pairs are stored once, a before b
                 row = self._row(quantity, b, a)
@@ -204,7 +208,9 @@ class ComparisonResult:
                     self.confidence_level,
                 )
         if not mask.any():
-            raise ValueError(f"no {quantity} row for groups ({a!r}, {b!r}).")
+            raise InvalidParameterError(
+                f"no {quantity} row for groups ({a!r}, {b!r}).", parameter="a"
+            )
         row = t[mask].iloc[0]
         return Estimate(
             float(row["difference"]),
@@ -357,31 +363,37 @@ class ComparisonResult:
 def _check_same_rows(first: XCIResult, second: XCIResult):
     for name, res in (("result_1", first), ("result_2", second)):
         if not isinstance(res, XCIResult):
-            raise TypeError(
-                f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}."
+            raise InvalidParameterError(
+                f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}.",
+                parameter=name,
             )
         if res.sample is None:
-            raise ValueError(f"{name} does not carry its data; compute it with survfair.xci.")
+            raise InvalidParameterError(
+                f"{name} does not carry its data; compute it with survfair.xci.", parameter=name
+            )
         res.sample.check_unchanged(name)
     s1, s2 = first.sample, second.sample
     if first.groups != second.groups:
-        raise ValueError(
-            f"the results have different groups: {list(first.groups)} vs {list(second.groups)}."
+        raise InvalidParameterError(
+            f"the results have different groups: {list(first.groups)} vs {list(second.groups)}.",
+            parameter="result_2",
         )
     if s1.n_samples != s2.n_samples:
-        raise ValueError(
+        raise InvalidParameterError(
             f"the results are not on the same rows: {s1.n_samples} vs {s2.n_samples} rows "
-            "(a paired comparison needs the same people)."
+            "(a paired comparison needs the same people).",
+            parameter="result_2",
         )
     for name in ("time", "event", "group_codes"):
         differ = getattr(s1, name) != getattr(s2, name)
         if differ.any():
             rows = np.flatnonzero(differ)[:10].tolist()
             label = "group" if name == "group_codes" else name
-            raise ValueError(
+            raise InvalidParameterError(
                 f"the results are not on the same rows: {label} differs at rows {rows} "
                 f"({int(differ.sum())} rows); a paired comparison needs the same people in the "
-                "same order."
+                "same order.",
+                parameter="result_2",
             )
     for name, option, what in (
         ("cluster", "cluster", "clusters"),
@@ -391,9 +403,10 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
     ):
         c1, c2 = getattr(s1, name), getattr(s2, name)
         if (c1 is None) != (c2 is None) or (c1 is not None and not np.array_equal(c1, c2)):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"the results have different {what} ({option}=): compute both with the same "
-                f"{what}, or both without."
+                f"{what}, or both without.",
+                parameter="result_2",
             )
     for name in (
         "method",
@@ -403,13 +416,15 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
         "strict",
     ):  # the settings as the results use them
         if getattr(first, name) != getattr(second, name):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"the results use different settings: {name}={getattr(first, name)!r} vs "
-                f"{getattr(second, name)!r}; compare models with the same estimator."
+                f"{getattr(second, name)!r}; compare models with the same estimator.",
+                parameter="result_2",
             )
     if first.refit_censoring != second.refit_censoring:
-        raise ValueError(
-            "one result used censoring_reference and the other did not; use the same for both."
+        raise InvalidParameterError(
+            "one result used censoring_reference and the other did not; use the same for both.",
+            parameter="result_2",
         )
     return s1
 
@@ -558,7 +573,9 @@ def compare_xci(
     (0.0714, 0.0546, 0.1904)
     """
     if ci not in ("analytic", "bootstrap"):
-        raise ValueError(f"ci must be one of ['analytic', 'bootstrap'], got {ci!r}.")
+        raise InvalidParameterError(
+            f"ci must be one of ['analytic', 'bootstrap'], got {ci!r}.", parameter="ci"
+        )
     check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
     sample = _check_same_rows(result_1, result_2)
     level = check_confidence_level(

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import InvalidParameterError
 from .._core.validation import check_option
 from .estimator import xci
 from .summaries import (
@@ -94,7 +95,9 @@ def xci_score(
     statistic = check_option(statistic, "statistic", STATISTICS)
     alpha, beta = check_utility_weights(alpha, beta)  # for every statistic, as in group_shift
     if (a is None) != (b is None):
-        raise ValueError("a and b must be given together (the pair of groups for Δbetween).")
+        raise InvalidParameterError(
+            "a and b must be given together (the pair of groups for Δbetween).", parameter="a"
+        )
     if isinstance(risk, np.ndarray) and risk.ndim == 2 and risk.shape[1] == 1:
         risk = risk[:, 0]  # predict() of some estimators returns a column; a Series keeps its index
     # a score needs the point estimate only: no intervals unless asked for
@@ -120,7 +123,10 @@ class _ColumnGroupScorer:
 
     def __call__(self, estimator: Any, X: Any, y_true: Any, **_: Any) -> float:
         if not isinstance(X, pd.DataFrame) or self.group_column not in X.columns:
-            raise ValueError(f"group_column: {self.group_column!r} is not a column of X.")
+            raise InvalidParameterError(
+                f"group_column: {self.group_column!r} is not a column of X.",
+                parameter="group_column",
+            )
         group = X[self.group_column].to_numpy()
         features = X.drop(columns=[self.group_column]) if self.drop else X
         return xci_score(y_true, estimator.predict(features), group=group, **self.kwargs)
@@ -210,10 +216,11 @@ def make_xci_scorer(
     if group_column is None and not sklearn.get_config().get("enable_metadata_routing", False):
         # without routing, scikit-learn calls the scorer without the group, catches the error and
         # reports only "Scoring failed" and NaN: refuse here, saying what to do
-        raise ValueError(
+        raise InvalidParameterError(
             "the scorer needs the group of every row: pass group_column='<column of X>', or enable "
             "metadata routing (sklearn.set_config(enable_metadata_routing=True)) before making the "
-            "scorer and pass group=... to the search's fit or cross_validate's params."
+            "scorer and pass group=... to the search's fit or cross_validate's params.",
+            parameter="group_column",
         )
     drop = bool(xci_kwargs.pop("drop_group", False))
     kwargs = dict(statistic=statistic, a=a, b=b, alpha=alpha, beta=beta, **xci_kwargs)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.intervals import (
     ConfidenceInterval,
@@ -218,12 +219,12 @@ class MinXCI:
         return float(self.value)
 
 
-def _cell(result: XCIResult, label: object) -> int:
+def _cell(result: XCIResult, label: object, name: str = "group") -> int:
     try:
         return result.groups.index(label)
     except ValueError:
-        raise ValueError(
-            f"group {label!r} is not in the result (groups: {list(result.groups)})."
+        raise InvalidParameterError(
+            f"group {label!r} is not in the result (groups: {list(result.groups)}).", parameter=name
         ) from None
 
 
@@ -311,9 +312,10 @@ def contrast(
             if label not in result.groups
         ]
         if unknown:  # a misspelt group would otherwise get weight 0 without a word
-            raise ValueError(
+            raise InvalidParameterError(
                 f"coefficients: labels {unknown!r} are not groups of the result "
-                f"(groups: {list(result.groups)})."
+                f"(groups: {list(result.groups)}).",
+                parameter="coefficients",
             )
         coefficients = (
             coefficients.reindex(index=list(result.groups), columns=list(result.groups))
@@ -323,8 +325,10 @@ def contrast(
     coefficients = np.asarray(coefficients, dtype=float)
     g = len(result.groups)
     if coefficients.shape != (g, g):
-        raise ValueError(
-            f"coefficients must have shape ({g}, {g}) like result.matrix, got {coefficients.shape}."
+        raise InvalidParameterError(
+            f"coefficients must have shape ({g}, {g}) like result.matrix, got "
+            f"{coefficients.shape}.",
+            parameter="coefficients",
         )
     return _estimate(result, coefficients.reshape(1, -1), null)
 
@@ -352,7 +356,7 @@ def _pair_weights(result: XCIResult, cells: list[tuple[object, object, float]]) 
     g = len(result.groups)
     weights = np.zeros((1, g * g))
     for a, b, w in cells:
-        weights[0, _cell(result, a) * g + _cell(result, b)] += w
+        weights[0, _cell(result, a, "a") * g + _cell(result, b, "b")] += w
     return weights
 
 
@@ -600,7 +604,7 @@ def min_xci(result: XCIResult) -> MinXCI:
     """
     values = result.values
     if np.isnan(values).all():
-        raise ValueError("min_xci: every cell of the matrix is NaN.")
+        raise InvalidParameterError("min_xci: every cell of the matrix is NaN.", parameter="result")
     flat = int(np.nanargmin(values))
     g = len(result.groups)
     value = float(values.flat[flat])
@@ -636,7 +640,9 @@ def check_utility_weights(alpha: Any, beta: Any) -> tuple[float, float]:
     """
     alpha, beta = check_scalar(alpha, "alpha", low=0), check_scalar(beta, "beta", low=0)
     if alpha == 0 and beta == 0:
-        raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
+        raise InvalidParameterError(
+            "alpha and beta must not both be 0: every utility would be 0.", parameter="alpha"
+        )
     return alpha, beta
 
 
@@ -864,7 +870,9 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
     0.5
     """
     if (a is None) != (b is None):
-        raise ValueError("a and b must be given together (the pair of groups).")
+        raise InvalidParameterError(
+            "a and b must be given together (the pair of groups).", parameter="a"
+        )
     if a is not None:
         delta = delta_between(result, a, b)
         low, high = _folded(
@@ -876,7 +884,9 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
         )
     g = len(result.groups)
     if g < 2:
-        raise ValueError("abs_delta_between needs at least two groups.")
+        raise InvalidParameterError(
+            "abs_delta_between needs at least two groups.", parameter="result"
+        )
     first, second = np.triu_indices(g, k=1)
     # the K = G (G - 1) / 2 differences directly: a K x G^2 weight matrix is 232 GiB at G = 500
     level = _simultaneous_level(result, first.size)
@@ -1121,8 +1131,10 @@ def decompose(result: XCIResult) -> pd.DataFrame:
     (0.75, 0.75)
     """
     if hasattr(result, "positive"):
-        raise TypeError(
-            "decompose takes an XCIResult; for an XAUCResult use auc_decomposition (Proposition 1)."
+        raise InvalidParameterError(
+            "decompose takes an XCIResult; for an XAUCResult use auc_decomposition "
+            "(Proposition 1).",
+            parameter="result",
         )
     counts = result.counts
     total = counts["denominator"].sum()

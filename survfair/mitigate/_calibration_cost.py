@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._calibration.estimator import calibration, predicted_matrix
 from .._calibration.result import CalibrationResult
-from .._core.exceptions import PositivityWarning
+from .._core.exceptions import InvalidParameterError, PositivityWarning
 from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, table_interval
 from .._core.results import json_safe
@@ -250,8 +250,9 @@ def calibration_cost(
     ['calibration', 'ranking']
     """
     if not isinstance(adjustment, FittedAdjustment):
-        raise TypeError(
-            f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}."
+        raise InvalidParameterError(
+            f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}.",
+            parameter="adjustment",
         )
     scale = check_option(scale, "scale", SCALES)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
@@ -262,18 +263,20 @@ def calibration_cost(
     )
     before = calibration(time, event, group, predicted, times, **kwargs)
     if scale == "probability" and before.times.size != 1:
-        raise ValueError(
+        raise InvalidParameterError(
             "scale='probability' needs one horizon: "
-            "the score is the predicted risk at that horizon."
+            "the score is the predicted risk at that horizon.",
+            parameter="scale",
         )
     # calibration() validated ``predicted``; here its columns in ascending horizon order
     original = _predicted_in_order(predicted, data, times)
     after_values = adjusted_risks(original, sample.risk, adjusted, scale)
     outside = ~((after_values >= 0) & (after_values <= 1)).all(axis=1)
     if outside.any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"the adjusted risks leave [0, 1] for {int(outside.sum())} rows (scale='probability' "
-            "adds the offsets to probabilities); use scale='log_hazard' with a linear predictor."
+            "adds the offsets to probabilities); use scale='log_hazard' with a linear predictor.",
+            parameter="scale",
         )
     with warnings.catch_warnings():
         warnings.simplefilter(

@@ -10,6 +10,7 @@ import pandas as pd
 
 from .._calibration.estimator import calibration, predicted_matrix
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
 from .._core.settings import EstimatorSettings
@@ -109,8 +110,9 @@ class _OERatios:
     def __init__(self, sample, predicted: Any, times: Any, data: pd.DataFrame | None):
         values = _values(predicted, data)
         if values.shape[1] != 1 or np.ndim(times) > 1 or np.size(times) != 1:
-            raise ValueError(
-                "predicted and times: the frontier's O/E columns take one horizon (one column)."
+            raise InvalidParameterError(
+                "predicted and times: the frontier's O/E columns take one horizon (one column).",
+                parameter="predicted",
             )
         result = calibration(
             sample.time,
@@ -267,7 +269,9 @@ def frontier(
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if sample.n_groups < 2:
-        raise ValueError("group: only one group; a frontier needs at least two groups.")
+        raise InvalidParameterError(
+            "group: only one group; a frontier needs at least two groups.", parameter="group"
+        )
     ref = check_reference(reference_group, sample.groups)
     n_points = check_scalar(n_points, "n_points", "integer", low=2)
     seed = repeatable_seed(
@@ -276,7 +280,9 @@ def frontier(
     problem = ShiftProblem(sample, settings)
     g = sample.n_groups
     if (predicted is None) != (times is None):
-        raise ValueError("predicted and times go together: give both (or neither).")
+        raise InvalidParameterError(
+            "predicted and times go together: give both (or neither).", parameter="predicted"
+        )
     ratios = None
     if predicted is not None:
         input_index(
@@ -306,14 +312,16 @@ def frontier(
         )
 
     if offsets is not None:
-        raise ValueError(
-            "offsets: an offset grid is only available for two groups (without lambdas)."
+        raise InvalidParameterError(
+            "offsets: an offset grid is only available for two groups (without lambdas).",
+            parameter="offsets",
         )
     lambdas = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0] if lambdas is None else lambdas
     values = check_numbers(lambdas, "lambdas")
     if np.any(values < 0):
-        raise ValueError(
-            f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}."
+        raise InvalidParameterError(
+            f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}.",
+            parameter="lambdas",
         )
     rows = [{"lambda": np.nan, **_row(problem, np.zeros(g), ratios)}]
     for lam in values:
@@ -344,12 +352,16 @@ def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float
         return float(chosen[0]), float(chosen[1])
     table = getattr(chosen, "table", None)
     if not isinstance(table, pd.DataFrame) or "sample" not in table:
-        raise TypeError(
-            "chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple."
+        raise InvalidParameterError(
+            "chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple.",
+            parameter="chosen",
         )
     rows = table[table["sample"] == sample]
     if rows.empty:
-        raise ValueError(f"chosen has no {sample!r} rows in its before/after table (to_frame()).")
+        raise InvalidParameterError(
+            f"chosen has no {sample!r} rows in its before/after table (to_frame()).",
+            parameter="chosen",
+        )
     pooled = float(rows.loc[rows["metric"] == "overall", "after"].iloc[0])
     if fairness == "min_xci":
         x = float(rows.loc[rows["metric"] == "min_xci", "after"].iloc[0])
@@ -416,12 +428,16 @@ def plot_frontier(
     'max |Δbetween xCI|'
     """
     if fairness not in FAIRNESS_COLUMNS:
-        raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")
+        raise InvalidParameterError(
+            f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.",
+            parameter="fairness",
+        )
     needed = {fairness, "overall", "unadjusted"}
     frontier_df = result.to_frame() if isinstance(result, Frontier) else result
     if not isinstance(frontier_df, pd.DataFrame) or not needed <= set(frontier_df.columns):
-        raise ValueError(
-            f"result must be frontier()'s Frontier or its to_frame() (columns {sorted(needed)})."
+        raise InvalidParameterError(
+            f"result must be frontier()'s Frontier or its to_frame() (columns {sorted(needed)}).",
+            parameter="result",
         )
     import matplotlib.pyplot as plt
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._core.censoring import fit_censoring
 from .._core.deprecation import DEPRECATED, renamed
-from .._core.exceptions import PositivityError
+from .._core.exceptions import InvalidParameterError, PositivityError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
 from .._core.settings import EstimatorSettings
@@ -66,10 +66,11 @@ def _event_distribution(
     mass = np.bincount(inverse, weights=weights[rows], minlength=risks.shape[0])
     label = sample.groups[code]
     if risks.shape[0] < 2:
-        raise ValueError(
+        raise InvalidParameterError(
             f"group {label!r} has {risks.shape[0]} distinct risk value(s) among its (weighted) "
             "events in the fitting sample; at least 2 are needed to estimate its event-time score "
-            "distribution."
+            "distribution.",
+            parameter="group",
         )
     positions = (np.cumsum(mass) - mass / 2) / mass.sum()
     return risks, positions
@@ -368,7 +369,10 @@ def group_monotone(
     )
     ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
-        raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")
+        raise InvalidParameterError(
+            "group: only one group; a monotone adjustment needs at least two groups.",
+            parameter="group",
+        )
     risks = check_predicted_option(
         predicted, times, scale, data, {"time": time, "event": event, "group": group, "risk": risk}
     )

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
 from .._core.settings import EstimatorSettings
@@ -370,7 +371,9 @@ def group_shift(
     )
     ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
-        raise ValueError("group: only one group; a group shift needs at least two groups.")
+        raise InvalidParameterError(
+            "group: only one group; a group shift needs at least two groups.", parameter="group"
+        )
     risks = check_predicted_option(
         predicted, times, scale, data, {"time": time, "event": event, "group": group, "risk": risk}
     )

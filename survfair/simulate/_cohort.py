@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.validation import check_scalar, random_generator
 from ._lognormal import GROUPS
@@ -94,11 +95,12 @@ def _per_group(value: Any, name: str, check) -> dict:
         missing = [g for g in GROUPS if g not in keys]
         extra = [k for k in keys if k not in GROUPS]
         if missing or extra:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"censoring[{name!r}] must give a value for each of the groups [1, 0]"
                 + (f"; missing {missing}" if missing else "")
                 + (f"; unknown groups {extra}" if extra else "")
-                + "."
+                + ".",
+                parameter="censoring",
             )
         return {g: check(value[g], f"censoring[{name!r}][{g}]") for g in GROUPS}
     return {g: check(value, f"censoring[{name!r}]") for g in GROUPS}
@@ -115,8 +117,10 @@ def _check_end(value: Any, name: str) -> float:
 
 def _check_lognormal(value: Any, name: str) -> tuple:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise TypeError(
-            f"{name} must be a pair (mu, sd) of log C's mean and standard deviation, got {value!r}."
+        raise InvalidParameterError(
+            f"{name} must be a pair (mu, sd) of log C's mean and standard deviation, "
+            f"got {value!r}.",
+            parameter="censoring",
         )
     return (
         check_scalar(value[0], f"{name} mu"),
@@ -131,20 +135,24 @@ def parse_censoring(censoring: Any) -> CensoringSpec:
     if censoring is None:
         return CensoringSpec(None, {}, {g: math.inf for g in GROUPS})
     if not isinstance(censoring, Mapping):
-        raise TypeError(
+        raise InvalidParameterError(
             "censoring must be None or a dict such as {'exponential': {1: 0.5, 0: 0.1}}, "
-            f"got {type(censoring).__name__}."
+            f"got {type(censoring).__name__}.",
+            parameter="censoring",
         )
     unknown = [k for k in censoring if k not in _KEYS]
     if unknown or not censoring:
-        raise ValueError(
+        raise InvalidParameterError(
             f"censoring keys must be among {list(_KEYS)}"
             + (f"; unknown {unknown}" if unknown else "; got an empty dict")
-            + "."
+            + ".",
+            parameter="censoring",
         )
     laws = [k for k in _RANDOM if k in censoring]
     if len(laws) > 1:
-        raise ValueError("censoring may give only one of 'exponential' and 'lognormal'.")
+        raise InvalidParameterError(
+            "censoring may give only one of 'exponential' and 'lognormal'.", parameter="censoring"
+        )
     law = laws[0] if laws else None
     parameters = {}
     if law == "exponential":

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.progress import progress_bar
 from .._core.results import json_safe
@@ -303,8 +304,9 @@ def coverage_study(
     import joblib
 
     if not isinstance(design, CohortDesign):
-        raise TypeError(
-            f"design must be a CohortDesign (ph_design / aft_design), got {type(design).__name__}."
+        raise InvalidParameterError(
+            f"design must be a CohortDesign (ph_design / aft_design), got {type(design).__name__}.",
+            parameter="design",
         )
     sizes = tuple(check_scalar(n, "sizes", "integer", low=10) for n in np.atleast_1d(sizes))
     n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
@@ -497,8 +499,9 @@ def power_curve(
     ['n', 'power', 'power_mcse', 'delta_between', 'coverage']
     """
     if a not in design.groups or b not in design.groups or a == b:
-        raise ValueError(
-            f"a and b must be two different groups of the design {list(design.groups)}."
+        raise InvalidParameterError(
+            f"a and b must be two different groups of the design {list(design.groups)}.",
+            parameter="a",
         )
     target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     study = coverage_study(
@@ -520,10 +523,13 @@ def study_power(
     """
     groups = study.design.groups
     if a not in groups or b not in groups or a == b:
-        raise ValueError(f"a and b must be two different groups of the design {list(groups)}.")
+        raise InvalidParameterError(
+            f"a and b must be two different groups of the design {list(groups)}.", parameter="a"
+        )
     if estimator not in study.estimators:
-        raise ValueError(
-            f"estimator {estimator!r} was not run in this study ({list(study.estimators)})."
+        raise InvalidParameterError(
+            f"estimator {estimator!r} was not run in this study ({list(study.estimators)}).",
+            parameter="estimator",
         )
     target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     frame = study.to_frame()
@@ -598,7 +604,9 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     from .._present.plots.base import literal, literal_legend, new_axes
 
     if not isinstance(study, CoverageStudy):
-        raise TypeError(f"study must be a CoverageStudy, got {type(study).__name__}.")
+        raise InvalidParameterError(
+            f"study must be a CoverageStudy, got {type(study).__name__}.", parameter="study"
+        )
     check_option(statistic, "statistic", ("xci", "delta_between"))
     ax = new_axes(ax, (6.0, 4.0))
     frame = study.to_frame()
@@ -666,7 +674,9 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(
         curve.columns
     ):
-        raise TypeError("curve must be the DataFrame of survfair.simulate.power_curve.")
+        raise InvalidParameterError(
+            "curve must be the DataFrame of survfair.simulate.power_curve.", parameter="curve"
+        )
     ax = new_axes(ax, (6.0, 4.0))
     ax.errorbar(curve["n"], curve["power"], yerr=2 * curve["power_mcse"], marker="o", capsize=2)
     target = curve.attrs.get("target")

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
 from .._core.validation import check_option, check_scalar, check_tau
@@ -443,9 +444,10 @@ def lognormal_xci(
     method = check_option(method, "method", METHODS)
     orientation = check_option(orientation, "orientation", ORIENTATIONS)
     if method == "approx" and tau is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             "method='approx' is the untruncated approximation of Proposition 5.1; use "
-            "method='exact' with tau."
+            "method='exact' with tau.",
+            parameter="method",
         )
     sign = -1.0 if orientation == "risk" else 1.0
     log_tau = None if tau is None else math.log(tau)

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import NoComparablePairError, PositivityError
+from .._core.exceptions import InvalidParameterError, NoComparablePairError, PositivityError
 from .._core.progress import progress_bar
 from .._core.validation import check_scalar, random_generator
 from .._xci.estimator import xci
@@ -36,9 +36,11 @@ def _progress(total: int, progress: bool, desc: str):
 def _grid(values: Any, name: str) -> np.ndarray:
     array = np.atleast_1d(np.asarray(values, dtype=float)) if values is not None else None
     if array is None or array.ndim != 1 or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers.")
+        raise InvalidParameterError(
+            f"{name} must be a non-empty 1-D sequence of numbers.", parameter=name
+        )
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must contain finite numbers only.")
+        raise InvalidParameterError(f"{name} must contain finite numbers only.", parameter=name)
     return array
 
 
@@ -287,23 +289,27 @@ def ipcw_bias_study(
         for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])
     ]
     if not sizes:
-        raise ValueError("n must contain at least one cohort size.")
+        raise InvalidParameterError("n must contain at least one cohort size.", parameter="n")
     if isinstance(censoring, (dict, CensoringSpec)) or censoring is None:
         censoring = [censoring]
     specs = [parse_censoring(c) for c in censoring]
     if not specs:
-        raise ValueError("censoring must contain at least one censoring design.")
+        raise InvalidParameterError(
+            "censoring must contain at least one censoring design.", parameter="censoring"
+        )
     if any(s.law is None and all(math.isinf(v) for v in s.administrative.values()) for s in specs):
-        raise ValueError(
-            "censoring designs must censor someone; None is not a censoring design here."
+        raise InvalidParameterError(
+            "censoring designs must censor someone; None is not a censoring design here.",
+            parameter="censoring",
         )
     tau = check_scalar(tau, "tau", low=0, closed="neither")
     n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
     progress = check_scalar(progress, "progress", "bool")
     estimators = list(estimators)
     if not estimators or any(e not in ESTIMATORS for e in estimators):
-        raise ValueError(
-            f"estimators must be a non-empty subset of {list(ESTIMATORS)}, got {estimators}."
+        raise InvalidParameterError(
+            f"estimators must be a non-empty subset of {list(ESTIMATORS)}, got {estimators}.",
+            parameter="estimators",
         )
     b1_hat = beta1 if beta1_hat is None else beta1_hat
     b2_hat = beta2 if beta2_hat is None else beta2_hat
@@ -448,20 +454,23 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
     2
     """
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"table must be the DataFrame returned by study(), got {type(table).__name__}."
+        raise InvalidParameterError(
+            f"table must be the DataFrame returned by study(), got {type(table).__name__}.",
+            parameter="table",
         )
     needed = ["beta1_hat", "a", "b", "mc_mean", "mc_sd", "exact", "approx"]
     missing = [c for c in needed if c not in table.columns]
     if missing:
-        raise ValueError(f"table lacks the columns {missing} of study()'s output.")
+        raise InvalidParameterError(
+            f"table lacks the columns {missing} of study()'s output.", parameter="table"
+        )
     if axes is None:
         import matplotlib.pyplot as plt
 
         _, axes = plt.subplots(2, 2, figsize=(9, 7), sharex=True, constrained_layout=True)
     axes = np.asarray(axes, dtype=object)
     if axes.size != 4:
-        raise ValueError(f"axes must hold 4 Axes, got {axes.size}.")
+        raise InvalidParameterError(f"axes must hold 4 Axes, got {axes.size}.", parameter="axes")
     axes = axes.reshape(2, 2)
     fine, curves = _fine_curves(table)
     style = {

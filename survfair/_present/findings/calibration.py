@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..._calibration.result import CalibrationResult
 from ..._calibration.stats import CLOGLOG_CLIP
+from ..._core.exceptions import InvalidParameterError
 from ..._core.frozen import frozen_result
 from ..._core.multiplicity import adjust_p_values
 from ..._core.results import json_safe
@@ -363,7 +364,9 @@ def calibration_findings(
     At t = 3, the model under-predicts risk for M: observed 48.5
     """
     if not isinstance(result, CalibrationResult):
-        raise TypeError(f"result must be a CalibrationResult, got {type(result).__name__}.")
+        raise InvalidParameterError(
+            f"result must be a CalibrationResult, got {type(result).__name__}.", parameter="result"
+        )
     check_option(adjust, "adjust", ("holm", "bh", "bonferroni", "none"))
     min_events = check_scalar(min_events, "min_events", "integer", low=0)
     level = result.confidence_level

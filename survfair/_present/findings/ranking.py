@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._core.exceptions import MemoryLimitError
+from ..._core.exceptions import InvalidParameterError, MemoryLimitError
 from ..._core.frozen import frozen_result
 from ..._core.intervals import NO_VARIANCE_SE
 from ..._core.multiplicity import (
@@ -847,9 +847,10 @@ def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
 def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     """The reference's Δbetween rows with ``p_adjusted`` within that family."""
     if tuple(model_based.groups) != tuple(result.groups):
-        raise ValueError(
+        raise InvalidParameterError(
             f"model_based has groups {list(model_based.groups)}, the result {list(result.groups)}: "
-            "pass the model-based result of the same audit."
+            "pass the model-based result of the same audit.",
+            parameter="model_based",
         )
     observed = model_based.observed.values
     if observed.shape != result.values.shape or not np.allclose(
@@ -857,9 +858,10 @@ def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     ):
         # its excess is observed - model-based of ITS observed matrix: another result's numbers
         # would not add up (e.g. an audit with case weights against a reference without them)
-        raise ValueError(
+        raise InvalidParameterError(
             "model_based was computed on another observed matrix than result (other rows, weights, "
-            "entry times or settings): pass the model-based result of the same audit."
+            "entry times or settings): pass the model-based result of the same audit.",
+            parameter="model_based",
         )
     table = model_based.summaries()
     table = table[table["summary"] == "delta_between"].reset_index(drop=True)

@@ -8,15 +8,17 @@ import numpy as np
 
 from ..._calibration.result import CalibrationResult, km_risk_interval
 from ..._core.deprecation import DEPRECATED, renamed
+from ..._core.exceptions import InvalidParameterError
 
 __all__ = ["plot_calibration", "plot_observed_expected"]
 
 
 def _check(result: Any) -> CalibrationResult:
     if not isinstance(result, CalibrationResult):
-        raise TypeError(
+        raise InvalidParameterError(
             "result must be a CalibrationResult (from survfair.calibration), got "
-            f"{type(result).__name__}."
+            f"{type(result).__name__}.",
+            parameter="result",
         )
     return result
 
@@ -60,8 +62,9 @@ def _ratio_ticks(low: float, high: float) -> list[float]:
 
 def _horizon_words(t: float, time_unit: str | None) -> str:
     if time_unit is not None and not isinstance(time_unit, str):
-        raise TypeError(
-            f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}."
+        raise InvalidParameterError(
+            f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}.",
+            parameter="time_unit",
         )
     return f"t = {t:g}" + (f" {time_unit}" if time_unit else "")
 
@@ -149,7 +152,10 @@ def plot_calibration(
     chosen = list(result.groups) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in result.groups]
     if unknown:
-        raise ValueError(f"groups: {unknown} are not groups of the result ({list(result.groups)}).")
+        raise InvalidParameterError(
+            f"groups: {unknown} are not groups of the result ({list(result.groups)}).",
+            parameter="groups",
+        )
     words = _horizon_words(t, time_unit)
     ax = new_axes(ax, (5.6, 5.0))
     colours = [f"C{k}" for k in range(len(result.groups))]
