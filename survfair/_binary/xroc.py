@@ -13,9 +13,9 @@ from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
-from .._core.validation import check_option
+from .._core.validation import OptionTable, one_of
 from .delong import placements
-from .xauc import XAUCResult, group_code
+from .xauc import OUTCOME, XAUCResult, group_code
 
 __all__ = ["XROCCurve", "xroc", "balanced_xroc", "conditional_xauc"]
 
@@ -181,6 +181,10 @@ def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
     return XROCCurve("xroc", a, b, thresholds, fpr, tpr)
 
 
+#: The scalar options of :func:`balanced_xroc` (``group`` is a group label).
+_BALANCED_OPTIONS = OptionTable("balanced_xroc", outcome=OUTCOME)
+
+
 def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCurve:
     """Balanced xROC curve of one group (Kallus & Zhou 2019, Definition 3, Fig. 2).
 
@@ -228,10 +232,7 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
     >>> survfair.balanced_xroc(res, "b", outcome=0).area  # all positives against negatives of b
     0.625
     """
-    if outcome not in (0, 1) or isinstance(outcome, bool):
-        raise InvalidParameterError(
-            f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.", parameter="outcome"
-        )
+    _BALANCED_OPTIONS.check(locals())
     if outcome == 1:
         curve = _roc(
             _scores(result, group, True, "balanced_xroc"),
@@ -242,6 +243,10 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
         _scores(result, None, True, "balanced_xroc"), _scores(result, group, False, "balanced_xroc")
     )
     return XROCCurve("balanced0", None, group, *curve)
+
+
+#: The scalar options of :func:`conditional_xauc` (``a`` and ``b`` are group labels).
+_CONDITIONAL_OPTIONS = OptionTable("conditional_xauc", role=one_of("negative", "positive"))
 
 
 def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negative") -> pd.Series:
@@ -293,7 +298,7 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
     >>> values.dropna().tolist(), float(values.mean())
     ([0.5, 1.0], 0.75)
     """
-    role = check_option(role, "role", ("negative", "positive"))
+    role = _CONDITIONAL_OPTIONS.check(locals())["role"]
     i, j = group_code(result, a, "a"), group_code(result, b, "b")
     rows = result.rows
     n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)

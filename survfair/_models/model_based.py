@@ -22,17 +22,22 @@ from .._core.exceptions import InvalidParameterError
 from .._core.inference import influence_with_rows
 from .._core.influence import sum_by_cluster
 from .._core.kernel import IndividualContributions
-from .._core.settings import EstimatorSettings
+from .._core.settings import CENSORING_OPTION, METHOD, EstimatorSettings
 from .._core.validation import (
+    CONFIDENCE_LEVEL,
+    N_RESAMPLES,
+    RANDOM_STATE,
+    TAU,
+    TIED_TOL,
+    OptionTable,
     SurvivalSample,
     _column,
     check_binary_inputs,
-    check_confidence_level,
-    check_option,
-    check_scalar,
     check_survival_inputs,
     describe_rows,
+    one_of,
     random_generator,
+    real,
     warn_excluded_rows,
 )
 from .model_based_engine import (
@@ -275,13 +280,20 @@ def influence_rows(
     return rows
 
 
-def _check_common(ci, confidence_level, n_resamples, reference_method, monte_carlo_se):
-    check_option(ci, "ci", ("analytic", "bootstrap", None))
-    level = check_confidence_level(confidence_level)
-    n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    check_option(reference_method, "reference_method", _REFERENCE_METHODS)
-    target = check_scalar(monte_carlo_se, "monte_carlo_se", "real", low=0, closed="neither")
-    return level, n_resamples, target
+#: The scalar options of :func:`model_based_xci`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "model_based_xci",
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    reference_method=one_of(*_REFERENCE_METHODS),
+    monte_carlo_se=real(low=0, closed="neither"),
+    ci=one_of("analytic", "bootstrap", None),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+)
 
 
 def model_based_xci(
@@ -453,10 +465,10 @@ def model_based_xci(
     ...           ["observed", "model_based", "excess", "p_value"]].tolist()
     [-0.24, -0.27, 0.03, 0.41]
     """
+    options = _OPTIONS.check(locals())
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, False)
-    level, n_resamples, target_se = _check_common(
-        ci, confidence_level, n_resamples, reference_method, monte_carlo_se
-    )
+    level, n_resamples = options["confidence_level"], options["n_resamples"]
+    target_se = options["monte_carlo_se"]
     given = [
         name
         for name, value in (
@@ -695,6 +707,12 @@ def _joint_bootstrap(
     return out
 
 
+#: The scalar options of :func:`model_based_xauc` (``positive`` is a label, ``groups`` a list).
+_XAUC_OPTIONS = OptionTable(
+    "model_based_xauc", tied_tol=TIED_TOL, confidence_level=CONFIDENCE_LEVEL
+)
+
+
 def model_based_xauc(
     y: Any,
     group: Any,
@@ -765,7 +783,7 @@ def model_based_xauc(
     """
     from .._binary.xauc import xauc
 
-    level = check_confidence_level(confidence_level)
+    level = _XAUC_OPTIONS.check(locals())["confidence_level"]
     full, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     sample, n_excluded = (
         (full, 0)

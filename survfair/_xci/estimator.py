@@ -16,7 +16,7 @@ from .._core.censoring import (
     raise_positivity,
 )
 from .._core.exceptions import InvalidParameterError, warn_undefined_cells
-from .._core.inference import check_inference_options, with_inference
+from .._core.inference import BOOTSTRAP_METHOD, CI, STRATIFY_OPTION, with_inference
 from .._core.influence import rows_beyond_contributions
 from .._core.kernel import (
     IndividualContributions,
@@ -30,10 +30,18 @@ from .._core.kernel import (
 from .._core.memory import require_memory
 from .._core.moments import moments_apply
 from .._core.results import XCIResult
-from .._core.settings import EstimatorSettings
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
 from .._core.validation import (
+    CAUSE,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    TAU,
+    TIED_TOL,
+    OptionTable,
     SurvivalSample,
-    check_confidence_level,
     check_survival_inputs,
     describe_rows,
     raise_no_comparable_pair,
@@ -261,6 +269,26 @@ def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
         f"every comparable pair has weight 0: each event{where} of positive weight is compared "
         "only with rows of weight 0"
     )
+
+
+#: The scalar options of :func:`xci`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "xci",
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    cause=CAUSE,
+    ci=CI,
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+    stratify=STRATIFY_OPTION,
+    bootstrap_method=BOOTSTRAP_METHOD,
+)
 
 
 def xci(
@@ -527,6 +555,7 @@ def xci(
     ...              method="naive").pair_counts.comparable.tolist()
     [[4, 6], [2, 4]]
     """
+    options = _OPTIONS.check(locals())
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     if is_dask_frame(data):
         _check_dask_options(
@@ -540,8 +569,7 @@ def xci(
         return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
     method, tau, censoring = settings.method, settings.tau, settings.censoring
     tied_tol, strict = settings.tied_tol, settings.strict
-    check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
-    confidence_level = check_confidence_level(confidence_level)
+    confidence_level = options["confidence_level"]
     sample, n_excluded = check_survival_inputs(
         time,
         event,

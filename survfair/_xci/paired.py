@@ -20,7 +20,7 @@ from .._core.bootstrap import bootstrap, warn_bootstrap_failures
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result, stored
-from .._core.inference import check_inference_options, influence_with_rows
+from .._core.inference import BOOTSTRAP_METHOD, STRATIFY_OPTION, influence_with_rows
 from .._core.intervals import (
     ConfidenceInterval,
     bootstrap_interval,
@@ -31,7 +31,17 @@ from .._core.intervals import (
 )
 from .._core.memory import require_memory
 from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
-from .._core.validation import check_confidence_level
+from .._core.validation import (
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    OptionTable,
+    check_confidence_level,
+    one_of,
+    optional,
+)
 from .summaries import Estimate
 
 __all__ = ["ComparisonResult", "compare_xci"]
@@ -457,6 +467,20 @@ def _argmin(result: XCIResult) -> int:
     return int(np.nanargmin(values)) if not np.isnan(values).all() else -1
 
 
+#: The scalar options of :func:`compare_xci`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "compare_xci",
+    ci=one_of("analytic", "bootstrap"),
+    confidence_level=optional(CONFIDENCE_LEVEL),  # None: the level of result_1
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+    stratify=STRATIFY_OPTION,
+    bootstrap_method=BOOTSTRAP_METHOD,
+)
+
+
 def compare_xci(
     result_1: XCIResult,
     result_2: XCIResult,
@@ -572,15 +596,11 @@ def compare_xci(
     >>> round(c.value, 4), round(c.se, 4), round(c.p_value, 4)
     (0.0714, 0.0546, 0.1904)
     """
-    if ci not in ("analytic", "bootstrap"):
-        raise InvalidParameterError(
-            f"ci must be one of ['analytic', 'bootstrap'], got {ci!r}.", parameter="ci"
-        )
-    check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
+    options = _OPTIONS.check(locals())
     sample = _check_same_rows(result_1, result_2)
-    level = check_confidence_level(
-        result_1.confidence_level if confidence_level is None else confidence_level
-    )
+    level = options["confidence_level"]
+    if level is None:  # the level of result_1, known once result_1 is checked
+        level = check_confidence_level(result_1.confidence_level)
     groups = result_1.groups
     g = len(groups)
     require_memory(
