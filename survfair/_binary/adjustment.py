@@ -27,11 +27,13 @@ from .._core.frozen import frozen_result
 from .._core.kernel import count_pairs
 from .._core.results import json_safe
 from .._core.validation import (
+    CONFIDENCE_LEVEL,
+    TIED_TOL,
+    OptionTable,
     SurvivalSample,
     check_binary_inputs,
-    check_confidence_level,
-    check_scalar,
-    check_tied_tol,
+    integer,
+    real,
 )
 from .xauc import XAUCResult, warn_orientation, xauc_from_sample
 
@@ -219,7 +221,7 @@ def _delta(sample: SurvivalSample, a: int, b: int, risk: np.ndarray, tied_tol: f
     return float(values[0, 1] - values[1, 0])
 
 
-def _check_bounds(alpha_bounds: Any, beta: Any) -> tuple[tuple[float, float], float]:
+def _check_bounds(alpha_bounds: Any) -> tuple[float, float]:
     try:
         low, high = (float(v) for v in alpha_bounds)
     except (TypeError, ValueError):
@@ -232,7 +234,18 @@ def _check_bounds(alpha_bounds: Any, beta: Any) -> tuple[tuple[float, float], fl
             f"alpha_bounds must be finite with low < high, got {alpha_bounds!r}.",
             parameter="alpha_bounds",
         )
-    return (low, high), check_scalar(beta, "beta")
+    return low, high
+
+
+#: The scalar options of :func:`logistic_adjustment` (``positive`` and ``adjusted_group`` are
+#: labels; ``alpha_bounds`` is a pair, checked in the body).
+_LOGISTIC_OPTIONS = OptionTable(
+    "logistic_adjustment",
+    beta=real(),
+    grid=integer(low=2),
+    tied_tol=TIED_TOL,
+    confidence_level=CONFIDENCE_LEVEL,
+)
 
 
 def logistic_adjustment(
@@ -328,10 +341,10 @@ def logistic_adjustment(
     adjusted_group = renamed(
         "logistic_adjustment", "adjust", "adjusted_group", adjust, adjusted_group
     )
-    (low, high), beta = _check_bounds(alpha_bounds, beta)
-    grid = check_scalar(grid, "grid", "integer", low=2)
-    tied_tol = check_tied_tol(tied_tol)
-    level = check_confidence_level(confidence_level)
+    options = _LOGISTIC_OPTIONS.check(locals())
+    beta, grid = options["beta"], options["grid"]
+    tied_tol, level = options["tied_tol"], options["confidence_level"]
+    low, high = _check_bounds(alpha_bounds)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
     before = xauc_from_sample(
@@ -416,6 +429,12 @@ def _equal_opportunity_map(
     return np.where(x > source[-1], knots[-1] + (x - source[-1]), out)
 
 
+#: The scalar options of :func:`equal_opportunity_adjustment` (``positive`` is a label).
+_EQUAL_OPPORTUNITY_OPTIONS = OptionTable(
+    "equal_opportunity_adjustment", tied_tol=TIED_TOL, confidence_level=CONFIDENCE_LEVEL
+)
+
+
 def equal_opportunity_adjustment(
     y: Any,
     group: Any,
@@ -487,8 +506,8 @@ def equal_opportunity_adjustment(
     >>> list(adjusted.to_frame().columns)[:3]
     ['metric', 'before', 'after']
     """
-    tied_tol = check_tied_tol(tied_tol)
-    level = check_confidence_level(confidence_level)
+    options = _EQUAL_OPPORTUNITY_OPTIONS.check(locals())
+    tied_tol, level = options["tied_tol"], options["confidence_level"]
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
     before = xauc_from_sample(

@@ -55,21 +55,37 @@ from .._core.kernel import (
     later_member_arrays,
 )
 from .._core.results import json_safe, readonly
-from .._core.settings import CENSORING
+from .._core.settings import CENSORING_OPTION
 from .._core.validation import (
+    CAUSE,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    TIED_TOL,
+    OptionTable,
     check_confidence_level,
     check_horizons,
-    check_n_jobs,
-    check_option,
     check_survival_inputs,
-    check_tied_tol,
     label_array,
+    one_of,
     warn_excluded_rows,
     warn_single_cluster,
 )
 from .._xci.summaries import _interleaved, difference_cell_pairs
 
 __all__ = ["xauc_t", "XAUCtResult"]
+
+
+#: The scalar options of :func:`xauc_t`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "xauc_t",
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    cause=CAUSE,
+    controls=one_of("all", "event_free"),
+    ci=one_of("analytic", None),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_jobs=N_JOBS,
+)
 
 
 def xauc_t(
@@ -260,11 +276,8 @@ def xauc_t(
     b a      1         2 1.0000
     b b      1         3 0.6667
     """
-    censoring = check_option(censoring, "censoring", CENSORING)
-    controls = check_option(controls, "controls", ("all", "event_free"))
-    tied_tol = check_tied_tol(tied_tol)
-    level = check_confidence_level(confidence_level)
-    ci = check_option(ci, "ci", ("analytic", None))
+    options = _OPTIONS.check(locals())
+    tied_tol, level = options["tied_tol"], options["confidence_level"]
     sample, n_excluded = check_survival_inputs(
         time,
         event,
@@ -291,7 +304,7 @@ def xauc_t(
         curves, sample, np.flatnonzero(weighted_rows & (sample.time <= horizons[-1]))
     )
 
-    threads = kernel_threads(check_n_jobs(n_jobs))
+    threads = kernel_threads(n_jobs)
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
     time_position = np.empty_like(by_time)
     time_position[by_time] = np.arange(by_time.shape[0])

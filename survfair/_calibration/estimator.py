@@ -20,18 +20,23 @@ from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, 
 from .._core.exceptions import InvalidParameterError
 from .._core.progress import progress_bar
 from .._core.validation import (
+    CAUSE,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    OptionTable,
     SurvivalSample,
     as_numeric,
-    check_cause,
-    check_confidence_level,
-    check_n_jobs,
     check_numbers,
-    check_option,
     check_random_state,
-    check_scalar,
     check_survival_inputs,
     describe_rows,
     input_index,
+    integer,
+    one_of,
+    real,
     unmasked,
     warn_excluded_rows,
 )
@@ -495,6 +500,23 @@ def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
     )
 
 
+#: The scalar options of :func:`calibration`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "calibration",
+    censoring=one_of("group", "pooled"),
+    cause=CAUSE,
+    brier_variance=one_of(*BRIER_VARIANCES),
+    n_bins=integer(low=2),
+    min_bin_events=integer(low=0),
+    ci=one_of(*CI_METHODS),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+)
+
+
 def calibration(
     time: Any,
     event: Any,
@@ -720,16 +742,10 @@ or list of column names
     F               0.32      0.86    NaN
     M               0.39      1.02    NaN
     """
-    censoring = check_option(censoring, "censoring", ("group", "pooled"))
-    brier_variance = check_option(brier_variance, "brier_variance", BRIER_VARIANCES)
-    cause = check_cause(cause)
-    ci = check_option(ci, "ci", CI_METHODS)
-    level = check_confidence_level(confidence_level)
-    n_bins = check_scalar(n_bins, "n_bins", "integer", low=2)
-    min_bin_events = check_scalar(min_bin_events, "min_bin_events", "integer", low=0)
-    n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    check_n_jobs(n_jobs)
-    check_scalar(progress, "progress", "bool")
+    options = _OPTIONS.check(locals())
+    cause, level = options["cause"], options["confidence_level"]
+    n_bins, min_bin_events = options["n_bins"], options["min_bin_events"]
+    n_resamples = options["n_resamples"]
 
     index = input_index(
         {"time": time, "event": event, "group": group, "predicted": predicted}, data
@@ -843,6 +859,10 @@ def _gnd_frame(extras: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["time", "group", "chi2", "df", "p_value", "n_bins"])
 
 
+#: The scalar options of :func:`risks_from_linear_predictor`.
+_RISKS_OPTIONS = OptionTable("risks_from_linear_predictor", mean_linear_predictor=real())
+
+
 def risks_from_linear_predictor(
     linear_predictor: Any,
     baseline_survival: Any,
@@ -888,6 +908,7 @@ def risks_from_linear_predictor(
     array([[0.05  , 0.1   ],
            [0.1301, 0.249 ]])
     """
+    options = _RISKS_OPTIONS.check(locals())
     lp = np.asarray(
         linear_predictor.to_numpy() if isinstance(linear_predictor, pd.Series) else linear_predictor
     )
@@ -903,5 +924,5 @@ def risks_from_linear_predictor(
             f"baseline_survival must be in (0, 1] at each horizon, got {s0.tolist()}.",
             parameter="baseline_survival",
         )
-    centre = check_scalar(mean_linear_predictor, "mean_linear_predictor", "real")
+    centre = options["mean_linear_predictor"]
     return 1.0 - s0[None, :] ** np.exp(lp - centre)[:, None]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import InvalidParameterError
-from .._core.validation import check_option
+from .._core.validation import OptionTable, one_of, real
 from .estimator import xci
 from .summaries import (
     OBJECTIVES,
@@ -23,6 +23,13 @@ __all__ = ["make_xci_scorer", "xci_score"]
 
 #: The objectives of :data:`survfair._xci.summaries.OBJECTIVES`, plus the pooled C for reference.
 STATISTICS = (*OBJECTIVES, "overall")
+
+
+#: The scalar options of :func:`xci_score` (``a`` and ``b`` are group labels; alpha and beta not
+#: both 0 is checked in the body).
+_SCORE_OPTIONS = OptionTable(
+    "xci_score", statistic=one_of(*STATISTICS), alpha=real(low=0), beta=real(low=0)
+)
 
 
 def xci_score(
@@ -92,8 +99,8 @@ def xci_score(
     ...                    method="naive")
     0.5
     """  # noqa: E501
-    statistic = check_option(statistic, "statistic", STATISTICS)
-    alpha, beta = check_utility_weights(alpha, beta)  # for every statistic, as in group_shift
+    statistic = _SCORE_OPTIONS.check(locals())["statistic"]
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0, for every statistic
     if (a is None) != (b is None):
         raise InvalidParameterError(
             "a and b must be given together (the pair of groups for Δbetween).", parameter="a"
@@ -133,6 +140,13 @@ class _ColumnGroupScorer:
 
     def __repr__(self) -> str:
         return f"make_xci_scorer(group_column={self.group_column!r}, {self.kwargs})"
+
+
+#: The scalar options of :func:`make_xci_scorer`, refused when the scorer is made, not per fold
+#: (``group_column`` is a column label of X, looked up when the scorer is called).
+_SCORER_OPTIONS = OptionTable(
+    "make_xci_scorer", statistic=one_of(*STATISTICS), alpha=real(low=0), beta=real(low=0)
+)
 
 
 def make_xci_scorer(
@@ -209,10 +223,8 @@ def make_xci_scorer(
     import sklearn
     from sklearn.metrics import make_scorer
 
-    statistic = check_option(statistic, "statistic", STATISTICS)
-    alpha, beta = check_utility_weights(
-        alpha, beta
-    )  # refused when the scorer is made, not per fold
+    statistic = _SCORER_OPTIONS.check(locals())["statistic"]
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0
     if group_column is None and not sklearn.get_config().get("enable_metadata_routing", False):
         # without routing, scikit-learn calls the scorer without the group, catches the error and
         # reports only "Scoring failed" and NaN: refuse here, saying what to do

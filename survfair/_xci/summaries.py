@@ -39,7 +39,7 @@ from .._core.results import (
     has_inference,
     json_safe,
 )
-from .._core.validation import check_scalar
+from .._core.validation import OptionTable, check_scalar, real
 
 __all__ = [
     "Estimate",
@@ -228,6 +228,10 @@ def _cell(result: XCIResult, label: object, name: str = "group") -> int:
         ) from None
 
 
+#: The scalar options of :func:`contrast` (``coefficients`` is an array).
+_CONTRAST_OPTIONS = OptionTable("contrast", null=real())
+
+
 def contrast(
     result: XCIResult,
     coefficients: pd.DataFrame | np.ndarray | None = None,
@@ -305,6 +309,7 @@ def contrast(
         coefficients,
         missing="its coefficients: a (G, G) array or DataFrame like result.matrix",
     )
+    null = _CONTRAST_OPTIONS.check(locals())["null"]
     if isinstance(coefficients, pd.DataFrame):
         unknown = [
             label
@@ -646,6 +651,10 @@ def check_utility_weights(alpha: Any, beta: Any) -> tuple[float, float]:
     return alpha, beta
 
 
+#: The scalar options of :func:`utility` (that they are not both 0 is checked in the body).
+_UTILITY_OPTIONS = OptionTable("utility", alpha=real(low=0), beta=real(low=0))
+
+
 def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
     """Group utilities U(a) = alpha sum_{b != a} xCI_{a,b} + beta sum_{b != a} xCI_{b,a}
     (Section 4.3).
@@ -698,7 +707,8 @@ def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.D
     b    1.7000
     c    2.0333
     """
-    alpha, beta = check_utility_weights(alpha, beta)
+    _UTILITY_OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # and: not both 0
     values = group_utilities(result.values, alpha, beta)
     se, low, high = _utility_inference(result, alpha, beta, result.confidence_level)
     index = pd.Index(list(result.groups), name="group", tupleize_cols=False)
@@ -901,6 +911,10 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
     )
 
 
+#: The scalar options of :func:`min_utility` (that they are not both 0 is checked in the body).
+_MIN_UTILITY_OPTIONS = OptionTable("min_utility", alpha=real(low=0), beta=real(low=0))
+
+
 def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
     """The worst-off group's utility, min_a U(a) (Section 4.3; the maximin, Rawlsian objective).
 
@@ -944,7 +958,8 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
     >>> round(survfair.min_utility(res).value, 4)  # U(b), the smallest of survfair.utility(res)
     1.7
     """
-    alpha, beta = check_utility_weights(alpha, beta)
+    _MIN_UTILITY_OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # and: not both 0
     _, low, high = _utility_inference(
         result, alpha, beta, _simultaneous_level(result, len(result.groups)), with_se=False
     )
@@ -955,6 +970,10 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
     )
     value = float(group_utilities(result.values, alpha, beta).min())
     return _extreme_estimate(result, value, low, high, largest=False, draws=draws)
+
+
+#: The scalar options of :func:`nash_welfare` (that they are not both 0 is checked in the body).
+_NASH_WELFARE_OPTIONS = OptionTable("nash_welfare", alpha=real(low=0), beta=real(low=0))
 
 
 def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
@@ -1010,7 +1029,8 @@ def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) ->
     >>> round(low, 4), round(high, 4)
     (0.4486, 106.538)
     """
-    alpha, beta = check_utility_weights(alpha, beta)
+    _NASH_WELFARE_OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # and: not both 0
     if result.replicates is not None:  # the product of every replicate's utilities
         value = float(np.prod(group_utilities(result.values, alpha, beta)))
         draws = np.prod(group_utilities(result.replicates, alpha, beta), axis=-1)
@@ -1151,6 +1171,10 @@ def decompose(result: XCIResult) -> pd.DataFrame:
     )
 
 
+#: The scalar options of :func:`overall_c`.
+_OVERALL_OPTIONS = OptionTable("overall_c", null=real())
+
+
 def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     """The pooled concordance (Harrell's C, or Uno's C for IPCW) with its uncertainty.
 
@@ -1204,9 +1228,9 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     >>> round(low, 4), round(high, 4)
     (0.3358, 0.9468)
     """
+    null = _OVERALL_OPTIONS.check(locals())["null"]
     if hasattr(result, "overall_estimate"):  # the binary family's pooled AUC: DeLong
         return result.overall_estimate(null=null)
-    null = check_scalar(null, "null")
     value = result.overall
     level = result.confidence_level
     influence = result.influence
