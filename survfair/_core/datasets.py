@@ -8,7 +8,7 @@ import pandas as pd
 
 from .exceptions import InvalidParameterError
 from .frozen import frozen_result
-from .validation import check_scalar
+from .validation import OptionTable, flag
 
 __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 
@@ -51,6 +51,10 @@ class FlchainCohort:
     def design(self) -> pd.DataFrame:
         """Covariate matrix (float) in ``covariates`` order."""
         return self.frame.loc[:, list(self.covariates)].astype(float)
+
+
+#: The scalar options of :func:`load_flchain` (1 or "yes" is refused, not taken as True).
+_OPTIONS = OptionTable("load_flchain", perturb=flag())
 
 
 def load_flchain(
@@ -96,7 +100,7 @@ def load_flchain(
     >>> list(cohort.covariates)
     ['age', 'female', 'kappa', 'lambda', 'creatinine', 'mgus']
     """
-    perturb = check_scalar(perturb, "perturb", "bool")  # 1 or "yes" is refused, not taken as True
+    perturb = _OPTIONS.check(locals())["perturb"]
     if isinstance(covariates, str):
         raise InvalidParameterError(
             f"covariates must be a sequence of column names, got the string {covariates!r}.",

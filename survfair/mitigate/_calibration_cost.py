@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._calibration.estimator import calibration, predicted_matrix
+from .._calibration.estimator import CI_METHODS, calibration, predicted_matrix
 from .._calibration.result import CalibrationResult
 from .._core.exceptions import InvalidParameterError, PositivityWarning
 from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, table_interval
 from .._core.results import json_safe
-from .._core.validation import check_option, check_survival_inputs
+from .._core.validation import CONFIDENCE_LEVEL, OptionTable, check_survival_inputs, one_of
 from ._tables import FittedAdjustment, before_after_table, format_table, interval_table
 
 __all__ = ["CalibrationCost", "calibration_cost", "adjusted_risks", "SCALES"]
@@ -168,6 +168,16 @@ def _calibration_rows(
     return frame
 
 
+#: The scalar options of :func:`calibration_cost`.
+_OPTIONS = OptionTable(
+    "calibration_cost",
+    scale=one_of(*SCALES),
+    censoring=one_of("group", "pooled"),
+    ci=one_of(*CI_METHODS),
+    confidence_level=CONFIDENCE_LEVEL,
+)
+
+
 def calibration_cost(
     adjustment: FittedAdjustment,
     time: Any,
@@ -249,12 +259,12 @@ def calibration_cost(
     >>> sorted(set(table["part"]))
     ['calibration', 'ranking']
     """
+    _OPTIONS.check(locals())
     if not isinstance(adjustment, FittedAdjustment):
         raise InvalidParameterError(
             f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}.",
             parameter="adjustment",
         )
-    scale = check_option(scale, "scale", SCALES)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     labels = sample.labels
     adjusted = adjustment.transform(sample.risk, labels)

@@ -13,13 +13,19 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._core.settings import EstimatorSettings
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
 from .._core.validation import (
+    RANDOM_STATE,
+    TAU,
+    TIED_TOL,
+    Option,
+    OptionTable,
     check_numbers,
     check_random_state,
-    check_scalar,
     check_survival_inputs,
     input_index,
+    integer,
+    one_of,
 )
 from .._xci.summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
@@ -169,6 +175,21 @@ def _default_grid(sample, reference: int, n_points: int) -> np.ndarray:
     return np.union1d(np.linspace(lo, hi, n_points), [0.0])
 
 
+#: The scalar options of :func:`frontier` (``reference_group`` is a group label; ``offsets`` and
+#: ``lambdas`` are sequences, checked in the body).
+_OPTIONS = OptionTable(
+    "frontier",
+    n_points=integer(low=2),
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    max_evaluations=integer(low=10),
+    random_state=RANDOM_STATE,
+)
+
+
 def frontier(
     time: Any,
     event: Any,
@@ -266,6 +287,7 @@ def frontier(
     reference_group = renamed(
         "frontier", "reference", "reference_group", reference, reference_group
     )
+    options = _OPTIONS.check(locals())
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if sample.n_groups < 2:
@@ -273,7 +295,7 @@ def frontier(
             "group: only one group; a frontier needs at least two groups.", parameter="group"
         )
     ref = check_reference(reference_group, sample.groups)
-    n_points = check_scalar(n_points, "n_points", "integer", low=2)
+    n_points = options["n_points"]
     seed = repeatable_seed(
         check_random_state(random_state)
     )  # checked even where the grid does not search
@@ -370,6 +392,27 @@ def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float
     return x, pooled
 
 
+def _check_unadjusted(value: Any, name: str) -> Any:
+    if (
+        value is None
+        or isinstance(value, (bool, np.bool_))
+        or (isinstance(value, tuple) and len(value) == 2)
+    ):
+        return value
+    raise InvalidParameterError(
+        f"{name} must be True, False or an (x, y) tuple, got {value!r}.", parameter=name
+    )
+
+
+#: The scalar options of :func:`plot_frontier` (``chosen`` is an adjuster or a point).
+_PLOT_OPTIONS = OptionTable(
+    "plot_frontier",
+    fairness=one_of(*FAIRNESS_COLUMNS),
+    unadjusted=Option(_check_unadjusted, "True, False or an (x, y) tuple"),
+    sample=one_of("fit", "evaluation"),
+)
+
+
 def plot_frontier(
     result: Frontier | pd.DataFrame,
     *,
@@ -427,11 +470,7 @@ def plot_frontier(
     >>> ax.get_xlabel()
     'max |Δbetween xCI|'
     """
-    if fairness not in FAIRNESS_COLUMNS:
-        raise InvalidParameterError(
-            f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.",
-            parameter="fairness",
-        )
+    _PLOT_OPTIONS.check(locals())
     needed = {fairness, "overall", "unadjusted"}
     frontier_df = result.to_frame() if isinstance(result, Frontier) else result
     if not isinstance(frontier_df, pd.DataFrame) or not needed <= set(frontier_df.columns):

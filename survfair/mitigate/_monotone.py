@@ -23,10 +23,11 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError, PositivityError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
-from .._core.settings import EstimatorSettings
-from .._core.validation import SurvivalSample
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
+from .._core.validation import TAU, TIED_TOL, OptionTable, SurvivalSample, one_of, real
 from .._xci.summaries import check_utility_weights
 from ._adjusted_calibration import (
+    _SCALES,
     calibration_dict,
     calibration_rows,
     check_predicted_option,
@@ -249,6 +250,21 @@ def _apply(maps: dict, groups: tuple, values: np.ndarray, codes: np.ndarray) -> 
     return out
 
 
+#: The scalar options of :func:`group_monotone` (``reference_group`` is a group label; alpha and
+#: beta not both 0 is checked in the body).
+_OPTIONS = OptionTable(
+    "group_monotone",
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    alpha=real(low=0),
+    beta=real(low=0),
+    scale=one_of(*_SCALES),
+)
+
+
 def group_monotone(
     time: Any,
     event: Any,
@@ -361,7 +377,8 @@ def group_monotone(
     reference_group = renamed(
         "group_monotone", "reference", "reference_group", reference, reference_group
     )
-    alpha, beta = check_utility_weights(alpha, beta)
+    _OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     # entry, weights and cluster change the cells: the fit uses them, as the table does
     fit_sample, eval_sample, fit_mask = split_samples(

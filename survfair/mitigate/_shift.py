@@ -18,10 +18,11 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._core.settings import EstimatorSettings
-from .._core.validation import check_option, check_scalar
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
+from .._core.validation import RANDOM_STATE, TAU, TIED_TOL, OptionTable, integer, one_of, real
 from .._xci.summaries import OBJECTIVES, check_utility_weights
 from ._adjusted_calibration import (
+    _SCALES,
     calibration_dict,
     calibration_rows,
     check_predicted_option,
@@ -211,6 +212,24 @@ class GroupShift(FittedAdjustment):
         )
 
 
+#: The scalar options of :func:`group_shift` (``reference_group`` is a group label; alpha and beta
+#: not both 0 is checked in the body).
+_OPTIONS = OptionTable(
+    "group_shift",
+    objective=one_of(*OBJECTIVES),
+    alpha=real(low=0),
+    beta=real(low=0),
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    max_evaluations=integer(low=10),
+    random_state=RANDOM_STATE,
+    scale=one_of(*_SCALES),
+)
+
+
 def group_shift(
     time: Any,
     event: Any,
@@ -361,10 +380,10 @@ def group_shift(
     reference_group = renamed(
         "group_shift", "reference", "reference_group", reference, reference_group
     )
-    objective = check_option(objective, "objective", OBJECTIVES)
-    alpha, beta = check_utility_weights(alpha, beta)
+    options = _OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
-    max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
+    max_evaluations = options["max_evaluations"]
     # entry, weights and cluster change the cells: the fit uses them, as the table does
     fit_sample, eval_sample, fit_mask = split_samples(
         time, event, group, risk, data, fit_on, pop_row_options(xci_kwargs)

@@ -32,7 +32,7 @@ from ..._core.results import (
     json_safe,
     no_variance_cells,
 )
-from ..._core.validation import check_option, check_scalar, label_array
+from ..._core.validation import OptionTable, integer, label_array, one_of
 from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
 from ..format import cell_text, interval_text, p_phrase, percent, statistic_text
 
@@ -69,6 +69,15 @@ def _is_binary(result: Any) -> bool:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+#: The scalar options of :func:`small_sample_flags`.
+_FLAGS_OPTIONS = OptionTable(
+    "small_sample_flags",
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+    min_interval_events=integer(low=0),
+)
 
 
 def small_sample_flags(
@@ -139,9 +148,9 @@ def small_sample_flags(
 at 100.0%, standard error 0 (no variance estimate); interval may be too narrow: merge small groups \
 or collect more events')
     """
-    min_events = check_scalar(min_events, "min_events", "integer", low=0)
-    min_pairs = check_scalar(min_pairs, "min_pairs", "integer", low=0)
-    min_interval_events = check_scalar(min_interval_events, "min_interval_events", "integer", low=0)
+    options = _FLAGS_OPTIONS.check(locals())
+    min_events, min_pairs = options["min_events"], options["min_pairs"]
+    min_interval_events = options["min_interval_events"]
     groups = list(result.groups)
     g = len(groups)
     labels = label_array(groups)
@@ -1031,6 +1040,15 @@ def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
     return [first, joint_test(result, "equal_within"), joint_test(result, "equal_cells")]
 
 
+#: The scalar options of :func:`findings` (``model_based`` is a result, checked in the body).
+_FINDINGS_OPTIONS = OptionTable(
+    "findings",
+    adjust=one_of(*ADJUSTMENTS),
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+)
+
+
 def findings(
     result: Any,
     *,
@@ -1101,7 +1119,7 @@ def findings(
     members in b (< 10), 10 comparable pairs (< 100); (b, a) 3 events in b (< 10), 4 members in a
     (< 10), 6 comparable pairs (< 100).
     """
-    check_option(adjust, "adjust", tuple(ADJUSTMENTS))
+    _FINDINGS_OPTIONS.check(locals())
     if hasattr(result, "observed") and hasattr(result, "summaries"):  # a ModelBasedResult
         result, model_based = result.observed, result if model_based is None else model_based
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
