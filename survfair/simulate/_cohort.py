@@ -12,7 +12,14 @@ from scipy import stats
 
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
-from .._core.validation import check_scalar, random_generator
+from .._core.validation import (
+    RANDOM_STATE,
+    OptionTable,
+    check_scalar,
+    optional,
+    random_generator,
+    real,
+)
 from ._lognormal import GROUPS
 
 __all__ = ["lognormal_cohort", "CensoringSpec", "parse_censoring"]
@@ -166,6 +173,16 @@ def parse_censoring(censoring: Any) -> CensoringSpec:
     return CensoringSpec(law, parameters, administrative)
 
 
+#: The scalar options of :func:`lognormal_cohort` (``censoring`` is a dict, parsed in the body).
+_OPTIONS = OptionTable(
+    "lognormal_cohort",
+    p_group=real(low=0, high=1, closed="neither"),
+    beta1_hat=optional(real()),  # None: beta1
+    beta2_hat=optional(real()),  # None: beta2
+    random_state=RANDOM_STATE,
+)
+
+
 def lognormal_cohort(
     n: int,
     beta0: float,
@@ -248,15 +265,16 @@ def lognormal_cohort(
     >>> list(df.columns)
     ['time', 'event', 'group', 'z', 'log_time', 'risk', 'censoring_time']
     """
+    options = _OPTIONS.check(locals())
     n = check_scalar(n, "n", "integer", low=1)
     beta0, beta1, beta2 = (
         check_scalar(v, k) for v, k in ((beta0, "beta0"), (beta1, "beta1"), (beta2, "beta2"))
     )
     sigma_z = check_scalar(sigma_z, "sigma_z", low=0)
     sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
-    p_group = check_scalar(p_group, "p_group", low=0, high=1, closed="neither")
-    beta1_hat = beta1 if beta1_hat is None else check_scalar(beta1_hat, "beta1_hat")
-    beta2_hat = beta2 if beta2_hat is None else check_scalar(beta2_hat, "beta2_hat")
+    p_group = options["p_group"]
+    beta1_hat = beta1 if beta1_hat is None else options["beta1_hat"]
+    beta2_hat = beta2 if beta2_hat is None else options["beta2_hat"]
     spec = parse_censoring(censoring)
     rng = random_generator(random_state)
 

@@ -22,11 +22,16 @@ from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
 from .._core.validation import (
+    OptionTable,
     argument_name,
     check_option,
     check_scalar,
+    integer,
     label_array,
+    one_of,
+    optional,
     random_generator,
+    real,
 )
 
 __all__ = [
@@ -639,6 +644,19 @@ def _competing_rates(competing: Any, labels: tuple) -> tuple:
     return _per_group(competing["rate"], labels, "competing rate", low=0)
 
 
+#: The scalar options of :func:`ph_design`; the per-group values (a number or one per group) and
+#: the ``censoring`` / ``competing`` dicts are checked by the builder both designs share.
+_PH_DESIGN_OPTIONS = OptionTable(
+    "ph_design",
+    baseline=one_of(*PH_BASELINES),
+    beta=real(),
+    score=one_of(*SCORES),
+    administrative=optional(real(low=0, closed="neither")),  # None: no end of follow-up
+    entry=optional(real(low=0, closed="neither")),  # None: no delayed entry
+    case_cohort=optional(real(low=0, high=1, closed="right")),  # None: the full cohort
+)
+
+
 def ph_design(
     groups: Mapping,
     *,
@@ -715,7 +733,7 @@ def ph_design(
     >>> round(float(1 - cohort["event"].mean()), 2)
     0.3
     """
-    check_option(baseline, "baseline", PH_BASELINES)
+    _PH_DESIGN_OPTIONS.check(locals())
     return _build(
         "ph",
         baseline,
@@ -731,6 +749,19 @@ def ph_design(
         entry,
         case_cohort,
     )
+
+
+#: The scalar options of :func:`aft_design`; the per-group values (a number or one per group) and
+#: the ``censoring`` / ``competing`` dicts are checked by the builder both designs share.
+_AFT_DESIGN_OPTIONS = OptionTable(
+    "aft_design",
+    distribution=one_of(*AFT_DISTRIBUTIONS),
+    beta=real(),
+    score=one_of(*SCORES),
+    administrative=optional(real(low=0, closed="neither")),  # None: no end of follow-up
+    entry=optional(real(low=0, closed="neither")),  # None: no delayed entry
+    case_cohort=optional(real(low=0, high=1, closed="right")),  # None: the full cohort
+)
 
 
 def aft_design(
@@ -793,7 +824,7 @@ def aft_design(
     >>> design.draw(5, random_state=0).shape
     (5, 7)
     """
-    check_option(distribution, "distribution", AFT_DISTRIBUTIONS)
+    _AFT_DESIGN_OPTIONS.check(locals())
     return _build(
         "aft",
         distribution,
@@ -809,6 +840,10 @@ def aft_design(
         entry,
         case_cohort,
     )
+
+
+#: The scalar options of :func:`ph_xci_integral` (``a`` and ``b`` are group labels).
+_INTEGRAL_OPTIONS = OptionTable("ph_xci_integral", n_nodes=integer(low=2))
 
 
 def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) -> float:
@@ -855,7 +890,7 @@ def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) 
     >>> round(ph_xci_integral(design, "F", "M"), 4), round(ph_xci_integral(design, "M", "F"), 4)
     (0.6174, 0.8158)
     """
-    n_nodes = check_scalar(n_nodes, "n_nodes", "integer", low=2)
+    n_nodes = _INTEGRAL_OPTIONS.check(locals())["n_nodes"]
     if design.model != "ph" or len(set(design.shape)) > 1 or len(set(design.scale)) > 1:
         raise InvalidParameterError(
             "ph_xci_integral needs a PH design whose groups share one baseline (shape and scale).",

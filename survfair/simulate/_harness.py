@@ -22,12 +22,21 @@ from .._core.frozen import frozen_result
 from .._core.progress import progress_bar
 from .._core.results import json_safe
 from .._core.validation import (
-    check_confidence_level,
-    check_n_jobs,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    Option,
+    OptionTable,
     check_option,
     check_random_state,
     check_scalar,
+    integer,
     label_array,
+    one_of,
+    optional,
+    real,
 )
 from ._designs import CohortDesign, TrueXCI
 
@@ -225,6 +234,33 @@ class CoverageStudy:
         )
 
 
+def _check_truth(truth: Any, name: str) -> Any:
+    if truth is None or isinstance(truth, TrueXCI):
+        return truth
+    raise InvalidParameterError(
+        f"{name} must be None or the TrueXCI of the design (design.true_xci()), got "
+        f"{type(truth).__name__}.",
+        parameter=name,
+    )
+
+
+#: The scalar options of :func:`coverage_study` (``sizes`` and ``estimators`` are lists, checked
+#: in the body).
+_COVERAGE_OPTIONS = OptionTable(
+    "coverage_study",
+    n_replications=integer(low=2),
+    tau=optional(real(low=0, closed="neither")),  # None: the design's truth without truncation
+    ci=one_of("analytic", "bootstrap"),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    truth=Option(_check_truth, "None or the design's TrueXCI"),
+    n_truth=integer(low=10),
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+)
+
+
 def coverage_study(
     design: CohortDesign,
     sizes: Sequence[int],
@@ -303,19 +339,16 @@ def coverage_study(
     """
     import joblib
 
+    options = _COVERAGE_OPTIONS.check(locals())
     if not isinstance(design, CohortDesign):
         raise InvalidParameterError(
             f"design must be a CohortDesign (ph_design / aft_design), got {type(design).__name__}.",
             parameter="design",
         )
     sizes = tuple(check_scalar(n, "sizes", "integer", low=10) for n in np.atleast_1d(sizes))
-    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
     estimators = tuple(check_option(e, "estimators", tuple(ESTIMATORS)) for e in estimators)
-    ci = check_option(ci, "ci", ("analytic", "bootstrap"))
-    level = check_confidence_level(confidence_level)
-    n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    n_jobs = check_n_jobs(n_jobs)
-    tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
+    n_replications, level = options["n_replications"], options["confidence_level"]
+    n_resamples, n_jobs, tau = options["n_resamples"], options["n_jobs"], options["tau"]
     if truth is None:
         truth = design.true_xci(tau, n_truth=n_truth)
     root = check_random_state(random_state)
@@ -445,6 +478,17 @@ def _rows(design, truth, n, estimators, outputs, level) -> list:
     return rows
 
 
+#: The scalar options of :func:`power_curve` (``a`` and ``b`` are group labels; the other options
+#: go to :func:`coverage_study`, which checks them).
+_POWER_OPTIONS = OptionTable(
+    "power_curve",
+    estimator=one_of(*ESTIMATORS),
+    n_replications=integer(low=2),
+    tau=optional(real(low=0, closed="neither")),
+    target=real(low=0, high=1, closed="neither"),
+)
+
+
 def power_curve(
     design: CohortDesign,
     sizes: Sequence[int],
@@ -498,12 +542,12 @@ def power_curve(
     >>> list(curve.columns)
     ['n', 'power', 'power_mcse', 'delta_between', 'coverage']
     """
+    target = _POWER_OPTIONS.check(locals())["target"]
     if a not in design.groups or b not in design.groups or a == b:
         raise InvalidParameterError(
             f"a and b must be two different groups of the design {list(design.groups)}.",
             parameter="a",
         )
-    target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     study = coverage_study(
         design, sizes, n_replications=n_replications, estimators=(estimator,), tau=tau, **options
     )
@@ -565,6 +609,10 @@ def _interpolate(sizes: np.ndarray, power: np.ndarray, target: float) -> float:
     return float(sizes[0]) if power.size and power[0] >= target else np.nan
 
 
+#: The scalar options of :func:`plot_coverage`.
+_PLOT_OPTIONS = OptionTable("plot_coverage", statistic=one_of("xci", "delta_between"))
+
+
 def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax: Any = None):
     """Coverage of the intervals against the cohort size, per estimator, with Monte-Carlo error bars
     (±2 MC SE) and the nominal level.
@@ -603,11 +651,11 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     """
     from .._present.plots.base import literal, literal_legend, new_axes
 
+    _PLOT_OPTIONS.check(locals())
     if not isinstance(study, CoverageStudy):
         raise InvalidParameterError(
             f"study must be a CoverageStudy, got {type(study).__name__}.", parameter="study"
         )
-    check_option(statistic, "statistic", ("xci", "delta_between"))
     ax = new_axes(ax, (6.0, 4.0))
     frame = study.to_frame()
     frame = frame[frame["statistic"] == statistic]

@@ -11,7 +11,16 @@ import pandas as pd
 
 from .._core.exceptions import InvalidParameterError, NoComparablePairError, PositivityError
 from .._core.progress import progress_bar
-from .._core.validation import check_scalar, random_generator
+from .._core.validation import (
+    PROGRESS,
+    RANDOM_STATE,
+    OptionTable,
+    check_scalar,
+    integer,
+    optional,
+    random_generator,
+    real,
+)
 from .._xci.estimator import xci
 from ._cohort import CensoringSpec, lognormal_cohort, parse_censoring
 from ._lognormal import GROUPS, lognormal_xci
@@ -54,6 +63,23 @@ def _cells(result) -> np.ndarray:
             if a in position and b in position:
                 out[r, c] = values[position[a], position[b]]
     return out
+
+
+#: The scalar options of :func:`study` (``beta1_hat`` is the grid, checked in the body).
+_STUDY_OPTIONS = OptionTable(
+    "study",
+    n=integer(low=4),
+    n_replications=integer(low=2),
+    beta0=real(),
+    beta1=real(),
+    beta2=real(),
+    sigma_z=real(low=0),
+    sigma=real(low=0, closed="neither"),
+    beta2_hat=real(),
+    p_group=real(low=0, high=1, closed="neither"),
+    random_state=RANDOM_STATE,
+    progress=PROGRESS,
+)
 
 
 def study(
@@ -131,11 +157,10 @@ def study(
     >>> sorted(set(table["beta1_hat"]))
     [0.4, 0.8]
     """
+    options = _STUDY_OPTIONS.check(locals())
     grid = _grid(beta1_hat, "beta1_hat")
-    n = check_scalar(n, "n", "integer", low=4)
-    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
-    progress = check_scalar(progress, "progress", "bool")
-    beta2_hat = check_scalar(beta2_hat, "beta2_hat")
+    n, n_replications = options["n"], options["n_replications"]
+    progress, beta2_hat = options["progress"], options["beta2_hat"]
     rng = random_generator(random_state)
     model = dict(beta1=beta1, beta2=beta2, sigma_z=sigma_z, sigma=sigma)
     exact = [
@@ -188,6 +213,25 @@ def _truncate(time: np.ndarray, event: np.ndarray, tau: float) -> tuple[np.ndarr
     """Administratively censor at tau: the naive estimator then compares exactly the
     pairs of eq. 7."""
     return np.minimum(time, tau), event & (time < tau)
+
+
+#: The scalar options of :func:`ipcw_bias_study` (``n``, ``censoring`` and ``estimators`` are
+#: lists, checked in the body).
+_BIAS_OPTIONS = OptionTable(
+    "ipcw_bias_study",
+    tau=real(low=0, closed="neither"),
+    n_replications=integer(low=2),
+    beta0=real(),
+    beta1=real(),
+    beta2=real(),
+    sigma_z=real(low=0),
+    sigma=real(low=0, closed="neither"),
+    beta1_hat=optional(real()),
+    beta2_hat=optional(real()),
+    p_group=real(low=0, high=1, closed="neither"),
+    random_state=RANDOM_STATE,
+    progress=PROGRESS,
+)
 
 
 def ipcw_bias_study(
@@ -284,6 +328,7 @@ def ipcw_bias_study(
     >>> sorted(set(table["estimator"]))
     ['ipcw', 'ipcw_pooled', 'naive']
     """
+    options = _BIAS_OPTIONS.check(locals())
     sizes = [
         check_scalar(v, "n", "integer", low=4)
         for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])
@@ -302,9 +347,8 @@ def ipcw_bias_study(
             "censoring designs must censor someone; None is not a censoring design here.",
             parameter="censoring",
         )
-    tau = check_scalar(tau, "tau", low=0, closed="neither")
-    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
-    progress = check_scalar(progress, "progress", "bool")
+    tau, n_replications = options["tau"], options["n_replications"]
+    progress = options["progress"]
     estimators = list(estimators)
     if not estimators or any(e not in ESTIMATORS for e in estimators):
         raise InvalidParameterError(
