@@ -10,9 +10,14 @@ import pandas as pd
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
 from .._core.results import XCIResult
+from .._core.validation import OptionTable, real
 from .result import CalibrationResult
 
 __all__ = ["fairness_profile"]
+
+
+#: The scalar options of :func:`fairness_profile`.
+_OPTIONS = OptionTable("fairness_profile", horizon=real(none=True))  # None: the only horizon
 
 
 def fairness_profile(
@@ -82,6 +87,7 @@ def fairness_profile(
     ['n', 'events', 'xci_within', 'xci_as_earlier']
     """
     horizon = renamed("fairness_profile", "time", "horizon", time, horizon)
+    horizon = _OPTIONS.check({"horizon": horizon})["horizon"]  # once time= is merged into it
     if not isinstance(result, XCIResult) or not isinstance(calibration, CalibrationResult):
         raise InvalidParameterError(
             "fairness_profile needs an XCIResult (survfair.xci) and a CalibrationResult "

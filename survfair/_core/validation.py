@@ -41,6 +41,8 @@ __all__ = [
     "one_of",
     "optional",
     "by_helper",
+    "instance_of",
+    "text",
 ]
 
 _MAX_ROWS_SHOWN = 10
@@ -460,7 +462,13 @@ def encode_groups(
     if groups is None:
         chosen = present
     else:
-        chosen = list(groups)
+        try:
+            chosen = list(groups)
+        except TypeError:
+            raise InvalidParameterError(
+                f"groups must be a sequence of group labels, got a {type(groups).__name__}.",
+                parameter="groups",
+            ) from None
         if len(chosen) == 0:
             raise InvalidParameterError("groups must name at least one group.", parameter="groups")
         if len(set(chosen)) != len(chosen):
@@ -965,6 +973,33 @@ def optional(option: Option) -> Option:
         return None if value is None else option(value, name)
 
     return Option(check, f"None or {option.what}", option.bad)
+
+
+def instance_of(types: type | tuple, what: str) -> Option:
+    """None or an instance of ``types`` (a mapping, a DataFrame, a result...), ``what`` in words."""
+
+    def check(value: Any, name: str) -> Any:
+        if value is None or isinstance(value, types):
+            return value
+        raise InvalidParameterError(
+            f"{name} must be {what} or None, got a {type(value).__name__}.", parameter=name
+        )
+
+    return Option(check, f"{what} or None")
+
+
+def text(example: str) -> Option:
+    """None or a string (a unit, a label...), ``example`` shown in the message."""
+
+    def check(value: Any, name: str) -> Any:
+        if value is None or isinstance(value, str):
+            return value
+        raise InvalidParameterError(
+            f"{name} must be a string such as {example!r} or None, got {type(value).__name__}.",
+            parameter=name,
+        )
+
+    return Option(check, "a string or None")
 
 
 def by_helper(helper: Callable[[Any], Any], what: str, bad: Any = NOT_GIVEN) -> Option:

@@ -482,7 +482,7 @@ def model_based_xci(
         raise InvalidParameterError(
             "give exactly one source of predictions: survival (with times), model (with X) or "
             f"linear_predictor (with an optional baseline); got {given or 'none'}.",
-            parameter="survival",
+            parameter=given[0] if given else "survival",
         )
     if risk is None and model is not None and X is not None:  # the model's own risk scores
         from .fitting import risk_scores

@@ -12,11 +12,13 @@ import numpy as np
 import pandas as pd
 
 from .._binary.xauc import XAUCResult
-from .._binary.xauc_t import case_control_definition
+from .._binary.xauc_t import XAUCtResult, case_control_definition
 from .._calibration.result import CalibrationResult
 from .._core.deprecation import REMOVED_IN, warn_once
 from .._core.exceptions import InvalidParameterError
+from .._core.multiplicity import ADJUSTMENTS
 from .._core.results import XCIResult
+from .._core.validation import OptionTable, flag, instance_of, integer, one_of, text
 from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c
 from .findings.calibration import calibration_findings
@@ -525,6 +527,24 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
     return sections, appendix
 
 
+#: The options of :func:`write_report` (``calibration`` and ``model_based`` are results, checked in
+#: the body with the model names they are given for; ``title`` is free text).
+_OPTIONS = OptionTable(
+    "write_report",
+    settings=instance_of(Mapping, "a mapping"),
+    provenance=instance_of(Mapping, "a mapping"),
+    horizons=instance_of((XAUCtResult, Mapping), "an XAUCtResult or a mapping of them"),
+    data_summary=instance_of(pd.DataFrame, "a DataFrame"),
+    extra_tables=instance_of(Mapping, "a mapping of title -> DataFrame"),
+    figures=instance_of(Mapping, "a mapping of title -> matplotlib Figure"),
+    default_figures=flag(),
+    adjust=one_of(*ADJUSTMENTS),
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+    time_unit=text("days"),
+)
+
+
 def write_report(
     result: XCIResult | XAUCResult | ModelComparison,
     path: str | Path,
@@ -665,6 +685,7 @@ def write_report(
     ...     "## Appendix: estimator internals")
     True
     """
+    _OPTIONS.check(locals())
     if isinstance(result, (str, os.PathLike)) and not isinstance(
         path, (str, os.PathLike)
     ):  # the old order

@@ -68,7 +68,8 @@ def check_predicted_option(
         return None
     if (predicted is None) != (times is None):
         raise InvalidParameterError(
-            "predicted and times go together: give both (or neither).", parameter="predicted"
+            "predicted and times go together: give both (or neither).",
+            parameter="times" if predicted is None else "predicted",
         )
     scale = check_option(scale, "scale", _SCALES)
     index = input_index({**inputs, "predicted": predicted}, data)

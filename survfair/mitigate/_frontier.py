@@ -303,7 +303,8 @@ def frontier(
     g = sample.n_groups
     if (predicted is None) != (times is None):
         raise InvalidParameterError(
-            "predicted and times go together: give both (or neither).", parameter="predicted"
+            "predicted and times go together: give both (or neither).",
+            parameter="times" if predicted is None else "predicted",
         )
     ratios = None
     if predicted is not None:
@@ -480,8 +481,11 @@ def plot_frontier(
         )
     import matplotlib.pyplot as plt
 
+    from .._present.plots.base import check_axes
+
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 4))
+    check_axes(ax)
     path = frontier_df[frontier_df["lambda"].notna()] if "lambda" in frontier_df else frontier_df
     style = {"marker": ".", "color": "0.3", "label": "group shifts"} | kwargs
     ax.plot(path[fairness], path["overall"], **style)

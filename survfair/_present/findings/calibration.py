@@ -13,7 +13,7 @@ from ..._core.exceptions import InvalidParameterError
 from ..._core.frozen import frozen_result
 from ..._core.multiplicity import adjust_p_values
 from ..._core.results import json_safe
-from ..._core.validation import OptionTable, integer, one_of
+from ..._core.validation import OptionTable, integer, one_of, text
 from ..format import interval_text, p_phrase, percent
 from .ranking import adjust_name
 
@@ -306,6 +306,7 @@ _OPTIONS = OptionTable(
     "calibration_findings",
     adjust=one_of("holm", "bh", "bonferroni", "none"),
     min_events=integer(low=0),
+    time_unit=text("years"),
 )
 
 

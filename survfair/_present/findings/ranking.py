@@ -32,7 +32,8 @@ from ..._core.results import (
     json_safe,
     no_variance_cells,
 )
-from ..._core.validation import OptionTable, integer, label_array, one_of
+from ..._core.validation import OptionTable, instance_of, integer, label_array, one_of
+from ..._models.model_based_result import ModelBasedResult
 from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
 from ..format import cell_text, interval_text, p_phrase, percent, statistic_text
 
@@ -1040,12 +1041,13 @@ def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
     return [first, joint_test(result, "equal_within"), joint_test(result, "equal_cells")]
 
 
-#: The scalar options of :func:`findings` (``model_based`` is a result, checked in the body).
+#: The options of :func:`findings`.
 _FINDINGS_OPTIONS = OptionTable(
     "findings",
     adjust=one_of(*ADJUSTMENTS),
     min_events=integer(low=0),
     min_pairs=integer(low=0),
+    model_based=instance_of(ModelBasedResult, "a ModelBasedResult (survfair.model_based_xci)"),
 )
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.exceptions import InvalidParameterError
+
 __all__ = [
     "new_axes",
     "literal",
@@ -41,6 +43,17 @@ def new_axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)):
 
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return check_axes(ax)
+
+
+def check_axes(ax: Any, name: str = "ax") -> Any:
+    """``ax`` if it is a matplotlib Axes; otherwise :class:`~survfair.InvalidParameterError`."""
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise InvalidParameterError(
+            f"{name} must be a matplotlib Axes or None, got a {type(ax).__name__}.", parameter=name
+        )
     return ax
 
 
