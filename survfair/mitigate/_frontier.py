@@ -27,6 +27,7 @@ from .._core.validation import (
     integer,
     one_of,
 )
+from .._present.plots.base import AXES
 from .._xci.summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective, repeatable_seed
@@ -411,6 +412,7 @@ _PLOT_OPTIONS = OptionTable(
     fairness=one_of(*FAIRNESS_COLUMNS),
     unadjusted=Option(_check_unadjusted, "True, False or an (x, y) tuple"),
     sample=one_of("fit", "evaluation"),
+    ax=AXES,
 )
 
 
@@ -481,11 +483,8 @@ def plot_frontier(
         )
     import matplotlib.pyplot as plt
 
-    from .._present.plots.base import check_axes
-
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 4))
-    check_axes(ax)
     path = frontier_df[frontier_df["lambda"].notna()] if "lambda" in frontier_df else frontier_df
     style = {"marker": ".", "color": "0.3", "label": "group shifts"} | kwargs
     ax.plot(path[fairness], path["overall"], **style)

@@ -38,6 +38,7 @@ from .._core.validation import (
     optional,
     real,
 )
+from .._present.plots.base import AXES
 from ._designs import CohortDesign, TrueXCI
 
 __all__ = [
@@ -610,7 +611,7 @@ def _interpolate(sizes: np.ndarray, power: np.ndarray, target: float) -> float:
 
 
 #: The scalar options of :func:`plot_coverage`.
-_PLOT_OPTIONS = OptionTable("plot_coverage", statistic=one_of("xci", "delta_between"))
+_PLOT_OPTIONS = OptionTable("plot_coverage", statistic=one_of("xci", "delta_between"), ax=AXES)
 
 
 def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax: Any = None):
@@ -683,6 +684,10 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     return ax
 
 
+#: The options of :func:`plot_power`.
+_POWER_PLOT_OPTIONS = OptionTable("plot_power", ax=AXES)
+
+
 def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     """Power against the cohort size (a :func:`power_curve` frame), ±2 Monte-Carlo SE, the target
     power and the interpolated size reaching it.
@@ -717,6 +722,7 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     >>> ax.get_xlabel()
     'cohort size n'
     """
+    _POWER_PLOT_OPTIONS.check(locals())
     from .._present.plots.base import new_axes
 
     if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(

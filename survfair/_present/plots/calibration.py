@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..._calibration.result import CalibrationResult, km_risk_interval
 from ..._core.deprecation import DEPRECATED, renamed
 from ..._core.exceptions import InvalidParameterError
+from ..._core.validation import OptionTable, flag, text
+from .base import AXES
 
 __all__ = ["plot_calibration", "plot_observed_expected"]
 
@@ -67,6 +70,12 @@ def _horizon_words(t: float, time_unit: str | None) -> str:
             parameter="time_unit",
         )
     return f"t = {t:g}" + (f" {time_unit}" if time_unit else "")
+
+
+#: The options of :func:`plot_calibration` (``groups`` is a list of the result's groups).
+_CALIBRATION_OPTIONS = OptionTable(
+    "plot_calibration", ax=AXES, show_bins=flag(), show_curve=flag(), time_unit=text("years")
+)
 
 
 def plot_calibration(
@@ -144,11 +153,19 @@ def plot_calibration(
     from .base import literal, literal_legend, new_axes
 
     horizon = renamed("plot_calibration", "time", "horizon", time, horizon)
+    _CALIBRATION_OPTIONS.check(locals())
     result = _check(result)
     t = result._time(
         horizon
     )  # ValueError for a time that is not a horizon; None: the first horizon
     summary = result.summary(t)
+    if groups is not None and not isinstance(
+        groups, (list, tuple, np.ndarray, pd.Index, pd.Series)
+    ):
+        raise InvalidParameterError(
+            f"groups must be a list of groups of the result, got a {type(groups).__name__}.",
+            parameter="groups",
+        )
     chosen = list(result.groups) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in result.groups]
     if unknown:
@@ -225,6 +242,10 @@ def legend_label(group, row) -> str:
     return f"{group}: " + ", ".join(parts) if parts else f"{group}"
 
 
+#: The options of :func:`plot_observed_expected`.
+_OBSERVED_EXPECTED_OPTIONS = OptionTable("plot_observed_expected", ax=AXES, time_unit=text("years"))
+
+
 def plot_observed_expected(
     result: CalibrationResult,
     horizon: float | None = None,
@@ -285,6 +306,7 @@ def plot_observed_expected(
     from .base import literal, new_axes
 
     horizon = renamed("plot_observed_expected", "time", "horizon", time, horizon)
+    _OBSERVED_EXPECTED_OPTIONS.check(locals())
     result = _check(result)
     t = result._time(horizon)  # None: the first horizon (summary(None) is every horizon)
     summary = result.summary(t)

@@ -17,9 +17,28 @@ import pandas as pd
 from ..._binary.xauc import XAUCResult
 from ..._core.exceptions import InvalidParameterError
 from ..._core.results import XCIResult, no_variance_cells
-from ..._core.validation import argument_name, check_option, check_scalar, check_survival_inputs
+from ..._core.validation import (
+    TAU,
+    OptionTable,
+    argument_name,
+    check_option,
+    check_scalar,
+    check_survival_inputs,
+    instance_of,
+    integer,
+    text,
+)
 from ..._models.comparison import ModelComparison
-from .base import MAX_LABEL, difference_limit, literal, literal_legend, new_axes, short_label
+from .base import (
+    AXES,
+    CMAP,
+    MAX_LABEL,
+    difference_limit,
+    literal,
+    literal_legend,
+    new_axes,
+    short_label,
+)
 
 
 def _check_result(result: Any, name: str = "result") -> XCIResult:
@@ -229,6 +248,18 @@ def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any,
     }
 
 
+#: The options of :func:`plot_xci_heatmap` (``norm``, ``vmin`` and ``vmax`` are checked together
+#: in the body).
+_XCI_HEATMAP_OPTIONS = OptionTable(
+    "plot_xci_heatmap",
+    ax=AXES,
+    cmap=CMAP,
+    digits=integer(low=0),
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+)
+
+
 def plot_xci_heatmap(
     result: XCIResult | XAUCResult,
     *,
@@ -338,6 +369,7 @@ def plot_xci_heatmap(
     >>> ax.texts[2].get_text().splitlines()  # xCI(b, a) and its interval; flagged: 4 events in b
     ['0.667†', '[0.077, 0.980]']
     """
+    _XCI_HEATMAP_OPTIONS.check(locals())
     import matplotlib
     from matplotlib.patches import Rectangle
 
@@ -440,6 +472,10 @@ def _difference_matrix(value: Any, name: str) -> tuple[pd.DataFrame, str | None]
     )
 
 
+#: The options of :func:`plot_xci_difference` (``limit`` is checked against the data in the body).
+_XCI_DIFFERENCE_OPTIONS = OptionTable("plot_xci_difference", ax=AXES, cmap=CMAP)
+
+
 def plot_xci_difference(
     result: Any,
     reference: Any = "transpose",
@@ -517,6 +553,7 @@ def plot_xci_difference(
     >>> float(ax.images[0].norm.vcenter), [t.get_text() for t in ax.texts]
     (0.0, ['+13.3', '−13.3'])
     """
+    _XCI_DIFFERENCE_OPTIONS.check(locals())
     import matplotlib
     from matplotlib.colors import TwoSlopeNorm
 
@@ -599,6 +636,15 @@ def plot_xci_difference(
     return ax
 
 
+#: The options of :func:`plot_risk_densities`.
+_RISK_DENSITIES_OPTIONS = OptionTable(
+    "plot_risk_densities",
+    data=instance_of(pd.DataFrame, "a DataFrame"),
+    ax=AXES,
+    grid_size=integer(low=2),
+)
+
+
 def plot_risk_densities(
     event: Any,
     group: Any,
@@ -663,6 +709,7 @@ def plot_risk_densities(
     >>> len(ax.lines)  # 2 groups x {event, censored}
     4
     """
+    _RISK_DENSITIES_OPTIONS.check(locals())
     from scipy.stats import gaussian_kde
 
     zeros = np.zeros(len(data) if data is not None else np.asarray(risk).shape[0])
@@ -691,6 +738,12 @@ def plot_risk_densities(
     if title is not None:
         ax.set_title(literal(title))
     return ax
+
+
+#: The options of :func:`plot_censoring_curves`.
+_CENSORING_CURVES_OPTIONS = OptionTable(
+    "plot_censoring_curves", ax=AXES, tau=TAU, time_unit=text("days")
+)
 
 
 def plot_censoring_curves(
@@ -754,17 +807,13 @@ def plot_censoring_curves(
     >>> ax.get_xlabel(), [text.get_text() for text in ax.get_legend().get_texts()][-1]
     ('time (days)', 'tau = 400 days')
     """
+    _CENSORING_CURVES_OPTIONS.check(locals())
     result = _check_result(result)
     curves = result.censoring_curves
     if curves is None:
         raise InvalidParameterError(
             "result: has no censoring curves (method='naive'); use an IPCW result.",
             parameter="result",
-        )
-    if time_unit is not None and not isinstance(time_unit, str):
-        raise InvalidParameterError(
-            f"time_unit must be a string such as 'days' or None, got {type(time_unit).__name__}.",
-            parameter="time_unit",
         )
     unit = "" if time_unit is None else f" {time_unit}"
     ax = new_axes(ax, (6.0, 4.0))
@@ -920,6 +969,12 @@ def _row_flagged(cells: dict[tuple[str, str], bool], statistic: str, pair: Any) 
     return any(cells.get(cell, False) for cell in needed)
 
 
+#: The options of :func:`plot_forest` (``flags`` is checked in the body).
+_FOREST_OPTIONS = OptionTable(
+    "plot_forest", ax=AXES, min_events=integer(low=0), min_pairs=integer(low=0)
+)
+
+
 def plot_forest(
     comparison: ModelComparison | pd.DataFrame,
     *,
@@ -1008,6 +1063,7 @@ def plot_forest(
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['a', 'b', '† open: uses a cell with little data']
     """
+    _FOREST_OPTIONS.check(locals())
     from matplotlib.lines import Line2D
 
     if isinstance(comparison, ModelComparison):
@@ -1170,6 +1226,10 @@ def _xroc_entries(curves: Any) -> list[tuple[Any, Any]]:
     )
 
 
+#: The options of :func:`plot_xroc`.
+_XROC_OPTIONS = OptionTable("plot_xroc", ax=AXES)
+
+
 def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     """Cross-group ROC curves (xROC, Kallus & Zhou 2019, Def. 1) and balanced xROC (Def. 3).
 
@@ -1222,6 +1282,7 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     >>> [line.get_label() for line in ax.lines[:2]]
     ['xROC(a, b)', 'xROC(b, a)']
     """
+    _XROC_OPTIONS.check(locals())
     entries = _xroc_entries(curves)
     ax = new_axes(ax, (4.5, 4.5))
     legend = []
@@ -1280,6 +1341,11 @@ def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, 
         a, b = (literal(short_label(g)) for g in next(iter(pairs)))
     xlabel, ylabel = _ROLE_WORDS[role]
     return role, xlabel.format(a=a, b=b), ylabel.format(a=a, b=b)
+
+
+#: The options of :func:`plot_conditional_xauc` (``role`` is checked against the values' roles
+#: in the body).
+_CONDITIONAL_XAUC_OPTIONS = OptionTable("plot_conditional_xauc", ax=AXES, bins=integer(low=1))
 
 
 def plot_conditional_xauc(
@@ -1351,6 +1417,7 @@ def plot_conditional_xauc(
     ... ).get_ylabel()
     'positives of F'
     """
+    _CONDITIONAL_XAUC_OPTIONS.check(locals())
     if isinstance(values, pd.Series):
         values = {str(values.name) if values.name is not None else "": values}
     if not isinstance(values, Mapping) or not values:
