@@ -308,7 +308,7 @@ def logistic_adjustment(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`survfair.xauc`; if ``a``/``b`` do not occur, are equal or lack positives or
         negatives; ``adjusted_group`` not in (a, b); invalid ``alpha_bounds``, ``beta`` or ``grid``.
 
@@ -473,7 +473,7 @@ def equal_opportunity_adjustment(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`survfair.xauc`; if ``a``/``b`` do not occur, are equal or lack positives or
         negatives.
 

@@ -61,7 +61,7 @@ def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1)
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``outcome`` is not 0 or 1, or ``a``/``b`` is not a group of the result.
 
     See Also
@@ -197,7 +197,7 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``confidence_level`` is not a number in (0, 1).
 
     Warns

@@ -354,10 +354,10 @@ def xauc(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (non-numeric score, ``data`` not a DataFrame,
         non-numeric ``tied_tol`` or ``confidence_level``, ...).
-    ValueError
+    InvalidParameterError (a ValueError)
         For mismatched lengths, NaN/inf scores, missing labels, ``y`` without exactly two
         classes, ``positive`` not in ``y``, labels in ``groups`` that do not occur, pandas inputs
         with differing indexes, negative ``tied_tol``, ``confidence_level`` outside (0, 1).
@@ -569,7 +569,7 @@ def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) 
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``confidence_level`` is not a number in (0, 1).
 
     See Also

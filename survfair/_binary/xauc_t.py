@@ -194,7 +194,7 @@ def xauc_t(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`survfair.xci` for the inputs; ``times`` non-numeric, not 1-D, empty,
         non-finite or outside [min(time), max(time)); unknown ``censoring`` or ``ci`` (only
         ``"analytic"`` and None); negative ``tied_tol``; ``confidence_level`` not in (0, 1).

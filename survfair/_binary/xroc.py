@@ -149,7 +149,7 @@ def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If a label is not a group of the result, ``a`` has no positive or ``b`` no negative.
 
     See Also
@@ -210,7 +210,7 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``outcome`` is not 0 or 1, ``group`` is not in the result or lacks the needed class.
 
     See Also
@@ -280,7 +280,7 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``role`` is unknown or ``a``/``b`` is not a group of the result.
 
     See Also

@@ -643,9 +643,9 @@ or list of column names
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For non-numeric times or predicted risks, or options of the wrong type.
-    ValueError
+    InvalidParameterError (a ValueError)
         For the input errors of :func:`xci` (lengths, NaN, negative times, events other than
         0/1, differing pandas indexes, unknown ``groups``); predicted risks outside [0, 1] or NaN
         (the column and rows named); a number of columns different from the number of horizons;
@@ -891,9 +891,9 @@ def risks_from_linear_predictor(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For NaN / infinite linear predictors (rows named) or baseline survival outside (0, 1].
-    TypeError
+    InvalidParameterError (a TypeError)
         For non-numeric input.
 
     See Also

@@ -60,9 +60,9 @@ def fairness_profile(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If the arguments are not an XCIResult and a CalibrationResult.
-    ValueError
+    InvalidParameterError (a ValueError)
         If their groups differ, or ``horizon`` is not a horizon of ``calibration``.
 
     See Also

@@ -76,9 +76,9 @@ def load_flchain(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``perturb`` is not a boolean, or ``covariates`` is a single string.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a covariate name is unknown.
 
     See Also

@@ -70,7 +70,7 @@ def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPREC
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``adjust`` or p-values outside [0, 1].
 
     See Also
@@ -251,9 +251,9 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not an XCIResult or an XAUCResult (a string, an XAUCtResult, ...).
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``hypothesis``.
     MemoryLimitError
         When the contrasts' weights, projections and covariance (about 8 K (G^2 + n + K) bytes

@@ -288,9 +288,9 @@ def compare(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``models`` is not a non-empty mapping, or an entry is of an unsupported type.
-    ValueError
+    InvalidParameterError (a ValueError)
         If an entry is a model but ``X`` (or its key in a dict ``X``) is missing, a key of a dict
         ``X`` names no model, a column name is given without ``data`` or is not in it, or from
         :func:`survfair.xci` (lengths, NaN, differing indexes, ...), naming the model.

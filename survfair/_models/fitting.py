@@ -272,7 +272,7 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``model`` is not a supported model with a ``fit`` method.
     survfair.ConvergenceError
         If the fit did not converge, with the original messages.
@@ -491,9 +491,9 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``model`` is not a supported type (the message lists the supported ones).
-    ValueError
+    InvalidParameterError (a ValueError)
         If the model is not fitted, or the scores have the wrong shape or are NaN / -inf / +inf
         (for a callable or a model other than an AFT fitter), or for a stratified
         ``CoxTimeVaryingFitter`` (no risk ranks across its strata).
@@ -721,10 +721,10 @@ def predicted_risks(model: Any, X: Any, times: Any) -> pd.DataFrame:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For an unsupported model, a callable, or a scikit-survival model without a survival
         function.
-    ValueError
+    InvalidParameterError (a ValueError)
         If the model is not fitted, ``times`` is empty / non-finite, a horizon lies outside a
         scikit-survival model's survival functions, or the probabilities are NaN or outside [0, 1].
 

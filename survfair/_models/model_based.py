@@ -391,10 +391,10 @@ def model_based_xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (non-numeric predictions, a baseline that is not a pair, a
         column name without ``data``), and as :func:`xci`.
-    ValueError
+    InvalidParameterError (a ValueError)
         If not exactly one of ``survival``, ``model``, ``linear_predictor`` is given;
         ``ci="bootstrap"`` with ``cluster``; predictions with
         the wrong shape, a number of rows other than the inputs', an index other than theirs, NaN /
@@ -750,7 +750,7 @@ def model_based_xauc(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`xauc`; and for a ``probability`` that is not numeric, has another number of rows
         or another index than the inputs, or lies outside [0, 1] (naming the rows).
 

@@ -551,7 +551,7 @@ def excess_delta_between(result: ModelBasedResult, a: Any, b: Any):
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also
@@ -599,7 +599,7 @@ def excess_delta_within(result: ModelBasedResult, a: Any, b: Any):
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also

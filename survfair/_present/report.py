@@ -659,11 +659,11 @@ def write_report(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, ``calibration`` is
         not a CalibrationResult or a mapping of them, a ``model_based`` entry has no ``to_frame()``,
         or a table is not a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If the extension of ``path`` is not .html, .htm or .md, ``adjust`` or the thresholds are
         invalid, or a model-based frame lacks columns.
 

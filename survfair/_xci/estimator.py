@@ -448,12 +448,12 @@ def xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (e.g. non-numeric risk, ``data`` not a DataFrame, a
         ``censoring_reference`` that is neither a DataFrame nor a (time, event, group) tuple,
         non-integer ``n_resamples`` / ``n_jobs``, non-bool ``strict`` / ``progress``; with
         ``ci="bootstrap"``, an unsupported ``random_state``).
-    ValueError
+    InvalidParameterError (a ValueError)
         For mismatched lengths, NaN/inf, negative times, events other than 0/1 (with ``cause``:
         other than integer codes >= 0, or a ``cause`` < 1 or absent from ``event``), empty
         input, 2-D risk, missing ``cluster`` labels, ``entry`` < 0 or >= ``time``, negative

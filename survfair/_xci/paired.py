@@ -530,11 +530,11 @@ def compare_xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If an argument is not an XCIResult, or an option has the wrong type (``n_resamples``,
         ``n_jobs``, ``progress``, ``confidence_level``; ``random_state`` with
         ``ci="bootstrap"``).
-    ValueError
+    InvalidParameterError (a ValueError)
         If the results are not on the same rows (number of rows, time, event or group differ),
         have different groups or settings (method, tau, censoring, tied_tol, strict, or only one
         used ``censoring_reference``), a result does not carry its data, or an option is invalid

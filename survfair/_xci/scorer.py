@@ -79,9 +79,9 @@ def xci_score(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``alpha`` or ``beta`` is not a number.
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``statistic``, ``alpha`` / ``beta`` negative, non-finite or both 0, only
         one of ``a``/``b``, or from :func:`survfair.xci`.
 
@@ -196,7 +196,7 @@ def make_xci_scorer(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``statistic``, or without ``group_column`` when scikit-learn's metadata
         routing is off (the scorer would never receive the group).
 

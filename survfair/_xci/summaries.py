@@ -276,10 +276,10 @@ def contrast(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``coefficients`` does not have shape (G, G) or is not numeric, or a DataFrame of
         coefficients names a label that is not a group of the result (missing groups get 0).
-    TypeError
+    InvalidParameterError (a TypeError)
         If no coefficients are given.
 
     See Also
@@ -389,7 +389,7 @@ def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also
@@ -437,7 +437,7 @@ def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also
@@ -586,7 +586,7 @@ def min_xci(result: XCIResult) -> MinXCI:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If every cell is NaN.
 
     See Also
@@ -685,7 +685,7 @@ def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.D
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
         would be 0); a TypeError for a non-number.
 
@@ -860,7 +860,7 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If only one of ``a``, ``b`` is given, a label is not a group of the result, or (without
         a pair) the result has fewer than two groups.
 
@@ -940,7 +940,7 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
         would be 0); a TypeError for a non-number.
 
@@ -1007,7 +1007,7 @@ def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) ->
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
         would be 0); a TypeError for a non-number.
 
@@ -1207,7 +1207,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``null`` is not a finite number.
 
     See Also

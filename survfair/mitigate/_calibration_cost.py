@@ -228,10 +228,10 @@ def calibration_cost(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``adjustment`` is not a GroupShift or GroupMonotone; for invalid inputs as in
         :func:`survfair.xci` and :func:`survfair.calibration`.
-    ValueError
+    InvalidParameterError (a ValueError)
         For invalid inputs (see :func:`survfair.calibration`), an unknown ``scale``, ``scale=
         "probability"`` with several horizons or adjusted risks outside [0, 1], or group labels
         the adjustment was not fitted on.

@@ -265,7 +265,7 @@ def frontier(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid data or options; negative or non-finite ``lambdas`` or ``offsets``; ``offsets``
         with more than two groups; fewer than two groups.
 
@@ -451,9 +451,9 @@ def plot_frontier(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``fairness`` is unknown or a DataFrame ``result`` lacks the needed columns.
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``chosen`` is neither an adjuster nor an (x, y) tuple.
 
     See Also

@@ -334,7 +334,7 @@ def group_monotone(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid data or options (as :func:`group_shift`), or when a group has fewer than two
         distinct risk values among its events before tau in the fitting sample.
     PositivityError

@@ -329,9 +329,9 @@ def group_shift(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (non-numeric risk, ``alpha`` not a number, bad ``fit_on``).
-    ValueError
+    InvalidParameterError (a ValueError)
         For invalid data (see :func:`survfair.xci`), an unknown ``objective``, ``method`` or
         ``censoring``, ``alpha`` / ``beta`` negative, infinite or both 0, a ``reference`` that is
         not a group, a single group, a ``fit_on`` that leaves no fitting or evaluation rows or

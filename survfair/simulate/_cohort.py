@@ -243,11 +243,11 @@ def lognormal_cohort(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``n`` is not an integer, a parameter is not a real number, ``censoring`` is not
         None or a dict, a log-normal censoring parameter is not a pair, or ``random_state`` is
         of an unsupported type.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``n < 1``, a parameter is NaN/inf, ``sigma <= 0``, ``sigma_z < 0``, ``p_group`` is
         not in (0, 1), or the censoring dict has unknown keys, both random laws, a per-group
         dict without exactly the groups 1 and 0, a negative rate, a non-positive sd or end of

@@ -714,7 +714,7 @@ def ph_design(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid parameters (named), groups whose proportions do not sum to 1, or a censored
         fraction the administrative end alone exceeds.
 
@@ -809,7 +809,7 @@ def aft_design(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`ph_design`.
 
     See Also
@@ -872,9 +872,9 @@ def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) 
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``n_nodes`` is not an integer (booleans included).
-    ValueError
+    InvalidParameterError (a ValueError)
         If the design is not a shared-baseline PH design, ``a`` or ``b`` is not one of its
         groups, or ``n_nodes`` < 2.
 

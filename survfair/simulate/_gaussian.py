@@ -92,9 +92,9 @@ def gaussian_xauc(mu: Any, sigma: Any) -> pd.DataFrame:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``mu`` or ``sigma`` is neither a dict nor a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a key is not a (group, 0/1) pair, a value is not a finite number, a standard
         deviation is negative, a group lacks one of the outcomes, or ``mu`` and ``sigma`` do not
         cover the same (group, outcome) pairs.

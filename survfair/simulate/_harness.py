@@ -313,7 +313,7 @@ def coverage_study(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid options (named).
 
     See Also

@@ -380,9 +380,9 @@ def lognormal_xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If a parameter is not a real number (or ``tau`` not a number or None).
-    ValueError
+    InvalidParameterError (a ValueError)
         If a parameter is NaN/inf, ``sigma <= 0``, ``sigma_z < 0``, ``tau <= 0``, ``method`` or
         ``orientation`` is not one of the allowed values, or ``method="approx"`` with ``tau``.
 

@@ -136,7 +136,7 @@ def study(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid parameters (as in :func:`lognormal_cohort` and :func:`lognormal_xci`),
         ``n < 4``, ``n_replications < 2`` or an empty / non-finite grid.
 
@@ -301,7 +301,7 @@ def ipcw_bias_study(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid model parameters or censoring designs (see :func:`lognormal_cohort`), an
         empty ``n`` or ``censoring``, ``n < 4``, ``n_replications < 2``, ``tau <= 0``, a censoring
         design of None, or an unknown estimator.
@@ -479,9 +479,9 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``table`` is not a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``table`` lacks a column of :func:`study`'s output or ``axes`` does not hold 4 Axes.
 
     See Also

@@ -346,9 +346,9 @@ def calibration_findings(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not a CalibrationResult.
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``adjust`` or a negative ``min_events``.
 
     See Also

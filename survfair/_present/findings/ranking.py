@@ -117,7 +117,7 @@ def small_sample_flags(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``min_events``, ``min_pairs`` or ``min_interval_events`` is not an integer >= 0.
 
     See Also
@@ -1088,7 +1088,7 @@ def findings(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``adjust``; TypeError/ValueError for invalid thresholds.
 
     See Also

@@ -125,9 +125,9 @@ def plot_calibration(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not a CalibrationResult or ``time_unit`` not a string.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``horizon`` is not a horizon of the result or a group is unknown.
 
     See Also
@@ -279,9 +279,9 @@ def plot_observed_expected(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not a CalibrationResult.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``horizon`` is not a horizon of the result.
 
     See Also

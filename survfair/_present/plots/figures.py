@@ -341,10 +341,10 @@ def plot_xci_heatmap(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is neither an XCIResult nor an XAUCResult, ``norm`` is not a matplotlib
         ``Normalize``, or ``flags`` is not a DataFrame, bool or None.
-    ValueError
+    InvalidParameterError (a ValueError)
         If both ``norm`` and ``vmin``/``vmax`` are given, ``vmin >= vmax``, or ``flags`` lacks
         the columns a, b, flagged or names a group the result does not have.
 
@@ -530,9 +530,9 @@ def plot_xci_difference(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` or ``reference`` is not a result or a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a matrix is not square, the labels of ``reference`` differ from those of ``result``,
         or ``limit`` is not > 0.
 
@@ -690,7 +690,7 @@ def plot_risk_densities(
 
     Raises
     ------
-    ValueError, TypeError
+    InvalidParameterError
         From input validation (lengths, NaN, ...), naming the argument.
 
     See Also
@@ -784,9 +784,9 @@ def plot_censoring_curves(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not an XCIResult or ``time_unit`` is not a string.
-    ValueError
+    InvalidParameterError (a ValueError)
         If the result has no censoring curves (naive estimator).
 
     See Also
@@ -1032,10 +1032,10 @@ def plot_forest(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``comparison`` is neither a ModelComparison nor a DataFrame, or ``flags`` is of
         another type.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a requested statistic is not in the table, or ``flags`` lacks the columns a, b,
         flagged or names a group or model the comparison does not have.
 
@@ -1262,7 +1262,7 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For curves in another form.
 
     See Also
@@ -1388,9 +1388,9 @@ def plot_conditional_xauc(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``values`` is neither a Series nor a dict.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a value is outside [0, 1], a label has no value, ``role`` is unknown or contradicts
         the role the Series were computed with, or the Series mix roles.
 
