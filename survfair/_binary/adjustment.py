@@ -22,15 +22,18 @@ from scipy import optimize, special
 
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.kernel import count_pairs
 from .._core.results import json_safe
 from .._core.validation import (
+    CONFIDENCE_LEVEL,
+    TIED_TOL,
+    OptionTable,
     SurvivalSample,
     check_binary_inputs,
-    check_confidence_level,
-    check_scalar,
-    check_tied_tol,
+    integer,
+    real,
 )
 from .xauc import XAUCResult, warn_orientation, xauc_from_sample
 
@@ -186,17 +189,23 @@ def _check_pair(sample: SurvivalSample, a: Any, b: Any) -> tuple[int, int]:
     codes = []
     for name, label in (("a", a), ("b", b)):
         if label not in sample.groups:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{name}: group {label!r} does not occur in group (labels present: "
-                f"{list(sample.groups)})."
+                f"{list(sample.groups)}).",
+                parameter=name,
             )
         codes.append(sample.groups.index(label))
     if codes[0] == codes[1]:
-        raise ValueError(f"a and b must be different groups, got {a!r} twice.")
+        raise InvalidParameterError(
+            f"a and b must be different groups, got {a!r} twice.", parameter="a"
+        )
     for label, code in zip((a, b), codes):
         members = sample.group_codes == code
         if not (sample.event[members].any() and (~sample.event[members]).any()):
-            raise ValueError(f"group {label!r} needs positives and negatives for the adjustment.")
+            raise InvalidParameterError(
+                f"group {label!r} needs positives and negatives for the adjustment.",
+                parameter="a" if label == a else "b",
+            )
     return codes[0], codes[1]
 
 
@@ -212,16 +221,31 @@ def _delta(sample: SurvivalSample, a: int, b: int, risk: np.ndarray, tied_tol: f
     return float(values[0, 1] - values[1, 0])
 
 
-def _check_bounds(alpha_bounds: Any, beta: Any) -> tuple[tuple[float, float], float]:
+def _check_bounds(alpha_bounds: Any) -> tuple[float, float]:
     try:
         low, high = (float(v) for v in alpha_bounds)
     except (TypeError, ValueError):
-        raise TypeError(
-            f"alpha_bounds must be a pair of numbers (low, high), got {alpha_bounds!r}."
+        raise InvalidParameterError(
+            f"alpha_bounds must be a pair of numbers (low, high), got {alpha_bounds!r}.",
+            parameter="alpha_bounds",
         ) from None
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
-        raise ValueError(f"alpha_bounds must be finite with low < high, got {alpha_bounds!r}.")
-    return (low, high), check_scalar(beta, "beta")
+        raise InvalidParameterError(
+            f"alpha_bounds must be finite with low < high, got {alpha_bounds!r}.",
+            parameter="alpha_bounds",
+        )
+    return low, high
+
+
+#: The scalar options of :func:`logistic_adjustment` (``positive`` and ``adjusted_group`` are
+#: labels; ``alpha_bounds`` is a pair, checked in the body).
+_LOGISTIC_OPTIONS = OptionTable(
+    "logistic_adjustment",
+    beta=real(),
+    grid=integer(low=2),
+    tied_tol=TIED_TOL,
+    confidence_level=CONFIDENCE_LEVEL,
+)
 
 
 def logistic_adjustment(
@@ -284,7 +308,7 @@ def logistic_adjustment(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`survfair.xauc`; if ``a``/``b`` do not occur, are equal or lack positives or
         negatives; ``adjusted_group`` not in (a, b); invalid ``alpha_bounds``, ``beta`` or ``grid``.
 
@@ -317,10 +341,10 @@ def logistic_adjustment(
     adjusted_group = renamed(
         "logistic_adjustment", "adjust", "adjusted_group", adjust, adjusted_group
     )
-    (low, high), beta = _check_bounds(alpha_bounds, beta)
-    grid = check_scalar(grid, "grid", "integer", low=2)
-    tied_tol = check_tied_tol(tied_tol)
-    level = check_confidence_level(confidence_level)
+    options = _LOGISTIC_OPTIONS.check(locals())
+    beta, grid = options["beta"], options["grid"]
+    tied_tol, level = options["tied_tol"], options["confidence_level"]
+    low, high = _check_bounds(alpha_bounds)
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
     before = xauc_from_sample(
@@ -331,8 +355,9 @@ def logistic_adjustment(
         m = before.values
         adjusted_group = a if m[ca, cb] <= m[cb, ca] else b
     elif adjusted_group not in (a, b):
-        raise ValueError(
-            f"adjusted_group must be one of the pair ({a!r}, {b!r}), got {adjusted_group!r}."
+        raise InvalidParameterError(
+            f"adjusted_group must be one of the pair ({a!r}, {b!r}), got {adjusted_group!r}.",
+            parameter="adjusted_group",
         )
     members = sample.group_codes == sample.groups.index(adjusted_group)
 
@@ -404,6 +429,12 @@ def _equal_opportunity_map(
     return np.where(x > source[-1], knots[-1] + (x - source[-1]), out)
 
 
+#: The scalar options of :func:`equal_opportunity_adjustment` (``positive`` is a label).
+_EQUAL_OPPORTUNITY_OPTIONS = OptionTable(
+    "equal_opportunity_adjustment", tied_tol=TIED_TOL, confidence_level=CONFIDENCE_LEVEL
+)
+
+
 def equal_opportunity_adjustment(
     y: Any,
     group: Any,
@@ -442,7 +473,7 @@ def equal_opportunity_adjustment(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`survfair.xauc`; if ``a``/``b`` do not occur, are equal or lack positives or
         negatives.
 
@@ -475,8 +506,8 @@ def equal_opportunity_adjustment(
     >>> list(adjusted.to_frame().columns)[:3]
     ['metric', 'before', 'after']
     """
-    tied_tol = check_tied_tol(tied_tol)
-    level = check_confidence_level(confidence_level)
+    options = _EQUAL_OPPORTUNITY_OPTIONS.check(locals())
+    tied_tol, level = options["tied_tol"], options["confidence_level"]
     sample, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     ca, cb = _check_pair(sample, a, b)
     before = xauc_from_sample(

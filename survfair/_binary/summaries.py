@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from .._core.intervals import ConfidenceInterval, bounded_wald_interval, wald_p_value
-from .._core.validation import check_confidence_level
+from .._core.validation import CONFIDENCE_LEVEL, OptionTable, check_confidence_level, optional
 from .._xci.summaries import Estimate
 from .delong import balanced_parts, pooled_parts
-from .xauc import XAUCResult, add_estimate, balanced_xauc, group_code, group_index
+from .xauc import OUTCOME, XAUCResult, add_estimate, balanced_xauc, group_code, group_index
 
 __all__ = ["balanced_xauc", "delta_balanced_xauc", "auc_decomposition", "group_metrics"]
 
@@ -27,6 +27,10 @@ def _wald(value: float, se: float, null: float, level: float) -> Estimate:
     return Estimate(
         float(value), float(se), interval, float(wald_p_value(value, se, null)[0]), null, level
     )
+
+
+#: The scalar options of :func:`delta_balanced_xauc` (``a`` and ``b`` are group labels).
+_DELTA_OPTIONS = OptionTable("delta_balanced_xauc", outcome=OUTCOME)
 
 
 def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1) -> Estimate:
@@ -57,7 +61,7 @@ def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1)
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``outcome`` is not 0 or 1, or ``a``/``b`` is not a group of the result.
 
     See Also
@@ -77,9 +81,8 @@ def delta_balanced_xauc(result: XAUCResult, a: Any, b: Any, *, outcome: int = 1)
     >>> round(survfair.delta_balanced_xauc(res, "a", "b", outcome=0).value, 4)  # 1.0 - 0.625
     0.375
     """
-    if outcome not in (0, 1) or isinstance(outcome, bool):
-        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
-    i, j = group_code(result, a), group_code(result, b)
+    _DELTA_OPTIONS.check(locals())
+    i, j = group_code(result, a, "a"), group_code(result, b, "b")
     value, cov = balanced_parts(result)[outcome]
     variance = cov[i, i] + cov[j, j] - 2 * cov[i, j] if i != j else 0.0
     return _wald(
@@ -151,6 +154,13 @@ def auc_decomposition(result: XAUCResult) -> pd.DataFrame:
     return frame
 
 
+#: The scalar options of :func:`group_metrics`.
+_METRICS_OPTIONS = OptionTable(
+    "group_metrics",
+    confidence_level=optional(CONFIDENCE_LEVEL),  # None: the result's level
+)
+
+
 def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) -> pd.DataFrame:
     """Per-group metrics of the paper's Table 1 (values) and Table 2 (standard errors).
 
@@ -187,7 +197,7 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``confidence_level`` is not a number in (0, 1).
 
     Warns
@@ -230,9 +240,9 @@ def group_metrics(result: XAUCResult, *, confidence_level: float | None = None) 
     a      1.0            0.75            1.00  0.875  1.000
     b      0.5            1.00            0.75  0.750  0.625
     """
-    level = check_confidence_level(
-        result.confidence_level if confidence_level is None else confidence_level
-    )
+    level = _METRICS_OPTIONS.check(locals())["confidence_level"]
+    if level is None:
+        level = check_confidence_level(result.confidence_level)
     rows = result.rows
     g = len(result.groups)
     balanced = balanced_xauc(result, confidence_level=level)

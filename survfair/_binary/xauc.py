@@ -26,18 +26,22 @@ import numpy as np
 import pandas as pd
 
 from .._core.display import html_of
-from .._core.exceptions import UndefinedXAUCWarning, listed
+from .._core.exceptions import InvalidParameterError, UndefinedXAUCWarning, listed
 from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, cell_wald_interval, wald_p_value
 from .._core.kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
 from .._core.results import CellMatrixAccessors, json_safe, readonly
 from .._core.validation import (
+    CONFIDENCE_LEVEL,
+    TIED_TOL,
+    Option,
+    OptionTable,
     SurvivalSample,
     check_binary_inputs,
     check_confidence_level,
     check_scalar,
-    check_tied_tol,
     label_array,
+    optional,
     warn_excluded_rows,
 )
 from .._xci.summaries import Estimate
@@ -279,6 +283,26 @@ class XAUCResult(CellMatrixAccessors):
         )
 
 
+#: The scalar options of :func:`xauc` (``positive`` is a label, ``groups`` a list of them).
+_OPTIONS = OptionTable("xauc", tied_tol=TIED_TOL, confidence_level=CONFIDENCE_LEVEL)
+
+
+def _check_outcome(outcome: Any, name: str) -> int:
+    if (
+        isinstance(outcome, bool)
+        or not isinstance(outcome, (int, np.integer))
+        or outcome not in (0, 1)
+    ):
+        raise InvalidParameterError(
+            f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.", parameter=name
+        )
+    return outcome
+
+
+#: The ``outcome=`` option of the balanced summaries: 1 (the positives) or 0 (the negatives).
+OUTCOME = Option(_check_outcome, "1 (positives) or 0 (negatives)", 2)
+
+
 def xauc(
     y: Any,
     group: Any,
@@ -330,10 +354,10 @@ def xauc(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (non-numeric score, ``data`` not a DataFrame,
         non-numeric ``tied_tol`` or ``confidence_level``, ...).
-    ValueError
+    InvalidParameterError (a ValueError)
         For mismatched lengths, NaN/inf scores, missing labels, ``y`` without exactly two
         classes, ``positive`` not in ``y``, labels in ``groups`` that do not occur, pandas inputs
         with differing indexes, negative ``tied_tol``, ``confidence_level`` outside (0, 1).
@@ -420,8 +444,8 @@ def xauc(
     >>> float(res.matrix.loc["b", "a"]), float(flipped.matrix.loc["a", "b"])
     (1.0, 1.0)
     """
-    tied_tol = check_tied_tol(tied_tol)
-    level = check_confidence_level(confidence_level)
+    options = _OPTIONS.check(locals())
+    tied_tol, level = options["tied_tol"], options["confidence_level"]
     sample, n_excluded = check_binary_inputs(
         y, group, score, data=data, positive=positive, groups=groups
     )
@@ -511,6 +535,13 @@ def xauc_from_sample(
     )
 
 
+#: The scalar options of :func:`balanced_xauc`.
+_BALANCED_OPTIONS = OptionTable(
+    "balanced_xauc",
+    confidence_level=optional(CONFIDENCE_LEVEL),  # None: the result's level
+)
+
+
 def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) -> pd.DataFrame:
     """Balanced xAUCs per group (Kallus & Zhou 2019, Definition 3) with DeLong intervals.
 
@@ -538,7 +569,7 @@ def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) 
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``confidence_level`` is not a number in (0, 1).
 
     See Also
@@ -568,9 +599,9 @@ def balanced_xauc(result: XAUCResult, *, confidence_level: float | None = None) 
     a              2          2  0.875  1.000
     b              2          2  0.750  0.625
     """
-    level = check_confidence_level(
-        result.confidence_level if confidence_level is None else confidence_level
-    )
+    level = _BALANCED_OPTIONS.check(locals())["confidence_level"]
+    if level is None:
+        level = check_confidence_level(result.confidence_level)
     parts = balanced_parts(result)
     frame = pd.DataFrame(index=group_index(result.groups))
     frame["positives"] = [result.group_sizes[k]["positives"] for k in result.groups]
@@ -599,10 +630,11 @@ def add_estimate(
     frame[f"{name}_ci_high"] = high
 
 
-def group_code(result: XAUCResult, label: Any) -> int:
+def group_code(result: XAUCResult, label: Any, name: str = "group") -> int:
+    """The code of group ``label`` in ``result``; ``name`` is the argument that gave the label."""
     try:
         return result.groups.index(label)
     except ValueError:
-        raise ValueError(
-            f"group {label!r} is not in the result (groups: {list(result.groups)})."
+        raise InvalidParameterError(
+            f"group {label!r} is not in the result (groups: {list(result.groups)}).", parameter=name
         ) from None

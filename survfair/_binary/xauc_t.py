@@ -31,7 +31,7 @@ import pandas as pd
 from .._core.censoring import fit_censoring, raise_positivity
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
-from .._core.exceptions import UndefinedXAUCWarning, listed
+from .._core.exceptions import InvalidParameterError, UndefinedXAUCWarning, listed
 from .._core.frozen import frozen_result
 from .._core.influence import (
     censoring_multiplicity,
@@ -55,22 +55,38 @@ from .._core.kernel import (
     later_member_arrays,
 )
 from .._core.results import json_safe, readonly
-from .._core.settings import CENSORING
+from .._core.settings import CENSORING_OPTION
 from .._core.validation import (
+    CAUSE,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    TIED_TOL,
+    OptionTable,
     SurvivalSample,
     check_confidence_level,
     check_horizons,
-    check_n_jobs,
-    check_option,
     check_survival_inputs,
-    check_tied_tol,
     label_array,
+    one_of,
     warn_excluded_rows,
     warn_single_cluster,
 )
 from .._xci.summaries import _interleaved, difference_cell_pairs
 
 __all__ = ["xauc_t", "XAUCtResult"]
+
+
+#: The scalar options of :func:`xauc_t`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "xauc_t",
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    cause=CAUSE,
+    controls=one_of("all", "event_free"),
+    ci=one_of("analytic", None),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_jobs=N_JOBS,
+)
 
 
 def xauc_t(
@@ -180,7 +196,7 @@ def xauc_t(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`survfair.xci` for the inputs; ``times`` non-numeric, not 1-D, empty,
         non-finite or outside [min(time), max(time)); unknown ``censoring`` or ``ci`` (only
         ``"analytic"`` and None); negative ``tied_tol``; ``confidence_level`` not in (0, 1).
@@ -262,11 +278,8 @@ def xauc_t(
     b a      1         2 1.0000
     b b      1         3 0.6667
     """
-    censoring = check_option(censoring, "censoring", CENSORING)
-    controls = check_option(controls, "controls", ("all", "event_free"))
-    tied_tol = check_tied_tol(tied_tol)
-    level = check_confidence_level(confidence_level)
-    ci = check_option(ci, "ci", ("analytic", None))
+    options = _OPTIONS.check(locals())
+    tied_tol, level = options["tied_tol"], options["confidence_level"]
     sample, n_excluded = check_survival_inputs(
         time,
         event,
@@ -302,7 +315,7 @@ def xauc_t(
         inverse=inverse,
         competing_controls=competing_controls,
         tied_tol=tied_tol,
-        threads=kernel_threads(check_n_jobs(n_jobs)),
+        threads=kernel_threads(n_jobs),
         by_time=by_time,
         time_position=time_position,
         curve_of=np.zeros(g, np.int64) if censoring == "pooled" else np.arange(g, dtype=np.int64),
@@ -704,8 +717,9 @@ class XAUCtResult:
     def _pivot(self, time: float, column: str) -> pd.DataFrame:
         at = self.table[self.table["time"] == float(time)]
         if at.empty:
-            raise ValueError(
-                f"time {time!r} is not a horizon of this result (horizons: {self.times.tolist()})."
+            raise InvalidParameterError(
+                f"time {time!r} is not a horizon of this result (horizons: {self.times.tolist()}).",
+                parameter="time",
             )
         labels = list(self.groups)
         frame = at.pivot(index="a", columns="b", values=column).reindex(

@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
-from .._core.validation import check_option
+from .._core.validation import OptionTable, one_of
 from .delong import placements
-from .xauc import XAUCResult, group_code
+from .xauc import OUTCOME, XAUCResult, group_code
 
 __all__ = ["XROCCurve", "xroc", "balanced_xroc", "conditional_xauc"]
 
@@ -111,11 +112,16 @@ def _roc(positive_scores: np.ndarray, negative_scores: np.ndarray):
 def _scores(result: XAUCResult, label: Any, positive: bool, what: str) -> np.ndarray:
     rows = result.rows
     mask = rows.is_positive if positive else ~rows.is_positive
+    # the argument that gave ``label``: xroc's a (positives) and b (negatives), balanced_xroc's
+    # group
+    name = ("a" if positive else "b") if what == "xroc" else "group"
     if label is not None:
-        mask = mask & (rows.codes == group_code(result, label))
+        mask = mask & (rows.codes == group_code(result, label, name))
     if not mask.any():
         role = "positive" if positive else "negative"
-        raise ValueError(f"{what}: group {label!r} has no {role}, so the curve is undefined.")
+        raise InvalidParameterError(
+            f"{what}: group {label!r} has no {role}, so the curve is undefined.", parameter=name
+        )
     return rows.score[mask]
 
 
@@ -143,7 +149,7 @@ def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If a label is not a group of the result, ``a`` has no positive or ``b`` no negative.
 
     See Also
@@ -175,6 +181,10 @@ def xroc(result: XAUCResult, a: Any, b: Any) -> XROCCurve:
     return XROCCurve("xroc", a, b, thresholds, fpr, tpr)
 
 
+#: The scalar options of :func:`balanced_xroc` (``group`` is a group label).
+_BALANCED_OPTIONS = OptionTable("balanced_xroc", outcome=OUTCOME)
+
+
 def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCurve:
     """Balanced xROC curve of one group (Kallus & Zhou 2019, Definition 3, Fig. 2).
 
@@ -200,7 +210,7 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``outcome`` is not 0 or 1, ``group`` is not in the result or lacks the needed class.
 
     See Also
@@ -222,8 +232,7 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
     >>> survfair.balanced_xroc(res, "b", outcome=0).area  # all positives against negatives of b
     0.625
     """
-    if outcome not in (0, 1) or isinstance(outcome, bool):
-        raise ValueError(f"outcome must be 1 (positives) or 0 (negatives), got {outcome!r}.")
+    _BALANCED_OPTIONS.check(locals())
     if outcome == 1:
         curve = _roc(
             _scores(result, group, True, "balanced_xroc"),
@@ -234,6 +243,10 @@ def balanced_xroc(result: XAUCResult, group: Any, *, outcome: int = 1) -> XROCCu
         _scores(result, None, True, "balanced_xroc"), _scores(result, group, False, "balanced_xroc")
     )
     return XROCCurve("balanced0", None, group, *curve)
+
+
+#: The scalar options of :func:`conditional_xauc` (``a`` and ``b`` are group labels).
+_CONDITIONAL_OPTIONS = OptionTable("conditional_xauc", role=one_of("negative", "positive"))
 
 
 def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negative") -> pd.Series:
@@ -267,7 +280,7 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``role`` is unknown or ``a``/``b`` is not a group of the result.
 
     See Also
@@ -285,8 +298,8 @@ def conditional_xauc(result: XAUCResult, a: Any, b: Any, *, role: str = "negativ
     >>> values.dropna().tolist(), float(values.mean())
     ([0.5, 1.0], 0.75)
     """
-    role = check_option(role, "role", ("negative", "positive"))
-    i, j = group_code(result, a), group_code(result, b)
+    role = _CONDITIONAL_OPTIONS.check(locals())["role"]
+    i, j = group_code(result, a, "a"), group_code(result, b, "b")
     rows = result.rows
     n_pos = np.array([result.group_sizes[k]["positives"] for k in result.groups], dtype=float)
     n_neg = np.array([result.group_sizes[k]["negatives"] for k in result.groups], dtype=float)

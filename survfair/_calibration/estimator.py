@@ -17,21 +17,27 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
+from .._core.exceptions import InvalidParameterError
 from .._core.parallel import joblib_jobs
 from .._core.progress import progress_bar
 from .._core.validation import (
+    CAUSE,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    OptionTable,
     SurvivalSample,
     as_numeric,
-    check_cause,
-    check_confidence_level,
-    check_n_jobs,
     check_numbers,
-    check_option,
     check_random_state,
-    check_scalar,
     check_survival_inputs,
     describe_rows,
     input_index,
+    integer,
+    one_of,
+    real,
     unmasked,
     warn_excluded_rows,
 )
@@ -81,8 +87,9 @@ def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndar
     ):
         missing = [c for c in predicted if c not in data.columns]
         if missing:
-            raise ValueError(
-                f"predicted: columns {missing} are not in data (columns: {list(data.columns)})."
+            raise InvalidParameterError(
+                f"predicted: columns {missing} are not in data (columns: {list(data.columns)}).",
+                parameter="predicted",
             )
         return data[list(predicted)].to_numpy(), [f"predicted column {c!r}" for c in predicted]
     if isinstance(predicted, np.ma.MaskedArray):
@@ -93,9 +100,10 @@ def predicted_matrix(predicted: Any, data: pd.DataFrame | None) -> tuple[np.ndar
     if array.ndim == 1:
         array = array[:, None]
     if array.ndim != 2:
-        raise ValueError(
+        raise InvalidParameterError(
             "predicted must be 1-D (one horizon) or 2-D (one column per horizon), got "
-            f"shape {array.shape}."
+            f"shape {array.shape}.",
+            parameter="predicted",
         )
     return array, [f"predicted column {j}" for j in range(array.shape[1])]
 
@@ -117,10 +125,11 @@ def check_predicted_risks(
         column = as_numeric(np.asarray(values[:, j]), name, index)
         outside = (column < 0) | (column > 1)
         if outside.any():
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{name}: predicted risks must be event probabilities in [0, 1]; values outside at "
                 f"{describe_rows(outside, index)} (a survival probability S must be "
-                "passed as 1 - S)."
+                "passed as 1 - S).",
+                parameter="predicted",
             )
         columns.append(column)
     return np.column_stack(columns)
@@ -129,14 +138,19 @@ def check_predicted_risks(
 def _check_times(times: Any, n_columns: int) -> np.ndarray:
     values = check_numbers(np.atleast_1d(times), "times")
     if values.size != n_columns:
-        raise ValueError(
+        raise InvalidParameterError(
             f"times has {values.size} horizon(s) but predicted has {n_columns} column(s); give one "
-            "column of predicted risks per horizon, in the order of times."
+            "column of predicted risks per horizon, in the order of times.",
+            parameter="times",
         )
     if np.unique(values).size != values.size:
-        raise ValueError(f"times must be distinct, got {[float(v) for v in values]}.")
+        raise InvalidParameterError(
+            f"times must be distinct, got {[float(v) for v in values]}.", parameter="times"
+        )
     if (values <= 0).any():
-        raise ValueError(f"times must be > 0, got {[float(v) for v in values]}.")
+        raise InvalidParameterError(
+            f"times must be > 0, got {[float(v) for v in values]}.", parameter="times"
+        )
     return values
 
 
@@ -146,10 +160,11 @@ def _check_follow_up(sample: SurvivalSample, times: np.ndarray) -> None:
         last = float(sample.time[sample.group_codes == code].max())
         beyond = times[times >= last]
         if beyond.size:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"times {[float(t) for t in beyond]} are at or beyond the follow-up of group "
                 f"{label!r} (its last observed time is {last:g}); observed risk is undefined "
-                "there. Pass horizons below every group's last time."
+                "there. Pass horizons below every group's last time.",
+                parameter="times",
             )
 
 
@@ -487,6 +502,23 @@ def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
     )
 
 
+#: The scalar options of :func:`calibration`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "calibration",
+    censoring=one_of("group", "pooled"),
+    cause=CAUSE,
+    brier_variance=one_of(*BRIER_VARIANCES),
+    n_bins=integer(low=2),
+    min_bin_events=integer(low=0),
+    ci=one_of(*CI_METHODS),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+)
+
+
 def calibration(
     time: Any,
     event: Any,
@@ -614,9 +646,9 @@ or list of column names
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For non-numeric times or predicted risks, or options of the wrong type.
-    ValueError
+    InvalidParameterError (a ValueError)
         For the input errors of :func:`xci` (lengths, NaN, negative times, events other than
         0/1, differing pandas indexes, unknown ``groups``); predicted risks outside [0, 1] or NaN
         (the column and rows named); a number of columns different from the number of horizons;
@@ -713,16 +745,10 @@ or list of column names
     F               0.32      0.86    NaN
     M               0.39      1.02    NaN
     """
-    censoring = check_option(censoring, "censoring", ("group", "pooled"))
-    brier_variance = check_option(brier_variance, "brier_variance", BRIER_VARIANCES)
-    cause = check_cause(cause)
-    ci = check_option(ci, "ci", CI_METHODS)
-    level = check_confidence_level(confidence_level)
-    n_bins = check_scalar(n_bins, "n_bins", "integer", low=2)
-    min_bin_events = check_scalar(min_bin_events, "min_bin_events", "integer", low=0)
-    n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    check_n_jobs(n_jobs)
-    check_scalar(progress, "progress", "bool")
+    options = _OPTIONS.check(locals())
+    cause, level = options["cause"], options["confidence_level"]
+    n_bins, min_bin_events = options["n_bins"], options["min_bin_events"]
+    n_resamples = options["n_resamples"]
 
     index = input_index(
         {"time": time, "event": event, "group": group, "predicted": predicted}, data
@@ -836,6 +862,10 @@ def _gnd_frame(extras: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["time", "group", "chi2", "df", "p_value", "n_bins"])
 
 
+#: The scalar options of :func:`risks_from_linear_predictor`.
+_RISKS_OPTIONS = OptionTable("risks_from_linear_predictor", mean_linear_predictor=real())
+
+
 def risks_from_linear_predictor(
     linear_predictor: Any,
     baseline_survival: Any,
@@ -864,9 +894,9 @@ def risks_from_linear_predictor(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For NaN / infinite linear predictors (rows named) or baseline survival outside (0, 1].
-    TypeError
+    InvalidParameterError (a TypeError)
         For non-numeric input.
 
     See Also
@@ -881,14 +911,21 @@ def risks_from_linear_predictor(
     array([[0.05  , 0.1   ],
            [0.1301, 0.249 ]])
     """
+    options = _RISKS_OPTIONS.check(locals())
     lp = np.asarray(
         linear_predictor.to_numpy() if isinstance(linear_predictor, pd.Series) else linear_predictor
     )
     if lp.ndim != 1 or lp.size == 0:
-        raise ValueError(f"linear_predictor must be a non-empty 1-D array, got shape {lp.shape}.")
+        raise InvalidParameterError(
+            f"linear_predictor must be a non-empty 1-D array, got shape {lp.shape}.",
+            parameter="linear_predictor",
+        )
     lp = as_numeric(lp, "linear_predictor", None)
     s0 = as_numeric(np.atleast_1d(np.asarray(baseline_survival)), "baseline_survival", None)
     if s0.ndim != 1 or ((s0 <= 0) | (s0 > 1)).any():
-        raise ValueError(f"baseline_survival must be in (0, 1] at each horizon, got {s0.tolist()}.")
-    centre = check_scalar(mean_linear_predictor, "mean_linear_predictor", "real")
+        raise InvalidParameterError(
+            f"baseline_survival must be in (0, 1] at each horizon, got {s0.tolist()}.",
+            parameter="baseline_survival",
+        )
+    centre = options["mean_linear_predictor"]
     return 1.0 - s0[None, :] ** np.exp(lp - centre)[:, None]

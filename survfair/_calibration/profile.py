@@ -8,10 +8,16 @@ import numpy as np
 import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.exceptions import InvalidParameterError
 from .._core.results import XCIResult
+from .._core.validation import OptionTable, real
 from .result import CalibrationResult
 
 __all__ = ["fairness_profile"]
+
+
+#: The scalar options of :func:`fairness_profile`.
+_OPTIONS = OptionTable("fairness_profile", horizon=real(none=True))  # None: the only horizon
 
 
 def fairness_profile(
@@ -54,9 +60,9 @@ def fairness_profile(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If the arguments are not an XCIResult and a CalibrationResult.
-    ValueError
+    InvalidParameterError (a ValueError)
         If their groups differ, or ``horizon`` is not a horizon of ``calibration``.
 
     See Also
@@ -81,15 +87,19 @@ def fairness_profile(
     ['n', 'events', 'xci_within', 'xci_as_earlier']
     """
     horizon = renamed("fairness_profile", "time", "horizon", time, horizon)
+    horizon = _OPTIONS.check({"horizon": horizon})["horizon"]  # once time= is merged into it
     if not isinstance(result, XCIResult) or not isinstance(calibration, CalibrationResult):
-        raise TypeError(
+        raise InvalidParameterError(
             "fairness_profile needs an XCIResult (survfair.xci) and a CalibrationResult "
-            f"(survfair.calibration), got {type(result).__name__} and {type(calibration).__name__}."
+            f"(survfair.calibration), got {type(result).__name__} and "
+            f"{type(calibration).__name__}.",
+            parameter="result" if not isinstance(result, XCIResult) else "calibration",
         )
     if tuple(result.groups) != tuple(calibration.groups):
-        raise ValueError(
+        raise InvalidParameterError(
             f"result and calibration have different groups ({list(result.groups)} vs "
-            f"{list(calibration.groups)}); compute both on the same rows with the same groups=."
+            f"{list(calibration.groups)}); compute both on the same rows with the same groups=.",
+            parameter="result",
         )
     matrix = result.values
     g = matrix.shape[0]

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.intervals import (
     ConfidenceInterval,
@@ -309,8 +310,9 @@ class CalibrationResult:
             return float(self.times[0])
         matches = np.flatnonzero(np.isclose(self.times, float(time), rtol=0, atol=0))
         if matches.size == 0:
-            raise ValueError(
-                f"time {time!r} is not one of the horizons {[float(t) for t in self.times]}."
+            raise InvalidParameterError(
+                f"time {time!r} is not one of the horizons {[float(t) for t in self.times]}.",
+                parameter="time",
             )
         return float(self.times[matches[0]])
 

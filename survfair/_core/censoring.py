@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._compiled import _kaplan_meier, flags, floats, indices
-from .exceptions import PositivityError, PositivityWarning, listed
+from .exceptions import InvalidParameterError, PositivityError, PositivityWarning, listed
 from .frozen import frozen_result
 from .validation import SurvivalSample, describe_rows, label_array
 
@@ -291,8 +291,9 @@ def fit_censoring(
         )
         if rows.shape[0] == 0:
             label = reference.groups[code]
-            raise ValueError(
-                f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted."
+            raise InvalidParameterError(
+                f"censoring_reference has no row of group {label!r}; K_{label} cannot be fitted.",
+                parameter="censoring_reference",
             )
         values, weights = entries[0], entries[2]
         if entries[1] is not None:

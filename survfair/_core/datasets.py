@@ -6,8 +6,9 @@ from dataclasses import field
 
 import pandas as pd
 
+from .exceptions import InvalidParameterError
 from .frozen import frozen_result
-from .validation import check_scalar
+from .validation import OptionTable, flag
 
 __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 
@@ -52,6 +53,10 @@ class FlchainCohort:
         return self.frame.loc[:, list(self.covariates)].astype(float)
 
 
+#: The scalar options of :func:`load_flchain` (1 or "yes" is refused, not taken as True).
+_OPTIONS = OptionTable("load_flchain", perturb=flag())
+
+
 def load_flchain(
     *, covariates: tuple | list = FLCHAIN_COVARIATES, perturb: bool = False
 ) -> FlchainCohort:
@@ -71,9 +76,9 @@ def load_flchain(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``perturb`` is not a boolean, or ``covariates`` is a single string.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a covariate name is unknown.
 
     See Also
@@ -95,10 +100,11 @@ def load_flchain(
     >>> list(cohort.covariates)
     ['age', 'female', 'kappa', 'lambda', 'creatinine', 'mgus']
     """
-    perturb = check_scalar(perturb, "perturb", "bool")  # 1 or "yes" is refused, not taken as True
+    perturb = _OPTIONS.check(locals())["perturb"]
     if isinstance(covariates, str):
-        raise TypeError(
-            f"covariates must be a sequence of column names, got the string {covariates!r}."
+        raise InvalidParameterError(
+            f"covariates must be a sequence of column names, got the string {covariates!r}.",
+            parameter="covariates",
         )
     from sksurv.datasets import load_flchain as _load
 
@@ -120,8 +126,9 @@ def load_flchain(
     )
     unknown = [c for c in covariates if c not in frame.columns or c in ("time", "event", "sex")]
     if unknown:
-        raise ValueError(
-            f"covariates: unknown names {unknown}; choose from {list(frame.columns[3:])}."
+        raise InvalidParameterError(
+            f"covariates: unknown names {unknown}; choose from {list(frame.columns[3:])}.",
+            parameter="covariates",
         )
     if perturb:
         women = frame["sex"] == "F"

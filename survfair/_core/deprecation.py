@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .exceptions import SurvfairDeprecationWarning
+from .exceptions import InvalidParameterError, SurvfairDeprecationWarning
 
 __all__ = ["DEPRECATED", "REMOVED_IN", "renamed", "warn_once"]
 
@@ -68,10 +68,13 @@ def renamed(
     """
     if old_value is DEPRECATED:
         if missing is not None and new_value is default:
-            raise TypeError(f"{function}() missing {missing}.")
+            raise InvalidParameterError(f"{function}() missing {missing}.", parameter=new)
         return new_value
     if new_value is not default:
-        raise TypeError(f"{function}() got both {new}= and its old name {old}=; pass {new}= only.")
+        raise InvalidParameterError(
+            f"{function}() got both {new}= and its old name {old}=; pass {new}= only.",
+            parameter=new,
+        )
     warn_once(
         (function, old),
         f"{function}({old}=...) is deprecated: use {function}({new}=...); {old}= will be "

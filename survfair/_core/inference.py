@@ -14,13 +14,10 @@ from .results import Jackknife, XCIResult
 from .validation import (
     SurvivalSample,
     check_confidence_level,
-    check_n_jobs,
-    check_option,
-    check_scalar,
+    one_of,
 )
 
 __all__ = [
-    "check_inference_options",
     "with_inference",
     "influence_with_rows",
     "CI_METHODS",
@@ -32,24 +29,10 @@ CI_METHODS = (None, "analytic", "bootstrap")
 STRATIFY = ("group", "group_event", None)
 BOOTSTRAP_METHODS = ("bca", "percentile")
 
-
-def check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress) -> None:
-    """Validate the inference keywords of :func:`survfair.xci` / :func:`survfair.compare_xci`.
-
-    Raises
-    ------
-    ValueError
-        If ``ci``, ``stratify`` or ``bootstrap_method`` is not an allowed value, ``n_resamples``
-        is below 2 or ``n_jobs`` is 0.
-    TypeError
-        If ``n_resamples`` / ``n_jobs`` is not an integer or ``progress`` not a bool.
-    """
-    check_option(ci, "ci", CI_METHODS)
-    check_option(stratify, "stratify", STRATIFY)
-    check_option(bootstrap_method, "bootstrap_method", BOOTSTRAP_METHODS)
-    check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    check_n_jobs(n_jobs)
-    check_scalar(progress, "progress", "bool")
+#: The rows of the option tables (``_core/validation.py: OptionTable``) for the inference keywords.
+CI = one_of(*CI_METHODS)
+STRATIFY_OPTION = one_of(*STRATIFY)
+BOOTSTRAP_METHOD = one_of(*BOOTSTRAP_METHODS)
 
 
 def with_inference(

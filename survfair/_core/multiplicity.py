@@ -23,6 +23,7 @@ from scipy import special
 
 from .deprecation import DEPRECATED, renamed
 from .display import html_of
+from .exceptions import InvalidParameterError
 from .frozen import frozen_result
 from .intervals import NO_VARIANCE_SE
 from .memory import require_memory
@@ -33,13 +34,17 @@ from .results import (
     json_safe,
     no_variance_cells,
 )
-from .validation import check_option
+from .validation import OptionTable, one_of
 
 __all__ = ["OmnibusTest", "omnibus_test", "adjust_p_values", "ADJUSTMENTS", "HYPOTHESES"]
 
 #: p-value adjustments: name -> statsmodels' ``multipletests`` method
 ADJUSTMENTS = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", "none": None}
 HYPOTHESES = ("no_asymmetry", "equal_within", "equal_cells")
+
+
+#: The scalar options of :func:`adjust_p_values`.
+_ADJUST_OPTIONS = OptionTable("adjust_p_values", adjust=one_of(*ADJUSTMENTS))
 
 
 def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPRECATED) -> np.ndarray:
@@ -65,7 +70,7 @@ def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPREC
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``adjust`` or p-values outside [0, 1].
 
     See Also
@@ -87,11 +92,13 @@ def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPREC
     [0.03, 0.04, 0.04]
     """
     method = renamed("adjust_p_values", "method", "adjust", method, adjust, "holm")
-    check_option(method, "adjust", tuple(ADJUSTMENTS))
+    _ADJUST_OPTIONS.check({"adjust": method})  # once the deprecated method= is merged into it
     p = np.atleast_1d(np.asarray(p_values, dtype=float))
     defined = ~np.isnan(p)
     if ((p[defined] < 0) | (p[defined] > 1)).any():
-        raise ValueError("p_values must lie in [0, 1] (NaN for an undefined test).")
+        raise InvalidParameterError(
+            "p_values must lie in [0, 1] (NaN for an undefined test).", parameter="p_values"
+        )
     out = np.full(p.shape, np.nan)
     if ADJUSTMENTS[method] is None or not defined.any():
         out[defined] = p[defined]
@@ -215,6 +222,10 @@ def n_contrasts(g: int, hypothesis: str) -> int:
     ]
 
 
+#: The scalar options of :func:`omnibus_test`.
+_OMNIBUS_OPTIONS = OptionTable("omnibus_test", hypothesis=one_of(*HYPOTHESES))
+
+
 def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTest:
     """Joint Wald test that a family of cell contrasts are all zero.
 
@@ -240,9 +251,9 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not an XCIResult or an XAUCResult (a string, an XAUCtResult, ...).
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``hypothesis``.
     MemoryLimitError
         When the contrasts' weights, projections and covariance (about 8 K (G^2 + n + K) bytes
@@ -296,6 +307,7 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
     >>> test.n_contrasts, test.df, round(test.p_value, 3)
     (3, 2, 0.258)
     """
+    _OMNIBUS_OPTIONS.check(locals())
     if not isinstance(
         result, CellMatrixAccessors
     ):  # XCIResult and XAUCResult, the G x G matrix results
@@ -304,11 +316,11 @@ def omnibus_test(result: Any, *, hypothesis: str = "no_asymmetry") -> OmnibusTes
             if type(result).__name__ == "XAUCtResult"
             else ""
         )
-        raise TypeError(
+        raise InvalidParameterError(
             f"result must be an XCIResult (survfair.xci) or an XAUCResult (survfair.xauc), got "
-            f"{type(result).__name__}{hint}."
+            f"{type(result).__name__}{hint}.",
+            parameter="result",
         )
-    check_option(hypothesis, "hypothesis", HYPOTHESES)
     g = len(result.groups)
     k = n_contrasts(g, hypothesis)
     values = result.values

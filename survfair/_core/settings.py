@@ -11,12 +11,18 @@ from dataclasses import asdict
 from typing import Any
 
 from .frozen import frozen_result
-from .validation import check_option, check_scalar, check_tau, check_tied_tol
+from .validation import check_option, check_scalar, check_tau, check_tied_tol, flag, one_of
 
 __all__ = ["EstimatorSettings", "METHODS", "CENSORING"]
 
 METHODS = ("naive", "ipcw")
 CENSORING = ("group", "pooled")
+
+#: The rows of the option tables (``_core/validation.py: OptionTable``) for the settings that are
+#: not shared with other functions (``tau`` and ``tied_tol`` are ``validation.TAU`` / ``TIED_TOL``).
+METHOD = one_of(*METHODS)
+CENSORING_OPTION = one_of(*CENSORING)
+STRICT = flag()
 
 
 @frozen_result

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import unicodedata
 import warnings
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -31,9 +32,22 @@ __all__ = [
     "check_horizons",
     "check_option",
     "check_scalar",
+    "check_options",
+    "Option",
+    "OptionTable",
+    "real",
+    "integer",
+    "flag",
+    "one_of",
+    "optional",
+    "by_helper",
+    "instance_of",
+    "text",
 ]
 
 _MAX_ROWS_SHOWN = 10
+#: An :class:`Option` without a natural invalid value of the right type.
+NOT_GIVEN = object()
 GROUP_SEPARATOR = "|"
 
 
@@ -448,7 +462,13 @@ def encode_groups(
     if groups is None:
         chosen = present
     else:
-        chosen = list(groups)
+        try:
+            chosen = list(groups)
+        except TypeError:
+            raise InvalidParameterError(
+                f"groups must be a sequence of group labels, got a {type(groups).__name__}.",
+                parameter="groups",
+            ) from None
         if len(chosen) == 0:
             raise InvalidParameterError("groups must name at least one group.", parameter="groups")
         if len(set(chosen)) != len(chosen):
@@ -592,6 +612,27 @@ def input_index(values: dict[str, Any], data: pd.DataFrame | None) -> pd.Index |
     return check_same_index(own, data if from_data else None)
 
 
+def _check_random_state_type(random_state: Any, name: str = "random_state") -> Any:
+    """:func:`check_random_state`'s refusals, without drawing from a Generator or RandomState (the
+    option tables check ``random_state`` before the estimator draws from it); returns it as is."""
+    if random_state is None or isinstance(
+        random_state, (np.random.SeedSequence, np.random.Generator, np.random.RandomState)
+    ):
+        return random_state
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise InvalidParameterError(
+                f"random_state must be a non-negative integer, got {random_state}.",
+                parameter="random_state",
+            )
+        return random_state
+    raise InvalidParameterError(
+        "random_state must be None, an int, a numpy Generator, RandomState or SeedSequence; "
+        f"got {type(random_state).__name__}.",
+        parameter="random_state",
+    )
+
+
 def check_random_state(random_state: Any) -> np.random.SeedSequence:
     """The one ``random_state`` rule of survfair: a SeedSequence from any accepted seed.
 
@@ -601,11 +642,11 @@ def check_random_state(random_state: Any) -> np.random.SeedSequence:
 
     Raises
     ------
-    ValueError
-        For a negative integer.
-    TypeError
-        For any other type (booleans included).
+    InvalidParameterError
+        For a negative integer (the ValueError case) or any other type, booleans included (the
+        TypeError case).
     """
+    _check_random_state_type(random_state)
     if random_state is None:
         return np.random.SeedSequence()
     if isinstance(random_state, np.random.SeedSequence):
@@ -614,18 +655,7 @@ def check_random_state(random_state: Any) -> np.random.SeedSequence:
         return np.random.SeedSequence(int(random_state.integers(0, 2**63 - 1)))
     if isinstance(random_state, np.random.RandomState):
         return np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise InvalidParameterError(
-                f"random_state must be a non-negative integer, got {random_state}.",
-                parameter="random_state",
-            )
-        return np.random.SeedSequence(int(random_state))
-    raise InvalidParameterError(
-        "random_state must be None, an int, a numpy Generator, RandomState or SeedSequence; "
-        f"got {type(random_state).__name__}.",
-        parameter="random_state",
-    )
+    return np.random.SeedSequence(int(random_state))
 
 
 def random_generator(random_state: Any) -> np.random.Generator:
@@ -703,6 +733,13 @@ def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
             parameter="times",
         )
     return values
+
+
+def argument_name(name: str) -> str:
+    """The argument a name in a message stands for: ``"flags['m']"`` -> ``"flags"``,
+    ``"censoring rate"`` -> ``"censoring"`` (what ``InvalidParameterError.parameter`` holds)."""
+    match = re.match(r"[A-Za-z_]\w*", name)
+    return match.group(0) if match else name
 
 
 def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
@@ -829,6 +866,194 @@ def _shown(value: Any) -> str:
     if isinstance(value, (numbers.Number, np.bool_)) or value is None:
         return repr(value.item() if isinstance(value, np.generic) else value)
     return f"a {type(value).__name__}"
+
+
+class Option:
+    """How one scalar option of a public function is checked: one row of its option table.
+
+    Built by :func:`real`, :func:`integer`, :func:`flag`, :func:`one_of`, :func:`optional` or
+    :func:`by_helper`, which call the helpers above (:func:`check_scalar`, :func:`check_option`,
+    :func:`check_confidence_level`...), so a table gives the same messages as the calls it
+    replaces.
+
+    Parameters
+    ----------
+    check : callable
+        ``check(value, name)`` returns the checked value or raises
+        :class:`~survfair.InvalidParameterError` naming ``name``.
+    what : str
+        What the option accepts, for the eye (``"an integer >= 2"``).
+    bad : object, optional
+        A value of the right type that the check refuses (``1.5`` for a confidence level), for the
+        generated test of every public function; absent when there is no natural one (a flag).
+    """
+
+    __slots__ = ("check", "what", "bad")
+
+    def __init__(self, check: Callable[[Any, str], Any], what: str, bad: Any = NOT_GIVEN):
+        self.check, self.what, self.bad = check, what, bad
+
+    def __call__(self, value: Any, name: str) -> Any:
+        return self.check(value, name)
+
+    def __repr__(self) -> str:
+        return f"Option({self.what})"
+
+
+def _out_of_range(kind: str, low, high, closed: str) -> Any:
+    """A value of ``kind`` outside [low, high] (the bound itself when it is excluded)."""
+    left, right = _CLOSED[closed]
+    if low is not None:
+        return (low if left == "(" else low - 1) if kind == "real" else int(math.floor(low)) - 1
+    if high is not None:
+        return (high if right == ")" else high + 1) if kind == "real" else int(math.ceil(high)) + 1
+    return float("nan") if kind == "real" else NOT_GIVEN
+
+
+def real(
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    closed: str = "both",
+    finite: bool = True,
+    none: bool = False,
+) -> Option:
+    """A real number (returned as float): :func:`check_scalar` with ``kind="real"``."""
+
+    def check(value: Any, name: str) -> Any:
+        return check_scalar(
+            value, name, "real", low=low, high=high, closed=closed, finite=finite, none=none
+        )
+
+    return Option(
+        check,
+        _describe("real", low, high, closed, finite, none),
+        _out_of_range("real", low, high, closed),
+    )
+
+
+def integer(
+    *, low: float | None = None, high: float | None = None, closed: str = "both", none: bool = False
+) -> Option:
+    """An integer (returned as int): :func:`check_scalar` with ``kind="integer"``."""
+
+    def check(value: Any, name: str) -> Any:
+        return check_scalar(value, name, "integer", low=low, high=high, closed=closed, none=none)
+
+    return Option(
+        check,
+        _describe("integer", low, high, closed, True, none),
+        _out_of_range("integer", low, high, closed),
+    )
+
+
+def flag(*, none: bool = False) -> Option:
+    """True or False (returned as bool): :func:`check_scalar` with ``kind="bool"``."""
+
+    def check(value: Any, name: str) -> Any:
+        return check_scalar(value, name, "bool", none=none)
+
+    return Option(check, _describe("bool", None, None, "both", True, none))
+
+
+def one_of(*allowed: Any) -> Option:
+    """One of ``allowed`` (strings, and None where None is a value): :func:`check_option`."""
+
+    def check(value: Any, name: str) -> Any:
+        return check_option(value, name, allowed)
+
+    return Option(check, f"one of {list(allowed)}", "not_an_option")
+
+
+def optional(option: Option) -> Option:
+    """None (left to the function: "the result's level", "no truncation"...) or ``option``, with
+    ``option``'s message."""
+
+    def check(value: Any, name: str) -> Any:
+        return None if value is None else option(value, name)
+
+    return Option(check, f"None or {option.what}", option.bad)
+
+
+def instance_of(types: type | tuple, what: str) -> Option:
+    """None or an instance of ``types`` (a mapping, a DataFrame, a result...), ``what`` in words."""
+
+    def check(value: Any, name: str) -> Any:
+        if value is None or isinstance(value, types):
+            return value
+        raise InvalidParameterError(
+            f"{name} must be {what} or None, got a {type(value).__name__}.", parameter=name
+        )
+
+    return Option(check, f"{what} or None")
+
+
+def text(example: str) -> Option:
+    """None or a string (a unit, a label...), ``example`` shown in the message."""
+
+    def check(value: Any, name: str) -> Any:
+        if value is None or isinstance(value, str):
+            return value
+        raise InvalidParameterError(
+            f"{name} must be a string such as {example!r} or None, got {type(value).__name__}.",
+            parameter=name,
+        )
+
+    return Option(check, "a string or None")
+
+
+def by_helper(helper: Callable[[Any], Any], what: str, bad: Any = NOT_GIVEN) -> Option:
+    """An option with a helper of its own (``check_tau(value)``), whose message names it."""
+    return Option(lambda value, name: helper(value), what, bad)
+
+
+def check_options(function: str, values: Mapping[str, Any], spec: Mapping[str, Option]) -> dict:
+    """Check the scalar options of one call of ``function`` against its table ``spec``.
+
+    Parameters
+    ----------
+    function : str
+        The public function's name.
+    values : mapping
+        The call's arguments by name (``locals()`` at the top of the function).
+    spec : mapping of str to Option
+        The function's option table.
+
+    Returns
+    -------
+    dict
+        The checked value of every option of ``spec`` (floats as float, integers as int...).
+
+    Raises
+    ------
+    InvalidParameterError
+        From the first option of ``spec`` (in its order) that is refused, naming it.
+    """
+    missing = [name for name in spec if name not in values]
+    if missing:  # a table that names no argument of its function: a bug in survfair
+        raise RuntimeError(f"{function}: the option table names unknown arguments {missing}.")
+    return {name: option(values[name], name) for name, option in spec.items()}
+
+
+class OptionTable:
+    """The table of a public function's scalar options, declared once beside the function.
+
+    ``_OPTIONS = OptionTable("xci", ci=one_of(...), confidence_level=CONFIDENCE_LEVEL, ...)``
+    and, first thing in the function, ``options = _OPTIONS.check(locals())``.
+    """
+
+    __slots__ = ("function", "options")
+
+    def __init__(self, function: str, **options: Option):
+        self.function, self.options = function, dict(options)
+
+    def check(self, values: Mapping[str, Any]) -> dict:
+        """:func:`check_options` of the call's ``values`` against this table."""
+        return check_options(self.function, values, self.options)
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{name}={option.what}" for name, option in self.options.items())
+        return f"OptionTable({self.function}: {rows})"
 
 
 def check_survival_inputs(
@@ -1256,3 +1481,16 @@ def raise_no_comparable_pair(detail: str = "") -> None:
         )
         + "; the concordance is undefined."
     )
+
+
+#: The options that recur across the public functions, each by its one helper.
+CAUSE = by_helper(check_cause, "None or an integer cause code >= 1", 0)
+CONFIDENCE_LEVEL = by_helper(check_confidence_level, "a number in (0, 1)", 1.5)
+TAU = by_helper(check_tau, "None or a finite number > 0", -1.0)
+TIED_TOL = by_helper(check_tied_tol, "a finite number >= 0", -1.0)
+N_JOBS = by_helper(check_n_jobs, "None or a non-zero integer", 0)
+N_RESAMPLES = integer(low=2)
+RANDOM_STATE = Option(
+    _check_random_state_type, "None, an int >= 0, a Generator, RandomState or SeedSequence", -1
+)
+PROGRESS = flag()

@@ -288,9 +288,9 @@ def compare(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``models`` is not a non-empty mapping, or an entry is of an unsupported type.
-    ValueError
+    InvalidParameterError (a ValueError)
         If an entry is a model but ``X`` (or its key in a dict ``X``) is missing, a key of a dict
         ``X`` names no model, a column name is given without ``data`` or is not in it, or from
         :func:`survfair.xci` (lengths, NaN, differing indexes, ...), naming the model.
@@ -337,11 +337,12 @@ def compare(
     two                  0.5             -0.0667   0.6786
     """
     if not isinstance(models, Mapping) or isinstance(models, pd.DataFrame):
-        raise TypeError(
-            f"models must be a dict of name -> model/scores/column, got {type(models).__name__}."
+        raise InvalidParameterError(
+            f"models must be a dict of name -> model/scores/column, got {type(models).__name__}.",
+            parameter="models",
         )
     if len(models) == 0:
-        raise TypeError("models must contain at least one entry.")
+        raise InvalidParameterError("models must contain at least one entry.", parameter="models")
     # time, event and group are checked once, before any model: their errors name no model
     check_survival_inputs(
         time,
@@ -358,11 +359,14 @@ def compare(
     for name, entry in models.items():
         if isinstance(entry, str):
             if data is None:
-                raise ValueError(
-                    f"models[{name!r}] is a column name ({entry!r}), so data must be given."
+                raise InvalidParameterError(
+                    f"models[{name!r}] is a column name ({entry!r}), so data must be given.",
+                    parameter="models",
                 )
             if entry not in data.columns:
-                raise ValueError(f"models[{name!r}]: column {entry!r} is not in data.")
+                raise InvalidParameterError(
+                    f"models[{name!r}]: column {entry!r} is not in data.", parameter="models"
+                )
             risk = data[entry]
         else:
             keyed = isinstance(X, Mapping)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import ConvergenceError
+from .._core.exceptions import ConvergenceError, InvalidParameterError
 
 __all__ = [
     "risk_scores",
@@ -139,16 +139,18 @@ def _kind(model: Any) -> str:
         final = model.steps[-1][1]
         if isinstance(final, _sksurv_classes()):
             return "pipeline"
-        raise TypeError(
+        raise InvalidParameterError(
             f"model: a Pipeline must end in a supported scikit-survival estimator, got "
-            f"{type(final).__name__}. Supported: {', '.join(SUPPORTED_MODELS)}."
+            f"{type(final).__name__}. Supported: {', '.join(SUPPORTED_MODELS)}.",
+            parameter="model",
         )
     if callable(model) and not hasattr(model, "fit"):
         return "callable"
-    raise TypeError(
+    raise InvalidParameterError(
         f"model: unsupported model type {type(model).__module__}.{type(model).__name__}. "
         f"Supported: {', '.join(SUPPORTED_MODELS)}. For anything else pass a callable returning "
-        "risk scores (higher = earlier event) or the scores themselves."
+        "risk scores (higher = earlier event) or the scores themselves.",
+        parameter="model",
     )
 
 
@@ -270,7 +272,7 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``model`` is not a supported model with a ``fit`` method.
     survfair.ConvergenceError
         If the fit did not converge, with the original messages.
@@ -295,7 +297,10 @@ def fit_checked(model: Any, *args: Any, **kwargs: Any) -> Any:
     """
     kind = _kind(model)
     if kind == "callable":
-        raise TypeError("model: a callable has nothing to fit; pass it to risk_scores directly.")
+        raise InvalidParameterError(
+            "model: a callable has nothing to fit; pass it to risk_scores directly.",
+            parameter="model",
+        )
     from lifelines.exceptions import ConvergenceError as LifelinesConvergenceError
     from lifelines.exceptions import ConvergenceWarning as LifelinesConvergenceWarning
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
@@ -331,7 +336,9 @@ def _as_scores(values: Any, n: int, what: str) -> np.ndarray:
     if scores.ndim == 2 and 1 in scores.shape:
         scores = scores.ravel()
     if scores.ndim != 1 or scores.shape[0] != n:
-        raise ValueError(f"model: {what} returned shape {np.shape(values)}, expected ({n},).")
+        raise InvalidParameterError(
+            f"model: {what} returned shape {np.shape(values)}, expected ({n},).", parameter="model"
+        )
     return scores
 
 
@@ -359,14 +366,18 @@ def _expected_events(model: Any, X: Any, n: int) -> np.ndarray:
     durations = getattr(model, "durations", None)
     observed = getattr(model, "event_observed", None)
     if durations is None or observed is None:
-        raise ValueError(
+        raise InvalidParameterError(
             f"model: this {type(model).__name__} was not fitted on right-censored durations, so it "
-            "has no training event times to score it on; pass a callable returning risk scores."
+            "has no training event times to score it on; pass a callable returning risk scores.",
+            parameter="model",
         )
     durations, observed = np.asarray(durations, dtype=float), np.asarray(observed).astype(bool)
     times = np.unique(durations[observed])
     if times.size == 0:
-        raise ValueError(f"model: this {type(model).__name__} was fitted on data without an event.")
+        raise InvalidParameterError(
+            f"model: this {type(model).__name__} was fitted on data without an event.",
+            parameter="model",
+        )
     from lifelines import AalenAdditiveFitter
 
     aalen = isinstance(model, AalenAdditiveFitter)
@@ -397,10 +408,11 @@ def _lifelines_scores(model: Any, kind: str, X: Any, n: int) -> np.ndarray:
 
         if isinstance(model, CoxTimeVaryingFitter):
             if stratified:
-                raise ValueError(
+                raise InvalidParameterError(
                     "model: a stratified CoxTimeVaryingFitter has no risk that ranks across strata "
                     "(each stratum has its own baseline hazard); pass a callable returning risk "
-                    "scores."
+                    "scores.",
+                    parameter="model",
                 )
         elif stratified or not hasattr(model, "predict_log_partial_hazard"):
             # stratified: partial hazards do not rank across strata; a spline or piecewise
@@ -479,9 +491,9 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``model`` is not a supported type (the message lists the supported ones).
-    ValueError
+    InvalidParameterError (a ValueError)
         If the model is not fitted, or the scores have the wrong shape or are NaN / -inf / +inf
         (for a callable or a model other than an AFT fitter), or for a stratified
         ``CoxTimeVaryingFitter`` (no risk ranks across its strata).
@@ -540,7 +552,10 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
         scores = _as_scores(model(X), n, "the callable")
     elif kind.endswith("_lifelines"):
         if not _is_fitted_lifelines(model):
-            raise ValueError(f"model: this {type(model).__name__} is not fitted; call fit first.")
+            raise InvalidParameterError(
+                f"model: this {type(model).__name__} is not fitted; call fit first.",
+                parameter="model",
+            )
         check_coefficients(model, X if isinstance(X, pd.DataFrame) else None)
         scores = _lifelines_scores(model, kind, X, n)
     else:
@@ -555,17 +570,19 @@ def risk_scores(model: Any, X: Any) -> np.ndarray:
             check_coefficients(model, X if isinstance(X, pd.DataFrame) else None)
             scores = _as_scores(model.predict(X), n, "predict")
         except NotFittedError as error:
-            raise ValueError(
-                f"model: this {type(estimator).__name__} is not fitted; call fit first."
+            raise InvalidParameterError(
+                f"model: this {type(estimator).__name__} is not fitted; call fit first.",
+                parameter="model",
             ) from error
         if _sksurv_predicts_time(estimator):
             scores = -scores  # scikit-survival's own rule: `score` negates a predicted time
     bad = ~np.isfinite(scores)
     if bad.any():
         rows = np.flatnonzero(bad)[:10].tolist()
-        raise ValueError(
+        raise InvalidParameterError(
             f"model: {int(bad.sum())} risk scores are NaN or infinite (rows {rows}); "
-            "a model that predicts non-finite risks cannot be audited."
+            "a model that predicts non-finite risks cannot be audited.",
+            parameter="model",
         )
     return scores
 
@@ -587,14 +604,14 @@ def as_risk(model_or_scores: Any, X: Any, name: str, *, keyed: bool = False) -> 
     try:
         _kind(model_or_scores)
     except TypeError as error:
-        raise TypeError(f"models[{name!r}]: {error}") from None
+        raise InvalidParameterError(f"models[{name!r}]: {error}", parameter="models") from None
     if X is None:
         where = (
             f"X (a dict) needs an entry {name!r} with its covariates"
             if keyed
             else "X (its covariates) must be given"
         )
-        raise ValueError(f"models[{name!r}] is a model, so {where}.")
+        raise InvalidParameterError(f"models[{name!r}] is a model, so {where}.", parameter="X")
     scores = risk_scores(model_or_scores, X)
     # scores are in X's row order: carry X's index so the gate can check it against time/event/group
     return pd.Series(scores, index=X.index) if isinstance(X, pd.DataFrame) else scores
@@ -618,14 +635,16 @@ def check_feature_keys(models: Any, X: Any) -> None:
         return
     unknown = [key for key in X if key not in models]
     if unknown:
-        raise ValueError(
-            f"X: {_names(unknown)} not in models (the keys of a dict X are model names)."
+        raise InvalidParameterError(
+            f"X: {_names(unknown)} not in models (the keys of a dict X are model names).",
+            parameter="X",
         )
     unused = [key for key in X if isinstance(models[key], str) or is_scores(models[key])]
     if unused:
-        raise ValueError(
+        raise InvalidParameterError(
             f"X: {_names(unused)} {'is' if len(unused) == 1 else 'are'} scores or a column name in "
-            "models, which need no covariates; drop the key from X."
+            "models, which need no covariates; drop the key from X.",
+            parameter="X",
         )
     check_same_index({f"X[{key!r}]": value for key, value in X.items()})
 
@@ -640,20 +659,22 @@ def _sksurv_survival_at(model: Any, X: Any, times: np.ndarray) -> np.ndarray:
 
     estimator = model.steps[-1][1] if isinstance(model, Pipeline) else model
     if not hasattr(estimator, "predict_survival_function"):
-        raise TypeError(
+        raise InvalidParameterError(
             f"model: {type(estimator).__name__} predicts no survival function (scikit-survival's "
             "SVMs and IPCRidge predict ranks or times only), so it has no predicted risks; "
-            "calibrate a model that does."
+            "calibrate a model that does.",
+            parameter="model",
         )
     functions = model.predict_survival_function(X)
     domain_low = min(float(fn.domain[0]) for fn in functions)
     domain_high = max(float(fn.domain[1]) for fn in functions)
     outside = (times < domain_low) | (times > domain_high)
     if outside.any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"times {[float(t) for t in times[outside]]} lie outside the model's survival "
             f"functions ([{domain_low:g}, {domain_high:g}], the training follow-up); it cannot "
-            "predict there."
+            "predict there.",
+            parameter="times",
         )
     return np.array([fn(times) for fn in functions], dtype=float).reshape(
         len(functions), times.size
@@ -700,10 +721,10 @@ def predicted_risks(model: Any, X: Any, times: Any) -> pd.DataFrame:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For an unsupported model, a callable, or a scikit-survival model without a survival
         function.
-    ValueError
+    InvalidParameterError (a ValueError)
         If the model is not fitted, ``times`` is empty / non-finite, a horizon lies outside a
         scikit-survival model's survival functions, or the probabilities are NaN or outside [0, 1].
 
@@ -733,34 +754,41 @@ def predicted_risks(model: Any, X: Any, times: Any) -> pd.DataFrame:
     horizons = check_numbers(np.atleast_1d(times), "times")
     kind = _kind(model)
     if kind == "callable":
-        raise TypeError(
+        raise InvalidParameterError(
             "model: a callable gives risk scores, not probabilities; pass its predicted "
-            "probabilities to survfair.calibration as `predicted` instead."
+            "probabilities to survfair.calibration as `predicted` instead.",
+            parameter="model",
         )
     if kind.endswith("_lifelines"):
         if not _is_fitted_lifelines(model):
-            raise ValueError(f"model: this {type(model).__name__} is not fitted; call fit first.")
+            raise InvalidParameterError(
+                f"model: this {type(model).__name__} is not fitted; call fit first.",
+                parameter="model",
+            )
         survival = model.predict_survival_function(X, times=horizons).to_numpy().T
     else:
         from sklearn.exceptions import NotFittedError
 
         estimator = model.steps[-1][1] if kind == "pipeline" else model
         if not hasattr(estimator, "n_features_in_"):
-            raise ValueError(
-                f"model: this {type(estimator).__name__} is not fitted; call fit first."
+            raise InvalidParameterError(
+                f"model: this {type(estimator).__name__} is not fitted; call fit first.",
+                parameter="model",
             )
         try:
             survival = _sksurv_survival_at(model, X, horizons)
         except NotFittedError as error:
-            raise ValueError(
-                f"model: this {type(estimator).__name__} is not fitted; call fit first."
+            raise InvalidParameterError(
+                f"model: this {type(estimator).__name__} is not fitted; call fit first.",
+                parameter="model",
             ) from error
     risks = 1.0 - np.asarray(survival, dtype=float)
     bad = ~np.isfinite(risks) | (risks < -1e-12) | (risks > 1 + 1e-12)
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))[:10].tolist()
-        raise ValueError(
-            f"model: predicted survival probabilities are NaN or outside [0, 1] (rows {rows})."
+        raise InvalidParameterError(
+            f"model: predicted survival probabilities are NaN or outside [0, 1] (rows {rows}).",
+            parameter="model",
         )
     index = X.index if isinstance(X, (pd.DataFrame, pd.Series)) else pd.RangeIndex(risks.shape[0])
     return pd.DataFrame(

@@ -18,20 +18,26 @@ import pandas as pd
 
 from .._binary.delong import placements
 from .._calibration.stats import breslow_cumulative_hazard
+from .._core.exceptions import InvalidParameterError
 from .._core.inference import influence_with_rows
 from .._core.influence import sum_by_cluster
 from .._core.kernel import IndividualContributions
-from .._core.settings import EstimatorSettings
+from .._core.settings import CENSORING_OPTION, METHOD, EstimatorSettings
 from .._core.validation import (
+    CONFIDENCE_LEVEL,
+    N_RESAMPLES,
+    RANDOM_STATE,
+    TAU,
+    TIED_TOL,
+    OptionTable,
     SurvivalSample,
     _column,
     check_binary_inputs,
-    check_confidence_level,
-    check_option,
-    check_scalar,
     check_survival_inputs,
     describe_rows,
+    one_of,
     random_generator,
+    real,
     warn_excluded_rows,
 )
 from .model_based_engine import (
@@ -75,27 +81,36 @@ def _as_row_values(
     numbers and finiteness, naming the rows."""
     if isinstance(value, str):
         if data is None:
-            raise TypeError(f"{name} is a column name ({value!r}) but data is None.")
+            raise InvalidParameterError(
+                f"{name} is a column name ({value!r}) but data is None.", parameter=name
+            )
         value = _column(value, data, name)
     own = value.index if isinstance(value, (pd.Series, pd.DataFrame)) else None
     if own is not None and not own.equals(index):
-        raise ValueError(
+        raise InvalidParameterError(
             f"{name} carries a pandas index that is not identical to the other inputs' (rows are "
             "matched by position, never aligned); pass `.to_numpy()` if the rows are in the same "
-            "order."
+            "order.",
+            parameter=name,
         )
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be numeric.") from None
+        raise InvalidParameterError(f"{name} must be numeric.", parameter=name) from None
     if array.ndim != ndim:
         shape = "(n_samples,)" if ndim == 1 else "(n_samples, n_times)"
-        raise ValueError(f"{name} must have shape {shape}, got {array.shape}.")
+        raise InvalidParameterError(
+            f"{name} must have shape {shape}, got {array.shape}.", parameter=name
+        )
     if array.shape[0] != n:
-        raise ValueError(f"{name} has {array.shape[0]} rows but the other inputs have {n}.")
+        raise InvalidParameterError(
+            f"{name} has {array.shape[0]} rows but the other inputs have {n}.", parameter=name
+        )
     bad = ~np.isfinite(array) if ndim == 1 else ~np.isfinite(array).all(axis=1)
     if bad.any():
-        raise ValueError(f"{name} has NaN or infinite values at {describe_rows(bad, index)}.")
+        raise InvalidParameterError(
+            f"{name} has NaN or infinite values at {describe_rows(bad, index)}.", parameter=name
+        )
     return array
 
 
@@ -103,42 +118,51 @@ def _check_grid(survival: np.ndarray, times: Any, index: pd.Index) -> np.ndarray
     """Grid times: finite, >= 0, strictly increasing, one per column; curves in [0, 1],
     non-increasing."""
     if times is None:
-        raise ValueError(
-            "times (the grid of the survival curves, shape (n_times,)) must be given with survival."
+        raise InvalidParameterError(
+            "times (the grid of the survival curves, shape (n_times,)) must be given with "
+            "survival.",
+            parameter="times",
         )
     grid = np.asarray(times, dtype=float)
     if grid.ndim != 1 or grid.size != survival.shape[1] or grid.size == 0:
-        raise ValueError(
+        raise InvalidParameterError(
             f"times must have shape ({survival.shape[1]},), one time per column of survival; "
-            f"got {grid.shape}."
+            f"got {grid.shape}.",
+            parameter="times",
         )
     if not np.isfinite(grid).all() or (grid < 0).any() or (np.diff(grid) <= 0).any():
-        raise ValueError("times must be finite, >= 0 and strictly increasing.")
+        raise InvalidParameterError(
+            "times must be finite, >= 0 and strictly increasing.", parameter="times"
+        )
     outside = ((survival < -1e-12) | (survival > 1 + 1e-12)).any(axis=1)
     if outside.any():
-        raise ValueError(
+        raise InvalidParameterError(
             "survival must hold probabilities in [0, 1]; not so at "
-            f"{describe_rows(outside, index)}."
+            f"{describe_rows(outside, index)}.",
+            parameter="survival",
         )
     rising = (np.diff(survival, axis=1) > 1e-12).any(axis=1)
     if rising.any():
-        raise ValueError(
+        raise InvalidParameterError(
             "survival curves must be non-increasing in time; they rise at "
-            f"{describe_rows(rising, index)}."
+            f"{describe_rows(rising, index)}.",
+            parameter="survival",
         )
     return grid
 
 
 def _check_baseline(baseline: Any) -> tuple[np.ndarray, np.ndarray]:
     if not (isinstance(baseline, (tuple, list)) and len(baseline) == 2):
-        raise TypeError(
+        raise InvalidParameterError(
             "baseline must be a tuple (times, cumulative_hazard) of two 1-D arrays, or None "
-            "(Breslow)."
+            "(Breslow).",
+            parameter="baseline",
         )
     times, cumhaz = (np.asarray(v, dtype=float) for v in baseline)
     if times.ndim != 1 or times.shape != cumhaz.shape or times.size == 0:
-        raise ValueError(
-            "baseline: times and cumulative_hazard must be 1-D arrays of the same length."
+        raise InvalidParameterError(
+            "baseline: times and cumulative_hazard must be 1-D arrays of the same length.",
+            parameter="baseline",
         )
     if (
         not np.isfinite(times).all()
@@ -148,9 +172,10 @@ def _check_baseline(baseline: Any) -> tuple[np.ndarray, np.ndarray]:
         or (cumhaz < 0).any()
         or (np.diff(cumhaz) < 0).any()
     ):
-        raise ValueError(
+        raise InvalidParameterError(
             "baseline: times must be finite, >= 0 and increasing, the cumulative hazard finite, >= "
-            "0 and non-decreasing."
+            "0 and non-decreasing.",
+            parameter="baseline",
         )
     return times, cumhaz
 
@@ -159,9 +184,10 @@ def _baseline_at(baseline: tuple, tau: float) -> float:
     """H0(tau) of a given baseline, linear between its times (a continuous baseline), H0(0) = 0."""
     times, cumhaz = baseline
     if tau > times[-1]:
-        raise ValueError(
+        raise InvalidParameterError(
             f"tau={tau:g} lies beyond the last time of baseline ({times[-1]:g}); the model's "
-            "baseline says nothing there: pass a smaller tau or a longer baseline."
+            "baseline says nothing there: pass a smaller tau or a longer baseline.",
+            parameter="tau",
         )
     return float(np.interp(tau, np.concatenate([[0.0], times]), np.concatenate([[0.0], cumhaz])))
 
@@ -254,13 +280,20 @@ def influence_rows(
     return rows
 
 
-def _check_common(ci, confidence_level, n_resamples, reference_method, monte_carlo_se):
-    check_option(ci, "ci", ("analytic", "bootstrap", None))
-    level = check_confidence_level(confidence_level)
-    n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    check_option(reference_method, "reference_method", _REFERENCE_METHODS)
-    target = check_scalar(monte_carlo_se, "monte_carlo_se", "real", low=0, closed="neither")
-    return level, n_resamples, target
+#: The scalar options of :func:`model_based_xci`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "model_based_xci",
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    reference_method=one_of(*_REFERENCE_METHODS),
+    monte_carlo_se=real(low=0, closed="neither"),
+    ci=one_of("analytic", "bootstrap", None),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+)
 
 
 def model_based_xci(
@@ -358,10 +391,10 @@ def model_based_xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (non-numeric predictions, a baseline that is not a pair, a
         column name without ``data``), and as :func:`xci`.
-    ValueError
+    InvalidParameterError (a ValueError)
         If not exactly one of ``survival``, ``model``, ``linear_predictor`` is given;
         ``ci="bootstrap"`` with ``cluster``; predictions with
         the wrong shape, a number of rows other than the inputs', an index other than theirs, NaN /
@@ -432,10 +465,10 @@ def model_based_xci(
     ...           ["observed", "model_based", "excess", "p_value"]].tolist()
     [-0.24, -0.27, 0.03, 0.41]
     """
+    options = _OPTIONS.check(locals())
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, False)
-    level, n_resamples, target_se = _check_common(
-        ci, confidence_level, n_resamples, reference_method, monte_carlo_se
-    )
+    level, n_resamples = options["confidence_level"], options["n_resamples"]
+    target_se = options["monte_carlo_se"]
     given = [
         name
         for name, value in (
@@ -446,9 +479,10 @@ def model_based_xci(
         if value is not None
     ]
     if len(given) != 1:
-        raise ValueError(
+        raise InvalidParameterError(
             "give exactly one source of predictions: survival (with times), model (with X) or "
-            f"linear_predictor (with an optional baseline); got {given or 'none'}."
+            f"linear_predictor (with an optional baseline); got {given or 'none'}.",
+            parameter=given[0] if given else "survival",
         )
     if risk is None and model is not None and X is not None:  # the model's own risk scores
         from .fitting import risk_scores
@@ -488,15 +522,17 @@ def model_based_xci(
         source = _Source("grid", survival=np.clip(curves, 0.0, 1.0), times=grid)
     elif model is not None:
         if X is None:
-            raise ValueError(
-                "model is given, so X (its covariates, one row per input row) must be given too."
+            raise InvalidParameterError(
+                "model is given, so X (its covariates, one row per input row) must be given too.",
+                parameter="model",
             )
         from .fitting import predicted_risks
 
         if isinstance(X, pd.DataFrame) and not X.index.equals(index):
-            raise ValueError(
+            raise InvalidParameterError(
                 "X carries a pandas index that is not identical to the other inputs' (rows are "
-                "matched by position, never aligned); reset or align it first."
+                "matched by position, never aligned); reset or align it first.",
+                parameter="X",
             )
         if times is None:
             events = np.unique(sample.time[sample.event & (sample.time < tau_ref)])
@@ -505,7 +541,9 @@ def model_based_xci(
             grid = _check_grid(np.ones((1, np.size(times))), times, index)
         curves = 1.0 - predicted_risks(model, X, grid).to_numpy(dtype=float)
         if curves.shape[0] != n_full:
-            raise ValueError(f"X has {curves.shape[0]} rows but the other inputs have {n_full}.")
+            raise InvalidParameterError(
+                f"X has {curves.shape[0]} rows but the other inputs have {n_full}.", parameter="X"
+            )
         source = _Source("grid", survival=curves, times=grid)
     else:
         lp = _as_row_values(linear_predictor, data, "linear_predictor", index, n_full, ndim=1)
@@ -514,18 +552,20 @@ def model_based_xci(
         )
     if source.kind == "grid" and tau_ref > source.times[-1]:
         what = f"tau={tau_ref:g}" if tau_given else f"the last event time ({tau_ref:g}, tau=None)"
-        raise ValueError(
+        raise InvalidParameterError(
             f"{what} lies beyond the last time of the survival grid ({source.times[-1]:g}); the "
-            "predictions say nothing there: pass a smaller tau or curves on a longer grid."
+            "predictions say nothing there: pass a smaller tau or curves on a longer grid.",
+            parameter="tau",
         )
     source = source.subset(np.flatnonzero(keep)) if n_excluded else source
 
     from .._xci.estimator import xci
 
     if ci == "bootstrap" and sample.cluster is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             "ci='bootstrap' resamples individuals, so it does not support cluster; use "
-            "ci='analytic' (cluster-robust influence rows)."
+            "ci='analytic' (cluster-robust influence rows).",
+            parameter="ci",
         )
     rng = random_generator(random_state)
     with warnings.catch_warnings(record=True) as caught:  # re-issued below, pointing at the caller
@@ -667,6 +707,12 @@ def _joint_bootstrap(
     return out
 
 
+#: The scalar options of :func:`model_based_xauc` (``positive`` is a label, ``groups`` a list).
+_XAUC_OPTIONS = OptionTable(
+    "model_based_xauc", tied_tol=TIED_TOL, confidence_level=CONFIDENCE_LEVEL
+)
+
+
 def model_based_xauc(
     y: Any,
     group: Any,
@@ -704,7 +750,7 @@ def model_based_xauc(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`xauc`; and for a ``probability`` that is not numeric, has another number of rows
         or another index than the inputs, or lies outside [0, 1] (naming the rows).
 
@@ -737,7 +783,7 @@ def model_based_xauc(
     """
     from .._binary.xauc import xauc
 
-    level = check_confidence_level(confidence_level)
+    level = _XAUC_OPTIONS.check(locals())["confidence_level"]
     full, _ = check_binary_inputs(y, group, score, data=data, positive=positive)
     sample, n_excluded = (
         (full, 0)
@@ -750,8 +796,9 @@ def model_based_xauc(
     p = _as_row_values(probability, data, "probability", full.index, full.n_samples, ndim=1)
     outside = (p < 0) | (p > 1)
     if outside.any():
-        raise ValueError(
-            f"probability must lie in [0, 1]; not so at {describe_rows(outside, full.index)}."
+        raise InvalidParameterError(
+            f"probability must lie in [0, 1]; not so at {describe_rows(outside, full.index)}.",
+            parameter="probability",
         )
     p = p[keep]
     with warnings.catch_warnings():

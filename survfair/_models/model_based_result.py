@@ -13,6 +13,7 @@ from scipy import stats
 
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import FrozenCachedProperty, frozen_result
 from .._core.intervals import (
     ConfidenceInterval,
@@ -357,7 +358,7 @@ class ModelBasedResult:
         level = check_confidence_level(
             self.confidence_level if confidence_level is None else confidence_level
         )
-        w = self._pair_weights(kind, self._code(a), self._code(b))[None, :]
+        w = self._pair_weights(kind, self._code(a, "a"), self._code(b, "b"))[None, :]
         values, se, low, high, p = self._contrast_interval(w, "excess", level)
         return Estimate(
             float(values[0]),
@@ -503,12 +504,13 @@ class ModelBasedResult:
     def _shape(self) -> tuple[int, int]:
         return (len(self.groups), len(self.groups))
 
-    def _code(self, label: Any) -> int:
+    def _code(self, label: Any, name: str = "group") -> int:
         try:
             return self.groups.index(label)
         except ValueError:
-            raise ValueError(
-                f"group {label!r} is not in the result (groups: {list(self.groups)})."
+            raise InvalidParameterError(
+                f"group {label!r} is not in the result (groups: {list(self.groups)}).",
+                parameter=name,
             ) from None
 
     def _frame(self, values: np.ndarray) -> pd.DataFrame:
@@ -549,7 +551,7 @@ def excess_delta_between(result: ModelBasedResult, a: Any, b: Any):
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also
@@ -597,7 +599,7 @@ def excess_delta_within(result: ModelBasedResult, a: Any, b: Any):
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also

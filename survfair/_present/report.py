@@ -12,10 +12,13 @@ import numpy as np
 import pandas as pd
 
 from .._binary.xauc import XAUCResult
-from .._binary.xauc_t import case_control_definition
+from .._binary.xauc_t import XAUCtResult, case_control_definition
 from .._calibration.result import CalibrationResult
 from .._core.deprecation import REMOVED_IN, warn_once
+from .._core.exceptions import InvalidParameterError
+from .._core.multiplicity import ADJUSTMENTS
 from .._core.results import XCIResult
+from .._core.validation import OptionTable, flag, instance_of, integer, one_of, text
 from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c
 from .findings.calibration import calibration_findings
@@ -524,6 +527,24 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
     return sections, appendix
 
 
+#: The options of :func:`write_report` (``calibration`` and ``model_based`` are results, checked in
+#: the body with the model names they are given for; ``title`` is free text).
+_OPTIONS = OptionTable(
+    "write_report",
+    settings=instance_of(Mapping, "a mapping"),
+    provenance=instance_of(Mapping, "a mapping"),
+    horizons=instance_of((XAUCtResult, Mapping), "an XAUCtResult or a mapping of them"),
+    data_summary=instance_of(pd.DataFrame, "a DataFrame"),
+    extra_tables=instance_of(Mapping, "a mapping of title -> DataFrame"),
+    figures=instance_of(Mapping, "a mapping of title -> matplotlib Figure"),
+    default_figures=flag(),
+    adjust=one_of(*ADJUSTMENTS),
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+    time_unit=text("days"),
+)
+
+
 def write_report(
     result: XCIResult | XAUCResult | ModelComparison,
     path: str | Path,
@@ -638,11 +659,11 @@ def write_report(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not an XCIResult, an XAUCResult or a ModelComparison, ``calibration`` is
         not a CalibrationResult or a mapping of them, a ``model_based`` entry has no ``to_frame()``,
         or a table is not a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If the extension of ``path`` is not .html, .htm or .md, ``adjust`` or the thresholds are
         invalid, or a model-based frame lacks columns.
 
@@ -664,6 +685,7 @@ def write_report(
     ...     "## Appendix: estimator internals")
     True
     """
+    _OPTIONS.check(locals())
     if isinstance(result, (str, os.PathLike)) and not isinstance(
         path, (str, os.PathLike)
     ):  # the old order
@@ -677,7 +699,9 @@ def write_report(
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
-        raise ValueError(f"path must end in .html, .htm or .md, got {path.name!r}.")
+        raise InvalidParameterError(
+            f"path must end in .html, .htm or .md, got {path.name!r}.", parameter="path"
+        )
     if is_model_based(
         result
     ):  # a ModelBasedResult: its observed result, with itself as the reference
@@ -689,14 +713,16 @@ def write_report(
         comparison, main = None, result
         results = {"": result}
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             "result must be an XCIResult, an XAUCResult or a ModelComparison, got "
-            f"{type(result).__name__}."
+            f"{type(result).__name__}.",
+            parameter="result",
         )
     for name, table in (extra_tables or {}).items():
         if not isinstance(table, pd.DataFrame):
-            raise TypeError(
-                f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}."
+            raise InvalidParameterError(
+                f"extra_tables[{name!r}] must be a DataFrame, got {type(table).__name__}.",
+                parameter="extra_tables",
             )
     if horizons is not None and not isinstance(horizons, Mapping):
         horizons = {"": horizons}
@@ -713,7 +739,10 @@ def write_report(
     for name, cal in calibrations.items():
         if not isinstance(cal, CalibrationResult):
             where = "calibration" if calibration is cal else f"calibration[{name!r}]"
-            raise TypeError(f"{where} must be a CalibrationResult, got {type(cal).__name__}.")
+            raise InvalidParameterError(
+                f"{where} must be a CalibrationResult, got {type(cal).__name__}.",
+                parameter="calibration",
+            )
     references = _per_model(model_based, results, "model_based")
     reference_frames = {
         name: model_based_frame(ref, f"model_based[{name!r}]" if name else "model_based")
@@ -929,15 +958,17 @@ def _per_model(value: Any, results: Mapping[str, Any], name: str) -> dict[str, A
         named = {"" if k is None else str(k): v for k, v in value.items()}
         unknown = [k for k in named if k not in results and not (name == "calibration" and k == "")]
         if name == "model_based" and unknown:
-            raise ValueError(
-                f"model_based names no model of the result: {unknown} (models: {list(results)})."
+            raise InvalidParameterError(
+                f"model_based names no model of the result: {unknown} (models: {list(results)}).",
+                parameter="model_based",
             )
         return named
     if len(results) == 1:
         return {next(iter(results)): value}
     if name == "calibration":
         return {"": value}
-    raise TypeError(
+    raise InvalidParameterError(
         f"{name} must be a mapping {{model name: result}} for a comparison of {len(results)} "
-        f"models, got {type(value).__name__}."
+        f"models, got {type(value).__name__}.",
+        parameter=name,
     )

@@ -16,8 +16,10 @@ import pandas as pd
 from .._binary.summaries import balanced_xauc
 from .._binary.xauc import XAUCResult
 from .._calibration.result import CalibrationResult
+from .._core.exceptions import InvalidParameterError
 from .._core.intervals import NO_VARIANCE_SE
 from .._core.results import XCIResult
+from .._core.validation import argument_name
 from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c, utility
 from .findings.horizons import HorizonFindings
@@ -537,15 +539,17 @@ def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame
     elif frame is None and callable(getattr(reference, "to_frame", None)):
         frame = reference.to_frame()
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{name} must be a model-based result with a to_frame() method returning a DataFrame "
-            f"(or that DataFrame), got {type(reference).__name__}."
+            f"(or that DataFrame), got {type(reference).__name__}.",
+            parameter=argument_name(name),
         )
     missing = [c for c in MODEL_BASED_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(
+        raise InvalidParameterError(
             f"{name}: the model-based frame lacks the columns {missing} (needs "
-            f"{list(MODEL_BASED_COLUMNS)})."
+            f"{list(MODEL_BASED_COLUMNS)}).",
+            parameter=argument_name(name),
         )
     return frame
 

@@ -16,8 +16,8 @@ from .._core.censoring import (
     inverse_censoring,
     raise_positivity,
 )
-from .._core.exceptions import warn_undefined_cells
-from .._core.inference import check_inference_options, with_inference
+from .._core.exceptions import InvalidParameterError, warn_undefined_cells
+from .._core.inference import BOOTSTRAP_METHOD, CI, STRATIFY_OPTION, with_inference
 from .._core.influence import rows_beyond_contributions
 from .._core.kernel import (
     IndividualContributions,
@@ -31,10 +31,18 @@ from .._core.kernel import (
 from .._core.memory import require_memory
 from .._core.moments import moments_apply
 from .._core.results import XCIResult
-from .._core.settings import EstimatorSettings
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
 from .._core.validation import (
+    CAUSE,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    TAU,
+    TIED_TOL,
+    OptionTable,
     SurvivalSample,
-    check_confidence_level,
     check_survival_inputs,
     describe_rows,
     raise_no_comparable_pair,
@@ -56,9 +64,10 @@ def _reference_sample(
     of the censoring fit (the reference need not contain the cause of interest)."""
     if isinstance(reference, pd.DataFrame):
         if not all(isinstance(data_columns[k], (str, list)) for k in ("time", "event", "group")):
-            raise TypeError(
+            raise InvalidParameterError(
                 "censoring_reference is a DataFrame, so time, event and group must be column names "
-                "of data."
+                "of data.",
+                parameter="censoring_reference",
             )
         args = (data_columns["time"], data_columns["event"], data_columns["group"])
         # entry / weights named as columns of data are read from the reference too (a weighted,
@@ -92,9 +101,10 @@ def _reference_sample(
             require_cause=False,
         )
         return _observed_only(sample)
-    raise TypeError(
+    raise InvalidParameterError(
         "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
-        f"(time, event, group); got {type(reference).__name__}."
+        f"(time, event, group); got {type(reference).__name__}.",
+        parameter="censoring_reference",
     )
 
 
@@ -102,16 +112,18 @@ def _check_dask_options(ci, **options) -> None:
     """A Dask DataFrame gets the exact point estimate; the options that need every row at once
     are refused, naming them."""
     if ci is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             f"with a Dask DataFrame as data, xci computes the point estimate only: pass ci=None "
-            f"(got ci={ci!r}); intervals need every row's influence in one process."
+            f"(got ci={ci!r}); intervals need every row's influence in one process.",
+            parameter="ci",
         )
     given = [name for name, value in options.items() if value is not None]
     if given:
-        raise ValueError(
+        raise InvalidParameterError(
             f"with a Dask DataFrame as data, {', '.join(given)} "
             f"{'is' if len(given) == 1 else 'are'} not supported; compute the frame (.compute()) "
-            f"to use {'it' if len(given) == 1 else 'them'}."
+            f"to use {'it' if len(given) == 1 else 'them'}.",
+            parameter=given[0],
         )
 
 
@@ -247,6 +259,26 @@ def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
         f"every comparable pair has weight 0: each event{where} of positive weight is compared "
         "only with rows of weight 0"
     )
+
+
+#: The scalar options of :func:`xci`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "xci",
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    cause=CAUSE,
+    ci=CI,
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+    stratify=STRATIFY_OPTION,
+    bootstrap_method=BOOTSTRAP_METHOD,
+)
 
 
 def xci(
@@ -407,12 +439,12 @@ def xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (e.g. non-numeric risk, ``data`` not a DataFrame, a
         ``censoring_reference`` that is neither a DataFrame nor a (time, event, group) tuple,
         non-integer ``n_resamples`` / ``n_jobs``, non-bool ``strict`` / ``progress``; with
         ``ci="bootstrap"``, an unsupported ``random_state``).
-    ValueError
+    InvalidParameterError (a ValueError)
         For mismatched lengths, NaN/inf, negative times, events other than 0/1 (with ``cause``:
         other than integer codes >= 0, or a ``cause`` < 1 or absent from ``event``), empty
         input, 2-D risk, missing ``cluster`` labels, ``entry`` < 0 or >= ``time``, negative
@@ -514,6 +546,7 @@ def xci(
     ...              method="naive").pair_counts.comparable.tolist()
     [[4, 6], [2, 4]]
     """
+    options = _OPTIONS.check(locals())
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     if is_dask_frame(data):
         _check_dask_options(
@@ -525,8 +558,7 @@ def xci(
             cause=cause,
         )
         return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
-    check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
-    confidence_level = check_confidence_level(confidence_level)
+    confidence_level = options["confidence_level"]
     sample, n_excluded = check_survival_inputs(
         time,
         event,

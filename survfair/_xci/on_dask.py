@@ -34,7 +34,7 @@ from .._core.censoring import (
     kaplan_meier_sorted,
     raise_positivity,
 )
-from .._core.exceptions import warn_undefined_cells
+from .._core.exceptions import InvalidParameterError, warn_undefined_cells
 from .._core.kernel import PairCounts, count_pairs, own_factors
 from .._core.results import XCIResult
 from .._core.settings import EstimatorSettings
@@ -65,9 +65,10 @@ def xci_dask(
     columns = {"time": time, "event": event, "group": group, "risk": risk}
     for role, name in columns.items():
         if not isinstance(name, str) or name not in frame.columns:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{role}: with a Dask DataFrame as data, {role} must name one of its columns; "
-                f"got {name!r} (columns: {list(frame.columns)})."
+                f"got {name!r} (columns: {list(frame.columns)}).",
+                parameter=role,
             )
     frame = frame[[time, event, group, risk]]
     _, labels, _ = encode_groups(np.asarray(frame[group].drop_duplicates().compute()), groups, None)

@@ -18,8 +18,9 @@ import pandas as pd
 
 from .._core.bootstrap import bootstrap, warn_bootstrap_failures
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result, stored
-from .._core.inference import check_inference_options, influence_with_rows
+from .._core.inference import BOOTSTRAP_METHOD, STRATIFY_OPTION, influence_with_rows
 from .._core.intervals import (
     ConfidenceInterval,
     bootstrap_interval,
@@ -30,7 +31,17 @@ from .._core.intervals import (
 )
 from .._core.memory import require_memory
 from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
-from .._core.validation import check_confidence_level
+from .._core.validation import (
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    OptionTable,
+    check_confidence_level,
+    one_of,
+    optional,
+)
 from .summaries import Estimate
 
 __all__ = ["ComparisonResult", "compare_xci"]
@@ -184,13 +195,16 @@ class ComparisonResult:
         t = stored(self, "table")
         mask = t["quantity"] == quantity
         if a is not None:
-            for label in (a, b):
+            for name, label in (("a", a), ("b", b)):
                 if label not in self.groups:
-                    raise ValueError(
-                        f"group {label!r} is not in the results (groups: {list(self.groups)})."
+                    raise InvalidParameterError(
+                        f"group {label!r} is not in the results (groups: {list(self.groups)}).",
+                        parameter=name,
                     )
             if quantity != "xci" and a == b:
-                raise ValueError(f"{quantity} needs two different groups, got {a!r} twice.")
+                raise InvalidParameterError(
+                    f"{quantity} needs two different groups, got {a!r} twice.", parameter="b"
+                )
             mask &= (t["a"] == a) & (t["b"] == b)
             if not mask.any() and quantity != "xci":  # pairs are stored once, a before b
                 row = self._row(quantity, b, a)
@@ -204,7 +218,9 @@ class ComparisonResult:
                     self.confidence_level,
                 )
         if not mask.any():
-            raise ValueError(f"no {quantity} row for groups ({a!r}, {b!r}).")
+            raise InvalidParameterError(
+                f"no {quantity} row for groups ({a!r}, {b!r}).", parameter="a"
+            )
         row = t[mask].iloc[0]
         return Estimate(
             float(row["difference"]),
@@ -357,31 +373,37 @@ class ComparisonResult:
 def _check_same_rows(first: XCIResult, second: XCIResult):
     for name, res in (("result_1", first), ("result_2", second)):
         if not isinstance(res, XCIResult):
-            raise TypeError(
-                f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}."
+            raise InvalidParameterError(
+                f"{name} must be an XCIResult from survfair.xci, got {type(res).__name__}.",
+                parameter=name,
             )
         if res.sample is None:
-            raise ValueError(f"{name} does not carry its data; compute it with survfair.xci.")
+            raise InvalidParameterError(
+                f"{name} does not carry its data; compute it with survfair.xci.", parameter=name
+            )
         res.sample.check_unchanged(name)
     s1, s2 = first.sample, second.sample
     if first.groups != second.groups:
-        raise ValueError(
-            f"the results have different groups: {list(first.groups)} vs {list(second.groups)}."
+        raise InvalidParameterError(
+            f"the results have different groups: {list(first.groups)} vs {list(second.groups)}.",
+            parameter="result_2",
         )
     if s1.n_samples != s2.n_samples:
-        raise ValueError(
+        raise InvalidParameterError(
             f"the results are not on the same rows: {s1.n_samples} vs {s2.n_samples} rows "
-            "(a paired comparison needs the same people)."
+            "(a paired comparison needs the same people).",
+            parameter="result_2",
         )
     for name in ("time", "event", "group_codes"):
         differ = getattr(s1, name) != getattr(s2, name)
         if differ.any():
             rows = np.flatnonzero(differ)[:10].tolist()
             label = "group" if name == "group_codes" else name
-            raise ValueError(
+            raise InvalidParameterError(
                 f"the results are not on the same rows: {label} differs at rows {rows} "
                 f"({int(differ.sum())} rows); a paired comparison needs the same people in the "
-                "same order."
+                "same order.",
+                parameter="result_2",
             )
     for name, option, what in (
         ("cluster", "cluster", "clusters"),
@@ -391,9 +413,10 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
     ):
         c1, c2 = getattr(s1, name), getattr(s2, name)
         if (c1 is None) != (c2 is None) or (c1 is not None and not np.array_equal(c1, c2)):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"the results have different {what} ({option}=): compute both with the same "
-                f"{what}, or both without."
+                f"{what}, or both without.",
+                parameter="result_2",
             )
     for name in (
         "method",
@@ -403,13 +426,15 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
         "strict",
     ):  # the settings as the results use them
         if getattr(first, name) != getattr(second, name):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"the results use different settings: {name}={getattr(first, name)!r} vs "
-                f"{getattr(second, name)!r}; compare models with the same estimator."
+                f"{getattr(second, name)!r}; compare models with the same estimator.",
+                parameter="result_2",
             )
     if first.refit_censoring != second.refit_censoring:
-        raise ValueError(
-            "one result used censoring_reference and the other did not; use the same for both."
+        raise InvalidParameterError(
+            "one result used censoring_reference and the other did not; use the same for both.",
+            parameter="result_2",
         )
     return s1
 
@@ -440,6 +465,20 @@ def _linear_weights(groups: tuple):
 def _argmin(result: XCIResult) -> int:
     values = result.values.ravel()
     return int(np.nanargmin(values)) if not np.isnan(values).all() else -1
+
+
+#: The scalar options of :func:`compare_xci`, checked first thing in every call.
+_OPTIONS = OptionTable(
+    "compare_xci",
+    ci=one_of("analytic", "bootstrap"),
+    confidence_level=optional(CONFIDENCE_LEVEL),  # None: the level of result_1
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+    stratify=STRATIFY_OPTION,
+    bootstrap_method=BOOTSTRAP_METHOD,
+)
 
 
 def compare_xci(
@@ -491,11 +530,11 @@ def compare_xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If an argument is not an XCIResult, or an option has the wrong type (``n_resamples``,
         ``n_jobs``, ``progress``, ``confidence_level``; ``random_state`` with
         ``ci="bootstrap"``).
-    ValueError
+    InvalidParameterError (a ValueError)
         If the results are not on the same rows (number of rows, time, event or group differ),
         have different groups or settings (method, tau, censoring, tied_tol, strict, or only one
         used ``censoring_reference``), a result does not carry its data, or an option is invalid
@@ -557,13 +596,11 @@ def compare_xci(
     >>> round(c.value, 4), round(c.se, 4), round(c.p_value, 4)
     (0.0714, 0.0546, 0.1904)
     """
-    if ci not in ("analytic", "bootstrap"):
-        raise ValueError(f"ci must be one of ['analytic', 'bootstrap'], got {ci!r}.")
-    check_inference_options(ci, n_resamples, n_jobs, stratify, bootstrap_method, progress)
+    options = _OPTIONS.check(locals())
     sample = _check_same_rows(result_1, result_2)
-    level = check_confidence_level(
-        result_1.confidence_level if confidence_level is None else confidence_level
-    )
+    level = options["confidence_level"]
+    if level is None:  # the level of result_1, known once result_1 is checked
+        level = check_confidence_level(result_1.confidence_level)
     groups = result_1.groups
     g = len(groups)
     require_memory(

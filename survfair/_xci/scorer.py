@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._core.validation import check_option
+from .._core.exceptions import InvalidParameterError
+from .._core.validation import OptionTable, one_of, real
 from .estimator import xci
 from .summaries import (
     OBJECTIVES,
@@ -22,6 +23,13 @@ __all__ = ["make_xci_scorer", "xci_score"]
 
 #: The objectives of :data:`survfair._xci.summaries.OBJECTIVES`, plus the pooled C for reference.
 STATISTICS = (*OBJECTIVES, "overall")
+
+
+#: The scalar options of :func:`xci_score` (``a`` and ``b`` are group labels; alpha and beta not
+#: both 0 is checked in the body).
+_SCORE_OPTIONS = OptionTable(
+    "xci_score", statistic=one_of(*STATISTICS), alpha=real(low=0), beta=real(low=0)
+)
 
 
 def xci_score(
@@ -71,9 +79,9 @@ def xci_score(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``alpha`` or ``beta`` is not a number.
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``statistic``, ``alpha`` / ``beta`` negative, non-finite or both 0, only
         one of ``a``/``b``, or from :func:`survfair.xci`.
 
@@ -91,10 +99,12 @@ def xci_score(
     ...                    method="naive")
     0.5
     """  # noqa: E501
-    statistic = check_option(statistic, "statistic", STATISTICS)
-    alpha, beta = check_utility_weights(alpha, beta)  # for every statistic, as in group_shift
+    statistic = _SCORE_OPTIONS.check(locals())["statistic"]
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0, for every statistic
     if (a is None) != (b is None):
-        raise ValueError("a and b must be given together (the pair of groups for Δbetween).")
+        raise InvalidParameterError(
+            "a and b must be given together (the pair of groups for Δbetween).", parameter="a"
+        )
     if isinstance(risk, np.ndarray) and risk.ndim == 2 and risk.shape[1] == 1:
         risk = risk[:, 0]  # predict() of some estimators returns a column; a Series keeps its index
     # a score needs the point estimate only: no intervals unless asked for
@@ -120,13 +130,23 @@ class _ColumnGroupScorer:
 
     def __call__(self, estimator: Any, X: Any, y_true: Any, **_: Any) -> float:
         if not isinstance(X, pd.DataFrame) or self.group_column not in X.columns:
-            raise ValueError(f"group_column: {self.group_column!r} is not a column of X.")
+            raise InvalidParameterError(
+                f"group_column: {self.group_column!r} is not a column of X.",
+                parameter="group_column",
+            )
         group = X[self.group_column].to_numpy()
         features = X.drop(columns=[self.group_column]) if self.drop else X
         return xci_score(y_true, estimator.predict(features), group=group, **self.kwargs)
 
     def __repr__(self) -> str:
         return f"make_xci_scorer(group_column={self.group_column!r}, {self.kwargs})"
+
+
+#: The scalar options of :func:`make_xci_scorer`, refused when the scorer is made, not per fold
+#: (``group_column`` is a column label of X, looked up when the scorer is called).
+_SCORER_OPTIONS = OptionTable(
+    "make_xci_scorer", statistic=one_of(*STATISTICS), alpha=real(low=0), beta=real(low=0)
+)
 
 
 def make_xci_scorer(
@@ -176,7 +196,7 @@ def make_xci_scorer(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``statistic``, or without ``group_column`` when scikit-learn's metadata
         routing is off (the scorer would never receive the group).
 
@@ -203,17 +223,16 @@ def make_xci_scorer(
     import sklearn
     from sklearn.metrics import make_scorer
 
-    statistic = check_option(statistic, "statistic", STATISTICS)
-    alpha, beta = check_utility_weights(
-        alpha, beta
-    )  # refused when the scorer is made, not per fold
+    statistic = _SCORER_OPTIONS.check(locals())["statistic"]
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0
     if group_column is None and not sklearn.get_config().get("enable_metadata_routing", False):
         # without routing, scikit-learn calls the scorer without the group, catches the error and
         # reports only "Scoring failed" and NaN: refuse here, saying what to do
-        raise ValueError(
+        raise InvalidParameterError(
             "the scorer needs the group of every row: pass group_column='<column of X>', or enable "
             "metadata routing (sklearn.set_config(enable_metadata_routing=True)) before making the "
-            "scorer and pass group=... to the search's fit or cross_validate's params."
+            "scorer and pass group=... to the search's fit or cross_validate's params.",
+            parameter="group_column",
         )
     drop = bool(xci_kwargs.pop("drop_group", False))
     kwargs = dict(statistic=statistic, a=a, b=b, alpha=alpha, beta=beta, **xci_kwargs)

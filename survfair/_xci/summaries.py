@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.intervals import (
     ConfidenceInterval,
@@ -38,7 +39,7 @@ from .._core.results import (
     has_inference,
     json_safe,
 )
-from .._core.validation import check_scalar
+from .._core.validation import OptionTable, check_scalar, real
 
 __all__ = [
     "Estimate",
@@ -218,13 +219,17 @@ class MinXCI:
         return float(self.value)
 
 
-def _cell(result: XCIResult, label: object) -> int:
+def _cell(result: XCIResult, label: object, name: str = "group") -> int:
     try:
         return result.groups.index(label)
     except ValueError:
-        raise ValueError(
-            f"group {label!r} is not in the result (groups: {list(result.groups)})."
+        raise InvalidParameterError(
+            f"group {label!r} is not in the result (groups: {list(result.groups)}).", parameter=name
         ) from None
+
+
+#: The scalar options of :func:`contrast` (``coefficients`` is an array).
+_CONTRAST_OPTIONS = OptionTable("contrast", null=real())
 
 
 def contrast(
@@ -271,10 +276,10 @@ def contrast(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``coefficients`` does not have shape (G, G) or is not numeric, or a DataFrame of
         coefficients names a label that is not a group of the result (missing groups get 0).
-    TypeError
+    InvalidParameterError (a TypeError)
         If no coefficients are given.
 
     See Also
@@ -304,6 +309,7 @@ def contrast(
         coefficients,
         missing="its coefficients: a (G, G) array or DataFrame like result.matrix",
     )
+    null = _CONTRAST_OPTIONS.check(locals())["null"]
     if isinstance(coefficients, pd.DataFrame):
         unknown = [
             label
@@ -311,9 +317,10 @@ def contrast(
             if label not in result.groups
         ]
         if unknown:  # a misspelt group would otherwise get weight 0 without a word
-            raise ValueError(
+            raise InvalidParameterError(
                 f"coefficients: labels {unknown!r} are not groups of the result "
-                f"(groups: {list(result.groups)})."
+                f"(groups: {list(result.groups)}).",
+                parameter="coefficients",
             )
         coefficients = (
             coefficients.reindex(index=list(result.groups), columns=list(result.groups))
@@ -323,8 +330,10 @@ def contrast(
     coefficients = np.asarray(coefficients, dtype=float)
     g = len(result.groups)
     if coefficients.shape != (g, g):
-        raise ValueError(
-            f"coefficients must have shape ({g}, {g}) like result.matrix, got {coefficients.shape}."
+        raise InvalidParameterError(
+            f"coefficients must have shape ({g}, {g}) like result.matrix, got "
+            f"{coefficients.shape}.",
+            parameter="coefficients",
         )
     return _estimate(result, coefficients.reshape(1, -1), null)
 
@@ -352,7 +361,7 @@ def _pair_weights(result: XCIResult, cells: list[tuple[object, object, float]]) 
     g = len(result.groups)
     weights = np.zeros((1, g * g))
     for a, b, w in cells:
-        weights[0, _cell(result, a) * g + _cell(result, b)] += w
+        weights[0, _cell(result, a, "a") * g + _cell(result, b, "b")] += w
     return weights
 
 
@@ -380,7 +389,7 @@ def delta_within(result: XCIResult, a: object, b: object) -> Estimate:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also
@@ -428,7 +437,7 @@ def delta_between(result: XCIResult, a: object, b: object) -> Estimate:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``a`` or ``b`` is not a group of the result.
 
     See Also
@@ -577,7 +586,7 @@ def min_xci(result: XCIResult) -> MinXCI:
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If every cell is NaN.
 
     See Also
@@ -600,7 +609,7 @@ def min_xci(result: XCIResult) -> MinXCI:
     """
     values = result.values
     if np.isnan(values).all():
-        raise ValueError("min_xci: every cell of the matrix is NaN.")
+        raise InvalidParameterError("min_xci: every cell of the matrix is NaN.", parameter="result")
     flat = int(np.nanargmin(values))
     g = len(result.groups)
     value = float(values.flat[flat])
@@ -636,8 +645,14 @@ def check_utility_weights(alpha: Any, beta: Any) -> tuple[float, float]:
     """
     alpha, beta = check_scalar(alpha, "alpha", low=0), check_scalar(beta, "beta", low=0)
     if alpha == 0 and beta == 0:
-        raise ValueError("alpha and beta must not both be 0: every utility would be 0.")
+        raise InvalidParameterError(
+            "alpha and beta must not both be 0: every utility would be 0.", parameter="alpha"
+        )
     return alpha, beta
+
+
+#: The scalar options of :func:`utility` (that they are not both 0 is checked in the body).
+_UTILITY_OPTIONS = OptionTable("utility", alpha=real(low=0), beta=real(low=0))
 
 
 def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.DataFrame:
@@ -670,7 +685,7 @@ def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.D
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
         would be 0); a TypeError for a non-number.
 
@@ -692,7 +707,8 @@ def utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> pd.D
     b    1.7000
     c    2.0333
     """
-    alpha, beta = check_utility_weights(alpha, beta)
+    _UTILITY_OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # and: not both 0
     values = group_utilities(result.values, alpha, beta)
     se, low, high = _utility_inference(result, alpha, beta, result.confidence_level)
     index = pd.Index(list(result.groups), name="group", tupleize_cols=False)
@@ -844,7 +860,7 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If only one of ``a``, ``b`` is given, a label is not a group of the result, or (without
         a pair) the result has fewer than two groups.
 
@@ -864,7 +880,9 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
     0.5
     """
     if (a is None) != (b is None):
-        raise ValueError("a and b must be given together (the pair of groups).")
+        raise InvalidParameterError(
+            "a and b must be given together (the pair of groups).", parameter="a"
+        )
     if a is not None:
         delta = delta_between(result, a, b)
         low, high = _folded(
@@ -876,7 +894,9 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
         )
     g = len(result.groups)
     if g < 2:
-        raise ValueError("abs_delta_between needs at least two groups.")
+        raise InvalidParameterError(
+            "abs_delta_between needs at least two groups.", parameter="result"
+        )
     first, second = np.triu_indices(g, k=1)
     # the K = G (G - 1) / 2 differences directly: a K x G^2 weight matrix is 232 GiB at G = 500
     level = _simultaneous_level(result, first.size)
@@ -889,6 +909,10 @@ def abs_delta_between(result: XCIResult, *, a: object = None, b: object = None) 
         largest=True,
         draws=draws,
     )
+
+
+#: The scalar options of :func:`min_utility` (that they are not both 0 is checked in the body).
+_MIN_UTILITY_OPTIONS = OptionTable("min_utility", alpha=real(low=0), beta=real(low=0))
 
 
 def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
@@ -916,7 +940,7 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
         would be 0); a TypeError for a non-number.
 
@@ -934,7 +958,8 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
     >>> round(survfair.min_utility(res).value, 4)  # U(b), the smallest of survfair.utility(res)
     1.7
     """
-    alpha, beta = check_utility_weights(alpha, beta)
+    _MIN_UTILITY_OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # and: not both 0
     _, low, high = _utility_inference(
         result, alpha, beta, _simultaneous_level(result, len(result.groups)), with_se=False
     )
@@ -945,6 +970,10 @@ def min_utility(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> 
     )
     value = float(group_utilities(result.values, alpha, beta).min())
     return _extreme_estimate(result, value, low, high, largest=False, draws=draws)
+
+
+#: The scalar options of :func:`nash_welfare` (that they are not both 0 is checked in the body).
+_NASH_WELFARE_OPTIONS = OptionTable("nash_welfare", alpha=real(low=0), beta=real(low=0))
 
 
 def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) -> Estimate:
@@ -978,7 +1007,7 @@ def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) ->
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``alpha`` or ``beta`` is not a finite number >= 0, or both are 0 (every utility
         would be 0); a TypeError for a non-number.
 
@@ -1000,7 +1029,8 @@ def nash_welfare(result: XCIResult, *, alpha: float = 1.0, beta: float = 1.0) ->
     >>> round(low, 4), round(high, 4)
     (0.4486, 106.538)
     """
-    alpha, beta = check_utility_weights(alpha, beta)
+    _NASH_WELFARE_OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # and: not both 0
     if result.replicates is not None:  # the product of every replicate's utilities
         value = float(np.prod(group_utilities(result.values, alpha, beta)))
         draws = np.prod(group_utilities(result.replicates, alpha, beta), axis=-1)
@@ -1121,8 +1151,10 @@ def decompose(result: XCIResult) -> pd.DataFrame:
     (0.75, 0.75)
     """
     if hasattr(result, "positive"):
-        raise TypeError(
-            "decompose takes an XCIResult; for an XAUCResult use auc_decomposition (Proposition 1)."
+        raise InvalidParameterError(
+            "decompose takes an XCIResult; for an XAUCResult use auc_decomposition "
+            "(Proposition 1).",
+            parameter="result",
         )
     counts = result.counts
     total = counts["denominator"].sum()
@@ -1137,6 +1169,10 @@ def decompose(result: XCIResult) -> pd.DataFrame:
             "contribution": contribution,
         }
     )
+
+
+#: The scalar options of :func:`overall_c`.
+_OVERALL_OPTIONS = OptionTable("overall_c", null=real())
 
 
 def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
@@ -1171,7 +1207,7 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``null`` is not a finite number.
 
     See Also
@@ -1192,9 +1228,9 @@ def overall_c(result: XCIResult, *, null: float = 0.5) -> Estimate:
     >>> round(low, 4), round(high, 4)
     (0.3358, 0.9468)
     """
+    null = _OVERALL_OPTIONS.check(locals())["null"]
     if hasattr(result, "overall_estimate"):  # the binary family's pooled AUC: DeLong
         return result.overall_estimate(null=null)
-    null = check_scalar(null, "null")
     value = result.overall
     level = result.confidence_level
     influence = result.influence

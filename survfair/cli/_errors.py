@@ -107,7 +107,6 @@ def _print_error(message: str) -> None:
 #: The library's comparison prefixes errors of one entry with ``models['name']: ``; on the command
 #: line the entry is the --risk column of that name.
 _MODEL_PREFIX = re.compile(r"^models\[(?P<quote>['\"])(?P<name>.*?)(?P=quote)\]: ")
-_FIRST_WORD = re.compile(r"^(?P<word>[a-z_]+)\b")
 
 
 #: The library's setting arguments and the options that give them, for error messages.
@@ -139,10 +138,14 @@ _CAUSE_ARGUMENT = re.compile(r"\bcause=(?P<code>-?\d+)?")
 def _library_message(error: BaseException, columns: Mapping[str, str] | None = None) -> str:
     """The message of a library ValueError/TypeError in terms of the command's options.
 
-    ``columns`` maps the library's argument names (``time``, ``event``, ``group``, ``risk``,
-    ``y``, ``score``) to the option and column that gave them (``"--time 't'"``); a message
-    about one of them is prefixed with it. The ``models['name']:`` prefix of the library's
-    comparison goes; a message about that risk starts with ``--risk 'name'`` instead.
+    The argument at fault is the error's ``parameter`` (every rejection of an argument is an
+    :class:`~survfair.InvalidParameterError` naming it); an error without one (no comparable pair,
+    a positivity failure...) is shown as it is. ``columns`` maps the library's argument names
+    (``time``, ``event``, ``group``, ``risk``, ``y``, ``score``) to the option and column that gave
+    them (``"--time 't'"``); a message about one of them is prefixed with it. A setting's name at
+    the start of the message becomes its option (``--confidence-level``). The ``models['name']:``
+    prefix of the library's comparison goes; a message about that risk starts with
+    ``--risk 'name'`` instead.
     """
     text = one_line(error)
     columns = dict(columns or {})
@@ -151,15 +154,10 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
         text = text[match.end() :]
         columns["risk"] = f"--risk {match.group('name')!r}"
     parameter = getattr(error, "parameter", None)  # an InvalidParameterError names it: no guessing
-    if parameter is None or not text.startswith(parameter):
-        # the library's other errors still start with the argument's name (not yet
-        # InvalidParameterError)
-        word = _FIRST_WORD.match(text)
-        parameter = word.group("word") if word else None
     if parameter in columns:
         text = f"{columns[parameter]}: {text}"
-    elif parameter in _SETTING_OPTIONS:  # a setting: say the option, not the argument
-        text = _SETTING_OPTIONS[parameter] + text[len(parameter) :]
+    elif parameter in _SETTING_OPTIONS and text.startswith(parameter):
+        text = _SETTING_OPTIONS[parameter] + text[len(parameter) :]  # the option, not the argument
     text = _CAUSE_ARGUMENT.sub(
         lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text
     )

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._calibration.estimator import check_predicted_risks, predicted_matrix
+from .._core.exceptions import InvalidParameterError
 from .._core.validation import SurvivalSample, check_numbers, check_option, input_index
 from ._calibration_cost import calibration_cost
 
@@ -65,21 +66,26 @@ def check_predicted_option(
     if predicted is None and times is None:
         return None
     if (predicted is None) != (times is None):
-        raise ValueError("predicted and times go together: give both (or neither).")
+        raise InvalidParameterError(
+            "predicted and times go together: give both (or neither).",
+            parameter="times" if predicted is None else "predicted",
+        )
     scale = check_option(scale, "scale", _SCALES)
     index = input_index({**inputs, "predicted": predicted}, data)
     raw, names = predicted_matrix(predicted, data)
     values = check_predicted_risks(raw, names, index)
     horizons = check_numbers(np.atleast_1d(times), "times")
     if horizons.size != values.shape[1]:
-        raise ValueError(
+        raise InvalidParameterError(
             f"times has {horizons.size} horizon(s) but predicted has {values.shape[1]} column(s); "
-            "give one column of predicted risks per horizon, in the order of times."
+            "give one column of predicted risks per horizon, in the order of times.",
+            parameter="times",
         )
     if scale == "probability" and horizons.size != 1:
-        raise ValueError(
+        raise InvalidParameterError(
             "scale='probability' needs one horizon: "
-            "the score is the predicted risk at that horizon."
+            "the score is the predicted risk at that horizon.",
+            parameter="scale",
         )
     if (
         data is not None
@@ -129,9 +135,10 @@ def adjustment_calibration(
     """
     expected = sample.n_samples if rows is None else rows.shape[0]
     if predicted.values.shape[0] != expected:
-        raise ValueError(
+        raise InvalidParameterError(
             f"predicted has {predicted.values.shape[0]} rows; time, event, group and risk have "
-            f"{expected}."
+            f"{expected}.",
+            parameter="predicted",
         )
     values = predicted.values if rows is None else predicted.values[rows]
     index = sample.index if sample.index is not None else pd.RangeIndex(sample.n_samples)

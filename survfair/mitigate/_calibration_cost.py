@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._calibration.estimator import calibration, predicted_matrix
+from .._calibration.estimator import CI_METHODS, calibration, predicted_matrix
 from .._calibration.result import CalibrationResult
-from .._core.exceptions import PositivityWarning
+from .._core.exceptions import InvalidParameterError, PositivityWarning
 from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, table_interval
 from .._core.results import json_safe
-from .._core.validation import check_option, check_survival_inputs
+from .._core.validation import CONFIDENCE_LEVEL, OptionTable, check_survival_inputs, one_of
 from ._tables import FittedAdjustment, before_after_table, format_table, interval_table
 
 __all__ = ["CalibrationCost", "calibration_cost", "adjusted_risks", "SCALES"]
@@ -168,6 +168,16 @@ def _calibration_rows(
     return frame
 
 
+#: The scalar options of :func:`calibration_cost`.
+_OPTIONS = OptionTable(
+    "calibration_cost",
+    scale=one_of(*SCALES),
+    censoring=one_of("group", "pooled"),
+    ci=one_of(*CI_METHODS),
+    confidence_level=CONFIDENCE_LEVEL,
+)
+
+
 def calibration_cost(
     adjustment: FittedAdjustment,
     time: Any,
@@ -218,10 +228,10 @@ def calibration_cost(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``adjustment`` is not a GroupShift or GroupMonotone; for invalid inputs as in
         :func:`survfair.xci` and :func:`survfair.calibration`.
-    ValueError
+    InvalidParameterError (a ValueError)
         For invalid inputs (see :func:`survfair.calibration`), an unknown ``scale``, ``scale=
         "probability"`` with several horizons or adjusted risks outside [0, 1], or group labels
         the adjustment was not fitted on.
@@ -249,11 +259,12 @@ def calibration_cost(
     >>> sorted(set(table["part"]))
     ['calibration', 'ranking']
     """
+    _OPTIONS.check(locals())
     if not isinstance(adjustment, FittedAdjustment):
-        raise TypeError(
-            f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}."
+        raise InvalidParameterError(
+            f"adjustment must be a GroupShift or GroupMonotone, got {type(adjustment).__name__}.",
+            parameter="adjustment",
         )
-    scale = check_option(scale, "scale", SCALES)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     labels = sample.labels
     adjusted = adjustment.transform(sample.risk, labels)
@@ -262,18 +273,20 @@ def calibration_cost(
     )
     before = calibration(time, event, group, predicted, times, **kwargs)
     if scale == "probability" and before.times.size != 1:
-        raise ValueError(
+        raise InvalidParameterError(
             "scale='probability' needs one horizon: "
-            "the score is the predicted risk at that horizon."
+            "the score is the predicted risk at that horizon.",
+            parameter="scale",
         )
     # calibration() validated ``predicted``; here its columns in ascending horizon order
     original = _predicted_in_order(predicted, data, times)
     after_values = adjusted_risks(original, sample.risk, adjusted, scale)
     outside = ~((after_values >= 0) & (after_values <= 1)).all(axis=1)
     if outside.any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"the adjusted risks leave [0, 1] for {int(outside.sum())} rows (scale='probability' "
-            "adds the offsets to probabilities); use scale='log_hazard' with a linear predictor."
+            "adds the offsets to probabilities); use scale='log_hazard' with a linear predictor.",
+            parameter="scale",
         )
     with warnings.catch_warnings():
         warnings.simplefilter(

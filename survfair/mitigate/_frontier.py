@@ -10,16 +10,24 @@ import pandas as pd
 
 from .._calibration.estimator import calibration, predicted_matrix
 from .._core.deprecation import DEPRECATED, REMOVED_IN, renamed, warn_once
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._core.settings import EstimatorSettings
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
 from .._core.validation import (
+    RANDOM_STATE,
+    TAU,
+    TIED_TOL,
+    Option,
+    OptionTable,
     check_numbers,
     check_random_state,
-    check_scalar,
     check_survival_inputs,
     input_index,
+    integer,
+    one_of,
 )
+from .._present.plots.base import AXES
 from .._xci.summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective, repeatable_seed
@@ -119,8 +127,9 @@ class _OERatios:
     def __init__(self, sample, predicted: Any, times: Any, data: pd.DataFrame | None):
         values = _values(predicted, data)
         if values.shape[1] != 1 or np.ndim(times) > 1 or np.size(times) != 1:
-            raise ValueError(
-                "predicted and times: the frontier's O/E columns take one horizon (one column)."
+            raise InvalidParameterError(
+                "predicted and times: the frontier's O/E columns take one horizon (one column).",
+                parameter="predicted",
             )
         result = calibration(
             sample.time,
@@ -175,6 +184,21 @@ def _default_grid(sample, reference: int, n_points: int) -> np.ndarray:
     lo = np.quantile(ref, 0.02) - np.quantile(oth, 0.98)
     hi = np.quantile(ref, 0.98) - np.quantile(oth, 0.02)
     return np.union1d(np.linspace(lo, hi, n_points), [0.0])
+
+
+#: The scalar options of :func:`frontier` (``reference_group`` is a group label; ``offsets`` and
+#: ``lambdas`` are sequences, checked in the body).
+_OPTIONS = OptionTable(
+    "frontier",
+    n_points=integer(low=2),
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    max_evaluations=integer(low=10),
+    random_state=RANDOM_STATE,
+)
 
 
 def frontier(
@@ -251,7 +275,7 @@ def frontier(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid data or options; negative or non-finite ``lambdas`` or ``offsets``; ``offsets``
         with more than two groups; fewer than two groups.
 
@@ -274,19 +298,25 @@ def frontier(
     reference_group = renamed(
         "frontier", "reference", "reference_group", reference, reference_group
     )
+    options = _OPTIONS.check(locals())
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     sample, _ = check_survival_inputs(time, event, group, risk, data=data)
     if sample.n_groups < 2:
-        raise ValueError("group: only one group; a frontier needs at least two groups.")
+        raise InvalidParameterError(
+            "group: only one group; a frontier needs at least two groups.", parameter="group"
+        )
     ref = check_reference(reference_group, sample.groups)
-    n_points = check_scalar(n_points, "n_points", "integer", low=2)
+    n_points = options["n_points"]
     seed = repeatable_seed(
         check_random_state(random_state)
     )  # checked even where the grid does not search
     problem = ShiftProblem(sample, settings)
     g = sample.n_groups
     if (predicted is None) != (times is None):
-        raise ValueError("predicted and times go together: give both (or neither).")
+        raise InvalidParameterError(
+            "predicted and times go together: give both (or neither).",
+            parameter="times" if predicted is None else "predicted",
+        )
     ratios = None
     if predicted is not None:
         input_index(
@@ -316,14 +346,16 @@ def frontier(
         )
 
     if offsets is not None:
-        raise ValueError(
-            "offsets: an offset grid is only available for two groups (without lambdas)."
+        raise InvalidParameterError(
+            "offsets: an offset grid is only available for two groups (without lambdas).",
+            parameter="offsets",
         )
     lambdas = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0] if lambdas is None else lambdas
     values = check_numbers(lambdas, "lambdas")
     if np.any(values < 0):
-        raise ValueError(
-            f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}."
+        raise InvalidParameterError(
+            f"lambdas must be a non-empty sequence of finite numbers >= 0, got {list(lambdas)!r}.",
+            parameter="lambdas",
         )
     rows = [{"lambda": np.nan, **_row(problem, np.zeros(g), ratios)}]
     for lam in values:
@@ -354,18 +386,44 @@ def _chosen_point(chosen: Any, fairness: str, sample: str) -> tuple[float, float
         return float(chosen[0]), float(chosen[1])
     table = getattr(chosen, "table", None)
     if not isinstance(table, pd.DataFrame) or "sample" not in table:
-        raise TypeError(
-            "chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple."
+        raise InvalidParameterError(
+            "chosen must be a fitted adjuster (GroupShift / GroupMonotone) or an (x, y) tuple.",
+            parameter="chosen",
         )
     rows = table[table["sample"] == sample]
     if rows.empty:
-        raise ValueError(f"chosen has no {sample!r} rows in its before/after table (to_frame()).")
+        raise InvalidParameterError(
+            f"chosen has no {sample!r} rows in its before/after table (to_frame()).",
+            parameter="chosen",
+        )
     pooled = float(rows.loc[rows["metric"] == "overall", "after"].iloc[0])
     if fairness == "min_xci":
         x = float(rows.loc[rows["metric"] == "min_xci", "after"].iloc[0])
     else:
         x = float(rows.loc[rows["metric"] == "delta_between", "after"].abs().max())
     return x, pooled
+
+
+def _check_unadjusted(value: Any, name: str) -> Any:
+    if (
+        value is None
+        or isinstance(value, (bool, np.bool_))
+        or (isinstance(value, tuple) and len(value) == 2)
+    ):
+        return value
+    raise InvalidParameterError(
+        f"{name} must be True, False or an (x, y) tuple, got {value!r}.", parameter=name
+    )
+
+
+#: The scalar options of :func:`plot_frontier` (``chosen`` is an adjuster or a point).
+_PLOT_OPTIONS = OptionTable(
+    "plot_frontier",
+    fairness=one_of(*FAIRNESS_COLUMNS),
+    unadjusted=Option(_check_unadjusted, "True, False or an (x, y) tuple"),
+    sample=one_of("fit", "evaluation"),
+    ax=AXES,
+)
 
 
 def plot_frontier(
@@ -403,9 +461,9 @@ def plot_frontier(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``fairness`` is unknown or a DataFrame ``result`` lacks the needed columns.
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``chosen`` is neither an adjuster nor an (x, y) tuple.
 
     See Also
@@ -425,13 +483,13 @@ def plot_frontier(
     >>> ax.get_xlabel()
     'max |Δbetween xCI|'
     """
-    if fairness not in FAIRNESS_COLUMNS:
-        raise ValueError(f"fairness must be one of {list(FAIRNESS_COLUMNS)}, got {fairness!r}.")
+    _PLOT_OPTIONS.check(locals())
     needed = {fairness, "overall", "unadjusted"}
     frontier_df = result.to_frame() if isinstance(result, Frontier) else result
     if not isinstance(frontier_df, pd.DataFrame) or not needed <= set(frontier_df.columns):
-        raise ValueError(
-            f"result must be frontier()'s Frontier or its to_frame() (columns {sorted(needed)})."
+        raise InvalidParameterError(
+            f"result must be frontier()'s Frontier or its to_frame() (columns {sorted(needed)}).",
+            parameter="result",
         )
     import matplotlib.pyplot as plt
 

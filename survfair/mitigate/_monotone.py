@@ -20,13 +20,14 @@ import pandas as pd
 
 from .._core.censoring import fit_censoring
 from .._core.deprecation import DEPRECATED, renamed
-from .._core.exceptions import PositivityError
+from .._core.exceptions import InvalidParameterError, PositivityError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
-from .._core.settings import EstimatorSettings
-from .._core.validation import SurvivalSample
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
+from .._core.validation import TAU, TIED_TOL, OptionTable, SurvivalSample, one_of, real
 from .._xci.summaries import check_utility_weights
 from ._adjusted_calibration import (
+    _SCALES,
     calibration_rows,
     check_predicted_option,
     with_calibration,
@@ -65,10 +66,11 @@ def _event_distribution(
     mass = np.bincount(inverse, weights=weights[rows], minlength=risks.shape[0])
     label = sample.groups[code]
     if risks.shape[0] < 2:
-        raise ValueError(
+        raise InvalidParameterError(
             f"group {label!r} has {risks.shape[0]} distinct risk value(s) among its (weighted) "
             "events in the fitting sample; at least 2 are needed to estimate its event-time score "
-            "distribution."
+            "distribution.",
+            parameter="group",
         )
     positions = (np.cumsum(mass) - mass / 2) / mass.sum()
     return risks, positions
@@ -241,6 +243,21 @@ def _apply(maps: dict, groups: tuple, values: np.ndarray, codes: np.ndarray) -> 
     return out
 
 
+#: The scalar options of :func:`group_monotone` (``reference_group`` is a group label; alpha and
+#: beta not both 0 is checked in the body).
+_OPTIONS = OptionTable(
+    "group_monotone",
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    alpha=real(low=0),
+    beta=real(low=0),
+    scale=one_of(*_SCALES),
+)
+
+
 def group_monotone(
     time: Any,
     event: Any,
@@ -310,7 +327,7 @@ def group_monotone(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid data or options (as :func:`group_shift`), or when a group has fewer than two
         distinct risk values among its events before tau in the fitting sample.
     PositivityError
@@ -353,7 +370,8 @@ def group_monotone(
     reference_group = renamed(
         "group_monotone", "reference", "reference_group", reference, reference_group
     )
-    alpha, beta = check_utility_weights(alpha, beta)
+    _OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
     # entry, weights and cluster change the cells: the fit uses them, as the table does
     fit_sample, eval_sample, fit_mask = split_samples(
@@ -361,7 +379,10 @@ def group_monotone(
     )
     ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
-        raise ValueError("group: only one group; a monotone adjustment needs at least two groups.")
+        raise InvalidParameterError(
+            "group: only one group; a monotone adjustment needs at least two groups.",
+            parameter="group",
+        )
     risks = check_predicted_option(
         predicted, times, scale, data, {"time": time, "event": event, "group": group, "risk": risk}
     )

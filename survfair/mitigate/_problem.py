@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import CensoringCurves, fit_censoring
+from .._core.exceptions import InvalidParameterError
 from .._core.settings import EstimatorSettings
 from .._core.validation import (
     SurvivalSample,
@@ -53,8 +54,9 @@ def check_reference(reference_group: Any, groups: tuple) -> int:
     try:
         return groups.index(reference_group)
     except ValueError:
-        raise ValueError(
-            f"reference_group: group {reference_group!r} does not occur (groups: {list(groups)})."
+        raise InvalidParameterError(
+            f"reference_group: group {reference_group!r} does not occur (groups: {list(groups)}).",
+            parameter="reference_group",
         ) from None
 
 
@@ -75,9 +77,10 @@ def check_transform_inputs(
     unknown = codes < 0
     if unknown.any():
         labels = sorted({str(v) for v in np.asarray(group_raw, dtype=object)[unknown]})
-        raise ValueError(
+        raise InvalidParameterError(
             f"group: labels {labels} were not seen when fitting (groups: {list(groups)}), at "
-            f"{describe_rows(unknown, index)}."
+            f"{describe_rows(unknown, index)}.",
+            parameter="group",
         )
     return values, codes
 
@@ -115,26 +118,32 @@ def _fit_rows(fit_on: Any, n: int) -> np.ndarray:
         fit_on = unmasked(fit_on, "fit_on")
     values = fit_on.to_numpy() if isinstance(fit_on, (pd.Series, pd.Index)) else np.asarray(fit_on)
     if values.ndim != 1:
-        raise ValueError(f"fit_on must be 1-D (a mask or row positions), got shape {values.shape}.")
+        raise InvalidParameterError(
+            f"fit_on must be 1-D (a mask or row positions), got shape {values.shape}.",
+            parameter="fit_on",
+        )
     if values.dtype.kind == "b":
         if values.shape[0] != n:
-            raise ValueError(
-                f"fit_on: a boolean mask must have one entry per row ({n}), got {values.shape[0]}."
+            raise InvalidParameterError(
+                f"fit_on: a boolean mask must have one entry per row ({n}), got {values.shape[0]}.",
+                parameter="fit_on",
             )
         return values.astype(bool)
     if values.dtype.kind not in "iu":
-        raise TypeError(
+        raise InvalidParameterError(
             "fit_on must be a boolean mask, integer row positions, a DataFrame or a tuple "
-            f"(time, event, group, risk); got an array of dtype {values.dtype}."
+            f"(time, event, group, risk); got an array of dtype {values.dtype}.",
+            parameter="fit_on",
         )
     outside = (values < 0) | (values >= n)
     if outside.any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"fit_on: row positions must be in [0, {n}); out of range at entries "
-            f"{describe_rows(outside)}."
+            f"{describe_rows(outside)}.",
+            parameter="fit_on",
         )
     if np.unique(values).shape[0] != values.shape[0]:
-        raise ValueError("fit_on: row positions contain duplicates.")
+        raise InvalidParameterError("fit_on: row positions contain duplicates.", parameter="fit_on")
     mask = np.zeros(n, bool)
     mask[values] = True
     return mask
@@ -144,8 +153,9 @@ def _require_all_groups(sample: SurvivalSample, name: str) -> None:
     present = np.bincount(sample.group_codes, minlength=sample.n_groups)
     missing = [g for g, count in zip(sample.groups, present) if count == 0]
     if missing:
-        raise ValueError(
-            f"fit_on: {name} have no row of groups {missing}; every group needs rows there."
+        raise InvalidParameterError(
+            f"fit_on: {name} have no row of groups {missing}; every group needs rows there.",
+            parameter="fit_on",
         )
 
 
@@ -180,16 +190,20 @@ def split_samples(
         return sample, None, None
     if isinstance(fit_on, str):  # a boolean column of data, like every other argument
         if data is None:
-            raise ValueError(f"fit_on is a column name ({fit_on!r}), so data must be given.")
+            raise InvalidParameterError(
+                f"fit_on is a column name ({fit_on!r}), so data must be given.", parameter="fit_on"
+            )
         if fit_on not in data.columns:
-            raise ValueError(
-                f"fit_on: column {fit_on!r} is not in data (columns: {list(data.columns)})."
+            raise InvalidParameterError(
+                f"fit_on: column {fit_on!r} is not in data (columns: {list(data.columns)}).",
+                parameter="fit_on",
             )
         fit_on = data[fit_on]
         if fit_on.dtype.kind != "b":
-            raise TypeError(
+            raise InvalidParameterError(
                 f"fit_on: column {fit_on.name!r} must be boolean (True = fitting row), got "
-                f"{fit_on.dtype}."
+                f"{fit_on.dtype}.",
+                parameter="fit_on",
             )
     if (
         isinstance(fit_on, pd.Series) and fit_on.dtype.kind == "b"
@@ -201,28 +215,31 @@ def split_samples(
         arrays = [name for name, value in rows.items() if not isinstance(value, str)]
         if arrays or (rows and not isinstance(fit_on, pd.DataFrame)):
             given = arrays or list(rows)
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{', '.join(given)}: given {'as arrays' if arrays else ''} with separate fitting "
                 f"data (fit_on), {'they belong' if len(given) > 1 else 'it belongs'} to the "
                 "evaluation rows only; pass fit_on as a DataFrame and name the columns (e.g. "
                 "weights='w') so that both data sets carry them.".replace(
                     "given  with", "given with"
-                )
+                ),
+                parameter=given[0],
             )
         if isinstance(fit_on, pd.DataFrame):
             names = (time, event, group, risk)
             if not all(isinstance(v, (str, list)) for v in names):
-                raise TypeError(
+                raise InvalidParameterError(
                     "fit_on is a DataFrame, so time, event, group and risk must be column names "
-                    "of data."
+                    "of data.",
+                    parameter="fit_on",
                 )
             fit_sample, excluded = check_survival_inputs(*names, data=fit_on, groups=None, **rows)
         else:
             fit_sample, excluded = check_survival_inputs(*fit_on, data=None, groups=None)
         unknown = [g for g in sample.groups if g not in fit_sample.groups]
         if unknown:
-            raise ValueError(
-                f"fit_on has no row of groups {unknown}, which occur in the evaluation data."
+            raise InvalidParameterError(
+                f"fit_on has no row of groups {unknown}, which occur in the evaluation data.",
+                parameter="fit_on",
             )
         # re-encode the fitting data in the evaluation data's group order
         order = [fit_sample.groups.index(g) for g in sample.groups]
@@ -232,17 +249,21 @@ def split_samples(
         keep = codes >= 0
         if not keep.all():
             extra = sorted({fit_sample.groups[c] for c in fit_sample.group_codes[~keep]}, key=str)
-            raise ValueError(f"fit_on has groups {extra} that do not occur in the evaluation data.")
+            raise InvalidParameterError(
+                f"fit_on has groups {extra} that do not occur in the evaluation data.",
+                parameter="fit_on",
+            )
         fit_sample = dataclasses.replace(fit_sample, group_codes=codes, groups=sample.groups)
         return fit_sample, sample, None
     mask = _fit_rows(fit_on, sample.n_samples)
     if mask.all():
-        raise ValueError(
+        raise InvalidParameterError(
             "fit_on selects every row, leaving none for evaluation; "
-            "pass fit_on=None to fit in-sample."
+            "pass fit_on=None to fit in-sample.",
+            parameter="fit_on",
         )
     if not mask.any():
-        raise ValueError("fit_on selects no row to fit on.")
+        raise InvalidParameterError("fit_on selects no row to fit on.", parameter="fit_on")
     fit_sample, eval_sample = subsample(sample, mask), subsample(sample, ~mask)
     _require_all_groups(fit_sample, "the fitting rows")
     _require_all_groups(eval_sample, "the evaluation rows (the others)")

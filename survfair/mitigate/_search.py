@@ -45,6 +45,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._core.exceptions import InvalidParameterError
 from .._core.validation import check_random_state
 from .._xci.summaries import (
     OBJECTIVES,
@@ -153,7 +154,9 @@ def make_objective(
             lambda lo, hi: pooled(np.maximum(lo, hi)) - lam * gap_lower(lo, hi),
             lambda v: v,
         )
-    raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {name!r}.")
+    raise InvalidParameterError(
+        f"objective must be one of {list(OBJECTIVES)}, got {name!r}.", parameter="objective"
+    )
 
 
 # -- the search --------------------------------------------------------------------------------
@@ -320,7 +323,9 @@ def fit_offsets(
     offsets = np.zeros(g)
     free = [k for k in range(g) if k != reference]
     if g == 1:
-        raise ValueError("group: only one group; a group shift needs at least two groups.")
+        raise InvalidParameterError(
+            "group: only one group; a group shift needs at least two groups.", parameter="group"
+        )
     if g == 2:
         search = exact_line_search(
             problem, objective, offsets, free[0], max_evaluations=max_evaluations

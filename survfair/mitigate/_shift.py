@@ -15,12 +15,14 @@ import numpy as np
 import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._core.settings import EstimatorSettings
-from .._core.validation import check_option, check_scalar
+from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
+from .._core.validation import RANDOM_STATE, TAU, TIED_TOL, OptionTable, integer, one_of, real
 from .._xci.summaries import OBJECTIVES, check_utility_weights
 from ._adjusted_calibration import (
+    _SCALES,
     calibration_rows,
     check_predicted_option,
     with_calibration,
@@ -203,6 +205,24 @@ class GroupShift(FittedAdjustment):
         )
 
 
+#: The scalar options of :func:`group_shift` (``reference_group`` is a group label; alpha and beta
+#: not both 0 is checked in the body).
+_OPTIONS = OptionTable(
+    "group_shift",
+    objective=one_of(*OBJECTIVES),
+    alpha=real(low=0),
+    beta=real(low=0),
+    method=METHOD,
+    tau=TAU,
+    censoring=CENSORING_OPTION,
+    tied_tol=TIED_TOL,
+    strict=STRICT,
+    max_evaluations=integer(low=10),
+    random_state=RANDOM_STATE,
+    scale=one_of(*_SCALES),
+)
+
+
 def group_shift(
     time: Any,
     event: Any,
@@ -302,9 +322,9 @@ def group_shift(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         For arguments of the wrong type (non-numeric risk, ``alpha`` not a number, bad ``fit_on``).
-    ValueError
+    InvalidParameterError (a ValueError)
         For invalid data (see :func:`survfair.xci`), an unknown ``objective``, ``method`` or
         ``censoring``, ``alpha`` / ``beta`` negative, infinite or both 0, a ``reference`` that is
         not a group, a single group, a ``fit_on`` that leaves no fitting or evaluation rows or
@@ -353,17 +373,19 @@ def group_shift(
     reference_group = renamed(
         "group_shift", "reference", "reference_group", reference, reference_group
     )
-    objective = check_option(objective, "objective", OBJECTIVES)
-    alpha, beta = check_utility_weights(alpha, beta)
+    options = _OPTIONS.check(locals())
+    alpha, beta = check_utility_weights(alpha, beta)  # not both 0
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
-    max_evaluations = check_scalar(max_evaluations, "max_evaluations", "integer", low=10)
+    max_evaluations = options["max_evaluations"]
     # entry, weights and cluster change the cells: the fit uses them, as the table does
     fit_sample, eval_sample, fit_mask = split_samples(
         time, event, group, risk, data, fit_on, pop_row_options(xci_kwargs)
     )
     ref = check_reference(reference_group, fit_sample.groups)
     if fit_sample.n_groups < 2:
-        raise ValueError("group: only one group; a group shift needs at least two groups.")
+        raise InvalidParameterError(
+            "group: only one group; a group shift needs at least two groups.", parameter="group"
+        )
     risks = check_predicted_option(
         predicted, times, scale, data, {"time": time, "event": event, "group": group, "risk": risk}
     )

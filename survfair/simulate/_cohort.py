@@ -10,8 +10,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
-from .._core.validation import check_scalar, random_generator
+from .._core.validation import (
+    RANDOM_STATE,
+    OptionTable,
+    check_scalar,
+    optional,
+    random_generator,
+    real,
+)
 from ._lognormal import GROUPS
 
 __all__ = ["lognormal_cohort", "CensoringSpec", "parse_censoring"]
@@ -94,11 +102,12 @@ def _per_group(value: Any, name: str, check) -> dict:
         missing = [g for g in GROUPS if g not in keys]
         extra = [k for k in keys if k not in GROUPS]
         if missing or extra:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"censoring[{name!r}] must give a value for each of the groups [1, 0]"
                 + (f"; missing {missing}" if missing else "")
                 + (f"; unknown groups {extra}" if extra else "")
-                + "."
+                + ".",
+                parameter="censoring",
             )
         return {g: check(value[g], f"censoring[{name!r}][{g}]") for g in GROUPS}
     return {g: check(value, f"censoring[{name!r}]") for g in GROUPS}
@@ -115,8 +124,10 @@ def _check_end(value: Any, name: str) -> float:
 
 def _check_lognormal(value: Any, name: str) -> tuple:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise TypeError(
-            f"{name} must be a pair (mu, sd) of log C's mean and standard deviation, got {value!r}."
+        raise InvalidParameterError(
+            f"{name} must be a pair (mu, sd) of log C's mean and standard deviation, "
+            f"got {value!r}.",
+            parameter="censoring",
         )
     return (
         check_scalar(value[0], f"{name} mu"),
@@ -131,20 +142,24 @@ def parse_censoring(censoring: Any) -> CensoringSpec:
     if censoring is None:
         return CensoringSpec(None, {}, {g: math.inf for g in GROUPS})
     if not isinstance(censoring, Mapping):
-        raise TypeError(
+        raise InvalidParameterError(
             "censoring must be None or a dict such as {'exponential': {1: 0.5, 0: 0.1}}, "
-            f"got {type(censoring).__name__}."
+            f"got {type(censoring).__name__}.",
+            parameter="censoring",
         )
     unknown = [k for k in censoring if k not in _KEYS]
     if unknown or not censoring:
-        raise ValueError(
+        raise InvalidParameterError(
             f"censoring keys must be among {list(_KEYS)}"
             + (f"; unknown {unknown}" if unknown else "; got an empty dict")
-            + "."
+            + ".",
+            parameter="censoring",
         )
     laws = [k for k in _RANDOM if k in censoring]
     if len(laws) > 1:
-        raise ValueError("censoring may give only one of 'exponential' and 'lognormal'.")
+        raise InvalidParameterError(
+            "censoring may give only one of 'exponential' and 'lognormal'.", parameter="censoring"
+        )
     law = laws[0] if laws else None
     parameters = {}
     if law == "exponential":
@@ -156,6 +171,16 @@ def parse_censoring(censoring: Any) -> CensoringSpec:
     else:
         administrative = {g: math.inf for g in GROUPS}
     return CensoringSpec(law, parameters, administrative)
+
+
+#: The scalar options of :func:`lognormal_cohort` (``censoring`` is a dict, parsed in the body).
+_OPTIONS = OptionTable(
+    "lognormal_cohort",
+    p_group=real(low=0, high=1, closed="neither"),
+    beta1_hat=optional(real()),  # None: beta1
+    beta2_hat=optional(real()),  # None: beta2
+    random_state=RANDOM_STATE,
+)
 
 
 def lognormal_cohort(
@@ -218,11 +243,11 @@ def lognormal_cohort(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``n`` is not an integer, a parameter is not a real number, ``censoring`` is not
         None or a dict, a log-normal censoring parameter is not a pair, or ``random_state`` is
         of an unsupported type.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``n < 1``, a parameter is NaN/inf, ``sigma <= 0``, ``sigma_z < 0``, ``p_group`` is
         not in (0, 1), or the censoring dict has unknown keys, both random laws, a per-group
         dict without exactly the groups 1 and 0, a negative rate, a non-positive sd or end of
@@ -240,15 +265,16 @@ def lognormal_cohort(
     >>> list(df.columns)
     ['time', 'event', 'group', 'z', 'log_time', 'risk', 'censoring_time']
     """
+    options = _OPTIONS.check(locals())
     n = check_scalar(n, "n", "integer", low=1)
     beta0, beta1, beta2 = (
         check_scalar(v, k) for v, k in ((beta0, "beta0"), (beta1, "beta1"), (beta2, "beta2"))
     )
     sigma_z = check_scalar(sigma_z, "sigma_z", low=0)
     sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
-    p_group = check_scalar(p_group, "p_group", low=0, high=1, closed="neither")
-    beta1_hat = beta1 if beta1_hat is None else check_scalar(beta1_hat, "beta1_hat")
-    beta2_hat = beta2 if beta2_hat is None else check_scalar(beta2_hat, "beta2_hat")
+    p_group = options["p_group"]
+    beta1_hat = beta1 if beta1_hat is None else options["beta1_hat"]
+    beta2_hat = beta2 if beta2_hat is None else options["beta2_hat"]
     spec = parse_censoring(censoring)
     rng = random_generator(random_state)
 

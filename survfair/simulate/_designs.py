@@ -18,9 +18,21 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._core.validation import check_option, check_scalar, label_array, random_generator
+from .._core.validation import (
+    OptionTable,
+    argument_name,
+    check_option,
+    check_scalar,
+    integer,
+    label_array,
+    one_of,
+    optional,
+    random_generator,
+    real,
+)
 
 __all__ = [
     "CohortDesign",
@@ -44,8 +56,9 @@ def _per_group(
     """One number for every group, or a mapping with exactly the design's groups."""
     if isinstance(value, Mapping):
         if set(value) != set(groups):
-            raise ValueError(
-                f"{name}: give one value per group {list(groups)}, got keys {list(value)}."
+            raise InvalidParameterError(
+                f"{name}: give one value per group {list(groups)}, got keys {list(value)}.",
+                parameter=argument_name(name),
             )
         values = [value[g] for g in groups]
     else:
@@ -55,15 +68,18 @@ def _per_group(
 
 def _check_groups(groups: Any) -> tuple[tuple, np.ndarray]:
     if not isinstance(groups, Mapping) or len(groups) < 1:
-        raise TypeError(
-            "groups must be a mapping of group label to its proportion, e.g. {'F': 0.5, 'M': 0.5}."
+        raise InvalidParameterError(
+            "groups must be a mapping of group label to its proportion, e.g. {'F': 0.5, 'M': 0.5}.",
+            parameter="groups",
         )
     labels = tuple(groups)
     shares = np.array(
         [check_scalar(groups[g], "groups", "real", low=0, closed="neither") for g in labels]
     )
     if not np.isclose(shares.sum(), 1.0, rtol=0, atol=1e-9):
-        raise ValueError(f"groups: the proportions must sum to 1, got {shares.sum():g}.")
+        raise InvalidParameterError(
+            f"groups: the proportions must sum to 1, got {shares.sum():g}.", parameter="groups"
+        )
     return labels, shares / shares.sum()
 
 
@@ -399,9 +415,10 @@ class CohortDesign:
         )
         check_option(weighting, "weighting", ("population", "entry"))
         if weighting == "entry" and not self.entry_max > 0:
-            raise ValueError(
+            raise InvalidParameterError(
                 "weighting='entry' needs a design with delayed entry (entry=...); "
-                "this design has none."
+                "this design has none.",
+                parameter="weighting",
             )
         if weighting == "entry":
             population = self._monte_carlo_truth(tau, n_truth, random_state, delayed_entry=False)
@@ -440,8 +457,9 @@ class CohortDesign:
         ):  # events after tau are later than every event before it, whatever their cause
             status = np.where(first < tau, status, 0)
         if self.competing and not (status == 1).any():
-            raise ValueError(
-                "true_xci: no event of cause 1 before tau in the reference sample; raise tau."
+            raise InvalidParameterError(
+                "true_xci: no event of cause 1 before tau in the reference sample; raise tau.",
+                parameter="tau",
             )
         seen, options = np.ones(code.shape[0], bool), {}
         if delayed_entry:
@@ -515,15 +533,19 @@ def _solve_rates(design: CohortDesign, fractions: tuple) -> tuple:
         times = design._group_times(code, _REFERENCE_DRAWS, random_state=code)
         floor = _censored(times, 0.0, design.administrative)
         if target < floor - 1e-12:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"censoring: group {label!r} cannot have a censored fraction of {target:g}: the "
-                f"administrative end alone censors {floor:.3g} of it."
+                f"administrative end alone censors {floor:.3g} of it.",
+                parameter="censoring",
             )
         if target <= floor + 1e-12:
             rates.append(0.0)
             continue
         if target >= 1.0:
-            raise ValueError(f"censoring: a censored fraction must be below 1 (group {label!r}).")
+            raise InvalidParameterError(
+                f"censoring: a censored fraction must be below 1 (group {label!r}).",
+                parameter="censoring",
+            )
         high = 1.0 / np.median(times)
         while _censored(times, high, design.administrative) < target:
             high *= 4.0
@@ -549,9 +571,10 @@ def _finish(design: CohortDesign, censoring: Any) -> CohortDesign:
         or set(censoring) - {"rate", "fraction"}
         or len(censoring) != 1
     ):
-        raise ValueError(
+        raise InvalidParameterError(
             "censoring must be None, {'rate': r} or {'fraction': f}; "
-            "r and f one number or one per group."
+            "r and f one number or one per group.",
+            parameter="censoring",
         )
     ((kind, value),) = censoring.items()
     if kind == "rate":
@@ -613,11 +636,25 @@ def _build(
 def _competing_rates(competing: Any, labels: tuple) -> tuple:
     """The ``competing`` argument: {"rate": r}, one rate or one per group (1 / unit of time)."""
     if not isinstance(competing, Mapping) or set(competing) != {"rate"}:
-        raise ValueError(
+        raise InvalidParameterError(
             "competing must be None or {'rate': r}, r one number or one per group "
-            "(1 / unit of time)."
+            "(1 / unit of time).",
+            parameter="competing",
         )
     return _per_group(competing["rate"], labels, "competing rate", low=0)
+
+
+#: The scalar options of :func:`ph_design`; the per-group values (a number or one per group) and
+#: the ``censoring`` / ``competing`` dicts are checked by the builder both designs share.
+_PH_DESIGN_OPTIONS = OptionTable(
+    "ph_design",
+    baseline=one_of(*PH_BASELINES),
+    beta=real(),
+    score=one_of(*SCORES),
+    administrative=optional(real(low=0, closed="neither")),  # None: no end of follow-up
+    entry=optional(real(low=0, closed="neither")),  # None: no delayed entry
+    case_cohort=optional(real(low=0, high=1, closed="right")),  # None: the full cohort
+)
 
 
 def ph_design(
@@ -677,7 +714,7 @@ def ph_design(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid parameters (named), groups whose proportions do not sum to 1, or a censored
         fraction the administrative end alone exceeds.
 
@@ -696,7 +733,7 @@ def ph_design(
     >>> round(float(1 - cohort["event"].mean()), 2)
     0.3
     """
-    check_option(baseline, "baseline", PH_BASELINES)
+    _PH_DESIGN_OPTIONS.check(locals())
     return _build(
         "ph",
         baseline,
@@ -712,6 +749,19 @@ def ph_design(
         entry,
         case_cohort,
     )
+
+
+#: The scalar options of :func:`aft_design`; the per-group values (a number or one per group) and
+#: the ``censoring`` / ``competing`` dicts are checked by the builder both designs share.
+_AFT_DESIGN_OPTIONS = OptionTable(
+    "aft_design",
+    distribution=one_of(*AFT_DISTRIBUTIONS),
+    beta=real(),
+    score=one_of(*SCORES),
+    administrative=optional(real(low=0, closed="neither")),  # None: no end of follow-up
+    entry=optional(real(low=0, closed="neither")),  # None: no delayed entry
+    case_cohort=optional(real(low=0, high=1, closed="right")),  # None: the full cohort
+)
 
 
 def aft_design(
@@ -759,7 +809,7 @@ def aft_design(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         As :func:`ph_design`.
 
     See Also
@@ -774,7 +824,7 @@ def aft_design(
     >>> design.draw(5, random_state=0).shape
     (5, 7)
     """
-    check_option(distribution, "distribution", AFT_DISTRIBUTIONS)
+    _AFT_DESIGN_OPTIONS.check(locals())
     return _build(
         "aft",
         distribution,
@@ -790,6 +840,10 @@ def aft_design(
         entry,
         case_cohort,
     )
+
+
+#: The scalar options of :func:`ph_xci_integral` (``a`` and ``b`` are group labels).
+_INTEGRAL_OPTIONS = OptionTable("ph_xci_integral", n_nodes=integer(low=2))
 
 
 def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) -> float:
@@ -818,9 +872,9 @@ def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) 
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``n_nodes`` is not an integer (booleans included).
-    ValueError
+    InvalidParameterError (a ValueError)
         If the design is not a shared-baseline PH design, ``a`` or ``b`` is not one of its
         groups, or ``n_nodes`` < 2.
 
@@ -836,15 +890,17 @@ def ph_xci_integral(design: CohortDesign, a: Any, b: Any, *, n_nodes: int = 80) 
     >>> round(ph_xci_integral(design, "F", "M"), 4), round(ph_xci_integral(design, "M", "F"), 4)
     (0.6174, 0.8158)
     """
-    n_nodes = check_scalar(n_nodes, "n_nodes", "integer", low=2)
+    n_nodes = _INTEGRAL_OPTIONS.check(locals())["n_nodes"]
     if design.model != "ph" or len(set(design.shape)) > 1 or len(set(design.scale)) > 1:
-        raise ValueError(
-            "ph_xci_integral needs a PH design whose groups share one baseline (shape and scale)."
+        raise InvalidParameterError(
+            "ph_xci_integral needs a PH design whose groups share one baseline (shape and scale).",
+            parameter="design",
         )
     for name, label in (("a", a), ("b", b)):
         if label not in design.groups:
-            raise ValueError(
-                f"{name}: group {label!r} is not in the design (groups: {list(design.groups)})."
+            raise InvalidParameterError(
+                f"{name}: group {label!r} is not in the design (groups: {list(design.groups)}).",
+                parameter=name,
             )
     i, j = design.groups.index(a), design.groups.index(b)
     nodes, weights = special.roots_hermitenorm(n_nodes)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._core.exceptions import InvalidParameterError
 from .._core.validation import check_scalar
 
 __all__ = ["gaussian_xauc"]
@@ -25,24 +26,30 @@ def _as_table(value: Any, name: str) -> dict:
     if isinstance(value, pd.DataFrame):
         missing = [y for y in LABELS if y not in value.columns]
         if missing:
-            raise ValueError(
-                f"{name}: a DataFrame needs the outcome columns 0 and 1 (missing {missing})."
+            raise InvalidParameterError(
+                f"{name}: a DataFrame needs the outcome columns 0 and 1 (missing {missing}).",
+                parameter=name,
             )
         if value.index.has_duplicates:
-            raise ValueError(f"{name}: the DataFrame index (groups) has duplicate labels.")
+            raise InvalidParameterError(
+                f"{name}: the DataFrame index (groups) has duplicate labels.", parameter=name
+            )
         out = {(g, y): value.loc[g, y] for g in value.index for y in LABELS}
     elif isinstance(value, Mapping):
         out = {}
         for key, v in value.items():
             if not isinstance(key, tuple) or len(key) != 2 or key[1] not in LABELS:
-                raise ValueError(
-                    f"{name}: keys must be (group, outcome) pairs with outcome 0 or 1, got {key!r}."
+                raise InvalidParameterError(
+                    f"{name}: keys must be (group, outcome) pairs with outcome 0 or 1, "
+                    f"got {key!r}.",
+                    parameter=name,
                 )
             out[(key[0], int(key[1]))] = v
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{name} must be a dict {{(group, outcome): value}} or a DataFrame indexed by group "
-            f"with columns 0 and 1, got {type(value).__name__}."
+            f"with columns 0 and 1, got {type(value).__name__}.",
+            parameter=name,
         )
     return {key: check_scalar(v, f"{name}[{key!r}]") for key, v in out.items()}
 
@@ -85,9 +92,9 @@ def gaussian_xauc(mu: Any, sigma: Any) -> pd.DataFrame:
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``mu`` or ``sigma`` is neither a dict nor a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a key is not a (group, 0/1) pair, a value is not a finite number, a standard
         deviation is negative, a group lacks one of the outcomes, or ``mu`` and ``sigma`` do not
         cover the same (group, outcome) pairs.
@@ -125,18 +132,23 @@ def gaussian_xauc(mu: Any, sigma: Any) -> pd.DataFrame:
     means = _as_table(mu, "mu")
     sds = _as_table(sigma, "sigma")
     if set(means) != set(sds):
-        raise ValueError(
+        raise InvalidParameterError(
             "mu and sigma must cover the same (group, outcome) pairs; "
             f"only in mu: {sorted(set(means) - set(sds), key=repr)}, "
-            f"only in sigma: {sorted(set(sds) - set(means), key=repr)}."
+            f"only in sigma: {sorted(set(sds) - set(means), key=repr)}.",
+            parameter="mu",
         )
     negative = [k for k, v in sds.items() if v < 0]
     if negative:
-        raise ValueError(f"sigma must be >= 0; negative at {negative}.")
+        raise InvalidParameterError(
+            f"sigma must be >= 0; negative at {negative}.", parameter="sigma"
+        )
     groups = _groups(means)
     incomplete = [g for g in groups if (g, 0) not in means or (g, 1) not in means]
     if incomplete:
-        raise ValueError(f"mu: groups {incomplete} need both outcomes 0 and 1.")
+        raise InvalidParameterError(
+            f"mu: groups {incomplete} need both outcomes 0 and 1.", parameter="mu"
+        )
     out = np.empty((len(groups), len(groups)))
     for r, a in enumerate(groups):
         for c, b in enumerate(groups):

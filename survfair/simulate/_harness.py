@@ -17,18 +17,29 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.parallel import joblib_jobs
 from .._core.progress import progress_bar
 from .._core.results import json_safe
 from .._core.validation import (
-    check_confidence_level,
-    check_n_jobs,
+    CONFIDENCE_LEVEL,
+    N_JOBS,
+    N_RESAMPLES,
+    PROGRESS,
+    RANDOM_STATE,
+    Option,
+    OptionTable,
     check_option,
     check_random_state,
     check_scalar,
+    integer,
     label_array,
+    one_of,
+    optional,
+    real,
 )
+from .._present.plots.base import AXES
 from ._designs import CohortDesign, TrueXCI
 
 __all__ = [
@@ -225,6 +236,33 @@ class CoverageStudy:
         )
 
 
+def _check_truth(truth: Any, name: str) -> Any:
+    if truth is None or isinstance(truth, TrueXCI):
+        return truth
+    raise InvalidParameterError(
+        f"{name} must be None or the TrueXCI of the design (design.true_xci()), got "
+        f"{type(truth).__name__}.",
+        parameter=name,
+    )
+
+
+#: The scalar options of :func:`coverage_study` (``sizes`` and ``estimators`` are lists, checked
+#: in the body).
+_COVERAGE_OPTIONS = OptionTable(
+    "coverage_study",
+    n_replications=integer(low=2),
+    tau=optional(real(low=0, closed="neither")),  # None: the design's truth without truncation
+    ci=one_of("analytic", "bootstrap"),
+    confidence_level=CONFIDENCE_LEVEL,
+    n_resamples=N_RESAMPLES,
+    truth=Option(_check_truth, "None or the design's TrueXCI"),
+    n_truth=integer(low=10),
+    random_state=RANDOM_STATE,
+    n_jobs=N_JOBS,
+    progress=PROGRESS,
+)
+
+
 def coverage_study(
     design: CohortDesign,
     sizes: Sequence[int],
@@ -278,7 +316,7 @@ def coverage_study(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid options (named).
 
     See Also
@@ -305,18 +343,16 @@ def coverage_study(
     """
     import joblib
 
+    options = _COVERAGE_OPTIONS.check(locals())
     if not isinstance(design, CohortDesign):
-        raise TypeError(
-            f"design must be a CohortDesign (ph_design / aft_design), got {type(design).__name__}."
+        raise InvalidParameterError(
+            f"design must be a CohortDesign (ph_design / aft_design), got {type(design).__name__}.",
+            parameter="design",
         )
     sizes = tuple(check_scalar(n, "sizes", "integer", low=10) for n in np.atleast_1d(sizes))
-    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
     estimators = tuple(check_option(e, "estimators", tuple(ESTIMATORS)) for e in estimators)
-    ci = check_option(ci, "ci", ("analytic", "bootstrap"))
-    level = check_confidence_level(confidence_level)
-    n_resamples = check_scalar(n_resamples, "n_resamples", "integer", low=2)
-    n_jobs = check_n_jobs(n_jobs)
-    tau = None if tau is None else check_scalar(tau, "tau", "real", low=0, closed="neither")
+    n_replications, level = options["n_replications"], options["confidence_level"]
+    n_resamples, n_jobs, tau = options["n_resamples"], options["n_jobs"], options["tau"]
     if truth is None:
         truth = design.true_xci(tau, n_truth=n_truth)
     root = check_random_state(random_state)
@@ -447,6 +483,17 @@ def _rows(design, truth, n, estimators, outputs, level) -> list:
     return rows
 
 
+#: The scalar options of :func:`power_curve` (``a`` and ``b`` are group labels; the other options
+#: go to :func:`coverage_study`, which checks them).
+_POWER_OPTIONS = OptionTable(
+    "power_curve",
+    estimator=one_of(*ESTIMATORS),
+    n_replications=integer(low=2),
+    tau=optional(real(low=0, closed="neither")),
+    target=real(low=0, high=1, closed="neither"),
+)
+
+
 def power_curve(
     design: CohortDesign,
     sizes: Sequence[int],
@@ -500,11 +547,12 @@ def power_curve(
     >>> list(curve.columns)
     ['n', 'power', 'power_mcse', 'delta_between', 'coverage']
     """
+    target = _POWER_OPTIONS.check(locals())["target"]
     if a not in design.groups or b not in design.groups or a == b:
-        raise ValueError(
-            f"a and b must be two different groups of the design {list(design.groups)}."
+        raise InvalidParameterError(
+            f"a and b must be two different groups of the design {list(design.groups)}.",
+            parameter="a",
         )
-    target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     study = coverage_study(
         design, sizes, n_replications=n_replications, estimators=(estimator,), tau=tau, **options
     )
@@ -524,10 +572,13 @@ def study_power(
     """
     groups = study.design.groups
     if a not in groups or b not in groups or a == b:
-        raise ValueError(f"a and b must be two different groups of the design {list(groups)}.")
+        raise InvalidParameterError(
+            f"a and b must be two different groups of the design {list(groups)}.", parameter="a"
+        )
     if estimator not in study.estimators:
-        raise ValueError(
-            f"estimator {estimator!r} was not run in this study ({list(study.estimators)})."
+        raise InvalidParameterError(
+            f"estimator {estimator!r} was not run in this study ({list(study.estimators)}).",
+            parameter="estimator",
         )
     target = check_scalar(target, "target", "real", low=0, high=1, closed="neither")
     frame = study.to_frame()
@@ -561,6 +612,10 @@ def _interpolate(sizes: np.ndarray, power: np.ndarray, target: float) -> float:
                 np.exp(np.log(sizes[k]) + fraction * (np.log(sizes[k + 1]) - np.log(sizes[k])))
             )
     return float(sizes[0]) if power.size and power[0] >= target else np.nan
+
+
+#: The scalar options of :func:`plot_coverage`.
+_PLOT_OPTIONS = OptionTable("plot_coverage", statistic=one_of("xci", "delta_between"), ax=AXES)
 
 
 def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax: Any = None):
@@ -601,9 +656,11 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     """
     from .._present.plots.base import literal, literal_legend, new_axes
 
+    _PLOT_OPTIONS.check(locals())
     if not isinstance(study, CoverageStudy):
-        raise TypeError(f"study must be a CoverageStudy, got {type(study).__name__}.")
-    check_option(statistic, "statistic", ("xci", "delta_between"))
+        raise InvalidParameterError(
+            f"study must be a CoverageStudy, got {type(study).__name__}.", parameter="study"
+        )
     ax = new_axes(ax, (6.0, 4.0))
     frame = study.to_frame()
     frame = frame[frame["statistic"] == statistic]
@@ -629,6 +686,10 @@ def plot_coverage(study: CoverageStudy, *, statistic: str = "delta_between", ax:
     ax.set_title("Interval coverage (±2 Monte-Carlo SE)")
     literal_legend(ax, entries, fontsize=7, loc="lower right")
     return ax
+
+
+#: The options of :func:`plot_power`.
+_POWER_PLOT_OPTIONS = OptionTable("plot_power", ax=AXES)
 
 
 def plot_power(curve: pd.DataFrame, *, ax: Any = None):
@@ -665,12 +726,15 @@ def plot_power(curve: pd.DataFrame, *, ax: Any = None):
     >>> ax.get_xlabel()
     'cohort size n'
     """
+    _POWER_PLOT_OPTIONS.check(locals())
     from .._present.plots.base import new_axes
 
     if not isinstance(curve, pd.DataFrame) or not {"n", "power", "power_mcse"} <= set(
         curve.columns
     ):
-        raise TypeError("curve must be the DataFrame of survfair.simulate.power_curve.")
+        raise InvalidParameterError(
+            "curve must be the DataFrame of survfair.simulate.power_curve.", parameter="curve"
+        )
     ax = new_axes(ax, (6.0, 4.0))
     ax.errorbar(curve["n"], curve["power"], yerr=2 * curve["power_mcse"], marker="o", capsize=2)
     target = curve.attrs.get("target")

@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
-from .._core.validation import check_option, check_scalar, check_tau
+from .._core.validation import TAU, OptionTable, check_scalar, one_of, real
 
 __all__ = ["LognormalXCI", "lognormal_xci"]
 
@@ -304,6 +305,16 @@ class LognormalXCI:
         )
 
 
+#: The scalar options of :func:`lognormal_xci` (the model's parameters are checked in the body).
+_OPTIONS = OptionTable(
+    "lognormal_xci",
+    beta0=real(),
+    tau=TAU,
+    method=one_of(*METHODS),
+    orientation=one_of(*ORIENTATIONS),
+)
+
+
 def lognormal_xci(
     beta1: float,
     beta2: float,
@@ -369,9 +380,9 @@ def lognormal_xci(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If a parameter is not a real number (or ``tau`` not a number or None).
-    ValueError
+    InvalidParameterError (a ValueError)
         If a parameter is NaN/inf, ``sigma <= 0``, ``sigma_z < 0``, ``tau <= 0``, ``method`` or
         ``orientation`` is not one of the allowed values, or ``method="approx"`` with ``tau``.
 
@@ -430,8 +441,9 @@ def lognormal_xci(
     >>> bool(res.matrix.loc[0, 1] > 0.9)  # group 0 tends to fail first: easy to rank
     True
     """
+    options = _OPTIONS.check(locals())
     params = {
-        "beta0": check_scalar(beta0, "beta0"),
+        "beta0": options["beta0"],
         "beta1": check_scalar(beta1, "beta1"),
         "beta2": check_scalar(beta2, "beta2"),
         "sigma_z": check_scalar(sigma_z, "sigma_z", low=0),
@@ -439,13 +451,12 @@ def lognormal_xci(
         "beta1_hat": check_scalar(beta1_hat, "beta1_hat"),
         "beta2_hat": check_scalar(beta2_hat, "beta2_hat"),
     }
-    tau = check_tau(tau)
-    method = check_option(method, "method", METHODS)
-    orientation = check_option(orientation, "orientation", ORIENTATIONS)
+    tau, method, orientation = options["tau"], options["method"], options["orientation"]
     if method == "approx" and tau is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             "method='approx' is the untruncated approximation of Proposition 5.1; use "
-            "method='exact' with tau."
+            "method='exact' with tau.",
+            parameter="method",
         )
     sign = -1.0 if orientation == "risk" else 1.0
     log_tau = None if tau is None else math.log(tau)

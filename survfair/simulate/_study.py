@@ -9,9 +9,18 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._core.exceptions import NoComparablePairError, PositivityError
+from .._core.exceptions import InvalidParameterError, NoComparablePairError, PositivityError
 from .._core.progress import progress_bar
-from .._core.validation import check_scalar, random_generator
+from .._core.validation import (
+    PROGRESS,
+    RANDOM_STATE,
+    OptionTable,
+    check_scalar,
+    integer,
+    optional,
+    random_generator,
+    real,
+)
 from .._xci.estimator import xci
 from ._cohort import CensoringSpec, lognormal_cohort, parse_censoring
 from ._lognormal import GROUPS, lognormal_xci
@@ -36,9 +45,11 @@ def _progress(total: int, progress: bool, desc: str):
 def _grid(values: Any, name: str) -> np.ndarray:
     array = np.atleast_1d(np.asarray(values, dtype=float)) if values is not None else None
     if array is None or array.ndim != 1 or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers.")
+        raise InvalidParameterError(
+            f"{name} must be a non-empty 1-D sequence of numbers.", parameter=name
+        )
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must contain finite numbers only.")
+        raise InvalidParameterError(f"{name} must contain finite numbers only.", parameter=name)
     return array
 
 
@@ -52,6 +63,23 @@ def _cells(result) -> np.ndarray:
             if a in position and b in position:
                 out[r, c] = values[position[a], position[b]]
     return out
+
+
+#: The scalar options of :func:`study` (``beta1_hat`` is the grid, checked in the body).
+_STUDY_OPTIONS = OptionTable(
+    "study",
+    n=integer(low=4),
+    n_replications=integer(low=2),
+    beta0=real(),
+    beta1=real(),
+    beta2=real(),
+    sigma_z=real(low=0),
+    sigma=real(low=0, closed="neither"),
+    beta2_hat=real(),
+    p_group=real(low=0, high=1, closed="neither"),
+    random_state=RANDOM_STATE,
+    progress=PROGRESS,
+)
 
 
 def study(
@@ -108,7 +136,7 @@ def study(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid parameters (as in :func:`lognormal_cohort` and :func:`lognormal_xci`),
         ``n < 4``, ``n_replications < 2`` or an empty / non-finite grid.
 
@@ -129,11 +157,10 @@ def study(
     >>> sorted(set(table["beta1_hat"]))
     [0.4, 0.8]
     """
+    options = _STUDY_OPTIONS.check(locals())
     grid = _grid(beta1_hat, "beta1_hat")
-    n = check_scalar(n, "n", "integer", low=4)
-    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
-    progress = check_scalar(progress, "progress", "bool")
-    beta2_hat = check_scalar(beta2_hat, "beta2_hat")
+    n, n_replications = options["n"], options["n_replications"]
+    progress, beta2_hat = options["progress"], options["beta2_hat"]
     rng = random_generator(random_state)
     model = dict(beta1=beta1, beta2=beta2, sigma_z=sigma_z, sigma=sigma)
     exact = [
@@ -186,6 +213,25 @@ def _truncate(time: np.ndarray, event: np.ndarray, tau: float) -> tuple[np.ndarr
     """Administratively censor at tau: the naive estimator then compares exactly the
     pairs of eq. 7."""
     return np.minimum(time, tau), event & (time < tau)
+
+
+#: The scalar options of :func:`ipcw_bias_study` (``n``, ``censoring`` and ``estimators`` are
+#: lists, checked in the body).
+_BIAS_OPTIONS = OptionTable(
+    "ipcw_bias_study",
+    tau=real(low=0, closed="neither"),
+    n_replications=integer(low=2),
+    beta0=real(),
+    beta1=real(),
+    beta2=real(),
+    sigma_z=real(low=0),
+    sigma=real(low=0, closed="neither"),
+    beta1_hat=optional(real()),
+    beta2_hat=optional(real()),
+    p_group=real(low=0, high=1, closed="neither"),
+    random_state=RANDOM_STATE,
+    progress=PROGRESS,
+)
 
 
 def ipcw_bias_study(
@@ -255,7 +301,7 @@ def ipcw_bias_study(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For invalid model parameters or censoring designs (see :func:`lognormal_cohort`), an
         empty ``n`` or ``censoring``, ``n < 4``, ``n_replications < 2``, ``tau <= 0``, a censoring
         design of None, or an unknown estimator.
@@ -282,28 +328,32 @@ def ipcw_bias_study(
     >>> sorted(set(table["estimator"]))
     ['ipcw', 'ipcw_pooled', 'naive']
     """
+    options = _BIAS_OPTIONS.check(locals())
     sizes = [
         check_scalar(v, "n", "integer", low=4)
         for v in (n if isinstance(n, (list, tuple, np.ndarray)) else [n])
     ]
     if not sizes:
-        raise ValueError("n must contain at least one cohort size.")
+        raise InvalidParameterError("n must contain at least one cohort size.", parameter="n")
     if isinstance(censoring, (dict, CensoringSpec)) or censoring is None:
         censoring = [censoring]
     specs = [parse_censoring(c) for c in censoring]
     if not specs:
-        raise ValueError("censoring must contain at least one censoring design.")
-    if any(s.law is None and all(math.isinf(v) for v in s.administrative.values()) for s in specs):
-        raise ValueError(
-            "censoring designs must censor someone; None is not a censoring design here."
+        raise InvalidParameterError(
+            "censoring must contain at least one censoring design.", parameter="censoring"
         )
-    tau = check_scalar(tau, "tau", low=0, closed="neither")
-    n_replications = check_scalar(n_replications, "n_replications", "integer", low=2)
-    progress = check_scalar(progress, "progress", "bool")
+    if any(s.law is None and all(math.isinf(v) for v in s.administrative.values()) for s in specs):
+        raise InvalidParameterError(
+            "censoring designs must censor someone; None is not a censoring design here.",
+            parameter="censoring",
+        )
+    tau, n_replications = options["tau"], options["n_replications"]
+    progress = options["progress"]
     estimators = list(estimators)
     if not estimators or any(e not in ESTIMATORS for e in estimators):
-        raise ValueError(
-            f"estimators must be a non-empty subset of {list(ESTIMATORS)}, got {estimators}."
+        raise InvalidParameterError(
+            f"estimators must be a non-empty subset of {list(ESTIMATORS)}, got {estimators}.",
+            parameter="estimators",
         )
     b1_hat = beta1 if beta1_hat is None else beta1_hat
     b2_hat = beta2 if beta2_hat is None else beta2_hat
@@ -429,9 +479,9 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``table`` is not a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``table`` lacks a column of :func:`study`'s output or ``axes`` does not hold 4 Axes.
 
     See Also
@@ -448,20 +498,23 @@ def plot_study(table: pd.DataFrame, *, axes: Any = None, **kwargs: Any):
     2
     """
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"table must be the DataFrame returned by study(), got {type(table).__name__}."
+        raise InvalidParameterError(
+            f"table must be the DataFrame returned by study(), got {type(table).__name__}.",
+            parameter="table",
         )
     needed = ["beta1_hat", "a", "b", "mc_mean", "mc_sd", "exact", "approx"]
     missing = [c for c in needed if c not in table.columns]
     if missing:
-        raise ValueError(f"table lacks the columns {missing} of study()'s output.")
+        raise InvalidParameterError(
+            f"table lacks the columns {missing} of study()'s output.", parameter="table"
+        )
     if axes is None:
         import matplotlib.pyplot as plt
 
         _, axes = plt.subplots(2, 2, figsize=(9, 7), sharex=True, constrained_layout=True)
     axes = np.asarray(axes, dtype=object)
     if axes.size != 4:
-        raise ValueError(f"axes must hold 4 Axes, got {axes.size}.")
+        raise InvalidParameterError(f"axes must hold 4 Axes, got {axes.size}.", parameter="axes")
     axes = axes.reshape(2, 2)
     fine, curves = _fine_curves(table)
     style = {

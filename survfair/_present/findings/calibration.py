@@ -9,10 +9,11 @@ import pandas as pd
 
 from ..._calibration.result import CalibrationResult
 from ..._calibration.stats import CLOGLOG_CLIP
+from ..._core.exceptions import InvalidParameterError
 from ..._core.frozen import frozen_result
 from ..._core.multiplicity import adjust_p_values
 from ..._core.results import json_safe
-from ..._core.validation import check_option, check_scalar
+from ..._core.validation import OptionTable, integer, one_of, text
 from ..format import interval_text, p_phrase, percent
 from .ranking import adjust_name
 
@@ -300,6 +301,15 @@ def _clipped_sentence(summary: pd.DataFrame, tt: str) -> str | None:
     )
 
 
+#: The scalar options of :func:`calibration_findings`.
+_OPTIONS = OptionTable(
+    "calibration_findings",
+    adjust=one_of("holm", "bh", "bonferroni", "none"),
+    min_events=integer(low=0),
+    time_unit=text("years"),
+)
+
+
 def calibration_findings(
     result: CalibrationResult,
     *,
@@ -336,9 +346,9 @@ def calibration_findings(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not a CalibrationResult.
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``adjust`` or a negative ``min_events``.
 
     See Also
@@ -362,10 +372,11 @@ def calibration_findings(
     >>> print(found.sentences[0][:60])
     At t = 3, the model under-predicts risk for M: observed 48.5
     """
+    min_events = _OPTIONS.check(locals())["min_events"]
     if not isinstance(result, CalibrationResult):
-        raise TypeError(f"result must be a CalibrationResult, got {type(result).__name__}.")
-    check_option(adjust, "adjust", ("holm", "bh", "bonferroni", "none"))
-    min_events = check_scalar(min_events, "min_events", "integer", low=0)
+        raise InvalidParameterError(
+            f"result must be a CalibrationResult, got {type(result).__name__}.", parameter="result"
+        )
     level = result.confidence_level
     estimated = result.estimates.dropna(subset=["estimate"])["statistic"].unique()
     contrasts = result.contrasts(

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._core.exceptions import MemoryLimitError
+from ..._core.exceptions import InvalidParameterError, MemoryLimitError
 from ..._core.frozen import frozen_result
 from ..._core.intervals import NO_VARIANCE_SE
 from ..._core.multiplicity import (
@@ -32,7 +32,8 @@ from ..._core.results import (
     json_safe,
     no_variance_cells,
 )
-from ..._core.validation import check_option, check_scalar, label_array
+from ..._core.validation import OptionTable, instance_of, integer, label_array, one_of
+from ..._models.model_based_result import ModelBasedResult
 from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
 from ..format import cell_text, interval_text, p_phrase, percent, statistic_text
 
@@ -71,6 +72,15 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+#: The scalar options of :func:`small_sample_flags`.
+_FLAGS_OPTIONS = OptionTable(
+    "small_sample_flags",
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+    min_interval_events=integer(low=0),
+)
+
+
 def small_sample_flags(
     result: Any,
     *,
@@ -107,7 +117,7 @@ def small_sample_flags(
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         If ``min_events``, ``min_pairs`` or ``min_interval_events`` is not an integer >= 0.
 
     See Also
@@ -139,9 +149,9 @@ def small_sample_flags(
 at 100.0%, standard error 0 (no variance estimate); interval may be too narrow: merge small groups \
 or collect more events')
     """
-    min_events = check_scalar(min_events, "min_events", "integer", low=0)
-    min_pairs = check_scalar(min_pairs, "min_pairs", "integer", low=0)
-    min_interval_events = check_scalar(min_interval_events, "min_interval_events", "integer", low=0)
+    options = _FLAGS_OPTIONS.check(locals())
+    min_events, min_pairs = options["min_events"], options["min_pairs"]
+    min_interval_events = options["min_interval_events"]
     groups = list(result.groups)
     g = len(groups)
     labels = label_array(groups)
@@ -847,9 +857,10 @@ def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
 def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     """The reference's Δbetween rows with ``p_adjusted`` within that family."""
     if tuple(model_based.groups) != tuple(result.groups):
-        raise ValueError(
+        raise InvalidParameterError(
             f"model_based has groups {list(model_based.groups)}, the result {list(result.groups)}: "
-            "pass the model-based result of the same audit."
+            "pass the model-based result of the same audit.",
+            parameter="model_based",
         )
     observed = model_based.observed.values
     if observed.shape != result.values.shape or not np.allclose(
@@ -857,9 +868,10 @@ def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     ):
         # its excess is observed - model-based of ITS observed matrix: another result's numbers
         # would not add up (e.g. an audit with case weights against a reference without them)
-        raise ValueError(
+        raise InvalidParameterError(
             "model_based was computed on another observed matrix than result (other rows, weights, "
-            "entry times or settings): pass the model-based result of the same audit."
+            "entry times or settings): pass the model-based result of the same audit.",
+            parameter="model_based",
         )
     table = model_based.summaries()
     table = table[table["summary"] == "delta_between"].reset_index(drop=True)
@@ -1029,6 +1041,16 @@ def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
     return [first, joint_test(result, "equal_within"), joint_test(result, "equal_cells")]
 
 
+#: The options of :func:`findings`.
+_FINDINGS_OPTIONS = OptionTable(
+    "findings",
+    adjust=one_of(*ADJUSTMENTS),
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+    model_based=instance_of(ModelBasedResult, "a ModelBasedResult (survfair.model_based_xci)"),
+)
+
+
 def findings(
     result: Any,
     *,
@@ -1066,7 +1088,7 @@ def findings(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError (a ValueError)
         For an unknown ``adjust``; TypeError/ValueError for invalid thresholds.
 
     See Also
@@ -1099,7 +1121,7 @@ def findings(
     members in b (< 10), 10 comparable pairs (< 100); (b, a) 3 events in b (< 10), 4 members in a
     (< 10), 6 comparable pairs (< 100).
     """
-    check_option(adjust, "adjust", tuple(ADJUSTMENTS))
+    _FINDINGS_OPTIONS.check(locals())
     if hasattr(result, "observed") and hasattr(result, "summaries"):  # a ModelBasedResult
         result, model_based = result.observed, result if model_based is None else model_based
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)

@@ -11,6 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.exceptions import InvalidParameterError
+from ..._core.validation import Option
+
 __all__ = [
     "new_axes",
     "literal",
@@ -41,7 +44,38 @@ def new_axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)):
 
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return check_axes(ax)
+
+
+def check_axes(ax: Any, name: str = "ax") -> Any:
+    """``ax`` if it is a matplotlib Axes; otherwise :class:`~survfair.InvalidParameterError`."""
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise InvalidParameterError(
+            f"{name} must be a matplotlib Axes or None, got a {type(ax).__name__}.", parameter=name
+        )
     return ax
+
+
+def _check_optional_axes(ax: Any, name: str) -> Any:
+    return None if ax is None else check_axes(ax, name)
+
+
+def _check_cmap(cmap: Any, name: str) -> Any:
+    from matplotlib.colors import Colormap
+
+    if isinstance(cmap, (str, Colormap)):
+        return cmap
+    raise InvalidParameterError(
+        f"{name} must be a colormap name or a matplotlib Colormap, got a {type(cmap).__name__}.",
+        parameter=name,
+    )
+
+
+#: The rows of the plotting functions' option tables: ``ax=`` (None: a new figure) and ``cmap=``.
+AXES = Option(_check_optional_axes, "None or a matplotlib Axes")
+CMAP = Option(_check_cmap, "a colormap name or a matplotlib Colormap")
 
 
 def literal(text: Any) -> str:

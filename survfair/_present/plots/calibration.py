@@ -5,18 +5,23 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..._calibration.result import CalibrationResult, km_risk_interval
 from ..._core.deprecation import DEPRECATED, renamed
+from ..._core.exceptions import InvalidParameterError
+from ..._core.validation import OptionTable, flag, text
+from .base import AXES
 
 __all__ = ["plot_calibration", "plot_observed_expected"]
 
 
 def _check(result: Any) -> CalibrationResult:
     if not isinstance(result, CalibrationResult):
-        raise TypeError(
+        raise InvalidParameterError(
             "result must be a CalibrationResult (from survfair.calibration), got "
-            f"{type(result).__name__}."
+            f"{type(result).__name__}.",
+            parameter="result",
         )
     return result
 
@@ -60,10 +65,17 @@ def _ratio_ticks(low: float, high: float) -> list[float]:
 
 def _horizon_words(t: float, time_unit: str | None) -> str:
     if time_unit is not None and not isinstance(time_unit, str):
-        raise TypeError(
-            f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}."
+        raise InvalidParameterError(
+            f"time_unit must be a string such as 'years' or None, got {type(time_unit).__name__}.",
+            parameter="time_unit",
         )
     return f"t = {t:g}" + (f" {time_unit}" if time_unit else "")
+
+
+#: The options of :func:`plot_calibration` (``groups`` is a list of the result's groups).
+_CALIBRATION_OPTIONS = OptionTable(
+    "plot_calibration", ax=AXES, show_bins=flag(), show_curve=flag(), time_unit=text("years")
+)
 
 
 def plot_calibration(
@@ -113,9 +125,9 @@ def plot_calibration(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not a CalibrationResult or ``time_unit`` not a string.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``horizon`` is not a horizon of the result or a group is unknown.
 
     See Also
@@ -141,15 +153,26 @@ def plot_calibration(
     from .base import literal, literal_legend, new_axes
 
     horizon = renamed("plot_calibration", "time", "horizon", time, horizon)
+    _CALIBRATION_OPTIONS.check(locals())
     result = _check(result)
     t = result._time(
         horizon
     )  # ValueError for a time that is not a horizon; None: the first horizon
     summary = result.summary(t)
+    if groups is not None and not isinstance(
+        groups, (list, tuple, np.ndarray, pd.Index, pd.Series)
+    ):
+        raise InvalidParameterError(
+            f"groups must be a list of groups of the result, got a {type(groups).__name__}.",
+            parameter="groups",
+        )
     chosen = list(result.groups) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in result.groups]
     if unknown:
-        raise ValueError(f"groups: {unknown} are not groups of the result ({list(result.groups)}).")
+        raise InvalidParameterError(
+            f"groups: {unknown} are not groups of the result ({list(result.groups)}).",
+            parameter="groups",
+        )
     words = _horizon_words(t, time_unit)
     ax = new_axes(ax, (5.6, 5.0))
     colours = [f"C{k}" for k in range(len(result.groups))]
@@ -219,6 +242,10 @@ def legend_label(group, row) -> str:
     return f"{group}: " + ", ".join(parts) if parts else f"{group}"
 
 
+#: The options of :func:`plot_observed_expected`.
+_OBSERVED_EXPECTED_OPTIONS = OptionTable("plot_observed_expected", ax=AXES, time_unit=text("years"))
+
+
 def plot_observed_expected(
     result: CalibrationResult,
     horizon: float | None = None,
@@ -252,9 +279,9 @@ def plot_observed_expected(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not a CalibrationResult.
-    ValueError
+    InvalidParameterError (a ValueError)
         If ``horizon`` is not a horizon of the result.
 
     See Also
@@ -279,6 +306,7 @@ def plot_observed_expected(
     from .base import literal, new_axes
 
     horizon = renamed("plot_observed_expected", "time", "horizon", time, horizon)
+    _OBSERVED_EXPECTED_OPTIONS.check(locals())
     result = _check(result)
     t = result._time(horizon)  # None: the first horizon (summary(None) is every horizon)
     summary = result.summary(t)

@@ -15,16 +15,37 @@ import numpy as np
 import pandas as pd
 
 from ..._binary.xauc import XAUCResult
+from ..._core.exceptions import InvalidParameterError
 from ..._core.results import XCIResult, no_variance_cells
-from ..._core.validation import check_option, check_scalar, check_survival_inputs
+from ..._core.validation import (
+    TAU,
+    OptionTable,
+    argument_name,
+    check_option,
+    check_scalar,
+    check_survival_inputs,
+    instance_of,
+    integer,
+    text,
+)
 from ..._models.comparison import ModelComparison
-from .base import MAX_LABEL, difference_limit, literal, literal_legend, new_axes, short_label
+from .base import (
+    AXES,
+    CMAP,
+    MAX_LABEL,
+    difference_limit,
+    literal,
+    literal_legend,
+    new_axes,
+    short_label,
+)
 
 
 def _check_result(result: Any, name: str = "result") -> XCIResult:
     if not isinstance(result, XCIResult):
-        raise TypeError(
-            f"{name} must be an XCIResult (from survfair.xci), got {type(result).__name__}."
+        raise InvalidParameterError(
+            f"{name} must be an XCIResult (from survfair.xci), got {type(result).__name__}.",
+            parameter=name,
         )
     return result
 
@@ -140,9 +161,10 @@ def _heatmap_words(result: Any) -> tuple[str, str, str, str]:
             "b: group of the later member",
             f"xCI ({result.method})",
         )
-    raise TypeError(
+    raise InvalidParameterError(
         "result must be an XCIResult (from survfair.xci) or an XAUCResult (from survfair.xauc), "
-        f"got {type(result).__name__}."
+        f"got {type(result).__name__}.",
+        parameter="result",
     )
 
 
@@ -157,16 +179,21 @@ def _heatmap_norm(norm: Any, vmin: Any, vmax: Any) -> tuple[Any, bool]:
 
     if norm is not None:
         if vmin is not None or vmax is not None:
-            raise ValueError("Pass either norm or vmin/vmax to plot_xci_heatmap, not both.")
+            raise InvalidParameterError(
+                "Pass either norm or vmin/vmax to plot_xci_heatmap, not both.", parameter="norm"
+            )
         if not isinstance(norm, Normalize):
-            raise TypeError(
-                f"norm must be a matplotlib.colors.Normalize, got {type(norm).__name__}."
+            raise InvalidParameterError(
+                f"norm must be a matplotlib.colors.Normalize, got {type(norm).__name__}.",
+                parameter="norm",
             )
         return norm, isinstance(norm, TwoSlopeNorm) and norm.vcenter == _CHANCE
     low = 0.0 if vmin is None else check_scalar(vmin, "vmin")
     high = 1.0 if vmax is None else check_scalar(vmax, "vmax")
     if not low < high:
-        raise ValueError(f"vmax must be greater than vmin, got vmin={low:g} and vmax={high:g}.")
+        raise InvalidParameterError(
+            f"vmax must be greater than vmin, got vmin={low:g} and vmax={high:g}.", parameter="vmax"
+        )
     if low < _CHANCE < high:
         return TwoSlopeNorm(vcenter=_CHANCE, vmin=low, vmax=high), True
     return Normalize(vmin=low, vmax=high), False
@@ -196,26 +223,41 @@ def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any,
     """``{(a, b): flagged}`` from a :func:`survfair.small_sample_flags` table, checked
     against ``groups``."""
     if not isinstance(flags, pd.DataFrame):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{name} must be a DataFrame as returned by survfair.small_sample_flags, got "
-            f"{type(flags).__name__}."
+            f"{type(flags).__name__}.",
+            parameter=argument_name(name),
         )
     missing = [c for c in ("a", "b", "flagged") if c not in flags.columns]
     if missing:
-        raise ValueError(
+        raise InvalidParameterError(
             f"{name} must have the columns 'a', 'b' and 'flagged' (survfair.small_sample_flags); "
-            f"missing {missing}."
+            f"missing {missing}.",
+            parameter=argument_name(name),
         )
     known = {str(g): g for g in groups}
     unknown = sorted({str(g) for g in (*flags["a"], *flags["b"])} - set(known))
     if unknown:
-        raise ValueError(
-            f"{name}: groups {unknown} are not groups of the result {[str(g) for g in groups]}."
+        raise InvalidParameterError(
+            f"{name}: groups {unknown} are not groups of the result {[str(g) for g in groups]}.",
+            parameter=argument_name(name),
         )
     return {
         (known[str(a)], known[str(b)]): bool(f)
         for a, b, f in zip(flags["a"], flags["b"], flags["flagged"])
     }
+
+
+#: The options of :func:`plot_xci_heatmap` (``norm``, ``vmin`` and ``vmax`` are checked together
+#: in the body).
+_XCI_HEATMAP_OPTIONS = OptionTable(
+    "plot_xci_heatmap",
+    ax=AXES,
+    cmap=CMAP,
+    digits=integer(low=0),
+    min_events=integer(low=0),
+    min_pairs=integer(low=0),
+)
 
 
 def plot_xci_heatmap(
@@ -299,10 +341,10 @@ def plot_xci_heatmap(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is neither an XCIResult nor an XAUCResult, ``norm`` is not a matplotlib
         ``Normalize``, or ``flags`` is not a DataFrame, bool or None.
-    ValueError
+    InvalidParameterError (a ValueError)
         If both ``norm`` and ``vmin``/``vmax`` are given, ``vmin >= vmax``, or ``flags`` lacks
         the columns a, b, flagged or names a group the result does not have.
 
@@ -327,6 +369,7 @@ def plot_xci_heatmap(
     >>> ax.texts[2].get_text().splitlines()  # xCI(b, a) and its interval; flagged: 4 events in b
     ['0.667†', '[0.077, 0.980]']
     """
+    _XCI_HEATMAP_OPTIONS.check(locals())
     import matplotlib
     from matplotlib.patches import Rectangle
 
@@ -415,16 +458,22 @@ def _difference_matrix(value: Any, name: str) -> tuple[pd.DataFrame, str | None]
         return value.matrix.astype(float), metric
     if isinstance(value, pd.DataFrame):
         if value.shape[0] != value.shape[1] or list(value.index) != list(value.columns):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{name} must be a square matrix with the same labels on both axes, got "
                 f"{value.shape[0]} rows {list(value.index)[:5]} and columns "
-                f"{list(value.columns)[:5]}."
+                f"{list(value.columns)[:5]}.",
+                parameter=name,
             )
         return value.astype(float), None
-    raise TypeError(
+    raise InvalidParameterError(
         f"{name} must be an XCIResult, an XAUCResult or a square DataFrame, got "
-        f"{type(value).__name__}."
+        f"{type(value).__name__}.",
+        parameter=name,
     )
+
+
+#: The options of :func:`plot_xci_difference` (``limit`` is checked against the data in the body).
+_XCI_DIFFERENCE_OPTIONS = OptionTable("plot_xci_difference", ax=AXES, cmap=CMAP)
 
 
 def plot_xci_difference(
@@ -481,9 +530,9 @@ def plot_xci_difference(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` or ``reference`` is not a result or a DataFrame.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a matrix is not square, the labels of ``reference`` differ from those of ``result``,
         or ``limit`` is not > 0.
 
@@ -504,6 +553,7 @@ def plot_xci_difference(
     >>> float(ax.images[0].norm.vcenter), [t.get_text() for t in ax.texts]
     (0.0, ['+13.3', '−13.3'])
     """
+    _XCI_DIFFERENCE_OPTIONS.check(locals())
     import matplotlib
     from matplotlib.colors import TwoSlopeNorm
 
@@ -520,9 +570,10 @@ def plot_xci_difference(
     else:
         other, _ = _difference_matrix(reference, "reference")
         if [str(g) for g in other.index] != [str(g) for g in labels]:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"reference has the groups {[str(g) for g in other.index]}, result "
-                f"{[str(g) for g in labels]}: they must be the same, in the same order."
+                f"{[str(g) for g in labels]}: they must be the same, in the same order.",
+                parameter="reference",
             )
         values = matrix.to_numpy() - other.to_numpy()
         default_title = f"{metric} − reference"
@@ -530,7 +581,7 @@ def plot_xci_difference(
         limit = difference_limit([values])
     limit = check_scalar(limit, "limit", low=0.0)
     if not limit > 0:
-        raise ValueError(f"limit must be > 0, got {limit!r}.")
+        raise InvalidParameterError(f"limit must be > 0, got {limit!r}.", parameter="limit")
     n = len(labels)
     side = min(max(0.9 * n + 2.6, 4.4), _MAX_FIGURE)
     ax = new_axes(ax, (side + 0.8, side))
@@ -585,6 +636,15 @@ def plot_xci_difference(
     return ax
 
 
+#: The options of :func:`plot_risk_densities`.
+_RISK_DENSITIES_OPTIONS = OptionTable(
+    "plot_risk_densities",
+    data=instance_of(pd.DataFrame, "a DataFrame"),
+    ax=AXES,
+    grid_size=integer(low=2),
+)
+
+
 def plot_risk_densities(
     event: Any,
     group: Any,
@@ -630,7 +690,7 @@ def plot_risk_densities(
 
     Raises
     ------
-    ValueError, TypeError
+    InvalidParameterError
         From input validation (lengths, NaN, ...), naming the argument.
 
     See Also
@@ -649,6 +709,7 @@ def plot_risk_densities(
     >>> len(ax.lines)  # 2 groups x {event, censored}
     4
     """
+    _RISK_DENSITIES_OPTIONS.check(locals())
     from scipy.stats import gaussian_kde
 
     zeros = np.zeros(len(data) if data is not None else np.asarray(risk).shape[0])
@@ -677,6 +738,12 @@ def plot_risk_densities(
     if title is not None:
         ax.set_title(literal(title))
     return ax
+
+
+#: The options of :func:`plot_censoring_curves`.
+_CENSORING_CURVES_OPTIONS = OptionTable(
+    "plot_censoring_curves", ax=AXES, tau=TAU, time_unit=text("days")
+)
 
 
 def plot_censoring_curves(
@@ -717,9 +784,9 @@ def plot_censoring_curves(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``result`` is not an XCIResult or ``time_unit`` is not a string.
-    ValueError
+    InvalidParameterError (a ValueError)
         If the result has no censoring curves (naive estimator).
 
     See Also
@@ -740,13 +807,13 @@ def plot_censoring_curves(
     >>> ax.get_xlabel(), [text.get_text() for text in ax.get_legend().get_texts()][-1]
     ('time (days)', 'tau = 400 days')
     """
+    _CENSORING_CURVES_OPTIONS.check(locals())
     result = _check_result(result)
     curves = result.censoring_curves
     if curves is None:
-        raise ValueError("result: has no censoring curves (method='naive'); use an IPCW result.")
-    if time_unit is not None and not isinstance(time_unit, str):
-        raise TypeError(
-            f"time_unit must be a string such as 'days' or None, got {type(time_unit).__name__}."
+        raise InvalidParameterError(
+            "result: has no censoring curves (method='naive'); use an IPCW result.",
+            parameter="result",
         )
     unit = "" if time_unit is None else f" {time_unit}"
     ax = new_axes(ax, (6.0, 4.0))
@@ -829,7 +896,10 @@ def _forest_rows(
             if isinstance(c, str) and c.startswith(f"{statistic}[") and c.endswith("]")
         ]
         if not columns:
-            raise ValueError(f"statistics: no column {statistic}[a,b] in the comparison table.")
+            raise InvalidParameterError(
+                f"statistics: no column {statistic}[a,b] in the comparison table.",
+                parameter="statistics",
+            )
         for column in columns:
             rows.append((statistic, column, _split_pair(column[len(statistic) + 1 : -1], groups)))
     return rows
@@ -857,8 +927,9 @@ def _forest_flags(
         return {}
     if flags is None or flags is True:
         if not isinstance(comparison, ModelComparison):
-            raise ValueError(
-                "flags=True needs a ModelComparison (its results give the flags), not a table."
+            raise InvalidParameterError(
+                "flags=True needs a ModelComparison (its results give the flags), not a table.",
+                parameter="flags",
             )
         from ..findings.ranking import small_sample_flags
 
@@ -869,13 +940,16 @@ def _forest_flags(
     elif isinstance(flags, pd.DataFrame):
         flags = {model: flags for model in models}
     if not isinstance(flags, Mapping):
-        raise TypeError(
+        raise InvalidParameterError(
             "flags must be a DataFrame, a dict of model -> DataFrame, a bool or None, got "
-            f"{type(flags).__name__}."
+            f"{type(flags).__name__}.",
+            parameter="flags",
         )
     unknown = sorted(str(m) for m in flags if str(m) not in models)
     if unknown:
-        raise ValueError(f"flags: models {unknown} are not in the comparison {models}.")
+        raise InvalidParameterError(
+            f"flags: models {unknown} are not in the comparison {models}.", parameter="flags"
+        )
     cells: dict[str, dict[tuple[str, str], bool]] = {}
     for model, table in flags.items():
         known = groups
@@ -893,6 +967,12 @@ def _row_flagged(cells: dict[tuple[str, str], bool], statistic: str, pair: Any) 
     a, b = pair
     needed = [(a, a), (b, b)] if statistic == "delta_within" else [(a, b), (b, a)]
     return any(cells.get(cell, False) for cell in needed)
+
+
+#: The options of :func:`plot_forest` (``flags`` is checked in the body).
+_FOREST_OPTIONS = OptionTable(
+    "plot_forest", ax=AXES, min_events=integer(low=0), min_pairs=integer(low=0)
+)
 
 
 def plot_forest(
@@ -952,10 +1032,10 @@ def plot_forest(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``comparison`` is neither a ModelComparison nor a DataFrame, or ``flags`` is of
         another type.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a requested statistic is not in the table, or ``flags`` lacks the columns a, b,
         flagged or names a group or model the comparison does not have.
 
@@ -983,6 +1063,7 @@ def plot_forest(
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['a', 'b', '† open: uses a cell with little data']
     """
+    _FOREST_OPTIONS.check(locals())
     from matplotlib.lines import Line2D
 
     if isinstance(comparison, ModelComparison):
@@ -992,8 +1073,9 @@ def plot_forest(
         table = comparison
         groups = _table_groups(table)
     else:
-        raise TypeError(
-            f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}."
+        raise InvalidParameterError(
+            f"comparison must be a ModelComparison or DataFrame, got {type(comparison).__name__}.",
+            parameter="comparison",
         )
     rows = _forest_rows(table, tuple(statistics), groups)
     models = [str(m) for m in table.index]
@@ -1092,17 +1174,22 @@ def _curve(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
         return value.fpr, value.tpr
     if isinstance(value, pd.DataFrame):
         if not {"fpr", "tpr"} <= set(value.columns):
-            raise ValueError(f"curves[{name!r}]: a DataFrame needs columns 'fpr' and 'tpr'.")
+            raise InvalidParameterError(
+                f"curves[{name!r}]: a DataFrame needs columns 'fpr' and 'tpr'.", parameter="curves"
+            )
         fpr, tpr = value["fpr"].to_numpy(float), value["tpr"].to_numpy(float)
     elif isinstance(value, (tuple, list)) and len(value) in (2, 3):
         fpr, tpr = np.asarray(value[0], float), np.asarray(value[1], float)
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             f"curves[{name!r}] must be an XROCCurve, a DataFrame (fpr, tpr) or a tuple "
-            "(fpr, tpr[, thresholds])."
+            "(fpr, tpr[, thresholds]).",
+            parameter="curves",
         )
     if fpr.shape != tpr.shape or fpr.ndim != 1:
-        raise ValueError(f"curves[{name!r}]: fpr and tpr must be 1-D of the same length.")
+        raise InvalidParameterError(
+            f"curves[{name!r}]: fpr and tpr must be 1-D of the same length.", parameter="curves"
+        )
     return fpr, tpr
 
 
@@ -1132,10 +1219,15 @@ def _xroc_entries(curves: Any) -> list[tuple[Any, Any]]:
         return [(_xroc_label(c), c) for c in curves]
     if isinstance(curves, Mapping) and curves:
         return list(curves.items())
-    raise TypeError(
+    raise InvalidParameterError(
         "curves must be an XROCCurve, a list of XROCCurve, a DataFrame, or a non-empty dict of "
-        "label -> XROCCurve, DataFrame or (fpr, tpr)."
+        "label -> XROCCurve, DataFrame or (fpr, tpr).",
+        parameter="curves",
     )
+
+
+#: The options of :func:`plot_xroc`.
+_XROC_OPTIONS = OptionTable("plot_xroc", ax=AXES)
 
 
 def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
@@ -1170,7 +1262,7 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
 
     Raises
     ------
-    TypeError, ValueError
+    InvalidParameterError
         For curves in another form.
 
     See Also
@@ -1190,6 +1282,7 @@ def plot_xroc(curves: Any, *, ax: Any = None, **kwargs: Any):
     >>> [line.get_label() for line in ax.lines[:2]]
     ['xROC(a, b)', 'xROC(b, a)']
     """
+    _XROC_OPTIONS.check(locals())
     entries = _xroc_entries(curves)
     ax = new_axes(ax, (4.5, 4.5))
     legend = []
@@ -1231,14 +1324,16 @@ def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, 
     roles = {a["role"] for a in attrs if "role" in a}
     if role is None:
         if len(roles) > 1:
-            raise ValueError(
-                f"values: the Series mix the roles {sorted(roles)}; plot each role separately."
+            raise InvalidParameterError(
+                f"values: the Series mix the roles {sorted(roles)}; plot each role separately.",
+                parameter="values",
             )
         role = roles.pop() if roles else "negative"
     role = check_option(role, "role", tuple(_ROLE_WORDS))
     if roles - {role}:
-        raise ValueError(
-            f"role={role!r}, but the values were computed with role={sorted(roles - {role})[0]!r}."
+        raise InvalidParameterError(
+            f"role={role!r}, but the values were computed with role={sorted(roles - {role})[0]!r}.",
+            parameter="role",
         )
     pairs = {(a.get("a"), a.get("b")) for a in attrs}
     a, b = "a", "b"
@@ -1246,6 +1341,11 @@ def _role_words(values: Mapping[str, Any], role: str | None) -> tuple[str, str, 
         a, b = (literal(short_label(g)) for g in next(iter(pairs)))
     xlabel, ylabel = _ROLE_WORDS[role]
     return role, xlabel.format(a=a, b=b), ylabel.format(a=a, b=b)
+
+
+#: The options of :func:`plot_conditional_xauc` (``role`` is checked against the values' roles
+#: in the body).
+_CONDITIONAL_XAUC_OPTIONS = OptionTable("plot_conditional_xauc", ax=AXES, bins=integer(low=1))
 
 
 def plot_conditional_xauc(
@@ -1288,9 +1388,9 @@ def plot_conditional_xauc(
 
     Raises
     ------
-    TypeError
+    InvalidParameterError (a TypeError)
         If ``values`` is neither a Series nor a dict.
-    ValueError
+    InvalidParameterError (a ValueError)
         If a value is outside [0, 1], a label has no value, ``role`` is unknown or contradicts
         the role the Series were computed with, or the Series mix roles.
 
@@ -1317,11 +1417,13 @@ def plot_conditional_xauc(
     ... ).get_ylabel()
     'positives of F'
     """
+    _CONDITIONAL_XAUC_OPTIONS.check(locals())
     if isinstance(values, pd.Series):
         values = {str(values.name) if values.name is not None else "": values}
     if not isinstance(values, Mapping) or not values:
-        raise TypeError(
-            "values must be a pandas Series or a non-empty dict of label -> array-like."
+        raise InvalidParameterError(
+            "values must be a pandas Series or a non-empty dict of label -> array-like.",
+            parameter="values",
         )
     role, xlabel, ylabel = _role_words(values, role)
     ax = new_axes(ax, (6.0, 4.0))
@@ -1331,9 +1433,14 @@ def plot_conditional_xauc(
         array = np.asarray(series, dtype=float)
         array = array[~np.isnan(array)]  # individuals outside the role
         if array.size == 0:
-            raise ValueError(f"values[{label!r}]: no conditional xAUC value (every entry is NaN).")
+            raise InvalidParameterError(
+                f"values[{label!r}]: no conditional xAUC value (every entry is NaN).",
+                parameter="values",
+            )
         if (array < 0).any() or (array > 1).any():
-            raise ValueError(f"values[{label!r}]: conditional xAUC values must be in [0, 1].")
+            raise InvalidParameterError(
+                f"values[{label!r}]: conditional xAUC values must be in [0, 1].", parameter="values"
+            )
         colour = f"C{k % 10}"
         text = f"{short_label(label)} (mean {array.mean():.3f})"
         *_, patches = ax.hist(
