@@ -695,16 +695,17 @@ def ascending_passes(
     (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""
     own, column_steps, weighted = _weights(prep, n_groups, inverse_k, None, tau, n_jobs)
     curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
+    rows = PassInputs.of(prep, n_groups)
     return _pairs.AscendingPasses(
-        prep.time,
-        flags(prep.event),
-        prep.codes,
-        prep.rank,
-        prep.lower,
-        prep.tie_row,
-        prep.upper.reshape(-1, n_groups),
-        np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
-        floats(prep.case_weight),
+        rows.time,
+        rows.event,
+        rows.codes,
+        rows.rank,
+        rows.lower,
+        rows.tie_row,
+        rows.upper,
+        rows.sizes,
+        rows.case_weight,
         floats(own),
         curves,
         bool(weighted),

@@ -11,7 +11,16 @@ from dataclasses import asdict
 from typing import Any
 
 from .frozen import frozen_result
-from .validation import check_option, check_scalar, check_tau, check_tied_tol, flag, one_of
+from .validation import (
+    TAU,
+    TIED_TOL,
+    check_option,
+    check_scalar,
+    check_tau,
+    check_tied_tol,
+    flag,
+    one_of,
+)
 
 __all__ = ["EstimatorSettings", "METHODS", "CENSORING"]
 
@@ -23,6 +32,15 @@ CENSORING = ("group", "pooled")
 METHOD = one_of(*METHODS)
 CENSORING_OPTION = one_of(*CENSORING)
 STRICT = flag()
+#: The five settings' rows at once, for the tables of the functions that take all of them
+#: (``OptionTable("xci", **SETTINGS_OPTIONS, ...)``).
+SETTINGS_OPTIONS = {
+    "method": METHOD,
+    "tau": TAU,
+    "censoring": CENSORING_OPTION,
+    "tied_tol": TIED_TOL,
+    "strict": STRICT,
+}
 
 
 @frozen_result

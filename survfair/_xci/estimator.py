@@ -31,7 +31,7 @@ from .._core.kernel import (
 from .._core.memory import require_memory
 from .._core.moments import moments_apply
 from .._core.results import XCIResult
-from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
+from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
 from .._core.validation import (
     CAUSE,
     CONFIDENCE_LEVEL,
@@ -39,8 +39,6 @@ from .._core.validation import (
     N_RESAMPLES,
     PROGRESS,
     RANDOM_STATE,
-    TAU,
-    TIED_TOL,
     OptionTable,
     SurvivalSample,
     check_survival_inputs,
@@ -264,11 +262,7 @@ def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
 #: The scalar options of :func:`xci`, checked first thing in every call.
 _OPTIONS = OptionTable(
     "xci",
-    method=METHOD,
-    tau=TAU,
-    censoring=CENSORING_OPTION,
-    tied_tol=TIED_TOL,
-    strict=STRICT,
+    **SETTINGS_OPTIONS,
     cause=CAUSE,
     ci=CI,
     confidence_level=CONFIDENCE_LEVEL,

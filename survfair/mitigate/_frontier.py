@@ -9,15 +9,13 @@ import numpy as np
 import pandas as pd
 
 from .._calibration.estimator import calibration, predicted_matrix
-from .._core.deprecation import DEPRECATED, REMOVED_IN, renamed, warn_once
+from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
+from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
 from .._core.validation import (
     RANDOM_STATE,
-    TAU,
-    TIED_TOL,
     Option,
     OptionTable,
     check_numbers,
@@ -31,6 +29,7 @@ from .._present.plots.base import AXES
 from .._xci.summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference
 from ._search import MAX_EVALUATIONS, fit_offsets, make_objective, repeatable_seed
+from ._tables import ReferenceGroupAlias
 
 __all__ = ["Frontier", "frontier", "plot_frontier"]
 
@@ -38,7 +37,7 @@ FAIRNESS_COLUMNS = ("abs_delta_between", "min_xci")
 
 
 @frozen_result
-class Frontier:
+class Frontier(ReferenceGroupAlias):
     """Result of :func:`frontier`: accuracy against cross-group fairness over group shifts.
 
     Attributes
@@ -83,16 +82,6 @@ class Frontier:
         from .._present.notebook import result_html  # the presentation layer, below this one
 
         return result_html(self)
-
-    @property
-    def reference(self) -> Any:
-        """Deprecated name of :attr:`reference_group` (removed in 0.3)."""
-        warn_once(
-            (type(self).__name__, "reference"),
-            f"{type(self).__name__}.reference is deprecated: use .reference_group; .reference "
-            f"will be removed in survfair {REMOVED_IN}.",
-        )
-        return self.reference_group
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: kind, groups, reference, settings and the rows
@@ -191,11 +180,7 @@ def _default_grid(sample, reference: int, n_points: int) -> np.ndarray:
 _OPTIONS = OptionTable(
     "frontier",
     n_points=integer(low=2),
-    method=METHOD,
-    tau=TAU,
-    censoring=CENSORING_OPTION,
-    tied_tol=TIED_TOL,
-    strict=STRICT,
+    **SETTINGS_OPTIONS,
     max_evaluations=integer(low=10),
     random_state=RANDOM_STATE,
 )

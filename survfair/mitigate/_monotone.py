@@ -23,8 +23,8 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError, PositivityError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe, readonly
-from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
-from .._core.validation import TAU, TIED_TOL, OptionTable, SurvivalSample, one_of, real
+from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
+from .._core.validation import OptionTable, SurvivalSample, one_of, real
 from .._xci.summaries import check_utility_weights
 from ._adjusted_calibration import (
     _SCALES,
@@ -247,11 +247,7 @@ def _apply(maps: dict, groups: tuple, values: np.ndarray, codes: np.ndarray) -> 
 #: beta not both 0 is checked in the body).
 _OPTIONS = OptionTable(
     "group_monotone",
-    method=METHOD,
-    tau=TAU,
-    censoring=CENSORING_OPTION,
-    tied_tol=TIED_TOL,
-    strict=STRICT,
+    **SETTINGS_OPTIONS,
     alpha=real(low=0),
     beta=real(low=0),
     scale=one_of(*_SCALES),

@@ -18,8 +18,8 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.results import json_safe
-from .._core.settings import CENSORING_OPTION, METHOD, STRICT, EstimatorSettings
-from .._core.validation import RANDOM_STATE, TAU, TIED_TOL, OptionTable, integer, one_of, real
+from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
+from .._core.validation import RANDOM_STATE, OptionTable, integer, one_of, real
 from .._xci.summaries import OBJECTIVES, check_utility_weights
 from ._adjusted_calibration import (
     _SCALES,
@@ -212,11 +212,7 @@ _OPTIONS = OptionTable(
     objective=one_of(*OBJECTIVES),
     alpha=real(low=0),
     beta=real(low=0),
-    method=METHOD,
-    tau=TAU,
-    censoring=CENSORING_OPTION,
-    tied_tol=TIED_TOL,
-    strict=STRICT,
+    **SETTINGS_OPTIONS,
     max_evaluations=integer(low=10),
     random_state=RANDOM_STATE,
     scale=one_of(*_SCALES),

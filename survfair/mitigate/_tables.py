@@ -164,10 +164,9 @@ def format_table(table: pd.DataFrame) -> str:
         return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="")
 
 
-class FittedAdjustment:
-    """The base of the fitted adjustments (:class:`GroupShift`, :class:`GroupMonotone`): the
-    ``confidence_interval`` of their before/after tables, which hold ``table``, ``results``,
-    ``alpha`` and ``beta``. :func:`calibration_cost` accepts exactly its subclasses."""
+class ReferenceGroupAlias:
+    """``.reference``, the deprecated name of the ``reference_group`` field of the mitigation
+    results (:class:`GroupShift`, :class:`GroupMonotone`, :class:`Frontier`)."""
 
     @property
     def reference(self) -> Any:
@@ -178,6 +177,12 @@ class FittedAdjustment:
             f"will be removed in survfair {REMOVED_IN}.",
         )
         return self.reference_group
+
+
+class FittedAdjustment(ReferenceGroupAlias):
+    """The base of the fitted adjustments (:class:`GroupShift`, :class:`GroupMonotone`): the
+    ``confidence_interval`` of their before/after tables, which hold ``table``, ``results``,
+    ``alpha`` and ``beta``. :func:`calibration_cost` accepts exactly its subclasses."""
 
     def _fitted_fields(self) -> dict:
         """The part of ``to_dict()`` every fitted adjustment shares: settings, sample sizes, the
