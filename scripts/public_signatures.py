@@ -23,8 +23,11 @@ def _describe(obj) -> str:
     if inspect.isclass(obj):
         if issubclass(obj, BaseException):
             return "exception"
-        methods = sorted(m for m, v in vars(obj).items() if not m.startswith("_") and callable(v))
-        properties = sorted(m for m, v in vars(obj).items() if isinstance(v, property))
+        members = {}  # the class's own and inherited members (not object's), nearest first
+        for cls in reversed(obj.__mro__[:-1]):
+            members.update(vars(cls))
+        methods = sorted(m for m, v in members.items() if not m.startswith("_") and callable(v))
+        properties = sorted(m for m, v in members.items() if isinstance(v, property))
         fields = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
         return (
             f"class; fields: {', '.join(fields) or '-'}; methods: {', '.join(methods) or '-'}; "

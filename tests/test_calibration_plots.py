@@ -45,6 +45,10 @@ def test_plot_calibration_draws_bins_curves_and_the_diagonal(result):
     ax = plot_calibration(result, groups=[("M", "old")], show_bins=False)
     assert len(ax.containers) == 0 and len(ax.get_legend().get_texts()) == 2
     plt.close(ax.figure)
+    # any sequence of groups, as the docstring says (the option table once refused a dict's keys)
+    ax = plot_calibration(result, groups=dict.fromkeys([("M", "old")]).keys(), show_bins=False)
+    assert len(ax.get_legend().get_texts()) == 2
+    plt.close(ax.figure)
 
 
 def test_plot_observed_expected(result):
@@ -61,6 +65,8 @@ def test_plot_errors(result):
         plot_calibration(result, 3.0)
     with pytest.raises(ValueError, match="not groups of the result"):
         plot_calibration(result, groups=["X"])
+    with pytest.raises(survfair.InvalidParameterError, match="groups must be a list"):
+        plot_calibration(result, groups="F")  # a string is one label, not a list of them
     with pytest.raises(TypeError, match="CalibrationResult"):
         plot_observed_expected("result")
     plt.close("all")

@@ -28,7 +28,8 @@ def add_loader(load: Callable[[], None]) -> None:
 def html_of(result: Any) -> str | None:
     """The HTML of ``result`` by the renderer registered for its class, or None."""
     while _LOADERS:
-        _LOADERS.pop(0)()
+        _LOADERS[0]()  # removed only once it has run: a failed import is tried again next time
+        _LOADERS.pop(0)
     for cls in type(result).__mro__:
         render = _RENDERERS.get(cls)
         if render is not None:

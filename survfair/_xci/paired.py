@@ -149,8 +149,9 @@ class ComparisonResult:
         """
         table = stored(self, "table")
         low, high = table["ci_low"].to_numpy(float), table["ci_high"].to_numpy(float)
-        if confidence_level is not None and self._interval_source:
+        if confidence_level is not None:
             level = check_confidence_level(confidence_level)
+        if confidence_level is not None and self._interval_source:
             difference = table["difference"].to_numpy(float)
             if self._interval_source[0] == "analytic":
                 reach = self._interval_source[1]

@@ -129,8 +129,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "--n-jobs",
         metavar="J",
         type=int,
-        help="threads for the pair counts and bootstrap jobs (default: every core; "
-        "the numbers are the same for any value)",
+        help="cores to use: threads for the pair counts and the bootstrap, processes for the "
+        "calibration bootstrap (default: every core; the numbers are the same for any value)",
     )
     inference.add_argument(
         "--bootstrap-method",

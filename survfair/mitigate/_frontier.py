@@ -84,7 +84,7 @@ class Frontier(ReferenceGroupAlias):
         return result_html(self)
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: kind, groups, reference, settings and the rows
+        """JSON-safe dictionary: kind, groups, reference_group, settings and the rows
         of :meth:`to_frame`."""
         return json_safe(
             {

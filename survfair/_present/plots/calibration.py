@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ..._calibration.result import CalibrationResult, km_risk_interval
 from ..._core.deprecation import DEPRECATED, renamed
@@ -159,9 +159,7 @@ def plot_calibration(
         horizon
     )  # ValueError for a time that is not a horizon; None: the first horizon
     summary = result.summary(t)
-    if groups is not None and not isinstance(
-        groups, (list, tuple, np.ndarray, pd.Index, pd.Series)
-    ):
+    if groups is not None and (isinstance(groups, str) or not isinstance(groups, Iterable)):
         raise InvalidParameterError(
             f"groups must be a list of groups of the result, got a {type(groups).__name__}.",
             parameter="groups",
