@@ -323,7 +323,7 @@ def resample_estimates(result, n_resamples: int, seed) -> tuple[np.ndarray, np.n
             censoring_estimated=True,
             contributions=contributions,
             jackknife=False,
-            **settings.pair_options,
+            settings=settings,
         )
         se[r] = rows_influence.cell_se()
         if first.size:
@@ -391,7 +391,7 @@ def replication(spec: Design, seed: int, n_resamples: int) -> list[dict]:
         result.sample,
         result.pair_counts,
         curves=result.censoring_curves,
-        **result.settings.pair_options,
+        settings=result.settings,
     ).jackknife
     matrix, se = result.matrix.to_numpy(), result.se.to_numpy()
     comparable = result.pair_counts.comparable

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import survfair
 from survfair._core import influence as _influence
 from survfair._core.kernel import count_pairs_and_contributions
+from survfair._core.settings import EstimatorSettings
 
 HERE = Path(__file__).parent / "fixtures" / "competing"
 
@@ -227,11 +228,8 @@ def test_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     fixed = _influence.influence(
         res.sample,
         res.pair_counts,
-        method="ipcw",
-        tau=tau,
+        settings=EstimatorSettings("ipcw", tau),
         curves=res.censoring_curves,
-        tied_tol=1e-8,
-        strict=False,
         censoring_estimated=False,
     )
     km_term = res.influence.cells - fixed.cells

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import survfair
 from survfair._core.censoring import fit_censoring
 from survfair._core.kernel import count_pairs_and_contributions
+from survfair._core.settings import EstimatorSettings
 from survfair._core.validation import check_survival_inputs
 
 HERE = Path(__file__).parent / "fixtures" / "epi"
@@ -277,11 +278,8 @@ def test_kaplan_meier_term_is_the_derivative_through_the_weighted_left_truncated
     fixed = _influence.influence(
         res.sample,
         res.pair_counts,
-        method="ipcw",
-        tau=tau,
+        settings=EstimatorSettings("ipcw", tau),
         curves=res.censoring_curves,
-        tied_tol=1e-8,
-        strict=False,
         censoring_estimated=False,
     )
     km_term = res.influence.cells - fixed.cells

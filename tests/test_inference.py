@@ -141,11 +141,8 @@ def test_ipcw_covariance_equals_direct_pair_loop_with_fixed_weights(censoring):
     inf = _influence.influence(
         sample,
         res.pair_counts,
-        method="ipcw",
-        tau=tau,
+        settings=EstimatorSettings("ipcw", tau),
         curves=curves,
-        tied_tol=1e-8,
-        strict=False,
         censoring_estimated=False,
     )
     k = np.array([[curves.evaluate(g, np.array([t]))[0] for g in range(2)] for t in time])
@@ -219,9 +216,7 @@ def test_ipcw_influence_is_the_derivative_of_the_estimator_with_its_kaplan_meier
         derivative_overall[k] = (pooled_k - pooled) / step
     # phi carries DeLong's sqrt(m / (m - 1)) on the pair terms; undo it through a fixed-weight twin
     sample = res.sample
-    settings = dict(
-        method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=False
-    )
+    settings = dict(settings=EstimatorSettings("ipcw", tau), curves=res.censoring_curves)
     fixed = _influence.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     plain = _brute_plain_phi(time, event, group, risk, res)
     km_term = inf.cells - fixed.cells
@@ -251,7 +246,7 @@ def test_kaplan_meier_term_is_the_derivative_through_the_fit(n_groups, censoring
     )
     sample = res.sample
     settings = dict(
-        method="ipcw", tau=tau, curves=res.censoring_curves, tied_tol=1e-8, strict=strict
+        settings=EstimatorSettings("ipcw", tau, strict=strict), curves=res.censoring_curves
     )
     fixed = _influence.influence(sample, res.pair_counts, censoring_estimated=False, **settings)
     km_term = res.influence.cells - fixed.cells
@@ -285,11 +280,8 @@ def test_censoring_reference_keeps_the_weights_fixed():
     fixed = _influence.influence(
         sample,
         res.pair_counts,
-        method="ipcw",
-        tau=3.0,
+        settings=EstimatorSettings("ipcw", 3.0),
         curves=res.censoring_curves,
-        tied_tol=1e-8,
-        strict=False,
         censoring_estimated=False,
     )
     # the moment engine's covariance: the same terms summed in another order
@@ -377,7 +369,7 @@ def test_jackknife_is_exact_for_the_naive_estimator():
     sample, _ = check_survival_inputs(time, event, group, risk)
     res = survfair.xci(time, event, group, risk, method="naive")
     inf = _influence.influence(
-        sample, res.pair_counts, method="naive", tau=None, curves=None, tied_tol=1e-8, strict=False
+        sample, res.pair_counts, settings=EstimatorSettings("naive"), curves=None
     )
     for k in [0, 5, 17, 33, 59]:
         keep = np.arange(60) != k
@@ -407,7 +399,7 @@ def test_jackknife_of_a_cell_left_without_pairs_is_undefined(seed):
     # what BCa reads (an analytic result keeps no contributions: its rows were written over them)
     assert not res.influence.has_jackknife
     jackknife = _influence.influence(
-        res.sample, res.pair_counts, curves=res.censoring_curves, **res.settings.pair_options
+        res.sample, res.pair_counts, curves=res.censoring_curves, settings=res.settings
     ).jackknife
     assert np.isnan(jackknife[n_a, 1])  # row k, cell (a, b)
     assert np.isfinite(jackknife[:n_a, 1]).all()  # deleting an a row leaves pairs in (a, b)
@@ -437,12 +429,9 @@ def test_bootstrap_replicate_equals_estimator_refitted_on_the_resample(censoring
     seed = np.random.SeedSequence(123)
     draws = _bootstrap.bootstrap(
         sample,
-        method="ipcw",
-        tau=tau,
+        settings=EstimatorSettings("ipcw", tau),
         censoring=censoring,
         fixed_curves=None,
-        tied_tol=1e-8,
-        strict=False,
         n_resamples=3,
         random_state=seed,
         progress=False,
@@ -754,11 +743,8 @@ def test_influence_does_not_depend_on_the_order_of_the_contributions():
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
     sample = res.sample
     settings = dict(
-        method="ipcw",
-        tau=3.0,
+        settings=EstimatorSettings("ipcw", 3.0),
         curves=res.censoring_curves,
-        tied_tol=1e-8,
-        strict=False,
         censoring_estimated=True,
     )
     _, _, in_time_order = count_pairs_and_contributions(

@@ -29,6 +29,7 @@ from .memory import require_memory
 from .parallel import joblib_jobs
 from .progress import progress_bar
 from .results import BootstrapDraws
+from .settings import EstimatorSettings
 from .validation import SurvivalSample, check_random_state
 
 __all__ = ["bootstrap", "warn_bootstrap_failures"]
@@ -263,12 +264,9 @@ def bootstrap(
     sample: SurvivalSample,
     risks: list[np.ndarray] | None = None,
     *,
-    method: str,
-    tau: float | None,
+    settings: EstimatorSettings,
     censoring: str | None,
     fixed_curves: CensoringCurves | None,
-    tied_tol: float,
-    strict: bool,
     n_resamples: int,
     random_state=None,
     n_jobs: int | None = None,
@@ -284,8 +282,8 @@ def bootstrap(
     risks : list of ndarray of shape (n_samples,), optional
         Several risk scores on the same people: every replicate resamples the same individuals
         for all of them (paired bootstrap).
-    method, tau, tied_tol, strict
-        Settings of the estimator.
+    settings : EstimatorSettings
+        Settings of the estimator (method, tau, tied_tol, strict).
     censoring : {"group", "pooled"} or None
         For IPCW, how K is refitted in each replicate; None keeps ``fixed_curves`` (used when a
         separate ``censoring_reference`` sample was given: that sample is not resampled).
@@ -309,6 +307,12 @@ def bootstrap(
     list of BootstrapDraws
         One per risk score.
     """
+    method, tau, tied_tol, strict = (
+        settings.method,
+        settings.tau,
+        settings.tied_tol,
+        settings.strict,
+    )
     import joblib
 
     risks = [sample.risk] if risks is None else list(risks)

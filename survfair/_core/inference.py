@@ -64,7 +64,7 @@ def with_inference(
     result = replace(
         result, sample=sample, refit_censoring=bool(refit_censoring), confidence_level=level
     )
-    settings = result.settings.pair_options
+    settings = result.settings
     if ci is None:
         return result
     curves = result.censoring_curves if result.method == "ipcw" else None
@@ -79,10 +79,7 @@ def with_inference(
                 censoring_estimated=bool(refit_censoring),
                 prepared=prepared,
                 n_jobs=kernel_threads(n_jobs),
-                method=settings["method"],
-                tau=settings["tau"],
-                strict=settings["strict"],
-                tied_tol=settings["tied_tol"],
+                settings=settings,
             )
         if inf is None:
             inf = influence(
@@ -93,7 +90,7 @@ def with_inference(
                 prepared=prepared,
                 contributions=contributions,
                 jackknife=False,
-                **settings,
+                settings=settings,
             )
         return replace(result, influence=inf, ci_method="analytic")
     draws = bootstrap(
@@ -105,7 +102,7 @@ def with_inference(
         n_jobs=n_jobs,
         progress=progress,
         stratify=stratify,
-        **settings,
+        settings=settings,
     )[0]
     warn_bootstrap_failures(draws, result.groups, stacklevel=4)
     jackknife = None
@@ -116,7 +113,7 @@ def with_inference(
             curves=curves,
             censoring_estimated=False,
             prepared=prepared,
-            **settings,
+            settings=settings,
         )
         jackknife = Jackknife(inf.jackknife, inf.jackknife_overall)
     return replace(
@@ -145,5 +142,5 @@ def influence_with_rows(result: XCIResult, *, jackknife: bool = False) -> Influe
         result.pair_counts,
         curves=curves,
         censoring_estimated=result.refit_censoring,
-        **result.settings.pair_options,
+        settings=result.settings,
     )

@@ -84,6 +84,7 @@ from .kernel import (
     later_member_arrays,
 )
 from .memory import require_memory
+from .settings import EstimatorSettings
 from .validation import SurvivalSample
 
 __all__ = [
@@ -691,11 +692,8 @@ def influence(
     sample: SurvivalSample,
     counts: PairCounts,
     *,
-    method: str,
-    tau: float | None,
+    settings: EstimatorSettings,
     curves: CensoringCurves | None,
-    tied_tol: float,
-    strict: bool,
     censoring_estimated: bool = False,
     prepared: PreparedPairs | None = None,
     contributions: IndividualContributions | None = None,
@@ -710,8 +708,10 @@ def influence(
     counts : PairCounts
         The point estimate's pair counts on ``sample`` (from
         :func:`survfair._xci.estimator.estimate_xci`).
-    method, tau, curves, tied_tol, strict
-        The settings of the point estimate; ``curves`` are the fitted censoring curves (IPCW).
+    settings : EstimatorSettings
+        The estimator's settings (method, tau, tied_tol, strict; its censoring is ``curves``).
+    curves : CensoringCurves or None
+        The fitted censoring curves (IPCW); None for the naive estimator.
     censoring_estimated : bool, default False
         True when ``curves`` are the Kaplan-Meier fits on ``sample`` itself (``xci`` without a
         ``censoring_reference``): the influence then includes the estimation of the weights.
@@ -747,6 +747,8 @@ def influence(
     more correlated receiver operating characteristic curves: a nonparametric approach.
     Biometrics 44(3), 837-845.
     """
+    method, tau, tied_tol = settings.method, settings.tau, settings.tied_tol
+    strict = settings.strict
     g = sample.n_groups
     if contributions is None:
         ipcw = method == "ipcw"

@@ -60,6 +60,7 @@ from .influence import (
 )
 from .kernel import PairCounts, PreparedPairs, ascending_applies, ascending_passes
 from .memory import require_memory
+from .settings import EstimatorSettings
 from .validation import SurvivalSample
 
 __all__ = ["MomentInfluence", "moments_apply", "moment_influence"]
@@ -306,22 +307,19 @@ def moment_influence(
     sample: SurvivalSample,
     counts: PairCounts,
     *,
-    method: str,
-    tau: float | None,
+    settings: EstimatorSettings,
     curves: CensoringCurves | None,
-    strict: bool,
     censoring_estimated: bool,
     prepared: PreparedPairs,
     n_jobs: int = 1,
-    tied_tol: float = 1e-8,
 ):
     """The analytic covariance of the cells and of the pooled C by the moment engine (see the
     module docstring): a :class:`MomentInfluence`, or None when the rows' own counts of DeLong's
     members disagree with the closed form (the caller then runs the row path).
 
     The same settings as :func:`survfair._core.influence.influence`; ``prepared`` from the point
-    estimate (ascending time order). ``tied_tol`` is the point estimate's (already in
-    ``prepared``; kept for recomputing the rows)."""
+    estimate (ascending time order; its ``tied_tol`` is the settings')."""
+    method, tau, strict = settings.method, settings.tau, settings.strict
     g, prep = sample.n_groups, prepared
     n = prep.time.shape[0]
     per_row = (
@@ -393,14 +391,7 @@ def moment_influence(
     source = (
         sample,
         counts,
-        dict(
-            method=method,
-            tau=tau,
-            curves=curves,
-            strict=strict,
-            tied_tol=tied_tol,
-            censoring_estimated=censoring_estimated,
-        ),
+        dict(settings=settings, curves=curves, censoring_estimated=censoring_estimated),
     )
     return _assembled(moments, g, width, compact, defined, total_den, source)
 

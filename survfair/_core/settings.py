@@ -107,8 +107,8 @@ class EstimatorSettings:
 
     @property
     def pair_options(self) -> dict:
-        """Keyword arguments of the pair-count kernel and the inference: method, tau, tied_tol,
-        strict."""
+        """method, tau, tied_tol and strict as keyword arguments (for your own calls; survfair's
+        inference takes the settings object itself)."""
         return {
             "method": self.method,
             "tau": self.tau,

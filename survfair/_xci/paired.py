@@ -637,7 +637,7 @@ def compare_xci(
             n_jobs=n_jobs,
             progress=progress,
             stratify=stratify,
-            **result_1.settings.pair_options,
+            settings=result_1.settings,
         )
         warn_bootstrap_failures(draws_1, groups)
         warn_bootstrap_failures(draws_2, groups)
