@@ -20,6 +20,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import matplotlib  # a dependency of survfair: always there
 import numpy as np
 import pandas as pd
 import pytest
@@ -28,7 +29,6 @@ import survfair as sf
 from survfair import mitigate, plotting, simulate
 from survfair._core.validation import NOT_GIVEN, OptionTable
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 

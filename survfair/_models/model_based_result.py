@@ -45,6 +45,22 @@ def _coefficients(method: str, coefficients, weights) -> np.ndarray:
     return np.atleast_2d(np.asarray(coefficients, dtype=float))
 
 
+#: The leading columns of :meth:`ModelBasedResult.summaries` (every pair's observed, model-based
+#: and excess value, the excess's interval and p-value), what the report and the CLI show of it.
+SUMMARY_COLUMNS = (
+    "summary",
+    "a",
+    "b",
+    "observed",
+    "model_based",
+    "excess",
+    "se",
+    "ci_low",
+    "ci_high",
+    "p_value",
+)
+
+
 @frozen_result
 class ModelBasedResult:
     """Observed xCI (or xAUC), the model-based reference and the excess, per cell, with inference.
@@ -387,20 +403,7 @@ class ModelBasedResult:
                     keys.append((kind, a, b))
                     weights.append(self._pair_weights(kind, a, b))
         labels = label_array(self.groups)
-        columns = [
-            "summary",
-            "a",
-            "b",
-            "observed",
-            "model_based",
-            "excess",
-            "se",
-            "ci_low",
-            "ci_high",
-            "p_value",
-            "observed_se",
-            "model_based_se",
-        ]
+        columns = [*SUMMARY_COLUMNS, "observed_se", "model_based_se"]
         if not keys:
             return pd.DataFrame(columns=columns)
         w = np.array(weights)

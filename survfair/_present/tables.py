@@ -21,6 +21,7 @@ from .._core.intervals import NO_VARIANCE_SE
 from .._core.results import XCIResult
 from .._core.validation import argument_name
 from .._models.comparison import ModelComparison
+from .._models.model_based_result import SUMMARY_COLUMNS
 from .._xci.summaries import min_xci, overall_c, utility
 from .findings.horizons import HorizonFindings
 from .findings.ranking import EXCESS_VALUES, Findings, joint_tests, largest_delta, pair_row
@@ -494,18 +495,7 @@ def comparison_table(comparison: ModelComparison, found: Mapping[str, Findings])
 
 
 #: columns a model-based reference's tidy frame must have (``model_based=`` of :func:`write_report`)
-MODEL_BASED_COLUMNS = (
-    "summary",
-    "a",
-    "b",
-    "observed",
-    "model_based",
-    "excess",
-    "se",
-    "ci_low",
-    "ci_high",
-    "p_value",
-)
+MODEL_BASED_COLUMNS = SUMMARY_COLUMNS
 
 
 def model_based_frame(reference: Any, name: str = "model_based") -> pd.DataFrame:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._core.multiplicity import adjust_p_values
 from .._models.model_based import model_based_xci
-from .._models.model_based_result import ModelBasedResult
+from .._models.model_based_result import SUMMARY_COLUMNS, ModelBasedResult
 from ._binary import library_notes
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument, risk_columns
@@ -122,20 +122,7 @@ def excess_text(reference: ModelBasedResult, adjust: str = "holm") -> str:
     """The excess table of the text output: observed, model-based and excess per pair (four
     decimals), the excess's p-value and its adjusted p-value (``adjust`` within each family, as the
     findings adjust it)."""
-    table = reference.summaries()[
-        [
-            "summary",
-            "a",
-            "b",
-            "observed",
-            "model_based",
-            "excess",
-            "se",
-            "ci_low",
-            "ci_high",
-            "p_value",
-        ]
-    ]
+    table = reference.summaries()[list(SUMMARY_COLUMNS)]
     shown = table.copy()
     shown["p_adjusted"] = np.nan
     for _, part in shown.groupby("summary", sort=False):
