@@ -198,15 +198,20 @@ def horizons_html(result: Any) -> str:
 
 
 def table_html(name: str, settings: str, frame: Any, max_rows: int = 30) -> str:
-    """HTML of a result that is a table at heart (calibration): a title line and the first
-    ``max_rows`` rows."""
-    shown = frame.head(max_rows).to_html(float_format=lambda v: f"{v:.4f}", na_rep="–", border=0)
+    """HTML of a result that is a table at heart: a title line and the first ``max_rows`` rows
+    (p-values as a reader reads them: ``< 0.001``, two significant digits), in a box that scrolls
+    sideways when the table is wide."""
+    shown = frame.head(max_rows).copy()
+    for column in shown.columns:
+        if str(column) == "p_value" or str(column).endswith(("_p_value", "p_adjusted")):
+            shown[column] = [p_value_text(v) for v in shown[column]]
+    table = shown.to_html(float_format=lambda v: f"{v:.4f}", na_rep="–", border=0)
     more = (
         f"<p><small>{len(frame) - max_rows} more rows: .to_frame()</small></p>"
         if len(frame) > max_rows
         else ""
     )
-    return _box(name, settings, f"{shown}{more}")
+    return _box(name, settings, f'<div class="scroll">{table}</div>{more}')
 
 
 #: the calibration statistics a notebook shows per horizon (the report's table without E90 and the
@@ -282,24 +287,14 @@ def paired_html(result: Any) -> str:
 
 
 def result_html(result: Any) -> str:
-    """HTML of any other result: its class and the settings of its first repr line, then the
-    first rows of :meth:`to_frame` (p-values as a reader reads them: ``< 0.001``, two
-    significant digits), in a box that scrolls sideways when the table is wide."""
+    """HTML of any other result: its class and the settings of its first repr line, then
+    :meth:`to_frame` as :func:`table_html` shows a table."""
     name = type(result).__name__
     first = repr(result).split("\n", 1)[0]
     settings = first[len(name) :] if first.startswith(name) else first
     if settings.startswith("(") and settings.endswith(")"):
         settings = settings[1:-1]
-    frame = result.to_frame()
-    shown = frame.head(30).copy()
-    for column in shown.columns:
-        if str(column) == "p_value" or str(column).endswith(("_p_value", "p_adjusted")):
-            shown[column] = [p_value_text(v) for v in shown[column]]
-    table = shown.to_html(float_format=lambda v: f"{v:.4f}", na_rep="–", border=0)
-    more = (
-        f"<p><small>{len(frame) - 30} more rows: .to_frame()</small></p>" if len(frame) > 30 else ""
-    )
-    return _box(name, settings.strip(" :"), f'<div class="scroll">{table}</div>{more}')
+    return table_html(name, settings.strip(" :"), result.to_frame())
 
 
 for _cls, _render in (
