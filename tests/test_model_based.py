@@ -215,7 +215,7 @@ def test_invariances(seed, n_groups):
     risk = rng.integers(0, 6, n).astype(float)
     event = rng.random(n) < 0.7
     time = rng.uniform(0, times[-1], n)
-    kw = dict(survival=survival, times=times, tau=times[-2], method="naive", ci=None)
+    kw = dict(survival=survival, times=times, tau=times[-2], method="naive", ci=None, reference_check="flag")
     base = survfair.model_based_xci(time, event, labels, risk, **kw)
     shifted = survfair.model_based_xci(time, event, labels, np.exp(risk / 3) + 2, **kw)
     np.testing.assert_allclose(
@@ -241,7 +241,10 @@ def oracle_cohort(score="with_group", n=1500, seed=0):
         score=score,
     )
     cohort = design.draw(n, random_state=seed)
-    return design, cohort
+    # the true risk: the linear predictor plus the group's log baseline hazard, (1/scale)^1.5 (the
+    # design's "risk" column leaves the baseline out, so it is not the curves' own ranking)
+    scale = np.where(cohort["group"] == "old", 2.0, 15.0)
+    return design, cohort.assign(true_risk=cohort["risk"] - 1.5 * np.log(scale))
 
 
 def test_oracle_true_model_has_no_excess():
@@ -253,7 +256,7 @@ def test_oracle_true_model_has_no_excess():
         "time",
         "event",
         "group",
-        "risk",
+        "true_risk",
         data=cohort,
         survival=true_curves(design, cohort, grid),
         times=grid,
@@ -303,9 +306,9 @@ def test_influence_se_matches_bootstrap():
     design, cohort = oracle_cohort(n=600, seed=3)
     grid = np.linspace(0.05, 40.0, 400)
     kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
-    analytic = survfair.model_based_xci("time", "event", "group", "risk", **kw)
+    analytic = survfair.model_based_xci("time", "event", "group", "true_risk", **kw)
     boot = survfair.model_based_xci(
-        "time", "event", "group", "risk", ci="bootstrap", n_resamples=400, random_state=0, **kw
+        "time", "event", "group", "true_risk", ci="bootstrap", n_resamples=400, random_state=0, **kw
     )
     for summary in (survfair.excess_delta_between, survfair.excess_delta_within):
         a, b = summary(analytic, "old", "young").se, summary(boot, "old", "young").se
@@ -320,7 +323,7 @@ def test_result_object():
         "time",
         "event",
         "group",
-        "risk",
+        "true_risk",
         data=cohort,
         survival=true_curves(design, cohort, grid),
         times=grid,
@@ -340,6 +343,7 @@ def test_result_object():
         "ci_high",
         "p_value",
         "monte_carlo_se",
+        "reference_agreement",
     ]
     assert len(frame) == 4
     np.testing.assert_allclose(frame["excess"], frame["observed"] - frame["model_based"])
@@ -409,7 +413,7 @@ def test_groups_subset_keeps_predictions_aligned():
     group = rng.choice(["a", "b", "c"], size=n)
     risk = rng.normal(size=n)
     time, event = rng.uniform(0, times[-1], n), rng.random(n) < 0.8
-    kw = dict(times=times, tau=times[-1], method="naive", ci=None)
+    kw = dict(times=times, tau=times[-1], method="naive", ci=None, reference_check="flag")
     with pytest.warns(survfair.ExcludedRowsWarning):
         sub = survfair.model_based_xci(
             time, event, group, risk, survival=survival, groups=["c", "a"], **kw
@@ -508,18 +512,18 @@ def test_cluster_rows_are_summed_within_clusters():
     design, cohort = oracle_cohort(n=400, seed=4)
     grid = np.linspace(0.05, 40.0, 100)
     kw = dict(data=cohort, survival=true_curves(design, cohort, grid), times=grid, tau=15.0)
-    plain = survfair.model_based_xci("time", "event", "group", "risk", **kw)
+    plain = survfair.model_based_xci("time", "event", "group", "true_risk", **kw)
     singletons = survfair.model_based_xci(
-        "time", "event", "group", "risk", cluster=np.arange(400), **kw
+        "time", "event", "group", "true_risk", cluster=np.arange(400), **kw
     )
     np.testing.assert_allclose(singletons.se().to_numpy(), plain.se().to_numpy(), rtol=1e-10)
     pairs = survfair.model_based_xci(
-        "time", "event", "group", "risk", cluster=np.arange(400) // 2, **kw
+        "time", "event", "group", "true_risk", cluster=np.arange(400) // 2, **kw
     )
     assert pairs.influence.shape[0] == 200 == pairs.observed_influence.shape[0]
     with pytest.raises(ValueError, match="does not support cluster"):
         survfair.model_based_xci(
-            "time", "event", "group", "risk", cluster=np.arange(400), ci="bootstrap", **kw
+            "time", "event", "group", "true_risk", cluster=np.arange(400), ci="bootstrap", **kw
         )
 
 
@@ -612,7 +616,7 @@ def test_result_is_deeply_frozen_and_pickles():
         "time",
         "event",
         "group",
-        "risk",
+        "true_risk",
         data=cohort,
         survival=true_curves(design, cohort, grid),
         times=grid,
@@ -643,7 +647,7 @@ def test_row_order_does_not_matter(seed):
     time, event = rng.uniform(0.5, times[-1], n), rng.random(n) < 0.8
     perm = rng.permutation(n)
     for extra in (dict(survival=survival, times=times), dict(linear_predictor=risk / 2)):
-        kw = dict(tau=times[-1], method="naive")
+        kw = dict(tau=times[-1], method="naive", reference_check="flag")
         one = survfair.model_based_xci(time, event, group, risk, **extra, **kw)
         shuffled = {
             k: (v[perm] if k in ("survival", "linear_predictor") else v) for k, v in extra.items()

@@ -40,6 +40,7 @@ from .._core.validation import (
     real,
     warn_excluded_rows,
 )
+from .model_based_checks import check_reference_agreement, reference_agreement
 from .model_based_engine import (
     PH_EXACT_MAX_ROWS,
     cells_from_contributions,
@@ -289,6 +290,7 @@ _OPTIONS = OptionTable(
     tied_tol=TIED_TOL,
     reference_method=one_of(*_REFERENCE_METHODS),
     monte_carlo_se=real(low=0, closed="neither"),
+    reference_check=one_of("refuse", "flag"),
     ci=one_of("analytic", "bootstrap", None),
     confidence_level=CONFIDENCE_LEVEL,
     n_resamples=N_RESAMPLES,
@@ -317,6 +319,7 @@ def model_based_xci(
     cluster: Any = None,
     reference_method: str = "auto",
     monte_carlo_se: float = 0.002,
+    reference_check: str = "refuse",
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
@@ -373,6 +376,15 @@ def model_based_xci(
         Monte-Carlo standard error is below ``monte_carlo_se`` (at most 2,000 draws).
     monte_carlo_se : float, default=0.002
         Target Monte-Carlo standard error of every cell.
+    reference_check : {"refuse", "flag"}, default="refuse"
+        The reference separates what the groups' risks imply from what the model adds only when
+        ``risk`` is the ranking of the predictions it is built from (against other predictions the
+        excess is near 0 whatever the score does). Its agreement with them
+        (:attr:`ModelBasedResult.reference_agreement`: per cell, the share of pairs the score
+        orders as the predicted risk at tau does) is always measured. ``"refuse"`` raises below
+        0.75 in a cell; ``"flag"`` keeps the result (to study the formula on any score). Below 0.9
+        the result is flagged (``reference_consistent`` False) and :func:`findings` does not
+        attribute an asymmetry to the groups' risks.
     ci : {"analytic", "bootstrap", None}, default="analytic"
         ``"analytic"``: influence rows of the observed and the model-based cells of the same
         individuals, so the standard error of a difference accounts for both. ``"bootstrap"``:
@@ -396,7 +408,9 @@ def model_based_xci(
         column name without ``data``), and as :func:`xci`.
     InvalidParameterError (a ValueError)
         If not exactly one of ``survival``, ``model``, ``linear_predictor`` is given;
-        ``ci="bootstrap"`` with ``cluster``; predictions with
+        ``ci="bootstrap"`` with ``cluster``; a ``risk`` that does not rank people as the
+        predictions do (agreement below 0.75 in a cell, ``reference_check="refuse"``); predictions
+        with
         the wrong shape, a number of rows other than the inputs', an index other than theirs, NaN /
         infinite values, survival outside [0, 1] or rising (naming the rows); a grid that is not
         strictly increasing; ``tau`` (or, with ``tau=None``, the last event time) beyond the grid or
@@ -446,8 +460,9 @@ def model_based_xci(
 
     Examples
     --------
-    Two groups with very different baseline hazards, scored by the true linear predictor (a perfect
-    model): the observed Δbetween is large, the excess is not.
+    Two groups with very different baseline hazards, scored by the true risk (the linear predictor
+    plus the group's log baseline hazard: a perfect model, whose own curves are the reference): the
+    observed Δbetween is large, the excess is not.
 
     >>> import numpy as np, survfair
     >>> rng = np.random.default_rng(0)
@@ -458,12 +473,13 @@ def model_based_xci(
     >>> t = scale * rng.exponential(size=n) * np.exp(-lp)
     >>> grid = np.linspace(0.5, 30, 60)
     >>> curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves,
+    >>> risk = lp - np.log(scale)  # the hazard is exp(lp) / scale
+    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, risk, survival=curves,
     ...                                times=grid, tau=30.0)
     >>> table = res.summaries().set_index(["summary", "a", "b"]).round(2)
     >>> table.loc[("delta_between", "old", "young"),
     ...           ["observed", "model_based", "excess", "p_value"]].tolist()
-    [-0.24, -0.27, 0.03, 0.41]
+    [0.81, 0.8, 0.01, 0.5]
     """
     options = _OPTIONS.check(locals())
     settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, False)
@@ -590,6 +606,15 @@ def model_based_xci(
         source, sample, tau_ref, tau_given, settings.tied_tol, reference_method, target_se, rng
     )
     _warn_monte_carlo(mc_se, target_se)
+    agreement = reference_agreement(
+        sample.risk,
+        sample.group_codes,
+        sample.n_groups,
+        _reference_risk(source, tau_ref),
+        settings.tied_tol,
+    )
+    if reference_check == "refuse":
+        check_reference_agreement(agreement, sample.groups, _SOURCE_WORDS[given[0]])
     numerator, denominator = cells_from_contributions(parts, sample.group_codes, sample.n_groups)
     fields = dict(
         groups=sample.groups,
@@ -601,6 +626,7 @@ def model_based_xci(
         confidence_level=level,
         monte_carlo_se=mc_se,
         n_draws=draws,
+        reference_agreement=agreement,
     )
     if ci == "analytic":
         rows = influence_rows(parts, sample.group_codes, sample.n_groups)
@@ -626,6 +652,29 @@ def model_based_xci(
         )
         return ModelBasedResult(**fields, replicates=replicates, ci_method="bootstrap")
     return ModelBasedResult(**fields)
+
+
+#: How each source of predictions is named when the score does not follow it.
+_SOURCE_WORDS = {
+    "survival": "survival=",
+    "model": "model= on X=",
+    "linear_predictor": "linear_predictor=",
+}
+
+
+def _reference_risk(source: _Source, tau: float) -> np.ndarray:
+    """What orders people by the reference's predicted risk at tau: -S_i(tau) of curves on a grid
+    (linear between grid times, as :func:`grid_terms` reads them; S itself, not 1 - S, so that
+    risks near 1 keep their order), the linear predictor of a PH model (the same order at every
+    tau)."""
+    if source.kind == "ph":
+        return source.lp
+    times, survival = source.times, source.survival
+    high = min(int(np.searchsorted(times, tau, side="left")), times.size - 1)
+    t_low = times[high - 1] if high > 0 else 0.0
+    s_low = survival[:, high - 1] if high > 0 else np.ones(survival.shape[0])
+    share = 1.0 if times[high] == t_low else (tau - t_low) / (times[high] - t_low)
+    return -(s_low + share * (survival[:, high] - s_low))
 
 
 def _warn_monte_carlo(mc_se, target_se) -> None:
@@ -820,6 +869,8 @@ def model_based_xauc(
     )
     numerator, denominator = cells_from_contributions(parts, codes, g)
     rows = influence_rows(parts, codes, g)
+    agreement = reference_agreement(sample.risk, codes, g, p, observed.tied_tol)
+    check_reference_agreement(agreement, sample.groups, "probability=")
     return ModelBasedResult(
         groups=sample.groups,
         observed=observed,
@@ -831,6 +882,7 @@ def model_based_xauc(
         influence=rows,
         observed_influence=_xauc_rows(observed, sample),
         ci_method="analytic",
+        reference_agreement=agreement,
     )
 
 

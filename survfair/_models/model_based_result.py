@@ -98,6 +98,13 @@ class ModelBasedResult:
     replicates : ndarray of shape (n_resamples, 2, G, G) or None
         Stratified bootstrap replicates of (observed, model-based) (``ci="bootstrap"``).
     ci_method : {"analytic", "bootstrap"} or None
+    reference_agreement : ndarray of shape (G, G) or None
+        Per cell (a, b), the share of pairs (i in a, j in b) that the score orders as the
+        reference's predicted risk at tau orders them (i at higher predicted risk), among the pairs
+        tied in neither: 1.0 when the score is the ranking of the predictions (the model's own
+        reference). :func:`survfair.model_based_xci` refuses a reference below 0.75 in a cell;
+        below 0.9 (:attr:`reference_consistent` False) the findings do not attribute the
+        asymmetry to the groups' risks.
 
     See Also
     --------
@@ -118,6 +125,21 @@ class ModelBasedResult:
     n_draws: int | None = None
     replicates: np.ndarray | None = field(repr=False, default=None)
     ci_method: str | None = None
+    reference_agreement: np.ndarray | None = field(repr=False, default=None)
+
+    @property
+    def reference_consistent(self) -> bool | None:
+        """Whether the score ranks people as the reference's predictions do: every defined cell of
+        :attr:`reference_agreement` is at least 0.9. Only then does the excess separate what the
+        groups' risks imply from what the model adds; the findings never read "no excess" on a
+        reference that is not. None when the agreement was not measured."""
+        from .model_based_checks import CONSISTENT_AGREEMENT
+
+        if self.reference_agreement is None:
+            return None
+        agreement = np.asarray(self.reference_agreement, dtype=float)
+        defined = agreement[np.isfinite(agreement)]
+        return bool((defined >= CONSISTENT_AGREEMENT).all())
 
     # -- values -----------------------------------------------------------------------------
     @property
@@ -431,7 +453,8 @@ class ModelBasedResult:
     # -- export ---------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """Long format, one row per cell (a, b): observed, observed_se, model_based, model_based_se,
-        excess, excess_se, ci_low, ci_high, p_value (of the excess), monte_carlo_se."""
+        excess, excess_se, ci_low, ci_high, p_value (of the excess), monte_carlo_se,
+        reference_agreement (see the attribute)."""
         g = len(self.groups)
         a, b = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
         labels = label_array(self.groups)
@@ -458,6 +481,11 @@ class ModelBasedResult:
                 "ci_high": high,
                 "p_value": p,
                 "monte_carlo_se": mc,
+                "reference_agreement": (
+                    np.asarray(self.reference_agreement, dtype=float).ravel()
+                    if self.reference_agreement is not None
+                    else np.full(g * g, np.nan)
+                ),
             }
         )
 
@@ -482,6 +510,7 @@ class ModelBasedResult:
                 "confidence_level": self.confidence_level,
                 "ci_method": self.ci_method,
                 "n_draws": self.n_draws,
+                "reference_consistent": self.reference_consistent,
                 "observed": self.observed.to_dict(),
                 "cells": records(self.to_frame()),
                 "summaries": records(self.summaries()),
@@ -573,7 +602,8 @@ def excess_delta_between(result: ModelBasedResult, a: Any, b: Any):
     >>> t = scale * rng.exponential(size=n) * np.exp(-lp)
     >>> grid = np.linspace(0.5, 30, 60)
     >>> curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])  # the true model
-    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, lp, survival=curves,
+    >>> risk = lp - np.log(scale)  # the true risk: the hazard is exp(lp) / scale
+    >>> res = survfair.model_based_xci(t, np.ones(n, bool), group, risk, survival=curves,
     ...                                times=grid, tau=30.0)
     >>> est = survfair.excess_delta_between(res, "old", "young")
     >>> bool(abs(survfair.delta_between(res.observed, "old", "young").value) > 0.2), bool(
