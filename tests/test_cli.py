@@ -93,12 +93,9 @@ def test_csv_audit_table(csv_file, capsys):
     )
     assert code == 0
     out = capsys.readouterr().out
-    # the pair as the findings name it (favoured group first): "M vs F" and "delta_between M F"
-    assert (
-        "risk = score" in out
-        and "Largest cross-group asymmetry, M vs F" in out
-        and "delta_between M F" in out
-    )
+    # one orientation (issue 41): the pair (a, b) with a before b in the group order, signed a - b
+    assert "risk = score" in out and "Largest cross-group asymmetry" in out
+    assert "delta_between F M" in out and "delta_between M F" not in out
 
 
 def test_csv_audit_json_intersection(csv_file, tmp_path):
@@ -1952,8 +1949,8 @@ def test_horizon_text_has_the_unit_differences_and_findings(csv_file, capsys):
     curve = survfair.xauc_t("t", "e", "sex", "score", [5.0, 10.0], data=frame)
     expected = curve.pairwise_deltas().iloc[3]
     assert (
-        f"{abs(expected['value']):.4f}" in deltas.splitlines()[5]
-    )  # oriented: favoured group first
+        f"{expected['value']:.4f}" in deltas.splitlines()[5]
+    )  # one orientation: a before b in the group order, signed a - b
 
 
 def test_mitigate_audits_a_subset_of_groups(tmp_path, capsys):
@@ -2291,8 +2288,10 @@ def test_calibration_of_each_risk_column(calibration_csv, tmp_path, capsys):
     assert "or one per --horizon for each of the 2 --risk columns (2)" in capsys.readouterr().err
 
 
-def test_the_text_tables_orient_pairs_as_the_findings(csv_file, capsys):
-    """Issue 32.4: the findings said Δbetween(M, F) = +x while the table printed F M -x."""
+def test_the_text_tables_orient_pairs_in_the_group_order(csv_file, capsys):
+    """Issue 41: one orientation everywhere, (a, b) with a before b in the group order and the
+    sign of a - b (issue 32.4 had flipped pairs to make them positive, so one pair read (M, F)
+    in one table and (F, M) in the next)."""
     path, _ = csv_file
     assert (
         main(
@@ -2321,7 +2320,8 @@ def test_the_text_tables_orient_pairs_as_the_findings(csv_file, capsys):
         for line in table.splitlines()[2:]
         if line.split()[:1] in (["delta_between"], ["delta_within"])
     ]
-    assert rows and all(float(row[3]) >= 0 for row in rows)
+    assert rows and all(row[1:3] == ["A", "B"] for row in rows)
+    assert any(float(row[3]) < 0 for row in rows)  # a negative difference is not flipped
 
 
 @pytest.fixture

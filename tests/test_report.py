@@ -99,8 +99,8 @@ def test_html_report_contains_everything(result, tmp_path):
     assert f"<td>{100 * result.matrix.loc['F', 'M']:.1f}%" in text
     delta = sf.delta_between(result, "F", "M")
     assert (
-        f"<td>{100 * abs(delta.value):+.1f} pts</td>" in text
-    )  # oriented as the findings: favoured group first
+        f"<td>{100 * delta.value:+.1f} pts</td>" in text
+    )  # one orientation: (a, b) in the group order, signed a - b
     assert f"<td>{100 * result.overall:.1f}%</td>" in text
     assert "70.2000" not in text and "confidence_level" not in text and "ci_method" not in text
     assert f"<td>{sf.__version__}</td>" in text and "<th class=label>confidence level</th>" in text
@@ -319,11 +319,11 @@ def test_binary_report_html(binary, tmp_path):
         f"<td>{100 * binary.matrix.loc['M', 'F']:.1f}%</td><td>[{100 * low.loc['M', 'F']:.1f}%, "
         f"{100 * high.loc['M', 'F']:.1f}%]</td>"
     ) in text
-    delta = sf.delta_between(
-        binary, "M", "F"
-    )  # M is favoured: the findings and the tables say (M, F)
-    assert delta.value > 0 and "Δbetween (F, M)" not in text
-    row = re.search(r"<th class=label>Δbetween \(M, F\)</th>(.*?)</tr>", text).group(1)
+    # M is favoured, yet every table says (F, M), the group order, with the sign of F - M
+    assert list(binary.groups) == ["F", "M"]
+    delta = sf.delta_between(binary, "F", "M")
+    assert delta.value < 0 and "Δbetween (M, F)" not in text
+    row = re.search(r"<th class=label>Δbetween \(F, M\)</th>(.*?)</tr>", text).group(1)
     cells = re.findall(r"<td>([^<]*)</td>", row)
     assert cells[:2] == [
         f"{100 * delta.value:+.1f} pts",
@@ -352,7 +352,7 @@ def test_binary_report_markdown(binary, tmp_path):
         "## Appendix: pair counts",
     ):
         assert heading in text
-    assert "Δbetween (M, F)" in text and "Kallus & Zhou 2019" in text
+    assert "Δbetween (F, M)" in text and "Kallus & Zhou 2019" in text  # the group order
     assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == [
         f"binary_files/figure_{k}.png" for k in (1, 2, 3)
     ]
@@ -589,15 +589,15 @@ def test_models_side_by_side_mark_flagged_rows(sample, tmp_path):
     )
     verdict = _section(text, "Verdict")
     label = survfair_label(out.results["one"], "delta_between")
-    assert verdict.count(f"{label} +") == 2 and verdict.count(" †</td>") >= 4
+    assert len(re.findall(re.escape(label) + " [+-]", verdict)) == 2
+    assert verdict.count(" †</td>") >= 4
 
 
 def survfair_label(result, summary):
-    """The label of the pair a differences table shows: the favoured group first (as the
-    findings)."""
+    """The label of the pair a differences table shows: (a, b) with a before b in the group
+    order, whatever the sign."""
     row = sf.pairwise_deltas(result).query("summary == @summary").iloc[0]
-    a, b = (row["a"], row["b"]) if row["value"] >= 0 else (row["b"], row["a"])
-    return f"{'Δbetween' if summary == 'delta_between' else 'Δwithin'} ({a}, {b})"
+    return f"{'Δbetween' if summary == 'delta_between' else 'Δwithin'} ({row['a']}, {row['b']})"
 
 
 # -- issue 32: the verdict first, one orientation, several calibrations, phones --------------------
@@ -683,10 +683,8 @@ def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
         "excess Δbetween",
     ]
     assert "O/E at t = 5" in head and "slope at t = 3" in head
-    # the excess of the pair as the verdict orients it: favoured group first, sign follows the swap
-    d = sf.pairwise_deltas(out.results["lp"]).query("summary == 'delta_between'").iloc[0]
-    sign = 1 if d["value"] >= 0 else -1
-    assert f"<td>{100 * sign * 0.02:+.1f} pts [" in verdict
+    # the excess of the pair in the group order (a before b), as the stub gives it
+    assert f"<td>{100 * 0.02:+.1f} pts [" in verdict
     oe = calibrations["noise"].summary(3.0)["oe_ratio"]
     assert html.escape(" · ".join(f"{g} {v:.2f}" for g, v in oe.items())) in verdict
     sentences = re.findall(
@@ -714,17 +712,19 @@ def test_verdict_opens_the_report_with_excess_and_calibration(tmp_path):
         write_report(out, tmp_path / "bad.html", calibration={"lp": out})
 
 
-def test_every_table_orients_pairs_as_the_findings(binary, tmp_path):
-    """Issue 32.4: the findings said Δbetween(M, F) = +x while the table showed (F, M) −x."""
-    found = sf.findings(binary)
-    largest = found.sentences[1]
-    assert "Δbetween(M, F) = +" in largest
+def test_every_table_orients_pairs_in_the_group_order(binary, tmp_path):
+    """Issue 32.4: the findings said Δbetween(M, F) = +x while the table showed (F, M) −x; issue 41:
+    one orientation, (a, b) with a before b in the group order and the sign of a − b, whatever the
+    sign (M is favoured here, the tables still say (F, M) with a negative value)."""
+    assert list(binary.groups) == ["F", "M"]
+    value = 100 * sf.delta_between(binary, "F", "M").value
+    assert value < 0
     for suffix in (".html", ".md"):
         text = write_report(binary, tmp_path / f"o{suffix}", default_figures=False).read_text(
             encoding="utf-8"
         )
-        assert "Δbetween (M, F)" in text and "Δbetween (F, M)" not in text and "pts" in text
-        assert not re.search(r"Δbetween \(M, F\)[ †|<>/a-z=\\]*-\d", text)  # never a negative value
+        assert "Δbetween (F, M)" in text and "Δbetween (M, F)" not in text
+        assert f"Δbetween (F, M) {value:+.1f} pts" in text
 
 
 def test_tables_scroll_inside_their_box(result, tmp_path):
@@ -760,20 +760,23 @@ def test_report_fits_a_phone_and_a_screen(result, tmp_path, width):
         )  # the verdict is wider than a phone: it scrolls in its box
 
 
-def test_forest_of_a_comparison_orients_pairs_as_the_first_model(sample):
-    from survfair._present.tables import oriented_forest_table
-
-    out = sf.compare("time", "event", "group", {"one": "risk", "two": "time"}, data=sample, tau=1.5)
-    table = oriented_forest_table(out)
-    d = out.table.loc["one", "delta_between[F,M]"]
-    name = "delta_between[F,M]" if d >= 0 else "delta_between[M,F]"
-    assert table.loc["one", name] == pytest.approx(abs(d))
-    assert table.loc["two", name] == pytest.approx(
-        out.table.loc["two", "delta_between[F,M]"] * (1 if d >= 0 else -1)
-    )
-    assert (table[f"{name}_ci_low"] <= table[name]).all() and (
-        table[name] <= table[f"{name}_ci_high"]
-    ).all()
+def test_several_models_show_one_orientation_per_pair(sample, tmp_path):
+    """Issue 41: a pair is (a, b) with a before b in the group order, with the sign of a - b, in
+    the verdict table, the verdict sentences and the side-by-side table of every model, even
+    when the models' asymmetries have opposite signs."""
+    shifted = sample["risk"] + np.where(sample["group"] == "F", -1.0, 1.0)
+    other = sample["risk"] + np.where(sample["group"] == "F", 1.0, -1.0)
+    data = sample.assign(one=shifted, two=other)
+    out = sf.compare("time", "event", "group", {"one": "one", "two": "two"}, data=data, tau=1.5)
+    signs = {np.sign(out.table.loc[m, "delta_between[F,M]"]) for m in ("one", "two")}
+    assert signs == {-1.0, 1.0}  # the models disagree: a flip would show both orientations
+    text = write_report(out, tmp_path / "o.html", default_figures=False).read_text(encoding="utf-8")
+    verdict = _section(text, "Verdict")
+    assert "Δbetween (M, F)" not in verdict and "Δbetween(M, F)" not in html.unescape(verdict)
+    for model in ("one", "two"):
+        value = 100 * out.table.loc[model, "delta_between[F,M]"]
+        assert f"Δbetween (F, M) {value:+.1f} pts" in verdict
+        assert f"Δbetween(F, M) = {value:+.1f} points" in html.unescape(verdict)
 
 
 def test_a_named_calibration_of_one_result_keeps_its_name(tmp_path):

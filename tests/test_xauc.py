@@ -514,8 +514,8 @@ def test_cli_binary_report_and_horizon_table():
     assert f"{res.matrix.loc['a', 'b']:.3f}" in text and "Balanced xAUC" in text
     estimate = survfair.delta_between(res, "b", "c")
     assert (
-        f"{abs(estimate.value):.4f}" in text
-    )  # every pair's ΔxAUC is printed (favoured group first)
+        f"{estimate.value:.4f}" in text
+    )  # every pair's ΔxAUC is printed, (a, b) in the group order, signed a - b
     assert json.loads(
         run_binary_audit(
             _parser().parse_args(

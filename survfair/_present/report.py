@@ -23,7 +23,7 @@ from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c
 from .findings.calibration import calibration_findings
 from .findings.horizons import horizon_findings
-from .findings.ranking import Findings, findings, largest_delta
+from .findings.ranking import Findings, findings
 from .format import number, percent
 from .html import html_page
 from .markdown import markdown_page
@@ -43,9 +43,9 @@ from .tables import (
     horizon_delta_table,
     horizon_table,
     is_model_based,
+    largest_between,
     matrix_table,
     model_based_frame,
-    oriented_forest_table,
     pp,
     provenance_table,
     settings_table,
@@ -180,20 +180,20 @@ def _verdict_sentence(
     model_based: Any = None,
     calibration: CalibrationResult | None = None,
 ) -> str:
-    """One sentence per model: the largest asymmetry (favoured group first) and whether the data
-    show it, the worst cell, the excess over the model-based reference and
+    """One sentence per model: the largest asymmetry ((a, b) in the group order, signed a − b)
+    and whether the data show it, the worst cell, the excess over the model-based reference and
     calibration when given."""
     who = name or "The model"
     binary = isinstance(result, XAUCResult)
     pooled = overall_c(result)
     parts = [f"{who}: pooled {'AUC' if binary else 'C'} {percent(pooled.value)}"]
-    largest = largest_delta(found.deltas, "delta_between")
+    largest = largest_between(found.deltas, result.groups)
     if largest is not None:
         a, b = largest["a"], largest["b"]
         level = 1 - getattr(result, "confidence_level", 0.95)
         clear = (
             np.isfinite(largest["ci_low"])
-            and largest["ci_low"] > 0
+            and (largest["ci_low"] > 0 or largest["ci_high"] < 0)
             and np.isfinite(largest["p_adjusted"])
             and largest["p_adjusted"] < level
         )
@@ -201,7 +201,7 @@ def _verdict_sentence(
         if model_based is not None:
             excess = excess_for(model_based_frame(model_based, f"model_based[{name!r}]"), a, b)
         judged = (
-            f"{b} is ranked worse in this pair"
+            f"{b if largest['value'] > 0 else a} is ranked worse in this pair"
             if clear
             else "the data do not clearly show an asymmetry"
         )
@@ -387,7 +387,7 @@ def _default_figures(
             )
     if comparison is not None:
         figures["Δbetween and Δwithin per model"] = (
-            plot_forest(oriented_forest_table(comparison), flags=dict(flags)).figure,
+            plot_forest(comparison.table, flags=dict(flags)).figure,
             _CAPTIONS["forest"],
         )
     notes = []
@@ -582,9 +582,9 @@ def write_report(
     shares and the smallest censoring survival, the joint tests' degenerate and left-out
     contrasts, every cell with its flag, and the pair counts.
 
-    Every pair of groups is shown in the orientation of the findings: the favoured group first,
-    so that Δbetween and Δwithin are >= 0 (:func:`oriented_pairs`); the sentences and the tables
-    read the same.
+    Every pair of groups is shown in one orientation: (a, b) with a before b in the result's group
+    order, Δbetween and Δwithin signed a − b (:func:`oriented_pairs`), in the verdict, the tables
+    and the figures alike.
 
     Tables sit in boxes that scroll sideways on a narrow screen (a phone, 390 px), so the page
     itself never does; long tables are folded (``<details>``).
@@ -822,7 +822,7 @@ def write_report(
                     excess,
                     "Observed Δbetween, what the model's own predictions imply (model-based), and "
                     "the excess = observed − model-based, in percentage points, each pair oriented "
-                    "as in the findings (favoured group first).",
+                    "(a, b) with a before b in the group order, signed a − b.",
                     len(excess) > _FOLD_ROWS,
                 )
             )
@@ -932,7 +932,8 @@ def _verdict_note(binary: bool, with_reference: bool, with_calibration: bool) ->
         "One row per model: "
         + ("pooled AUC" if binary else "pooled C")
         + ", the worst-served cell, and the largest "
-        "cross-group asymmetry Δbetween (favoured group first, in percentage points) with its "
+        "cross-group asymmetry Δbetween ((a, b) in the group order, signed a − b, in percentage "
+        "points) with its "
         "interval and adjusted p-value"
         + ("; excess Δbetween = observed − model-based" if with_reference else "")
         + (

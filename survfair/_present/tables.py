@@ -24,7 +24,7 @@ from .._models.comparison import ModelComparison
 from .._models.model_based_result import SUMMARY_COLUMNS
 from .._xci.summaries import min_xci, overall_c, utility
 from .findings.horizons import HorizonFindings
-from .findings.ranking import EXCESS_VALUES, Findings, joint_tests, largest_delta, pair_row
+from .findings.ranking import EXCESS_VALUES, Findings, joint_tests, pair_row
 from .format import (
     MISSING,
     NO_INTERVAL,
@@ -154,21 +154,31 @@ def _delta_label(summary: str, a: Any, b: Any, flagged: bool = False) -> str:
     return f"{_NAMES[summary]} ({a}, {b})" + (" †" if flagged else "")
 
 
-def oriented_pairs(deltas: pd.DataFrame) -> pd.DataFrame:
-    """Each pair of a differences table in the orientation the findings use: the group the
-    difference favours first, so that the value is >= 0.
+def oriented_pairs(
+    deltas: pd.DataFrame, groups: Any = None, values: tuple = ("value",)
+) -> pd.DataFrame:
+    """Each pair of a differences table in the one orientation of the package: (a, b) with a
+    before b in the result's group order, the value the sign of a − b.
 
-    A row with a negative value (Δbetween(F, M) = −0.10) is shown as its mirror (Δbetween(M, F) =
-    +0.10): ``a`` and ``b`` swap, the value and the interval change sign (the limits swap), the
-    standard error and the p-values stay. Rows with a value >= 0 or NaN are kept as they are. The
-    findings name the largest difference in this orientation, so the report, the notebook and
-    the command line show every pair the way the sentences read.
+    A row given as (b, a) (e.g. Δbetween(M, F) = +0.10 of a result with groups ``["F", "M"]``) is
+    shown as its mirror (Δbetween(F, M) = −0.10): ``a`` and ``b`` swap, the ``values`` columns and
+    the interval change sign (the limits swap), the standard error and the p-values stay. The
+    report, the notebook, the command line and the findings show every pair this way, whatever its
+    sign: nothing flips a pair to make its value positive.
 
     Parameters
     ----------
     deltas : DataFrame
-        Rows of differences with columns a, b, value and, when present, ci_low and ci_high
-        (:func:`survfair.pairwise_deltas`, ``Findings.deltas``, ``HorizonFindings.deltas``).
+        Rows of differences with columns a, b, the ``values`` columns and, when present, ci_low
+        and ci_high (:func:`survfair.pairwise_deltas`, ``Findings.deltas``,
+        ``HorizonFindings.deltas``, a model-based summaries table). With a ``summary`` column only
+        its delta_between and delta_within rows are pairs; other rows (a cell such as min_xci's)
+        are kept.
+    groups : sequence, optional
+        The result's groups in matrix order; without it the rows are kept as they are (the
+        library's tables are in this order already).
+    values : tuple of str, default=("value",)
+        The columns that change sign with the orientation (e.g. observed, model_based, excess).
 
     Returns
     -------
@@ -178,27 +188,54 @@ def oriented_pairs(deltas: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> table = pd.DataFrame({"summary": ["delta_between"], "a": ["F"], "b": ["M"], "value": [-0.1],
-    ...                       "ci_low": [-0.2], "ci_high": [0.05], "p_value": [0.2]})
-    >>> print(oriented_pairs(table)[["a", "b", "value", "ci_low", "ci_high"]]
+    >>> table = pd.DataFrame({"summary": ["delta_between"], "a": ["M"], "b": ["F"], "value": [0.1],
+    ...                       "ci_low": [-0.05], "ci_high": [0.2], "p_value": [0.2]})
+    >>> print(oriented_pairs(table, ["F", "M"])[["a", "b", "value", "ci_low", "ci_high"]]
     ...       .to_string(index=False))
     a b  value  ci_low  ci_high
-    M F    0.1   -0.05      0.2
+    F M   -0.1    -0.2     0.05
     """
     shown = deltas.copy()
-    if shown.empty:
+    if shown.empty or groups is None:
         return shown
-    flip = (pd.to_numeric(shown["value"], errors="coerce") < 0).to_numpy()
+    position = {_pair_key(g): k for k, g in enumerate(groups)}
+    first = [position.get(_pair_key(a), -1) for a in shown["a"]]
+    second = [position.get(_pair_key(b), -1) for b in shown["b"]]
+    flip = np.array([i > j >= 0 for i, j in zip(first, second)], dtype=bool)
+    if "summary" in shown:  # a cell's row (min_xci (M, F)) names a cell, not a pair: never mirrored
+        flip &= shown["summary"].isin(["delta_between", "delta_within"]).to_numpy()
     if not flip.any():
         return shown
     shown = shown.astype({"a": object, "b": object})
     a, b = shown["a"].to_numpy(copy=True), shown["b"].to_numpy(copy=True)
     shown.loc[flip, "a"], shown.loc[flip, "b"] = b[flip], a[flip]
-    shown.loc[flip, "value"] = -shown.loc[flip, "value"]
+    for column in values:
+        if column in shown:
+            shown.loc[flip, column] = -pd.to_numeric(shown.loc[flip, column])
     if "ci_low" in shown and "ci_high" in shown:
         low, high = shown["ci_low"].to_numpy(copy=True), shown["ci_high"].to_numpy(copy=True)
         shown.loc[flip, "ci_low"], shown.loc[flip, "ci_high"] = -high[flip], -low[flip]
     return shown
+
+
+def _pair_key(label: Any) -> Any:
+    """A group label as a dictionary key (a list label of intersectional groups as a tuple)."""
+    return tuple(label) if isinstance(label, list) else label
+
+
+def flag_groups(flags: pd.DataFrame) -> list:
+    """The groups of a findings' flags table (rows a in matrix order), in matrix order."""
+    return list(dict.fromkeys(_pair_key(a) for a in flags["a"]))
+
+
+def largest_between(deltas: pd.DataFrame, groups: Any = None) -> pd.Series | None:
+    """The Δbetween row with the largest |value|, in group order (a before b, signed a − b);
+    None when no Δbetween is defined."""
+    part = deltas[(deltas["summary"] == "delta_between") & deltas["value"].notna()]
+    if part.empty:
+        return None
+    row = part.loc[part["value"].abs().idxmax()]
+    return oriented_pairs(row.to_frame().T, groups).iloc[0]
 
 
 def _delta_row(d: Any, adjust: str, boot: int | None) -> dict:
@@ -224,7 +261,7 @@ def summary_table(result: XCIResult | XAUCResult, found: Findings) -> pd.DataFra
             "statistic": _delta_label(d.summary, d.a, d.b, d.flagged),
             **_delta_row(d, found.adjust, boot),
         }
-        for d in oriented_pairs(found.deltas).itertuples(index=False)
+        for d in oriented_pairs(found.deltas, result.groups).itertuples(index=False)
     ]
     smallest = min_xci(result)
     # the cell's own interval, as in the findings and as the note says (positions, not labels:
@@ -394,7 +431,7 @@ def horizon_delta_table(found: HorizonFindings, time_unit: str | None) -> pd.Dat
             "statistic": _delta_label(d.summary, d.a, d.b, d.flagged),
             **_delta_row(d, found.adjust, None),
         }
-        for d in oriented_pairs(found.deltas).itertuples(index=False)
+        for d in oriented_pairs(found.deltas, flag_groups(found.flags)).itertuples(index=False)
     ]
     return pd.DataFrame(rows).set_index(_time_header(time_unit))
 
@@ -480,12 +517,9 @@ def comparison_table(comparison: ModelComparison, found: Mapping[str, Findings])
     rows = []
     for name, result in comparison.results.items():
         table = summary_table(result, found[name]).reset_index()
-        deltas = oriented_pairs(found[name].deltas)
-        between = deltas[deltas["summary"] == "delta_between"].dropna(subset=["value"])
+        d = largest_between(found[name].deltas, result.groups)
         keep = table["statistic"].str.startswith(("worst cell", "pooled"))
-        if not between.empty:
-            largest = between["value"].abs().idxmax()
-            d = between.loc[largest]
+        if d is not None:
             keep |= table["statistic"] == _delta_label(
                 d["summary"], d["a"], d["b"], bool(d["flagged"])
             )
@@ -565,7 +599,7 @@ def _model_based_rows(reference: Any) -> pd.DataFrame:
 
 def _excess_between(frame: pd.DataFrame) -> pd.DataFrame:
     """The excess Δbetween rows of a model-based frame as a differences table (value = excess),
-    oriented like the observed Δbetween they belong to (favoured group first)."""
+    each pair (a, b) as the model-based summaries give it (a before b in the group order)."""
     rows = frame[frame["summary"] == "delta_between"]
     table = pd.DataFrame(
         {
@@ -613,7 +647,7 @@ def verdict_table(
     """The report's opening table: one row per model with its headline numbers, for a reader.
 
     Columns: pooled C (AUC for a binary audit) with its interval; the worst-served cell and its
-    value; the largest Δbetween in the findings' orientation (favoured group first, >= 0, in
+    value; the largest |Δbetween| as (a, b) with a before b in the group order (signed a − b, in
     percentage points) with its interval and adjusted p-value; the excess Δbetween of that pair
     (observed − model-based) when ``model_based`` has the model; O/E and slope per group at each
     horizon when ``calibration`` has the model. A dagger marks a number that uses a flagged cell.
@@ -640,7 +674,7 @@ def verdict_table(
     >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
     ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive", ci=None)
     >>> table = verdict_table({"score": res}, {"score": survfair.findings(res)})
-    >>> table.loc["score", "largest Δbetween"]  # the favoured group first
+    >>> table.loc["score", "largest Δbetween"]  # a before b in the group order
     'Δbetween (a, b) +13.3 pts †'
     """
     rows = {}
@@ -663,7 +697,7 @@ def verdict_table(
             )
         else:
             row["worst cell"] = MISSING
-        largest = largest_delta(f.deltas, "delta_between")
+        largest = largest_between(f.deltas, result.groups)
         if largest is None:
             row["largest Δbetween"], row["interval"], row[f"p ({f.adjust})"] = (
                 MISSING,
@@ -807,34 +841,6 @@ def provenance_table(
     return frame
 
 
-def oriented_forest_table(comparison: ModelComparison) -> pd.DataFrame:
-    """The comparison's wide table with each Δ pair oriented as the first model's findings (its
-    favoured group first): one orientation per row of the forest plot, the same for every model."""
-    table = comparison.table.copy()
-    first = table.index[0]
-    groups = list(comparison.groups)
-    for i, a in enumerate(groups):
-        for b in groups[i + 1 :]:
-            for summary in ("delta_between", "delta_within"):
-                name = f"{summary}[{a},{b}]"
-                if name not in table or not table.loc[first, name] < 0:
-                    continue
-                mirror = f"{summary}[{b},{a}]"
-                renamed = {name: mirror, f"{name}_p_value": f"{mirror}_p_value"}
-                table[name] = -table[name]
-                if f"{name}_ci_low" in table and f"{name}_ci_high" in table:
-                    low, high = table[f"{name}_ci_low"].copy(), table[f"{name}_ci_high"].copy()
-                    table[f"{name}_ci_low"], table[f"{name}_ci_high"] = -high, -low
-                    renamed.update(
-                        {
-                            f"{name}_ci_low": f"{mirror}_ci_low",
-                            f"{name}_ci_high": f"{mirror}_ci_high",
-                        }
-                    )
-                table = table.rename(columns=renamed)
-    return table
-
-
 #: settings that are the estimator's internals: shown in the appendix
 _INTERNAL_SETTINGS = ("tied tolerance", "strict")
 
@@ -852,9 +858,10 @@ def adjusted_excess_p(found: Findings, a: Any, b: Any) -> float | None:
 
 
 def excess_table(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
-    """Per pair: observed, model-based and excess Δbetween in points, oriented as the findings."""
+    """Per pair: observed, model-based and excess Δbetween in points, each pair (a, b) with a before
+    b in the group order (signed a − b), as every table."""
     rows = []
-    observed = oriented_pairs(found.deltas)
+    observed = oriented_pairs(found.deltas, flag_groups(found.flags))
     observed = observed[observed["summary"] == "delta_between"]
     between = frame[frame["summary"] == "delta_between"]
     for row in observed.itertuples(index=False):

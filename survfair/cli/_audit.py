@@ -117,13 +117,12 @@ def _format_text(
             if getattr(result, "bootstrap", None) is None
             else int(result.bootstrap.cells.shape[0])
         )
-        summaries = oriented_pairs(
-            tables["summaries"]
-        )  # each pair as the findings say it: favoured group first
+        # each pair (a, b) with a before b in the group order, signed a - b, as every table
+        summaries = oriented_pairs(tables["summaries"], result.groups)
         lines += [
             "",
             f"summaries (p_adjusted: {reporting['adjust']} within each family of differences; each "
-            "pair with the group it favours first; † uses a cell resting on little data):",
+            "pair (a, b) in the group order, value = a - b; † uses a cell resting on little data):",
             summaries_text(summaries.head(TEXT_TABLE_ROWS), boot, has_intervals(result)),
         ]
         if len(summaries) > TEXT_TABLE_ROWS:

@@ -271,11 +271,11 @@ def render_binary(
 
 def _deltas_text(deltas: pd.DataFrame, found) -> str:
     """ΔxAUC of every pair for the text output: four decimals, p-values as in the report, † on a
-    difference that uses a flagged cell; each pair oriented as the findings (favoured group
-    first)."""
-    from .._present.tables import oriented_pairs
+    difference that uses a flagged cell; each pair (a, b) with a before b in the group order."""
+    from .._present.tables import flag_groups, oriented_pairs
 
-    shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"})).rename(
+    groups = flag_groups(found.flags)
+    shown = oriented_pairs(deltas.rename(columns={"delta_between": "value"}), groups).rename(
         columns={"value": "delta_between"}
     )
     for column in ("p_value", "p_adjusted"):
@@ -420,9 +420,10 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
 
 
 def _horizon_deltas_text(found, intervals: bool, unit: str | None) -> str:
-    from .._present.tables import oriented_pairs
+    from .._present.tables import flag_groups, oriented_pairs
 
-    shown = oriented_pairs(found.deltas)  # favoured group first, as the findings
+    # each pair (a, b) with a before b in the group order, signed a - b, as every table
+    shown = oriented_pairs(found.deltas, flag_groups(found.flags))
     for column in ("p_value", "p_adjusted"):
         shown[column] = [p_value_text(p) for p in shown[column]]
     shown["flag"] = ["†" if f else "" for f in shown["flagged"]]
