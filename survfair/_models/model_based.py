@@ -35,6 +35,7 @@ from .._core.validation import (
     check_binary_inputs,
     check_survival_inputs,
     describe_rows,
+    flag,
     one_of,
     random_generator,
     real,
@@ -295,6 +296,7 @@ _OPTIONS = OptionTable(
     confidence_level=CONFIDENCE_LEVEL,
     n_resamples=N_RESAMPLES,
     random_state=RANDOM_STATE,
+    refit=flag(),
 )
 
 
@@ -324,6 +326,8 @@ def model_based_xci(
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
     random_state: Any = None,
+    refit: bool = False,
+    train: Any = None,
 ) -> ModelBasedResult:
     """Model-based xCI: the concordance matrix the model would have if its own predictions were
     true.
@@ -394,6 +398,17 @@ def model_based_xci(
     n_resamples : int, default=1000
     random_state : None, int or numpy Generator, default=None
         Seed of the bootstrap and of the Monte-Carlo draws.
+    refit : bool, default=False
+        With ``ci="bootstrap"``, ``model`` and ``X``: refit a fresh copy of the model on every
+        replicate (lifelines: a new fitter with its settings, ``fit(df, duration_col, event_col)``;
+        scikit-survival: ``sklearn.base.clone``, ``fit(X, y)``) and recompute its scores, its curves
+        on the grid and the observed xCI, so that the intervals include the uncertainty of the
+        coefficients (the excess of the model's form, not of these fitted predictions). Without
+        ``train``, the model is taken as fitted on the audited rows (time, event, X). Replicates
+        whose fit does not converge are left out, with a warning giving their number.
+    train : tuple (X_train, time_train, event_train), optional
+        With ``refit=True``, for a model fitted on other rows: each replicate also resamples these
+        rows and refits on them (the audited rows are still resampled within groups).
 
     Returns
     -------
@@ -415,7 +430,10 @@ def model_based_xci(
         infinite values, survival outside [0, 1] or rising (naming the rows); a grid that is not
         strictly increasing; ``tau`` (or, with ``tau=None``, the last event time) beyond the grid or
         the baseline; an invalid option (``ci``, ``confidence_level``, ``reference_method``,
-        ``monte_carlo_se``, ``n_resamples``); and as :func:`xci`.
+        ``monte_carlo_se``, ``n_resamples``, ``refit``); ``refit=True`` without ``model`` and
+        ``X`` or with ``ci`` other than ``"bootstrap"`` (``refit``), ``train`` without
+        ``refit=True`` (``train``), a model that cannot be refitted (``model``); and as
+        :func:`xci`.
     NoComparablePairError, PositivityError, MemoryLimitError
         As :func:`xci`.
 
@@ -628,6 +646,24 @@ def model_based_xci(
         n_draws=draws,
         reference_agreement=agreement,
     )
+    if refit or train is not None:  # the refit bootstrap: model_based_refit.py
+        from .model_based_refit import refit_bootstrap
+
+        replicates = refit_bootstrap(
+            model,
+            X,
+            train,
+            refit=refit,
+            ci=ci,
+            full=full,
+            groups=sample.groups,
+            grid=source.times if model is not None else None,
+            settings=settings,
+            tau=tau_ref,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
+        return ModelBasedResult(**fields, replicates=replicates, ci_method="bootstrap")
     if ci == "analytic":
         rows = influence_rows(parts, sample.group_codes, sample.n_groups)
         if sample.cluster is not None:
