@@ -26,11 +26,16 @@ def test_the_asymmetry_sentence_gives_the_direction_without_blaming_the_model(fi
     forward, backward = res.matrix.loc[first, second], res.matrix.loc[second, first]
     assert forward - backward > 0.2
     sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
+    # issue 41: one orientation per pair, the group order (F before M), signed a - b; the words
+    # name the favoured group
+    a, b = res.groups
     assert sentence.startswith(
-        f"Largest cross-group asymmetry, {first} vs {second}: when a member of {first} "
-        f"had the event first, the model ranked them above the member of {second} "
-        f"{100 * forward:.1f}%"
+        f"Largest cross-group asymmetry, {a} vs {b}: when a member of {a} "
+        f"had the event first, the model ranked them above the member of {b} "
+        f"{100 * res.matrix.loc[a, b]:.1f}%"
     )
+    sign = "+" if a == first else "-"
+    assert f"Δbetween({a}, {b}) = {sign}" in sentence
     assert (
         f"members of {second} who had the event first were ranked correctly less often than "
         "members of "
@@ -56,8 +61,8 @@ def test_binary_sentences_speak_of_positives_and_negatives():
     )  # b's scores are inflated: b's positives rank high
     res = survfair.xauc(y, g, s)
     sentence = next(x for x in findings(res).sentences if x.startswith("Largest cross-group"))
-    assert sentence.startswith(
-        "Largest cross-group asymmetry, b vs a: a positive of b was scored above a negative of a"
+    assert sentence.startswith(  # the group order (issue 41)
+        "Largest cross-group asymmetry, a vs b: a positive of a was scored above a negative of b"
     )
     assert "positives of a were scored above negatives of b less often than the reverse" in sentence
     assert "under-served" not in sentence and "disadvantaged" not in sentence
@@ -194,7 +199,12 @@ def test_a_difference_within_chance_claims_no_asymmetry():
     res = survfair.xci(time, np.ones(n, bool), group, risk, method="naive")
     sentence = next(s for s in findings(res).sentences if s.startswith("Largest cross-group"))
     assert "the interval includes 0" in sentence
-    assert sentence.endswith("the data do not show an asymmetry between the groups.")
+    # issue 41: "not significant" is not "absent": outside the margin the sentence says what the
+    # interval still allows
+    assert "the data do not show an asymmetry" not in sentence
+    assert "still allows a difference of up to" in sentence and sentence.endswith(
+        "so the data cannot tell."
+    )
     assert "model-based" not in sentence
 
 
@@ -221,9 +231,9 @@ def test_a_headline_resting_on_small_cells_says_so():
     f = findings(survfair.xci(t, np.ones(408, bool), g, r, method="naive"))
     advice = "interval may be too narrow: merge small groups or collect more events"
     assert f.sentences[1].endswith(
-        f"Caution: cells (tiny, big), (big, tiny) rest on little data: (tiny, big) 8 events "
-        f"in tiny (< 10), {advice}; (big, tiny) 8 members in tiny (< 10), 8 events in tiny "
-        f"(< 35), {advice}."
+        f"Caution: cells (big, tiny), (tiny, big) rest on little data: (big, tiny) 8 members "
+        f"in tiny (< 10), 8 events in tiny (< 35), {advice}; (tiny, big) 8 events in tiny "
+        f"(< 10), {advice}."
     )
     # the flag sentence says the rule once and what to do, without repeating the advice per cell
     assert f.sentences[-1].count(advice) == 0 and "or 35 events in either group" in f.sentences[-1]
@@ -279,7 +289,9 @@ def test_the_within_group_sentence_is_judged_by_its_adjusted_p_value_too():
             )
         else:
             seen.add("chance")
-            assert sentence.endswith("The difference is within what chance alone would give.")
+            assert sentence.endswith("so the data cannot tell.") or sentence.endswith(
+                "any difference between the groups is smaller than that."
+            )
     assert "not confirmed" in seen
 
 
@@ -513,8 +525,10 @@ def _two_age_groups(n=1000, seed=0, hidden=0.0, hidden_group="young"):
     c = rng.exponential(40, n)
     grid = np.linspace(0.05, 30, 300)
     curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
+    # the model's own score: its curves' risk, the linear predictor plus the group's log baseline
+    # hazard (issue 41: the linear predictor alone is not the curves' ranking)
     return survfair.model_based_xci(
-        np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0
+        np.minimum(t, c), t <= c, group, lp - np.log(scale), survival=curves, times=grid, tau=15.0
     )
 
 
@@ -527,9 +541,14 @@ def test_the_oracle_reads_as_no_excess_asymmetry():
     found = findings(reference)
     lead = found.sentences[1]
     assert lead.startswith(
-        "No excess cross-group asymmetry: the largest observed asymmetry, Δbetween(young, old) = +"
+        "No excess cross-group asymmetry beyond the equivalence margin: the largest observed "
+        "asymmetry, Δbetween(old, young) = +"
     )
-    assert "it comes from the groups' different risks, not from how the model ranks them" in lead
+    # without calibration= the attribution to the groups' risks is conditional and unchecked
+    assert (
+        "rather than from how the model ranks them only if the predictions are calibrated" in lead
+    )
+    assert "which was not checked here" in lead
     assert "disadvantage" not in found.to_text()
     assert found.excess is not None and len(found.excess) == 1
     same = findings(reference.observed, model_based=reference)
@@ -547,7 +566,7 @@ def test_a_model_missing_a_group_effect_shows_the_excess_against_the_right_group
     lead = findings(reference).sentences[1]
     other = "old" if worse == "young" else "young"
     assert lead.startswith(
-        f"Excess cross-group asymmetry, {other} vs {worse}: the model ranks members of {worse} "
+        f"Excess cross-group asymmetry, old vs young: the model ranks members of {worse} "
         f"who had the event first below members of {other} "
         "more often than its own predictions imply"
     )
@@ -613,7 +632,21 @@ def test_a_null_with_a_reference_claims_neither_an_asymmetry_nor_its_source():
     reference = survfair.model_based_xci(
         np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0
     )
-    lead = findings(reference).sentences[1]
-    assert lead.startswith("No cross-group asymmetry, observed or in excess: Δbetween(")
-    assert "is within what chance alone would give" in lead
+    found = findings(reference)
+    lead = found.sentences[1]
+    # issue 41: absence only inside the equivalence margin, else what the interval still allows
+    observed = found.deltas.query("summary == 'delta_between'").iloc[0]
+    excess = found.excess.iloc[0]
+    inside = (
+        max(abs(observed.ci_low), abs(observed.ci_high), abs(excess.ci_low), abs(excess.ci_high))
+        < 0.05
+    )
+    if inside:
+        assert lead.startswith("No cross-group asymmetry, observed or in excess: Δbetween(")
+    else:
+        assert lead.startswith("The data cannot tell whether there is a cross-group asymmetry")
+        assert "still allows a difference of up to" in lead
     assert "different risks" not in lead and "disadvantage" not in lead
+    wide = findings(reference, margin=0.2).sentences[1]
+    assert wide.startswith("No cross-group asymmetry, observed or in excess: Δbetween(")
+    assert "inside ±20.0 points, the equivalence margin" in wide

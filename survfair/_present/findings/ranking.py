@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._calibration.result import CalibrationResult
 from ..._core.exceptions import InvalidParameterError, MemoryLimitError
 from ..._core.frozen import frozen_result
 from ..._core.intervals import NO_VARIANCE_SE
@@ -32,10 +33,19 @@ from ..._core.results import (
     json_safe,
     no_variance_cells,
 )
-from ..._core.validation import OptionTable, instance_of, integer, label_array, one_of
+from ..._core.validation import OptionTable, instance_of, integer, label_array, one_of, real
 from ..._models.model_based_result import ModelBasedResult
 from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
 from ..format import cell_text, interval_text, p_phrase, percent, statistic_text
+from .assumptions import (
+    DEFAULT_MARGIN,
+    CalibrationCheck,
+    adjust_name,
+    agreement_problem,
+    allowance,
+    check_calibration,
+    equivalent,
+)
 
 __all__ = [
     "Findings",
@@ -336,6 +346,12 @@ class Findings:
         With a model-based reference: its Δbetween rows (:meth:`ModelBasedResult.summaries`:
         observed, model_based, excess with se, ci_low, ci_high, p_value) with ``p_adjusted`` within
         the family of excess asymmetries. None without a reference.
+    margin : float
+        The equivalence margin: a difference is called absent only when its interval lies inside
+        ±margin.
+    calibration_status : {"unchecked", "rejected", "not rejected"} or None
+        With a reference: whether the calibration its reading assumes was tested
+        (``calibration=``) and what the test found. None without a reference.
 
     See Also
     --------
@@ -349,6 +365,8 @@ class Findings:
     adjust: str = "holm"
     summarised: bool = False
     excess: pd.DataFrame | None = field(repr=False, default=None)
+    margin: float = DEFAULT_MARGIN
+    calibration_status: str | None = None
 
     @property
     def flagged_cells(self) -> set:
@@ -370,6 +388,8 @@ class Findings:
                 "deltas": self.deltas.to_dict(orient="records"),
                 "omnibus": self.omnibus.to_dict(),
                 "excess": None if self.excess is None else self.excess.to_dict(orient="records"),
+                "margin": self.margin,
+                "calibration_status": self.calibration_status,
                 "flagged_cells": self.flags[self.flags["flagged"]].to_dict(orient="records"),
             }
         )
@@ -508,6 +528,7 @@ class _Reader:
         self.alpha = 1 - level
         self.reasons = {(r.a, r.b): r.reason for r in flags.itertuples() if r.flagged}
         self.n_resamples = None
+        self.margin = DEFAULT_MARGIN
         if getattr(result, "bootstrap", None) is not None:
             self.n_resamples = int(result.bootstrap.cells.shape[0])
 
@@ -591,11 +612,12 @@ def pair_row(table: pd.DataFrame | None, a: Any, b: Any, values: tuple) -> pd.Se
 
 
 def largest_delta(deltas: pd.DataFrame, summary: str) -> pd.Series | None:
+    """The row of the largest |difference| of ``summary``, as the table has it: (a, b) in the
+    group order and signed a − b, the one orientation of a pair in every output (issue 41)."""
     part = deltas[(deltas["summary"] == summary) & deltas["value"].notna()]
     if part.empty:
         return None
-    row = part.loc[part["value"].abs().idxmax()]
-    return _flipped(row, ("value",)) if row["value"] < 0 else row  # name the favoured group first
+    return part.loc[part["value"].abs().idxmax()]
 
 
 def _no_variance(row: pd.Series) -> bool:
@@ -678,8 +700,25 @@ def risk_caveat(b: Any, binary: bool = False) -> str:
     )
 
 
+def absence_words(row: pd.Series, margin: float, value: str = "value") -> str:
+    """What an interval that includes 0 says: that a difference is absent only when the interval
+    lies inside ±margin (two one-sided tests); otherwise how large a difference it still allows."""
+    low, high = row["ci_low"], row["ci_high"]
+    if equivalent(low, high, margin):
+        return (
+            f"The interval lies inside ±{100 * margin:.1f} points (the equivalence margin): any "
+            "difference between the groups is smaller than that"
+        )
+    return (
+        "The difference is within what chance alone would give, but that is not evidence of no "
+        f"difference: {allowance(low, high, margin)}, so the data cannot tell"
+    )
+
+
 def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     a, b = row["a"], row["b"]
+    # the pair keeps its group order; the words name the group the difference favours first
+    first_group, second_group = (a, b) if row["value"] >= 0 else (b, a)
     result = reader.result
     binary = _is_binary(result)
     if binary:
@@ -688,7 +727,8 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         )
         second = f"a positive of {b} above a negative of {a} {reader.cell(b, a)}"
         direction = (
-            f"positives of {b} were scored above negatives of {a} less often than the reverse"
+            f"positives of {second_group} were scored above negatives of {first_group} less often "
+            "than the reverse"
         )
     else:
         first = (
@@ -697,16 +737,15 @@ def _asymmetry_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         )
         second = f"when a member of {b} had the event first, {reader.cell(b, a)}"
         direction = (
-            f"members of {b} who had the event first were ranked correctly less often than "
-            f"members of {a}"
+            f"members of {second_group} who had the event first were ranked correctly less often "
+            f"than members of {first_group}"
         )
-    caveat = risk_caveat(b, binary)
+    caveat = risk_caveat(second_group, binary)
     words = {
         "clear": f"In words: {direction}. {caveat}.",
         "not adjusted": _not_confirmed(reader.alpha, "an asymmetry between the groups"),
         "unresolved": _unresolved(row, reader.alpha, reader.n_resamples),
-        "chance": "The difference is within what chance alone would give: the data do not show an "
-        "asymmetry between the groups.",
+        "chance": absence_words(row, reader.margin) + ".",
         "no variance": "Without a variance estimate chance cannot be ruled out; the direction "
         f"points to: {direction}. {caveat}.",
         "one cell without variance": f"{_ONE_CELL}; the direction points to: "
@@ -751,51 +790,30 @@ def _observed_text(deltas: pd.DataFrame, a: Any, b: Any) -> str:
 
 
 def _excess_sentence(
-    reader: _Reader, excess: pd.DataFrame, deltas: pd.DataFrame, adjust: str
+    reader: _Reader,
+    excess: pd.DataFrame,
+    deltas: pd.DataFrame,
+    adjust: str,
+    model_based: Any,
+    calibration: CalibrationCheck,
 ) -> str | None:
     """The sentence that leads when a model-based reference is given (issue 32): the largest excess
-    asymmetry the data show clearly, or -- when none is clear -- that the largest observed asymmetry
-    is what the model's own predictions imply."""
+    asymmetry the data show clearly, or -- when none is clear -- what the largest observed asymmetry
+    is against the reference. Each reading states what it rests on and checks it (issue 41): the
+    reference is the model's own (:attr:`ModelBasedResult.reference_consistent`), the excess is
+    called absent only inside the equivalence margin, and the asymmetry is attributed to the groups'
+    different risks only when calibration was tested and not rejected."""
     rows = excess[excess["excess"].notna()]
     if rows.empty:
         return None
-    binary = _is_binary(reader.result)
     alpha = reader.alpha
+    not_own = agreement_problem(model_based)
     clear = rows[[_excess_judgement(row, alpha) == "clear" for _, row in rows.iterrows()]]
     if not clear.empty:
-        row = clear.loc[clear["excess"].abs().idxmax()]
-        row = (
-            _flipped(row, EXCESS_VALUES) if row["excess"] < 0 else row
-        )  # the group the excess favours first
-        a, b = row["a"], row["b"]
-        if binary:
-            words = (
-                f"positives of {b} were scored above negatives of {a} less often than the model's "
-                "own probabilities imply"
-            )
-            meaning = (
-                f"beyond what the groups' different base rates explain, positives of {b} are "
-                "scored too low in this pair; if a higher score means earlier attention, the model "
-                f"disadvantages {b}"
-            )
-        else:
-            words = (
-                f"the model ranks members of {b} who had the event first below members of {a} more "
-                "often than its own predictions imply"
-            )
-            meaning = (
-                f"beyond what the groups' different risks explain, {b} is ranked worse in this "
-                f"pair; if a higher score means earlier care, the model disadvantages {b}"
-            )
-        return (
-            f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} "
-            f"(observed Δbetween {_observed_text(deltas, a, b)}, model-based "
-            f"{_points(row['model_based'])}); the interval excludes 0. In words: {meaning}. This "
-            "reading assumes the predictions are calibrated within each group (check the "
-            f"calibration).{reader.caution([(a, b), (b, a)])}"
+        return _clear_excess_sentence(
+            reader, clear.loc[clear["excess"].abs().idxmax()], deltas, adjust, not_own, calibration
         )
-    row = rows.loc[rows["observed"].abs().idxmax()]
-    row = _flipped(row, EXCESS_VALUES) if row["observed"] < 0 else row  # as the observed sentence
+    row = rows.loc[rows["observed"].abs().idxmax()]  # (a, b) in the group order, as the tables
     a, b = row["a"], row["b"]
     numbers = (
         f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, model-based "
@@ -803,25 +821,6 @@ def _excess_sentence(
     )
     caution = reader.caution([(a, b), (b, a)])
     verdict = _excess_judgement(row, alpha)
-    observed = _observed_row(deltas, a, b)
-    if verdict == "chance" and observed is not None and _judgement(observed, alpha) == "chance":
-        # nothing to explain: "it comes from the groups' different risks" would claim a difference
-        return (
-            f"No cross-group asymmetry, observed or in excess: Δbetween({a}, {b}) = "
-            f"{_observed_text(deltas, a, b)} is within what chance alone would give, and so is its "
-            "excess over what the model's own predictions imply (model-based "
-            f"{_points(row['model_based'])}; {_excess_text(row, adjust)}; the interval "
-            f"includes 0).{caution}"
-        )
-    if verdict == "chance":
-        return (
-            "No excess cross-group asymmetry: the largest observed asymmetry, "
-            f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, is what the model's own "
-            f"predictions imply (model-based {_points(row['model_based'])}; "
-            f"{_excess_text(row, adjust)}; the interval includes 0): it comes from the groups' "
-            "different risks, not from how the model ranks them, provided the predictions are "
-            f"calibrated within each group.{caution}"
-        )
     if verdict in ("not adjusted", "unresolved"):
         return (
             "Excess cross-group asymmetry not confirmed: for the largest observed asymmetry "
@@ -829,12 +828,129 @@ def _excess_sentence(
             f"comparisons and its {adjust_name(adjust)} p-value is not below {alpha:g}: the data "
             f"do not clearly show that the model adds to what its own predictions imply.{caution}"
         )
+    if verdict != "chance":
+        return (
+            f"Largest observed asymmetry against the model-based reference: {numbers}. Without a "
+            "usable interval for the excess (none computed, or a standard error of 0), chance "
+            "cannot be ruled out: the data cannot say whether the model adds to what its own "
+            f"predictions imply.{caution}"
+        )
+    if not_own is not None:
+        return (
+            f"Largest observed asymmetry against the model-based reference: {numbers}; the "
+            f"interval of the excess includes 0. But {not_own}: the reference is not the "
+            "score's own, and against predictions that are not, the excess is near 0 whatever "
+            "the score does. It cannot tell whether the asymmetry comes from the groups' risks or "
+            f"from how the model ranks them.{caution}"
+        )
+    observed = _observed_row(deltas, a, b)
+    observed_chance = observed is not None and _judgement(observed, alpha) == "chance"
+    margin = reader.margin
+    excess_small = equivalent(row["ci_low"], row["ci_high"], margin)
+    if observed_chance:
+        # nothing to explain: "it comes from the groups' different risks" would claim a difference
+        if excess_small and equivalent(observed["ci_low"], observed["ci_high"], margin):
+            return (
+                f"No cross-group asymmetry, observed or in excess: Δbetween({a}, {b}) = "
+                f"{_observed_text(deltas, a, b)} and its excess over what the model's own "
+                f"predictions imply (model-based {_points(row['model_based'])}; "
+                f"{_excess_text(row, adjust)}) both have intervals inside ±{100 * margin:.1f} "
+                f"points, the equivalence margin.{caution}"
+            )
+        wide = observed if not equivalent(observed["ci_low"], observed["ci_high"], margin) else row
+        return (
+            f"The data cannot tell whether there is a cross-group asymmetry: {numbers}; both "
+            f"intervals include 0, but {_allowance_of(wide, margin)}.{caution}"
+        )
+    if not excess_small:
+        return (
+            f"The largest observed asymmetry is not clearly more than the model's own predictions "
+            f"imply ({numbers}; the interval includes 0), but the data cannot tell whether the "
+            f"model adds to it: {allowance(row['ci_low'], row['ci_high'], margin)}.{caution}"
+        )
+    if calibration.status == "rejected":
+        return (
+            f"The largest observed asymmetry, Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, "
+            f"is what the model's own predictions imply (model-based "
+            f"{_points(row['model_based'])}; {_excess_text(row, adjust)}, inside "
+            f"±{100 * margin:.1f} points), but those predictions are not calibrated: "
+            f"{calibration.clause()[len('Calibration is rejected ') :]}. The reference then "
+            "describes another population than the audited one, so the asymmetry cannot be "
+            f"attributed to the groups' different risks.{caution}"
+        )
+    if calibration.status == "unchecked":
+        return (
+            "No excess cross-group asymmetry beyond the equivalence margin: the largest observed "
+            f"asymmetry, Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, is what the model's "
+            f"own predictions imply (model-based {_points(row['model_based'])}; "
+            f"{_excess_text(row, adjust)}, inside ±{100 * margin:.1f} points). It comes from the "
+            "groups' different risks rather than from how the model ranks them only if the "
+            "predictions are calibrated within each group, which was not checked here (pass "
+            f"calibration=, survfair.calibration of the same predictions, to test it).{caution}"
+        )
     return (
-        f"Largest observed asymmetry against the model-based reference: {numbers}. Without a "
-        "usable interval for the excess (none computed, or a standard error of 0), chance cannot "
-        "be ruled out: the data cannot say whether the model adds to what its own predictions "
-        f"imply.{caution}"
+        "No excess cross-group asymmetry: the largest observed asymmetry, "
+        f"Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, is what the model's own "
+        f"predictions imply (model-based {_points(row['model_based'])}; "
+        f"{_excess_text(row, adjust)}, inside ±{100 * margin:.1f} points): it comes from the "
+        "groups' different risks, not from how the model ranks them. "
+        f"{calibration.clause()}.{caution}"
     )
+
+
+def _allowance_of(row: pd.Series, margin: float) -> str:
+    return allowance(row["ci_low"], row["ci_high"], margin)
+
+
+def _clear_excess_sentence(
+    reader: _Reader,
+    row: pd.Series,
+    deltas: pd.DataFrame,
+    adjust: str,
+    not_own: str | None,
+    calibration: CalibrationCheck,
+) -> str:
+    """An excess whose interval excludes 0 and whose adjusted p-value confirms it; (a, b) stays in
+    the group order, the words name the group the excess favours."""
+    a, b = row["a"], row["b"]
+    favoured, other = (a, b) if row["excess"] >= 0 else (b, a)
+    if _is_binary(reader.result):
+        words = (
+            f"positives of {other} were scored above negatives of {favoured} less often than the "
+            "model's own probabilities imply"
+        )
+        meaning = (
+            f"beyond what the groups' different base rates explain, positives of {other} are "
+            "scored too low in this pair; if a higher score means earlier attention, the model "
+            f"disadvantages {other}"
+        )
+    else:
+        words = (
+            f"the model ranks members of {other} who had the event first below members of "
+            f"{favoured} more often than its own predictions imply"
+        )
+        meaning = (
+            f"beyond what the groups' different risks explain, {other} is ranked worse in this "
+            f"pair; if a higher score means earlier care, the model disadvantages {other}"
+        )
+    text = (
+        f"Excess cross-group asymmetry, {a} vs {b}: {words}: {_excess_text(row, adjust)} "
+        f"(observed Δbetween {_observed_text(deltas, a, b)}, model-based "
+        f"{_points(row['model_based'])}); the interval excludes 0."
+    )
+    if not_own is not None:
+        return (
+            f"{text} But {not_own}: the reference is not the score's own, so the excess mixes how "
+            "the model ranks with how its predictions differ from the score's."
+            f"{reader.caution([(a, b), (b, a)])}"
+        )
+    if calibration.status == "rejected":
+        return (
+            f"{text} {calibration.clause()}: part or all of this excess may come from "
+            "miscalibration (the reference describes another population than the audited one) "
+            f"rather than from how the model ranks.{reader.caution([(a, b), (b, a)])}"
+        )
+    return f"{text} In words: {meaning}. {calibration.clause()}.{reader.caution([(a, b), (b, a)])}"
 
 
 def _excess_count(excess: pd.DataFrame, adjust: str, reader: _Reader) -> str:
@@ -884,20 +1000,11 @@ def _excess_table(model_based: Any, result: Any, adjust: str) -> pd.DataFrame:
     return table
 
 
-def adjust_name(adjust: str) -> str:
-    """How an adjustment is named in a sentence ("Holm-adjusted")."""
-    return {
-        "holm": "Holm-adjusted",
-        "bh": "BH-adjusted",
-        "bonferroni": "Bonferroni-adjusted",
-        "none": "unadjusted",
-    }[adjust]
-
-
 def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     """The largest within-group difference, judged like the largest asymmetry: an interval that
     excludes 0 is not called a difference when the adjusted p-value does not confirm it."""
     a, b = row["a"], row["b"]
+    better, worse = (a, b) if row["value"] >= 0 else (b, a)
     kind = "AUC" if _is_binary(reader.result) else "concordance"
     how = (
         "separates positives from negatives"
@@ -905,10 +1012,10 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
         else "orders who has the event first"
     )
     words = {
-        "clear": f" In words: the model {how} less accurately inside {b} than inside {a}.",
+        "clear": f" In words: the model {how} less accurately inside {worse} than inside {better}.",
         "not adjusted": " " + _not_confirmed(reader.alpha, "a difference between the groups"),
         "unresolved": " " + _unresolved(row, reader.alpha, reader.n_resamples),
-        "chance": " The difference is within what chance alone would give.",
+        "chance": " " + absence_words(row, reader.margin) + ".",
         "no variance": " Without a variance estimate chance cannot be ruled out.",
         "one cell without variance": f" {_ONE_CELL}.",
         "no interval": "",
@@ -920,16 +1027,33 @@ def _within_sentence(reader: _Reader, row: pd.Series, adjust: str) -> str:
     )
 
 
-def _worst_sentence(reader: _Reader) -> str | None:
+def _worst_sentence(reader: _Reader, model_based: Any = None) -> str | None:
+    """The smallest cell; with a reference, beside what the model's own predictions imply for it
+    (a perfect model's worst cell is low because the pair is hard to rank, not because it is
+    served badly)."""
     values = reader.values
     if not np.isfinite(values).any():
         return None
     flat = int(np.nanargmin(values))
     g = values.shape[0]
     a, b = reader.result.groups[flat // g], reader.result.groups[flat % g]
+    reference = ""
+    if model_based is not None:
+        implied = float(model_based.model_based_values[flat // g, flat % g])
+        if math.isfinite(implied):
+            low, high = (
+                float(m.to_numpy()[flat // g, flat % g]) for m in model_based.confidence_interval()
+            )
+            interval = interval_text(low * 100, high * 100, digits=1)
+            reference = (
+                f"; the model's own predictions imply {percent(implied)} for this cell (excess "
+                f"{_points(values[flat // g, flat % g] - implied)}"
+                + ("" if interval == "–" else f" {interval}")
+                + ")"
+            )
     return (
         f"Worst-served cell ({a}, {b}): {_cell_words(reader.result, a, b)} only "
-        f"{reader.cell(a, b)} of the time.{reader.caution([(a, b)])}"
+        f"{reader.cell(a, b)} of the time{reference}.{reader.caution([(a, b)])}"
     )
 
 
@@ -1048,6 +1172,8 @@ _FINDINGS_OPTIONS = OptionTable(
     min_events=integer(low=0),
     min_pairs=integer(low=0),
     model_based=instance_of(ModelBasedResult, "a ModelBasedResult (survfair.model_based_xci)"),
+    calibration=instance_of(CalibrationResult, "a CalibrationResult (survfair.calibration)"),
+    margin=real(low=0, high=1, closed="neither"),
 )
 
 
@@ -1058,6 +1184,8 @@ def findings(
     min_events: int = 10,
     min_pairs: int = 100,
     model_based: Any = None,
+    calibration: Any = None,
+    margin: float = DEFAULT_MARGIN,
 ) -> Findings:
     """The plain-language summary of an audit, generated from the result.
 
@@ -1075,7 +1203,22 @@ def findings(
         :func:`survfair.model_based_xauc`). The findings then lead with the excess asymmetry
         (observed minus what the model's own predictions imply) instead of the observed one. A
         ``ModelBasedResult`` passed as ``result`` is read as its observed result with itself as the
-        reference.
+        reference. A reference whose score does not rank as its predictions do
+        (``reference_consistent`` False) is never read as "no excess".
+    calibration : CalibrationResult, optional
+        The calibration of the predictions the reference is built from (:func:`survfair.calibration`
+        on the same rows and groups). The model-based reading attributes an asymmetry to the groups'
+        different risks only if the predictions are calibrated within each group; with
+        ``calibration`` that is tested (O/E ratio and calibration intercept within every group and
+        their contrasts between groups, at every horizon, adjusted by ``adjust``) and a rejection is
+        said and keeps the attribution from being made; without it the sentence says the reading
+        is unchecked. Ignored without a reference.
+    margin : float, default=0.05
+        Equivalence margin of a difference of concordances (Δbetween, Δwithin, an excess), as a
+        proportion (0.05 = 5 percentage points). A difference is called absent only when its
+        interval lies inside ±margin (two one-sided tests, each at half the interval's level);
+        otherwise a difference whose interval includes 0 is reported with the largest difference
+        the interval still allows ("the data cannot tell").
 
     Returns
     -------
@@ -1089,7 +1232,8 @@ def findings(
     Raises
     ------
     InvalidParameterError (a ValueError)
-        For an unknown ``adjust``; TypeError/ValueError for invalid thresholds.
+        For an unknown ``adjust``, a ``margin`` outside (0, 1), a ``calibration`` whose groups are
+        not the result's; TypeError/ValueError for invalid thresholds.
 
     See Also
     --------
@@ -1126,6 +1270,7 @@ def findings(
         result, model_based = result.observed, result if model_based is None else model_based
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
     reader = _Reader(result, flags)
+    reader.margin = float(margin)
     summarised = len(result.groups) > SUMMARISED_GROUPS
     if summarised:
         adjust = "bonferroni"
@@ -1143,12 +1288,19 @@ def findings(
     ]
     excess = None if model_based is None else _excess_table(model_based, result, adjust)
     between = largest_delta(deltas, "delta_between")
-    lead = None if excess is None else _excess_sentence(reader, excess, deltas, adjust)
+    check = None
+    if excess is not None:
+        check = check_calibration(calibration, tuple(result.groups), reader.alpha, adjust)
+    lead = (
+        None
+        if excess is None
+        else _excess_sentence(reader, excess, deltas, adjust, model_based, check)
+    )
     if lead is not None:
         sentences.append(lead)
     elif between is not None:
         sentences.append(_asymmetry_sentence(reader, between, adjust))
-    worst = _worst_sentence(reader)
+    worst = _worst_sentence(reader, model_based)
     if worst is not None and len(result.groups) > 1:
         sentences.append(worst)
     within = largest_delta(deltas, "delta_within")
@@ -1164,4 +1316,14 @@ def findings(
     for extra in (tests, _flags_sentence(result, flags, min_events, min_pairs)):
         if extra is not None:
             sentences.append(extra)
-    return Findings(tuple(sentences), deltas, omnibus, flags, adjust, summarised, excess)
+    return Findings(
+        tuple(sentences),
+        deltas,
+        omnibus,
+        flags,
+        adjust,
+        summarised,
+        excess,
+        float(margin),
+        None if check is None else check.status,
+    )
