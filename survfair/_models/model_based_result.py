@@ -269,6 +269,9 @@ class ModelBasedResult:
                 share = np.where(finite, contrasts <= 0, False).sum(axis=0) / counted
                 p = np.clip(2 * np.minimum(share, 1 - share), 1 / (counted + 1), 1.0)
             p = np.where(counted > 0, p, np.nan)
+            # the contrast of a group with itself is 0 in every replicate: its interval [0, 0]
+            # holds 0 at every level, p = 1 (as an XCIResult's bootstrap p-value)
+            p = np.where((weights != 0).any(axis=1), p, 1.0)
             return values, se, low, high, np.where(np.isnan(values), np.nan, p)
         if of == "excess" and self._has_rows:
             # Student t with Satterthwaite's degrees of freedom of the sum of squares (see
@@ -280,6 +283,9 @@ class ModelBasedResult:
                 high = np.clip(values + quantile * se, low_bound, high_bound)
                 p = 2 * stats.t.sf(np.abs(values) / se, np.where(np.isfinite(df), df, 1e12))
             p = np.where(se > 0, p, np.where(values == 0, 1.0, 0.0))
+            # the contrast of a group with itself (value 0, SE 0): no test, p NaN (as the Wald
+            # p-value of an XCIResult, survfair._core.intervals.wald_p_value)
+            p = np.where((weights != 0).any(axis=1), p, np.nan)
             return values, se, low, high, np.where(np.isnan(values) | np.isnan(se), np.nan, p)
         if (
             of != "excess"
@@ -363,10 +369,9 @@ class ModelBasedResult:
     def _pair_weights(self, kind: str, a: int, b: int) -> np.ndarray:
         g = len(self.groups)
         w = np.zeros(g * g)
-        if kind == "delta_between":
-            w[a * g + b], w[b * g + a] = 1.0, -1.0
-        else:
-            w[a * g + a], w[b * g + b] = 1.0, -1.0
+        plus, minus = (a * g + b, b * g + a) if kind == "delta_between" else (a * g + a, b * g + b)
+        w[plus] += 1.0
+        w[minus] -= 1.0  # a == b: the same cell, coefficient 0, so the difference is exactly 0
         return w
 
     def estimate(self, kind: str, a: Any, b: Any, confidence_level: float | None = None):
