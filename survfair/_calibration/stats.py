@@ -29,6 +29,7 @@ __all__ = [
     "kaplan_meier_risk",
     "truncate",
     "breslow_cumulative_hazard",
+    "breslow_log_cumulative_hazard",
     "calibration_intercept",
     "calibration_slope",
     "rcs_basis",
@@ -125,6 +126,36 @@ def breslow_cumulative_hazard(
     return float(np.sum(deaths / denominators) * scale), float(
         np.sum(deaths / denominators**2) * scale**2
     )
+
+
+def breslow_log_cumulative_hazard(
+    time: np.ndarray,
+    event: np.ndarray,
+    linear_predictor: np.ndarray,
+    horizon: float,
+    *,
+    inclusive: bool = True,
+) -> float:
+    """log Λ̂₀(horizon) of :func:`breslow_cumulative_hazard`, computed on the log scale throughout.
+
+    log Λ̂₀(t) = logsumexp over event times s ≤ t of (log d_s − logsumexp_{j: T_j ≥ s} η_j) (s < t
+    with ``inclusive=False``); −inf without an event. No exponential of η is formed, so a linear
+    predictor of any size neither overflows nor empties a risk set by underflow, and a shift of η
+    by c shifts the result by −c (to rounding). O(n log n).
+    """
+    from scipy.special import logsumexp
+
+    order = np.argsort(time, kind="stable")
+    sorted_time = time[order]
+    eta = np.asarray(linear_predictor, dtype=float)[order]
+    # log of the sum over T_j >= T_(k) (ties: first of the run), accumulated from the last time
+    log_at_risk = np.logaddexp.accumulate(eta[::-1])[::-1]
+    used = event & ((time <= horizon) if inclusive else (time < horizon))
+    event_times, deaths = np.unique(time[used], return_counts=True)
+    if event_times.size == 0:
+        return -math.inf
+    first = np.searchsorted(sorted_time, event_times, side="left")
+    return float(logsumexp(np.log(deaths) - log_at_risk[first]))
 
 
 def calibration_intercept(

@@ -9,6 +9,7 @@ same rows.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._binary.delong import placements
-from .._calibration.stats import breslow_cumulative_hazard
+from .._calibration.stats import breslow_log_cumulative_hazard
 from .._core.exceptions import InvalidParameterError
 from .._core.inference import influence_with_rows
 from .._core.influence import sum_by_cluster
@@ -47,7 +48,7 @@ from .model_based_engine import (
     cells_from_contributions,
     factorised_contributions,
     grid_terms,
-    ph_contributions,
+    ph_log_contributions,
     ph_monte_carlo,
 )
 from .model_based_result import ModelBasedResult
@@ -215,18 +216,27 @@ def _reference(
             None,
             None,
         )
+    # log H0(tau): pi depends on lp_i + log H0(tau) alone (a shift of lp moves the baseline back)
     if source.baseline is None:
-        cumhaz, _ = breslow_cumulative_hazard(
+        log_cumhaz = breslow_log_cumulative_hazard(
             sample.time, sample.event, source.lp, tau, inclusive=not tau_given
         )
     else:
         cumhaz = _baseline_at(source.baseline, tau)
-    exact = reference_method == "exact" or (
-        reference_method == "auto" and sample.n_samples <= PH_EXACT_MAX_ROWS
+        log_cumhaz = math.log(cumhaz) if cumhaz > 0 else -math.inf
+    if math.isnan(log_cumhaz):
+        raise InvalidParameterError(
+            f"baseline: the cumulative hazard at tau={tau:g} is NaN; it must be a number >= 0.",
+            parameter="baseline",
+        )
+    exact = (
+        reference_method == "exact"
+        or (reference_method == "auto" and sample.n_samples <= PH_EXACT_MAX_ROWS)
+        or log_cumhaz == -math.inf  # no mass before tau: every pi is 0, nothing to draw
     )
     if exact:
         return (
-            ph_contributions(risk, codes, g, source.lp, cumhaz, tied_tol),
+            ph_log_contributions(risk, codes, g, source.lp, log_cumhaz, tied_tol),
             "proportional_hazards",
             None,
             None,
@@ -236,7 +246,7 @@ def _reference(
         codes,
         g,
         source.lp,
-        cumhaz,
+        log_cumhaz,
         tied_tol,
         target_se=target_se,
         max_draws=_MAX_DRAWS,

@@ -34,12 +34,14 @@ import math
 
 import numpy as np
 
+from .._core.exceptions import InvalidParameterError
 from .._core.kernel import IndividualContributions, count_pairs_and_contributions
 
 __all__ = [
     "factorised_contributions",
     "grid_terms",
     "ph_contributions",
+    "ph_log_contributions",
     "ph_monte_carlo",
     "PH_EXACT_MAX_ROWS",
     "cells_from_contributions",
@@ -51,8 +53,14 @@ __all__ = [
 #: of 0.0009 at 100,000 rows). The grid engine took 8 s at 100,000 rows, 200 grid times
 #: and 4 groups.
 PH_EXACT_MAX_ROWS = 10_000
-#: Memory of one block of the factorised and pairwise engines (floats).
+#: Memory of one block of the factorised engine (floats).
 _BLOCK_FLOATS = 4_000_000
+#: Memory of one block of rows x columns of the pairwise PH engine (floats; a block within the
+#: cache was faster than larger ones).
+_PAIR_BLOCK_FLOATS = 1 << 18
+#: A PH cell whose largest pi_ij is below exp(_LOG_FLOOR) is summed in log space, scaled by its
+#: largest pi (:func:`ph_log_contributions`); pi above it are normal floats to 16 digits.
+_LOG_FLOOR = -600.0
 
 
 def grid_terms(
@@ -152,44 +160,185 @@ def ph_contributions(
     cumhaz_tau: float,
     tied_tol: float,
 ) -> IndividualContributions:
-    """Contributions of the Gönen-Heller pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)), exact
-    over all ordered pairs j != i, ``block`` rows at a time. ``cumhaz_tau`` = H0(tau)
-    (inf: untruncated, pi_ij = h_i / (h_i + h_j), Gönen and Heller's CPE). O(n^2 G) time,
-    O(n x block) memory.
+    """:func:`ph_log_contributions` of a baseline H0(tau) given as a number, ``cumhaz_tau`` >= 0
+    (inf: untruncated, Gönen and Heller's CPE). A baseline that may over- or underflow belongs
+    on the log scale: pass log H0(tau) to :func:`ph_log_contributions`."""
+    if math.isnan(cumhaz_tau) or cumhaz_tau < 0:
+        raise InvalidParameterError(
+            f"baseline: the cumulative hazard at tau must be >= 0 (or inf), got {cumhaz_tau!r}.",
+            parameter="baseline",
+        )
+    log_cumhaz = math.log(cumhaz_tau) if cumhaz_tau > 0 else -math.inf
+    return ph_log_contributions(risk, codes, n_groups, lp, log_cumhaz, tied_tol)
 
-    h is formed as exp(lp - max lp) (no overflow; the share h_i / (h_i + h_j) is scale-free) and
-    (h_i + h_j) H0(tau) as (u_i + u_j) exp(max lp) H0(tau), the exponent of S0(tau)^(h_i + h_j).
+
+def ph_log_contributions(
+    risk: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+    lp: np.ndarray,
+    log_cumhaz_tau: float,
+    tied_tol: float,
+) -> IndividualContributions:
+    """Contributions of the Gönen-Heller pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)),
+    h = exp(lp), exact over all ordered pairs j != i. ``log_cumhaz_tau`` = log H0(tau) (-inf: no
+    mass before tau, every pi is 0; inf: untruncated, pi_ij = h_i / (h_i + h_j), Gönen and
+    Heller's CPE). O(n^2) time, O(n G + block) memory, rows in input order.
+
+    Computed from a_i = lp_i + log H0(tau) alone, so that a shift of lp (with the baseline shifted
+    back) changes nothing and no value overflows: pi_ij = expit(a_i - a_j) (1 - exp(-(e^a_i +
+    e^a_j))) (:func:`_pair_pi`). A cell is a ratio of sums of pi over its pairs; a cell whose
+    largest pi is below exp(:data:`_LOG_FLOOR`) (every pi would underflow or lose its digits) has
+    its sums taken of pi_ij exp(-m_ab), m_ab = its largest log pi, found exactly in a first pass
+    (:func:`_cell_log_max`). Every sum of that cell carries the factor: row i's earlier sums toward
+    b that of cell (group(i), b), its later sums toward b that of cell (b, group(i)); the cell's
+    ratio and its influence rows (divided by the cell's denominator) do not see it. Other cells
+    hold the pair sums themselves.
+
+    The pairs are visited in blocks of rows against one group's columns, both in (group, risk)
+    order: h_ij is then 1 up to a window of tied columns and 0 after it, so row i's earlier sums
+    are prefix sums along the row, and column j's later sums (sum over earlier i of h_ij pi_ij)
+    suffix sums down the column; no sum subtracts, so each is exact to rounding however small.
     """
+    if math.isnan(log_cumhaz_tau):
+        raise InvalidParameterError(
+            "baseline: the cumulative hazard at tau is NaN (a baseline or a risk set that gives "
+            "no value there); it must be a number >= 0, or inf for the untruncated reference.",
+            parameter="baseline",
+        )
     n = risk.shape[0]
-    truncated = math.isfinite(cumhaz_tau)
-    top = float(np.max(lp))
-    u = np.exp(lp - top)
-    with np.errstate(over="ignore"):
-        scale = cumhaz_tau * math.exp(top) if truncated else math.inf
-    onehot = np.zeros((n, n_groups))
-    onehot[np.arange(n), codes] = 1.0
-    e_num, e_den = np.zeros((n, n_groups)), np.zeros((n, n_groups))
-    l_num, l_den = np.zeros((n, n_groups)), np.zeros((n, n_groups))
-    block = max(1, _BLOCK_FLOATS // max(n, 1))
-    for start in range(0, n, block):
-        rows = slice(start, start + block)
-        total = u[rows, None] + u[None, :]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pi = u[rows, None] / total
-        pi[total == 0] = 0.5  # both exp(lp - max) underflow: equal hazards at this precision
-        if truncated:
-            with np.errstate(over="ignore", invalid="ignore"):
-                pi *= -np.expm1(-total * scale) if math.isfinite(scale) else 1.0
-        diff = risk[rows, None] - risk[None, :]
-        h = (diff > tied_tol) + 0.5 * (np.abs(diff) <= tied_tol)
-        local = np.arange(pi.shape[0])
-        pi[local, local + start] = 0.0  # j != i
-        h *= pi
-        e_num[rows] = h @ onehot
-        e_den[rows] = pi @ onehot
-        l_num += h.T @ onehot[rows]
-        l_den += pi.T @ onehot[rows]
-    return IndividualContributions(e_num, e_den, l_num, l_den)
+    parts = [np.zeros((n, n_groups)) for _ in range(4)]
+    if n == 0 or log_cumhaz_tau == -math.inf:  # H0(tau) = 0: no event before tau, every pi is 0
+        return IndividualContributions(*parts)
+    truncated = log_cumhaz_tau < math.inf
+    order = np.lexsort((risk, codes))  # by group, then by risk
+    a = np.asarray(lp, dtype=float)[order] + (log_cumhaz_tau if truncated else 0.0)
+    ranked, sorted_codes = risk[order], codes[order]
+    bounds = np.searchsorted(sorted_codes, np.arange(n_groups + 1), side="left")
+    with np.errstate(over="ignore"):  # e^a = inf: 1 - exp(-inf) = 1, exact
+        hazard = np.exp(a) if truncated else None
+    # window of every row (in order) within every group's segment: columns [0, lo) of lower risk,
+    # [lo, hi) tied, [hi, m) higher (indices local to the segment)
+    lo, hi = np.zeros((n, n_groups), dtype=np.intp), np.zeros((n, n_groups), dtype=np.intp)
+    for g in range(n_groups):
+        segment = ranked[bounds[g] : bounds[g + 1]]
+        lo[:, g] = np.searchsorted(segment, ranked - tied_tol, side="left")
+        hi[:, g] = np.searchsorted(segment, ranked + tied_tol, side="right")
+    log_max = _cell_log_max(a, bounds, truncated)
+    offset = np.where(np.isfinite(log_max) & (log_max < _LOG_FLOOR), log_max, 0.0)
+    e_num, e_den, l_num, l_den = parts
+    block = max(1, _PAIR_BLOCK_FLOATS // max(n, 1))
+    for ga in range(n_groups):
+        r_start, r_stop = bounds[ga], bounds[ga + 1]
+        for start in range(r_start, r_stop, block):
+            stop = min(start + block, r_stop)
+            rows, b = slice(start, stop), stop - start
+            local = np.arange(b)
+            for gb in range(n_groups):
+                c_start, c_stop = bounds[gb], bounds[gb + 1]
+                m = c_stop - c_start
+                if m == 0:
+                    continue
+                cols = slice(c_start, c_stop)
+                pi, sign = _pair_pi(a, hazard, rows, cols, offset[ga, gb])
+                if ga == gb:
+                    pi[local, start - r_start + local] = 0.0  # j != i
+                # earlier sums of the block's rows: prefix sums along each row
+                prefix = np.zeros((b, m + 1))
+                np.cumsum(pi, axis=1, out=prefix[:, 1:])
+                e_num[rows, gb] = (
+                    0.5 * sign * (prefix[local, lo[rows, gb]] + prefix[local, hi[rows, gb]])
+                )
+                e_den[rows, gb] = sign * prefix[:, m]
+                # later sums of the columns: suffix sums down each column (rows within the block)
+                suffix = np.zeros((b + 1, m))  # suffix[q] = sum of the block's last q rows
+                np.cumsum(pi[::-1], axis=0, out=suffix[1:])
+                first_lo = np.clip(lo[cols, ga] - (start - r_start), 0, b)
+                first_hi = np.clip(hi[cols, ga] - (start - r_start), 0, b)
+                column = np.arange(m)
+                l_num[cols, ga] += (
+                    0.5 * sign * (suffix[b - first_lo, column] + suffix[b - first_hi, column])
+                )
+                l_den[cols, ga] += sign * suffix[b]
+    out = []
+    for sorted_part in parts:
+        part = np.empty_like(sorted_part)
+        part[order] = sorted_part
+        out.append(part)
+    return IndividualContributions(*out)
+
+
+def _pair_pi(a, hazard, rows: slice, cols: slice, offset: float):
+    """(sign * pi_ij exp(-offset) of rows x cols, sign): pi from a = lp + log H0(tau) (``hazard``
+    = e^a, None when untruncated).
+
+    offset 0: in linear form, expit(a_i - a_j) = 1 / (1 + exp(a_j - a_i)) (the difference clipped
+    to +-700: a pi below e^-700 cannot move a cell whose largest pi is above e^_LOG_FLOOR) times
+    expm1(-(e^a_i + e^a_j)) = -(1 - S0(tau)^(h_i + h_j)), sign -1 (sums are negated once, not
+    every pair). Otherwise exp(log pi - offset) from :func:`_log_pi`, sign 1.
+    """
+    if offset != 0.0:
+        log_pi = _log_pi(a[rows, None], a[None, cols], hazard is not None)
+        log_pi -= offset
+        return np.exp(log_pi, out=log_pi), 1.0
+    pi = np.subtract.outer(a[cols], a[rows]).T  # a_j - a_i, rows x cols
+    np.clip(pi, -700.0, 700.0, out=pi)
+    np.exp(pi, out=pi)
+    pi += 1.0
+    np.reciprocal(pi, out=pi)  # expit(a_i - a_j)
+    if hazard is None:
+        return pi, 1.0
+    with np.errstate(over="ignore"):  # e^a_i + e^a_j = inf: 1 - exp(-inf) = 1, exact
+        mass = np.add.outer(hazard[rows], hazard[cols])
+    np.negative(mass, out=mass)
+    np.expm1(mass, out=mass)  # -(1 - exp(-(e^a_i + e^a_j))), in [-1, 0]
+    pi *= mass
+    return pi, -1.0
+
+
+def _log_pi(a_i, a_j, truncated: bool) -> np.ndarray:
+    """log pi_ij (broadcast) = log expit(a_i - a_j) + log(1 - exp(-(e^a_i + e^a_j))), finite for
+    every finite a: with d = a_i - a_j and L = log(1 + e^-|d|), log expit(d) = min(d, 0) - L and
+    log(e^a_i + e^a_j) = max(a_i, a_j) + L."""
+    d = a_i - a_j
+    soft = np.log1p(np.exp(-np.abs(d)))
+    out = np.minimum(d, 0.0) - soft
+    if truncated:
+        out += _log_mass(np.maximum(a_i, a_j) + soft)
+    return out
+
+
+def _log_mass(s: np.ndarray) -> np.ndarray:
+    """log(1 - exp(-e^s)) for any real s: log(-expm1(-e^s)), and s - e^s / 2 below s = -30 (error
+    below e^(2s) / 24, where e^s may underflow)."""
+    x = np.exp(np.minimum(s, 700.0))
+    with np.errstate(divide="ignore"):  # x = 0 (s far below -30): that branch is not taken
+        return np.where(s < -30.0, s - 0.5 * x, np.log(-np.expm1(-x)))
+
+
+def _cell_log_max(a: np.ndarray, bounds: np.ndarray, truncated: bool) -> np.ndarray:
+    """(G, G) largest log pi_ij over i in a, j in b, j != i (-inf for a cell without a pair), for
+    a sorted by group (segments ``bounds``). log pi increases with a_i, so the largest is reached at
+    the largest a_i of the row group (the second largest for j = that person): O(n G) time."""
+    n_groups = bounds.size - 1
+    out = np.full((n_groups, n_groups), -np.inf)
+    for ga in range(n_groups):
+        own = a[bounds[ga] : bounds[ga + 1]]
+        if own.size == 0:
+            continue
+        top = int(np.argmax(own))
+        for gb in range(n_groups):
+            other = a[bounds[gb] : bounds[gb + 1]]
+            if ga == gb:
+                other = np.delete(other, top)
+                if other.size == 0:
+                    continue
+                second = float(np.max(other))  # the best earlier member against the top itself
+                out[ga, gb] = float(_log_pi(np.float64(second), own[top], truncated))
+            if other.size:
+                best = float(np.max(_log_pi(own[top], other, truncated)))
+                out[ga, gb] = max(out[ga, gb], best)
+    return out
 
 
 def cells_from_contributions(
@@ -208,7 +357,7 @@ def ph_monte_carlo(
     codes: np.ndarray,
     n_groups: int,
     lp: np.ndarray,
-    cumhaz_tau: float,
+    log_cumhaz_tau: float,
     tied_tol: float,
     *,
     target_se: float,
@@ -221,7 +370,9 @@ def ph_monte_carlo(
     tau).
 
     Under a common baseline, U_i = H0(T_i) ~ Exponential(h_i) and T_i < T_j iff U_i < U_j, so no
-    time scale is needed: U_i = E_i / h_i with E_i ~ Exp(1), truncated at H0(tau). The pair sums of
+    time scale is needed: U_i = E_i / h_i with E_i ~ Exp(1), truncated at H0(tau), compared on the
+    log scale (log U_i = log E_i - lp_i against ``log_cumhaz_tau`` = log H0(tau); inf: untruncated),
+    so that no lp or baseline overflows. The pair sums of
     draw d are unbiased for the exact sums, so the ratio of the sums over draws converges to xCI*;
     its Monte-Carlo standard error (delta method over draws) is checked after every draw from
     ``min_draws`` on, stopping when every defined cell's is below ``target_se`` (or at
@@ -229,19 +380,31 @@ def ph_monte_carlo(
 
     Returns (contributions averaged over the draws, Monte-Carlo SE (G, G), number of draws).
     """
+    if math.isnan(log_cumhaz_tau):
+        raise InvalidParameterError(
+            "baseline: the cumulative hazard at tau is NaN (a baseline or a risk set that gives "
+            "no value there); it must be a number >= 0, or inf for the untruncated reference.",
+            parameter="baseline",
+        )
     n = risk.shape[0]
     total = None
     nums, dens = [], []
     draws = 0
     mc_se = np.full((n_groups, n_groups), np.nan)
-    log_h = lp.copy()
+    log_h = np.asarray(lp, dtype=float)
+    limit = log_cumhaz_tau
     while draws < max_draws:
-        u = np.log(rng.standard_exponential(n)) - log_h  # log U_i, compared on the log scale
-        limit = math.log(cumhaz_tau) if math.isfinite(cumhaz_tau) else np.inf
-        event = u < limit
-        time = np.where(event, u, limit if math.isfinite(limit) else 0.0)
-        if not math.isfinite(limit):
-            event = np.ones(n, dtype=bool)
+        draw = rng.standard_exponential(n)
+        with np.errstate(divide="ignore"):  # a draw of exactly 0: log U = -inf, the earliest
+            u = np.log(draw) - log_h  # log U_i
+        if not np.isfinite(u).all():
+            u = np.where(np.isfinite(u), u, np.min(u[np.isfinite(u)], initial=0.0) - 1.0)
+        if math.isfinite(limit):
+            event = u < limit
+            time = np.where(event, u, limit)
+        else:  # untruncated (inf), or no mass before tau (-inf: every draw censored at 0)
+            event = np.full(n, limit == math.inf)
+            time = u if limit == math.inf else np.zeros(n)
         shift = time.min()
         counts, _, parts = count_pairs_and_contributions(
             time - shift, event, codes, risk, n_groups, tied_tol=tied_tol
