@@ -311,8 +311,8 @@ def test_binary_report_html(binary, tmp_path):
     assert "Kallus &amp; Zhou 2019" in text and "group of the POSITIVE" in text
     assert "<th class=label>a (positive) \\ b (negative)</th>" in text
     assert (
-        "a positive of M was scored above a negative of F" in text
-    )  # the findings speak of the xAUC
+        "a positive of F was scored above a negative of M" in text
+    )  # the findings speak of the xAUC, the pair in the group order (issue 41)
     # every cell with its DeLong interval, in percent
     low, high = binary.confidence_interval()
     assert (
@@ -806,12 +806,13 @@ def test_a_model_based_result_reports_its_excess_first(tmp_path):
     c = rng.exponential(40, n)
     grid = np.linspace(0.05, 30, 300)
     curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-    reference = sf.model_based_xci(
-        np.minimum(t, c), t <= c, group, lp, survival=curves, times=grid, tau=15.0
+    reference = sf.model_based_xci(  # the score is the curves' own risk (issue 41)
+        np.minimum(t, c), t <= c, group, lp - np.log(scale), survival=curves, times=grid, tau=15.0
     )
     text = sf.write_report(reference, tmp_path / "mb.md").read_text(encoding="utf-8")
     verdict = text[text.index("## Verdict") : text.index("## Findings")]
     assert "no clear excess over what the model" in verdict
+    assert "calibration not checked" in verdict and "(model-based " in verdict
     findings_part = text[text.index("## Findings") :]
     assert "No excess cross-group asymmetry" in findings_part.split("\n## ")[0]
     assert "disadvantage" not in text

@@ -18,7 +18,7 @@ from .._core.deprecation import REMOVED_IN, warn_once
 from .._core.exceptions import InvalidParameterError
 from .._core.multiplicity import ADJUSTMENTS
 from .._core.results import XCIResult
-from .._core.validation import OptionTable, flag, instance_of, integer, one_of, text
+from .._core.validation import OptionTable, flag, instance_of, integer, one_of, real, text
 from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c
 from .findings.calibration import calibration_findings
@@ -227,11 +227,15 @@ def _verdict_sentence(
             else:
                 parts.append(
                     f"no clear excess over what the model's own predictions imply (excess "
-                    f"{pp(value)} points{interval})"
+                    f"{pp(value)} points{interval}; {_excess_caveat(found, model_based, name, low, high)})"
                 )
     if len(result.groups) > 1:
         smallest = min_xci(result)
-        parts.append(f"worst-served cell ({smallest.a}, {smallest.b}) at {percent(smallest.value)}")
+        implied = _model_based_cell(model_based, name, smallest.a, smallest.b)
+        parts.append(
+            f"worst-served cell ({smallest.a}, {smallest.b}) at {percent(smallest.value)}"
+            + ("" if implied is None else f" (model-based {percent(implied)})")
+        )
     if calibration is not None:
         t = float(calibration.times[0])
         oe = calibration.summary(t)["oe_ratio"]
@@ -239,6 +243,41 @@ def _verdict_sentence(
             f"O/E at t = {t:g}: " + ", ".join(f"{g} {number(v, 2)}" for g, v in oe.items())
         )
     return "; ".join(parts) + "."
+
+
+def _excess_caveat(found: Findings, model_based: Any, name: str, low: float, high: float) -> str:
+    """What keeps a non-significant excess from meaning "the groups' risks explain it" (issue 41):
+    a reference that is not the score's own, calibration rejected or not checked, or an interval
+    wider than the equivalence margin."""
+    frame = model_based_frame(model_based, f"model_based[{name!r}]")
+    agreement = frame.get("reference_agreement")
+    if agreement is not None and (pd.to_numeric(agreement, errors="coerce") < 0.9).any():
+        return "the reference is not the score's own: it cannot say what the model adds"
+    if not (np.isfinite(low) and np.isfinite(high) and -found.margin < low and high < found.margin):
+        largest = 100 * max(abs(low), abs(high)) if np.isfinite(low) and np.isfinite(high) else None
+        return (
+            "the data cannot tell: no interval"
+            if largest is None
+            else f"the data cannot tell: up to {largest:.1f} points either way"
+        )
+    status = found.calibration_status
+    if status == "rejected":
+        return "calibration is rejected, so the groups' risks do not explain the asymmetry"
+    if status == "not rejected":
+        return "calibration tested and not rejected"
+    return "calibration not checked"
+
+
+def _model_based_cell(model_based: Any, name: str, a: Any, b: Any) -> float | None:
+    """The model-based value of cell (a, b) of a reference, or None."""
+    if model_based is None:
+        return None
+    frame = model_based_frame(model_based, f"model_based[{name!r}]")
+    cells = frame[frame["summary"].isin(["xci", "xauc"])]
+    for row in cells.itertuples():
+        if (row.a, row.b) == (a, b) and np.isfinite(row.model_based):
+            return float(row.model_based)
+    return None
 
 
 def _png(figure: Any) -> bytes:
@@ -542,6 +581,7 @@ _OPTIONS = OptionTable(
     min_events=integer(low=0),
     min_pairs=integer(low=0),
     time_unit=text("days"),
+    margin=real(low=0, high=1, closed="neither"),
 )
 
 
@@ -563,6 +603,7 @@ def write_report(
     min_events: int = 10,
     min_pairs: int = 100,
     time_unit: str | None = None,
+    margin: float = 0.05,
 ) -> Path:
     """Write an audit report: one self-contained HTML file, or Markdown (by the file extension).
 
@@ -651,6 +692,10 @@ def write_report(
         Cells below either are flagged (:func:`survfair.small_sample_flags`).
     time_unit : str, optional
         Unit of the time axis of the censoring figure (e.g. "days").
+    margin : float, default=0.05
+        Equivalence margin of :func:`survfair.findings`: a difference is called absent only when
+        its interval lies inside ±margin. With ``model_based`` and ``calibration`` for the same
+        model, the findings test the calibration the model-based reading assumes.
 
     Returns
     -------
@@ -755,6 +800,10 @@ def write_report(
             min_events=min_events,
             min_pairs=min_pairs,
             model_based=references[name] if is_model_based(references.get(name)) else None,
+            calibration=calibrated_models.get(name)
+            if is_model_based(references.get(name))
+            else None,
+            margin=margin,
         )
         for name, res in results.items()
     }
