@@ -225,9 +225,10 @@ def _verdict_sentence(
                     "predictions imply"
                 )
             else:
+                caveat = _excess_caveat(found, model_based, name, low, high)
                 parts.append(
                     f"no clear excess over what the model's own predictions imply (excess "
-                    f"{pp(value)} points{interval}; {_excess_caveat(found, model_based, name, low, high)})"
+                    f"{pp(value)} points{interval}; {caveat})"
                 )
     if len(result.groups) > 1:
         smallest = min_xci(result)
