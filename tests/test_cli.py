@@ -2383,7 +2383,7 @@ def test_model_based_reference_on_the_command_line(age_groups_csv, tmp_path, cap
     first, second = out.split("== ")[1:3]
     assert "No excess cross-group asymmetry" in first
     assert (
-        "Excess cross-group asymmetry, young vs old" in second
+        "Excess cross-group asymmetry, old vs young" in second
         and "the model disadvantages old" in second
     )
     assert "excess over the model-based reference" in first
@@ -2569,3 +2569,46 @@ def test_model_based_options_refused_where_they_cannot_hold(age_groups_csv, tmp_
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "binary audit" in err[0]
+
+
+def test_labels_with_control_characters_are_printed_escaped(tmp_path, capsys):
+    """Issue 41: a group label with an escape sequence ("\\x1b[31mF") was printed raw, so the
+    terminal obeyed it. Text output escapes control characters as a repr does (columns stay
+    aligned); other characters (é, Δ) are kept."""
+    rng = np.random.default_rng(0)
+    n = 300
+    risk = rng.normal(size=n)
+    t, c = rng.exponential(np.exp(-risk)), rng.exponential(2.0, size=n)
+    frame = pd.DataFrame(
+        {
+            "t": np.minimum(t, c),
+            "e": (t <= c).astype(int),
+            "g": np.where(rng.random(n) < 0.5, "\x1b[31mF", "Mé"),
+            "r": risk,
+        }
+    )
+    path = tmp_path / "escape.csv"
+    frame.to_csv(path, index=False)
+    args = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "g"]
+    assert main([*args, "--risk", "r", "--tau", "1.5"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[31mF" in out and "Mé" in out and "Δbetween" in out
+    matrix = out[out.index("xCI matrix") :].splitlines()[1:5]
+    assert len({len(line) for line in matrix[2:4]}) == 1  # the rows line up
+    assert main([*args, "--risk", "missing"]) == 2  # an error message is escaped too
+    assert "\x1b" not in capsys.readouterr().err
+
+
+def test_no_utility_table_where_the_utilities_are_equal_by_construction(csv_file, capsys):
+    """Issue 41: with two groups and alpha = beta, U(a) = U(b) by construction; the text output
+    says so in one line instead of printing one number twice. With more groups the table stays."""
+    path, _ = csv_file
+    base = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--risk", "score"]
+    assert main([*base, "--group", "race", "--tau", "20"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("utility U(a)"))
+    assert "U(A) = U(B) = xCI(A, B) + xCI(B, A) = " in line and "by construction" in line
+    assert "group  value" not in out
+    assert main([*base, "--group", "sex", "--group", "race", "--tau", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "utility U(a) (alpha = beta = 1):\ngroup" in out

@@ -898,6 +898,38 @@ def cell_matrices(frame: pd.DataFrame, groups: tuple) -> tuple[pd.DataFrame, pd.
     )
 
 
+def utility_note(
+    result: XCIResult | XAUCResult, alpha: float = 1.0, beta: float = 1.0
+) -> str | None:
+    """Why a reader is shown no table of the utilities U(a), or None when they can differ.
+
+    With two groups a and b and ``alpha == beta``, U(a) = alpha (xCI_{a,b} + xCI_{b,a}) = U(b) by
+    construction (:func:`survfair.utility`), so a table would print one number twice; with one
+    group there is no other group and U = 0.
+
+    Examples
+    --------
+    >>> import survfair
+    >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0], list("abababab"),
+    ...                    [8, 3, 6, 5, 4, 7, 2, 1], method="naive", ci=None)
+    >>> utility_note(res).split(" by construction")[0]
+    'U(a) = U(b) = xCI(a, b) + xCI(b, a) = 1.4667'
+    """
+    groups = list(result.groups)
+    if len(groups) == 1:
+        return "one group: no other group to be ranked against, so no utility"
+    if len(groups) == 2 and alpha == beta:
+        a, b = groups
+        value = float(utility(result, alpha=alpha, beta=beta)["value"].iloc[0])
+        weight = "" if alpha == 1 else f"{alpha:g} ("
+        close = "" if alpha == 1 else ")"
+        return (
+            f"U({a}) = U({b}) = {weight}xCI({a}, {b}) + xCI({b}, {a}){close} = {value:.4f} by "
+            "construction (two groups, alpha = beta): no table of utilities"
+        )
+    return None
+
+
 def summary_frames(result: XCIResult, found: Findings) -> dict[str, pd.DataFrame]:
     """The numbers of an xCI audit in long form (the command line's CSV, JSON and text): Δwithin /
     Δbetween for every pair of groups (with adjusted p-values), min xCI, the pooled C and the joint

@@ -11,6 +11,29 @@ import pandas as pd
 
 from .._core.results import XCIResult
 from .format import MISSING, p_value_text
+from .terminal import terminal_safe
+
+
+def safe_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text (cells, index and column labels) is :func:`terminal_safe`,
+    escaped before the table is laid out so its columns stay aligned."""
+
+    def safe(value):
+        if isinstance(value, str):
+            return terminal_safe(value)
+        if isinstance(value, tuple):  # an intersectional label
+            return tuple(safe(v) for v in value)
+        return value
+
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object:
+            out[column] = out[column].map(safe)
+    out.index = out.index.map(safe)
+    out.columns = out.columns.map(safe)
+    out.index.names = [safe(n) for n in out.index.names]
+    out.columns.names = [safe(n) for n in out.columns.names]
+    return out
 
 
 def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: bool) -> str:
@@ -37,7 +60,7 @@ def summaries_text(summaries: pd.DataFrame, n_resamples: int | None, intervals: 
     keep += ["flag"] if "flag" in shown else []
     # a single group has no differences, hence no p_adjusted column (nor any other absent one)
     keep = [column for column in keep if column in shown]
-    return shown[keep].to_string(index=False, float_format="{:.4f}".format, na_rep="")
+    return safe_labels(shown[keep]).to_string(index=False, float_format="{:.4f}".format, na_rep="")
 
 
 def has_intervals(result: XCIResult) -> bool:
@@ -54,6 +77,7 @@ TEXT_TABLE_ROWS = 200
 
 def text_table(frame: pd.DataFrame, **options) -> str:
     """``frame.to_string(**options)``, cut to its first TEXT_TABLE_ROWS rows with a note."""
+    frame = safe_labels(frame)
     if len(frame) <= TEXT_TABLE_ROWS:
         return frame.to_string(**options)
     rest = len(frame) - TEXT_TABLE_ROWS
@@ -74,14 +98,14 @@ def matrix_text(result: XCIResult) -> list[str]:
     lines = [
         "",
         "xCI matrix (rows a = group of the earlier event, columns b = group of the later member):",
-        result.matrix.to_string(float_format="{:.4f}".format),
+        safe_labels(result.matrix).to_string(float_format="{:.4f}".format),
     ]
     if has_intervals(result):
         low, high = result.confidence_interval()
         lines += [
             f"{result.confidence_level:.0%} interval, low:",
-            low.to_string(float_format="{:.4f}".format),
+            safe_labels(low).to_string(float_format="{:.4f}".format),
             "high:",
-            high.to_string(float_format="{:.4f}".format),
+            safe_labels(high).to_string(float_format="{:.4f}".format),
         ]
     return lines

@@ -24,8 +24,20 @@ from .._models.model_based import model_based_xci
 from .._present.findings.horizons import horizon_findings
 from .._present.findings.ranking import findings
 from .._present.report import write_report
-from .._present.tables import data_fingerprint, joint_tests_table, oriented_pairs, summary_frames
-from .._present.text import TEXT_TABLE_ROWS, has_intervals, matrix_text, summaries_text, text_table
+from .._present.tables import (
+    data_fingerprint,
+    joint_tests_table,
+    oriented_pairs,
+    summary_frames,
+    utility_note,
+)
+from .._present.text import (
+    TEXT_TABLE_ROWS,
+    has_intervals,
+    matrix_text,
+    summaries_text,
+    text_table,
+)
 from . import _audit_options
 from ._binary import (
     binary_audit,
@@ -43,7 +55,7 @@ from ._calibration import (
     predicted_per_risk,
     render_calibration,
 )
-from ._errors import CLIError, library_errors
+from ._errors import CLIError, library_errors, terminal_safe
 from ._io import (
     REPORT_SUFFIXES,
     check_output_paths,
@@ -157,14 +169,18 @@ def _format_text(
                 "(min_xci: an interval that accounts for selecting the minimum needs --ci "
                 "bootstrap)"
             )
-        utilities = tables["utility"]
-        if not has_intervals(result):
-            utilities = utilities[["group", "value"]]
-        lines += [
-            "",
-            "utility U(a) (alpha = beta = 1):",
-            text_table(utilities, index=False, float_format="{:.4f}".format),
-        ]
+        unequal = utility_note(result)
+        if unequal is not None:  # equal by construction: one line saying why, not a table
+            lines += ["", f"utility U(a) (alpha = beta = 1): {unequal}."]
+        else:
+            utilities = tables["utility"]
+            if not has_intervals(result):
+                utilities = utilities[["group", "value"]]
+            lines += [
+                "",
+                "utility U(a) (alpha = beta = 1):",
+                text_table(utilities, index=False, float_format="{:.4f}".format),
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -626,9 +642,11 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
     elif args.format == "json":
         texts = [render_binary(audit, "json", notes, reporting_options(args)) for audit in audits]
         text = (texts[0] if len(texts) == 1 else "[\n" + ",\n".join(texts) + "\n]") + "\n"
-    else:
-        text = "\n".join(
-            render_binary(audit, "table", notes, reporting_options(args)) for audit in audits
+    else:  # labels from the file are printed, never obeyed by a terminal
+        text = terminal_safe(
+            "\n".join(
+                render_binary(audit, "table", notes, reporting_options(args)) for audit in audits
+            )
         )
     settings = {}
     if args.report:
@@ -759,6 +777,8 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
             "\n" + render_calibration(audit, "table", columns, risk if len(calibrated) > 1 else "")
             for risk, (audit, columns) in calibrated.items()
         )
+    if args.format == "table":  # labels from the file are printed, never obeyed by a terminal
+        text = terminal_safe(text)
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded

@@ -25,6 +25,7 @@ from typing import Callable, Iterator, Mapping
 
 from .._core.exceptions import ConvergenceError, MemoryLimitError
 from .._core.memory import format_bytes
+from .._present.terminal import terminal_safe
 
 __all__ = [
     "CLIError",
@@ -97,11 +98,11 @@ def one_line(message: object, limit: int = MAX_LINE) -> str:
 
 def print_warning(message: object) -> None:
     """Print ``survfair: warning: <first line>`` on stderr."""
-    print(f"survfair: warning: {one_line(message)}", file=sys.stderr)
+    print(f"survfair: warning: {terminal_safe(one_line(message))}", file=sys.stderr)
 
 
 def _print_error(message: str) -> None:
-    print(f"survfair: error: {message}", file=sys.stderr)
+    print(f"survfair: error: {terminal_safe(message)}", file=sys.stderr)
 
 
 #: The library's comparison prefixes errors of one entry with ``models['name']: ``; on the command

@@ -14,7 +14,7 @@ import sys
 import pandas as pd
 
 from ..mitigate import OBJECTIVES, group_monotone, group_shift
-from ._errors import CLIError, library_errors, print_warning
+from ._errors import CLIError, library_errors, print_warning, terminal_safe
 from ._io import (
     TABLE_SUFFIXES,
     check_output_paths,
@@ -281,16 +281,18 @@ def run(args: argparse.Namespace) -> int:
         if in_sample
         else "before/after (fit rows are in-sample, evaluation rows held out; "
     )
-    sys.stdout.write(
-        f"{header}\nrows: {len(frame)} in, {len(output)} written to {args.output}\n"
-        + "".join(
-            line[:-1] + "; their risk_adjusted is empty.\n"
-            for line in excluded_note(n_excluded, args.groups)
+    sys.stdout.write(  # labels from the file are printed, never obeyed by a terminal
+        terminal_safe(
+            f"{header}\nrows: {len(frame)} in, {len(output)} written to {args.output}\n"
+            + "".join(
+                line[:-1] + "; their risk_adjusted is empty.\n"
+                for line in excluded_note(n_excluded, args.groups)
+            )
+            + f"{heading}rows a = group of the earlier event, b = later member):\n"
+            + format_table(table[table["time"].isna()] if "time" in table.columns else table)
+            + "\n"
+            + _calibration_text(fitted, in_sample)
         )
-        + f"{heading}rows a = group of the earlier event, b = later member):\n"
-        + format_table(table[table["time"].isna()] if "time" in table.columns else table)
-        + "\n"
-        + _calibration_text(fitted, in_sample)
     )
     return 0
 
