@@ -21,9 +21,10 @@ Three engines:
   Survival curves on a grid give f_i(k) = S_i(t_{k-1}) - S_i(t_k) and q_j(k) = (S_j(t_{k-1}) +
   S_j(t_k)) / 2 (:func:`grid_terms`); calibrated probabilities of a binary outcome give f = p and
   q = 1 - p.
-* :func:`ph_contributions` -- the Gönen-Heller closed form of a proportional-hazards model,
-  pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)), evaluated exactly over all pairs in blocks of
-  rows (O(n^2) time, O(n x block) memory).
+* :func:`ph_log_contributions` -- the Gönen-Heller closed form of a proportional-hazards model,
+  pi_ij = h_i / (h_i + h_j) (1 - S0(tau)^(h_i + h_j)), from a_i = lp_i + log H0(tau) so that
+  nothing overflows, evaluated exactly over all pairs in blocks of rows (O(n^2) time, O(n G +
+  block) memory); :func:`ph_contributions` takes H0(tau) itself.
 * :func:`ph_monte_carlo` -- the same reference beyond :data:`PH_EXACT_MAX_ROWS` rows, by drawing
   every person's event time from the model and counting the pairs with the xCI kernel.
 """
@@ -48,7 +49,8 @@ __all__ = [
 ]
 
 #: Up to this many rows the PH reference is computed exactly over all n^2 pairs (measured on a
-#: shared 2-core machine, 2 groups: 0.9 s at 5,000 rows, 2.8 s at 10,000, growing as n^2); beyond it
+#: loaded shared 2-core machine, 2 groups: 0.55-0.9 s at 5,000 rows, 2.0-3.3 s at 10,000, growing
+#: as n^2; about 3x that when every pi of a cell underflows, summed in log space); beyond it
 #: by Monte Carlo (:func:`ph_monte_carlo`: 5 draws, 0.6 s, reached a Monte-Carlo SE
 #: of 0.0009 at 100,000 rows). The grid engine took 8 s at 100,000 rows, 200 grid times
 #: and 4 groups.
