@@ -2612,3 +2612,42 @@ def test_no_utility_table_where_the_utilities_are_equal_by_construction(csv_file
     assert main([*base, "--group", "sex", "--group", "race", "--tau", "20"]) == 0
     out = capsys.readouterr().out
     assert "utility U(a) (alpha = beta = 1):\ngroup" in out
+
+
+def test_messages_name_the_options_not_the_arguments(tmp_path, capsys):
+    """Issue 41: a message said ci='bootstrap' to someone who typed --ci bootstrap. Errors,
+    warnings, notes and findings printed by the command line name its options."""
+    rng = np.random.default_rng(0)
+    n = 400
+    risk = rng.normal(size=n)
+    t, c = rng.exponential(np.exp(-risk)), rng.exponential(2.0, size=n)
+    frame = pd.DataFrame(
+        {
+            "t": np.minimum(t, c),
+            "e": (t <= c).astype(int),
+            "g": np.where(rng.random(n) < 0.5, "F", "M"),
+            "r": risk,
+            "site": rng.integers(0, 20, n),
+            "p1": 1 - np.exp(-np.exp(risk) / 3),
+        }
+    )
+    path = tmp_path / "options.csv"
+    frame.to_csv(path, index=False)
+    base = ["audit", "--data", str(path), "--time", "t", "--event", "e", "--group", "g"]
+    base += ["--risk", "r", "--tau", "1.5"]
+    code = main([*base, "--cluster", "site", "--model-based-lp", "r", "--ci", "bootstrap"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--ci bootstrap" in err and "--ci analytic" in err and "ci='" not in err
+    assert main([*base, "--predicted", "p1", "--horizon", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "only with --ci bootstrap" in out and "ci='" not in out
+
+
+def test_option_words_spells_arguments_as_options():
+    from survfair.cli._errors import option_words
+
+    assert option_words("use ci='analytic' or ci=None") == "use --ci analytic or --ci none"
+    assert option_words("method='naive', n_resamples=99, random_state=1, cause=2") == (
+        "--method naive, --n-resamples 99, --seed 1, --cause 2"
+    )
+    assert option_words("xci[F,M] and refit=True stay") == "xci[F,M] and refit=True stay"

@@ -14,6 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._calibration.estimator import calibration
+from .._calibration.stats import breslow_log_cumulative_hazard
 from .._core.datasets import load_flchain
 from .._core.exceptions import ExcludedRowsWarning
 from .._core.progress import PhaseBar
@@ -55,7 +57,7 @@ from ._calibration import (
     predicted_per_risk,
     render_calibration,
 )
-from ._errors import CLIError, library_errors, terminal_safe
+from ._errors import CLIError, library_errors, option_words, terminal_safe
 from ._io import (
     REPORT_SUFFIXES,
     check_output_paths,
@@ -112,7 +114,7 @@ def _format_text(
     lines = [
         f"== {name} ==",
         "findings:",
-        found.to_text(),
+        option_words(found.to_text()),
         "",
         f"n = {result.n_samples}, groups = {list(result.groups)}; {settings}",
         *notes,
@@ -273,12 +275,21 @@ def _render(
     args: argparse.Namespace | None = None,
     horizon_found: dict | None = None,
     references: dict | None = None,
+    calibrations: dict | None = None,
 ) -> str:
     horizon_found, references = horizon_found or {}, references or {}
+    calibrations = calibrations or {}
+
+    def for_name(name: str) -> dict:
+        # the findings test the calibration the model-based reading assumes (issue 41)
+        if name in calibrations and name in references:
+            return {**reporting, "calibration": calibrations[name]}
+        return reporting
+
     if output_format == "json":
         payload = []
         for name, result, notes in named_results:
-            found = findings(result, model_based=references.get(name), **reporting)
+            found = findings(result, model_based=references.get(name), **for_name(name))
             entry = {"name": name, "notes": notes, "findings": found.to_dict(), **result.to_dict()}
             if name in references:  # observed, model-based and excess per cell and per pair
                 reference = references[name].to_dict()
@@ -314,7 +325,7 @@ def _render(
                 name,
                 result,
                 horizons.get(name),
-                reporting,
+                for_name(name),
                 horizon_found.get(name),
                 references.get(name),
             )
@@ -332,7 +343,7 @@ def _render(
         frame = frame[CSV_COLUMNS + [c for c in frame.columns if c not in CSV_COLUMNS]]
         return neutralise_formulas(frame).to_csv(index=False)
     return "\n".join(
-        _format_text(name, result, notes, reporting, references.get(name))
+        _format_text(name, result, notes, for_name(name), references.get(name))
         for name, result, notes in named_results
     )
 
@@ -414,6 +425,7 @@ def _flchain_demo(args: argparse.Namespace):
     }
     comparison = _compare(scores, "time", "event", "sex", data=frame, options=options)
     references = _demo_references(args, frame, scores, options)
+    calibrations = _demo_calibrations(args, frame, scores, groups)
     excluded = excluded_note(next(iter(comparison.results.values())).n_excluded, args.groups)
     named = [
         (
@@ -436,6 +448,7 @@ def _flchain_demo(args: argparse.Namespace):
         comparison,
         settings,
         {f"flchain: {name}": reference for name, reference in references.items()},
+        {f"flchain: {name}": result for name, result in calibrations.items()},
     )
 
 
@@ -462,6 +475,41 @@ def _demo_references(
             )
             for name, score in scores.items()
         }
+
+
+#: The demo's calibration horizons: 5 and 10 years, both before its tau of 4,000 days.
+DEMO_HORIZONS = (1825.0, 3650.0)
+
+
+def _demo_calibrations(
+    args: argparse.Namespace, frame: pd.DataFrame, scores: dict, groups: list | None
+) -> dict:
+    """Each demo Cox model's calibration within and between sexes at 5 and 10 years, of the very
+    predictions its model-based reference rests on (1 - exp(-H0(t) exp(lp)), Breslow's H0 of the
+    same rows): the findings test the assumption of the model-based reading (issue 41)."""
+    time = frame["time"].to_numpy(dtype=float)
+    event = frame["event"].to_numpy(dtype=bool)
+    out = {}
+    with library_notes():
+        for name, score in scores.items():
+            lp = np.asarray(score, dtype=float)
+            risks = np.column_stack(
+                [
+                    -np.expm1(-np.exp(lp + breslow_log_cumulative_hazard(time, event, lp, t)))
+                    for t in DEMO_HORIZONS
+                ]
+            )
+            out[name] = calibration(
+                time,
+                event,
+                frame["sex"].to_numpy(),
+                risks,
+                list(DEMO_HORIZONS),
+                groups=groups,
+                ci=None if args.ci == "none" else "analytic",
+                confidence_level=args.confidence_level,
+            )
+    return out
 
 
 def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
@@ -708,8 +756,9 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     if frame is not None:
         named_results, comparison, settings = _file_audit(args, frame)
         references: dict = {}  # {result name: ModelBasedResult}
+        demo_calibrations: dict = {}  # {result name: CalibrationResult}
     else:
-        named_results, comparison, settings, references = _flchain_demo(args)
+        named_results, comparison, settings, references, demo_calibrations = _flchain_demo(args)
     groups = subset = (
         None  # the audited labels and rows of the file, for the analyses beside the xCI
     )
@@ -769,6 +818,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
             args,
             horizon_found,
             references,
+            {**_calibrations_by_name(calibrated, named_results, args.risk), **demo_calibrations},
         )
         + horizon_text
     )
@@ -791,7 +841,7 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
                 settings=settings,
                 provenance=provenance,
                 horizons=horizon_results or None,
-                calibration=None
+                calibration=_report_references(demo_calibrations, named_results, comparison)
                 if calibrated is None
                 else _report_calibrations(calibrated, comparison),
                 model_based=_report_references(references, named_results, comparison),
@@ -812,6 +862,19 @@ def _report_references(references: dict, named_results, comparison) -> Any:
         if name in references
     }
     return by_model if len(comparison.results) > 1 else next(iter(by_model.values()), None)
+
+
+def _calibrations_by_name(calibrated: dict | None, named_results, risks) -> dict:
+    """{result name: CalibrationResult} of the --predicted columns of each --risk (the single
+    calibration of no particular column belongs to a single --risk)."""
+    out = {}
+    for (name, _, _), risk in zip(named_results, risks or [None] * len(named_results)):
+        entry = (calibrated or {}).get(risk)
+        if entry is None and len(named_results) == 1:
+            entry = (calibrated or {}).get("")
+        if entry is not None and entry[0] is not None:
+            out[name] = entry[0][0]
+    return out
 
 
 def _report_calibrations(calibrated: dict, comparison) -> Any:

@@ -36,7 +36,7 @@ from .._xci.summaries import delta_between
 from ._audit_options import (
     add_binary_arguments,
 )  # the option (light module, shared with the parser)
-from ._errors import CLIError, library_errors, print_warning
+from ._errors import CLIError, library_errors, option_words, print_warning
 from ._options import (
     ROW_OPTIONS,
     column_roles,
@@ -71,8 +71,9 @@ def library_notes() -> Iterator[list[str]]:
         yield notes
     for item in caught:
         if issubclass(item.category, UserWarning):
-            if str(item.message) not in notes:
-                notes.append(str(item.message))
+            note = option_words(str(item.message))  # in the command line's words
+            if note not in notes:
+                notes.append(note)
         else:
             print_warning(item.message)
     notes.sort()
@@ -223,7 +224,7 @@ def render_binary(
         f"xAUC audit of score {audit.risk!r} for outcome {audit.outcome!r} (positive = "
         f"{audit.positive!r}), {res.n_samples} rows, groups {list(res.groups)}",
         "findings:",
-        found.to_text(),
+        option_words(found.to_text()),
         "",
         *notes,
         f"Population AUC: {res.overall:.3f}",
@@ -385,7 +386,7 @@ def horizon_table(args: argparse.Namespace, frame: pd.DataFrame, computed=None) 
     unit = getattr(args, "time_unit", None)
     result = computed[0] if computed is not None else horizon_result(args, frame)[0]
     found = horizon_findings(result, **reporting_options(args), time_unit=unit)
-    lines += ["findings:", found.to_text()]
+    lines += ["findings:", option_words(found.to_text())]
     for t, part in table.groupby("time", sort=True):
         cases = part.drop_duplicates("a").set_index("a")["cases"].reindex(groups)
         controls = part.drop_duplicates("b").set_index("b")["controls"].reindex(groups)

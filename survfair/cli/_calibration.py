@@ -14,7 +14,7 @@ from .._calibration.estimator import calibration
 from .._calibration.result import CalibrationResult
 from .._present.findings.calibration import CalibrationFindings, calibration_findings
 from ._binary import library_notes
-from ._errors import CLIError, library_errors
+from ._errors import CLIError, library_errors, option_words
 from ._options import column_roles, group_argument, risk_columns
 
 __all__ = [
@@ -149,7 +149,7 @@ def render_calibration(
     lines = [
         f"== calibration of predicted risks{': risk = ' + model if model else ''} ==",
         "findings:",
-        found.to_text(),
+        option_words(found.to_text()),
         "",
         f"predicted columns {predicted} at horizons {[float(t) for t in result.times]}; n = "
         f"{result.n_samples}, groups = {list(result.groups)}; intervals: {result.ci_method}",

@@ -36,7 +36,9 @@ __all__ = [
     "guarded",
     "library_errors",
     "one_line",
+    "option_words",
     "print_warning",
+    "terminal_safe",
 ]
 
 EXIT_OK = 0
@@ -98,7 +100,7 @@ def one_line(message: object, limit: int = MAX_LINE) -> str:
 
 def print_warning(message: object) -> None:
     """Print ``survfair: warning: <first line>`` on stderr."""
-    print(f"survfair: warning: {terminal_safe(one_line(message))}", file=sys.stderr)
+    print(f"survfair: warning: {terminal_safe(option_words(one_line(message)))}", file=sys.stderr)
 
 
 def _print_error(message: str) -> None:
@@ -134,6 +136,46 @@ _SETTING_OPTIONS = {
 }
 #: ``cause=3`` / ``cause=`` inside a library message: the option ``--cause 3`` / ``--cause``.
 _CAUSE_ARGUMENT = re.compile(r"\bcause=(?P<code>-?\d+)?")
+#: The keyword arguments a library message may spell out (``ci='bootstrap'``), by the option that
+#: gives them on the command line.
+_KEYWORD_OPTIONS = {
+    "ci": "--ci",
+    "method": "--method",
+    "censoring": "--censoring",
+    **{
+        name: option
+        for name, option in _SETTING_OPTIONS.items()
+        if name not in ("cause", "times", "positive", "alpha", "beta", "controls")
+    },
+}
+#: ``ci='bootstrap'``, ``ci=None``, ``n_resamples=999`` inside a library message or note
+_KEYWORD_ARGUMENT = re.compile(
+    r"(?<![\w.-])(?P<name>" + "|".join(sorted(_KEYWORD_OPTIONS, key=len, reverse=True)) + r")="
+    r"(?P<value>'[^']*'|\"[^\"]*\"|[\w.+-]+)?"
+)
+
+
+def _option_spelling(match: re.Match) -> str:
+    option = _KEYWORD_OPTIONS[match.group("name")]
+    value = match.group("value")
+    if value is None:
+        return option
+    value = value.strip("'\"")
+    return f"{option} {'none' if value == 'None' else value}"
+
+
+def option_words(text: str) -> str:
+    """A library message or note in the command line's words: ``ci='bootstrap'`` is
+    ``--ci bootstrap``, ``ci=None`` is ``--ci none``, ``n_resamples=999`` is ``--n-resamples 999``
+    (the arguments the command line sets by an option; others are kept as written).
+
+    >>> option_words("use ci='analytic', or ci=None; n_resamples= 199")
+    'use --ci analytic, or --ci none; --n-resamples 199'
+    """
+    text = _KEYWORD_ARGUMENT.sub(_option_spelling, text)
+    return _CAUSE_ARGUMENT.sub(
+        lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text
+    )
 
 
 def _library_message(error: BaseException, columns: Mapping[str, str] | None = None) -> str:
@@ -159,10 +201,7 @@ def _library_message(error: BaseException, columns: Mapping[str, str] | None = N
         text = f"{columns[parameter]}: {text}"
     elif parameter in _SETTING_OPTIONS and text.startswith(parameter):
         text = _SETTING_OPTIONS[parameter] + text[len(parameter) :]  # the option, not the argument
-    text = _CAUSE_ARGUMENT.sub(
-        lambda m: "--cause" + (f" {m.group('code')}" if m.group("code") else ""), text
-    )
-    return text or "invalid input"
+    return option_words(text) or "invalid input"
 
 
 @contextlib.contextmanager
