@@ -262,3 +262,23 @@ def test_a_copied_or_rebuilt_result_keeps_the_checksum_of_its_validated_data():
     ):
         with pytest.raises(ValueError, match="modified in place"):
             survfair.compare_xci(rebuilt, second)
+
+
+def test_p_values_print_as_a_reader_reads_them():
+    """Issue 41: a p-value that underflows printed as 0 (``:.3g``); the table, the repr and the
+    notebook write p-values with the shared formatter: ``< 0.001``, two significant digits."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    x = rng.normal(size=n)
+    t = rng.exponential(np.exp(-2 * x))
+    c = rng.exponential(3.0, size=n)
+    time, event = np.minimum(t, c), t <= c
+    good = survfair.xci(time, event, group, x, tau=2.0)
+    noise = survfair.xci(time, event, group, rng.normal(size=n), tau=2.0)
+    out = survfair.compare_xci(good, noise)
+    assert (out.to_frame()["p_value"] < 1e-300).any()  # underflows to 0 or nearly
+    shown = out.display_table()["p"]
+    assert "< 0.001" in set(shown) and not shown.isin(["0", "0.0"]).any()
+    assert all(p == "–" or p.startswith("<") or float(p) >= 0.001 for p in shown)
+    assert "< 0.001" in repr(out) and "&lt; 0.001" in out._repr_html_()

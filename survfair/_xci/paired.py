@@ -30,6 +30,7 @@ from .._core.intervals import (
     wald_p_value,
 )
 from .._core.memory import require_memory
+from .._core.numbers import p_value_text
 from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
 from .._core.validation import (
     CONFIDENCE_LEVEL,
@@ -306,8 +307,9 @@ class ComparisonResult:
     def display_table(self) -> pd.DataFrame:
         """Both models and their difference, for a reader: one row per quantity ("xCI (F, M)",
         "Δbetween (F, M)", "min xCI", "pooled C") with model 1, model 2, the difference
-        model 1 − model 2, its interval and p-value, as text (four decimals; p-values with
-        three significant digits). What the repr and the notebook show.
+        model 1 − model 2, its interval and p-value, as text (four decimals; p-values as
+        everywhere: two significant digits, ``< 0.001`` below that). What the repr and the
+        notebook show.
 
         Returns
         -------
@@ -348,7 +350,7 @@ class ComparisonResult:
                 "model 2": four(row.value_2),
                 "difference": four(row.difference),
                 "interval": interval,
-                "p": "–" if not np.isfinite(row.p_value) else f"{row.p_value:.3g}",
+                "p": p_value_text(row.p_value),
             }
         table = pd.DataFrame.from_dict(rows, orient="index")
         table.index.name = "quantity"

@@ -16,6 +16,7 @@ import pandas as pd
 from .._core.multiplicity import adjust_p_values
 from .._models.model_based import model_based_xci
 from .._models.model_based_result import SUMMARY_COLUMNS, ModelBasedResult
+from .._present.format import p_value_text
 from ._binary import library_notes
 from ._errors import CLIError, library_errors
 from ._options import column_roles, group_argument, risk_columns
@@ -131,9 +132,9 @@ def excess_text(reference: ModelBasedResult, adjust: str = "holm") -> str:
             shown.loc[part.index[finite], "p_adjusted"] = adjust_p_values(
                 part.loc[finite, "p_value"].to_numpy(), adjust=adjust
             )
-    for column in ("p_value", "p_adjusted"):
+    for column in ("p_value", "p_adjusted"):  # as every p-value of the text output
         shown[column] = [
-            ("" if not math.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}"))
+            "" if not math.isfinite(p) else p_value_text(p)
             for p in np.asarray(shown[column], dtype=float)
         ]
     return shown.to_string(index=False, float_format="{:.4f}".format, na_rep="")
