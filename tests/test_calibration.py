@@ -521,7 +521,9 @@ def test_findings_largest_gap_names_the_oe_ici_and_brier_contrasts_in_their_dire
         "the ICI (mean |predicted - observed risk|) of C exceeds that of" in gap
     )  # C's curve is far off
     assert "(its interval and p-value need ci='bootstrap')" in gap
-    assert "the Brier score of C exceeds that of" in gap
+    # the Brier score mixes discrimination and calibration: an accuracy difference (issue 41)
+    assert "; the largest accuracy difference (the Brier score mixes discrimination and " in gap
+    assert "calibration): the Brier score of C exceeds that of" in gap
     assert gap.endswith("a difference at the 95% level in the O/E ratio and the Brier score.")
     # two well-calibrated groups: the same sentence, no clear difference
     keep = group != "C"

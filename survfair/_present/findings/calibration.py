@@ -238,8 +238,10 @@ def _gap_part(
 def _contrast_sentence(
     contrasts: pd.DataFrame, t: float, tt: str, adjust: str, level: float, bootstrap: bool
 ) -> str | None:
-    """The largest calibration gap between groups of each statistic the result has: the O/E ratio,
-    and the ICI and the Brier score when estimated (their scales differ, so each is stated)."""
+    """The largest calibration gap between groups of each calibration statistic the result has
+    (the O/E ratio, and the ICI when estimated), then the largest difference in accuracy (the Brier
+    score, which mixes discrimination and calibration, so it is not called a calibration gap);
+    their scales differ, so each is stated."""
     rows = contrasts[contrasts["time"] == t]
     name = adjust_name(adjust)
     found = {statistic: _gap_part(rows, statistic, name, bootstrap) for statistic in _GAP_NAMES}
@@ -254,12 +256,17 @@ def _contrast_sentence(
         if clear
         else f"no clear difference at the {level:.0%} level"
     )
-    plural = "gaps" if len(parts) > 1 else "gap"
-    return (
-        f"At {tt}, the largest calibration {plural} between groups: "
-        + "; ".join(text for text, _ in parts.values())
-        + f"; {verdict}."
-    )
+    calibration = [text for statistic, (text, _) in parts.items() if statistic != "brier"]
+    pieces = []
+    if calibration:
+        plural = "gaps" if len(calibration) > 1 else "gap"
+        pieces.append(f"the largest calibration {plural} between groups: " + "; ".join(calibration))
+    if "brier" in parts:  # accuracy: the Brier score mixes discrimination and calibration
+        pieces.append(
+            "the largest accuracy difference (the Brier score mixes discrimination and "
+            f"calibration): {parts['brier'][0]}"
+        )
+    return f"At {tt}, " + "; ".join(pieces) + f"; {verdict}."
 
 
 def _slope_sentence(summary: pd.DataFrame, tt: str, level: float) -> str | None:
