@@ -186,7 +186,8 @@ def add_estimator_options(parser: argparse.ArgumentParser) -> argparse._Argument
 
 
 def add_reporting_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """Add ``--adjust --min-events --min-pairs --time-unit`` (the findings, flags and figures)."""
+    """Add ``--adjust --min-events --min-pairs --margin --time-unit`` (the findings, flags and
+    figures)."""
     options = parser.add_argument_group("findings")
     options.add_argument(
         "--adjust",
@@ -210,6 +211,15 @@ def add_reporting_options(parser: argparse.ArgumentParser) -> argparse._Argument
         help="flag cells with fewer comparable pairs (default: 100)",
     )
     options.add_argument(
+        "--margin",
+        metavar="POINTS",
+        type=_margin_points,
+        default=0.05,
+        help="equivalence margin in percentage points: a difference is called absent only when "
+        "its interval lies inside +/- this; otherwise the findings say how large a difference "
+        "the interval still allows (default: 5)",
+    )
+    options.add_argument(
         "--time-unit",
         metavar="UNIT",
         help="unit of --time for the report's figures and the AUC(t) tables, e.g. days "
@@ -218,12 +228,24 @@ def add_reporting_options(parser: argparse.ArgumentParser) -> argparse._Argument
     return options
 
 
+def _margin_points(value: str) -> float:
+    """--margin POINTS as the library's proportion (5 -> 0.05), in (0, 100)."""
+    try:
+        points = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of points, got {value!r}") from None
+    if not 0 < points < 100:
+        raise argparse.ArgumentTypeError(f"must lie in (0, 100) points, got {value}")
+    return points / 100
+
+
 def reporting_options(args: argparse.Namespace) -> dict:
     """Keyword arguments of :func:`survfair.findings` from the options (defaults for the demo)."""
     return {
         "adjust": getattr(args, "adjust", "holm"),
         "min_events": getattr(args, "min_events", 10),
         "min_pairs": getattr(args, "min_pairs", 100),
+        "margin": getattr(args, "margin", 0.05),
     }
 
 

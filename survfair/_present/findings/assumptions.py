@@ -96,9 +96,15 @@ class CalibrationCheck:
                 f"Calibration within and between groups was tested at {at} (O/E and calibration "
                 "intercept) and not rejected"
             )
+        return f"Calibration is rejected ({self.listing()})"
+
+    def listing(self) -> str:
+        """The rejections, the three clearest first: ``"O/E in M 1.25 [1.10, 1.42] at 3,650
+        (Holm-adjusted p < 0.001); ...; 4 more; tested at 1,825 and 3,650"``."""
         shown = "; ".join(self.problems[:3])
-        more = f"; and {len(self.problems) - 3} more" if len(self.problems) > 3 else ""
-        return f"Calibration is rejected at {at}: {shown}{more}"
+        more = len(self.problems) - 3
+        more = f"; {more} more rejection{'s' if more > 1 else ''}" if more > 0 else ""
+        return f"{shown}{more}; tested at {_horizons(self.horizons)}"
 
 
 def _horizons(times: tuple) -> str:
@@ -152,7 +158,7 @@ def _within_problems(calibration: Any, groups: tuple, alpha: float, adjust: str)
             (
                 row.p_adjusted,
                 f"{_NAMES[row.statistic]} in {row.group} {row.estimate:.2f} {interval} at "
-                f"{row.time:,g} ({adjust_name(adjust)} {p_phrase(row.p_adjusted)})",
+                f"{row.time:,g}, {adjust_name(adjust)} {p_phrase(row.p_adjusted)}",
             )
         )
     return out
@@ -177,7 +183,7 @@ def _between_problems(calibration: Any, groups: tuple, alpha: float, adjust: str
         out.append(
             (
                 float(row.p_adjusted),
-                f"{what} at {row.time:,g} ({adjust_name(adjust)} {p_phrase(row.p_adjusted)})",
+                f"{what} at {row.time:,g}, {adjust_name(adjust)} {p_phrase(row.p_adjusted)}",
             )
         )
     return out

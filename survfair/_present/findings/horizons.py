@@ -30,6 +30,7 @@ from .ranking import (
     _judgement,
     _no_variance,
     _not_confirmed,
+    absence_words,
     adjust_name,
     caution_text,
     difference_text,
@@ -181,22 +182,24 @@ def _horizon_sentence(
     time: float,
     adjust: str,
     time_unit: str | None,
+    margin: float = 0.05,
 ) -> str | None:
     row = largest_delta(deltas[deltas["time"] == time], "delta_between")
     if row is None:
         return None
-    a, b = row["a"], row["b"]
+    a, b = row["a"], row["b"]  # the group order (issue 41); the words name the favoured group
+    first, second = (a, b) if row["value"] >= 0 else (b, a)
     cells = _Horizon(result, flags, time)
     alpha = 1 - result.confidence_level
     consequence = (
-        f"cases of {b} were ranked above controls of {a} less often than the reverse at this "
-        f"horizon; this alone does not show that the model treats {b} worse: part or all of it can "
-        "come from the groups' different risks"
+        f"cases of {second} were ranked above controls of {first} less often than the reverse at "
+        f"this horizon; this alone does not show that the model treats {second} worse: part or "
+        "all of it can come from the groups' different risks"
     )
     words = {
         "clear": f"In words: {consequence}.",
         "not adjusted": _not_confirmed(alpha, "an asymmetry between the groups"),
-        "chance": "The difference is within what chance alone would give.",
+        "chance": absence_words(row, margin) + ".",
         "no variance": "Without a variance estimate chance cannot be ruled out; the direction "
         f"points to: {consequence}.",
         "one cell without variance": f"{_ONE_CELL}; the direction points to: {consequence}.",
@@ -250,6 +253,7 @@ def horizon_findings(
     min_events: int = 10,
     min_pairs: int = 100,
     time_unit: str | None = None,
+    margin: float = 0.05,
 ) -> HorizonFindings:
     """The plain-language summary of AUC(t) horizons, generated from the result.
 
@@ -263,6 +267,9 @@ def horizon_findings(
         Thresholds of :func:`horizon_flags`.
     time_unit : str, optional
         Unit of the horizons in the sentences (e.g. "days").
+    margin : float, default=0.05
+        Equivalence margin, as in :func:`survfair.findings`: a difference is called absent only
+        when its interval lies inside ±margin.
 
     Returns
     -------
@@ -277,10 +284,12 @@ def horizon_findings(
         For an unknown ``adjust``; TypeError/ValueError for invalid thresholds.
     """
     check_option(adjust, "adjust", tuple(ADJUSTMENTS))
+    margin = check_scalar(margin, "margin", "real", low=0, high=1, closed="neither")
     flags = horizon_flags(result, min_events=min_events, min_pairs=min_pairs)
     deltas = _adjusted(result.pairwise_deltas(), adjust, flags)
     sentences = [
-        _horizon_sentence(result, deltas, flags, float(t), adjust, time_unit) for t in result.times
+        _horizon_sentence(result, deltas, flags, float(t), adjust, time_unit, margin)
+        for t in result.times
     ]
     sentences += [
         _count_sentence(deltas, adjust, result),

@@ -873,10 +873,10 @@ def _excess_sentence(
             f"The largest observed asymmetry, Δbetween({a}, {b}) = {_observed_text(deltas, a, b)}, "
             f"is what the model's own predictions imply (model-based "
             f"{_points(row['model_based'])}; {_excess_text(row, adjust)}, inside "
-            f"±{100 * margin:.1f} points), but those predictions are not calibrated: "
-            f"{calibration.clause()[len('Calibration is rejected ') :]}. The reference then "
-            "describes another population than the audited one, so the asymmetry cannot be "
-            f"attributed to the groups' different risks.{caution}"
+            f"±{100 * margin:.1f} points), but calibration rejects those predictions "
+            f"({calibration.listing()}). The reference then describes another population than "
+            "the audited one, so the asymmetry cannot be attributed to the groups' different "
+            f"risks.{caution}"
         )
     if calibration.status == "unchecked":
         return (
