@@ -229,6 +229,19 @@ def test_refit_needs_a_model_it_can_refit(data):
     assert info.value.parameter == "model"
 
 
+def test_train_needs_the_models_columns(data):
+    X, time, event, group, model = data
+    with pytest.raises(InvalidParameterError, match="X_train lacks the column") as info:
+        run(
+            data,
+            ci="bootstrap",
+            refit=True,
+            n_resamples=2,
+            train=(X[["z"]], time, event),
+        )
+    assert info.value.parameter == "train"
+
+
 def test_refit_refuses_a_risk_that_is_not_the_models(data):
     X, time, event, group, model = data
     risk = survfair.risk_scores(model, X)

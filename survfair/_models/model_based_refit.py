@@ -309,6 +309,12 @@ def refit_bootstrap(
         X_fit, time_fit, event_fit = X, full.time, full.event
     else:
         X_fit, time_fit, event_fit = _check_train(train, X)
+        missing = [c for c in refitter.columns or [] if c not in X_fit.columns]
+        if missing:
+            raise InvalidParameterError(
+                f"train: X_train lacks the column(s) {missing} that the model was fitted with.",
+                parameter="train",
+            )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -341,21 +347,26 @@ def refit_bootstrap(
         rows = np.concatenate([rng.choice(m, size=m.size, replace=True) for m in members])
         fit_rows = rows if train is None else rng.integers(0, n_train, size=n_train)
         audited = rows[remap[full.group_codes[rows]] >= 0]
+        X_rep = _rows(X, audited)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 fitted = refitter.fit(
                     _rows(X_fit, fit_rows), time_fit[fit_rows], event_fit[fit_rows]
                 )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                risk = risk_scores(fitted, X_rep)  # checks the coefficients too
         except (ConvergenceError, np.linalg.LinAlgError):
             not_converged += 1
             continue
-        X_rep = _rows(X, audited)
+        except ValueError:  # a degenerate replicate the fitter refuses (no event, say)
+            failed += 1
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UndefinedXCIWarning)
                 warnings.simplefilter("ignore", UserWarning)
-                risk = risk_scores(fitted, X_rep)
                 obs = xci(
                     full.time[audited],
                     full.event[audited],
@@ -369,7 +380,7 @@ def refit_bootstrap(
                     ci=None,
                 )
                 curves = np.clip(_curves(fitted, X_rep, grid), 0.0, 1.0)
-        except (ValueError, ConvergenceError):
+        except ValueError:
             failed += 1
             continue
         codes = remap[full.group_codes[audited]]
@@ -382,8 +393,8 @@ def refit_bootstrap(
     if not_converged or failed:
         warnings.warn(
             f"refit bootstrap: {not_converged} of {n_resamples} replicate fits did not converge "
-            f"and {failed} replicates had no defined matrices; they are left out of the "
-            "intervals (NaN replicates).",
+            f"and {failed} failed (a degenerate resample, or no defined matrix); they are left out "
+            "of the intervals (NaN replicates).",
             UserWarning,
             stacklevel=3,
         )
