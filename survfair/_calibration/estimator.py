@@ -618,10 +618,15 @@ or list of column names
     min_bin_events : int, default=5
         A bin with fewer events by the horizon is merged with a neighbour (Demler et al. 2015).
     ci : {"analytic", "bootstrap", None}, default="analytic"
-        ``"analytic"``: Greenwood (observed risk, O/E), Aalen (intercept), Cox model-based
-        (slope), and the standard error of a mean of independent terms (mean predicted risk,
-        Brier), each with its censoring weights held fixed; ICI, E50 and E90 get no analytic
-        interval (NaN; use the bootstrap, as Austin et al. do). ``"bootstrap"``: ``n_resamples``
+        ``"analytic"``: the observed risk's SE is Greenwood's for the Kaplan-Meier estimate or,
+        with ``cause=``, the infinitesimal-jackknife SE of the Aalen-Johansen cumulative
+        incidence (not Greenwood); O/E takes that SE on the log scale, the expected risk held
+        fixed; the intercept's SE is the delta method on the variance of the offset Cox model's
+        cumulative baseline hazard, the slope's the Cox model-based SE (neither is estimated
+        with ``cause=``); the mean predicted risk's is SD / √n; the Brier and integrated Brier
+        scores' is the influence-function SE chosen by ``brier_variance`` (by default including
+        the estimation of the censoring weights). ICI, E50 and E90 get no analytic interval
+        (NaN; use the bootstrap, as Austin et al. do). ``"bootstrap"``: ``n_resamples``
         replicates resampling individuals within groups, every statistic recomputed with the
         censoring refitted, percentile intervals. None: estimates only.
     confidence_level : float, default=0.95

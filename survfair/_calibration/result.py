@@ -58,7 +58,8 @@ def km_risk_interval(
     risk: np.ndarray, se: np.ndarray, level: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval of a Kaplan-Meier risk 1 - S from R's default "log" transform of S: S exp(±z SE/S),
-    clipped to [0, 1] as R's ``survfit`` does; ``se`` is the Greenwood SE of S."""
+    clipped to [0, 1] as R's ``survfit`` does; ``se`` is the SE of S (Greenwood's, or with
+    ``cause=`` the infinitesimal-jackknife SE of the Aalen-Johansen incidence)."""
     z = two_sided_z(level)
     survival = 1.0 - np.asarray(risk, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
