@@ -157,3 +157,29 @@ def test_terminal_reprs_show_rounded_numbers():
     shown = repr(estimate)
     assert shown.startswith(f"Estimate(value={estimate.value:.4f}, se={estimate.se:.4f}, 95% CI [")
     assert len(shown) < 100 and "ConfidenceInterval" not in shown
+
+
+def test_model_based_result_displays_like_the_other_results():
+    """Issue 41: the ModelBasedResult's Jupyter view was its raw 4-decimal frame. It shows the
+    observed and model-based matrices in percent with intervals, the excess in percentage points,
+    and the differences with the excess's interval and a p-value as a reader reads it."""
+    rng = np.random.default_rng(7)
+    n = 600
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    lp = rng.normal(size=n) + 0.8 * (group == "M")
+    t = rng.exponential(np.exp(-lp))
+    c = rng.exponential(3.0, size=n)
+    res = survfair.model_based_xci(
+        np.minimum(t, c), t <= c, group, lp, linear_predictor=lp, tau=1.5
+    )
+    text = res._repr_html_()
+    assert "<b>ModelBasedResult</b>" in text and "0.0000" not in text
+    cell = res.observed.matrix.loc["F", "M"]
+    assert f"<td>{100 * cell:.1f}%<br><small>[" in text  # percent with the interval below
+    assert f"<td>{100 * res.model_based.loc['F', 'M']:.1f}%<br>" in text
+    assert f"<td>{100 * res.excess.loc['F', 'M']:+.1f}<br><small>[" in text  # points
+    row = res.summaries().query("summary == 'delta_between'").iloc[0]
+    assert f"Δbetween ({row['a']}, {row['b']})" in html.unescape(text)
+    assert (row["a"], row["b"]) == ("F", "M")  # the group order
+    p = survfair._present.format.p_value_text(row["p_value"])
+    assert f"<td>{html.escape(p)}</td>" in text

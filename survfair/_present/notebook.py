@@ -13,6 +13,7 @@ import html
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._binary.adjustment import EqualOpportunityAdjustment, LogisticAdjustment
 from .._binary.xauc import XAUCResult
@@ -36,6 +37,7 @@ __all__ = [
     "table_html",
     "calibration_html",
     "paired_html",
+    "model_based_html",
 ]
 
 _STYLE = (
@@ -286,6 +288,83 @@ def paired_html(result: Any) -> str:
     )
 
 
+def model_based_html(result: Any) -> str:
+    """HTML of a ModelBasedResult, read like the XCIResult's: the observed and the model-based
+    matrices in percent with their intervals (a dagger on an observed cell resting on little
+    data), the excess observed − model-based per cell in percentage points with its interval,
+    then Δbetween and Δwithin per pair (a before b in the group order) with the excess's interval
+    and p-value (``< 0.001``)."""
+    from .findings.ranking import small_sample_flags
+    from .html import html_table
+    from .tables import pp
+
+    groups = result.groups
+    level = f"{100 * result.confidence_level:g}%"
+    intervals = (
+        f"{level} {result.ci_method} intervals" if result.ci_method else "no intervals (ci=None)"
+    )
+    tau = "" if result.tau is None else f", tau = {result.tau:g}"
+    settings = f"reference = {result.reference}{tau}, n = {result.observed.n_samples}, {intervals}"
+    flags = small_sample_flags(result.observed)
+    none = {"flagged": np.zeros(len(flags), bool), "no_variance": np.zeros(len(flags), bool)}
+    corner = "a (earlier) \\ b (later)"
+    parts = []
+    for title, of, marks in (
+        ("Observed xCI", "observed", flags),
+        ("Model-based xCI: what the model's own predictions imply", "model_based", none),
+    ):
+        values = result.observed.values if of == "observed" else result.model_based_values
+        low, high = (np.asarray(m.to_numpy(), float) for m in result.confidence_interval(of=of))
+        parts.append(
+            f"<h4>{html.escape(title)}</h4>"
+            + _matrix_html(groups, np.asarray(values, float), low, high, marks, corner)
+        )
+    low, high = (np.asarray(m.to_numpy(), float) for m in result.confidence_interval())
+    excess = np.asarray(result.excess_values, float)
+    labels = [html.escape(str(g)) for g in groups]
+    rows = []
+    for i in range(len(groups)):
+        cells = []
+        for j in range(len(groups)):
+            interval = (
+                f"<br><small>[{pp(low[i, j])}, {pp(high[i, j])}]</small>"
+                if np.isfinite(low[i, j]) and np.isfinite(high[i, j])
+                else ""
+            )
+            cells.append(f"<td>{pp(excess[i, j])}{interval}</td>")
+        rows.append(f"<tr><th>{labels[i]}</th>{''.join(cells)}</tr>")
+    head = "".join(f"<th>{label}</th>" for label in labels)
+    parts.append(
+        "<h4>Excess = observed − model-based, percentage points</h4>"
+        f"<table><thead><tr><th>{html.escape(corner)}</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    names = {"delta_between": "Δbetween", "delta_within": "Δwithin"}
+    table = [
+        {
+            "difference": f"{names.get(r.summary, r.summary)} ({r.a}, {r.b})",
+            "observed": f"{pp(r.observed)} pts",
+            "model-based": f"{pp(r.model_based)} pts",
+            "excess": f"{pp(r.excess)} pts",
+            "interval (excess)": (
+                f"[{pp(r.ci_low)}, {pp(r.ci_high)}]"
+                if np.isfinite(r.ci_low) and np.isfinite(r.ci_high)
+                else "–"
+            ),
+            "p (excess)": p_value_text(r.p_value),
+        }
+        for r in result.summaries().itertuples(index=False)
+    ]
+    if table:
+        frame = pd.DataFrame(table).set_index("difference")
+        parts.append(
+            f'<h4>Differences between groups</h4><div class="scroll">{html_table(frame)}</div>'
+        )
+    note = _FLAG_NOTE if flags["flagged"].any() else ""
+    more = "<p><small>Every number: .to_frame(), .summaries()</small></p>"
+    return _box("ModelBasedResult", settings, "".join(parts) + note + more)
+
+
 def result_html(result: Any) -> str:
     """HTML of any other result: its class and the settings of its first repr line, then
     :meth:`to_frame` as :func:`table_html` shows a table."""
@@ -304,7 +383,7 @@ for _cls, _render in (
     (CalibrationResult, calibration_html),
     (ModelComparison, comparison_html),
     (ComparisonResult, paired_html),
-    (ModelBasedResult, result_html),
+    (ModelBasedResult, model_based_html),
     (XROCCurve, result_html),
     (OmnibusTest, result_html),
     (Estimate, result_html),
