@@ -857,16 +857,22 @@ def _excess_sentence(
                 f"{_excess_text(row, adjust)}) both have intervals inside ±{100 * margin:.1f} "
                 f"points, the equivalence margin.{caution}"
             )
-        wide = observed if not equivalent(observed["ci_low"], observed["ci_high"], margin) else row
+        if not equivalent(observed["ci_low"], observed["ci_high"], margin):
+            subject, wide = f"the interval of Δbetween({a}, {b})", observed
+        else:
+            subject, wide = "the interval of the excess", row
+        allows = allowance(wide["ci_low"], wide["ci_high"], margin, subject)
         return (
             f"The data cannot tell whether there is a cross-group asymmetry: {numbers}; both "
-            f"intervals include 0, but {_allowance_of(wide, margin)}.{caution}"
+            f"intervals include 0, but {allows}.{caution}"
         )
     if not excess_small:
+        checked = "" if calibration.status == "unchecked" else f" {calibration.clause()}."
         return (
             f"The largest observed asymmetry is not clearly more than the model's own predictions "
             f"imply ({numbers}; the interval includes 0), but the data cannot tell whether the "
-            f"model adds to it: {allowance(row['ci_low'], row['ci_high'], margin)}.{caution}"
+            f"model adds to it: {allowance(row['ci_low'], row['ci_high'], margin)}.{checked}"
+            f"{caution}"
         )
     if calibration.status == "rejected":
         return (
@@ -896,10 +902,6 @@ def _excess_sentence(
         "groups' different risks, not from how the model ranks them. "
         f"{calibration.clause()}.{caution}"
     )
-
-
-def _allowance_of(row: pd.Series, margin: float) -> str:
-    return allowance(row["ci_low"], row["ci_high"], margin)
 
 
 def _clear_excess_sentence(
