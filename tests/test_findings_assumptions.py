@@ -134,3 +134,24 @@ def test_a_clear_excess_still_says_what_it_assumes():
     assert lead.startswith("Excess cross-group asymmetry, old vs young")
     assert "Calibration is rejected (" in lead
     assert "may come from miscalibration" in lead
+
+
+def test_the_small_sample_flag_travels_with_the_numbers():
+    """Issue 41.6: to_frame() and the Estimate of a difference carry the flag of
+    survfair.small_sample_flags (its defaults)."""
+    rng = np.random.default_rng(2)
+    group = np.array(["big"] * 400 + ["tiny"] * 12)
+    risk = rng.normal(size=412)
+    t = rng.exponential(size=412) * np.exp(-risk)
+    res = survfair.xci(t, np.ones(412, bool), group, risk)
+    frame = res.to_frame()
+    flags = survfair.small_sample_flags(res)
+    np.testing.assert_array_equal(frame["small_sample"].to_numpy(), flags["flagged"].to_numpy())
+    assert frame.set_index(["a", "b"]).loc[("tiny", "big"), "small_sample"]
+    assert not frame.set_index(["a", "b"]).loc[("big", "big"), "small_sample"]
+    assert survfair.delta_between(res, "big", "tiny").small_sample
+    assert survfair.delta_between(res, "big", "tiny").to_dict()["small_sample"] is True
+    large = survfair.xci(t[:400], np.ones(400, bool), np.where(np.arange(400) % 2, "a", "b"),
+                         risk[:400])  # fmt: skip
+    assert not survfair.delta_between(large, "a", "b").small_sample
+    assert not large.to_frame()["small_sample"].any()

@@ -215,7 +215,14 @@ def test_invariances(seed, n_groups):
     risk = rng.integers(0, 6, n).astype(float)
     event = rng.random(n) < 0.7
     time = rng.uniform(0, times[-1], n)
-    kw = dict(survival=survival, times=times, tau=times[-2], method="naive", ci=None, reference_check="flag")
+    kw = dict(
+        survival=survival,
+        times=times,
+        tau=times[-2],
+        method="naive",
+        ci=None,
+        reference_check="flag",
+    )
     base = survfair.model_based_xci(time, event, labels, risk, **kw)
     shifted = survfair.model_based_xci(time, event, labels, np.exp(risk / 3) + 2, **kw)
     np.testing.assert_allclose(

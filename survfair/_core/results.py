@@ -219,6 +219,66 @@ def no_variance_cells(result: "CellMatrixAccessors") -> np.ndarray:
         return np.isfinite(values) & (cell_se(result).reshape(values.shape) <= NO_VARIANCE_SE)
 
 
+#: A cell is flagged as resting on little data below these (issue 33.2; survfair.small_sample_flags
+#: words the reasons): events in its row group or members in its column group, comparable pairs.
+SMALL_SAMPLE_MIN_EVENTS = 10
+SMALL_SAMPLE_MIN_PAIRS = 100
+#: A cell of an xCI matrix is flagged when a or b has fewer events than this (issue 33.2): every
+#: design of benchmarks/interval_study.py whose analytic intervals covered below 93% has a group
+#: with at most 32 events (median), and the designs whose smaller group had 35 events or more
+#: covered 93% or more in every cell and Δbetween (see docs/how-to/intervals.md).
+INTERVAL_MIN_EVENTS = 35
+
+
+def cell_support(result: Any) -> tuple[np.ndarray, np.ndarray, str, str]:
+    """Per group, what a cell's row rests on (events; positives for an xAUC matrix) and what its
+    column rests on (members; negatives), with their nouns."""
+    if hasattr(result, "positive"):  # an XAUCResult
+        (first, first_noun), (second, second_noun) = (
+            ("positives", "positive"),
+            ("negatives", "negative"),
+        )
+    else:
+        (first, first_noun), (second, second_noun) = ("events", "event"), ("n", "member")
+    sizes = [result.group_sizes.get(group, {}) for group in result.groups]
+    events = np.array([int(size.get(first, 0)) for size in sizes], dtype=np.int64)
+    controls = np.array([int(size.get(second, 0)) for size in sizes], dtype=np.int64)
+    return events, controls, first_noun, second_noun
+
+
+def small_sample_rules(
+    result: Any,
+    min_events: int = SMALL_SAMPLE_MIN_EVENTS,
+    min_pairs: int = SMALL_SAMPLE_MIN_PAIRS,
+    min_interval_events: int = INTERVAL_MIN_EVENTS,
+) -> dict[str, np.ndarray]:
+    """Which rule flags each cell (row-major arrays of G*G booleans): few_events (row group),
+    few_controls (column group), few_pairs, no_variance (standard error 0), narrow_row /
+    narrow_column (fewer than ``min_interval_events`` events in the row / column group, xCI
+    results with intervals only) and flagged (any of them). The one computation behind
+    ``survfair.small_sample_flags``, the ``small_sample`` column of ``to_frame()`` and the
+    ``small_sample`` of a difference's Estimate."""
+    g = len(result.groups)
+    events, controls, _, _ = cell_support(result)
+    pairs = result.pair_counts.comparable.ravel()
+    rules = {
+        "few_events": np.repeat(events < min_events, g),
+        "few_controls": np.tile(controls < min_events, g),
+        "few_pairs": pairs < min_pairs,
+        "no_variance": no_variance_cells(result).ravel(),
+    }
+    if hasattr(result, "positive") or getattr(result, "ci_method", None) is None:
+        rules["narrow_row"] = rules["narrow_column"] = np.zeros(g * g, dtype=bool)
+    else:  # measured for xCI intervals
+        rules["narrow_row"] = np.repeat(events < min_interval_events, g)
+        rules["narrow_column"] = np.tile(events < min_interval_events, g)
+    flagged = np.zeros(g * g, dtype=bool)
+    for rule in rules.values():
+        flagged |= rule
+    rules["flagged"] = flagged
+    return rules
+
+
 def cell_interval(
     result: "CellMatrixAccessors", confidence_level: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -363,12 +423,15 @@ class CellMatrixAccessors:
 
     # -- export -------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
-        """Long format: :attr:`counts` plus se, ci_low, ci_high per cell."""
+        """Long format: :attr:`counts` plus se, ci_low, ci_high per cell, and small_sample: the
+        cell rests on little data, has standard error 0 or an interval that may be too narrow
+        (:func:`survfair.small_sample_flags` with its defaults, which gives the reasons)."""
         frame = self.counts
         low, high = self.confidence_interval()
         frame["se"] = self.se.to_numpy().ravel()
         frame["ci_low"] = low.to_numpy().ravel()
         frame["ci_high"] = high.to_numpy().ravel()
+        frame["small_sample"] = small_sample_rules(self)["flagged"]
         return frame
 
     def _frame(self, values: np.ndarray) -> pd.DataFrame:

@@ -38,6 +38,7 @@ from .._core.results import (
     difference_p_at_floor,
     has_inference,
     json_safe,
+    small_sample_rules,
 )
 from .._core.validation import OptionTable, check_scalar, real
 
@@ -87,6 +88,11 @@ class Estimate:
         The null value tested (0 for differences, 0.5 for a single cell or the pooled C).
     confidence_level : float
         Level of ``confidence_interval``, in (0, 1).
+    small_sample : bool
+        A cell it is formed from rests on little data, has standard error 0 or an interval that
+        may be too narrow (:func:`survfair.small_sample_flags` with its defaults, which gives the
+        reasons): read the interval and the p-value as optimistic. False for the summaries that are
+        not formed from cells with inference.
 
     See Also
     --------
@@ -105,8 +111,9 @@ class Estimate:
     >>> # a difference of probabilities: within [-1, 1]
     >>> round(low, 4), round(high, 4), round(est.p_value, 4)
     (-0.193, 1.0, 0.1573)
-    >>> est  # rounded for reading; the attributes keep every digit
-    Estimate(value=0.5000, se=0.3536, 95% CI [-0.1930, 1.0000], p_value=0.157, null=0)
+    >>> est  # rounded for reading; every digit kept  # doctest: +NORMALIZE_WHITESPACE
+    Estimate(value=0.5000, se=0.3536, 95% CI [-0.1930, 1.0000], p_value=0.157, null=0,
+             small_sample=True)
     """
 
     value: float
@@ -115,6 +122,7 @@ class Estimate:
     p_value: float = math.nan
     null: float = 0.0
     confidence_level: float = 0.95
+    small_sample: bool = False
 
     def __float__(self) -> float:
         return float(self.value)
@@ -131,7 +139,8 @@ class Estimate:
         )
         p = "" if math.isnan(self.p_value) else f", p_value={self.p_value:.3g}"
         se = "" if math.isnan(self.se) else f", se={four(self.se)}"
-        return f"Estimate(value={four(self.value)}{se}{interval}{p}, null={self.null:g})"
+        small = ", small_sample=True" if self.small_sample else ""
+        return f"Estimate(value={four(self.value)}{se}{interval}{p}, null={self.null:g}{small})"
 
     def _fields(self) -> dict:
         low, high = self.confidence_interval
@@ -143,14 +152,17 @@ class Estimate:
             "p_value": self.p_value,
             "null": self.null,
             "confidence_level": self.confidence_level,
+            "small_sample": self.small_sample,
         }
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary: value, se, ci_low, ci_high, p_value, null, confidence_level."""
+        """JSON-safe dictionary: value, se, ci_low, ci_high, p_value, null, confidence_level,
+        small_sample."""
         return json_safe(self._fields())
 
     def to_frame(self) -> pd.DataFrame:
-        """One row: value, se, ci_low, ci_high, p_value, null, confidence_level (NaN kept)."""
+        """One row: value, se, ci_low, ci_high, p_value, null, confidence_level (NaN kept),
+        small_sample."""
         return pd.DataFrame([self._fields()])
 
     def _repr_html_(self) -> str | None:
@@ -354,6 +366,8 @@ def _estimate(result: XCIResult, flat_weights: np.ndarray, null: float) -> Estim
         p_value,
         null,
         result.confidence_level,
+        # the small-sample flag travels with the numbers it qualifies (issue 41)
+        bool(small_sample_rules(result)["flagged"][used].any()),
     )
 
 

@@ -28,10 +28,13 @@ from ..._core.multiplicity import (
     omnibus_test,
 )
 from ..._core.results import (
+    INTERVAL_MIN_EVENTS,
+    cell_support,
     difference_inference,
     difference_p_at_floor,
     json_safe,
     no_variance_cells,
+    small_sample_rules,
 )
 from ..._core.validation import OptionTable, instance_of, integer, label_array, one_of, real
 from ..._models.model_based_result import ModelBasedResult
@@ -64,11 +67,6 @@ SMALL_CELL_COVERAGE_NOTE = (
     "(a Δbetween 88%, where one group of 35 people had 9 events)"
 )
 
-#: A cell (a, b) of an xCI matrix is flagged when a or b has fewer events than this (issue 33.2):
-#: every design of benchmarks/interval_study.py whose analytic intervals covered below 93% has a
-#: group with at most 32 events (median), and the designs whose smaller group had 35 events or more
-#: covered 93% or more in every cell and Δbetween (see docs/how-to/intervals.md).
-INTERVAL_MIN_EVENTS = 35
 
 #: what to do about a cell flagged by the interval rule (what the study supports)
 INTERVAL_ADVICE = "interval may be too narrow: merge small groups or collect more events"
@@ -165,20 +163,19 @@ or collect more events')
     groups = list(result.groups)
     g = len(groups)
     labels = label_array(groups)
-    events, controls, first, second = _group_counts(result)
+    events, controls, first, second = cell_support(result)
     pairs = result.pair_counts.comparable.ravel().astype(np.int64)
-    values, no_variance = result.values.ravel(), no_variance_cells(result).ravel()
-    few_events, few_controls = np.repeat(events < min_events, g), np.tile(controls < min_events, g)
-    few_pairs = pairs < min_pairs
-    if (
-        _is_binary(result) or getattr(result, "ci_method", None) is None
-    ):  # measured for xCI intervals
-        narrow_row = narrow_column = np.zeros(g * g, dtype=bool)
-    else:  # the events of both groups; a count the little-data rule names already is not repeated
-        narrow_row = np.repeat(events < min_interval_events, g)
-        narrow_column = np.tile(events < min_interval_events, g)
+    values = result.values.ravel()
+    rules = small_sample_rules(result, min_events, min_pairs, min_interval_events)
+    few_events, few_controls, few_pairs = (
+        rules["few_events"],
+        rules["few_controls"],
+        rules["few_pairs"],
+    )
+    no_variance, flagged = rules["no_variance"], rules["flagged"]
+    # a count the little-data rule names already is not repeated by the interval rule
+    narrow_row, narrow_column = rules["narrow_row"], rules["narrow_column"]
     narrow = narrow_row | narrow_column
-    flagged = few_events | few_controls | few_pairs | no_variance | narrow
     # reasons only for the flagged cells: a Python string per cell of 4 million (2,000 groups)
     # took minutes
     reasons = np.full(g * g, "", dtype=object)
@@ -219,22 +216,6 @@ or collect more events')
             "reason": reasons,
         }
     )
-
-
-def _group_counts(result: Any) -> tuple[np.ndarray, np.ndarray, str, str]:
-    """Per group, what a cell's row rests on (events; positives) and what its column rests on
-    (members; negatives), with their nouns."""
-    if _is_binary(result):
-        (first, first_noun), (second, second_noun) = (
-            ("positives", "positive"),
-            ("negatives", "negative"),
-        )
-    else:
-        (first, first_noun), (second, second_noun) = ("events", "event"), ("n", "member")
-    sizes = [result.group_sizes.get(group, {}) for group in result.groups]
-    events = np.array([int(size.get(first, 0)) for size in sizes], dtype=np.int64)
-    controls = np.array([int(size.get(second, 0)) for size in sizes], dtype=np.int64)
-    return events, controls, first_noun, second_noun
 
 
 _REASON_KINDS = (
