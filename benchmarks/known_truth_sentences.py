@@ -44,20 +44,37 @@ def age_cohort(n=2000, seed=0, factor=(1.0, 1.0)):
     time, event, group = np.minimum(t, c), t <= c, np.where(old, "old", "young")
     cal = survfair.calibration(time, event, group, risks, horizons)
     return dict(
-        time=time, event=event, group=group, z=z, old=old, model=model, grid=grid,
-        curves=curves, cal=cal, rng=rng,
-    )  # fmt: skip
+        time=time,
+        event=event,
+        group=group,
+        z=z,
+        old=old,
+        model=model,
+        grid=grid,
+        curves=curves,
+        cal=cal,
+        rng=rng,
+    )
 
 
 def perfect():
     d = age_cohort()
     res = survfair.model_based_xci(
-        d["time"], d["event"], d["group"], d["model"], survival=d["curves"], times=d["grid"],
+        d["time"],
+        d["event"],
+        d["group"],
+        d["model"],
+        survival=d["curves"],
+        times=d["grid"],
         tau=2.0,
-    )  # fmt: skip
-    show("Perfect model, its own curves, no calibration given", survfair.findings(res).sentences[1:3])
-    show("Perfect model, its own curves, calibration at 1 and 2",
-         survfair.findings(res, calibration=d["cal"]).sentences[1:2])  # fmt: skip
+    )
+    show(
+        "Perfect model, its own curves, no calibration given", survfair.findings(res).sentences[1:3]
+    )
+    show(
+        "Perfect model, its own curves, calibration at 1 and 2",
+        survfair.findings(res, calibration=d["cal"]).sentences[1:2],
+    )
 
 
 def inconsistent():
@@ -73,23 +90,36 @@ def inconsistent():
         try:
             survfair.model_based_xci(d["time"], d["event"], d["group"], score, **kw)
         except ValueError as error:
-            show(f"True curves, a score that {name} (C = {survfair.overall_c(c).value:.2f}): "
-                 "model_based_xci refuses", [str(error)])  # fmt: skip
+            show(
+                f"True curves, a score that {name} (C = {survfair.overall_c(c).value:.2f}): "
+                "model_based_xci refuses",
+                [str(error)],
+            )
         flagged = survfair.model_based_xci(
             d["time"], d["event"], d["group"], score, reference_check="flag", **kw
         )
-        show(f"... with reference_check='flag', calibration given",
-             survfair.findings(flagged, calibration=d["cal"]).sentences[1:2])  # fmt: skip
+        show(
+            "... with reference_check='flag', calibration given",
+            survfair.findings(flagged, calibration=d["cal"]).sentences[1:2],
+        )
 
 
 def missing_group_effect():
     d = age_cohort(factor=(0.1, 1.0))  # the model leaves out the old group's 10x hazard
     res = survfair.model_based_xci(
-        d["time"], d["event"], d["group"], d["model"], survival=d["curves"], times=d["grid"],
+        d["time"],
+        d["event"],
+        d["group"],
+        d["model"],
+        survival=d["curves"],
+        times=d["grid"],
         tau=2.0,
-    )  # fmt: skip
-    show("A model missing the group effect (its own score and curves, no age term), "
-         "calibration given", survfair.findings(res, calibration=d["cal"]).sentences[1:2])  # fmt: skip
+    )
+    show(
+        "A model missing the group effect (its own score and curves, no age term), "
+        "calibration given",
+        survfair.findings(res, calibration=d["cal"]).sentences[1:2],
+    )
 
 
 def null_160():
@@ -101,14 +131,19 @@ def null_160():
     c = 3 * rng.exponential(size=n)
     time, event = np.minimum(t, c), t <= c
     res = survfair.xci(time, event, group, lp, tau=2.0)
-    show("A null on 160 people (exchangeable groups, the true risk), no reference",
-         survfair.findings(res).sentences[1:2])  # fmt: skip
-    ref = survfair.model_based_xci(time, event, group, None, linear_predictor=lp,
-                                   baseline=([0.0, 10.0], [0.0, 10.0]), tau=2.0)  # fmt: skip
+    show(
+        "A null on 160 people (exchangeable groups, the true risk), no reference",
+        survfair.findings(res).sentences[1:2],
+    )
+    ref = survfair.model_based_xci(
+        time, event, group, None, linear_predictor=lp, baseline=([0.0, 10.0], [0.0, 10.0]), tau=2.0
+    )
     risks = np.column_stack([-np.expm1(-h * np.exp(lp)) for h in (1.0, 2.0)])
     cal = survfair.calibration(time, event, group, risks, [1.0, 2.0])
-    show("The same null with the true model as reference, calibration given",
-         survfair.findings(ref, calibration=cal).sentences[1:2])  # fmt: skip
+    show(
+        "The same null with the true model as reference, calibration given",
+        survfair.findings(ref, calibration=cal).sentences[1:2],
+    )
 
 
 def flchain():
@@ -119,21 +154,32 @@ def flchain():
     train, test = frame.iloc[:1000], frame.iloc[1000:].reset_index(drop=True)
     columns = ["age", "kappa", "lambda", "creatinine", "mgus"]
     cox = survfair.fit_checked(
-        CoxPHFitter(), train[columns + ["time"]].assign(event=train["event"].astype(int)),
-        "time", "event",
-    )  # fmt: skip
+        CoxPHFitter(),
+        train[columns + ["time"]].assign(event=train["event"].astype(int)),
+        "time",
+        "event",
+    )
     res = survfair.model_based_xci(
         "time", "event", "sex", None, data=test, model=cox, X=test[columns], tau=4000.0
     )
     horizons = [1825.0, 3650.0]
     cal = survfair.calibration(
-        "time", "event", "sex", survfair.predicted_risks(cox, test[columns], horizons), horizons,
+        "time",
+        "event",
+        "sex",
+        survfair.predicted_risks(cox, test[columns], horizons),
+        horizons,
         data=test,
-    )  # fmt: skip
-    show("flchain, lifelines Cox without sex (fitted on one half, audited on the other), "
-         "model= reference, no calibration", survfair.findings(res).sentences[1:2])  # fmt: skip
-    show("... with calibration at 1,825 and 3,650 days",
-         survfair.findings(res, calibration=cal).sentences[1:2])  # fmt: skip
+    )
+    show(
+        "flchain, lifelines Cox without sex (fitted on one half, audited on the other), "
+        "model= reference, no calibration",
+        survfair.findings(res).sentences[1:2],
+    )
+    show(
+        "... with calibration at 1,825 and 3,650 days",
+        survfair.findings(res, calibration=cal).sentences[1:2],
+    )
 
 
 def whas500_forest():
@@ -151,9 +197,14 @@ def whas500_forest():
     cal = survfair.calibration(
         y["lenfol"], y["fstat"], sex, survfair.predicted_risks(forest, X, horizons), horizons
     )
-    print(f"\nwhas500 forest: reference agreement per cell {res.reference_agreement.round(3).tolist()}")
-    show("whas500, random survival forest (its own curves and score), calibration at 1 and 3 years",
-         survfair.findings(res, calibration=cal).sentences[1:2])  # fmt: skip
+    print(
+        "\nwhas500 forest: reference agreement per cell",
+        res.reference_agreement.round(3).tolist(),
+    )
+    show(
+        "whas500, random survival forest (its own curves and score), calibration at 1 and 3 years",
+        survfair.findings(res, calibration=cal).sentences[1:2],
+    )
 
 
 if __name__ == "__main__":
