@@ -34,6 +34,7 @@ if _TYPE_CHECKING:
     from ._calibration.profile import fairness_profile
     from ._calibration.result import CalibrationResult
     from ._core.censoring import CensoringCurves
+    from ._core.censoring_check import CensoringDependence, censoring_dependence
     from ._core.datasets import FlchainCohort, load_flchain
     from ._core.exceptions import (
         ConvergenceError,
@@ -99,6 +100,7 @@ _LAZY = {
     name: module
     for module, names in {
         "._core.censoring": ("CensoringCurves",),
+        "._core.censoring_check": ("CensoringDependence", "censoring_dependence"),
         "._core.exceptions": (
             "ConvergenceError",
             "ExcludedRowsWarning",
@@ -178,6 +180,8 @@ __all__ = [
     "XCIResult",
     "PairCounts",
     "CensoringCurves",
+    "censoring_dependence",
+    "CensoringDependence",
     "ConfidenceInterval",
     "EstimatorSettings",
     "BootstrapDraws",

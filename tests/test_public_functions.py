@@ -82,6 +82,7 @@ DATA_ARGUMENTS = {
     "entry",
     "weights",
     "censoring_reference",
+    "covariates",
     "X",
     "times",
     "survival",
@@ -198,6 +199,7 @@ CALLS = {
         {"times": d["horizon"]},
     ),
     "survfair.calibration_findings": lambda d: ((d["cal"],), {}),
+    "survfair.censoring_dependence": lambda d: (_survival(d), {}),
     "survfair.compare": lambda d: (
         ("time", "event", "group", {"one": "x", "two": "risk"}),
         {"data": d["data"], "tau": d["tau"]},

@@ -73,6 +73,7 @@ def results():
             "XAUCtResult": sf.xauc_t(time, event, group, risk, times=[0.3, 0.6]),
             "CalibrationResult": cal,
             "CalibrationFindings": sf.calibration_findings(cal),
+            "CensoringDependence": sf.censoring_dependence(time, event, group, risk),
             "ComparisonResult": sf.compare_xci(res, other),
             "ModelComparison": sf.compare(
                 "time", "event", "group", {"one": "x", "two": "risk"}, data=data, tau=tau
@@ -144,6 +145,7 @@ INTERVAL_RESULTS = [
     "XAUCResult",
     "XAUCtResult",
     "CalibrationResult",
+    "CensoringDependence",
     "ComparisonResult",
     "ModelComparison",
     "ModelBasedResult",

@@ -20,6 +20,7 @@ from .._binary.xauc import XAUCResult
 from .._binary.xauc_t import XAUCtResult
 from .._binary.xroc import XROCCurve
 from .._calibration.result import CalibrationResult
+from .._core.censoring_check import CensoringDependence
 from .._core.display import register_html
 from .._core.multiplicity import OmnibusTest
 from .._core.results import XCIResult
@@ -386,6 +387,7 @@ for _cls, _render in (
     (ModelBasedResult, model_based_html),
     (XROCCurve, result_html),
     (OmnibusTest, result_html),
+    (CensoringDependence, result_html),
     (Estimate, result_html),
     (MinXCI, result_html),
     (LogisticAdjustment, result_html),

@@ -56,6 +56,7 @@ __all__ = [
     "small_sample_flags",
     "flag_reasons",
     "joint_tests",
+    "censoring_sentence",
     "SMALL_CELL_COVERAGE_NOTE",
 ]
 
@@ -1141,6 +1142,44 @@ def _flags_sentence(
     )
 
 
+def censoring_sentence(result: Any, adjust: str, alpha: float) -> str | None:
+    """The sentence said when censoring depends on the risk within a group (issue 42.4): the
+    result's :attr:`~survfair.XCIResult.censoring_dependence` with its p-values adjusted by
+    ``adjust`` across groups, below ``alpha``. None when the check does not apply (naive estimator,
+    no rows kept) or rejects nothing: not rejecting is no evidence of independent censoring."""
+    check = getattr(result, "censoring_dependence", None)
+    if check is None:
+        return None
+    table = check.to_frame()
+    table["p_adjusted"] = adjust_p_values(table["p_value"].to_numpy(float), adjust=adjust)
+    table = table[table["p_adjusted"] < alpha]
+    if table.empty:
+        return None
+    parts = [
+        f"{row.group} (HR {row.hazard_ratio:.2f} per SD "
+        f"{interval_text(row.ci_low, row.ci_high, digits=2)}, "
+        f"{adjust_name(adjust)} {p_phrase(row.p_adjusted)})"
+        for row in table.itertuples()
+    ]
+    if len(parts) == 1:
+        within = parts[0].replace(" (", ": ", 1)[:-1]
+    else:
+        within = ", ".join(parts[:-1]) + " and " + parts[-1]
+    if check.covariates:  # the Cox model of the censoring (censoring="cox") adjusts for them
+        return (
+            f"Censoring depends on the risk within {within}, even given the censoring model's "
+            f"covariates ({', '.join(check.covariates)}); its weights may bias these numbers; add "
+            "the covariates that explain censoring to censoring_covariates."
+        )
+    weights = "pooled" if result.censoring == "pooled" else "per-group"
+    if result.refit_censoring is False:
+        weights = "the censoring reference's"
+    return (
+        f"Censoring depends on the risk within {within}; {weights} Kaplan–Meier weights may bias "
+        'these numbers; pass censoring="cox" with the covariates that explain censoring.'
+    )
+
+
 def joint_tests(result: Any, omnibus: OmnibusTest | None = None) -> list:
     """The three joint Wald tests of a result (:func:`joint_test`): no cross-group asymmetry
     (``omnibus`` when already at hand), equal within-group concordance, all cells equal."""
@@ -1210,7 +1249,11 @@ def findings(
         asymmetry (both directions in words, Δbetween with interval and adjusted p-value, and the
         reminder that an observed asymmetry alone may come from the groups' different risks: it
         never names a disadvantaged group); the worst-served cell; the largest within-group
-        difference; how many intervals exclude 0 and the joint test; flagged cells.
+        difference; how many intervals exclude 0 and the joint test; for an IPCW result, when
+        censoring depends on the risk within a group (:attr:`XCIResult.censoring_dependence`, its
+        p-values adjusted by ``adjust`` across groups, below 1 − the confidence level), which
+        groups and what it means for the weights (nothing is said when it is not rejected: that
+        is no evidence of independent censoring); flagged cells.
 
     Raises
     ------
@@ -1228,7 +1271,8 @@ def findings(
     every difference is computed, but intervals and p-values only for the five largest |Δbetween|
     and |Δwithin|, adjusted by Bonferroni over all pairs of their family (never smaller than the
     Holm or BH adjusted p-value of the same difference, so a difference called clear is clear under
-    either), and the joint tests are not computed. :func:`survfair.pairwise_deltas` still gives
+    either), and the joint tests are not computed, nor the censoring check (one Cox fit per group:
+    ``result.censoring_dependence`` on request). :func:`survfair.pairwise_deltas` still gives
     every pair on request.
 
     Examples
@@ -1296,7 +1340,8 @@ def findings(
     )
     if excess is not None and tests is not None:
         tests += _excess_count(excess, adjust, reader)
-    for extra in (tests, _flags_sentence(result, flags, min_events, min_pairs)):
+    censoring = None if summarised else censoring_sentence(result, adjust, reader.alpha)
+    for extra in (tests, censoring, _flags_sentence(result, flags, min_events, min_pairs)):
         if extra is not None:
             sentences.append(extra)
     return Findings(
