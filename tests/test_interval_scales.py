@@ -243,8 +243,8 @@ def test_model_based_and_excess_intervals():
     t = scale * rng.exponential(size=n) * np.exp(-lp)
     grid = np.linspace(0.05, 30, 200)
     curves = np.exp(-grid[None, :] / scale[:, None] * np.exp(lp)[:, None])
-    res = survfair.model_based_xci(
-        t, np.ones(n, bool), group, lp, survival=curves, times=grid, tau=15.0
+    res = survfair.model_based_xci(  # the score is the curves' own risk (issue 41)
+        t, np.ones(n, bool), group, lp - np.log(scale), survival=curves, times=grid, tau=15.0
     )
     low, high = res.confidence_interval(of="model_based")
     expected = _logit_limits(res.model_based.to_numpy(), res.se(of="model_based").to_numpy(), 0.95)

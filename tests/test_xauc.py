@@ -381,7 +381,7 @@ def test_result_is_frozen_readable_and_exports():
     frame = res.to_frame()
     assert (
         list(frame.columns[:4]) == ["a", "b", "positives", "negatives"]
-        and frame.columns[-1] == "ci_high"
+        and list(frame.columns[-2:]) == ["ci_high", "small_sample"]
     )
     assert res.matrix.index.name == "a (positive)" and res.matrix.columns.name == "b (negative)"
     json.dumps(res.to_dict())
