@@ -682,7 +682,7 @@ def risk_caveat(b: Any, binary: bool = False) -> str:
     )
 
 
-def absence_words(row: pd.Series, margin: float, value: str = "value") -> str:
+def absence_words(row: pd.Series, margin: float) -> str:
     """What an interval that includes 0 says: that a difference is absent only when the interval
     lies inside ±margin (two one-sided tests); otherwise how large a difference it still allows."""
     low, high = row["ci_low"], row["ci_high"]
