@@ -985,3 +985,31 @@ def summary_frames(result: XCIResult, found: Findings) -> dict[str, pd.DataFrame
         "utility": utility(result).reset_index(),
         "joint_tests": tests,
     }
+
+
+def censoring_check_table(check: Any) -> pd.DataFrame:
+    """The censoring check (:class:`~survfair.CensoringDependence`) for people: one row per group,
+    indexed by group, with n, censored, the hazard ratio of censoring per SD of the risk and its
+    interval, the p-value and its Holm adjustment across groups, and the status (the reason when the
+    group's model could not be fitted)."""
+    table = check.to_frame()
+    level = f"{100 * check.confidence_level:g}%"
+    frame = pd.DataFrame(
+        {
+            "n": table["n"].to_numpy(),
+            "censored": table["censored"].to_numpy(),
+            "HR per SD": [number(v, 2) for v in table["hazard_ratio"]],
+            f"{level} interval": [
+                interval_text(low, high, digits=2)
+                for low, high in zip(table["ci_low"], table["ci_high"])
+            ],
+            "p": [p_value_text(v) for v in table["p_value"]],
+            "p (Holm)": [p_value_text(v) for v in table["p_adjusted"]],
+            "status": [
+                status if not reason else f"{status}: {reason}"
+                for status, reason in zip(table["status"], table["reason"])
+            ],
+        },
+        index=pd.Index(list(check.groups), name="group", tupleize_cols=False),
+    )
+    return frame

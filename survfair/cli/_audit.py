@@ -27,6 +27,7 @@ from .._present.findings.horizons import horizon_findings
 from .._present.findings.ranking import findings
 from .._present.report import write_report
 from .._present.tables import (
+    censoring_check_table,
     data_fingerprint,
     joint_tests_table,
     oriented_pairs,
@@ -122,6 +123,13 @@ def _format_text(
     if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
         smallest = ", ".join(f"{g}: {k:.3g}" for g, k in result.min_censoring_survival.items())
         lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
+    check = result.censoring_dependence  # IPCW only (issue 42.4)
+    if check is not None:
+        lines += [
+            "censoring depends on the risk? (survfair.censoring_dependence: Cox model of the "
+            "censoring hazard within each group; not rejecting is no evidence of independence)",
+            text_table(censoring_check_table(check).reset_index(), index=False),
+        ]
     with pd.option_context("display.precision", 4, "display.width", 140, "display.max_columns", 20):
         lines += matrix_text(result)
         counts = result.counts.drop(columns=["xci"])
@@ -291,6 +299,8 @@ def _render(
         for name, result, notes in named_results:
             found = findings(result, model_based=references.get(name), **for_name(name))
             entry = {"name": name, "notes": notes, "findings": found.to_dict(), **result.to_dict()}
+            if result.censoring_dependence is not None:  # IPCW: the censoring check (issue 42.4)
+                entry["censoring_dependence"] = result.censoring_dependence.to_dict()
             if name in references:  # observed, model-based and excess per cell and per pair
                 reference = references[name].to_dict()
                 entry["model_based"] = {
