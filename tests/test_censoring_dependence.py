@@ -231,3 +231,14 @@ def test_the_cli_prints_it(tmp_path, dependent, capsys):
     payload = json.loads(capsys.readouterr().out)
     groups = payload[0]["censoring_dependence"]["groups"]
     assert [g["group"] for g in groups] == ["F", "M"] and groups[0]["hazard_ratio"] > 1
+
+
+def test_the_report_has_a_section(tmp_path, dependent):
+    time, event, group, x = dependent
+    res = sf.xci(time, event, group, x, tau=float(np.quantile(time, 0.9)))
+    text = sf.write_report(res, tmp_path / "audit.md", default_figures=False).read_text()
+    assert "## Censoring check" in text and "| F | " in text.split("## Censoring check")[1]
+    assert "Censoring depends on the risk within F" in text
+    naive = sf.xci(time, event, group, x, method="naive")
+    text = sf.write_report(naive, tmp_path / "naive.md", default_figures=False).read_text()
+    assert "Censoring check" not in text

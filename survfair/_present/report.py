@@ -36,6 +36,7 @@ from .tables import (
     calibration_table,
     cell_matrices,
     cells_table,
+    censoring_check_table,
     data_summary_table,
     excess_for,
     excess_table,
@@ -860,6 +861,22 @@ def write_report(
         ),
         ("Data summary", summary.drop(columns=internals), summary_note, False),
     ]
+    for name, res in results.items():  # IPCW: does censoring depend on the risk? (issue 42.4)
+        check = getattr(res, "censoring_dependence", None)
+        if check is not None:
+            tables.append(
+                (
+                    f"Censoring check{': ' + name if name else ''}",
+                    censoring_check_table(check),
+                    "Within each group, a Cox model of the censoring hazard on the risk "
+                    "standardised within the group (lifelines; survfair.censoring_dependence): "
+                    "the hazard ratio of censoring per SD of the risk. Where it is clearly not 1 "
+                    "(Holm-adjusted p below 1 − the confidence level), censoring depends on the "
+                    "risk and the Kaplan–Meier weights may bias the IPCW numbers; not rejecting "
+                    "it is no evidence of independent censoring.",
+                    False,
+                )
+            )
     sections, appendix = _sections(
         main, comparison, found, flags, horizons, horizon_found, time_unit, min_events
     )
