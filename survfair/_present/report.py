@@ -264,7 +264,7 @@ def _excess_caveat(found: Findings, model_based: Any, name: str, low: float, hig
         )
     status = found.calibration_status
     if status == "rejected":
-        return "calibration is rejected, so the groups' risks do not explain the asymmetry"
+        return "calibration is rejected, so the asymmetry cannot be put down to the groups' risks"
     if status == "not rejected":
         return "calibration tested and not rejected"
     return "calibration not checked"
