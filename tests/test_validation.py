@@ -67,7 +67,7 @@ R = [0.5, 0.1, 0.3, 0.9, 0.2]
         (dict(tau=-1.5), ValueError, r"tau must be a finite number > 0"),
         (dict(tau="10"), TypeError, r"tau must be a finite number > 0 or None, got a str"),
         (dict(method="harrell"), ValueError, r"method must be one of \['naive', 'ipcw'\]"),
-        (dict(censoring="km"), ValueError, r"censoring must be one of \['group', 'pooled'\]"),
+        (dict(censoring="km"), ValueError, r"censoring must be one of \['group', 'pooled', 'cox"),
         (dict(tied_tol=-1.0), ValueError, r"tied_tol must be a finite number >= 0"),
         (dict(risk=None), TypeError, r"risk is required"),
         (dict(event=[0, 0, 0, 0, 0]), ValueError, r"no comparable pair"),

@@ -23,8 +23,9 @@ from .censoring import (
     kaplan_meier_from_counts,
     kaplan_meier_sorted,
 )
-from .exceptions import UndefinedXCIWarning, listed
-from .kernel import count_pairs
+from .cox_censoring import cox_pair_counts, fit_cox_censoring
+from .exceptions import ConvergenceError, PositivityError, UndefinedXCIWarning, listed
+from .kernel import count_pairs, prepare_pairs
 from .memory import require_memory
 from .parallel import joblib_jobs
 from .progress import progress_bar
@@ -49,7 +50,7 @@ class _Problem:
     tau: float | None
     tied_tol: float
     strict: bool
-    censoring: str | None  # "group" / "pooled": refit per replicate; None: naive or fixed curves
+    censoring: str | None  # "group" / "pooled" / "cox": refit per replicate; None: naive or fixed
     fixed_curves: CensoringCurves | None
     grids: tuple  # per censoring curve: (member rows, grid index of each member, grid times)
     strata_members: tuple  # rows of each stratum (with clusters: the clusters of each stratum)
@@ -59,6 +60,7 @@ class _Problem:
     competing: np.ndarray | None = (
         None  # competing-event indicators of the (time-ordered) rows, or None
     )
+    covariates: np.ndarray | None = None  # censoring="cox": the (time-ordered) rows' covariates
 
     @property
     def observed(self) -> np.ndarray:
@@ -212,6 +214,8 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
         problem.strata_members, problem.time.shape[0], seed, problem.cluster
     )
     rows = np.repeat(np.arange(problem.time.shape[0]), multiplicity)  # stays sorted by time
+    if problem.censoring == "cox":
+        return _replicate_cox(problem, rows)
     time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
     inverse_k = None
     if problem.method == "ipcw":
@@ -243,6 +247,63 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
         )
         den = counts.denominator
         if bad is not None or not np.isfinite(den).all() or den.sum() <= 0:
+            failed[m] = True
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cells[m] = np.where(den > 0, counts.numerator / np.where(den > 0, den, 1.0), np.nan)
+        overall[m] = counts.numerator.sum() / den.sum()
+    return cells, overall, failed
+
+
+def _replicate_cox(problem: _Problem, rows: np.ndarray):
+    """A replicate with the Cox model of the censoring refitted on the drawn rows (each as often
+    as drawn): one fit, then the series of passes per model. A fit that does not converge, or a
+    weight that cannot be formed, fails the replicate."""
+    g, n_models = problem.n_groups, len(problem.risks)
+    cells = np.full((n_models, g, g), np.nan)
+    overall = np.full(n_models, np.nan)
+    failed = np.zeros(n_models, dtype=bool)
+
+    def taken(values):
+        return None if values is None else values[rows]
+
+    sample = SurvivalSample(
+        time=problem.time[rows],
+        event=problem.event[rows],
+        group_codes=problem.codes[rows],
+        groups=tuple(range(g)),
+        weights=taken(problem.case_weight),
+        entry=taken(problem.entry),
+        covariates=problem.covariates[rows],
+        covariate_names=tuple(f"x{k}" for k in range(problem.covariates.shape[1])),
+    )
+    try:
+        model = fit_cox_censoring(sample)
+    except ConvergenceError:
+        failed[:] = True
+        return cells, overall, failed
+    in_time_order = np.arange(rows.shape[0])
+    for m, risk in enumerate(problem.risks):
+        prep = prepare_pairs(
+            sample.time,
+            sample.event,
+            sample.group_codes,
+            risk[rows],
+            g,
+            problem.tied_tol,
+            in_time_order,
+            case_weight=sample.weights,
+            entry=sample.entry,
+        )
+        try:
+            counts, _, _ = cox_pair_counts(
+                sample, prep, model, tau=problem.tau, strict=problem.strict
+            )
+        except PositivityError:
+            failed[m] = True
+            continue
+        den = counts.denominator
+        if not np.isfinite(den).all() or den.sum() <= 0:
             failed[m] = True
             continue
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -284,9 +345,11 @@ def bootstrap(
         for all of them (paired bootstrap).
     settings : EstimatorSettings
         Settings of the estimator (method, tau, tied_tol, strict).
-    censoring : {"group", "pooled"} or None
-        For IPCW, how K is refitted in each replicate; None keeps ``fixed_curves`` (used when a
-        separate ``censoring_reference`` sample was given: that sample is not resampled).
+    censoring : {"group", "pooled", "cox"} or None
+        For IPCW, how K is refitted in each replicate (``"cox"``: the Cox model of the censoring
+        on ``sample.covariates``, refitted by lifelines on the drawn rows); None keeps
+        ``fixed_curves`` (used when a separate ``censoring_reference`` sample was given: that
+        sample is not resampled).
     fixed_curves : CensoringCurves or None
     n_resamples : int
         Number of replicates B.
@@ -341,7 +404,7 @@ def bootstrap(
             strata = np.zeros_like(codes)
         strata_members = tuple(np.flatnonzero(strata == s) for s in np.unique(strata))
     refit = method == "ipcw" and censoring is not None
-    grids = _grids(time, codes, censoring, sample.n_groups) if refit else ()
+    grids = _grids(time, codes, censoring, sample.n_groups) if refit and censoring != "cox" else ()
     problem = _Problem(
         time=time,
         event=event,
@@ -353,6 +416,7 @@ def bootstrap(
         case_weight=None if sample.weights is None else sample.weights[order],
         entry=None if sample.entry is None else sample.entry[order],
         competing=None if sample.competing is None else sample.competing[order],
+        covariates=None if sample.covariates is None else sample.covariates[order],
         method=method,
         tau=tau,
         tied_tol=tied_tol,

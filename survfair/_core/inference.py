@@ -113,6 +113,7 @@ def with_inference(
             curves=curves,
             censoring_estimated=False,
             prepared=prepared,
+            contributions=contributions,  # censoring="cox": the series' (no curves to recount)
             settings=settings,
         )
         jackknife = Jackknife(inf.jackknife, inf.jackknife_overall)

@@ -26,6 +26,7 @@ Conventions (docs/conventions.md, "Comparable pairs and ties"; tested equal to s
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,7 @@ __all__ = [
     "prepare_pairs",
     "count_pairs",
     "count_pairs_and_contributions",
+    "count_pairs_factored",
     "later_member_arrays",
     "ascending_passes",
     "ascending_applies",
@@ -580,7 +582,15 @@ class PassOutputs:
 
 
 def _passes(
-    prep: PreparedPairs, n_groups, inverse_k, tau, strict, row_weight, with_contributions, n_jobs=1
+    prep: PreparedPairs,
+    n_groups,
+    inverse_k,
+    tau,
+    strict,
+    row_weight,
+    with_contributions,
+    n_jobs=1,
+    factors=None,
 ):
     """One column pass per group: the counts, and when asked every row's contributions as the
     earlier member (column g of them) and, for the members of group g, as the later member
@@ -594,7 +604,10 @@ def _passes(
     and every sum is formed in the same order as with one thread: the numbers are bit-identical for
     any ``n_jobs``.
     """
-    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau, n_jobs)
+    if factors is None:
+        own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau, n_jobs)
+    else:  # count_pairs_factored: the caller's own factors and column curves
+        own, column_steps, weighted = factors[0], factors[1].__getitem__, True
     cutoff = np.inf if tau is None else float(tau)
     n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
@@ -640,6 +653,52 @@ def _passes(
             later_block=later_block,
         )
     return PairCounts(*cells), bad, contributions
+
+
+def count_pairs_factored(
+    prep: PreparedPairs,
+    n_groups: int,
+    *,
+    own: np.ndarray,
+    later_weight: np.ndarray,
+    column_curves: list,
+    tau: float | None = None,
+    strict: bool = False,
+    with_contributions: bool = False,
+    n_jobs: int = 1,
+):
+    """The passes with a pair weight that factorises into three arrays given by the caller:
+    ``own[m] * f_b(t_m) * later_weight[k]`` for the pair of the earlier member m and the later
+    member k of group b, where ``f_b(t) = 1 / K(t)`` of ``column_curves[b]`` (a step function as
+    :meth:`~survfair._core.censoring.InverseCensoring.steps` gives it: times, K just after each,
+    undefined beyond the last; K may be inf, f is then 0). ``own`` and ``later_weight`` are in
+    time order (``prep.order``) and replace the case weights: ``own`` must hold w_m and
+    ``later_weight`` w_k if there are any. ``prep``'s case weights are ignored; its entry times
+    apply. The covariate censoring model (:mod:`survfair._core.cox_censoring`) sums one such
+    term per power of its series.
+
+    Returns ``(counts, bad, contributions)`` as :func:`count_pairs_and_contributions` (the
+    contributions None unless ``with_contributions``); the integer counts are those of
+    :func:`count_pairs`.
+    """
+    later_weight = floats(np.ascontiguousarray(later_weight, dtype=np.float64))
+    leave = prep.leave
+    if prep.entry.shape[0] > 0:  # the weights leaving the sets, in decreasing order of entry
+        leave = (*leave[:3], np.ascontiguousarray(later_weight[prep.entry_asc[::-1]]))
+    weighted = dataclasses.replace(prep, case_weight=later_weight, leave=leave)
+    curves = [_curve_arrays(curve) for curve in column_curves]
+    own = np.ascontiguousarray(own, dtype=np.float64)
+    return _passes(
+        weighted,
+        n_groups,
+        None,
+        tau,
+        strict,
+        None,
+        bool(with_contributions),
+        n_jobs=n_jobs,
+        factors=(own, curves),
+    )
 
 
 def count_pairs_and_contributions(

@@ -556,6 +556,9 @@ class XCIResult(CellMatrixAccessors):
     refit_censoring : bool
         Whether the censoring curves were fitted on :attr:`sample` (True) or on a separate
         ``censoring_reference`` (False, the weights are then fixed in the inference).
+    censoring_model : CoxCensoringModel or None
+        The fitted Cox model of the censoring hazard (``censoring="cox"``): coefficients,
+        baseline cumulative hazard per group, covariate names; None otherwise.
 
     See Also
     --------
@@ -581,6 +584,7 @@ class XCIResult(CellMatrixAccessors):
     bootstrap_method: str | None = None
     sample: SurvivalSample | None = field(repr=False, default=None)
     refit_censoring: bool = True
+    censoring_model: Any = field(repr=False, default=None)
 
     def __post_init__(self):
         counts = PairCounts(

@@ -22,10 +22,12 @@ from .validation import (
     one_of,
 )
 
-__all__ = ["EstimatorSettings", "METHODS", "CENSORING"]
+__all__ = ["EstimatorSettings", "METHODS", "CENSORING", "CENSORING_MODELS"]
 
 METHODS = ("naive", "ipcw")
 CENSORING = ("group", "pooled")
+#: ``xci`` also takes a covariate model of the censoring (``censoring="cox"``).
+CENSORING_MODELS = CENSORING + ("cox",)
 
 #: The rows of the option tables (``_core/validation.py: OptionTable``) for the settings that are
 #: not shared with other functions (``tau`` and ``tied_tol`` are ``validation.TAU`` / ``TIED_TOL``).
@@ -53,9 +55,10 @@ class EstimatorSettings:
         Eq. 7 (truncated IPCW) or eq. 4 (unweighted pair counts).
     tau : float or None
         Truncation time of the IPCW estimator, in the unit of ``time`` (None: no truncation).
-    censoring : {"group", "pooled"}
-        Kaplan-Meier of the censoring distribution per group (eq. 6) or for everyone. Kept as
-        given for the naive estimator, which does not use it.
+    censoring : {"group", "pooled", "cox"}
+        Kaplan-Meier of the censoring distribution per group (eq. 6) or for everyone, or (``xci``
+        only) a Cox model of the censoring hazard on covariates. Kept as given for the naive
+        estimator, which does not use it.
     tied_tol : float
         Risks closer than this are tied (count 1/2, or 0 with ``strict``).
     strict : bool
@@ -86,8 +89,10 @@ class EstimatorSettings:
         censoring: Any = "group",
         tied_tol: Any = 1e-8,
         strict: Any = False,
+        *,
+        censoring_options: tuple = CENSORING,
     ) -> "EstimatorSettings":
-        """Validated settings.
+        """Validated settings (``censoring`` one of ``censoring_options``).
 
         Raises
         ------
@@ -100,7 +105,7 @@ class EstimatorSettings:
         return cls(
             method=check_option(method, "method", METHODS),
             tau=check_tau(tau),
-            censoring=check_option(censoring, "censoring", CENSORING),
+            censoring=check_option(censoring, "censoring", censoring_options),
             tied_tol=check_tied_tol(tied_tol),
             strict=check_scalar(strict, "strict", "bool"),
         )

@@ -80,6 +80,10 @@ class SurvivalSample:
         then marks the cause of interest); None without ``cause=``.
     cause : int or None
         The cause of interest (``cause=``).
+    covariates : ndarray of shape (n_samples, p), float64, or None
+        Covariates of a censoring model (``censoring_covariates=``), finite; None without one.
+    covariate_names : tuple of str
+        Their names (the DataFrame's columns, or ``x0``, ``x1``... for an array).
     fingerprint : int or None
         CRC-32 checksum of every array above, taken by :func:`check_survival_inputs` when the
         caller's inputs are validated. The arrays are the caller's own memory where no conversion
@@ -101,6 +105,8 @@ class SurvivalSample:
     entry: np.ndarray | None = field(repr=False, default=None)
     competing: np.ndarray | None = field(repr=False, default=None)
     cause: int | None = None
+    covariates: np.ndarray | None = field(repr=False, default=None)
+    covariate_names: tuple = ()
     fingerprint: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def _checksum(self) -> int:
@@ -114,6 +120,7 @@ class SurvivalSample:
             self.weights,
             self.entry,
             self.competing,
+            self.covariates,
         ):
             if array is not None:
                 value = zlib.crc32(np.ascontiguousarray(array).view(np.uint8), value)
@@ -1071,6 +1078,7 @@ def check_survival_inputs(
     weights: Any = None,
     cause: Any = None,
     require_cause: bool = True,
+    covariates: Any = None,
 ) -> tuple[SurvivalSample, int]:
     """Validate and align the inputs of an analysis.
 
@@ -1103,6 +1111,9 @@ def check_survival_inputs(
         (>= 1, occurring in ``event``) is the event of interest; the others are competing events.
     require_cause : bool, default=True
         Whether ``cause`` must occur in ``event`` (a censoring reference sample need not hold it).
+    covariates : array-like of shape (n_samples, p), DataFrame, or list of column names, optional
+        Covariates of a censoring model (the parameter ``censoring_covariates``): numeric, finite,
+        at least one column, none constant (:func:`check_covariates`).
 
     Returns
     -------
@@ -1136,6 +1147,9 @@ def check_survival_inputs(
         if value is not None:
             values[name] = value
     raw, index = gather_inputs(values, data)
+    covariate_values, covariate_names = (
+        (None, ()) if covariates is None else check_covariates(covariates, data, index, values)
+    )
     time_values = as_numeric(raw["time"], "time", index)
     negative = time_values < 0
     if negative.any():
@@ -1160,6 +1174,7 @@ def check_survival_inputs(
         risk_values = None if risk_values is None else risk_values[keep]
         entry_values = None if entry_values is None else entry_values[keep]
         weight_values = None if weight_values is None else weight_values[keep]
+        covariate_values = None if covariate_values is None else covariate_values[keep]
         index = index[keep]
         if cluster_codes is not None:  # the clusters of the analysed rows, numbered again
             cluster_codes = np.unique(cluster_codes[keep], return_inverse=True)[1].astype(np.int64)
@@ -1183,9 +1198,99 @@ def check_survival_inputs(
         entry=None if entry_values is None else np.ascontiguousarray(entry_values),
         competing=None if competing is None else np.ascontiguousarray(competing),
         cause=cause,
+        covariates=covariate_values,
+        covariate_names=covariate_names,
     )
     object.__setattr__(sample, "fingerprint", sample._checksum())  # the caller's data, as validated
     return sample, n_excluded
+
+
+COVARIATES = "censoring_covariates"
+
+
+def check_covariates(
+    covariates: Any, data: pd.DataFrame | None, index: pd.Index, others: dict | None = None
+) -> tuple[np.ndarray, tuple]:
+    """The covariates of a censoring model as a C-contiguous float64 (n_samples, p) array and
+    their names.
+
+    ``covariates`` is a 2-D array (or a 1-D one: one covariate), a DataFrame (its index must be
+    that of the other pandas inputs, ``others``), or a list of column names of ``data``. Errors are
+    :class:`InvalidParameterError` with ``parameter="censoring_covariates"``, naming the column
+    and the rows.
+    """
+    name = COVARIATES
+    if isinstance(covariates, str) or (
+        isinstance(covariates, (list, tuple))
+        and len(covariates) > 0
+        and all(isinstance(c, str) for c in covariates)
+    ):
+        columns = [covariates] if isinstance(covariates, str) else list(covariates)
+        if data is None:
+            raise InvalidParameterError(
+                f"{name} names columns ({columns!r}) but data is None; pass data= or the "
+                "covariates themselves (an array of shape (n_samples, p) or a DataFrame).",
+                parameter=name,
+            )
+        missing = [c for c in columns if c not in data.columns]
+        if missing:
+            raise InvalidParameterError(
+                f"{name}: column(s) {missing!r} not in data (columns: {list(data.columns)}).",
+                parameter=name,
+            )
+        frame = data[columns]
+    elif isinstance(covariates, (pd.DataFrame, pd.Series)):
+        input_index({**(others or {}), name: covariates}, data)  # the same rows, or refused
+        frame = (
+            covariates
+            if isinstance(covariates, pd.DataFrame)
+            else covariates.to_frame(name=str(covariates.name or "x0"))
+        )
+    else:
+        if isinstance(covariates, np.ma.MaskedArray):
+            covariates = unmasked(covariates, name)
+        try:
+            array = np.asarray(covariates)
+        except (TypeError, ValueError):
+            array = np.asarray(covariates, dtype=object)
+        if array.ndim == 1:
+            array = array[:, None]
+        if array.ndim != 2:
+            raise InvalidParameterError(
+                f"{name} must be 2-D (n_samples, p), a DataFrame or column names of data; got "
+                f"an array of shape {array.shape}.",
+                parameter=name,
+            )
+        frame = pd.DataFrame(array, columns=[f"x{k}" for k in range(array.shape[1])])
+    if frame.shape[1] == 0:
+        raise InvalidParameterError(
+            f"{name} has no column: a censoring model needs at least one covariate (without "
+            'covariates use censoring="group", the Kaplan-Meier per group).',
+            parameter=name,
+        )
+    if frame.shape[0] != len(index):
+        raise InvalidParameterError(
+            f"{name} has {frame.shape[0]} rows, the other inputs {len(index)}.", parameter=name
+        )
+    names = tuple(str(c) for c in frame.columns)
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(
+            f"{name} has repeated column names: {list(names)}.", parameter=name
+        )
+    out = np.empty(frame.shape, np.float64)
+    for k, column in enumerate(frame.columns):
+        values = frame.iloc[:, k].to_numpy()
+        try:
+            out[:, k] = as_numeric(values, f"{name} column {str(column)!r}", index)
+        except InvalidParameterError as error:
+            raise InvalidParameterError(str(error), parameter=name) from None
+        if out.shape[0] > 1 and np.all(out[:, k] == out[0, k]):
+            raise InvalidParameterError(
+                f"{name} column {str(column)!r} is constant ({out[0, k]:g} in every row): it "
+                "has no coefficient in a censoring model; leave it out.",
+                parameter=name,
+            )
+    return np.ascontiguousarray(out), names
 
 
 def check_cause(cause: Any) -> int | None:

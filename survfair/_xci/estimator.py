@@ -16,6 +16,13 @@ from .._core.censoring import (
     inverse_censoring,
     raise_positivity,
 )
+from .._core.cox_censoring import (
+    check_cox_positivity,
+    cox_pair_counts,
+    fit_cox_censoring,
+    refuse_cox_options,
+    require_covariates,
+)
 from .._core.exceptions import InvalidParameterError, warn_undefined_cells
 from .._core.inference import BOOTSTRAP_METHOD, CI, STRATIFY_OPTION, with_inference
 from .._core.influence import rows_beyond_contributions
@@ -31,7 +38,7 @@ from .._core.kernel import (
 from .._core.memory import require_memory
 from .._core.moments import moments_apply
 from .._core.results import XCIResult
-from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
+from .._core.settings import CENSORING_MODELS, SETTINGS_OPTIONS, EstimatorSettings
 from .._core.validation import (
     CAUSE,
     CONFIDENCE_LEVEL,
@@ -43,6 +50,7 @@ from .._core.validation import (
     SurvivalSample,
     check_survival_inputs,
     describe_rows,
+    one_of,
     raise_no_comparable_pair,
     warn_excluded_rows,
     warn_single_cluster,
@@ -103,6 +111,25 @@ def _reference_sample(
         "censoring_reference must be a DataFrame with the same columns as data, or a tuple "
         f"(time, event, group); got {type(reference).__name__}.",
         parameter="censoring_reference",
+    )
+
+
+def _refuse_with_cox(ci, censoring_reference, cause) -> None:
+    """What ``censoring="cox"`` does not take (yet), refused naming the parameter."""
+    if ci == "analytic":
+        raise InvalidParameterError(
+            'ci="analytic" is not available with censoring="cox" yet: the analytic interval with '
+            "a covariate censoring model needs the influence of the Cox fit on the weights, which "
+            'survfair does not compute yet. Use ci="bootstrap" (the Cox model is refitted in each '
+            "replicate) or ci=None.",
+            parameter="ci",
+        )
+    refuse_cox_options(
+        censoring_reference=(
+            censoring_reference,
+            "(the censoring model is fitted on the evaluated rows, whose covariates it needs)",
+        ),
+        cause=(cause, "(competing risks with a covariate censoring model are not supported yet)"),
     )
 
 
@@ -262,7 +289,7 @@ def _zero_denominator(sample: SurvivalSample, tau: float | None) -> str:
 #: The scalar options of :func:`xci`, checked first thing in every call.
 _OPTIONS = OptionTable(
     "xci",
-    **SETTINGS_OPTIONS,
+    **{**SETTINGS_OPTIONS, "censoring": one_of(*CENSORING_MODELS)},
     cause=CAUSE,
     ci=CI,
     confidence_level=CONFIDENCE_LEVEL,
@@ -285,6 +312,7 @@ def xci(
     method: str = "ipcw",
     tau: float | None = None,
     censoring: str = "group",
+    censoring_covariates: Any = None,
     tied_tol: float = 1e-8,
     censoring_reference: Any = None,
     groups: Sequence | None = None,
@@ -338,9 +366,21 @@ def xci(
         count (eq. 5), in both estimators: the naive one is then Harrell's C truncated at tau, as
         R's ``survival::concordance(ymax=)`` computes it (R keeps an event at exactly ymax, survfair
         stops before tau, as its IPCW estimator does). None: no truncation.
-    censoring : {"group", "pooled"}, default="group"
+    censoring : {"group", "pooled", "cox"}, default="group"
         ``"group"``: Kaplan-Meier of the censoring distribution within each group (eq. 6);
-        ``"pooled"``: one curve for everyone (scikit-survival's ``concordance_index_ipcw``).
+        ``"pooled"``: one curve for everyone (scikit-survival's ``concordance_index_ipcw``);
+        ``"cox"``: a Cox model of the censoring hazard on ``censoring_covariates``, the group as
+        strata (Gerds et al. 2013), for censoring that depends on covariates within groups: a
+        comparable pair (i, j) weighs 1 / (G(t_i- | x_i) G(t_i | x_j)), with
+        G(t | x) = exp(-L_g(t) exp(gamma'(x - center))) from lifelines' ``CoxPHFitter``
+        (censoring as the event; Breslow baseline L_g of the person's group g, a right-continuous
+        step function; t- its left limit). The fitted model is ``result.censoring_model``. The
+        sums are exact to 1e-12 relative (a series of O(G n log n) passes; docs: how-to, Cox
+        censoring). Not with ``ci="analytic"`` (use ``ci="bootstrap"``, which refits the model in
+        each replicate), ``censoring_reference``, ``cause`` or a Dask DataFrame.
+    censoring_covariates : array-like of shape (n_samples, p), DataFrame, or list of column names
+        The covariates of the ``censoring="cox"`` model (required with it, refused without it):
+        numeric, finite, at least one column and none constant.
     tied_tol : float, default=1e-8
         Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
     censoring_reference : DataFrame or tuple (time, event, group), optional
@@ -453,7 +493,12 @@ def xci(
         (a ValueError) if no pair in the data is comparable, or (IPCW with ``tau``) every
         comparable pair has its earlier event at or after ``tau``.
     PositivityError
-        (a ValueError) if a censoring survival K_g used as a weight is 0.
+        (a ValueError) if a censoring survival K_g used as a weight is 0; with
+        ``censoring="cox"``, if a predicted G(t | x) used as a weight is 0 or so small (below
+        about 1e-6) that the exact series would need more than 40 terms.
+    ConvergenceError
+        (a RuntimeError) with ``censoring="cox"``, if the Cox model of the censoring did not
+        converge.
     MemoryLimitError
         (a ValueError) if the intervals would not fit in memory (the analytic intervals' sums,
         8 (G + 2) bytes a row, or the influence rows where they are kept, or the bootstrap
@@ -504,6 +549,10 @@ def xci(
     Wolbers, M., Blanche, P., Koller, M. T., Witteman, J. C. M. and Gerds, T. A. (2014). Concordance
     for prognostic models with competing risks. Biostatistics 15(3), 526-539.
 
+    Gerds, T. A., Kattan, M. W., Schumacher, M. and Yu, C. (2013). Estimating a time-dependent
+    concordance index for survival prediction models with covariate dependent censoring.
+    Statistics in Medicine 32(13), 2173-2184.
+
     Uno, H. et al. (2011). On the C-statistics for evaluating overall adequacy of risk prediction
     procedures with censored survival data. Statistics in Medicine 30(10), 1105-1117.
 
@@ -541,10 +590,22 @@ def xci(
     [[4, 6], [2, 4]]
     """
     options = _OPTIONS.check(locals())
-    settings = EstimatorSettings.checked(method, tau, censoring, tied_tol, strict)
+    settings = EstimatorSettings.checked(
+        method, tau, censoring, tied_tol, strict, censoring_options=CENSORING_MODELS
+    )
+    cox = settings.censoring == "cox"
+    if cox:
+        require_covariates(censoring_covariates)
+    elif censoring_covariates is not None:
+        raise InvalidParameterError(
+            'censoring_covariates is used only with censoring="cox" (the Cox model of the '
+            f"censoring); got censoring={settings.censoring!r}.",
+            parameter="censoring_covariates",
+        )
     if is_dask_frame(data):
         _check_dask_options(
             ci,
+            censoring_covariates=censoring_covariates,
             censoring_reference=censoring_reference,
             cluster=cluster,
             entry=entry,
@@ -553,6 +614,8 @@ def xci(
         )
         return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
     confidence_level = options["confidence_level"]
+    if cox:
+        _refuse_with_cox(ci, censoring_reference, cause)
     sample, n_excluded = check_survival_inputs(
         time,
         event,
@@ -564,6 +627,7 @@ def xci(
         entry=entry,
         weights=weights,
         cause=cause,
+        covariates=censoring_covariates if cox else None,
     )
     warn_excluded_rows(n_excluded, stacklevel=2)
     warn_single_cluster(sample, ci, stacklevel=2)
@@ -583,7 +647,10 @@ def xci(
         competing=sample.competing,
         n_jobs=threads,
     )
-    if settings.method == "ipcw":
+    censoring_model = None
+    if settings.method == "ipcw" and cox:
+        censoring_model = fit_cox_censoring(sample)
+    elif settings.method == "ipcw":
         if censoring_reference is None:
             curves = fit_censoring(
                 sample, settings.censoring, sorted_rows=prepared.censoring_rows(), n_jobs=threads
@@ -603,8 +670,20 @@ def xci(
     plan = CountingPlan(settings, curves, prepared, threads, reference)
     contributions = None
     ipcw = settings.method == "ipcw"
-    estimated = curves.kind if ipcw and censoring_reference is None else None
-    if ci == "analytic" and not moments_apply(sample, prepared, estimated):
+    estimated = curves.kind if curves is not None and censoring_reference is None else None
+    if censoring_model is not None:  # the Cox weights: the series of passes (_core/cox_censoring)
+        counts, censoring_model, contributions = cox_pair_counts(
+            sample,
+            prepared,
+            censoring_model,
+            tau=settings.tau,
+            strict=settings.strict,
+            with_contributions=ci == "bootstrap" and bootstrap_method == "bca",
+            n_jobs=threads,
+        )
+        counts = _checked(counts, None, sample, None, settings.tau)
+        minima = check_cox_positivity(sample, censoring_model, settings.tau)
+    elif ci == "analytic" and not moments_apply(sample, prepared, estimated):
         # the row path: the variance needs every individual's contributions, from the same passes
         counts, contributions = estimate_xci_with_contributions(sample, plan)
     else:
@@ -641,6 +720,7 @@ def xci(
         censoring_curves=curves,
         min_censoring_survival=minima,
         group_sizes=sizes,
+        censoring_model=censoring_model,
     )
     return with_inference(
         result,
