@@ -68,6 +68,7 @@ def test_html_report_contains_everything(result, tmp_path):
         "Provenance",
         "Settings",
         "Data summary",
+        "Censoring check",
         "xCI matrix",
         "Differences between groups",
         "Joint tests",
