@@ -242,3 +242,31 @@ def test_the_report_has_a_section(tmp_path, dependent):
     naive = sf.xci(time, event, group, x, method="naive")
     text = sf.write_report(naive, tmp_path / "naive.md", default_figures=False).read_text()
     assert "Censoring check" not in text
+
+
+def test_a_cox_censoring_audit_checks_the_risk_given_its_covariates():
+    # censoring follows z, the risk is x + z: the per-group KM weights are biased, the Cox model of
+    # the censoring on z is not, and given z censoring no longer depends on the risk
+    rng = np.random.default_rng(3)
+    n = 1500
+    group = np.where(rng.random(n) < 0.5, "F", "M")
+    x, z = rng.normal(size=n), rng.normal(size=n)
+    t, c = rng.exponential(np.exp(-x - z)), rng.exponential(np.exp(-z))
+    data = pd.DataFrame(
+        {"time": np.minimum(t, c), "event": t <= c, "group": group, "risk": x + z, "z": z}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sf.PositivityWarning)
+        cox = sf.xci(
+            "time", "event", "group", "risk", data=data, censoring="cox",
+            censoring_covariates=["z"], ci=None,
+        )  # fmt: skip
+        km = sf.xci("time", "event", "group", "risk", data=data, ci=None)
+    check = cox.censoring_dependence
+    assert check.covariates == ("z",)
+    assert check == sf.censoring_dependence(
+        "time", "event", "group", "risk", data=data, covariates="z"
+    )
+    assert check.dependent_groups() == ()
+    assert censoring_sentence(cox, "holm", 0.05) is None
+    assert km.censoring_dependence.dependent_groups() == ("F", "M")
