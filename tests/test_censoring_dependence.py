@@ -270,3 +270,28 @@ def test_a_cox_censoring_audit_checks_the_risk_given_its_covariates():
     assert check.dependent_groups() == ()
     assert censoring_sentence(cox, "holm", 0.05) is None
     assert km.censoring_dependence.dependent_groups() == ("F", "M")
+
+
+def test_a_large_group_is_fitted_on_a_seeded_subset(dependent, monkeypatch):
+    """Above MAX_FIT_ROWS rows a group's model is fitted on a seeded random subset of that many
+    (the cost bound): the same subset every call, and lifelines' numbers on exactly those rows."""
+    from survfair._core import censoring_check
+
+    monkeypatch.setattr(censoring_check, "MAX_FIT_ROWS", 300)
+    time, event, group, x = dependent
+    first = sf.censoring_dependence(time, event, group, x).to_frame()
+    again = sf.censoring_dependence(time, event, group, x).to_frame()
+    pd.testing.assert_frame_equal(first, again)
+    assert (first["n_fitted"] == 300).all() and (first["n"] > 300).all()
+    for k, row in enumerate(first.itertuples()):
+        rows = censoring_check._fitted_rows(np.flatnonzero(group == row.group), False, k)
+        risk = x[rows]
+        frame = pd.DataFrame(
+            {
+                "risk": (risk - risk.mean()) / risk.std(ddof=1),
+                "T": time[rows],
+                "C": (~event[rows]).astype(int),
+            }
+        )
+        assert row.coef == CoxPHFitter().fit(frame, "T", "C").summary.loc["risk", "coef"]
+    assert (sf.censoring_dependence(time, event, group, x).to_frame()["n_fitted"] == 300).all()
