@@ -224,10 +224,7 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
         else:
             inverse_k = _refit_inverse(problem, multiplicity, rows)
     g = problem.n_groups
-    n_models = len(problem.risks)
-    cells = np.full((n_models, g, g), np.nan)
-    overall = np.full(n_models, np.nan)
-    failed = np.zeros(n_models, dtype=bool)
+    cells, overall, failed = _empty_replicate(problem)
     in_time_order = np.arange(rows.shape[0])  # the resample is already sorted by time
     for m, risk in enumerate(problem.risks):
         counts, bad = count_pairs(
@@ -245,24 +242,41 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
             entry=None if problem.entry is None else problem.entry[rows],
             competing=None if problem.competing is None else problem.competing[rows],
         )
-        den = counts.denominator
-        if bad is not None or not np.isfinite(den).all() or den.sum() <= 0:
+        if bad is not None:
             failed[m] = True
             continue
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cells[m] = np.where(den > 0, counts.numerator / np.where(den > 0, den, 1.0), np.nan)
-        overall[m] = counts.numerator.sum() / den.sum()
+        _store_ratios(counts, m, cells, overall, failed)
     return cells, overall, failed
+
+
+def _empty_replicate(problem: _Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cells, overall, failed) of one replicate before its models are counted: NaN, not failed."""
+    g, n_models = problem.n_groups, len(problem.risks)
+    return (
+        np.full((n_models, g, g), np.nan),
+        np.full(n_models, np.nan),
+        np.zeros(n_models, dtype=bool),
+    )
+
+
+def _store_ratios(counts, m: int, cells, overall, failed) -> None:
+    """Model ``m``'s cells and pooled C of a replicate from its pair counts, or the replicate
+    failed for it (a weight that is not finite, no weighted comparable pair)."""
+    den = counts.denominator
+    if not np.isfinite(den).all() or den.sum() <= 0:
+        failed[m] = True
+        return
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cells[m] = np.where(den > 0, counts.numerator / np.where(den > 0, den, 1.0), np.nan)
+    overall[m] = counts.numerator.sum() / den.sum()
 
 
 def _replicate_cox(problem: _Problem, rows: np.ndarray):
     """A replicate with the Cox model of the censoring refitted on the drawn rows (each as often
     as drawn): one fit, then the series of passes per model. A fit that does not converge, or a
     weight that cannot be formed, fails the replicate."""
-    g, n_models = problem.n_groups, len(problem.risks)
-    cells = np.full((n_models, g, g), np.nan)
-    overall = np.full(n_models, np.nan)
-    failed = np.zeros(n_models, dtype=bool)
+    g = problem.n_groups
+    cells, overall, failed = _empty_replicate(problem)
 
     def taken(values):
         return None if values is None else values[rows]
@@ -302,13 +316,7 @@ def _replicate_cox(problem: _Problem, rows: np.ndarray):
         except PositivityError:
             failed[m] = True
             continue
-        den = counts.denominator
-        if not np.isfinite(den).all() or den.sum() <= 0:
-            failed[m] = True
-            continue
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cells[m] = np.where(den > 0, counts.numerator / np.where(den > 0, den, 1.0), np.nan)
-        overall[m] = counts.numerator.sum() / den.sum()
+        _store_ratios(counts, m, cells, overall, failed)
     return cells, overall, failed
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["MISSING", "p_value_text"]
+__all__ = ["MISSING", "finite_number", "p_value_text"]
 
 #: What is shown for an undefined number (NaN)
 MISSING = "–"
 
 
-def _finite(value: Any) -> bool:
+def finite_number(value: Any) -> bool:
+    """Whether ``value`` reads as a finite float (None, text and NaN do not)."""
     try:
         return math.isfinite(float(value))
     except (TypeError, ValueError):
@@ -38,7 +39,7 @@ def p_value_text(value: Any, n_resamples: int | None = None, at_floor: bool | No
     >>> p_value_text(0.0291, n_resamples=199, at_floor=True)
     '<= 0.029 (bootstrap floor)'
     """
-    if not _finite(value):
+    if not finite_number(value):
         return MISSING
     p = float(value)
     if at_floor:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.numbers import MISSING, p_value_text
+from .._core.numbers import MISSING, finite_number, p_value_text
 
 __all__ = [
     "percent",
@@ -31,20 +31,13 @@ __all__ = [
 NO_INTERVAL = "no interval: standard error 0"
 
 
-def _finite(value: Any) -> bool:
-    try:
-        return math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return False
-
-
 def percent(value: Any, digits: int = 1) -> str:
     """``0.8412`` -> ``"84.1%"``; NaN -> ``"–"``.
 
     >>> percent(0.8412), percent(float("nan"))
     ('84.1%', '–')
     """
-    return f"{100 * float(value):.{digits}f}%" if _finite(value) else MISSING
+    return f"{100 * float(value):.{digits}f}%" if finite_number(value) else MISSING
 
 
 def number(value: Any, digits: int = 3) -> str:
@@ -53,7 +46,7 @@ def number(value: Any, digits: int = 3) -> str:
     >>> number(0.12345), number(-0.0001), number(float("nan"))
     ('0.123', '0.000', '–')
     """
-    if not _finite(value):
+    if not finite_number(value):
         return MISSING
     text = f"{float(value):.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
@@ -75,7 +68,7 @@ def interval_text(low: Any, high: Any, *, as_percent: bool = False, digits: int 
     >>> interval_text(0.7123, 0.8011), interval_text(0.7123, 0.8011, as_percent=True)
     ('[0.712, 0.801]', '[71.2%, 80.1%]')
     """
-    if not (_finite(low) and _finite(high)):
+    if not (finite_number(low) and finite_number(high)):
         return MISSING
     show = percent if as_percent else (lambda v: number(v, digits))
     return f"[{show(low)}, {show(high)}]"
@@ -90,7 +83,7 @@ def cell_text(value: Any, low: Any, high: Any, no_variance: bool = False) -> str
     >>> cell_text(0.8412, 0.802, 0.876), cell_text(1.0, 1.0, 1.0, no_variance=True)
     ('84.1% [80.2%, 87.6%]', '100.0% (no interval: standard error 0)')
     """
-    if no_variance and _finite(value):
+    if no_variance and finite_number(value):
         return f"{percent(value)} ({NO_INTERVAL})"
     interval = interval_text(low, high, as_percent=True)
     return percent(value) if interval == MISSING else f"{percent(value)} {interval}"
@@ -102,7 +95,7 @@ def statistic_text(value: Any) -> str:
     >>> statistic_text(3.14159), statistic_text(26750.2447)
     ('3.14', '26,750.24')
     """
-    return f"{float(value):,.2f}" if _finite(value) else MISSING
+    return f"{float(value):,.2f}" if finite_number(value) else MISSING
 
 
 def table_value(value: Any) -> str:
