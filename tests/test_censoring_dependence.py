@@ -183,11 +183,14 @@ def test_covariates_adjust_the_hazard_ratio():
 @pytest.mark.parametrize(
     "covariates, match",
     [
-        ("nope", r"covariates names columns \['nope'\] that data does not have"),
-        (np.zeros((3, 1)), "covariates has 3 rows, time has 10"),
+        ("nope", r"covariates: column\(s\) \['nope'\] not in data"),
+        (np.zeros((3, 1)), "covariates has 3 rows, the other inputs 10"),
         (np.zeros((10, 1, 1)), r"covariates must be 2-D"),
-        (np.r_[np.nan, np.zeros(9)], r"covariates column 'covariate_0' has missing values at rows"),
-        (np.array(["a"] * 10, dtype=object), "covariates must be numeric"),
+        (
+            np.r_[np.nan, np.zeros(9)],
+            r"covariates column 'x0' contains NaN or infinite values at rows \[0\]",
+        ),
+        (np.array(["a"] * 10, dtype=object), r"covariates column 'x0' must be numeric"),
     ],
     ids=["unknown column", "length", "3-D", "missing", "text"],
 )

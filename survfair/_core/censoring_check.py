@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 
 from .display import html_of
-from .exceptions import InvalidParameterError
 from .frozen import frozen_result
 from .intervals import ConfidenceInterval
 from .validation import (
@@ -35,10 +34,9 @@ from .validation import (
     CONFIDENCE_LEVEL,
     OptionTable,
     SurvivalSample,
-    as_numeric,
     check_confidence_level,
+    check_covariates,
     check_survival_inputs,
-    describe_rows,
     label_array,
     warn_excluded_rows,
 )
@@ -347,76 +345,6 @@ def censoring_dependence_of_sample(
     )
 
 
-def _covariate_matrix(
-    covariates: Any, data: pd.DataFrame | None, n_rows: int, index: pd.Index | None
-) -> tuple[np.ndarray, tuple]:
-    """Covariates as a float array (n_rows, p) and their names: column names of ``data`` (a string
-    or a list of them), a DataFrame or a 2-D (or 1-D) array; missing or non-finite values are
-    refused naming the rows."""
-    if isinstance(covariates, str) or (
-        isinstance(covariates, (list, tuple))
-        and covariates
-        and all(isinstance(c, str) for c in covariates)
-    ):
-        columns = [covariates] if isinstance(covariates, str) else list(covariates)
-        if data is None:
-            raise InvalidParameterError(
-                f"covariates names columns {columns} but data is None: pass data= or the values.",
-                parameter="covariates",
-            )
-        unknown = [c for c in columns if c not in data.columns]
-        if unknown:
-            raise InvalidParameterError(
-                f"covariates names columns {unknown} that data does not have.",
-                parameter="covariates",
-            )
-        covariates = data[columns]
-    if isinstance(covariates, pd.Series):
-        covariates = covariates.to_frame()
-    if isinstance(covariates, pd.DataFrame):
-        if index is not None and not covariates.index.equals(index):
-            raise InvalidParameterError(
-                "covariates has another index than the other inputs: align them first "
-                "(.reindex) or pass .to_numpy() if the rows are in the same order.",
-                parameter="covariates",
-            )
-        names = tuple(str(c) for c in covariates.columns)
-        columns = [covariates[c].to_numpy() for c in covariates.columns]
-    else:
-        array = np.asarray(covariates)
-        if array.ndim == 1:
-            array = array[:, None]
-        if array.ndim != 2:
-            raise InvalidParameterError(
-                f"covariates must be 2-D (n_samples, n_covariates), got shape {array.shape}.",
-                parameter="covariates",
-            )
-        names = tuple(f"covariate_{j}" for j in range(array.shape[1]))
-        columns = [array[:, j] for j in range(array.shape[1])]
-    if columns and len(columns[0]) != n_rows:
-        raise InvalidParameterError(
-            f"covariates has {len(columns[0])} rows, time has {n_rows}.", parameter="covariates"
-        )
-    if "risk" in names:
-        raise InvalidParameterError(
-            "covariates has a column named 'risk', the name of the risk score in the censoring "
-            "model: rename it.",
-            parameter="covariates",
-        )
-    values = []
-    for name, column in zip(names, columns):
-        missing = pd.isna(pd.Series(column)).to_numpy()
-        if missing.any():
-            raise InvalidParameterError(
-                f"covariates column {name!r} has missing values at "
-                f"{describe_rows(missing, index)}.",
-                parameter="covariates",
-            )
-        values.append(as_numeric(np.asarray(column), "covariates", index))
-    matrix = np.column_stack(values) if values else np.empty((n_rows, 0))
-    return matrix, names
-
-
 #: The scalar options of :func:`censoring_dependence`.
 _OPTIONS = OptionTable("censoring_dependence", cause=CAUSE, confidence_level=CONFIDENCE_LEVEL)
 
@@ -550,10 +478,10 @@ def censoring_dependence(
             )
             wanted = [k for k, g in enumerate(everyone.groups) if g in set(sample.groups)]
             kept = np.isin(everyone.group_codes, wanted)
-            matrix, names = _covariate_matrix(covariates, data, kept.size, everyone.index)
+            matrix, names = check_covariates(covariates, data, everyone.index, name="covariates")
             matrix = matrix[kept]
         else:
-            matrix, names = _covariate_matrix(covariates, data, sample.n_samples, sample.index)
+            matrix, names = check_covariates(covariates, data, sample.index, name="covariates")
     return censoring_dependence_of_sample(
         sample,
         covariates=matrix,

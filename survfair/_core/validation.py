@@ -1209,17 +1209,21 @@ COVARIATES = "censoring_covariates"
 
 
 def check_covariates(
-    covariates: Any, data: pd.DataFrame | None, index: pd.Index, others: dict | None = None
+    covariates: Any,
+    data: pd.DataFrame | None,
+    index: pd.Index,
+    others: dict | None = None,
+    name: str = COVARIATES,
 ) -> tuple[np.ndarray, tuple]:
     """The covariates of a censoring model as a C-contiguous float64 (n_samples, p) array and
     their names.
 
     ``covariates`` is a 2-D array (or a 1-D one: one covariate), a DataFrame (its index must be
     that of the other pandas inputs, ``others``), or a list of column names of ``data``. Errors are
-    :class:`InvalidParameterError` with ``parameter="censoring_covariates"``, naming the column
-    and the rows.
+    :class:`InvalidParameterError` with ``parameter=name`` (the argument's name in the caller:
+    ``censoring_covariates`` of :func:`survfair.xci`, ``covariates`` of the censoring check),
+    naming the column and the rows.
     """
-    name = COVARIATES
     if isinstance(covariates, str) or (
         isinstance(covariates, (list, tuple))
         and len(covariates) > 0
