@@ -430,8 +430,10 @@ def test_one_error_type_reader_and_options(csv_file, tmp_path, capsys):
     }
     for dest in ("data", "time", "event", "group", "method", "tau", "censoring"):
         assert helps["audit"][dest] and helps["mitigate"][dest], dest
-    for dest in ("time", "event", "group", "method", "censoring"):
+    for dest in ("time", "event", "group", "method"):
         assert helps["audit"][dest] == helps["mitigate"][dest], dest
+    # the audit also takes --censoring cox (issue 42): the same words, then the Cox model's
+    assert helps["audit"]["censoring"].startswith(helps["mitigate"]["censoring"] + "; or cox:")
     # one error idiom for every subcommand (simulate used to print "survfair simulate: error:")
     missing = str(tmp_path / "nope.csv")
     for argv in (

@@ -715,7 +715,9 @@ class XCIResult(CellMatrixAccessors):
         )
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary of the settings, the cells and the pooled C."""
+        """JSON-safe dictionary of the settings, the cells and the pooled C; ``censoring_model`` is
+        the Cox censoring model's ``CoxCensoringModel.to_dict()`` (``censoring="cox"``: covariates,
+        coefficients, centre, strata) or None."""
         return json_safe(
             {
                 "method": self.method,
@@ -740,6 +742,9 @@ class XCIResult(CellMatrixAccessors):
                 "min_censoring_survival": {
                     str(k): v for k, v in self.min_censoring_survival.items()
                 },
+                "censoring_model": (
+                    None if self.censoring_model is None else self.censoring_model.to_dict()
+                ),
             }
         )
 

@@ -109,6 +109,9 @@ def matrix_result_html(result: Any) -> str:
             else "no intervals (ci=None)"
         )
         weights = f", censoring = {result.censoring}" if result.method == "ipcw" else ""
+        model = getattr(result, "censoring_model", None)
+        if model is not None:  # censoring="cox": say on what
+            weights += f" (Cox model on {', '.join(str(c) for c in model.covariate_names)})"
         tau = "" if result.tau is None else f", tau = {result.tau:g}"
         settings = f"method = {result.method}{weights}{tau}, n = {result.n_samples}, {intervals}"
     low, high = (np.asarray(m.to_numpy(), float) for m in result.confidence_interval())
@@ -119,7 +122,27 @@ def matrix_result_html(result: Any) -> str:
     )
     matrix = _matrix_html(result.groups, result.values, low, high, found.flags, corner)
     note = _FLAG_NOTE if found.flags["flagged"].any() else ""
-    return _box(type(result).__name__, settings, f"{matrix}{note}{_sentences(found.sentences)}")
+    return _box(
+        type(result).__name__,
+        settings,
+        f"{matrix}{note}{_sentences(found.sentences)}{_censoring_model_html(result)}",
+    )
+
+
+def _censoring_model_html(result: Any) -> str:
+    """The Cox model of the censoring (``censoring="cox"``), folded: what the weights are and the
+    coefficients; empty for other results."""
+    from .html import html_table
+    from .tables import censoring_model_table, censoring_weights_text
+
+    table = censoring_model_table(result)
+    if table is None:
+        return ""
+    return (
+        "<details><summary>Censoring model (.censoring_model)</summary>"
+        f"<p><small>{html.escape(censoring_weights_text(result))}</small></p>"
+        f"{html_table(table)}</details>"
+    )
 
 
 def comparison_html(comparison: Any) -> str:

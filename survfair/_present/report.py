@@ -37,6 +37,8 @@ from .tables import (
     cell_matrices,
     cells_table,
     censoring_check_table,
+    censoring_model_table,
+    censoring_weights_text,
     data_summary_table,
     excess_for,
     excess_table,
@@ -442,6 +444,12 @@ def _default_figures(
         fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
         plot_censoring_curves(result, ax=ax, time_unit=time_unit)
         figures["Probability of remaining uncensored per group"] = (fig, _CAPTIONS["censoring"])
+    elif result.censoring_model is not None:  # censoring="cox": one survival curve per person
+        notes.append(
+            "No figure of censoring curves: the IPCW weights come from a Cox model of the "
+            "censoring hazard, which gives every person their own curve G(t | x) (see the "
+            "section Censoring model)."
+        )
     return figures, notes
 
 
@@ -861,6 +869,9 @@ def write_report(
         ),
         ("Data summary", summary.drop(columns=internals), summary_note, False),
     ]
+    model_table = censoring_model_table(main)
+    if model_table is not None:  # censoring="cox": the same fit for every model of the report
+        tables.append(("Censoring model", model_table, censoring_weights_text(main), False))
     for name, res in results.items():  # IPCW: does censoring depend on the risk? (issue 42.4)
         check = getattr(res, "censoring_dependence", None)
         if check is not None:
@@ -868,12 +879,7 @@ def write_report(
                 (
                     f"Censoring check{': ' + name if name else ''}",
                     censoring_check_table(check),
-                    "Within each group, a Cox model of the censoring hazard on the risk "
-                    "standardised within the group (lifelines; survfair.censoring_dependence): "
-                    "the hazard ratio of censoring per SD of the risk. Where it is clearly not 1 "
-                    "(Holm-adjusted p below 1 − the confidence level), censoring depends on the "
-                    "risk and the Kaplan–Meier weights may bias the IPCW numbers; not rejecting "
-                    "it is no evidence of independent censoring.",
+                    _censoring_check_note(check),
                     False,
                 )
             )
@@ -898,7 +904,10 @@ def write_report(
     tables += sections
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, "", False))
-    appendix = _appendix(settings_internal, summary[internals], internals) + appendix
+    appendix = (
+        _appendix(settings_internal, summary[internals], internals, cox=model_table is not None)
+        + appendix
+    )
 
     images, figure_notes = _images(
         main, comparison, flags, time_unit, reference_frames, calibrations, figures, default_figures
@@ -925,6 +934,30 @@ def write_report(
     return path
 
 
+def _censoring_check_note(check: Any) -> str:
+    """The censoring check's caption: on the risk alone (Kaplan–Meier weights) or given the Cox
+    censoring model's covariates (``censoring="cox"``)."""
+    if check.covariates:
+        given = ", ".join(check.covariates)
+        return (
+            "Within each group, a Cox model of the censoring hazard on the risk standardised "
+            f"within the group, adjusted for the censoring model's covariates ({given}) "
+            "(lifelines; survfair.censoring_dependence): the hazard ratio of censoring per SD of "
+            "the risk given them. Where it is clearly not 1 (Holm-adjusted p below 1 − the "
+            "confidence level), censoring depends on the risk beyond those covariates and the "
+            "Cox model's weights may bias the IPCW numbers; not rejecting it is no evidence of "
+            "independent censoring given the covariates."
+        )
+    return (
+        "Within each group, a Cox model of the censoring hazard on the risk "
+        "standardised within the group (lifelines; survfair.censoring_dependence): "
+        "the hazard ratio of censoring per SD of the risk. Where it is clearly not 1 "
+        "(Holm-adjusted p below 1 − the confidence level), censoring depends on the "
+        "risk and the Kaplan–Meier weights may bias the IPCW numbers; not rejecting "
+        "it is no evidence of independent censoring."
+    )
+
+
 def _summary_note(main: Any, binary: bool) -> str:
     """The data summary's caption."""
     if binary:
@@ -941,9 +974,12 @@ def _summary_note(main: Any, binary: bool) -> str:
     )
 
 
-def _appendix(settings_internal: pd.DataFrame, censoring: pd.DataFrame, internals: list) -> list:
+def _appendix(
+    settings_internal: pd.DataFrame, censoring: pd.DataFrame, internals: list, cox: bool = False
+) -> list:
     """The appendix's first sections: the estimator internals and the censoring per group (each
-    only when there is something to show)."""
+    only when there is something to show); ``cox``: the smallest censoring survival is the Cox
+    model's prediction."""
     sections = []
     if len(settings_internal):
         sections.append(
@@ -963,7 +999,11 @@ def _appendix(settings_internal: pd.DataFrame, censoring: pd.DataFrame, internal
                 censoring,
                 "Censored rows and their share per group"
                 + (
-                    "; min_censoring_survival is the smallest censoring survival K_g used as "
+                    "; min_censoring_survival is the smallest predicted censoring survival "
+                    "G(t | x) of the group's members up to the last weighted event time (the "
+                    "Cox model of the censoring; positivity: a pair weighs 1 / (G G))."
+                    if cox and "min_censoring_survival" in internals
+                    else "; min_censoring_survival is the smallest censoring survival K_g used as "
                     "an IPCW weight (positivity: weights up to 1/K^2)."
                     if "min_censoring_survival" in internals
                     else "."

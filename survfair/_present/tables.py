@@ -736,6 +736,12 @@ def verdict_table(
     return table
 
 
+def _censoring_model_words(result: XCIResult) -> str:
+    """The settings table's words for a Cox model of the censoring."""
+    names = ", ".join(str(c) for c in result.censoring_model.covariate_names)
+    return f"cox: Cox model of the censoring hazard on {names}, the group as strata"
+
+
 def settings_table(
     result: XCIResult | XAUCResult | None, settings: Mapping[str, Any] | None
 ) -> pd.DataFrame:
@@ -755,7 +761,11 @@ def settings_table(
             {
                 "method": result.method,
                 "tau": result.tau,
-                "censoring curves": result.censoring,
+                **(
+                    {"censoring model": _censoring_model_words(result)}
+                    if result.censoring_model is not None
+                    else {"censoring curves": result.censoring}
+                ),
                 "tied tolerance": result.tied_tol,
                 "strict": result.strict,
             }
@@ -1013,3 +1023,47 @@ def censoring_check_table(check: Any) -> pd.DataFrame:
         index=pd.Index(list(check.groups), name="group", tupleize_cols=False),
     )
     return frame
+
+
+def censoring_model_table(result: Any) -> pd.DataFrame | None:
+    """The Cox model of the censoring hazard of a ``censoring="cox"`` result for people: one row
+    per covariate, indexed by covariate, with the log hazard ratio of censoring, the hazard ratio
+    per unit of the covariate and the covariate's mean (where the per-group baselines are given);
+    None for a result without one (Kaplan-Meier weights, naive estimator)."""
+    model = getattr(result, "censoring_model", None)
+    if model is None:
+        return None
+    table = model.to_frame()
+    with np.errstate(over="ignore"):
+        ratios = np.exp(table["coefficient"].to_numpy(float))
+    return pd.DataFrame(
+        {
+            "log hazard ratio": [number(v, 4) for v in table["coefficient"]],
+            "HR per unit": [number(v, 3) for v in ratios],
+            "mean": [number(v, 4) for v in table["center"]],
+        },
+        index=pd.Index([str(c) for c in table["covariate"]], name="covariate"),
+    )
+
+
+def censoring_weights_text(result: Any) -> str | None:
+    """One sentence saying what the IPCW weights of a ``censoring="cox"`` result are (the report,
+    the notebook and the command line say the same); None for a result without a Cox censoring
+    model."""
+    model = getattr(result, "censoring_model", None)
+    if model is None:
+        return None
+    names = ", ".join(str(c) for c in model.covariate_names)
+    series = (
+        f"; the pair sums use {model.n_terms} terms of an exact series (relative error at most "
+        f"{model.truncation_bound:.1g})"
+        if model.n_terms
+        else ""
+    )
+    return (
+        f"IPCW weights from a Cox model of the censoring hazard on {names}, the group as strata "
+        "(lifelines' CoxPHFitter, one Breslow baseline L_g per group), not from Kaplan–Meier "
+        "curves: a comparable pair (i, j), i the earlier event, weighs "
+        "1 / (G(t_i− | x_i) G(t_i | x_j)) with G(t | x) = exp(−L_g(t) exp(β′(x − mean))); a "
+        f"hazard ratio above 1 means censored sooner as the covariate rises{series}."
+    )

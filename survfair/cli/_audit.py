@@ -28,6 +28,8 @@ from .._present.findings.ranking import findings
 from .._present.report import write_report
 from .._present.tables import (
     censoring_check_table,
+    censoring_model_table,
+    censoring_weights_text,
     data_fingerprint,
     joint_tests_table,
     oriented_pairs,
@@ -100,7 +102,11 @@ def _format_text(
     found = findings(result, model_based=reference, **reporting)
     tables = summary_frames(result, found)
     settings = f"method={result.method}"
-    if result.method == "ipcw":
+    model = result.censoring_model
+    if model is not None:  # --censoring cox: say on what
+        covariates = ", ".join(str(c) for c in model.covariate_names)
+        settings += f", censoring=cox (Cox model on {covariates}), tau={result.tau}"
+    elif result.method == "ipcw":
         settings += f", censoring={result.censoring}, tau={result.tau}"
     elif result.tau is not None:  # the naive estimator truncates at tau too
         settings += f", tau={result.tau}"
@@ -122,12 +128,22 @@ def _format_text(
     ]
     if result.min_censoring_survival:  # as in the JSON output: the smallest K_g used as a weight
         smallest = ", ".join(f"{g}: {k:.3g}" for g, k in result.min_censoring_survival.items())
-        lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
+        if model is not None:
+            lines.append(f"smallest predicted censoring survival G(t | x) per group: {smallest}")
+        else:
+            lines.append(f"smallest censoring survival K_g used as a weight: {smallest}")
+    if model is not None:  # --censoring cox: what the weights are, and the model's coefficients
+        lines += [
+            f"censoring model: {censoring_weights_text(result)}",
+            text_table(censoring_model_table(result).reset_index(), index=False),
+        ]
     check = result.censoring_dependence  # IPCW only (issue 42.4)
     if check is not None:
+        given = f" given {', '.join(check.covariates)}" if check.covariates else ""
         lines += [
-            "censoring depends on the risk? (survfair.censoring_dependence: Cox model of the "
-            "censoring hazard within each group; not rejecting is no evidence of independence)",
+            f"censoring depends on the risk{given}? (survfair.censoring_dependence: Cox model of "
+            "the censoring hazard within each group; not rejecting is no evidence of "
+            "independence)",
             text_table(censoring_check_table(check).reset_index(), index=False),
         ]
     with pd.option_context("display.precision", 4, "display.width", 140, "display.max_columns", 20):
@@ -216,7 +232,8 @@ def long_table(
     delta_between of every pair at every horizon (``time``), p-values adjusted as in the report.
     ``kind`` "excess" (with a model-based reference): delta_between and delta_within of every pair,
     ``value`` the excess (observed - model-based) with its se, interval and p-value, and the
-    ``observed`` and ``model_based`` values.
+    ``observed`` and ``model_based`` values. ``kind`` "censoring_model" (``--censoring cox``): one
+    row per covariate of the censoring model (``a``), statistic "log_hazard_ratio".
     """
     found = findings(result, model_based=reference, **(reporting or {}))
     flags = found.flags.set_index(["a", "b"])
@@ -249,6 +266,19 @@ def long_table(
         ]
     )
     parts = [cells, summaries, utilities, counts]
+    if result.censoring_model is not None:  # --censoring cox: the censoring model's coefficients
+        coefficients = result.censoring_model.to_frame()
+        parts.append(
+            pd.DataFrame(
+                {
+                    "kind": "censoring_model",
+                    "statistic": "log_hazard_ratio",
+                    "a": [str(c) for c in coefficients["covariate"]],
+                    "b": "",
+                    "value": coefficients["coefficient"].to_numpy(float),
+                }
+            )
+        )
     if reference is not None:
         excess = reference.summaries().rename(columns={"summary": "statistic"})
         parts.append(excess.assign(kind="excess", value=excess["excess"]).drop(columns="excess"))
@@ -389,6 +419,8 @@ def _xci_options(args: argparse.Namespace, groups: list | None) -> dict:
             options[role] = getattr(args, role)
     if args.cause is not None:
         options["cause"] = args.cause
+    if args.censoring == "cox":
+        options["censoring_covariates"] = list(args.censoring_covariates)
     if args.ci == "bootstrap":
         options.update(
             n_resamples=args.n_resamples,
@@ -527,7 +559,9 @@ def _file_audit(args: argparse.Namespace, frame: pd.DataFrame):
     notes = [
         f"data: {args.data}, {len(frame)} rows (rows are never dropped; invalid values are errors)."
     ]
-    with library_errors(column_roles(args)):
+    covariates = getattr(args, "censoring_covariates", None) or []
+    roles = {"censoring_covariates": "--censoring-covariates " + " ".join(map(repr, covariates))}
+    with library_errors(column_roles(args, **(roles if covariates else {}))):
         comparison = _compare(
             {risk: risk for risk in args.risk},
             args.time,
@@ -589,6 +623,7 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     for option, value in (("--min-events", args.min_events), ("--min-pairs", args.min_pairs)):
         if value < 0:
             raise CLIError(f"{option} must be an integer >= 0, got {value}.")
+    _check_censoring(args, binary)
     if args.time_unit is not None and not args.time_unit.strip():
         raise CLIError("--time-unit must not be empty (leave it out to state no unit).")
     if binary:
@@ -685,8 +720,69 @@ def _check(args: argparse.Namespace) -> list[str] | None:
     for role in ROW_OPTIONS:
         if getattr(args, role, None):
             wanted[f"--{role}"] = [getattr(args, role)]
+    if getattr(args, "censoring_covariates", None):
+        wanted["--censoring-covariates"] = list(args.censoring_covariates)
     require_columns(args.data, table_columns(args.data), wanted)
-    return [column for columns in wanted.values() for column in columns]
+    return list(dict.fromkeys(column for columns in wanted.values() for column in columns))
+
+
+def _check_censoring(args: argparse.Namespace, binary: bool) -> None:
+    """``--censoring cox`` and ``--censoring-covariates``: what they need and what they do not
+    combine with yet, refused before anything is read or computed."""
+    covariates = getattr(args, "censoring_covariates", None)
+    cox = args.censoring == "cox"
+    if covariates and not cox:
+        raise CLIError(
+            "--censoring-covariates is used only with --censoring cox (the Cox model of the "
+            f"censoring); got --censoring {args.censoring}."
+        )
+    if not cox:
+        return
+    if binary:
+        raise CLIError(
+            "--censoring cox needs a survival audit (--time and --event); the binary xAUC audit "
+            "has no censoring."
+        )
+    if not args.data:
+        raise CLIError(
+            "--censoring cox needs --data and --censoring-covariates (the flchain demo uses "
+            "Kaplan-Meier censoring weights)."
+        )
+    if not covariates:
+        raise CLIError(
+            "--censoring cox needs --censoring-covariates COL [COL ...]: the columns of the Cox "
+            "model of the censoring."
+        )
+    others = [
+        option
+        for option, value in (
+            ("--horizon", args.horizon),
+            ("--predicted", getattr(args, "predicted", None)),
+            ("--model-based-lp", getattr(args, "model_based_lp", None)),
+            ("--model-based-survival", getattr(args, "model_based_survival", None)),
+            ("--cause", args.cause is not None),
+        )
+        if value
+    ]
+    if others:
+        raise CLIError(
+            f"--censoring cox is not available with {', '.join(others)} yet (it weights the "
+            "xCI only, without competing risks); run "
+            + ("it" if len(others) == 1 else "them")
+            + " in a separate audit with --censoring group."
+        )
+    if args.ci == "analytic":
+        if "ci" in getattr(args, "given", ()):
+            raise CLIError(
+                "--ci analytic is not available with --censoring cox yet (it needs the influence "
+                "of the Cox fit on the weights): pass --ci bootstrap (refits the Cox model in "
+                "each replicate) or --ci none."
+            )
+        raise CLIError(
+            "--censoring cox has no analytic intervals yet and --ci defaults to analytic: pass "
+            "--ci bootstrap (refits the Cox model in each of --n-resamples replicates) or --ci "
+            "none."
+        )
 
 
 def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
@@ -920,6 +1016,7 @@ def _provenance(args: argparse.Namespace, frame: pd.DataFrame | None) -> dict:
             *(args.risk or []),
             *(getattr(args, "predicted", None) or []),
             *(getattr(args, role, None) for role in ROW_OPTIONS),
+            *(getattr(args, "censoring_covariates", None) or []),
         ]
         if c
     ]

@@ -31,12 +31,24 @@ examples:
       --risk model_a --risk model_b --format json --output audit.json --report audit.html
   survfair audit --data cohort.csv --time t --event e --group race --groups White Black --risk risk
       audit two groups only; rows of other groups are excluded and counted
+  survfair audit --data cohort.csv --time t --event e --group sex --risk risk --tau 5 \\
+      --censoring cox --censoring-covariates age stage --ci bootstrap
+      IPCW weights from a Cox model of the censoring on age and stage (within-group dependence)
   survfair audit --data screening.csv --outcome cancer --positive yes --group sex --risk score
       binary outcome: the xAUC matrix (Kallus & Zhou 2019)
   survfair audit --data cohort.csv --time t --event e --group sex --risk lp \\
       --horizon 5 --predicted risk5 --horizon 10 --predicted risk10 --report audit.html
       add calibration within groups of the predicted 5- and 10-year risks
 """
+
+
+class _Given(argparse.Action):
+    """Store the value and note that the option was given (``args.given`` holds its dest): a
+    refusal can then tell a default from the user's choice."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, "given", (*getattr(namespace, "given", ()), self.dest))
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -91,7 +103,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         "2013's second definition, riskRegression's Score); 'event_free', only those event-free "
         "after t. Without --cause the controls are the event-free",
     )
-    add_estimator_options(parser)
+    add_estimator_options(parser, cox=True)
     output = parser.add_argument_group("output")
     output.add_argument(
         "--format",
@@ -114,7 +126,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         "--ci",
         choices=["analytic", "bootstrap", "none"],
         default="analytic",
-        help="interval method: analytic influence-function intervals, bootstrap, or none",
+        action=_Given,
+        help="interval method: analytic influence-function intervals (the default; not with "
+        "--censoring cox yet), bootstrap, or none",
     )
     inference.add_argument(
         "--confidence-level", metavar="L", type=float, default=0.95, help="interval level"

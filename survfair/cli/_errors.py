@@ -142,6 +142,7 @@ _KEYWORD_OPTIONS = {
     "ci": "--ci",
     "method": "--method",
     "censoring": "--censoring",
+    "censoring_covariates": "--censoring-covariates",
     **{
         name: option
         for name, option in _SETTING_OPTIONS.items()

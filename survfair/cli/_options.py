@@ -160,8 +160,11 @@ def add_groups_option(options: argparse._ArgumentGroup) -> None:
     )
 
 
-def add_estimator_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """Add ``--method --tau --censoring`` (the xCI estimator)."""
+def add_estimator_options(
+    parser: argparse.ArgumentParser, *, cox: bool = False
+) -> argparse._ArgumentGroup:
+    """Add ``--method --tau --censoring`` (the xCI estimator); with ``cox``, also
+    ``--censoring cox`` and ``--censoring-covariates COL [COL ...]`` (``xci(censoring="cox")``)."""
     options = parser.add_argument_group("estimator")
     options.add_argument(
         "--method",
@@ -176,11 +179,27 @@ def add_estimator_options(parser: argparse.ArgumentParser) -> argparse._Argument
         help="truncation time of either estimator (only pairs whose earlier event is before it "
         "count), same unit as --time (default: none, no truncation)",
     )
+    censoring = "censoring Kaplan-Meier curves per group (the paper's eq. 6) or pooled"
+    if not cox:
+        options.add_argument(
+            "--censoring", choices=["group", "pooled"], default="group", help=censoring
+        )
+        return options
     options.add_argument(
         "--censoring",
-        choices=["group", "pooled"],
+        choices=["group", "pooled", "cox"],
         default="group",
-        help="censoring Kaplan-Meier curves per group (the paper's eq. 6) or pooled",
+        help=f"{censoring}; or cox: a Cox model of the censoring hazard on "
+        "--censoring-covariates, the group as strata, for censoring that depends on covariates "
+        "within groups (xCI only: not with --horizon, --predicted, --model-based-* or --cause; no "
+        "analytic intervals yet: give --ci bootstrap, which refits the model in each replicate, "
+        "or --ci none)",
+    )
+    options.add_argument(
+        "--censoring-covariates",
+        metavar="COL",
+        nargs="+",
+        help="with --censoring cox, the numeric columns of the censoring model",
     )
     return options
 

@@ -155,11 +155,13 @@ def _heatmap_words(result: Any) -> tuple[str, str, str, str]:
     if isinstance(result, XAUCResult):
         return "xAUC", "a: group of the positive", "b: group of the negative", "xAUC (DeLong)"
     if isinstance(result, XCIResult):
+        # censoring="cox": the weights are not the Kaplan-Meier ones, say so
+        cox = ", Cox censoring" if result.censoring_model is not None else ""
         return (
             "xCI",
             "a: group of the earlier event",
             "b: group of the later member",
-            f"xCI ({result.method})",
+            f"xCI ({result.method}{cox})",
         )
     raise InvalidParameterError(
         "result must be an XCIResult (from survfair.xci) or an XAUCResult (from survfair.xauc), "
@@ -787,7 +789,8 @@ def plot_censoring_curves(
     InvalidParameterError (a TypeError)
         If ``result`` is not an XCIResult or ``time_unit`` is not a string.
     InvalidParameterError (a ValueError)
-        If the result has no censoring curves (naive estimator).
+        If the result has no censoring curves: naive estimator, or ``censoring="cox"`` (its
+        weights come from ``result.censoring_model``, one curve per person).
 
     See Also
     --------
@@ -810,6 +813,14 @@ def plot_censoring_curves(
     _CENSORING_CURVES_OPTIONS.check(locals())
     result = _check_result(result)
     curves = result.censoring_curves
+    if curves is None and getattr(result, "censoring_model", None) is not None:
+        raise InvalidParameterError(
+            'result: has no Kaplan-Meier censoring curves (censoring="cox"): its IPCW weights '
+            "come from a Cox model of the censoring hazard, one curve G(t | x) per person; read "
+            "the model as result.censoring_model.to_frame() (coefficients) and .baseline_frame() "
+            "(baseline cumulative hazard per group).",
+            parameter="result",
+        )
     if curves is None:
         raise InvalidParameterError(
             "result: has no censoring curves (method='naive'); use an IPCW result.",
