@@ -379,10 +379,9 @@ def test_result_is_frozen_readable_and_exports():
     with pytest.raises(ValueError):
         res.covariance[0, 0] = 1.0
     frame = res.to_frame()
-    assert (
-        list(frame.columns[:4]) == ["a", "b", "positives", "negatives"]
-        and list(frame.columns[-2:]) == ["ci_high", "small_sample"]
-    )
+    assert list(frame.columns[:4]) == ["a", "b", "positives", "negatives"] and list(
+        frame.columns[-2:]
+    ) == ["ci_high", "small_sample"]
     assert res.matrix.index.name == "a (positive)" and res.matrix.columns.name == "b (negative)"
     json.dumps(res.to_dict())
     low, high = res.confidence_interval(0.5)
