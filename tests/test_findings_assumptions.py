@@ -80,7 +80,8 @@ def test_the_calibration_must_be_of_the_audits_groups():
     assert info.value.parameter == "calibration"
 
 
-def test_a_reference_that_is_not_the_scores_own_never_reads_as_no_excess():
+@pytest.mark.parametrize("blind", ["baseline left out", "every young above every old"])
+def test_a_reference_that_is_not_the_scores_own_never_reads_as_no_excess(blind):
     rng = np.random.default_rng(0)
     n = 2000
     old = rng.random(n) < 0.5
@@ -89,11 +90,12 @@ def test_a_reference_that_is_not_the_scores_own_never_reads_as_no_excess():
     t = rng.exponential(size=n) * np.exp(-total)
     grid = np.linspace(0.01, 5.0, 500)
     curves = np.exp(-grid[None, :] * np.exp(total)[:, None])
+    score = z if blind == "baseline left out" else z - 100 * old  # the second: no variance
     reference = survfair.model_based_xci(
         t,
         np.ones(n, bool),
         np.where(old, "old", "young"),
-        z,
+        score,
         survival=curves,
         times=grid,
         tau=2.0,

@@ -803,6 +803,13 @@ def _excess_sentence(
     )
     caution = reader.caution([(a, b), (b, a)])
     verdict = _excess_judgement(row, alpha)
+    if not_own is not None:  # whatever the excess's interval says, it cannot separate the two
+        return (
+            f"Largest observed asymmetry against the model-based reference: {numbers}. But "
+            f"{not_own}: the reference is not the score's own, and against predictions that are "
+            "not, the excess is near 0 whatever the score does. It cannot tell whether the "
+            f"asymmetry comes from the groups' risks or from how the model ranks them.{caution}"
+        )
     if verdict in ("not adjusted", "unresolved"):
         return (
             "Excess cross-group asymmetry not confirmed: for the largest observed asymmetry "
@@ -816,14 +823,6 @@ def _excess_sentence(
             "usable interval for the excess (none computed, or a standard error of 0), chance "
             "cannot be ruled out: the data cannot say whether the model adds to what its own "
             f"predictions imply.{caution}"
-        )
-    if not_own is not None:
-        return (
-            f"Largest observed asymmetry against the model-based reference: {numbers}; the "
-            f"interval of the excess includes 0. But {not_own}: the reference is not the "
-            "score's own, and against predictions that are not, the excess is near 0 whatever "
-            "the score does. It cannot tell whether the asymmetry comes from the groups' risks or "
-            f"from how the model ranks them.{caution}"
         )
     observed = _observed_row(deltas, a, b)
     observed_chance = observed is not None and _judgement(observed, alpha) == "chance"
