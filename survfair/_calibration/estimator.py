@@ -16,8 +16,20 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._core.censoring import CensoringCurves, check_positivity, fit_censoring, raise_positivity
-from .._core.exceptions import InvalidParameterError
+from .._core.censoring import check_positivity, fit_censoring, raise_positivity
+from .._core.cox_censoring import (
+    CoxCensoringModel,
+    fit_cox_censoring,
+    refuse_cox_options,
+    require_covariates,
+)
+from .._core.exceptions import (
+    ConvergenceError,
+    InvalidParameterError,
+    PositivityError,
+    PositivityWarning,
+    listed,
+)
 from .._core.parallel import joblib_jobs
 from .._core.progress import progress_bar
 from .._core.validation import (
@@ -168,9 +180,11 @@ def _check_follow_up(sample: SurvivalSample, times: np.ndarray) -> None:
             )
 
 
-def _brier_weights(sample: SurvivalSample, curves: CensoringCurves, times: np.ndarray):
-    """Censoring survival at each row's time (cases' weights) and at each horizon, per group;
-    refuses a zero weight as xCI does (PositivityError)."""
+def _brier_weights(sample: SurvivalSample, curves, times: np.ndarray):
+    """Censoring survival at each row's time (cases' weights) and at each horizon, per row (shape
+    (n_samples, n_times)); refuses a zero weight as xCI does (PositivityError)."""
+    if isinstance(curves, CoxCensoringModel):
+        return _cox_brier_weights(sample, curves, times)
     k_time = np.ones(sample.n_samples)
     k_horizon = np.ones((sample.n_groups, times.size))
     cases = sample.observed & (sample.time <= times.max())
@@ -186,7 +200,60 @@ def _brier_weights(sample: SurvivalSample, curves: CensoringCurves, times: np.nd
         if bad_h.any():
             h = np.flatnonzero(bad_h)[0]
             raise_positivity(curves, code, float(times[h]), float(k_horizon[code, h]), sample)
+    return k_time, k_horizon[sample.group_codes]
+
+
+def _cox_brier_weights(sample: SurvivalSample, model: CoxCensoringModel, times: np.ndarray):
+    """The weights of ``censoring="cox"``: G(T_i- | x_i) for an event (or competing event) by the
+    last horizon (the left limit, as xCI's earlier member), G(t | x_i) at every horizon."""
+    k_time = np.ones(sample.n_samples)
+    cases = np.flatnonzero(sample.observed & (sample.time <= times.max()))
+    x, codes = sample.covariates, sample.group_codes
+    k_time[cases] = model.survival(sample.time[cases], x[cases], codes[cases], left=True)
+    k_horizon = np.column_stack(
+        [model.survival(np.full(sample.n_samples, t), x, codes) for t in times]
+    )
+    at_risk = sample.time[:, None] > times[None, :]
+    bad_time = ~(k_time[cases] > 0)
+    if bad_time.any() or not (k_horizon[at_risk] > 0).all():
+        if bad_time.any():
+            row, t = cases[np.flatnonzero(bad_time)[0]], None
+        else:
+            row, h = (int(v[0]) for v in np.nonzero(at_risk & ~(k_horizon > 0)))
+            t = float(times[h])
+        flag = np.zeros(sample.n_samples, bool)
+        flag[row] = True
+        at = f"T_i- = {sample.time[row]:g}" if t is None else f"the horizon {t:g}"
+        raise PositivityError(
+            f'censoring="cox": the predicted censoring survival G(t | x) of '
+            f"{describe_rows(flag, sample.index)} (group {sample.groups[codes[row]]!r}) at {at} "
+            "is 0, so its IPCW weight is infinite (positivity fails); pass earlier horizons or "
+            "drop or coarsen the covariate that drives the censoring to certainty."
+        )
     return k_time, k_horizon
+
+
+def _cox_minima(sample: SurvivalSample, k_time, k_horizon, times) -> dict:
+    """Smallest censoring survival used as a Brier weight per group (``censoring="cox"``); warns
+    below 0.1 as the Kaplan-Meier path does."""
+    case = sample.observed & (sample.time <= times.max())
+    minima = {}
+    for code, label in enumerate(sample.groups):
+        members = sample.group_codes == code
+        at_risk = members[:, None] & (sample.time[:, None] > times[None, :])
+        used = np.concatenate([k_time[case & members], k_horizon[at_risk]])
+        if used.size:
+            minima[label] = float(used.min())
+    low = [(label, value) for label, value in minima.items() if value < 0.1]
+    if low:
+        described = listed(f"group {label!r} down to {value:.3g}" for label, value in low)
+        warnings.warn(
+            f"predicted censoring survival G(t | x) below 0.1 by the last horizon: {described}; "
+            "IPCW weights that large make the Brier score unstable. Consider earlier horizons.",
+            PositivityWarning,
+            stacklevel=3,
+        )
+    return minima
 
 
 @dataclass(frozen=True)
@@ -288,15 +355,19 @@ def _integrated(
 def _compute(
     sample, predicted, times, curves, n_bins, min_bin_events, full=True, brier_variance="influence"
 ):
-    """All statistics of every group and horizon: (rows, extras by (time, group))."""
+    """All statistics of every group and horizon: (rows, extras by (time, group)). ``curves`` is
+    the censoring Kaplan-Meier or, with ``censoring="cox"``, the :class:`CoxCensoringModel`, whose
+    influence on the weights is not computed: the influence-function SE of the Brier scores is
+    then NaN (the weights-fixed SE, ``"conservative"``, is computed)."""
     k_time, k_horizon = _brier_weights(sample, curves, times)
+    cox = isinstance(curves, CoxCensoringModel)
     observed = sample.observed
     rows, extras = [], {}
     for code, label in enumerate(sample.groups):
         members = sample.group_codes == code
         time, event = sample.time[members], sample.event[members]
         competing = None if sample.competing is None else sample.competing[members]
-        if brier_variance == "conservative":
+        if brier_variance == "conservative" or cox:
             reference = None
         elif curves.kind == "pooled":
             reference = _Reference(sample.time, observed, np.flatnonzero(members))
@@ -312,12 +383,14 @@ def _compute(
                 risk,
                 float(horizon),
                 k_time[members],
-                float(k_horizon[code, h]),
+                k_horizon[members, h],
                 n_bins,
                 min_bin_events,
                 full,
                 reference,
             )
+            if cox and brier_variance == "influence":
+                values["brier"] = (values["brier"][0], np.nan)
             briers.append(values["brier"][0])
             phis.append(phi)
             events = int((event & (time <= horizon)).sum())
@@ -338,6 +411,8 @@ def _compute(
             extras[(float(horizon), label)] = more
         if times.size >= 2:
             estimate, se = _integrated(briers, phis, times)
+            if cox and brier_variance == "influence":
+                se = np.nan
             total_events = int((event & (time <= times[-1])).sum())
             rows.append(
                 (
@@ -385,9 +460,14 @@ def _replicate(sample, predicted, times, censoring, n_bins, min_bin_events, memb
         sample.groups,
         competing=None if sample.competing is None else sample.competing[rows],
         cause=sample.cause,
+        covariates=None if sample.covariates is None else sample.covariates[rows],
+        covariate_names=sample.covariate_names,
     )
     try:
-        curves = fit_censoring(resampled, censoring)
+        if censoring == "cox":  # the Cox model of the censoring refitted, as xci's bootstrap
+            curves = fit_cox_censoring(resampled)
+        else:
+            curves = fit_censoring(resampled, censoring)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             values, _ = _compute(
@@ -400,8 +480,8 @@ def _replicate(sample, predicted, times, censoring, n_bins, min_bin_events, memb
                 full=False,
                 brier_variance="conservative",
             )  # only the estimates are kept
-    except ValueError:  # a replicate whose censoring weight is 0 (PositivityError) counts as failed
-        return None
+    except (ValueError, ConvergenceError):  # a censoring weight of 0 (PositivityError) or a Cox
+        return None  # censoring model that did not converge: the replicate counts as failed
     return np.array([v[6] for v in values], float)
 
 
@@ -453,8 +533,8 @@ def _bootstrap(
             draws[b] = out
     if failed:
         warnings.warn(
-            f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0) and "
-            "are left out of the intervals.",
+            f"{failed} of {len(seeds)} bootstrap replicates failed (a censoring weight of 0, or a "
+            "Cox censoring model that did not converge) and are left out of the intervals.",
             UserWarning,
             stacklevel=3,
         )
@@ -505,7 +585,7 @@ def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
 #: The scalar options of :func:`calibration`, checked first thing in every call.
 _OPTIONS = OptionTable(
     "calibration",
-    censoring=one_of("group", "pooled"),
+    censoring=one_of("group", "pooled", "cox"),
     cause=CAUSE,
     brier_variance=one_of(*BRIER_VARIANCES),
     n_bins=integer(low=2),
@@ -529,6 +609,7 @@ def calibration(
     data: pd.DataFrame | None = None,
     groups: Sequence | None = None,
     censoring: str = "group",
+    censoring_covariates: Any = None,
     cause: int | None = None,
     brier_variance: str = "influence",
     n_bins: int = 10,
@@ -600,8 +681,21 @@ or list of column names
         are refused, never aligned.
     groups : sequence, optional
         Group labels to analyse, in table order; rows of other groups are excluded (with a warning).
-    censoring : {"group", "pooled"}, default="group"
-        Censoring Kaplan-Meier of the Brier weights: within each group, or one for everyone.
+    censoring : {"group", "pooled", "cox"}, default="group"
+        Censoring survival of the Brier weights: Kaplan-Meier within each group, or one for
+        everyone; ``"cox"``: the Cox model of the censoring hazard on ``censoring_covariates``,
+        the group as strata, fitted as :func:`xci` fits it (``result.censoring_model``): a death
+        by t weighs 1 / G(T_i- | x_i), someone at risk after t 1 / G(t | x_i), with
+        G(t | x) = exp(-L_g(t) exp(gamma'(x - center))) and L_g lifelines' Breslow baseline.
+        Only the Brier and integrated Brier scores use the weights; the observed risk, O/E,
+        slope, intercept, ICI and GND (Kaplan-Meier or Cox models of the events) are unchanged.
+        With ``ci="analytic"`` the Brier scores' ``brier_variance="influence"`` SE is NaN (with a
+        warning: the Cox fit's influence on the weights is not computed); pass
+        ``brier_variance="conservative"`` (weights held fixed) or ``ci="bootstrap"`` (the model
+        refitted in each replicate). Not with ``cause``.
+    censoring_covariates : array-like of shape (n_samples, p), DataFrame, or list of column names
+        The covariates of the ``censoring="cox"`` model (required with it, refused without it):
+        numeric, finite, at least one column and none constant.
     cause : int, optional
         Competing risks: the cause (>= 1) whose cumulative incidence ``predicted`` holds; ``event``
         then holds cause codes, and any other cause is a competing event (validated as in
@@ -658,7 +752,11 @@ or list of column names
         0/1, differing pandas indexes, unknown ``groups``); predicted risks outside [0, 1] or NaN
         (the column and rows named); a number of columns different from the number of horizons;
         horizons that are not distinct, not positive, or at or beyond a group's last observed time;
-        unknown ``censoring`` or ``ci``; ``n_bins`` < 2 or ``min_bin_events`` < 0.
+        unknown ``censoring`` or ``ci``; ``n_bins`` < 2 or ``min_bin_events`` < 0;
+        ``censoring="cox"`` without ``censoring_covariates`` or with ``cause``, or
+        ``censoring_covariates`` without ``censoring="cox"``.
+    ConvergenceError
+        (a RuntimeError) if the Cox model of the censoring (``censoring="cox"``) did not converge.
     PositivityError
         (a ValueError) if a censoring survival used as a Brier weight is 0.
 
@@ -755,6 +853,21 @@ or list of column names
     n_bins, min_bin_events = options["n_bins"], options["min_bin_events"]
     n_resamples = options["n_resamples"]
 
+    cox = censoring == "cox"
+    if cox:
+        require_covariates(censoring_covariates)
+        refuse_cox_options(
+            cause=(
+                cause,
+                "(competing risks with a covariate censoring model are not supported yet)",
+            )
+        )
+    elif censoring_covariates is not None:
+        raise InvalidParameterError(
+            'censoring_covariates is used only with censoring="cox" (the Cox model of the '
+            f"censoring); got censoring={censoring!r}.",
+            parameter="censoring_covariates",
+        )
     index = input_index(
         {"time": time, "event": event, "group": group, "predicted": predicted}, data
     )
@@ -772,6 +885,7 @@ or list of column names
         groups=groups,
         risk_name="predicted",
         cause=cause,
+        covariates=censoring_covariates if cox else None,
     )
     warn_excluded_rows(n_excluded, stacklevel=2)
     kept = sample.risk.astype(np.int64)
@@ -780,10 +894,23 @@ or list of column names
     horizons, risks = horizons[order], risks[:, order]
     _check_follow_up(sample, horizons)
 
-    curves = fit_censoring(sample, censoring)
-    minima = {}
-    if (sample.observed & (sample.time <= horizons[-1])).any():
-        minima = check_positivity(curves, float(horizons[-1]))
+    if cox:  # the Cox model of the censoring, fitted as xci fits it
+        curves = fit_cox_censoring(sample)
+        minima = _cox_minima(sample, *_brier_weights(sample, curves, horizons), horizons)
+        if ci == "analytic" and brier_variance == "influence":
+            warnings.warn(
+                'censoring="cox": the Brier scores\' analytic standard errors are NaN; the '
+                "influence function of the Cox censoring model on the weights is not computed. "
+                'Pass brier_variance="conservative" (the weights held fixed) or ci="bootstrap" '
+                "(the censoring model refitted in each replicate).",
+                UserWarning,
+                stacklevel=2,
+            )
+    else:
+        curves = fit_censoring(sample, censoring)
+        minima = {}
+        if (sample.observed & (sample.time <= horizons[-1])).any():
+            minima = check_positivity(curves, float(horizons[-1]))
     rows, extras = _compute(
         sample, risks, horizons, curves, n_bins, min_bin_events, brier_variance=brier_variance
     )
@@ -832,6 +959,7 @@ or list of column names
         min_censoring_survival=minima,
         cause=cause,
         brier_variance=brier_variance,
+        censoring_model=curves if cox else None,
     )
 
 

@@ -108,7 +108,7 @@ class CalibrationResult:
         Group labels, in table order.
     times : ndarray of shape (n_times,)
         The horizons, ascending (read-only), in the unit of ``time``.
-    censoring : {"group", "pooled"}
+    censoring : {"group", "pooled", "cox"}
         Censoring survival of the Brier scores' IPCW weights.
     ci_method : {"analytic", "bootstrap", None}
     confidence_level : float
@@ -125,6 +125,9 @@ class CalibrationResult:
         without competing risks.
     brier_variance : {"influence", "conservative"}
         Variance of the Brier scores (see :func:`survfair.calibration`).
+    censoring_model : CoxCensoringModel or None
+        The fitted Cox model of the censoring (``censoring="cox"``), as ``xci``'s
+        ``result.censoring_model``; None otherwise.
 
     See Also
     --------
@@ -173,6 +176,7 @@ class CalibrationResult:
     min_censoring_survival: dict = field(repr=False, default_factory=dict)
     cause: int | None = None
     brier_variance: str = "influence"
+    censoring_model: Any = field(repr=False, default=None)
 
     def __post_init__(self):
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
@@ -468,6 +472,9 @@ class CalibrationResult:
                 "n_resamples": self.n_resamples,
                 "cause": self.cause,
                 "brier_variance": self.brier_variance,
+                "censoring_model": (
+                    None if self.censoring_model is None else self.censoring_model.to_dict()
+                ),
                 "n_clipped": [
                     {"time": t, "group": str(g), "n_clipped": int(k)}
                     for t, g, k in self.estimates[self.estimates["statistic"] == "brier"][

@@ -390,14 +390,15 @@ def brier_terms(
     risk: np.ndarray,
     horizon: float,
     k_at_time: np.ndarray,
-    k_at_horizon: float,
+    k_at_horizon: float | np.ndarray,
     competing: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each individual's IPCW Brier term at the horizon (Graf et al. 1999; scikit-survival).
 
     Cases (event by t): (1 − F̂)² / K(T_i); controls (event-free at t): F̂² / K(t); censored before
     t: 0. ``k_at_time`` is the censoring survival at each T_i (used for cases and competing
-    events only). Under competing risks (``competing``: True where another cause was observed)
+    events only); ``k_at_horizon`` K(t), one number or one per individual (a covariate censoring
+    model, K(t | x_i)). Under competing risks (``competing``: True where another cause was observed)
     F̂ is the cumulative incidence of the cause of interest and a competing event by t adds
     F̂² / K(T_i) (its outcome "cause of interest by t" is 0; riskRegression's
     ``Score(..., cause=)``). The Brier score is their mean.
@@ -406,7 +407,8 @@ def brier_terms(
     control = time > horizon
     terms = np.zeros(time.shape[0])
     terms[case] = (1.0 - risk[case]) ** 2 / k_at_time[case]
-    terms[control] = risk[control] ** 2 / k_at_horizon
+    k_at_horizon = np.broadcast_to(np.asarray(k_at_horizon, dtype=np.float64), time.shape)
+    terms[control] = risk[control] ** 2 / k_at_horizon[control]
     if competing is not None:
         other = competing & (time <= horizon)
         terms[other] = risk[other] ** 2 / k_at_time[other]
