@@ -29,9 +29,20 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import fit_censoring, raise_positivity
+from .._core.cox_censoring import (
+    CoxCensoringModel,
+    fit_cox_censoring,
+    refuse_cox_options,
+    require_covariates,
+)
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
-from .._core.exceptions import InvalidParameterError, UndefinedXAUCWarning, listed
+from .._core.exceptions import (
+    InvalidParameterError,
+    PositivityError,
+    UndefinedXAUCWarning,
+    listed,
+)
 from .._core.frozen import frozen_result
 from .._core.influence import (
     censoring_multiplicity,
@@ -55,7 +66,7 @@ from .._core.kernel import (
     later_member_arrays,
 )
 from .._core.results import json_safe, readonly
-from .._core.settings import CENSORING_OPTION
+from .._core.settings import CENSORING_MODELS
 from .._core.validation import (
     CAUSE,
     CONFIDENCE_LEVEL,
@@ -79,7 +90,7 @@ __all__ = ["xauc_t", "XAUCtResult"]
 #: The scalar options of :func:`xauc_t`, checked first thing in every call.
 _OPTIONS = OptionTable(
     "xauc_t",
-    censoring=CENSORING_OPTION,
+    censoring=one_of(*CENSORING_MODELS),
     tied_tol=TIED_TOL,
     cause=CAUSE,
     controls=one_of("all", "event_free"),
@@ -99,6 +110,7 @@ def xauc_t(
     data: pd.DataFrame | None = None,
     groups: Sequence | None = None,
     censoring: str = "group",
+    censoring_covariates: Any = None,
     tied_tol: float = 1e-8,
     cluster: Any = None,
     entry: Any = None,
@@ -140,9 +152,16 @@ def xauc_t(
         Labels to analyse, in matrix order; rows of other groups are excluded before the
         censoring curves are fitted (their number is warned with
         :class:`survfair.ExcludedRowsWarning`), as in :func:`survfair.xci`.
-    censoring : {"group", "pooled"}, default="group"
+    censoring : {"group", "pooled", "cox"}, default="group"
         K_a fitted within each group (eq. 6 of Wang et al. 2026) or once for everyone (what
-        scikit-survival does).
+        scikit-survival does); ``"cox"``: the Cox model of the censoring hazard on
+        ``censoring_covariates``, the group as strata, fitted as :func:`xci` fits it
+        (``result.censoring_model``): a case weighs 1 / G(T_i- | x_i), a control 1 / G(t | x_j)
+        (per person, so no longer constant within a cell). Only with ``ci=None`` (the Cox fit's
+        influence on the weights is not computed) and without ``cause``.
+    censoring_covariates : array-like of shape (n_samples, p), DataFrame, or list of column names
+        The covariates of the ``censoring="cox"`` model (required with it, refused without it):
+        numeric, finite, at least one column and none constant.
     tied_tol : float, default=1e-8
         Risks with |r_i - r_j| <= tied_tol are tied and count 1/2.
     cluster : array-like of shape (n_samples,) or column name, optional
@@ -199,9 +218,14 @@ def xauc_t(
     InvalidParameterError
         As :func:`survfair.xci` for the inputs; ``times`` non-numeric, not 1-D, empty,
         non-finite or outside [min(time), max(time)); unknown ``censoring`` or ``ci`` (only
-        ``"analytic"`` and None); negative ``tied_tol``; ``confidence_level`` not in (0, 1).
+        ``"analytic"`` and None); negative ``tied_tol``; ``confidence_level`` not in (0, 1);
+        ``censoring="cox"`` without ``censoring_covariates``, with ``ci="analytic"`` or with
+        ``cause``, or ``censoring_covariates`` without ``censoring="cox"``.
+    ConvergenceError
+        (a RuntimeError) if the Cox model of the censoring (``censoring="cox"``) did not converge.
     PositivityError
-        (a ValueError) if a case's censoring survival K_a(time_i) is 0 or undefined.
+        (a ValueError) if a case's censoring survival K_a(time_i) is 0 or undefined (with
+        ``censoring="cox"``: a G(T_i- | x_i) or G(t | x_j) of 0).
     MemoryLimitError
         (a ValueError) if the analytic intervals' influence rows (n x G^2) would not fit in
         memory; ``ci=None`` avoids them.
@@ -280,6 +304,8 @@ def xauc_t(
     """
     options = _OPTIONS.check(locals())
     tied_tol, level = options["tied_tol"], options["confidence_level"]
+    cox = censoring == "cox"
+    _check_cox_options(cox, censoring, censoring_covariates, ci, cause)
     sample, n_excluded = check_survival_inputs(
         time,
         event,
@@ -291,20 +317,24 @@ def xauc_t(
         entry=entry,
         weights=weights,
         cause=cause,
+        covariates=censoring_covariates if cox else None,
     )
     warn_excluded_rows(n_excluded, stacklevel=2)
     warn_single_cluster(sample, ci, stacklevel=2)
     horizons = check_horizons(times, sample.time)
-    curves = fit_censoring(sample, censoring)
+    # the Cox model of the censoring (fitted as xci fits it) or the Kaplan-Meier curves
+    curves = fit_cox_censoring(sample) if cox else fit_censoring(sample, censoring)
     g = sample.n_groups
     competing_controls = sample.competing is not None and controls == "all"
 
     weighted_rows = sample.event
     if competing_controls:  # the competing events by the last horizon are controls with weights
         weighted_rows = sample.event | sample.competing
-    inverse = _inverse_at_own_time(
-        curves, sample, np.flatnonzero(weighted_rows & (sample.time <= horizons[-1]))
-    )
+    members = np.flatnonzero(weighted_rows & (sample.time <= horizons[-1]))
+    if cox:
+        inverse = _cox_inverse(curves, sample, members, sample.time[members], left=True)
+    else:
+        inverse = _inverse_at_own_time(curves, sample, members)
 
     by_time = np.argsort(sample.time)  # the risk sets of the censoring fits, for the variance
     time_position = np.empty_like(by_time)
@@ -357,7 +387,55 @@ def xauc_t(
         weighted=sample.weights is not None,
         n_clusters=sample.n_clusters,
         delta_table=pd.concat(deltas, ignore_index=True),
+        censoring_model=curves if cox else None,
     )
+
+
+def _check_cox_options(cox: bool, censoring: str, covariates, ci, cause) -> None:
+    """``censoring="cox"`` needs ``censoring_covariates`` and takes neither analytic intervals nor
+    ``cause`` (yet); ``censoring_covariates`` is refused without it (as :func:`survfair.xci`)."""
+    if not cox:
+        if covariates is not None:
+            raise InvalidParameterError(
+                'censoring_covariates is used only with censoring="cox" (the Cox model of the '
+                f"censoring); got censoring={censoring!r}.",
+                parameter="censoring_covariates",
+            )
+        return
+    require_covariates(covariates)
+    if ci == "analytic":
+        raise InvalidParameterError(
+            'ci="analytic" is not available with censoring="cox" yet: the analytic interval with '
+            "a covariate censoring model needs the influence of the Cox fit on the weights, which "
+            "survfair does not compute yet. Use ci=None (point estimates only).",
+            parameter="ci",
+        )
+    refuse_cox_options(
+        cause=(cause, "(competing risks with a covariate censoring model are not supported yet)")
+    )
+
+
+def _cox_inverse(
+    model: CoxCensoringModel, sample: SurvivalSample, members: np.ndarray, at, *, left: bool
+) -> np.ndarray:
+    """1 / G(at | x_m) (``left``: 1 / G(at- | x_m)) for the rows ``members`` (1 elsewhere), from
+    the Cox model of the censoring; a G of 0 is refused (PositivityError)."""
+    inverse = np.ones(sample.n_samples)
+    if members.size == 0:
+        return inverse
+    g = model.survival(at, sample.covariates[members], sample.group_codes[members], left=left)
+    bad = ~(g > 0)
+    if bad.any():
+        row = members[np.flatnonzero(bad)[0]]
+        when = f"T_i- = {sample.time[row]:g}" if left else f"the horizon {float(at[0]):g}"
+        raise PositivityError(
+            f'censoring="cox": the predicted censoring survival G(t | x) of row {int(row)} '
+            f"(group {sample.groups[sample.group_codes[row]]!r}) at {when} is 0, so its IPCW "
+            "weight is infinite (positivity fails); pass earlier horizons or drop or coarsen the "
+            "covariate that drives the censoring to certainty."
+        )
+    inverse[members] = 1.0 / g
+    return inverse
 
 
 @dataclass(frozen=True)
@@ -393,6 +471,13 @@ def _horizon_counts(shared: _HorizonInputs, t: float):
     if shared.competing_controls:
         # controls weigh 1 / K_b(t) (event-free) or 1 / K_b(time_j) (competing)
         factor = _control_factors(shared.curves, sample, case, control, shared.inverse, t)
+        case_weight = factor[rows] if case_weight is None else case_weight * factor[rows]
+    elif isinstance(shared.curves, CoxCensoringModel):
+        # controls weigh 1 / G(t | x_j): per person, so no longer constant within a cell
+        members = np.flatnonzero(control)
+        factor = _cox_inverse(
+            shared.curves, sample, members, np.full(members.size, float(t)), left=False
+        )
         case_weight = factor[rows] if case_weight is None else case_weight * factor[rows]
     options = dict(
         tied_tol=shared.tied_tol,
@@ -509,7 +594,7 @@ class XAUCtResult:
         Group labels in matrix order.
     times : ndarray of shape (n_times,)
         The horizons, sorted (read-only).
-    censoring : {"group", "pooled"}
+    censoring : {"group", "pooled", "cox"}
     tied_tol : float
     confidence_level : float
         Level of the ``ci_low`` / ``ci_high`` columns of :meth:`to_frame`.
@@ -530,6 +615,8 @@ class XAUCtResult:
         Whether case weights were given (``xauc_t(weights=)``).
     n_clusters : int or None
         Clusters of the analysed rows (``xauc_t(cluster=)``), None when rows are independent.
+    censoring_model : CoxCensoringModel or None
+        The fitted Cox model of the censoring with ``xauc_t(censoring="cox")``, else None.
 
     See Also
     --------
@@ -570,6 +657,7 @@ class XAUCtResult:
     weighted: bool = False
     n_clusters: int | None = None
     delta_table: pd.DataFrame | None = field(default=None, repr=False)
+    censoring_model: CoxCensoringModel | None = field(default=None, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "times", readonly(self.times, dtype=float))

@@ -17,10 +17,12 @@ import numpy as np
 import pandas as pd
 
 from .._core.bootstrap import bootstrap, warn_bootstrap_failures
+from .._core.cox_censoring import cox_pair_counts
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result, stored
 from .._core.inference import BOOTSTRAP_METHOD, STRATIFY_OPTION, influence_with_rows
+from .._core.influence import influence
 from .._core.intervals import (
     ConfidenceInterval,
     bootstrap_interval,
@@ -29,6 +31,7 @@ from .._core.intervals import (
     table_interval,
     wald_p_value,
 )
+from .._core.kernel import prepare_pairs
 from .._core.memory import require_memory
 from .._core.numbers import p_value_text
 from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
@@ -413,6 +416,7 @@ def _check_same_rows(first: XCIResult, second: XCIResult):
         ("entry", "entry", "entry times"),
         ("weights", "weights", "case weights"),
         ("competing", "cause", "competing events"),
+        ("covariates", "censoring_covariates", "censoring covariates"),
     ):
         c1, c2 = getattr(s1, name), getattr(s2, name)
         if (c1 is None) != (c2 is None) or (c1 is not None and not np.array_equal(c1, c2)):
@@ -515,7 +519,9 @@ def compare_xci(
         model 1's influence minus model 2's, Kaplan-Meier term of the IPCW weights included).
         ``"bootstrap"``: paired bootstrap -- every replicate resamples the same individuals for
         both scores (censoring refitted once per replicate) -- with BCa or percentile intervals
-        of the differences.
+        of the differences. Results of ``xci(censoring="cox")`` (same ``censoring_covariates``)
+        take only ``"bootstrap"``: the Cox model is refitted per replicate, and the analytic
+        interval would need the Cox fit's influence on the weights, not computed yet.
     confidence_level : float, optional
         Default: ``result_1.confidence_level``.
     n_resamples, random_state, n_jobs, progress, stratify, bootstrap_method
@@ -540,7 +546,8 @@ def compare_xci(
     InvalidParameterError (a ValueError)
         If the results are not on the same rows (number of rows, time, event or group differ),
         have different groups or settings (method, tau, censoring, tied_tol, strict, or only one
-        used ``censoring_reference``), a result does not carry its data, or an option is invalid
+        used ``censoring_reference``; different ``censoring_covariates``), ``ci="analytic"`` with
+        ``censoring="cox"`` results, a result does not carry its data, or an option is invalid
         (``ci`` not "analytic" / "bootstrap", ``confidence_level`` not in (0, 1),
         ``n_resamples`` < 2, ``n_jobs=0``, ``stratify``, ``bootstrap_method``).
     MemoryLimitError
@@ -618,10 +625,20 @@ def compare_xci(
     values_2 = _paired_values(result_2, weights, v2, c2)
     difference = values_1 - values_2
 
+    cox = result_1.censoring_model is not None
+    if cox and ci == "analytic":
+        raise InvalidParameterError(
+            'ci="analytic" is not available with censoring="cox" yet: the analytic interval with '
+            "a covariate censoring model needs the influence of the Cox fit on the weights, which "
+            'survfair does not compute yet. Use ci="bootstrap" (the Cox model is refitted in each '
+            "replicate).",
+            parameter="ci",
+        )
     need_influence = ci == "analytic" or bootstrap_method == "bca"
     bca = ci != "analytic"  # BCa reads the jackknife
-    inf_1 = influence_with_rows(result_1, jackknife=bca) if need_influence else None
-    inf_2 = influence_with_rows(result_2, jackknife=bca) if need_influence else None
+    rows_of = _cox_jackknife if cox else (lambda res: influence_with_rows(res, jackknife=bca))
+    inf_1 = rows_of(result_1) if need_influence else None
+    inf_2 = rows_of(result_2) if need_influence else None
 
     n_resamples_used = None
     if ci == "analytic":
@@ -657,6 +674,41 @@ def compare_xci(
     cells = tuple(None if c < 0 else (groups[c // g], groups[c % g]) for c in (c1, c2))
     return ComparisonResult(
         groups, ci, level, sample.n_samples, n_resamples_used, cells, table, interval_source
+    )
+
+
+def _cox_jackknife(result: XCIResult):
+    """The delete-one jackknife of a ``censoring="cox"`` result (BCa's acceleration), from the
+    contributions of the Cox weights' series, as :func:`survfair.xci`'s own BCa reads them (the
+    Cox model held fixed: only the jackknife is read, never a standard error)."""
+    sample, settings = result.sample, result.settings
+    prepared = prepare_pairs(
+        sample.time,
+        sample.event,
+        sample.group_codes,
+        sample.risk,
+        sample.n_groups,
+        settings.tied_tol,
+        case_weight=sample.weights,
+        entry=sample.entry,
+        competing=sample.competing,
+    )
+    _, _, contributions = cox_pair_counts(
+        sample,
+        prepared,
+        result.censoring_model,
+        tau=settings.tau,
+        strict=settings.strict,
+        with_contributions=True,
+    )
+    return influence(
+        sample,
+        result.pair_counts,
+        curves=None,
+        censoring_estimated=False,
+        prepared=prepared,
+        contributions=contributions,
+        settings=settings,
     )
 
 
