@@ -10,6 +10,7 @@ independent numpy computation from lifelines' own fit, and against riskRegressio
 
 from __future__ import annotations
 
+import lifelines
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,8 +27,6 @@ from test_cox_censoring_r import (
 import survfair
 from survfair._core.cox_censoring import CoxCensoringModel
 from survfair._core.exceptions import InvalidParameterError
-
-lifelines = pytest.importorskip("lifelines")
 
 
 @pytest.fixture(scope="module")

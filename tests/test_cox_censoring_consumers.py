@@ -9,6 +9,7 @@ compare_xci reads two xci results with the same Cox model: its point estimates a
 
 from __future__ import annotations
 
+import lifelines
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,8 +17,6 @@ import pytest
 import survfair
 from survfair._core.cox_censoring import CoxCensoringModel
 from survfair._core.exceptions import InvalidParameterError
-
-lifelines = pytest.importorskip("lifelines")
 
 
 @pytest.fixture(scope="module")
