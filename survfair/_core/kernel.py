@@ -342,6 +342,23 @@ def prepare_pairs(
     return PreparedPairs(order, *arrays, upper, sizes, **options)
 
 
+def prepare_sample(sample, tied_tol: float, n_jobs: int = 1) -> "PreparedPairs":
+    """:func:`prepare_pairs` of a validated sample (its times, events, groups, risks, case weights,
+    entry times and competing events), as :func:`survfair.xci` and its paired comparison sort it."""
+    return prepare_pairs(
+        sample.time,
+        sample.event,
+        sample.group_codes,
+        sample.risk,
+        sample.n_groups,
+        tied_tol,
+        case_weight=sample.weights,
+        entry=sample.entry,
+        competing=sample.competing,
+        n_jobs=n_jobs,
+    )
+
+
 def own_factors(
     codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n_jobs: int = 1
 ) -> np.ndarray:

@@ -432,8 +432,15 @@ class CellMatrixAccessors:
         frame["se"] = self.se.to_numpy().ravel()
         frame["ci_low"] = low.to_numpy().ravel()
         frame["ci_high"] = high.to_numpy().ravel()
-        frame["small_sample"] = small_sample_rules(self)["flagged"]
+        frame["small_sample"] = self._small_sample
         return frame
+
+    @FrozenCachedProperty
+    def _small_sample(self) -> np.ndarray:
+        """(G*G,) bool, row-major: the cells :func:`small_sample_rules` flags with its defaults.
+        Computed once per result: every difference's Estimate reads it (a loop over the pairs of
+        many groups would otherwise recompute all G^2 flags per pair)."""
+        return small_sample_rules(self)["flagged"]
 
     def _frame(self, values: np.ndarray) -> pd.DataFrame:
         index = pd.Index(list(self.groups), name=self._row_name, tupleize_cols=False)

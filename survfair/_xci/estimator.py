@@ -33,7 +33,7 @@ from .._core.kernel import (
     count_pairs,
     count_pairs_and_contributions,
     kernel_threads,
-    prepare_pairs,
+    prepare_sample,
 )
 from .._core.memory import require_memory
 from .._core.moments import moments_apply
@@ -635,18 +635,7 @@ def xci(
     curves, minima, reference = None, {}, None
     # one sort by time and one by risk serve the censoring fit and the pair counts
     threads = kernel_threads(n_jobs)
-    prepared = prepare_pairs(
-        sample.time,
-        sample.event,
-        sample.group_codes,
-        sample.risk,
-        sample.n_groups,
-        settings.tied_tol,
-        case_weight=sample.weights,
-        entry=sample.entry,
-        competing=sample.competing,
-        n_jobs=threads,
-    )
+    prepared = prepare_sample(sample, settings.tied_tol, n_jobs=threads)
     censoring_model = None
     if settings.method == "ipcw" and cox:
         censoring_model = fit_cox_censoring(sample)

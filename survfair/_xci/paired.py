@@ -31,7 +31,7 @@ from .._core.intervals import (
     table_interval,
     wald_p_value,
 )
-from .._core.kernel import prepare_pairs
+from .._core.kernel import prepare_sample
 from .._core.memory import require_memory
 from .._core.numbers import p_value_text
 from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
@@ -682,17 +682,7 @@ def _cox_jackknife(result: XCIResult):
     contributions of the Cox weights' series, as :func:`survfair.xci`'s own BCa reads them (the
     Cox model held fixed: only the jackknife is read, never a standard error)."""
     sample, settings = result.sample, result.settings
-    prepared = prepare_pairs(
-        sample.time,
-        sample.event,
-        sample.group_codes,
-        sample.risk,
-        sample.n_groups,
-        settings.tied_tol,
-        case_weight=sample.weights,
-        entry=sample.entry,
-        competing=sample.competing,
-    )
+    prepared = prepare_sample(sample, settings.tied_tol)
     _, _, contributions = cox_pair_counts(
         sample,
         prepared,

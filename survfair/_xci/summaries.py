@@ -38,7 +38,6 @@ from .._core.results import (
     difference_p_at_floor,
     has_inference,
     json_safe,
-    small_sample_rules,
 )
 from .._core.validation import OptionTable, check_scalar, real
 
@@ -367,7 +366,7 @@ def _estimate(result: XCIResult, flat_weights: np.ndarray, null: float) -> Estim
         null,
         result.confidence_level,
         # the small-sample flag travels with the numbers it qualifies (issue 41)
-        bool(small_sample_rules(result)["flagged"][used].any()),
+        bool(result._small_sample[used].any()),
     )
 
 
