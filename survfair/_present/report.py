@@ -189,6 +189,8 @@ def _verdict_sentence(
     who = name or "The model"
     binary = isinstance(result, XAUCResult)
     pooled = overall_c(result)
+    if model_based is not None:  # checked once, read by the excess, its caveat and the worst cell
+        model_based = model_based_frame(model_based, f"model_based[{name!r}]")
     parts = [f"{who}: pooled {'AUC' if binary else 'C'} {percent(pooled.value)}"]
     largest = largest_between(found.deltas, result.groups)
     if largest is not None:
@@ -202,7 +204,7 @@ def _verdict_sentence(
         )
         excess = None
         if model_based is not None:
-            excess = excess_for(model_based_frame(model_based, f"model_based[{name!r}]"), a, b)
+            excess = excess_for(model_based, a, b)
         judged = (
             f"{b if largest['value'] > 0 else a} is ranked worse in this pair"
             if clear
@@ -228,14 +230,14 @@ def _verdict_sentence(
                     "predictions imply"
                 )
             else:
-                caveat = _excess_caveat(found, model_based, name, low, high)
+                caveat = _excess_caveat(found, model_based, low, high)
                 parts.append(
                     f"no clear excess over what the model's own predictions imply (excess "
                     f"{pp(value)} points{interval}; {caveat})"
                 )
     if len(result.groups) > 1:
         smallest = min_xci(result)
-        implied = _model_based_cell(model_based, name, smallest.a, smallest.b)
+        implied = _model_based_cell(model_based, smallest.a, smallest.b)
         parts.append(
             f"worst-served cell ({smallest.a}, {smallest.b}) at {percent(smallest.value)}"
             + ("" if implied is None else f" (model-based {percent(implied)})")
@@ -249,11 +251,10 @@ def _verdict_sentence(
     return "; ".join(parts) + "."
 
 
-def _excess_caveat(found: Findings, model_based: Any, name: str, low: float, high: float) -> str:
+def _excess_caveat(found: Findings, frame: pd.DataFrame, low: float, high: float) -> str:
     """What keeps a non-significant excess from meaning "the groups' risks explain it" (issue 41):
     a reference that is not the score's own, calibration rejected or not checked, or an interval
-    wider than the equivalence margin."""
-    frame = model_based_frame(model_based, f"model_based[{name!r}]")
+    wider than the equivalence margin. ``frame``: :func:`model_based_frame` of the reference."""
     agreement = frame.get("reference_agreement")
     if agreement is not None and (pd.to_numeric(agreement, errors="coerce") < 0.9).any():
         return "the reference is not the score's own: it cannot say what the model adds"
@@ -272,11 +273,10 @@ def _excess_caveat(found: Findings, model_based: Any, name: str, low: float, hig
     return "calibration not checked"
 
 
-def _model_based_cell(model_based: Any, name: str, a: Any, b: Any) -> float | None:
-    """The model-based value of cell (a, b) of a reference, or None."""
-    if model_based is None:
+def _model_based_cell(frame: pd.DataFrame | None, a: Any, b: Any) -> float | None:
+    """The model-based value of cell (a, b) of a reference's frame, or None."""
+    if frame is None:
         return None
-    frame = model_based_frame(model_based, f"model_based[{name!r}]")
     cells = frame[frame["summary"].isin(["xci", "xauc"])]
     for row in cells.itertuples():
         if (row.a, row.b) == (a, b) and np.isfinite(row.model_based):
