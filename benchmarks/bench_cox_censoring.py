@@ -82,7 +82,7 @@ def timings(sizes, groups, repeats):
                     sample.time, sample.event, sample.group_codes, sample.risk,
                     sample.n_groups, 1e-8, n_jobs=threads,
                 )  # fmt: skip
-                return cox_pair_counts(sample, prep, model, tau=2.0, n_jobs=threads)
+                return cox_pair_counts(sample, prep, model, tau=2.0, n_jobs=threads).counts
 
             pairs, _ = _median(series, repeats)
             terms = result.censoring_model.n_terms

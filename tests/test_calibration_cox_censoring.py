@@ -51,7 +51,13 @@ def _by_hand(time, event, group, covariates, risks, times):
     """Each group's Brier score at each horizon, from lifelines' fit of the censoring model."""
     frame = pd.DataFrame(covariates, columns=["z", "x"])
     frame["time"], frame["cens"], frame["stratum"] = time, (~event).astype(float), group
-    fit = lifelines.CoxPHFitter().fit(frame, "time", "cens", strata=["stratum"])
+    fit = lifelines.CoxPHFitter().fit(
+        frame,
+        "time",
+        "cens",
+        strata=["stratum"],
+        fit_options={"precision": 1e-12, "r_precision": 1e-15, "max_steps": 200},
+    )
     beta = fit.params_[["z", "x"]].to_numpy()
     lp = (covariates - fit._norm_mean[["z", "x"]].to_numpy()) @ beta
     out = {}

@@ -27,6 +27,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::survfair.PositivityWarning")
 # --------------------------------------------------------------------------------------------------
 # the brute force, from lifelines' fit
 
+#: survfair runs lifelines' Newton-Raphson to convergence (cox_censoring._FIT)
+FIT = {"precision": 1e-12, "r_precision": 1e-15, "max_steps": 200}
+
 
 def _lifelines_fit(time, event, group, x, weights=None, entry=None):
     """(coefficients, covariate means, per group (times, cumulative hazard)) of lifelines'
@@ -43,7 +46,7 @@ def _lifelines_fit(time, event, group, x, weights=None, entry=None):
         options["entry_col"] = "e"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cph = CoxPHFitter().fit(frame, "t", "cens", strata=["s"], **options)
+        cph = CoxPHFitter().fit(frame, "t", "cens", strata=["s"], fit_options=FIT, **options)
     beta, mean = cph.params_.to_numpy(), cph._norm_mean.to_numpy()
     lp = (x - mean) @ beta
     w = np.ones(len(time)) if weights is None else weights
@@ -358,13 +361,15 @@ def _small():
     return time, event, group, risk, x
 
 
-def test_refuses_analytic_intervals():
+def test_analytic_intervals_are_the_default():
+    """ci="analytic" (the default) works with censoring="cox": finite standard errors for every
+    cell, dense influence rows (through the coefficients every row moves every cell)."""
     time, event, group, risk, x = _small()
-    with pytest.raises(
-        InvalidParameterError, match=r'analytic.*not available.*ci="bootstrap"'
-    ) as e:
-        survfair.xci(time, event, group, risk, censoring="cox", censoring_covariates=x)
-    assert e.value.parameter == "ci"
+    res = survfair.xci(time, event, group, risk, censoring="cox", censoring_covariates=x)
+    assert res.ci_method == "analytic"
+    frame = res.to_frame()
+    assert np.isfinite(frame["se"]).all() and (frame["se"] > 0).all()
+    assert res.influence.layout is None
 
 
 @pytest.mark.parametrize(

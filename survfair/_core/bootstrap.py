@@ -310,9 +310,9 @@ def _replicate_cox(problem: _Problem, rows: np.ndarray):
             entry=sample.entry,
         )
         try:
-            counts, _, _ = cox_pair_counts(
+            counts = cox_pair_counts(
                 sample, prep, model, tau=problem.tau, strict=problem.strict
-            )
+            ).counts
         except PositivityError:
             failed[m] = True
             continue

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import field, replace
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -49,7 +50,7 @@ from .exceptions import (
     listed,
 )
 from .frozen import frozen_result
-from .kernel import PairCounts, PreparedPairs, count_pairs_factored
+from .kernel import IndividualContributions, PairCounts, PreparedPairs, count_pairs_factored
 from .validation import COVARIATES, SurvivalSample, describe_rows, label_array
 
 __all__ = [
@@ -57,6 +58,8 @@ __all__ = [
     "fit_cox_censoring",
     "series_terms",
     "cox_pair_counts",
+    "CoxPairCounts",
+    "SeriesSlopes",
     "MAX_TERMS",
     "SERIES_RTOL",
 ]
@@ -66,6 +69,11 @@ SERIES_RTOL = 1e-12
 #: Most terms of the series: enough up to x = 10.1 (G(t | x) = 4.1e-5 for some later member).
 MAX_TERMS = 40
 _POSITIVITY_WARN_LEVEL = 0.1
+#: Newton-Raphson to convergence: lifelines' defaults stop on a relative log-likelihood change of
+#: 1e-9, leaving coefficients 1e-6 to 1e-5 from the maximum (tests/test_cox_censoring_r.py); a step
+#: below 1e-12 costs one or two more iterations (+30% at 10^5 rows) and makes the estimate, and the
+#: derivatives its influence rows are, those of the fitted maximum
+_FIT = {"precision": 1e-12, "r_precision": 1e-15, "max_steps": 200}
 
 
 @frozen_result
@@ -227,7 +235,9 @@ def fit_cox_censoring(sample: SurvivalSample) -> CoxCensoringModel:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            fitter.fit(frame, "_time", "_censored", strata=["_stratum"], **options)
+            fitter.fit(
+                frame, "_time", "_censored", strata=["_stratum"], fit_options=_FIT, **options
+            )
         except (LifelinesConvergenceError, np.linalg.LinAlgError) as error:
             raise ConvergenceError(
                 f"{COVARIATES}: the Cox model of the censoring did not converge (lifelines: "
@@ -301,10 +311,14 @@ def cox_pair_counts(
     tau: float | None,
     strict: bool = False,
     with_contributions: bool = False,
+    with_slopes: bool = False,
     n_jobs: int = 1,
-):
+) -> CoxPairCounts:
     """The pair counts with the Cox censoring weights, summed exactly by the series (module
-    docstring): ``(counts, model with n_terms and truncation_bound, contributions or None)``.
+    docstring): :class:`CoxPairCounts` (the counts, the model with ``n_terms`` and
+    ``truncation_bound``, the contributions when ``with_contributions`` and their slopes in the
+    cumulative hazard, :class:`SeriesSlopes`, when ``with_slopes``, which implies the
+    contributions).
 
     Raises
     ------
@@ -349,6 +363,8 @@ def cox_pair_counts(
     total_num = np.zeros((n_groups, n_groups))
     total_den = np.zeros((n_groups, n_groups))
     first, bad, contributions = None, None, None
+    with_contributions = with_contributions or with_slopes
+    slopes = _SlopeSums(n, n_groups) if with_slopes else None
     for k in range(n_terms):
         if k == 0:
             curves = [no_curve] * n_groups
@@ -372,6 +388,8 @@ def cox_pair_counts(
                 break
         total_num += counts.numerator
         total_den += counts.denominator
+        if slopes is not None and k > 0:
+            slopes.add(k, parts)
         if with_contributions:
             contributions = parts if contributions is None else _add(contributions, parts)
     if bad is not None:
@@ -379,7 +397,70 @@ def cox_pair_counts(
     counts = PairCounts(
         first.comparable, first.concordant, first.tied_risk, first.tied_time, total_num, total_den
     )
-    return counts, replace(model, n_terms=int(n_terms), truncation_bound=bound), contributions
+    model = replace(model, n_terms=int(n_terms), truncation_bound=bound)
+    if slopes is not None:
+        slopes = slopes.finish(model, time, n_groups)
+    return CoxPairCounts(counts, model, contributions, slopes)
+
+
+class CoxPairCounts(NamedTuple):
+    """What :func:`cox_pair_counts` returns."""
+
+    counts: PairCounts
+    model: CoxCensoringModel
+    contributions: IndividualContributions | None
+    slopes: SeriesSlopes | None
+
+
+@frozen_result
+class SeriesSlopes:
+    """How the contributions move with the censoring model's cumulative hazards: arrays (n, G) in
+    the kernel's time order, like :class:`~survfair._core.kernel.IndividualContributions`.
+
+    For a comparable pair (i, j), i the earlier member in group a and j the later in group b, with
+    pair weight W_ij = w_i w_j h_ij exp(L_a(t_i-) c_i) exp(L_b(t_i) c_j) (module docstring), the
+    derivative of W_ij in the later member's exponent L_b(t_i) c_j is W_ij itself, so
+
+    * ``earlier_numerator[i, b]`` = sum_j W_ij h_ij c_j: the rate at which i's row contribution to
+      cell (a, b) moves with L_b(t_i) (0 where L_b(t_i) = 0, where nothing before t_i can move it);
+    * ``later_numerator[j, a]`` = sum_i W_ij h_ij L_b(t_i) c_j: j's column contribution to cell
+      (a, b) moved by a relative change of c_j;
+
+    and the same without h for the denominators. Both are sums of the series' terms: term k of
+    the series is (L c_j)^k / k!, and k (L c_j)^k / k! = L c_j (L c_j)^(k-1) / (k-1)!, so the sums
+    are those of the terms weighted by k (divided by L_b(t_i) for the earlier member), exact to the
+    truncation of one term less (a relative P(N_x >= K), N_x ~ Poisson(x)).
+    """
+
+    earlier_numerator: np.ndarray
+    earlier_denominator: np.ndarray
+    later_numerator: np.ndarray
+    later_denominator: np.ndarray
+
+
+class _SlopeSums:
+    """The terms' contributions weighted by their power k, summed (see :class:`SeriesSlopes`)."""
+
+    def __init__(self, n: int, n_groups: int) -> None:
+        self.sums = [np.zeros((n, n_groups)) for _ in range(4)]
+
+    def add(self, k: int, parts) -> None:
+        arrays = (
+            parts.earlier_numerator,
+            parts.earlier_denominator,
+            parts.later_numerator,
+            parts.later_denominator,
+        )
+        for total, values in zip(self.sums, arrays):
+            total += k * values
+
+    def finish(self, model: CoxCensoringModel, time: np.ndarray, n_groups: int) -> SeriesSlopes:
+        """Divide the earlier members' sums by L_b(t_i) (0 where it is 0)."""
+        hazard = np.column_stack([model.cumulative_hazard(b, time) for b in range(n_groups)])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inverse = np.where(hazard > 0, 1.0 / np.where(hazard > 0, hazard, 1.0), 0.0)
+        e_num, e_den, l_num, l_den = self.sums
+        return SeriesSlopes(e_num * inverse, e_den * inverse, l_num, l_den)
 
 
 def _power_curve(model: CoxCensoringModel, b: int, scale: float, k: int) -> tuple:

@@ -50,12 +50,15 @@ def with_inference(
     refit_censoring: bool,
     prepared: PreparedPairs | None = None,
     contributions: IndividualContributions | None = None,
+    analytic_influence: Influence | None = None,
 ) -> XCIResult:
     """Return ``result`` with the requested inference attached (a new frozen result).
 
     ``ci="analytic"``: covariance of the cells from the influence functions (including the
     Kaplan-Meier estimation of the weights when ``refit_censoring``, i.e. they were fitted on
     ``sample``; ``contributions`` from the point estimate's passes are used when given).
+    ``analytic_influence``: rows the caller computed (``censoring="cox"``: with the censoring
+    model's estimation, :mod:`survfair._core.cox_influence`), used as they are.
     ``ci="bootstrap"``: replicates (censoring refitted when ``refit_censoring``), plus the
     delete-one jackknife for BCa. The validated sample is always kept (``result.sample``) so
     that :func:`survfair.compare_xci` can check and re-use it.
@@ -69,9 +72,10 @@ def with_inference(
         return result
     curves = result.censoring_curves if result.method == "ipcw" else None
     if ci == "analytic":
-        inf = None
+        inf = analytic_influence
         estimated = curves.kind if curves is not None and refit_censoring else None
-        if contributions is None and moments_apply(sample, prepared, estimated):  # no rows kept
+        no_rows = inf is None and contributions is None  # the moment engine keeps no rows
+        if no_rows and moments_apply(sample, prepared, estimated):
             inf = moment_influence(
                 sample,
                 result.pair_counts,

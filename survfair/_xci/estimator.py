@@ -23,6 +23,7 @@ from .._core.cox_censoring import (
     refuse_cox_options,
     require_covariates,
 )
+from .._core.cox_influence import cox_influence
 from .._core.exceptions import InvalidParameterError, warn_undefined_cells
 from .._core.inference import BOOTSTRAP_METHOD, CI, STRATIFY_OPTION, with_inference
 from .._core.influence import rows_beyond_contributions
@@ -114,16 +115,8 @@ def _reference_sample(
     )
 
 
-def _refuse_with_cox(ci, censoring_reference, cause) -> None:
+def _refuse_with_cox(censoring_reference, cause) -> None:
     """What ``censoring="cox"`` does not take (yet), refused naming the parameter."""
-    if ci == "analytic":
-        raise InvalidParameterError(
-            'ci="analytic" is not available with censoring="cox" yet: the analytic interval with '
-            "a covariate censoring model needs the influence of the Cox fit on the weights, which "
-            'survfair does not compute yet. Use ci="bootstrap" (the Cox model is refitted in each '
-            "replicate) or ci=None.",
-            parameter="ci",
-        )
     refuse_cox_options(
         censoring_reference=(
             censoring_reference,
@@ -615,7 +608,7 @@ def xci(
         return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
     confidence_level = options["confidence_level"]
     if cox:
-        _refuse_with_cox(ci, censoring_reference, cause)
+        _refuse_with_cox(censoring_reference, cause)
     sample, n_excluded = check_survival_inputs(
         time,
         event,
@@ -660,18 +653,25 @@ def xci(
     contributions = None
     ipcw = settings.method == "ipcw"
     estimated = curves.kind if curves is not None and censoring_reference is None else None
+    cox_rows = None
     if censoring_model is not None:  # the Cox weights: the series of passes (_core/cox_censoring)
-        counts, censoring_model, contributions = cox_pair_counts(
+        counts, censoring_model, contributions, slopes = cox_pair_counts(
             sample,
             prepared,
             censoring_model,
             tau=settings.tau,
             strict=settings.strict,
             with_contributions=ci == "bootstrap" and bootstrap_method == "bca",
+            with_slopes=ci == "analytic",
             n_jobs=threads,
         )
         counts = _checked(counts, None, sample, None, settings.tau)
         minima = check_cox_positivity(sample, censoring_model, settings.tau)
+        if ci == "analytic":  # the rows with the model's own estimation (_core/cox_influence)
+            cox_rows = cox_influence(
+                sample, prepared, censoring_model, counts, contributions, slopes
+            )
+            contributions = None
     elif ci == "analytic" and not moments_apply(sample, prepared, estimated):
         # the row path: the variance needs every individual's contributions, from the same passes
         counts, contributions = estimate_xci_with_contributions(sample, plan)
@@ -725,4 +725,5 @@ def xci(
         refit_censoring=censoring_reference is None,
         prepared=prepared,
         contributions=contributions,
+        analytic_influence=cox_rows,
     )

@@ -683,14 +683,14 @@ def _cox_jackknife(result: XCIResult):
     Cox model held fixed: only the jackknife is read, never a standard error)."""
     sample, settings = result.sample, result.settings
     prepared = prepare_sample(sample, settings.tied_tol)
-    _, _, contributions = cox_pair_counts(
+    contributions = cox_pair_counts(
         sample,
         prepared,
         result.censoring_model,
         tau=settings.tau,
         strict=settings.strict,
         with_contributions=True,
-    )
+    ).contributions
     return influence(
         sample,
         result.pair_counts,
