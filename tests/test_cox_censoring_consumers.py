@@ -144,10 +144,26 @@ def test_compare_xci_cox_bca_matches_xci_jackknife(cohort):
     assert np.isfinite(comparison.to_frame()["ci_low"].iloc[:4]).all()
 
 
+def test_compare_xci_cox_analytic_reads_the_rows_with_the_model(cohort):
+    """Analytic paired intervals of two censoring="cox" results: the paired rows are the
+    differences of each result's rows, the Cox model's estimation included (computed on the
+    sample when a result holds no rows: the same numbers)."""
+    first, second = _cox_results(cohort)  # analytic: rows held
+    comparison = survfair.compare_xci(first, second)
+    bare_first, bare_second = _cox_results(cohort, ci=None)  # no rows: computed by compare_xci
+    again = survfair.compare_xci(bare_first, bare_second)
+    frame, frame_again = comparison.to_frame(), again.to_frame()
+    np.testing.assert_allclose(frame["se"], frame_again["se"], rtol=1e-12)
+    rows = first.influence.cells - second.influence.cells
+    expected = np.sqrt(np.nansum(rows**2, axis=0))
+    cells = frame[frame["quantity"] == "xci"]["se"].to_numpy()
+    np.testing.assert_allclose(cells, expected, rtol=1e-12)
+    same = survfair.compare_xci(first, first).to_frame()
+    assert (same["difference"].abs() < 1e-15).all() and (same["se"].abs() < 1e-12).all()
+
+
 def test_compare_xci_cox_refusals(cohort):
     first, second = _cox_results(cohort, ci=None)
-    with pytest.raises(InvalidParameterError, match='ci="analytic" is not available'):
-        survfair.compare_xci(first, second)
     other = survfair.xci(
         cohort["time"], cohort["event"], cohort["group"], cohort["X"][:, 0],
         censoring="cox", censoring_covariates=cohort["X"][:, ::-1], ci=None, tau=4.0,

@@ -18,6 +18,7 @@ import pandas as pd
 
 from .._core.bootstrap import bootstrap, warn_bootstrap_failures
 from .._core.cox_censoring import cox_pair_counts
+from .._core.cox_influence import cox_influence
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result, stored
@@ -520,8 +521,9 @@ def compare_xci(
         ``"bootstrap"``: paired bootstrap -- every replicate resamples the same individuals for
         both scores (censoring refitted once per replicate) -- with BCa or percentile intervals
         of the differences. Results of ``xci(censoring="cox")`` (same ``censoring_covariates``)
-        take only ``"bootstrap"``: the Cox model is refitted per replicate, and the analytic
-        interval would need the Cox fit's influence on the weights, not computed yet.
+        take both: the analytic rows include the estimation of the one Cox model of the
+        censoring the two results share (:mod:`survfair._core.cox_influence`), the bootstrap
+        refits it per replicate.
     confidence_level : float, optional
         Default: ``result_1.confidence_level``.
     n_resamples, random_state, n_jobs, progress, stratify, bootstrap_method
@@ -546,8 +548,8 @@ def compare_xci(
     InvalidParameterError (a ValueError)
         If the results are not on the same rows (number of rows, time, event or group differ),
         have different groups or settings (method, tau, censoring, tied_tol, strict, or only one
-        used ``censoring_reference``; different ``censoring_covariates``), ``ci="analytic"`` with
-        ``censoring="cox"`` results, a result does not carry its data, or an option is invalid
+        used ``censoring_reference``; different ``censoring_covariates``), a result does not
+        carry its data, or an option is invalid
         (``ci`` not "analytic" / "bootstrap", ``confidence_level`` not in (0, 1),
         ``n_resamples`` < 2, ``n_jobs=0``, ``stratify``, ``bootstrap_method``).
     MemoryLimitError
@@ -626,17 +628,12 @@ def compare_xci(
     difference = values_1 - values_2
 
     cox = result_1.censoring_model is not None
-    if cox and ci == "analytic":
-        raise InvalidParameterError(
-            'ci="analytic" is not available with censoring="cox" yet: the analytic interval with '
-            "a covariate censoring model needs the influence of the Cox fit on the weights, which "
-            'survfair does not compute yet. Use ci="bootstrap" (the Cox model is refitted in each '
-            "replicate).",
-            parameter="ci",
-        )
     need_influence = ci == "analytic" or bootstrap_method == "bca"
     bca = ci != "analytic"  # BCa reads the jackknife
-    rows_of = _cox_jackknife if cox else (lambda res: influence_with_rows(res, jackknife=bca))
+    if cox:  # both results' rows move with the one censoring model they share
+        rows_of = _cox_jackknife if bca else _cox_rows
+    else:
+        rows_of = lambda res: influence_with_rows(res, jackknife=bca)  # noqa: E731
     inf_1 = rows_of(result_1) if need_influence else None
     inf_2 = rows_of(result_2) if need_influence else None
 
@@ -674,6 +671,27 @@ def compare_xci(
     cells = tuple(None if c < 0 else (groups[c // g], groups[c % g]) for c in (c1, c2))
     return ComparisonResult(
         groups, ci, level, sample.n_samples, n_resamples_used, cells, table, interval_source
+    )
+
+
+def _cox_rows(result: XCIResult):
+    """The analytic influence rows of a ``censoring="cox"`` result, the model's estimation
+    included (:mod:`survfair._core.cox_influence`): those it holds, or computed on its sample."""
+    stored = result.influence
+    if stored is not None and stored.has_rows:
+        return stored
+    sample, settings = result.sample, result.settings
+    prepared = prepare_sample(sample, settings.tied_tol)
+    parts = cox_pair_counts(
+        sample,
+        prepared,
+        result.censoring_model,
+        tau=settings.tau,
+        strict=settings.strict,
+        with_slopes=True,
+    )
+    return cox_influence(
+        sample, prepared, parts.model, result.pair_counts, parts.contributions, parts.slopes
     )
 
 
