@@ -771,18 +771,6 @@ def _check_censoring(args: argparse.Namespace, binary: bool) -> None:
             + ("it" if len(others) == 1 else "them")
             + " in a separate audit with --censoring group."
         )
-    if args.ci == "analytic":
-        if "ci" in getattr(args, "given", ()):
-            raise CLIError(
-                "--ci analytic is not available with --censoring cox yet (it needs the influence "
-                "of the Cox fit on the weights): pass --ci bootstrap (refits the Cox model in "
-                "each replicate) or --ci none."
-            )
-        raise CLIError(
-            "--censoring cox has no analytic intervals yet and --ci defaults to analytic: pass "
-            "--ci bootstrap (refits the Cox model in each of --n-resamples replicates) or --ci "
-            "none."
-        )
 
 
 def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:

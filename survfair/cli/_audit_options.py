@@ -32,7 +32,7 @@ examples:
   survfair audit --data cohort.csv --time t --event e --group race --groups White Black --risk risk
       audit two groups only; rows of other groups are excluded and counted
   survfair audit --data cohort.csv --time t --event e --group sex --risk risk --tau 5 \\
-      --censoring cox --censoring-covariates age stage --ci bootstrap
+      --censoring cox --censoring-covariates age stage
       IPCW weights from a Cox model of the censoring on age and stage (within-group dependence)
   survfair audit --data screening.csv --outcome cancer --positive yes --group sex --risk score
       binary outcome: the xAUC matrix (Kallus & Zhou 2019)
@@ -127,8 +127,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         choices=["analytic", "bootstrap", "none"],
         default="analytic",
         action=_Given,
-        help="interval method: analytic influence-function intervals (the default; not with "
-        "--censoring cox yet), bootstrap, or none",
+        help="interval method: analytic influence-function intervals (the default; with "
+        "--censoring cox they include the censoring model's estimation), bootstrap, or none",
     )
     inference.add_argument(
         "--confidence-level", metavar="L", type=float, default=0.95, help="interval level"
