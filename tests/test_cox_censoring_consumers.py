@@ -96,12 +96,11 @@ def test_xauc_t_cox_differs_from_kaplan_meier(cohort):
 @pytest.mark.parametrize(
     "options, match",
     [
-        (dict(censoring="cox", censoring_covariates="X"), 'ci="analytic" is not available'),
         (dict(censoring="cox", ci=None), "needs censoring_covariates"),
         (dict(censoring_covariates="X", ci=None), "used only with censoring="),
         (dict(censoring="cox", censoring_covariates="X", ci=None, cause=1), "cause is not"),
     ],
-    ids=["analytic", "no-covariates", "covariates-without-cox", "cause"],
+    ids=["no-covariates", "covariates-without-cox", "cause"],
 )
 def test_xauc_t_cox_refusals(cohort, options, match):
     if options.get("censoring_covariates") == "X":

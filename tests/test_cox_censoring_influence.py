@@ -83,3 +83,54 @@ def test_cox_term_is_the_derivative_through_the_refitted_model(n_groups, p, tau,
     np.testing.assert_allclose(term, expected, rtol=1e-4, atol=1e-7)
     np.testing.assert_allclose(term_overall, expected_overall, rtol=1e-4, atol=1e-7)
     assert np.abs(term).max() > 1e-3  # the model's estimation matters on this data
+
+
+@pytest.mark.parametrize(("n_groups", "weighted", "entry"), [(2, False, False), (3, True, True)])
+def test_xauc_t_cox_term_is_the_derivative_through_the_refitted_model(
+    monkeypatch, n_groups, weighted, entry
+):
+    """xauc_t(censoring="cox"): the rows the model's estimation adds equal the finite-difference
+    derivative in each case weight, model refitted minus model held (cases weigh
+    1 / G(T_i- | x_i), controls 1 / G(t | x_j))."""
+    import survfair._binary.xauc_t as module
+    import survfair._core.cox_influence as cox_influence
+
+    time, event, group, risk, x, start = _cohort(36, 11 + n_groups, n_groups, 2, entry)
+    horizon = float(np.quantile(time, 0.6))
+    weights = np.random.default_rng(3).uniform(0.5, 2.0, 36) if weighted else np.ones(36)
+    options = dict(censoring="cox", censoring_covariates=x, entry=start)
+    args = (time, event, group, risk, [horizon])
+    captured = []
+    original = cox_influence.cox_horizon_correction
+
+    def capture(sample, order, *rest):
+        rows = original(sample, order, *rest)
+        in_input_order = np.empty_like(rows)
+        in_input_order[order] = rows
+        captured.append(in_input_order)
+        return rows
+
+    monkeypatch.setattr(module, "cox_horizon_correction", capture)
+    res = survfair.xauc_t(*args, weights=weights, **options)
+    assert np.isfinite(res.to_frame()["se"]).all()
+    term = captured[0]
+    model = res.censoring_model
+
+    def estimate(moved, refit):
+        if not refit:
+            monkeypatch.setattr(module, "fit_cox_censoring", lambda sample: model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = survfair.xauc_t(*args, weights=moved, ci=None, **options)
+        monkeypatch.undo()
+        monkeypatch.setattr(module, "cox_horizon_correction", capture)
+        return out.to_frame()["xauc"].to_numpy()
+
+    step = 1e-6
+    expected = np.empty_like(term)
+    for k in range(36):
+        moved = weights.copy()
+        moved[k] += step
+        expected[k] = weights[k] * (estimate(moved, True) - estimate(moved, False)) / step
+    np.testing.assert_allclose(term, expected, rtol=1e-4, atol=1e-7)
+    assert np.abs(term).max() > 1e-3

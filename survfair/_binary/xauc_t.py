@@ -35,6 +35,7 @@ from .._core.cox_censoring import (
     refuse_cox_options,
     require_covariates,
 )
+from .._core.cox_influence import cox_horizon_correction
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
 from .._core.exceptions import (
@@ -157,8 +158,8 @@ def xauc_t(
         scikit-survival does); ``"cox"``: the Cox model of the censoring hazard on
         ``censoring_covariates``, the group as strata, fitted as :func:`xci` fits it
         (``result.censoring_model``): a case weighs 1 / G(T_i- | x_i), a control 1 / G(t | x_j)
-        (per person, so no longer constant within a cell). Only with ``ci=None`` (the Cox fit's
-        influence on the weights is not computed) and without ``cause``.
+        (per person, so no longer constant within a cell); the analytic standard errors include
+        the model's estimation (:mod:`survfair._core.cox_influence`). Not with ``cause``.
     censoring_covariates : array-like of shape (n_samples, p), DataFrame, or list of column names
         The covariates of the ``censoring="cox"`` model (required with it, refused without it):
         numeric, finite, at least one column and none constant.
@@ -219,8 +220,8 @@ def xauc_t(
         As :func:`survfair.xci` for the inputs; ``times`` non-numeric, not 1-D, empty,
         non-finite or outside [min(time), max(time)); unknown ``censoring`` or ``ci`` (only
         ``"analytic"`` and None); negative ``tied_tol``; ``confidence_level`` not in (0, 1);
-        ``censoring="cox"`` without ``censoring_covariates``, with ``ci="analytic"`` or with
-        ``cause``, or ``censoring_covariates`` without ``censoring="cox"``.
+        ``censoring="cox"`` without ``censoring_covariates`` or with ``cause``, or
+        ``censoring_covariates`` without ``censoring="cox"``.
     ConvergenceError
         (a RuntimeError) if the Cox model of the censoring (``censoring="cox"``) did not converge.
     PositivityError
@@ -303,9 +304,10 @@ def xauc_t(
     b b      1         3 0.6667
     """
     options = _OPTIONS.check(locals())
+    n_jobs = options["n_jobs"]  # capped at the cores available
     tied_tol, level = options["tied_tol"], options["confidence_level"]
     cox = censoring == "cox"
-    _check_cox_options(cox, censoring, censoring_covariates, ci, cause)
+    _check_cox_options(cox, censoring, censoring_covariates, cause)
     sample, n_excluded = check_survival_inputs(
         time,
         event,
@@ -391,9 +393,9 @@ def xauc_t(
     )
 
 
-def _check_cox_options(cox: bool, censoring: str, covariates, ci, cause) -> None:
-    """``censoring="cox"`` needs ``censoring_covariates`` and takes neither analytic intervals nor
-    ``cause`` (yet); ``censoring_covariates`` is refused without it (as :func:`survfair.xci`)."""
+def _check_cox_options(cox: bool, censoring: str, covariates, cause) -> None:
+    """``censoring="cox"`` needs ``censoring_covariates`` and does not take ``cause`` (yet);
+    ``censoring_covariates`` is refused without it (as :func:`survfair.xci`)."""
     if not cox:
         if covariates is not None:
             raise InvalidParameterError(
@@ -403,13 +405,6 @@ def _check_cox_options(cox: bool, censoring: str, covariates, ci, cause) -> None
             )
         return
     require_covariates(covariates)
-    if ci == "analytic":
-        raise InvalidParameterError(
-            'ci="analytic" is not available with censoring="cox" yet: the analytic interval with '
-            "a covariate censoring model needs the influence of the Cox fit on the weights, which "
-            "survfair does not compute yet. Use ci=None (point estimates only).",
-            parameter="ci",
-        )
     refuse_cox_options(
         cause=(cause, "(competing risks with a covariate censoring model are not supported yet)")
     )
@@ -496,6 +491,9 @@ def _horizon_counts(shared: _HorizonInputs, t: float):
         counts, _ = count_pairs(*kernel_input, **options)
         return case, control, counts, None, np.full(g * g, np.nan)
     counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
+    cox = isinstance(shared.curves, CoxCensoringModel)
+    if cox:  # placed before _influence_cells writes the rows over its own copies
+        earlier, later = _placed_contributions(sample, rows, parts, shared.time_position)
     cells = _influence_cells(
         sample,
         rows,
@@ -503,8 +501,13 @@ def _horizon_counts(shared: _HorizonInputs, t: float):
         counts,
         shared.time_position,
         shared.curve_of,
+        weights_estimated=not cox,
         controls_at=t if shared.competing_controls else None,
     )
+    if cox:  # the Cox model's estimation (survfair/_core/cox_influence.py)
+        cells = cells + cox_horizon_correction(
+            sample, shared.by_time, shared.curves, t, counts, earlier, later
+        )
     if sample.cluster is not None:  # cluster-robust: each cluster's influence summed first
         cells = sum_by_cluster(cells, sample.cluster[shared.by_time])
     return case, control, counts, cells, np.sqrt(np.einsum("ij,ij->j", cells, cells))
@@ -923,6 +926,25 @@ def _control_factors(curves, sample, case, control, inverse, t) -> np.ndarray:
                 raise_positivity(curves, code, float(t), k, sample)
             factor[free] = 1.0 / k
     return factor
+
+
+def _placed_contributions(sample, rows, parts, time_position) -> tuple:
+    """((earlier numerator, denominator), (later numerator, denominator)), (n, G) each: the
+    kernel's contributions of the cases and controls ``rows`` placed at everyone's positions in the
+    time order (``time_position``), 0 for the other rows."""
+    n, g = sample.n_samples, sample.n_groups
+    position = time_position[np.flatnonzero(rows)[parts.order]]
+    placed = []
+    for values in (
+        parts.earlier_numerator,
+        parts.earlier_denominator,
+        parts.later_numerator,
+        parts.later_denominator,
+    ):
+        everyone = np.zeros((n, g))
+        everyone[position] = values
+        placed.append(everyone)
+    return tuple(placed[:2]), tuple(placed[2:])
 
 
 def _influence_cells(

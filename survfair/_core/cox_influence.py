@@ -51,7 +51,7 @@ from .influence import Influence, influence_rows, time_ordered_options
 from .kernel import IndividualContributions, PairCounts, PreparedPairs
 from .validation import SurvivalSample
 
-__all__ = ["cox_influence"]
+__all__ = ["cox_influence", "cox_horizon_correction"]
 
 
 def cox_influence(
@@ -84,8 +84,15 @@ def cox_influence(
         time_ordered_options(sample, order, prepared),
         compact=False,
     )
-    terms = _ModelTerms(sample, prepared, model)
-    moved_num, moved_den = terms.movement(contributions, slopes)
+    terms = _ModelTerms(sample, order, model)
+    moved_num, moved_den = (
+        terms.movement(
+            getattr(contributions, f"earlier_{part}"),
+            _earlier_slope_mass(terms, getattr(slopes, f"earlier_{part}")),
+            terms.later_direct_sums(getattr(slopes, f"later_{part}")),
+        )
+        for part in ("numerator", "denominator")
+    )
     defined = denominator > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
@@ -108,26 +115,71 @@ def cox_influence(
     return result.clustered(sample.cluster, values, pooled)
 
 
+def cox_horizon_correction(
+    sample: SurvivalSample,
+    order: np.ndarray,
+    model: CoxCensoringModel,
+    horizon: float,
+    counts: PairCounts,
+    earlier: tuple,
+    later: tuple,
+) -> np.ndarray:
+    """What the Cox model's estimation adds to the influence rows (n, G^2; rows in ``order``) of
+    xAUC(t) at ``horizon`` (``xauc_t(censoring="cox")``): a case i weighs 1 / G(T_i- | x_i), a
+    control j 1 / G(t | x_j), so the later member's factor moves with L_b at the horizon itself.
+    ``earlier`` / ``later``: the (numerator, denominator) contributions (n, G) of every row in
+    ``order`` (0 for rows that are neither case nor control). Add it to the rows with the weights
+    held; NaN columns for cells without a pair."""
+    terms = _ModelTerms(sample, order, model)
+    at = np.array([float(horizon)])
+    factor = np.empty(terms.n)  # L_b(t) c_j of every row, in its own group's baseline
+    for b in range(terms.g):
+        rows = terms.codes == b
+        factor[rows] = model.cumulative_hazard(b, at)[0] * terms.c[rows]
+    moved = []
+    for part_earlier, part_later in zip(earlier, later):
+
+        def column(b: int, values=part_later):
+            rows = terms.codes == b
+            return at, (values[rows] * terms.c[rows][:, None]).sum(0)[None, :]
+
+        direct = terms.later_direct_sums(part_later * factor[:, None])
+        moved.append(terms.movement(part_earlier, column, direct))
+    numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
+    defined = denominator > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
+        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
+    out = (moved[0] - theta * moved[1]) * inv_den
+    out[:, ~defined] = np.nan
+    return out
+
+
+def _earlier_slope_mass(terms: "_ModelTerms", slope: np.ndarray):
+    """xCI's later members' factors exp(L_b(t_i) c_j) move with L_b at the EARLIER member's time:
+    row i's slope toward column b is a mass of cell (a_i, b) at t_i."""
+
+    def column(b: int):
+        values = np.zeros((terms.n, terms.g))
+        values[np.arange(terms.n), terms.codes] = slope[:, b]
+        return terms.time, values
+
+    return column
+
+
 class _ModelTerms:
     """The fitted censoring model's pieces on the rows in time order: centred covariates x,
     relative hazards c, case weights w, entry times, and per stratum the baseline's jumps with the
     risk sets' S0, E and the information."""
 
-    def __init__(
-        self, sample: SurvivalSample, prepared: PreparedPairs, model: CoxCensoringModel
-    ) -> None:
-        order = prepared.order
+    def __init__(self, sample: SurvivalSample, order: np.ndarray, model: CoxCensoringModel) -> None:
         self.n, self.g = order.shape[0], sample.n_groups
-        self.time, self.codes = prepared.time, prepared.codes.astype(np.intp)
-        self.censored = ~prepared.event
+        self.time, self.codes = sample.time[order], sample.group_codes[order].astype(np.intp)
+        self.censored = ~sample.observed[order]
         self.x = np.asarray(sample.covariates, dtype=np.float64)[order] - model.center
         self.c = np.exp(self.x @ model.coefficients)
-        self.w = (
-            prepared.case_weight
-            if prepared.case_weight.shape[0] > 0
-            else np.ones(self.n, dtype=np.float64)
-        )
-        self.entry = prepared.entry if prepared.entry.shape[0] > 0 else None
+        self.w = np.ones(self.n) if sample.weights is None else sample.weights[order]
+        self.entry = None if sample.entry is None else sample.entry[order]
         self.model = model
         self.strata = [self._stratum(b) for b in range(self.g)]
         p = self.x.shape[1]
@@ -183,57 +235,65 @@ class _ModelTerms:
             out[rows] = residual
         return out
 
-    def movement(self, contributions: IndividualContributions, slopes: SeriesSlopes):
-        """(n, G^2) each for the numerators and the denominators: w_k times the derivative of
-        every cell's pair sum in k's case weight through the model (the pairs held)."""
+    def movement(self, earlier: np.ndarray, later_mass, later_direct: np.ndarray) -> np.ndarray:
+        """(n, G^2): w_k times the derivative of every cell's pair sum in k's case weight through
+        the model, the pairs held.
+
+        ``earlier`` (n, G): each row's sums as the earlier member of the cells (a_i, b), whose own
+        factor is exp(L_a(t_i-) c_i); ``later_mass(b)``: (times, values (m, G)) the masses of the
+        cells (0..G-1, b) at which stratum b's baseline enters them through the later members'
+        factors (ahead of s when s <= the time); ``later_direct`` (G^2, p): the later members'
+        factors' own sums of their covariates (the coefficients' direct term)."""
         g = self.g
-        moved = []
-        own_hazard = np.empty(self.n)
+        own_scale = self._own_hazard() * self.c  # L_a(t_i-) c_i
+        direct = later_direct + self._earlier_direct(earlier, own_scale)
+        out = np.zeros((self.n, g * g))
+        drift_sums = np.zeros((g * g, self.x.shape[1]))
+        for b, stratum in enumerate(self.strata):
+            cells, ahead = self._mass_ahead(b, stratum, earlier, later_mass(b))
+            out[np.ix_(stratum.rows, cells)] += self._baseline_rows(stratum, ahead)
+            # sum_s R(s) E(s) dL(s), per cell
+            drift_sums[cells] += ahead[1:].T @ (stratum.mean * stratum.d_hazard[:, None])
+        out += self.gamma_moves @ (direct - drift_sums).T  # B (G^2, p)
+        return out * self.w[:, None]
+
+    def later_direct_sums(self, later_slope: np.ndarray) -> np.ndarray:
+        """sum_{j in b} L'[j, a] x_j for every cell (a, b), (G^2, p)."""
+        g, p = self.g, self.x.shape[1]
+        out = np.zeros((g, g, p))
         for b in range(g):
             rows = self.codes == b
-            own_hazard[rows] = self.model.cumulative_hazard(b, self.time[rows], left=True)
-        own_scale = own_hazard * self.c  # L_a(t_i-) c_i
-        for part in ("numerator", "denominator"):
-            earlier = getattr(contributions, f"earlier_{part}")
-            earlier_slope = getattr(slopes, f"earlier_{part}")
-            later_slope = getattr(slopes, f"later_{part}")
-            direct = self._direct_coefficient_sums(earlier, later_slope, own_scale)
-            out = np.zeros((self.n, g * g))
-            drift_sums = np.zeros((g * g, self.x.shape[1]))
-            for b, stratum in enumerate(self.strata):
-                cells, ahead = self._mass_ahead(b, stratum, earlier, earlier_slope)
-                out[np.ix_(stratum.rows, cells)] += self._baseline_rows(stratum, ahead)
-                # sum_s R(s) E(s) dL(s), per cell
-                drift_sums[cells] += ahead[1:].T @ (stratum.mean * stratum.d_hazard[:, None])
-            coefficient = direct - drift_sums  # B (G^2, p)
-            out += self.gamma_moves @ coefficient.T
-            moved.append(out * self.w[:, None])
-        return moved[0], moved[1]
+            out[:, b] = later_slope[rows].T @ self.x[rows]
+        return out.reshape(g * g, p)
 
-    def _direct_coefficient_sums(self, earlier, later_slope, own_scale) -> np.ndarray:
-        """A_ab = sum_{i in a} E[i, b] L_a(t_i-) c_i x_i + sum_{j in b} L'[j, a] x_j, (G^2, p)."""
+    def _own_hazard(self) -> np.ndarray:
+        own_hazard = np.empty(self.n)
+        for b in range(self.g):
+            rows = self.codes == b
+            own_hazard[rows] = self.model.cumulative_hazard(b, self.time[rows], left=True)
+        return own_hazard
+
+    def _earlier_direct(self, earlier, own_scale) -> np.ndarray:
+        """sum_{i in a} E[i, b] L_a(t_i-) c_i x_i for every cell (a, b), (G^2, p)."""
         g, p = self.g, self.x.shape[1]
         out = np.zeros((g, g, p))
         scaled_x = own_scale[:, None] * self.x
         for a in range(g):
             rows = self.codes == a
-            out[a] += earlier[rows].T @ scaled_x[rows]  # (b, p): cells (a, b)
-            out[:, a] += later_slope[rows].T @ self.x[rows]  # rows of group a as later members
+            out[a] = earlier[rows].T @ scaled_x[rows]
         return out.reshape(g * g, p)
 
-    def _mass_ahead(self, b: int, stratum: "_Stratum", earlier, earlier_slope):
+    def _mass_ahead(self, b: int, stratum: "_Stratum", earlier, later_mass):
         """(cells, R): the cells stratum b's baseline enters and, at each of its jumps (rows 1..m;
         row 0 for times before the first), the mass of those cells' pairs still ahead: the earlier
-        members of group b by their own factor (L_b(t_i-): ahead when s < t_i), and every earlier
-        member i by its later member's factor in column b (L_b(t_i): ahead when s <= t_i)."""
+        members of group b by their own factor (L_b(t_i-): ahead when s < t_i), and the later
+        members' factors in column b (``later_mass``: ahead when s <= their time)."""
         g = self.g
         own_rows = stratum.rows
         own_mass = earlier[own_rows] * self.c[own_rows][:, None]  # cells (b, 0..G-1)
-        column_mass = np.zeros((self.n, g))  # cells (0..G-1, b): row i's mass in cell (a_i, b)
-        column_mass[np.arange(self.n), self.codes] = earlier_slope[:, b]
         queries = np.concatenate([[-np.inf], stratum.jumps])
         ahead_row = _tail_sums(self.time[own_rows], own_mass, queries, inclusive=False)
-        ahead_column = _tail_sums(self.time, column_mass, queries, inclusive=True)
+        ahead_column = _tail_sums(*later_mass, queries, inclusive=True)  # cells (0..G-1, b)
         ahead_row[:, b] += ahead_column[:, b]  # cell (b, b) has both kinds of mass
         others = np.arange(g) != b
         ahead = np.hstack([ahead_row, ahead_column[:, others]])
