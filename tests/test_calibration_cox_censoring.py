@@ -147,14 +147,76 @@ def test_only_ipcw_statistics_change(cohort):
     )
 
 
-def test_analytic_influence_se_is_nan_with_warning(cohort):
+def test_analytic_influence_se_includes_the_model(cohort):
+    """The Brier scores' influence SE with censoring="cox" is finite and differs from the
+    weights-fixed ("conservative") one: the model's estimation enters."""
     args = (cohort["time"], cohort["event"], cohort["group"], cohort["F"], cohort["times"])
-    with pytest.warns(UserWarning, match='brier_variance="conservative"'):
-        res = survfair.calibration(*args, censoring="cox", censoring_covariates=cohort["x"])
-    frame = res.to_frame()
+    options = dict(censoring="cox", censoring_covariates=cohort["x"])
+    frame = survfair.calibration(*args, **options).to_frame()
+    fixed = survfair.calibration(*args, brier_variance="conservative", **options).to_frame()
     brier = frame["statistic"].isin(["brier", "integrated_brier"])
-    assert frame.loc[brier, "se"].isna().all()
-    assert frame.loc[frame["statistic"] == "oe_ratio", "se"].notna().all()
+    assert frame.loc[brier, "se"].notna().all() and (frame.loc[brier, "se"] > 0).all()
+    assert not np.allclose(frame.loc[brier, "se"], fixed.loc[brier, "se"], rtol=1e-6)
+    np.testing.assert_allclose(frame.loc[brier, "se"], fixed.loc[brier, "se"], rtol=0.5)
+
+
+@pytest.mark.parametrize("horizon", [0.3, 0.6])
+def test_brier_censoring_term_is_the_derivative_through_the_refitted_model(horizon):
+    """psi_k of the Brier sum of each group: the finite-difference derivative of sum_i r_i in k's
+    case weight with lifelines refitting the censoring model (no tied censoring times: lifelines'
+    Efron coefficients are then Breslow's, which the rows linearise)."""
+    from survfair._calibration.estimator import _cox_brier_weights
+    from survfair._calibration.stats import brier_terms
+    from survfair._core.cox_censoring import fit_cox_censoring
+    from survfair._core.cox_influence import CoxPersonTerms
+    from survfair._core.validation import check_survival_inputs
+
+    rng = np.random.default_rng(5)
+    n = 40
+    covariates = rng.normal(size=(n, 2))
+    group = rng.integers(0, 2, n)
+    t_event = rng.exponential(1 / np.exp(0.5 * covariates[:, 1]))
+    t_cens = rng.exponential(1 / (0.8 * np.exp(0.7 * covariates[:, 0])))
+    time, event = np.minimum(t_event, t_cens), t_event <= t_cens
+    risk = rng.uniform(0.1, 0.9, n)
+    horizon = float(np.quantile(time, horizon))
+
+    def sample_with(weights):
+        return check_survival_inputs(
+            time, event, group, risk, weights=weights, covariates=covariates
+        )[0]
+
+    def brier_sums(model):
+        k_time, k_horizon = _cox_brier_weights(base, model, np.array([horizon]))
+        terms = brier_terms(time, event, risk, horizon, k_time, k_horizon[:, 0])
+        return np.array([terms[group == g].sum() for g in range(2)])
+
+    base = sample_with(np.ones(n))
+    model = fit_cox_censoring(base)
+    k_time, k_horizon = _cox_brier_weights(base, model, np.array([horizon]))
+    terms = brier_terms(time, event, risk, horizon, k_time, k_horizon[:, 0])
+    through = CoxPersonTerms(base, model)
+    psi = np.column_stack(
+        [
+            through.movement(
+                np.flatnonzero(group == g),
+                g,
+                np.where(time[group == g] > horizon, 0.0, terms[group == g]),
+                np.where(time[group == g] > horizon, terms[group == g], 0.0),
+                horizon,
+            )
+            for g in range(2)
+        ]
+    )
+    step = 1e-6
+    expected = np.empty((n, 2))
+    start = brier_sums(model)
+    for k in range(n):
+        weights = np.ones(n)
+        weights[k] += step
+        expected[k] = (brier_sums(fit_cox_censoring(sample_with(weights))) - start) / step
+    np.testing.assert_allclose(psi, expected, rtol=1e-4, atol=1e-6)
+    assert np.abs(psi).max() > 1e-2
 
 
 def test_bootstrap_refits_the_censoring_model(cohort):

@@ -23,6 +23,7 @@ from .._core.cox_censoring import (
     refuse_cox_options,
     require_covariates,
 )
+from .._core.cox_influence import CoxPersonTerms
 from .._core.exceptions import (
     ConvergenceError,
     InvalidParameterError,
@@ -268,6 +269,17 @@ class _Reference:
     members: np.ndarray | None
 
 
+@dataclass(frozen=True)
+class _CoxReference:
+    """``censoring="cox"``: every row moves the Brier weights of every group through the one Cox
+    model of the censoring (:class:`survfair._core.cox_influence.CoxPersonTerms`); ``members``
+    are the group's rows among all of them, ``group`` its code."""
+
+    model: CoxPersonTerms
+    members: np.ndarray
+    group: int
+
+
 def _group_horizon(
     time,
     event,
@@ -306,6 +318,16 @@ def _group_horizon(
     terms = brier_terms(time, event, risk, horizon, k_time, k_horizon, competing)
     if reference is None:
         phi = brier_influence(terms, None)
+    elif isinstance(reference, _CoxReference):  # the Cox model of the censoring refitted
+        later = time > horizon  # weighted at the horizon; the others at their own time
+        psi = reference.model.movement(
+            reference.members,
+            reference.group,
+            np.where(later, 0.0, terms),
+            np.where(later, terms, 0.0),
+            horizon,
+        )
+        phi = brier_influence(terms, psi, reference.members)
     else:
         observed_any = event if competing is None else event | competing
         at = np.where(observed_any & (time <= horizon), time, horizon)
@@ -357,18 +379,21 @@ def _compute(
 ):
     """All statistics of every group and horizon: (rows, extras by (time, group)). ``curves`` is
     the censoring Kaplan-Meier or, with ``censoring="cox"``, the :class:`CoxCensoringModel`, whose
-    influence on the weights is not computed: the influence-function SE of the Brier scores is
-    then NaN (the weights-fixed SE, ``"conservative"``, is computed)."""
+    estimation enters the influence-function SE of the Brier scores as the Kaplan-Meier's does."""
     k_time, k_horizon = _brier_weights(sample, curves, times)
     cox = isinstance(curves, CoxCensoringModel)
+    estimated = cox and brier_variance != "conservative"
+    through_cox = CoxPersonTerms(sample, curves) if estimated else None
     observed = sample.observed
     rows, extras = [], {}
     for code, label in enumerate(sample.groups):
         members = sample.group_codes == code
         time, event = sample.time[members], sample.event[members]
         competing = None if sample.competing is None else sample.competing[members]
-        if brier_variance == "conservative" or cox:
+        if brier_variance == "conservative":
             reference = None
+        elif cox:
+            reference = _CoxReference(through_cox, np.flatnonzero(members), code)
         elif curves.kind == "pooled":
             reference = _Reference(sample.time, observed, np.flatnonzero(members))
         else:
@@ -389,8 +414,6 @@ def _compute(
                 full,
                 reference,
             )
-            if cox and brier_variance == "influence":
-                values["brier"] = (values["brier"][0], np.nan)
             briers.append(values["brier"][0])
             phis.append(phi)
             events = int((event & (time <= horizon)).sum())
@@ -411,8 +434,6 @@ def _compute(
             extras[(float(horizon), label)] = more
         if times.size >= 2:
             estimate, se = _integrated(briers, phis, times)
-            if cox and brier_variance == "influence":
-                se = np.nan
             total_events = int((event & (time <= times[-1])).sum())
             rows.append(
                 (
@@ -689,10 +710,10 @@ or list of column names
         G(t | x) = exp(-L_g(t) exp(gamma'(x - center))) and L_g lifelines' Breslow baseline.
         Only the Brier and integrated Brier scores use the weights; the observed risk, O/E,
         slope, intercept, ICI and GND (Kaplan-Meier or Cox models of the events) are unchanged.
-        With ``ci="analytic"`` the Brier scores' ``brier_variance="influence"`` SE is NaN (with a
-        warning: the Cox fit's influence on the weights is not computed); pass
-        ``brier_variance="conservative"`` (weights held fixed) or ``ci="bootstrap"`` (the model
-        refitted in each replicate). Not with ``cause``.
+        With ``ci="analytic"`` the Brier scores' ``brier_variance="influence"`` SE includes the
+        estimation of the Cox model (its coefficients and baselines, as the Kaplan-Meier's
+        estimation enters with the other censorings: :mod:`survfair._core.cox_influence`);
+        ``"conservative"`` holds the weights fixed. Not with ``cause``.
     censoring_covariates : array-like of shape (n_samples, p), DataFrame, or list of column names
         The covariates of the ``censoring="cox"`` model (required with it, refused without it):
         numeric, finite, at least one column and none constant.
@@ -897,15 +918,6 @@ or list of column names
     if cox:  # the Cox model of the censoring, fitted as xci fits it
         curves = fit_cox_censoring(sample)
         minima = _cox_minima(sample, *_brier_weights(sample, curves, horizons), horizons)
-        if ci == "analytic" and brier_variance == "influence":
-            warnings.warn(
-                'censoring="cox": the Brier scores\' analytic standard errors are NaN; the '
-                "influence function of the Cox censoring model on the weights is not computed. "
-                'Pass brier_variance="conservative" (the weights held fixed) or ci="bootstrap" '
-                "(the censoring model refitted in each replicate).",
-                UserWarning,
-                stacklevel=2,
-            )
     else:
         curves = fit_censoring(sample, censoring)
         minima = {}

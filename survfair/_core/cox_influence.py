@@ -51,7 +51,7 @@ from .influence import Influence, influence_rows, time_ordered_options
 from .kernel import IndividualContributions, PairCounts, PreparedPairs
 from .validation import SurvivalSample
 
-__all__ = ["cox_influence", "cox_horizon_correction"]
+__all__ = ["cox_influence", "cox_horizon_correction", "CoxPersonTerms"]
 
 
 def cox_influence(
@@ -153,6 +153,50 @@ def cox_horizon_correction(
     out = (moved[0] - theta * moved[1]) * inv_den
     out[:, ~defined] = np.nan
     return out
+
+
+class CoxPersonTerms:
+    """The Cox model's estimation in a sum of per-person IPCW terms, as the Brier score's
+    (``calibration(censoring="cox")``): a term weighted at the person's own time,
+    r_i = a_i / G(T_i- | x_i), or at a horizon, r_i = a_i / G(t | x_i).
+
+    Built once per fit (the risk sets, score residuals and information); :meth:`movement` gives,
+    for every row k of the sample (input order), w_k times the derivative of sum_i r_i over
+    ``members`` in k's case weight through the refitted model: the censoring term psi_k of
+    :func:`survfair._calibration.stats.brier_influence`.
+    """
+
+    def __init__(self, sample: SurvivalSample, model: CoxCensoringModel) -> None:
+        self._order = np.argsort(sample.time, kind="stable")
+        self._position = np.empty_like(self._order)
+        self._position[self._order] = np.arange(self._order.shape[0])
+        self._terms = _ModelTerms(sample, self._order, model)
+        self._model = model
+
+    def movement(
+        self, members: np.ndarray, group: int, at_own_time: np.ndarray, at_horizon, horizon: float
+    ) -> np.ndarray:
+        """psi (n_samples,): ``members`` the rows (input order) of group ``group``; their terms
+        weighted at their own time (``at_own_time``) and at ``horizon`` (``at_horizon``), arrays
+        aligned with ``members`` (0 where a term is not of that kind)."""
+        terms, g = self._terms, self._terms.g
+        position = self._position[members]
+        earlier = np.zeros((terms.n, g))
+        earlier[position, group] = at_own_time
+        at = np.array([float(horizon)])
+        c = terms.c[position]
+        mass = np.zeros((1, g))
+        mass[0, group] = float(np.sum(at_horizon * c))
+        empty = np.zeros((1, g))
+
+        def column(b: int):
+            return at, (mass if b == group else empty)
+
+        direct = np.zeros((g * g, terms.x.shape[1]))
+        hazard = self._model.cumulative_hazard(group, at)[0]
+        direct[group * g + group] = (at_horizon * hazard * c) @ terms.x[position]
+        moved = terms.movement(earlier, column, direct)[:, group * g + group]
+        return moved[self._position]
 
 
 def _earlier_slope_mass(terms: "_ModelTerms", slope: np.ndarray):
