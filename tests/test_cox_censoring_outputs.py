@@ -245,21 +245,41 @@ def test_cli_text_json_csv_and_report(cohort_csv, tmp_path, capsys, ci):
             "survfair: error: --censoring-covariates is used only with --censoring cox",
         ),
         (
-            (*COX, "--ci", "none", "--horizon", "1"),
-            "survfair: error: --censoring cox is not available with --horizon yet",
+            (*COX, "--ci", "none", "--model-based-lp", "risk"),
+            "survfair: error: --censoring cox is not available with --model-based-lp yet",
         ),
         (
             ("--censoring", "cox", "--censoring-covariates", "nope", "--ci", "none"),
             "survfair: error: --censoring-covariates: column 'nope' is not in data file",
         ),
     ],
-    ids=["no-covariates", "covariates-alone", "horizon", "column"],
+    ids=["no-covariates", "covariates-alone", "model-based", "column"],
 )
 def test_cli_refusals_are_one_line(cohort_csv, capsys, extra, message):
     assert main(_audit(cohort_csv, *extra)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert err.startswith(message), err
+
+
+def test_cli_horizons_and_calibration_take_the_cox_model(cohort, tmp_path, capsys):
+    """--horizon (AUC(t)) and --predicted (the Brier scores) with --censoring cox use the same
+    censoring model as the xCI: the CSV's numbers equal the library's with censoring="cox"."""
+    frame = cohort.assign(p1=1 - np.exp(-0.5 * np.exp(0.8 * cohort["x"])))
+    path = tmp_path / "predicted.csv"
+    frame.to_csv(path, index=False)
+    extra = (*COX, "--horizon", "1", "--predicted", "p1", "--format", "csv")
+    assert main(_audit(path, *extra)) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    options = dict(censoring="cox", censoring_covariates=["x", "z"], data=frame)
+    auc = survfair.xauc_t("t", "e", "sex", "risk", [1.0], **options).to_frame()
+    rows = table[table["kind"] == "horizon"]
+    np.testing.assert_allclose(rows["value"].to_numpy(), auc["xauc"].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(rows["se"].to_numpy(), auc["se"].to_numpy(), rtol=1e-12)
+    cal = survfair.calibration("t", "e", "sex", ["p1"], [1.0], **options).to_frame()
+    brier = cal[cal["statistic"] == "brier"]
+    shown = table[(table["kind"] == "calibration") & (table["statistic"] == "brier")]
+    np.testing.assert_allclose(shown["value"].to_numpy(), brier["estimate"].to_numpy(), rtol=1e-12)
 
 
 def test_cli_library_refusal_names_the_option(cohort, tmp_path, capsys):

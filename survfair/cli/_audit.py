@@ -756,8 +756,6 @@ def _check_censoring(args: argparse.Namespace, binary: bool) -> None:
     others = [
         option
         for option, value in (
-            ("--horizon", args.horizon),
-            ("--predicted", getattr(args, "predicted", None)),
             ("--model-based-lp", getattr(args, "model_based_lp", None)),
             ("--model-based-survival", getattr(args, "model_based_survival", None)),
             ("--cause", args.cause is not None),
@@ -767,7 +765,8 @@ def _check_censoring(args: argparse.Namespace, binary: bool) -> None:
     if others:
         raise CLIError(
             f"--censoring cox is not available with {', '.join(others)} yet (it weights the "
-            "xCI only, without competing risks); run "
+            "xCI, AUC(t) and the Brier scores, without competing risks; the model-based reference "
+            "takes Kaplan-Meier weights); run "
             + ("it" if len(others) == 1 else "them")
             + " in a separate audit with --censoring group."
         )

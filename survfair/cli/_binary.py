@@ -336,8 +336,16 @@ def horizon_result(args: argparse.Namespace, frame: pd.DataFrame):
             cause=getattr(args, "cause", None),
             controls=getattr(args, "controls", None) or "all",
             **{role: getattr(args, role, None) or None for role in ROW_OPTIONS},
+            **_censoring_model(args, censoring),
         )
     return result, notes
+
+
+def _censoring_model(args: argparse.Namespace, censoring: str) -> dict:
+    """``censoring_covariates`` with ``--censoring cox`` (the same model as the xCI's)."""
+    if censoring != "cox":
+        return {}
+    return {"censoring_covariates": list(args.censoring_covariates)}
 
 
 def horizon_frame(

@@ -87,6 +87,8 @@ def calibration_audit(
         getattr(args, "cause", None) is not None
     ):  # the cumulative incidence of the cause (Aalen-Johansen)
         options["cause"] = args.cause
+    if options["censoring"] == "cox":  # the Brier scores weighted by the xCI's censoring model
+        options["censoring_covariates"] = list(args.censoring_covariates)
     if ci == "bootstrap":
         options.update(n_resamples=args.n_resamples, random_state=args.seed)
     roles = column_roles(
