@@ -191,7 +191,7 @@ def add_estimator_options(
         default="group",
         help=f"{censoring}; or cox: a Cox model of the censoring hazard on "
         "--censoring-covariates, the group as strata, for censoring that depends on covariates "
-        "within groups (xCI only: not with --horizon, --predicted, --model-based-* or --cause)",
+        "within groups (the xCI, --horizon and --predicted; not with --model-based-* or --cause)",
     )
     options.add_argument(
         "--censoring-covariates",
