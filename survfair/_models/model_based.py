@@ -467,12 +467,12 @@ def model_based_xci(
     over events before tau, or through the last event with ``tau=None``); its pair probabilities
     do not factorise, but a quadrature of pi_ij = x_i int_0^1 e^{-s (x_i + x_j)} ds
     (x = exp(lp) H0(tau)) with positive weights does, with a proven relative error below 1e-10
-    for every pair (nodes chosen from the range of x): the cells follow in O(n K G) time, K about
-    (max lp - min lp) / 0.3 + 30. The reference treats the predictions as fixed (as :func:`xci`
-    treats the score): the estimation of the model's coefficients and of a Breslow baseline is not
-    in the analytic standard errors (the bootstrap refits the Breslow baseline, not the
-    coefficients). The comparison assumes the predictions are calibrated within groups; otherwise
-    the reference is the concordance of a different population.
+    for every pair (nodes chosen from the range of x): the cells follow in O(n K G) time, K at
+    most about (max lp - min lp) / 0.3 + 30. The reference treats the predictions as fixed (as
+    :func:`xci` treats the score): the estimation of the model's coefficients and of a Breslow
+    baseline is not in the analytic standard errors (the bootstrap refits the Breslow baseline,
+    not the coefficients). The comparison assumes the predictions are calibrated within groups;
+    otherwise the reference is the concordance of a different population.
 
     References
     ----------

@@ -787,7 +787,7 @@ def ph_separable_contributions(
         lo[g] = np.searchsorted(segment, ranked - tied_tol, side="left")
         hi[g] = np.searchsorted(segment, ranked + tied_tol, side="right")
     own = np.arange(n) - bounds[sorted_codes]
-    e_num, e_den, l_num, l_den = parts
+    totals = [np.zeros((n_groups, n)) for _ in range(4)]  # (G, n): transposed at the end
     width = max(1, min(quadrature.size, _NODE_BLOCK_FLOATS // max(n, 1)))
     for first in range(0, quadrature.size, width):
         log_t = quadrature.log_t[first : first + width]
@@ -803,21 +803,53 @@ def ph_separable_contributions(
         if not offset.any():
             del log_z
         sums = [_group_sums(f, q, bounds, g) for g in range(n_groups)]
+        # every row against every other group at once; then the own group's rows and the scaled
+        # cells are overwritten
+        block = _cross_sums(f, q, sums, lo, hi, bounds)
         for ga in range(n_groups):
             for gb in range(n_groups):
-                if offset[ga, gb] == 0.0:
-                    fa, qb = f[:, bounds[ga] : bounds[ga + 1]], q[:, bounds[gb] : bounds[gb + 1]]
-                    cached = (sums[ga], sums[gb])
-                else:  # scaled by e^{-offset}, split between the factors node by node
+                if offset[ga, gb] != 0.0:  # scaled by e^{-offset}, split node by node
                     fa, qb = _scaled_factors(log_z, log_omega, bounds, ga, gb, offset[ga, gb])
-                    cached = None
-                _pair_block(fa, qb, cached, bounds, ga, gb, lo, hi, own, e_num, e_den, l_num, l_den)
+                    _pair_block(fa, qb, None, bounds, ga, gb, lo, hi, own, *block)
+                elif ga == gb:
+                    fa, qb = f[:, bounds[ga] : bounds[ga + 1]], q[:, bounds[gb] : bounds[gb + 1]]
+                    _pair_block(fa, qb, (sums[ga], sums[gb]), bounds, ga, gb, lo, hi, own, *block)
+        for total, part in zip(totals, block):
+            total += part
     out = []
-    for sorted_part in parts:
-        part = np.empty_like(sorted_part)
-        part[order] = sorted_part
+    for sorted_part in totals:
+        part = np.empty((n, n_groups))
+        part[order] = sorted_part.T
         out.append(part)
     return IndividualContributions(*out)
+
+
+def _cross_sums(f, q, sums, lo, hi, bounds):
+    """(earlier num, earlier den, later num, later den), each (G, n): every row's sums toward every
+    other group (the rows before and after that group's segment, two slices each); the own
+    group's entries are left for :func:`_pair_block`."""
+    n_groups, n = lo.shape
+    e_num, l_num = np.empty((n_groups, n)), np.empty((n_groups, n))
+    q_total = np.stack([s["prefix_q"][:, -1] for s in sums])  # (G, k)
+    f_total = np.stack([s["suffix_f"][:, 0] for s in sums])
+    for g in range(n_groups):
+        prefix_q, suffix_f = sums[g]["prefix_q"], sums[g]["suffix_f"]
+        for rows in (slice(0, bounds[g]), slice(bounds[g + 1], n)):
+            if rows.stop <= rows.start:
+                continue
+            low, high = lo[g, rows], hi[g, rows]
+            tied = np.flatnonzero(high != low)
+            gathered = np.take(prefix_q, low, axis=1)  # (P[lo] + P[hi]) / 2
+            if tied.size:
+                gathered[:, tied] += np.take(prefix_q, high[tied], axis=1)
+                gathered[:, tied] *= 0.5
+            e_num[g, rows] = np.einsum("kn,kn->n", f[:, rows], gathered)
+            gathered = np.take(suffix_f, high, axis=1, out=gathered)  # (S[lo] + S[hi]) / 2
+            if tied.size:
+                gathered[:, tied] += np.take(suffix_f, low[tied], axis=1)
+                gathered[:, tied] *= 0.5
+            l_num[g, rows] = np.einsum("kn,kn->n", q[:, rows], gathered)
+    return e_num, q_total @ f, l_num, f_total @ q
 
 
 def _scaled_factors(log_z, log_omega, bounds, ga, gb, offset):
@@ -878,9 +910,10 @@ def _without_self(weights, terms, total, other_sums, sums, side):
 
 
 def _pair_block(fa, qb, cached, bounds, ga, gb, lo, hi, own, e_num, e_den, l_num, l_den):
-    """Add one node block's share of cell (ga, gb): the earlier sums of its rows in ga (toward gb)
-    and the later sums of its rows in gb (toward ga). ``fa`` (k, n_ga), ``qb`` (k, n_gb) in risk
-    order; ``cached``: their prefix and suffix sums (None: computed here)."""
+    """One node block's share of cell (ga, gb), written into the (G, n) arrays: the earlier sums
+    of its rows in ga (toward gb) and the later sums of its rows in gb (toward ga). ``fa``
+    (k, n_ga), ``qb`` (k, n_gb) in risk order; ``cached``: their prefix and suffix sums (None:
+    computed here)."""
     r0, r1 = bounds[ga], bounds[ga + 1]
     c0, c1 = bounds[gb], bounds[gb + 1]
     if r1 == r0 or c1 == c0:
@@ -897,23 +930,23 @@ def _pair_block(fa, qb, cached, bounds, ga, gb, lo, hi, own, e_num, e_den, l_num
         tied = np.flatnonzero(high != low)
         if tied.size:
             gathered[:, tied] = 0.5 * (gathered[:, tied] + prefix_q[:, high[tied]])
-        e_num[r0:r1, gb] += np.einsum("kn,kn->n", fa, gathered)
-        e_den[r0:r1, gb] += prefix_q[:, -1] @ fa
+        e_num[gb, r0:r1] = np.einsum("kn,kn->n", fa, gathered)
+        e_den[gb, r0:r1] = prefix_q[:, -1] @ fa
         low, high = lo[ga, c0:c1], hi[ga, c0:c1]
         gathered = np.take(suffix_f, high, axis=1)
         tied = np.flatnonzero(high != low)
         if tied.size:
             gathered[:, tied] = 0.5 * (gathered[:, tied] + suffix_f[:, low[tied]])
-        l_num[c0:c1, ga] += np.einsum("kn,kn->n", qb, gathered)
-        l_den[c0:c1, ga] += suffix_f[:, 0] @ qb
+        l_num[ga, c0:c1] = np.einsum("kn,kn->n", qb, gathered)
+        l_den[ga, c0:c1] = suffix_f[:, 0] @ qb
         return
     # the same group: j != i, and the tie window split at the row's own position p, so that no
     # sum is a difference: earlier num = (P[lo] + P[p] + sum_{p < j < hi} q_j) / 2,
     # den = P[p] + S[p + 1]; later num = (S[hi] + S[p + 1] + sum_{lo <= i < p} f_i) / 2,
     # den = P_f[p] + S_f[p + 1] (P prefix, S suffix sums)
     low, high, pos = lo[ga, r0:r1], hi[ga, r0:r1], own[r0:r1]
-    e_den[r0:r1, gb] += _without_self(fa, qb, prefix_q[:, -1], lambda: _suffix(qb), prefix_q, 1)
-    l_den[r0:r1, ga] += _without_self(qb, fa, suffix_f[:, 0], lambda: _prefix(fa), suffix_f, 0)
+    e_den[gb, r0:r1] = _without_self(fa, qb, prefix_q[:, -1], lambda: _suffix(qb), prefix_q, 1)
+    l_den[ga, r0:r1] = _without_self(qb, fa, suffix_f[:, 0], lambda: _prefix(fa), suffix_f, 0)
     gathered = prefix_q[:, :-1]  # no ties: lo = p, hi = p + 1
     tied = np.flatnonzero((high - low) > 1)
     if tied.size:
@@ -922,7 +955,7 @@ def _pair_block(fa, qb, cached, bounds, ga, gb, lo, hi, own, e_num, e_den, l_num
         gathered[:, tied] = 0.5 * (
             prefix_q[:, low[tied]] + prefix_q[:, pos[tied]] + _range_sums(qb, pos[tied] + 1, after)
         )
-    e_num[r0:r1, gb] += np.einsum("kn,kn->n", fa, gathered)
+    e_num[gb, r0:r1] = np.einsum("kn,kn->n", fa, gathered)
     gathered = suffix_f[:, 1:]
     if tied.size:
         gathered = gathered.copy()
@@ -932,7 +965,7 @@ def _pair_block(fa, qb, cached, bounds, ga, gb, lo, hi, own, e_num, e_den, l_num
             + suffix_f[:, pos[tied] + 1]
             + _range_sums(fa, low[tied], before)
         )
-    l_num[r0:r1, ga] += np.einsum("kn,kn->n", qb, gathered)
+    l_num[ga, r0:r1] = np.einsum("kn,kn->n", qb, gathered)
 
 
 def ph_exact_contributions(
