@@ -39,12 +39,14 @@ from __future__ import annotations
 
 import functools
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._core.exceptions import InvalidParameterError
 from .._core.kernel import IndividualContributions, count_pairs_and_contributions
+from .._core.parallel import cores
 
 __all__ = [
     "factorised_contributions",
@@ -368,8 +370,10 @@ _MAX_TAIL_NODES = 16
 _TAIL_TARGET = 1e-11
 #: Atoms of a tail measure are kept down to this relative size (the rest is bounded by its mass).
 _TAIL_DEPTH = 92.0
-#: Memory of one block of nodes x rows of the separable engine (floats).
+#: Memory of one block of nodes x rows of the separable engine (floats); blocks run on the cores
+#: available (as xci's kernels do) above _THREADED_FLOATS rows x nodes.
 _NODE_BLOCK_FLOATS = 6_000_000
+_THREADED_FLOATS = 2_000_000
 #: Costs (seconds) that choose the engine (:func:`ph_exact_contributions`), measured on the shared
 #: 2-core machine: one pair of the pairwise engine, one row x node x (G + 2) of the separable one,
 #: and the design of its nodes.
@@ -589,7 +593,7 @@ def ph_quadrature(a_min: float, a_max: float, truncated: bool) -> PHQuadrature:
     -------
     PHQuadrature
         ``log_t``, ``log_omega`` (log of t_m and of W_m / t_m), and ``bound``: for every c in
-        [c_lo, c_hi], |sum_m W_m e^{-c t_m} - J(c)| <= bound J(c) (about 1.3e-11 at most).
+        [c_lo, c_hi], |sum_m W_m e^{-c t_m} - J(c)| <= bound J(c) (below 3e-11).
 
     Notes
     -----
@@ -787,41 +791,73 @@ def ph_separable_contributions(
         lo[g] = np.searchsorted(segment, ranked - tied_tol, side="left")
         hi[g] = np.searchsorted(segment, ranked + tied_tol, side="right")
     own = np.arange(n) - bounds[sorted_codes]
-    totals = [np.zeros((n_groups, n)) for _ in range(4)]  # (G, n): transposed at the end
-    width = max(1, min(quadrature.size, _NODE_BLOCK_FLOATS // max(n, 1)))
-    for first in range(0, quadrature.size, width):
-        log_t = quadrature.log_t[first : first + width]
-        log_omega = quadrature.log_omega[first : first + width]
-        log_z = np.add.outer(log_t, a)  # (k, n): z = t x
-        with np.errstate(over="ignore", under="ignore"):
-            f = np.minimum(log_z, 700.0)
-            np.exp(f, out=f)  # z
-            q = np.negative(f)
-            np.exp(q, out=q)  # e^{-t x_j}
-            f *= q
-            f *= np.exp(log_omega)[:, None]  # W x_i e^{-t x_i} = omega z e^{-z}
-        if not offset.any():
-            del log_z
-        sums = [_group_sums(f, q, bounds, g) for g in range(n_groups)]
-        # every row against every other group at once; then the own group's rows and the scaled
-        # cells are overwritten
-        block = _cross_sums(f, q, sums, lo, hi, bounds)
-        for ga in range(n_groups):
-            for gb in range(n_groups):
-                if offset[ga, gb] != 0.0:  # scaled by e^{-offset}, split node by node
-                    fa, qb = _scaled_factors(log_z, log_omega, bounds, ga, gb, offset[ga, gb])
-                    _pair_block(fa, qb, None, bounds, ga, gb, lo, hi, own, *block)
-                elif ga == gb:
-                    fa, qb = f[:, bounds[ga] : bounds[ga + 1]], q[:, bounds[gb] : bounds[gb + 1]]
-                    _pair_block(fa, qb, (sums[ga], sums[gb]), bounds, ga, gb, lo, hi, own, *block)
-        for total, part in zip(totals, block):
-            total += part
+    windows = (bounds, lo, hi, own, offset)
+    size = quadrature.size
+    width = _node_width(size, n)
+    if n * size >= _THREADED_FLOATS:  # at least two blocks, whatever the cores: the same sums
+        width = min(width, -(-size // 2))
+    blocks = [
+        (quadrature.log_t[i : i + width], quadrature.log_omega[i : i + width])
+        for i in range(0, size, width)
+    ]
+    threads = min(len(blocks), cores(None))
+    if threads > 1:  # numpy releases the GIL in these passes; blocks summed in their order
+        with ThreadPoolExecutor(threads) as pool:
+            results = pool.map(lambda block: _node_block(a, *block, windows), blocks)
+            totals = _sum_in_order(results)
+    else:
+        totals = _sum_in_order(_node_block(a, *block, windows) for block in blocks)
     out = []
     for sorted_part in totals:
         part = np.empty((n, n_groups))
         part[order] = sorted_part.T
         out.append(part)
     return IndividualContributions(*out)
+
+
+def _node_width(size: int, n: int) -> int:
+    """Nodes per block: a block's (k, n) arrays within _NODE_BLOCK_FLOATS."""
+    return max(1, min(size, _NODE_BLOCK_FLOATS // max(n, 1)))
+
+
+def _sum_in_order(results):
+    totals = None
+    for block in results:
+        if totals is None:
+            totals = list(block)
+        else:
+            for total, part in zip(totals, block):
+                total += part
+    return totals
+
+
+def _node_block(a, log_t, log_omega, windows):
+    """The four (G, n) sums of one block of nodes (rows in (group, risk) order)."""
+    bounds, lo, hi, own, offset = windows
+    n_groups = bounds.size - 1
+    log_z = np.add.outer(log_t, a)  # (k, n): z = t x
+    with np.errstate(over="ignore", under="ignore"):
+        f = np.minimum(log_z, 700.0)
+        np.exp(f, out=f)  # z
+        q = np.negative(f)
+        np.exp(q, out=q)  # e^{-t x_j}
+        f *= q
+        f *= np.exp(log_omega)[:, None]  # W x_i e^{-t x_i} = omega z e^{-z}
+    if not offset.any():
+        del log_z
+    sums = [_group_sums(f, q, bounds, g) for g in range(n_groups)]
+    # every row against every other group at once; then the own group's rows and the scaled
+    # cells are written over
+    block = _cross_sums(f, q, sums, lo, hi, bounds)
+    for ga in range(n_groups):
+        for gb in range(n_groups):
+            if offset[ga, gb] != 0.0:  # scaled by e^{-offset}, split node by node
+                fa, qb = _scaled_factors(log_z, log_omega, bounds, ga, gb, offset[ga, gb])
+                _pair_block(fa, qb, None, bounds, ga, gb, lo, hi, own, *block)
+            elif ga == gb:
+                fa, qb = f[:, bounds[ga] : bounds[ga + 1]], q[:, bounds[gb] : bounds[gb + 1]]
+                _pair_block(fa, qb, (sums[ga], sums[gb]), bounds, ga, gb, lo, hi, own, *block)
+    return block
 
 
 def _cross_sums(f, q, sums, lo, hi, bounds):
