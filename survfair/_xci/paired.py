@@ -674,12 +674,9 @@ def compare_xci(
     )
 
 
-def _cox_rows(result: XCIResult):
-    """The analytic influence rows of a ``censoring="cox"`` result, the model's estimation
-    included (:mod:`survfair._core.cox_influence`): those it holds, or computed on its sample."""
-    stored = result.influence
-    if stored is not None and stored.has_rows:
-        return stored
+def _cox_series(result: XCIResult, **wanted):
+    """(prepared rows, :class:`~survfair._core.cox_censoring.CoxPairCounts`) of a
+    ``censoring="cox"`` result on its sample, with the contributions or slopes ``wanted``."""
     sample, settings = result.sample, result.settings
     prepared = prepare_sample(sample, settings.tied_tol)
     parts = cox_pair_counts(
@@ -688,10 +685,20 @@ def _cox_rows(result: XCIResult):
         result.censoring_model,
         tau=settings.tau,
         strict=settings.strict,
-        with_slopes=True,
+        **wanted,
     )
+    return prepared, parts
+
+
+def _cox_rows(result: XCIResult):
+    """The analytic influence rows of a ``censoring="cox"`` result, the model's estimation
+    included (:mod:`survfair._core.cox_influence`): those it holds, or computed on its sample."""
+    stored = result.influence
+    if stored is not None and stored.has_rows:
+        return stored
+    prepared, parts = _cox_series(result, with_slopes=True)
     return cox_influence(
-        sample, prepared, parts.model, result.pair_counts, parts.contributions, parts.slopes
+        result.sample, prepared, parts.model, result.pair_counts, parts.contributions, parts.slopes
     )
 
 
@@ -700,15 +707,8 @@ def _cox_jackknife(result: XCIResult):
     contributions of the Cox weights' series, as :func:`survfair.xci`'s own BCa reads them (the
     Cox model held fixed: only the jackknife is read, never a standard error)."""
     sample, settings = result.sample, result.settings
-    prepared = prepare_sample(sample, settings.tied_tol)
-    contributions = cox_pair_counts(
-        sample,
-        prepared,
-        result.censoring_model,
-        tau=settings.tau,
-        strict=settings.strict,
-        with_contributions=True,
-    ).contributions
+    prepared, parts = _cox_series(result, with_contributions=True)
+    contributions = parts.contributions
     return influence(
         sample,
         result.pair_counts,
