@@ -130,12 +130,10 @@ def test_dask_frame_errors_name_rows_options_and_columns(cluster_client):
     ):  # index labels
         survfair.xci("time", "event", "sex_race", "risk", data=lazy, ci=None, method="naive")
     good = dd.from_pandas(_cohort(400), npartitions=3)
-    with pytest.raises(ValueError, match="point estimate only: pass ci=None"):
-        survfair.xci("time", "event", "sex_race", "risk", data=good)
-    with pytest.raises(ValueError, match="entry, weights are not supported"):
-        survfair.xci(
-            "time", "event", "sex_race", "risk", data=good, ci=None, entry="time", weights="risk"
-        )
+    with pytest.raises(ValueError, match=r"or the analytic intervals \(ci='analytic'\)"):
+        survfair.xci("time", "event", "sex_race", "risk", data=good, ci="bootstrap")
+    with pytest.raises(ValueError, match="entry, cause are not supported"):
+        survfair.xci("time", "event", "sex_race", "risk", data=good, ci=None, entry="t", cause=1)
     with pytest.raises(ValueError, match="risk must name one of its columns; got 'score'"):
         survfair.xci("time", "event", "sex_race", "score", data=good, ci=None)
 

@@ -127,14 +127,25 @@ def _refuse_with_cox(censoring_reference, cause) -> None:
 
 
 def _check_dask_options(ci, **options) -> None:
-    """A Dask DataFrame gets the exact point estimate; the options that need every row at once
-    are refused, naming them."""
-    if ci is not None:
+    """A Dask DataFrame gets the exact point estimate (``ci=None``) or the exact analytic intervals
+    (``ci="analytic"``, cluster-robust with ``cluster``), with ``weights`` and ``cluster`` named as
+    columns; the options that the partitions cannot yet compute apart are refused, naming them and
+    the remedy."""
+    if ci not in (None, "analytic"):
         raise InvalidParameterError(
-            f"with a Dask DataFrame as data, xci computes the point estimate only: pass ci=None "
-            f"(got ci={ci!r}); intervals need every row's influence in one process.",
+            f"with a Dask DataFrame as data, xci computes the point estimate (ci=None) or the "
+            f"analytic intervals (ci='analytic'); got ci={ci!r}: the bootstrap resamples every "
+            "row, so compute the frame (.compute()) to use it.",
             parameter="ci",
         )
+    for name in ("weights", "cluster"):
+        value = options.pop(name, None)
+        if value is not None and not isinstance(value, str):
+            raise InvalidParameterError(
+                f"{name}: with a Dask DataFrame as data, {name} must name one of its columns; "
+                f"got {type(value).__name__}.",
+                parameter=name,
+            )
     given = [name for name, value in options.items() if value is not None]
     if given:
         raise InvalidParameterError(
@@ -605,7 +616,19 @@ def xci(
             weights=weights,
             cause=cause,
         )
-        return xci_dask(data, time, event, group, risk, groups=groups, settings=settings)
+        return xci_dask(
+            data,
+            time,
+            event,
+            group,
+            risk,
+            groups=groups,
+            settings=settings,
+            weights=weights,
+            cluster=cluster,
+            ci=ci,
+            confidence_level=options["confidence_level"],
+        )
     confidence_level = options["confidence_level"]
     if cox:
         _refuse_with_cox(censoring_reference, cause)

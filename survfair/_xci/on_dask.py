@@ -1,4 +1,5 @@
-"""The xCI point estimate of a ``dask.dataframe`` that does not fit in one machine's memory.
+"""The xCI of a ``dask.dataframe`` that does not fit in one machine's memory: the point estimate
+here, the analytic intervals in :mod:`survfair._xci.on_dask_inference`.
 
 The data never come together. Dask sorts the rows by time (its own shuffle), so that every
 partition holds a contiguous range of times and no time is shared by two partitions (checked).
@@ -10,7 +11,8 @@ Then every comparable pair (i, j) with an event for i is of one of two kinds:
   pair is comparable, and it is concordant, tied or discordant by the risks alone. Per partition
   pair and column group, the later partition's risks of that group are sorted once and each event
   of p finds how many lie below r_i - tol and within [r_i - tol, r_i + tol] by two binary searches
-  (a merge count of sorted risks), weighted by the event's IPCW weight against that group.
+  (a merge count of sorted risks), weighted by the event's IPCW weight against that group (with
+  case weights, the prefix sums of the sorted members' weights replace their counts).
 
 The censoring curves are the Kaplan-Meier fits of the event and censoring counts of every group at
 every distinct time, a group-by of each (time-disjoint) partition, computed by the same function
@@ -57,12 +59,28 @@ def is_dask_frame(value: Any) -> bool:
 
 
 def xci_dask(
-    frame, time: str, event: str, group: str, risk: str, *, groups, settings: EstimatorSettings
+    frame,
+    time: str,
+    event: str,
+    group: str,
+    risk: str,
+    *,
+    groups,
+    settings: EstimatorSettings,
+    weights: str | None = None,
+    cluster: str | None = None,
+    ci: str | None = None,
+    confidence_level: float = 0.95,
 ) -> XCIResult:
-    """xCI point estimate of the Dask DataFrame ``frame`` (columns named by ``time`` ... ``risk``):
-    the numbers of :func:`survfair.xci` on the same rows with ``ci=None``. See the module
-    docstring."""
+    """xCI of the Dask DataFrame ``frame`` (columns named by ``time`` ... ``risk``, and by
+    ``weights`` and ``cluster`` when given): the numbers of :func:`survfair.xci` on the same rows,
+    with ``ci=None`` (point estimate) or ``ci="analytic"`` (the analytic covariance, computed by
+    :mod:`survfair._xci.on_dask_inference`). See the module docstring."""
     columns = {"time": time, "event": event, "group": group, "risk": risk}
+    if weights is not None:
+        columns["weights"] = weights
+    if cluster is not None:
+        columns["cluster"] = cluster
     for role, name in columns.items():
         if not isinstance(name, str) or name not in frame.columns:
             raise InvalidParameterError(
@@ -70,7 +88,7 @@ def xci_dask(
                 f"got {name!r} (columns: {list(frame.columns)}).",
                 parameter=role,
             )
-    frame = frame[[time, event, group, risk]]
+    frame = frame[list(dict.fromkeys(columns.values()))]
     _, labels, _ = encode_groups(np.asarray(frame[group].drop_duplicates().compute()), groups, None)
     n_rows = None
     if (
@@ -91,7 +109,15 @@ def xci_dask(
         curves = _censoring_curves(
             [summary["counts"] for summary in summaries], settings.censoring, labels
         )
-    counts = _pair_counts(read, len(labels), curves, tau, settings)
+    influence = None
+    if ci == "analytic":
+        from .on_dask_inference import analytic_on_dask
+
+        counts, influence = analytic_on_dask(
+            read, len(labels), curves, settings, clustered=cluster is not None
+        )
+    else:
+        counts = _pair_counts(read, len(labels), curves, tau, settings)
     minima = {}
     last = max((summary["last_weighted_event"] for summary in summaries), default=-np.inf)
     if curves is not None and np.isfinite(last):
@@ -106,6 +132,9 @@ def xci_dask(
         censoring_curves=curves,
         min_censoring_survival=minima,
         group_sizes=_group_sizes(summaries, labels),
+        influence=influence,
+        confidence_level=confidence_level,
+        ci_method=ci,
     )
 
 
@@ -144,6 +173,13 @@ def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings)
         for q in range(p + 1, len(read))
     ]
     counts, bad = _total(dask.compute(*within, *cross), n_groups)
+    return checked_counts(counts, bad, curves, settings)
+
+
+def checked_counts(counts: PairCounts, bad, curves, settings) -> PairCounts:
+    """``counts``, or the error :func:`survfair.xci` raises in memory: for a weight that cannot be
+    formed (``bad``: column group, time, own group of the earliest such event) or for no usable
+    pair."""
     if bad is not None:  # blame the curve that is 0 or undefined, as in memory
         column, t, own = bad
         culprit = own if not curves.evaluate(own, np.array([t]))[0] > 0 else column
@@ -160,35 +196,48 @@ def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings)
 def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
     """One partition, validated as :func:`survfair.xci` validates its input (errors name the rows
     by their index labels), its groups coded in the order of the whole frame."""
+    weighted, clustered = "weights" in columns, "cluster" in columns
     if len(part) == 0:
         return {
             "time": _NONE,
             "event": np.empty(0, bool),
             "codes": np.empty(0, np.int32),
             "risk": _NONE,
+            "weight": _NONE if weighted else None,
+            "cluster": np.empty(0, object) if clustered else None,
         }
     sample, _ = check_survival_inputs(
-        part[columns["time"]], part[columns["event"]], part[columns["group"]], part[columns["risk"]]
+        part[columns["time"]],
+        part[columns["event"]],
+        part[columns["group"]],
+        part[columns["risk"]],
+        weights=part[columns["weights"]] if weighted else None,
+        cluster=part[columns["cluster"]] if clustered else None,
     )
     position = {label: k for k, label in enumerate(labels)}
     codes = np.array([position[label] for label in sample.groups], dtype=np.int32)[
         sample.group_codes
     ]
-    return {"time": sample.time, "event": sample.event, "codes": codes, "risk": sample.risk}
+    # in time order (Dask's sort need not be stable, nor keep equal times together in order)
+    order = np.argsort(sample.time, kind="stable")
+    arrays = {"time": sample.time, "event": sample.event, "codes": codes, "risk": sample.risk}
+    arrays["weight"] = sample.weights if weighted else None
+    arrays["cluster"] = part[columns["cluster"]].to_numpy() if clustered else None
+    return {name: None if values is None else values[order] for name, values in arrays.items()}
 
 
 def _summary(arrays: dict, n_groups: int, tau: float | None, censoring: str | None) -> dict:
     """Rows, time range, group sizes, the last event time before tau and what the censoring curves
     need (``censoring``: "group", "pooled", or None for none): the runs of (time, status)."""
-    time, event, codes = arrays["time"], arrays["event"], arrays["codes"]
+    time, event, codes, weight = (arrays[name] for name in ("time", "event", "codes", "weight"))
     counts = {}
     if censoring == "pooled":
-        counts["pooled"] = _runs(time, event)
+        counts["pooled"] = _runs(time, event, weight)
     elif censoring == "group":
         by_group = np.argsort(codes, kind="stable")  # each group's rows, still in time order
         bounds = np.cumsum(np.bincount(codes, minlength=n_groups))
         for code, rows in enumerate(np.split(by_group, bounds[:-1])):
-            counts[code] = _runs(time[rows], event[rows])
+            counts[code] = _runs(time[rows], event[rows], None if weight is None else weight[rows])
     weighted = time[event] if tau is None else time[event & (time < tau)]
     return {
         "n": time.shape[0],
@@ -201,14 +250,17 @@ def _summary(arrays: dict, n_groups: int, tau: float | None, censoring: str | No
     }
 
 
-def _runs(time: np.ndarray, event: np.ndarray) -> tuple:
+def _runs(time: np.ndarray, event: np.ndarray, weight: np.ndarray | None = None) -> tuple:
     """(time, event, count) of the runs of equal (time, status) in rows in time order: what the
-    Kaplan-Meier needs, smaller than the rows when times are tied."""
+    Kaplan-Meier needs, smaller than the rows when times are tied. With case weights ``weight``
+    the count of a run is the sum of its rows' weights."""
     if time.shape[0] == 0:
         return time, event, np.empty(0)
     starts = np.flatnonzero(
         np.concatenate([[True], (time[1:] != time[:-1]) | (event[1:] != event[:-1])])
     )
+    if weight is not None:
+        return time[starts], event[starts], np.add.reduceat(weight, starts)
     return time[starts], event[starts], np.diff(np.append(starts, time.shape[0])).astype(np.float64)
 
 
@@ -256,6 +308,7 @@ def _within(arrays: dict, n_groups: int, curves, tau, settings) -> tuple:
         n_groups,
         inverse_k=inverse_censoring(curves),
         tau=tau,
+        case_weight=arrays["weight"],
         tied_tol=settings.tied_tol,
         strict=settings.strict,
     )
@@ -265,10 +318,20 @@ def _within(arrays: dict, n_groups: int, curves, tau, settings) -> tuple:
     return counts, bad
 
 
-def _sorted_members(arrays: dict, n_groups: int) -> list:
-    """Each group's risks in the partition, sorted (the later members of another partition's
-    events)."""
-    return [np.sort(arrays["risk"][arrays["codes"] == b]) for b in range(n_groups)]
+def _sorted_members(arrays: dict, n_groups: int, with_rows: bool = False) -> list:
+    """Each group's members in the partition (the later members of another partition's events),
+    in increasing order of risk: (risks, the prefix sums of their case weights with a leading 0 --
+    their counts without weights --, their rows in the partition or None unless ``with_rows``)."""
+    members = []
+    for b in range(n_groups):
+        rows = np.flatnonzero(arrays["codes"] == b)
+        rows = rows[np.argsort(arrays["risk"][rows], kind="stable")]
+        if arrays["weight"] is None:
+            cumulative = np.arange(rows.shape[0] + 1, dtype=np.float64)
+        else:
+            cumulative = np.concatenate([[0.0], np.cumsum(arrays["weight"][rows])])
+        members.append((arrays["risk"][rows], cumulative, rows if with_rows else None))
+    return members
 
 
 def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
@@ -278,12 +341,21 @@ def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
     event = arrays["event"]
     time, codes, risk = (arrays[name][event] for name in ("time", "codes", "risk"))  # in time order
     weight = np.ones((time.shape[0], n_groups))
+    own = None
     if curves is not None:  # looked up in time order: a merge with the curves, not binary searches
         inverse = inverse_censoring(curves)
         own = own_factors(codes, time, n_groups, inverse)
+    if arrays["weight"] is not None:  # the earlier member's case weight, as the kernel forms it
+        case = arrays["weight"][event]
+        with np.errstate(invalid="ignore"):
+            own = case.copy() if own is None else own * case
+        own[case == 0] = 0.0
+    if curves is not None:
         for b in range(n_groups):
             with np.errstate(invalid="ignore"):
                 weight[:, b] = own * inverse(b, time)
+    elif own is not None:
+        weight[:] = own[:, None]
     if tau is not None:
         weight[time >= tau] = 0.0
     by_risk = np.argsort(risk, kind="stable")
@@ -292,29 +364,39 @@ def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
         "codes": codes[by_risk],
         "risk": risk[by_risk],
         "weight": weight[by_risk],
+        "row": np.flatnonzero(event)[by_risk],
+        "n": event.shape[0],
     }
 
 
-def _cross(events: dict, members: list, n_groups: int, settings) -> tuple:
+def _cross(
+    events: dict, members: list, n_groups: int, settings, contributions: tuple | None = None
+) -> tuple:
     """Pairs of an earlier partition's events with a later partition's rows (all comparable):
     per column group b, two binary searches of the events' risks in b's sorted risks, the counts
-    summed per row group with ``np.bincount``."""
+    summed per row group with ``np.bincount``. With ``contributions`` (the earlier partition's
+    (numerator, denominator) arrays of shape (rows, G)) each event's sums as the earlier member
+    of these pairs are added to its row."""
     cells = _zero_counts(n_groups)
     bad = []
     codes, risk, time = events["codes"], events["risk"], events["time"]
     per_group = np.bincount(codes, minlength=n_groups)
-    for b, risks in enumerate(members):
+    for b, (risks, cumulative, _) in enumerate(members):
         if risks.shape[0] == 0:
             continue
         below = np.searchsorted(risks, risk - settings.tied_tol, side="left")
-        tied = np.searchsorted(risks, risk + settings.tied_tol, side="right") - below
+        up_to = np.searchsorted(risks, risk + settings.tied_tol, side="right")
+        tied = up_to - below
         weight = events["weight"][:, b]
         finite = np.isfinite(weight)
         if not finite.all():  # the earliest such event, as the in-memory kernel reports it
             first = np.argmin(np.where(finite, np.inf, time))
             bad.append((b, float(time[first]), int(codes[first])))
             weight = np.where(finite, weight, 0.0)
-        score = below if settings.strict else below + 0.5 * tied
+        # the later members' case weights below and within the window (their counts without)
+        weight_below = cumulative[below]
+        weight_tied = cumulative[up_to] - weight_below
+        score = weight_below if settings.strict else weight_below + 0.5 * weight_tied
         cells.comparable[:, b] += per_group * risks.shape[0]
         cells.concordant[:, b] += np.bincount(codes, weights=below, minlength=n_groups).astype(
             np.int64
@@ -324,8 +406,11 @@ def _cross(events: dict, members: list, n_groups: int, settings) -> tuple:
         )
         cells.numerator[:, b] += np.bincount(codes, weights=weight * score, minlength=n_groups)
         cells.denominator[:, b] += (
-            np.bincount(codes, weights=weight, minlength=n_groups) * risks.shape[0]
+            np.bincount(codes, weights=weight, minlength=n_groups) * cumulative[-1]
         )
+        if contributions is not None:  # each event's share, at its row of the partition
+            contributions[0][events["row"], b] += weight * score
+            contributions[1][events["row"], b] += weight * cumulative[-1]
     return cells, min(bad) if bad else None
 
 
