@@ -269,20 +269,20 @@ def influence_rows(
     rows = np.zeros((n, g * g))
     ar = np.arange(n)
     safe = np.where(np.isnan(theta), 0.0, theta)
+    flat = den.ravel()
+    divisor = np.where(flat > 0, flat, 1.0)  # each entry divided once, not the whole array
     for other in range(g):
         earlier_cell = codes * g + other  # k earlier, the later member in `other`
         rows[ar, earlier_cell] += (
             contributions.earlier_numerator[:, other]
             - safe[codes, other] * contributions.earlier_denominator[:, other]
-        )
+        ) / divisor[earlier_cell]
         later_cell = other * g + codes  # k later, the earlier member in `other`
         rows[ar, later_cell] += (
             contributions.later_numerator[:, other]
             - safe[other, codes] * contributions.later_denominator[:, other]
-        )
-    flat = den.ravel()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rows = rows / np.where(flat > 0, flat, np.nan)[None, :]
+        ) / divisor[later_cell]
+    rows[:, flat <= 0] = np.nan
     return rows
 
 
