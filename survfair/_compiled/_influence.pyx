@@ -12,8 +12,7 @@ through their byte strides (no copy). The rows may be written over the later mem
 
 from libc.math cimport sqrt
 from libc.stdint cimport int16_t, int32_t, int64_t
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.stdlib cimport calloc, free
 
 import numpy as np
 

@@ -211,8 +211,8 @@ cdef int _own_block(const Curve* curves, Py_ssize_t G, const code_t* codes, cons
 def own_factors_all(const code_t[::1] codes, const double[::1] time, list curves, const int64_t[::1] bounds,
                     double[::1] out, int threads):
     """``out[m] = 1 / K_{codes[m]}(time[m])`` for every row (``time`` ascending; ``curves`` holds each
-    group's (times, K, undefined beyond the last); 1 for a code outside [0, G)), in one pass over the rows, in blocks [bounds[b],
-    bounds[b + 1]) on ``threads`` OpenMP threads."""
+    group's (times, K, undefined beyond the last); 1 for a code outside [0, G)), in one pass over
+    the rows, in blocks [bounds[b], bounds[b + 1]) on ``threads`` OpenMP threads."""
     cdef Py_ssize_t G = len(curves), g, b, n_blocks = bounds.shape[0] - 1, n = time.shape[0]
     cdef const double[::1] curve_times
     cdef const double[::1] curve_values
@@ -355,8 +355,9 @@ cdef inline void _later_value(const double* tree, Py_ssize_t G, Py_ssize_t rank,
                 value[a] = tree[prefix * G + a] + value[a]
 
 
-cdef inline void _later_read(double* tree, Py_ssize_t size, Py_ssize_t G, Py_ssize_t rank, const double* running,
-                             double sign, Py_ssize_t m, const Matrix* later_num, const Matrix* later_den) noexcept nogil:
+cdef inline void _later_read(double* tree, Py_ssize_t size, Py_ssize_t G, Py_ssize_t rank,
+                             const double* running, double sign, Py_ssize_t m, const Matrix* later_num,
+                             const Matrix* later_den) noexcept nogil:
     """Add ``sign`` times the value at ``rank`` (and the running totals) to member m's sums."""
     cdef double* value = tree + (size + 1) * G
     cdef Py_ssize_t a
@@ -591,7 +592,7 @@ cdef int _competing_column_pass(const Shared* s, Py_ssize_t column, const code_t
     cdef const unsigned char* competing = s.competing
     cdef const double* case_weight = s.case_weight
     cdef const double* own = s.own
-    cdef Py_ssize_t G = s.n_groups, n = s.n, size = s.sizes[column]
+    cdef Py_ssize_t n = s.n, size = s.sizes[column]
     cdef bint has_weight = case_weight != NULL, weighted = s.weighted, strict = s.strict, window
     cdef const Curve* curve = &s.curves[column]
     cdef KState k_state
@@ -828,16 +829,16 @@ def column_passes(inputs, weights, outputs, bint per_row, int threads):
 
 
 def _column_passes(const double[::1] time, const unsigned char[::1] event, const code_t[::1] codes,
-                  const index_t[::1] rank, const index_t[:, ::1] lower, const index_t[::1] tie_row,
-                  const index_t[:, ::1] upper, const int64_t[::1] sizes, const double[::1] case_weight,
-                  const double[::1] entry, const unsigned char[::1] competing, const double[::1] leave_entry,
-                  const index_t[::1] leave_code, const index_t[::1] leave_rank, const double[::1] leave_weight,
-                  const index_t[::1] entry_asc, const double[::1] own, list curves, bint weighted, double tau,
-                  bint strict, double residue, bint per_row, double[:, :] out_num, double[:, :] out_den,
-                  double[:, :] later_num, double[:, :] later_den, double[:, :] second_num, double[:, :] second_den,
-                  double[:, :] second_later_num, double[:, :] second_later_den, int64_t[:, ::1] comparable,
-                  int64_t[:, ::1] concordant, int64_t[:, ::1] tied_risk, int64_t[:, ::1] tied_time,
-                  double[:, ::1] numerator, double[:, ::1] denominator, int64_t[::1] bad, int threads):
+                   const index_t[::1] rank, const index_t[:, ::1] lower, const index_t[::1] tie_row,
+                   const index_t[:, ::1] upper, const int64_t[::1] sizes, const double[::1] case_weight,
+                   const double[::1] entry, const unsigned char[::1] competing, const double[::1] leave_entry,
+                   const index_t[::1] leave_code, const index_t[::1] leave_rank, const double[::1] leave_weight,
+                   const index_t[::1] entry_asc, const double[::1] own, list curves, bint weighted, double tau,
+                   bint strict, double residue, bint per_row, double[:, :] out_num, double[:, :] out_den,
+                   double[:, :] later_num, double[:, :] later_den, double[:, :] second_num, double[:, :] second_den,
+                   double[:, :] second_later_num, double[:, :] second_later_den, int64_t[:, ::1] comparable,
+                   int64_t[:, ::1] concordant, int64_t[:, ::1] tied_risk, int64_t[:, ::1] tied_time,
+                   double[:, ::1] numerator, double[:, ::1] denominator, int64_t[::1] bad, int threads):
     """The column passes on typed views (:func:`column_passes` reads them from its bundles).
 
     Empty ``case_weight`` / ``entry`` / ``competing`` / ``leave_entry``: no such option; empty
@@ -1313,7 +1314,7 @@ cdef class AscendingPasses:
         earlier sums into the zeroed column-major (stop - start, G) ``e_num`` / ``e_den``, and every
         row's later sums into the row-major ``l_num`` / ``l_den`` (each column's members gathered in a
         buffer of its own while the columns run, then put in place)."""
-        cdef Py_ssize_t column, G = self.n_columns, rows = stop - start, m, j, a, k
+        cdef Py_ssize_t column, G = self.n_columns, rows = stop - start, m, a, k
         cdef Py_ssize_t* members = NULL
         cdef Py_ssize_t* offset = NULL
         cdef double* later = NULL
