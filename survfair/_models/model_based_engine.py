@@ -368,7 +368,8 @@ _STEP_TRUNCATED, _STEP_UNTRUNCATED = 0.30, 0.32
 _MAX_TAIL_NODES = 16
 #: Bound allowed for each truncated tail of the trapezoidal sum (relative, per pair).
 _TAIL_TARGET = 1e-11
-#: Atoms of a tail measure are kept down to this relative size (the rest is bounded by its mass).
+#: A tail measure keeps the nodes within this distance in v of its cut (the rest, below e^-92 of
+#: the nearest, is dropped and bounded by its mass).
 _TAIL_DEPTH = 92.0
 #: Memory of one block of nodes x rows of the separable engine (floats); blocks run on the cores
 #: available (as xci's kernels do) above _THREADED_FLOATS rows x nodes.
@@ -529,6 +530,19 @@ def _right_tail(m_cut, step):
     return atoms, weights, float(np.exp(log_t[0])), log_rest
 
 
+def _quadrature_for(a_min: float, a_max: float, truncated: bool) -> PHQuadrature:
+    """:func:`ph_quadrature` of the range widened outward to multiples of 1/8 (a rule for a wider
+    range holds for the narrower), cached: bootstrap replicates and repeated calls reuse it."""
+    return _cached_quadrature(
+        math.floor(a_min * 8.0) / 8.0, math.ceil(a_max * 8.0) / 8.0, truncated
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_quadrature(a_min: float, a_max: float, truncated: bool) -> PHQuadrature:
+    return ph_quadrature(a_min, a_max, truncated)
+
+
 def _best_cut(evaluate, start: int, direction: int, log_target: float):
     """The cut m and Gauss size p with the fewest nodes whose tail bound is within target.
 
@@ -613,8 +627,10 @@ def ph_quadrature(a_min: float, a_max: float, truncated: bool) -> PHQuadrature:
        f = e^{-ct}: at most c^{2p} ||pi_p||^2 / (2p)!, largest at c_hi relative to J(c). The
        nodes above a cut m_R (support in [t_R, 1)) likewise, with c^{2p} e^{-c t_R}; relative to
        J(c) its log is concave in c, maximised at a root found by bisection (p = 0: the nodes are
-       dropped, the bound is their sum). Atoms beyond 92 / h steps are dropped, bounded by their
-       mass. Cuts and p are chosen for the fewest nodes with each tail below 1e-11.
+       dropped, the bound is their sum; untruncated, the nodes beyond the cut are dropped, their
+       terms h y e^{-y} decaying geometrically, y = c t_m). Atoms beyond 92 / h steps are dropped,
+       bounded by their mass. Cuts and p are chosen for the fewest nodes with each tail below
+       1e-11. (The norms ||pi_p||^2 and the root are computed in floating point.)
     3. All terms are positive, so the relative bound of every pi_ij carries to every sum of them
        (every cell, every individual contribution), up to rounding.
 
@@ -779,7 +795,7 @@ def ph_separable_contributions(
     else:  # pi depends on differences of lp alone: centre them
         a = lp_sorted - 0.5 * (float(lp_sorted.max()) + float(lp_sorted.min()))
     if quadrature is None:
-        quadrature = ph_quadrature(float(a.min()), float(a.max()), truncated)
+        quadrature = _quadrature_for(float(a.min()), float(a.max()), truncated)
     ranked, sorted_codes = risk[order], codes[order]
     bounds = np.searchsorted(sorted_codes, np.arange(n_groups + 1), side="left")
     log_max = _cell_log_max(a, bounds, truncated)
@@ -1028,7 +1044,7 @@ def ph_exact_contributions(
         return ph_log_contributions(risk, codes, n_groups, lp, log_cumhaz_tau, tied_tol), 0.0
     truncated = log_cumhaz_tau < math.inf
     shift = log_cumhaz_tau if truncated else -0.5 * (float(lp.max()) + float(lp.min()))
-    quadrature = ph_quadrature(float(lp.min()) + shift, float(lp.max()) + shift, truncated)
+    quadrature = _quadrature_for(float(lp.min()) + shift, float(lp.max()) + shift, truncated)
     parts = ph_separable_contributions(
         risk, codes, n_groups, lp, log_cumhaz_tau, tied_tol, quadrature=quadrature
     )
