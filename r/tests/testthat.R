@@ -1,0 +1,4 @@
+library(testthat)
+library(survfair)
+
+test_check("survfair")

@@ -1,0 +1,37 @@
+# findings() and write_report(): survfair's own sentences and report.
+
+test_that("findings are Python's sentences for the same result (and reference, calibration)", {
+  skip_without_python()
+  d <- na.omit(lung_data()[, c("time", "status", "event", "sex", "age", "ph.ecog")])
+  fit <- survival::coxph(Surv(time, status) ~ age + ph.ecog, data = d)
+  res <- xci(fit, data = d, group = ~ sex, tau = 365)
+  f <- findings(res)
+  expected <- py()$findings(res$py)
+  expect_identical(f$sentences, unlist(reticulate::py_to_r(expected$sentences)))
+  expect_same_frame(as.data.frame(f), py_df(expected$to_frame()))
+  expect_output(print(f), "^findings:")
+  mb <- model_based_xci(fit, data = d, group = ~ sex, tau = 365)
+  cal <- calibration(fit, data = d, group = ~ sex, times = c(180, 300))
+  f2 <- findings(res, model_based = mb, calibration = cal, margin = 0.1)
+  expected2 <- py()$findings(res$py, model_based = mb$py, calibration = cal$py, margin = 0.1)
+  expect_identical(f2$sentences, unlist(reticulate::py_to_r(expected2$sentences)))
+  expect_identical(findings(mb)$sentences,
+                   unlist(reticulate::py_to_r(py()$findings(mb$py)$sentences)))
+})
+
+test_that("write_report writes survfair's HTML and Markdown reports", {
+  skip_without_python()
+  d <- lung_data()
+  res <- xci(Surv(time, status) ~ risk, group = ~ sex, data = d, tau = 365)
+  html <- tempfile(fileext = ".html")
+  path <- write_report(res, html, time_unit = "days", title = "lung by sex")
+  expect_true(file.exists(html))
+  expect_identical(normalizePath(path), normalizePath(html))
+  text <- paste(readLines(html, warn = FALSE), collapse = "\n")
+  expect_match(text, "lung by sex")
+  expect_match(text, "female")
+  md <- tempfile(fileext = ".md")
+  write_report(res, md)
+  expect_true(file.exists(md))
+  expect_error(write_report(res, tempfile(fileext = ".pdf")), "html")
+})
