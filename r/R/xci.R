@@ -339,8 +339,10 @@ print.summary.survfair_xci <- function(x, digits = 4, ...) {
                       concordant = cells$concordant, discordant = cells$discordant,
                       tied_risk = cells$tied_risk, xci = .fmt(cells$xci, digits),
                       se = .fmt(cells$se, digits), ci_low = .fmt(cells$ci_low, digits),
-                      ci_high = .fmt(cells$ci_high, digits),
-                      flag = ifelse(cells$small_sample %in% TRUE, .dagger(), ""))
+                      ci_high = .fmt(cells$ci_high, digits))
+  if (any(cells$small_sample %in% TRUE)) {
+    shown$flag <- ifelse(cells$small_sample %in% TRUE, .dagger(), "")
+  }
   cat("cells (a = group of the EARLIER event, b = the member who outlived it):\n")
   print(shown, row.names = FALSE, right = TRUE)
   if (any(cells$small_sample %in% TRUE)) cat(.dagger(), " rests on little data\n", sep = "")
