@@ -7,7 +7,7 @@ from the result objects:
 * adjusted p-values for each family printed together (Holm's step-down by default, which controls
   the family-wise error rate under any dependence; Benjamini-Hochberg as an option, which controls
   the false discovery rate under independence or positive dependence), computed by statsmodels'
-  ``multipletests``;
+  ``multipletests`` (Holm's by the same operations here: see :func:`adjust_p_values`);
 * an omnibus Wald test of one joint hypothesis (no cross-group asymmetry: every Δbetween = 0;
   equal within-group concordance; all cells equal), chi-square with the rank of the contrasts'
   covariance as degrees of freedom.
@@ -80,8 +80,10 @@ def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPREC
 
     Notes
     -----
-    Computed by ``statsmodels.stats.multitest.multipletests`` (Holm 1979, Scand J Statist 6:65-70;
-    Benjamini & Hochberg 1995, J R Stat Soc B 57:289-300).
+    Computed by ``statsmodels.stats.multitest.multipletests`` (Benjamini & Hochberg 1995, J R Stat
+    Soc B 57:289-300; Bonferroni); Holm's step-down (Holm 1979, Scand J Statist 6:65-70) by the
+    same operations here, equal to statsmodels' to the last bit, without the full garbage
+    collection statsmodels runs on every Holm call.
 
     Examples
     --------
@@ -103,9 +105,26 @@ def adjust_p_values(p_values: Any, *, adjust: str = "holm", method: Any = DEPREC
     if ADJUSTMENTS[method] is None or not defined.any():
         out[defined] = p[defined]
         return out
+    if method == "holm":
+        out[defined] = _holm(p[defined])
+        return out
     from statsmodels.stats.multitest import multipletests
 
     out[defined] = multipletests(p[defined], method=ADJUSTMENTS[method])[1]
+    return out
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values: sorted ascending, p_(k) (m - k + 1), their running
+    maximum, capped at 1, put back in place. statsmodels' ``multipletests(method="holm")`` does
+    exactly these operations (equal to the last bit, tests/test_multiplicity.py) but then runs a
+    full garbage collection, 0.15 s per call in a process holding the audit's models (24 calls,
+    3.6 s of the demo audit)."""
+    order = np.argsort(p)
+    adjusted = np.maximum.accumulate(p[order] * np.arange(p.shape[0], 0, -1))
+    adjusted[adjusted > 1] = 1.0
+    out = np.empty_like(adjusted)
+    out[order] = adjusted
     return out
 
 
