@@ -870,6 +870,7 @@ or list of column names
     M               0.39      1.02    NaN
     """
     options = _OPTIONS.check(locals())
+    n_jobs = options["n_jobs"]  # capped at the cores available
     cause, level = options["cause"], options["confidence_level"]
     n_bins, min_bin_events = options["n_bins"], options["min_bin_events"]
     n_resamples = options["n_resamples"]

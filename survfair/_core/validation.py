@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import ExcludedRowsWarning, InvalidParameterError, NoComparablePairError
+from .parallel import capped_n_jobs
 
 __all__ = [
     "SurvivalSample",
@@ -674,12 +675,19 @@ def random_generator(random_state: Any) -> np.random.Generator:
 
 
 def check_n_jobs(n_jobs: Any) -> int | None:
-    """Validate ``n_jobs``: None or a non-zero integer (joblib's convention; -1 = every core)."""
-    if check_scalar(n_jobs, "n_jobs", "integer", none=True) == 0:
+    """Validate ``n_jobs``: None or a non-zero integer (joblib's convention; -1 = every core), the
+    one check behind every public function that takes it.
+
+    Returns the value as an int (or None), capped at the cores this process may use with a warning
+    (:func:`survfair._core.parallel.capped_n_jobs`). A bool, a float (even 2.0), a string or 0 is
+    an :class:`InvalidParameterError` naming ``n_jobs``.
+    """
+    checked = check_scalar(n_jobs, "n_jobs", "integer", none=True)
+    if checked == 0:
         raise InvalidParameterError(
             "n_jobs must not be 0 (1 for one job, -1 for all cores).", parameter="n_jobs"
         )
-    return n_jobs
+    return capped_n_jobs(checked)
 
 
 def label_array(labels: Sequence) -> np.ndarray:

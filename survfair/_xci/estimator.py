@@ -594,6 +594,7 @@ def xci(
     [[4, 6], [2, 4]]
     """
     options = _OPTIONS.check(locals())
+    n_jobs = options["n_jobs"]  # capped at the cores available
     settings = EstimatorSettings.checked(
         method, tau, censoring, tied_tol, strict, censoring_options=CENSORING_MODELS
     )

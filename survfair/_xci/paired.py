@@ -609,6 +609,7 @@ def compare_xci(
     (0.0714, 0.0546, 0.1904)
     """
     options = _OPTIONS.check(locals())
+    n_jobs = options["n_jobs"]  # capped at the cores available
     sample = _check_same_rows(result_1, result_2)
     level = options["confidence_level"]
     if level is None:  # the level of result_1, known once result_1 is checked

@@ -20,6 +20,7 @@ from .._core.datasets import load_flchain
 from .._core.exceptions import ExcludedRowsWarning
 from .._core.progress import PhaseBar
 from .._core.results import XCIResult
+from .._core.validation import check_n_jobs
 from .._models.comparison import compare
 from .._models.fitting import fit_checked, risk_scores
 from .._models.model_based import model_based_xci
@@ -620,6 +621,9 @@ def _check(args: argparse.Namespace) -> list[str] | None:
 
     Returns the columns to read (None for the demo)."""
     binary = _is_binary(args)
+    # once, before anything is read: nonsense is an error naming --n-jobs, a count beyond the
+    # cores is capped with one warning (the library then receives the capped count)
+    args.n_jobs = check_n_jobs(args.n_jobs)
     for option, value in (("--min-events", args.min_events), ("--min-pairs", args.min_pairs)):
         if value < 0:
             raise CLIError(f"{option} must be an integer >= 0, got {value}.")

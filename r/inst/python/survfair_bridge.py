@@ -1,10 +1,10 @@
-"""Glue between survfair's Python results and R (used by the R package through reticulate).
+"""Glue between survfair's Python results and R, used by the R package through reticulate.
 
 Nothing here computes a statistic: every number comes from survfair's public functions. This
 module only (1) records the warnings a call raises, so that R can raise them as R warnings, and
 (2) hands pandas tables to R column by column as Python lists, which reticulate converts without
-rounding (a Python float is a float64: float -> double, bit for bit). Lists, not numpy arrays: the
-reticulate of Debian 12 (1.28) cannot convert numpy 2 arrays, and lists need no numpy on either side.
+rounding (a Python float is a float64: float -> double, bit for bit). Lists, not numpy arrays:
+the reticulate of Debian 12 (1.28) cannot convert numpy 2 arrays; lists need numpy on neither side.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def call(function, args, kwargs):
 
 
 def _label(value):
+    """A label as a string (tuples of intersectional labels joined by "|"), None if missing."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return None
     if isinstance(value, tuple):
@@ -38,39 +39,34 @@ def _label(value):
     return str(value)
 
 
-def columns(frame: pd.DataFrame) -> dict:
-    """A DataFrame (index dropped) as {name: (kind, values, missing)} for R.
+def _column(column: pd.Series) -> tuple[str, list, list]:
+    """(kind, values, missing) of one column; kind is R's type."""
+    missing = column.isna().to_numpy(dtype=bool)
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype) and not missing.any():
+        return "logical", column.to_numpy(dtype=bool).tolist(), missing.tolist()
+    if pd.api.types.is_integer_dtype(dtype) and not missing.any():
+        values = column.to_numpy(dtype=np.int64)
+        if values.size and np.abs(values).max() >= 2**31 - 1:
+            return "double", values.astype(np.float64).tolist(), missing.tolist()
+        return "integer", values.tolist(), missing.tolist()
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        return "double", values.tolist(), missing.tolist()
+    items = column.tolist()
+    if all(isinstance(v, (bool, np.bool_)) or v is None for v in items):
+        return "logical", [bool(v) if v is not None else False for v in items], missing.tolist()
+    labels = [_label(v) for v in items]
+    return "character", ["" if v is None else v for v in labels], [v is None for v in labels]
 
-    kind is "double", "integer", "logical" or "character"; values and missing are lists (NaN stays
-    NaN in doubles, where it is part of the value).
+
+def columns(frame: pd.DataFrame) -> dict:
+    """A DataFrame (index dropped) as {name: (kind, values, missing)} of lists for R.
+
+    kind is "double", "integer", "logical" or "character"; NaN stays NaN in doubles, where it is
+    part of the value.
     """
-    out = {}
-    for name in frame.columns:
-        column = frame[name]
-        key = _label(name)
-        missing = column.isna().to_numpy(dtype=bool)
-        if pd.api.types.is_bool_dtype(column.dtype) and not missing.any():
-            out[key] = ("logical", column.to_numpy(dtype=bool), missing)
-        elif pd.api.types.is_integer_dtype(column.dtype) and not missing.any():
-            values = column.to_numpy(dtype=np.int64)
-            if values.size == 0 or np.abs(values).max() < 2**31 - 1:
-                out[key] = ("integer", values.astype(np.int32), missing)
-            else:
-                out[key] = ("double", values.astype(np.float64), missing)
-        elif pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(
-            column.dtype
-        ):
-            out[key] = ("double", column.to_numpy(dtype=np.float64, na_value=np.nan), missing)
-        else:
-            labels = [_label(v) for v in column.tolist()]
-            if all(isinstance(v, (bool, np.bool_)) or v is None for v in column.tolist()):
-                values = np.array([bool(v) if v is not None else False for v in column.tolist()])
-                out[key] = ("logical", values, missing)
-                continue
-            values = np.array(["" if v is None else v for v in labels], dtype=object).astype(str)
-            out[key] = ("character", values, np.array([v is None for v in labels], dtype=bool))
-    return {key: (kind, np.asarray(values).tolist(), np.asarray(miss).tolist())
-            for key, (kind, values, miss) in out.items()}
+    return {_label(name): _column(frame[name]) for name in frame.columns}
 
 
 def labels(values) -> list:
@@ -79,7 +75,7 @@ def labels(values) -> list:
 
 
 def frame_of_matrix(matrix: pd.DataFrame) -> dict:
-    """A G x G DataFrame (rows a, columns b) as values in row-major order and its labels."""
+    """A G x G DataFrame (rows a, columns b) as its values in row-major order and its labels."""
     return {
         "values": matrix.to_numpy(dtype=np.float64, na_value=np.nan).ravel().tolist(),
         "rows": labels(matrix.index),
@@ -98,7 +94,5 @@ def as_list(values) -> list:
 
 
 def as_matrix(values, nrow: int, ncol: int):
-    """R's column-major vector of a nrow x ncol matrix as a C-ordered float array."""
-    return np.ascontiguousarray(
-        np.asarray(values, dtype=np.float64).reshape((ncol, nrow)).T
-    )
+    """R's column-major vector of an nrow x ncol matrix as a C-ordered float array."""
+    return np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape((ncol, nrow)).T)
