@@ -25,7 +25,9 @@ from .._core.intervals import (
     ConfidenceInterval,
     bootstrap_interval,
     bootstrap_p_value,
+    bounded_wald_interval,
     cell_wald_interval,
+    contrast_range,
     two_sided_z,
     wald_p_value,
 )
@@ -772,8 +774,25 @@ def _utility_inference(
     result: XCIResult, alpha: float, beta: float, level: float, *, with_se: bool = True
 ):
     """(se, interval low, interval high) of every group's U(a) at ``level``, each of shape (G,),
-    from one pass over the weight blocks (all NaN without inference; se NaN unless ``with_se``)."""
+    from one pass over the weight blocks (all NaN without inference; se NaN unless ``with_se``).
+
+    With analytic inference on compact influence rows (three groups or more), the projections of
+    the rows on every U(a) are formed directly (:func:`_compact_utility_se`): O(n G) instead of the
+    O(n G^2) of G weight rows of G^2 cells each."""
     nan = np.full(len(result.groups), np.nan)
+    compact = _compact_utility_se(result, alpha, beta)
+    if compact is not None:
+        se, values = compact
+        # raw-scale Wald limits clipped to [0, (G - 1)(alpha + beta)], contrast_range of the
+        # weights; where the upper bound may bind it is summed from the weights as there
+        bound = (len(se) - 1) * (alpha + beta)
+        low, high = bounded_wald_interval(values, se, level, 0.0, bound)
+        for a in np.flatnonzero(~(high < bound * (1 - 1e-12)) & np.isfinite(high)):
+            weights = _utility_weights(len(se), alpha, beta, np.array([a]))
+            low[a : a + 1], high[a : a + 1] = bounded_wald_interval(
+                values[a : a + 1], se[a : a + 1], level, *contrast_range(weights)
+            )
+        return (se if with_se else nan), low, high
     parts = [
         (
             contrast_se(result, weights) if with_se else nan[: len(weights)],
@@ -784,6 +803,53 @@ def _utility_inference(
     if not parts:
         return nan, nan, nan
     return tuple(np.concatenate(column) for column in zip(*parts))
+
+
+def _compact_utility_se(result: Any, alpha: float, beta: float):
+    """(se, value) of every group's U(a) from compact influence rows, or None where they do not
+    apply (no analytic influence rows, bootstrap replicates, fewer than three groups).
+
+    A row of group c holds its influence on the 2G - 1 cells (c, y) and (x, c) only
+    (:class:`survfair._core.influence.CompactLayout`), so its projection on U(a) is
+    ``alpha phi(a, c) + beta phi(c, a)`` for a != c and the weighted sum of its off-diagonal
+    slots for a = c: G numbers per row, O(n G) in all. The numbers are those of
+    :func:`~survfair._core.results.contrast_se` with the weights of :func:`_utility_weights` (to
+    rounding: the sums run in another order); NaN se and value where a cell with non-zero weight
+    is undefined, as there.
+    """
+    influence = getattr(result, "influence", None)
+    layout = getattr(influence, "layout", None)
+    if (
+        layout is None
+        or not getattr(influence, "has_rows", False)
+        or getattr(result, "replicates", None) is not None
+    ):
+        return None
+    g = layout.n_groups
+    variance = np.zeros(g)
+    for c, cells, block in layout.blocks(influence.cells_in_time_order):
+        block = np.where(np.isnan(block), 0.0, block)
+        earlier, later = np.divmod(cells, g)
+        # cells (c, y) weigh alpha in U(c), beta in U(y); cells (x, c) alpha in U(x), beta in U(c)
+        ahead = np.flatnonzero((earlier == c) & (later != c))
+        behind = np.flatnonzero((later == c) & (earlier != c))
+        projection = np.zeros((block.shape[0], g))
+        projection[:, earlier[behind]] = alpha * block[:, behind]
+        projection[:, later[ahead]] += beta * block[:, ahead]
+        projection[:, c] = alpha * block[:, ahead].sum(axis=1) + beta * block[:, behind].sum(axis=1)
+        variance += np.einsum("ij,ij->j", projection, projection)
+    se = np.sqrt(variance)
+    defined = np.asarray(layout.defined, dtype=bool).reshape(g, g)
+    off = ~np.eye(g, dtype=bool)
+    undefined = np.zeros(g, dtype=bool)
+    if alpha != 0:
+        undefined |= (~defined & off).any(axis=1)
+    if beta != 0:
+        undefined |= (~defined & off).any(axis=0)
+    cells = np.where(defined, result.values, 0.0) * off
+    values = alpha * cells.sum(axis=1) + beta * cells.sum(axis=0)
+    se[undefined], values[undefined] = np.nan, np.nan
+    return se, values
 
 
 def _draws_sd(draws: np.ndarray) -> float:
