@@ -195,7 +195,17 @@ def difference_p_at_floor(
 
 
 def cell_se(result: "CellMatrixAccessors") -> np.ndarray:
-    """Standard error of every cell, shape (G*G,), row-major; never forms a G^2 x G^2 matrix."""
+    """Standard error of every cell, shape (G*G,), row-major; never forms a G^2 x G^2 matrix.
+
+    Computed once per result (a frozen result cannot change) and copied on each call: the matrix,
+    its intervals, the flags and the findings all read it (three passes over the influence rows
+    of 2,000 groups took 6 s)."""
+    if isinstance(result, CellMatrixAccessors):
+        return np.array(result._cell_se)
+    return _computed_cell_se(result)
+
+
+def _computed_cell_se(result: Any) -> np.ndarray:
     influence = getattr(result, "influence", None)
     if influence is not None:
         return influence.cell_se()
@@ -434,6 +444,11 @@ class CellMatrixAccessors:
         frame["ci_high"] = high.to_numpy().ravel()
         frame["small_sample"] = self._small_sample
         return frame
+
+    @FrozenCachedProperty
+    def _cell_se(self) -> np.ndarray:
+        """(G*G,) standard errors of the cells, computed once per result (:func:`cell_se`)."""
+        return _computed_cell_se(self)
 
     @FrozenCachedProperty
     def _small_sample(self) -> np.ndarray:

@@ -351,6 +351,24 @@ def matrix_table(result: XCIResult | XAUCResult, flagged: set) -> pd.DataFrame:
     return frame
 
 
+def cell_reasons(cells: pd.DataFrame, flags: pd.DataFrame) -> np.ndarray:
+    """The ``reason`` of a :func:`survfair.small_sample_flags` table for each row (a, b) of
+    ``cells`` (a result's ``to_frame()``), as an object array ("" where a cell is not flagged).
+
+    Both tables list the cells row-major, so the reasons are taken in order once their (a, b)
+    labels are checked to agree (one label lookup per cell took 58 us, four minutes at 2,000
+    groups); tables in another order are matched by label.
+    """
+    pairs, keys = (cells["a"], cells["b"]), (flags["a"], flags["b"])
+    if len(cells) == len(flags) and all(
+        np.array_equal(mine.to_numpy(dtype=object), theirs.to_numpy(dtype=object))
+        for mine, theirs in zip(pairs, keys)
+    ):
+        return flags["reason"].to_numpy(dtype=object, copy=True)
+    by_cell = dict(zip(zip(*keys), flags["reason"]))
+    return np.array([by_cell[cell] for cell in zip(*pairs)], dtype=object)
+
+
 def cells_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: value, interval, comparable pairs, events (positives) of a,
     and the flag."""

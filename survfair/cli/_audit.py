@@ -28,6 +28,7 @@ from .._present.findings.horizons import horizon_findings
 from .._present.findings.ranking import findings
 from .._present.report import write_report
 from .._present.tables import (
+    cell_reasons,
     censoring_check_table,
     censoring_model_table,
     censoring_weights_text,
@@ -237,10 +238,9 @@ def long_table(
     row per covariate of the censoring model (``a``), statistic "log_hazard_ratio".
     """
     found = findings(result, model_based=reference, **(reporting or {}))
-    flags = found.flags.set_index(["a", "b"])
     cells = result.to_frame().assign(kind="cell", statistic="xci", p_value=np.nan)
     cells["value"] = cells["xci"]
-    cells["flag"] = [flags.loc[(a, b), "reason"] for a, b in zip(cells["a"], cells["b"])]
+    cells["flag"] = cell_reasons(cells, found.flags)
     tables = summary_frames(result, found)
     summaries = tables["summaries"].rename(columns={"summary": "statistic"}).assign(kind="summary")
     utilities = (
