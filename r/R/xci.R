@@ -286,6 +286,14 @@ xci.default <- function(formula, ...) {
   paste0(method, ", ", tau, if (length(extra)) paste0(", ", paste(extra, collapse = ", ")))
 }
 
+.describe_rows <- function(x) {
+  paste0(x$n, " rows",
+         if (length(x$na.action)) paste0(" (", length(x$na.action), " omitted: missing values)"),
+         if (x$n_excluded > 0) paste0(" (", x$n_excluded, " excluded: other groups)"),
+         "; group: ", x$group_name %||% "group", "; risk: ", x$risk_name %||% "risk", "; ",
+         .describe_ci(x$settings))
+}
+
 .describe_ci <- function(s) {
   if (s$ci == "none") "no intervals" else paste0(format(100 * s$conf.level), "% ", s$ci, " intervals")
 }
@@ -304,10 +312,7 @@ format.survfair_xci <- function(x, digits = 4, ...) {
 #' @export
 print.survfair_xci <- function(x, digits = 4, ...) {
   cat("survfair xCI: ", .describe_settings(x), "\n", sep = "")
-  cat(x$n, " rows", if (length(x$na.action)) paste0(" (", length(x$na.action), " omitted: missing values)"),
-      if (x$n_excluded > 0) paste0(" (", x$n_excluded, " excluded: other groups)"),
-      "; group: ", x$group_name %||% "group", "; risk: ", x$risk_name %||% "risk", "; ",
-      .describe_ci(x$settings), "\n\n", sep = "")
+  cat(.describe_rows(x), "\n\n", sep = "")
   cat("xCI (rows a: group of the member with the EARLIER event; columns b: the member who outlived it)\n")
   print(noquote(format(x, digits = digits)), right = TRUE)
   o <- x$overall
@@ -332,20 +337,19 @@ summary.survfair_xci <- function(object, ...) {
 print.summary.survfair_xci <- function(x, digits = 4, ...) {
   r <- x$result
   cat("survfair xCI: ", .describe_settings(r), "\n", sep = "")
-  cat(r$n, " rows; group: ", r$group_name %||% "group", "; risk: ", r$risk_name %||% "risk", "; ",
-      .describe_ci(r$settings), "\n\n", sep = "")
+  cat(.describe_rows(r), "\n\n", sep = "")
   cells <- x$cells
   shown <- data.frame(a = cells$a, b = cells$b, comparable = cells$comparable,
                       concordant = cells$concordant, discordant = cells$discordant,
-                      tied_risk = cells$tied_risk, xci = .fmt(cells$xci, digits),
-                      se = .fmt(cells$se, digits), ci_low = .fmt(cells$ci_low, digits),
-                      ci_high = .fmt(cells$ci_high, digits))
+                      `xci [interval]` = .fmt_ci(cells$xci, cells$ci_low, cells$ci_high, digits),
+                      check.names = FALSE)
   if (any(cells$small_sample %in% TRUE)) {
     shown$flag <- ifelse(cells$small_sample %in% TRUE, .dagger(), "")
   }
   cat("cells (a = group of the EARLIER event, b = the member who outlived it):\n")
   print(shown, row.names = FALSE, right = TRUE)
   if (any(cells$small_sample %in% TRUE)) cat(.dagger(), " rests on little data\n", sep = "")
+  cat("(every column, the pair counts and standard errors: as.data.frame())\n")
   o <- x$overall
   cat("\noverall C = ", .fmt_ci(o$value, o$ci_low, o$ci_high, digits), "\n", sep = "")
   if (!is.null(x$deltas)) {
