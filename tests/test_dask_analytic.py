@@ -251,8 +251,21 @@ def test_dask_cluster_robust_intervals(seed, n_groups, partitions, options):
         lazy = dd.from_pandas(frame, npartitions=partitions)
         on_dask = survfair.xci(*COLUMNS, data=lazy, cluster="site", **options)
     assert max(_deviations(in_memory, on_dask).values()) < 1e-10
+    # what the result says about its rows is the in-memory result's (Dask keeps no sample)
+    assert on_dask.n_clusters == in_memory.n_clusters == len(np.unique(site))
+    assert on_dask.weighted == in_memory.weighted
+    assert on_dask.to_dict()["n_clusters"] == in_memory.to_dict()["n_clusters"]
     independent = survfair.xci(*COLUMNS, data=frame, **options)
     assert not np.allclose(on_dask.se.values, independent.se.values)  # the clustering matters
+
+
+def test_dask_single_cluster_warns_as_in_memory():
+    frame = _cohort(200, 2, 3, weights=False, quiet_block=True).assign(site="one")
+    with pytest.warns(UserWarning, match="single cluster"):
+        survfair.xci(*COLUMNS, data=frame, cluster="site", tau=2.0)
+    with _in_process(), pytest.warns(UserWarning, match="single cluster"):
+        lazy = dd.from_pandas(frame, npartitions=3)
+        survfair.xci(*COLUMNS, data=lazy, cluster="site", tau=2.0)
 
 
 @pytest.mark.parametrize("options", [dict(method="naive"), dict(tau=2.0), dict(censoring="pooled")])

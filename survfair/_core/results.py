@@ -607,6 +607,9 @@ class XCIResult(CellMatrixAccessors):
     sample: SurvivalSample | None = field(repr=False, default=None)
     refit_censoring: bool = True
     censoring_model: Any = field(repr=False, default=None)
+    #: what the analysed rows carried when the result keeps no ``sample`` (a Dask DataFrame):
+    #: ``weighted``, ``n_clusters``; read by :attr:`weighted`, :attr:`n_clusters`
+    rows_without_sample: dict = field(repr=False, default_factory=dict)
 
     def __post_init__(self):
         counts = PairCounts(
@@ -668,12 +671,16 @@ class XCIResult(CellMatrixAccessors):
     @property
     def n_clusters(self) -> int | None:
         """Clusters of the analysed rows (``xci(cluster=)``), None when rows are independent."""
-        return None if self.sample is None else self.sample.n_clusters
+        if self.sample is None:
+            return self.rows_without_sample.get("n_clusters")
+        return self.sample.n_clusters
 
     @property
     def weighted(self) -> bool:
         """Whether case weights were given (``xci(weights=)``)."""
-        return self.sample is not None and self.sample.weights is not None
+        if self.sample is None:
+            return bool(self.rows_without_sample.get("weighted", False))
+        return self.sample.weights is not None
 
     @property
     def delayed_entry(self) -> bool:
@@ -740,6 +747,18 @@ class XCIResult(CellMatrixAccessors):
         """JSON-safe dictionary of the settings, the cells and the pooled C; ``censoring_model`` is
         the Cox censoring model's ``CoxCensoringModel.to_dict()`` (``censoring="cox"``: covariates,
         coefficients, centre, strata) or None."""
+        return self._to_dict(self._cells_table().to_dict(orient="records"))
+
+    def _cells_table(self) -> pd.DataFrame:
+        """The ``cells`` of :meth:`to_dict` as a table: :meth:`to_frame` with the labels as text
+        (the command line writes its rows as JSON without a dictionary per cell)."""
+        frame = self.to_frame()
+        for column in ("a", "b"):
+            frame[column] = [str(v) for v in frame[column]]
+        return frame
+
+    def _to_dict(self, cells: Any) -> dict:
+        """:meth:`to_dict` with ``cells`` in place of the list of cells."""
         return json_safe(
             {
                 "method": self.method,
@@ -757,10 +776,7 @@ class XCIResult(CellMatrixAccessors):
                 "overall": self.overall,
                 "confidence_level": self.confidence_level,
                 "ci_method": self.ci_method,
-                "cells": [
-                    {k: (str(v) if k in ("a", "b") else v) for k, v in row.items()}
-                    for row in self.to_frame().to_dict(orient="records")
-                ],
+                "cells": cells,
                 "min_censoring_survival": {
                     str(k): v for k, v in self.min_censoring_survival.items()
                 },

@@ -1566,7 +1566,12 @@ def warn_single_cluster(sample: "SurvivalSample", ci: Any, stacklevel: int) -> N
     """The one warning for ``cluster=`` with a single cluster: the cluster-robust variance sums
     every row's influence into one total, which is 0 (the influence sums to 0), and a bootstrap of
     clusters redraws the same cluster; the intervals then have zero width."""
-    if ci is not None and sample.n_clusters == 1:
+    warn_one_cluster(sample.n_clusters, ci, stacklevel + 1)
+
+
+def warn_one_cluster(n_clusters: int | None, ci: Any, stacklevel: int) -> None:
+    """:func:`warn_single_cluster` from the number of clusters (a Dask frame keeps no sample)."""
+    if ci is not None and n_clusters == 1:
         warnings.warn(
             "cluster holds a single cluster: cluster-robust standard errors are 0 and the "
             "intervals have zero width; give at least two clusters, or leave out cluster= if the "

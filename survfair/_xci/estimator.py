@@ -359,9 +359,10 @@ def xci(
         Table in which string arguments are column names. Rows are matched by position;
         pandas inputs (and ``data``) whose indexes are not identical (same labels, same
         order) are refused with a ValueError, never aligned. A Dask DataFrame gives the exact
-        point estimate of a cohort larger than memory (``ci=None``; single columns as roles; no
-        ``cluster``, ``entry``, ``weights``, ``cause`` or ``censoring_reference``; docs: how-to,
-        large data).
+        point estimate (``ci=None``) or the analytic intervals (the default ``ci="analytic"``,
+        equal to the in-memory ones) of a cohort larger than memory: single columns as roles,
+        ``weights`` and ``cluster`` as column names; no ``entry``, ``cause``,
+        ``censoring_reference``, ``censoring="cox"`` or bootstrap (docs: how-to, large data).
     method : {"ipcw", "naive"}, default="ipcw"
         ``"naive"``: eq. 4 (ratio of concordant to comparable pairs). ``"ipcw"``: eq. 7, each
         comparable pair weighted by 1 / (K_a(O_i) K_b(O_i)).
@@ -491,7 +492,7 @@ def xci(
         indexes; invalid inference options (``ci``, ``confidence_level`` outside (0, 1),
         ``n_resamples`` < 2, ``n_jobs=0``, ``stratify``, ``bootstrap_method``; with
         ``ci="bootstrap"``, a negative integer ``random_state``). With a Dask DataFrame as ``data``:
-        ``ci`` other than None, an unsupported option given, or a role that is not one of its
+        ``ci="bootstrap"``, an unsupported option given, or a role that is not one of its
         columns.
     NoComparablePairError
         (a ValueError) if no pair in the data is comparable, or (IPCW with ``tau``) every

@@ -45,6 +45,7 @@ from .._core.validation import (
     encode_groups,
     raise_no_comparable_pair,
     warn_excluded_rows,
+    warn_one_cluster,
 )
 
 __all__ = ["is_dask_frame", "xci_dask"]
@@ -123,6 +124,10 @@ def xci_dask(
     if curves is not None and np.isfinite(last):
         minima = check_positivity(curves, float(last))
     warn_undefined_cells(counts.denominator, labels, stacklevel=3)
+    n_clusters = None
+    if cluster is not None:  # one distinct count over the partitions (what xci(cluster=) reports)
+        n_clusters = int(frame[cluster].nunique().compute())
+        warn_one_cluster(n_clusters, ci, stacklevel=3)
     return XCIResult(
         groups=labels,
         settings=settings,
@@ -135,6 +140,7 @@ def xci_dask(
         influence=influence,
         confidence_level=confidence_level,
         ci_method=ci,
+        rows_without_sample={"weighted": weights is not None, "n_clusters": n_clusters},
     )
 
 
