@@ -34,10 +34,22 @@ and the coefficient term is w_k B_ab' I^-1 U_k with B_ab = A_ab - sum_s R(s) E_g
 the coefficients' direct sum above. All of it is O(n G^2) after the passes; the rows are dense
 (n, G^2): through gamma every row moves every cell.
 
+The same terms serve xAUC(t) (:func:`cox_horizon_correction`: a control's factor moves with L_b
+at the horizon, not at the case's time) and the Brier score (:class:`CoxPersonTerms`: sums of
+per-person terms weighted at their own time or at the horizon).
+
 It is the exact derivative of the estimate in every case weight when the censoring times are
-untied (tested against finite differences with lifelines refitting the model); with tied
-censoring times lifelines fits gamma by Efron's likelihood and these rows linearise Breslow's, a
-difference of the order of the ties' share.
+untied (tests/test_cox_censoring_influence.py and tests/test_calibration_cox_censoring.py check it
+against finite differences with lifelines refitting the model); with tied censoring times
+lifelines fits gamma by Efron's likelihood and these rows linearise Breslow's, a difference of the
+order of the ties' share. Coverage: benchmarks/results/cox_censoring_coverage_n*.md.
+
+References: Andersen, P. K. and Gill, R. D. (1982), Cox's regression model for counting
+processes: a large sample study, Ann. Statist. 10, 1100-1120. Lin, D. Y., Fleming, T. R. and
+Wei, L. J. (1994), Confidence bands for survival curves under the proportional hazards model,
+Biometrika 81, 73-81. Gerds, T. A., Kattan, M. W., Schumacher, M. and Yu, C. (2013), Estimating a
+time-dependent concordance index for survival prediction models with covariate dependent
+censoring, Stat. Med. 32, 2173-2184.
 """
 
 from __future__ import annotations
