@@ -11,6 +11,7 @@ nonsense is refused, in the library and on the command line.
 from __future__ import annotations
 
 import io
+import json
 import time
 import warnings
 from contextlib import redirect_stderr, redirect_stdout
@@ -441,3 +442,107 @@ def test_cli_caps_n_jobs_with_one_warning(small_csv, value, line, monkeypatch):
     code, out, err = _run([*AUDIT, "--data", str(small_csv), "--n-jobs", value, "--ci", "none"])
     assert code == 0 and "xCI matrix" in out
     assert [x + "\n" for x in err.splitlines() if "n-jobs" in x] == [line]
+
+
+# -- JSON of long tables, row by row ----------------------------------------------------------
+
+
+def _frames():
+    rng = np.random.default_rng(17)
+    n = 7
+    labels = np.empty(n, dtype=object)
+    labels[:] = ["g|1", 'q"uote', "Ä", "=x", "tab\there", "日本", 3]
+    yield (
+        "mixed",
+        pd.DataFrame(
+            {
+                "a": labels,
+                "b%s": [str(v) for v in labels],
+                "x": rng.normal(size=n) * 10.0 ** rng.integers(-20, 20, n),
+                "nan": [np.nan, np.inf, -np.inf, 0.1, 1e16, -0.0, 5e-324],
+                "count": rng.integers(-5, 10**12, n),
+                "flag": rng.integers(0, 2, n).astype(bool),
+                "objects": [np.int64(3), np.float64(np.nan), None, True, np.bool_(False), 2.5, "s"],
+            }
+        ),
+    )
+    yield "empty", pd.DataFrame({"a": [], "b": []})
+    yield "no columns", pd.DataFrame(index=range(3))
+    yield "nested", pd.DataFrame({"a": [("F", "x"), ("M", "y")], "v": [1.0, 2.0]})
+
+
+@pytest.mark.parametrize("indent", [2, 4])
+@pytest.mark.parametrize("name, frame", list(_frames()), ids=[n for n, _ in _frames()])
+def test_json_of_long_tables_equals_json_dumps(name, frame, indent, monkeypatch):
+    from survfair._core.results import json_safe
+    from survfair.cli import _json
+
+    monkeypatch.setattr(_json, "BLOCK_ROWS", 3)  # several blocks of rows
+    first, second = _json.placeholder(), _json.placeholder()
+    payload = [{"name": "x", "cells": first, "deeper": {"k": [1, {"rows": second}]}, "z": None}]
+    expected = json.dumps(
+        [
+            {
+                "name": "x",
+                "cells": json_safe(frame.to_dict(orient="records")),
+                "deeper": {"k": [1, {"rows": json_safe(frame.to_dict(orient="records"))}]},
+                "z": None,
+            }
+        ],
+        indent=indent,
+    )
+    assert _json.dumps(payload, {first: frame, second: frame}, indent=indent) == expected
+
+
+def test_json_of_a_table_with_missing_values_of_an_extension_type():
+    """pandas writes <NA> of an Int64 column as None in records: the general path does the same."""
+    from survfair.cli import _json
+
+    token = _json.placeholder()
+    frame = pd.DataFrame({"n": pd.array([1, None], dtype="Int64"), "x": [0.5, 1.0]})
+    expected = json.dumps({"cells": frame.to_dict(orient="records")}, indent=2)
+    assert _json.dumps({"cells": token}, {token: frame}) == expected
+
+
+def test_cli_json_of_many_groups_equals_the_dictionaries(many_groups_csv):
+    """The CLI's JSON (tables written row by row) against the results' own to_dict()."""
+    code, out, err = _run(
+        [*AUDIT, "--data", str(many_groups_csv), "--method", "naive", "--format", "json"]
+    )
+    assert code == 0, err
+    entry = json.loads(out)[0]
+    frame = pd.read_csv(many_groups_csv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = survfair.xci("t", "e", "grp", "score", data=frame, method="naive")
+    expected = result.to_dict()
+    assert {k: entry[k] for k in expected} == json.loads(json.dumps(expected))
+    found = survfair.findings(result)
+    assert entry["findings"]["flagged_cells"] == json.loads(
+        json.dumps(found.to_dict()["flagged_cells"])
+    )
+    assert len(entry["cells"]) == 300 * 300
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["=SUM(A1)", "+1", "-x", "@a", "\tt", "\rr", "plain", np.nan, "=SUM(A1)", ""],
+        ["a", "b", None],
+        [True, np.nan, False, np.bool_(True)],
+        [True, False],
+        [1, 2, np.nan],
+        [1, "=a", 2.5],
+        [np.nan, None],
+        [],
+    ],
+    ids=["formulas", "text", "bool-nan", "bool", "int-nan", "mixed", "missing", "empty"],
+)
+def test_neutralised_columns_write_as_the_value_by_value_map(values):
+    from survfair.cli._io import _neutralise, neutralise_formulas
+
+    frame = pd.DataFrame({"x": pd.Series(values, dtype=object), "n": np.arange(len(values))})
+    old = frame.copy()
+    old["x"] = old["x"].map(_neutralise, na_action="ignore")
+    assert neutralise_formulas(frame).to_csv(index=False) == old.to_csv(index=False)
+    assert frame["x"].tolist() == pd.Series(values, dtype=object).tolist()  # input untouched

@@ -73,6 +73,8 @@ from ._io import (
     staged_outputs,
     table_columns,
 )
+from ._json import dumps as json_dumps
+from ._json import placeholder as json_placeholder
 from ._model_based import check_model_based, excess_text, model_based_audits
 from ._options import (
     ROW_OPTIONS,
@@ -326,10 +328,19 @@ def _render(
         return reporting
 
     if output_format == "json":
-        payload = []
+        payload, long_lists = [], {}
         for name, result, notes in named_results:
             found = findings(result, model_based=references.get(name), **for_name(name))
-            entry = {"name": name, "notes": notes, "findings": found.to_dict(), **result.to_dict()}
+            # the cells and the flagged cells (4 million each at 2,000 groups) are written from
+            # their tables, not as a dictionary per cell (survfair.cli._json)
+            cells, flagged = json_placeholder(), json_placeholder()
+            long_lists.update({cells: result._cells_table(), flagged: found._flagged_table()})
+            entry = {
+                "name": name,
+                "notes": notes,
+                "findings": found._to_dict(flagged),
+                **result._to_dict(cells),
+            }
             if result.censoring_dependence is not None:  # IPCW: the censoring check (issue 42.4)
                 entry["censoring_dependence"] = result.censoring_dependence.to_dict()
             if name in references:  # observed, model-based and excess per cell and per pair
@@ -359,7 +370,7 @@ def _render(
                     **render_calibration(audit, "json", columns, risk)["calibration"],
                 }
             )
-        return json.dumps(payload, indent=2) + "\n"
+        return json_dumps(payload, long_lists, indent=2) + "\n"
     if output_format == "csv":
         parts = [
             long_table(

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from .._core.progress import progress_bar
@@ -380,10 +381,32 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     for column in out.columns:
         series = out[column]
         if pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype):
-            out[column] = series.map(_neutralise, na_action="ignore")
+            out[column] = _neutralised(series)
         elif isinstance(series.dtype, pd.CategoricalDtype):
             out[column] = series.astype(object).map(_neutralise, na_action="ignore")
     return out
+
+
+def _neutralised(series: pd.Series) -> pd.Series:
+    """``series.map(_neutralise, na_action="ignore")``, without a Python call per value for the
+    columns of an audit's CSV (4 million rows at 2,000 groups): an object column of text has each
+    distinct value checked once; one of booleans (and missing values) has nothing to neutralise and
+    is written as it is. Other columns are mapped value by value, as before (the map may change
+    their dtype, and with it how to_csv writes them)."""
+    if series.dtype != object:
+        return series.map(_neutralise, na_action="ignore")
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in ("boolean", "empty"):
+        return series
+    if kind != "string":
+        return series.map(_neutralise, na_action="ignore")
+    values = series.to_numpy(dtype=object, copy=True)
+    codes, distinct = pd.factorize(values)
+    formulas = [k for k, text in enumerate(distinct) if text.startswith(FORMULA_PREFIXES)]
+    if formulas:
+        changed = np.isin(codes, formulas)
+        values[changed] = ["'" + text for text in values[changed]]
+    return pd.Series(values, index=series.index, name=series.name, dtype=object)
 
 
 class _Staged:

@@ -497,6 +497,15 @@ class Findings:
     def to_dict(self) -> dict:
         """JSON-safe dictionary: sentences, adjusted deltas, the omnibus test and the
         flagged cells."""
+        return self._to_dict(self._flagged_table().to_dict(orient="records"))
+
+    def _flagged_table(self) -> pd.DataFrame:
+        """The ``flagged_cells`` of :meth:`to_dict` as a table (the command line writes its rows as
+        JSON without a dictionary per cell: all 4 million cells of 2,000 groups may be flagged)."""
+        return self.flags[self.flags["flagged"]]
+
+    def _to_dict(self, flagged_cells: Any) -> dict:
+        """:meth:`to_dict` with ``flagged_cells`` in place of the list of flagged cells."""
         return json_safe(
             {
                 "sentences": list(self.sentences),
@@ -507,7 +516,7 @@ class Findings:
                 "excess": None if self.excess is None else self.excess.to_dict(orient="records"),
                 "margin": self.margin,
                 "calibration_status": self.calibration_status,
-                "flagged_cells": self.flags[self.flags["flagged"]].to_dict(orient="records"),
+                "flagged_cells": flagged_cells,
             }
         )
 
