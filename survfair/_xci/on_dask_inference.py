@@ -48,7 +48,7 @@ from .._core.kernel import PairCounts, count_pairs_and_contributions
 from .._core.memory import require_memory
 from .._core.moments import MomentInfluence
 from .._core.settings import EstimatorSettings
-from .on_dask import _cross, _events, _sorted_members, _total, _zero_counts, checked_counts
+from .on_dask_pairs import _cross, _events, _sorted_members, _total, _zero_counts, checked_counts
 
 __all__ = ["DaskMomentInfluence", "analytic_on_dask"]
 
