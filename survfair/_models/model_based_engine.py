@@ -74,6 +74,16 @@ _PAIR_BLOCK_FLOATS = 1 << 18
 _LOG_FLOOR = -600.0
 
 
+def _check_log_cumhaz(log_cumhaz_tau: float) -> None:
+    """A PH reference's log H0(tau) must be a number (-inf: no event before tau; inf: no tau)."""
+    if math.isnan(log_cumhaz_tau):
+        raise InvalidParameterError(
+            "baseline: the cumulative hazard at tau is NaN (a baseline or a risk set that gives "
+            "no value there); it must be a number >= 0, or inf for the untruncated reference.",
+            parameter="baseline",
+        )
+
+
 def grid_terms(
     survival: np.ndarray, times: np.ndarray, tau: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -211,12 +221,7 @@ def ph_log_contributions(
     are prefix sums along the row, and column j's later sums (sum over earlier i of h_ij pi_ij)
     suffix sums down the column; no sum subtracts, so each is exact to rounding however small.
     """
-    if math.isnan(log_cumhaz_tau):
-        raise InvalidParameterError(
-            "baseline: the cumulative hazard at tau is NaN (a baseline or a risk set that gives "
-            "no value there); it must be a number >= 0, or inf for the untruncated reference.",
-            parameter="baseline",
-        )
+    _check_log_cumhaz(log_cumhaz_tau)
     n = risk.shape[0]
     parts = [np.zeros((n, n_groups)) for _ in range(4)]
     if n == 0 or log_cumhaz_tau == -math.inf:  # H0(tau) = 0: no event before tau, every pi is 0
@@ -777,12 +782,7 @@ def ph_separable_contributions(
     that of a person with himself, which a subtraction would cancel. Rounding: sums of positive
     terms (relative error below n u in the worst case, u = 1.1e-16).
     """
-    if math.isnan(log_cumhaz_tau):
-        raise InvalidParameterError(
-            "baseline: the cumulative hazard at tau is NaN (a baseline or a risk set that gives "
-            "no value there); it must be a number >= 0, or inf for the untruncated reference.",
-            parameter="baseline",
-        )
+    _check_log_cumhaz(log_cumhaz_tau)
     n = risk.shape[0]
     parts = [np.zeros((n, n_groups)) for _ in range(4)]
     if n == 0 or log_cumhaz_tau == -math.inf:
