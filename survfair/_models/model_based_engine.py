@@ -227,21 +227,12 @@ def ph_log_contributions(
     if n == 0 or log_cumhaz_tau == -math.inf:  # H0(tau) = 0: no event before tau, every pi is 0
         return IndividualContributions(*parts)
     truncated = log_cumhaz_tau < math.inf
-    order = np.lexsort((risk, codes))  # by group, then by risk
+    order, _, bounds, lo, hi = _group_risk_layout(risk, codes, n_groups, tied_tol)
+    lo, hi = lo.T, hi.T  # (n, G): row i's window in group g's segment at [i, g]
     a = np.asarray(lp, dtype=float)[order] + (log_cumhaz_tau if truncated else 0.0)
-    ranked, sorted_codes = risk[order], codes[order]
-    bounds = np.searchsorted(sorted_codes, np.arange(n_groups + 1), side="left")
     with np.errstate(over="ignore"):  # e^a = inf: 1 - exp(-inf) = 1, exact
         hazard = np.exp(a) if truncated else None
-    # window of every row (in order) within every group's segment: columns [0, lo) of lower risk,
-    # [lo, hi) tied, [hi, m) higher (indices local to the segment)
-    lo, hi = np.zeros((n, n_groups), dtype=np.intp), np.zeros((n, n_groups), dtype=np.intp)
-    for g in range(n_groups):
-        segment = ranked[bounds[g] : bounds[g + 1]]
-        lo[:, g] = np.searchsorted(segment, ranked - tied_tol, side="left")
-        hi[:, g] = np.searchsorted(segment, ranked + tied_tol, side="right")
-    log_max = _cell_log_max(a, bounds, truncated)
-    offset = np.where(np.isfinite(log_max) & (log_max < _LOG_FLOOR), log_max, 0.0)
+    offset = _cell_offsets(a, bounds, truncated)
     e_num, e_den, l_num, l_den = parts
     block = max(1, _PAIR_BLOCK_FLOATS // max(n, 1))
     for ga in range(n_groups):
@@ -282,6 +273,30 @@ def ph_log_contributions(
         part[order] = sorted_part
         out.append(part)
     return IndividualContributions(*out)
+
+
+def _group_risk_layout(risk: np.ndarray, codes: np.ndarray, n_groups: int, tied_tol: float):
+    """The rows by (group, risk), as both PH engines visit them: (order, the sorted codes, the
+    groups' segment bounds (G + 1,), lo, hi), lo / hi of shape (G, n) the window of every sorted
+    row within every group's segment: columns [0, lo) of lower risk, [lo, hi) tied, [hi, m)
+    higher (indices local to the segment)."""
+    order = np.lexsort((risk, codes))  # by group, then by risk
+    ranked, sorted_codes = risk[order], codes[order]
+    bounds = np.searchsorted(sorted_codes, np.arange(n_groups + 1), side="left")
+    n = risk.shape[0]
+    lo, hi = np.zeros((n_groups, n), dtype=np.intp), np.zeros((n_groups, n), dtype=np.intp)
+    for g in range(n_groups):
+        segment = ranked[bounds[g] : bounds[g + 1]]
+        lo[g] = np.searchsorted(segment, ranked - tied_tol, side="left")
+        hi[g] = np.searchsorted(segment, ranked + tied_tol, side="right")
+    return order, sorted_codes, bounds, lo, hi
+
+
+def _cell_offsets(a: np.ndarray, bounds: np.ndarray, truncated: bool) -> np.ndarray:
+    """(G, G): a cell's largest log pi where it is below :data:`_LOG_FLOOR` (its sums are taken
+    scaled by exp(-offset)), else 0."""
+    log_max = _cell_log_max(a, bounds, truncated)
+    return np.where(np.isfinite(log_max) & (log_max < _LOG_FLOOR), log_max, 0.0)
 
 
 def _pair_pi(a, hazard, rows: slice, cols: slice, offset: float):
@@ -788,7 +803,7 @@ def ph_separable_contributions(
     if n == 0 or log_cumhaz_tau == -math.inf:
         return IndividualContributions(*parts)
     truncated = log_cumhaz_tau < math.inf
-    order = np.lexsort((risk, codes))
+    order, sorted_codes, bounds, lo, hi = _group_risk_layout(risk, codes, n_groups, tied_tol)
     lp_sorted = np.asarray(lp, dtype=float)[order]
     if truncated:
         a = lp_sorted + log_cumhaz_tau
@@ -796,17 +811,8 @@ def ph_separable_contributions(
         a = lp_sorted - 0.5 * (float(lp_sorted.max()) + float(lp_sorted.min()))
     if quadrature is None:
         quadrature = _quadrature_for(float(a.min()), float(a.max()), truncated)
-    ranked, sorted_codes = risk[order], codes[order]
-    bounds = np.searchsorted(sorted_codes, np.arange(n_groups + 1), side="left")
-    log_max = _cell_log_max(a, bounds, truncated)
-    offset = np.where(np.isfinite(log_max) & (log_max < _LOG_FLOOR), log_max, 0.0)
-    # windows of every row in every group's segment (local indices) and its own position
-    lo, hi = np.zeros((n_groups, n), dtype=np.intp), np.zeros((n_groups, n), dtype=np.intp)
-    for g in range(n_groups):
-        segment = ranked[bounds[g] : bounds[g + 1]]
-        lo[g] = np.searchsorted(segment, ranked - tied_tol, side="left")
-        hi[g] = np.searchsorted(segment, ranked + tied_tol, side="right")
-    own = np.arange(n) - bounds[sorted_codes]
+    offset = _cell_offsets(a, bounds, truncated)
+    own = np.arange(n) - bounds[sorted_codes]  # each row's position in its own group's segment
     windows = (bounds, lo, hi, own, offset)
     size = quadrature.size
     width = _node_width(size, n)
