@@ -59,7 +59,7 @@ import math
 import numpy as np
 
 from .cox_censoring import CoxCensoringModel, SeriesSlopes
-from .influence import Influence, influence_rows, time_ordered_options
+from .influence import Influence, cell_ratios, influence_rows, time_ordered_options
 from .kernel import IndividualContributions, PairCounts, PreparedPairs
 from .validation import SurvivalSample
 
@@ -105,15 +105,9 @@ def cox_influence(
         )
         for part in ("numerator", "denominator")
     )
-    defined = denominator > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
-        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
-    cells = fixed_cells + (moved_num - theta * moved_den) * inv_den
-    cells[:, ~defined] = np.nan
-    total_num, total_den = numerator.sum(), denominator.sum()
+    defined, theta, _, pooled, _, total_den = cell_ratios(numerator, denominator)
+    cells = fixed_cells + _through_cells(moved_num, moved_den, numerator, denominator)
     if total_den > 0:
-        pooled = total_num / total_den
         overall = fixed_overall + (moved_num.sum(1) - pooled * moved_den.sum(1)) / total_den
     else:
         overall = np.full(fixed_overall.shape, np.nan)
@@ -121,10 +115,17 @@ def cox_influence(
     result = Influence(cells, overall, order, None)
     if sample.cluster is None:
         return result
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(defined, numerator / np.where(defined, denominator, 1.0), np.nan)
-    pooled = total_num / total_den if total_den > 0 else math.nan
-    return result.clustered(sample.cluster, values, pooled)
+    values = np.where(defined, theta, np.nan)
+    return result.clustered(sample.cluster, values, pooled if total_den > 0 else math.nan)
+
+
+def _through_cells(moved_num, moved_den, numerator, denominator) -> np.ndarray:
+    """(n, G^2): what the model's movement of every cell's numerator and denominator sums adds
+    to its influence rows, (dN - theta dD) / D; NaN columns for cells without a pair."""
+    defined, theta, inv_den, *_ = cell_ratios(numerator, denominator)
+    out = (moved_num - theta * moved_den) * inv_den
+    out[:, ~defined] = np.nan
+    return out
 
 
 def cox_horizon_correction(
@@ -157,14 +158,7 @@ def cox_horizon_correction(
 
         direct = terms.later_direct_sums(part_later * factor[:, None])
         moved.append(terms.movement(part_earlier, column, direct))
-    numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
-    defined = denominator > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
-        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
-    out = (moved[0] - theta * moved[1]) * inv_den
-    out[:, ~defined] = np.nan
-    return out
+    return _through_cells(*moved, counts.numerator.ravel(), counts.denominator.ravel())
 
 
 class CoxPersonTerms:

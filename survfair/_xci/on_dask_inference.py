@@ -43,7 +43,7 @@ import pandas as pd
 
 from .._core.censoring import RESIDUE as KM_RESIDUE
 from .._core.censoring import inverse_censoring
-from .._core.influence import censoring_terms
+from .._core.influence import cell_ratios, censoring_terms
 from .._core.kernel import PairCounts, count_pairs_and_contributions
 from .._core.memory import require_memory
 from .._core.moments import MomentInfluence
@@ -320,12 +320,7 @@ def _constants(counts: PairCounts, stats: list, g: int, estimated: str | None):
     factors from the members counted over all partitions, the censoring curves' cells, the slots,
     and the cells' psi^E totals."""
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
-    defined = denominator > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0)
-        inv_den = np.where(defined, 1.0 / np.where(defined, denominator, 1.0), 0.0)
-    total_num, total_den = numerator.sum(), denominator.sum()
-    pooled = total_num / total_den if total_den > 0 else 0.0
+    defined, theta, inv_den, pooled, inv_total, total_den = cell_ratios(numerator, denominator)
     curve_of, mult = censoring_terms(g, estimated)
     compact = mult.shape[0] == 0 or np.array_equal(curve_of, np.arange(g))
     width = 2 * g if compact else g * g
@@ -344,7 +339,7 @@ def _constants(counts: PairCounts, stats: list, g: int, estimated: str | None):
         theta=theta,
         pooled=float(pooled),
         defined=defined,
-        inv_total=1.0 / total_den if total_den > 0 else 0.0,
+        inv_total=inv_total,
         total_den=float(total_den),
         factor_e=_role_factor(members_e),
         factor_l=_role_factor(members_l),
