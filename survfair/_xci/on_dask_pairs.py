@@ -147,14 +147,7 @@ def _total(results, n_groups: int) -> tuple[PairCounts, tuple | None]:
     total = _zero_counts(n_groups)
     problems = []
     for counts, problem in results:
-        for name in (
-            "comparable",
-            "concordant",
-            "tied_risk",
-            "tied_time",
-            "numerator",
-            "denominator",
-        ):
+        for name in PairCounts.__dataclass_fields__:
             getattr(total, name)[...] += getattr(counts, name)
         if problem is not None:
             problems.append(problem)
