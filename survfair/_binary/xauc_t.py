@@ -928,23 +928,26 @@ def _control_factors(curves, sample, case, control, inverse, t) -> np.ndarray:
     return factor
 
 
-def _placed_contributions(sample, rows, parts, time_position) -> tuple:
+def _placed_contributions(sample, rows, parts, time_position, later=None) -> tuple:
     """((earlier numerator, denominator), (later numerator, denominator)), (n, G) each: the
     kernel's contributions of the cases and controls ``rows`` placed at everyone's positions in the
-    time order (``time_position``), 0 for the other rows."""
+    time order (``time_position``), 0 for the other rows; the later halves written into
+    ``later`` (two zeroed (n, G) arrays) when given."""
     n, g = sample.n_samples, sample.n_groups
     position = time_position[np.flatnonzero(rows)[parts.order]]
-    placed = []
-    for values in (
-        parts.earlier_numerator,
-        parts.earlier_denominator,
-        parts.later_numerator,
-        parts.later_denominator,
+    destinations = [np.zeros((n, g)), np.zeros((n, g))]
+    destinations += list(later) if later is not None else [np.zeros((n, g)), np.zeros((n, g))]
+    for everyone, values in zip(
+        destinations,
+        (
+            parts.earlier_numerator,
+            parts.earlier_denominator,
+            parts.later_numerator,
+            parts.later_denominator,
+        ),
     ):
-        everyone = np.zeros((n, g))
         everyone[position] = values
-        placed.append(everyone)
-    return tuple(placed[:2]), tuple(placed[2:])
+    return tuple(destinations[:2]), tuple(destinations[2:])
 
 
 def _influence_cells(
@@ -968,20 +971,9 @@ def _influence_cells(
     by_time[time_position] = np.arange(n)
     selected = np.flatnonzero(rows)[parts.order]
     position = time_position[selected]
-    block, *later = later_member_arrays(
-        n, g
-    )  # the kernel's own layout: the rows are written over it below
-    placed = [np.zeros((n, g)), np.zeros((n, g)), *later]
-    for everyone, values in zip(
-        placed,
-        (
-            parts.earlier_numerator,
-            parts.earlier_denominator,
-            parts.later_numerator,
-            parts.later_denominator,
-        ),
-    ):
-        everyone[position] = values
+    block, *later = later_member_arrays(n, g)  # the kernel's layout: rows written over it below
+    earlier, later = _placed_contributions(sample, rows, parts, time_position, later)
+    placed = [*earlier, *later]
     second, point = None, None
     if controls_at is not None and weights_estimated:
         # competing controls: their own factor at their own time, at their own position
