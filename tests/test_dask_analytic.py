@@ -5,7 +5,9 @@ The covariance is formed from every partition's influence rows without gathering
 the in-memory ``xci(..., ci="analytic")`` covariance (Kaplan-Meier term of the censoring weights
 included) to 1e-10: cells, standard errors, covariance, the pooled C's variance and the Δ
 summaries, on random cohorts with ties in time and in risk, tau, several partitions (some without
-events), one to four groups, case weights, both censoring fits and both estimators.
+events), one to four groups, case weights, both censoring fits and both estimators; and with
+delayed entry (``entry=``), whose entry times fall in earlier partitions' ranges, with ``ci=None``
+and ``ci="analytic"``, case weights and clusters.
 """
 
 from __future__ import annotations
@@ -214,10 +216,17 @@ def test_dask_refusals_name_the_option_and_the_remedy():
     lazy = dd.from_pandas(frame, npartitions=3)
     with pytest.raises(ValueError, match=r"got ci='bootstrap'.*compute the frame"):
         survfair.xci(*COLUMNS, data=lazy, ci="bootstrap")
-    with pytest.raises(ValueError, match=r"entry is not supported; compute the frame"):
-        survfair.xci(*COLUMNS, data=lazy, entry="entry")
     with pytest.raises(ValueError, match=r"cause is not supported; compute the frame"):
         survfair.xci(*COLUMNS, data=lazy, cause=1)
+    with pytest.raises(ValueError, match=r"cause is not supported; compute the frame"):
+        survfair.xci(*COLUMNS, data=lazy, entry="entry", cause=1)
+    with pytest.raises(TypeError, match=r"entry must name one of its columns; got ndarray"):
+        survfair.xci(*COLUMNS, data=lazy, entry=np.zeros(300))
+    with pytest.raises(ValueError, match=r"entry must name one of its columns; got 'start'"):
+        survfair.xci(*COLUMNS, data=lazy, entry="start")
+    late = dd.from_pandas(frame.assign(entry=frame["time"]), npartitions=3)
+    with _in_process(), pytest.raises(ValueError, match=r"entry must be before time"):
+        survfair.xci(*COLUMNS, data=late, entry="entry", tau=2.0)
     with pytest.raises(TypeError, match=r"cluster must name one of its columns; got list"):
         survfair.xci(*COLUMNS, data=lazy, cluster=list(range(300)))
     with pytest.raises(TypeError, match=r"weights must name one of its columns; got ndarray"):
@@ -292,3 +301,177 @@ def test_dask_weighted_point_estimate(options):
             on_dask.censoring_curves.survival, in_memory.censoring_curves.survival
         ):
             np.testing.assert_allclose(mine, theirs, rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------------------------
+# Delayed entry (entry=): the cross-partition pairs, the censoring risk sets on (entry, time] and
+# the Kaplan-Meier compensator credited at each entry all reach across partitions.
+
+
+def _entry_settings(count: int = 44, seed: int = 4301) -> list:
+    """Random settings with delayed entry: groups 1-4, partitions 1-6, naive / IPCW by group /
+    pooled, tau or none, strict, tie tolerances, case weights, clusters, a censored block (a
+    partition without events)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(count):
+        method = ["naive", "ipcw", "ipcw"][k % 3]
+        options = {"method": method, "tau": [None, float(rng.choice([1.5, 2.0, 2.5]))][k // 3 % 2]}
+        if method == "ipcw" and rng.random() < 0.4:
+            options["censoring"] = "pooled"
+        if rng.random() < 0.2:
+            options["strict"] = True
+        options["tied_tol"] = float(rng.choice([1e-8, 0.0, 0.15]))
+        out.append(
+            dict(
+                n=int(rng.integers(150, 400)),
+                groups=1 + k % 4,
+                partitions=int(rng.integers(1, 7)),
+                seed=int(rng.integers(1_000_000)),
+                weights=bool(rng.random() < 0.5),
+                cluster=bool(rng.random() < 0.35),
+                quiet_block=bool(k % 2),
+                options=options,
+            )
+        )
+    return out
+
+
+ENTRY_SETTINGS = _entry_settings()
+
+
+def _entry_cohort(setting: dict) -> pd.DataFrame:
+    """:func:`_cohort` with entry times on the 0.1 grid (ties with each other and with times): half
+    the rows enter at 0, the others anywhere before their time (so in an earlier partition's
+    range, of the time-sorted frame, as often as not); and per group a censored row at a late,
+    untied time, at risk from 0, so that no censoring curve falls to 0 before its group's last time
+    (a positivity failure, refused alike on both paths, would leave nothing to compare)."""
+    frame = _cohort(
+        setting["n"],
+        setting["groups"],
+        setting["seed"],
+        weights=setting["weights"],
+        quiet_block=setting["quiet_block"],
+    )
+    rng = np.random.default_rng(setting["seed"] + 1)
+    time = frame["time"].to_numpy()
+    entry = np.floor(rng.uniform(0.0, 1.0, len(frame)) * time * 10.0) / 10.0
+    entry[(rng.random(len(frame)) < 0.5) | (entry >= time)] = 0.0
+    frame["entry"] = entry
+    labels = sorted(frame["g"].unique())
+    last = pd.DataFrame(
+        {
+            "time": 6.0 + 0.1 * np.arange(len(labels)),
+            "event": 0,
+            "g": labels,
+            "risk": 0.0,
+            "entry": 0.0,
+        }
+    )
+    if setting["weights"]:
+        last["w"] = 1.0
+    frame = pd.concat([frame, last], ignore_index=True)
+    if setting["cluster"]:
+        frame["site"] = np.random.default_rng(setting["seed"] + 2).integers(0, 25, len(frame))
+    return frame
+
+
+@pytest.mark.parametrize(
+    "setting", ENTRY_SETTINGS, ids=[f"entry{k}" for k in range(len(ENTRY_SETTINGS))]
+)
+def test_dask_delayed_entry_equals_in_memory(setting):
+    """entry= named as a column: the point estimate (counts exactly) and the analytic intervals
+    (cells, SEs, covariance, pooled C, Δbetween / Δwithin, min-xCI) of the in-memory xci."""
+    frame = _entry_cohort(setting)
+    options = dict(
+        setting["options"],
+        entry="entry",
+        weights="w" if setting["weights"] else None,
+        cluster="site" if setting["cluster"] else None,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # positivity and undefined cells warn alike on both paths
+        with _in_process():
+            lazy = dd.from_pandas(frame, npartitions=setting["partitions"])
+            point = survfair.xci(*COLUMNS, data=lazy, ci=None, **options)
+            on_dask = survfair.xci(*COLUMNS, data=lazy, ci="analytic", **options)
+        in_memory = survfair.xci(*COLUMNS, data=frame, ci="analytic", **options)
+    for result in (point, on_dask):
+        for name in ("comparable", "concordant", "tied_risk", "tied_time"):
+            np.testing.assert_array_equal(
+                getattr(result.pair_counts, name), getattr(in_memory.pair_counts, name), name
+            )
+        for name in ("numerator", "denominator"):
+            np.testing.assert_allclose(
+                getattr(result.pair_counts, name),
+                getattr(in_memory.pair_counts, name),
+                rtol=1e-12,
+                err_msg=name,
+            )
+        if in_memory.censoring_curves is not None:
+            for mine, theirs in zip(
+                result.censoring_curves.survival, in_memory.censoring_curves.survival
+            ):
+                np.testing.assert_allclose(mine, theirs, rtol=1e-13)
+    np.testing.assert_allclose(point.values, in_memory.values, rtol=1e-12)
+    deviations = _deviations(in_memory, on_dask)
+    deviations["pooled C"] = abs(
+        survfair.overall_c(on_dask).value - survfair.overall_c(in_memory).value
+    )
+    assert max(deviations.values()) < 1e-10, deviations
+    assert on_dask.n_clusters == in_memory.n_clusters
+
+
+def test_entries_in_earlier_partitions_are_covered():
+    """The settings above do hold rows that entered in an earlier partition's range of times
+    (cross-partition pairs that depend on the entry, risk sets and credits that reach back)."""
+    reaching = 0
+    for setting in ENTRY_SETTINGS:
+        if setting["partitions"] < 2:
+            continue
+        frame = _entry_cohort(setting)
+        labels = tuple(sorted(frame["g"].unique()))
+        columns = {"time": "time", "event": "event", "group": "g", "risk": "risk", "entry": "entry"}
+        with _in_process():
+            lazy = dd.from_pandas(frame, npartitions=setting["partitions"])
+            read, summaries = _sorted_partitions(lazy, columns, labels, None, None)
+            parts = dask.compute(*read)
+        firsts = [summary["min"] for summary in summaries]
+        for k, part in enumerate(parts[1:], start=1):
+            reaching += int(
+                (part["entry"] >= firsts[0]).sum() and (part["entry"] < firsts[k]).sum()
+            )
+    assert reaching >= 20
+
+
+def test_dask_delayed_entry_on_a_local_cluster(cluster_client):
+    """On a distributed cluster: entry with weights and three groups, by group."""
+    setting = dict(
+        n=1200, groups=3, seed=5, weights=True, cluster=False, quiet_block=True, partitions=5
+    )
+    frame = _entry_cohort(setting)
+    in_memory = survfair.xci(*COLUMNS, data=frame, tau=2.5, weights="w", entry="entry")
+    on_dask = survfair.xci(
+        *COLUMNS, data=dd.from_pandas(frame, npartitions=5), tau=2.5, weights="w", entry="entry"
+    )
+    assert max(_deviations(in_memory, on_dask).values()) < 1e-10
+
+
+def test_dask_delayed_entry_positivity_as_in_memory():
+    """A censoring risk set emptied by delayed entry (group a: its only row at risk at 1 is
+    censored there, the next rows enter at 2): K_a is 0 from time 1 on, and both paths refuse."""
+    frame = pd.DataFrame(
+        {
+            "time": [0.5, 1.0, 3.0, 4.0, 0.8, 2.5, 3.5, 5.0],
+            "event": [1, 0, 1, 0, 1, 1, 0, 0],
+            "g": list("aaaabbbb"),
+            "risk": [8.0, 7, 6, 5, 4, 3, 2, 1],
+            "entry": [0.0, 0.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0],
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", survfair.PositivityWarning)
+        with pytest.raises(survfair.PositivityError, match="fell to 0 at time 1"):
+            survfair.xci(*COLUMNS, data=frame, entry="entry")
+        with _in_process(), pytest.raises(survfair.PositivityError, match="fell to 0 at time 1"):
+            survfair.xci(*COLUMNS, data=dd.from_pandas(frame, npartitions=3), entry="entry")

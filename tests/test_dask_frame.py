@@ -39,15 +39,20 @@ def _cohort(n: int = 3000, seed: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     event_time = np.round(rng.exponential(1.0, n), 1) + 0.1
     censor_time = np.round(rng.exponential(1.5, n), 1) + 0.1
-    return pd.DataFrame(
+    time = np.minimum(event_time, censor_time)
+    frame = pd.DataFrame(
         {
-            "time": np.minimum(event_time, censor_time),
+            "time": time,
             "event": (event_time <= censor_time).astype(int),
             "sex_race": rng.choice(["F|A", "F|B", "M|A"], n),
             "risk": np.round(-event_time + rng.normal(0.0, 1.0, n), 1),
         },
         index=pd.Index(np.arange(n) * 7 + 5, name="pid"),
     )
+    # delayed entry (used by the cases that name it): a third of the rows enter before their time
+    entry = np.floor(rng.uniform(0.0, 1.0, n) * time * 10.0) / 10.0
+    entry[(rng.random(n) < 2 / 3) | (entry >= time)] = 0.0
+    return frame.assign(entry=entry)
 
 
 def _assert_same(in_memory, on_dask):
@@ -84,6 +89,9 @@ def _assert_same(in_memory, on_dask):
         dict(method="naive", tied_tol=0.15),
         dict(method="naive", tau=2.0),  # issue 33.6: the naive estimator truncates too
         dict(tau=2.0, tied_tol=0.0),
+        dict(tau=2.0, entry="entry"),
+        dict(method="naive", entry="entry"),
+        dict(tau=2.0, censoring="pooled", entry="entry"),
     ],
 )
 def test_dask_frame_gives_the_in_memory_point_estimate(cluster_client, options):
@@ -132,8 +140,19 @@ def test_dask_frame_errors_name_rows_options_and_columns(cluster_client):
     good = dd.from_pandas(_cohort(400), npartitions=3)
     with pytest.raises(ValueError, match=r"or the analytic intervals \(ci='analytic'\)"):
         survfair.xci("time", "event", "sex_race", "risk", data=good, ci="bootstrap")
-    with pytest.raises(ValueError, match="entry, cause are not supported"):
-        survfair.xci("time", "event", "sex_race", "risk", data=good, ci=None, entry="t", cause=1)
+    with pytest.raises(ValueError, match="censoring_reference, cause are not supported"):
+        survfair.xci(
+            "time",
+            "event",
+            "sex_race",
+            "risk",
+            data=good,
+            ci=None,
+            censoring_reference=(np.ones(3), np.ones(3), ["F|A"] * 3),
+            cause=1,
+        )
+    with pytest.raises(ValueError, match="entry must name one of its columns; got 'start'"):
+        survfair.xci("time", "event", "sex_race", "risk", data=good, ci=None, entry="start")
     with pytest.raises(ValueError, match="risk must name one of its columns; got 'score'"):
         survfair.xci("time", "event", "sex_race", "score", data=good, ci=None)
 

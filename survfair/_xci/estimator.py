@@ -128,9 +128,9 @@ def _refuse_with_cox(censoring_reference, cause) -> None:
 
 def _check_dask_options(ci, **options) -> None:
     """A Dask DataFrame gets the exact point estimate (``ci=None``) or the exact analytic intervals
-    (``ci="analytic"``, cluster-robust with ``cluster``), with ``weights`` and ``cluster`` named as
-    columns; the options that the partitions cannot yet compute apart are refused, naming them and
-    the remedy."""
+    (``ci="analytic"``, cluster-robust with ``cluster``), with ``weights``, ``cluster`` and
+    ``entry`` named as columns; the options that the partitions cannot yet compute apart are
+    refused, naming them and the remedy."""
     if ci not in (None, "analytic"):
         raise InvalidParameterError(
             f"with a Dask DataFrame as data, xci computes the point estimate (ci=None) or the "
@@ -138,7 +138,7 @@ def _check_dask_options(ci, **options) -> None:
             "row, so compute the frame (.compute()) to use it.",
             parameter="ci",
         )
-    for name in ("weights", "cluster"):
+    for name in ("weights", "cluster", "entry"):
         value = options.pop(name, None)
         if value is not None and not isinstance(value, str):
             raise InvalidParameterError(
@@ -361,7 +361,7 @@ def xci(
         order) are refused with a ValueError, never aligned. A Dask DataFrame gives the exact
         point estimate (``ci=None``) or the analytic intervals (the default ``ci="analytic"``,
         equal to the in-memory ones) of a cohort larger than memory: single columns as roles,
-        ``weights`` and ``cluster`` as column names; no ``entry``, ``cause``,
+        ``weights``, ``cluster`` and ``entry`` as column names; no ``cause``,
         ``censoring_reference``, ``censoring="cox"`` or bootstrap (docs: how-to, large data).
     method : {"ipcw", "naive"}, default="ipcw"
         ``"naive"``: eq. 4 (ratio of concordant to comparable pairs). ``"ipcw"``: eq. 7, each
@@ -628,6 +628,7 @@ def xci(
             settings=settings,
             weights=weights,
             cluster=cluster,
+            entry=entry,
             ci=ci,
             confidence_level=options["confidence_level"],
         )

@@ -14,11 +14,20 @@ Then every comparable pair (i, j) with an event for i is of one of two kinds:
   (a merge count of sorted risks), weighted by the event's IPCW weight against that group (with
   case weights, the prefix sums of the sorted members' weights replace their counts).
 
+With delayed entry (``entry=``) the pairs inside a partition are the kernel's with the partition's
+entry times (a row that entered in an earlier partition's range is at risk from the start of this
+one), and across partitions j must have entered before t_i: the rows of q that entered before p's
+first event are merged as above, those that entered within p's events by the kernel
+(:func:`survfair._xci.on_dask_pairs.later_partner`).
+
 The censoring curves are the Kaplan-Meier fits of the event and censoring counts of every group at
 every distinct time, a group-by of each (time-disjoint) partition, computed by the same function
-as in memory with the counts as case weights, which gives the same curves to the last bit. The
-counts are exact integers and the weighted sums equal the in-memory sums up to the order of
-addition (tested to 1e-12).
+as in memory with the counts as case weights, which gives the same curves to the last bit. With
+delayed entry each partition also gives the weight entering at each distinct entry time (the
+entries of one partition may fall in any earlier partition's range): the risk sets on
+(entry, time] of the same function, the sums taken in another order. The counts are exact
+integers and the weighted sums equal the in-memory sums up to the order of addition (tested to
+1e-12).
 """
 
 from __future__ import annotations
@@ -44,7 +53,16 @@ from .._core.validation import (
     warn_excluded_rows,
     warn_one_cluster,
 )
-from .on_dask_pairs import _cross, _events, _sorted_members, _total, _zero_counts, checked_counts
+from .on_dask_pairs import (
+    _cross_partner,
+    _events,
+    _sorted_members,
+    _total,
+    _zero_counts,
+    checked_counts,
+    later_partner,
+    located,
+)
 
 __all__ = ["is_dask_frame", "xci_dask"]
 
@@ -68,18 +86,18 @@ def xci_dask(
     settings: EstimatorSettings,
     weights: str | None = None,
     cluster: str | None = None,
+    entry: str | None = None,
     ci: str | None = None,
     confidence_level: float = 0.95,
 ) -> XCIResult:
     """xCI of the Dask DataFrame ``frame`` (columns named by ``time`` ... ``risk``, and by
-    ``weights`` and ``cluster`` when given): the numbers of :func:`survfair.xci` on the same rows,
-    with ``ci=None`` (point estimate) or ``ci="analytic"`` (the analytic covariance, computed by
-    :mod:`survfair._xci.on_dask_inference`). See the module docstring."""
+    ``weights``, ``cluster`` and ``entry`` when given): the numbers of :func:`survfair.xci` on the
+    same rows, with ``ci=None`` (point estimate) or ``ci="analytic"`` (the analytic covariance,
+    computed by :mod:`survfair._xci.on_dask_inference`). See the module docstring."""
     columns = {"time": time, "event": event, "group": group, "risk": risk}
-    if weights is not None:
-        columns["weights"] = weights
-    if cluster is not None:
-        columns["cluster"] = cluster
+    for role, name in (("weights", weights), ("cluster", cluster), ("entry", entry)):
+        if name is not None:
+            columns[role] = name
     for role, name in columns.items():
         if not isinstance(name, str) or name not in frame.columns:
             raise InvalidParameterError(
@@ -103,20 +121,27 @@ def xci_dask(
     n_kept = sum(summary["n"] for summary in summaries)
     n_excluded = 0 if n_rows is None else n_rows - n_kept
     warn_excluded_rows(n_excluded, stacklevel=3)
-    curves = None
+    curves = entries = None
     if ipcw:
+        entries = _entries(summaries, settings.censoring, labels) if entry is not None else None
         curves = _censoring_curves(
-            [summary["counts"] for summary in summaries], settings.censoring, labels
+            [summary["counts"] for summary in summaries], settings.censoring, labels, entries
         )
     influence = None
     if ci == "analytic":
         from .on_dask_inference import analytic_on_dask
 
         counts, influence = analytic_on_dask(
-            read, len(labels), curves, settings, clustered=cluster is not None
+            read,
+            len(labels),
+            curves,
+            settings,
+            clustered=cluster is not None,
+            delayed_entry=entry is not None,
+            entries=None if entries is None else _entries_by_partition(entries, summaries),
         )
     else:
-        counts = _pair_counts(read, len(labels), curves, tau, settings)
+        counts = _pair_counts(read, len(labels), curves, tau, settings, entry is not None)
     minima = {}
     last = max((summary["last_weighted_event"] for summary in summaries), default=-np.inf)
     if curves is not None and np.isfinite(last):
@@ -160,19 +185,31 @@ def _sorted_partitions(
     return [read[k] for k in kept], [summaries[k] for k in kept]
 
 
-def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings) -> PairCounts:
+def _pair_counts(
+    read: list, n_groups: int, curves, tau: float | None, settings, entry: bool
+) -> PairCounts:
     """Every cell's counts: each partition by the kernel, each ordered pair of partitions by merge
-    counts; raises as :func:`survfair.xci` for a weight that cannot be formed or no usable pair."""
+    counts (and with delayed entry, ``entry``, the kernel's counts of the rows that entered among
+    the earlier partition's events); raises as :func:`survfair.xci` for a weight that cannot be
+    formed or no usable pair."""
     import dask
 
     # one key for the curves (as long as the distinct times): sent to each worker once, not with
     # every task
     shared = dask.delayed(curves, pure=True) if curves is not None else None
     within = [dask.delayed(_within)(arrays, n_groups, shared, tau, settings) for arrays in read]
-    members = [dask.delayed(_sorted_members)(arrays, n_groups) for arrays in read]
+    members = [dask.delayed(_sorted_members)(arrays, n_groups, entry) for arrays in read]
     events = [dask.delayed(_events)(arrays, n_groups, shared, tau) for arrays in read]
+
+    def partner(p, q):  # the rows of q as the later members of p's events
+        if not entry:
+            return members[q]
+        return dask.delayed(later_partner)(
+            events[p], members[q], read[q], n_groups, shared, settings
+        )
+
     cross = [
-        dask.delayed(_cross)(events[p], members[q], n_groups, settings)
+        dask.delayed(_cross_partner)(events[p], partner(p, q), n_groups, settings)
         for p in range(len(read))
         for q in range(p + 1, len(read))
     ]
@@ -183,7 +220,7 @@ def _pair_counts(read: list, n_groups: int, curves, tau: float | None, settings)
 def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
     """One partition, validated as :func:`survfair.xci` validates its input (errors name the rows
     by their index labels), its groups coded in the order of the whole frame."""
-    weighted, clustered = "weights" in columns, "cluster" in columns
+    weighted, clustered, delayed = (name in columns for name in ("weights", "cluster", "entry"))
     if len(part) == 0:
         return {
             "time": _NONE,
@@ -192,6 +229,7 @@ def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
             "risk": _NONE,
             "weight": _NONE if weighted else None,
             "cluster": np.empty(0, object) if clustered else None,
+            "entry": _NONE if delayed else None,
         }
     sample, _ = check_survival_inputs(
         part[columns["time"]],
@@ -200,6 +238,7 @@ def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
         part[columns["risk"]],
         weights=part[columns["weights"]] if weighted else None,
         cluster=part[columns["cluster"]] if clustered else None,
+        entry=part[columns["entry"]] if delayed else None,
     )
     position = {label: k for k, label in enumerate(labels)}
     codes = np.array([position[label] for label in sample.groups], dtype=np.int32)[
@@ -210,21 +249,29 @@ def _partition_arrays(part: pd.DataFrame, columns: dict, labels: tuple) -> dict:
     arrays = {"time": sample.time, "event": sample.event, "codes": codes, "risk": sample.risk}
     arrays["weight"] = sample.weights if weighted else None
     arrays["cluster"] = part[columns["cluster"]].to_numpy() if clustered else None
+    arrays["entry"] = sample.entry
     return {name: None if values is None else values[order] for name, values in arrays.items()}
 
 
 def _summary(arrays: dict, n_groups: int, tau: float | None, censoring: str | None) -> dict:
     """Rows, time range, group sizes, the last event time before tau and what the censoring curves
-    need (``censoring``: "group", "pooled", or None for none): the runs of (time, status)."""
+    need (``censoring``: "group", "pooled", or None for none): the runs of (time, status), and with
+    delayed entry the weight entering at each distinct entry time (:func:`_entry_runs`)."""
     time, event, codes, weight = (arrays[name] for name in ("time", "event", "codes", "weight"))
-    counts = {}
+    entry = arrays["entry"]
+    counts, entries = {}, {}
     if censoring == "pooled":
         counts["pooled"] = _runs(time, event, weight)
+        if entry is not None:
+            entries["pooled"] = _entry_runs(entry, weight)
     elif censoring == "group":
         by_group = np.argsort(codes, kind="stable")  # each group's rows, still in time order
         bounds = np.cumsum(np.bincount(codes, minlength=n_groups))
         for code, rows in enumerate(np.split(by_group, bounds[:-1])):
-            counts[code] = _runs(time[rows], event[rows], None if weight is None else weight[rows])
+            mine = None if weight is None else weight[rows]
+            counts[code] = _runs(time[rows], event[rows], mine)
+            if entry is not None:
+                entries[code] = _entry_runs(entry[rows], mine)
     weighted = time[event] if tau is None else time[event & (time < tau)]
     return {
         "n": time.shape[0],
@@ -233,6 +280,8 @@ def _summary(arrays: dict, n_groups: int, tau: float | None, censoring: str | No
         "size": np.bincount(codes, minlength=n_groups),
         "events": np.bincount(codes[event], minlength=n_groups),
         "counts": counts,
+        "entries": entries,
+        "first_entry": float(entry.min()) if entry is not None and entry.shape[0] else np.inf,
         "last_weighted_event": float(weighted.max()) if weighted.shape[0] else -np.inf,
     }
 
@@ -251,6 +300,57 @@ def _runs(time: np.ndarray, event: np.ndarray, weight: np.ndarray | None = None)
     return time[starts], event[starts], np.diff(np.append(starts, time.shape[0])).astype(np.float64)
 
 
+def _entry_runs(entry: np.ndarray, weight: np.ndarray | None) -> tuple:
+    """(distinct entry times ascending, the weight entering at each: its rows' case weights summed,
+    or their count)."""
+    values, inverse = np.unique(entry, return_inverse=True)
+    return values, np.bincount(inverse, weights=weight, minlength=values.shape[0]).astype(float)
+
+
+def _entries(summaries: list, kind: str, labels: tuple) -> list:
+    """Every censoring curve's entry runs over all partitions, (entry times ascending, weights):
+    the delayed entries of the Kaplan-Meier's risk sets (a partition's entries may lie in any
+    earlier partition's range, so they are merged by a sort, not concatenated)."""
+    keys = ["pooled"] if kind == "pooled" else list(range(len(labels)))
+    out = []
+    for key in keys:
+        values, weights = (
+            np.concatenate(parts) for parts in zip(*(s["entries"][key] for s in summaries))
+        )
+        order = np.argsort(values, kind="stable")
+        out.append((values[order], weights[order]))
+    return out
+
+
+def _entries_by_partition(entries: list, summaries: list) -> list:
+    """What the influence sweep of each partition reads of the entries: ``base`` and ``inside``,
+    per curve the weight that entered before the partition's first time and the entry times in
+    its range [first, last) with their weights (its risk sets on (entry, time]); ``first``, that
+    first time (the entries in [first, the next partition's first) are credited this partition's
+    compensator); ``credited_from``, the first partition whose range holds one of its rows'
+    entries (its rows that entered before every partition's first time are credited nothing)."""
+    firsts = np.array([summary["min"] for summary in summaries])
+    entries = [(v, w, np.concatenate([[0.0], np.cumsum(w)])) for v, w in entries]
+    out = []
+    for summary in summaries:
+        first, last = summary["min"], summary["max"]
+        base, inside = [], []
+        for values, weights, cumulative in entries:
+            start, stop = np.searchsorted(values, [first, last], side="left")
+            base.append(cumulative[start])
+            inside.append((values[start:stop], weights[start:stop]))
+        since = int(np.searchsorted(firsts, summary["first_entry"], side="right")) - 1
+        out.append(
+            {
+                "base": np.array(base),
+                "inside": inside,
+                "first": first,
+                "credited_from": max(since, 0),
+            }
+        )
+    return out
+
+
 def _check_disjoint(summaries: list) -> None:
     for first, second in zip(summaries[:-1], summaries[1:]):
         if not first["max"] < second["min"]:
@@ -261,18 +361,22 @@ def _check_disjoint(summaries: list) -> None:
             )
 
 
-def _censoring_curves(partition_counts: list, kind: str, labels: tuple) -> CensoringCurves:
+def _censoring_curves(
+    partition_counts: list, kind: str, labels: tuple, entries: list | None = None
+) -> CensoringCurves:
     """The censoring Kaplan-Meier of the counts at every distinct time (partitions are in time
     order and disjoint, so their runs concatenate in time order): :func:`kaplan_meier_sorted` with
-    the run lengths as case weights, the arithmetic of the in-memory fit on the rows."""
+    the run lengths as case weights, the arithmetic of the in-memory fit on the rows; with delayed
+    entry, ``entries`` (:func:`_entries`) give its risk sets on (entry, time]."""
     keys = ["pooled"] if kind == "pooled" else list(range(len(labels)))
     times, survival = [], []
-    for key in keys:
+    for position, key in enumerate(keys):
         t, event, count = (
             np.concatenate(parts) for parts in zip(*(counts[key] for counts in partition_counts))
         )
+        entered = (_NONE, _NONE) if entries is None else entries[position]
         t_k, k = kaplan_meier_sorted(
-            t, event.astype(bool), np.arange(t.shape[0]), count, _NONE, _NONE, True
+            t, event.astype(bool), np.arange(t.shape[0]), count, *entered, True
         )
         times.append(t_k)
         survival.append(k)
@@ -298,11 +402,9 @@ def _within(arrays: dict, n_groups: int, curves, tau, settings) -> tuple:
         case_weight=arrays["weight"],
         tied_tol=settings.tied_tol,
         strict=settings.strict,
+        entry=arrays["entry"],
     )
-    if bad is not None:
-        row, column = bad
-        bad = (column, float(arrays["time"][row]), int(arrays["codes"][row]))
-    return counts, bad
+    return counts, located(bad, arrays["time"], arrays["codes"])
 
 
 def _group_sizes(summaries: list, labels: tuple) -> dict:

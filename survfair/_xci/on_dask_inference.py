@@ -48,9 +48,21 @@ from .._core.kernel import PairCounts, count_pairs_and_contributions
 from .._core.memory import require_memory
 from .._core.moments import MomentInfluence
 from .._core.settings import EstimatorSettings
-from .on_dask_pairs import _cross, _events, _sorted_members, _total, _zero_counts, checked_counts
+from .on_dask_pairs import (
+    _add_counts,
+    _cross_partner,
+    _events,
+    _sorted_members,
+    _total,
+    _zero_counts,
+    checked_counts,
+    later_partner,
+    located,
+)
 
 __all__ = ["DaskMomentInfluence", "analytic_on_dask"]
+
+_NO_TIMES = np.empty(0)
 
 #: Bytes of the per-row scratch of one chunk of the sweep (its G^2-wide prefix sums dominate).
 _CHUNK_BYTES = 32 * 2**20
@@ -73,12 +85,22 @@ class DaskMomentInfluence(MomentInfluence):
 
 
 def analytic_on_dask(
-    read: list, n_groups: int, curves, settings: EstimatorSettings, *, clustered: bool = False
+    read: list,
+    n_groups: int,
+    curves,
+    settings: EstimatorSettings,
+    *,
+    clustered: bool = False,
+    delayed_entry: bool = False,
+    entries: list | None = None,
 ) -> tuple[PairCounts, DaskMomentInfluence]:
     """The pair counts and the analytic covariance of the time-sorted partitions ``read`` (their
     arrays, on the workers, as :func:`survfair._xci.on_dask._partition_arrays` gives them). With
     ``clustered`` (the arrays hold cluster labels) the covariance is cluster-robust: the rows of a
     cluster are summed before any product is taken, across partitions (:func:`_cluster_moments`).
+    With ``delayed_entry`` (the arrays hold entry times) the pairs respect them, and ``entries``
+    (:func:`survfair._xci.on_dask._entries_by_partition`, None for fixed weights) give every
+    partition's censoring risk sets and where its rows' compensator credits come from.
 
     Raises as :func:`survfair.xci` for a weight that cannot be formed or no usable pair."""
     import dask
@@ -92,17 +114,28 @@ def analytic_on_dask(
     events = [dask.delayed(_events)(arrays, g, shared, tau) for arrays in read]
     members = [dask.delayed(_sorted_members)(arrays, g, True) for arrays in read]
     tables = [dask.delayed(_event_table)(e, g) for e in events]
+    partners = {}  # with delayed entry: the rows of q as the later members of p's events
+
+    def partner(p, q):
+        if not delayed_entry:
+            return members[q]
+        if (p, q) not in partners:
+            partners[p, q] = dask.delayed(later_partner)(
+                events[p], members[q], read[q], g, shared, settings, True
+            )
+        return partners[p, q]
+
     earlier = []  # per partition: its events' sums against every later partition, and the counts
     for p in range(n_parts):
         acc = None
         for q in range(p + 1, n_parts):
-            acc = dask.delayed(_add_earlier)(acc, events[p], members[q], g, settings)
+            acc = dask.delayed(_add_earlier)(acc, events[p], partner(p, q), g, settings)
         earlier.append(acc)
     later = []  # per partition: its members' sums against every earlier partition's events
     for q in range(n_parts):
         acc = None
         for p in range(q):
-            acc = dask.delayed(_add_later)(acc, tables[p], read[q], members[q], g, settings)
+            acc = dask.delayed(_add_later)(acc, tables[p], read[q], partner(p, q), g, settings)
         later.append(acc)
     parts = dask.persist(
         *[
@@ -117,23 +150,33 @@ def analytic_on_dask(
     constants = _constants(counts, stats, g, curves.kind if ipcw else None)
     carries = _carries_before(stats, constants)
     n_curves = constants.mult.shape[0]
+    credited = entries is not None and n_curves > 0  # delayed entry, weights estimated
+    entering = [None] * n_parts
+    if credited:  # one key per partition (its entries can be many), read by both of its sweeps
+        entering = [dask.delayed(entry, pure=True) for entry in entries]
+    credits = [None] * n_parts
     if n_curves > 0:  # the compensator each partition adds, given what comes into it
-        increments = dask.compute(
-            *[
-                dask.delayed(_sweep)(part, constants, carry, False)
-                for part, carry in zip(parts, carries)
-            ]
-        )
+        first = [
+            dask.delayed(_sweep)(part, constants, carry, False, 0, entering[k])
+            for k, (part, carry) in enumerate(zip(parts, carries))
+        ]
+        if credited:  # their compensator steps stay on the workers
+            first = dask.persist(*first)
+        increments = dask.compute(*[dask.delayed(_increments)(result) for result in first])
         compensator = np.zeros((n_curves, g * g))
         overall = np.zeros(n_curves)
-        for carry, (added, added_overall, _) in zip(carries, increments):
+        for carry, (added, added_overall) in zip(carries, increments):
             carry["compensator"] = compensator.copy()
             carry["compensator_overall"] = overall.copy()
             compensator += added
             overall += added_overall
+        if credited:
+            credits = _credit_chains(first, parts, carries, entries, constants)
     swept = [
-        dask.delayed(_sweep)(part, constants, carry, True, n_parts if clustered else 0)
-        for part, carry in zip(parts, carries)
+        dask.delayed(_sweep)(
+            part, constants, carry, True, n_parts if clustered else 0, entering[k], credits[k]
+        )
+        for k, (part, carry) in enumerate(zip(parts, carries))
     ]
     if clustered:  # each cluster's sums meet in one bucket (by the hash of its label)
         buckets = [
@@ -162,10 +205,9 @@ def _local(arrays: dict, g: int, curves, settings) -> tuple:
         tied_tol=settings.tied_tol,
         strict=settings.strict,
         case_weight=arrays["weight"],
+        entry=arrays["entry"],
     )
-    if bad is not None:
-        row, column = bad
-        bad = (column, float(arrays["time"][row]), int(arrays["codes"][row]))
+    bad = located(bad, arrays["time"], arrays["codes"])
     c = contributions.in_input_order()
     sums = [np.zeros((n, g)) for _ in range(4)]
     for out, values in zip(
@@ -175,17 +217,17 @@ def _local(arrays: dict, g: int, curves, settings) -> tuple:
     return counts, bad, sums
 
 
-def _add_earlier(acc, events: dict, members: list, g: int, settings) -> tuple:
+def _add_earlier(acc, events: dict, partner, g: int, settings) -> tuple:
     """``acc`` (None at the start of a chain) plus the pairs of these events with one later
-    partition's members: (counts, problems, (numerator, denominator) of every row as the earlier
-    member)."""
+    partition's rows (``partner``: its sorted members, or its
+    :func:`~survfair._xci.on_dask_pairs.later_partner` under delayed entry): (counts, problems,
+    (numerator, denominator) of every row as the earlier member)."""
     if acc is None:
         n = events["n"]
         acc = (_zero_counts(g), [], (np.zeros((n, g)), np.zeros((n, g))))
     total, problems, contributions = acc
-    cells, bad = _cross(events, members, g, settings, contributions)
-    for name, value in vars(cells).items():
-        getattr(total, name)[...] += value
+    cells, bad = _cross_partner(events, partner, g, settings, contributions)
+    _add_counts(total, cells)
     if bad is not None:
         problems.append(bad)
     return total, problems, contributions
@@ -205,9 +247,12 @@ def _event_table(events: dict, g: int) -> list:
     return table
 
 
-def _add_later(acc, table: list, arrays: dict, members: list, g: int, settings) -> tuple:
+def _add_later(acc, table: list, arrays: dict, partner, g: int, settings) -> tuple:
     """``acc`` (None at the start of a chain) plus every member's sums as the later member of the
     pairs with one earlier partition's events: (numerator, denominator), (rows, G) each.
+    ``partner`` as for :func:`_add_earlier`: under delayed entry the members that entered before
+    the events are merged here, and the sums of those that entered among them come from the
+    kernel.
 
     Member j of group b and an earlier event i of group a: concordant when r_j < r_i - tol, tied
     when r_i - tol <= r_j <= r_i + tol (the bounds formed as the earlier side forms them), so the
@@ -217,6 +262,12 @@ def _add_later(acc, table: list, arrays: dict, members: list, g: int, settings) 
         n = arrays["time"].shape[0]
         acc = (np.zeros((n, g)), np.zeros((n, g)))
     numerator, denominator = acc
+    members = partner
+    if not isinstance(partner, list):  # delayed entry: the kernel's sums of the rows late
+        members = partner.members
+        if partner.later is not None:
+            numerator[partner.late] += partner.later[0]
+            denominator[partner.late] += partner.later[1]
     tol = settings.tied_tol
     member_weight = arrays["weight"]
     for a, (risk, cumulative) in enumerate(table):
@@ -254,6 +305,7 @@ def _combined(arrays: dict, local: tuple, earlier, later, g: int) -> dict:
     weight = arrays["weight"]
     return {
         "cluster": arrays["cluster"],
+        "entry": arrays["entry"],
         "time": arrays["time"],
         "event": arrays["event"],
         "codes": arrays["codes"],
@@ -347,6 +399,7 @@ def _constants(counts: PairCounts, stats: list, g: int, estimated: str | None):
         overall_factor_l=float(_role_factor(sum(s["overall_l"] for s in stats))),
         curve_of=curve_of,
         mult=mult,
+        curve_n_cells=(mult > 0).sum(axis=1),
         compact=compact,
         width=width,
         earlier_slot=earlier_slot,
@@ -399,13 +452,30 @@ def _chunks(time: np.ndarray, rows: int) -> list:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _sweep(part: dict, constants, carry: dict, with_rows: bool, buckets: int = 0) -> tuple:
+def _sweep(
+    part: dict,
+    constants,
+    carry: dict,
+    with_rows: bool,
+    buckets: int = 0,
+    entering: dict | None = None,
+    credit: np.ndarray | None = None,
+) -> tuple:
     """The in-memory influence sweep on one partition (its rows in time order), given what the
     rows before it carry: (the Kaplan-Meier compensator it adds (curves, G^2), the pooled C's
-    (curves,), the moments of its rows or None unless ``with_rows``). With ``buckets`` > 0 (and
-    ``with_rows``) the third is, instead of moments, the partition's per-cluster sums of its dense
-    rows (G^2 cells and the pooled C) split into ``buckets`` DataFrames by the hash of the cluster
-    label (:func:`_cluster_moments` adds up each bucket).
+    (curves,), the moments of its rows or None unless ``with_rows``, its compensator steps or
+    None). With ``buckets`` > 0 (and ``with_rows``) the third is, instead of moments, the
+    partition's per-cluster sums of its dense rows (G^2 cells and the pooled C) split into
+    ``buckets`` DataFrames by the hash of the cluster label (:func:`_cluster_moments` adds up each
+    bucket).
+
+    Delayed entry: ``entering`` (see :func:`survfair._xci.on_dask._entries_by_partition`) gives
+    each curve's weight entered before each time of the partition (its risk sets on
+    (entry, time]); without ``with_rows`` the fourth result is, per curve, the times at which its
+    compensator grows in this partition and its value after each (this partition's share, the
+    cells of the curve and the pooled C's; :func:`_add_credit` reads them); with ``with_rows``,
+    ``credit`` (rows, cells of a curve + 1) is the compensator credited at each row's entry
+    (:func:`_credit_chains`), added to its Kaplan-Meier term as the in-memory sweep credits it.
 
     The arithmetic of ``survfair/_compiled/_influence.pyx`` (``c_sweep_block``), vectorised over
     chunks of whole blocks of equal time: row k of group a (curve c) is, per slot, its DeLong-scaled
@@ -425,6 +495,13 @@ def _sweep(part: dict, constants, carry: dict, with_rows: bool, buckets: int = 0
         cluster_code, cluster_label = pd.factorize(part["cluster"], sort=False)
         cluster_sums = np.zeros((cluster_label.shape[0], g * g + 1))
     theta = c.theta.reshape(g, g)
+    entered = c.entered
+    if entering is not None:  # each curve's weight entered by each time: base + prefix sums
+        entered_before = [
+            (values, np.concatenate([[0.0], np.cumsum(weights)]))
+            for values, weights in entering["inside"]
+        ]
+    steps = [[] for _ in range(n_curves)] if entering is not None and not with_rows else None
     rows_per_chunk = max(1024, _CHUNK_BYTES // (8 * (2 * g * g + 2 * width + 4 * g + 8)))
     require_memory(
         8.0 * min(rows_per_chunk, time.shape[0]) * (2 * g * g + 2 * width + 4 * g + 8),
@@ -473,9 +550,16 @@ def _sweep(part: dict, constants, carry: dict, with_rows: bool, buckets: int = 0
             deaths = np.bincount(key[ev], weights=w[ev], minlength=size).reshape(-1, n_curves)
             censored = np.bincount(key[~ev], weights=w[~ev], minlength=size).reshape(-1, n_curves)
             left_before = np.cumsum(deaths + censored, axis=0) - (deaths + censored)
-            at_risk = c.entered - (state["passed"] + left_before) - deaths
+            if entering is not None:
+                entered = entering["base"] + np.column_stack(
+                    [
+                        cumulative[np.searchsorted(values, t[starts], side="left")]
+                        for values, cumulative in entered_before
+                    ]
+                )
+            at_risk = entered - (state["passed"] + left_before) - deaths
             left = at_risk - censored
-            base = np.where(c.entered >= at_risk, c.entered, at_risk)
+            base = np.where(entered >= at_risk, entered, at_risk)
             jumps = (censored > 0) & (left > KM_RESIDUE * base)
             with np.errstate(divide="ignore", invalid="ignore"):
                 jump = np.where(jumps, 1.0 / np.where(jumps, left, 1.0), 0.0)
@@ -498,10 +582,29 @@ def _sweep(part: dict, constants, carry: dict, with_rows: bool, buckets: int = 0
                     at = block[rows]
                     own_jump = np.where(ev[rows], 0.0, jump[at, k] - rate[at, k])
                     value = sensitivity[at] * own_jump[:, None] - compensator[at]
+                    value_overall = sensitivity_overall[at] * own_jump - compensator_overall[at]
+                    if credit is not None:  # plus what was credited at the row's entry
+                        value += credit[start + rows, : curve_cells.shape[0]]
+                        value_overall += credit[start + rows, -1]
                     slots = _curve_slots(c, k, curve_cells)
                     x[rows[:, None], slots[None, :]] += w[rows, None] * value
-                    overall[rows] += w[rows] * (
-                        sensitivity_overall[at] * own_jump - compensator_overall[at]
+                    overall[rows] += w[rows] * value_overall
+                if steps is not None:  # this partition's compensator after each of its steps
+                    grows = rate[:, k] > 0
+                    so_far = (
+                        state["compensator"][k, curve_cells] - start_compensator[k, curve_cells]
+                    )
+                    so_far_overall = state["compensator_overall"][k] - start_overall[k]
+                    steps[k].append(
+                        (
+                            t[starts][grows],
+                            np.column_stack(
+                                [
+                                    np.cumsum(added, axis=0)[grows] + so_far,
+                                    np.cumsum(added_overall)[grows] + so_far_overall,
+                                ]
+                            ),
+                        )
                     )
                 state["compensator"][k, curve_cells] += added.sum(axis=0)
                 state["compensator_overall"][k] += added_overall.sum()
@@ -521,11 +624,72 @@ def _sweep(part: dict, constants, carry: dict, with_rows: bool, buckets: int = 0
                 moments[0] += x.T @ x
     if with_rows and buckets:
         moments = _split_by_hash(cluster_sums, cluster_label, buckets)
+    if steps is not None:
+        steps = [
+            (
+                np.concatenate([times for times, _ in pieces] + [_NO_TIMES]),
+                np.vstack([values for _, values in pieces] + [np.zeros((0, cells + 1))]),
+            )
+            for pieces, cells in zip(steps, c.curve_n_cells)
+        ]
     return (
         state["compensator"] - start_compensator,
         state["compensator_overall"] - start_overall,
         moments,
+        steps,
     )
+
+
+def _increments(result: tuple) -> tuple:
+    """The compensator a partition adds (curves, G^2) and the pooled C's (curves,): what the client
+    reads of a first :func:`_sweep` (its steps stay on the worker)."""
+    return result[0], result[1]
+
+
+def _credit_chains(first: list, parts: list, carries: list, entries: list, constants) -> list:
+    """Per partition, the compensator credited at each of its rows' entries (a delayed array,
+    (rows, cells of a curve + 1)): a row that entered at e, in the range [first time of p, first
+    time of p + 1) of partition p (p's own or an earlier one), is credited p's compensator at e,
+    what came into p (``carries``) plus p's steps up to e (``first``: p's first :func:`_sweep`). A
+    chain of tasks per partition, one partition p at a time, as the pair sums are chained."""
+    import dask
+
+    bounds = [entry["first"] for entry in entries] + [np.inf]
+    credits = []
+    for q, part in enumerate(parts):
+        acc = None
+        for p in range(entries[q]["credited_from"], q + 1):
+            incoming = (carries[p]["compensator"], carries[p]["compensator_overall"])
+            acc = dask.delayed(_add_credit)(
+                acc, first[p], part, bounds[p], bounds[p + 1], incoming, constants
+            )
+        credits.append(acc)
+    return credits
+
+
+def _add_credit(acc, first: tuple, part: dict, low: float, high: float, incoming, constants):
+    """``acc`` (None at the start of a chain) with the credits of the rows of ``part`` that entered
+    in [``low``, ``high``), one partition's range: its compensator at their entries, ``incoming``
+    (what came into it: (curves, G^2), (curves,)) plus its steps (``first[3]``) up to and including
+    the entry time (the in-memory sweep credits a row when it passes its entry, after the blocks of
+    equal or earlier time)."""
+    c = constants
+    if acc is None:
+        acc = np.zeros((part["time"].shape[0], int(c.curve_n_cells.max()) + 1))
+    entry = part["entry"]
+    rows = np.flatnonzero((entry >= low) & (entry < high))
+    curve = c.curve_of[part["codes"][rows]]
+    for k, (times, values) in enumerate(first[3]):
+        mine = rows[curve == k]
+        if mine.shape[0] == 0:
+            continue
+        cells = np.flatnonzero(c.mult[k] > 0)
+        at = np.searchsorted(times, entry[mine], side="right") - 1
+        local = np.zeros((mine.shape[0], cells.shape[0] + 1))
+        local[at >= 0] = values[at[at >= 0]]
+        acc[mine, : cells.shape[0]] = incoming[0][k, cells] + local[:, :-1]
+        acc[mine, -1] = incoming[1][k] + local[:, -1]
+    return acc
 
 
 def _add_by_cluster(sums: np.ndarray, code: np.ndarray, x: np.ndarray, a: np.ndarray, c) -> None:

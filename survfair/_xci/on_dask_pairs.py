@@ -3,6 +3,16 @@ partition's members sorted by risk per group, its events with their IPCW weights
 of one partition's events against a later partition's members, and the sums of the partitions'
 counts. Shared by the point estimate (:mod:`survfair._xci.on_dask`) and its analytic intervals
 (:mod:`survfair._xci.on_dask_inference`), which both import it (it imports neither).
+
+Delayed entry (:func:`later_partner`): a row j of a later partition is the later member of an
+earlier partition's event i only if entry_j < t_i. Against the events of partition p (times in
+[t_first, t_last]) the rows of a later partition fall into three sets by their entry: before
+t_first (under observation at every event of p: the merge counts above, on these rows only),
+at or after t_last (at none: left out), and in between, the rows that entered during p's range
+(usually few). Those are counted by the in-memory kernel on p's events and them alone, each event
+given its own time as entry (never a later member) and each row made a censoring (never an earlier
+member): the kernel's delayed-entry passes then count exactly the pairs (i, j) with entry_j < t_i,
+with their weights and, for the analytic intervals, both members' sums.
 """
 
 from __future__ import annotations
@@ -12,10 +22,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from .._core.censoring import inverse_censoring, raise_positivity
-from .._core.kernel import PairCounts, own_factors
+from .._core.kernel import PairCounts, count_pairs, count_pairs_and_contributions, own_factors
 from .._core.validation import raise_no_comparable_pair
 
-__all__ = ["checked_counts"]
+__all__ = ["checked_counts", "later_partner"]
 
 
 def checked_counts(counts: PairCounts, bad, curves, settings) -> PairCounts:
@@ -43,12 +53,86 @@ def _sorted_members(arrays: dict, n_groups: int, with_rows: bool = False) -> lis
     for b in range(n_groups):
         rows = np.flatnonzero(arrays["codes"] == b)
         rows = rows[np.argsort(arrays["risk"][rows], kind="stable")]
-        if arrays["weight"] is None:
-            cumulative = np.arange(rows.shape[0] + 1, dtype=np.float64)
-        else:
-            cumulative = np.concatenate([[0.0], np.cumsum(arrays["weight"][rows])])
+        cumulative = _prefix_weights(arrays["weight"], rows)
         members.append((arrays["risk"][rows], cumulative, rows if with_rows else None))
     return members
+
+
+def _prefix_weights(weight: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+    """The prefix sums, with a leading 0, of the case weights of ``rows`` (their counts without)."""
+    if weight is None:
+        return np.arange(rows.shape[0] + 1, dtype=np.float64)
+    return np.concatenate([[0.0], np.cumsum(weight[rows])])
+
+
+def later_partner(
+    events: dict, members: list, arrays: dict, n_groups: int, curves, settings, sums: bool = False
+) -> SimpleNamespace:
+    """A later partition (its ``arrays`` with entry times, and its ``members`` from
+    :func:`_sorted_members` with rows) as the partner of an earlier partition's ``events`` under
+    delayed entry (the module docstring): ``members``, the members that entered before the first
+    event time (the merge counts' partners: the given list when that is all of them); ``late``, the
+    rows that entered between the first and the last event time; ``counts`` / ``bad``, the pairs of
+    the events with those rows by the in-memory kernel with the cohort's ``curves`` (None when
+    there is no such row); with ``sums``, ``earlier`` (numerator, denominator), (events, G) each in
+    the events' order, and ``later``, (late rows, G) each: both members' sums of these pairs."""
+    partner = SimpleNamespace(
+        members=members, late=np.empty(0, np.int64), counts=None, bad=None, earlier=None, later=None
+    )
+    time, entry = events["time"], arrays["entry"]
+    if time.shape[0] == 0:  # no event: no pair, whoever its partners are
+        return partner
+    first, last = time.min(), time.max()
+    if (entry >= first).any():
+        kept = []
+        for risks, cumulative, rows in members:
+            keep = entry[rows] < first
+            if not keep.all():
+                rows = rows[keep]
+                risks, cumulative = risks[keep], _prefix_weights(arrays["weight"], rows)
+            kept.append((risks, cumulative, rows))
+        partner.members = kept
+    partner.late = np.flatnonzero((entry >= first) & (entry < last))
+    if partner.late.shape[0] == 0:
+        return partner
+    late = partner.late
+    n_events = time.shape[0]
+    case = events["case"]
+    options = dict(
+        inverse_k=inverse_censoring(curves),
+        tau=settings.tau,
+        tied_tol=settings.tied_tol,
+        strict=settings.strict,
+        case_weight=None if case is None else np.concatenate([case, arrays["weight"][late]]),
+        # an event's own time as its entry: never a later member; the rows late are censorings:
+        # never an earlier member
+        entry=np.concatenate([time, entry[late]]),
+    )
+    rows = (
+        np.concatenate([time, arrays["time"][late]]),
+        np.arange(n_events + late.shape[0]) < n_events,
+        np.concatenate([events["codes"], arrays["codes"][late]]),
+        np.concatenate([events["risk"], arrays["risk"][late]]),
+        n_groups,
+    )
+    if sums:
+        partner.counts, bad, contributions = count_pairs_and_contributions(*rows, **options)
+        c = contributions.in_input_order()
+        partner.earlier = (c.earlier_numerator[:n_events], c.earlier_denominator[:n_events])
+        partner.later = (c.later_numerator[n_events:], c.later_denominator[n_events:])
+    else:
+        partner.counts, bad = count_pairs(*rows, **options)
+    partner.bad = located(bad, rows[0], rows[2])
+    return partner
+
+
+def located(bad, time: np.ndarray, codes: np.ndarray) -> tuple | None:
+    """The kernel's first bad weight (row, column group), or None, as (column group, time, own
+    group), the form :func:`checked_counts` reads from any partition."""
+    if bad is None:
+        return None
+    row, column = bad
+    return column, float(time[row]), int(codes[row])
 
 
 def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
@@ -76,11 +160,13 @@ def _events(arrays: dict, n_groups: int, curves, tau) -> dict:
     if tau is not None:
         weight[time >= tau] = 0.0
     by_risk = np.argsort(risk, kind="stable")
+    case = arrays["weight"]
     return {
         "time": time[by_risk],
         "codes": codes[by_risk],
         "risk": risk[by_risk],
         "weight": weight[by_risk],
+        "case": None if case is None else case[event][by_risk],
         "row": np.flatnonzero(event)[by_risk],
         "n": event.shape[0],
     }
@@ -143,12 +229,37 @@ def _zero_counts(n_groups: int) -> SimpleNamespace:
     )
 
 
+def _cross_partner(
+    events: dict, partner, n_groups: int, settings, contributions: tuple | None = None
+) -> tuple:
+    """:func:`_cross` of ``events`` against a later partition given by its sorted members, or
+    under delayed entry by its :func:`later_partner`: the merge counts with the members that
+    entered before the events, plus the kernel's pairs with the rows that entered among them (and
+    the events' sums of those, with ``contributions``)."""
+    if isinstance(partner, list):
+        return _cross(events, partner, n_groups, settings, contributions)
+    cells, bad = _cross(events, partner.members, n_groups, settings, contributions)
+    if partner.counts is None:
+        return cells, bad
+    _add_counts(cells, partner.counts)
+    if contributions is not None:
+        contributions[0][events["row"]] += partner.earlier[0]
+        contributions[1][events["row"]] += partner.earlier[1]
+    problems = [problem for problem in (bad, partner.bad) if problem is not None]
+    return cells, min(problems) if problems else None
+
+
+def _add_counts(total: SimpleNamespace, counts) -> None:
+    """``counts`` (a :class:`PairCounts` or an accumulator) added into the accumulator ``total``."""
+    for name in PairCounts.__dataclass_fields__:
+        getattr(total, name)[...] += getattr(counts, name)
+
+
 def _total(results, n_groups: int) -> tuple[PairCounts, tuple | None]:
     total = _zero_counts(n_groups)
     problems = []
     for counts, problem in results:
-        for name in PairCounts.__dataclass_fields__:
-            getattr(total, name)[...] += getattr(counts, name)
+        _add_counts(total, counts)
         if problem is not None:
             problems.append(problem)
     # the event the in-memory kernel reports: the first column group, then the earliest time
