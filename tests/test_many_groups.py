@@ -365,7 +365,7 @@ def test_n_jobs_beyond_the_cores_is_capped_with_a_warning(name, monkeypatch):
 
 def test_n_jobs_that_fits_is_kept_silently(monkeypatch):
     monkeypatch.setattr(parallel, "available_cores", lambda: 4)
-    check = survfair._core.validation.check_n_jobs
+    check = survfair._core.options.check_n_jobs
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert [check(v) for v in (None, -1, 1, 4, -2, -4)] == [None, -1, 1, 4, -2, -4]
@@ -379,7 +379,7 @@ def test_a_dask_backend_keeps_a_count_of_its_workers(monkeypatch):
     monkeypatch.setattr(parallel, "_local_backend", lambda: False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert survfair._core.validation.check_n_jobs(64) == 64
+        assert survfair._core.options.check_n_jobs(64) == 64
 
 
 @pytest.mark.parametrize(

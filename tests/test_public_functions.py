@@ -27,7 +27,7 @@ import pytest
 
 import survfair as sf
 from survfair import mitigate, plotting, simulate
-from survfair._core.validation import NOT_GIVEN, OptionTable
+from survfair._core.options import NOT_GIVEN, OptionTable
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -409,7 +409,7 @@ def test_one_random_state_rule():
     import inspect
 
     from survfair import mitigate, simulate
-    from survfair._core.validation import check_random_state
+    from survfair._core.options import check_random_state
 
     assert check_random_state(7).entropy == 7
     with pytest.raises(ValueError, match="non-negative integer"):
@@ -426,7 +426,7 @@ def test_one_random_state_rule():
 
 
 # -- the one scalar vocabulary -------------------------------------------------------------------
-from survfair._core.validation import check_scalar  # noqa: E402
+from survfair._core.options import check_scalar  # noqa: E402
 
 
 @pytest.mark.parametrize(

@@ -25,16 +25,9 @@ from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
 from .._core.kernel import count_pairs
+from .._core.options import CONFIDENCE_LEVEL, TIED_TOL, OptionTable, integer, real
 from .._core.results import json_safe
-from .._core.validation import (
-    CONFIDENCE_LEVEL,
-    TIED_TOL,
-    OptionTable,
-    SurvivalSample,
-    check_binary_inputs,
-    integer,
-    real,
-)
+from .._core.validation import SurvivalSample, check_binary_inputs
 from .xauc import XAUCResult, warn_orientation, xauc_from_sample
 
 __all__ = [

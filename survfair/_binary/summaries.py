@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.intervals import ConfidenceInterval, bounded_wald_interval, wald_p_value
-from .._core.validation import CONFIDENCE_LEVEL, OptionTable, check_confidence_level, optional
+from .._core.options import CONFIDENCE_LEVEL, OptionTable, check_confidence_level, optional
 from .._xci.summaries import Estimate
 from .delong import balanced_parts, pooled_parts
 from .xauc import OUTCOME, XAUCResult, add_estimate, balanced_xauc, group_code, group_index

@@ -28,22 +28,20 @@ import pandas as pd
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError, UndefinedXAUCWarning, listed
 from .._core.frozen import frozen_result
+from .._core.groups import label_array
 from .._core.intervals import ConfidenceInterval, cell_wald_interval, wald_p_value
 from .._core.kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
-from .._core.results import CellMatrixAccessors, json_safe, readonly
-from .._core.validation import (
+from .._core.options import (
     CONFIDENCE_LEVEL,
     TIED_TOL,
     Option,
     OptionTable,
-    SurvivalSample,
-    check_binary_inputs,
     check_confidence_level,
     check_scalar,
-    label_array,
     optional,
-    warn_excluded_rows,
 )
+from .._core.results import CellMatrixAccessors, json_safe, readonly
+from .._core.validation import SurvivalSample, check_binary_inputs, warn_excluded_rows
 from .._xci.summaries import Estimate
 from .delong import BinaryRows, balanced_parts, delong_covariance, pooled_parts
 

@@ -45,6 +45,7 @@ from .._core.exceptions import (
     listed,
 )
 from .._core.frozen import frozen_result
+from .._core.groups import label_array
 from .._core.influence import (
     censoring_multiplicity,
     difference_se,
@@ -66,20 +67,21 @@ from .._core.kernel import (
     kernel_threads,
     later_member_arrays,
 )
-from .._core.results import json_safe, readonly
-from .._core.settings import CENSORING_MODELS
-from .._core.validation import (
+from .._core.options import (
     CAUSE,
     CONFIDENCE_LEVEL,
     N_JOBS,
     TIED_TOL,
     OptionTable,
-    SurvivalSample,
     check_confidence_level,
+    one_of,
+)
+from .._core.results import json_safe, readonly
+from .._core.settings import CENSORING_MODELS
+from .._core.validation import (
+    SurvivalSample,
     check_horizons,
     check_survival_inputs,
-    label_array,
-    one_of,
     warn_excluded_rows,
     warn_single_cluster,
 )

@@ -12,8 +12,8 @@ import pandas as pd
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
+from .._core.options import OptionTable, one_of
 from .._core.results import json_safe, readonly
-from .._core.validation import OptionTable, one_of
 from .delong import placements
 from .xauc import OUTCOME, XAUCResult, group_code
 

@@ -31,9 +31,7 @@ from .._core.exceptions import (
     PositivityWarning,
     listed,
 )
-from .._core.parallel import joblib_jobs
-from .._core.progress import progress_bar
-from .._core.validation import (
+from .._core.options import (
     CAUSE,
     CONFIDENCE_LEVEL,
     N_JOBS,
@@ -41,16 +39,20 @@ from .._core.validation import (
     PROGRESS,
     RANDOM_STATE,
     OptionTable,
-    SurvivalSample,
-    as_numeric,
-    check_numbers,
     check_random_state,
-    check_survival_inputs,
     describe_rows,
-    input_index,
     integer,
     one_of,
     real,
+)
+from .._core.parallel import joblib_jobs
+from .._core.progress import progress_bar
+from .._core.validation import (
+    SurvivalSample,
+    as_numeric,
+    check_numbers,
+    check_survival_inputs,
+    input_index,
     unmasked,
     warn_excluded_rows,
 )

@@ -9,8 +9,8 @@ import pandas as pd
 
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
+from .._core.options import OptionTable, real
 from .._core.results import XCIResult
-from .._core.validation import OptionTable, real
 from .result import CalibrationResult
 
 __all__ = ["fairness_profile"]

@@ -22,8 +22,8 @@ from .._core.intervals import (
     wald_p_value,
 )
 from .._core.multiplicity import adjust_p_values
+from .._core.options import check_confidence_level, check_option
 from .._core.results import json_safe, readonly
-from .._core.validation import check_confidence_level, check_option
 
 __all__ = ["CalibrationResult", "STATISTICS", "CONTRASTED"]
 

@@ -27,11 +27,12 @@ from .cox_censoring import cox_pair_counts, fit_cox_censoring
 from .exceptions import ConvergenceError, PositivityError, UndefinedXCIWarning, listed
 from .kernel import count_pairs, prepare_pairs
 from .memory import require_memory
+from .options import check_random_state
 from .parallel import joblib_jobs
 from .progress import progress_bar
 from .results import BootstrapDraws
 from .settings import EstimatorSettings
-from .validation import SurvivalSample, check_random_state
+from .validation import SurvivalSample
 
 __all__ = ["bootstrap", "warn_bootstrap_failures"]
 

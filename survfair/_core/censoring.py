@@ -20,7 +20,9 @@ import pandas as pd
 from .._compiled import _kaplan_meier, flags, floats, indices
 from .exceptions import InvalidParameterError, PositivityError, PositivityWarning, listed
 from .frozen import frozen_result
-from .validation import SurvivalSample, describe_rows, label_array
+from .groups import label_array
+from .options import describe_rows
+from .validation import SurvivalSample
 
 __all__ = [
     "CensoringCurves",

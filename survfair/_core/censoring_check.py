@@ -28,18 +28,10 @@ import pandas as pd
 
 from .display import html_of
 from .frozen import frozen_result
+from .groups import label_array
 from .intervals import ConfidenceInterval
-from .validation import (
-    CAUSE,
-    CONFIDENCE_LEVEL,
-    OptionTable,
-    SurvivalSample,
-    check_confidence_level,
-    check_covariates,
-    check_survival_inputs,
-    label_array,
-    warn_excluded_rows,
-)
+from .options import CAUSE, CONFIDENCE_LEVEL, OptionTable, check_confidence_level
+from .validation import SurvivalSample, check_covariates, check_survival_inputs, warn_excluded_rows
 
 __all__ = [
     "CensoringDependence",

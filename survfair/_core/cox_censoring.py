@@ -50,8 +50,10 @@ from .exceptions import (
     listed,
 )
 from .frozen import frozen_result
+from .groups import label_array
 from .kernel import IndividualContributions, PairCounts, PreparedPairs, count_pairs_factored
-from .validation import COVARIATES, SurvivalSample, describe_rows, label_array
+from .options import describe_rows
+from .validation import COVARIATES, SurvivalSample
 
 __all__ = [
     "CoxCensoringModel",

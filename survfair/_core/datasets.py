@@ -8,7 +8,7 @@ import pandas as pd
 
 from .exceptions import InvalidParameterError
 from .frozen import frozen_result
-from .validation import OptionTable, flag
+from .options import OptionTable, flag
 
 __all__ = ["FlchainCohort", "load_flchain", "FLCHAIN_COVARIATES"]
 

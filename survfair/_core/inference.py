@@ -10,12 +10,9 @@ from .bootstrap import bootstrap, warn_bootstrap_failures
 from .influence import Influence, influence
 from .kernel import IndividualContributions, PreparedPairs, kernel_threads
 from .moments import moment_influence, moments_apply
+from .options import check_confidence_level, one_of
 from .results import Jackknife, XCIResult
-from .validation import (
-    SurvivalSample,
-    check_confidence_level,
-    one_of,
-)
+from .validation import SurvivalSample
 
 __all__ = [
     "with_inference",

@@ -27,6 +27,7 @@ from .exceptions import InvalidParameterError
 from .frozen import frozen_result
 from .intervals import NO_VARIANCE_SE
 from .memory import require_memory
+from .options import OptionTable, one_of
 from .results import (
     CellMatrixAccessors,
     combine_cells,
@@ -34,7 +35,6 @@ from .results import (
     json_safe,
     no_variance_cells,
 )
-from .validation import OptionTable, one_of
 
 __all__ = ["OmnibusTest", "omnibus_test", "adjust_p_values", "ADJUSTMENTS", "HYPOTHESES"]
 

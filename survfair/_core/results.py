@@ -15,6 +15,7 @@ from .censoring import CensoringCurves
 from .censoring_check import CensoringDependence, censoring_dependence_of_sample
 from .display import html_of
 from .frozen import FrozenCachedProperty, frozen_result
+from .groups import label_array
 from .intervals import (
     NO_VARIANCE_SE,
     ConfidenceInterval,
@@ -28,8 +29,9 @@ from .intervals import (
     wald_p_value,
 )
 from .kernel import PairCounts
+from .options import check_confidence_level
 from .settings import EstimatorSettings
-from .validation import SurvivalSample, check_confidence_level, label_array
+from .validation import SurvivalSample
 
 __all__ = ["XCIResult", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
 

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .frozen import frozen_result
-from .validation import (
+from .options import (
     TAU,
     TIED_TOL,
     check_option,

@@ -2,54 +2,32 @@
 
 Every public function of survfair passes its inputs through :func:`check_survival_inputs`
 (or the smaller helpers below), so error messages are the same everywhere and always name
-the argument and the offending rows. Nothing is dropped or coerced silently.
+the argument and the offending rows. Nothing is dropped or coerced silently. The scalar options
+are checked by the option tables of :mod:`.options`; the group labels are encoded by
+:mod:`.groups`.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
-import re
-import unicodedata
 import warnings
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .exceptions import ExcludedRowsWarning, InvalidParameterError, NoComparablePairError
-from .parallel import capped_n_jobs
+from .groups import _combine_group_columns, encode_groups, label_array
+from .options import _plain, check_cause, describe_rows
 
 __all__ = [
     "SurvivalSample",
     "check_survival_inputs",
     "check_binary_inputs",
     "check_binary_outcome",
-    "check_tau",
-    "check_confidence_level",
-    "check_tied_tol",
     "check_horizons",
-    "check_option",
-    "check_scalar",
-    "check_options",
-    "Option",
-    "OptionTable",
-    "real",
-    "integer",
-    "flag",
-    "one_of",
-    "optional",
-    "by_helper",
-    "instance_of",
-    "text",
 ]
-
-_MAX_ROWS_SHOWN = 10
-#: An :class:`Option` without a natural invalid value of the right type.
-NOT_GIVEN = object()
-GROUP_SEPARATOR = "|"
 
 
 @dataclass(frozen=True)
@@ -172,15 +150,6 @@ class SurvivalSample:
     @property
     def n_clusters(self) -> int | None:
         return None if self.cluster is None else int(self.cluster.max()) + 1
-
-
-def describe_rows(mask: np.ndarray, index: pd.Index | None = None) -> str:
-    """Describe the rows where ``mask`` is True: "rows [3, 8] (2 rows)"."""
-    positions = np.flatnonzero(mask)
-    labels = positions if index is None else np.asarray(index)[positions]
-    shown = ", ".join(str(v) for v in labels[:_MAX_ROWS_SHOWN])
-    more = ", ..." if positions.size > _MAX_ROWS_SHOWN else ""
-    return f"rows [{shown}{more}] ({positions.size} row{'s' if positions.size != 1 else ''})"
 
 
 def _is_structured_y(y: Any) -> bool:
@@ -324,83 +293,6 @@ def _as_event(array: np.ndarray, index: pd.Index | None) -> np.ndarray:
     return array == 1
 
 
-def _escape_label(text: str) -> str:
-    """One part of an intersectional name: backslash and the separator escaped, so that the
-    joined name of two distinct tuples can only coincide if two parts print the same."""
-    return text.replace("\\", "\\\\").replace(GROUP_SEPARATOR, "\\" + GROUP_SEPARATOR)
-
-
-def _refuse_text_collisions(
-    labels: Sequence, texts: Sequence[str], what: str, rows: Callable[[int], str] | None = None
-) -> None:
-    """Refuse distinct labels (or label tuples) that would print as the same text.
-
-    Texts are compared after Unicode normalisation (NFC): "é" typed as one code point (NFC) and
-    as "e" + a combining accent (NFD, as some file systems and keyboards give it) are distinct
-    strings that every table and terminal shows the same. They are refused, naming both labels by
-    their code points and, with ``rows`` (label position -> rows), the rows of each; they are never
-    merged, because survfair does not change a label the user gave (a merge would move rows between
-    groups without a word) -- the user normalises the column
-    (``unicodedata.normalize("NFC", ...)``).
-    """
-    seen: dict[str, tuple[int, Any, str]] = {}
-    for k, (label, text) in enumerate(zip(labels, texts)):
-        key = unicodedata.normalize("NFC", text)
-        if key in seen:
-            first, other, other_text = seen[key]
-            if text != other_text:  # the same letters in two Unicode normal forms
-                where = (lambda j: f" ({rows(j)})") if rows is not None else (lambda j: "")
-                raise InvalidParameterError(
-                    f"group: the distinct {what} {ascii(other)}{where(first)} and "
-                    f"{ascii(label)}{where(k)} differ only in Unicode normalisation and both "
-                    f"print as {text!r}; normalise the labels first "
-                    "(unicodedata.normalize('NFC', label)) so that they form one group, or "
-                    "rename one.",
-                    parameter="group",
-                )
-            raise InvalidParameterError(
-                f"group: the distinct {what} {other!r} and {label!r} both print as {text!r}, so "
-                "tables, reports and the command line could not tell them apart; make the labels "
-                "of each group column one type (e.g. all strings) or rename them.",
-                parameter="group",
-            )
-        seen[key] = (k, label, text)
-
-
-def _combine_group_columns(frame: pd.DataFrame) -> pd.Series:
-    """Intersectional labels "F|Black" from several group columns, keyed by the tuple of labels.
-
-    Each column is factorised on its own values (so 1 and "1" stay distinct), the rows are keyed
-    by the tuple of their codes, and only then is each distinct tuple given its display name: the
-    parts joined by "|" with "|" and backslash escaped inside a part. Two distinct tuples never
-    merge; if two would still print the same (a part 1 and a part "1"), a ValueError says so.
-    """
-    missing = frame.isna().any(axis=1).to_numpy()
-    if missing.any():
-        raise InvalidParameterError(
-            f"group contains missing labels at {describe_rows(missing, frame.index)}.",
-            parameter="group",
-        )
-    key = np.zeros(len(frame), dtype=np.int64)
-    for column in frame.columns:
-        codes, uniques = pd.factorize(frame[column].to_numpy(), sort=False)
-        # mixed radix kept below n by re-factorising after every column (no overflow)
-        key, _ = pd.factorize(key * len(uniques) + codes, sort=False)
-    first_rows = pd.Series(np.arange(len(frame))).groupby(key).first().to_numpy()
-    tuples = [
-        tuple(_plain(frame.iloc[row, k]) for k in range(frame.shape[1])) for row in first_rows
-    ]
-    names = [GROUP_SEPARATOR.join(_escape_label(str(part)) for part in combo) for combo in tuples]
-    _refuse_text_collisions(
-        tuples, names, "label combinations", rows=lambda k: describe_rows(key == k, frame.index)
-    )
-    return pd.Series(
-        np.asarray(names, dtype=object)[key],
-        index=frame.index,
-        name=GROUP_SEPARATOR.join(map(str, frame.columns)),
-    )
-
-
 def resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
     if isinstance(group, pd.DataFrame):
         return _combine_group_columns(group) if group.shape[1] > 1 else group.iloc[:, 0]
@@ -426,74 +318,6 @@ def resolve_group(group: Any, data: pd.DataFrame | None) -> Any:
             )
         return _combine_group_columns(data[list(group)]) if len(group) > 1 else data[group[0]]
     return _column(group, data, "group")
-
-
-def _refuse_booleans_among_numbers(labels: np.ndarray) -> None:
-    """True == 1 and False == 0 for Python, so hashing would merge such groups silently."""
-    if labels.dtype != object or not pd.api.types.infer_dtype(labels, skipna=True).startswith(
-        "mixed"
-    ):
-        return  # one C pass; the per-row look at types below is only for mixed columns
-    types = set(pd.Series(labels).map(type).unique())
-    if any(issubclass(t, (bool, np.bool_)) for t in types) and any(
-        issubclass(t, numbers.Number) and not issubclass(t, (bool, np.bool_)) for t in types
-    ):
-        raise InvalidParameterError(
-            "group mixes booleans and numbers, which Python counts as equal (True == 1), so two "
-            "groups would merge; make the labels one type.",
-            parameter="group",
-        )
-
-
-def encode_groups(
-    labels: np.ndarray, groups: Sequence | None, index: pd.Index | None
-) -> tuple[np.ndarray, tuple, np.ndarray]:
-    """Return (codes, group labels, keep mask); codes are -1 where the row is not analysed."""
-    _refuse_booleans_among_numbers(labels)
-    try:  # factorize the array as it is: converting numbers to objects first is slow at 10^7 rows
-        codes, uniques = pd.factorize(labels, sort=True)
-    except TypeError:  # labels of mixed, unorderable types keep first-appearance order
-        codes, uniques = pd.factorize(labels, sort=False)
-    missing = codes < 0
-    if missing.any():
-        raise InvalidParameterError(
-            f"group contains missing labels at {describe_rows(missing, index)}.", parameter="group"
-        )
-    uniques = [label.item() if isinstance(label, np.generic) else label for label in uniques]
-    _refuse_text_collisions(
-        uniques,
-        [str(label) for label in uniques],
-        "labels",
-        rows=lambda k: describe_rows(codes == k, index),
-    )
-    present = uniques
-    if groups is None:
-        chosen = present
-    else:
-        try:
-            chosen = list(groups)
-        except TypeError:
-            raise InvalidParameterError(
-                f"groups must be a sequence of group labels, got a {type(groups).__name__}.",
-                parameter="groups",
-            ) from None
-        if len(chosen) == 0:
-            raise InvalidParameterError("groups must name at least one group.", parameter="groups")
-        if len(set(chosen)) != len(chosen):
-            raise InvalidParameterError(
-                f"groups contains duplicate labels: {chosen}.", parameter="groups"
-            )
-        absent = [g for g in chosen if g not in present]
-        if absent:
-            raise InvalidParameterError(
-                f"groups: labels {absent} do not occur in group (labels present: {present}).",
-                parameter="groups",
-            )
-    position = {label: k for k, label in enumerate(chosen)}
-    # int32 codes: they index G groups, and at 10^7 rows 4 bytes a row matter
-    remap = np.array([position.get(label, -1) for label in uniques], dtype=np.int32)
-    new_codes = remap[codes]
-    return new_codes, tuple(chosen), new_codes >= 0
 
 
 def _pandas_index(value: Any) -> pd.Index | None:
@@ -620,100 +444,6 @@ def input_index(values: dict[str, Any], data: pd.DataFrame | None) -> pd.Index |
     return check_same_index(own, data if from_data else None)
 
 
-def _check_random_state_type(random_state: Any, name: str = "random_state") -> Any:
-    """:func:`check_random_state`'s refusals, without drawing from a Generator or RandomState (the
-    option tables check ``random_state`` before the estimator draws from it); returns it as is."""
-    if random_state is None or isinstance(
-        random_state, (np.random.SeedSequence, np.random.Generator, np.random.RandomState)
-    ):
-        return random_state
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise InvalidParameterError(
-                f"random_state must be a non-negative integer, got {random_state}.",
-                parameter="random_state",
-            )
-        return random_state
-    raise InvalidParameterError(
-        "random_state must be None, an int, a numpy Generator, RandomState or SeedSequence; "
-        f"got {type(random_state).__name__}.",
-        parameter="random_state",
-    )
-
-
-def check_random_state(random_state: Any) -> np.random.SeedSequence:
-    """The one ``random_state`` rule of survfair: a SeedSequence from any accepted seed.
-
-    None gives fresh entropy (results differ between calls unless a seed is given, as in
-    scikit-learn); an int >= 0, a SeedSequence, a numpy Generator or RandomState give
-    reproducible streams (a Generator or RandomState is advanced by one draw).
-
-    Raises
-    ------
-    InvalidParameterError
-        For a negative integer (the ValueError case) or any other type, booleans included (the
-        TypeError case).
-    """
-    _check_random_state_type(random_state)
-    if random_state is None:
-        return np.random.SeedSequence()
-    if isinstance(random_state, np.random.SeedSequence):
-        return random_state
-    if isinstance(random_state, np.random.Generator):
-        return np.random.SeedSequence(int(random_state.integers(0, 2**63 - 1)))
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
-    return np.random.SeedSequence(int(random_state))
-
-
-def random_generator(random_state: Any) -> np.random.Generator:
-    """A numpy Generator by :func:`check_random_state`'s rule; a Generator is used as is, so a
-    study drawing many cohorts from one Generator continues its stream."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    return np.random.default_rng(check_random_state(random_state))
-
-
-def check_n_jobs(n_jobs: Any) -> int | None:
-    """Validate ``n_jobs``: None or a non-zero integer (joblib's convention; -1 = every core), the
-    one check behind every public function that takes it.
-
-    Returns the value as an int (or None), capped at the cores this process may use with a warning
-    (:func:`survfair._core.parallel.capped_n_jobs`). A bool, a float (even 2.0), a string or 0 is
-    an :class:`InvalidParameterError` naming ``n_jobs``.
-    """
-    checked = check_scalar(n_jobs, "n_jobs", "integer", none=True)
-    if checked == 0:
-        raise InvalidParameterError(
-            "n_jobs must not be 0 (1 for one job, -1 for all cores).", parameter="n_jobs"
-        )
-    return capped_n_jobs(checked)
-
-
-def label_array(labels: Sequence) -> np.ndarray:
-    """A 1-D object array of group labels; ``np.array`` would make tuple labels (a group given
-    as a Series of tuples) a 2-D array."""
-    out = np.empty(len(labels), dtype=object)
-    for k, value in enumerate(labels):
-        out[k] = value
-    return out
-
-
-def check_tau(tau: Any) -> float | None:
-    """Validate the truncation time: None or a finite number > 0."""
-    return check_scalar(tau, "tau", "real", low=0, closed="neither", none=True)
-
-
-def check_confidence_level(confidence_level: Any) -> float:
-    """Validate a confidence level: a number in (0, 1)."""
-    return check_scalar(confidence_level, "confidence_level", low=0, high=1, closed="neither")
-
-
-def check_tied_tol(tied_tol: Any) -> float:
-    """Validate the tolerance under which two risks are tied: a finite number >= 0."""
-    return check_scalar(tied_tol, "tied_tol", low=0)
-
-
 def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
     """Validate evaluation horizons as scikit-survival's ``cumulative_dynamic_auc`` does.
 
@@ -748,327 +478,6 @@ def check_horizons(times: Any, observed: np.ndarray) -> np.ndarray:
             parameter="times",
         )
     return values
-
-
-def argument_name(name: str) -> str:
-    """The argument a name in a message stands for: ``"flags['m']"`` -> ``"flags"``,
-    ``"censoring rate"`` -> ``"censoring"`` (what ``InvalidParameterError.parameter`` holds)."""
-    match = re.match(r"[A-Za-z_]\w*", name)
-    return match.group(0) if match else name
-
-
-def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
-    """Validate a string option against its allowed values."""
-    if value not in allowed:
-        raise InvalidParameterError(
-            f"{name} must be one of {list(allowed)}, got {value!r}.", parameter=name
-        )
-    return value
-
-
-_KINDS = ("real", "integer", "bool")
-_CLOSED = {"both": ("[", "]"), "left": ("[", ")"), "right": ("(", "]"), "neither": ("(", ")")}
-
-
-def check_scalar(
-    value: Any,
-    name: str,
-    kind: str = "real",
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    closed: str = "both",
-    finite: bool = True,
-    none: bool = False,
-) -> Any:
-    """The one scalar check of survfair: type, finiteness and range, one message template.
-
-    Every option of every public function that is a single number or flag is checked here, so
-    that the same mistake gets the same exception and the same sentence everywhere:
-    ``"<name> must be <what>, got <value>."`` A wrong type (a string, an array, a bool where a
-    number is meant) raises ``TypeError``; a value of the right type outside the allowed set
-    (NaN, infinity when ``finite``, out of range) raises ``ValueError``. scikit-learn's
-    ``check_scalar`` is not used because it accepts ``True`` as the integer 1 and lets NaN
-    pass every range.
-
-    Parameters
-    ----------
-    value : object
-        The user's value.
-    name : str
-        The argument name used in the message.
-    kind : {"real", "integer", "bool"}, default="real"
-        ``"real"`` accepts any real number (returned as float), ``"integer"`` any integral
-        number (returned as int), ``"bool"`` Python or numpy booleans (returned as bool).
-        Booleans are never numbers.
-    low, high : float, optional
-        Bounds of the allowed range.
-    closed : {"both", "left", "right", "neither"}, default="both"
-        Which bounds belong to the range.
-    finite : bool, default=True
-        Refuse infinities (NaN is always refused).
-    none : bool, default=False
-        Accept (and return) None.
-
-    Returns
-    -------
-    float, int, bool or None
-
-    Raises
-    ------
-    InvalidParameterError
-        (a TypeError and a ValueError, ``.parameter`` = ``name``) when ``value`` is not of
-        ``kind`` (the TypeError case), or is NaN, infinite (with ``finite``), or outside the
-        range (the ValueError case).
-
-    Examples
-    --------
-    >>> check_scalar(0.95, "confidence_level", low=0, high=1, closed="neither")
-    0.95
-    >>> check_scalar(1, "n_resamples", "integer", low=2)
-    Traceback (most recent call last):
-    ...
-    survfair._core.exceptions.InvalidParameterError: n_resamples must be an integer >= 2, got 1.
-    """
-    if none and value is None:
-        return None
-    what = _describe(kind, low, high, closed, finite, none)
-    if kind == "bool":
-        if not isinstance(value, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{name} must be {what}, got {_shown(value)}.", parameter=name
-            )
-        return bool(value)
-    expected = numbers.Integral if kind == "integer" else numbers.Real
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, expected):
-        raise InvalidParameterError(f"{name} must be {what}, got {_shown(value)}.", parameter=name)
-    number = int(value) if kind == "integer" else float(value)
-    left, right = _CLOSED[closed]
-    outside = (
-        (kind == "real" and (math.isnan(number) or (finite and math.isinf(number))))
-        or (low is not None and (number < low or (left == "(" and number == low)))
-        or (high is not None and (number > high or (right == ")" and number == high)))
-    )
-    if outside:
-        raise InvalidParameterError(f"{name} must be {what}, got {_shown(number)}.", parameter=name)
-    return number
-
-
-def _describe(kind: str, low, high, closed: str, finite: bool, none: bool) -> str:
-    """``"a finite number in (0, 1)"``, ``"an integer >= 2"``, ``"True or False"``..."""
-    if kind not in _KINDS or closed not in _CLOSED:
-        raise ValueError(f"check_scalar: unknown kind {kind!r} or closed {closed!r}.")
-    if kind == "bool":
-        return "True or False" + (" or None" if none else "")
-    bounded = low is not None and high is not None
-    what = (
-        "an integer"
-        if kind == "integer"
-        else ("a finite number" if finite and not bounded else "a number")
-    )
-    left, right = _CLOSED[closed]
-    if low is not None and high is not None:
-        what += f" in {left}{low:g}, {high:g}{right}"
-    elif low is not None:
-        what += f" {'>=' if left == '[' else '>'} {low:g}"
-    elif high is not None:
-        what += f" {'<=' if right == ']' else '<'} {high:g}"
-    return what + (" or None" if none else "")
-
-
-def _shown(value: Any) -> str:
-    """A number as itself, anything else by its type (an array's repr can be megabytes)."""
-    if isinstance(value, (numbers.Number, np.bool_)) or value is None:
-        return repr(value.item() if isinstance(value, np.generic) else value)
-    return f"a {type(value).__name__}"
-
-
-class Option:
-    """How one scalar option of a public function is checked: one row of its option table.
-
-    Built by :func:`real`, :func:`integer`, :func:`flag`, :func:`one_of`, :func:`optional` or
-    :func:`by_helper`, which call the helpers above (:func:`check_scalar`, :func:`check_option`,
-    :func:`check_confidence_level`...), so a table gives the same messages as the calls it
-    replaces.
-
-    Parameters
-    ----------
-    check : callable
-        ``check(value, name)`` returns the checked value or raises
-        :class:`~survfair.InvalidParameterError` naming ``name``.
-    what : str
-        What the option accepts, for the eye (``"an integer >= 2"``).
-    bad : object, optional
-        A value of the right type that the check refuses (``1.5`` for a confidence level), for the
-        generated test of every public function; absent when there is no natural one (a flag).
-    """
-
-    __slots__ = ("check", "what", "bad")
-
-    def __init__(self, check: Callable[[Any, str], Any], what: str, bad: Any = NOT_GIVEN):
-        self.check, self.what, self.bad = check, what, bad
-
-    def __call__(self, value: Any, name: str) -> Any:
-        return self.check(value, name)
-
-    def __repr__(self) -> str:
-        return f"Option({self.what})"
-
-
-def _out_of_range(kind: str, low, high, closed: str) -> Any:
-    """A value of ``kind`` outside [low, high] (the bound itself when it is excluded)."""
-    left, right = _CLOSED[closed]
-    if low is not None:
-        return (low if left == "(" else low - 1) if kind == "real" else int(math.floor(low)) - 1
-    if high is not None:
-        return (high if right == ")" else high + 1) if kind == "real" else int(math.ceil(high)) + 1
-    return float("nan") if kind == "real" else NOT_GIVEN
-
-
-def real(
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    closed: str = "both",
-    finite: bool = True,
-    none: bool = False,
-) -> Option:
-    """A real number (returned as float): :func:`check_scalar` with ``kind="real"``."""
-
-    def check(value: Any, name: str) -> Any:
-        return check_scalar(
-            value, name, "real", low=low, high=high, closed=closed, finite=finite, none=none
-        )
-
-    return Option(
-        check,
-        _describe("real", low, high, closed, finite, none),
-        _out_of_range("real", low, high, closed),
-    )
-
-
-def integer(
-    *, low: float | None = None, high: float | None = None, closed: str = "both", none: bool = False
-) -> Option:
-    """An integer (returned as int): :func:`check_scalar` with ``kind="integer"``."""
-
-    def check(value: Any, name: str) -> Any:
-        return check_scalar(value, name, "integer", low=low, high=high, closed=closed, none=none)
-
-    return Option(
-        check,
-        _describe("integer", low, high, closed, True, none),
-        _out_of_range("integer", low, high, closed),
-    )
-
-
-def flag(*, none: bool = False) -> Option:
-    """True or False (returned as bool): :func:`check_scalar` with ``kind="bool"``."""
-
-    def check(value: Any, name: str) -> Any:
-        return check_scalar(value, name, "bool", none=none)
-
-    return Option(check, _describe("bool", None, None, "both", True, none))
-
-
-def one_of(*allowed: Any) -> Option:
-    """One of ``allowed`` (strings, and None where None is a value): :func:`check_option`."""
-
-    def check(value: Any, name: str) -> Any:
-        return check_option(value, name, allowed)
-
-    return Option(check, f"one of {list(allowed)}", "not_an_option")
-
-
-def optional(option: Option) -> Option:
-    """None (left to the function: "the result's level", "no truncation"...) or ``option``, with
-    ``option``'s message."""
-
-    def check(value: Any, name: str) -> Any:
-        return None if value is None else option(value, name)
-
-    return Option(check, f"None or {option.what}", option.bad)
-
-
-def instance_of(types: type | tuple, what: str) -> Option:
-    """None or an instance of ``types`` (a mapping, a DataFrame, a result...), ``what`` in words."""
-
-    def check(value: Any, name: str) -> Any:
-        if value is None or isinstance(value, types):
-            return value
-        raise InvalidParameterError(
-            f"{name} must be {what} or None, got a {type(value).__name__}.", parameter=name
-        )
-
-    return Option(check, f"{what} or None")
-
-
-def text(example: str) -> Option:
-    """None or a string (a unit, a label...), ``example`` shown in the message."""
-
-    def check(value: Any, name: str) -> Any:
-        if value is None or isinstance(value, str):
-            return value
-        raise InvalidParameterError(
-            f"{name} must be a string such as {example!r} or None, got {type(value).__name__}.",
-            parameter=name,
-        )
-
-    return Option(check, "a string or None")
-
-
-def by_helper(helper: Callable[[Any], Any], what: str, bad: Any = NOT_GIVEN) -> Option:
-    """An option with a helper of its own (``check_tau(value)``), whose message names it."""
-    return Option(lambda value, name: helper(value), what, bad)
-
-
-def check_options(function: str, values: Mapping[str, Any], spec: Mapping[str, Option]) -> dict:
-    """Check the scalar options of one call of ``function`` against its table ``spec``.
-
-    Parameters
-    ----------
-    function : str
-        The public function's name.
-    values : mapping
-        The call's arguments by name (``locals()`` at the top of the function).
-    spec : mapping of str to Option
-        The function's option table.
-
-    Returns
-    -------
-    dict
-        The checked value of every option of ``spec`` (floats as float, integers as int...).
-
-    Raises
-    ------
-    InvalidParameterError
-        From the first option of ``spec`` (in its order) that is refused, naming it.
-    """
-    missing = [name for name in spec if name not in values]
-    if missing:  # a table that names no argument of its function: a bug in survfair
-        raise RuntimeError(f"{function}: the option table names unknown arguments {missing}.")
-    return {name: option(values[name], name) for name, option in spec.items()}
-
-
-class OptionTable:
-    """The table of a public function's scalar options, declared once beside the function.
-
-    ``_OPTIONS = OptionTable("xci", ci=one_of(...), confidence_level=CONFIDENCE_LEVEL, ...)``
-    and, first thing in the function, ``options = _OPTIONS.check(locals())``.
-    """
-
-    __slots__ = ("function", "options")
-
-    def __init__(self, function: str, **options: Option):
-        self.function, self.options = function, dict(options)
-
-    def check(self, values: Mapping[str, Any]) -> dict:
-        """:func:`check_options` of the call's ``values`` against this table."""
-        return check_options(self.function, values, self.options)
-
-    def __repr__(self) -> str:
-        rows = ", ".join(f"{name}={option.what}" for name, option in self.options.items())
-        return f"OptionTable({self.function}: {rows})"
 
 
 def check_survival_inputs(
@@ -1305,21 +714,6 @@ def check_covariates(
     return np.ascontiguousarray(out), names
 
 
-def check_cause(cause: Any) -> int | None:
-    """The ``cause=`` option: None, or an integer >= 1 (0 is the censoring code)."""
-    if cause is None:
-        return None
-    if isinstance(cause, (bool, np.bool_)) or not isinstance(cause, (int, np.integer)):
-        raise InvalidParameterError(
-            f"cause must be an integer cause code >= 1, got {cause!r}.", parameter="cause"
-        )
-    if cause < 1:
-        raise InvalidParameterError(
-            f"cause must be >= 1 (0 is the code of a censored row), got {cause}.", parameter="cause"
-        )
-    return int(cause)
-
-
 def _as_causes(
     array: np.ndarray, cause: Any, index: pd.Index | None, require_cause: bool = True
 ) -> tuple[np.ndarray, np.ndarray, int]:
@@ -1500,11 +894,6 @@ def check_binary_outcome(y: np.ndarray, positive: Any, index: pd.Index | None = 
     return is_positive
 
 
-def _plain(value: Any) -> Any:
-    """numpy scalars as Python scalars, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def check_binary_inputs(
     y: Any,
     group: Any,
@@ -1603,16 +992,3 @@ def raise_no_comparable_pair(detail: str = "") -> None:
         )
         + "; the concordance is undefined."
     )
-
-
-#: The options that recur across the public functions, each by its one helper.
-CAUSE = by_helper(check_cause, "None or an integer cause code >= 1", 0)
-CONFIDENCE_LEVEL = by_helper(check_confidence_level, "a number in (0, 1)", 1.5)
-TAU = by_helper(check_tau, "None or a finite number > 0", -1.0)
-TIED_TOL = by_helper(check_tied_tol, "a finite number >= 0", -1.0)
-N_JOBS = by_helper(check_n_jobs, "None or a non-zero integer", 0)
-N_RESAMPLES = integer(low=2)
-RANDOM_STATE = Option(
-    _check_random_state_type, "None, an int >= 0, a Generator, RandomState or SeedSequence", -1
-)
-PROGRESS = flag()

@@ -17,8 +17,9 @@ from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError, MemoryLimitError
 from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, table_interval
+from .._core.options import check_confidence_level
 from .._core.results import XCIResult, json_safe
-from .._core.validation import check_confidence_level, check_survival_inputs
+from .._core.validation import check_survival_inputs
 from .._xci.estimator import xci
 from .._xci.summaries import min_xci, overall_c, pairwise_deltas
 from .fitting import as_risk, check_feature_keys

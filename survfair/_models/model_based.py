@@ -23,23 +23,25 @@ from .._core.exceptions import InvalidParameterError
 from .._core.inference import influence_with_rows
 from .._core.influence import sum_by_cluster
 from .._core.kernel import IndividualContributions
-from .._core.settings import CENSORING_OPTION, METHOD, EstimatorSettings
-from .._core.validation import (
+from .._core.options import (
     CONFIDENCE_LEVEL,
     N_RESAMPLES,
     RANDOM_STATE,
     TAU,
     TIED_TOL,
     OptionTable,
-    SurvivalSample,
-    _column,
-    check_binary_inputs,
-    check_survival_inputs,
     describe_rows,
     flag,
     one_of,
     random_generator,
     real,
+)
+from .._core.settings import CENSORING_OPTION, METHOD, EstimatorSettings
+from .._core.validation import (
+    SurvivalSample,
+    _column,
+    check_binary_inputs,
+    check_survival_inputs,
     warn_excluded_rows,
 )
 from .model_based_checks import check_reference_agreement, reference_agreement

@@ -15,14 +15,15 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import FrozenCachedProperty, frozen_result
+from .._core.groups import label_array
 from .._core.intervals import (
     ConfidenceInterval,
     bounded_wald_interval,
     cell_wald_interval,
     wald_p_value,
 )
+from .._core.options import check_confidence_level, check_option
 from .._core.results import COLUMN_NAME, ROW_NAME, json_safe
-from .._core.validation import check_confidence_level, check_option, label_array
 
 __all__ = ["ModelBasedResult", "excess_delta_between", "excess_delta_within"]
 

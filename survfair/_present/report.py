@@ -17,8 +17,8 @@ from .._calibration.result import CalibrationResult
 from .._core.deprecation import REMOVED_IN, warn_once
 from .._core.exceptions import InvalidParameterError
 from .._core.multiplicity import ADJUSTMENTS
+from .._core.options import OptionTable, flag, instance_of, integer, one_of, real, text
 from .._core.results import XCIResult
-from .._core.validation import OptionTable, flag, instance_of, integer, one_of, real, text
 from .._models.comparison import ModelComparison
 from .._xci.summaries import min_xci, overall_c
 from .findings.calibration import calibration_findings

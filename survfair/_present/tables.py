@@ -18,8 +18,8 @@ from .._binary.xauc import XAUCResult
 from .._calibration.result import CalibrationResult
 from .._core.exceptions import InvalidParameterError
 from .._core.intervals import NO_VARIANCE_SE
+from .._core.options import argument_name
 from .._core.results import XCIResult
-from .._core.validation import argument_name
 from .._models.comparison import ModelComparison
 from .._models.model_based_result import SUMMARY_COLUMNS
 from .._xci.summaries import min_xci, overall_c, utility

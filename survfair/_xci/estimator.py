@@ -38,9 +38,7 @@ from .._core.kernel import (
 )
 from .._core.memory import require_memory
 from .._core.moments import moments_apply
-from .._core.results import XCIResult
-from .._core.settings import CENSORING_MODELS, SETTINGS_OPTIONS, EstimatorSettings
-from .._core.validation import (
+from .._core.options import (
     CAUSE,
     CONFIDENCE_LEVEL,
     N_JOBS,
@@ -48,10 +46,14 @@ from .._core.validation import (
     PROGRESS,
     RANDOM_STATE,
     OptionTable,
-    SurvivalSample,
-    check_survival_inputs,
     describe_rows,
     one_of,
+)
+from .._core.results import XCIResult
+from .._core.settings import CENSORING_MODELS, SETTINGS_OPTIONS, EstimatorSettings
+from .._core.validation import (
+    SurvivalSample,
+    check_survival_inputs,
     raise_no_comparable_pair,
     warn_excluded_rows,
     warn_single_cluster,

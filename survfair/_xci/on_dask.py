@@ -44,15 +44,11 @@ from .._core.censoring import (
     kaplan_meier_sorted,
 )
 from .._core.exceptions import InvalidParameterError, warn_undefined_cells
+from .._core.groups import encode_groups
 from .._core.kernel import PairCounts, count_pairs
 from .._core.results import XCIResult
 from .._core.settings import EstimatorSettings
-from .._core.validation import (
-    check_survival_inputs,
-    encode_groups,
-    warn_excluded_rows,
-    warn_one_cluster,
-)
+from .._core.validation import check_survival_inputs, warn_excluded_rows, warn_one_cluster
 from .on_dask_pairs import (
     _cross_partner,
     _events,

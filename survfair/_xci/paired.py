@@ -35,8 +35,7 @@ from .._core.intervals import (
 from .._core.kernel import prepare_sample
 from .._core.memory import require_memory
 from .._core.numbers import p_value_text
-from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
-from .._core.validation import (
+from .._core.options import (
     CONFIDENCE_LEVEL,
     N_JOBS,
     N_RESAMPLES,
@@ -47,6 +46,7 @@ from .._core.validation import (
     one_of,
     optional,
 )
+from .._core.results import XCIResult, combine_cell_rows, combine_cells, json_safe
 from .summaries import Estimate
 
 __all__ = ["ComparisonResult", "compare_xci"]

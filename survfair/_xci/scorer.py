@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import InvalidParameterError
-from .._core.validation import OptionTable, one_of, real
+from .._core.options import OptionTable, one_of, real
 from .estimator import xci
 from .summaries import (
     OBJECTIVES,

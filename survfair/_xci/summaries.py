@@ -31,6 +31,7 @@ from .._core.intervals import (
     two_sided_z,
     wald_p_value,
 )
+from .._core.options import OptionTable, check_scalar, real
 from .._core.results import (
     XCIResult,
     contrast_interval,
@@ -41,7 +42,6 @@ from .._core.results import (
     has_inference,
     json_safe,
 )
-from .._core.validation import OptionTable, check_scalar, real
 
 __all__ = [
     "Estimate",

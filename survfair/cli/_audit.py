@@ -18,9 +18,9 @@ from .._calibration.estimator import calibration
 from .._calibration.stats import breslow_log_cumulative_hazard
 from .._core.datasets import load_flchain
 from .._core.exceptions import ExcludedRowsWarning
+from .._core.options import check_n_jobs
 from .._core.progress import PhaseBar
 from .._core.results import XCIResult
-from .._core.validation import check_n_jobs
 from .._models.comparison import compare
 from .._models.fitting import fit_checked, risk_scores
 from .._models.model_based import model_based_xci

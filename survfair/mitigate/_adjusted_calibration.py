@@ -21,7 +21,8 @@ import pandas as pd
 
 from .._calibration.estimator import check_predicted_risks, predicted_matrix
 from .._core.exceptions import InvalidParameterError
-from .._core.validation import SurvivalSample, check_numbers, check_option, input_index
+from .._core.options import check_option
+from .._core.validation import SurvivalSample, check_numbers, input_index
 from ._calibration_cost import calibration_cost
 
 __all__ = [

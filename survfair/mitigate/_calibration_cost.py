@@ -14,8 +14,9 @@ from .._calibration.result import CalibrationResult
 from .._core.exceptions import InvalidParameterError, PositivityWarning
 from .._core.frozen import frozen_result
 from .._core.intervals import ConfidenceInterval, table_interval
+from .._core.options import CONFIDENCE_LEVEL, OptionTable, one_of
 from .._core.results import json_safe
-from .._core.validation import CONFIDENCE_LEVEL, OptionTable, check_survival_inputs, one_of
+from .._core.validation import check_survival_inputs
 from ._tables import FittedAdjustment, before_after_table, format_table, interval_table
 
 __all__ = ["CalibrationCost", "calibration_cost", "adjusted_risks", "SCALES"]

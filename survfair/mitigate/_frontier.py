@@ -12,19 +12,10 @@ from .._calibration.estimator import calibration, predicted_matrix
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
+from .._core.options import RANDOM_STATE, Option, OptionTable, check_random_state, integer, one_of
 from .._core.results import json_safe
 from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
-from .._core.validation import (
-    RANDOM_STATE,
-    Option,
-    OptionTable,
-    check_numbers,
-    check_random_state,
-    check_survival_inputs,
-    input_index,
-    integer,
-    one_of,
-)
+from .._core.validation import check_numbers, check_survival_inputs, input_index
 from .._present.plots.base import AXES
 from .._xci.summaries import max_abs_delta_between
 from ._problem import ShiftProblem, check_reference

@@ -22,9 +22,10 @@ from .._core.censoring import fit_censoring
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError, PositivityError
 from .._core.frozen import frozen_result
+from .._core.options import OptionTable, one_of, real
 from .._core.results import json_safe, readonly
 from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
-from .._core.validation import OptionTable, SurvivalSample, one_of, real
+from .._core.validation import SurvivalSample
 from .._xci.summaries import check_utility_weights
 from ._adjusted_calibration import (
     _SCALES,

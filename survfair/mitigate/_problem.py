@@ -20,12 +20,12 @@ import pandas as pd
 
 from .._core.censoring import CensoringCurves, fit_censoring
 from .._core.exceptions import InvalidParameterError
+from .._core.options import describe_rows
 from .._core.settings import EstimatorSettings
 from .._core.validation import (
     SurvivalSample,
     as_numeric,
     check_survival_inputs,
-    describe_rows,
     gather_inputs,
     input_index,
     unmasked,

@@ -46,7 +46,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._core.exceptions import InvalidParameterError
-from .._core.validation import check_random_state
+from .._core.options import check_random_state
 from .._xci.summaries import (
     OBJECTIVES,
     group_utilities,

@@ -17,9 +17,9 @@ import pandas as pd
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
+from .._core.options import RANDOM_STATE, OptionTable, integer, one_of, real
 from .._core.results import json_safe
 from .._core.settings import SETTINGS_OPTIONS, EstimatorSettings
-from .._core.validation import RANDOM_STATE, OptionTable, integer, one_of, real
 from .._xci.summaries import OBJECTIVES, check_utility_weights
 from ._adjusted_calibration import (
     _SCALES,

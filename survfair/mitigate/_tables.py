@@ -15,9 +15,10 @@ import pandas as pd
 from .._core.deprecation import REMOVED_IN, warn_once
 from .._core.exceptions import PositivityWarning
 from .._core.intervals import ConfidenceInterval, table_interval
+from .._core.options import check_confidence_level
 from .._core.results import XCIResult
 from .._core.settings import EstimatorSettings
-from .._core.validation import SurvivalSample, check_confidence_level
+from .._core.validation import SurvivalSample
 from .._xci.estimator import xci
 from .._xci.summaries import (
     contrast,

@@ -12,7 +12,7 @@ from scipy import stats
 
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
-from .._core.validation import (
+from .._core.options import (
     RANDOM_STATE,
     OptionTable,
     check_scalar,

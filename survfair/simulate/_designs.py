@@ -20,19 +20,19 @@ from scipy import optimize, special, stats
 
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
-from .._core.results import json_safe
-from .._core.validation import (
+from .._core.groups import label_array
+from .._core.options import (
     OptionTable,
     argument_name,
     check_option,
     check_scalar,
     integer,
-    label_array,
     one_of,
     optional,
     random_generator,
     real,
 )
+from .._core.results import json_safe
 
 __all__ = [
     "CohortDesign",

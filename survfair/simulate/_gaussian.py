@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from .._core.exceptions import InvalidParameterError
-from .._core.validation import check_scalar
+from .._core.options import check_scalar
 
 __all__ = ["gaussian_xauc"]
 

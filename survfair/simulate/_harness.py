@@ -19,10 +19,8 @@ import pandas as pd
 
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
-from .._core.parallel import joblib_jobs
-from .._core.progress import progress_bar
-from .._core.results import json_safe
-from .._core.validation import (
+from .._core.groups import label_array
+from .._core.options import (
     CONFIDENCE_LEVEL,
     N_JOBS,
     N_RESAMPLES,
@@ -34,11 +32,13 @@ from .._core.validation import (
     check_random_state,
     check_scalar,
     integer,
-    label_array,
     one_of,
     optional,
     real,
 )
+from .._core.parallel import joblib_jobs
+from .._core.progress import progress_bar
+from .._core.results import json_safe
 from .._present.plots.base import AXES
 from ._designs import CohortDesign, TrueXCI
 

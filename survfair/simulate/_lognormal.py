@@ -19,8 +19,8 @@ from scipy import stats
 
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
+from .._core.options import TAU, OptionTable, check_scalar, one_of, real
 from .._core.results import json_safe, readonly
-from .._core.validation import TAU, OptionTable, check_scalar, one_of, real
 
 __all__ = ["LognormalXCI", "lognormal_xci"]
 

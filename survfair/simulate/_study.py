@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.exceptions import InvalidParameterError, NoComparablePairError, PositivityError
-from .._core.progress import progress_bar
-from .._core.validation import (
+from .._core.options import (
     PROGRESS,
     RANDOM_STATE,
     OptionTable,
@@ -21,6 +20,7 @@ from .._core.validation import (
     random_generator,
     real,
 )
+from .._core.progress import progress_bar
 from .._xci.estimator import xci
 from ._cohort import CensoringSpec, lognormal_cohort, parse_censoring
 from ._lognormal import GROUPS, lognormal_xci

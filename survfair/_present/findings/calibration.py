@@ -12,8 +12,8 @@ from ..._calibration.stats import CLOGLOG_CLIP
 from ..._core.exceptions import InvalidParameterError
 from ..._core.frozen import frozen_result
 from ..._core.multiplicity import adjust_p_values
+from ..._core.options import OptionTable, integer, one_of, text
 from ..._core.results import json_safe
-from ..._core.validation import OptionTable, integer, one_of, text
 from ..format import interval_text, p_phrase, percent
 from .ranking import adjust_name
 

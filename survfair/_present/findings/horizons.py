@@ -20,8 +20,8 @@ from ..._binary.xauc_t import case_control_definition
 from ..._core.frozen import frozen_result
 from ..._core.intervals import NO_VARIANCE_SE
 from ..._core.multiplicity import ADJUSTMENTS, adjust_p_values
+from ..._core.options import check_option, check_scalar
 from ..._core.results import json_safe
-from ..._core.validation import check_option, check_scalar
 from ..format import cell_text
 from .ranking import (
     _ONE_CELL,

@@ -20,6 +20,7 @@ import pandas as pd
 from ..._calibration.result import CalibrationResult
 from ..._core.exceptions import InvalidParameterError, MemoryLimitError
 from ..._core.frozen import frozen_result
+from ..._core.groups import label_array
 from ..._core.intervals import NO_VARIANCE_SE
 from ..._core.multiplicity import (
     ADJUSTMENTS,
@@ -28,6 +29,7 @@ from ..._core.multiplicity import (
     n_contrasts,
     omnibus_test,
 )
+from ..._core.options import OptionTable, instance_of, integer, one_of, real
 from ..._core.results import (
     INTERVAL_MIN_EVENTS,
     cell_support,
@@ -37,7 +39,6 @@ from ..._core.results import (
     no_variance_cells,
     small_sample_rules,
 )
-from ..._core.validation import OptionTable, instance_of, integer, label_array, one_of, real
 from ..._models.model_based_result import ModelBasedResult
 from ..._xci.summaries import deltas_p_at_floor, difference_cell_pairs, overall_c, pairwise_deltas
 from ..format import cell_text, interval_text, p_phrase, percent, statistic_text

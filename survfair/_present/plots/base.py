@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.exceptions import InvalidParameterError
-from ..._core.validation import Option
+from ..._core.options import Option
 
 __all__ = [
     "new_axes",

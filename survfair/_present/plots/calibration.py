@@ -10,7 +10,7 @@ import numpy as np
 from ..._calibration.result import CalibrationResult, km_risk_interval
 from ..._core.deprecation import DEPRECATED, renamed
 from ..._core.exceptions import InvalidParameterError
-from ..._core.validation import OptionTable, flag, text
+from ..._core.options import OptionTable, flag, text
 from .base import AXES
 
 __all__ = ["plot_calibration", "plot_observed_expected"]

@@ -16,18 +16,18 @@ import pandas as pd
 
 from ..._binary.xauc import XAUCResult
 from ..._core.exceptions import InvalidParameterError
-from ..._core.results import XCIResult, no_variance_cells
-from ..._core.validation import (
+from ..._core.options import (
     TAU,
     OptionTable,
     argument_name,
     check_option,
     check_scalar,
-    check_survival_inputs,
     instance_of,
     integer,
     text,
 )
+from ..._core.results import XCIResult, no_variance_cells
+from ..._core.validation import check_survival_inputs
 from ..._models.comparison import ModelComparison
 from .base import (
     AXES,
