@@ -627,6 +627,64 @@ def test_warning_names_only_the_missing_statistics():
     assert "slope" not in message and "intercept" not in message
 
 
+def test_without_slope_and_curve_every_other_number_is_the_full_calls(cohort):
+    """slope_and_curve=False skips the two Cox fits per group and horizon: the slope, ICI, E50,
+    E90 and the curves are NaN without a warning, every other number is the full call's, to the
+    bit, and the result says what it left out."""
+    import warnings
+
+    time, event, group, risk = cohort
+    predicted = np.column_stack([risk(3.0), risk(5.0)])
+    full = survfair.calibration(time, event, group, predicted, [3.0, 5.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quick = survfair.calibration(
+            time, event, group, predicted, [3.0, 5.0], slope_and_curve=False
+        )
+    a, b = full.to_frame(), quick.to_frame()
+    kept = ~a["statistic"].isin(["slope", "ici", "e50", "e90"])
+    pd.testing.assert_frame_equal(a[kept], b[kept])
+    assert b.loc[~kept, ["estimate", "se", "ci_low", "ci_high"]].isna().all().all()
+    assert np.isfinite(a.loc[~kept, "estimate"]).all()
+    pd.testing.assert_frame_equal(full.gnd, quick.gnd)
+    pd.testing.assert_frame_equal(full.bins, quick.bins)
+    assert quick.curves["observed"].isna().all() and full.curves["observed"].notna().all()
+    checked = ["oe_ratio", "intercept", "brier"]
+    pd.testing.assert_frame_equal(full.contrasts(checked), quick.contrasts(checked))
+    assert full.slope_and_curve and not quick.slope_and_curve
+    assert json.loads(json.dumps(quick.to_dict()))["slope_and_curve"] is False
+    assert "slope and ICI not computed (slope_and_curve=False" in str(quick)
+
+
+def test_bootstrap_without_slope_and_curve_draws_the_same_replicates(cohort):
+    time, event, group, risk = cohort
+    runs = [
+        survfair.calibration(
+            time,
+            event,
+            group,
+            risk(5.0),
+            5.0,
+            ci="bootstrap",
+            n_resamples=8,
+            random_state=3,
+            n_jobs=1,
+            slope_and_curve=fitted,
+        )
+        for fitted in (True, False)
+    ]
+    statistics = runs[0].estimates["statistic"].to_numpy()
+    skipped = np.isin(statistics, ["slope", "ici", "e50", "e90"])
+    np.testing.assert_array_equal(runs[0].draws[:, ~skipped], runs[1].draws[:, ~skipped])
+    assert np.isnan(runs[1].draws[:, skipped]).all()
+
+
+def test_slope_and_curve_must_be_a_bool(cohort):
+    time, event, group, risk = cohort
+    with pytest.raises(TypeError, match="slope_and_curve must be True or False, got a str"):
+        survfair.calibration(time, event, group, risk(5.0), 5.0, slope_and_curve="no")
+
+
 def test_warning_says_a_fit_failed_rather_than_too_few_events(cohort):
     """Constant predictions: the Cox fits on cloglog F have no information (many events, no fit);
     the warning must not blame the number of events."""

@@ -53,6 +53,16 @@ def test_flchain_demo(flchain_output):
     assert "cannot be attributed to the groups' different risks" in without_sex
 
 
+def test_flchain_demo_report_keeps_the_calibration_slope(flchain_output, tmp_path, capsys):
+    """Without --report the demo fits no calibration slope or curve (its findings do not read
+    them); with it, the report shows them, and the printed audit is the same."""
+    path = tmp_path / "demo.html"
+    assert main(["audit", "--report", str(path)]) == 0
+    assert capsys.readouterr().out == flchain_output[1]
+    html = path.read_text(encoding="utf-8")
+    assert "too extreme (calibration slope below 1) for M (0.89 [0.82, 0.97])" in html
+
+
 @pytest.fixture
 def csv_file(tmp_path):
     time, event, codes, risk = make_data(300, 3, 0)

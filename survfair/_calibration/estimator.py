@@ -41,6 +41,7 @@ from .._core.options import (
     OptionTable,
     check_random_state,
     describe_rows,
+    flag,
     integer,
     one_of,
     real,
@@ -294,10 +295,12 @@ def _group_horizon(
     min_bin_events,
     full,
     reference,
+    slope_and_curve=True,
 ):
     """Every statistic of one group at one horizon: dict of (estimate, se on its interval scale),
     the Brier score's influence function (over the censoring reference) and, when ``full``, the
-    GND test, its bins and the smooth curve."""
+    GND test, its bins and the smooth curve. Without ``slope_and_curve`` the two Cox models (the
+    slope, the smooth curve) are not fitted: slope, ICI, E50, E90 and the curve are NaN."""
     crisks = competing is not None
     if crisks:
         observed, observed_se = aalen_johansen_risk(time, event, competing, horizon)
@@ -307,15 +310,15 @@ def _group_horizon(
     with np.errstate(divide="ignore", invalid="ignore"):
         oe = observed / expected if expected > 0 else np.nan
         oe_se_log = observed_se / observed if observed > 0 else np.nan
-    if crisks:
-        intercept = intercept_se = slope = slope_se = np.nan
-        smooth = None
-        errors = np.full(risk.shape, np.nan)
-    else:
+    intercept = intercept_se = slope = slope_se = np.nan
+    smooth = None
+    errors = np.full(risk.shape, np.nan)
+    if not crisks:
         intercept, intercept_se = calibration_intercept(time, event, risk, horizon)
-        slope, slope_se = calibration_slope(time, event, risk, horizon)
-        smooth = smooth_calibration(time, event, risk, horizon)
-        errors = smooth.errors
+        if slope_and_curve:
+            slope, slope_se = calibration_slope(time, event, risk, horizon)
+            smooth = smooth_calibration(time, event, risk, horizon)
+            errors = smooth.errors
     finite = np.isfinite(errors).all()
     terms = brier_terms(time, event, risk, horizon, k_time, k_horizon, competing)
     if reference is None:
@@ -377,7 +380,15 @@ def _integrated(
 
 
 def _compute(
-    sample, predicted, times, curves, n_bins, min_bin_events, full=True, brier_variance="influence"
+    sample,
+    predicted,
+    times,
+    curves,
+    n_bins,
+    min_bin_events,
+    full=True,
+    brier_variance="influence",
+    slope_and_curve=True,
 ):
     """All statistics of every group and horizon: (rows, extras by (time, group)). ``curves`` is
     the censoring Kaplan-Meier or, with ``censoring="cox"``, the :class:`CoxCensoringModel`, whose
@@ -415,6 +426,7 @@ def _compute(
                 min_bin_events,
                 full,
                 reference,
+                slope_and_curve,
             )
             briers.append(values["brier"][0])
             phis.append(phi)
@@ -470,7 +482,17 @@ def _natural_se(frame: pd.DataFrame) -> np.ndarray:
     return se
 
 
-def _replicate(sample, predicted, times, censoring, n_bins, min_bin_events, members_by_group, seed):
+def _replicate(
+    sample,
+    predicted,
+    times,
+    censoring,
+    n_bins,
+    min_bin_events,
+    slope_and_curve,
+    members_by_group,
+    seed,
+):
     rng = np.random.default_rng(seed)
     rows = np.concatenate(
         [members[rng.integers(0, members.size, members.size)] for members in members_by_group]
@@ -502,6 +524,7 @@ def _replicate(sample, predicted, times, censoring, n_bins, min_bin_events, memb
                 min_bin_events,
                 full=False,
                 brier_variance="conservative",
+                slope_and_curve=slope_and_curve,
             )  # only the estimates are kept
     except (ValueError, ConvergenceError):  # a censoring weight of 0 (PositivityError) or a Cox
         return None  # censoring model that did not converge: the replicate counts as failed
@@ -519,6 +542,7 @@ def _bootstrap(
     censoring,
     n_bins,
     min_bin_events,
+    slope_and_curve,
     n_resamples,
     random_state,
     n_jobs,
@@ -540,7 +564,16 @@ def _bootstrap(
     batches = [seeds[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
     if n_workers == 1:  # one batch per replicate keeps the progress bar moving
         batches = [[seed] for seed in seeds]
-    args = (sample, predicted, times, censoring, n_bins, min_bin_events, members_by_group)
+    args = (
+        sample,
+        predicted,
+        times,
+        censoring,
+        n_bins,
+        min_bin_events,
+        slope_and_curve,
+        members_by_group,
+    )
     parallel = joblib.Parallel(n_jobs=n_jobs, prefer="processes", return_as="generator")
     outputs = []
     with progress_bar(len(seeds), "calibration bootstrap", progress, unit="rep") as bar:
@@ -564,14 +597,14 @@ def _bootstrap(
     return draws
 
 
-def _warn_undefined(frame: pd.DataFrame, competing: bool) -> None:
+def _warn_undefined(frame: pd.DataFrame, competing: bool, slope_and_curve: bool = True) -> None:
     """Name, per horizon and group, exactly the Cox-model statistics that came out NaN (under
-    competing risks they are NaN by design, stated in the docs and the result, not warned)."""
+    competing risks they are NaN by design, stated in the docs and the result, not warned; so
+    are the slope and the curve's ICI when they were not asked for)."""
     if competing:
         return
-    missing = frame[
-        frame["statistic"].isin(["intercept", "slope", "ici"]) & frame["estimate"].isna()
-    ]
+    checked = ["intercept", "slope", "ici"] if slope_and_curve else ["intercept"]
+    missing = frame[frame["statistic"].isin(checked) & frame["estimate"].isna()]
     if not len(missing):
         return
     # fewest events by the horizon each statistic needs (5 per Cox coefficient; the offset model: 1)
@@ -613,6 +646,7 @@ _OPTIONS = OptionTable(
     brier_variance=one_of(*BRIER_VARIANCES),
     n_bins=integer(low=2),
     min_bin_events=integer(low=0),
+    slope_and_curve=flag(),
     ci=one_of(*CI_METHODS),
     confidence_level=CONFIDENCE_LEVEL,
     n_resamples=N_RESAMPLES,
@@ -637,6 +671,7 @@ def calibration(
     brier_variance: str = "influence",
     n_bins: int = 10,
     min_bin_events: int = 5,
+    slope_and_curve: bool = True,
     ci: str | None = "analytic",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
@@ -734,6 +769,12 @@ or list of column names
         Risk groups of the GND test (deciles).
     min_bin_events : int, default=5
         A bin with fewer events by the horizon is merged with a neighbour (Demler et al. 2015).
+    slope_and_curve : bool, default=True
+        Fit the two Cox models of each group and horizon (lifelines) that give the calibration
+        slope and the smooth curve (ICI, E50, E90, ``result.curves``); they are most of the time
+        of a call, and of each bootstrap replicate. False: those statistics are NaN (not
+        computed, no warning); the observed and expected risks, O/E, the intercept, the GND test
+        and the Brier scores are the same numbers.
     ci : {"analytic", "bootstrap", None}, default="analytic"
         ``"analytic"``: the observed risk's SE is Greenwood's for the Kaplan-Meier estimate or,
         with ``cause=``, the infinitesimal-jackknife SE of the Aalen-Johansen cumulative
@@ -875,6 +916,7 @@ or list of column names
     n_jobs = options["n_jobs"]  # capped at the cores available
     cause, level = options["cause"], options["confidence_level"]
     n_bins, min_bin_events = options["n_bins"], options["min_bin_events"]
+    slope_and_curve = options["slope_and_curve"]
     n_resamples = options["n_resamples"]
 
     cox = censoring == "cox"
@@ -927,7 +969,14 @@ or list of column names
         if (sample.observed & (sample.time <= horizons[-1])).any():
             minima = check_positivity(curves, float(horizons[-1]))
     rows, extras = _compute(
-        sample, risks, horizons, curves, n_bins, min_bin_events, brier_variance=brier_variance
+        sample,
+        risks,
+        horizons,
+        curves,
+        n_bins,
+        min_bin_events,
+        brier_variance=brier_variance,
+        slope_and_curve=slope_and_curve,
     )
     estimates = _estimates_frame(rows, bootstrap=ci == "bootstrap")
     draws = None
@@ -939,6 +988,7 @@ or list of column names
             censoring,
             n_bins,
             min_bin_events,
+            slope_and_curve,
             n_resamples,
             random_state,
             n_jobs,
@@ -954,7 +1004,7 @@ or list of column names
     if ci is None:
         estimates["se"] = np.nan
         estimates["se_scale"] = np.nan
-    _warn_undefined(estimates, sample.competing is not None)
+    _warn_undefined(estimates, sample.competing is not None, slope_and_curve)
     return CalibrationResult(
         groups=sample.groups,
         times=horizons,
@@ -975,6 +1025,7 @@ or list of column names
         cause=cause,
         brier_variance=brier_variance,
         censoring_model=curves if cox else None,
+        slope_and_curve=slope_and_curve,
     )
 
 

@@ -128,6 +128,9 @@ class CalibrationResult:
     censoring_model : CoxCensoringModel or None
         The fitted Cox model of the censoring (``censoring="cox"``), as ``xci``'s
         ``result.censoring_model``; None otherwise.
+    slope_and_curve : bool
+        Whether the Cox models of the slope and the smooth curve were fitted (see
+        :func:`survfair.calibration`); False: slope, ICI, E50, E90 and the curves are NaN.
 
     See Also
     --------
@@ -177,6 +180,7 @@ class CalibrationResult:
     cause: int | None = None
     brier_variance: str = "influence"
     censoring_model: Any = field(repr=False, default=None)
+    slope_and_curve: bool = True
 
     def __post_init__(self):
         object.__setattr__(self, "times", readonly(self.times, dtype=float))
@@ -472,6 +476,7 @@ class CalibrationResult:
                 "n_resamples": self.n_resamples,
                 "cause": self.cause,
                 "brier_variance": self.brier_variance,
+                "slope_and_curve": self.slope_and_curve,
                 "censoring_model": (
                     None if self.censoring_model is None else self.censoring_model.to_dict()
                 ),
@@ -547,6 +552,8 @@ class CalibrationResult:
                 "slope, intercept and ICI are not defined for a cumulative incidence "
                 "(NaN, shown as -).",
             ]
+        elif not self.slope_and_curve:
+            lines += ["", "slope and ICI not computed (slope_and_curve=False; shown as -)."]
         integrated = self.estimates[self.estimates["statistic"] == "integrated_brier"]
         if len(integrated):
             lines += [
