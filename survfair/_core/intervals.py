@@ -23,6 +23,7 @@ __all__ = [
     "bounded_wald_interval",
     "contrast_range",
     "wald_p_value",
+    "holm_adjusted",
     "cell_wald_interval",
     "logit_wald_interval",
     "bootstrap_interval",
@@ -148,6 +149,21 @@ def wald_p_value(values, se, null: float = 0.0) -> np.ndarray:
         p = 2 * special.ndtr(-np.abs(values - null) / se)
         p[~(np.isfinite(se) & (se > NO_VARIANCE_SE) & np.isfinite(values))] = np.nan
     return p
+
+
+def holm_adjusted(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values of one family (no NaN): sorted ascending,
+    p_(k) (m - k + 1), their running maximum, capped at 1, put back in place. statsmodels'
+    ``multipletests(method="holm")`` does exactly these operations (equal to the last bit,
+    tests/test_multiplicity.py) but then runs a full garbage collection, 0.15 s per call in a
+    process holding the audit's models (24 calls, 3.6 s of the demo audit). Used by
+    :func:`survfair.adjust_p_values` and the censoring check."""
+    order = np.argsort(p)
+    adjusted = np.maximum.accumulate(p[order] * np.arange(p.shape[0], 0, -1))
+    adjusted[adjusted > 1] = 1.0
+    out = np.empty_like(adjusted)
+    out[order] = adjusted
+    return out
 
 
 def cell_wald_interval(values, se, level):
