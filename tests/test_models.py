@@ -460,6 +460,27 @@ def _accepted_classes():
     return list(_lifelines_classes()) + list(_sksurv_classes())
 
 
+def test_scoring_a_cox_model_imports_no_other_model_family():
+    """A model's kind is told from the modules already imported: scoring scikit-survival's Cox
+    model does not load its ensembles, trees and SVMs (scikit-learn's ensembles, about 0.1 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, survfair\n"
+        "from sksurv.linear_model import CoxPHSurvivalAnalysis\n"
+        "from sksurv.util import Surv\n"
+        "rng = np.random.default_rng(0); x = rng.normal(size=(50, 2))\n"
+        "y = Surv.from_arrays(event=np.ones(50, bool), time=rng.exponential(size=50))\n"
+        "model = survfair.fit_checked(CoxPHSurvivalAnalysis(), x, y)\n"
+        "assert survfair.risk_scores(model, x).shape == (50,)\n"
+        "others = ('sksurv.ensemble', 'sksurv.svm', 'sksurv.tree')\n"
+        "print([m for m in others if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_still_unsupported_models_are_refused():
     from lifelines import KaplanMeierFitter
     from sksurv.meta import Stacking

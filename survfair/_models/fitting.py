@@ -9,8 +9,7 @@ is :func:`risk_scores`' docstring; :func:`_kind` and :func:`_sksurv_predicts_tim
 
 from __future__ import annotations
 
-import functools
-import importlib
+import sys
 import warnings
 from typing import Any
 
@@ -78,21 +77,28 @@ SUPPORTED_MODELS = (
 _HAZARD_BLOCK_CELLS = 2_000_000
 
 
-@functools.cache
-def _lifelines_classes() -> dict[type, str]:
-    import lifelines
+def _imported_classes(module: str, names: Any) -> tuple[type, ...]:
+    """The classes ``names`` of ``module`` if it is imported, else none (names the installed
+    version lacks are skipped). A model can be an instance of a class only once the class's module,
+    and so its package, is imported: a model's kind is told without importing the modules of other
+    models (scikit-survival's ensembles, trees and SVMs load scikit-learn's ensembles, trees and
+    neighbours, about 0.1 s that an audit of a Cox model does not need)."""
+    loaded = sys.modules.get(module)
+    classes = (getattr(loaded, name, None) for name in names)
+    return tuple(cls for cls in classes if cls is not None)
 
+
+def _lifelines_classes() -> dict[type, str]:
+    lifelines = sys.modules.get("lifelines")  # not imported: the model is no lifelines fitter
     classes = {getattr(lifelines, name, None): kind for name, kind in _LIFELINES_KINDS.items()}
     classes.pop(None, None)  # a fitter the installed lifelines does not have
     return classes
 
 
-@functools.cache
 def _sksurv_classes() -> tuple[type, ...]:
-    classes = (
-        getattr(importlib.import_module(module), name, None) for module, name in _SKSURV_ESTIMATORS
+    return tuple(
+        cls for module, name in _SKSURV_ESTIMATORS for cls in _imported_classes(module, (name,))
     )
-    return tuple(cls for cls in classes if cls is not None)  # skip what the installed version lacks
 
 
 def _sksurv_predicts_time(estimator: Any) -> bool:
@@ -103,20 +109,13 @@ def _sksurv_predicts_time(estimator: Any) -> bool:
     ``"ipcwls"`` regress on log time); the fast survival SVMs when ``rank_ratio < 1`` (a
     regression objective on log time; ``rank_ratio=1`` is pure ranking and ``predict`` is a risk).
     """
-    from sksurv.ensemble import (
-        ComponentwiseGradientBoostingSurvivalAnalysis,
-        GradientBoostingSurvivalAnalysis,
-    )
-    from sksurv.linear_model import IPCRidge
-    from sksurv.svm import FastKernelSurvivalSVM, FastSurvivalSVM
-
-    if isinstance(estimator, IPCRidge):
+    if isinstance(estimator, _imported_classes("sksurv.linear_model", ("IPCRidge",))):
         return True
-    if isinstance(
-        estimator, (GradientBoostingSurvivalAnalysis, ComponentwiseGradientBoostingSurvivalAnalysis)
-    ):
+    boosting = ("GradientBoostingSurvivalAnalysis", "ComponentwiseGradientBoostingSurvivalAnalysis")
+    if isinstance(estimator, _imported_classes("sksurv.ensemble", boosting)):
         return estimator.loss != "coxph"
-    if isinstance(estimator, (FastSurvivalSVM, FastKernelSurvivalSVM)):
+    svms = ("FastSurvivalSVM", "FastKernelSurvivalSVM")
+    if isinstance(estimator, _imported_classes("sksurv.svm", svms)):
         return estimator.rank_ratio < 1
     return False
 
