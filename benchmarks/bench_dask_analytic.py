@@ -2,8 +2,9 @@
 per worker, and the deviation from the in-memory ``xci(..., ci="analytic")``.
 
 n rows (default 10^7) of a two-group cohort (exponential times, risk = -time + noise, case weights
-when ``--weights``) are written as ``--files`` Parquet files; then, on a ``LocalCluster`` of
-``--workers`` single-threaded worker processes:
+when ``--weights``; with ``--entry``, delayed entry: half the rows enter at 0, the others at a
+uniform time before their own) are written as ``--files`` Parquet files; then, on a
+``LocalCluster`` of ``--workers`` single-threaded worker processes:
 
 * in memory: ``pandas.read_parquet`` + ``xci(ci="analytic")`` in this process (its time; the
   reference numbers);
@@ -15,6 +16,7 @@ each worker samples its RSS every 20 ms). Prints a Markdown table.
 
     python benchmarks/bench_dask_analytic.py                 # 10^7 rows (about 5 minutes)
     python benchmarks/bench_dask_analytic.py --n 1e6 --weights
+    python benchmarks/bench_dask_analytic.py --n 1e6 --files 8 --entry
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def _stop_sampler(dask_worker) -> float:
     return state["peak"] / 2**20
 
 
-def cohort(n: int, groups: int, weights: bool, seed: int = 0) -> pd.DataFrame:
+def cohort(n: int, groups: int, weights: bool, entry: bool = False, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     event_time = rng.exponential(1.0, n)
     censor_time = rng.exponential(2.0, n)
@@ -76,6 +78,9 @@ def cohort(n: int, groups: int, weights: bool, seed: int = 0) -> pd.DataFrame:
     )
     if weights:
         frame["w"] = rng.choice([0.5, 1.0, 2.0], n)
+    if entry:  # half at 0, half at a uniform time before their own
+        late = rng.random(n) < 0.5
+        frame["entry"] = np.where(late, rng.uniform(0.0, 1.0, n) * frame["time"], 0.0)
     return frame
 
 
@@ -122,6 +127,7 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--weights", action="store_true")
+    parser.add_argument("--entry", action="store_true", help="delayed entry (entry=)")
     args = parser.parse_args()
     n = int(args.n)
 
@@ -131,8 +137,9 @@ def main() -> int:
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
     warnings.simplefilter("ignore", FutureWarning)
     weights = "w" if args.weights else None
+    entry = "entry" if args.entry else None
     columns = ("time", "event", "group", "risk")
-    frame = cohort(n, args.groups, args.weights)
+    frame = cohort(n, args.groups, args.weights, args.entry)
     with tempfile.TemporaryDirectory() as folder:
         for k, part in enumerate(np.array_split(frame, args.files)):
             part.to_parquet(os.path.join(folder, f"part-{k:03d}.parquet"))
@@ -140,7 +147,9 @@ def main() -> int:
 
         start = time.perf_counter()
         data = pd.read_parquet(folder)
-        in_memory = survfair.xci(*columns, data=data, tau=TAU, weights=weights, ci="analytic")
+        in_memory = survfair.xci(
+            *columns, data=data, tau=TAU, weights=weights, entry=entry, ci="analytic"
+        )
         memory_seconds = time.perf_counter() - start
         del data
         with (
@@ -156,7 +165,12 @@ def main() -> int:
 
             def on_dask(ci):
                 return lambda: survfair.xci(
-                    *columns, data=dd.read_parquet(folder), tau=TAU, weights=weights, ci=ci
+                    *columns,
+                    data=dd.read_parquet(folder),
+                    tau=TAU,
+                    weights=weights,
+                    entry=entry,
+                    ci=ci,
                 )
 
             on_dask(None)()  # the workers import survfair and compile nothing twice
@@ -166,7 +180,8 @@ def main() -> int:
     point_difference = float(np.nanmax(np.abs(in_memory.values - point[1].values)))
     print(
         f"n = {n:,} rows in {args.files} Parquet files, G = {args.groups}, IPCW, tau = {TAU}"
-        f"{', case weights' if args.weights else ''}; LocalCluster of {args.workers} "
+        f"{', case weights' if args.weights else ''}{', delayed entry' if args.entry else ''}; "
+        f"LocalCluster of {args.workers} "
         f"single-threaded worker processes; {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores. One run each.\n"
     )

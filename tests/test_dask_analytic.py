@@ -58,14 +58,16 @@ def _cohort(n: int, n_groups: int, seed: int, *, weights: bool, quiet_block: boo
     return frame
 
 
-def _settings(count: int = 24, seed: int = 43) -> list:
+def _settings(count: int = 24, seed: int = 43, *, entry: bool = False) -> list:
     """Random settings: groups 1-4, partitions 1-6, naive / IPCW by group / pooled, tau, strict,
-    tie tolerances, weights, and a block of censored rows (a partition without events)."""
+    tie tolerances, weights, and a block of censored rows (a partition without events). With
+    ``entry`` (the delayed-entry settings) half have no tau and about a third clusters."""
     rng = np.random.default_rng(seed)
     out = []
     for k in range(count):
         method = ["naive", "ipcw", "ipcw"][k % 3]
-        options = {"method": method, "tau": float(rng.choice([1.5, 2.0, 2.5]))}
+        tau = float(rng.choice([1.5, 2.0, 2.5]))
+        options = {"method": method, "tau": None if entry and k // 3 % 2 == 0 else tau}
         if method == "ipcw" and rng.random() < 0.4:
             options["censoring"] = "pooled"
         if rng.random() < 0.25:
@@ -82,6 +84,8 @@ def _settings(count: int = 24, seed: int = 43) -> list:
                 options=options,
             )
         )
+        if entry:
+            out[-1]["cluster"] = bool(rng.random() < 0.35)
     return out
 
 
@@ -127,14 +131,19 @@ def _deviations(in_memory, on_dask) -> dict:
     return out
 
 
-def _both(setting: dict):
-    frame = _cohort(
+def _setting_cohort(setting: dict) -> pd.DataFrame:
+    """:func:`_cohort` of one of the random settings."""
+    return _cohort(
         setting["n"],
         setting["groups"],
         setting["seed"],
         weights=setting["weights"],
         quiet_block=setting["quiet_block"],
     )
+
+
+def _both(setting: dict):
+    frame = _setting_cohort(setting)
     options = dict(setting["options"], weights="w" if setting["weights"] else None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # positivity and undefined cells warn alike on both paths
@@ -287,13 +296,21 @@ def test_dask_weighted_point_estimate(options):
     with _in_process():
         lazy = dd.from_pandas(frame, npartitions=4)
         on_dask = survfair.xci(*COLUMNS, data=lazy, ci=None, weights="w", **options)
+    _assert_point_estimate(on_dask, in_memory)
+
+
+def _assert_point_estimate(on_dask, in_memory) -> None:
+    """The counts exactly, the weighted sums and cells to 1e-12, the censoring curves to 1e-13."""
     for name in ("comparable", "concordant", "tied_risk", "tied_time"):
         np.testing.assert_array_equal(
-            getattr(on_dask.pair_counts, name), getattr(in_memory.pair_counts, name)
+            getattr(on_dask.pair_counts, name), getattr(in_memory.pair_counts, name), name
         )
     for name in ("numerator", "denominator"):
         np.testing.assert_allclose(
-            getattr(on_dask.pair_counts, name), getattr(in_memory.pair_counts, name), rtol=1e-12
+            getattr(on_dask.pair_counts, name),
+            getattr(in_memory.pair_counts, name),
+            rtol=1e-12,
+            err_msg=name,
         )
     np.testing.assert_allclose(on_dask.values, in_memory.values, rtol=1e-12)
     if in_memory.censoring_curves is not None:
@@ -308,36 +325,7 @@ def test_dask_weighted_point_estimate(options):
 # the Kaplan-Meier compensator credited at each entry all reach across partitions.
 
 
-def _entry_settings(count: int = 44, seed: int = 4301) -> list:
-    """Random settings with delayed entry: groups 1-4, partitions 1-6, naive / IPCW by group /
-    pooled, tau or none, strict, tie tolerances, case weights, clusters, a censored block (a
-    partition without events)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for k in range(count):
-        method = ["naive", "ipcw", "ipcw"][k % 3]
-        options = {"method": method, "tau": [None, float(rng.choice([1.5, 2.0, 2.5]))][k // 3 % 2]}
-        if method == "ipcw" and rng.random() < 0.4:
-            options["censoring"] = "pooled"
-        if rng.random() < 0.2:
-            options["strict"] = True
-        options["tied_tol"] = float(rng.choice([1e-8, 0.0, 0.15]))
-        out.append(
-            dict(
-                n=int(rng.integers(150, 400)),
-                groups=1 + k % 4,
-                partitions=int(rng.integers(1, 7)),
-                seed=int(rng.integers(1_000_000)),
-                weights=bool(rng.random() < 0.5),
-                cluster=bool(rng.random() < 0.35),
-                quiet_block=bool(k % 2),
-                options=options,
-            )
-        )
-    return out
-
-
-ENTRY_SETTINGS = _entry_settings()
+ENTRY_SETTINGS = _settings(44, 4301, entry=True)
 
 
 def _entry_cohort(setting: dict) -> pd.DataFrame:
@@ -346,13 +334,7 @@ def _entry_cohort(setting: dict) -> pd.DataFrame:
     range, of the time-sorted frame, as often as not); and per group a censored row at a late,
     untied time, at risk from 0, so that no censoring curve falls to 0 before its group's last time
     (a positivity failure, refused alike on both paths, would leave nothing to compare)."""
-    frame = _cohort(
-        setting["n"],
-        setting["groups"],
-        setting["seed"],
-        weights=setting["weights"],
-        quiet_block=setting["quiet_block"],
-    )
+    frame = _setting_cohort(setting)
     rng = np.random.default_rng(setting["seed"] + 1)
     time = frame["time"].to_numpy()
     entry = np.floor(rng.uniform(0.0, 1.0, len(frame)) * time * 10.0) / 10.0
@@ -397,23 +379,7 @@ def test_dask_delayed_entry_equals_in_memory(setting):
             on_dask = survfair.xci(*COLUMNS, data=lazy, ci="analytic", **options)
         in_memory = survfair.xci(*COLUMNS, data=frame, ci="analytic", **options)
     for result in (point, on_dask):
-        for name in ("comparable", "concordant", "tied_risk", "tied_time"):
-            np.testing.assert_array_equal(
-                getattr(result.pair_counts, name), getattr(in_memory.pair_counts, name), name
-            )
-        for name in ("numerator", "denominator"):
-            np.testing.assert_allclose(
-                getattr(result.pair_counts, name),
-                getattr(in_memory.pair_counts, name),
-                rtol=1e-12,
-                err_msg=name,
-            )
-        if in_memory.censoring_curves is not None:
-            for mine, theirs in zip(
-                result.censoring_curves.survival, in_memory.censoring_curves.survival
-            ):
-                np.testing.assert_allclose(mine, theirs, rtol=1e-13)
-    np.testing.assert_allclose(point.values, in_memory.values, rtol=1e-12)
+        _assert_point_estimate(result, in_memory)
     deviations = _deviations(in_memory, on_dask)
     deviations["pooled C"] = abs(
         survfair.overall_c(on_dask).value - survfair.overall_c(in_memory).value
@@ -424,8 +390,9 @@ def test_dask_delayed_entry_equals_in_memory(setting):
 
 def test_entries_in_earlier_partitions_are_covered():
     """The settings above do hold rows that entered in an earlier partition's range of times
-    (cross-partition pairs that depend on the entry, risk sets and credits that reach back)."""
-    reaching = 0
+    (cross-partition pairs that depend on the entry, risk sets and credits that reach back), and
+    partitions without events."""
+    reaching = without_events = 0
     for setting in ENTRY_SETTINGS:
         if setting["partitions"] < 2:
             continue
@@ -436,12 +403,11 @@ def test_entries_in_earlier_partitions_are_covered():
             lazy = dd.from_pandas(frame, npartitions=setting["partitions"])
             read, summaries = _sorted_partitions(lazy, columns, labels, None, None)
             parts = dask.compute(*read)
+        without_events += sum(summary["events"].sum() == 0 for summary in summaries)
         firsts = [summary["min"] for summary in summaries]
-        for k, part in enumerate(parts[1:], start=1):
-            reaching += int(
-                (part["entry"] >= firsts[0]).sum() and (part["entry"] < firsts[k]).sum()
-            )
-    assert reaching >= 20
+        for k, part in enumerate(parts[1:], start=1):  # entered in partition 0 .. k - 1's range
+            reaching += int(((part["entry"] >= firsts[0]) & (part["entry"] < firsts[k])).sum())
+    assert reaching >= 1000 and without_events >= 10
 
 
 def test_dask_delayed_entry_on_a_local_cluster(cluster_client):

@@ -29,9 +29,23 @@ partitions can form apart:
    which adds them up and returns the moments of the clusters' totals (cluster-robust, as
    :meth:`survfair._core.influence.Influence.clustered`; clusters may span partitions).
 
+Delayed entry (``entry=``) changes three things. The pair sums respect it
+(:func:`survfair._xci.on_dask_pairs.later_partner`: the kernel counts the pairs of an earlier
+partition's events with the later rows that entered among them). A partition's censoring risk sets
+count the weight entered by each of its times: the weight entered before its first time and the
+entries that fall in its range, from the entry runs the client gathered for the Kaplan-Meier. And
+a row entering at e is credited the compensator accumulated up to e (``influence_sweep``'s
+"credited" term), which lives in the partition whose range holds e, often an earlier one: each
+partition's first sweep keeps its compensator steps (the times at which each curve's compensator
+grows and its values after each: the curve's cells and the pooled C's) on its worker, and a chain
+of tasks per partition reads them, one partition at a time, for the entries of its rows in that
+partition's range, adding what came into that partition (:func:`_credit_chains`). A row then
+carries its credit too (2G numbers with censoring by group, G^2 + 1 pooled).
+
 Nothing is approximated: every row is the in-memory row up to the order of floating-point
 additions (tested to 1e-10 against ``xci(..., ci="analytic")`` on the same rows). The client holds
-the censoring curves and O(P G^2) numbers.
+the censoring curves (with delayed entry, the entry runs they are fitted from) and O(P G^2)
+numbers.
 """
 
 from __future__ import annotations
