@@ -337,13 +337,28 @@ def engine_table(sizes: list[int], repeats: int) -> None:
     print()
 
 
-def huge_table(n: int = 10**8, n_groups: int = 8) -> None:
-    cores = available_cores()
-    code = HUGE_ANALYTIC.format(here=str(HERE), n=n, g=n_groups, n_jobs=cores)
+def huge_analytic(n: int = 10**8, n_groups: int = 8, n_jobs: int | None = None) -> dict:
+    """Analytic intervals (IPCW) at n rows, G groups on ``n_jobs`` threads (default: every core) in
+    a fresh process: ``dict(seconds=, before=, peak=, outcome=, n_jobs=)`` (RSS in MB, sampled every
+    10 ms; outcome "done" or "refused: ..." when survfair refuses it for memory)."""
+    n_jobs = available_cores() if n_jobs is None else n_jobs
+    code = HUGE_ANALYTIC.format(here=str(HERE), n=n, g=n_groups, n_jobs=n_jobs)
     out = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout.split(maxsplit=3)
-    seconds, before, peak, outcome = float(out[0]), float(out[1]), float(out[2]), out[3].strip()
+    return dict(
+        seconds=float(out[0]),
+        before=float(out[1]),
+        peak=float(out[2]),
+        outcome=out[3].strip(),
+        n_jobs=n_jobs,
+    )
+
+
+def huge_table(n: int = 10**8, n_groups: int = 8) -> None:
+    cores = available_cores()
+    row = huge_analytic(n, n_groups, cores)
+    seconds, before, peak, outcome = row["seconds"], row["before"], row["peak"], row["outcome"]
     print(
         f"### Analytic intervals at n = 10^{len(str(n)) - 1}, G = {n_groups}, "
         f"IPCW, n_jobs = {cores}\n"

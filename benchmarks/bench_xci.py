@@ -229,19 +229,12 @@ def peak_memory_mb(n: int, n_groups: int) -> tuple[float, float]:
     return before, peak
 
 
-def threads_table(repeats: int, max_n: float) -> int:
-    """Median seconds of xci (IPCW, point estimate and analytic intervals) against n_jobs."""
-    cores = available_cores()
-    jobs = sorted({1, 2, cores})
+def threads_rows(repeats: int, sizes: list[int], jobs: list[int]):
+    """Yield ``dict(n=, g=, ci=, seconds={n_jobs: median seconds})`` of xci (IPCW, tau = 2, point
+    estimate and analytic intervals) at each n of ``sizes``, G = 2, 8, one row at a time
+    (``jobs`` must include 1)."""
     _survfair("ipcw", 8, ci="analytic")(cohort(200, 8))  # compile outside the timings
-    print(
-        f"Machine: {platform.processor() or platform.machine()}, {cores} cores; "
-        f"median of {repeats} runs; "
-        "xci IPCW, tau = 2; seconds (speed-up against n_jobs = 1).\n"
-    )
-    print("| n | G | intervals | " + " | ".join(f"n_jobs = {j}" for j in jobs) + " |")
-    print("|" + "---|" * (3 + len(jobs)))
-    for n in [10**k for k in (6, 7) if 10**k <= max_n]:
+    for n in sizes:
         data = cohort(n, 8)
         for g in (2, 8):
             for ci in (None, "analytic"):
@@ -249,11 +242,30 @@ def threads_table(repeats: int, max_n: float) -> int:
                     j: median_seconds(lambda: _survfair("ipcw", g, ci=ci, n_jobs=j)(data), repeats)
                     for j in jobs
                 }
-                cells = [f"{seconds[j]:.3f} ({seconds[1] / seconds[j]:.2f}x)" for j in jobs]
-                print(
-                    f"| 10^{int(np.log10(n))} | {g} | {ci or 'none'} | " + " | ".join(cells) + " |",
-                    flush=True,
-                )
+                yield dict(n=n, g=g, ci=ci, seconds=seconds)
+
+
+def threads_table(repeats: int, max_n: float) -> int:
+    """Median seconds of xci (IPCW, point estimate and analytic intervals) against n_jobs."""
+    cores = available_cores()
+    jobs = sorted({1, 2, cores})
+    print(
+        f"Machine: {platform.processor() or platform.machine()}, {cores} cores; "
+        f"median of {repeats} runs; "
+        "xci IPCW, tau = 2; seconds (speed-up against n_jobs = 1).\n"
+    )
+    print("| n | G | intervals | " + " | ".join(f"n_jobs = {j}" for j in jobs) + " |")
+    print("|" + "---|" * (3 + len(jobs)))
+    sizes = [10**k for k in (6, 7) if 10**k <= max_n]
+    for row in threads_rows(repeats, sizes, jobs):
+        seconds = row["seconds"]
+        cells = [f"{seconds[j]:.3f} ({seconds[1] / seconds[j]:.2f}x)" for j in jobs]
+        print(
+            f"| 10^{int(np.log10(row['n']))} | {row['g']} | {row['ci'] or 'none'} | "
+            + " | ".join(cells)
+            + " |",
+            flush=True,
+        )
     return 0
 
 
@@ -343,19 +355,27 @@ def groups_table(repeats: int, n: int = 10**6) -> int:
         "| range of the ratios | peak RSS (MB) |"
     )
     print("|---|---|---|---|---|---|")
+    for row in groups_rows(repeats, n):
+        print(
+            f"| {row['g']} | {row['point']:.3f} | {row['analytic']:.3f} | {row['ratio']:.2f}x | "
+            f"{row['low']:.2f}-{row['high']:.2f} | {row['peak']:,.0f} |",
+            flush=True,
+        )
+    return 0
+
+
+def groups_rows(repeats: int, n: int = 10**6, groups=(2, 8, 16, 32)):
+    """Yield the rows of :func:`groups_table`, one G at a time: ``dict(g=, point=, analytic=,
+    ratio=, low=, high=, peak=)`` (seconds, the median ratio of the pairs and its range, peak
+    RSS in MB)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    for g in (2, 8, 16, 32):
+    for g in groups:
         code = GROUPS_PROBE.format(here=here, n=n, g=g, tau=1.5, repeats=repeats)
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         ).stdout
         point, analytic, ratio, low, high, peak = (float(v) for v in out.split())
-        print(
-            f"| {g} | {point:.3f} | {analytic:.3f} | {ratio:.2f}x | "
-            f"{low:.2f}-{high:.2f} | {peak:,.0f} |",
-            flush=True,
-        )
-    return 0
+        yield dict(g=g, point=point, analytic=analytic, ratio=ratio, low=low, high=high, peak=peak)
 
 
 def dask_table(repeats: int, n: int = 10**7, n_files: int = 16) -> int:
