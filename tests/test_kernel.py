@@ -1,14 +1,18 @@
 """The per-individual contributions add up to every cell from the earlier and from the later
 side."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from conftest import make_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from survfair._compiled import _pairs
+from survfair._core import kernel
 from survfair._core.censoring import fit_censoring, inverse_censoring
-from survfair._core.kernel import count_pairs, count_pairs_and_contributions
+from survfair._core.kernel import count_pairs, count_pairs_and_contributions, prepare_pairs
 from survfair._core.validation import check_survival_inputs
 
 
@@ -248,7 +252,7 @@ def test_threads_give_bit_identical_results(options):
             tau=float(np.quantile(time, 0.9)),
             prepared=prep,
             n_jobs=n_jobs,
-            **kwargs,
+            row_weight=kwargs.get("row_weight"),  # the rest is in the prepared rows
         )
         point, _ = count_pairs(
             time,
@@ -259,7 +263,7 @@ def test_threads_give_bit_identical_results(options):
             inverse_k=inverse_k,
             prepared=prep,
             n_jobs=n_jobs,
-            **kwargs,
+            row_weight=kwargs.get("row_weight"),  # the rest is in the prepared rows
         )
         arrays = [
             getattr(prep, name)
@@ -344,9 +348,6 @@ def test_int64_indices_and_wide_group_codes_give_the_same_numbers():
             risk,
             n_groups,
             tau=2.0,
-            case_weight=weights,
-            entry=entry,
-            competing=competing,
             prepared=prepared,
         )
         outputs.append(
@@ -362,3 +363,56 @@ def test_int64_indices_and_wide_group_codes_give_the_same_numbers():
     for other in outputs[1:]:
         for one, two in zip(outputs[0], other):
             np.testing.assert_array_equal(one, two)
+
+
+def test_row_options_are_given_once():
+    """With prepared rows the case weights, entry times, competing events and order are in them:
+    giving them again is refused by name, not ignored."""
+    rng = np.random.default_rng(3)
+    time, event = rng.exponential(1.0, 50), rng.random(50) < 0.6
+    codes, risk, weights = rng.integers(0, 2, 50), rng.normal(size=50), rng.uniform(0.5, 2.0, 50)
+    prepared = prepare_pairs(time, event, codes, risk, 2, 1e-8, case_weight=weights)
+    counts, _ = count_pairs(time, event, codes, risk, 2, prepared=prepared)
+    direct, _ = count_pairs(time, event, codes, risk, 2, case_weight=weights)
+    np.testing.assert_array_equal(counts.numerator, direct.numerator)
+    with pytest.raises(ValueError, match="case_weight, entry given with prepared rows"):
+        count_pairs(
+            time, event, codes, risk, 2, prepared=prepared, case_weight=weights, entry=time / 2
+        )
+    with pytest.raises(ValueError, match="competing given with prepared rows"):
+        count_pairs_and_contributions(
+            time, event, codes, risk, 2, prepared=prepared, competing=np.zeros(50, bool)
+        )
+
+
+def test_the_compiled_passes_check_each_array_where_it_crosses():
+    """The one entry into the compiled passes fills its C struct from the bundles and refuses an
+    array of the wrong type or layout by name (never reads it as another type)."""
+    rng = np.random.default_rng(4)
+    n = 40
+    time, event = rng.exponential(1.0, n), rng.random(n) < 0.6
+    codes, risk = rng.integers(0, 2, n), rng.normal(size=n)
+    prep = prepare_pairs(time, event, codes, risk, 2, 1e-8)
+    inputs = kernel.PassInputs.of(prep, 2)
+    weights = kernel.pass_weights(prep, 2, None, 1.0, False)
+    cells = tuple(np.zeros((2, 2), t) for t in (np.int64,) * 4 + (np.float64,) * 2)
+    nothing = np.empty((0, 0))
+    outputs = kernel.PassOutputs(
+        (nothing,) * 2, (nothing,) * 2, (nothing,) * 4, cells, np.full(2, -1, np.int64)
+    )
+    _pairs.column_passes(inputs, weights, outputs, False, 1)
+    expected, _ = count_pairs(time, event, codes, risk, 2, tau=1.0)
+    np.testing.assert_array_equal(cells[0], expected.comparable)
+    np.testing.assert_array_equal(cells[4], expected.numerator)
+    strided = dataclasses.replace(inputs, time=np.repeat(inputs.time, 2)[::2])
+    with pytest.raises(
+        TypeError, match="the passes' time: a C-ordered float64 array, not a strided"
+    ):
+        _pairs.column_passes(strided, weights, outputs, False, 1)
+    floating = dataclasses.replace(inputs, rank=inputs.rank.astype(float))
+    with pytest.raises(TypeError, match="the passes' rank: int32 or int64 positions"):
+        _pairs.column_passes(floating, weights, outputs, False, 1)
+    with pytest.raises(TypeError, match="int32 positions and int16 codes"):
+        _pairs.AscendingPasses(
+            dataclasses.replace(inputs, codes=inputs.codes.astype(np.int64)), weights, 1
+        )

@@ -201,7 +201,7 @@ def test_role_counts_in_closed_form(strict, weights, tau):
         time, event, group, risk, w = _cohort(seed, n=300, groups=3, ties=0, weights=weights)
         prep = prepare_pairs(time, event, group, risk, 3, 1e-8, case_weight=w)
         _, _, contributions = count_pairs_and_contributions(
-            time, event, group, risk, 3, tau=tau, case_weight=w, strict=strict, prepared=prep
+            time, event, group, risk, 3, tau=tau, strict=strict, prepared=prep
         )
         codes = prep.codes
         m_e, m_l, earlier, later = moments._role_counts(prep, 3, tau, strict)
@@ -220,7 +220,7 @@ def test_ascending_passes_equal_descending(strict):
     time, event, group, risk, w = _cohort(12, n=500, groups=3, ties=1, weights=True)
     prep = prepare_pairs(time, event, group, risk, 3, 1e-8, case_weight=w)
     _, _, contributions = count_pairs_and_contributions(
-        time, event, group, risk, 3, tau=1.5, case_weight=w, strict=strict, prepared=prep
+        time, event, group, risk, 3, tau=1.5, strict=strict, prepared=prep
     )
     passes = ascending_passes(prep, 3, tau=1.5, strict=strict, n_jobs=2)
     sums = [np.zeros((500, 3)) for _ in range(4)]

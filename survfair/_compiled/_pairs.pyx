@@ -16,6 +16,9 @@ from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN, fabs, isfinite
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
+
+import numpy as np
 
 ctypedef fused index_t:
     int32_t
@@ -256,6 +259,10 @@ cdef inline double* _at(const Matrix* a, Py_ssize_t row, Py_ssize_t column) noex
 cdef struct Shared:  # what every column pass reads (index arrays as void*: cast in the fused passes)
     Py_ssize_t n
     Py_ssize_t n_groups
+    int index_size  # bytes of a row position (4 or 8)
+    int code_size  # bytes of a group code (2, 4 or 8)
+    const void* codes  # (n,) group codes
+    const void* rank  # (n,) rank within the group
     const double* time
     const unsigned char* event
     const void* lower  # (n, G) row-major
@@ -810,108 +817,160 @@ cdef inline Matrix _matrix(double[:, :] values):
     return out
 
 
+# The one way into the passes: :func:`column_passes` and :class:`AscendingPasses` take the Python
+# bundles (survfair._core.kernel's PassInputs, PassWeights, PassOutputs) and fill the ``Shared`` struct
+# from them here, each array checked once (dtype, C order) where it crosses; an absent option is an
+# empty array and becomes a NULL pointer. The passes are then specialised on the integer types of the
+# row positions and group codes.
+
+cdef const void* _address(object values, object dtype, str name) except? NULL:
+    """The first element of ``values``, a C-ordered array of ``dtype`` (NULL when empty)."""
+    cdef const unsigned char[::1] raw
+    if values.dtype != dtype or not values.flags.c_contiguous:
+        raise TypeError(f"the passes' {name}: a C-ordered {np.dtype(dtype).name} array, not a "
+                        f"{'C-ordered' if values.flags.c_contiguous else 'strided'} {values.dtype} one")
+    if values.size == 0:
+        return NULL
+    raw = values.reshape(-1).view(np.uint8)
+    return &raw[0]
+
+
+cdef void* _writable(object values, object dtype, str name) except? NULL:
+    """:func:`_address` of an output array (which must be writable)."""
+    cdef unsigned char[::1] raw
+    if values.dtype != dtype or not values.flags.c_contiguous:
+        raise TypeError(f"the passes' {name}: a C-ordered {np.dtype(dtype).name} array")
+    if values.size == 0:
+        return NULL
+    raw = values.reshape(-1).view(np.uint8)
+    return &raw[0]
+
+
+cdef void _fill_rows(Shared* s, object rows) except *:
+    """The rows in time order (a PassInputs) into ``s``: row positions in the rank's integer type
+    (int32 or int64), group codes int16, int32 or int64."""
+    cdef object index = rows.rank.dtype
+    if index != np.int32 and index != np.int64:
+        raise TypeError(f"the passes' rank: int32 or int64 positions, not {index}")
+    if rows.codes.dtype not in (np.int16, np.int32, np.int64):
+        raise TypeError(f"the passes' codes: int16, int32 or int64 group codes, not {rows.codes.dtype}")
+    s.n = rows.time.shape[0]
+    s.n_groups = rows.sizes.shape[0]
+    s.index_size = index.itemsize
+    s.code_size = rows.codes.dtype.itemsize
+    s.time = <const double*>_address(rows.time, np.float64, "time")
+    s.event = <const unsigned char*>_address(rows.event, np.uint8, "event")
+    s.codes = _address(rows.codes, rows.codes.dtype, "codes")
+    s.rank = _address(rows.rank, index, "rank")
+    s.lower = _address(rows.lower, index, "lower")
+    s.tie_row = _address(rows.tie_row, index, "tie_row")
+    s.upper = _address(rows.upper, index, "upper")
+    s.sizes = <const int64_t*>_address(rows.sizes, np.int64, "sizes")
+    s.case_weight = <const double*>_address(rows.case_weight, np.float64, "case_weight")
+    s.entry = <const double*>_address(rows.entry, np.float64, "entry")
+    s.competing = <const unsigned char*>_address(rows.competing, np.uint8, "competing")
+    s.leave_entry = <const double*>_address(rows.leave_entry, np.float64, "leave_entry")
+    s.n_leave = rows.leave_entry.shape[0]
+    s.leave_code = _address(rows.leave_code, index, "leave_code")
+    s.leave_rank = _address(rows.leave_rank, index, "leave_rank")
+    s.leave_weight = <const double*>_address(rows.leave_weight, np.float64, "leave_weight")
+    s.entry_asc = _address(rows.entry_asc, index, "entry_asc")
+    if rows.lower.size != s.n * s.n_groups:
+        raise ValueError("the passes' lower: one row of G bounds per row")
+
+
+cdef void _fill_weights(Shared* s, object weights) except *:
+    """How pairs are weighed (a PassWeights) into ``s``: ``s.curves`` is allocated here, one curve
+    per column (free it when the passes are done; the curve arrays must outlive them)."""
+    cdef Py_ssize_t G = s.n_groups, column
+    if len(weights.curves) != G:
+        raise ValueError("one curve per column group")
+    s.own = <const double*>_address(weights.own, np.float64, "own")
+    s.weighted = weights.weighted
+    s.strict = weights.strict
+    s.tau = weights.tau
+    s.residue = weights.residue
+    s.curves = <Curve*>calloc(G if G > 0 else 1, sizeof(Curve))
+    if s.curves == NULL:
+        raise MemoryError()
+    for column in range(G):
+        times, values, undefined = weights.curves[column]
+        s.curves[column].size = times.shape[0]
+        s.curves[column].times = <const double*>_address(times, np.float64, "curve times")
+        s.curves[column].values = <const double*>_address(values, np.float64, "curve values")
+        s.curves[column].undefined = bool(undefined)
+
+
+cdef void _fill_outputs(Shared* s, object outputs, bint per_row) except *:
+    """The arrays the passes write (a PassOutputs) into ``s``."""
+    cdef Py_ssize_t k
+    s.per_row = per_row
+    s.out_num = _matrix(outputs.earlier[0])
+    s.out_den = _matrix(outputs.earlier[1])
+    s.later_num = _matrix(outputs.later[0])
+    s.later_den = _matrix(outputs.later[1])
+    for k in range(4):
+        s.second[k] = _matrix(outputs.second[k])
+        s.counts[k] = <int64_t*>_writable(outputs.cells[k], np.int64, "counts")
+    for k in range(2):
+        s.sums[k] = <double*>_writable(outputs.cells[4 + k], np.float64, "sums")
+    s.bad = <int64_t*>_writable(outputs.bad, np.int64, "bad")
+
+
+cdef void _columns(const Shared* s, const code_t* codes, const index_t* rank, int threads) noexcept nogil:
+    """Every column's passes, one OpenMP iteration per column."""
+    cdef Py_ssize_t column
+    for column in prange(s.n_groups, num_threads=threads, schedule='dynamic'):
+        _one_column(s, column, codes, rank)
+
+
+cdef void _all_columns(const Shared* s, int threads) noexcept nogil:
+    """:func:`_columns` specialised on the rows' integer types."""
+    if s.index_size == 4:
+        if s.code_size == 2:
+            _columns(s, <const int16_t*>s.codes, <const int32_t*>s.rank, threads)
+        elif s.code_size == 4:
+            _columns(s, <const int32_t*>s.codes, <const int32_t*>s.rank, threads)
+        else:
+            _columns(s, <const int64_t*>s.codes, <const int32_t*>s.rank, threads)
+    else:
+        if s.code_size == 2:
+            _columns(s, <const int16_t*>s.codes, <const int64_t*>s.rank, threads)
+        elif s.code_size == 4:
+            _columns(s, <const int32_t*>s.codes, <const int64_t*>s.rank, threads)
+        else:
+            _columns(s, <const int64_t*>s.codes, <const int64_t*>s.rank, threads)
+
+
 def column_passes(inputs, weights, outputs, bint per_row, int threads):
     """All G column passes (and the competing passes) in one OpenMP loop over the columns.
 
     ``inputs`` (:class:`survfair._core.kernel.PassInputs`): the rows in time order; ``weights``
     (:class:`~survfair._core.kernel.PassWeights`): how a pair is weighed; ``outputs``
     (:class:`~survfair._core.kernel.PassOutputs`): the arrays written (the per-row sums only when
-    ``per_row``). The bundles' arrays are read into the typed views of :func:`_column_passes`,
-    specialised on the rows' integer types.
+    ``per_row``). Empty ``case_weight`` / ``entry`` / ``competing`` / ``leave_entry``: no such
+    option; empty later sums: none gathered (the earlier members' sums are written when
+    ``per_row``, the pairs of the second kind with competing risks and ``per_row``). Each column's
+    curve is (times, K, undefined beyond the last; empty times: no curve). ``outputs.bad[b]``
+    becomes the time-order position of the first event whose weight against column b is not
+    finite (-1: none). Raises TypeError for an array of the wrong type or layout, MemoryError when
+    a pass could not allocate its scratch memory.
     """
-    i, w, o = inputs, weights, outputs
-    _column_passes(
-        i.time, i.event, i.codes, i.rank, i.lower, i.tie_row, i.upper, i.sizes, i.case_weight,
-        i.entry, i.competing, i.leave_entry, i.leave_code, i.leave_rank, i.leave_weight,
-        i.entry_asc, w.own, w.curves, w.weighted, w.tau, w.strict, w.residue, per_row,
-        *o.earlier, *o.later, *o.second, *o.cells, o.bad, threads,
-    )
-
-
-def _column_passes(const double[::1] time, const unsigned char[::1] event, const code_t[::1] codes,
-                   const index_t[::1] rank, const index_t[:, ::1] lower, const index_t[::1] tie_row,
-                   const index_t[:, ::1] upper, const int64_t[::1] sizes, const double[::1] case_weight,
-                   const double[::1] entry, const unsigned char[::1] competing, const double[::1] leave_entry,
-                   const index_t[::1] leave_code, const index_t[::1] leave_rank, const double[::1] leave_weight,
-                   const index_t[::1] entry_asc, const double[::1] own, list curves, bint weighted, double tau,
-                   bint strict, double residue, bint per_row, double[:, :] out_num, double[:, :] out_den,
-                   double[:, :] later_num, double[:, :] later_den, double[:, :] second_num, double[:, :] second_den,
-                   double[:, :] second_later_num, double[:, :] second_later_den, int64_t[:, ::1] comparable,
-                   int64_t[:, ::1] concordant, int64_t[:, ::1] tied_risk, int64_t[:, ::1] tied_time,
-                   double[:, ::1] numerator, double[:, ::1] denominator, int64_t[::1] bad, int threads):
-    """The column passes on typed views (:func:`column_passes` reads them from its bundles).
-
-    Empty ``case_weight`` / ``entry`` / ``competing`` / ``leave_entry``: no such option; empty
-    ``later_num``: no later members' sums (``out_*`` are written when ``per_row``, ``second_*``
-    with competing risks and ``per_row``). ``curves`` holds each column's (times, K, undefined
-    beyond the last) (empty times: no curve). ``bad[b]`` is the time-order position of the first
-    event whose weight against column b is not finite (-1: none).
-    """
-    cdef Py_ssize_t G = sizes.shape[0], column
     cdef Shared s
-    cdef const double[::1] curve_times
-    cdef const double[::1] curve_values
-    cdef const code_t* codes_p = &codes[0]
-    cdef const index_t* rank_p = &rank[0]
     cdef int failed = 0
-    s.n = time.shape[0]
-    s.n_groups = G
-    s.time = &time[0]
-    s.event = &event[0]
-    s.lower = &lower[0, 0]
-    s.tie_row = &tie_row[0]
-    s.upper = &upper[0, 0] if upper.shape[0] > 0 else NULL
-    s.sizes = &sizes[0]
-    s.case_weight = &case_weight[0] if case_weight.shape[0] > 0 else NULL
-    s.entry = &entry[0] if entry.shape[0] > 0 else NULL
-    s.competing = &competing[0] if competing.shape[0] > 0 else NULL
-    s.leave_entry = &leave_entry[0] if leave_entry.shape[0] > 0 else NULL
-    s.n_leave = leave_entry.shape[0]
-    s.leave_code = &leave_code[0] if leave_code.shape[0] > 0 else NULL
-    s.leave_rank = &leave_rank[0] if leave_rank.shape[0] > 0 else NULL
-    s.leave_weight = &leave_weight[0] if leave_weight.shape[0] > 0 else NULL
-    s.entry_asc = &entry_asc[0] if entry_asc.shape[0] > 0 else NULL
-    s.own = &own[0] if own.shape[0] > 0 else NULL
-    s.weighted = weighted
-    s.strict = strict
-    s.per_row = per_row
-    s.tau = tau
-    s.residue = residue
-    s.out_num = _matrix(out_num)
-    s.out_den = _matrix(out_den)
-    s.later_num = _matrix(later_num)
-    s.later_den = _matrix(later_den)
-    s.second[0] = _matrix(second_num)
-    s.second[1] = _matrix(second_den)
-    s.second[2] = _matrix(second_later_num)
-    s.second[3] = _matrix(second_later_den)
-    s.counts[0] = &comparable[0, 0]
-    s.counts[1] = &concordant[0, 0]
-    s.counts[2] = &tied_risk[0, 0]
-    s.counts[3] = &tied_time[0, 0]
-    s.sums[0] = &numerator[0, 0]
-    s.sums[1] = &denominator[0, 0]
-    s.bad = &bad[0]
-    if len(curves) != G:
-        raise ValueError("one curve per column group")
-    s.curves = <Curve*>malloc(G * sizeof(Curve))
-    s.status = <int*>calloc(G, sizeof(int))
-    if s.curves == NULL or s.status == NULL:
-        free(s.curves)
-        free(s.status)
+    cdef Py_ssize_t column
+    memset(&s, 0, sizeof(Shared))
+    _fill_rows(&s, inputs)
+    _fill_outputs(&s, outputs, per_row)
+    s.status = <int*>calloc(s.n_groups if s.n_groups > 0 else 1, sizeof(int))
+    if s.status == NULL:
         raise MemoryError()
     try:
-        for column in range(G):
-            curve_times = curves[column][0]  # the caller keeps the arrays alive for the call
-            curve_values = curves[column][1]
-            s.curves[column].size = curve_times.shape[0]
-            s.curves[column].times = &curve_times[0] if curve_times.shape[0] > 0 else NULL
-            s.curves[column].values = &curve_values[0] if curve_values.shape[0] > 0 else NULL
-            s.curves[column].undefined = bool(curves[column][2])
-        with nogil:
-            for column in prange(G, num_threads=threads, schedule='dynamic'):
-                _one_column(&s, column, codes_p, rank_p)
-        for column in range(G):
+        _fill_weights(&s, weights)
+        if s.n > 0:
+            with nogil:
+                _all_columns(&s, threads)
+        for column in range(s.n_groups):
             if s.status[column] != 0:
                 failed = 1
     finally:
@@ -1240,8 +1299,9 @@ cdef void _ascending_column(const Shared* s, Ascending* c, Py_ssize_t column, Py
 cdef class AscendingPasses:
     """The ascending passes of all G columns, advanced chunk by chunk (:meth:`advance`).
 
-    Takes the prepared arrays of ``survfair._kernel.prepare_pairs`` (int32 positions, int16 codes;
-    no delayed entry, no competing risks) and keeps references to them for its life."""
+    Takes the bundles of the column passes (``inputs``, a PassInputs of int32 positions and int16
+    codes with no delayed entry and no competing risks; ``weights``, a PassWeights; see
+    :func:`column_passes`) and keeps references to them for its life."""
 
     cdef Shared s
     cdef Ascending* columns
@@ -1250,52 +1310,30 @@ cdef class AscendingPasses:
     cdef const int16_t* codes
     cdef const int32_t* rank
 
-    def __cinit__(self, const double[::1] time, const unsigned char[::1] event, const int16_t[::1] codes,
-                  const int32_t[::1] rank, const int32_t[:, ::1] lower, const int32_t[::1] tie_row,
-                  const int32_t[:, ::1] upper, const int64_t[::1] sizes, const double[::1] case_weight,
-                  const double[::1] own, list curves, bint weighted, double tau, bint strict, double residue,
-                  int threads):
-        cdef Py_ssize_t G = sizes.shape[0], column, n = time.shape[0]
-        cdef const double[::1] curve_times
-        cdef const double[::1] curve_values
+    def __cinit__(self, inputs, weights, int threads):
+        cdef Py_ssize_t G, column
         cdef int failed = 0
         self.columns = NULL
         self.n_columns = 0
         self.s.curves = NULL
-        self.keep = (time, event, codes, rank, lower, tie_row, upper, sizes, case_weight, own, curves)
-        if len(curves) != G:
-            raise ValueError("one curve per column group")
-        self.s.n = n
-        self.s.n_groups = G
-        self.s.time = &time[0]
-        self.s.event = &event[0]
-        self.s.lower = &lower[0, 0]
-        self.s.tie_row = &tie_row[0]
-        self.s.upper = &upper[0, 0] if upper.shape[0] > 0 else NULL
-        self.s.sizes = &sizes[0]
-        self.s.case_weight = &case_weight[0] if case_weight.shape[0] > 0 else NULL
-        self.s.own = &own[0] if own.shape[0] > 0 else NULL
-        self.s.weighted = weighted
-        self.s.strict = strict
-        self.s.tau = tau
-        self.s.residue = residue
-        self.codes = &codes[0]
-        self.rank = &rank[0]
-        self.s.curves = <Curve*>malloc(G * sizeof(Curve))
-        self.columns = <Ascending*>calloc(G, sizeof(Ascending))
-        if self.s.curves == NULL or self.columns == NULL:
+        self.keep = (inputs, weights)
+        memset(&self.s, 0, sizeof(Shared))
+        if inputs.rank.dtype != np.int32 or inputs.codes.dtype != np.int16 or inputs.entry.shape[0] > 0 \
+                or inputs.competing.shape[0] > 0:
+            raise TypeError("the ascending passes take int32 positions and int16 codes, no delayed entry and no "
+                            "competing risks")
+        _fill_rows(&self.s, inputs)
+        _fill_weights(&self.s, weights)
+        G = self.s.n_groups
+        self.codes = <const int16_t*>self.s.codes
+        self.rank = <const int32_t*>self.s.rank
+        self.columns = <Ascending*>calloc(G if G > 0 else 1, sizeof(Ascending))
+        if self.columns == NULL:
             raise MemoryError()
         self.n_columns = G
-        for column in range(G):
-            curve_times = curves[column][0]  # kept alive by self.keep
-            curve_values = curves[column][1]
-            self.s.curves[column].size = curve_times.shape[0]
-            self.s.curves[column].times = &curve_times[0] if curve_times.shape[0] > 0 else NULL
-            self.s.curves[column].values = &curve_values[0] if curve_values.shape[0] > 0 else NULL
-            self.s.curves[column].undefined = bool(curves[column][2])
         with nogil:
             for column in prange(G, num_threads=threads, schedule='dynamic'):
-                failed += _ascending_new(&self.columns[column], column, n, G, sizes[column], self.codes,
+                failed += _ascending_new(&self.columns[column], column, self.s.n, G, self.s.sizes[column], self.codes,
                                          self.rank, self.s.case_weight) != 0
         if failed:
             raise MemoryError("the ascending passes could not allocate their rank sets and trees")

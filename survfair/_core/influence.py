@@ -760,12 +760,16 @@ def influence(
             g,
             inverse_k=inverse_censoring(curves) if ipcw else None,
             tau=tau,
-            case_weight=sample.weights,
-            entry=sample.entry,
-            competing=sample.competing,
             tied_tol=tied_tol,
             strict=strict,
             prepared=prepared,
+            **(
+                {}  # the prepared rows hold them
+                if prepared is not None
+                else dict(
+                    case_weight=sample.weights, entry=sample.entry, competing=sample.competing
+                )
+            ),
         )
     if contributions.order is None:  # in input order: the sweep below needs time order
         order = np.argsort(sample.time)

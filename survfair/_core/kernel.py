@@ -505,15 +505,42 @@ def count_pairs(
     bad : (row, column group) or None
         The first event whose weight against that column group is not finite.
     """
-    if prepared is None:
-        prepared = prepare_pairs(
-            time, event, codes, risk, n_groups, tied_tol, order,
-            case_weight=case_weight, entry=entry, competing=competing,
-        )  # fmt: skip
+    prepared = _rows(
+        prepared, time, event, codes, risk, n_groups, tied_tol, order, case_weight, entry, competing
+    )
     counts, bad, _ = _passes(
         prepared, n_groups, inverse_k, tau, strict, row_weight, False, n_jobs=n_jobs
     )
     return counts, bad
+
+
+def _rows(
+    prepared, time, event, codes, risk, n_groups, tied_tol, order, case_weight, entry, competing
+) -> PreparedPairs:
+    """The rows the passes read: ``prepared``, or the rows prepared here. The options of the rows
+    are given once: with ``prepared`` they are in it, and giving them again is refused (they
+    would otherwise be ignored)."""
+    if prepared is None:
+        return prepare_pairs(
+            time, event, codes, risk, n_groups, tied_tol, order,
+            case_weight=case_weight, entry=entry, competing=competing,
+        )  # fmt: skip
+    given = [
+        name
+        for name, value in (
+            ("order", order),
+            ("case_weight", case_weight),
+            ("entry", entry),
+            ("competing", competing),
+        )
+        if value is not None
+    ]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} given with prepared rows, which hold them already: pass them to "
+            "prepare_pairs"
+        )
+    return prepared
 
 
 def kernel_threads(n_jobs: int | None) -> int:
@@ -574,8 +601,9 @@ class PassInputs:
 class PassWeights:
     """How the passes weigh a pair: each earlier member's own factor (``own``), each column's
     censoring curve (times, K, undefined beyond the last), whether pairs are weighted at all,
-    the truncation time (inf: none), the literal eqs. 3-4 (``strict``) and the rounding residue
-    below which a sum is 0."""
+    the truncation time (inf: none; the one encoding of "no truncation" the compiled passes see),
+    the literal eqs. 3-4 (``strict``) and the rounding residue below which a sum is 0. Made by
+    :func:`pass_weights`."""
 
     own: np.ndarray
     curves: list
@@ -583,6 +611,28 @@ class PassWeights:
     tau: float
     strict: bool
     residue: float
+
+
+def pass_weights(
+    prep: PreparedPairs,
+    n_groups: int,
+    inverse_k,
+    tau: float | None,
+    strict: bool,
+    row_weight=None,
+    n_jobs: int = 1,
+    factors=None,
+) -> PassWeights:
+    """The passes' :class:`PassWeights` for these rows and settings (``tau`` None: no truncation);
+    ``factors`` (own factors, column curves) replaces the censoring weights of ``inverse_k`` and
+    ``row_weight`` (:func:`count_pairs_factored`)."""
+    if factors is None:
+        own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau, n_jobs)
+    else:  # count_pairs_factored: the caller's own factors and column curves
+        own, column_steps, weighted = factors[0], factors[1].__getitem__, True
+    curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
+    cutoff = np.inf if tau is None else float(tau)
+    return PassWeights(floats(own), curves, bool(weighted), cutoff, bool(strict), RESIDUE)
 
 
 @dataclass(frozen=True)
@@ -621,11 +671,7 @@ def _passes(
     and every sum is formed in the same order as with one thread: the numbers are bit-identical for
     any ``n_jobs``.
     """
-    if factors is None:
-        own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau, n_jobs)
-    else:  # count_pairs_factored: the caller's own factors and column curves
-        own, column_steps, weighted = factors[0], factors[1].__getitem__, True
-    cutoff = np.inf if tau is None else float(tau)
+    weights = pass_weights(prep, n_groups, inverse_k, tau, strict, row_weight, n_jobs, factors)
     n = prep.time.shape[0]
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
     nothing = np.empty((0, 0))  # an absent output array
@@ -645,8 +691,6 @@ def _passes(
     second = [np.zeros(shape) if competing else nothing for _ in range(4)]
     # absent options are empty arrays (the compiled passes test for them once per pass); every row
     # position array has the rank's dtype (one specialisation of the passes per call)
-    curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
-    weights = PassWeights(floats(own), curves, bool(weighted), float(cutoff), bool(strict), RESIDUE)
     bad_positions = np.full(n_groups, -1, np.int64)
     outputs = PassOutputs(tuple(rows[:2]), tuple(later), tuple(second), tuple(cells), bad_positions)
     threads = max(1, min(int(n_jobs), n_groups))
@@ -743,11 +787,9 @@ def count_pairs_and_contributions(
     Returns ``(counts, bad, contributions)``; the contributions are in time order
     (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
     """
-    if prepared is None:
-        prepared = prepare_pairs(
-            time, event, codes, risk, n_groups, tied_tol,
-            case_weight=case_weight, entry=entry, competing=competing,
-        )  # fmt: skip
+    prepared = _rows(
+        prepared, time, event, codes, risk, n_groups, tied_tol, None, case_weight, entry, competing
+    )
     return _passes(prepared, n_groups, inverse_k, tau, strict, row_weight, True, n_jobs=n_jobs)
 
 
@@ -769,25 +811,9 @@ def ascending_passes(
     :class:`IndividualContributions` (they differ from the descending passes' only by the rounding
     of sums taken in another order). No delayed entry, no competing risks, int32 positions
     (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""
-    own, column_steps, weighted = _weights(prep, n_groups, inverse_k, None, tau, n_jobs)
-    curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
-    rows = PassInputs.of(prep, n_groups)
     return _pairs.AscendingPasses(
-        rows.time,
-        rows.event,
-        rows.codes,
-        rows.rank,
-        rows.lower,
-        rows.tie_row,
-        rows.upper,
-        rows.sizes,
-        rows.case_weight,
-        floats(own),
-        curves,
-        bool(weighted),
-        np.inf if tau is None else float(tau),
-        bool(strict),
-        float(RESIDUE),
+        PassInputs.of(prep, n_groups),
+        pass_weights(prep, n_groups, inverse_k, tau, strict, None, n_jobs),
         max(1, min(int(n_jobs), n_groups)),
     )
 

@@ -183,17 +183,20 @@ def _count(sample: SurvivalSample, plan: CountingPlan, kernel) -> tuple:
     """``kernel`` (:func:`count_pairs` or :func:`count_pairs_and_contributions`) on ``sample``
     with ``plan``'s settings: (counts, bad[, contributions])."""
     settings = plan.settings
+    rows = _sample_rows(sample) if plan.prepared is None else {}  # else in the prepared rows
     return kernel(
         sample.time,
         sample.event,
         sample.group_codes,
         sample.risk,
         sample.n_groups,
-        **kernel_options(sample, settings.method, settings.tau, plan.curves),
+        inverse_k=inverse_censoring(plan.curves) if settings.method == "ipcw" else None,
+        tau=settings.tau,
         tied_tol=settings.tied_tol,
         strict=settings.strict,
         prepared=plan.prepared,
         n_jobs=plan.n_jobs,
+        **rows,
     )
 
 
@@ -238,20 +241,12 @@ def estimate_xci_with_contributions(
     return checked, contributions
 
 
-def kernel_options(
-    sample: SurvivalSample, method: str, tau: float | None, curves: CensoringCurves | None
-) -> dict:
-    """The kernel's weighting options for these settings and data: IPCW factors (IPCW only), the
-    truncation at ``tau`` (both estimators: the naive one truncates as R's ``concordance(ymax=)``
-    truncates Harrell's C), the rows' case weights, entry times and competing events."""
-    ipcw = method == "ipcw"
-    return dict(
-        inverse_k=inverse_censoring(curves) if ipcw else None,
-        tau=tau,
-        case_weight=sample.weights,
-        entry=sample.entry,
-        competing=sample.competing,
-    )
+def _sample_rows(sample: SurvivalSample) -> dict:
+    """The options of the kernel's rows (case weights, entry times, competing events) of a
+    sample: given to the kernel when it prepares the rows itself (prepared rows hold them). The
+    weighting (IPCW factors, truncation at ``tau``: both estimators truncate, as R's
+    ``concordance(ymax=)`` truncates Harrell's C) is given to every call."""
+    return dict(case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
 
 
 def _checked(
