@@ -8,7 +8,7 @@ call of each, and a new public function without an entry fails
 scalar (bool, int, float, str or None), the function is called with an instance of
 ``_NotAnOption`` in its place and must raise ``survfair.InvalidParameterError`` whose
 ``.parameter`` is that name, unless the parameter is in ``EXEMPT`` (with the reason). The option
-tables of ``survfair._core.validation.OptionTable`` add one invalid value of the right type per
+tables of ``survfair._core.options.OptionTable`` add one invalid value of the right type per
 option (``confidence_level=1.5``, ``n_resamples=1``, ``method="not_an_option"``...).
 """
 

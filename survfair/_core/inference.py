@@ -26,7 +26,7 @@ CI_METHODS = (None, "analytic", "bootstrap")
 STRATIFY = ("group", "group_event", None)
 BOOTSTRAP_METHODS = ("bca", "percentile")
 
-#: The rows of the option tables (``_core/validation.py: OptionTable``) for the inference keywords.
+#: The rows of the option tables (``_core/options.py: OptionTable``) for the inference keywords.
 CI = one_of(*CI_METHODS)
 STRATIFY_OPTION = one_of(*STRATIFY)
 BOOTSTRAP_METHOD = one_of(*BOOTSTRAP_METHODS)

@@ -8,7 +8,7 @@ replicate seeds are spawned up front and every sum is formed in a fixed order.
 
 A count beyond the cores this process may use (:func:`available_cores`) is capped there with a
 warning (:func:`capped_n_jobs`, called by the one check of ``n_jobs``,
-:func:`survfair._core.validation.check_n_jobs`): ``n_jobs=10**6`` used to reach joblib, which
+:func:`survfair._core.options.check_n_jobs`): ``n_jobs=10**6`` used to reach joblib, which
 refused it with "Numeric literal 2000000 is too large".
 """
 

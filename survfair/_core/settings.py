@@ -29,8 +29,8 @@ CENSORING = ("group", "pooled")
 #: ``xci`` also takes a covariate model of the censoring (``censoring="cox"``).
 CENSORING_MODELS = CENSORING + ("cox",)
 
-#: The rows of the option tables (``_core/validation.py: OptionTable``) for the settings that are
-#: not shared with other functions (``tau`` and ``tied_tol`` are ``validation.TAU`` / ``TIED_TOL``).
+#: The rows of the option tables (``_core/options.py: OptionTable``) for the settings that are
+#: not shared with other functions (``tau`` and ``tied_tol`` are ``options.TAU`` / ``TIED_TOL``).
 METHOD = one_of(*METHODS)
 CENSORING_OPTION = one_of(*CENSORING)
 STRICT = flag()
