@@ -1130,7 +1130,7 @@ def test_audit_never_forms_the_cell_covariance(csv_file, monkeypatch, capsys):
 def test_outputs_are_written_all_or_none(csv_file, tmp_path, monkeypatch, capsys):
     """Review finding: --report was written and then --output failed (or the reverse), exit 2
     with one of the two files on disk."""
-    from survfair.cli import _audit
+    from survfair._present import report as report_module
 
     path, _ = csv_file
     out, report = tmp_path / "out.json", tmp_path / "report.html"
@@ -1138,7 +1138,7 @@ def test_outputs_are_written_all_or_none(csv_file, tmp_path, monkeypatch, capsys
     def broken_report(*args, **kwargs):
         raise OSError(28, "No space left on device", str(report))
 
-    monkeypatch.setattr(_audit, "write_report", broken_report)
+    monkeypatch.setattr(report_module, "write_report", broken_report)
     assert (
         main(_audit_args(path, "--format", "json", "--output", str(out), "--report", str(report)))
         == 2

@@ -26,7 +26,6 @@ from .._models.fitting import fit_checked, risk_scores
 from .._models.model_based import model_based_xci
 from .._present.findings.horizons import horizon_findings
 from .._present.findings.ranking import findings
-from .._present.report import write_report
 from .._present.tables import (
     cell_reasons,
     censoring_check_table,
@@ -827,6 +826,8 @@ def _binary_run(args: argparse.Namespace, frame: pd.DataFrame) -> int:
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
+            from .._present.report import write_report  # its modules load only to write one
+
             check_report_path(args.report)  # again: the path may have changed while computing
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
             write_report(
@@ -945,6 +946,8 @@ def _survival_run(args: argparse.Namespace, frame: pd.DataFrame | None, phases: 
     with staged_outputs() as stage:
         stage.text(text, args.output)
         if args.report:  # last: if it fails, the staged output is discarded
+            from .._present.report import write_report  # its modules load only to write one
+
             check_report_path(args.report)  # again: the path may have changed while computing
             first = next(iter(comparison.results.values()))
             settings, provenance = _split_provenance(settings, _provenance(args, frame))
