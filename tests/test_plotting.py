@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -830,3 +832,66 @@ def test_difference_heatmap_against_a_reference(result, sample):
 def test_difference_heatmap_errors(result, call, error, message):
     with pytest.raises(error, match=message):
         call(result)
+
+
+def _groups_result(n_groups, per_group=4, **options):
+    rng = np.random.default_rng(n_groups)
+    n = per_group * n_groups
+    group = np.repeat([f"group {k}" for k in range(n_groups)], per_group)
+    risk = rng.normal(size=n)
+    t, c = rng.exponential(np.exp(-risk)), rng.exponential(5.0, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sf.UndefinedXCIWarning)
+        return sf.xci(np.minimum(t, c), t <= c, group, risk, **options)
+
+
+def _overlapping(labels, renderer) -> bool:
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    return any(boxes[i].overlaps(boxes[j]) for i in range(len(boxes)) for j in range(i))
+
+
+@pytest.mark.parametrize("n_groups", [51, 300])
+def test_heatmap_above_the_threshold_is_drawn_plain(n_groups):
+    """Issue 43.4: above PLAIN_FIGURE_GROUPS one image, no text per cell, one hatched region over
+    exactly the flagged cells, and thinned group labels that do not overlap."""
+    from matplotlib.patches import PathPatch
+
+    from survfair._present.plots.figures import PLAIN_FIGURE_GROUPS
+
+    assert n_groups > PLAIN_FIGURE_GROUPS
+    res = _groups_result(n_groups, method="naive", ci=None)
+    flags = sf.small_sample_flags(res)
+    ax = plotting.plot_xci_heatmap(res, flags=flags)
+    assert len(ax.texts) == 0 and len(ax.images) == 1
+    (region,) = ax.patches
+    assert isinstance(region, PathPatch) and region.get_hatch() == "///"
+    centres = np.array([(j, i) for i in range(n_groups) for j in range(n_groups)], dtype=float)
+    inside = region.get_path().contains_points(centres)
+    assert np.array_equal(inside, flags["flagged"].to_numpy(dtype=bool))
+    # a table in another order marks the same cells
+    shuffled = plotting.plot_xci_heatmap(res, flags=flags.sample(frac=1.0, random_state=0))
+    assert np.array_equal(shuffled.patches[0].get_path().vertices, region.get_path().vertices)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+        assert 10 <= len(labels) <= n_groups and not _overlapping(labels, renderer)
+    assert "no values drawn" in ax.get_xlabel()
+    if n_groups == 300:
+        assert "one group in" in ax.get_xlabel() and len(ax.get_xticklabels()) < 100
+    assert ax.figure.get_figwidth() * ax.figure.dpi <= 1400
+    difference = plotting.plot_xci_difference(res)
+    difference.figure.canvas.draw()
+    renderer = difference.figure.canvas.get_renderer()
+    assert len(difference.texts) == 0
+    for labels in (difference.get_xticklabels(), difference.get_yticklabels()):
+        assert not _overlapping(labels, renderer)
+    plt.close("all")
+
+
+def test_censoring_curves_of_many_groups_share_one_legend_entry():
+    res = _groups_result(51, per_group=12, tau=0.5, ci=None)
+    ax = plotting.plot_censoring_curves(res)
+    assert len(ax.lines) == 51 + 2  # the groups, K = 0.1 and tau
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[0] == "K_g(t), one line per group (51, not labelled)" and len(texts) == 3
+    plt.close("all")

@@ -312,12 +312,12 @@ def flag_reasons(flags: pd.DataFrame) -> str:
     '< 10 events in a, < 10 members in b, < 100 comparable pairs'
     """
     reasons = flags.loc[flags["flagged"], "reason"] if "reason" in flags.columns else []
-    kinds = [
-        _reason_kind(fragment)
-        for reason in reasons
-        for fragment in str(reason).split("; ")
-        if fragment
-    ]
+    # each distinct fragment once, in the order of first appearance: the 4 million flagged cells
+    # of 2,000 groups have 9 million fragments but a few thousand distinct ones (62 s -> 4 s)
+    fragments = dict.fromkeys(
+        fragment for reason in reasons for fragment in str(reason).split("; ") if fragment
+    )
+    kinds = [_reason_kind(fragment) for fragment in fragments]
     if kinds:  # in the order of the rules: row group, column group, pairs, standard error 0
         order = ("in a", "in b", "pairs", "standard error")
         rank = {

@@ -58,6 +58,17 @@ _DAGGER = "\u2020"  # marks a cell (or forest row) that rests on few data
 # what a 1280-1400 px screen or report column shows without scaling it down.
 _MAX_FIGURE = 13.5
 _MIN_FONT = 6.0
+#: Above this many groups a heatmap is drawn plain: the matrix as one image with its colour bar,
+#: no text and no patch per cell, the flagged cells as one hatched region, and every k-th group
+#: labelled (:func:`_plain_ticks`). From about 30 groups no value fits its cell at 6 pt in a
+#: 13.5 in figure (:func:`_heatmap_plan` leaves the values out: from 28 groups with flagged cells,
+#: 32 without), so a cell's only artist is its hatch, about 1 ms to add and draw (measured on a
+#: quiet 2-core machine): 2.5 s at 50 groups with every cell flagged, 80 s at 300 (90,000
+#: patches), an hour at 2,000. At 50 groups a cell is still 0.2 in (23 px in a report) and every
+#: group label fits at 9 pt; labels overlap from about 70 groups.
+PLAIN_FIGURE_GROUPS = 50
+#: Group labels of a plain heatmap, in points; one label at least every 1.4 lines of them.
+_PLAIN_TICK_FONT = 8.0
 
 
 def _text_width(text: str, size: float) -> float:
@@ -150,6 +161,71 @@ def _heatmap_plan(
     )
 
 
+class _PlainPlan(NamedTuple):
+    """How a plain heatmap is laid out (see :func:`_plain_plan`)."""
+
+    figsize: tuple[float, float]  # of a new figure
+    step: int  # one group label in ``step``
+    vertical: bool  # column labels turned by 90 degrees
+
+
+def _plain_plan(labels: list[str], lines: int, axes_size: tuple[float, float] | None) -> _PlainPlan:
+    """Figure size and group labels of a plain heatmap (more than
+    :data:`PLAIN_FIGURE_GROUPS` groups): the image is as large as :data:`_MAX_FIGURE` allows
+    beside the labels (10.5 in for short labels; in a given Axes ``axes_size``, 80% of its
+    shorter side), and one group in ``step`` is labelled so that labels of
+    :data:`_PLAIN_TICK_FONT` points are at least 1.4 lines apart; column labels are turned
+    upright when they are wider than that spacing. ``lines``: caption lines under the x label."""
+    n = len(labels)
+    label_width = max((_text_width(label, _PLAIN_TICK_FONT) for label in labels), default=0.1)
+    # beside the image: row labels and y label, colour bar and margins (as _heatmap_plan); below
+    # and above: column labels, x label and caption lines, title, margins
+    if axes_size is None:
+        side = max(_MAX_FIGURE - label_width - 2.7, 3.0)
+    else:
+        side = 0.8 * min(axes_size)
+    step = max(1, math.ceil(n / max(1, math.floor(side / (1.4 * _PLAIN_TICK_FONT / 72.0)))))
+    vertical = label_width > 0.9 * step * side / n
+    column_labels = label_width + 0.25 if vertical else 0.3
+    figsize = (
+        min(side + label_width + 2.7, _MAX_FIGURE),
+        min(side + column_labels + 0.2 * (1 + lines) + 0.8, _MAX_FIGURE),
+    )
+    return _PlainPlan(figsize, step, vertical)
+
+
+def _plain_ticks(ax: Any, labels: list[str], plan: _PlainPlan) -> str | None:
+    """Label one group in ``plan.step`` on both axes of a plain heatmap; the caption line that
+    says so (None when every group is labelled)."""
+    ticks = range(0, len(labels), plan.step)
+    shown = [labels[k] for k in ticks]
+    ax.set_xticks(ticks, shown, fontsize=_PLAIN_TICK_FONT, rotation=90 if plan.vertical else 0)
+    ax.set_yticks(ticks, shown, fontsize=_PLAIN_TICK_FONT)
+    if plan.step == 1:
+        return None
+    return f"one group in {plan.step} labelled, in the result's order"
+
+
+def _flag_region(flagged: np.ndarray) -> Any:
+    """The flagged cells of a G x G matrix as one matplotlib Path (a rectangle per run of flagged
+    cells in a row), or None when none is flagged: one artist whatever the number of cells."""
+    from matplotlib.path import Path
+
+    if not flagged.any():
+        return None
+    edges = np.diff(np.pad(flagged.astype(np.int8), ((0, 0), (1, 1))), axis=1)
+    starts = np.argwhere(edges == 1)  # row-major, as the ends
+    ends = np.argwhere(edges == -1)[:, 1]
+    rows, first = starts[:, 0].astype(float), starts[:, 1].astype(float)
+    left, right, top, bottom = first - 0.5, ends - 0.5, rows - 0.5, rows + 0.5
+    corners = [(left, top), (right, top), (right, bottom), (left, bottom), (left, top)]
+    vertices = np.stack([np.column_stack(corner) for corner in corners], axis=1)
+    codes = np.tile(
+        np.array([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY]), len(rows)
+    )
+    return Path(vertices.reshape(-1, 2), codes)
+
+
 # What the axes of a cell-matrix heatmap mean: (metric, row a, column b, default title).
 def _heatmap_words(result: Any) -> tuple[str, str, str, str]:
     if isinstance(result, XAUCResult):
@@ -204,8 +280,9 @@ def _heatmap_norm(norm: Any, vmin: Any, vmax: Any) -> tuple[Any, bool]:
 def _flag_matrix(
     result: Any, flags: Any, min_events: int, min_pairs: int
 ) -> tuple[np.ndarray, str | None]:
-    """Boolean G x G matrix of the flagged cells, and the caption line that explains the mark with
-    the rules that flagged them (:func:`survfair._present.findings.ranking.flag_reasons`)."""
+    """Boolean G x G matrix of the flagged cells, and the rules that flagged them
+    (:func:`survfair._present.findings.ranking.flag_reasons`; None when no cell is flagged), for
+    the caption line that explains the mark."""
     groups = list(result.groups)
     flagged = np.zeros((len(groups), len(groups)), dtype=bool)
     if flags is False:
@@ -214,16 +291,36 @@ def _flag_matrix(
 
     if flags is None or flags is True:
         flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
-    positions = _flag_positions(flags, groups, "flags")
+    _check_flags_table(flags, "flags")
+    in_order = _row_major_flags(flags, groups)
+    if in_order is not None:  # the table of small_sample_flags: read by position
+        flagged = in_order
+    else:
+        index = {g: k for k, g in enumerate(groups)}
+        for (a, b), is_flagged in _flag_positions(flags, groups, "flags").items():
+            flagged[index[a], index[b]] = is_flagged
     why = flag_reasons(flags)  # the rules that apply, from the table's reasons
-    for (a, b), is_flagged in positions.items():
-        flagged[groups.index(a), groups.index(b)] = is_flagged
-    return flagged, (f"{_DAGGER} hatched: {why}" if flagged.any() else None)
+    return flagged, (why if flagged.any() else None)
 
 
-def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any, Any], bool]:
-    """``{(a, b): flagged}`` from a :func:`survfair.small_sample_flags` table, checked
-    against ``groups``."""
+def _row_major_flags(flags: pd.DataFrame, groups: list[Any]) -> np.ndarray | None:
+    """The G x G flags of a table that lists every cell once, row-major in the order of
+    ``groups`` (as :func:`survfair.small_sample_flags` does), or None for a table in another
+    order: a label lookup per cell took hours at 2,000 groups (4 million cells)."""
+    g = len(groups)
+    if len(flags) != g * g:
+        return None
+    labels = np.empty(g, dtype=object)
+    for k, label in enumerate(groups):  # one by one: a tuple label stays one element
+        labels[k] = label
+    for column, expected in (("a", np.repeat(labels, g)), ("b", np.tile(labels, g))):
+        if not np.array_equal(flags[column].to_numpy(dtype=object), expected):
+            return None
+    return np.array([bool(f) for f in flags["flagged"]], dtype=bool).reshape(g, g)
+
+
+def _check_flags_table(flags: Any, name: str) -> None:
+    """A :func:`survfair.small_sample_flags` table: a DataFrame with the columns a, b, flagged."""
     if not isinstance(flags, pd.DataFrame):
         raise InvalidParameterError(
             f"{name} must be a DataFrame as returned by survfair.small_sample_flags, got "
@@ -237,6 +334,12 @@ def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any,
             f"missing {missing}.",
             parameter=argument_name(name),
         )
+
+
+def _flag_positions(flags: Any, groups: list[Any], name: str) -> dict[tuple[Any, Any], bool]:
+    """``{(a, b): flagged}`` from a :func:`survfair.small_sample_flags` table, checked
+    against ``groups``."""
+    _check_flags_table(flags, name)
     known = {str(g): g for g in groups}
     unknown = sorted({str(g) for g in (*flags["a"], *flags["b"])} - set(known))
     if unknown:
@@ -305,6 +408,12 @@ def plot_xci_heatmap(
     are drawn literally (a ``$`` is a dollar sign); labels longer than 40 characters are cut
     with an ellipsis.
 
+    With more than 50 groups (:data:`PLAIN_FIGURE_GROUPS`) the heatmap is drawn plain: the matrix
+    as one image with its colour bar, no text per cell, the flagged cells as one hatched region,
+    and one group in k labelled (8 pt labels at least 1.4 lines apart; the caption says which k).
+    A patch per cell took a minute and more at 300 groups, and no value fits a cell from about
+    30 groups anyway; :meth:`~survfair.XCIResult.to_frame` has the numbers.
+
     Parameters
     ----------
     result : XCIResult or XAUCResult
@@ -339,7 +448,9 @@ def plot_xci_heatmap(
     matplotlib.axes.Axes
         With one ``AxesImage``, one text per cell (row-major; unless the Axes is too small for
         any), one hatched ``Rectangle`` per flagged cell, and a colour bar labelled with what the
-        colour means added to the figure. Long column labels are slanted.
+        colour means added to the figure. Long column labels are slanted. Plain (more than 50
+        groups): the image, one hatched ``PathPatch`` over the flagged cells (none when no cell
+        is flagged), no text, and the colour bar.
 
     Raises
     ------
@@ -373,24 +484,46 @@ def plot_xci_heatmap(
     """
     _XCI_HEATMAP_OPTIONS.check(locals())
     import matplotlib
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import PathPatch, Rectangle
 
     metric, row_words, column_words, default_title = _heatmap_words(result)
     digits = check_scalar(digits, "digits", "integer", low=0)
     colour_norm, centred = _heatmap_norm(norm, vmin, vmax)
     colours = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
     colours = colours.with_extremes(bad="0.85")
-    flagged, flag_note = _flag_matrix(result, flags, min_events, min_pairs)
+    flagged, why = _flag_matrix(result, flags, min_events, min_pairs)
     values = result.values
-    low, high = result.confidence_interval()
-    no_variance = no_variance_cells(result)
-    with_intervals = bool(np.isfinite(low.to_numpy()).any())
     labels = [literal(short_label(g)) for g in result.groups]  # full labels stay in the tables
-    notes = [flag_note] if flag_note else []
     axes_size = None
     if ax is not None:
         box = ax.get_position()
         axes_size = (box.width * ax.figure.get_figwidth(), box.height * ax.figure.get_figheight())
+    if len(labels) > PLAIN_FIGURE_GROUPS:  # one image, one hatched region, thinned labels
+        plain = _plain_plan([str(g) for g in result.groups], 2, axes_size)
+        ax = new_axes(ax, plain.figsize)
+        image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=colour_norm, **kwargs)
+        notes = [f"hatched: {why}"] if why is not None else []
+        region = _flag_region(flagged)
+        if region is not None:  # add_artist: inside the image, so no data limits to update
+            ax.add_artist(  # (add_patch walked the path's segments: 5 s at 2,000 groups)
+                PathPatch(
+                    region,
+                    fill=False,
+                    hatch="///",
+                    linewidth=0.0,
+                    edgecolor=(0.0, 0.0, 0.0, 0.4),
+                    label="flagged cells",
+                )
+            )
+        thinned = _plain_ticks(ax, labels, plain)
+        notes.append(f"no values drawn: {len(labels)} groups" + (f"; {thinned}" if thinned else ""))
+        ax.set_ylabel(row_words)
+        ax.set_xlabel("\n".join([column_words, *notes]))
+        return _heatmap_frame(ax, image, metric, centred, cmap, title, default_title)
+    low, high = result.confidence_interval()
+    no_variance = no_variance_cells(result)
+    with_intervals = bool(np.isfinite(low.to_numpy()).any())
+    notes = [f"{_DAGGER} hatched: {why}"] if why is not None else []
     plan = _heatmap_plan(
         [str(g) for g in result.groups],
         digits,
@@ -442,6 +575,13 @@ def plot_xci_heatmap(
                 text += f"\n[{lo:.{digits}f}, {hi:.{digits}f}]"
             ax.text(j, i, text, ha="center", va="center", fontsize=plan.fontsize, color=colour)
     ax.set_xlabel("\n".join([column_words, *notes, *([plan.note] if plan.note else [])]))
+    return _heatmap_frame(ax, image, metric, centred, cmap, title, default_title)
+
+
+def _heatmap_frame(
+    ax: Any, image: Any, metric: str, centred: bool, cmap: Any, title: Any, default_title: str
+) -> Any:
+    """The colour bar, labelled with what the colour means, and the title of a cell heatmap."""
     meaning = f"{metric}: share of pairs ranked correctly"
     if centred:
         default_colours = isinstance(cmap, str) and cmap == "RdBu"
@@ -595,17 +735,30 @@ def plot_xci_difference(
         literal(short_label(g)) for g in labels
     ]  # cut as in every figure; full labels stay in the tables
     size = 10.0 if n <= 3 else 9.0 if n <= 6 else 8.0
-    ax.set_xticks(range(n), shown, fontsize=size)
-    ax.set_yticks(range(n), shown, fontsize=size)
-    if max((len(str(short_label(g))) for g in labels), default=0) > 6:
-        for text in ax.get_xticklabels():
-            text.set(rotation=30, horizontalalignment="right", rotation_mode="anchor")
+    thinned = None
+    if n > PLAIN_FIGURE_GROUPS:  # as plot_xci_heatmap: one group label in k
+        box = ax.get_position()
+        thinned = _plain_ticks(
+            ax,
+            shown,
+            _plain_plan(
+                [str(g) for g in labels],
+                1,
+                (box.width * ax.figure.get_figwidth(), box.height * ax.figure.get_figheight()),
+            ),
+        )
+    else:
+        ax.set_xticks(range(n), shown, fontsize=size)
+        ax.set_yticks(range(n), shown, fontsize=size)
+        if max((len(str(short_label(g))) for g in labels), default=0) > 6:
+            for text in ax.get_xticklabels():
+                text.set(rotation=30, horizontalalignment="right", rotation_mode="anchor")
     words = {
         "xCI": ("a: group of the earlier event", "b: group of the later member"),
         "xAUC": ("a: group of the positive", "b: group of the negative"),
     }.get(metric, ("a", "b"))
     ax.set_ylabel(words[0])
-    ax.set_xlabel(words[1])
+    ax.set_xlabel(words[1] + (f"\n{thinned}" if thinned else ""))
     if n <= 12:
         for i in range(n):
             for j in range(n):
@@ -782,7 +935,8 @@ def plot_censoring_curves(
     matplotlib.axes.Axes
         One step line per group labelled ``K_g(t)`` (one, ``K_pooled(t)``, for pooled
         censoring), a dotted line at K = 0.1 (the positivity warning level), a vertical dashed
-        line at tau when known, and a legend.
+        line at tau when known, and a legend. With more than 50 groups
+        (:data:`PLAIN_FIGURE_GROUPS`) the lines share one thin colour and one legend entry.
 
     Raises
     ------
@@ -831,6 +985,8 @@ def plot_censoring_curves(
     frame = curves.to_frame()
     labels = ["pooled"] if curves.kind == "pooled" else list(curves.groups)
     entries = []
+    many = len(labels) > PLAIN_FIGURE_GROUPS  # one colour, one legend entry for all the lines
+    style = {"color": "C0", "linewidth": 0.6, "alpha": 0.5, **kwargs} if many else kwargs
     for code, label in enumerate(labels):
         target = curves.groups[code]
         rows = frame[
@@ -839,8 +995,11 @@ def plot_censoring_curves(
         times = np.concatenate([[0.0], rows["time"].to_numpy()])
         probs = np.concatenate([[1.0], rows["censoring_survival"].to_numpy()])
         text = f"K_{short_label(label)}(t)"
-        (line,) = ax.step(times, probs, where="post", label=literal(text), **kwargs)
-        entries.append((line, text))
+        (line,) = ax.step(times, probs, where="post", label=literal(text), **style)
+        if not many:
+            entries.append((line, text))
+        elif code == 0:
+            entries.append((line, f"K_g(t), one line per group ({len(labels)}, not labelled)"))
     text = "K = 0.1 (positivity warning)"
     entries.append((ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label=text), text))
     tau = result.tau if tau is None else tau
