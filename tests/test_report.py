@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+import warnings
 
 import matplotlib
 
@@ -822,3 +823,113 @@ def test_a_model_based_result_reports_its_excess_first(tmp_path):
         encoding="utf-8"
     )
     assert html.index("Verdict") < html.index("No excess cross-group asymmetry")
+
+
+# -- many groups (issue 43.4): a plain heatmap above PLAIN_FIGURE_GROUPS, the tables of cells cut
+# above REPORT_TABLE_GROUPS, never silently -------------------------------------------------------
+
+
+def _many_groups(g: int, per_group: int = 5, seed: int = 3):
+    """Naive xCI of g groups of per_group rows, without intervals (no joint tests: fast)."""
+    rng = np.random.default_rng(seed)
+    n = g * per_group
+    group = np.repeat([f"g{k:03d}" for k in range(g)], per_group)
+    risk = rng.normal(size=n)
+    t, c = rng.exponential(np.exp(-risk)), rng.exponential(3.0, n)
+    with warnings.catch_warnings():  # cells without a comparable pair: NaN, shown last
+        warnings.simplefilter("ignore", sf.UndefinedXCIWarning)
+        return sf.xci(np.minimum(t, c), t <= c, group, risk, method="naive", ci=None)
+
+
+def _drawn_figures(monkeypatch):
+    """{first axes title: (number of texts, number of patches)} of every figure the report draws."""
+    from survfair._present import report as report_module
+
+    drawn, draw = {}, report_module._png
+
+    def recording(figure):
+        ax = figure.axes[0]
+        drawn[ax.get_title()] = (len(ax.texts), len(ax.patches), len(ax.images))
+        return draw(figure)
+
+    monkeypatch.setattr(report_module, "_png", recording)
+    return drawn
+
+
+def test_report_of_three_groups_keeps_the_annotated_heatmap_and_every_cell(tmp_path, monkeypatch):
+    drawn = _drawn_figures(monkeypatch)
+    text = write_report(_many_groups(3, 40), tmp_path / "three.html").read_text(encoding="utf-8")
+    assert drawn["xCI (naive)"][0] == 9  # one text per cell
+    assert "† marks cells that rest on little data" in text
+    assert "drawn as an image" not in text and "lowest first" not in text
+    assert "<table>" in _section(text, "xCI matrix")
+    assert "9 rows (click to show)" in _section(text, "Appendix: cells")
+
+
+def test_report_above_the_plain_threshold_draws_the_heatmap_as_an_image(tmp_path, monkeypatch):
+    from survfair._present.plots.figures import PLAIN_FIGURE_GROUPS
+
+    g = PLAIN_FIGURE_GROUPS + 1
+    drawn = _drawn_figures(monkeypatch)
+    text = write_report(_many_groups(g), tmp_path / "plain.html").read_text(encoding="utf-8")
+    texts, patches, images = drawn["xCI (naive)"]
+    assert (texts, images) == (0, 1) and patches <= 1  # no text per cell; one hatched region
+    assert f"With {g} groups (more than {PLAIN_FIGURE_GROUPS}) the matrix is drawn as an image" in (
+        text
+    )
+    assert "the appendix lists every cell" in text
+    # the tables are whole below REPORT_TABLE_GROUPS
+    assert "<table>" in _section(text, "xCI matrix")
+    assert f"{g * g} rows (click to show)" in _section(text, "Appendix: cells")
+
+
+@pytest.mark.parametrize("suffix", [".html", ".md"])
+def test_report_above_the_table_threshold_cuts_the_cells_with_a_sentence(
+    tmp_path, monkeypatch, suffix
+):
+    from survfair._present.report import REPORT_TABLE_GROUPS, REPORT_TABLE_ROWS
+
+    g = REPORT_TABLE_GROUPS + 1
+    result = _many_groups(g, 4)
+    drawn = _drawn_figures(monkeypatch)
+    text = write_report(result, tmp_path / f"cut{suffix}").read_text(encoding="utf-8")
+    assert drawn["xCI (naive)"][0] == 0
+    said = "Every cell is in survfair audit --format csv or --format json"
+    if suffix == ".md":
+        text = text.replace("\\_", "_")
+        sections = {h: s for h, s in zip(*_md_sections(text))}
+        matrix, cells, counts = (
+            sections["xCI matrix"],
+            sections["Appendix: cells"],
+            sections["Appendix: pair counts"],
+        )
+        assert "|" not in matrix  # no table, only the sentence
+        rows = [line for line in cells.splitlines() if line.startswith("| g")]
+        assert len(rows) == REPORT_TABLE_ROWS
+        assert len([line for line in counts.splitlines() if line.startswith("| g")]) == (
+            REPORT_TABLE_ROWS
+        )
+    else:
+        matrix, cells, counts = (
+            _section(text, "xCI matrix"),
+            _section(text, "Appendix: cells"),
+            _section(text, "Appendix: pair counts"),
+        )
+        assert "<table>" not in matrix
+        assert f"{REPORT_TABLE_ROWS} rows (click to show)" in cells
+        assert f"{REPORT_TABLE_ROWS} rows (click to show)" in counts
+        rows = re.findall(r"<tr><th class=label>(.*?)</th>", cells.split("<tbody>")[1])
+    assert f"The {g} × {g} matrix is not shown as a table" in matrix
+    for section in (cells, counts):
+        assert f"{g} groups have {g * g:,} cells" in section and said in section
+        assert f"the {REPORT_TABLE_ROWS} cells with the lowest xCI, lowest first" in section
+    # the lowest cell first, as the data hold it
+    values = result.values
+    i, j = np.unravel_index(np.nanargmin(values), values.shape)
+    first = html.unescape(rows[0]).split("|")[1 if suffix == ".md" else 0].strip()
+    assert first == f"{result.groups[i]} → {result.groups[j]}"
+
+
+def _md_sections(text: str) -> tuple[list[str], list[str]]:
+    parts = re.split(r"^## (.*)$", text, flags=re.M)
+    return parts[1::2], parts[2::2]

@@ -68,10 +68,13 @@ def _wrapped(table_html: str) -> str:
     return f'<div class="scroll">{table_html}</div>'
 
 
-def _html_section(name: str, table: pd.DataFrame, note: str, collapsed: bool) -> list[str]:
+def _html_section(name: str, table: pd.DataFrame | None, note: str, collapsed: bool) -> list[str]:
+    """A titled table with its note; ``table`` None: the note alone (it says where the table is)."""
     body = [f"<h2>{html.escape(name)}</h2>"]
     if note:
         body.append(f'<p class="note">{html.escape(note)}</p>')
+    if table is None:
+        return body
     if collapsed:
         body.append(
             f"<details><summary>{len(table)} rows (click to show)</summary>"

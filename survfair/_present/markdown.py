@@ -67,7 +67,7 @@ def markdown_page(path: Path, title, meta, note, parts, images, figure_notes=())
         lines += (
             [f"## {_md_text(name)}", ""]
             + ([_md_text(text), ""] if text else [])
-            + [md_table(table), ""]
+            + ([md_table(table), ""] if table is not None else [])  # None: the text says why
         )
     if images or figure_notes:
         lines += ["## Figures", ""] + [f"{_md_text(text)}\n" for text in figure_notes]
@@ -86,6 +86,6 @@ def markdown_page(path: Path, title, meta, note, parts, images, figure_notes=())
         lines += (
             [f"## {_md_text(name)}", ""]
             + ([_md_text(text), ""] if text else [])
-            + [md_table(table), ""]
+            + ([md_table(table), ""] if table is not None else [])
         )
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from .format import number, percent
 from .html import html_page
 from .markdown import markdown_page
 from .plots.base import difference_limit
+from .plots.figures import PLAIN_FIGURE_GROUPS
 from .tables import (
     CONTRAST_LABELS,
     adjusted_excess_p,
@@ -57,6 +58,7 @@ from .tables import (
     tests_table,
     verdict_table,
 )
+from .text import TEXT_TABLE_ROWS
 
 __all__ = ["write_report"]
 
@@ -346,6 +348,15 @@ _CAPTIONS = {
     "heatmap_binary": "How to read: each cell is how often a positive of the row group was scored "
     "above a negative of the column group; 50% is chance. One colour scale for every heatmap; "
     "† marks cells that rest on little data.",
+    "heatmap_plain": "How to read: each cell is how often the model ranked the member with the "
+    "earlier event (row group) above the later member (column group); 50% is chance; red below "
+    "chance, blue above, on the colour scale of every heatmap of this report. With {groups} groups "
+    "(more than {plain}) the matrix is drawn as an image without the cells' values; hatched "
+    "regions are cells that rest on little data. {where}",
+    "heatmap_plain_binary": "How to read: each cell is how often a positive of the row group was "
+    "scored above a negative of the column group; 50% is chance; one colour scale for every "
+    "heatmap. With {groups} groups (more than {plain}) the matrix is drawn as an image without "
+    "the cells' values; hatched regions are cells that rest on little data. {where}",
     "difference": "How to read: each cell (a, b) is xCI(a, b) − xCI(b, a) in percentage points, "
     "the Δbetween of the pair: positive (purple) when members of the row group who had the event "
     "first were ranked correctly more often than members of the column group who had it first; "
@@ -385,6 +396,11 @@ def _default_figures(
 
     binary = isinstance(result, XAUCResult)
     caption = _CAPTIONS["heatmap_binary" if binary else "heatmap"]
+    groups = len(result.groups)
+    if groups > PLAIN_FIGURE_GROUPS:  # drawn as an image: say so, and where the numbers are
+        caption = _CAPTIONS["heatmap_plain_binary" if binary else "heatmap_plain"].format(
+            groups=groups, plain=PLAIN_FIGURE_GROUPS, where=_where_cells(groups)
+        )
     figures: dict[str, tuple[Any, str]] = {}
     # one heatmap per figure, drawn with the plotting module's fixed colour scale, so that equal
     # colours mean equal numbers across the models of a report
@@ -428,12 +444,19 @@ def _default_figures(
                 plot_xci_difference(res, shifted, limit=limit, title=title).figure,
                 _CAPTIONS["excess"],
             )
-    if comparison is not None:
+    notes = []
+    if comparison is not None and groups > PLAIN_FIGURE_GROUPS:
+        notes.append(
+            f"No forest plot of Δbetween and Δwithin per model: {groups} groups have "
+            f"{groups * (groups - 1) // 2:,} pairs, more rows than one figure can show readably "
+            f"(at most {PLAIN_FIGURE_GROUPS} groups); the differences are in the tables above and "
+            "in survfair audit --format csv or --format json."
+        )
+    elif comparison is not None:
         figures["Δbetween and Δwithin per model"] = (
             plot_forest(comparison.table, flags=dict(flags)).figure,
             _CAPTIONS["forest"],
         )
-    notes = []
     if binary:
         fig = _xroc_figure(result)
         if fig is not None:
@@ -456,6 +479,48 @@ def _default_figures(
 #: Tables longer than this are folded (<details>) so that the page stays readable.
 _FOLD_ROWS = 24
 
+#: Above this many groups the report's tables of cells are cut: the matrix is left to the heatmap
+#: and the cells and pair counts of the appendix show the REPORT_TABLE_ROWS lowest cells, each
+#: with a sentence saying where every cell is; tables of one row per group are folded. 200 is the
+#: findings' SUMMARISED_GROUPS (above it the differences table holds only the largest
+#: differences) and the text output's rows (TEXT_TABLE_ROWS): at 300 groups the two appendix
+#: tables of 90,000 rows were 35 of the report's 40 MB, and nobody reads 40,000 rows either.
+REPORT_TABLE_GROUPS = 200
+#: Rows of a cut table of cells: the lowest cells, as many as the text output shows.
+REPORT_TABLE_ROWS = TEXT_TABLE_ROWS
+
+
+def _where_cells(groups: int) -> str:
+    """Where the report's reader finds the cells that a plain heatmap or a cut table leaves out."""
+    shown = (
+        f"the appendix lists the {REPORT_TABLE_ROWS} lowest cells"
+        if groups > REPORT_TABLE_GROUPS
+        else "the appendix lists every cell"
+    )
+    return (
+        f"Their values: {shown}; every cell is in survfair audit --format csv or --format json "
+        "(in Python: result.to_frame())."
+    )
+
+
+def _shown_cells(result: Any) -> np.ndarray | None:
+    """Row-major positions of the cells the appendix shows above REPORT_TABLE_GROUPS groups (the
+    REPORT_TABLE_ROWS lowest, lowest first, undefined cells last), None when it shows all."""
+    if len(result.groups) <= REPORT_TABLE_GROUPS:
+        return None
+    return np.argsort(result.values.ravel(), kind="stable")[:REPORT_TABLE_ROWS]
+
+
+def _cut_note(result: Any, metric: str) -> str:
+    """The sentence that opens a cut table of cells: which cells it shows, where the rest are."""
+    g = len(result.groups)
+    return (
+        f"{g} groups have {g * g:,} cells, more than a report can list (above "
+        f"{REPORT_TABLE_GROUPS} groups): shown are the {REPORT_TABLE_ROWS} cells with the lowest "
+        f"{metric}, lowest first. Every cell is in survfair audit --format csv or --format json "
+        "(in Python: result.to_frame())."
+    )
+
 
 #: the columns of the joint tests in the body of the report; the rest are in the appendix
 _TEST_COLUMNS = ["chi-square", "df", "p", "contrasts"]
@@ -469,6 +534,8 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
     sections, appendix = [], []
     for name, res in comparison.results.items() if comparison is not None else [("", result)]:
         suffix = f": {name}" if name else ""
+        shown = _shown_cells(res)  # None: every cell
+        g = len(res.groups)
         sections += [
             (
                 f"{metric} matrix{suffix}",
@@ -478,6 +545,16 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
                 + ", columns the group of the "
                 + ("negative." if binary else "later member.")
                 + " † marks a cell resting on little data (see the cells in the appendix).",
+                False,
+            )
+            if shown is None
+            else (
+                f"{metric} matrix{suffix}",
+                None,
+                f"The {g} × {g} matrix is not shown as a table above {REPORT_TABLE_GROUPS} "
+                "groups: the heatmap in the figures draws it, the appendix lists the "
+                f"{REPORT_TABLE_ROWS} lowest cells, and every cell is in survfair audit --format "
+                "csv or --format json (in Python: result.to_frame()).",
                 False,
             ),
             (
@@ -511,8 +588,14 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
             ),
             (
                 f"Appendix: cells{suffix}",
-                cells_table(res, flags[name]),
-                "Every cell with its interval, the comparable pairs it rests on, and why it is "
+                cells_table(res, flags[name], shown),
+                ("" if shown is None else _cut_note(res, metric) + " ")
+                + (
+                    "Every cell with its interval"
+                    if shown is None
+                    else "Each cell with its interval"
+                )
+                + ", the comparable pairs it rests on, and why it is "
                 "flagged († ). A cell with standard error 0 (every pair ranked the same way) has "
                 "no estimate of its sampling variability: it is shown without an interval.",
                 True,
@@ -562,14 +645,17 @@ def _sections(result, comparison, found, flags, horizons, horizon_found, time_un
         else "xci = numerator / denominator"
     )
     for name, res in comparison.results.items() if comparison is not None else [("", result)]:
-        counts = res.counts.set_index(["a", "b"])
+        shown = _shown_cells(res)
+        counts = res.counts if shown is None else res.counts.iloc[shown]
+        counts = counts.set_index(["a", "b"])
         counts.index = [f"{a} → {b}" for a, b in counts.index]
         counts.index.name = "a → b"
         appendix.append(
             (
                 f"Appendix: pair counts{': ' + name if name else ''}",
                 counts,
-                f"Counts first, ratios last: {ratio}.",
+                ("" if shown is None else _cut_note(res, metric) + " ")
+                + f"Counts first, ratios last: {ratio}.",
                 True,
             )
         )
@@ -639,6 +725,13 @@ def write_report(
 
     Tables sit in boxes that scroll sideways on a narrow screen (a phone, 390 px), so the page
     itself never does; long tables are folded (``<details>``).
+
+    Many groups: above 50 (:data:`~survfair._present.plots.figures.PLAIN_FIGURE_GROUPS`) the
+    heatmaps are plain images (no value per cell, flagged cells hatched as one region, one group
+    label in k) and a comparison has no forest plot; above 200 (:data:`REPORT_TABLE_GROUPS`) the
+    matrix is not tabulated and the appendix's cells and pair counts hold the 200 lowest cells,
+    each section saying where every cell is (``result.to_frame()``, ``survfair audit --format
+    csv``); the tables of one row per group are folded.
 
     For a binary audit (an :class:`~survfair.XAUCResult`) the same sections hold the xAUC matrix
     (rows a = group of the positive, columns b = group of the negative; Kallus & Zhou 2019) with
@@ -843,6 +936,7 @@ def write_report(
         "%Y-%m-%d %H:%M"
     )  # one time for the header and the provenance
     summary_note = _summary_note(main, binary)
+    many_groups = len(main.groups) > REPORT_TABLE_GROUPS  # tables of one row per group folded
     summary = for_people(data_summary if data_summary is not None else data_summary_table(main))
     internals = [
         c for c in summary.columns if str(c).startswith("censored") or c == "min_censoring_survival"
@@ -867,7 +961,7 @@ def write_report(
             else "",
             False,
         ),
-        ("Data summary", summary.drop(columns=internals), summary_note, False),
+        ("Data summary", summary.drop(columns=internals), summary_note, many_groups),
     ]
     model_table = censoring_model_table(main)
     if model_table is not None:  # censoring="cox": the same fit for every model of the report
@@ -905,7 +999,13 @@ def write_report(
     for name, table in (extra_tables or {}).items():
         tables.append((str(name), table, "", False))
     appendix = (
-        _appendix(settings_internal, summary[internals], internals, cox=model_table is not None)
+        _appendix(
+            settings_internal,
+            summary[internals],
+            internals,
+            cox=model_table is not None,
+            folded=many_groups,
+        )
         + appendix
     )
 
@@ -975,11 +1075,15 @@ def _summary_note(main: Any, binary: bool) -> str:
 
 
 def _appendix(
-    settings_internal: pd.DataFrame, censoring: pd.DataFrame, internals: list, cox: bool = False
+    settings_internal: pd.DataFrame,
+    censoring: pd.DataFrame,
+    internals: list,
+    cox: bool = False,
+    folded: bool = False,
 ) -> list:
     """The appendix's first sections: the estimator internals and the censoring per group (each
     only when there is something to show); ``cox``: the smallest censoring survival is the Cox
-    model's prediction."""
+    model's prediction; ``folded``: the censoring per group is folded (many groups)."""
     sections = []
     if len(settings_internal):
         sections.append(
@@ -1008,7 +1112,7 @@ def _appendix(
                     if "min_censoring_survival" in internals
                     else "."
                 ),
-                False,
+                folded,
             )
         )
     return sections

@@ -369,13 +369,18 @@ def cell_reasons(cells: pd.DataFrame, flags: pd.DataFrame) -> np.ndarray:
     return np.array([by_cell[cell] for cell in zip(*pairs)], dtype=object)
 
 
-def cells_table(result: XCIResult | XAUCResult, flags: pd.DataFrame) -> pd.DataFrame:
+def cells_table(
+    result: XCIResult | XAUCResult, flags: pd.DataFrame, cells: np.ndarray | None = None
+) -> pd.DataFrame:
     """One row per cell: value, interval, comparable pairs, events (positives) of a,
-    and the flag."""
+    and the flag; ``cells``: the row-major positions of the cells to show, in that order (default
+    every cell; ``flags`` lists every cell row-major, as :func:`survfair.small_sample_flags`)."""
     low, high = (m.to_numpy() for m in result.confidence_interval())
     values = result.values
     rows = []
-    for k, flag in enumerate(flags.itertuples()):
+    positions = range(len(flags)) if cells is None else cells
+    chosen = flags if cells is None else flags.iloc[cells]
+    for k, flag in zip(positions, chosen.itertuples()):
         i, j = divmod(k, len(result.groups))
         rows.append(
             {
