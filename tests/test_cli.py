@@ -2662,3 +2662,28 @@ def test_option_words_spells_arguments_as_options():
         "--method naive, --n-resamples 99, --seed 1, --cause 2"
     )
     assert option_words("xci[F,M] and refit=True stay") == "xci[F,M] and refit=True stay"
+
+
+def test_json_entry_is_the_public_dictionaries_with_their_tables(tmp_path):
+    """The JSON writes the cells and the flagged cells from their tables (result.to_frame(),
+    found.flags) and the rest from the public to_dict(cells=False) / to_dict(flagged_cells=False):
+    the same text as the whole dictionaries, keys in the same order (int labels written as text)."""
+    rng = np.random.default_rng(4)
+    n = 240
+    frame = pd.DataFrame({"t": rng.exponential(1.0, n), "e": rng.random(n) < 0.7})
+    frame["g"] = rng.integers(0, 6, n) * 7
+    frame["score"] = rng.normal(size=n) - np.log(frame["t"])
+    frame.to_csv(tmp_path / "six.csv", index=False)
+    out = tmp_path / "six.json"
+    argv = ["audit", "--data", str(tmp_path / "six.csv"), "--time", "t", "--event", "e"]
+    argv += ["--group", "g", "--risk", "score", "--method", "naive", "--format", "json"]
+    assert main([*argv, "--output", str(out)]) == 0
+    entry = json.loads(out.read_text())[0]
+    result = survfair.xci("t", "e", "g", "score", data=frame, method="naive")
+    found = survfair.findings(result)
+    whole = {"findings": found.to_dict(), **result.to_dict()}
+    assert list(entry)[: len(whole) + 2] == ["name", "notes", *whole]
+    assert {key: entry[key] for key in whole} == json.loads(json.dumps(whole))
+    assert entry["cells"][0]["a"] == "0" and len(entry["cells"]) == 36
+    assert result.to_dict(cells=False) == {**result.to_dict(), "cells": None}
+    assert found.to_dict(flagged_cells=False) == {**found.to_dict(), "flagged_cells": None}

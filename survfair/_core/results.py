@@ -745,22 +745,43 @@ class XCIResult(CellMatrixAccessors):
             }
         )
 
-    def to_dict(self) -> dict:
-        """JSON-safe dictionary of the settings, the cells and the pooled C; ``censoring_model`` is
-        the Cox censoring model's ``CoxCensoringModel.to_dict()`` (``censoring="cox"``: covariates,
-        coefficients, centre, strata) or None."""
-        return self._to_dict(self._cells_table().to_dict(orient="records"))
+    def to_dict(self, *, cells: bool = True) -> dict:
+        """JSON-safe dictionary of the settings, the cells and the pooled C.
 
-    def _cells_table(self) -> pd.DataFrame:
-        """The ``cells`` of :meth:`to_dict` as a table: :meth:`to_frame` with the labels as text
-        (the command line writes its rows as JSON without a dictionary per cell)."""
-        frame = self.to_frame()
-        for column in ("a", "b"):
-            frame[column] = [str(v) for v in frame[column]]
-        return frame
+        Parameters
+        ----------
+        cells : bool, default=True
+            Whether to list the cells: one dictionary per cell, the rows of :meth:`to_frame` with
+            the group labels as text. False leaves ``"cells"`` None, for a summary of many groups
+            without G^2 dictionaries (4 million at 2,000 groups, more memory than the result):
+            the cells are then read from :meth:`to_frame` (``survfair audit --format json``
+            writes them from it row by row).
 
-    def _to_dict(self, cells: Any) -> dict:
-        """:meth:`to_dict` with ``cells`` in place of the list of cells."""
+        Returns
+        -------
+        dict
+            The settings (method, tau, censoring, ...), ``groups`` as text, ``overall`` (the
+            pooled C), ``cells``, ``min_censoring_survival`` per group, and ``censoring_model``:
+            the Cox censoring model's ``CoxCensoringModel.to_dict()`` (``censoring="cox"``:
+            covariates, coefficients, centre, strata) or None.
+
+        Examples
+        --------
+        >>> import survfair
+        >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0],
+        ...                    [0, 1, 0, 1, 0, 1, 0, 1], [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+        >>> full = res.to_dict()
+        >>> len(full["cells"]), full["cells"][1]["a"], full["cells"][1]["b"]
+        (4, '0', '1')
+        >>> res.to_dict(cells=False) == {**full, "cells": None}
+        True
+        """
+        records = None
+        if cells:
+            frame = self.to_frame()
+            for column in ("a", "b"):
+                frame[column] = [str(v) for v in frame[column]]
+            records = frame.to_dict(orient="records")
         return json_safe(
             {
                 "method": self.method,
@@ -778,7 +799,7 @@ class XCIResult(CellMatrixAccessors):
                 "overall": self.overall,
                 "confidence_level": self.confidence_level,
                 "ci_method": self.ci_method,
-                "cells": cells,
+                "cells": records,
                 "min_censoring_survival": {
                     str(k): v for k, v in self.min_censoring_survival.items()
                 },

@@ -333,13 +333,18 @@ def _render(
             # the cells and the flagged cells (4 million each at 2,000 groups) are written from
             # their tables, not as a dictionary per cell (survfair.cli._json)
             cells, flagged = json_placeholder(), json_placeholder()
-            long_lists.update({cells: result._cells_table(), flagged: found._flagged_table()})
+            table = result.to_frame()
+            for column in ("a", "b"):  # the labels as text, as result.to_dict() writes them
+                table[column] = [str(v) for v in table[column]]
+            long_lists.update({cells: table, flagged: found.flags[found.flags["flagged"]]})
             entry = {
                 "name": name,
                 "notes": notes,
-                "findings": found._to_dict(flagged),
-                **result._to_dict(cells),
+                "findings": found.to_dict(flagged_cells=False),
+                **result.to_dict(cells=False),
             }
+            entry["findings"]["flagged_cells"] = flagged  # in place: the keys keep their order
+            entry["cells"] = cells
             if result.censoring_dependence is not None:  # IPCW: the censoring check (issue 42.4)
                 entry["censoring_dependence"] = result.censoring_dependence.to_dict()
             if name in references:  # observed, model-based and excess per cell and per pair

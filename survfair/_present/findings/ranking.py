@@ -495,18 +495,40 @@ class Findings:
         """The sentences as a bulleted plain-text block."""
         return "\n".join(f"- {s}" for s in self.sentences)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, *, flagged_cells: bool = True) -> dict:
         """JSON-safe dictionary: sentences, adjusted deltas, the omnibus test and the
-        flagged cells."""
-        return self._to_dict(self._flagged_table().to_dict(orient="records"))
+        flagged cells.
 
-    def _flagged_table(self) -> pd.DataFrame:
-        """The ``flagged_cells`` of :meth:`to_dict` as a table (the command line writes its rows as
-        JSON without a dictionary per cell: all 4 million cells of 2,000 groups may be flagged)."""
-        return self.flags[self.flags["flagged"]]
+        Parameters
+        ----------
+        flagged_cells : bool, default=True
+            Whether to list the flagged cells, one dictionary per row of :attr:`flags` that is
+            flagged. False leaves ``"flagged_cells"`` None, for many groups (every one of the 4
+            million cells of 2,000 groups may be flagged): read them from
+            ``flags[flags["flagged"]]`` (``survfair audit --format json`` writes them from it
+            row by row).
 
-    def _to_dict(self, flagged_cells: Any) -> dict:
-        """:meth:`to_dict` with ``flagged_cells`` in place of the list of flagged cells."""
+        Returns
+        -------
+        dict
+            sentences, adjust, summarised, deltas, omnibus, excess, margin, calibration_status
+            and flagged_cells.
+
+        Examples
+        --------
+        >>> import survfair
+        >>> res = survfair.xci([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 0],
+        ...                    list("abababab"), [8, 3, 6, 5, 4, 7, 2, 1], method="naive")
+        >>> found = survfair.findings(res)
+        >>> full = found.to_dict()
+        >>> len(full["flagged_cells"]) == int(found.flags["flagged"].sum())
+        True
+        >>> found.to_dict(flagged_cells=False) == {**full, "flagged_cells": None}
+        True
+        """
+        records = None
+        if flagged_cells:
+            records = self.flags[self.flags["flagged"]].to_dict(orient="records")
         return json_safe(
             {
                 "sentences": list(self.sentences),
@@ -517,7 +539,7 @@ class Findings:
                 "excess": None if self.excess is None else self.excess.to_dict(orient="records"),
                 "margin": self.margin,
                 "calibration_status": self.calibration_status,
-                "flagged_cells": flagged_cells,
+                "flagged_cells": records,
             }
         )
 
