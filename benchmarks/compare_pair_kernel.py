@@ -183,11 +183,18 @@ def _kernel_outputs(s) -> dict:
         strict=s["strict"],
         row_weight=s["row_weight"],
         n_jobs=s["n_jobs"],
-        **options,
     )
     for label, prepared in (("fresh", None), ("prepared", prep)):
+        rows = options if prepared is None else {}  # prepared rows hold them (given once)
         counts, bad = _kernel.count_pairs(
-            s["time"], s["event"], s["codes"], s["risk"], s["n_groups"], prepared=prepared, **common
+            s["time"],
+            s["event"],
+            s["codes"],
+            s["risk"],
+            s["n_groups"],
+            prepared=prepared,
+            **common,
+            **rows,
         )
         for name in (
             "comparable",

@@ -412,6 +412,17 @@ def test_the_compiled_passes_check_each_array_where_it_crosses():
     floating = dataclasses.replace(inputs, rank=inputs.rank.astype(float))
     with pytest.raises(TypeError, match="the passes' rank: int32 or int64 positions"):
         _pairs.column_passes(floating, weights, outputs, False, 1)
+    short = dataclasses.replace(inputs, tie_row=inputs.tie_row[:3].copy())
+    with pytest.raises(ValueError, match="the passes' tie_row: 3 rows, not 40"):
+        _pairs.column_passes(short, weights, outputs, False, 1)
+    frozen = tuple(cell.copy() for cell in cells)
+    frozen[0].flags.writeable = False
+    with pytest.raises(TypeError, match="the passes' counts: a writable C-ordered int64 array"):
+        _pairs.column_passes(inputs, weights, dataclasses.replace(outputs, cells=frozen), False, 1)
+    with pytest.raises(ValueError, match=r"the passes' earlier numerators: shape \(3, 2\)"):
+        _pairs.column_passes(
+            inputs, weights, dataclasses.replace(outputs, earlier=(np.zeros((3, 2)),) * 2), True, 1
+        )
     with pytest.raises(TypeError, match="int32 positions and int16 codes"):
         _pairs.AscendingPasses(
             dataclasses.replace(inputs, codes=inputs.codes.astype(np.int64)), weights, 1

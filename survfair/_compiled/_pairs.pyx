@@ -838,12 +838,28 @@ cdef const void* _address(object values, object dtype, str name) except? NULL:
 cdef void* _writable(object values, object dtype, str name) except? NULL:
     """:func:`_address` of an output array (which must be writable)."""
     cdef unsigned char[::1] raw
-    if values.dtype != dtype or not values.flags.c_contiguous:
-        raise TypeError(f"the passes' {name}: a C-ordered {np.dtype(dtype).name} array")
+    if values.dtype != dtype or not values.flags.c_contiguous or not values.flags.writeable:
+        raise TypeError(f"the passes' {name}: a writable C-ordered {np.dtype(dtype).name} array")
     if values.size == 0:
         return NULL
     raw = values.reshape(-1).view(np.uint8)
     return &raw[0]
+
+
+cdef void _check_length(object values, Py_ssize_t length, str name, bint optional) except *:
+    """``values`` holds ``length`` rows (or none, when the option is ``optional``): a short array
+    would be read beyond its end."""
+    if values.shape[0] != length and not (optional and values.shape[0] == 0):
+        raise ValueError(f"the passes' {name}: {values.shape[0]} rows, not {length}")
+
+
+cdef Matrix _output_matrix(object values, Py_ssize_t n, Py_ssize_t G, str name) except *:
+    """An (n, G) float64 output of any strides, or an absent (0, 0) one."""
+    if values.dtype != np.float64 or not values.flags.writeable or values.ndim != 2:
+        raise TypeError(f"the passes' {name}: a writable 2-D float64 array")
+    if values.size > 0 and (values.shape[0] != n or values.shape[1] != G):
+        raise ValueError(f"the passes' {name}: shape {values.shape}, not ({n}, {G})")
+    return _matrix(values)
 
 
 cdef void _fill_rows(Shared* s, object rows) except *:
@@ -877,6 +893,16 @@ cdef void _fill_rows(Shared* s, object rows) except *:
     s.entry_asc = _address(rows.entry_asc, index, "entry_asc")
     if rows.lower.size != s.n * s.n_groups:
         raise ValueError("the passes' lower: one row of G bounds per row")
+    for name in ("event", "codes", "rank", "tie_row"):
+        _check_length(getattr(rows, name), s.n, name, False)
+    for name in ("case_weight", "entry", "competing"):
+        _check_length(getattr(rows, name), s.n, name, True)
+    for name in ("leave_code", "leave_rank", "entry_asc"):
+        _check_length(getattr(rows, name), s.n_leave, name, False)
+    _check_length(rows.leave_weight, s.n_leave, "leave_weight", True)
+    if s.n_groups > 0 and (rows.upper.size % s.n_groups != 0 or
+                           (s.n > 0 and rows.tie_row.max() >= rows.upper.size // s.n_groups)):
+        raise ValueError("the passes' upper: a row of G bounds for every tie row")
 
 
 cdef void _fill_weights(Shared* s, object weights) except *:
@@ -895,6 +921,7 @@ cdef void _fill_weights(Shared* s, object weights) except *:
         raise MemoryError()
     for column in range(G):
         times, values, undefined = weights.curves[column]
+        _check_length(values, times.shape[0], "curve values", False)
         s.curves[column].size = times.shape[0]
         s.curves[column].times = <const double*>_address(times, np.float64, "curve times")
         s.curves[column].values = <const double*>_address(values, np.float64, "curve values")
@@ -903,17 +930,22 @@ cdef void _fill_weights(Shared* s, object weights) except *:
 
 cdef void _fill_outputs(Shared* s, object outputs, bint per_row) except *:
     """The arrays the passes write (a PassOutputs) into ``s``."""
-    cdef Py_ssize_t k
+    cdef Py_ssize_t k, n = s.n, G = s.n_groups
     s.per_row = per_row
-    s.out_num = _matrix(outputs.earlier[0])
-    s.out_den = _matrix(outputs.earlier[1])
-    s.later_num = _matrix(outputs.later[0])
-    s.later_den = _matrix(outputs.later[1])
+    s.out_num = _output_matrix(outputs.earlier[0], n, G, "earlier numerators")
+    s.out_den = _output_matrix(outputs.earlier[1], n, G, "earlier denominators")
+    s.later_num = _output_matrix(outputs.later[0], n, G, "later numerators")
+    s.later_den = _output_matrix(outputs.later[1], n, G, "later denominators")
     for k in range(4):
-        s.second[k] = _matrix(outputs.second[k])
+        s.second[k] = _output_matrix(outputs.second[k], n, G, "second kind")
+    for k in range(6):
+        if outputs.cells[k].size != G * G:
+            raise ValueError(f"the passes' cells: {outputs.cells[k].size} numbers, not {G} x {G}")
+    for k in range(4):
         s.counts[k] = <int64_t*>_writable(outputs.cells[k], np.int64, "counts")
     for k in range(2):
         s.sums[k] = <double*>_writable(outputs.cells[4 + k], np.float64, "sums")
+    _check_length(outputs.bad, G, "bad", False)
     s.bad = <int64_t*>_writable(outputs.bad, np.int64, "bad")
 
 
@@ -953,8 +985,9 @@ def column_passes(inputs, weights, outputs, bint per_row, int threads):
     ``per_row``, the pairs of the second kind with competing risks and ``per_row``). Each column's
     curve is (times, K, undefined beyond the last; empty times: no curve). ``outputs.bad[b]``
     becomes the time-order position of the first event whose weight against column b is not
-    finite (-1: none). Raises TypeError for an array of the wrong type or layout, MemoryError when
-    a pass could not allocate its scratch memory.
+    finite (-1: none). Raises TypeError for an array of the wrong type or layout (or a read-only
+    output), ValueError for one of the wrong length, MemoryError when a pass could not allocate its
+    scratch memory.
     """
     cdef Shared s
     cdef int failed = 0

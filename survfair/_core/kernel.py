@@ -494,8 +494,9 @@ def count_pairs(
     order : ndarray of shape (n_samples,) or None
         Row indices in ascending time order, when the caller has sorted already.
     prepared : PreparedPairs or None
-        The output of :func:`prepare_pairs` on the same data and ``tied_tol`` (then ``order`` is
-        not used).
+        The output of :func:`prepare_pairs` on the same data and ``tied_tol``. It holds the rows'
+        ``order``, ``case_weight``, ``entry`` and ``competing``: giving any of them with it raises
+        ``ValueError`` (they are given once, to :func:`prepare_pairs`).
     n_jobs : int, default=1
         Threads for the per-group passes (bit-identical results for any value).
 
@@ -785,7 +786,9 @@ def count_pairs_and_contributions(
     O(G^2 n log n) time, O(G n) memory.
 
     Returns ``(counts, bad, contributions)``; the contributions are in time order
-    (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
+    (``contributions.order``), see :meth:`IndividualContributions.in_input_order`. With
+    ``prepared`` rows, ``case_weight`` / ``entry`` / ``competing`` are refused as in
+    :func:`count_pairs` (the prepared rows hold them).
     """
     prepared = _rows(
         prepared, time, event, codes, risk, n_groups, tied_tol, None, case_weight, entry, competing
