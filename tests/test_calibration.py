@@ -660,6 +660,25 @@ def test_without_slope_and_curve_every_other_number_is_the_full_calls(cohort):
     assert full.slope_and_curve and not quick.slope_and_curve
     assert json.loads(json.dumps(quick.to_dict()))["slope_and_curve"] is False
     assert "slope and ICI not computed (slope_and_curve=False" in str(quick)
+    # what a reader of the findings and of the report is told
+    said = " ".join(survfair.calibration_findings(quick).sentences)
+    assert "were not computed (slope_and_curve=False)" in said
+    assert "intervals only with ci='bootstrap'" not in said
+    assert "were not computed" not in " ".join(survfair.calibration_findings(full).sentences)
+
+
+def test_a_report_says_the_slope_and_curve_were_not_computed(cohort, tmp_path):
+    """The report's calibration section and figure caption follow slope_and_curve=False (no
+    slope column explained as if computed, no smooth curve announced that is not drawn)."""
+    time, event, group, risk = cohort
+    quick = survfair.calibration(time, event, group, risk(5.0), 5.0, slope_and_curve=False)
+    xci = survfair.xci(time, event, group, risk(5.0), tau=5.0)
+    path = tmp_path / "report.html"
+    survfair.write_report(xci, path, calibration=quick)
+    html = path.read_text()
+    assert "The slope, ICI and E90 were not computed (slope_and_curve=False)" in html
+    assert "no smooth calibration curves (not computed: slope_and_curve=False)" in html
+    assert "lines: smooth calibration curves" not in html
 
 
 def test_slope_and_curve_must_be_a_bool(cohort):

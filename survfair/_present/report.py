@@ -131,7 +131,13 @@ def _calibration_sections(
                 "along the smooth calibration curve; Brier score with censoring weights of the "
                 "group; GND: Greenwood-Nam-D'Agostino test over risk deciles (a small p means "
                 "miscalibration). † marks a group with few events by the horizon (fewer than "
-                "min_events): its numbers rest on little data.",
+                "min_events): its numbers rest on little data."
+                + (
+                    ""
+                    if calibration.slope_and_curve
+                    else " The slope, ICI and E90 were not computed (slope_and_curve=False): "
+                    "shown as –."
+                ),
                 False,
             )
         )
@@ -167,8 +173,13 @@ def _calibration_figures(
         figures[f"Calibration per group at t = {t:g}{unit}{of}"] = (
             plot_calibration(calibration, float(t), time_unit=time_unit).figure,
             "Points: bins of predicted risk against their Kaplan-Meier risk with its interval; "
-            "lines: smooth calibration curves; on the dashed diagonal predicted risk equals "
-            "observed risk, above it the model under-predicts the group's risk.",
+            + (
+                "lines: smooth calibration curves; "
+                if calibration.slope_and_curve
+                else "no smooth calibration curves (not computed: slope_and_curve=False); "
+            )
+            + "on the dashed diagonal predicted risk equals observed risk, above it the model "
+            "under-predicts the group's risk.",
         )
         figures[f"Observed / expected risk per group at t = {t:g}{unit}{of}"] = (
             plot_observed_expected(calibration, float(t), time_unit=time_unit).figure,

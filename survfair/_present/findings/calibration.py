@@ -390,7 +390,7 @@ def calibration_findings(
         [
             s
             for s in ("oe_ratio", "slope", "ici", "brier")
-            if s in ("oe_ratio", "slope") or s in estimated
+            if s == "oe_ratio" or (s == "slope" and result.slope_and_curve) or s in estimated
         ],
         adjust=adjust,
     )
@@ -447,6 +447,12 @@ def calibration_findings(
             "incidences (observed: Aalen-Johansen, a competing event is not a censoring); the "
             "calibration slope, intercept and ICI are not defined for a cumulative incidence and "
             "are not reported."
+        )
+    elif not result.slope_and_curve:
+        sentences.append(
+            "The calibration slope, the smooth calibration curve and its ICI, E50 and E90 were not "
+            "computed (slope_and_curve=False); nothing here says whether the spread of the "
+            "predicted risks is right."
         )
     elif result.ci_method != "bootstrap":
         sentences.append("ICI, E50 and E90 have intervals only with ci='bootstrap'.")
