@@ -56,6 +56,15 @@ print(time.perf_counter() - start)
 """
 
 
+def write_keeping_notes(path: Path, text: str) -> None:
+    """Write ``text`` (the results table) to ``path``, keeping the notes the file holds below its
+    first ``## `` heading (written by hand after a run)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    previous = path.read_text() if path.exists() else ""
+    notes = previous.split("\n## ", 1)[1] if "\n## " in previous else ""
+    path.write_text(text + ("\n## " + notes if notes else ""))
+
+
 def write_cohort(path: Path, rows: int, groups: int, seed: int = 0) -> None:
     """The benchmark's CSV: ``rows`` people in ``groups`` groups of about equal size."""
     rng = np.random.default_rng(seed)
@@ -214,10 +223,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        previous = args.output.read_text() if args.output.exists() else ""
-        notes = previous.split("\n## ", 1)[1] if "\n## " in previous else ""
-        args.output.write_text(text + ("\n## " + notes if notes else ""))
+        write_keeping_notes(args.output, text)
 
 
 if __name__ == "__main__":

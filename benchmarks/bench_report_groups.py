@@ -34,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_many_groups import audit_command, run, write_cohort
+from bench_many_groups import audit_command, run, write_cohort, write_keeping_notes
 
 HERE = Path(__file__).resolve().parent
 
@@ -148,10 +148,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        previous = args.output.read_text() if args.output.exists() else ""
-        notes = previous.split("\n## ", 1)[1] if "\n## " in previous else ""
-        args.output.write_text(text + ("\n## " + notes if notes else ""))
+        write_keeping_notes(args.output, text)
 
 
 if __name__ == "__main__":
