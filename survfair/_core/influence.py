@@ -160,8 +160,10 @@ class CompactLayout:
         slot = np.where(earlier == group, later, self.n_groups + earlier)
         return np.where((earlier == group) | (later == group), slot, missing)
 
-    def expand(self, rows: np.ndarray) -> np.ndarray:
-        """The dense rows (n, G*G), with NaN columns for undefined cells."""
+    def expand(self, rows: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+        """The dense rows (n, G*G), with NaN columns for undefined cells; with ``order`` (the input
+        row of each row, :attr:`Influence.order`) each row goes straight to its input row (one
+        scatter, not a dense copy permuted afterwards: 1.5 of 3.4 s at 10^6 rows and G = 8)."""
         n, g2 = rows.shape[0], self.n_groups**2
         require_memory(
             8.0 * n * g2,
@@ -170,7 +172,8 @@ class CompactLayout:
         )
         dense = np.zeros((n, g2))
         for group, cells, block in self.blocks(rows):
-            dense[np.ix_(self.members[group], cells)] = block
+            members = self.members[group] if order is None else order[self.members[group]]
+            dense[np.ix_(members, cells)] = block
         dense[:, ~self.defined] = np.nan
         return dense
 
@@ -222,7 +225,9 @@ class Influence:
     def cells(self) -> np.ndarray:
         if self.layout is None:
             return _in_input_order(self.cells_in_time_order, self.order)
-        return _in_input_order(self.layout.expand(self.cells_in_time_order), self.order)
+        dense = self.layout.expand(self.cells_in_time_order, self.order)
+        dense.flags.writeable = False
+        return dense
 
     @FrozenCachedProperty
     def overall(self) -> np.ndarray:
