@@ -101,10 +101,12 @@ cdef inline void c_add_second_kind(Py_ssize_t m, Py_ssize_t a, Py_ssize_t b, Py_
 
 
 cdef inline void c_count_roles(Py_ssize_t m, Py_ssize_t a, Py_ssize_t g, Grid E_den, Grid L_den, double *m_e,
-                               double *m_l, double *overall_e, double *overall_l) noexcept nogil:
+                               double *m_l_by_row, double *overall_e, double *overall_l) noexcept nogil:
     """Row m (of group a) into DeLong's member counts: each cell where it has a positive weight as
-    the earlier member (``m_e``, cell (a, b)) and as the later member (``m_l``, cell (b, a)), and
-    whether it has either role at all (``overall_e`` / ``overall_l``)."""
+    the earlier member (``m_e``, cell (a, b) at a * G + b) and as the later member (cell (b, a),
+    kept at a * G + b in ``m_l_by_row``: the transpose of the cells' order, so that a row's writes
+    are contiguous; see :func:`c_transpose`), and whether it has either role at all
+    (``overall_e`` / ``overall_l``)."""
     cdef Py_ssize_t b
     cdef bint earlier = False, later = False
     for b in range(g):
@@ -112,10 +114,18 @@ cdef inline void c_count_roles(Py_ssize_t m, Py_ssize_t a, Py_ssize_t g, Grid E_
             m_e[a * g + b] += 1
             earlier = True
         if get(L_den, m, b) > 0:
-            m_l[b * g + a] += 1
+            m_l_by_row[a * g + b] += 1
             later = True
     overall_e[0] += earlier
     overall_l[0] += later
+
+
+cdef void c_transpose(Py_ssize_t g, const double *values, double *out) noexcept nogil:
+    """out[b * G + a] = values[a * G + b] for a (G, G) row-major table (``out`` not ``values``)."""
+    cdef Py_ssize_t a, b
+    for a in range(g):
+        for b in range(g):
+            out[b * g + a] = values[a * g + b]
 
 
 cdef inline void c_add_point(Py_ssize_t g2, const double *point_num, const double *point_den, const double *theta,
@@ -182,9 +192,19 @@ cdef struct Sweep:
     double *total_x_overall
     double *factor_e
     double *factor_l
+    # a row of group a reads cell (b, a) as the later member, G cells apart from one b to the next:
+    # these keep theta and DeLong's factor of cell (b, a) at a * G + b, so that its reads are
+    # contiguous (at G = 2,000 the strided reads were most of the sweep's time)
+    double *later_theta
+    double *later_factor
+    double *m_l_by_row  # the first sweep's later-role counts in the same order (c_count_roles)
+    # the cells whose weights involve each curve, curve after curve: curve c's are the entries
+    # curve_start[c] to curve_start[c + 1] of curve_cells (the cell), curve_slots (where a row of
+    # curve c keeps it), compensator and sensitivity; packed, so that memory is the cells a curve
+    # has (2G - 1 with one curve a group), not G^2 a curve (at G = 2,000, 32 MB a curve)
+    Py_ssize_t *curve_start
     Py_ssize_t *curve_cells
     Py_ssize_t *curve_slots
-    Py_ssize_t *curve_n_cells
     Py_ssize_t *earlier_slot
     Py_ssize_t *later_slot
     int64_t *cell_of
@@ -205,10 +225,16 @@ cdef struct Sweep:
     double *row
 
 
+cdef inline bint c_curve_has(const Sweep *w, Py_ssize_t c, Py_ssize_t cell) noexcept nogil:
+    """Whether the weights of ``cell`` involve curve c (its compensator moves the cell)."""
+    return w.mult[c * w.g2 + cell] > 0 or (w.second_kind and w.mult_later[c * w.g2 + cell] > 0)
+
+
 cdef bint c_sweep_new(Sweep *w, Py_ssize_t g, Py_ssize_t width, Py_ssize_t n_curves, bint compact) noexcept nogil:
-    """Zeroed scratch of a sweep; False when an allocation failed (free with ``c_sweep_free`` either way)."""
+    """Zeroed scratch of a sweep; False when an allocation failed (free with ``c_sweep_free`` either way).
+    ``w.mult``, ``w.mult_later`` and ``w.second_kind`` are set (they size the curves' cells)."""
     cdef bint failed = False
-    cdef Py_ssize_t g2 = g * g, curves = n_curves if n_curves > 1 else 1
+    cdef Py_ssize_t g2 = g * g, curves = n_curves if n_curves > 1 else 1, c, cell, packed
     w.g = g
     w.g2 = g2
     w.width = width
@@ -223,9 +249,19 @@ cdef bint c_sweep_new(Sweep *w, Py_ssize_t g, Py_ssize_t width, Py_ssize_t n_cur
     w.total_x_overall = zeros(g2, &failed)
     w.factor_e = zeros(g2, &failed)
     w.factor_l = zeros(g2, &failed)
-    w.curve_cells = index_zeros(curves * g2, &failed)
-    w.curve_slots = index_zeros(curves * g2, &failed)
-    w.curve_n_cells = index_zeros(curves, &failed)
+    w.later_theta = zeros(g2, &failed)
+    w.later_factor = zeros(g2, &failed)
+    w.m_l_by_row = zeros(g2, &failed)
+    w.curve_start = index_zeros(curves + 1, &failed)
+    if not failed:
+        for c in range(n_curves):
+            packed = 0
+            for cell in range(g2):
+                packed += c_curve_has(w, c, cell)
+            w.curve_start[c + 1] = w.curve_start[c] + packed
+    packed = w.curve_start[n_curves] if not failed else 0
+    w.curve_cells = index_zeros(packed, &failed)
+    w.curve_slots = index_zeros(packed, &failed)
     w.earlier_slot = index_zeros(g2, &failed)
     w.later_slot = index_zeros(g2, &failed)
     w.cell_of = <int64_t *> calloc(2 * g2 if g2 > 0 else 1, sizeof(int64_t))
@@ -235,14 +271,14 @@ cdef bint c_sweep_new(Sweep *w, Py_ssize_t g, Py_ssize_t width, Py_ssize_t n_cur
     w.below_overall = zeros(g2, &failed)
     w.below_x = zeros(g2, &failed)
     w.below_x_overall = zeros(g2, &failed)
-    w.compensator = zeros(curves * g2, &failed)
+    w.compensator = zeros(packed, &failed)
     w.compensator_overall = zeros(curves, &failed)
     w.passed = zeros(curves, &failed)
     w.deaths = zeros(curves, &failed)
     w.censored = zeros(curves, &failed)
     w.jump = zeros(curves, &failed)
     w.rate = zeros(curves, &failed)
-    w.sensitivity = zeros(curves * g2, &failed)
+    w.sensitivity = zeros(packed, &failed)
     w.sensitivity_overall = zeros(curves, &failed)
     w.row = zeros(width, &failed)
     return not failed
@@ -258,9 +294,12 @@ cdef void c_sweep_free(Sweep *w) noexcept nogil:
     free(w.total_x_overall)
     free(w.factor_e)
     free(w.factor_l)
+    free(w.later_theta)
+    free(w.later_factor)
+    free(w.m_l_by_row)
+    free(w.curve_start)
     free(w.curve_cells)
     free(w.curve_slots)
-    free(w.curve_n_cells)
     free(w.earlier_slot)
     free(w.later_slot)
     free(w.cell_of)
@@ -284,17 +323,20 @@ cdef void c_sweep_free(Sweep *w) noexcept nogil:
 cdef void c_sweep_tables(Sweep *w, const double *inv_den) noexcept nogil:
     """DeLong's factors from the members per role (``m_e`` / ``m_l``), the cells of each curve and
     their slots, the slots of each role, and 1 / D of every slot."""
-    cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, a, b, c, s, cell
+    cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, a, b, c, s, cell, j
     for cell in range(g2):
         w.factor_e[cell] = c_role_factor(w.m_e[cell])
         w.factor_l[cell] = c_role_factor(w.m_l[cell])
+    c_transpose(g, w.theta, w.later_theta)
+    c_transpose(g, w.factor_l, w.later_factor)
     # the cells whose weights involve curve c and where a row of curve c keeps them
     for c in range(w.n_curves):
+        j = w.curve_start[c]
         for cell in range(g2):
-            if w.mult[c * g2 + cell] > 0 or (w.second_kind and w.mult_later[c * g2 + cell] > 0):
-                w.curve_cells[c * g2 + w.curve_n_cells[c]] = cell
-                w.curve_slots[c * g2 + w.curve_n_cells[c]] = c_slot(c, cell, g, w.compact)
-                w.curve_n_cells[c] += 1
+            if c_curve_has(w, c, cell):
+                w.curve_cells[j] = cell
+                w.curve_slots[j] = c_slot(c, cell, g, w.compact)
+                j += 1
     # the slots of a row of group a as the earlier (cell (a, b)) and later (cell (b, a)) member
     for a in range(g):
         for b in range(g):
@@ -319,7 +361,7 @@ cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double
     ``dest[m - shift]`` of ``out`` / ``overall_p`` (``dest`` NULL: row m). With ``credited`` the row
     already holds the compensator credited at its entry, which is added, not written over."""
     cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, n_curves = w.n_curves
-    cdef Py_ssize_t m, a, b, c, j, cell, s, e, el, cn, here, to
+    cdef Py_ssize_t m, a, b, c, j, cell, s, e, here, to, first, last
     cdef double w_m, at_risk, left, psi_e, psi_l, earlier_value, earlier_overall, value_overall
     cdef double own_jump, en, ed, ln, ld
     cdef double *scale
@@ -349,12 +391,12 @@ cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double
                 w.jump[c] = 1.0 / left
                 w.rate[c] = w.censored[c] / (at_risk * left)
             w.sensitivity_overall[c] = 0.0
-            for j in range(w.curve_n_cells[c]):
-                cell = w.curve_cells[c * g2 + j]
-                w.sensitivity[c * g2 + cell] = w.mult[c * g2 + cell] * (w.total[cell] - w.below[cell])
+            for j in range(w.curve_start[c], w.curve_start[c + 1]):
+                cell = w.curve_cells[j]
+                w.sensitivity[j] = w.mult[c * g2 + cell] * (w.total[cell] - w.below[cell])
                 w.sensitivity_overall[c] += w.mult[c * g2 + cell] * (w.total_overall[cell] - w.below_overall[cell])
                 if w.second_kind and w.mult_later[c * g2 + cell] > 0:
-                    w.sensitivity[c * g2 + cell] += w.mult_later[c * g2 + cell] * (w.total_x[cell] - w.below_x[cell])
+                    w.sensitivity[j] += w.mult_later[c * g2 + cell] * (w.total_x[cell] - w.below_x[cell])
                     w.sensitivity_overall[c] += w.mult_later[c * g2 + cell] * (
                         w.total_x_overall[cell] - w.below_x_overall[cell])
     for m in range(start, end):
@@ -366,16 +408,15 @@ cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double
         psi_e = 0.0
         psi_l = 0.0
         for b in range(g):
-            e = a * g + b  # k as the earlier member: cell (a, b)
-            el = b * g + a  # k as the later member: cell (b, a)
+            e = a * g + b  # k as the earlier member: cell (a, b); as the later member, cell (b, a)
             en = get(E_num, here, b)
             ed = get(E_den, here, b)
             ln = get(L_num, here, b)
             ld = get(L_den, here, b)
             earlier_value = en - theta_p[e] * ed
             earlier_overall = en - w.pooled * ed
-            row[w.earlier_slot[a * g + b]] += w.factor_e[e] * earlier_value
-            row[w.later_slot[a * g + b]] += w.factor_l[el] * (ln - theta_p[el] * ld)
+            row[w.earlier_slot[e]] += w.factor_e[e] * earlier_value
+            row[w.later_slot[e]] += w.later_factor[e] * (ln - w.later_theta[e] * ld)
             psi_e += earlier_overall
             psi_l += ln - w.pooled * ld
             # F of the later blocks counts k (F of this block was taken before the loop)
@@ -390,17 +431,16 @@ cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double
         if n_curves > 0:
             c = w.curve_of[a]
             w_m = weight[m] if w.has_weight else 1.0
-            cn = w.curve_n_cells[c]
+            first = w.curve_start[c]
+            last = w.curve_start[c + 1]
             if event[m]:  # an event at s is not at risk of censoring at s
-                for j in range(cn):
-                    row[w.curve_slots[c * g2 + j]] -= w_m * w.compensator[c * g2 + w.curve_cells[c * g2 + j]]
+                for j in range(first, last):
+                    row[w.curve_slots[j]] -= w_m * w.compensator[j]
                 value_overall -= w_m * w.compensator_overall[c]
             else:  # a censoring at s is, and jumps (this block has a censoring of curve c)
                 own_jump = w.jump[c] - w.rate[c]
-                for j in range(cn):
-                    cell = w.curve_cells[c * g2 + j]
-                    row[w.curve_slots[c * g2 + j]] += w_m * (
-                        w.sensitivity[c * g2 + cell] * own_jump - w.compensator[c * g2 + cell])
+                for j in range(first, last):
+                    row[w.curve_slots[j]] += w_m * (w.sensitivity[j] * own_jump - w.compensator[j])
                 value_overall += w_m * (w.sensitivity_overall[c] * own_jump - w.compensator_overall[c])
         scale = w.slot_scale + a * width
         if credited:  # plus the compensator credited at k's entry
@@ -413,9 +453,8 @@ cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double
         overall_p[to] = (value_overall + overall_p[to]) * w.inv_total
     for c in range(n_curves):
         if w.rate[c] > 0:
-            for j in range(w.curve_n_cells[c]):
-                cell = w.curve_cells[c * g2 + j]
-                w.compensator[c * g2 + cell] += w.sensitivity[c * g2 + cell] * w.rate[c]
+            for j in range(w.curve_start[c], w.curve_start[c + 1]):
+                w.compensator[j] += w.sensitivity[j] * w.rate[c]
             w.compensator_overall[c] += w.sensitivity_overall[c] * w.rate[c]
     if n_curves > 0:
         for m in range(start, end):
@@ -470,7 +509,7 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
                 c_add_point(g2, w.point_num, w.point_den, w.theta, pooled, w.total_x, w.total_x_overall)
             for m in range(n):
                 a = codes[m]
-                c_count_roles(m, a, g, E_den, L_den, w.m_e, w.m_l, &overall_e, &overall_l)
+                c_count_roles(m, a, g, E_den, L_den, w.m_e, w.m_l_by_row, &overall_e, &overall_l)
                 for b in range(g):
                     en = get(E_num, m, b)
                     ed = get(E_den, m, b)
@@ -481,6 +520,7 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
                                           w.total_x_overall)
                 if n_curves > 0 and n_entries == 0:  # everyone at risk from time 0
                     w.entered[curve_of[a]] += weight[m] if w.has_weight else 1.0
+            c_transpose(g, w.m_l_by_row, w.m_l)
             w.overall_factor_e = c_role_factor(overall_e)
             w.overall_factor_l = c_role_factor(overall_l)
             c_sweep_tables(&w, &inv_den[0])
@@ -496,9 +536,9 @@ def influence_sweep(const double[::1] time, const unsigned char[::1] event, cons
                     c = curve_of[codes[k]]
                     w_k = weight[k] if w.has_weight else 1.0
                     w.entered[c] += w_k
-                    for j in range(w.curve_n_cells[c]):
-                        target = ptr(out, k, w.curve_slots[c * g2 + j])
-                        target[0] += w_k * w.compensator[c * g2 + w.curve_cells[c * g2 + j]]
+                    for j in range(w.curve_start[c], w.curve_start[c + 1]):
+                        target = ptr(out, k, w.curve_slots[j])
+                        target[0] += w_k * w.compensator[j]
                     overall_p[k] += w_k * w.compensator_overall[c]
                 c_sweep_block(&w, start, end, &time[0], &event[0], &codes[0], &weight[0] if w.has_weight else NULL,
                               E_num, E_den, L_num, L_den, X_e_num, X_e_den, X_l_num, X_l_den, 0, out, NULL,
@@ -568,8 +608,11 @@ cdef class StreamingSweep:
         with an earlier / a later role): counted from the contributions fed, to be checked against
         the ``m_e`` / ``m_l`` given (the DeLong factors the rows were formed with)."""
         cdef Py_ssize_t g2 = self.w.g2
+        cdef Py_ssize_t g = self.w.g
         values = np.array(<double[:2 * g2 + 2]> self.counted) if g2 > 0 else np.zeros(2)
-        return values[:g2], values[g2:2 * g2], float(values[2 * g2]), float(values[2 * g2 + 1])
+        # the later role's counts are kept in row order (c_count_roles): back to the cells' order
+        later = values[g2:2 * g2].reshape(g, g).T.ravel()
+        return values[:g2], later, float(values[2 * g2]), float(values[2 * g2 + 1])
 
     def rows(self, const double[::1] time, const unsigned char[::1] event, const code_t[::1] codes,
              const double[::1] weight, const double[:, :] e_num, const double[:, :] e_den, const double[:, :] l_num,

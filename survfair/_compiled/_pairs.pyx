@@ -20,6 +20,17 @@ from libc.string cimport memset
 
 import numpy as np
 
+# A hint to fetch a cache line ahead of its read (nothing where the compiler has no such builtin).
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SURVFAIR_PREFETCH(address) __builtin_prefetch((address))
+    #else
+    #define SURVFAIR_PREFETCH(address) ((void)(address))
+    #endif
+    """
+    void SURVFAIR_PREFETCH(const void* address) noexcept nogil
+
 ctypedef fused index_t:
     int32_t
     int64_t
@@ -43,6 +54,11 @@ ctypedef fused incode_t:
 cdef enum:
     BLOCK_SHIFT = 9  # 512 ranks per block of a counting rank set
     WEIGHT_BLOCK_SHIFT = 6  # 64 ranks per block of a weighted rank set
+    # A column pass reads row m's bound in its column, lower_bound[m * G + column]: G numbers apart
+    # from one row to the next, so from G = 16 on every read is a cache miss the hardware does not
+    # foresee (at G = 2,000 a page apart: two thirds of the pass's time). The pass asks for the bound
+    # of the row this many rows further down the sweep ahead of time.
+    PREFETCH_ROWS = 16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -505,6 +521,9 @@ cdef int _column_pass(const Shared* s, Py_ssize_t column, const code_t* codes, c
                             _weightset_add(weights, weight_blocks, weight_tree_size, r, -s.leave_weight[next_entry])
                             weight_total -= s.leave_weight[next_entry]
                     next_entry += 1
+            for m in range(start - PREFETCH_ROWS if start > PREFETCH_ROWS else 0,
+                           end - PREFETCH_ROWS if end > PREFETCH_ROWS else 0):
+                SURVFAIR_PREFETCH(&lower_bound[m * G + column])
             # censored members at this time are "later" than events at this time (not if strict)
             censored_here = 0
             for m in range(start, end):
