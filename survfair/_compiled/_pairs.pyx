@@ -20,17 +20,6 @@ from libc.string cimport memset
 
 import numpy as np
 
-# A hint to fetch a cache line ahead of its read (nothing where the compiler has no such builtin).
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define SURVFAIR_PREFETCH(address) __builtin_prefetch((address))
-    #else
-    #define SURVFAIR_PREFETCH(address) ((void)(address))
-    #endif
-    """
-    void SURVFAIR_PREFETCH(const void* address) noexcept nogil
-
 ctypedef fused index_t:
     int32_t
     int64_t
@@ -54,11 +43,6 @@ ctypedef fused incode_t:
 cdef enum:
     BLOCK_SHIFT = 9  # 512 ranks per block of a counting rank set
     WEIGHT_BLOCK_SHIFT = 6  # 64 ranks per block of a weighted rank set
-    # A column pass reads row m's bound in its column, lower_bound[m * G + column]: G numbers apart
-    # from one row to the next, so from G = 16 on every read is a cache miss the hardware does not
-    # foresee (at G = 2,000 a page apart: two thirds of the pass's time). The pass asks for the bound
-    # of the row this many rows further down the sweep ahead of time.
-    PREFETCH_ROWS = 16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,9 +265,15 @@ cdef struct Shared:  # what every column pass reads (index arrays as void*: cast
     const void* rank  # (n,) rank within the group
     const double* time
     const unsigned char* event
-    const void* lower  # (n, G) row-major
+    # the rank bounds, (n, G) and (rows with ties, G): row-major, or column-major from
+    # BOUNDS_BY_COLUMN groups on (survfair/_core/kernel.py); element (r, b) is at r * *_row + b * *_column
+    const void* lower
+    Py_ssize_t lower_row
+    Py_ssize_t lower_column
     const void* tie_row
-    const void* upper  # (rows with ties, G) row-major
+    const void* upper
+    Py_ssize_t upper_row
+    Py_ssize_t upper_column
     const int64_t* sizes
     const double* case_weight  # NULL: none
     const double* entry  # NULL: none
@@ -312,17 +302,28 @@ cdef struct Shared:  # what every column pass reads (index arrays as void*: cast
     int* status  # (G,): -1 when a pass could not allocate its scratch
 
 
+cdef inline Py_ssize_t _lower_at(const Shared* s, const index_t* lower_bound, Py_ssize_t row,
+                                 Py_ssize_t column) noexcept nogil:
+    """``lower[row, column]``, either order."""
+    return lower_bound[row * s.lower_row + column * s.lower_column]
+
+
+cdef inline Py_ssize_t _upper_at(const Shared* s, const index_t* upper_bound, Py_ssize_t tie_row,
+                                 Py_ssize_t column) noexcept nogil:
+    """``upper[tie_row, column]``, either order."""
+    return upper_bound[tie_row * s.upper_row + column * s.upper_column]
+
+
 cdef inline bint _tie_window(const Shared* s, Py_ssize_t m, Py_ssize_t column, const RankSet* set_,
                              const code_t* codes, const index_t* lower_bound, const index_t* tie_row,
                              const index_t* upper_bound, int64_t* lower, int64_t* ties) noexcept nogil:
     """Event m against a counting rank set of group ``column``: members below r_m - tol, within the
     tie window, and whether the window may hold a member other than m (the second query)."""
-    cdef Py_ssize_t G = s.n_groups
-    cdef Py_ssize_t bound = lower_bound[m * G + column]
+    cdef Py_ssize_t bound = _lower_at(s, lower_bound, m, column)
     cdef Py_ssize_t t_row = tie_row[m]
     lower[0] = _rankset_count_below(set_, bound)
-    if t_row >= 0 and upper_bound[t_row * G + column] - bound > (codes[m] == column):
-        ties[0] = _rankset_count_below(set_, upper_bound[t_row * G + column]) - lower[0]
+    if t_row >= 0 and _upper_at(s, upper_bound, t_row, column) - bound > (codes[m] == column):
+        ties[0] = _rankset_count_below(set_, _upper_at(s, upper_bound, t_row, column)) - lower[0]
         return True
     ties[0] = 0
     return False
@@ -332,11 +333,11 @@ cdef inline double _weighted_score(const Shared* s, Py_ssize_t m, Py_ssize_t col
                                    const double* weights, const double* weight_blocks, const index_t* lower_bound,
                                    const index_t* tie_row, const index_t* upper_bound) noexcept nogil:
     """The weight below r_m - tol, plus half the weight within the tie window (not if strict)."""
-    cdef Py_ssize_t G = s.n_groups
-    cdef double below = _weight_below(weights, weight_blocks, lower_bound[m * G + column])
+    cdef double below = _weight_below(weights, weight_blocks, _lower_at(s, lower_bound, m, column))
     if s.strict or not window:
         return below
-    return below + 0.5 * (_weight_below(weights, weight_blocks, upper_bound[tie_row[m] * G + column]) - below)
+    return below + 0.5 * (_weight_below(weights, weight_blocks, _upper_at(s, upper_bound, tie_row[m], column))
+                          - below)
 
 
 # The later member's sums (see the note in survfair/_core/kernel.py): each event the column pass visits
@@ -521,9 +522,6 @@ cdef int _column_pass(const Shared* s, Py_ssize_t column, const code_t* codes, c
                             _weightset_add(weights, weight_blocks, weight_tree_size, r, -s.leave_weight[next_entry])
                             weight_total -= s.leave_weight[next_entry]
                     next_entry += 1
-            for m in range(start - PREFETCH_ROWS if start > PREFETCH_ROWS else 0,
-                           end - PREFETCH_ROWS if end > PREFETCH_ROWS else 0):
-                SURVFAIR_PREFETCH(&lower_bound[m * G + column])
             # censored members at this time are "later" than events at this time (not if strict)
             censored_here = 0
             for m in range(start, end):
@@ -579,8 +577,8 @@ cdef int _column_pass(const Shared* s, Py_ssize_t column, const code_t* codes, c
                         _at(&s.out_den, m, column)[0] = w * total
                     if later:
                         if w != 0.0 and isfinite(w):  # an infinite weight is reported (bad), not summed
-                            _later_add(tree, size, G, row, w, lower_bound[m * G + column],
-                                       upper_bound[tie_row[m] * G + column] if window and not strict else -1)
+                            _later_add(tree, size, G, row, w, _lower_at(s, lower_bound, m, column),
+                                       _upper_at(s, upper_bound, tie_row[m], column) if window and not strict else -1)
                             running[row] += w
             for m in range(start, end):
                 observed = event[m] or (competing != NULL and competing[m])
@@ -699,12 +697,12 @@ cdef inline void _later_sums(const Shared* s, Py_ssize_t m, double factor, const
     for a in range(G):
         if total[a] == 0.0:
             continue
-        lower = _weight_below(values + value_offsets[a], blocks + block_offsets[a], lower_bound[m * G + a])
+        lower = _weight_below(values + value_offsets[a], blocks + block_offsets[a], _lower_at(s, lower_bound, m, a))
         not_higher = lower
         t_row = tie_row[m]
-        if t_row >= 0 and upper_bound[t_row * G + a] - lower_bound[m * G + a] > (codes[m] == a):
+        if t_row >= 0 and _upper_at(s, upper_bound, t_row, a) - _lower_at(s, lower_bound, m, a) > (codes[m] == a):
             not_higher = _weight_below(values + value_offsets[a], blocks + block_offsets[a],
-                                       upper_bound[t_row * G + a])
+                                       _upper_at(s, upper_bound, t_row, a))
         higher = total[a] - not_higher
         target = _at(&s.second[2], m, a)
         if s.strict:
@@ -854,6 +852,18 @@ cdef const void* _address(object values, object dtype, str name) except? NULL:
     return &raw[0]
 
 
+cdef const void* _bounds_address(object values, object dtype, str name, Py_ssize_t* row_step,
+                                 Py_ssize_t* column_step) except? NULL:
+    """The first element of a 2-D array of rank bounds of ``dtype``, row-major or column-major (NULL
+    when empty), and the steps, in elements, from one row and from one column to the next."""
+    cdef bint by_column = values.ndim == 2 and not values.flags.c_contiguous and values.flags.f_contiguous
+    if values.ndim != 2:
+        raise ValueError(f"the passes' {name}: a 2-D array, not {values.ndim}-D")
+    row_step[0] = 1 if by_column else values.shape[1]
+    column_step[0] = values.shape[0] if by_column else 1
+    return _address(values.T if by_column else values, dtype, name)
+
+
 cdef void* _writable(object values, object dtype, str name) except? NULL:
     """:func:`_address` of an output array (which must be writable)."""
     cdef unsigned char[::1] raw
@@ -897,9 +907,9 @@ cdef void _fill_rows(Shared* s, object rows) except *:
     s.event = <const unsigned char*>_address(rows.event, np.uint8, "event")
     s.codes = _address(rows.codes, rows.codes.dtype, "codes")
     s.rank = _address(rows.rank, index, "rank")
-    s.lower = _address(rows.lower, index, "lower")
+    s.lower = _bounds_address(rows.lower, index, "lower", &s.lower_row, &s.lower_column)
     s.tie_row = _address(rows.tie_row, index, "tie_row")
-    s.upper = _address(rows.upper, index, "upper")
+    s.upper = _bounds_address(rows.upper, index, "upper", &s.upper_row, &s.upper_column)
     s.sizes = <const int64_t*>_address(rows.sizes, np.int64, "sizes")
     s.case_weight = <const double*>_address(rows.case_weight, np.float64, "case_weight")
     s.entry = <const double*>_address(rows.entry, np.float64, "entry")
@@ -910,7 +920,7 @@ cdef void _fill_rows(Shared* s, object rows) except *:
     s.leave_rank = _address(rows.leave_rank, index, "leave_rank")
     s.leave_weight = <const double*>_address(rows.leave_weight, np.float64, "leave_weight")
     s.entry_asc = _address(rows.entry_asc, index, "entry_asc")
-    if rows.lower.size != s.n * s.n_groups:
+    if rows.lower.shape[0] != s.n or rows.lower.shape[1] != s.n_groups:
         raise ValueError("the passes' lower: one row of G bounds per row")
     for name in ("event", "codes", "rank", "tie_row"):
         _check_length(getattr(rows, name), s.n, name, False)
@@ -919,8 +929,8 @@ cdef void _fill_rows(Shared* s, object rows) except *:
     for name in ("leave_code", "leave_rank", "entry_asc"):
         _check_length(getattr(rows, name), s.n_leave, name, False)
     _check_length(rows.leave_weight, s.n_leave, "leave_weight", True)
-    if s.n_groups > 0 and (rows.upper.size % s.n_groups != 0 or
-                           (s.n > 0 and rows.tie_row.max() >= rows.upper.size // s.n_groups)):
+    if s.n_groups > 0 and (rows.upper.shape[1] != s.n_groups or
+                           (s.n > 0 and rows.tie_row.max() >= rows.upper.shape[0])):
         raise ValueError("the passes' upper: a row of G bounds for every tie row")
 
 
@@ -1336,8 +1346,8 @@ cdef void _ascending_column(const Shared* s, Ascending* c, Py_ssize_t column, Py
                 e_num[column * rows + m - start] = w * score
                 e_den[column * rows + m - start] = w * total
                 if w != 0.0 and isfinite(w):
-                    _later_add(c.tree, c.size, G, row, w, lower_bound[m * G + column],
-                               upper_bound[tie_row[m] * G + column] if window and not strict else -1)
+                    _later_add(c.tree, c.size, G, row, w, _lower_at(s, lower_bound, m, column),
+                               _upper_at(s, upper_bound, tie_row[m], column) if window and not strict else -1)
                     c.running[row] += w
         if not strict:  # the censored members at t were later members of the events at t
             for m in range(first, end):
