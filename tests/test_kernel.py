@@ -469,3 +469,15 @@ def test_rank_bounds_by_column_give_the_same_bits(monkeypatch, options):
             np.ascontiguousarray(row_major).tobytes()
             == np.ascontiguousarray(column_major).tobytes()
         )
+
+
+def test_rank_bounds_stay_row_major_where_their_copy_would_not_fit(monkeypatch):
+    """The column-major copy of the rank bounds is made only where it fits beside them: with too
+    little memory they stay row-major (the same numbers, only slower passes)."""
+    rng = np.random.default_rng(2)
+    n, n_groups = 400, 20
+    args = (rng.exponential(1.0, n), rng.random(n) < 0.6, rng.integers(0, n_groups, n))
+    args += (rng.normal(size=n).round(1), n_groups, 1e-8)
+    assert prepare_pairs(*args).lower.flags.f_contiguous
+    monkeypatch.setattr(kernel, "available_memory", lambda: 1_000)
+    assert prepare_pairs(*args).lower.flags.c_contiguous

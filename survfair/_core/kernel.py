@@ -34,6 +34,7 @@ import numpy as np
 from .._compiled import CODE_TYPES, _pairs, flags, floats, indices
 from .censoring import RESIDUE, SortedRows
 from .frozen import frozen_result
+from .memory import USABLE_SHARE, available_memory
 from .parallel import cores
 
 __all__ = [
@@ -272,6 +273,16 @@ def _runner(workers: int):
     return run
 
 
+def _bounds_by_column(n_groups: int, n_bytes: int) -> bool:
+    """Whether the rank bounds go column-major (:data:`BOUNDS_BY_COLUMN`): from that many groups
+    on, and only where their copy fits beside them (the numbers are the same bits in either order,
+    only the passes' speed differs)."""
+    if n_groups < BOUNDS_BY_COLUMN:
+        return False
+    available = available_memory()
+    return available is None or n_bytes <= USABLE_SHARE * available
+
+
 def prepare_pairs(
     time,
     event,
@@ -326,9 +337,8 @@ def prepare_pairs(
     )  # before the sweep, which writes the largest arrays (8 bytes a row at 10^8 rows matter)
     upper = _rank_sweep(by_risk, float(tied_tol), sizes, *arrays[3:], blocks, len(blocks))
     del by_risk
-    if n_groups >= BOUNDS_BY_COLUMN:
-        lower = np.asfortranarray(arrays[4])
-        arrays = (*arrays[:4], lower, arrays[5])
+    if _bounds_by_column(n_groups, arrays[4].nbytes + upper.nbytes):
+        arrays = (*arrays[:4], np.asfortranarray(arrays[4]), arrays[5])
         upper = np.asfortranarray(upper)
     options = {}
     if case_weight is not None:
