@@ -354,6 +354,11 @@ def prepare_pairs(
     """Sort and rank once: the rows :func:`count_pairs`, :func:`count_pairs_and_contributions`
     and the other passes read (any number of times, with any :class:`PairOptions`).
 
+    ``time``, ``event``, ``codes``, ``risk`` (shape (n_samples,)) are validated inputs (float64
+    times, bool events, group codes in [0, n_groups), float64 risks); risks within ``tied_tol``
+    of each other are tied; ``order`` holds the row indices in ascending time order when the
+    caller has sorted already (None: sorted here).
+
     ``case_weight`` / ``entry`` / ``competing`` (shape (n_samples,), or None) are the rows' case
     weights, entry times (delayed entry) and competing-event indicators (competing risks: ``event``
     is then the cause of interest), permuted here into time order with the rest. With ``n_jobs`` > 1
@@ -436,8 +441,7 @@ def own_factors(
     """1 / K_{g_m}(t_m) of every row, each from its own group's curve (``time`` ascending;
     ``inverse_k`` as :attr:`PairOptions.inverse_k`): one pass over the rows carrying every
     group's step position (no mask or gathered copy of the times: 4 bytes a row at 10^8 rows), in
-    blocks on
-    ``n_jobs`` threads (the same numbers for any ``n_jobs``)."""
+    blocks on ``n_jobs`` threads (the same numbers for any ``n_jobs``)."""
     n = time.shape[0]
     out = np.empty(n)
     curves = [_curve_arrays(inverse_k.steps(g)) for g in range(n_groups)]
