@@ -32,7 +32,7 @@ import numpy as np
 
 import survfair
 from survfair._core.cox_censoring import cox_pair_counts, fit_cox_censoring
-from survfair._core.kernel import kernel_threads, prepare_pairs
+from survfair._core.kernel import PairOptions, kernel_threads, prepare_pairs
 from survfair._core.validation import check_survival_inputs
 
 RESULTS = Path(__file__).parent / "results"
@@ -82,7 +82,8 @@ def timings(sizes, groups, repeats):
                     sample.time, sample.event, sample.group_codes, sample.risk,
                     sample.n_groups, 1e-8, n_jobs=threads,
                 )  # fmt: skip
-                return cox_pair_counts(sample, prep, model, tau=2.0, n_jobs=threads).counts
+                options = PairOptions(tau=2.0, n_jobs=threads)
+                return cox_pair_counts(sample, prep, model, options).counts
 
             pairs, _ = _median(series, repeats)
             km_analytic, _ = _median(

@@ -143,6 +143,49 @@ def _setting(index):
     )
 
 
+def _entries(_kernel, s):
+    """``count(prepared)`` and ``count_with_contributions(prepared)`` of setting ``s`` in either
+    kernel API (``prepared`` None: rows prepared afresh, single-threaded, as ``count_pairs`` did
+    itself before): the options as one ``PairOptions`` (issue 43.5) or, in older trees, as
+    keyword arguments."""
+    rows = dict(case_weight=s["case_weight"], entry=s["entry"], competing=s["competing"])
+    arrays = (s["time"], s["event"], s["codes"], s["risk"], s["n_groups"])
+    if hasattr(_kernel, "PairOptions"):
+        options = _kernel.PairOptions(
+            tau=np.inf if s["tau"] is None else s["tau"],
+            strict=s["strict"],
+            inverse_k=s["inverse_k"],
+            row_weight=s["row_weight"],
+            n_jobs=s["n_jobs"],
+        )
+
+        def rows_of(prepared):
+            return (
+                _kernel.prepare_pairs(*arrays, s["tol"], **rows) if prepared is None else prepared
+            )
+
+        return (
+            lambda prepared: _kernel.count_pairs(rows_of(prepared), options),
+            lambda prepared: _kernel.count_pairs_and_contributions(rows_of(prepared), options),
+        )
+    common = dict(
+        inverse_k=s["inverse_k"],
+        tau=s["tau"],
+        tied_tol=s["tol"],
+        strict=s["strict"],
+        row_weight=s["row_weight"],
+        n_jobs=s["n_jobs"],
+    )
+
+    def given(prepared):  # prepared rows hold the row options (given once)
+        return dict(prepared=prepared, **common, **(rows if prepared is None else {}))
+
+    return (
+        lambda prepared: _kernel.count_pairs(*arrays, **given(prepared)),
+        lambda prepared: _kernel.count_pairs_and_contributions(*arrays, **given(prepared)),
+    )
+
+
 def _kernel_outputs(s) -> dict:
     from survfair._core import kernel as _kernel
 
@@ -176,26 +219,9 @@ def _kernel_outputs(s) -> dict:
         out[f"prep.{name}"] = np.asarray(getattr(prep, name))
     for k, values in enumerate(prep.leave):
         out[f"prep.leave{k}"] = np.asarray(values)
-    common = dict(
-        inverse_k=s["inverse_k"],
-        tau=s["tau"],
-        tied_tol=s["tol"],
-        strict=s["strict"],
-        row_weight=s["row_weight"],
-        n_jobs=s["n_jobs"],
-    )
+    count, count_with_contributions = _entries(_kernel, s)
     for label, prepared in (("fresh", None), ("prepared", prep)):
-        rows = options if prepared is None else {}  # prepared rows hold them (given once)
-        counts, bad = _kernel.count_pairs(
-            s["time"],
-            s["event"],
-            s["codes"],
-            s["risk"],
-            s["n_groups"],
-            prepared=prepared,
-            **common,
-            **rows,
-        )
+        counts, bad = count(prepared)
         for name in (
             "comparable",
             "concordant",
@@ -206,9 +232,7 @@ def _kernel_outputs(s) -> dict:
         ):
             out[f"count_pairs.{label}.{name}"] = getattr(counts, name)
         out[f"count_pairs.{label}.bad"] = np.array(bad if bad is not None else (-1, -1))
-    counts, bad, contributions = _kernel.count_pairs_and_contributions(
-        s["time"], s["event"], s["codes"], s["risk"], s["n_groups"], prepared=prep, **common
-    )
+    counts, bad, contributions = count_with_contributions(prep)
     for name in ("comparable", "concordant", "tied_risk", "tied_time", "numerator", "denominator"):
         out[f"contributions.counts.{name}"] = getattr(counts, name)
     out["contributions.bad"] = np.array(bad if bad is not None else (-1, -1))

@@ -41,7 +41,7 @@ from joblib import Parallel, delayed
 import survfair
 from survfair._core.cox_censoring import cox_pair_counts
 from survfair._core.influence import influence
-from survfair._core.kernel import prepare_sample
+from survfair._core.kernel import PairOptions, prepare_sample
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 from test_cox_censoring import biased_cohort  # noqa: E402
@@ -67,7 +67,8 @@ def _fixed_se(res) -> np.ndarray:
     """Standard errors of the cells and Δbetween(0, 1) with the Cox model held as known."""
     sample, model = res.sample, res.censoring_model
     prepared = prepare_sample(sample, res.tied_tol)
-    parts = cox_pair_counts(sample, prepared, model, tau=TAU, with_contributions=True)
+    options = PairOptions(tau=TAU)
+    parts = cox_pair_counts(sample, prepared, model, options, with_contributions=True)
     fixed = influence(
         sample,
         res.pair_counts,

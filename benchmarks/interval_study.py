@@ -54,10 +54,10 @@ from joblib import Parallel, delayed
 from scipy import special, stats
 
 import survfair
-from survfair._core.censoring import fit_censoring, inverse_censoring
+from survfair._core.censoring import fit_censoring
 from survfair._core.influence import influence
 from survfair._core.intervals import bootstrap_interval
-from survfair._core.kernel import count_pairs_and_contributions
+from survfair._core.kernel import PairOptions, count_pairs_and_contributions, prepare_pairs
 from survfair.simulate import aft_design, ph_design
 
 LEVEL = 0.95
@@ -298,16 +298,16 @@ def resample_estimates(result, n_resamples: int, seed) -> tuple[np.ndarray, np.n
             index=pd.RangeIndex(rows.shape[0]),
         )
         curves = fit_censoring(resample, settings.censoring)
-        counts, bad, contributions = count_pairs_and_contributions(
+        rows = prepare_pairs(
             resample.time,
             resample.event,
             resample.group_codes,
             resample.risk,
             g,
-            inverse_k=inverse_censoring(curves),
-            tau=settings.tau,
-            tied_tol=settings.tied_tol,
-            strict=settings.strict,
+            settings.tied_tol,
+        )
+        counts, bad, contributions = count_pairs_and_contributions(
+            rows, PairOptions.of(settings, curves)
         )
         if bad is not None or not np.isfinite(counts.denominator).all():
             continue

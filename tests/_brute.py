@@ -175,7 +175,7 @@ def naive_c_se_with_and_without_delong_factor(
     weight in that role, or s = 1 without the factor; with ``cluster`` each cluster's phi is summed
     before squaring.
     """
-    from survfair._core.kernel import count_pairs_and_contributions
+    from survfair._core.kernel import PairOptions, count_pairs_and_contributions, prepare_pairs
 
     time, event, risk = (np.asarray(v, float) for v in (time, event, risk))
     event = event.astype(bool)
@@ -185,9 +185,8 @@ def naive_c_se_with_and_without_delong_factor(
         options["case_weight"] = np.asarray(weights, float)
     if entry is not None:
         options["entry"] = np.asarray(entry, float)
-    counts, _, parts = count_pairs_and_contributions(
-        time, event, codes, risk, 1, tied_tol=tied_tol, **options
-    )
+    rows = prepare_pairs(time, event, codes, risk, 1, tied_tol, **options)
+    counts, _, parts = count_pairs_and_contributions(rows, PairOptions())
     parts = parts.in_input_order()
     numerator, denominator = counts.numerator[0, 0], counts.denominator[0, 0]
     c = numerator / denominator

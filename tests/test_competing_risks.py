@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import survfair
 from survfair._core import influence as _influence
-from survfair._core.kernel import count_pairs_and_contributions
+from survfair._core.kernel import PairOptions, count_pairs_and_contributions, prepare_pairs
 from survfair._core.settings import EstimatorSettings
 
 HERE = Path(__file__).parent / "fixtures" / "competing"
@@ -155,9 +155,10 @@ def test_every_rows_contributions_equal_the_pair_loop():
     kind alone (what the variance's censoring term needs)."""
     time, status, codes, risk, entry, weights = _data(70, seed=5)
     event, competing = status == 1, status == 2
-    _, _, parts = count_pairs_and_contributions(
-        time, event, codes, risk, 2, case_weight=weights, entry=entry, competing=competing
+    rows = prepare_pairs(
+        time, event, codes, risk, 2, 1e-8, case_weight=weights, entry=entry, competing=competing
     )
+    _, _, parts = count_pairs_and_contributions(rows, PairOptions())
     parts = parts.in_input_order()
     n = time.size
     sums = np.zeros((2, 4, n, 2))  # (all pairs, second kind) x (e_num, e_den, l_num, l_den)
@@ -423,27 +424,21 @@ def test_xauc_t_kaplan_meier_term_is_the_derivative_through_the_censoring_fit():
     control = (time > t) | ((status == 2) & (time <= t))
     rows = case | control
     factor = _xauc_t._control_factors(curves, sample, case, control, inverse, t)
-    _, _, parts = count_pairs_and_contributions(
+    prepared = prepare_pairs(
         np.where(case[rows], 0.0, 1.0),
         case[rows],
         codes[rows],
         risk[rows],
         2,
-        row_weight=np.where(case[rows], inverse[rows], 1.0),
+        1e-8,
         case_weight=(weights * factor)[rows],
     )
+    options = PairOptions(row_weight=np.where(case[rows], inverse[rows], 1.0))
+    _, _, parts = count_pairs_and_contributions(prepared, options)
     by_time = np.argsort(time)
     position = np.empty_like(by_time)
     position[by_time] = np.arange(time.size)
-    counts = survfair._core.kernel.count_pairs(
-        np.where(case[rows], 0.0, 1.0),
-        case[rows],
-        codes[rows],
-        risk[rows],
-        2,
-        row_weight=np.where(case[rows], inverse[rows], 1.0),
-        case_weight=(weights * factor)[rows],
-    )[0]
+    counts = survfair._core.kernel.count_pairs(prepared, options)[0]
     estimated = _xauc_t._influence_cells(
         sample, rows, parts, counts, position, np.arange(2), controls_at=t
     )

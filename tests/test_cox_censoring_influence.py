@@ -11,7 +11,8 @@ import pytest
 import survfair
 from survfair._core.cox_censoring import cox_pair_counts
 from survfair._core.influence import influence
-from survfair._core.kernel import prepare_sample
+from survfair._core.kernel import PairOptions, prepare_sample
+from survfair._core.settings import EstimatorSettings
 from survfair._core.validation import check_survival_inputs
 
 
@@ -30,7 +31,8 @@ def _cohort(n, seed, n_groups=2, p=2, entry=False):
 def _held(args, x, weights, start, model, tau):
     """The estimate with case weights ``weights`` and the censoring model held at ``model``."""
     sample, _ = check_survival_inputs(*args, weights=weights, entry=start, covariates=x)
-    counts = cox_pair_counts(sample, prepare_sample(sample, 1e-8), model, tau=tau).counts
+    options = PairOptions.of(EstimatorSettings("ipcw", tau))
+    counts = cox_pair_counts(sample, prepare_sample(sample, 1e-8), model, options).counts
     return (counts.numerator / counts.denominator).ravel(), (
         counts.numerator.sum() / counts.denominator.sum()
     )
@@ -56,7 +58,9 @@ def test_cox_term_is_the_derivative_through_the_refitted_model(n_groups, p, tau,
     res = survfair.xci(*args, weights=weights, ci="analytic", **options)
     sample, model = res.sample, res.censoring_model
     prepared = prepare_sample(sample, 1e-8)
-    parts = cox_pair_counts(sample, prepared, model, tau=tau, with_contributions=True)
+    parts = cox_pair_counts(
+        sample, prepared, model, PairOptions.of(res.settings), with_contributions=True
+    )
     fixed = influence(
         sample,
         res.pair_counts,

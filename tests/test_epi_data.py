@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import survfair
 from survfair._core.censoring import fit_censoring
-from survfair._core.kernel import count_pairs_and_contributions
+from survfair._core.kernel import PairOptions, count_pairs_and_contributions, prepare_pairs
 from survfair._core.settings import EstimatorSettings
 from survfair._core.validation import check_survival_inputs
 
@@ -214,9 +214,8 @@ def test_every_rows_contributions_equal_the_pair_loop():
     """Each row's weighted sums as the earlier and as the later member of its pairs (what the
     analytic variance and the jackknife are built from), with entry and weights."""
     time, event, codes, risk, entry, weights = _data(70, seed=5)
-    _, _, parts = count_pairs_and_contributions(
-        time, event, codes, risk, 2, case_weight=weights, entry=entry
-    )
+    rows = prepare_pairs(time, event, codes, risk, 2, 1e-8, case_weight=weights, entry=entry)
+    _, _, parts = count_pairs_and_contributions(rows, PairOptions())
     parts = parts.in_input_order()
     n = time.size
     e_num, e_den, l_num, l_den = (np.zeros((n, 2)) for _ in range(4))

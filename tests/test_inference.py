@@ -469,16 +469,13 @@ def test_fast_censoring_refit_equals_scikit_survival():
         codes=g,
         risks=(risk,),
         n_groups=2,
-        method="ipcw",
-        tau=None,
-        tied_tol=1e-8,
-        strict=False,
+        settings=EstimatorSettings("ipcw"),
         censoring="group",
         fixed_curves=None,
         grids=grids,
         strata_members=(np.arange(400),),
     )
-    inverse = _bootstrap._refit_inverse(problem, mult, rows)
+    inverse = inverse_censoring(_bootstrap._refit_curves(problem, mult, rows))
     resample, _ = check_survival_inputs(t[rows], e[rows], g[rows], risk[rows])
     curves = fit_censoring(resample, "group")
     probe = np.r_[t[rows], np.linspace(0, t.max() * 1.1, 57)]
@@ -737,7 +734,7 @@ def test_coverage_lognormal_group_censoring(n, ci):
 def test_influence_does_not_depend_on_the_order_of_the_contributions():
     """Contributions in input order (``in_input_order()``) or in the kernel's
     time order give the same influence rows, the Kaplan-Meier term included."""
-    from survfair._core.kernel import count_pairs_and_contributions
+    from survfair._core.kernel import PairOptions, count_pairs_and_contributions, prepare_sample
 
     time, event, group, risk = _cohort(200, seed=12, n_groups=3, ties=True)
     res = survfair.xci(time, event, group, risk, tau=3.0, ci="analytic")
@@ -748,13 +745,8 @@ def test_influence_does_not_depend_on_the_order_of_the_contributions():
         censoring_estimated=True,
     )
     _, _, in_time_order = count_pairs_and_contributions(
-        sample.time,
-        sample.event,
-        sample.group_codes,
-        sample.risk,
-        3,
-        inverse_k=inverse_censoring(res.censoring_curves),
-        tau=3.0,
+        prepare_sample(sample, 1e-8),
+        PairOptions.of(settings["settings"], res.censoring_curves),
     )
     parts = in_time_order.in_input_order()
     assert parts.order is None
@@ -867,10 +859,7 @@ def test_dask_backend_scatters_the_data_once_not_per_batch(dask_client, monkeypa
         codes=group,
         risks=(risk,),
         n_groups=2,
-        method="ipcw",
-        tau=3.0,
-        tied_tol=1e-8,
-        strict=False,
+        settings=EstimatorSettings("ipcw", 3.0),
         censoring=None,
         fixed_curves=None,
         grids=(),
@@ -885,7 +874,7 @@ def test_dask_backend_scatters_the_data_once_not_per_batch(dask_client, monkeypa
 def _rows_both_ways(sample, g, *, curves=None, pooled=False):
     """The influence rows of ``sample`` written into a new array and written over the later members'
     sums (each from its own kernel passes): (new, over, whether ``over`` is the sums' memory)."""
-    from survfair._core.kernel import count_pairs_and_contributions
+    from survfair._core.kernel import PairOptions, count_pairs_and_contributions, prepare_pairs
 
     method, tau = (
         ("naive", None) if curves is None else ("ipcw", 1.5)
@@ -900,16 +889,17 @@ def _rows_both_ways(sample, g, *, curves=None, pooled=False):
     compact = g >= 3 and not pooled
     out = []
     for overwrite in (False, True):
-        _, _, parts = count_pairs_and_contributions(
+        rows = prepare_pairs(
             sample.time,
             sample.event,
             sample.group_codes,
             sample.risk,
             g,
-            tied_tol=1e-8,
+            1e-8,
             case_weight=sample.weights,
-            inverse_k=None if curves is None else inverse_censoring(curves),
-            tau=tau,
+        )
+        _, _, parts = count_pairs_and_contributions(
+            rows, PairOptions.of(EstimatorSettings(method, tau), curves)
         )
         order = parts.order
         cells, overall = _influence.influence_rows(

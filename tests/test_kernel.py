@@ -12,8 +12,17 @@ from hypothesis import strategies as st
 from survfair._compiled import _pairs
 from survfair._core import kernel
 from survfair._core.censoring import fit_censoring, inverse_censoring
-from survfair._core.kernel import count_pairs, count_pairs_and_contributions, prepare_pairs
+from survfair._core.kernel import (
+    PairOptions,
+    count_pairs,
+    count_pairs_and_contributions,
+    prepare_pairs,
+)
+from survfair._core.settings import EstimatorSettings
 from survfair._core.validation import check_survival_inputs
+
+#: the kernel's options when the pairs are neither weighted nor truncated
+PLAIN = PairOptions()
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -23,13 +32,12 @@ def test_contributions_sum_to_cells(strict, method, n_groups):
     time, event, codes, risk = make_data(400, n_groups, 21)
     sample, _ = check_survival_inputs(time, event, codes, risk)
     inverse_k = inverse_censoring(fit_censoring(sample, "group")) if method == "ipcw" else None
-    tau = 20.0 if method == "ipcw" else None
-    args = (sample.time, sample.event, sample.group_codes, sample.risk, n_groups)
-    counts, bad = count_pairs(*args, inverse_k=inverse_k, tau=tau, strict=strict)
+    tau = 20.0 if method == "ipcw" else np.inf
+    rows = prepare_pairs(sample.time, sample.event, sample.group_codes, sample.risk, n_groups, 1e-8)
+    options = PairOptions(tau=tau, strict=strict, inverse_k=inverse_k)
+    counts, bad = count_pairs(rows, options)
     assert bad is None
-    parts = count_pairs_and_contributions(*args, inverse_k=inverse_k, tau=tau, strict=strict)[
-        2
-    ].in_input_order()
+    parts = count_pairs_and_contributions(rows, options)[2].in_input_order()
     g = sample.group_codes
     for a in range(n_groups):
         for b in range(n_groups):
@@ -46,9 +54,9 @@ def test_contributions_sum_to_cells(strict, method, n_groups):
 def test_rank_sets_across_block_boundaries():
     """Group sizes spanning many 512-rank blocks and 64-weight blocks, with ties in risk."""
     time, event, codes, risk = make_data(3000, 2, 5, n_risks=700, n_times=400)
-    args = (time, event, codes, risk, 2)
-    counts, _ = count_pairs(*args)
-    parts = count_pairs_and_contributions(*args)[2].in_input_order()
+    rows = prepare_pairs(time, event, codes, risk, 2, 1e-8)
+    counts, _ = count_pairs(rows, PLAIN)
+    parts = count_pairs_and_contributions(rows, PLAIN)[2].in_input_order()
     for a in range(2):
         for b in range(2):
             assert parts.later_numerator[codes == b, a].sum() == pytest.approx(
@@ -154,16 +162,17 @@ def test_contributions_equal_the_pair_loop(seed, n_groups, strict, weighted, del
     entry = (
         np.where(rng.random(n) < 0.5, rng.random(n) * time * 1.2, 0.0) if delayed else np.zeros(n)
     )
-    _, _, parts = count_pairs_and_contributions(
+    rows = prepare_pairs(
         time,
         event,
         codes,
         risk,
         n_groups,
-        strict=strict,
+        1e-8,
         case_weight=weights if weighted else None,
         entry=entry if delayed else None,
     )
+    _, _, parts = count_pairs_and_contributions(rows, PairOptions(strict=strict))
     parts = parts.in_input_order()
     got = (
         parts.earlier_numerator,
@@ -190,12 +199,14 @@ def test_perfect_ranking_has_numerators_exactly_equal_to_denominators(n_groups):
         rng.random(3000) < 0.6,
         rng.integers(0, n_groups, 3000),
     )
-    _, _, parts = count_pairs_and_contributions(time, event, codes, -time, n_groups)
+    rows = prepare_pairs(time, event, codes, -time, n_groups, 1e-8)
+    _, _, parts = count_pairs_and_contributions(rows, PLAIN)
     np.testing.assert_array_equal(parts.earlier_numerator, parts.earlier_denominator)
     np.testing.assert_array_equal(parts.later_numerator, parts.later_denominator)
-    _, _, parts = count_pairs_and_contributions(
-        time, event, codes, -time, n_groups, case_weight=rng.exponential(1.0, 3000)
+    weighted = prepare_pairs(
+        time, event, codes, -time, n_groups, 1e-8, case_weight=rng.exponential(1.0, 3000)
     )
+    _, _, parts = count_pairs_and_contributions(weighted, PLAIN)
     np.testing.assert_array_equal(parts.later_numerator, parts.later_denominator)
 
 
@@ -242,29 +253,12 @@ def test_threads_give_bit_identical_results(options):
         prep = _kernel.prepare_pairs(
             time, event, codes, risk, n_groups, 1e-8, n_jobs=n_jobs, **preparation
         )
-        counts, bad, contributions = count_pairs_and_contributions(
-            time,
-            event,
-            codes,
-            risk,
-            n_groups,
-            inverse_k=inverse_k,
-            tau=float(np.quantile(time, 0.9)),
-            prepared=prep,
-            n_jobs=n_jobs,
-            row_weight=kwargs.get("row_weight"),  # the rest is in the prepared rows
+        weighing = PairOptions(  # the rest is in the prepared rows
+            inverse_k=inverse_k, row_weight=kwargs.get("row_weight"), n_jobs=n_jobs
         )
-        point, _ = count_pairs(
-            time,
-            event,
-            codes,
-            risk,
-            n_groups,
-            inverse_k=inverse_k,
-            prepared=prep,
-            n_jobs=n_jobs,
-            row_weight=kwargs.get("row_weight"),  # the rest is in the prepared rows
-        )
+        truncated = dataclasses.replace(weighing, tau=float(np.quantile(time, 0.9)))
+        counts, bad, contributions = count_pairs_and_contributions(prep, truncated)
+        point, _ = count_pairs(prep, weighing)
         arrays = [
             getattr(prep, name)
             for name in ("order", "rank", "lower", "tie_row", "upper", "group_sizes")
@@ -341,15 +335,7 @@ def test_int64_indices_and_wide_group_codes_give_the_same_numbers():
     narrow_codes = dataclasses.replace(prep, codes=prep.codes.astype(np.int32))
     outputs = []
     for prepared in (prep, wide, narrow_codes):
-        counts, bad, contributions = count_pairs_and_contributions(
-            time,
-            event,
-            codes,
-            risk,
-            n_groups,
-            tau=2.0,
-            prepared=prepared,
-        )
+        counts, bad, contributions = count_pairs_and_contributions(prepared, PairOptions(tau=2.0))
         outputs.append(
             [
                 counts.comparable,
@@ -365,23 +351,35 @@ def test_int64_indices_and_wide_group_codes_give_the_same_numbers():
             np.testing.assert_array_equal(one, two)
 
 
-def test_row_options_are_given_once():
-    """With prepared rows the case weights, entry times, competing events and order are in them:
-    giving them again is refused by name, not ignored."""
+def test_options_travel_as_one_object_with_one_encoding_of_no_truncation():
+    """The kernel takes its options as one frozen PairOptions: the settings' None becomes inf once,
+    in PairOptions.of (a None later is refused, not read as a second encoding); the naive
+    estimator has no censoring weights even when curves are given; the factored passes refuse
+    weights that their factors replace."""
     rng = np.random.default_rng(3)
     time, event = rng.exponential(1.0, 50), rng.random(50) < 0.6
     codes, risk, weights = rng.integers(0, 2, 50), rng.normal(size=50), rng.uniform(0.5, 2.0, 50)
+    sample, _ = check_survival_inputs(time, event, codes, risk)
+    curves = fit_censoring(sample, "group")
+    naive = PairOptions.of(EstimatorSettings("naive"), curves)
+    assert naive == PairOptions() and not naive.truncated
+    ipcw = PairOptions.of(EstimatorSettings("ipcw", 2, strict=True), curves, n_jobs=2)
+    assert (ipcw.tau, ipcw.strict, ipcw.n_jobs, ipcw.truncated) == (2.0, True, 2, True)
+    assert isinstance(ipcw.tau, float) and ipcw.inverse_k is not None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ipcw.tau = 3.0
+    with pytest.raises(TypeError, match="tau must be a number \\(inf: no truncation\\)"):
+        PairOptions(tau=None)
     prepared = prepare_pairs(time, event, codes, risk, 2, 1e-8, case_weight=weights)
-    counts, _ = count_pairs(time, event, codes, risk, 2, prepared=prepared)
-    direct, _ = count_pairs(time, event, codes, risk, 2, case_weight=weights)
-    np.testing.assert_array_equal(counts.numerator, direct.numerator)
-    with pytest.raises(ValueError, match="case_weight, entry given with prepared rows"):
-        count_pairs(
-            time, event, codes, risk, 2, prepared=prepared, case_weight=weights, entry=time / 2
-        )
-    with pytest.raises(ValueError, match="competing given with prepared rows"):
-        count_pairs_and_contributions(
-            time, event, codes, risk, 2, prepared=prepared, competing=np.zeros(50, bool)
+    assert prepared.n_groups == 2
+    # inf is no truncation: the same numbers as a tau beyond every time
+    beyond, _ = count_pairs(prepared, PairOptions(tau=float(time.max()) + 1.0))
+    untruncated, _ = count_pairs(prepared, PLAIN)
+    np.testing.assert_array_equal(beyond.numerator, untruncated.numerator)
+    np.testing.assert_array_equal(beyond.denominator, untruncated.denominator)
+    with pytest.raises(ValueError, match="the factors replace inverse_k and row_weight"):
+        kernel.count_pairs_factored(
+            prepared, ipcw, own=np.ones(50), later_weight=np.ones(50), column_curves=[]
         )
 
 
@@ -394,14 +392,14 @@ def test_the_compiled_passes_check_each_array_where_it_crosses():
     codes, risk = rng.integers(0, 2, n), rng.normal(size=n)
     prep = prepare_pairs(time, event, codes, risk, 2, 1e-8)
     inputs = kernel.PassInputs.of(prep, 2)
-    weights = kernel.pass_weights(prep, 2, None, 1.0, False)
+    weights = kernel.pass_weights(prep, PairOptions(tau=1.0))
     cells = tuple(np.zeros((2, 2), t) for t in (np.int64,) * 4 + (np.float64,) * 2)
     nothing = np.empty((0, 0))
     outputs = kernel.PassOutputs(
         (nothing,) * 2, (nothing,) * 2, (nothing,) * 4, cells, np.full(2, -1, np.int64)
     )
     _pairs.column_passes(inputs, weights, outputs, False, 1)
-    expected, _ = count_pairs(time, event, codes, risk, 2, tau=1.0)
+    expected, _ = count_pairs(prep, PairOptions(tau=1.0))
     np.testing.assert_array_equal(cells[0], expected.comparable)
     np.testing.assert_array_equal(cells[4], expected.numerator)
     strided = dataclasses.replace(inputs, time=np.repeat(inputs.time, 2)[::2])

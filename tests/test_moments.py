@@ -12,7 +12,7 @@ import survfair._core.moments as moments
 import survfair._xci.estimator as xci_module
 from survfair._core.influence import Influence, count_pairs_and_contributions
 from survfair._core.intervals import NO_VARIANCE_SE
-from survfair._core.kernel import ascending_passes, prepare_pairs
+from survfair._core.kernel import PairOptions, ascending_passes, prepare_pairs
 from survfair._core.moments import MomentInfluence
 
 
@@ -200,11 +200,10 @@ def test_role_counts_in_closed_form(strict, weights, tau):
     for seed in range(5):
         time, event, group, risk, w = _cohort(seed, n=300, groups=3, ties=0, weights=weights)
         prep = prepare_pairs(time, event, group, risk, 3, 1e-8, case_weight=w)
-        _, _, contributions = count_pairs_and_contributions(
-            time, event, group, risk, 3, tau=tau, strict=strict, prepared=prep
-        )
+        options = PairOptions(tau=np.inf if tau is None else tau, strict=strict)
+        _, _, contributions = count_pairs_and_contributions(prep, options)
         codes = prep.codes
-        m_e, m_l, earlier, later = moments._role_counts(prep, 3, tau, strict)
+        m_e, m_l, earlier, later = moments._role_counts(prep, 3, options.tau, strict)
         ed, ld = contributions.earlier_denominator > 0, contributions.later_denominator > 0
         expected_e = np.array([[ed[codes == a, b].sum() for b in range(3)] for a in range(3)])
         expected_l = np.array([[ld[codes == b, a].sum() for b in range(3)] for a in range(3)])
@@ -219,10 +218,8 @@ def test_ascending_passes_equal_descending(strict):
     equal the column passes' walking down (to rounding; the same zeros)."""
     time, event, group, risk, w = _cohort(12, n=500, groups=3, ties=1, weights=True)
     prep = prepare_pairs(time, event, group, risk, 3, 1e-8, case_weight=w)
-    _, _, contributions = count_pairs_and_contributions(
-        time, event, group, risk, 3, tau=1.5, strict=strict, prepared=prep
-    )
-    passes = ascending_passes(prep, 3, tau=1.5, strict=strict, n_jobs=2)
+    _, _, contributions = count_pairs_and_contributions(prep, PairOptions(tau=1.5, strict=strict))
+    passes = ascending_passes(prep, PairOptions(tau=1.5, strict=strict, n_jobs=2))
     sums = [np.zeros((500, 3)) for _ in range(4)]
     stops = moments._chunk_stops(prep.time, 37)
     start = 0

@@ -228,7 +228,7 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
     difference derivative of the estimate in each row's case weight with the censoring fit
     refitted, minus the same derivative with the fit held fixed (tied times and risks)."""
     from survfair._binary.xauc_t import _influence_cells
-    from survfair._core.kernel import count_pairs_and_contributions
+    from survfair._core.kernel import PairOptions, count_pairs_and_contributions, prepare_pairs
     from survfair._core.validation import check_survival_inputs
 
     time, event, g, risk, groups = make_survival(7, n=45, n_groups=2)
@@ -242,13 +242,16 @@ def test_standard_error_kaplan_meier_term_is_the_derivative_through_the_fit(cens
     for code in range(2):
         members = case & (sample.group_codes == code)
         inverse[members] = 1.0 / curves.evaluate(code, sample.time[members])
-    counts, _, parts = count_pairs_and_contributions(
+    prepared = prepare_pairs(
         np.where(case[rows], 0.0, 1.0),
         case[rows],
         sample.group_codes[rows],
         sample.risk[rows],
         2,
-        row_weight=np.where(case[rows], inverse[rows], 1.0),
+        1e-8,
+    )
+    counts, _, parts = count_pairs_and_contributions(
+        prepared, PairOptions(row_weight=np.where(case[rows], inverse[rows], 1.0))
     )
     by_time = np.argsort(sample.time)
     time_position = np.empty_like(by_time)

@@ -24,7 +24,7 @@ from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
 from .._core.frozen import frozen_result
-from .._core.kernel import count_pairs
+from .._core.kernel import PairOptions, count_pairs, prepare_pairs
 from .._core.options import CONFIDENCE_LEVEL, TIED_TOL, OptionTable, integer, real
 from .._core.results import json_safe
 from .._core.validation import SurvivalSample, check_binary_inputs
@@ -207,9 +207,8 @@ def _delta(sample: SurvivalSample, a: int, b: int, risk: np.ndarray, tied_tol: f
     rows)."""
     rows = (sample.group_codes == a) | (sample.group_codes == b)
     codes = np.where(sample.group_codes[rows] == a, 0, 1)
-    counts, _ = count_pairs(
-        sample.time[rows], sample.event[rows], codes, risk[rows], 2, tied_tol=tied_tol
-    )
+    prepared = prepare_pairs(sample.time[rows], sample.event[rows], codes, risk[rows], 2, tied_tol)
+    counts, _ = count_pairs(prepared, PairOptions())
     values = counts.numerator / counts.denominator
     return float(values[0, 1] - values[1, 0])
 

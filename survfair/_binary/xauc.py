@@ -30,7 +30,13 @@ from .._core.exceptions import InvalidParameterError, UndefinedXAUCWarning, list
 from .._core.frozen import frozen_result
 from .._core.groups import label_array
 from .._core.intervals import ConfidenceInterval, cell_wald_interval, wald_p_value
-from .._core.kernel import IndividualContributions, PairCounts, count_pairs_and_contributions
+from .._core.kernel import (
+    IndividualContributions,
+    PairCounts,
+    PairOptions,
+    count_pairs_and_contributions,
+    prepare_pairs,
+)
 from .._core.options import (
     CONFIDENCE_LEVEL,
     TIED_TOL,
@@ -482,9 +488,10 @@ def xauc_from_sample(
 ) -> XAUCResult:
     """xAUC of a validated binary sample (``event`` = positive, time 0 / 1)."""
     g = sample.n_groups
-    counts, _, in_time_order = count_pairs_and_contributions(
-        sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol=tied_tol
+    prepared = prepare_pairs(
+        sample.time, sample.event, sample.group_codes, sample.risk, g, tied_tol
     )
+    counts, _, in_time_order = count_pairs_and_contributions(prepared, PairOptions())
     parts: IndividualContributions = in_time_order.in_input_order()
     n_pos = np.bincount(sample.group_codes[sample.event], minlength=g).astype(float)
     n_neg = np.bincount(sample.group_codes[~sample.event], minlength=g).astype(float)

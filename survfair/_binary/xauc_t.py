@@ -62,10 +62,12 @@ from .._core.intervals import (
 )
 from .._core.kernel import (
     IndividualContributions,
+    PairOptions,
     count_pairs,
     count_pairs_and_contributions,
     kernel_threads,
     later_member_arrays,
+    prepare_pairs,
 )
 from .._core.options import (
     CAUSE,
@@ -476,23 +478,31 @@ def _horizon_counts(shared: _HorizonInputs, t: float):
             shared.curves, sample, members, np.full(members.size, float(t)), left=False
         )
         case_weight = factor[rows] if case_weight is None else case_weight * factor[rows]
-    options = dict(
-        tied_tol=shared.tied_tol,
-        row_weight=np.where(case[rows], shared.inverse[rows], 1.0),
-        n_jobs=shared.threads,
-        case_weight=case_weight,
-    )
+    entry = None
     if sample.entry is None:  # cases as events at time 0, controls as censored at time 1
-        kernel_input = (np.where(case[rows], 0.0, 1.0), case[rows], codes, sample.risk[rows], g)
+        kernel_time = np.where(case[rows], 0.0, 1.0)
     else:  # real times, so that entry_j < time_i can be read; a case is never a later member
         # (a competing control, whose own time may precede a case's, is placed after every case)
-        kernel_time = np.where(case | (sample.time > t), sample.time, t + 1.0)
-        kernel_input = (kernel_time[rows], case[rows], codes, sample.risk[rows], g)
-        options["entry"] = np.where(case, sample.time, sample.entry)[rows]
+        kernel_time = np.where(case | (sample.time > t), sample.time, t + 1.0)[rows]
+        entry = np.where(case, sample.time, sample.entry)[rows]
+    prepared = prepare_pairs(
+        kernel_time,
+        case[rows],
+        codes,
+        sample.risk[rows],
+        g,
+        shared.tied_tol,
+        case_weight=case_weight,
+        entry=entry,
+    )
+    # cases weigh 1 / K_a(time_i) as the earlier member; no truncation, no censoring curve
+    options = PairOptions(
+        row_weight=np.where(case[rows], shared.inverse[rows], 1.0), n_jobs=shared.threads
+    )
     if not shared.with_se:
-        counts, _ = count_pairs(*kernel_input, **options)
+        counts, _ = count_pairs(prepared, options)
         return case, control, counts, None, np.full(g * g, np.nan)
-    counts, _, parts = count_pairs_and_contributions(*kernel_input, **options)
+    counts, _, parts = count_pairs_and_contributions(prepared, options)
     cox = isinstance(shared.curves, CoxCensoringModel)
     if cox:  # placed before _influence_cells writes the rows over its own copies
         earlier, later = _placed_contributions(sample, rows, parts, shared.time_position)

@@ -17,15 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .censoring import (
-    CensoringCurves,
-    inverse_censoring,
-    kaplan_meier_from_counts,
-    kaplan_meier_sorted,
-)
+from .censoring import CensoringCurves, kaplan_meier_from_counts, kaplan_meier_sorted
 from .cox_censoring import cox_pair_counts, fit_cox_censoring
 from .exceptions import ConvergenceError, PositivityError, UndefinedXCIWarning, listed
-from .kernel import count_pairs, prepare_pairs
+from .kernel import PairOptions, count_pairs, prepare_pairs
 from .memory import require_memory
 from .options import check_random_state
 from .parallel import joblib_jobs
@@ -47,10 +42,7 @@ class _Problem:
     codes: np.ndarray
     risks: tuple  # one risk vector per model (paired bootstrap shares the resamples)
     n_groups: int
-    method: str
-    tau: float | None
-    tied_tol: float
-    strict: bool
+    settings: EstimatorSettings
     censoring: str | None  # "group" / "pooled" / "cox": refit per replicate; None: naive or fixed
     fixed_curves: CensoringCurves | None
     grids: tuple  # per censoring curve: (member rows, grid index of each member, grid times)
@@ -116,11 +108,11 @@ def _km_censoring(index: np.ndarray, event: np.ndarray, weight: np.ndarray, size
     return kaplan_meier_from_counts(total, events), last
 
 
-def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray):
-    """The kernel's ``inverse_k`` for the censoring curves refitted on the replicate's
-    multiplicities (``rows``: the replicate's rows, each as often as drawn, in time order)."""
+def _refit_curves(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray) -> CensoringCurves:
+    """The censoring curves refitted on the replicate's multiplicities (``rows``: the
+    replicate's rows, each as often as drawn, in time order)."""
     if problem.entry is not None:  # risk sets depend on entry times: refit on the drawn rows
-        return _refit_inverse_with_entry(problem, rows)
+        return _refit_curves_with_entry(problem, rows)
     times, survival = [], []
     for members, index, grid in problem.grids:
         weight = multiplicity[members].astype(float)
@@ -133,21 +125,18 @@ def _refit_inverse(problem: _Problem, multiplicity: np.ndarray, rows: np.ndarray
         # 0 there, else undefined (NaN); with no row resampled it is undefined everywhere
         times.append(grid[: last + 1] if last >= 0 else np.array([-np.inf]))
         survival.append(prob[: last + 1] if last >= 0 else np.array([np.nan]))
-    return _inverse(problem, times, survival)
+    return _curves(problem, times, survival)
 
 
-def _inverse(problem: _Problem, times: list, survival: list):
-    """``inverse_censoring`` of refitted curves (one per group, or the pooled one for every
-    group)."""
+def _curves(problem: _Problem, times: list, survival: list) -> CensoringCurves:
+    """The refitted curves (one per group, or the pooled one for every group)."""
     if problem.censoring == "pooled":
         times, survival = times * problem.n_groups, survival * problem.n_groups
     labels = tuple(range(problem.n_groups))
-    return inverse_censoring(
-        CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival))
-    )
+    return CensoringCurves(problem.censoring, labels, tuple(times), tuple(survival))
 
 
-def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
+def _refit_curves_with_entry(problem: _Problem, rows: np.ndarray) -> CensoringCurves:
     """The weighted, left-truncated censoring Kaplan-Meier of the drawn rows (delayed entry)."""
     time, event, codes = problem.time[rows], problem.observed[rows], problem.codes[rows]
     weight = np.empty(0) if problem.case_weight is None else problem.case_weight[rows]
@@ -175,7 +164,7 @@ def _refit_inverse_with_entry(problem: _Problem, rows: np.ndarray):
         )
         times.append(t)
         survival.append(k)
-    return _inverse(problem, times, survival)
+    return _curves(problem, times, survival)
 
 
 def _multiplicity(
@@ -218,31 +207,34 @@ def _replicate(problem: _Problem, seed: np.random.SeedSequence):
     if problem.censoring == "cox":
         return _replicate_cox(problem, rows)
     time, event, codes = problem.time[rows], problem.event[rows], problem.codes[rows]
-    inverse_k = None
-    if problem.method == "ipcw":
+    curves = None
+    if problem.settings.method == "ipcw":
         if problem.censoring is None:
-            inverse_k = inverse_censoring(problem.fixed_curves)
+            curves = problem.fixed_curves
         else:
-            inverse_k = _refit_inverse(problem, multiplicity, rows)
+            curves = _refit_curves(problem, multiplicity, rows)
+    options = PairOptions.of(problem.settings, curves)
     g = problem.n_groups
     cells, overall, failed = _empty_replicate(problem)
     in_time_order = np.arange(rows.shape[0])  # the resample is already sorted by time
+
+    def taken(values):
+        return None if values is None else values[rows]
+
     for m, risk in enumerate(problem.risks):
-        counts, bad = count_pairs(
+        prepared = prepare_pairs(
             time,
             event,
             codes,
             risk[rows],
             g,
-            inverse_k=inverse_k,
-            tau=problem.tau,
-            tied_tol=problem.tied_tol,
-            strict=problem.strict,
-            order=in_time_order,
-            case_weight=None if problem.case_weight is None else problem.case_weight[rows],
-            entry=None if problem.entry is None else problem.entry[rows],
-            competing=None if problem.competing is None else problem.competing[rows],
+            problem.settings.tied_tol,
+            in_time_order,
+            case_weight=taken(problem.case_weight),
+            entry=taken(problem.entry),
+            competing=taken(problem.competing),
         )
+        counts, bad = count_pairs(prepared, options)
         if bad is not None:
             failed[m] = True
             continue
@@ -305,15 +297,13 @@ def _replicate_cox(problem: _Problem, rows: np.ndarray):
             sample.group_codes,
             risk[rows],
             g,
-            problem.tied_tol,
+            problem.settings.tied_tol,
             in_time_order,
             case_weight=sample.weights,
             entry=sample.entry,
         )
         try:
-            counts = cox_pair_counts(
-                sample, prep, model, tau=problem.tau, strict=problem.strict
-            ).counts
+            counts = cox_pair_counts(sample, prep, model, PairOptions.of(problem.settings)).counts
         except PositivityError:
             failed[m] = True
             continue
@@ -379,12 +369,7 @@ def bootstrap(
     list of BootstrapDraws
         One per risk score.
     """
-    method, tau, tied_tol, strict = (
-        settings.method,
-        settings.tau,
-        settings.tied_tol,
-        settings.strict,
-    )
+    method = settings.method
     import joblib
 
     risks = [sample.risk] if risks is None else list(risks)
@@ -426,10 +411,7 @@ def bootstrap(
         entry=None if sample.entry is None else sample.entry[order],
         competing=None if sample.competing is None else sample.competing[order],
         covariates=None if sample.covariates is None else sample.covariates[order],
-        method=method,
-        tau=tau,
-        tied_tol=tied_tol,
-        strict=strict,
+        settings=settings,
         censoring=censoring if refit else None,
         fixed_curves=None if refit else fixed_curves,
         grids=grids,

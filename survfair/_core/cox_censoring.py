@@ -51,7 +51,13 @@ from .exceptions import (
 )
 from .frozen import frozen_result
 from .groups import label_array
-from .kernel import IndividualContributions, PairCounts, PreparedPairs, count_pairs_factored
+from .kernel import (
+    IndividualContributions,
+    PairCounts,
+    PairOptions,
+    PreparedPairs,
+    count_pairs_factored,
+)
 from .options import describe_rows
 from .validation import COVARIATES, SurvivalSample
 
@@ -309,18 +315,17 @@ def cox_pair_counts(
     sample: SurvivalSample,
     prep: PreparedPairs,
     model: CoxCensoringModel,
+    options: PairOptions,
     *,
-    tau: float | None,
-    strict: bool = False,
     with_contributions: bool = False,
     with_slopes: bool = False,
-    n_jobs: int = 1,
 ) -> CoxPairCounts:
     """The pair counts with the Cox censoring weights, summed exactly by the series (module
     docstring): :class:`CoxPairCounts` (the counts, the model with ``n_terms`` and
     ``truncation_bound``, the contributions when ``with_contributions`` and their slopes in the
     cumulative hazard, :class:`SeriesSlopes`, when ``with_slopes``, which implies the
-    contributions).
+    contributions). Of ``options`` the truncation, time convention and threads apply (the model
+    gives the weights: no ``inverse_k`` or ``row_weight``).
 
     Raises
     ------
@@ -334,8 +339,7 @@ def cox_pair_counts(
     lp = model.linear_predictor(sample.covariates[order])
     with np.errstate(over="ignore"):
         c = np.exp(lp)
-    cutoff = np.inf if tau is None else float(tau)
-    used = prep.event & (time < cutoff)
+    used = prep.event & (time < options.tau)
     last = float(time[used].max()) if used.any() else -np.inf
     scale = np.array([float(model.cumulative_hazard(b, [last])[0]) for b in range(n_groups)])
     # every later member's exponent L_{g_j}(min(t_j, t*)) c_j bounds those of its pairs
@@ -375,14 +379,11 @@ def cox_pair_counts(
             curves = [_power_curve(model, b, scale[b], k) for b in range(n_groups)]
         counts, bad_k, parts = count_pairs_factored(
             prep,
-            n_groups,
+            options,
             own=own,
             later_weight=later,
             column_curves=curves,
-            tau=tau,
-            strict=strict,
             with_contributions=with_contributions,
-            n_jobs=n_jobs,
         )
         if k == 0:
             first, bad = counts, bad_k

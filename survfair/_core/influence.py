@@ -74,14 +74,16 @@ import numpy as np
 from .._compiled import CODE_TYPES, flags, floats, indices
 from .._compiled import _influence as _compiled
 from .censoring import RESIDUE as KM_RESIDUE
-from .censoring import CensoringCurves, inverse_censoring
+from .censoring import CensoringCurves
 from .frozen import FrozenCachedProperty, frozen_result
 from .kernel import (
     IndividualContributions,
     PairCounts,
+    PairOptions,
     PreparedPairs,
     count_pairs_and_contributions,
     later_member_arrays,
+    prepare_sample,
 )
 from .memory import require_memory
 from .settings import EstimatorSettings
@@ -752,30 +754,11 @@ def influence(
     more correlated receiver operating characteristic curves: a nonparametric approach.
     Biometrics 44(3), 837-845.
     """
-    method, tau, tied_tol = settings.method, settings.tau, settings.tied_tol
-    strict = settings.strict
+    method = settings.method
     g = sample.n_groups
     if contributions is None:
-        ipcw = method == "ipcw"
-        _, _, contributions = count_pairs_and_contributions(
-            sample.time,
-            sample.event,
-            sample.group_codes,
-            sample.risk,
-            g,
-            inverse_k=inverse_censoring(curves) if ipcw else None,
-            tau=tau,
-            tied_tol=tied_tol,
-            strict=strict,
-            prepared=prepared,
-            **(
-                {}  # the prepared rows hold them
-                if prepared is not None
-                else dict(
-                    case_weight=sample.weights, entry=sample.entry, competing=sample.competing
-                )
-            ),
-        )
+        rows = prepared if prepared is not None else prepare_sample(sample, settings.tied_tol)
+        _, _, contributions = count_pairs_and_contributions(rows, PairOptions.of(settings, curves))
     if contributions.order is None:  # in input order: the sweep below needs time order
         order = np.argsort(sample.time)
         second = contributions.second_kind

@@ -27,19 +27,23 @@ Conventions (docs/conventions.md, "Comparable pairs and ties"; tested equal to s
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._compiled import CODE_TYPES, _pairs, flags, floats, indices
-from .censoring import RESIDUE, SortedRows
+from .censoring import RESIDUE, CensoringCurves, InverseCensoring, SortedRows, inverse_censoring
 from .frozen import frozen_result
 from .memory import USABLE_SHARE, available_memory
 from .parallel import cores
+from .settings import EstimatorSettings
 
 __all__ = [
     "PairCounts",
     "PreparedPairs",
+    "PairOptions",
     "IndividualContributions",
     "prepare_pairs",
     "count_pairs",
@@ -152,6 +156,11 @@ class PreparedPairs:
     #: competing risks: True for the rows with a competing event, in time order (empty: none)
     competing: np.ndarray = field(default_factory=lambda: np.empty(0, np.bool_), repr=False)
 
+    @property
+    def n_groups(self) -> int:
+        """Number of groups G (``group_sizes`` has one entry per group, present or not)."""
+        return self.group_sizes.shape[0]
+
     def censoring_rows(self) -> SortedRows:
         """These rows as the censoring fit reads them
         (:func:`~survfair._core.censoring.fit_censoring`): competing events count as observed
@@ -166,6 +175,69 @@ class PreparedPairs:
         censoring fit's risk sets need, without sorting the entries again)."""
         entry, code, _, weight = self.leave
         return entry[::-1], code[::-1], weight[::-1]
+
+
+@dataclass(frozen=True)
+class PairOptions:
+    """How the passes weigh and count the pairs of prepared rows: everything the kernel takes
+    besides the rows (their tie tolerance, case weights, entry times and competing events are
+    given once, to :func:`prepare_pairs`).
+
+    Built once per estimate -- by :meth:`of` from the checked
+    :class:`~survfair._core.settings.EstimatorSettings` and the fitted censoring curves, or by
+    the binary and model-based families from their own checked options -- and read by
+    :func:`pass_weights`, which turns it into the compiled passes' :class:`PassWeights`.
+
+    Attributes
+    ----------
+    tau : float, default=inf
+        Truncation: events at time >= tau get weight 0 (they stay in the pair counts). ``inf``
+        is the one encoding of "no truncation" from here down to the compiled passes (the
+        settings' None becomes inf in :meth:`of` and nowhere else).
+    strict : bool, default=False
+        The paper's literal eqs. 3-4 instead of scikit-survival's convention.
+    inverse_k : InverseCensoring or None, default=None
+        The censoring curves as :func:`survfair._core.censoring.inverse_censoring` gives them:
+        ``inverse_k(g, times)`` returns 1 / K_g(times) (inf where K is 0, NaN where undefined) and
+        ``inverse_k.steps(g)`` the curve itself, evaluated inside the passes. None for the naive
+        (unweighted) estimator.
+    row_weight : ndarray of shape (n_samples,) or None, default=None
+        Extra factor, in input order, multiplying the weight of every pair whose EARLIER member is
+        that row (e.g. the case weights 1 / K_a(time_i) of a cumulative/dynamic AUC(t)). Alone it
+        turns on weighting with pair weight ``row_weight[i]``; with ``inverse_k`` the pair weight
+        is ``row_weight[i] / (K_{g_i}(t_i) K_{g_j}(t_i))``.
+    n_jobs : int, default=1
+        Threads for the per-group passes (bit-identical results for any value).
+    """
+
+    tau: float = math.inf
+    strict: bool = False
+    inverse_k: InverseCensoring | None = None
+    row_weight: np.ndarray | None = field(default=None, repr=False)
+    n_jobs: int = 1
+
+    def __post_init__(self):
+        # a None here would be a second encoding of "no truncation": refuse it where it is made
+        if not isinstance(self.tau, numbers.Real):
+            raise TypeError(f"tau must be a number (inf: no truncation), got {self.tau!r}")
+
+    @classmethod
+    def of(
+        cls, settings: EstimatorSettings, curves: CensoringCurves | None = None, n_jobs: int = 1
+    ) -> "PairOptions":
+        """The options of an xCI estimate with these checked settings: the censoring weights of
+        ``curves`` for the IPCW estimator (none for the naive one; both truncate at tau)."""
+        return cls(
+            tau=math.inf if settings.tau is None else float(settings.tau),
+            strict=bool(settings.strict),
+            inverse_k=inverse_censoring(curves) if settings.method == "ipcw" else None,
+            n_jobs=n_jobs,
+        )
+
+    @property
+    def truncated(self) -> bool:
+        """Whether events from tau on weigh 0."""
+        return self.tau < math.inf
 
 
 #: Below this many rows a block is not worth a thread's start-up.
@@ -297,9 +369,13 @@ def prepare_pairs(
     competing=None,
     n_jobs=1,
 ) -> PreparedPairs:
-    """Sort and rank once; the result can be passed to :func:`count_pairs` and
-    :func:`count_pairs_and_contributions` on the same data and ``tied_tol`` to skip their own
-    preparation.
+    """Sort and rank once: the rows :func:`count_pairs`, :func:`count_pairs_and_contributions`
+    and the other passes read (any number of times, with any :class:`PairOptions`).
+
+    ``time``, ``event``, ``codes``, ``risk`` (shape (n_samples,)) are validated inputs (float64
+    times, bool events, group codes in [0, n_groups), float64 risks); risks within ``tied_tol``
+    of each other are tied; ``order`` holds the row indices in ascending time order when the
+    caller has sorted already (None: sorted here).
 
     ``case_weight`` / ``entry`` / ``competing`` (shape (n_samples,), or None) are the rows' case
     weights, entry times (delayed entry) and competing-event indicators (competing risks: ``event``
@@ -384,9 +460,9 @@ def own_factors(
     codes: np.ndarray, time: np.ndarray, n_groups: int, inverse_k, n_jobs: int = 1
 ) -> np.ndarray:
     """1 / K_{g_m}(t_m) of every row, each from its own group's curve (``time`` ascending;
-    ``inverse_k`` as for :func:`count_pairs`): one pass over the rows carrying every group's step
-    position (no mask or gathered copy of the times: 4 bytes a row at 10^8 rows), in blocks on
-    ``n_jobs`` threads (the same numbers for any ``n_jobs``)."""
+    ``inverse_k`` as :attr:`PairOptions.inverse_k`): one pass over the rows carrying every
+    group's step position (no mask or gathered copy of the times: 4 bytes a row at 10^8 rows), in
+    blocks on ``n_jobs`` threads (the same numbers for any ``n_jobs``)."""
     n = time.shape[0]
     out = np.empty(n)
     curves = [_curve_arrays(inverse_k.steps(g)) for g in range(n_groups)]
@@ -419,7 +495,7 @@ def _column_factor(k_times, k_values, k_undefined, t, state) -> float:
 _NO_CURVE = (np.empty(0), np.empty(0), False)
 
 
-def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None, n_jobs=1):
+def _weights(prep: PreparedPairs, options: PairOptions):
     """Own-curve factor 1 / K_{g_i}(t_i) (times ``row_weight``) in time order, and the column's
     curve.
 
@@ -429,19 +505,20 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None, n_j
     Truncation at ``tau`` makes the passes weighted even without a curve (the naive estimator with
     ``tau``: weight 1 before tau, 0 from tau on).
     """
+    inverse_k, row_weight = options.inverse_k, options.row_weight
     weighted = (
         inverse_k is not None
         or row_weight is not None
         or prep.case_weight.shape[0] > 0
-        or tau is not None
+        or options.truncated
     )
-    n = prep.time.shape[0]
+    n, n_groups = prep.time.shape[0], prep.n_groups
     if not weighted:
         return np.ones(1), (lambda column: _NO_CURVE), False
     own = (
         np.ones(n)
         if inverse_k is None
-        else own_factors(prep.codes, prep.time, n_groups, inverse_k, n_jobs)
+        else own_factors(prep.codes, prep.time, n_groups, inverse_k, options.n_jobs)
     )
     if row_weight is not None:
         own = own * np.asarray(row_weight, dtype=np.float64)[prep.order]
@@ -459,110 +536,36 @@ def _weights(prep: PreparedPairs, n_groups, inverse_k, row_weight, tau=None, n_j
 
 
 def count_pairs(
-    time: np.ndarray,
-    event: np.ndarray,
-    codes: np.ndarray,
-    risk: np.ndarray,
-    n_groups: int,
-    *,
-    inverse_k=None,
-    tau: float | None = None,
-    tied_tol: float = 1e-8,
-    strict: bool = False,
-    row_weight: np.ndarray | None = None,
-    case_weight: np.ndarray | None = None,
-    entry: np.ndarray | None = None,
-    competing: np.ndarray | None = None,
-    order: np.ndarray | None = None,
-    prepared: PreparedPairs | None = None,
-    n_jobs: int = 1,
+    rows: PreparedPairs, options: PairOptions
 ) -> tuple[PairCounts, tuple[int, int] | None]:
     """Count comparable, concordant and tied pairs for every ordered group pair.
 
     Parameters
     ----------
-    time, event, codes, risk : ndarray of shape (n_samples,)
-        Validated inputs (float64 times, bool events, group codes in [0, n_groups), float64 risks).
-    n_groups : int
-        Number of groups G.
-    inverse_k : InverseCensoring or None
-        The censoring curves as :func:`survfair._core.censoring.inverse_censoring` gives them:
-        ``inverse_k(g, times)`` returns 1 / K_g(times) (inf where K is 0, NaN where undefined) and
-        ``inverse_k.steps(g)`` the curve itself, evaluated inside the passes. None for the naive
-        (unweighted) estimator.
-    tau : float or None
-        Truncation: events at time >= tau get weight 0 (they stay in the pair counts).
-    tied_tol : float
-        Risks within ``tied_tol`` of each other are tied.
-    strict : bool
-        The paper's literal eq. 3-4 instead of scikit-survival's convention.
-    row_weight : ndarray of shape (n_samples,) or None
-        Extra per-row factor multiplying the weight of every pair whose EARLIER member is that
-        row (e.g. the case weights 1 / K_a(time_i) of a cumulative/dynamic AUC(t)). Alone it turns
-        on weighting with pair weight ``row_weight[i]``; with ``inverse_k`` the pair weight is
-        ``row_weight[i] / (K_{g_i}(t_i) K_{g_j}(t_i))``. None (default): no extra factor.
-    case_weight : ndarray of shape (n_samples,) or None
-        Case weights w (finite, >= 0): a pair (i, j) weighs w_i w_j times its other factors. The
-        integer counts stay counts of pairs; the weights enter the numerator and denominator.
-    entry : ndarray of shape (n_samples,) or None
-        Entry times (delayed entry, entry < time): j is a later member for the event of i only if
-        entry_j < time_i (j was under observation then).
-    competing : ndarray of shape (n_samples,), bool, or None
-        Competing risks (``event`` marks the cause of interest): True where a competing event was
-        observed. Such a j is a later member of the events before t_j, and forms a pair of the
-        second kind (Wolbers et al. 2014) with every event at t_i >= t_j, weighing
-        ``row_weight[i] w_i w_j / (K_{g_i}(t_i) K_{g_j}(t_j))``.
-    order : ndarray of shape (n_samples,) or None
-        Row indices in ascending time order, when the caller has sorted already.
-    prepared : PreparedPairs or None
-        The output of :func:`prepare_pairs` on the same data and ``tied_tol``. It holds the rows'
-        ``order``, ``case_weight``, ``entry`` and ``competing``: giving any of them with it raises
-        ``ValueError`` (they are given once, to :func:`prepare_pairs`).
-    n_jobs : int, default=1
-        Threads for the per-group passes (bit-identical results for any value).
+    rows : PreparedPairs
+        The rows sorted and ranked by :func:`prepare_pairs` (which also takes their tie tolerance,
+        case weights, entry times and competing events).
+    options : PairOptions
+        How the pairs are weighed: truncation, time convention, censoring weights, extra factor of
+        the earlier member, threads.
 
     Returns
     -------
     counts : PairCounts
     bad : (row, column group) or None
         The first event whose weight against that column group is not finite.
+
+    Notes
+    -----
+    Case weights w (finite, >= 0): a pair (i, j) weighs w_i w_j times its other factors; the
+    integer counts stay counts of pairs. Delayed entry: j is a later member for the event of i
+    only if entry_j < time_i. Competing risks (``event`` the cause of interest): a row with a
+    competing event is a later member of the events before its time, and forms a pair of the
+    second kind (Wolbers et al. 2014) with every event at t_i >= t_j, weighing
+    ``row_weight[i] w_i w_j / (K_{g_i}(t_i) K_{g_j}(t_j))``.
     """
-    prepared = _rows(
-        prepared, time, event, codes, risk, n_groups, tied_tol, order, case_weight, entry, competing
-    )
-    counts, bad, _ = _passes(
-        prepared, n_groups, inverse_k, tau, strict, row_weight, False, n_jobs=n_jobs
-    )
+    counts, bad, _ = _passes(rows, options, False)
     return counts, bad
-
-
-def _rows(
-    prepared, time, event, codes, risk, n_groups, tied_tol, order, case_weight, entry, competing
-) -> PreparedPairs:
-    """The rows the passes read: ``prepared``, or the rows prepared here. The options of the rows
-    are given once: with ``prepared`` they are in it, and giving them again is refused (they
-    would otherwise be ignored)."""
-    if prepared is None:
-        return prepare_pairs(
-            time, event, codes, risk, n_groups, tied_tol, order,
-            case_weight=case_weight, entry=entry, competing=competing,
-        )  # fmt: skip
-    given = [
-        name
-        for name, value in (
-            ("order", order),
-            ("case_weight", case_weight),
-            ("entry", entry),
-            ("competing", competing),
-        )
-        if value is not None
-    ]
-    if given:
-        raise ValueError(
-            f"{', '.join(given)} given with prepared rows, which hold them already: pass them to "
-            "prepare_pairs"
-        )
-    return prepared
 
 
 def kernel_threads(n_jobs: int | None) -> int:
@@ -635,26 +638,18 @@ class PassWeights:
     residue: float
 
 
-def pass_weights(
-    prep: PreparedPairs,
-    n_groups: int,
-    inverse_k,
-    tau: float | None,
-    strict: bool,
-    row_weight=None,
-    n_jobs: int = 1,
-    factors=None,
-) -> PassWeights:
-    """The passes' :class:`PassWeights` for these rows and settings (``tau`` None: no truncation);
-    ``factors`` (own factors, column curves) replaces the censoring weights of ``inverse_k`` and
-    ``row_weight`` (:func:`count_pairs_factored`)."""
+def pass_weights(prep: PreparedPairs, options: PairOptions, factors=None) -> PassWeights:
+    """The passes' :class:`PassWeights` for these rows and options; ``factors`` (own factors,
+    column curves) replaces the censoring weights of ``options.inverse_k`` and
+    ``options.row_weight`` (:func:`count_pairs_factored`)."""
     if factors is None:
-        own, column_steps, weighted = _weights(prep, n_groups, inverse_k, row_weight, tau, n_jobs)
+        own, column_steps, weighted = _weights(prep, options)
     else:  # count_pairs_factored: the caller's own factors and column curves
         own, column_steps, weighted = factors[0], factors[1].__getitem__, True
-    curves = [_curve_arrays(column_steps(column)) for column in range(n_groups)]
-    cutoff = np.inf if tau is None else float(tau)
-    return PassWeights(floats(own), curves, bool(weighted), cutoff, bool(strict), RESIDUE)
+    curves = [_curve_arrays(column_steps(column)) for column in range(prep.n_groups)]
+    return PassWeights(
+        floats(own), curves, bool(weighted), float(options.tau), bool(options.strict), RESIDUE
+    )
 
 
 @dataclass(frozen=True)
@@ -670,17 +665,7 @@ class PassOutputs:
     bad: np.ndarray
 
 
-def _passes(
-    prep: PreparedPairs,
-    n_groups,
-    inverse_k,
-    tau,
-    strict,
-    row_weight,
-    with_contributions,
-    n_jobs=1,
-    factors=None,
-):
+def _passes(prep: PreparedPairs, options: PairOptions, with_contributions: bool, factors=None):
     """One column pass per group: the counts, and when asked every row's contributions as the
     earlier member (column g of them) and, for the members of group g, as the later member
     (competing risks: one more pass per group for the pairs of the second kind). Contributions stay
@@ -693,8 +678,8 @@ def _passes(
     and every sum is formed in the same order as with one thread: the numbers are bit-identical for
     any ``n_jobs``.
     """
-    weights = pass_weights(prep, n_groups, inverse_k, tau, strict, row_weight, n_jobs, factors)
-    n = prep.time.shape[0]
+    weights = pass_weights(prep, options, factors)
+    n, n_groups = prep.time.shape[0], prep.n_groups
     cells = [np.zeros((n_groups, n_groups), dtype) for dtype in (np.int64,) * 4 + (np.float64,) * 2]
     nothing = np.empty((0, 0))  # an absent output array
     shape = (n, n_groups) if with_contributions else (0, 0)
@@ -715,7 +700,7 @@ def _passes(
     # position array has the rank's dtype (one specialisation of the passes per call)
     bad_positions = np.full(n_groups, -1, np.int64)
     outputs = PassOutputs(tuple(rows[:2]), tuple(later), tuple(second), tuple(cells), bad_positions)
-    threads = max(1, min(int(n_jobs), n_groups))
+    threads = max(1, min(int(options.n_jobs), n_groups))
     _pairs.column_passes(
         PassInputs.of(prep, n_groups), weights, outputs, bool(with_contributions), threads
     )
@@ -740,15 +725,12 @@ def _passes(
 
 def count_pairs_factored(
     prep: PreparedPairs,
-    n_groups: int,
+    options: PairOptions,
     *,
     own: np.ndarray,
     later_weight: np.ndarray,
     column_curves: list,
-    tau: float | None = None,
-    strict: bool = False,
     with_contributions: bool = False,
-    n_jobs: int = 1,
 ):
     """The passes with a pair weight that factorises into three arrays given by the caller:
     ``own[m] * f_b(t_m) * later_weight[k]`` for the pair of the earlier member m and the later
@@ -757,13 +739,16 @@ def count_pairs_factored(
     undefined beyond the last; K may be inf, f is then 0). ``own`` and ``later_weight`` are in
     time order (``prep.order``) and replace the case weights: ``own`` must hold w_m and
     ``later_weight`` w_k if there are any. ``prep``'s case weights are ignored; its entry times
-    apply. The covariate censoring model (:mod:`survfair._core.cox_censoring`) sums one such
-    term per power of its series.
+    apply. Of ``options`` the truncation, time convention and threads apply; the factors replace
+    its censoring weights and row weights, which must be None. The covariate censoring model
+    (:mod:`survfair._core.cox_censoring`) sums one such term per power of its series.
 
     Returns ``(counts, bad, contributions)`` as :func:`count_pairs_and_contributions` (the
     contributions None unless ``with_contributions``); the integer counts are those of
     :func:`count_pairs`.
     """
+    if options.inverse_k is not None or options.row_weight is not None:
+        raise ValueError("the factors replace inverse_k and row_weight: give options without them")
     later_weight = floats(np.ascontiguousarray(later_weight, dtype=np.float64))
     leave = prep.leave
     if prep.entry.shape[0] > 0:  # the weights leaving the sets, in decreasing order of entry
@@ -771,61 +756,23 @@ def count_pairs_factored(
     weighted = dataclasses.replace(prep, case_weight=later_weight, leave=leave)
     curves = [_curve_arrays(curve) for curve in column_curves]
     own = np.ascontiguousarray(own, dtype=np.float64)
-    return _passes(
-        weighted,
-        n_groups,
-        None,
-        tau,
-        strict,
-        None,
-        bool(with_contributions),
-        n_jobs=n_jobs,
-        factors=(own, curves),
-    )
+    return _passes(weighted, options, bool(with_contributions), factors=(own, curves))
 
 
 def count_pairs_and_contributions(
-    time: np.ndarray,
-    event: np.ndarray,
-    codes: np.ndarray,
-    risk: np.ndarray,
-    n_groups: int,
-    *,
-    inverse_k=None,
-    tau: float | None = None,
-    tied_tol: float = 1e-8,
-    strict: bool = False,
-    row_weight: np.ndarray | None = None,
-    case_weight: np.ndarray | None = None,
-    entry: np.ndarray | None = None,
-    competing: np.ndarray | None = None,
-    prepared: PreparedPairs | None = None,
-    n_jobs: int = 1,
+    rows: PreparedPairs, options: PairOptions
 ) -> tuple[PairCounts, tuple[int, int] | None, "IndividualContributions"]:
     """:func:`count_pairs` plus every individual's contributions (what the analytic variance
     needs): the counts and both members' contributions come out of the same passes.
     O(G^2 n log n) time, O(G n) memory.
 
     Returns ``(counts, bad, contributions)``; the contributions are in time order
-    (``contributions.order``), see :meth:`IndividualContributions.in_input_order`. With
-    ``prepared`` rows, ``case_weight`` / ``entry`` / ``competing`` are refused as in
-    :func:`count_pairs` (the prepared rows hold them).
+    (``contributions.order``), see :meth:`IndividualContributions.in_input_order`.
     """
-    prepared = _rows(
-        prepared, time, event, codes, risk, n_groups, tied_tol, None, case_weight, entry, competing
-    )
-    return _passes(prepared, n_groups, inverse_k, tau, strict, row_weight, True, n_jobs=n_jobs)
+    return _passes(rows, options, True)
 
 
-def ascending_passes(
-    prep: PreparedPairs,
-    n_groups: int,
-    *,
-    inverse_k=None,
-    tau: float | None = None,
-    strict: bool = False,
-    n_jobs: int = 1,
-):
+def ascending_passes(prep: PreparedPairs, options: PairOptions):
     """The column passes walking up the time order, advanced chunk by chunk (the moment engine's,
     :mod:`survfair._core.moments`):
     ``passes.advance(start, stop, e_num, e_den, l_num, l_den, threads)`` fills, for the rows
@@ -836,9 +783,9 @@ def ascending_passes(
     of sums taken in another order). No delayed entry, no competing risks, int32 positions
     (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""
     return _pairs.AscendingPasses(
-        PassInputs.of(prep, n_groups),
-        pass_weights(prep, n_groups, inverse_k, tau, strict, None, n_jobs),
-        max(1, min(int(n_jobs), n_groups)),
+        PassInputs.of(prep, prep.n_groups),
+        pass_weights(prep, options),
+        max(1, min(int(options.n_jobs), prep.n_groups)),
     )
 
 

@@ -48,7 +48,7 @@ import numpy as np
 from .._compiled import CODE_TYPES, flags, floats, indices
 from .._compiled import _influence as _compiled
 from .censoring import RESIDUE as KM_RESIDUE
-from .censoring import CensoringCurves, inverse_censoring
+from .censoring import CensoringCurves
 from .frozen import FrozenCachedProperty, frozen_result
 from .influence import (
     Influence,
@@ -58,7 +58,13 @@ from .influence import (
     censoring_terms,
     influence,
 )
-from .kernel import PairCounts, PreparedPairs, ascending_applies, ascending_passes
+from .kernel import (
+    PairCounts,
+    PairOptions,
+    PreparedPairs,
+    ascending_applies,
+    ascending_passes,
+)
 from .memory import require_memory
 from .settings import EstimatorSettings
 from .validation import SurvivalSample
@@ -238,7 +244,7 @@ def _counts_below(
     return out
 
 
-def _role_counts(prep: PreparedPairs, n_groups: int, tau: float | None, strict: bool):
+def _role_counts(prep: PreparedPairs, n_groups: int, tau: float, strict: bool):
     """DeLong's counts: (m_e, m_l, rows with an earlier role, rows with a later role), m_e / m_l of
     shape (G*G,) row-major, in closed form.
 
@@ -248,13 +254,11 @@ def _role_counts(prep: PreparedPairs, n_groups: int, tau: float | None, strict: 
     weight is later: t_j > t_i, or t_j = t_i with j censored (not when ``strict``). A member k of
     group b has one in cell (a, b) as the later member when its case weight is positive and some
     event of a with a positive weight is earlier: t_k > tau_a, or t_k = tau_a with k censored, tau_a
-    the first such event's time."""
+    the first such event's time. ``tau`` inf: no truncation."""
     g, time, codes, event = n_groups, prep.time, prep.codes, prep.event
     weighted = prep.case_weight.shape[0] > 0
     positive = prep.case_weight > 0 if weighted else np.ones(time.shape[0], bool)
-    weighty = (
-        event & positive & (time < (np.inf if tau is None else tau))
-    )  # events of positive own weight
+    weighty = event & positive & (time < tau)  # events of positive own weight
     censored = positive & ~event
     big, big_censored, first = np.full(g, -np.inf), np.full(g, -np.inf), np.full(g, np.inf)
     np.maximum.at(big, codes[positive] if weighted else codes, time[positive] if weighted else time)
@@ -319,7 +323,7 @@ def moment_influence(
 
     The same settings as :func:`survfair._core.influence.influence`; ``prepared`` from the point
     estimate (ascending time order; its ``tied_tol`` is the settings')."""
-    method, tau, strict = settings.method, settings.tau, settings.strict
+    options = PairOptions.of(settings, curves, n_jobs)
     g, prep = sample.n_groups, prepared
     n = prep.time.shape[0]
     per_row = (
@@ -332,14 +336,14 @@ def moment_influence(
         f"({per_row} numbers a row)",
         ("groups", "bootstrap", "no_intervals"),
     )
-    ipcw = method == "ipcw"
+    ipcw = settings.method == "ipcw"
     estimated = curves.kind if ipcw and censoring_estimated else None
     curve_of, mult = censoring_terms(g, estimated)
     compact = _compact_rows_hold(curve_of, mult)
     width = 2 * g if compact else g * g
     numerator, denominator = counts.numerator.ravel(), counts.denominator.ravel()
     defined, theta, inv_den, pooled, inv_total, total_den = cell_ratios(numerator, denominator)
-    m_e, m_l, overall_e, overall_l = _role_counts(prep, g, tau, strict)
+    m_e, m_l, overall_e, overall_l = _role_counts(prep, g, options.tau, options.strict)
     weight = prep.case_weight
     n_curves = mult.shape[0]
     entered = np.zeros(max(n_curves, 1))
@@ -367,14 +371,7 @@ def moment_influence(
         floats(numerator - pooled * denominator),
         floats(entered),
     )
-    passes = ascending_passes(
-        prep,
-        g,
-        inverse_k=inverse_censoring(curves) if ipcw else None,
-        tau=tau,
-        strict=strict,
-        n_jobs=n_jobs,
-    )
+    passes = ascending_passes(prep, options)
     threads = max(1, min(int(n_jobs), g))
     blocks = g if compact else 1
     moments = np.zeros((blocks, width + 1, width + 1))

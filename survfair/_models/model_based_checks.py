@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.exceptions import InvalidParameterError
-from .._core.kernel import count_pairs
+from .._core.kernel import PairOptions, count_pairs, prepare_pairs
 
 __all__ = [
     "CONSISTENT_AGREEMENT",
@@ -55,14 +55,15 @@ def reference_agreement(
     # dense ranks of the reference's risk, highest risk first, as "event times" of a naive pass:
     # a pair is comparable when the reference's risks differ, concordant when the score agrees
     _, rank = np.unique(-np.asarray(reference_risk, dtype=float), return_inverse=True)
-    counts, _ = count_pairs(
+    prepared = prepare_pairs(
         rank.astype(float),
         np.ones(rank.shape[0], dtype=bool),
         codes,
         np.asarray(risk, dtype=float),
         n_groups,
-        tied_tol=tied_tol,
+        tied_tol,
     )
+    counts, _ = count_pairs(prepared, PairOptions())
     untied = counts.comparable - counts.tied_risk
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(untied > 0, counts.concordant / np.where(untied > 0, untied, 1), np.nan)

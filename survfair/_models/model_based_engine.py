@@ -45,7 +45,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.exceptions import InvalidParameterError
-from .._core.kernel import IndividualContributions, count_pairs_and_contributions
+from .._core.kernel import (
+    IndividualContributions,
+    PairOptions,
+    count_pairs_and_contributions,
+    prepare_pairs,
+)
 from .._core.parallel import cores
 
 __all__ = [
@@ -1122,9 +1127,8 @@ def ph_monte_carlo(
             event = np.full(n, limit == math.inf)
             time = u if limit == math.inf else np.zeros(n)
         shift = time.min()
-        counts, _, parts = count_pairs_and_contributions(
-            time - shift, event, codes, risk, n_groups, tied_tol=tied_tol
-        )
+        prepared = prepare_pairs(time - shift, event, codes, risk, n_groups, tied_tol)
+        counts, _, parts = count_pairs_and_contributions(prepared, PairOptions())
         parts = parts.in_input_order()
         arrays = [
             np.array(parts.earlier_numerator),

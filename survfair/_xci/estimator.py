@@ -13,7 +13,6 @@ from .._core.censoring import (
     CensoringCurves,
     check_positivity,
     fit_censoring,
-    inverse_censoring,
     raise_positivity,
 )
 from .._core.cox_censoring import (
@@ -30,6 +29,7 @@ from .._core.influence import rows_beyond_contributions
 from .._core.kernel import (
     IndividualContributions,
     PairCounts,
+    PairOptions,
     PreparedPairs,
     count_pairs,
     count_pairs_and_contributions,
@@ -178,26 +178,21 @@ class CountingPlan:
     n_jobs: int = 1
     reference: SurvivalSample | None = None
 
+    @property
+    def pair_options(self) -> PairOptions:
+        """What the kernel takes besides the rows: the settings' truncation (both estimators
+        truncate at tau, as R's ``concordance(ymax=)`` truncates Harrell's C) and time
+        convention, the curves' IPCW weights, the threads."""
+        return PairOptions.of(self.settings, self.curves, self.n_jobs)
+
 
 def _count(sample: SurvivalSample, plan: CountingPlan, kernel) -> tuple:
     """``kernel`` (:func:`count_pairs` or :func:`count_pairs_and_contributions`) on ``sample``
-    with ``plan``'s settings: (counts, bad[, contributions])."""
-    settings = plan.settings
-    rows = _sample_rows(sample) if plan.prepared is None else {}  # else in the prepared rows
-    return kernel(
-        sample.time,
-        sample.event,
-        sample.group_codes,
-        sample.risk,
-        sample.n_groups,
-        inverse_k=inverse_censoring(plan.curves) if settings.method == "ipcw" else None,
-        tau=settings.tau,
-        tied_tol=settings.tied_tol,
-        strict=settings.strict,
-        prepared=plan.prepared,
-        n_jobs=plan.n_jobs,
-        **rows,
-    )
+    with ``plan``'s options: (counts, bad[, contributions])."""
+    rows = plan.prepared
+    if rows is None:  # sorted here, with the sample's case weights, entry times, competing events
+        rows = prepare_sample(sample, plan.settings.tied_tol)
+    return kernel(rows, plan.pair_options)
 
 
 def estimate_xci(sample: SurvivalSample, plan: CountingPlan) -> PairCounts:
@@ -239,14 +234,6 @@ def estimate_xci_with_contributions(
     counts, bad, contributions = _count(sample, plan, count_pairs_and_contributions)
     checked = _checked(counts, bad, sample, plan.curves, plan.settings.tau, plan.reference)
     return checked, contributions
-
-
-def _sample_rows(sample: SurvivalSample) -> dict:
-    """The options of the kernel's rows (case weights, entry times, competing events) of a
-    sample: given to the kernel when it prepares the rows itself (prepared rows hold them). The
-    weighting (IPCW factors, truncation at ``tau``: both estimators truncate, as R's
-    ``concordance(ymax=)`` truncates Harrell's C) is given to every call."""
-    return dict(case_weight=sample.weights, entry=sample.entry, competing=sample.competing)
 
 
 def _checked(
@@ -682,11 +669,9 @@ def xci(
             sample,
             prepared,
             censoring_model,
-            tau=settings.tau,
-            strict=settings.strict,
+            plan.pair_options,
             with_contributions=ci == "bootstrap" and bootstrap_method == "bca",
             with_slopes=ci == "analytic",
-            n_jobs=threads,
         )
         counts = _checked(counts, None, sample, None, settings.tau)
         minima = check_cox_positivity(sample, censoring_model, settings.tau)

@@ -40,12 +40,11 @@ import pandas as pd
 from .._core.censoring import (
     CensoringCurves,
     check_positivity,
-    inverse_censoring,
     kaplan_meier_sorted,
 )
 from .._core.exceptions import InvalidParameterError, warn_undefined_cells
 from .._core.groups import encode_groups
-from .._core.kernel import PairCounts, count_pairs
+from .._core.kernel import PairCounts, PairOptions, count_pairs, prepare_pairs
 from .._core.results import XCIResult
 from .._core.settings import EstimatorSettings
 from .._core.validation import check_survival_inputs, warn_excluded_rows, warn_one_cluster
@@ -193,7 +192,7 @@ def _pair_counts(
     # one key for the curves (as long as the distinct times): sent to each worker once, not with
     # every task
     shared = dask.delayed(curves, pure=True) if curves is not None else None
-    within = [dask.delayed(_within)(arrays, n_groups, shared, tau, settings) for arrays in read]
+    within = [dask.delayed(_within)(arrays, n_groups, shared, settings) for arrays in read]
     members = [dask.delayed(_sorted_members)(arrays, n_groups, entry) for arrays in read]
     events = [dask.delayed(_events)(arrays, n_groups, shared, tau) for arrays in read]
 
@@ -383,23 +382,21 @@ def _censoring_curves(
     return CensoringCurves("group", labels, tuple(times), tuple(survival))
 
 
-def _within(arrays: dict, n_groups: int, curves, tau, settings) -> tuple:
+def _within(arrays: dict, n_groups: int, curves, settings) -> tuple:
     """The pairs inside one partition: the in-memory kernel with the whole cohort's weights."""
     if arrays["time"].shape[0] == 0:
         return _zero_counts(n_groups), None
-    counts, bad = count_pairs(
+    rows = prepare_pairs(
         arrays["time"],
         arrays["event"],
         arrays["codes"],
         arrays["risk"],
         n_groups,
-        inverse_k=inverse_censoring(curves),
-        tau=tau,
+        settings.tied_tol,
         case_weight=arrays["weight"],
-        tied_tol=settings.tied_tol,
-        strict=settings.strict,
         entry=arrays["entry"],
     )
+    counts, bad = count_pairs(rows, PairOptions.of(settings, curves))
     return counts, located(bad, arrays["time"], arrays["codes"])
 
 

@@ -56,9 +56,8 @@ import numpy as np
 import pandas as pd
 
 from .._core.censoring import RESIDUE as KM_RESIDUE
-from .._core.censoring import inverse_censoring
 from .._core.influence import cell_ratios, censoring_terms
-from .._core.kernel import PairCounts, count_pairs_and_contributions
+from .._core.kernel import PairCounts, PairOptions, count_pairs_and_contributions, prepare_pairs
 from .._core.memory import require_memory
 from .._core.moments import MomentInfluence
 from .._core.settings import EstimatorSettings
@@ -208,18 +207,18 @@ def _local(arrays: dict, g: int, curves, settings) -> tuple:
     """The pairs inside one partition: counts, the first bad weight, and every row's contributions
     (in the partition's row order), from the in-memory kernel with the whole cohort's weights."""
     n = arrays["time"].shape[0]
-    counts, bad, contributions = count_pairs_and_contributions(
+    rows = prepare_pairs(
         arrays["time"],
         arrays["event"],
         arrays["codes"],
         arrays["risk"],
         g,
-        inverse_k=inverse_censoring(curves),
-        tau=settings.tau,
-        tied_tol=settings.tied_tol,
-        strict=settings.strict,
+        settings.tied_tol,
         case_weight=arrays["weight"],
         entry=arrays["entry"],
+    )
+    counts, bad, contributions = count_pairs_and_contributions(
+        rows, PairOptions.of(settings, curves)
     )
     bad = located(bad, arrays["time"], arrays["codes"])
     c = contributions.in_input_order()

@@ -22,7 +22,14 @@ from types import SimpleNamespace
 import numpy as np
 
 from .._core.censoring import inverse_censoring, raise_positivity
-from .._core.kernel import PairCounts, count_pairs, count_pairs_and_contributions, own_factors
+from .._core.kernel import (
+    PairCounts,
+    PairOptions,
+    count_pairs,
+    count_pairs_and_contributions,
+    own_factors,
+    prepare_pairs,
+)
 from .._core.validation import raise_no_comparable_pair
 
 __all__ = ["checked_counts", "later_partner"]
@@ -98,31 +105,29 @@ def later_partner(
     late = partner.late
     n_events = time.shape[0]
     case = events["case"]
-    options = dict(
-        inverse_k=inverse_censoring(curves),
-        tau=settings.tau,
-        tied_tol=settings.tied_tol,
-        strict=settings.strict,
+    pair_time = np.concatenate([time, arrays["time"][late]])
+    pair_codes = np.concatenate([events["codes"], arrays["codes"][late]])
+    rows = prepare_pairs(
+        pair_time,
+        np.arange(n_events + late.shape[0]) < n_events,
+        pair_codes,
+        np.concatenate([events["risk"], arrays["risk"][late]]),
+        n_groups,
+        settings.tied_tol,
         case_weight=None if case is None else np.concatenate([case, arrays["weight"][late]]),
         # an event's own time as its entry: never a later member; the rows late are censorings:
         # never an earlier member
         entry=np.concatenate([time, entry[late]]),
     )
-    rows = (
-        np.concatenate([time, arrays["time"][late]]),
-        np.arange(n_events + late.shape[0]) < n_events,
-        np.concatenate([events["codes"], arrays["codes"][late]]),
-        np.concatenate([events["risk"], arrays["risk"][late]]),
-        n_groups,
-    )
+    options = PairOptions.of(settings, curves)
     if sums:
-        partner.counts, bad, contributions = count_pairs_and_contributions(*rows, **options)
+        partner.counts, bad, contributions = count_pairs_and_contributions(rows, options)
         c = contributions.in_input_order()
         partner.earlier = (c.earlier_numerator[:n_events], c.earlier_denominator[:n_events])
         partner.later = (c.later_numerator[n_events:], c.later_denominator[n_events:])
     else:
-        partner.counts, bad = count_pairs(*rows, **options)
-    partner.bad = located(bad, rows[0], rows[2])
+        partner.counts, bad = count_pairs(rows, options)
+    partner.bad = located(bad, pair_time, pair_codes)
     return partner
 
 

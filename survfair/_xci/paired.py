@@ -32,7 +32,7 @@ from .._core.intervals import (
     table_interval,
     wald_p_value,
 )
-from .._core.kernel import prepare_sample
+from .._core.kernel import PairOptions, prepare_sample
 from .._core.memory import require_memory
 from .._core.numbers import p_value_text
 from .._core.options import (
@@ -681,12 +681,7 @@ def _cox_series(result: XCIResult, **wanted):
     sample, settings = result.sample, result.settings
     prepared = prepare_sample(sample, settings.tied_tol)
     parts = cox_pair_counts(
-        sample,
-        prepared,
-        result.censoring_model,
-        tau=settings.tau,
-        strict=settings.strict,
-        **wanted,
+        sample, prepared, result.censoring_model, PairOptions.of(settings), **wanted
     )
     return prepared, parts
 
