@@ -450,9 +450,7 @@ def test_rank_bounds_by_column_give_the_same_bits(monkeypatch, options):
         prep = prepare_pairs(time, event, codes, risk, n_groups, 1e-8, **rows)
         assert prep.lower.flags.f_contiguous == (by_column == 1)
         assert prep.lower.flags.c_contiguous == (by_column != 1)
-        counts, bad, contributions = count_pairs_and_contributions(
-            time, event, codes, risk, n_groups, tau=1.5, prepared=prep
-        )
+        counts, bad, contributions = count_pairs_and_contributions(prep, PairOptions(tau=1.5))
         arrays = [prep.lower, prep.upper, counts.numerator, counts.denominator, counts.concordant]
         arrays += [
             contributions.earlier_numerator,
