@@ -205,8 +205,6 @@ cdef struct Sweep:
     Py_ssize_t *curve_start
     Py_ssize_t *curve_cells
     Py_ssize_t *curve_slots
-    Py_ssize_t *earlier_slot
-    Py_ssize_t *later_slot
     int64_t *cell_of
     double *slot_scale
     double *below
@@ -262,8 +260,6 @@ cdef bint c_sweep_new(Sweep *w, Py_ssize_t g, Py_ssize_t width, Py_ssize_t n_cur
     packed = w.curve_start[n_curves] if not failed else 0
     w.curve_cells = index_zeros(packed, &failed)
     w.curve_slots = index_zeros(packed, &failed)
-    w.earlier_slot = index_zeros(g2, &failed)
-    w.later_slot = index_zeros(g2, &failed)
     w.cell_of = <int64_t *> calloc(2 * g2 if g2 > 0 else 1, sizeof(int64_t))
     failed = failed or w.cell_of == NULL
     w.slot_scale = zeros(g * width, &failed)
@@ -300,8 +296,6 @@ cdef void c_sweep_free(Sweep *w) noexcept nogil:
     free(w.curve_start)
     free(w.curve_cells)
     free(w.curve_slots)
-    free(w.earlier_slot)
-    free(w.later_slot)
     free(w.cell_of)
     free(w.slot_scale)
     free(w.below)
@@ -322,8 +316,8 @@ cdef void c_sweep_free(Sweep *w) noexcept nogil:
 
 cdef void c_sweep_tables(Sweep *w, const double *inv_den) noexcept nogil:
     """DeLong's factors from the members per role (``m_e`` / ``m_l``), the cells of each curve and
-    their slots, the slots of each role, and 1 / D of every slot."""
-    cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, a, b, c, s, cell, j
+    their slots, and 1 / D of every slot."""
+    cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, a, c, s, cell, j
     for cell in range(g2):
         w.factor_e[cell] = c_role_factor(w.m_e[cell])
         w.factor_l[cell] = c_role_factor(w.m_l[cell])
@@ -337,11 +331,6 @@ cdef void c_sweep_tables(Sweep *w, const double *inv_den) noexcept nogil:
                 w.curve_cells[j] = cell
                 w.curve_slots[j] = c_slot(c, cell, g, w.compact)
                 j += 1
-    # the slots of a row of group a as the earlier (cell (a, b)) and later (cell (b, a)) member
-    for a in range(g):
-        for b in range(g):
-            w.earlier_slot[a * g + b] = c_slot(a, a * g + b, g, w.compact)
-            w.later_slot[a * g + b] = c_slot(a, b * g + a, g, w.compact)
     # 1 / D of the cell in each slot of a row of group a (0 for the unused compact slot G + a)
     c_cell_table(g, w.cell_of)
     for a in range(g):
@@ -361,7 +350,7 @@ cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double
     ``dest[m - shift]`` of ``out`` / ``overall_p`` (``dest`` NULL: row m). With ``credited`` the row
     already holds the compensator credited at its entry, which is added, not written over."""
     cdef Py_ssize_t g = w.g, g2 = w.g2, width = w.width, n_curves = w.n_curves
-    cdef Py_ssize_t m, a, b, c, j, cell, s, e, here, to, first, last
+    cdef Py_ssize_t m, a, b, c, j, cell, s, e, here, to, first, last, earlier_slot, later_slot
     cdef double w_m, at_risk, left, psi_e, psi_l, earlier_value, earlier_overall, value_overall
     cdef double own_jump, en, ed, ln, ld
     cdef double *scale
@@ -415,13 +404,19 @@ cdef void c_sweep_block(Sweep *w, Py_ssize_t start, Py_ssize_t end, const double
             ld = get(L_den, here, b)
             earlier_value = en - theta_p[e] * ed
             earlier_overall = en - w.pooled * ed
-            row[w.earlier_slot[e]] += w.factor_e[e] * earlier_value
-            row[w.later_slot[e]] += w.later_factor[e] * (ln - w.later_theta[e] * ld)
+            if w.compact:  # the slots of c_slot: (a, b) in slot b, (b, a) in slot G + b (b != a)
+                earlier_slot = b
+                later_slot = b if b == a else g + b
+            else:
+                earlier_slot = e
+                later_slot = b * g + a
+            row[earlier_slot] += w.factor_e[e] * earlier_value
+            row[later_slot] += w.later_factor[e] * (ln - w.later_theta[e] * ld)
             psi_e += earlier_overall
             psi_l += ln - w.pooled * ld
-            # F of the later blocks counts k (F of this block was taken before the loop)
-            w.below[e] += earlier_value
-            w.below_overall[e] += earlier_overall
+            if n_curves > 0:  # F of the later blocks counts k (F of this block was taken before the loop)
+                w.below[e] += earlier_value
+                w.below_overall[e] += earlier_overall
             if w.second_kind and w.has_x:
                 c_add_second_kind(here, a, b, g, X_e_num, X_e_den, X_l_num, X_l_den, theta_p, w.pooled, w.below_x,
                                   w.below_x_overall)
