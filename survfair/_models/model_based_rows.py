@@ -29,19 +29,21 @@ __all__ = ["PairedRows", "paired_rows", "compact_model_based_rows", "model_based
 @frozen_result
 class PairedRows:
     """Influence rows of the observed and of the model-based cells, row k of both the same
-    individual (input row k) or cluster.
+    individual or cluster.
 
-    With a ``layout`` both are compact, (m, 2G) (:class:`CompactLayout`; its ``defined`` are the
-    observed cells', ``model_based_defined`` the reference's); without, dense (m, G*G) with NaN
-    columns for undefined cells.
+    Dense (no ``layout``): (m, G*G) with NaN columns for undefined cells, row k input row (or
+    cluster) k. Compact (``layout``, :class:`CompactLayout`; its ``defined`` are the observed
+    cells', ``model_based_defined`` the reference's): (m, 2G), the rows sorted by group (each
+    group's block one slice, read without a copy) and ``order[k]`` the input row of row k.
     """
 
     observed: np.ndarray
     model_based: np.ndarray
     layout: CompactLayout | None = None
     model_based_defined: np.ndarray | None = None
+    order: np.ndarray | None = None
     #: made by survfair, made read-only without a copy (see survfair._core.frozen)
-    _freeze_in_place = ("observed", "model_based", "model_based_defined")
+    _freeze_in_place = ("observed", "model_based", "model_based_defined", "order")
 
     @property
     def n_rows(self) -> int:
@@ -49,18 +51,18 @@ class PairedRows:
 
     @FrozenCachedProperty
     def observed_cells(self) -> np.ndarray:
-        """The observed rows, dense (m, G*G)."""
+        """The observed rows, dense (m, G*G), in input order."""
         if self.layout is None:
             return self.observed
-        return self.layout.expand(self.observed)
+        return self.layout.expand(self.observed, self.order)
 
     @FrozenCachedProperty
     def model_based_cells(self) -> np.ndarray:
-        """The model-based rows, dense (m, G*G)."""
+        """The model-based rows, dense (m, G*G), in input order."""
         if self.layout is None:
             return self.model_based
         layout = dataclasses.replace(self.layout, defined=self.model_based_defined)
-        return layout.expand(self.model_based)
+        return layout.expand(self.model_based, self.order)
 
     @FrozenCachedProperty
     def excess(self) -> np.ndarray:
@@ -68,18 +70,24 @@ class PairedRows:
         interval and degrees of freedom of the excess."""
         return self.observed - self.model_based
 
+    @FrozenCachedProperty
+    def _bounds(self) -> np.ndarray:
+        """(G + 1,): group g's rows are [bounds[g], bounds[g + 1]) (rows sorted by group)."""
+        counts = np.bincount(self.layout.codes, minlength=self.layout.n_groups)
+        return np.concatenate([[0], np.cumsum(counts)])
+
     def _rows_of(self, of: str) -> np.ndarray:
         return {"excess": self.excess, "model_based": self.model_based, "observed": self.observed}[
             of
         ]
 
     def projected(self, of: str, weights: np.ndarray) -> np.ndarray:
-        """phi_k . w of every row k and contrast of ``weights`` (K, G*G), (m, K), over the rows of
-        ``of`` ("excess", "model_based" or "observed"); NaN entries read as 0 (the caller marks the
-        contrasts of undefined cells).
+        """phi_k . w of every row k and contrast of ``weights`` (K, G*G), (m, K) in input order,
+        over the rows of ``of`` ("excess", "model_based" or "observed"); NaN entries read as 0 (the
+        caller marks the contrasts of undefined cells).
 
-        Compact rows: each group's block times the coefficients of its cells, for the contrasts
-        that weigh one of them (the others are 0 on its rows). A row then sums the same non-zero
+        Compact rows: each group's block times the coefficients of its slots' cells (0 for its
+        unused slot), written to its members' input rows. A row then sums the same non-zero
         products as its dense row would, and the (m, K) result has the dense one's shape and row
         order, so the sums of squares over it are the dense path's to the last bit (for contrasts
         of at most two cells a row, as every cell, difference and summary is); a sum over each
@@ -88,13 +96,13 @@ class PairedRows:
         rows = self._rows_of(of)
         if self.layout is None:
             return np.where(np.isnan(rows), 0.0, rows) @ weights.T
-        out = np.zeros((self.n_rows, weights.shape[0]))
-        for group, cells, block in self.layout.blocks(rows):
-            touched = np.flatnonzero((weights[:, cells] != 0).any(axis=1))
-            if touched.size:
-                out[np.ix_(self.layout.members[group], touched)] = (
-                    np.where(np.isnan(block), 0.0, block) @ weights[touched][:, cells].T
-                )
+        out = np.empty((self.n_rows, weights.shape[0]))
+        bounds = self._bounds
+        for group, cells in enumerate(self.layout.cell_of):
+            coefficients = np.where(cells[:, None] >= 0, weights[:, cells].T, 0.0)  # (2G, K)
+            block = rows[bounds[group] : bounds[group + 1]]
+            members = self.order[bounds[group] : bounds[group + 1]]
+            out[members] = np.where(np.isnan(block), 0.0, block) @ coefficients
         return out
 
     def variance(self, of: str, weights: np.ndarray) -> np.ndarray:
@@ -182,9 +190,9 @@ def paired_rows(
     cluster: np.ndarray | None,
 ) -> PairedRows:
     """The observed xCI's influence rows (``observed``, as :func:`influence_with_rows` gives them)
-    beside the model-based rows of the same individuals, compact when the observed rows are, in
-    input order; with ``cluster`` (codes of the input rows) both summed by cluster (dense: the
-    observed rows already are)."""
+    beside the model-based rows of the same individuals, compact when the observed rows are
+    (sorted by group, see :class:`PairedRows`); with ``cluster`` (codes of the input rows) both
+    summed by cluster (dense: the observed rows already are)."""
     from .._core.influence import sum_by_cluster
 
     g = numerator.shape[0]
@@ -193,15 +201,15 @@ def paired_rows(
         if cluster is not None:
             rows = sum_by_cluster(rows, cluster)
         return PairedRows(observed.cells, rows)
-    # the observed rows in input order (2G numbers a row moved, not G^2), in a layout of the same
-    # rows
-    in_input_order = np.empty_like(observed.cells_in_time_order)
-    in_input_order[observed.order] = observed.cells_in_time_order
-    layout_codes = np.empty_like(observed.layout.codes)
-    layout_codes[observed.order] = observed.layout.codes
+    # sorted by group (the observed layout's members: one argsort, shared with the observed
+    # result), so that every group's rows are one slice; 2G numbers a row moved, not G^2
+    by_group = np.concatenate(observed.layout.members)
+    order = observed.order[by_group]
+    model_based = compact_model_based_rows(contributions, codes, g, numerator, denominator)
     return PairedRows(
-        in_input_order,
-        compact_model_based_rows(contributions, codes, g, numerator, denominator),
-        CompactLayout(layout_codes, g, observed.layout.defined),
+        observed.cells_in_time_order[by_group],
+        model_based[order],
+        CompactLayout(observed.layout.codes[by_group], g, observed.layout.defined),
         denominator.ravel() > 0,
+        order,
     )
