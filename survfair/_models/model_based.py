@@ -21,8 +21,6 @@ from .._binary.delong import placements
 from .._calibration.stats import breslow_log_cumulative_hazard
 from .._core.exceptions import InvalidParameterError
 from .._core.inference import influence_with_rows
-from .._core.influence import sum_by_cluster
-from .._core.kernel import IndividualContributions
 from .._core.options import (
     CONFIDENCE_LEVEL,
     N_RESAMPLES,
@@ -53,6 +51,7 @@ from .model_based_engine import (
     ph_monte_carlo,
 )
 from .model_based_result import ModelBasedResult
+from .model_based_rows import PairedRows, model_based_rows, paired_rows
 
 __all__ = ["model_based_xci", "model_based_xauc"]
 
@@ -250,42 +249,6 @@ def _reference(
         rng=rng,
     )
     return parts, "proportional_hazards_monte_carlo", mc_se, draws
-
-
-def influence_rows(
-    contributions: IndividualContributions, codes: np.ndarray, n_groups: int
-) -> np.ndarray:
-    """Influence rows (n, G*G) of the model-based cells N_ab / D_ab.
-
-    Each cell is a ratio of two-sample U-statistics over the individuals (pi_ij a fixed function of
-    i's and j's predictions); its Hajek projection gives row k the sum over k's pairs, as the
-    earlier member (k in a) and as the later member (k in b), of (h_ij - theta_ab) pi_ij, divided by
-    D_ab: ``rows.T @ rows`` is the covariance of the cells (the same construction, and scale, as the
-    observed xCI's influence rows, :mod:`survfair._core.influence`). NaN columns for undefined
-    cells.
-    """
-    num, den = cells_from_contributions(contributions, codes, n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-    n, g = codes.shape[0], n_groups
-    rows = np.zeros((n, g * g))
-    ar = np.arange(n)
-    safe = np.where(np.isnan(theta), 0.0, theta)
-    flat = den.ravel()
-    divisor = np.where(flat > 0, flat, 1.0)  # each entry divided once, not the whole array
-    for other in range(g):
-        earlier_cell = codes * g + other  # k earlier, the later member in `other`
-        rows[ar, earlier_cell] += (
-            contributions.earlier_numerator[:, other]
-            - safe[codes, other] * contributions.earlier_denominator[:, other]
-        ) / divisor[earlier_cell]
-        later_cell = other * g + codes  # k later, the earlier member in `other`
-        rows[ar, later_cell] += (
-            contributions.later_numerator[:, other]
-            - safe[other, codes] * contributions.later_denominator[:, other]
-        ) / divisor[later_cell]
-    rows[:, flat <= 0] = np.nan
-    return rows
 
 
 #: The scalar options of :func:`model_based_xci`, checked first thing in every call.
@@ -677,15 +640,15 @@ def model_based_xci(
         )
         return ModelBasedResult(**fields, replicates=replicates, ci_method="bootstrap")
     if ci == "analytic":
-        rows = influence_rows(parts, sample.group_codes, sample.n_groups)
-        if sample.cluster is not None:
-            rows = sum_by_cluster(rows, sample.cluster)
-        return ModelBasedResult(
-            **fields,
-            influence=rows,
-            observed_influence=influence_with_rows(observed).cells,
-            ci_method="analytic",
+        rows = paired_rows(
+            influence_with_rows(observed),
+            parts,
+            sample.group_codes,
+            numerator,
+            denominator,
+            sample.cluster,
         )
+        return ModelBasedResult(**fields, _rows=rows, ci_method="analytic")
     if ci == "bootstrap":
         replicates = _joint_bootstrap(
             sample,
@@ -916,7 +879,9 @@ def model_based_xauc(
         sample.risk, codes, g, p[:, None], (1.0 - p)[:, None], observed.tied_tol
     )
     numerator, denominator = cells_from_contributions(parts, codes, g)
-    rows = influence_rows(parts, codes, g)
+    rows = PairedRows(
+        _xauc_rows(observed, sample), model_based_rows(parts, codes, g, numerator, denominator)
+    )
     agreement = reference_agreement(sample.risk, codes, g, p, observed.tied_tol)
     check_reference_agreement(agreement, sample.groups, "probability=")
     return ModelBasedResult(
@@ -927,8 +892,7 @@ def model_based_xauc(
         reference="binary",
         tau=None,
         confidence_level=level,
-        influence=rows,
-        observed_influence=_xauc_rows(observed, sample),
+        _rows=rows,
         ci_method="analytic",
         reference_agreement=agreement,
     )

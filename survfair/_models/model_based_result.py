@@ -14,7 +14,7 @@ from scipy import stats
 from .._core.deprecation import DEPRECATED, renamed
 from .._core.display import html_of
 from .._core.exceptions import InvalidParameterError
-from .._core.frozen import FrozenCachedProperty, frozen_result
+from .._core.frozen import frozen_result
 from .._core.groups import label_array
 from .._core.intervals import (
     ConfidenceInterval,
@@ -24,6 +24,7 @@ from .._core.intervals import (
 )
 from .._core.options import check_confidence_level, check_option
 from .._core.results import COLUMN_NAME, ROW_NAME, json_safe
+from .model_based_rows import PairedRows
 
 __all__ = ["ModelBasedResult", "excess_delta_between", "excess_delta_within"]
 
@@ -88,9 +89,10 @@ class ModelBasedResult:
     influence : ndarray of shape (n_rows, G*G) or None
         Influence rows of the model-based cells (rows = individuals, or clusters with ``cluster=``),
         scaled so that ``influence.T @ influence`` is their covariance; NaN columns for undefined
-        cells.
+        cells. Made on first access: the result keeps the rows compact (2G numbers a row) when the
+        observed xCI's are, and its standard errors never read these.
     observed_influence : ndarray of shape (n_rows, G*G) or None
-        The observed cells' influence rows of the same individuals (or clusters).
+        The observed cells' influence rows of the same individuals (or clusters), made likewise.
     monte_carlo_se : ndarray of shape (G, G) or None
         Monte-Carlo standard error of the model-based cells
         (``"proportional_hazards_monte_carlo"``), added in quadrature to every standard error.
@@ -120,8 +122,8 @@ class ModelBasedResult:
     reference: str
     tau: float | None
     confidence_level: float = 0.95
-    influence: np.ndarray | None = field(repr=False, default=None)
-    observed_influence: np.ndarray | None = field(repr=False, default=None)
+    #: the observed and model-based influence rows (compact when the observed xCI's are), or None
+    _rows: PairedRows | None = field(repr=False, default=None)
     monte_carlo_se: np.ndarray | None = field(repr=False, default=None)
     n_draws: int | None = None
     replicates: np.ndarray | None = field(repr=False, default=None)
@@ -177,21 +179,18 @@ class ModelBasedResult:
         }[of]
 
     @property
+    def influence(self) -> np.ndarray | None:
+        """The model-based cells' influence rows, dense (see the class's Attributes)."""
+        return None if self._rows is None else self._rows.model_based_cells
+
+    @property
+    def observed_influence(self) -> np.ndarray | None:
+        """The observed cells' influence rows, dense (see the class's Attributes)."""
+        return None if self._rows is None else self._rows.observed_cells
+
+    @property
     def _has_rows(self) -> bool:
-        return self.influence is not None and self.observed_influence is not None
-
-    @FrozenCachedProperty
-    def _excess_rows(self) -> np.ndarray:
-        """Observed minus model-based influence rows (n x G^2): formed once, read by every SE,
-        interval and degrees of freedom of the excess."""
-        return self.observed_influence - self.influence
-
-    def _rows_of(self, of: str) -> np.ndarray | None:
-        if not self._has_rows:
-            return None
-        if of == "excess":
-            return self._excess_rows
-        return {"model_based": self.influence, "observed": self.observed_influence}[of]
+        return self._rows is not None
 
     def _draws_of(self, of: str) -> np.ndarray | None:
         if self.replicates is None:
@@ -224,14 +223,12 @@ class ModelBasedResult:
         undefined = (used & np.isnan(cells)[None, :]).any(axis=1)
         values[undefined] = np.nan
         draws = self._draws_of(of)
-        rows = self._rows_of(of)
         if draws is not None:
             contrasts = np.where(np.isnan(draws), 0.0, draws) @ weights.T
             contrasts[(np.isnan(draws).astype(float) @ used.T.astype(float)) > 0] = np.nan
             se = np.nanstd(contrasts, axis=0, ddof=1)
-        elif rows is not None:
-            projected = np.where(np.isnan(rows), 0.0, rows) @ weights.T
-            variance = np.einsum("ij,ij->j", projected, projected)
+        elif self._has_rows:
+            variance = self._rows.variance(of, weights)
             if self.monte_carlo_se is not None and of != "observed":
                 mc = np.where(
                     np.isnan(self.monte_carlo_se.ravel()), 0.0, self.monte_carlo_se.ravel()
@@ -315,12 +312,9 @@ class ModelBasedResult:
         from 0.915 to 0.938 (median nu = 11).
         """
         weights = _coefficients("effective_df", coefficients, weights)
-        rows = self._rows_of("excess")
-        if rows is None:
+        if not self._has_rows:
             return np.full(weights.shape[0], np.inf)
-        d = np.where(np.isnan(rows), 0.0, rows) @ weights.T
-        v = np.einsum("ij,ij->j", d, d)
-        spread = np.einsum("ij,ij->j", d**2, d**2) - v**2 / d.shape[0]
+        v, spread = self._rows.variance_and_spread(weights)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(spread > 0, 2 * v**2 / np.where(spread > 0, spread, 1.0), np.inf)
 
