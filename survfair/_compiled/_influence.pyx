@@ -194,7 +194,7 @@ cdef struct Sweep:
     double *factor_l
     # a row of group a reads cell (b, a) as the later member, G cells apart from one b to the next:
     # these keep theta and DeLong's factor of cell (b, a) at a * G + b, so that its reads are
-    # contiguous (at G = 2,000 the strided reads were most of the sweep's time)
+    # contiguous (from G = 8 on each strided read was a cache line of its own)
     double *later_theta
     double *later_factor
     double *m_l_by_row  # the first sweep's later-role counts in the same order (c_count_roles)
