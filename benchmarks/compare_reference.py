@@ -166,7 +166,12 @@ def relative_gap(a, b) -> float:
     return float(np.max(np.abs(a[finite] - b[finite]) / scale))
 
 
-def compare(reference_path: str, this_path: str) -> int:
+def compare(
+    reference_path: str, this_path: str, exact=lambda name, values: name == "counts"
+) -> int:
+    """Print how two dumps differ (settings, arrays compared, bit-identical, the largest relative
+    difference per quantity, failures); 1 when any quantity differs by more than ``RELATIVE`` or a
+    quantity for which ``exact(name, values)`` is true differs at all (counts, labels)."""
     reference = np.load(reference_path, allow_pickle=True).item()
     this = np.load(this_path, allow_pickle=True).item()
     if reference.keys() != this.keys():
@@ -180,10 +185,13 @@ def compare(reference_path: str, this_path: str) -> int:
             if old.get("error") != new.get("error"):
                 failures.append(f"{key}: {old.get('error')} / {new.get('error')}")
             continue
+        if old.keys() != new.keys():
+            failures.append(f"{key}: quantities {sorted(old)} / {sorted(new)}")
+            continue
         for name in old:
-            if name == "counts":
+            if exact(name, np.asarray(old[name])):
                 if not np.array_equal(old[name], new[name]):
-                    failures.append(f"{key}: counts differ")
+                    failures.append(f"{key}: {name} differ")
                 continue
             gap = relative_gap(new[name], old[name])
             worst[name] = max(worst.get(name, 0.0), gap)
