@@ -20,7 +20,7 @@ import dataclasses
 import numpy as np
 
 from .._core.frozen import FrozenCachedProperty, frozen_result
-from .._core.influence import CompactLayout, Influence
+from .._core.influence import CompactLayout, Influence, sum_by_cluster
 from .._core.kernel import IndividualContributions
 
 __all__ = ["PairedRows", "paired_rows", "compact_model_based_rows", "model_based_rows"]
@@ -193,8 +193,6 @@ def paired_rows(
     beside the model-based rows of the same individuals, compact when the observed rows are
     (sorted by group, see :class:`PairedRows`); with ``cluster`` (codes of the input rows) both
     summed by cluster (dense: the observed rows already are)."""
-    from .._core.influence import sum_by_cluster
-
     g = numerator.shape[0]
     if observed.layout is None:  # dense observed rows: two groups, pooled censoring, clusters
         rows = model_based_rows(contributions, codes, g, numerator, denominator)
