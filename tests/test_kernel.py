@@ -391,7 +391,7 @@ def test_the_compiled_passes_check_each_array_where_it_crosses():
     time, event = rng.exponential(1.0, n), rng.random(n) < 0.6
     codes, risk = rng.integers(0, 2, n), rng.normal(size=n)
     prep = prepare_pairs(time, event, codes, risk, 2, 1e-8)
-    inputs = kernel.PassInputs.of(prep, 2)
+    inputs = kernel.PassInputs.of(prep)
     weights = kernel.pass_weights(prep, PairOptions(tau=1.0))
     cells = tuple(np.zeros((2, 2), t) for t in (np.int64,) * 4 + (np.float64,) * 2)
     nothing = np.empty((0, 0))

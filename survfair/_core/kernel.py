@@ -239,6 +239,10 @@ class PairOptions:
         """Whether events from tau on weigh 0."""
         return self.tau < math.inf
 
+    def column_threads(self, n_groups: int) -> int:
+        """Threads of the column passes: ``n_jobs``, at most one a column (group), at least one."""
+        return max(1, min(int(self.n_jobs), n_groups))
+
 
 #: Below this many rows a block is not worth a thread's start-up.
 _MIN_BLOCK_ROWS = 50_000
@@ -599,7 +603,7 @@ class PassInputs:
     entry_asc: np.ndarray
 
     @classmethod
-    def of(cls, prep: PreparedPairs, n_groups: int) -> "PassInputs":
+    def of(cls, prep: PreparedPairs) -> "PassInputs":
         index = (prep.rank.dtype.type,)
         leave_entry, leave_code, leave_rank, leave_weight = prep.leave
         return cls(
@@ -609,7 +613,7 @@ class PassInputs:
             prep.rank,
             prep.lower,
             prep.tie_row,
-            prep.upper.reshape(-1, n_groups),
+            prep.upper.reshape(-1, prep.n_groups),
             np.ascontiguousarray(prep.group_sizes, dtype=np.int64),
             floats(prep.case_weight),
             floats(prep.entry),
@@ -700,9 +704,12 @@ def _passes(prep: PreparedPairs, options: PairOptions, with_contributions: bool,
     # position array has the rank's dtype (one specialisation of the passes per call)
     bad_positions = np.full(n_groups, -1, np.int64)
     outputs = PassOutputs(tuple(rows[:2]), tuple(later), tuple(second), tuple(cells), bad_positions)
-    threads = max(1, min(int(options.n_jobs), n_groups))
     _pairs.column_passes(
-        PassInputs.of(prep, n_groups), weights, outputs, bool(with_contributions), threads
+        PassInputs.of(prep),
+        weights,
+        outputs,
+        bool(with_contributions),
+        options.column_threads(n_groups),
     )
     bad = None
     for column in range(n_groups):
@@ -783,9 +790,7 @@ def ascending_passes(prep: PreparedPairs, options: PairOptions):
     of sums taken in another order). No delayed entry, no competing risks, int32 positions
     (below 2^31 rows) and int16 group codes: :func:`ascending_applies`."""
     return _pairs.AscendingPasses(
-        PassInputs.of(prep, prep.n_groups),
-        pass_weights(prep, options),
-        max(1, min(int(options.n_jobs), prep.n_groups)),
+        PassInputs.of(prep), pass_weights(prep, options), options.column_threads(prep.n_groups)
     )
 
 

@@ -372,7 +372,7 @@ def moment_influence(
         floats(entered),
     )
     passes = ascending_passes(prep, options)
-    threads = max(1, min(int(n_jobs), g))
+    threads = options.column_threads(g)
     blocks = g if compact else 1
     moments = np.zeros((blocks, width + 1, width + 1))
     with _one_blas_thread(n, threads):
