@@ -856,9 +856,10 @@ cdef const void* _bounds_address(object values, object dtype, str name, Py_ssize
                                  Py_ssize_t* column_step) except? NULL:
     """The first element of a 2-D array of rank bounds of ``dtype``, row-major or column-major (NULL
     when empty), and the steps, in elements, from one row and from one column to the next."""
-    cdef bint by_column = values.ndim == 2 and not values.flags.c_contiguous and values.flags.f_contiguous
+    cdef bint by_column
     if values.ndim != 2:
         raise ValueError(f"the passes' {name}: a 2-D array, not {values.ndim}-D")
+    by_column = not values.flags.c_contiguous and values.flags.f_contiguous
     row_step[0] = 1 if by_column else values.shape[1]
     column_step[0] = values.shape[0] if by_column else 1
     return _address(values.T if by_column else values, dtype, name)
@@ -866,13 +867,9 @@ cdef const void* _bounds_address(object values, object dtype, str name, Py_ssize
 
 cdef void* _writable(object values, object dtype, str name) except? NULL:
     """:func:`_address` of an output array (which must be writable)."""
-    cdef unsigned char[::1] raw
     if values.dtype != dtype or not values.flags.c_contiguous or not values.flags.writeable:
         raise TypeError(f"the passes' {name}: a writable C-ordered {np.dtype(dtype).name} array")
-    if values.size == 0:
-        return NULL
-    raw = values.reshape(-1).view(np.uint8)
-    return &raw[0]
+    return <void*>_address(values, dtype, name)
 
 
 cdef void _check_length(object values, Py_ssize_t length, str name, bint optional) except *:
