@@ -33,10 +33,18 @@ from .options import check_confidence_level
 from .settings import EstimatorSettings
 from .validation import SurvivalSample
 
-__all__ = ["XCIResult", "CellMatrixAccessors", "BootstrapDraws", "Jackknife"]
+__all__ = ["XCIResult", "CellMatrixAccessors", "BootstrapDraws", "Jackknife", "labels_as_text"]
 
 ROW_NAME = "a (earlier event)"
 COLUMN_NAME = "b (later)"
+
+
+def labels_as_text(cells: pd.DataFrame) -> pd.DataFrame:
+    """A table of cells (``to_frame()``) with its group labels ``a`` and ``b`` as text, in place:
+    how :meth:`XCIResult.to_dict` and ``survfair audit --format json`` write them."""
+    for column in ("a", "b"):
+        cells[column] = [str(v) for v in cells[column]]
+    return cells
 
 
 def contrast_interval(result: "XCIResult", weights: np.ndarray, confidence_level: float):
@@ -778,10 +786,7 @@ class XCIResult(CellMatrixAccessors):
         """
         records = None
         if cells:
-            frame = self.to_frame()
-            for column in ("a", "b"):
-                frame[column] = [str(v) for v in frame[column]]
-            records = frame.to_dict(orient="records")
+            records = labels_as_text(self.to_frame()).to_dict(orient="records")
         return json_safe(
             {
                 "method": self.method,

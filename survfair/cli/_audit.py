@@ -20,7 +20,7 @@ from .._core.datasets import load_flchain
 from .._core.exceptions import ExcludedRowsWarning
 from .._core.options import check_n_jobs
 from .._core.progress import PhaseBar
-from .._core.results import XCIResult
+from .._core.results import XCIResult, labels_as_text
 from .._models.comparison import compare
 from .._models.fitting import fit_checked, risk_scores
 from .._models.model_based import model_based_xci
@@ -333,9 +333,7 @@ def _render(
             # the cells and the flagged cells (4 million each at 2,000 groups) are written from
             # their tables, not as a dictionary per cell (survfair.cli._json)
             cells, flagged = json_placeholder(), json_placeholder()
-            table = result.to_frame()
-            for column in ("a", "b"):  # the labels as text, as result.to_dict() writes them
-                table[column] = [str(v) for v in table[column]]
+            table = labels_as_text(result.to_frame())
             long_lists.update({cells: table, flagged: found.flags[found.flags["flagged"]]})
             entry = {
                 "name": name,
