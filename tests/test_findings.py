@@ -650,3 +650,17 @@ def test_a_null_with_a_reference_claims_neither_an_asymmetry_nor_its_source():
     wide = findings(reference, margin=0.2).sentences[1]
     assert wide.startswith("No cross-group asymmetry, observed or in excess: Δbetween(")
     assert "inside ±20.0 points, the equivalence margin" in wide
+
+
+def test_a_result_findings_cannot_read_is_a_type_error_naming_the_right_call():
+    """findings() of a calibration (or anything but an xCI, xAUC or model-based result) is a
+    TypeError that names what it takes, not an AttributeError from deep inside."""
+    rng = np.random.default_rng(0)
+    n = 200
+    time, event = rng.exponential(size=n), rng.random(n) < 0.7
+    group, risk = rng.integers(0, 2, n), rng.random(n)
+    cal = survfair.calibration(time, event, group, risk[:, None], [1.0], slope_and_curve=False)
+    with pytest.raises(TypeError, match="survfair.calibration_findings"):
+        findings(cal)
+    with pytest.raises(TypeError, match="result must be an XCIResult, XAUCResult or Model"):
+        findings({"cells": []})

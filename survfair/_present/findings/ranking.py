@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._binary.xauc import XAUCResult
 from ..._calibration.result import CalibrationResult
 from ..._core.exceptions import InvalidParameterError, MemoryLimitError
 from ..._core.frozen import frozen_result
@@ -32,6 +33,7 @@ from ..._core.multiplicity import (
 from ..._core.options import OptionTable, instance_of, integer, one_of, real
 from ..._core.results import (
     INTERVAL_MIN_EVENTS,
+    XCIResult,
     cell_support,
     difference_inference,
     difference_p_at_floor,
@@ -1366,6 +1368,21 @@ _FINDINGS_OPTIONS = OptionTable(
 )
 
 
+def _check_result(result: Any) -> None:
+    """``result`` is what :func:`findings` reads; else a TypeError that names the right call."""
+    if isinstance(result, (XCIResult, XAUCResult, ModelBasedResult)):
+        return
+    hint = (
+        " (the sentences of a calibration: survfair.calibration_findings)"
+        if isinstance(result, CalibrationResult)
+        else ""
+    )
+    raise TypeError(
+        "findings: result must be an XCIResult, XAUCResult or ModelBasedResult (survfair.xci, "
+        f"survfair.xauc, survfair.model_based_xci), got a {type(result).__name__}{hint}."
+    )
+
+
 def findings(
     result: Any,
     *,
@@ -1424,6 +1441,9 @@ def findings(
 
     Raises
     ------
+    TypeError
+        When ``result`` is not an XCIResult, XAUCResult or ModelBasedResult (a CalibrationResult's
+        sentences are :func:`survfair.calibration_findings`).
     InvalidParameterError (a ValueError)
         For an unknown ``adjust``, a ``margin`` outside (0, 1), a ``calibration`` whose groups are
         not the result's; TypeError/ValueError for invalid thresholds.
@@ -1460,6 +1480,7 @@ def findings(
     (< 10), 6 comparable pairs (< 100).
     """
     _FINDINGS_OPTIONS.check(locals())
+    _check_result(result)
     if hasattr(result, "observed") and hasattr(result, "summaries"):  # a ModelBasedResult
         result, model_based = result.observed, result if model_based is None else model_based
     flags = small_sample_flags(result, min_events=min_events, min_pairs=min_pairs)
