@@ -922,3 +922,25 @@ def test_fairness_profile_uses_the_first_horizon_by_default(cohort):
     ranking = survfair.xci(time, event, group, risk(5.0), tau=10)
     profile = survfair.fairness_profile(ranking, res)
     assert profile["oe_ratio"].tolist() == res.summary(3.0)["oe_ratio"].tolist()
+
+
+@pytest.mark.parametrize("slope_and_curve", [True, False])
+def test_the_clipped_risks_sentence_names_only_what_was_computed(slope_and_curve):
+    """Predicted risks of exactly 1 are clipped for the cloglog transform: the findings name the
+    statistics that depend on the clip, and without the slope and curve only the intercept."""
+    rng = np.random.default_rng(3)
+    n = 400
+    time, event = rng.exponential(size=n), rng.random(n) < 0.7
+    group = rng.integers(0, 2, n)
+    predicted = rng.uniform(0.2, 0.9, n)
+    predicted[:5] = 1.0
+    cal = survfair.calibration(
+        time, event, group, predicted[:, None], [1.0], slope_and_curve=slope_and_curve
+    )
+    clipped = [s for s in survfair.calibration_findings(cal).sentences if "were clipped" in s]
+    assert len(clipped) == 1
+    if slope_and_curve:
+        assert "the calibration slope, intercept and ICI there depend on that clip" in clipped[0]
+    else:
+        assert "the calibration intercept there depends on that clip" in clipped[0]
+        assert "slope" not in clipped[0] and "ICI" not in clipped[0]

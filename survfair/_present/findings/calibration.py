@@ -287,9 +287,10 @@ def _slope_sentence(summary: pd.DataFrame, tt: str, level: float) -> str | None:
     return f"At {tt}, the spread of predicted risks is " + "; ".join(parts) + "." if parts else None
 
 
-def _clipped_sentence(summary: pd.DataFrame, tt: str) -> str | None:
+def _clipped_sentence(summary: pd.DataFrame, tt: str, slope_and_curve: bool = True) -> str | None:
     """Groups with predicted risks of exactly 0 or 1 at this horizon: the cloglog statistics (slope,
-    intercept, smooth curve) then depend on where they were clipped, not only on the model."""
+    intercept, smooth curve) then depend on where they were clipped, not only on the model; without
+    ``slope_and_curve`` only the intercept was computed, and only it is named."""
     if "n_clipped" not in summary.columns:
         return None
     named = [
@@ -303,8 +304,13 @@ def _clipped_sentence(summary: pd.DataFrame, tt: str) -> str | None:
         f"At {tt}, predicted risks of exactly 0 or 1 (within {CLOGLOG_CLIP:g}) for "
         + ", ".join(named)
         + f" were clipped to [{CLOGLOG_CLIP:g}, 1 - {CLOGLOG_CLIP:g}] for the complementary "
-        "log-log transform: the calibration slope, intercept and ICI there depend on that clip, "
-        "not only on the model (O/E and the Brier score do not)."
+        "log-log transform: "
+        + (
+            "the calibration slope, intercept and ICI there depend"
+            if slope_and_curve
+            else "the calibration intercept there depends"
+        )
+        + " on that clip, not only on the model (O/E and the Brier score do not)."
     )
 
 
@@ -417,7 +423,7 @@ def calibration_findings(
             if len(result.groups) > 1
             else None,
             _slope_sentence(summary, tt, level),
-            _clipped_sentence(summary, tt),
+            _clipped_sentence(summary, tt, result.slope_and_curve),
         ):
             if sentence:
                 sentences.append(sentence)
